@@ -1,0 +1,46 @@
+# The two commands of README.md: `make serve` and `make test`. Both install what is missing first.
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+SWIFT ?= swift
+# Two cores: more parallel jobs only add memory pressure.
+JOBS ?= $(shell nproc)
+SERVE_FLAGS ?=
+
+.PHONY: deps build serve test test-swift test-interop bench fuzz clean
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build -j $(JOBS)
+
+## serve: build the server (release) and run it on the embedded defaults (loopback, SQLite in ./srtc-data).
+serve: deps
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
+	.build/release/srtc-server $(SERVE_FLAGS)
+
+## test: every test: Swift unit and end-to-end tests, then the cross-implementation checks under interop/.
+test: deps
+	$(SWIFT) build --build-tests -j $(JOBS)
+	$(MAKE) --no-print-directory test-swift test-interop
+
+test-swift:
+	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt \
+		| grep -E --line-buffered '(^✘|^✔ Test run|^Test run|error:|Fatal error|Exited with)'; \
+	status=$${PIPESTATUS[0]}; \
+	if [ $$status -ne 0 ]; then echo "Swift tests FAILED (exit $$status); full log in .build/test-output.txt"; exit $$status; fi
+
+test-interop:
+	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; python3 "$$t" || exit 1; done
+
+## bench: release build, then print the figures of every benchmark (never asserted).
+bench: deps
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
+	.build/release/srtc-bench
+
+## fuzz: build each libFuzzer target under fuzz/ and run it for a bounded time.
+fuzz: deps
+	fuzz/run-all
+
+clean:
+	rm -rf .build fuzz/build

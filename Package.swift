@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+// SRTC: a self-hostable real-time audio/video platform. Module layering follows docs/architecture.md:
+// C shims → RTCCrypto → RTCWire / RTCNet → RTCTransport / RTCMedia → SFU / SRTCProtocol → SRTCServer / SRTC.
+import PackageDescription
+
+let package = Package(
+    name: "SRTC",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "SRTC", targets: ["SRTC"]),
+        .executable(name: "srtc-server", targets: ["srtc-server"]),
+        .executable(name: "srtc", targets: ["srtc"]),
+    ],
+    targets: [
+        // MARK: - C shims (module map + header only)
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSystem"),
+
+        // MARK: - Libraries
+        .target(name: "RTCCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "RTCWire", dependencies: ["RTCCrypto"]),
+        .target(name: "RTCNet", dependencies: ["CSystem", "COpenSSL", "RTCCrypto"]),
+        .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP"]),
+        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX"]),
+        .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
+        .target(name: "SFU", dependencies: ["RTCWire", "RTCTransport"]),
+        .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite"]),
+        .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
+
+        // MARK: - Executables
+        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer"]),
+        .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
+        .executableTarget(
+            name: "srtc-bench",
+            dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP"],
+            path: "Benchmarks/srtc-bench"
+        ),
+
+        // MARK: - Tests
+        .testTarget(name: "RTCCryptoTests", dependencies: ["RTCCrypto"]),
+        .testTarget(name: "RTCWireTests", dependencies: ["RTCWire"]),
+        .testTarget(name: "RTCNetTests", dependencies: ["RTCNet"]),
+        .testTarget(name: "RTCTransportTests", dependencies: ["RTCTransport", "RTCWire", "RTCNet", "CSRTP"]),
+        .testTarget(name: "RTCMediaTests", dependencies: ["RTCMedia", "RTCWire"]),
+        .testTarget(name: "SRTCProtocolTests", dependencies: ["SRTCProtocol"]),
+        .testTarget(name: "SFUTests", dependencies: ["SFU", "RTCWire"]),
+        .testTarget(name: "SRTCServerTests", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet"]),
+        .testTarget(name: "SRTCTests", dependencies: ["SRTC"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
+    ]
+)

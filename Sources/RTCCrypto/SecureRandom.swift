@@ -1,0 +1,38 @@
+import COpenSSL
+
+/// Cryptographically secure random bytes from OpenSSL's DRBG.
+public enum SecureRandom {
+    /// `count` random bytes.
+    public static func bytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        guard count > 0 else { return out }
+        let ok = RAND_bytes(&out, Int32(count))
+        precondition(ok == 1, "RAND_bytes failed; the process has no entropy source")
+        return out
+    }
+
+    /// A random `UInt32` (SSRCs, ICE tie-breakers' halves, nonces).
+    public static func uint32() -> UInt32 {
+        bytes(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+    }
+
+    /// A random `UInt64` (ICE tie-breakers).
+    public static func uint64() -> UInt64 {
+        bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+    }
+
+    /// A random string of `count` characters from `alphabet` (ICE ufrag/pwd, ids), without modulo bias.
+    public static func string(count: Int, alphabet: String = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") -> String {
+        let chars = Array(alphabet)
+        precondition(!chars.isEmpty && chars.count <= 256)
+        let limit = 256 - (256 % chars.count)
+        var result = ""
+        result.reserveCapacity(count)
+        while result.count < count {
+            for byte in bytes(count * 2) where Int(byte) < limit && result.count < count {
+                result.append(chars[Int(byte) % chars.count])
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,1 @@
+// RTCMedia: see docs/architecture.md for what this module holds.

@@ -1,0 +1,1 @@
+// RTCTransport: see docs/architecture.md for what this module holds.

@@ -1,0 +1,1 @@
+// RTCWire: see docs/architecture.md for what this module holds.

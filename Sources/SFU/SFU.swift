@@ -1,0 +1,1 @@
+// SFU: see docs/architecture.md for what this module holds.

@@ -1,0 +1,1 @@
+// SRTC: see docs/architecture.md for what this module holds.

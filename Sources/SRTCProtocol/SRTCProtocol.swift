@@ -1,0 +1,1 @@
+// SRTCProtocol: see docs/architecture.md for what this module holds.

@@ -1,0 +1,1 @@
+// SRTCServer: see docs/architecture.md for what this module holds.
