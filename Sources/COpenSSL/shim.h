@@ -23,4 +23,7 @@ static inline long srtc_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_C
 static inline long srtc_SSL_CTX_set_options(SSL_CTX *ctx, long options) { return (long)SSL_CTX_set_options(ctx, (uint64_t)options); }
 static inline long srtc_SSL_set_mtu(SSL *ssl, long mtu) { return SSL_set_mtu(ssl, mtu); }
 static inline long srtc_SSL_CTX_set1_groups_list(SSL_CTX *ctx, const char *list) { return SSL_CTX_set1_groups_list(ctx, list); }
+// DTLS transport (RTCTransport): option bits built by SSL_OP_BIT(n) and the version macro.
+static inline uint64_t srtc_SSL_OP_NO_QUERY_MTU(void) { return SSL_OP_NO_QUERY_MTU; }
+static inline long srtc_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return SSL_CTX_set_min_proto_version(ctx, version); }
 #endif

@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+import CSystem
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+
+/// The I/O thread of one UDP socket: waits with `poll`, reads batches with `UDPBatchReceiver`,
+/// calls `onDatagram` for each datagram and `onBatchEnd` after each batch (where the owner flushes
+/// its `UDPSendQueue`), calls `onTick` about every `tickInterval` for protocol timers, and runs
+/// closures handed over from other threads with `execute(_:)`.
+///
+/// Threading contract: the three handlers and every closure passed to `execute` run on this one
+/// thread, one at a time; they must not block. Everything else a handler touches (peer state,
+/// SRTP contexts, the send queue) therefore needs no lock. Other threads talk to the loop only
+/// through `execute(_:)` and `stop()`.
+public final class UDPReceiveLoop: @unchecked Sendable {
+    public let socket: UDPSocket
+    public let receiver: UDPBatchReceiver
+    /// Datagrams queued by handlers; flushed after `onBatchEnd`, after `execute` work and after ticks.
+    public let sendQueue: UDPSendQueue
+    public let tickInterval: Duration
+
+    /// Called for each datagram with a mutable view of it (valid only during the call) and its sender.
+    public var onDatagram: (UnsafeMutableRawBufferPointer, SocketAddress) -> Void = { _, _ in }
+    /// Called after each received batch.
+    public var onBatchEnd: () -> Void = {}
+    /// Called about every `tickInterval` with the current time.
+    public var onTick: (ContinuousClock.Instant) -> Void = { _ in }
+
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let pending = Mutex<[@Sendable () -> Void]>([])
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let threadID = Mutex<pthread_t?>(nil)
+    private var started = false
+
+    /// - Parameters:
+    ///   - socket: the socket this loop reads and owns the sends of.
+    ///   - tickInterval: the timer granularity; DTLS and ICE need tens of milliseconds at most.
+    public init(socket: UDPSocket, batchSize: Int = 32, slotSize: Int = 2048,
+                sendQueueCapacity: Int = 64, tickInterval: Duration = .milliseconds(10)) throws(NetError) {
+        self.socket = socket
+        self.tickInterval = tickInterval
+        receiver = UDPBatchReceiver(batchSize: batchSize, slotSize: slotSize)
+        sendQueue = UDPSendQueue(capacity: sendQueueCapacity, slotSize: slotSize)
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw .system(call: "pipe", errno: errno) }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK) }
+    }
+
+    deinit {
+        _ = udpCloseDescriptor(wakeRead)
+        _ = udpCloseDescriptor(wakeWrite)
+    }
+
+    /// Starts the thread. Set the handlers first.
+    public func start(name: String = "srtc-udp") {
+        precondition(!started, "UDPReceiveLoop started twice")
+        started = true
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// `true` when called on the loop's thread.
+    public var isOnLoopThread: Bool {
+        guard let id = threadID.withLock({ $0 }) else { return false }
+        return pthread_equal(id, pthread_self()) != 0
+    }
+
+    /// Runs `work` on the loop thread soon (thread-safe). Runs it inline when already on it.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        if isOnLoopThread { work(); return }
+        pending.withLock { $0.append(work) }
+        wake()
+    }
+
+    /// Stops the thread and waits for it to finish (unless called from the loop thread itself).
+    public func stop() {
+        guard started, !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        wake()
+        if !isOnLoopThread { finished.wait() }
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    private func run() {
+        threadID.withLock { $0 = pthread_self() }
+        defer { finished.signal() }
+        let clock = ContinuousClock()
+        var nextTick = clock.now
+        var fds = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        while !stopping.load(ordering: .acquiring) {
+            let untilTick = nextTick - clock.now
+            let timeout = max(0, Int32(untilTick.components.seconds * 1000 + untilTick.components.attoseconds / 1_000_000_000_000_000))
+            fds[0].revents = 0; fds[1].revents = 0
+            _ = poll(&fds, 2, timeout)
+            if fds[1].revents != 0 { drainWake() }
+            runPending()
+            if fds[0].revents != 0 {
+                // Bounded so timers still run under a flood.
+                for _ in 0..<16 {
+                    let n = receiver.receive(from: socket, onDatagram)
+                    if n == 0 { break }
+                    onBatchEnd()
+                    sendQueue.flush(on: socket)
+                    if n < receiver.batchSize { break }
+                }
+            }
+            let now = clock.now
+            if now >= nextTick {
+                onTick(now)
+                sendQueue.flush(on: socket)
+                nextTick = now + tickInterval
+            }
+        }
+        runPending()
+    }
+
+    private func drainWake() {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while read(wakeRead, &scratch, 64) > 0 {}
+    }
+
+    private func runPending() {
+        let work = pending.withLock { queue -> [@Sendable () -> Void] in
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue
+        }
+        guard !work.isEmpty else { return }
+        for item in work { item() }
+        sendQueue.flush(on: socket)
+    }
+}

@@ -1,0 +1,251 @@
+import COpenSSL
+import RTCCrypto
+
+/// One DTLS 1.2 association (RFC 6347) for DTLS-SRTP (RFC 5764), driven by datagrams and timer
+/// ticks: every method returns the datagrams to send and, when something happened, an event. No
+/// I/O here, so the whole handshake is tested in memory.
+///
+/// OpenSSL reads from a memory BIO that is fed one datagram at a time, and writes through a small
+/// custom BIO that records each write as its own datagram (a memory BIO would merge a flight's
+/// records, and the MTU is set so each write fits a datagram). The peer's certificate must hash
+/// to the fingerprint from the signaling; the check runs inside the handshake, so a mismatch
+/// aborts it with an alert (RFC 8122 §5, RFC 8827 §6.5).
+///
+/// Not thread-safe: owned by one I/O thread. Handshake traffic is rare, so datagrams are arrays.
+public final class DTLSEndpoint {
+    /// DTLS client (SDP `a=setup:active`) or server (`a=setup:passive`), RFC 5763 §5.
+    public enum Role: Sendable { case client, server }
+
+    public enum State: Sendable, Equatable { case new, handshaking, connected, failed, closed }
+
+    /// What a call brought about.
+    public enum Event: Sendable, Equatable {
+        /// The handshake finished; `keys` are ready.
+        case connected(SRTPProfile)
+        /// The handshake failed or the peer sent a fatal alert.
+        case failed(DTLSError)
+        /// The peer sent close_notify.
+        case closed
+    }
+
+    /// Datagrams to send, and what happened.
+    public struct Output: Sendable {
+        public var datagrams: [[UInt8]] = []
+        public var event: Event?
+    }
+
+    public let role: Role
+    public private(set) var state: State = .new
+    /// The negotiated profile, after `.connected`.
+    public private(set) var srtpProfile: SRTPProfile?
+    /// The exported keying material (RFC 5764 §4.2), after `.connected`.
+    public private(set) var keyingMaterial: [UInt8]?
+
+    private let ssl: OpaquePointer
+    private let outbox = DTLSOutbox()
+    private let verifier: DTLSPeerVerifier
+
+    /// - Parameters:
+    ///   - remoteFingerprint: from the peer's SDP; the handshake fails unless its certificate matches.
+    ///   - profiles: offered (client) or accepted (server) in preference order.
+    ///   - mtu: the largest datagram OpenSSL may write; handshake messages are fragmented to fit.
+    public init(role: Role, certificate: DTLSCertificate, remoteFingerprint: DTLSFingerprint,
+                profiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], mtu: Int = 1200) throws(DTLSError) {
+        self.role = role
+        verifier = DTLSPeerVerifier(expected: remoteFingerprint)
+        guard let ctx = SSL_CTX_new(DTLS_method()) else { throw .setupFailed("SSL_CTX_new: " + Self.openSSLErrors()) }
+        defer { SSL_CTX_free(ctx) } // the SSL keeps its own reference
+        var ok = srtc_SSL_CTX_set_min_proto_version(ctx, DTLS1_2_VERSION) == 1
+        ok = ok && SSL_CTX_use_certificate(ctx, certificate.certificate) == 1
+        ok = ok && SSL_CTX_use_PrivateKey(ctx, certificate.privateKey) == 1
+        ok = ok && SSL_CTX_set_cipher_list(ctx, Self.cipherList) == 1
+        ok = ok && srtc_SSL_CTX_set1_groups_list(ctx, "X25519:P-256:P-384") == 1
+        // Note the inverted convention: 0 means success here.
+        ok = ok && SSL_CTX_set_tlsext_use_srtp(ctx, profiles.map(\.openSSLName).joined(separator: ":")) == 0
+        guard ok else { throw .setupFailed("SSL_CTX setup: " + Self.openSSLErrors()) }
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, dtlsVerifyCallback)
+
+        guard let ssl = SSL_new(ctx) else { throw .setupFailed("SSL_new: " + Self.openSSLErrors()) }
+        self.ssl = ssl
+        _ = SSL_set_options(ssl, srtc_SSL_OP_NO_QUERY_MTU())
+        _ = srtc_SSL_set_mtu(ssl, mtu)
+        _ = SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(verifier).toOpaque())
+        guard let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(DTLSOutbox.method) else {
+            throw .setupFailed("BIO_new")
+        }
+        _ = srtc_BIO_set_mem_eof_return(readBIO, -1) // empty means "retry", not EOF
+        BIO_set_data(writeBIO, Unmanaged.passUnretained(outbox).toOpaque())
+        SSL_set_bio(ssl, readBIO, writeBIO)
+        if role == .client { SSL_set_connect_state(ssl) } else { SSL_set_accept_state(ssl) }
+    }
+
+    deinit { SSL_free(ssl) }
+
+    // MARK: - Events in, datagrams out
+
+    /// Starts the handshake: the client sends its ClientHello; the server waits for one.
+    public func start() -> Output {
+        guard state == .new else { return Output() }
+        state = .handshaking
+        return role == .client ? step() : Output()
+    }
+
+    /// Handles one received DTLS datagram.
+    public func handle(_ datagram: UnsafeRawBufferPointer) -> Output {
+        guard !datagram.isEmpty, datagram.count < Int(Int32.max) else { return Output() }
+        switch state {
+        case .new:
+            state = .handshaking
+        case .failed, .closed:
+            return Output()
+        case .handshaking, .connected:
+            break
+        }
+        _ = BIO_write(SSL_get_rbio(ssl), datagram.baseAddress, Int32(datagram.count))
+        return step()
+    }
+
+    /// `handle(_:)` for an array.
+    public func handle(_ datagram: [UInt8]) -> Output {
+        datagram.withUnsafeBytes { handle($0) }
+    }
+
+    /// Retransmits the last flight when its timer ran out (RFC 6347 §4.2.4). Call it on every
+    /// tick while handshaking; it does nothing when the timer has not expired.
+    public func handleTimeout() -> Output {
+        guard state == .handshaking else { return Output() }
+        let result = srtc_DTLSv1_handle_timeout(ssl)
+        var output = Output(datagrams: outbox.take())
+        if result < 0 {
+            state = .failed
+            output.event = .failed(.timeout)
+        }
+        return output
+    }
+
+    /// Time left until `handleTimeout()` has work, or `nil` when no timer runs.
+    public var timeUntilRetransmit: Duration? {
+        var tv = timeval()
+        guard srtc_DTLSv1_get_timeout(ssl, &tv) == 1 else { return nil }
+        return .seconds(Int64(tv.tv_sec)) + .microseconds(Int64(tv.tv_usec))
+    }
+
+    /// Sends close_notify (RFC 5246 §7.2.1) and closes.
+    public func close() -> Output {
+        guard state == .connected || state == .handshaking else { state = .closed; return Output() }
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        state = .closed
+        return Output(datagrams: outbox.take())
+    }
+
+    /// An `SRTPContext` from the exported keys, after `.connected`.
+    public func makeSRTPContext() throws(SRTPError) -> SRTPContext? {
+        guard let profile = srtpProfile, let material = keyingMaterial else { return nil }
+        return try SRTPContext(profile: profile, keyingMaterial: material, isDTLSClient: role == .client)
+    }
+
+    // MARK: - Internals
+
+    private func step() -> Output {
+        var output = Output()
+        output.event = state == .handshaking ? continueHandshake() : readAfterHandshake()
+        output.datagrams = outbox.take()
+        return output
+    }
+
+    private func continueHandshake() -> Event? {
+        ERR_clear_error()
+        let result = SSL_do_handshake(ssl)
+        if result == 1 { return finishHandshake() }
+        let code = SSL_get_error(ssl, result)
+        if code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE { return nil }
+        state = .failed
+        return .failed(verifier.mismatched ? .fingerprintMismatch : .handshakeFailed(Self.openSSLErrors()))
+    }
+
+    private func finishHandshake() -> Event {
+        // Check again outside the callback: the certificate OpenSSL accepted must be the expected one.
+        guard let peer = SSL_get1_peer_certificate(ssl) else { state = .failed; return .failed(.fingerprintMismatch) }
+        defer { X509_free(peer) }
+        guard verifier.matches(peer) else {
+            _ = SSL_shutdown(ssl)
+            state = .failed
+            return .failed(.fingerprintMismatch)
+        }
+        guard let selected = SSL_get_selected_srtp_profile(ssl),
+              let profile = SRTPProfile(rawValue: UInt16(truncatingIfNeeded: selected.pointee.id)) else {
+            state = .failed
+            return .failed(.noSRTPProfile)
+        }
+        var material = [UInt8](repeating: 0, count: 2 * profile.masterLength)
+        let label = "EXTRACTOR-dtls_srtp" // RFC 5764 §4.2
+        guard SSL_export_keying_material(ssl, &material, material.count, label, label.utf8.count, nil, 0, 0) == 1 else {
+            state = .failed
+            return .failed(.handshakeFailed("keying material export: " + Self.openSSLErrors()))
+        }
+        srtpProfile = profile
+        keyingMaterial = material
+        state = .connected
+        return .connected(profile)
+    }
+
+    /// After the handshake only alerts (close_notify) and retransmitted flights arrive; WebRTC
+    /// media does not use DTLS application data here.
+    private func readAfterHandshake() -> Event? {
+        var scratch = [UInt8](repeating: 0, count: 2048)
+        while true {
+            ERR_clear_error()
+            let n = SSL_read(ssl, &scratch, Int32(scratch.count))
+            if n > 0 { continue }
+            switch SSL_get_error(ssl, n) {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return nil
+            case SSL_ERROR_ZERO_RETURN: state = .closed; return .closed
+            default: state = .failed; return .failed(.handshakeFailed(Self.openSSLErrors()))
+            }
+        }
+    }
+
+    /// ECDHE with ECDSA (our certificate type), AEAD first.
+    static let cipherList = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA"
+
+    static func openSSLErrors() -> String {
+        var messages = [String]()
+        while case let code = ERR_get_error(), code != 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return messages.isEmpty ? "unknown" : messages.joined(separator: "; ")
+    }
+}
+
+/// Holds the expected fingerprint for the verify callback and remembers a mismatch.
+final class DTLSPeerVerifier {
+    let expected: DTLSFingerprint
+    var mismatched = false
+
+    init(expected: DTLSFingerprint) { self.expected = expected }
+
+    func matches(_ certificate: OpaquePointer) -> Bool {
+        guard let actual = DTLSFingerprint.of(certificate: certificate, algorithm: expected.algorithm),
+              ConstantTime.equals(actual.bytes, expected.bytes) else {
+            mismatched = true
+            return false
+        }
+        return true
+    }
+}
+
+/// Accepts a self-signed chain (WebRTC certificates are self-signed) exactly when the leaf
+/// certificate hashes to the expected fingerprint.
+private func dtlsVerifyCallback(_ preverified: Int32, _ store: OpaquePointer?) -> Int32 {
+    guard let store,
+          let sslPointer = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()),
+          let verifierPointer = SSL_get_ex_data(OpaquePointer(sslPointer), 0) else { return 0 }
+    // Only the leaf (depth 0) is the peer's own certificate; intermediates do not occur.
+    guard X509_STORE_CTX_get_error_depth(store) == 0 else { return 1 }
+    guard let certificate = X509_STORE_CTX_get_current_cert(store) else { return 0 }
+    let verifier = Unmanaged<DTLSPeerVerifier>.fromOpaque(verifierPointer).takeUnretainedValue()
+    return verifier.matches(certificate) ? 1 : 0
+}

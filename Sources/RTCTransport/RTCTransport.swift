@@ -1,1 +1,0 @@
-// RTCTransport: see docs/architecture.md for what this module holds.

@@ -1,0 +1,93 @@
+import Testing
+import Foundation
+import Synchronization
+@testable import RTCNet
+
+@Suite struct UDPTests {
+    static let loopback = SocketAddress(ip: "127.0.0.1", port: 0)!
+
+    @Test func bindingToPortZeroReportsTheChosenPort() throws {
+        let socket = try UDPSocket(bind: Self.loopback)
+        #expect(socket.localAddress.port != 0)
+        #expect(socket.localAddress.ipString == "127.0.0.1")
+    }
+
+    @Test func ipv6LoopbackBindsWhenAvailable() throws {
+        guard let socket = try? UDPSocket(bind: SocketAddress(ip: "::1", port: 0)!) else { return } // no IPv6 here
+        #expect(socket.localAddress.family == .ipv6)
+        #expect(socket.localAddress.port != 0)
+    }
+
+    @Test func batchReceiverReadsEveryQueuedDatagramWithItsSender() throws {
+        let a = try UDPSocket(bind: Self.loopback)
+        let b = try UDPSocket(bind: Self.loopback)
+        let queue = UDPSendQueue(capacity: 8, slotSize: 256)
+        for i in 0..<5 {
+            let payload: [UInt8] = [UInt8(i), 0xAA, UInt8(i * 2)]
+            payload.withUnsafeBytes { _ = queue.enqueue($0, to: b.localAddress) }
+        }
+        #expect(queue.count == 5)
+        queue.flush(on: a)
+        #expect(queue.count == 0)
+        #expect(queue.droppedCount == 0)
+
+        let receiver = UDPBatchReceiver(batchSize: 4, slotSize: 256)
+        var received: [[UInt8]] = []
+        var senders: [SocketAddress] = []
+        let deadline = Date().addingTimeInterval(2)
+        while received.count < 5, Date() < deadline {
+            receiver.receive(from: b) { bytes, from in
+                received.append(Array(bytes)); senders.append(from)
+            }
+        }
+        #expect(received == (0..<5).map { [UInt8($0), 0xAA, UInt8($0 * 2)] })
+        #expect(senders.allSatisfy { $0 == a.localAddress })
+    }
+
+    @Test func enqueueWithWriterUsesTheReturnedLength() throws {
+        let queue = UDPSendQueue(capacity: 2, slotSize: 64)
+        let target = SocketAddress(ip: "127.0.0.1", port: 9)!
+        #expect(queue.enqueue(to: target) { slot in slot[0] = 1; return 1 })
+        #expect(!queue.enqueue(to: target) { _ in nil }) // abandoned slot is not queued
+        #expect(queue.count == 1)
+        #expect(queue.enqueue(to: target) { _ in 10 })
+        #expect(queue.isFull)
+        #expect(!queue.enqueue(to: target) { _ in 10 })
+        #expect(queue.droppedCount == 1)
+    }
+
+    @Test func receiveLoopDeliversOnItsThreadAndRunsExecuteAndTicks() throws {
+        let server = try UDPSocket(bind: Self.loopback)
+        let client = try UDPSocket(bind: Self.loopback)
+        let loop = try UDPReceiveLoop(socket: server, tickInterval: .milliseconds(5))
+        let state = Mutex<(datagrams: [[UInt8]], onLoop: Bool, ticks: Int, executed: Bool)>(([], true, 0, false))
+        loop.onDatagram = { bytes, from in
+            let onLoop = loop.isOnLoopThread
+            state.withLock { $0.datagrams.append(Array(bytes)); $0.onLoop = $0.onLoop && onLoop }
+            // Echo back through the batched queue.
+            loop.sendQueue.enqueue(UnsafeRawBufferPointer(bytes), to: from)
+        }
+        loop.onTick = { _ in state.withLock { $0.ticks += 1 } }
+        loop.start()
+        defer { loop.stop() }
+        loop.execute { state.withLock { $0.executed = true } }
+        client.send([1, 2, 3], to: server.localAddress)
+        client.send([4, 5], to: server.localAddress)
+
+        let receiver = UDPBatchReceiver(batchSize: 4, slotSize: 64)
+        var echoed: [[UInt8]] = []
+        let deadline = Date().addingTimeInterval(3)
+        while echoed.count < 2, Date() < deadline {
+            receiver.receive(from: client) { bytes, _ in echoed.append(Array(bytes)) }
+            usleep(1000)
+        }
+        usleep(30_000)
+        #expect(echoed == [[1, 2, 3], [4, 5]])
+        let snapshot = state.withLock { $0 }
+        #expect(snapshot.datagrams == [[1, 2, 3], [4, 5]])
+        #expect(snapshot.onLoop)
+        #expect(snapshot.executed)
+        #expect(snapshot.ticks > 1)
+        #expect(!loop.isOnLoopThread)
+    }
+}
