@@ -151,6 +151,14 @@ import SRTCProtocol
         }
     }
 
+    @Test func grantsAndErrorsAreAnsweredOnTheIOThreadPath() throws {
+        let ok = try #require(server.router.handleImmediately(signed()))
+        #expect(ok.status == 200)
+        let refused = try #require(server.router.handleImmediately(signed(key: "wrong")))
+        #expect(try errorBody(refused).code == APIErrorCode.badSignature.rawValue)
+        #expect(server.router.handleImmediately(HTTPRequest(method: "GET", target: "/healthz"))?.status == 200)
+    }
+
     @Test func metricsCountRequestsAndAuthFailuresByCause() async throws {
         _ = await server.router.handle(signed())
         _ = await server.router.handle(signed(key: "bad"))
