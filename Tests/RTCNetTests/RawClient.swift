@@ -12,6 +12,7 @@ import Dispatch
 final class RawClient: @unchecked Sendable {
     let fd: Int32
     var buffer = ByteBuffer()
+    private var isClosed = false
 
     init(port: UInt16, host: String = "127.0.0.1", timeout: Double = 3) throws {
         let address = try require_address(host: host, port: port)
@@ -25,12 +26,20 @@ final class RawClient: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let rc = address.withSockAddr { connect(fd, $0, $1) }
         guard rc == 0 else {
+            isClosed = true
             Glibc.close(fd)
             throw NetError.system(call: "connect", errno: errno)
         }
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { close() }
+
+    /// Closes our socket (as a peer that is done would).
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(fd)
+    }
 
     /// Sends everything; `false` when the server already closed (EPIPE / ECONNRESET).
     func sendNow(_ bytes: [UInt8]) -> Bool {
