@@ -36,6 +36,7 @@ import Testing
         return all
     }
 
+    @discardableResult
     private func insert(_ packet: RTPPacket, into buffer: inout VideoJitterBuffer) throws -> VideoJitterBuffer.InsertResult {
         try buffer.insert(payload: packet.payload, sequenceNumber: packet.sequence, timestamp: packet.timestamp,
                           marker: packet.marker)
