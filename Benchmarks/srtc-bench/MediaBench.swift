@@ -11,6 +11,7 @@ func runMediaBenchmarks() {
         try benchmarkVP8(width: 640, height: 360, bitrate: 600_000, cpuUsed: -6)
         try benchmarkOpus()
         try benchmarkVP8Packets()
+        try benchmarkConversions()
     } catch {
         print("media benchmark failed: \(error)")
     }
@@ -103,4 +104,19 @@ private func benchmarkVP8Packets() throws {
         }
     }
     print(String(format: "vp8 packetize + reassemble: %.0f ns/packet (%d packets)", seconds(time) * 1e9 / Double(packets), packets))
+}
+
+private func benchmarkConversions() throws {
+    let i420 = try TestPatternGenerator(width: 1_280, height: 720).buffer(number: 1)
+    let clock = ContinuousClock()
+    for format in [VideoPixelBuffer.Format.nv12, .bgra] {
+        let source = i420.converted(to: format)
+        let rounds = 30
+        var checksum = 0
+        let time = clock.measure {
+            for _ in 0..<rounds { checksum &+= Int(source.toI420().data[1_000]) }
+        }
+        print(String(format: "%@ → i420 1280x720: %.2f ms/frame (checksum %d)", format.rawValue,
+                     seconds(time) * 1_000 / Double(rounds), checksum))
+    }
 }
