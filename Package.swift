@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "RTCNetTests", dependencies: ["RTCNet"]),
         .testTarget(name: "RTCTransportTests", dependencies: ["RTCTransport", "RTCWire", "RTCNet", "CSRTP"]),
         .testTarget(name: "RTCMediaTests", dependencies: ["RTCMedia", "RTCWire"]),
-        .testTarget(name: "SRTCProtocolTests", dependencies: ["SRTCProtocol"]),
+        .testTarget(name: "SRTCProtocolTests", dependencies: ["SRTCProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["SFU", "RTCWire"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet"]),
         .testTarget(name: "SRTCTests", dependencies: ["SRTC"]),

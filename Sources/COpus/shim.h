@@ -10,4 +10,7 @@ static inline int srtc_opus_set_dtx(OpusEncoder *e, opus_int32 v) { return opus_
 static inline int srtc_opus_set_signal(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_SIGNAL(v)); }
 static inline int srtc_opus_reset_encoder(OpusEncoder *e) { return opus_encoder_ctl(e, OPUS_RESET_STATE); }
 static inline int srtc_opus_reset_decoder(OpusDecoder *d) { return opus_decoder_ctl(d, OPUS_RESET_STATE); }
+static inline int srtc_opus_set_vbr(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_VBR(v)); }
+static inline int srtc_opus_get_lookahead(OpusEncoder *e, opus_int32 *v) { return opus_encoder_ctl(e, OPUS_GET_LOOKAHEAD(v)); }
+static inline int srtc_opus_get_last_packet_duration(OpusDecoder *d, opus_int32 *v) { return opus_decoder_ctl(d, OPUS_GET_LAST_PACKET_DURATION(v)); }
 #endif

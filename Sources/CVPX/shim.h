@@ -14,4 +14,7 @@ static inline vpx_codec_err_t srtc_vpx_dec_init(vpx_codec_ctx_t *ctx, const vpx_
 static inline vpx_codec_err_t srtc_vpx_control_int(vpx_codec_ctx_t *ctx, int id, int value) {
     return vpx_codec_control_(ctx, id, value);
 }
+static inline vpx_codec_err_t srtc_vpx_control_int_ptr(vpx_codec_ctx_t *ctx, int id, int *value) {
+    return vpx_codec_control_(ctx, id, value);
+}
 #endif

@@ -1,1 +1,35 @@
-print("srtc")
+import Foundation
+
+/// `srtc`: the command-line tool. Every command answers `--help`.
+let usage = """
+usage: srtc <command> [options]
+
+commands:
+  sign           print the four signature headers for a server-API request
+  grant          obtain a channel join token from a server (signed call to /server/v1/channel/grant)
+  token decode   show a token's claims, optionally verifying it
+  help           this text
+
+Credentials come from --app-id / --app-key or $SRTC_APP_ID / $SRTC_APP_KEY.
+Run `srtc <command> --help` for a command's options.
+"""
+
+let arguments = CommandLine.arguments.dropFirst()
+let environment = ProcessInfo.processInfo.environment
+do {
+    switch arguments.first {
+    case "sign": try SignCommand.run(arguments.dropFirst(), environment: environment)
+    case "grant": try await GrantCommand.run(arguments.dropFirst(), environment: environment)
+    case "token": try TokenCommand.run(arguments.dropFirst(), environment: environment)
+    case nil, "help", "--help", "-h": print(usage)
+    case let other?:
+        throw CLIError.usage("unknown command '\(other)'\n\n\(usage)")
+    }
+} catch let error as CLIError {
+    FileHandle.standardError.write(Data("srtc: \(error)\n".utf8))
+    if case .usage = error { exit(2) }
+    exit(1)
+} catch {
+    FileHandle.standardError.write(Data("srtc: \(error)\n".utf8))
+    exit(1)
+}

@@ -8,13 +8,23 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The peer's address, when the request came over a socket.
     public var remoteAddress: SocketAddress?
+    /// The version from the request line (decides keep-alive defaults, RFC 9112 §9.3).
+    public var version: HTTPVersion
 
-    public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], remoteAddress: SocketAddress? = nil) {
+    public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], remoteAddress: SocketAddress? = nil, version: HTTPVersion = .http1_1) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
+        self.version = version
+    }
+
+    /// `true` when the client asked to keep the connection open after this request: HTTP/1.1
+    /// unless `Connection: close`, HTTP/1.0 only with `Connection: keep-alive` (RFC 9112 §9.3).
+    public var wantsKeepAlive: Bool {
+        if version == .http1_1 { return !headers.contains("Connection", token: "close") }
+        return headers.contains("Connection", token: "keep-alive")
     }
 
     /// The target without its query.

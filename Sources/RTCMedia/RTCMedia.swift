@@ -1,1 +1,0 @@
-// RTCMedia: see docs/architecture.md for what this module holds.

@@ -1,0 +1,24 @@
+// Errors raised while reading RTP payloads of outside origin: VP8 payload descriptors (RFC 7741 §4.2) and
+// Opus packet framing (RFC 6716 §3).
+
+/// Why an RTP payload was rejected.
+public enum RTPPayloadError: Error, Sendable, Equatable {
+    /// The payload has no bytes at all.
+    case emptyPayload
+    /// The VP8 payload descriptor announces more bytes than the payload holds.
+    case truncatedDescriptor(needed: Int, available: Int)
+    /// The VP8 payload descriptor is followed by no VP8 data.
+    case missingVP8Data
+    /// The first packet of a VP8 frame is shorter than the 3-byte VP8 payload header (RFC 7741 §4.3).
+    case truncatedVP8Header
+    /// An Opus code 1 packet's two equal frames do not split the payload evenly (RFC 6716 §3.4 R3).
+    case opusOddCBRLength
+    /// An Opus frame-length field, padding or frame runs past the end of the packet (RFC 6716 §3.4 R4, R7).
+    case opusTruncated
+    /// An Opus frame is longer than 1 275 bytes (RFC 6716 §3.4 R2).
+    case opusFrameTooLong
+    /// An Opus code 3 packet announces 0 frames, or more than 120 ms of audio (RFC 6716 §3.4 R5).
+    case opusInvalidFrameCount
+    /// An Opus code 3 CBR packet's data is not a multiple of its frame count (RFC 6716 §3.4 R6).
+    case opusCBRLengthMismatch
+}

@@ -1,0 +1,203 @@
+// VP8 encoder over libvpx with real-time settings: one-pass CBR, no look-ahead, error-resilient mode (so a
+// lost frame's damage is contained until the next key frame), `VPX_DL_REALTIME` deadline, and key frames on
+// demand for the receiver's PLI/FIR. One instance is not thread-safe: use it from one thread.
+import CVPX
+
+// MARK: - Types
+
+/// Encodes `VideoFrame`s into VP8 frames ready for `VP8Packetizer`.
+public final class VP8Encoder {
+    /// Encoder settings with real-time defaults.
+    public struct Configuration: Sendable, Equatable {
+        /// Width in pixels of the frames to encode; a frame of another size re-creates the encoder.
+        public var width: Int
+        /// Height in pixels.
+        public var height: Int
+        /// Target bitrate in bits per second.
+        public var bitrate: Int = 1_000_000
+        /// Expected frames per second; guides rate control.
+        public var frameRate: Int = 30
+        /// Frames between automatic key frames; 0 means key frames only on request (and the first).
+        public var keyFrameInterval: Int = 3_000
+        /// libvpx speed: -16…16; larger magnitude is faster with lower quality. -6 suits desktop CPUs,
+        /// -8 and beyond suit slow cores or many streams.
+        public var cpuUsed: Int = -6
+        /// Encoder threads (1 keeps one core free for the rest of the media path).
+        public var threads: Int = 1
+        /// Error-resilient mode: no dependence on entropy state of lost frames (on by default for RTP).
+        public var errorResilient: Bool = true
+        /// Buffer fullness percentage below which the encoder may skip frames to hold the bitrate; 0 never skips.
+        public var dropFrameThreshold: Int = 0
+        /// Best quantizer the rate control may choose, 0…63.
+        public var minQuantizer: Int = 2
+        /// Worst quantizer the rate control may choose, 0…63.
+        public var maxQuantizer: Int = 56
+
+        /// Real-time defaults for a `width`×`height` stream.
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
+
+    /// The settings in force (width and height follow the frames given).
+    public private(set) var configuration: Configuration
+    private let context = UnsafeMutablePointer<vpx_codec_ctx_t>.allocate(capacity: 1)
+    private let image = UnsafeMutablePointer<vpx_image_t>.allocate(capacity: 1)
+    private var settings = vpx_codec_enc_cfg_t()
+    private var isOpen = false
+    private var keyFrameRequested = false
+    private var lastPts: Int64 = .min
+
+    // MARK: - Public API
+
+    /// Creates an encoder.
+    /// - Throws: `VP8CodecError.invalidConfiguration` or `.initializationFailed`.
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        try open()
+    }
+
+    deinit {
+        if isOpen { vpx_codec_destroy(context) }
+        context.deallocate()
+        image.deallocate()
+    }
+
+    /// Asks for the next encoded frame to be a key frame (on a PLI or FIR from a receiver).
+    public func requestKeyFrame() { keyFrameRequested = true }
+
+    /// Encodes one frame. I420 pixels are handed to libvpx in place; NV12 and BGRA are converted to I420 first.
+    /// - Parameters:
+    ///   - frame: the picture; a new size re-creates the encoder (and yields a key frame).
+    ///   - forceKeyFrame: make this frame a key frame.
+    /// - Returns: the compressed frame, or nil when rate control skipped it (`dropFrameThreshold` > 0).
+    public func encode(_ frame: VideoFrame, forceKeyFrame: Bool = false) throws -> EncodedVideoFrame? {
+        let pixels = frame.buffer.toI420()
+        if pixels.width != configuration.width || pixels.height != configuration.height {
+            var resized = configuration
+            resized.width = pixels.width
+            resized.height = pixels.height
+            try reconfigure(resized)
+        }
+        let flags: vpx_enc_frame_flags_t = (forceKeyFrame || keyFrameRequested) ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
+        keyFrameRequested = false
+        // Timestamps on the 90 kHz time base; kept strictly increasing so rate control sees sane durations.
+        let duration = Int64(90_000 / max(1, configuration.frameRate))
+        var pts = frame.timestampUs.multipliedReportingOverflow(by: 9).partialValue / 100
+        if lastPts != .min, pts <= lastPts { pts = lastPts + duration }
+        lastPts = pts
+
+        let status = pixels.data.withUnsafeBufferPointer { bytes -> vpx_codec_err_t in
+            wrap(bytes.baseAddress!, width: pixels.width, height: pixels.height)
+            return vpx_codec_encode(context, image, vpx_codec_pts_t(pts), UInt(duration), flags, UInt(VPX_DL_REALTIME))
+        }
+        guard status == VPX_CODEC_OK else { throw VP8CodecError.encodeFailed(VP8CodecError.message(status, context)) }
+
+        var iterator: vpx_codec_iter_t? = nil
+        var output: EncodedVideoFrame?
+        while let packet = vpx_codec_get_cx_data(context, &iterator) {
+            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
+            let compressed = packet.pointee.data.frame
+            guard let buffer = compressed.buf else { continue }
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: compressed.sz)
+            output = EncodedVideoFrame(data: Array(bytes), isKeyFrame: compressed.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0,
+                                       timestampUs: frame.timestampUs, width: pixels.width, height: pixels.height)
+        }
+        return output
+    }
+
+    /// Changes the target bitrate (bits per second) between frames, e.g. on a bandwidth estimate.
+    public func setBitrate(_ bitsPerSecond: Int) throws {
+        var updated = configuration
+        updated.bitrate = bitsPerSecond
+        try Self.validate(updated)
+        settings.rc_target_bitrate = UInt32(bitsPerSecond / 1_000)
+        let status = vpx_codec_enc_config_set(context, &settings)
+        guard status == VPX_CODEC_OK else { throw VP8CodecError.encodeFailed(VP8CodecError.message(status, context)) }
+        configuration = updated
+    }
+
+    // MARK: - Internals
+
+    private func reconfigure(_ updated: Configuration) throws {
+        if isOpen { vpx_codec_destroy(context); isOpen = false }
+        configuration = updated
+        lastPts = .min
+        try open()
+    }
+
+    private func open() throws {
+        let c = configuration
+        try Self.validate(c)
+        var status = vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &settings, 0)
+        guard status == VPX_CODEC_OK else { throw VP8CodecError.initializationFailed(VP8CodecError.message(status, nil)) }
+        settings.g_w = UInt32(c.width)
+        settings.g_h = UInt32(c.height)
+        settings.g_timebase = vpx_rational(num: 1, den: 90_000)
+        settings.g_threads = UInt32(c.threads)
+        settings.g_lag_in_frames = 0
+        settings.g_pass = VPX_RC_ONE_PASS
+        settings.g_error_resilient = c.errorResilient ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
+        settings.rc_end_usage = VPX_CBR
+        settings.rc_target_bitrate = UInt32(c.bitrate / 1_000)
+        settings.rc_min_quantizer = UInt32(c.minQuantizer)
+        settings.rc_max_quantizer = UInt32(c.maxQuantizer)
+        settings.rc_dropframe_thresh = UInt32(c.dropFrameThreshold)
+        settings.rc_resize_allowed = 0
+        settings.rc_undershoot_pct = 100
+        settings.rc_overshoot_pct = 15
+        settings.rc_buf_initial_sz = 500
+        settings.rc_buf_optimal_sz = 600
+        settings.rc_buf_sz = 1_000
+        settings.kf_mode = c.keyFrameInterval > 0 ? VPX_KF_AUTO : VPX_KF_DISABLED
+        settings.kf_min_dist = 0
+        settings.kf_max_dist = UInt32(max(c.keyFrameInterval, 0))
+        status = srtc_vpx_enc_init(context, &settings, 0)
+        guard status == VPX_CODEC_OK else { throw VP8CodecError.initializationFailed(VP8CodecError.message(status, context)) }
+        isOpen = true
+        // Cap key frame size relative to the per-frame budget so a key frame does not stall the link
+        // (0.5 × optimal buffer × frame rate / 10, in percent of the average frame).
+        let maxIntraPercent = 600 / 2 * c.frameRate / 10
+        for (control, value) in [(Int32(VP8E_SET_CPUUSED.rawValue), c.cpuUsed),
+                                 (Int32(VP8E_SET_NOISE_SENSITIVITY.rawValue), 0),
+                                 (Int32(VP8E_SET_STATIC_THRESHOLD.rawValue), 1),
+                                 (Int32(VP8E_SET_TOKEN_PARTITIONS.rawValue), Int(VP8_ONE_TOKENPARTITION.rawValue)),
+                                 (Int32(VP8E_SET_MAX_INTRA_BITRATE_PCT.rawValue), maxIntraPercent)] {
+            status = srtc_vpx_control_int(context, control, Int32(value))
+            guard status == VPX_CODEC_OK else {
+                throw VP8CodecError.initializationFailed(VP8CodecError.message(status, context))
+            }
+        }
+    }
+
+    /// Points the reusable `vpx_image_t` at packed I420 planes (no copy: libvpx reads them during encode).
+    private func wrap(_ base: UnsafePointer<UInt8>, width: Int, height: Int) {
+        let pixels = UnsafeMutablePointer(mutating: base)
+        vpx_img_wrap(image, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 1, pixels)
+        let chromaWidth = (width + 1) / 2
+        image.pointee.planes.0 = pixels
+        image.pointee.planes.1 = pixels + width * height
+        image.pointee.planes.2 = pixels + width * height + chromaWidth * ((height + 1) / 2)
+        image.pointee.stride.0 = Int32(width)
+        image.pointee.stride.1 = Int32(chromaWidth)
+        image.pointee.stride.2 = Int32(chromaWidth)
+    }
+
+    private static func validate(_ c: Configuration) throws {
+        guard (2...VideoPixelBuffer.maxDimension).contains(c.width), (2...VideoPixelBuffer.maxDimension).contains(c.height) else {
+            throw VP8CodecError.invalidConfiguration("size \(c.width)x\(c.height)")
+        }
+        guard (10_000...100_000_000).contains(c.bitrate) else { throw VP8CodecError.invalidConfiguration("bitrate \(c.bitrate)") }
+        guard (1...240).contains(c.frameRate) else { throw VP8CodecError.invalidConfiguration("frameRate \(c.frameRate)") }
+        guard (-16...16).contains(c.cpuUsed) else { throw VP8CodecError.invalidConfiguration("cpuUsed \(c.cpuUsed)") }
+        guard (1...16).contains(c.threads) else { throw VP8CodecError.invalidConfiguration("threads \(c.threads)") }
+        guard c.keyFrameInterval >= 0 else { throw VP8CodecError.invalidConfiguration("keyFrameInterval \(c.keyFrameInterval)") }
+        guard (0...100).contains(c.dropFrameThreshold) else {
+            throw VP8CodecError.invalidConfiguration("dropFrameThreshold \(c.dropFrameThreshold)")
+        }
+        guard (0...63).contains(c.minQuantizer), (c.minQuantizer...63).contains(c.maxQuantizer) else {
+            throw VP8CodecError.invalidConfiguration("quantizer \(c.minQuantizer)...\(c.maxQuantizer)")
+        }
+    }
+}

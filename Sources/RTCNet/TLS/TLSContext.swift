@@ -1,0 +1,69 @@
+import COpenSSL
+
+/// An OpenSSL `SSL_CTX` built from a `TLSConfiguration`: made once, shared by many connections
+/// (OpenSSL allows creating sessions from one context on several threads).
+public final class TLSContext: @unchecked Sendable {
+    /// Which side of the handshake sessions from this context take.
+    public enum Role: Sendable { case client, server }
+
+    let context: OpaquePointer
+    public let role: Role
+    public let configuration: TLSConfiguration
+
+    /// - Throws: `NetError.tls` when a file cannot be loaded or the key does not match.
+    public init(configuration: TLSConfiguration, role: Role) throws(NetError) {
+        self.configuration = configuration
+        self.role = role
+        ERR_clear_error()
+        guard let ctx = SSL_CTX_new(role == .client ? TLS_client_method() : TLS_server_method()) else {
+            throw .tls("SSL_CTX_new: \(TLSContext.lastError())")
+        }
+        context = ctx
+        // TLS 1.2 is the oldest version still considered safe (RFC 8996 deprecates 1.0 and 1.1).
+        _ = SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
+        // Partial writes let SSL_write hand over what fits; the memory BIO takes everything anyway.
+        _ = srtc_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        switch role {
+        case .client:
+            switch configuration.verification {
+            case .system:
+                guard SSL_CTX_set_default_verify_paths(ctx) == 1 else {
+                    throw .tls("cannot load the system trust store: \(TLSContext.lastError())")
+                }
+                SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+            case .trust(let caFile):
+                guard SSL_CTX_load_verify_locations(ctx, caFile, nil) == 1 else {
+                    throw .tls("cannot load CA file \(caFile): \(TLSContext.lastError())")
+                }
+                SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+            case .none:
+                SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
+            }
+        case .server:
+            guard let chain = configuration.certificateChainFile, let key = configuration.privateKeyFile else {
+                throw .tls("a server context needs a certificate chain file and a private key file")
+            }
+            guard SSL_CTX_use_certificate_chain_file(ctx, chain) == 1 else {
+                throw .tls("cannot load certificate chain \(chain): \(TLSContext.lastError())")
+            }
+            guard SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1 else {
+                throw .tls("cannot load private key \(key): \(TLSContext.lastError())")
+            }
+            guard SSL_CTX_check_private_key(ctx) == 1 else {
+                throw .tls("private key does not match the certificate: \(TLSContext.lastError())")
+            }
+        }
+    }
+
+    deinit { SSL_CTX_free(context) }
+
+    /// The oldest queued OpenSSL error as text (and clears the queue), or "unknown error".
+    static func lastError() -> String {
+        let code = ERR_get_error()
+        ERR_clear_error()
+        guard code != 0 else { return "unknown error" }
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

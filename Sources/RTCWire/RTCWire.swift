@@ -1,1 +1,0 @@
-// RTCWire: see docs/architecture.md for what this module holds.

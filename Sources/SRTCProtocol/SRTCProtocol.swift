@@ -1,1 +1,0 @@
-// SRTCProtocol: see docs/architecture.md for what this module holds.

@@ -1,0 +1,140 @@
+/// A message from the server: a response to request `id`, or a pushed event (no `id`).
+public enum ServerMessage: Sendable, Equatable {
+    case response(id: Int, Response)
+    case event(ServerEvent)
+}
+
+/// The answer to one request: its `type`, then data or an error.
+public struct Response: Sendable, Equatable {
+    /// The request's `type` string.
+    public var type: String
+    public var result: Result<ResponseData, SignalError>
+
+    public init(type: String, result: Result<ResponseData, SignalError>) {
+        self.type = type; self.result = result
+    }
+}
+
+/// The data of a successful response.
+public enum ResponseData: Sendable, Equatable {
+    case joined(JoinResponse)
+    case answer(PublishResponse)
+    case pong(PongResponse)
+    /// Requests that answer nothing beyond success.
+    case empty
+}
+
+/// An error answered to a request: a code of `APIErrorCode` and a message.
+public struct SignalError: Error, Codable, Sendable, Equatable {
+    public var code: Int
+    public var message: String
+
+    public init(_ code: APIErrorCode, _ message: String) {
+        self.code = code.rawValue; self.message = message
+    }
+
+    public var errorCode: APIErrorCode? { APIErrorCode(rawValue: code) }
+}
+
+/// The answer to `join`: who I am, the channel and everyone in it with their tracks.
+public struct JoinResponse: Codable, Sendable, Equatable {
+    public var sessionId: String
+    public var resumed: Bool
+    public var channel: ChannelInfo
+    public var me: UserInfo
+    /// Everyone else, with their tracks.
+    public var users: [UserInfo]
+    /// Seconds the server keeps a session whose WebSocket dropped.
+    public var reconnectGraceSeconds: Int
+    /// Unix milliseconds.
+    public var serverTime: Int64
+    /// My current subscriptions (non-empty on resume).
+    public var subscriptions: [SubscribeRequest]
+
+    public init(sessionId: String, resumed: Bool, channel: ChannelInfo, me: UserInfo, users: [UserInfo],
+                reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = []) {
+        self.sessionId = sessionId; self.resumed = resumed; self.channel = channel; self.me = me; self.users = users
+        self.reconnectGraceSeconds = reconnectGraceSeconds; self.serverTime = serverTime; self.subscriptions = subscriptions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case resumed, channel, me, users, subscriptions
+        case sessionId = "session_id"
+        case reconnectGraceSeconds = "reconnect_grace_seconds"
+        case serverTime = "server_time"
+    }
+}
+
+/// The answer to `publish` / `unpublish` with an offer / `restart_ice` of the publish transport.
+public struct PublishResponse: Codable, Sendable, Equatable {
+    public var sdp: String
+    /// The tracks the offer added, with their server ids.
+    public var tracks: [TrackInfo]
+
+    public init(sdp: String, tracks: [TrackInfo]) {
+        self.sdp = sdp; self.tracks = tracks
+    }
+}
+
+/// The answer to `ping`.
+public struct PongResponse: Codable, Sendable, Equatable {
+    /// Unix milliseconds.
+    public var serverTime: Int64
+    public init(serverTime: Int64) { self.serverTime = serverTime }
+    enum CodingKeys: String, CodingKey { case serverTime = "server_time" }
+}
+
+/// Events the server pushes.
+public enum ServerEvent: Sendable, Equatable {
+    case userJoined(UserInfo)
+    case userUpdated(UserInfo)
+    case userLeft(UserLeft)
+    case meUpdated(UserInfo)
+    case trackAdded(TrackEvent)
+    case trackUpdated(TrackEvent)
+    case trackRemoved(TrackEvent)
+    /// A new offer for the subscribe transport; answer with `subscriber_answer`.
+    case subscriberOffer(SessionDescriptionMessage)
+    case message(CustomMessage)
+    case channelUpdated(ChannelInfo)
+    case qualityReport(QualityReport)
+    case connectionQuality(ConnectionQualityChange)
+    case activeSpeakers(ActiveSpeakersSnapshot)
+    case layerSwitched(LayerSwitchedInfo)
+    /// A subscription ended without the client asking (track removed, permission...).
+    case subscriptionEnded(SubscriptionEnded)
+    /// The server ends this session; the WebSocket closes right after.
+    case disconnected(Disconnected)
+}
+
+/// `user_left`.
+public struct UserLeft: Codable, Sendable, Equatable {
+    public var uid: String
+    public var reason: DisconnectReason
+    public init(uid: String, reason: DisconnectReason) { self.uid = uid; self.reason = reason }
+}
+
+/// `track_added` / `track_updated` / `track_removed`.
+public struct TrackEvent: Codable, Sendable, Equatable {
+    public var uid: String
+    public var track: TrackInfo
+    public init(uid: String, track: TrackInfo) { self.uid = uid; self.track = track }
+}
+
+/// `subscription_ended`.
+public struct SubscriptionEnded: Codable, Sendable, Equatable {
+    public var trackId: String
+    public var reason: String
+    public init(trackId: String, reason: String) { self.trackId = trackId; self.reason = reason }
+    enum CodingKeys: String, CodingKey {
+        case reason
+        case trackId = "track_id"
+    }
+}
+
+/// `disconnected`.
+public struct Disconnected: Codable, Sendable, Equatable {
+    public var reason: DisconnectReason
+    public var message: String?
+    public init(reason: DisconnectReason, message: String? = nil) { self.reason = reason; self.message = message }
+}

@@ -1,0 +1,63 @@
+/// What a channel token allows (docs/server-api.md, "Tokens").
+public struct ChannelGrant: Codable, Sendable, Equatable {
+    /// The channel the token joins.
+    public var channel: String
+    /// May publish tracks.
+    public var publish: Bool
+    /// May subscribe to other users' tracks.
+    public var subscribe: Bool
+    /// May send custom messages and update its own profile.
+    public var publishData: Bool
+
+    public init(channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true) {
+        self.channel = channel
+        self.publish = publish
+        self.subscribe = subscribe
+        self.publishData = publishData
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case channel, publish, subscribe
+        case publishData = "publish_data"
+    }
+}
+
+/// What an SMeeting member token carries: the member's identity for the meeting backend.
+public struct MemberGrant: Codable, Sendable, Equatable {
+    public var nickname: String?
+
+    public init(nickname: String? = nil) {
+        self.nickname = nickname
+    }
+}
+
+/// The claims of a join token: RFC 7519 registered claims plus one grant.
+public struct TokenClaims: Codable, Sendable, Equatable {
+    /// Issuer: the `app_id` whose `app_key` signed the token.
+    public var iss: String
+    /// Subject: the user id.
+    public var sub: String
+    /// Issued at, Unix seconds.
+    public var iat: Int64
+    /// Not before, Unix seconds.
+    public var nbf: Int64
+    /// Expires at, Unix seconds.
+    public var exp: Int64
+    /// Unique token id.
+    public var jti: String
+    /// Present on SRTC channel tokens.
+    public var grant: ChannelGrant?
+    /// Present on SMeeting member tokens.
+    public var member: MemberGrant?
+
+    public init(iss: String, sub: String, iat: Int64, nbf: Int64, exp: Int64, jti: String, grant: ChannelGrant? = nil, member: MemberGrant? = nil) {
+        self.iss = iss
+        self.sub = sub
+        self.iat = iat
+        self.nbf = nbf
+        self.exp = exp
+        self.jti = jti
+        self.grant = grant
+        self.member = member
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+/// Server settings. Each comes from a flag, an `SRTC_*` environment variable or the optional JSON
+/// config file, in that order of precedence, falling back to the default (docs/configuration in README.md).
+public struct ServerConfig: Sendable, Equatable {
+    /// HTTP port for the server API, signaling and the demo page (`--http-port`, `SRTC_HTTP_PORT`).
+    public var httpPort: UInt16 = 7880
+    /// UDP port shared by every media peer (`--udp-port`, `SRTC_UDP_PORT`).
+    public var udpPort: UInt16 = 7881
+    /// Address to bind (`--bind`, `SRTC_BIND`).
+    public var bind: String = "127.0.0.1"
+    /// Address announced in ICE candidates; defaults to the bind address (`--public-ip`, `SRTC_PUBLIC_IP`).
+    public var publicIP: String?
+    /// Directory of the SQLite database and other state (`--data-dir`, `SRTC_DATA_DIR`).
+    public var dataDir: String = "./srtc-data"
+    /// Credentials of the first app (`--app-id` / `SRTC_APP_ID`, `--app-key` / `SRTC_APP_KEY`); both or neither.
+    public var appId: String?
+    public var appKey: String?
+    /// Log level: `debug`, `info`, `warn`, `error` (`--log-level`, `SRTC_LOG_LEVEL`).
+    public var logLevel: String = "info"
+    /// Webhook target (`--webhook-url`, `SRTC_WEBHOOK_URL`); none when unset.
+    public var webhookURL: String?
+    /// Largest accepted request body in bytes (`--max-body-bytes`, `SRTC_MAX_BODY_BYTES`).
+    public var maxBodyBytes: Int = 1 << 20
+    /// Seconds a signed request's timestamp may differ from server time (fixed by the API contract).
+    public var signatureWindowSeconds: Int64 = 300
+    /// Most nonces remembered at once; past this, signed requests are refused with `rate_limited`.
+    public var nonceCacheCapacity: Int = 4_000_000
+    /// Number of HTTP event-loop threads; 0 means one per core (`--http-threads`, `SRTC_HTTP_THREADS`).
+    public var httpThreads: Int = 0
+    /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
+    public var configFile: String?
+
+    public init() {}
+
+    /// Every setting: flag name, environment variable, JSON key, and how to apply a textual value.
+    static let settings: [Setting] = [
+        Setting("http-port", "SRTC_HTTP_PORT", "http_port", "HTTP port (default 7880)") { c, v in c.httpPort = try port(v) },
+        Setting("udp-port", "SRTC_UDP_PORT", "udp_port", "UDP media port (default 7881)") { c, v in c.udpPort = try port(v) },
+        Setting("bind", "SRTC_BIND", "bind", "address to bind (default 127.0.0.1)") { c, v in c.bind = v },
+        Setting("public-ip", "SRTC_PUBLIC_IP", "public_ip", "address announced in ICE candidates") { c, v in c.publicIP = v },
+        Setting("data-dir", "SRTC_DATA_DIR", "data_dir", "state directory (default ./srtc-data)") { c, v in c.dataDir = v },
+        Setting("app-id", "SRTC_APP_ID", "app_id", "first app's id (with --app-key)") { c, v in c.appId = v },
+        Setting("app-key", "SRTC_APP_KEY", "app_key", "first app's key (with --app-id)") { c, v in c.appKey = v },
+        Setting("log-level", "SRTC_LOG_LEVEL", "log_level", "debug, info, warn or error (default info)") { c, v in
+            guard ["debug", "info", "warn", "error"].contains(v) else { throw ConfigError.invalidValue("log-level", v) }
+            c.logLevel = v
+        },
+        Setting("webhook-url", "SRTC_WEBHOOK_URL", "webhook_url", "URL that receives signed webhooks") { c, v in c.webhookURL = v },
+        Setting("max-body-bytes", "SRTC_MAX_BODY_BYTES", "max_body_bytes", "largest request body (default 1048576)") { c, v in
+            c.maxBodyBytes = try positive(v, "max-body-bytes")
+        },
+        Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
+            guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }
+            c.httpThreads = n
+        },
+    ]
+
+    /// Builds the configuration from command-line `arguments` (without the program name),
+    /// `environment` and the config file named by `--config` / `SRTC_CONFIG`.
+    public static func load(arguments: [String], environment: [String: String]) throws(ConfigError) -> ServerConfig {
+        let flags = try parseFlags(arguments)
+        var config = ServerConfig()
+        if let path = flags["config"] ?? environment["SRTC_CONFIG"] {
+            config.configFile = path
+            for (key, value) in try readFile(path) {
+                guard let setting = settings.first(where: { $0.jsonKey == key }) else { throw .unknownKey(key) }
+                try applying(setting, value, to: &config)
+            }
+        }
+        for setting in settings {
+            if let value = environment[setting.envName] { try applying(setting, value, to: &config) }
+        }
+        for setting in settings {
+            if let value = flags[setting.flag] { try applying(setting, value, to: &config) }
+        }
+        guard (config.appId == nil) == (config.appKey == nil) else { throw .appCredentialsIncomplete }
+        return config
+    }
+
+    /// The help text of `srtc-server --help`.
+    public static var usage: String {
+        var lines = ["usage: srtc-server [--flag value]...", "", "Flags (environment variable in brackets; flags win over variables, variables over the config file):"]
+        for s in settings { lines.append("  --\(s.flag.padding(toLength: 16, withPad: " ", startingAt: 0)) [\(s.envName)] \(s.help)") }
+        lines.append("  --config           [SRTC_CONFIG] JSON file with the same keys in snake_case")
+        lines.append("  --help             print this text")
+        return lines.joined(separator: "\n")
+    }
+
+    private static func applying(_ setting: Setting, _ value: String, to config: inout ServerConfig) throws(ConfigError) {
+        do { try setting.apply(&config, value) } catch let error as ConfigError { throw error } catch { throw .invalidValue(setting.flag, value) }
+    }
+
+    private static func parseFlags(_ arguments: [String]) throws(ConfigError) -> [String: String] {
+        var flags: [String: String] = [:]
+        var i = 0
+        while i < arguments.count {
+            let arg = arguments[i]
+            guard arg.hasPrefix("--") else { throw .unexpectedArgument(arg) }
+            var name = String(arg.dropFirst(2))
+            var value: String
+            if let eq = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            } else {
+                guard i + 1 < arguments.count else { throw .missingValue(name) }
+                i += 1
+                value = arguments[i]
+            }
+            guard name == "config" || settings.contains(where: { $0.flag == name }) else { throw .unknownFlag(name) }
+            flags[name] = value
+            i += 1
+        }
+        return flags
+    }
+
+    private static func readFile(_ path: String) throws(ConfigError) -> [(String, String)] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadableFile(path) }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { throw .invalidFile(path) }
+        return try object.keys.sorted().map { key throws(ConfigError) in
+            switch object[key] {
+            case let s as String: return (key, s)
+            case let n as NSNumber: return (key, n.stringValue)
+            default: throw .invalidValue(key, String(describing: object[key] ?? "null"))
+            }
+        }
+    }
+
+    private static func port(_ v: String) throws(BadValue) -> UInt16 {
+        guard let p = UInt16(v) else { throw BadValue() }
+        return p
+    }
+
+    private static func positive(_ v: String, _ name: String) throws(BadValue) -> Int {
+        guard let n = Int(v), n > 0 else { throw BadValue() }
+        return n
+    }
+}
+
+/// A value of the wrong form; `applying` names the setting.
+struct BadValue: Error {}
+
+/// One configurable setting.
+struct Setting: Sendable {
+    let flag: String
+    let envName: String
+    let jsonKey: String
+    let help: String
+    let apply: @Sendable (inout ServerConfig, String) throws -> Void
+
+    init(_ flag: String, _ envName: String, _ jsonKey: String, _ help: String,
+         apply: @escaping @Sendable (inout ServerConfig, String) throws -> Void) {
+        self.flag = flag; self.envName = envName; self.jsonKey = jsonKey; self.help = help; self.apply = apply
+    }
+}
+
+/// Why a configuration was refused; the server prints the text and exits with status 2.
+public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A flag no setting has.
+    case unknownFlag(String)
+    /// A flag without its value.
+    case missingValue(String)
+    /// A bare word where a flag was expected.
+    case unexpectedArgument(String)
+    /// A value of the wrong form.
+    case invalidValue(String, String)
+    /// A config file key no setting has.
+    case unknownKey(String)
+    /// The config file cannot be read.
+    case unreadableFile(String)
+    /// The config file is not a JSON object of strings and numbers.
+    case invalidFile(String)
+    /// Only one of app id and app key was given.
+    case appCredentialsIncomplete
+
+    public var description: String {
+        switch self {
+        case .unknownFlag(let f): return "unknown flag --\(f) (see --help)"
+        case .missingValue(let f): return "flag --\(f) needs a value"
+        case .unexpectedArgument(let a): return "unexpected argument '\(a)' (flags are --name value)"
+        case .invalidValue(let name, let value): return "invalid value '\(value)' for \(name)"
+        case .unknownKey(let k): return "unknown key '\(k)' in config file"
+        case .unreadableFile(let p): return "cannot read config file \(p)"
+        case .invalidFile(let p): return "config file \(p) is not a JSON object"
+        case .appCredentialsIncomplete: return "set both SRTC_APP_ID and SRTC_APP_KEY (or neither)"
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// SRTCServer: see docs/architecture.md for what this module holds.

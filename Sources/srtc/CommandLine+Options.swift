@@ -1,0 +1,62 @@
+import Foundation
+
+/// A tiny flag parser: `--name value`, `--name=value` and boolean `--name`; no outside package.
+struct Options {
+    private(set) var values: [String: String] = [:]
+    private(set) var positional: [String] = []
+    private(set) var flags: Set<String> = []
+
+    /// Parses `arguments`; names in `booleans` take no value.
+    init(_ arguments: ArraySlice<String>, booleans: Set<String> = ["help"]) throws(CLIError) {
+        var it = arguments.makeIterator()
+        while let arg = it.next() {
+            if arg.hasPrefix("--") {
+                var name = String(arg.dropFirst(2))
+                if let eq = name.firstIndex(of: "=") {
+                    values[String(name[..<eq])] = String(name[name.index(after: eq)...])
+                    continue
+                }
+                if booleans.contains(name) || name == "help" {
+                    flags.insert(name)
+                    continue
+                }
+                guard let value = it.next() else { throw .usage("--\(name) needs a value") }
+                name = name.trimmingCharacters(in: [])
+                values[name] = value
+            } else if arg == "-h" {
+                flags.insert("help")
+            } else {
+                positional.append(arg)
+            }
+        }
+    }
+
+    subscript(_ name: String) -> String? { values[name] }
+
+    func require(_ name: String, env: String? = nil, environment: [String: String]) throws(CLIError) -> String {
+        if let v = values[name] { return v }
+        if let env, let v = environment[env] { return v }
+        throw .usage("missing --\(name)" + (env.map { " (or \($0))" } ?? ""))
+    }
+
+    var wantsHelp: Bool { flags.contains("help") }
+
+    /// Fails on options no command knows, so typos don't pass silently.
+    func rejectUnknown(allowed: Set<String>) throws(CLIError) {
+        for name in values.keys where !allowed.contains(name) { throw .usage("unknown option --\(name)") }
+        for name in flags where !allowed.contains(name) && name != "help" { throw .usage("unknown option --\(name)") }
+    }
+}
+
+/// A CLI failure: usage errors exit 2, others 1.
+enum CLIError: Error, CustomStringConvertible {
+    case usage(String)
+    case failed(String)
+
+    var description: String {
+        switch self {
+        case .usage(let s): return s
+        case .failed(let s): return s
+        }
+    }
+}

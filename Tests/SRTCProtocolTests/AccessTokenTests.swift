@@ -1,0 +1,115 @@
+import Testing
+import RTCCrypto
+@testable import SRTCProtocol
+
+@Suite struct AccessTokenTests {
+    let key = "app-key-for-tests"
+    let now: Int64 = 1_800_000_000
+
+    func claims(nbf: Int64? = nil, exp: Int64? = nil) -> TokenClaims {
+        TokenClaims(iss: "app1", sub: "alice", iat: now, nbf: nbf ?? now, exp: exp ?? now + 3600, jti: "j1",
+                    grant: ChannelGrant(channel: "room", publish: true, subscribe: false, publishData: true))
+    }
+
+    func keys(_ iss: String) -> String? { iss == "app1" ? key : nil }
+
+    @Test func grantedTokenVerifiesAndKeepsItsClaims() throws {
+        let token = AccessToken.sign(claims(), key: key)
+        let verified = try AccessToken.verify(token, now: now + 10, keyForIssuer: keys)
+        #expect(verified == claims())
+        #expect(verified.grant?.subscribe == false)
+    }
+
+    @Test func headerIsHS256JWT() throws {
+        let token = AccessToken.sign(claims(), key: key)
+        let header = try #require(Encoding.fromBase64URL(String(token.split(separator: ".")[0])))
+        #expect(String(decoding: header, as: UTF8.self) == #"{"alg":"HS256","typ":"JWT"}"#)
+    }
+
+    @Test func expiredTokenFails() {
+        let token = AccessToken.sign(claims(exp: now - 60), key: key)
+        #expect(throws: TokenError.expired) { try AccessToken.verify(token, now: now, keyForIssuer: keys) }
+    }
+
+    @Test func notYetValidTokenFails() {
+        let token = AccessToken.sign(claims(nbf: now + 600), key: key)
+        #expect(throws: TokenError.notYetValid) { try AccessToken.verify(token, now: now, keyForIssuer: keys) }
+    }
+
+    @Test func wrongKeyFails() {
+        let token = AccessToken.sign(claims(), key: "another-key")
+        #expect(throws: TokenError.badSignature) { try AccessToken.verify(token, now: now, keyForIssuer: keys) }
+    }
+
+    @Test func unknownIssuerFails() {
+        var c = claims()
+        c.iss = "app2"
+        let token = AccessToken.sign(c, key: key)
+        #expect(throws: TokenError.unknownIssuer) { try AccessToken.verify(token, now: now, keyForIssuer: keys) }
+    }
+
+    @Test func tamperedPayloadFails() throws {
+        let token = AccessToken.sign(claims(), key: key)
+        var parts = token.split(separator: ".").map(String.init)
+        var payload = try #require(Encoding.fromBase64URL(parts[1]))
+        let text = String(decoding: payload, as: UTF8.self).replacingOccurrences(of: "alice", with: "mallory")
+        payload = Array(text.utf8)
+        parts[1] = Encoding.base64URL(payload)
+        #expect(throws: TokenError.badSignature) { try AccessToken.verify(parts.joined(separator: "."), now: now, keyForIssuer: keys) }
+    }
+
+    @Test func tamperedSignatureLastCharacterFails() {
+        let token = AccessToken.sign(claims(), key: key)
+        let last = token.last!
+        let tampered = String(token.dropLast()) + (last == "A" ? "B" : "A")
+        #expect(throws: TokenError.self) { try AccessToken.verify(tampered, now: now, keyForIssuer: keys) }
+    }
+
+    @Test func algNoneIsRejected() {
+        let header = Encoding.base64URL(Array(#"{"alg":"none","typ":"JWT"}"#.utf8))
+        let signed = AccessToken.sign(claims(), key: key).split(separator: ".")
+        let token = header + "." + signed[1] + "."
+        #expect(throws: TokenError.malformed) { try AccessToken.verify(token, now: now, keyForIssuer: keys) }
+    }
+
+    @Test(arguments: ["", "a.b", "a.b.c.d", "!!.??.**", "eyJhbGciOiJIUzI1NiJ9..", String(repeating: "a", count: 9000)])
+    func malformedTokensFail(_ token: String) {
+        #expect(throws: TokenError.self) { try AccessToken.verify(token, now: now, keyForIssuer: keys) }
+    }
+
+    @Test func decodeUnverifiedReadsClaimsOfAnyKey() throws {
+        let token = AccessToken.sign(claims(), key: "whatever")
+        #expect(try AccessToken.decodeUnverified(token).sub == "alice")
+    }
+
+    @Test func seededRandomTokensNeverVerify() {
+        var rng = SeededGenerator(seed: 42)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+        for _ in 0..<2000 {
+            let length = Int.random(in: 0..<200, using: &rng)
+            let token = String((0..<length).map { _ in alphabet.randomElement(using: &rng)! })
+            #expect(throws: TokenError.self) { try AccessToken.verify(token, now: now, keyForIssuer: keys) }
+        }
+    }
+}
+
+@Suite struct IdentifierTests {
+    @Test(arguments: ["a", "room-1", "user_2.x@corp", "A=B+C", String(repeating: "x", count: 64)])
+    func validIdentifiers(_ id: String) { #expect(Identifier.isValid(id)) }
+
+    @Test(arguments: ["", "has space", "slash/", "quote\"", "ümlaut", String(repeating: "x", count: 65), "new\nline"])
+    func invalidIdentifiers(_ id: String) { #expect(!Identifier.isValid(id)) }
+}
+
+/// A small deterministic generator (SplitMix64) so random tests replay exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,105 @@
+import Testing
+@testable import SRTCProtocol
+
+@Suite struct SignalCodecTests {
+    static let track = TrackInfo(id: "TR_1", uid: "alice", kind: .video, desc: "camera_big", muted: false,
+                                 layers: [SimulcastLayer(rid: "h", desc: "camera_big", width: 1280, height: 720),
+                                          SimulcastLayer(rid: "l", desc: "camera_small", width: 320, height: 180)], codec: "VP8")
+    static let user = UserInfo(uid: "alice", nickname: "Alice", custom: #"{"role":"teacher"}"#, joinedAt: 1_700_000_000_000, tracks: [track])
+
+    static let requests: [ClientRequest] = [
+        ClientRequest(id: 1, .join(JoinRequest(token: "t", sessionId: "S1", nickname: "n", sdk: "test"))),
+        ClientRequest(id: 2, .leave),
+        ClientRequest(id: 3, .publish(PublishRequest(sdp: "v=0\r\n", tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")]))),
+        ClientRequest(id: 4, .unpublish(UnpublishRequest(trackId: "TR_1", sdp: nil))),
+        ClientRequest(id: 5, .subscribe(SubscribeRequest(trackId: "TR_1", layer: "camera_small"))),
+        ClientRequest(id: 6, .unsubscribe(TrackRef(trackId: "TR_1"))),
+        ClientRequest(id: 7, .setLayer(SubscribeRequest(trackId: "TR_1", layer: "camera_big"))),
+        ClientRequest(id: 8, .subscriberAnswer(SessionDescriptionMessage(sdp: "v=0", revision: 3))),
+        ClientRequest(id: 9, .mute(MuteRequest(trackId: "TR_1", muted: true))),
+        ClientRequest(id: 10, .sendMessage(SendMessageRequest(to: ["bob"], data: "hi"))),
+        ClientRequest(id: 11, .updateProfile(ProfileUpdate(nickname: "A"))),
+        ClientRequest(id: 12, .restartICE(RestartICERequest(transport: .subscribe))),
+        ClientRequest(id: 13, .ping),
+    ]
+
+    @Test(arguments: requests)
+    func clientRequestsRoundTrip(_ request: ClientRequest) throws {
+        let text = SignalCodec.encode(request)
+        #expect(try SignalCodec.decodeClientRequest(text) == request)
+    }
+
+    @Test func joinWireFormatIsAsDocumented() {
+        let text = SignalCodec.encode(ClientRequest(id: 1, .join(JoinRequest(token: "tok"))))
+        #expect(text == #"{"data":{"protocol":1,"token":"tok"},"id":1,"type":"join"}"#)
+    }
+
+    static let events: [ServerMessage] = [
+        .event(.userJoined(user)), .event(.userUpdated(user)), .event(.meUpdated(user)),
+        .event(.userLeft(UserLeft(uid: "bob", reason: .kicked))),
+        .event(.trackAdded(TrackEvent(uid: "alice", track: track))), .event(.trackUpdated(TrackEvent(uid: "alice", track: track))),
+        .event(.trackRemoved(TrackEvent(uid: "alice", track: track))),
+        .event(.subscriberOffer(SessionDescriptionMessage(sdp: "v=0", revision: 2))),
+        .event(.message(CustomMessage(from: "alice", to: nil, data: "x", timestamp: 5))),
+        .event(.channelUpdated(ChannelInfo(channel: "c", createdAt: 1, userCount: 2, metadata: "m"))),
+        .event(.qualityReport(QualityReport(uid: "alice", timestamp: 1, upstream: LinkStats(bitrateBps: 1000, packets: 10, lossRate: 0.01, jitterMs: 3),
+                                            downstream: LinkStats(), rttMs: 20, availableBitrateBps: 2_000_000, quality: .good))),
+        .event(.connectionQuality(ConnectionQualityChange(uid: "alice", quality: .poor, previous: .good))),
+        .event(.activeSpeakers(ActiveSpeakersSnapshot(speakers: [ActiveSpeaker(uid: "a", trackId: "TR_2", level: 0.8)]))),
+        .event(.activeSpeakers(ActiveSpeakersSnapshot(speakers: []))),
+        .event(.layerSwitched(LayerSwitchedInfo(uid: "alice", trackId: "TR_1", layer: "camera_big", previous: "camera_small", cause: "requested"))),
+        .event(.subscriptionEnded(SubscriptionEnded(trackId: "TR_1", reason: "track_removed"))),
+        .event(.disconnected(Disconnected(reason: .duplicateLogin, message: "joined elsewhere"))),
+        .response(id: 1, Response(type: "join", result: .success(.joined(JoinResponse(
+            sessionId: "S", resumed: false, channel: ChannelInfo(channel: "c", createdAt: 1, userCount: 1), me: user, users: [],
+            reconnectGraceSeconds: 20, serverTime: 9))))),
+        .response(id: 2, Response(type: "publish", result: .success(.answer(PublishResponse(sdp: "v=0", tracks: [track]))))),
+        .response(id: 3, Response(type: "unpublish", result: .success(.empty))),
+        .response(id: 4, Response(type: "ping", result: .success(.pong(PongResponse(serverTime: 77))))),
+        .response(id: 5, Response(type: "subscribe", result: .failure(SignalError(.notFound, "no track TR_9")))),
+    ]
+
+    @Test(arguments: events)
+    func serverMessagesRoundTrip(_ message: ServerMessage) throws {
+        #expect(try SignalCodec.decodeServerMessage(SignalCodec.encode(message)) == message)
+    }
+
+    @Test func errorResponseWireFormat() {
+        let text = SignalCodec.encode(ServerMessage.response(id: 5, Response(type: "subscribe", result: .failure(SignalError(.notFound, "no track")))))
+        #expect(text == #"{"error":{"code":40401,"message":"no track"},"id":5,"ok":false,"type":"subscribe"}"#)
+    }
+
+    @Test func unknownTypeKeepsTheIdSoItCanBeAnswered() {
+        #expect(throws: SignalDecodeError.unknownType("dance", id: 4)) { try SignalCodec.decodeClientRequest(#"{"id":4,"type":"dance"}"#) }
+    }
+
+    @Test func requestWithoutIdIsRefused() {
+        #expect(throws: SignalDecodeError.missingId("ping")) { try SignalCodec.decodeClientRequest(#"{"type":"ping"}"#) }
+    }
+
+    @Test func missingFieldIsNamed() {
+        #expect(throws: SignalDecodeError.invalidData("subscribe", id: 3, reason: "missing field track_id")) {
+            try SignalCodec.decodeClientRequest(#"{"id":3,"type":"subscribe","data":{}}"#)
+        }
+    }
+
+    @Test(arguments: ["", "null", "[]", "42", "{", #"{"id":1}"#, #"{"type":7,"id":1}"#])
+    func malformedMessagesThrow(_ text: String) {
+        #expect(throws: SignalDecodeError.self) { try SignalCodec.decodeClientRequest(text) }
+    }
+
+    @Test func oversizedMessageIsRefusedBeforeParsing() {
+        let big = #"{"id":1,"type":"send_message","data":{"data":""# + String(repeating: "x", count: 70_000) + #""}}"#
+        #expect(throws: SignalDecodeError.tooLarge(big.utf8.count)) { try SignalCodec.decodeClientRequest(big) }
+    }
+
+    @Test func seededRandomTextNeverCrashes() {
+        var rng = SeededGenerator(seed: 7)
+        let pieces = ["{", "}", "[", "]", "\"", ":", ",", "id", "type", "data", "join", "1", "null", "true", "\\u0000", "é", " "]
+        for _ in 0..<3000 {
+            let text = (0..<Int.random(in: 0..<40, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+            _ = try? SignalCodec.decodeClientRequest(text)
+            _ = try? SignalCodec.decodeServerMessage(text)
+        }
+    }
+}
