@@ -50,8 +50,8 @@ struct LoopbackPeers {
         let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
         server = try port.makeTransport(PeerTransportParameters(
             iceRole: .lite, localICE: serverICE, remoteICE: clientICE, certificate: serverCert,
-            remoteFingerprint: serverExpects ?? clientCert.fingerprint, dtlsRole: .server, connectTimeout: .seconds(10)))
-        server.delegate = serverDelegate
+            remoteFingerprint: serverExpects ?? clientCert.fingerprint, dtlsRole: .server, connectTimeout: .seconds(10)),
+            delegate: serverDelegate)
         client = try PeerTransport.client(PeerTransportParameters(
             iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
             remoteCandidates: [ICECandidate(address: port.localAddress)], certificate: clientCert,

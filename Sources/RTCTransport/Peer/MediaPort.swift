@@ -39,8 +39,11 @@ public final class MediaPort: @unchecked Sendable {
 
     /// Creates a transport on this port and registers its local ufrag (which must be unique on the
     /// port). The transport starts routing as soon as the I/O thread has registered it.
-    public func makeTransport(_ parameters: PeerTransportParameters) throws(DTLSError) -> PeerTransport {
+    /// - Parameter delegate: set before the transport can see any packet.
+    public func makeTransport(_ parameters: PeerTransportParameters,
+                              delegate: PeerTransportDelegate?) throws(DTLSError) -> PeerTransport {
         let transport = try PeerTransport(parameters: parameters, io: loop)
+        transport.delegate = delegate
         transport.host = self
         loop.execute { [self] in
             byUfrag[parameters.localICE.ufrag] = transport
