@@ -5,9 +5,6 @@
 // Figures are printed, never asserted.
 import CSRTP
 import RTCTransport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Runs every SRTP case and prints one line per case.
 func runSRTPBenchmarks() {
@@ -70,18 +67,16 @@ final class SRTPBench {
     /// Prints the best per-packet time of `ours` and `floor`, run alternately.
     func report(_ name: String, ours: () -> Duration, floor: () -> Duration) {
         var bestOurs = Duration.seconds(1000), bestFloor = Duration.seconds(1000)
-        let heapBefore = mallinfo2().uordblks
         for _ in 0..<Self.rounds {
             bestFloor = min(bestFloor, floor())
             bestOurs = min(bestOurs, ours())
         }
-        let heapAfter = mallinfo2().uordblks
         let perOurs = nanoseconds(bestOurs) / Double(Self.packetsPerRound)
         let perFloor = nanoseconds(bestFloor) / Double(Self.packetsPerRound)
         let overhead = (perOurs / perFloor - 1) * 100
         let label = "\(name) \(profile == .aeadAES128GCM ? "GCM   " : "CM-80 ") \(packetLength - 12) B payload"
         print("  \(label.padding(32)) ours \(format(perOurs)) ns  floor \(format(perFloor)) ns  "
-              + "overhead \(format(overhead, decimals: 1))%  heap growth \(Int(heapAfter) - Int(heapBefore)) B")
+              + "overhead \(format(overhead, decimals: 1))%")
     }
 
     // MARK: - Cases
