@@ -7,6 +7,8 @@ import RTCTransport
 final class EchoServer: Sendable {
     let port: MediaPort
     let certificate: DTLSCertificate
+    /// SRTP profiles the endpoint accepts, in preference order (ECHO_SRTP_PROFILES, comma-separated OpenSSL names).
+    let profiles: [SRTPProfile]
     private let sessions = Mutex<[(PeerTransport, EchoSession)]>([])
 
     static func log(_ text: String) {
@@ -17,7 +19,9 @@ final class EchoServer: Sendable {
         guard let bindAddress = SocketAddress(ip: bindHost, port: 0) else { throw NetError.invalidURL(bindHost) }
         port = try MediaPort(bind: bindAddress)
         certificate = try DTLSCertificate()
-        Self.log("media port \(port.localAddress), fingerprint \(certificate.fingerprint.sdpValue)")
+        let names = ProcessInfo.processInfo.environment["ECHO_SRTP_PROFILES"]?.split(separator: ",").map(String.init)
+        profiles = names?.compactMap(SRTPProfile.init(openSSLName:)) ?? [.aeadAES128GCM, .aes128CMSHA1_80]
+        Self.log("media port \(port.localAddress), fingerprint \(certificate.fingerprint.sdpValue), SRTP profiles \(profiles)")
     }
 
     /// Makes a transport for `offerSDP` and returns the answer.
@@ -32,7 +36,8 @@ final class EchoServer: Sendable {
                                   audioSSRC: audioSSRC, videoSSRC: videoSSRC, log: Self.log)
         let transport = try port.makeTransport(PeerTransportParameters(
             iceRole: .lite, localICE: ice, remoteICE: ICECredentials(ufrag: offer.ufrag, pwd: offer.pwd),
-            certificate: certificate, remoteFingerprint: remoteFingerprint, dtlsRole: .server), delegate: session)
+            certificate: certificate, remoteFingerprint: remoteFingerprint, dtlsRole: .server, srtpProfiles: profiles),
+            delegate: session)
         sessions.withLock { $0.append((transport, session)) }
         Self.log("offer: ufrag \(offer.ufrag), sections \(offer.sections.map { "\($0.kind)#\($0.mid)" }), "
                  + "opus PT \(audioPT ?? -1), VP8 PT \(videoPT ?? -1)")
