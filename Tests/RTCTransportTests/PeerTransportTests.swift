@@ -44,8 +44,9 @@ struct LoopbackPeers {
     let serverDelegate = RecordingDelegate()
     let clientDelegate = RecordingDelegate()
 
-    init(clientProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], serverExpects: DTLSFingerprint? = nil) throws {
-        port = try MediaPort(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+    init(clientProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], serverExpects: DTLSFingerprint? = nil,
+         host: String = "127.0.0.1") throws {
+        port = try MediaPort(bind: SocketAddress(ip: host, port: 0)!)
         let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate()
         let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
         server = try port.makeTransport(PeerTransportParameters(
@@ -57,7 +58,7 @@ struct LoopbackPeers {
             remoteCandidates: [ICECandidate(address: port.localAddress)], certificate: clientCert,
             remoteFingerprint: serverCert.fingerprint, dtlsRole: .client, srtpProfiles: clientProfiles,
             connectTimeout: .seconds(10)),
-            bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: clientDelegate)
+            bind: SocketAddress(ip: host, port: 0)!, delegate: clientDelegate)
     }
 
     func shutdown() {
@@ -161,6 +162,44 @@ struct LoopbackPeers {
         peers.client.close()
         #expect(peers.serverDelegate.waitFor { $0.states.last == .closed })
         #expect(peers.client.state == .closed)
+    }
+
+    @Test func ipv6LoopbackPeersConnect() throws {
+        guard (try? UDPSocket(bind: SocketAddress(ip: "::1", port: 0)!)) != nil else { return } // no IPv6 here
+        let peers = try LoopbackPeers(host: "::1")
+        defer { peers.shutdown() }
+        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(peers.server.remoteAddress?.family == .ipv6)
+        let packet = SRTPTests.rtp(seq: 1, ssrc: 0x6666)
+        peers.client.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
+        #expect(peers.serverDelegate.waitFor { $0.rtp == [packet] })
+    }
+
+    @Test func twoClientsShareOnePortAndAreRoutedApart() throws {
+        let a = try LoopbackPeers()
+        defer { a.shutdown() }
+        // A second server transport on the same port, with its own client.
+        let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate()
+        let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
+        let serverDelegate = RecordingDelegate(), clientDelegate = RecordingDelegate()
+        let server2 = try a.port.makeTransport(PeerTransportParameters(
+            iceRole: .lite, localICE: serverICE, remoteICE: clientICE, certificate: serverCert,
+            remoteFingerprint: clientCert.fingerprint, dtlsRole: .server), delegate: serverDelegate)
+        let client2 = try PeerTransport.client(PeerTransportParameters(
+            iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
+            remoteCandidates: [ICECandidate(address: a.port.localAddress)], certificate: clientCert,
+            remoteFingerprint: serverCert.fingerprint, dtlsRole: .client),
+            bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: clientDelegate)
+        defer { client2.close(); server2.close() }
+        #expect(a.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(serverDelegate.waitFor { $0.states.last == .connected })
+        let p1 = SRTPTests.rtp(seq: 1, ssrc: 0xA1), p2 = SRTPTests.rtp(seq: 1, ssrc: 0xB2)
+        #expect(clientDelegate.waitFor { $0.states.last == .connected })
+        a.client.execute { t in p1.withUnsafeBytes { _ = t.sendRTP($0) } }
+        client2.execute { t in p2.withUnsafeBytes { _ = t.sendRTP($0) } }
+        #expect(a.serverDelegate.waitFor { $0.rtp == [p1] })
+        #expect(serverDelegate.waitFor { $0.rtp == [p2] })
     }
 
     @Test func demuxClassifiesByFirstByte() {
