@@ -71,15 +71,15 @@ public final class MediaPort: @unchecked Sendable {
             if message.type == .bindingRequest, let username = message.username {
                 let ufrag = username.prefix { $0 != ":" }
                 guard let transport = byUfrag[String(ufrag)] else { unroutedCount += 1; return }
-                transport.receive(bytes, from: source, kind: kind, stun: message, now: .now)
+                transport.receive(bytes, from: source, kind: kind, stun: message)
                 return
             }
             guard let transport = byAddress[source] else { unroutedCount += 1; return }
-            transport.receive(bytes, from: source, kind: kind, stun: message, now: .now)
+            transport.receive(bytes, from: source, kind: kind, stun: message)
             return
         }
         guard let transport = byAddress[source] else { unroutedCount += 1; return }
-        transport.receive(bytes, from: source, kind: kind, stun: nil, now: .now)
+        transport.receive(bytes, from: source, kind: kind, stun: nil)
     }
 
     private func tick(now: ContinuousClock.Instant) {

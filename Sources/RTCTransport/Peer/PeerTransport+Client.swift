@@ -18,7 +18,7 @@ extension PeerTransport {
         loop.onDatagram = { [weak transport] bytes, source in
             guard let transport else { return }
             let kind = PacketKind.classify(UnsafeRawBufferPointer(bytes))
-            transport.receive(bytes, from: source, kind: kind, stun: nil, now: .now)
+            transport.receive(bytes, from: source, kind: kind, stun: nil)
         }
         loop.onTick = { [weak transport] now in transport?.tick(now: now) }
         loop.start(name: "srtc-peer")

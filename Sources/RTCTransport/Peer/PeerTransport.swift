@@ -172,12 +172,13 @@ public final class PeerTransport: @unchecked Sendable {
     }
 
     /// Handles one datagram routed to this transport.
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, kind: PacketKind,
-                 stun: STUNMessage?, now: ContinuousClock.Instant) {
+    /// `stun` is the message when the caller already parsed it (the port does, to route by USERNAME).
+    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, kind: PacketKind, stun: STUNMessage?) {
         switch kind {
         case .stun:
             guard let message = stun ?? (try? STUNMessage(parsing: UnsafeRawBufferPointer(datagram))) else { return }
             let raw = UnsafeRawBufferPointer(datagram)
+            let now = ContinuousClock.now
             let actions: [ICEAction]
             switch ice {
             case .lite(var lite):
