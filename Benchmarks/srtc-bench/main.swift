@@ -3,5 +3,6 @@
 let requested = Set(CommandLine.arguments.dropFirst())
 func wants(_ area: String) -> Bool { requested.isEmpty || requested.contains(area) }
 
+if wants("http") { runHTTPBenchmarks() }
 if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
