@@ -6,3 +6,4 @@ func wants(_ area: String) -> Bool { requested.isEmpty || requested.contains(are
 if wants("http") { runHTTPBenchmarks() }
 if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
+if wants("sfu") { runSFUBenchmarks() }
