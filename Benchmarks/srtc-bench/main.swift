@@ -1,2 +1,3 @@
 print("bench")
+runMediaBenchmarks()
 runSRTPBenchmarks()

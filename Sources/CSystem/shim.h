@@ -1,16 +1,27 @@
-// Linux system calls Swift's Glibc module leaves out (epoll, eventfd, recvmmsg/sendmmsg).
+// Linux system calls Swift's Glibc module leaves out: epoll, eventfd, timerfd, and the batched
+// socket calls recvmmsg/sendmmsg/accept4.
+//
+// glibc declares the batched calls only under _GNU_SOURCE, but defining _GNU_SOURCE here changes
+// glibc's fd_set (fds_bits vs __fds_bits) and clashes with the SwiftGlibc module, depending on
+// which module the compiler builds first. So this header never defines it and declares the few
+// GNU-only items itself, with glibc's exact layouts and prototypes (see recvmmsg(2)).
 #ifndef SRTC_CSYSTEM_SHIM_H
 #define SRTC_CSYSTEM_SHIM_H
 #ifdef __linux__
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <sys/socket.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <netinet/udp.h>
+#include <time.h>
+
+#ifndef __USE_GNU
+struct mmsghdr {
+    struct msghdr msg_hdr;  // the message
+    unsigned int msg_len;   // bytes transmitted
+};
+extern int recvmmsg(int fd, struct mmsghdr *vmessages, unsigned int vlen, int flags, struct timespec *tmo);
+extern int sendmmsg(int fd, struct mmsghdr *vmessages, unsigned int vlen, int flags);
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags);
+#endif
 #endif
 #endif

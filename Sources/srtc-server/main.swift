@@ -1,1 +1,57 @@
-print("srtc-server")
+import Foundation
+import SRTCServer
+
+/// `srtc-server`: parses the configuration, opens the data directory, serves until SIGINT/SIGTERM.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(ServerConfig.usage)
+    exit(0)
+}
+
+let config: ServerConfig
+do {
+    config = try ServerConfig.load(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+} catch {
+    FileHandle.standardError.write(Data("srtc-server: \(error)\n".utf8))
+    exit(2)
+}
+Log.setLevel(Log.Level(name: config.logLevel) ?? .info)
+
+let app: ServerApp
+do {
+    app = try ServerApp(config: config)
+    try app.start()
+} catch {
+    FileHandle.standardError.write(Data("srtc-server: cannot start: \(error)\n".utf8))
+    exit(1)
+}
+
+let base = "http://\(config.bind == "0.0.0.0" ? "127.0.0.1" : config.bind):\(app.httpPort)"
+if let created = app.createdApp {
+    print("""
+    Created the first app (its key is shown only now; it is stored in \(config.dataDir)):
+      app_id:  \(created.appId)
+      app_key: \(created.appKey)
+    """)
+} else {
+    print("apps: \(app.apps.all.map(\.appId).joined(separator: ", "))")
+}
+print("srtc-server listening on \(base) (HTTP) and udp \(config.bind):\(config.udpPort) (media)")
+print("  server API: \(base)/server/v1/…   signaling: \(base.replacingOccurrences(of: "http", with: "ws"))/rtc/v1/ws   health: \(base)/healthz")
+fflush(nil)  // flush every stream: output may be a pipe (tests read the credentials from it)
+
+// Serve until a termination signal, then shut down gracefully.
+signal(SIGINT, SIG_IGN)
+signal(SIGTERM, SIG_IGN)
+let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
+for source in signals {
+    source.setEventHandler {
+        Log.info("server", "shutting down")
+        Task {
+            await app.shutdown()
+            exit(0)
+        }
+    }
+    source.resume()
+}
+dispatchMain()

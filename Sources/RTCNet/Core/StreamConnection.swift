@@ -75,8 +75,10 @@ final class StreamConnection: Selectable, @unchecked Sendable {
         }
     }
 
-    /// Opens a client connection to `address` on `loop`; the handler hears `streamActive` or `streamClosed`.
-    static func connect(to address: SocketAddress, on loop: EventLoop, tls: TLSSession?, handler: StreamHandler) {
+    /// Opens a client connection to `address` on `loop` (loop thread only); the handler hears
+    /// `streamActive` or `streamClosed`. Returns the stream so the caller can set a deadline.
+    @discardableResult
+    static func connect(to address: SocketAddress, on loop: EventLoop, tls: TLSSession?, handler: StreamHandler) -> StreamConnection? {
         precondition(loop.inEventLoop)
         let fd: Int32
         let done: Bool
@@ -87,12 +89,15 @@ final class StreamConnection: Selectable, @unchecked Sendable {
                 throw error
             }
         } catch {
-            handler.streamClosed(StreamConnection(loop: loop, fd: -1, remoteAddress: address, tls: nil, connecting: false), error: error)
-            return
+            let failed = StreamConnection(loop: loop, fd: -1, remoteAddress: address, tls: nil, connecting: false)
+            failed.state = .closed
+            handler.streamClosed(failed, error: error)
+            return nil
         }
         let stream = StreamConnection(loop: loop, fd: fd, remoteAddress: address, tls: tls, connecting: !done)
         stream.handler = handler
         stream.start()
+        return stream.isClosed ? nil : stream
     }
 
     // MARK: - Handler API

@@ -2,9 +2,9 @@
 ///
 /// Clients verify the server against the system trust store and check the host name by default;
 /// tests trust a given CA file or turn verification off. Servers need a certificate chain and key.
-public struct TLSConfiguration: Sendable {
+public struct TLSConfiguration: Sendable, Hashable {
     /// Where the trust anchors for verifying the peer come from.
-    public enum Verification: Sendable, Equatable {
+    public enum Verification: Sendable, Hashable {
         /// The system store (`SSL_CTX_set_default_verify_paths`) and a host-name check.
         case system
         /// Only the PEM certificates in this file (a private CA or a self-signed server), plus the host-name check.

@@ -1,10 +1,11 @@
 import COpenSSL
+import Synchronization
 
 /// An OpenSSL `SSL_CTX` built from a `TLSConfiguration`: made once, shared by many connections
 /// (OpenSSL allows creating sessions from one context on several threads).
 public final class TLSContext: @unchecked Sendable {
     /// Which side of the handshake sessions from this context take.
-    public enum Role: Sendable { case client, server }
+    public enum Role: Sendable, Hashable { case client, server }
 
     let context: OpaquePointer
     public let role: Role
@@ -56,6 +57,25 @@ public final class TLSContext: @unchecked Sendable {
     }
 
     deinit { SSL_CTX_free(context) }
+
+    private struct CacheKey: Hashable {
+        var configuration: TLSConfiguration
+        var role: Role
+    }
+    private static let cache = Mutex<[CacheKey: TLSContext]>([:])
+
+    /// A context for `configuration`, made once per process: loading the system trust store takes
+    /// milliseconds, too slow to repeat for every connection.
+    public static func shared(for configuration: TLSConfiguration, role: Role) throws(NetError) -> TLSContext {
+        let key = CacheKey(configuration: configuration, role: role)
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        let made = try TLSContext(configuration: configuration, role: role)
+        return cache.withLock { cache in
+            if let cached = cache[key] { return cached }
+            cache[key] = made
+            return made
+        }
+    }
 
     /// The oldest queued OpenSSL error as text (and clears the queue), or "unknown error".
     static func lastError() -> String {

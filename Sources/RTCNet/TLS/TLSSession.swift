@@ -2,8 +2,8 @@ import COpenSSL
 
 /// One TLS connection driven through memory BIOs: the event loop feeds it ciphertext read from the
 /// socket and sends the ciphertext it produces, so TLS never touches the descriptor and works with
-/// the non-blocking reactor unchanged.
-final class TLSSession {
+/// the non-blocking reactor unchanged. Made on any thread, then used only on its connection's loop.
+final class TLSSession: @unchecked Sendable {
     private let ssl: OpaquePointer
     private let readBIO: OpaquePointer
     private let writeBIO: OpaquePointer

@@ -15,6 +15,14 @@ public struct RouteContext: Sendable {
 /// routing, so unauthenticated callers learn nothing about which routes exist.
 public final class APIRouter: Sendable {
     public typealias Handler = @Sendable (RouteContext) async -> HTTPResponse
+    public typealias ImmediateHandler = @Sendable (RouteContext) -> HTTPResponse
+
+    /// A route's handler: answered on the I/O thread (cheap, non-blocking work such as grants) or
+    /// on the concurrency pool (work that awaits, such as channel operations).
+    public enum RouteHandler: Sendable {
+        case immediate(ImmediateHandler)
+        case async(Handler)
+    }
 
     /// Path prefixes whose every route needs the four-header signature.
     public static let signedPrefixes = ["/server/v1/", "/stm/srvapi/v1/"]
@@ -22,7 +30,7 @@ public final class APIRouter: Sendable {
     fileprivate struct Route: Sendable {
         let method: String
         let path: String
-        let handler: Handler
+        let handler: RouteHandler
     }
 
     private let routes: [Route]
@@ -35,8 +43,14 @@ public final class APIRouter: Sendable {
     public struct Builder {
         fileprivate var routes: [Route] = []
         public init() {}
+        /// Adds a route answered on the concurrency pool.
         public mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
-            routes.append(Route(method: method, path: path, handler: handler))
+            routes.append(Route(method: method, path: path, handler: .async(handler)))
+        }
+
+        /// Adds a route answered synchronously on the I/O thread; it must not block.
+        public mutating func addImmediate(_ method: String, _ path: String, _ handler: @escaping ImmediateHandler) {
+            routes.append(Route(method: method, path: path, handler: .immediate(handler)))
         }
     }
 
@@ -52,36 +66,78 @@ public final class APIRouter: Sendable {
     /// Answers one request; records its metrics.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = DispatchTime.now().uptimeNanoseconds
-        let (route, response) = await dispatch(request)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        metrics.recordRequest(route: route, status: response.status, seconds: seconds)
+        let route: String
+        let response: HTTPResponse
+        switch resolve(request, onIOThread: false) {
+        case .answered(let r, let resp): (route, response) = (r, resp)
+        case .immediate(let r, let handler, let context): (route, response) = (r, handler(context))
+        case .async(let r, let handler, let context): (route, response) = (r, await handler(context))
+        case .deferred: return Self.error(.internalError, "unroutable", now: clock())
+        }
+        record(route, response, since: started)
         return response
     }
 
-    private func dispatch(_ request: HTTPRequest) async -> (String, HTTPResponse) {
+    /// Answers on the calling (I/O) thread when the request resolves without awaiting — every
+    /// error and every immediate route — or returns `nil` so the caller uses `handle(_:)`.
+    public func handleImmediately(_ request: HTTPRequest) -> HTTPResponse? {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let route: String
+        let response: HTTPResponse
+        switch resolve(request, onIOThread: true) {
+        case .answered(let r, let resp): (route, response) = (r, resp)
+        case .immediate(let r, let handler, let context): (route, response) = (r, handler(context))
+        case .async, .deferred: return nil
+        }
+        record(route, response, since: started)
+        return response
+    }
+
+    private enum Resolution {
+        case answered(String, HTTPResponse)
+        case immediate(String, ImmediateHandler, RouteContext)
+        case async(String, Handler, RouteContext)
+        /// An async route seen on the I/O thread: nothing done yet (the nonce is not consumed),
+        /// the pool path resolves it again.
+        case deferred
+    }
+
+    private func record(_ route: String, _ response: HTTPResponse, since started: UInt64) {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        metrics.recordRequest(route: route, status: response.status, seconds: seconds)
+    }
+
+    private func resolve(_ request: HTTPRequest, onIOThread: Bool) -> Resolution {
         let now = clock()
         let path = String(request.path)
+        if onIOThread, let route = routes.first(where: { $0.path == path && $0.method == request.method }), case .async = route.handler {
+            return .deferred
+        }
         var app: App?
         if Self.signedPrefixes.contains(where: { path.hasPrefix($0) }) {
             guard request.body.count <= maxBodyBytes else {
-                return (path, Self.error(.payloadTooLarge, "body exceeds \(maxBodyBytes) bytes", now: now))
+                return .answered(path, Self.error(.payloadTooLarge, "body exceeds \(maxBodyBytes) bytes", now: now))
             }
             switch authenticator.authenticate(request, now: now) {
             case .success(let a): app = a
             case .failure(let failure):
                 metrics.recordAuthFailure(cause: failure.code.name)
                 let route = routes.first { $0.path == path }?.path ?? "unmatched"
-                return (route, Self.error(failure.code, failure.message, now: now))
+                return .answered(route, Self.error(failure.code, failure.message, now: now))
             }
         }
         let matching = routes.filter { $0.path == path }
-        guard !matching.isEmpty else { return ("unmatched", Self.error(.notFound, "no route \(path)", now: now)) }
+        guard !matching.isEmpty else { return .answered("unmatched", Self.error(.notFound, "no route \(path)", now: now)) }
         guard let route = matching.first(where: { $0.method == request.method }) else {
             var response = Self.error(.methodNotAllowed, "\(request.method) not allowed on \(path)", now: now)
             response.headers.add(name: "Allow", value: matching.map(\.method).joined(separator: ", "))
-            return (path, response)
+            return .answered(path, response)
         }
-        return (path, await route.handler(RouteContext(request: request, app: app, now: now)))
+        let context = RouteContext(request: request, app: app, now: now)
+        switch route.handler {
+        case .immediate(let h): return .immediate(path, h, context)
+        case .async(let h): return .async(path, h, context)
+        }
     }
 
     /// The JSON error body every failure uses.

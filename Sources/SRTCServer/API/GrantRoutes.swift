@@ -30,8 +30,8 @@ enum GrantRoutes {
     }
 
     static func register(in builder: inout APIRouter.Builder) {
-        builder.add("POST", "/server/v1/channel/grant") { context in channelGrant(context) }
-        builder.add("POST", "/stm/srvapi/v1/member/grant") { context in memberGrant(context) }
+        builder.addImmediate("POST", "/server/v1/channel/grant", channelGrant)
+        builder.addImmediate("POST", "/stm/srvapi/v1/member/grant", memberGrant)
     }
 
     static func channelGrant(_ context: RouteContext) -> HTTPResponse {

@@ -1,6 +1,7 @@
 import Foundation
 import RTCNet
 import SRTCProtocol
+import Synchronization
 
 /// The server's parts, wired once: storage, apps, auth, metrics and the API router.
 /// `srtc-server` builds one from its configuration; tests build one on loopback with free ports.
@@ -12,6 +13,11 @@ public final class ServerApp: Sendable {
     public let router: APIRouter
     /// The app created at this start, if the database had none (its key is printed once).
     public let createdApp: App?
+    /// Live channels.
+    let channels: ChannelManager
+    /// Delivers channel events to `--webhook-url`, when configured.
+    let webhooks: WebhookDispatcher?
+    private let http: Mutex<HTTPServer?> = Mutex(nil)
 
     /// Opens the data directory and database, applies migrations and makes sure an app exists.
     public init(config: ServerConfig, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
@@ -36,13 +42,56 @@ public final class ServerApp: Sendable {
             createdApp = nil
         }
         metrics = Metrics()
+        if let url = config.webhookURL {
+            let client = HTTPClient(configuration: .init(timeout: .seconds(10)))
+            webhooks = WebhookDispatcher(url: url, database: database, apps: apps) { url, headers, body in
+                try await client.post(url, headers: HTTPHeaders(headers), body: body).status
+            }
+        } else {
+            webhooks = nil
+        }
+        channels = ChannelManager(limits: config.limits, events: webhooks ?? NoChannelEvents(), mediaFactory: { _ in nil })
         let authenticator = RequestAuthenticator(apps: apps, nonces: NonceCache(capacity: config.nonceCacheCapacity),
                                                  windowSeconds: config.signatureWindowSeconds)
         var builder = APIRouter.Builder()
         let metrics = self.metrics
-        builder.add("GET", "/healthz") { _ in .json(200, Array(#"{"status":"ok"}"#.utf8)) }
-        builder.add("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
+        builder.addImmediate("GET", "/healthz") { _ in .json(200, Array(#"{"status":"ok"}"#.utf8)) }
+        builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)
+        ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits)
         router = APIRouter(builder, authenticator: authenticator, metrics: metrics, maxBodyBytes: config.maxBodyBytes, clock: clock)
     }
+
+    /// Starts the HTTP server (API, signaling); returns once it listens.
+    public func start() throws {
+        let configuration = HTTPServerConfiguration(
+            host: config.bind, port: config.httpPort,
+            loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
+            limits: .init(maxBodyBytes: config.maxBodyBytes))
+        let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics)
+        let server = HTTPServer(configuration: configuration, delegate: delegate)
+        try server.start()
+        http.withLock { $0 = server }
+    }
+
+    /// The bound HTTP port (useful with port 0).
+    public var httpPort: UInt16 { http.withLock { $0?.port ?? 0 } }
+
+    /// Ends every session and stops serving, letting in-flight requests finish.
+    public func shutdown() async {
+        await channels.closeAll()
+        webhooks?.stop()
+        let server = http.withLock { s -> HTTPServer? in defer { s = nil }; return s }
+        await server?.shutdown(gracePeriod: .seconds(3))
+    }
+}
+
+/// Until webhooks are configured, channel events go nowhere.
+struct NoChannelEvents: ChannelEventSink {
+    func channelCreated(_ key: ChannelKey) {}
+    func channelClosed(_ key: ChannelKey) {}
+    func userJoined(_ key: ChannelKey, uid: String) {}
+    func userLeft(_ key: ChannelKey, uid: String, reason: DisconnectReason) {}
+    func trackPublished(_ key: ChannelKey, uid: String, track: TrackInfo) {}
+    func trackUnpublished(_ key: ChannelKey, uid: String, track: TrackInfo) {}
 }

@@ -28,6 +28,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var nonceCacheCapacity: Int = 4_000_000
     /// Number of HTTP event-loop threads; 0 means one per core (`--http-threads`, `SRTC_HTTP_THREADS`).
     public var httpThreads: Int = 0
+    /// Channel and signaling limits (`--max-users-per-channel`, `--max-tracks-per-user`, `--reconnect-grace-seconds`, ...).
+    public var limits = ChannelLimits()
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
 
@@ -49,6 +51,21 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("webhook-url", "SRTC_WEBHOOK_URL", "webhook_url", "URL that receives signed webhooks") { c, v in c.webhookURL = v },
         Setting("max-body-bytes", "SRTC_MAX_BODY_BYTES", "max_body_bytes", "largest request body (default 1048576)") { c, v in
             c.maxBodyBytes = try positive(v, "max-body-bytes")
+        },
+        Setting("max-users-per-channel", "SRTC_MAX_USERS_PER_CHANNEL", "max_users_per_channel", "users per channel (default 100)") { c, v in
+            c.limits.maxUsersPerChannel = try positive(v, "max-users-per-channel")
+        },
+        Setting("max-tracks-per-user", "SRTC_MAX_TRACKS_PER_USER", "max_tracks_per_user", "tracks one user may publish (default 8)") { c, v in
+            c.limits.maxTracksPerUser = try positive(v, "max-tracks-per-user")
+        },
+        Setting("max-message-bytes", "SRTC_MAX_MESSAGE_BYTES", "max_message_bytes", "custom message size (default 16384)") { c, v in
+            c.limits.maxCustomMessageBytes = try positive(v, "max-message-bytes")
+        },
+        Setting("joins-per-second", "SRTC_JOINS_PER_SECOND", "joins_per_second", "joins per channel per second (default 20)") { c, v in
+            c.limits.joinsPerSecond = try positive(v, "joins-per-second")
+        },
+        Setting("reconnect-grace-seconds", "SRTC_RECONNECT_GRACE_SECONDS", "reconnect_grace_seconds", "how long a dropped session may resume (default 20)") { c, v in
+            c.limits.reconnectGraceSeconds = try positive(v, "reconnect-grace-seconds")
         },
         Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
             guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }

@@ -1,0 +1,165 @@
+import Dispatch
+import Synchronization
+
+/// An HTTP/1.1 server with WebSocket upgrades on a pool of event-loop threads.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(port: 8080), delegate: MyRoutes())
+/// try server.start()
+/// print(server.port)
+/// …
+/// await server.shutdown(gracePeriod: .seconds(5))
+/// ```
+public final class HTTPServer: Sendable {
+    // MARK: - State
+
+    public let configuration: HTTPServerConfiguration
+    let delegate: any HTTPServerDelegate
+    private let providedGroup: EventLoopGroup?
+    private let tlsContext: TLSContext?
+    private struct State {
+        var group: EventLoopGroup?
+        var listener: TCPListener?
+        var connections: [Int: HTTPServerConnection] = [:]
+        var nextID = 0
+        var started = false
+        var stopping = false
+    }
+    private let state = Mutex(State())
+
+    /// - Parameters:
+    ///   - configuration: address, limits and timeouts.
+    ///   - delegate: answers requests and upgrades.
+    ///   - group: loops to run on; by default the server starts its own `configuration.loopCount`
+    ///     threads and stops them in `shutdown`.
+    public init(configuration: HTTPServerConfiguration = .init(), delegate: any HTTPServerDelegate, group: EventLoopGroup? = nil) {
+        self.configuration = configuration
+        self.delegate = delegate
+        providedGroup = group
+        tlsContext = configuration.tls.flatMap { try? TLSContext(configuration: $0, role: .server) }
+    }
+
+    /// A server answering every request with `handler` (on the concurrency pool).
+    public convenience init(configuration: HTTPServerConfiguration = .init(), handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        self.init(configuration: configuration, delegate: HTTPClosureDelegate(respond: handler))
+    }
+
+    // MARK: - Public API
+
+    /// Binds and starts accepting.
+    /// - Throws: `NetError` when the address does not resolve, cannot be bound, or TLS files fail to load.
+    public func start() throws(NetError) {
+        if let tls = configuration.tls, tlsContext == nil {
+            _ = try TLSContext(configuration: tls, role: .server)  // rethrows the load error
+        }
+        let address = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
+        let group: EventLoopGroup
+        if let providedGroup { group = providedGroup } else {
+            group = try EventLoopGroup(loopCount: configuration.loopCount, backend: configuration.backend)
+        }
+        let acceptLoop = group.loops[0]
+        let listener: TCPListener
+        do throws(NetError) {
+            listener = try TCPListener(address: address, backlog: configuration.backlog, loop: acceptLoop) { [weak self] fd, remote in
+                self?.accepted(fd: fd, remote: remote, group: group)
+            }
+        } catch {
+            if providedGroup == nil { group.shutdown() }
+            throw error
+        }
+        state.withLock {
+            $0.group = group
+            $0.listener = listener
+            $0.started = true
+        }
+        // Registration belongs to the loop thread; wait for it so the port is live on return.
+        let registered = Mutex<NetError?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        acceptLoop.execute {
+            do throws(NetError) { try listener.start() } catch { registered.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = registered.withLock({ $0 }) { throw error }
+    }
+
+    /// The bound address (after `start()`).
+    public var localAddress: SocketAddress? { state.withLock { $0.listener?.localAddress } }
+
+    /// The bound port (after `start()`); the kernel's pick when configured with port 0.
+    public var port: UInt16 { localAddress?.port ?? 0 }
+
+    /// Open connections (HTTP and WebSocket).
+    public var connectionCount: Int { state.withLock { $0.connections.count } }
+
+    /// Stops accepting, lets requests in progress finish for up to `gracePeriod` (idle keep-alive
+    /// connections close at once, WebSockets get Close 1001), then drops what is left and, when the
+    /// server made its own threads, stops them.
+    public func shutdown(gracePeriod: Duration = .seconds(5)) async {
+        let (listener, connections, group) = state.withLock { state -> (TCPListener?, [HTTPServerConnection], EventLoopGroup?) in
+            if state.stopping { return (nil, [], nil) }
+            state.stopping = true
+            return (state.listener, Array(state.connections.values), state.group)
+        }
+        guard let group else { return }
+        if let listener { await onLoop(listener.loop) { listener.close() } }
+        for connection in connections {
+            connection.streamLoop.execute { connection.beginShutdown() }
+        }
+        let deadline = ContinuousClock.now + gracePeriod
+        while connectionCount > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        for connection in state.withLock({ Array($0.connections.values) }) {
+            connection.streamLoop.execute { connection.forceClose() }
+        }
+        let hardDeadline = ContinuousClock.now + .seconds(1)
+        while connectionCount > 0, ContinuousClock.now < hardDeadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        if providedGroup == nil { group.shutdown() }
+    }
+
+    // MARK: - Internals
+
+    private func accepted(fd: Int32, remote: SocketAddress?, group: EventLoopGroup) {
+        let loop = group.next()
+        let accept: @Sendable () -> Void = { [self] in
+            var session: TLSSession?
+            if let tlsContext {
+                do { session = try TLSSession(context: tlsContext, host: nil) } catch {
+                    Sockets.close(fd)
+                    return
+                }
+            }
+            let stream = StreamConnection(loop: loop, fd: fd, remoteAddress: remote, tls: session, connecting: false)
+            let registered: HTTPServerConnection? = state.withLock { state in
+                guard !state.stopping else { return nil }
+                let connection = HTTPServerConnection(id: state.nextID, server: self, stream: stream)
+                state.nextID += 1
+                state.connections[connection.id] = connection
+                return connection
+            }
+            guard let connection = registered else {
+                Sockets.close(fd)
+                return
+            }
+            stream.handler = connection
+            stream.start()
+        }
+        if loop.inEventLoop { accept() } else { loop.execute(accept) }
+    }
+
+    func connectionClosed(_ id: Int) {
+        _ = state.withLock { $0.connections.removeValue(forKey: id) }
+    }
+
+    private func onLoop(_ loop: EventLoop, _ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.execute {
+                body()
+                continuation.resume()
+            }
+        }
+    }
+}

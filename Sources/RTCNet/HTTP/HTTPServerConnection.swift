@@ -1,0 +1,215 @@
+/// One accepted HTTP/1.1 connection: parses requests, runs them through the delegate one at a
+/// time (responses stay in request order when clients pipeline), enforces the read deadlines,
+/// and hands the stream to a `WebSocketHandler` on an accepted upgrade. Loop-confined.
+final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
+    // MARK: - State
+
+    let id: Int
+    private let server: HTTPServer
+    private let stream: StreamConnection
+    private var parser: HTTPRequestParser
+    private var lastPhase: HTTPRequestParser.Phase = .idle
+    /// A request is with the delegate; further bytes wait in `stream.inbound`.
+    private var inFlight = false
+    private var sentContinue = false
+    private var shuttingDown = false
+    private var readClosed = false
+    private var webSocket: WebSocketHandler?
+    /// Buffered pipelined bytes past which reading pauses while a request is in flight.
+    private let pipelineLimit: Int
+
+    init(id: Int, server: HTTPServer, stream: StreamConnection) {
+        self.id = id
+        self.server = server
+        self.stream = stream
+        parser = HTTPRequestParser(limits: server.configuration.limits)
+        pipelineLimit = max(64 * 1024, server.configuration.limits.maxHeaderBytes)
+        stream.writeStallTimeout = Monotonic.nanoseconds(server.configuration.writeTimeout)
+    }
+
+    private var configuration: HTTPServerConfiguration { server.configuration }
+
+    /// The loop this connection lives on.
+    var streamLoop: EventLoop { stream.loop }
+
+    // MARK: - StreamHandler
+
+    func streamActive(_ stream: StreamConnection) {
+        // Before the first byte of a request only the idle timeout applies.
+        stream.deadline = Monotonic.now() &+ Monotonic.nanoseconds(configuration.idleTimeout)
+    }
+
+    func streamReceived(_ stream: StreamConnection) {
+        processInbound()
+    }
+
+    func streamReadClosed(_ stream: StreamConnection) {
+        readClosed = true
+        // A client may half-close after its last request: finish answering, then close.
+        if !inFlight { stream.closeAfterFlush() }
+    }
+
+    func streamDeadlineExpired(_ stream: StreamConnection) {
+        switch lastPhase {
+        case .idle: stream.close(error: .timeout)
+        case .head, .body:
+            // 408 tells a live but slow client why (RFC 9110 §15.5.9); then the connection ends.
+            var out: [UInt8] = []
+            HTTPResponse.text(408, "request not received in time\n").serialize(into: &out, keepAlive: false)
+            stream.write(out)
+            stream.closeAfterFlush(linger: true, lingerTimeout: configuration.lingerTimeout)
+        }
+    }
+
+    func streamClosed(_ stream: StreamConnection, error: NetError?) {
+        if webSocket == nil { server.connectionClosed(id) }
+    }
+
+    // MARK: - Requests
+
+    private func processInbound() {
+        while !inFlight, !stream.isClosed, webSocket == nil {
+            let request: HTTPRequest
+            do {
+                guard let next = try parser.next(from: &stream.inbound) else {
+                    trackPhase()
+                    if readClosed { stream.closeAfterFlush() }
+                    return
+                }
+                request = next
+            } catch {
+                reject(error)
+                return
+            }
+            lastPhase = .idle
+            sentContinue = false
+            handle(request)
+        }
+        if inFlight, stream.inbound.readableBytes > pipelineLimit { stream.setReading(false) }
+    }
+
+    /// Moves the read deadline when the parser enters a new phase; deadlines are absolute, so a
+    /// client dripping bytes cannot extend them.
+    private func trackPhase() {
+        let phase = parser.phase
+        let now = Monotonic.now()
+        switch (lastPhase, phase) {
+        case (.idle, .head):
+            stream.deadline = now &+ Monotonic.nanoseconds(configuration.headerTimeout)
+        case (.idle, .body), (.head, .body):
+            stream.deadline = now &+ Monotonic.nanoseconds(configuration.bodyTimeout)
+        default:
+            break
+        }
+        if case .body(_, true) = phase, !sentContinue {
+            sentContinue = true
+            stream.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        }
+        lastPhase = phase
+    }
+
+    private func handle(_ incoming: HTTPRequest) {
+        var request = incoming
+        request.remoteAddress = stream.remoteAddress
+        inFlight = true
+        stream.deadline = nil
+        switch WebSocketHandshake.check(request) {
+        case .notUpgrade:
+            break
+        case .invalid(let response):
+            respond(response, to: request)
+            return
+        case .valid(let key):
+            startUpgrade(request, key: key)
+            return
+        }
+        if let response = server.delegate.respondImmediately(to: request) {
+            respond(response, to: request)
+            return
+        }
+        let delegate = server.delegate
+        let loop = stream.loop
+        let pending = request
+        Task {
+            let response = await delegate.respond(to: pending)
+            loop.execute { self.respond(response, to: pending) }
+        }
+    }
+
+    private func respond(_ response: HTTPResponse, to request: HTTPRequest) {
+        guard !stream.isClosed else { return }
+        let keepAlive = request.wantsKeepAlive && !shuttingDown && !readClosed
+        var out: [UInt8] = []
+        response.serialize(into: &out, keepAlive: keepAlive, headOnly: request.method == "HEAD")
+        stream.write(out)
+        inFlight = false
+        guard keepAlive else {
+            stream.closeAfterFlush(linger: true, lingerTimeout: configuration.lingerTimeout)
+            return
+        }
+        stream.deadline = Monotonic.now() &+ Monotonic.nanoseconds(configuration.idleTimeout)
+        stream.setReading(true)
+        processInbound()
+    }
+
+    /// Answers a request the parser refused, then closes: the stream cannot be resynchronised.
+    private func reject(_ error: HTTPParserError) {
+        var out: [UInt8] = []
+        HTTPResponse.text(error.status, error.description + "\n").serialize(into: &out, keepAlive: false)
+        stream.inbound.clear()
+        stream.write(out)
+        stream.closeAfterFlush(linger: true, lingerTimeout: configuration.lingerTimeout)
+    }
+
+    // MARK: - WebSocket upgrade
+
+    private func startUpgrade(_ request: HTTPRequest, key: String) {
+        let delegate = server.delegate
+        let loop = stream.loop
+        Task {
+            let decision = await delegate.upgrade(request)
+            loop.execute { self.finishUpgrade(request, key: key, decision: decision) }
+        }
+    }
+
+    private func finishUpgrade(_ request: HTTPRequest, key: String, decision: WebSocketUpgradeDecision) {
+        guard !stream.isClosed else { return }
+        switch decision {
+        case .reject(let response):
+            respond(response, to: request)
+        case .accept(let acceptance):
+            if shuttingDown {
+                respond(.text(503, "server shutting down\n"), to: request)
+                return
+            }
+            stream.write(WebSocketHandshake.acceptResponse(key: key, subprotocol: acceptance.subprotocol, extraHeaders: acceptance.headers))
+            let handler = WebSocketHandler(role: .server, configuration: acceptance.configuration ?? configuration.webSocket)
+            let socket = WebSocket(handler: handler, loop: stream.loop, remoteAddress: stream.remoteAddress, upgradeRequest: request, responseHeaders: acceptance.headers, subprotocol: acceptance.subprotocol)
+            handler.socket = socket
+            let server = self.server, id = self.id
+            handler.onClosed = { server.connectionClosed(id) }
+            webSocket = handler
+            inFlight = false
+            acceptance.onOpen(socket)
+            handler.attach(to: stream)
+        }
+    }
+
+    // MARK: - Shutdown
+
+    /// Stop taking requests: close if idle, otherwise answer the one in progress with
+    /// `Connection: close`. WebSockets get a Close 1001 (going away).
+    func beginShutdown() {
+        shuttingDown = true
+        if let webSocket {
+            webSocket.close(code: .goingAway, reason: "server shutting down")
+            return
+        }
+        if !inFlight, parser.phase == .idle, stream.inbound.isEmpty { stream.close() }
+    }
+
+    /// Grace period over: drop the connection.
+    func forceClose() {
+        stream.close(error: .timeout)
+    }
+}

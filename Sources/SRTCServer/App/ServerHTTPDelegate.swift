@@ -1,0 +1,43 @@
+import Foundation
+import RTCNet
+import SRTCProtocol
+
+/// Connects the HTTP server to the API router (fast path on the I/O thread where possible) and
+/// the signaling WebSocket endpoint.
+struct ServerHTTPDelegate: HTTPServerDelegate {
+    static let signalingPath = "/rtc/v1/ws"
+
+    let router: APIRouter
+    let manager: ChannelManager
+    let apps: AppStore
+    let limits: ChannelLimits
+    let metrics: Metrics
+
+    func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
+        router.handleImmediately(request)
+    }
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        await router.handle(request)
+    }
+
+    func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision {
+        let now = Int64(Date().timeIntervalSince1970)
+        guard request.path == Self.signalingPath else {
+            return .reject(APIRouter.error(.notFound, "no WebSocket endpoint at \(request.path)", now: now))
+        }
+        let token = request.queryParameter("token")
+        if let token, !token.isEmpty {
+            do {
+                _ = try AccessToken.verify(token, now: now) { [apps] in apps.app(id: $0)?.appKey }
+            } catch {
+                metrics.recordAuthFailure(cause: error.code.name)
+                return .reject(APIRouter.error(error.code, "token refused: \(error)", now: now))
+            }
+        }
+        let configuration = WebSocketConfiguration(maxMessageSize: limits.maxSignalMessageBytes, pingInterval: .seconds(15))
+        return .accept(configuration: configuration) { [manager, apps, limits, metrics] socket in
+            SignalingSession(socket: socket, manager: manager, apps: apps, limits: limits, preverifiedToken: token, metrics: metrics).start()
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import SRTCProtocol
+import Synchronization
+
+/// Every live channel of every app. Creates a room on its first join and forgets it when the
+/// last user leaves; answers the server API's channel routes.
+public final class ChannelManager: Sendable {
+    private let rooms = Mutex<[ChannelKey: ChannelRoom]>([:])
+    let limits: ChannelLimits
+    let mediaFactory: (@Sendable (ChannelKey) -> RoomMedia?)
+    let events: ChannelEventSink
+
+    init(limits: ChannelLimits, events: ChannelEventSink, mediaFactory: @escaping @Sendable (ChannelKey) -> RoomMedia?) {
+        self.limits = limits
+        self.events = events
+        self.mediaFactory = mediaFactory
+    }
+
+    /// The room of `key`, created when absent.
+    func room(for key: ChannelKey) -> ChannelRoom {
+        let (room, created) = rooms.withLock { rooms -> (ChannelRoom, Bool) in
+            if let r = rooms[key] { return (r, false) }
+            let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self))
+            rooms[key] = r
+            return (r, true)
+        }
+        if created { events.channelCreated(key) }
+        return room
+    }
+
+    /// The room of `key` if it exists.
+    func existingRoom(_ key: ChannelKey) -> ChannelRoom? {
+        rooms.withLock { $0[key] }
+    }
+
+    /// Channels of `appId`, sorted by name.
+    func rooms(of appId: String) -> [ChannelRoom] {
+        rooms.withLock { $0.filter { $0.key.appId == appId }.sorted { $0.key.name < $1.key.name }.map(\.value) }
+    }
+
+    /// Number of live channels (metrics).
+    var count: Int { rooms.withLock { $0.count } }
+
+    fileprivate func forgetIfEmpty(_ key: ChannelKey) {
+        Task {
+            guard let room = existingRoom(key), await room.closeIfEmpty() else { return }
+            let removed = rooms.withLock { rooms -> Bool in
+                guard rooms[key] === room else { return false }
+                rooms[key] = nil
+                return true
+            }
+            if removed { events.channelClosed(key) }
+        }
+    }
+
+    /// Joins `key`, retrying on a fresh room when the one found closed itself meanwhile (it emptied
+    /// between lookup and join).
+    func join(_ key: ChannelKey, _ request: JoinRequest, claims: TokenClaims, connection: SignalConnection) async
+        -> Result<(ChannelRoom, JoinResponse), SignalError> {
+        for _ in 0..<3 {
+            let room = room(for: key)
+            switch await room.join(request, claims: claims, connection: connection) {
+            case .success(let response): return .success((room, response))
+            case .failure(let error) where error == ChannelRoom.closedError:
+                rooms.withLock { if $0[key] === room { $0[key] = nil } }
+                continue
+            case .failure(let error): return .failure(error)
+            }
+        }
+        return .failure(SignalError(.internalError, "channel is closing; retry"))
+    }
+
+    /// Ends every session (server shutdown).
+    func closeAll() async {
+        for room in rooms.withLock({ Array($0.values) }) { await room.close(reason: .serverShutdown) }
+    }
+
+    private struct RoomObserverAdapter: RoomObserver {
+        weak let manager: ChannelManager?
+        func userJoined(room: ChannelKey, uid: String) { manager?.events.userJoined(room, uid: uid) }
+        func userLeft(room: ChannelKey, uid: String, reason: DisconnectReason) { manager?.events.userLeft(room, uid: uid, reason: reason) }
+        func sessionResumed(room: ChannelKey, uid: String) {}
+        func trackPublished(room: ChannelKey, uid: String, track: TrackInfo) { manager?.events.trackPublished(room, uid: uid, track: track) }
+        func trackUnpublished(room: ChannelKey, uid: String, track: TrackInfo) { manager?.events.trackUnpublished(room, uid: uid, track: track) }
+        func roomBecameEmpty(_ room: ChannelKey) { manager?.forgetIfEmpty(room) }
+    }
+}
+
+/// Lifecycle events of channels (the webhook dispatcher implements it).
+protocol ChannelEventSink: Sendable {
+    func channelCreated(_ key: ChannelKey)
+    func channelClosed(_ key: ChannelKey)
+    func userJoined(_ key: ChannelKey, uid: String)
+    func userLeft(_ key: ChannelKey, uid: String, reason: DisconnectReason)
+    func trackPublished(_ key: ChannelKey, uid: String, track: TrackInfo)
+    func trackUnpublished(_ key: ChannelKey, uid: String, track: TrackInfo)
+}

@@ -1,0 +1,49 @@
+import SRTCProtocol
+
+/// One user's session in a channel. Owned and mutated only by its `ChannelRoom` actor.
+final class Participant {
+    let uid: String
+    /// Changes when the same uid joins again (the older session is replaced, not resumed).
+    let sessionId: String
+    var grant: ChannelGrant
+    var nickname: String?
+    var custom: String?
+    let joinedAt: Int64
+    /// The live signaling connection; `nil` while the session waits in its grace period.
+    var connection: SignalConnection?
+    /// When the connection dropped (Unix ms), while in the grace period.
+    var disconnectedAt: Int64?
+    /// Ends the session when the grace period passes without a resume.
+    var graceTask: Task<Void, Never>?
+    /// Ends the session when the token expires.
+    var expiryTask: Task<Void, Never>?
+    /// Track ids I publish, in publish order.
+    var publishedTrackIds: [String] = []
+    /// Remote track id → requested layer desc (nil = best).
+    var subscriptions: [String: String?] = [:]
+    /// The media side (publish and subscribe transports), created on first use.
+    var media: ParticipantMedia?
+
+    init(uid: String, sessionId: String, grant: ChannelGrant, nickname: String?, custom: String?, joinedAt: Int64, connection: SignalConnection) {
+        self.uid = uid
+        self.sessionId = sessionId
+        self.grant = grant
+        self.nickname = nickname
+        self.custom = custom
+        self.joinedAt = joinedAt
+        self.connection = connection
+    }
+
+    /// Sends to the live connection, if any (events during the grace period are dropped; the
+    /// resume response carries the current state instead).
+    func send(_ event: ServerEvent) {
+        connection?.send(event: event)
+    }
+
+    func cancelTimers() {
+        graceTask?.cancel()
+        graceTask = nil
+        expiryTask?.cancel()
+        expiryTask = nil
+    }
+}

@@ -1,0 +1,41 @@
+import SRTCProtocol
+
+/// The media side of one participant: its publish and subscribe transports on the SFU, and the
+/// SDP negotiation that configures them. The room calls it from its actor; implementations
+/// hop to the SFU's I/O thread themselves.
+protocol ParticipantMedia: AnyObject, Sendable {
+    /// Answers a publish-transport offer that adds `tracks` (with server ids assigned in `trackIds`, by mid).
+    func publish(offer: String, tracks: [PublishTrack], trackIds: [String: String]) async throws(SignalError) -> String
+    /// Stops forwarding a track this participant published; with `offer`, answers the renegotiation.
+    func unpublish(trackId: String, offer: String?) async throws(SignalError) -> String?
+    /// Sets a published track's mute state (a muted track forwards nothing).
+    func setMuted(trackId: String, muted: Bool) async
+    /// Starts forwarding `track` (published by `publisher`) to this participant at `layer`.
+    func subscribe(to track: TrackInfo, of publisher: ParticipantMedia, layer: String?) async throws(SignalError)
+    /// Changes the layer of a subscription.
+    func setLayer(trackId: String, layer: String?) async throws(SignalError)
+    /// Stops forwarding a subscription.
+    func unsubscribe(trackId: String) async
+    /// Applies the answer to subscribe-transport offer `revision`.
+    func applySubscriberAnswer(sdp: String, revision: Int) async throws(SignalError)
+    /// ICE restart of a transport; returns the publish answer when `transport` is `.publish`.
+    func restartICE(_ transport: TransportRole, offer: String?) async throws(SignalError) -> String?
+    /// Closes both transports.
+    func close() async
+}
+
+/// Creates the media side of participants of one channel (one SFU router per channel).
+protocol RoomMedia: AnyObject, Sendable {
+    /// The media side of a new participant; `events` receives its offers and media events.
+    func makeParticipant(uid: String, events: ParticipantMediaEvents) async -> ParticipantMedia
+    /// Releases the router.
+    func close() async
+}
+
+/// What the media side tells the room (called from any context; the room hops to its actor).
+protocol ParticipantMediaEvents: AnyObject, Sendable {
+    /// The subscribe transport needs (re)negotiation: send this offer.
+    func subscriberOffer(uid: String, sdp: String, revision: Int)
+    /// A simulcast layer switch took effect for one of `uid`'s subscriptions.
+    func layerSwitched(uid: String, info: LayerSwitchedInfo)
+}

@@ -1,0 +1,22 @@
+import SRTCProtocol
+
+/// The sending side of one client's signaling WebSocket, as the channel layer sees it.
+/// Implementations are thread-safe; `send` never blocks (it queues).
+public protocol SignalConnection: AnyObject, Sendable {
+    /// Queues one text message.
+    func send(text: String)
+    /// Sends a close frame with `code` and closes.
+    func close(code: UInt16, reason: String)
+}
+
+extension SignalConnection {
+    /// Encodes and queues a server message.
+    func send(_ message: ServerMessage) {
+        send(text: SignalCodec.encode(message))
+    }
+
+    /// Queues an event.
+    func send(event: ServerEvent) {
+        send(.event(event))
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import RTCNet
+import SRTCProtocol
+import Synchronization
+
+/// One client's signaling WebSocket (docs/protocol.md): admits it with `join`, then forwards its
+/// requests to its channel room in arrival order and answers each.
+final class SignalingSession: Sendable {
+    private struct State {
+        var room: ChannelRoom?
+        var uid: String?
+        var sessionId: String?
+        var left = false
+        var badMessages: [Double] = []
+    }
+
+    private let socket: WebSocket
+    private let connection: WebSocketSignalConnection
+    private let manager: ChannelManager
+    private let apps: AppStore
+    private let limits: ChannelLimits
+    private let preverifiedToken: String?
+    private let metrics: Metrics
+    private let state = Mutex(State())
+
+    init(socket: WebSocket, manager: ChannelManager, apps: AppStore, limits: ChannelLimits, preverifiedToken: String?, metrics: Metrics) {
+        self.socket = socket
+        self.connection = WebSocketSignalConnection(socket: socket)
+        self.manager = manager
+        self.apps = apps
+        self.limits = limits
+        self.preverifiedToken = preverifiedToken
+        self.metrics = metrics
+    }
+
+    /// Starts reading; returns at once. The session lives until the socket closes.
+    func start() {
+        let messages = socket.messages
+        Task {
+            let joinTimeout = Task { [self] in
+                try? await Task.sleep(for: .seconds(limits.joinTimeoutSeconds))
+                guard !Task.isCancelled, state.withLock({ $0.room == nil }) else { return }
+                socket.close(code: .policyViolation, reason: "no join within \(limits.joinTimeoutSeconds) s")
+            }
+            for await message in messages {
+                guard case .text(let text) = message else {
+                    badMessage("binary messages are not part of the protocol")
+                    continue
+                }
+                await receive(text)
+            }
+            joinTimeout.cancel()
+            await socketClosed()
+        }
+    }
+
+    private func receive(_ text: String) async {
+        let request: ClientRequest
+        do {
+            request = try SignalCodec.decodeClientRequest(text, maxBytes: limits.maxSignalMessageBytes)
+        } catch {
+            if let id = error.requestId {
+                respond(id: id, type: typeName(of: text) ?? "unknown", .failure(SignalError(.malformedBody, error.description)))
+            }
+            badMessage(error.description)
+            return
+        }
+        let (room, uid, sessionId) = state.withLock { ($0.room, $0.uid, $0.sessionId) }
+        guard let room, let uid, let sessionId else {
+            guard case .join(let join) = request.body else {
+                respond(id: request.id, type: request.body.typeName, .failure(SignalError(.wrongState, "send join first")))
+                return
+            }
+            await handleJoin(join, id: request.id)
+            return
+        }
+        let result = await room.handle(request, uid: uid, sessionId: sessionId, connection: connection)
+        respond(id: request.id, type: request.body.typeName, result)
+        if case .leave = request.body, case .success = result {
+            state.withLock { $0.left = true }
+            socket.close(code: .normalClosure, reason: "left")
+        }
+    }
+
+    private func handleJoin(_ join: JoinRequest, id: Int) async {
+        let now = Int64(Date().timeIntervalSince1970)
+        let token = join.token.isEmpty ? (preverifiedToken ?? "") : join.token
+        let claims: TokenClaims
+        do {
+            claims = try AccessToken.verify(token, now: now) { [apps] in apps.app(id: $0)?.appKey }
+        } catch {
+            metrics.recordAuthFailure(cause: error.code.name)
+            respond(id: id, type: "join", .failure(SignalError(error.code, "token refused: \(error)")))
+            socket.close(code: .policyViolation, reason: error.code.name)
+            return
+        }
+        guard let grant = claims.grant, Identifier.isValid(grant.channel), Identifier.isValid(claims.sub) else {
+            respond(id: id, type: "join", .failure(SignalError(.invalidToken, "token has no valid channel grant")))
+            socket.close(code: .policyViolation, reason: "invalid_token")
+            return
+        }
+        guard join.protocolVersion == signalingProtocolVersion else {
+            respond(id: id, type: "join", .failure(SignalError(.invalidParameter, "protocol \(join.protocolVersion) is not supported; this server speaks \(signalingProtocolVersion)")))
+            return
+        }
+        let key = ChannelKey(appId: claims.iss, name: grant.channel)
+        switch await manager.join(key, join, claims: claims, connection: connection) {
+        case .success(let (room, response)):
+            state.withLock {
+                $0.room = room
+                $0.uid = response.me.uid
+                $0.sessionId = response.sessionId
+            }
+            respond(id: id, type: "join", .success(.joined(response)))
+        case .failure(let error):
+            respond(id: id, type: "join", .failure(error))
+        }
+    }
+
+    private func socketClosed() async {
+        let (room, uid, sessionId, left) = state.withLock { ($0.room, $0.uid, $0.sessionId, $0.left) }
+        guard let room, let uid, let sessionId, !left else { return }
+        await room.connectionLost(uid: uid, sessionId: sessionId, connection: connection)
+    }
+
+    private func respond(id: Int, type: String, _ result: Result<ResponseData, SignalError>) {
+        connection.send(.response(id: id, Response(type: type, result: result)))
+    }
+
+    /// Counts malformed messages; too many in 10 s closes the session with 1008.
+    private func badMessage(_ why: String) {
+        let now = Date().timeIntervalSince1970
+        let count = state.withLock { s -> Int in
+            s.badMessages = s.badMessages.filter { now - $0 < 10 } + [now]
+            return s.badMessages.count
+        }
+        metrics.recordAuthFailure(cause: "malformed_signal")
+        if count > limits.maxBadMessagesPer10s {
+            socket.close(code: .policyViolation, reason: "too many malformed messages")
+        }
+    }
+
+    /// The `type` of a message that failed to decode, to echo in the error response.
+    private func typeName(of text: String) -> String? {
+        struct Probe: Decodable { var type: String }
+        return try? JSONDecoder().decode(Probe.self, from: Data(text.utf8)).type
+    }
+}
+
+/// `SignalConnection` over an RTCNet WebSocket.
+final class WebSocketSignalConnection: SignalConnection {
+    let socket: WebSocket
+    init(socket: WebSocket) { self.socket = socket }
+    func send(text: String) { socket.send(text: text) }
+    func close(code: UInt16, reason: String) { socket.close(code: WebSocketCloseCode(rawValue: code), reason: reason) }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import RTCCrypto
+import SRTCProtocol
+import Synchronization
+
+/// Sends channel lifecycle events to the customer's backend (docs/webhooks.md): each event is
+/// stored in SQLite first, then POSTed signed like a server-API request (the four headers, keyed
+/// with the app's `app_key`), and retried with exponential backoff until a 2xx answer or the
+/// attempt limit. Stored events survive a restart.
+final class WebhookDispatcher: ChannelEventSink, Sendable {
+    /// Delivers one signed POST and returns the HTTP status (throws on network failure).
+    typealias Poster = @Sendable (_ url: String, _ headers: [(String, String)], _ body: [UInt8]) async throws -> Int
+
+    struct Event: Encodable {
+        var event_id: String
+        var event: String
+        var app_id: String
+        var channel: String
+        var sequence: Int64
+        var timestamp: Int64
+        var data: EventData
+    }
+
+    struct EventData: Encodable {
+        var uid: String?
+        var reason: String?
+        var track: TrackInfo?
+    }
+
+    /// Backoff before attempt n+1, in seconds; the last value repeats until `maxAttempts`.
+    static let backoffSeconds: [Int64] = [1, 2, 4, 8, 16, 32, 60, 120, 300]
+    let maxAttempts: Int
+
+    private let url: String
+    private let database: Database
+    private let apps: AppStore
+    private let post: Poster
+    private let sequences = Mutex<[ChannelKey: Int64]>([:])
+    private let wakeup = Wakeup()
+    private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    init(url: String, database: Database, apps: AppStore, maxAttempts: Int = 10, post: @escaping Poster) {
+        self.url = url
+        self.database = database
+        self.apps = apps
+        self.maxAttempts = maxAttempts
+        self.post = post
+        let wakeup = self.wakeup
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let next = await self?.deliverDue() else { return }
+                // Sleep until the next retry is due or a new event arrives.
+                await wakeup.wait(seconds: next.map { max(0.05, $0) } ?? 3600)
+            }
+        }
+        loop.withLock { $0 = task }
+    }
+
+    /// Stops the delivery loop (pending events stay stored for the next start).
+    func stop() {
+        loop.withLock { $0?.cancel() }
+        wakeup.signal()
+    }
+
+    // MARK: - ChannelEventSink
+
+    func channelCreated(_ key: ChannelKey) { enqueue(key, "channel_created", EventData()) }
+    func channelClosed(_ key: ChannelKey) {
+        enqueue(key, "channel_closed", EventData())
+        sequences.withLock { $0[key] = nil }
+    }
+    func userJoined(_ key: ChannelKey, uid: String) { enqueue(key, "user_joined", EventData(uid: uid)) }
+    func userLeft(_ key: ChannelKey, uid: String, reason: DisconnectReason) { enqueue(key, "user_left", EventData(uid: uid, reason: reason.rawValue)) }
+    func trackPublished(_ key: ChannelKey, uid: String, track: TrackInfo) { enqueue(key, "track_published", EventData(uid: uid, track: track)) }
+    func trackUnpublished(_ key: ChannelKey, uid: String, track: TrackInfo) { enqueue(key, "track_unpublished", EventData(uid: uid, track: track)) }
+
+    // MARK: - Internals
+
+    private func enqueue(_ key: ChannelKey, _ name: String, _ data: EventData) {
+        let sequence = sequences.withLock { s -> Int64 in
+            let next = (s[key] ?? 0) + 1
+            s[key] = next
+            return next
+        }
+        let now = unixMilliseconds()
+        let event = Event(event_id: "EV_" + SecureRandom.string(count: 20), event: name, app_id: key.appId, channel: key.name,
+                          sequence: sequence, timestamp: now, data: data)
+        do {
+            try database.query(
+                "INSERT INTO webhook_deliveries (event_id, app_id, channel, sequence, event, body, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [.text(event.event_id), .text(key.appId), .text(key.name), .integer(sequence), .text(name),
+                 .blob(JSONBody.encode(event)), .integer(now), .integer(now)])
+        } catch {
+            Log.error("webhook", "cannot store \(name) for \(key): \(error)")
+            return
+        }
+        wakeup.signal()
+    }
+
+    /// Attempts every due delivery once; returns seconds until the next one is due (`.some(nil)`: none pending).
+    private func deliverDue() async -> Double?? {
+        let now = unixMilliseconds()
+        let due = (try? database.query(
+            "SELECT event_id, app_id, body, attempts FROM webhook_deliveries WHERE delivered_at IS NULL AND attempts < ? AND next_attempt_at <= ? ORDER BY created_at, sequence LIMIT 100",
+            [.integer(Int64(maxAttempts)), .integer(now)])) ?? []
+        for row in due {
+            guard let id = row[0].string, let appId = row[1].string, case .blob(let body) = row[2], let attempts = row[3].int else { continue }
+            await attempt(id: id, appId: appId, body: body, attempts: Int(attempts))
+        }
+        let next = try? database.query(
+            "SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE delivered_at IS NULL AND attempts < ?", [.integer(Int64(maxAttempts))])
+        guard let at = next?.first?.first?.int else { return .some(nil) }
+        return .some(Double(at - unixMilliseconds()) / 1000)
+    }
+
+    private func attempt(id: String, appId: String, body: [UInt8], attempts: Int) async {
+        guard let app = apps.app(id: appId) else { return }
+        let path = Self.pathAndQuery(of: url)
+        let headers = RequestSignature.headers(appId: appId, appKey: app.appKey, method: "POST", pathAndQuery: path, body: body,
+                                               timestamp: Int64(Date().timeIntervalSince1970))
+            + [("Content-Type", "application/json")]
+        var status = 0
+        do { status = try await post(url, headers, body) } catch { status = 0 }
+        let now = unixMilliseconds()
+        if (200..<300).contains(status) {
+            _ = try? database.query("UPDATE webhook_deliveries SET delivered_at = ?, attempts = attempts + 1 WHERE event_id = ?", [.integer(now), .text(id)])
+        } else {
+            let delay = Self.backoffSeconds[min(attempts, Self.backoffSeconds.count - 1)]
+            _ = try? database.query("UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ? WHERE event_id = ?",
+                                    [.integer(now + delay * 1000), .text(id)])
+            if attempts + 1 >= maxAttempts { Log.warn("webhook", "giving up on event \(id) after \(attempts + 1) attempts (last status \(status))") }
+        }
+    }
+
+    /// The path and query of an absolute URL (what the signature covers).
+    static func pathAndQuery(of url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return "/" }
+        return String(rest[slash...])
+    }
+}
+
+/// A one-slot signal with timeout: `wait` returns when `signal` is called or the time passes.
+final class Wakeup: Sendable {
+    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func signal() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            defer { s.waiter = nil }
+            if s.waiter == nil { s.pending = true }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait(seconds: Double) async {
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(seconds))
+            guard !Task.isCancelled else { return }
+            self?.signal()
+        }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { s -> Bool in
+                if s.pending { s.pending = false; return true }
+                s.waiter = c
+                return false
+            }
+            if resumeNow { c.resume() }
+        }
+        timer.cancel()
+        state.withLock { $0.pending = false }
+    }
+}

@@ -1,0 +1,230 @@
+import Testing
+import Synchronization
+@testable import RTCNet
+
+/// Starts a server on 127.0.0.1 with a free port, runs `body`, then shuts it down.
+func withServer(
+    _ configuration: HTTPServerConfiguration = .init(loopCount: 2),
+    delegate: any HTTPServerDelegate = EchoDelegate(),
+    _ body: (HTTPServer) async throws -> Void
+) async throws {
+    let server = HTTPServer(configuration: configuration, delegate: delegate)
+    try server.start()
+    do {
+        try await body(server)
+    } catch {
+        await server.shutdown(gracePeriod: .milliseconds(100))
+        throw error
+    }
+    await server.shutdown(gracePeriod: .milliseconds(500))
+}
+
+/// Answers `/sync/...` on the I/O thread and everything else through a Task; echoes the method,
+/// target and body so tests can check what the server parsed.
+struct EchoDelegate: HTTPServerDelegate {
+    func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
+        guard request.path.hasPrefix("/sync") else { return nil }
+        return echo(request)
+    }
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if request.path == "/slow" { try? await Task.sleep(for: .milliseconds(300)) }
+        return echo(request)
+    }
+
+    private func echo(_ request: HTTPRequest) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: ["X-Method": request.method, "X-Target": request.target], body: request.body)
+    }
+}
+
+@Suite struct HTTPServerTests {
+    @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
+        try await withServer { server in
+            #expect(server.port != 0)
+            let client = try RawClient(port: server.port)
+            for i in 0..<5 {
+                let path = i % 2 == 0 ? "/sync/\(i)" : "/async/\(i)"
+                await client.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nab\(i)")
+                let response = try #require(await client.readResponse())
+                #expect(response.status == 200)
+                #expect(response.headers["X-Target"] == path)
+                #expect(response.headers["Connection"] == "keep-alive")
+                #expect(response.body == Array("ab\(i)".utf8))
+            }
+            #expect(server.connectionCount == 1)
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withServer { server in
+            let client = try RawClient(port: server.port)
+            // The slow async one first: the sync ones behind it must still come after it.
+            await client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /sync/a HTTP/1.1\r\nHost: t\r\n\r\nGET /sync/b HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            var targets: [String] = []
+            for _ in 0..<3 { if let target = await client.readResponse()?.headers["X-Target"] { targets.append(target) } }
+            #expect(targets == ["/slow", "/sync/a", "/sync/b"])
+            #expect(await client.waitForClose())
+        }
+    }
+
+    @Test func http10ClosesUnlessKeepAliveIsAsked() async throws {
+        try await withServer { server in
+            let client = try RawClient(port: server.port)
+            await client.send("GET /sync HTTP/1.0\r\n\r\n")
+            let response = try #require(await client.readResponse())
+            #expect(response.headers["Connection"] == "close")
+            #expect(await client.waitForClose())
+        }
+    }
+
+    @Test func headRequestGetsLengthButNoBody() async throws {
+        try await withServer(delegate: HTTPClosureDelegate { _ in .text(200, "twelve bytes") }) { server in
+            let client = try RawClient(port: server.port)
+            await client.send("HEAD / HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n")
+            let head = try #require(await client.readResponse(method: "HEAD"))
+            #expect(head.headers["Content-Length"] == "12")
+            #expect(head.body.isEmpty)
+            #expect(await client.readResponse()?.body == Array("twelve bytes".utf8))
+        }
+    }
+
+    static let errorCases: [(String, Int)] = [
+        ("garbage\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nBad Header: x\r\n\r\n", 400),
+        ("GET / HTTP/3.0\r\nHost: t\r\n\r\n", 505),
+        ("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 2000\r\n\r\n", 413),
+        ("GET / HTTP/1.1\r\nHost: t\r\n" + (0..<200).map { "X-\($0): v\r\n" }.joined() + "\r\n", 431),
+        ("GET / HTTP/1.1\r\nHost: t\r\nX: " + String(repeating: "v", count: 5000) + "\r\n\r\n", 431),
+        ("GET /" + String(repeating: "a", count: 3000) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414),
+        ("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 411),
+        ("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: -5\r\n\r\n", 400),
+    ]
+
+    @Test(arguments: errorCases)
+    func badRequestsGetTheirStatusAndTheConnectionCloses(_ request: String, _ status: Int) async throws {
+        let limits = HTTPRequestParser.Limits(maxRequestLineBytes: 2048, maxHeaderBytes: 4096, maxHeaderCount: 100, maxBodyBytes: 1000)
+        try await withServer(.init(loopCount: 1, limits: limits)) { server in
+            let client = try RawClient(port: server.port)
+            await client.send(request)
+            let response = try #require(await client.readResponse())
+            #expect(response.status == status)
+            #expect(response.headers["Connection"] == "close")
+            #expect(await client.waitForClose())
+        }
+    }
+
+    @Test func headerFloodOfManyKilobytesIsAnswered431WhileTheClientIsStillSending() async throws {
+        try await withServer(.init(loopCount: 1, limits: .init(maxHeaderBytes: 8192))) { server in
+            let client = try RawClient(port: server.port)
+            let flood = "GET / HTTP/1.1\r\nHost: t\r\n" + (0..<20000).map { "X-Flood-\($0): value\r\n" }.joined()
+            await client.send(flood)  // may stop early once the server half-closes; the answer must still arrive
+            #expect(await client.readResponse()?.status == 431)
+        }
+    }
+
+    @Test func expectContinueGets100ThenTheResponse() async throws {
+        try await withServer { server in
+            let client = try RawClient(port: server.port)
+            await client.send("POST /sync HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+            #expect(await client.fill())
+            #expect(client.buffer.readableArray == Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+            client.buffer.clear()
+            await client.send("data")
+            #expect(await client.readResponse()?.body == Array("data".utf8))
+        }
+    }
+
+    @Test func slowHeaderIsTimedOutWith408() async throws {
+        try await withServer(.init(loopCount: 1, headerTimeout: .milliseconds(200))) { server in
+            let client = try RawClient(port: server.port)
+            await client.send("GET / HTTP/1.1\r\nHost: t\r\n")  // never finishes the head
+            let started = ContinuousClock.now
+            #expect(await client.readResponse()?.status == 408)
+            #expect(await client.waitForClose())
+            #expect(ContinuousClock.now - started < .seconds(2))
+        }
+    }
+
+    @Test func slowBodyIsTimedOut() async throws {
+        try await withServer(.init(loopCount: 1, bodyTimeout: .milliseconds(200))) { server in
+            let client = try RawClient(port: server.port)
+            await client.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc")
+            #expect(await client.readResponse()?.status == 408)
+            #expect(await client.waitForClose())
+        }
+    }
+
+    @Test func idleKeepAliveConnectionIsClosed() async throws {
+        try await withServer(.init(loopCount: 1, idleTimeout: .milliseconds(200))) { server in
+            let client = try RawClient(port: server.port)
+            await client.send("GET /sync HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await client.readResponse()?.status == 200)
+            let started = ContinuousClock.now
+            #expect(await client.waitForClose())
+            #expect(ContinuousClock.now - started < .seconds(2))
+            // A connection that never sends anything is closed by the same timeout.
+            let silent = try RawClient(port: server.port)
+            #expect(await silent.waitForClose())
+        }
+    }
+
+    @Test func aBadClientNeverDisturbsAConcurrentGoodOne() async throws {
+        try await withServer(.init(loopCount: 1, headerTimeout: .milliseconds(300))) { server in
+            let good = try RawClient(port: server.port)
+            let slow = try RawClient(port: server.port)
+            let garbage = try RawClient(port: server.port)
+            await slow.send("GET / HTTP/1.1\r\nHo")            // stalls mid-head
+            await garbage.send([0x00, 0xFF, 0x13, 0x37, 0x0D, 0x0A, 0x0D, 0x0A])
+            for i in 0..<20 {
+                await good.send("GET /sync/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(await good.readResponse()?.headers["X-Target"] == "/sync/\(i)")
+            }
+            #expect(await garbage.readResponse()?.status == 400)
+            #expect(await slow.readResponse()?.status == 408)
+            await good.send("GET /sync/after HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await good.readResponse()?.status == 200)
+        }
+    }
+
+    @Test func halfClosedClientStillGetsItsAnswer() async throws {
+        try await withServer { server in
+            let client = try RawClient(port: server.port)
+            await client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+            client.shutdownWrite()
+            #expect(await client.readResponse()?.headers["X-Target"] == "/slow")
+            #expect(await client.waitForClose())
+        }
+    }
+
+    @Test func gracefulShutdownFinishesInFlightRequestsAndClosesIdleOnes() async throws {
+        let server = HTTPServer(configuration: .init(loopCount: 2), delegate: EchoDelegate())
+        try server.start()
+        let port = server.port
+        let idle = try RawClient(port: port)
+        await idle.send("GET /sync HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(await idle.readResponse()?.status == 200)
+        let busy = try RawClient(port: port)
+        await busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(50))
+        async let stopped: Void = server.shutdown(gracePeriod: .seconds(3))
+        // The in-flight request completes, marked as the connection's last.
+        let response = try #require(await busy.readResponse())
+        #expect(response.headers["X-Target"] == "/slow")
+        #expect(response.headers["Connection"] == "close")
+        #expect(await busy.waitForClose())
+        #expect(await idle.waitForClose())
+        await stopped
+        #expect(server.connectionCount == 0)
+        #expect((try? RawClient(port: port)) == nil)  // no longer accepting
+    }
+
+    @Test func pollBackendServesToo() async throws {
+        try await withServer(.init(loopCount: 1, backend: .poll)) { server in
+            let client = try RawClient(port: server.port)
+            for i in 0..<3 {
+                await client.send("GET /async/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(await client.readResponse()?.headers["X-Target"] == "/async/\(i)")
+            }
+        }
+    }
+}
