@@ -145,6 +145,8 @@ public final class HTTPServer: Sendable {
                 return
             }
             stream.handler = connection
+            // Covers the TLS handshake; a plain connection moves to the idle timeout once active.
+            stream.deadline = Monotonic.now() &+ Monotonic.nanoseconds(configuration.headerTimeout)
             stream.start()
         }
         if loop.inEventLoop { accept() } else { loop.execute(accept) }
