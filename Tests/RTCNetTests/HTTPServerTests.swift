@@ -227,6 +227,24 @@ struct EchoDelegate: HTTPServerDelegate {
         #expect((try? RawClient(port: port)) == nil)  // no longer accepting
     }
 
+    @Test func connectionsPastTheLimitAreClosedAtOnce() async throws {
+        try await withServer(.init(loopCount: 1, maxConnections: 2)) { server in
+            let first = try RawClient(port: server.port)
+            let second = try RawClient(port: server.port)
+            await first.send("GET /sync/1 HTTP/1.1\r\nHost: t\r\n\r\n")
+            await second.send("GET /sync/2 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await first.readResponse()?.status == 200)
+            #expect(await second.readResponse()?.status == 200)
+            let third = try RawClient(port: server.port)
+            #expect(await third.waitForClose())
+            first.close()
+            while server.connectionCount > 1 { try await Task.sleep(for: .milliseconds(5)) }
+            let fourth = try RawClient(port: server.port)
+            await fourth.send("GET /sync/4 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await fourth.readResponse()?.status == 200)
+        }
+    }
+
     @Test func pollBackendServesToo() async throws {
         try await withServer(.init(loopCount: 1, backend: .poll)) { server in
             let client = try RawClient(port: server.port)

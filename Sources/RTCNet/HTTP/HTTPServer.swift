@@ -134,7 +134,7 @@ public final class HTTPServer: Sendable {
             }
             let stream = StreamConnection(loop: loop, fd: fd, remoteAddress: remote, tls: session, connecting: false)
             let registered: HTTPServerConnection? = state.withLock { state in
-                guard !state.stopping else { return nil }
+                guard !state.stopping, state.connections.count < configuration.maxConnections else { return nil }
                 let connection = HTTPServerConnection(id: state.nextID, server: self, stream: stream)
                 state.nextID += 1
                 state.connections[connection.id] = connection
