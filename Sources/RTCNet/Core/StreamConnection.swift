@@ -26,6 +26,8 @@ final class StreamConnection: Selectable, @unchecked Sendable {
     var outbound = ByteBuffer()
     private let tls: TLSSession?
     private var readingEnabled = true
+    /// What the poller watches now.
+    private var interest = (read: false, write: false)
     private var readClosed = false
     private var closeWhenFlushed = false
     private var lingerWhenFlushed = false
@@ -59,6 +61,7 @@ final class StreamConnection: Selectable, @unchecked Sendable {
     func start() {
         do {
             try loop.register(fd, self, read: state != .connecting, write: state == .connecting)
+            interest = (state != .connecting, state == .connecting)
         } catch {
             Sockets.close(fd)
             state = .closed
@@ -292,12 +295,14 @@ final class StreamConnection: Selectable, @unchecked Sendable {
     }
 
     private func finishFlushClose() {
-        guard state != .closed else { return }
+        guard state != .closed, state != .lingering else { return }
         if lingerWhenFlushed && !readClosed {
             if let tls {
+                // close_notify, best effort: the peer is about to see our FIN anyway.
                 tls.shutdown()
                 tls.drain(into: &outbound, scratch: loop.readScratch)
                 outbound.withReadableBytes { _ = Sockets.write(fd, $0) }
+                outbound.clear()
             }
             state = .lingering
             Sockets.shutdownWrite(fd)
@@ -319,10 +324,14 @@ final class StreamConnection: Selectable, @unchecked Sendable {
         }
     }
 
+    /// Tells the poller what to watch, only when it changed: an epoll_ctl per response would cost
+    /// as much as the write itself.
     private func updateInterest() {
         guard state != .closed, fd >= 0 else { return }
         let read = state != .connecting && readingEnabled && !readClosed
         let write = state == .connecting || !outbound.isEmpty
+        guard read != interest.read || write != interest.write else { return }
+        interest = (read, write)
         loop.setInterest(fd, read: read, write: write)
     }
 }
