@@ -13,6 +13,7 @@ import Synchronization
 public final class HTTPServer: Sendable {
     // MARK: - State
 
+    /// The settings given at creation.
     public let configuration: HTTPServerConfiguration
     let delegate: any HTTPServerDelegate
     private let providedGroup: EventLoopGroup?

@@ -32,6 +32,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Serve HTTPS / WSS with this certificate and key; `nil` for plain TCP.
     public var tls: TLSConfiguration?
 
+    /// - Parameters: see the properties of the same names; defaults suit a public server.
     public init(
         host: String = "127.0.0.1",
         port: UInt16 = 0,
