@@ -53,16 +53,38 @@ public struct RTPPacket: Hashable, Sendable {
         self.paddingLength = paddingLength
     }
 
-    /// Copies a validated view into an owned packet.
+    /// Copies a validated view into an owned packet: one allocation for the payload, one for all
+    /// extension values together, one for the element list, and one for CSRCs when present.
     public init(_ view: RTPPacketView) {
         var csrcs: [UInt32] = []
-        csrcs.reserveCapacity(view.csrcCount)
-        for index in 0 ..< view.csrcCount { csrcs.append(view.csrc(at: index)) }
-        var elements: [RTPHeaderExtensionElement] = []
-        for element in view.extensionElements {
-            elements.append(RTPHeaderExtensionElement(id: element.id, value: view.bytes.copyBytes(element.valueRange)))
+        if view.csrcCount > 0 {
+            csrcs.reserveCapacity(view.csrcCount)
+            for index in 0 ..< view.csrcCount { csrcs.append(view.csrc(at: index)) }
         }
         let profile = view.extensionProfile
+        var elements: [RTPHeaderExtensionElement] = []
+        if profile?.hasElements == true {
+            var count = 0
+            var valueBytes = 0
+            for element in view.extensionElements {
+                count += 1
+                valueBytes += element.valueRange.count
+            }
+            if count > 0 {
+                var storage: [UInt8] = []
+                storage.reserveCapacity(valueBytes)
+                for element in view.extensionElements {
+                    storage.append(contentsOf: UnsafeRawBufferPointer(rebasing: view.bytes[element.valueRange]))
+                }
+                elements.reserveCapacity(count)
+                var offset = 0
+                for element in view.extensionElements {
+                    let length = element.valueRange.count
+                    elements.append(RTPHeaderExtensionElement(id: element.id, bytes: storage[offset ..< offset + length]))
+                    offset += length
+                }
+            }
+        }
         self.init(
             marker: view.marker, payloadType: view.payloadType, sequenceNumber: view.sequenceNumber,
             timestamp: view.timestamp, ssrc: view.ssrc, csrcs: csrcs, extensionProfile: profile,
@@ -86,6 +108,11 @@ public struct RTPPacket: Hashable, Sendable {
     /// The value of the first element with `id`.
     public func extensionValue(id: UInt8) -> [UInt8]? {
         extensions.first { $0.id == id }?.value
+    }
+
+    /// The bytes of the first element with `id`, without copying.
+    public func extensionBytes(id: UInt8) -> ArraySlice<UInt8>? {
+        extensions.first { $0.id == id }?.bytes
     }
 
     /// Sets (replacing) or adds the element `id`.

@@ -23,7 +23,12 @@ extension UnsafeRawBufferPointer {
 
     /// Copies `range` out as an array (owned types only; never on the view path).
     func copyBytes(_ range: Range<Int>) -> [UInt8] {
-        Array(UnsafeRawBufferPointer(rebasing: self[range]))
+        guard !range.isEmpty else { return [] }
+        let source = UnsafeRawBufferPointer(rebasing: self[range])
+        return [UInt8](unsafeUninitializedCapacity: source.count) { buffer, count in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: source)
+            count = source.count
+        }
     }
 }
 
@@ -68,6 +73,14 @@ struct ByteWriter {
     mutating func u64(_ value: UInt64) { buffer.put64(value, at: offset); offset += 8 }
 
     mutating func bytes(_ value: [UInt8]) {
+        guard !value.isEmpty else { return }
+        value.withUnsafeBytes { source in
+            UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + source.count]).copyMemory(from: source)
+        }
+        offset += value.count
+    }
+
+    mutating func bytes(_ value: ArraySlice<UInt8>) {
         guard !value.isEmpty else { return }
         value.withUnsafeBytes { source in
             UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + source.count]).copyMemory(from: source)
