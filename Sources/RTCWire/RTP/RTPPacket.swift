@@ -53,8 +53,8 @@ public struct RTPPacket: Hashable, Sendable {
         self.paddingLength = paddingLength
     }
 
-    /// Copies a validated view into an owned packet: one allocation for the payload, one for all
-    /// extension values together, one for the element list, and one for CSRCs when present.
+    /// Copies a validated view into an owned packet: one allocation for the payload, one for the
+    /// element list (values up to 16 bytes are stored inline), one for CSRCs when present.
     public init(_ view: RTPPacketView) {
         var csrcs: [UInt32] = []
         if view.csrcCount > 0 {
@@ -65,23 +65,12 @@ public struct RTPPacket: Hashable, Sendable {
         var elements: [RTPHeaderExtensionElement] = []
         if profile?.hasElements == true {
             var count = 0
-            var valueBytes = 0
-            for element in view.extensionElements {
-                count += 1
-                valueBytes += element.valueRange.count
-            }
+            for _ in view.extensionElements { count += 1 }
             if count > 0 {
-                var storage: [UInt8] = []
-                storage.reserveCapacity(valueBytes)
-                for element in view.extensionElements {
-                    storage.append(contentsOf: UnsafeRawBufferPointer(rebasing: view.bytes[element.valueRange]))
-                }
                 elements.reserveCapacity(count)
-                var offset = 0
                 for element in view.extensionElements {
-                    let length = element.valueRange.count
-                    elements.append(RTPHeaderExtensionElement(id: element.id, bytes: storage[offset ..< offset + length]))
-                    offset += length
+                    elements.append(RTPHeaderExtensionElement(
+                        id: element.id, bytes: UnsafeRawBufferPointer(rebasing: view.bytes[element.valueRange])))
                 }
             }
         }
@@ -110,10 +99,7 @@ public struct RTPPacket: Hashable, Sendable {
         extensions.first { $0.id == id }?.value
     }
 
-    /// The bytes of the first element with `id`, without copying.
-    public func extensionBytes(id: UInt8) -> ArraySlice<UInt8>? {
-        extensions.first { $0.id == id }?.bytes
-    }
+
 
     /// Sets (replacing) or adds the element `id`.
     public mutating func setExtension(id: UInt8, value: [UInt8]) {

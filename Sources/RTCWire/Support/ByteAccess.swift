@@ -80,12 +80,10 @@ struct ByteWriter {
         offset += value.count
     }
 
-    mutating func bytes(_ value: ArraySlice<UInt8>) {
-        guard !value.isEmpty else { return }
-        value.withUnsafeBytes { source in
-            UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + source.count]).copyMemory(from: source)
-        }
-        offset += value.count
+    mutating func bytes(_ source: UnsafeRawBufferPointer) {
+        guard !source.isEmpty else { return }
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + source.count]).copyMemory(from: source)
+        offset += source.count
     }
 
     mutating func zeros(_ count: Int) {
