@@ -30,6 +30,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var httpThreads: Int = 0
     /// Channel and signaling limits (`--max-users-per-channel`, `--max-tracks-per-user`, `--reconnect-grace-seconds`, ...).
     public var limits = ChannelLimits()
+    /// Directory of the web SDK and demo page served at `/` and `/sdk/` (`--web-dir`, `SRTC_WEB_DIR`);
+    /// `nil`: `./web` if it exists, else `<executable dir>/../../web`, else none; empty: none.
+    public var webDir: String?
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
 
@@ -67,6 +70,7 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("reconnect-grace-seconds", "SRTC_RECONNECT_GRACE_SECONDS", "reconnect_grace_seconds", "how long a dropped session may resume (default 20)") { c, v in
             c.limits.reconnectGraceSeconds = try positive(v, "reconnect-grace-seconds")
         },
+        Setting("web-dir", "SRTC_WEB_DIR", "web_dir", "web SDK and demo page directory ('' for none; default ./web or <bin>/../../web)") { c, v in c.webDir = v },
         Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
             guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }
             c.httpThreads = n
