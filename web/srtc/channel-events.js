@@ -1,6 +1,6 @@
 // SRTC web SDK: server events. Each updates the channel's state, then tells the listeners.
 
-import { ConnectionState } from './models.js';
+import { ConnectionState, channelInfo, customMessage, trackInfo, userInfo } from './models.js';
 import { RemoteTrack } from './tracks.js';
 import { serverEnded } from './channel-reconnect.js';
 
@@ -10,15 +10,15 @@ import { serverEnded } from './channel-reconnect.js';
  */
 export function applyFirstJoin(ch, response) {
   ch._sessionId = response.sessionId;
-  ch._info = response.channel;
-  ch._me = response.me;
+  ch._info = channelInfo(response.channel);
+  ch._me = userInfo(response.me);
   ch._graceSeconds = response.reconnectGraceSeconds ?? 20;
   ch._users.clear();
   ch._remoteTracks.clear();
   const held = ch._heldEvents ?? [];
   ch._heldEvents = null;
   ch._setState(ConnectionState.connected);
-  ch.emit('didJoinSucceed', response.channel);
+  ch.emit('didJoinSucceed', ch._info);
   for (const user of response.users ?? []) userJoined(ch, user);
   for (const [type, data] of held) handleEvent(ch, type, data);
 }
@@ -30,8 +30,8 @@ export function handleEvent(ch, type, data) {
     case 'user_updated': userUpdated(ch, data); break;
     case 'user_left': userLeft(ch, data.uid, data.reason); break;
     case 'me_updated':
-      ch._me = data;
-      ch.emit('meDidUpdate', data);
+      ch._me = userInfo(data);
+      ch.emit('meDidUpdate', ch._me);
       break;
     case 'track_added': trackAdded(ch, data.track, data.uid); break;
     case 'track_updated': trackUpdated(ch, data.track, data.uid); break;
@@ -49,10 +49,10 @@ export function handleEvent(ch, type, data) {
       ch.emit('subscriptionDidEnd', data);
       break;
     }
-    case 'message': ch.emit('didReceiveCustomMessage', data); break;
+    case 'message': ch.emit('didReceiveCustomMessage', customMessage(data)); break;
     case 'channel_updated':
-      ch._info = data;
-      ch.emit('didUpdateInfo', data);
+      ch._info = channelInfo(data);
+      ch.emit('didUpdateInfo', ch._info);
       break;
     case 'quality_report': ch.emit('didReceiveQualityReport', data); break;
     case 'connection_quality': ch.emit('didChangeConnectionQuality', data); break;
@@ -70,8 +70,9 @@ export function handleEvent(ch, type, data) {
 
 // MARK: - Users
 
-export function userJoined(ch, user) {
-  if (!user?.uid || user.uid === ch.uid) return;
+export function userJoined(ch, data) {
+  if (!data?.uid || data.uid === ch.uid) return;
+  const user = userInfo(data);
   const existed = ch._users.has(user.uid);
   const tracks = user.tracks ?? [];
   const known = existed ? ch._users.get(user.uid) : null;
@@ -80,9 +81,10 @@ export function userJoined(ch, user) {
   for (const info of tracks) trackAdded(ch, info, user.uid);
 }
 
-export function userUpdated(ch, user) {
-  const known = ch._users.get(user.uid);
+export function userUpdated(ch, data) {
+  const known = ch._users.get(data?.uid);
   if (!known) return;
+  const user = userInfo(data);
   const updated = { ...known, nickname: user.nickname, custom: user.custom };
   ch._users.set(user.uid, updated);
   ch.emit('userDidUpdate', updated);
@@ -98,18 +100,20 @@ export function userLeft(ch, uid, reason) {
 
 // MARK: - Tracks
 
-export function trackAdded(ch, info, uid) {
+export function trackAdded(ch, data, uid) {
   const user = ch._users.get(uid);
-  if (!user || !info?.id || ch._remoteTracks.has(info.id)) return;
+  if (!user || !data?.id || ch._remoteTracks.has(data.id)) return;
+  const info = trackInfo(data);
   if (!user.tracks.some((t) => t.id === info.id)) user.tracks.push(info);
   const track = new RemoteTrack(info);
   ch._remoteTracks.set(info.id, track);
   ch.emit('didAddTrack', user, track);
 }
 
-export function trackUpdated(ch, info, uid) {
+export function trackUpdated(ch, data, uid) {
   const user = ch._users.get(uid);
-  if (!user || !info?.id) return;
+  if (!user || !data?.id) return;
+  const info = trackInfo(data);
   const index = user.tracks.findIndex((t) => t.id === info.id);
   if (index >= 0) user.tracks[index] = info; else user.tracks.push(info);
   let track = ch._remoteTracks.get(info.id);

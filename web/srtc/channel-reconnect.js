@@ -4,7 +4,7 @@
 // A broken media path is restarted with `restart_ice`.
 
 import { ServerErrorCode } from './errors.js';
-import { ConnectionState, DisconnectReason } from './models.js';
+import { ConnectionState, DisconnectReason, channelInfo, userInfo } from './models.js';
 import { handleEvent, trackAdded, trackRemoved, trackUpdated, userJoined, userLeft, userUpdated } from './channel-events.js';
 
 /** Attempts stop this long before the grace period ends, so the last one can still resume. */
@@ -87,7 +87,7 @@ async function attempt(ch, generation) {
   ch._sessionId = response.sessionId;
   ch._graceSeconds = response.reconnectGraceSeconds ?? ch._graceSeconds;
   ch._setState(ConnectionState.connected);
-  ch.emit('didReconnect', response.channel);
+  ch.emit('didReconnect', channelInfo(response.channel));
   catchUp(ch, response);
   for (const [type, data] of held) handleEvent(ch, type, data);
   restartBrokenTransports(ch);
@@ -112,26 +112,29 @@ function fatalReason(error) {
  * does not keep the real reason).
  */
 function catchUp(ch, response) {
-  if (JSON.stringify(ch._info) !== JSON.stringify(response.channel)) {
-    ch._info = response.channel;
-    ch.emit('didUpdateInfo', response.channel);
+  const info = channelInfo(response.channel);
+  if (JSON.stringify(ch._info) !== JSON.stringify(info)) {
+    ch._info = info;
+    ch.emit('didUpdateInfo', info);
   }
-  if (ch._me?.nickname !== response.me.nickname || ch._me?.custom !== response.me.custom) {
-    ch._me = response.me;
-    ch.emit('meDidUpdate', response.me);
+  const me = userInfo(response.me);
+  if (ch._me?.nickname !== me.nickname || ch._me?.custom !== me.custom) {
+    ch._me = me;
+    ch.emit('meDidUpdate', me);
   }
-  const fresh = new Map((response.users ?? []).map((u) => [u.uid, u]));
+  const users = (response.users ?? []).map(userInfo);
+  const fresh = new Map(users.map((u) => [u.uid, u]));
   for (const old of ch.users) {
     const now = fresh.get(old.uid);
     if (!now || now.joinedAt !== old.joinedAt) userLeft(ch, old.uid, DisconnectReason.clientLeave);
   }
-  for (const user of response.users ?? []) {
+  for (const user of users) {
     const old = ch._users.get(user.uid);
     if (!old) { userJoined(ch, user); continue; }
     if (old.nickname !== user.nickname || old.custom !== user.custom) userUpdated(ch, user);
-    const ids = new Set((user.tracks ?? []).map((t) => t.id));
+    const ids = new Set(user.tracks.map((t) => t.id));
     for (const t of [...old.tracks]) if (!ids.has(t.id)) trackRemoved(ch, t.id, user.uid);
-    for (const t of user.tracks ?? []) {
+    for (const t of user.tracks) {
       const known = old.tracks.find((k) => k.id === t.id);
       if (!known) trackAdded(ch, t, user.uid);
       else if (JSON.stringify(known) !== JSON.stringify(t)) trackUpdated(ch, t, user.uid);

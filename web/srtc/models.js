@@ -88,3 +88,25 @@ export function signalingURL(url) {
   const keepPath = (parsed.protocol === 'ws:' || parsed.protocol === 'wss:') && path !== '';
   return `${scheme}//${parsed.host}${keepPath ? path : path + SIGNALING_PATH}${parsed.search}`;
 }
+
+// The server leaves out fields that are null; the SDK's objects always carry them.
+
+/** `ChannelInfo`: `{channel, createdAt, userCount, metadata}`. */
+export function channelInfo(data) {
+  return { ...data, metadata: data?.metadata ?? null };
+}
+
+/** `TrackInfo`: `{id, uid, kind, desc, muted, layers, codec}`. */
+export function trackInfo(data) {
+  return { ...data, muted: Boolean(data?.muted), layers: data?.layers ?? [], codec: data?.codec ?? null };
+}
+
+/** `UserInfo`: `{uid, nickname, custom, joinedAt, tracks}`. */
+export function userInfo(data) {
+  return { ...data, nickname: data?.nickname ?? null, custom: data?.custom ?? null, tracks: (data?.tracks ?? []).map(trackInfo) };
+}
+
+/** `CustomMessage`: `{from, to, data, timestamp}`; `from` is null for the backend, `to` null for everyone. */
+export function customMessage(data) {
+  return { from: data?.from ?? null, to: data?.to ?? null, data: data?.data ?? '', timestamp: data?.timestamp ?? 0 };
+}
