@@ -157,6 +157,34 @@ def check_static(server):
                "GET /sdk/srtc.js serves the SDK (text/javascript)")
 
 
+PURE_JS = """
+const done = arguments[0];
+Promise.all([import('/sdk/srtc.js'), import('/sdk/srtc/sdp.js'), import('/sdk/srtc/models.js')]).then(([srtc, sdp, models]) => {
+  const urls = ['http://h:7880', 'https://rtc.example.com/', 'ws://h:7880', 'wss://h/custom/path', 'http://h:7880/base/?x=1']
+    .map((u) => srtc.signalingURL(u));
+  let invalid = null;
+  try { srtc.signalingURL('ftp://h'); } catch (e) { invalid = {kind: e.kind, code: e.code}; }
+  const offer = 'v=0\\r\\na=group:BUNDLE 0 1\\r\\nm=audio 9 UDP/TLS/RTP/SAVPF 111\\r\\na=mid:0\\r\\na=sendonly\\r\\n' +
+    'a=msid:alice TR_a\\r\\nm=video 9 UDP/TLS/RTP/SAVPF 96\\r\\na=mid:1\\r\\na=inactive\\r\\na=rid:h send\\r\\na=simulcast:send h;l\\r\\n';
+  const sections = sdp.parseMediaSections(offer);
+  done({urls, invalid, sections, camel: models.camelize({user_count: 2, joined_at: 1, tracks: [{max_bitrate: 5}], custom: '{"a_b":1}'})});
+}).catch((e) => done({error: String(e)}));
+"""
+
+
+def check_pure_functions(tab):
+    result = tab.run_async(PURE_JS)
+    expect(result.get("urls") == ["ws://h:7880/rtc/v1/ws", "wss://rtc.example.com/rtc/v1/ws", "ws://h:7880/rtc/v1/ws",
+                                  "wss://h/custom/path", "ws://h:7880/base/rtc/v1/ws?x=1"],
+           f"signalingURL maps http(s)/ws(s) URLs to the signaling path ({result.get('urls') or result})")
+    expect(result["invalid"] == {"kind": "invalidURL", "code": 1001}, "signalingURL refuses ftp:// with invalidURL 1001")
+    sections = [(s["mid"], s["kind"], s["direction"], s["msid"], [r["id"] for r in s["rids"]]) for s in result["sections"]]
+    expect(sections == [("0", "audio", "sendonly", {"stream": "alice", "track": "TR_a"}, []), ("1", "video", "inactive", None, ["h"])],
+           "parseMediaSections reads mid, kind, direction, msid and rids")
+    expect(result["camel"] == {"userCount": 2, "joinedAt": 1, "tracks": [{"maxBitrate": 5}], "custom": '{"a_b":1}'},
+           "camelize converts keys deeply and leaves string values alone")
+
+
 def run(server, driver):
     check_static(server)
     bob_token, alice_token = grant(server, "bob"), grant(server, "alice")
@@ -166,6 +194,8 @@ def run(server, driver):
     driver.switch_to.new_window("window")
     driver.get(server.base + "/")
     tab_a = Tab(driver, driver.current_window_handle, "A (demo page)")
+
+    check_pure_functions(tab_b)
 
     # B joins first with the SDK's API.
     joined = tab_b.run_async(SDK_JOIN_JS, bob_token, "Bob")

@@ -10,6 +10,8 @@ export class Subscriber {
   #queue = Promise.resolve();
   /** mid → remote track id, as the last applied offer says. */
   #bound = new Map();
+  /** The m-sections of the offer being applied / last applied. */
+  #lastSections = [];
 
   constructor(channel, rtcConfiguration) {
     this.#channel = channel;
@@ -32,8 +34,6 @@ export class Subscriber {
     this.pc = pc;
     return pc;
   }
-
-  #lastSections = [];
 
   /** Handles `subscriber_offer {sdp, revision}`: applied in order, answered with `subscriber_answer`. */
   handleOffer({ sdp, revision }) {
