@@ -285,9 +285,13 @@ def run(server, driver):
     names = [e["name"] for e in tab_a.events()[a_mark:]]
     expect("userDidLeave" not in names and "userDidJoin" not in names, "A saw no leave or join during B's reconnection")
 
-    # A bad token: the join is refused with invalid_token.
-    result = tab_b.call("const c = new srtc.SRTCChannel(); await c.join(location.origin, 'not.a.token');")
+    # A bad token: the join is refused with invalid_token; the same channel object can join after.
+    result = tab_b.call("window.c2 = new srtc.SRTCChannel(); await c2.join(location.origin, 'not.a.token');")
     expect(not result["ok"] and result["code"] == 40106, f"a bad token is refused with invalid_token 40106 ({result.get('error')})")
+    expect(tab_b.run("return window.c2.connectionState") == "disconnected", "after the refused join the channel is disconnected again")
+    carol = grant(server, "carol", channel="otherroom")
+    result = tab_b.call(f"const info = await c2.join(location.origin, '{carol}'); await c2.leave(); return [info.channel, c2.connectionState];")
+    expect(result["ok"] and result["value"] == ["otherroom", "disconnected"], "the same channel object then joins with a valid token (and leaves)")
 
     # A leaves with the demo page's button; B sees it with client_leave.
     driver.switch_to.window(tab_a.handle)

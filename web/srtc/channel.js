@@ -130,7 +130,8 @@ export class SRTCChannel extends Emitter {
       await signal.connect(this.options.joinTimeoutMs);
       response = await this._joinRequest(signal, null);
     } catch (error) {
-      if (this._signal === signal) {
+      // The socket may already be closed (a refused token closes it), which cleared `_signal`.
+      if (this._state === ConnectionState.connecting && (this._signal === signal || this._signal === null)) {
         this._signal = null;
         this._heldEvents = null;
         this._setState(ConnectionState.disconnected);
