@@ -221,6 +221,9 @@ def run(server, driver):
     driver.find_element(By.ID, "join").click()
     tab_a.wait_true("return window.srtcDemo.channel.connectionState === 'connected'", "demo join")
     ok("A joined through the demo page's form")
+    tab_a.wait_true("return document.getElementById('join').disabled && !document.getElementById('leave').disabled"
+                    " && document.getElementById('state').textContent === 'joined %s as alice'" % CHANNEL, "demo buttons after join")
+    ok("the demo page shows 'joined %s as alice', Join disabled, Leave enabled" % CHANNEL)
     seen = tab_a.wait_event("userDidJoin", lambda a: a[0]["uid"] == "bob")
     expect(seen[0]["nickname"] == "Bob", "A got userDidJoin for bob, who was already there (nickname Bob)")
     tab_a.wait_true("return document.querySelectorAll('#remotes .tile').length === 1", "bob's tile")

@@ -48,7 +48,7 @@ $('join-form').addEventListener('submit', async (event) => {
   } catch (error) {
     showError(`Join failed: ${error.message}`);
   } finally {
-    setBusy($('join'), false);
+    $('join').disabled = channel.isJoined;
   }
 });
 
