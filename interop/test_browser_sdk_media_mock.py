@@ -13,7 +13,7 @@ track ids from the response; a subscriber offer answered recvonly and its tracks
 `didSwitchLayer`; mute seen as `didUpdateTrack`/`didMute`; an unsubscribed m-section turns
 inactive and is reused by the next subscribe, which decodes again; unpublish renegotiates;
 a refused publish rolls the connection back and the next publish works; an ICE restart of the
-publish connection.
+publish connection; a request timeout.
 """
 import json
 import os
@@ -122,7 +122,8 @@ async function receive(ws, m) {
         await gathered(u.pubPc);
         return respond({sdp: u.pubPc.localDescription.sdp, tracks: []});
       }
-      case 'ping': return respond({server_time: Date.now()});
+      case 'ping': if (mock.silent) { note('ping left unanswered'); setTimeout(() => respond({server_time: Date.now()}), 800); return; }
+        return respond({server_time: Date.now()});
       case 'leave': u.left = true; respond(); mock.users.delete(u.uid); broadcast(u, 'user_left', {uid: u.uid, reason: 'client_leave'}); ws.close(); return;
       default: return fail(40001, 'mock does not do ' + m.type);
     }
@@ -426,6 +427,20 @@ def run(server, driver):
     expect(result["ok"] and result["value"].startswith("TR_"), f"the next publish works ({result.get('value') or result.get('error')})")
     result = page.call("await alice._publisher.restartIce(); return alice.peerConnections.publish.signalingState;")
     expect(result["ok"] and result["value"] == "stable", "an ICE restart of the publish connection renegotiated")
+
+    # A request the server does not answer in time rejects with timeout; the late answer is ignored.
+    result = page.call("""
+      mock.silent = true; alice._signal.requestTimeoutMs = 300;
+      const started = performance.now();
+      try { await alice.ping(); return 'answered'; } catch (e) {
+        const waited = performance.now() - started;
+        mock.silent = false; alice._signal.requestTimeoutMs = 10000;
+        await new Promise((r) => setTimeout(r, 900));
+        return [e.kind, e.code, waited >= 290 && waited < 2000, alice.connectionState, (await alice.ping()) > 0];
+      }
+    """)
+    expect(result["ok"] and result["value"] == ["timeout", 1006, True, "connected", True],
+           f"an unanswered request rejects with timeout 1006 after requestTimeoutMs; the late answer changes nothing ({result.get('value')})")
 
     # Leave: the other side sees it and the camera ends.
     page.call("await alice.leave();")
