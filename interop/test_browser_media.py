@@ -237,9 +237,22 @@ def run(server, driver):
     result = tab_b.call(f"await ch.unsubscribe('{video_id}'); return ch.remoteTrack('{video_id}').isSubscribed;")
     expect(result["ok"] and result["value"] is False, "B unsubscribed from the camera")
     result = tab_a.call(f"await ch.unpublish('{audio_id}'); return ch.localTracks.length;")
-    expect(result["ok"] and result["value"] == 1, "A unpublished its mic (renegotiated)")
+    expect(result["ok"] and result["value"] == 1, f"A unpublished its mic (renegotiated) ({result.get('error', 'ok')})")
     tab_b.wait_event("didRemoveTrack", lambda a: a[1]["track"] == audio_id)
     ok("B got didRemoveTrack for the mic")
+    state = tab_a.run("const pc = window.ch.peerConnections.publish; return [pc.signalingState, pc.currentRemoteDescription.sdp.split('m=')[1].includes('a=inactive')];")
+    expect(state == ["stable", True], "the server answered the mic's inactive m-section inactive (RFC 3264 §6.1)")
+
+    # Publishing again after an unpublish: the offer still holds the inactive m-section.
+    result = tab_a.call("const {audio} = await srtc.createLocalMediaTracks({audio: true, video: false}); return (await ch.publishLocalTrack(audio, {desc: 'mic'})).id;")
+    expect(result["ok"], f"A published a new mic beside the inactive m-section ({result.get('error') or result.get('value')})")
+    mic2 = result["value"]
+    tab_b.wait_event("didAddTrack", lambda a: a[1]["track"] == mic2)
+    before = (tab_b.stats().get("audio") or {}).get("packetsReceived", 0)
+    result = tab_b.call(f"await ch.subscribe('{mic2}');")
+    expect(result["ok"], "B subscribed to the new mic")
+    stats = tab_b.wait_stats(lambda s: (s.get("audio") or {}).get("packetsReceived", 0) > before + 10, "audio of the new mic")
+    expect(True, f"B receives the new mic through a reused audio m-section ({stats['audio']})")
     tab_a.call("await ch.leave();")
     left = tab_b.wait_event("userDidLeave", lambda a: a[0] == "alice")
     expect(left[1] == "client_leave", "B got userDidLeave(alice, client_leave); her camera ended")

@@ -3,6 +3,7 @@ import Testing
 import RTCNet
 import SRTCProtocol
 @testable import SRTCServer
+import SRTCTestSupport
 
 /// The static route of the web SDK and demo page: URL space, content types, caching, and every
 /// way out of the directory refused (dot segments, encoded dots and slashes, absolute paths,

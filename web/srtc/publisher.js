@@ -118,9 +118,14 @@ export class Publisher {
         if (offered) await this.#rollback();
         throw e;
       }
-      if (offered) {
+      if (!offered) return;
+      try {
         if (response?.sdp) await pc.setRemoteDescription({ type: 'answer', sdp: response.sdp });
         else await this.#rollback();
+      } catch (e) {
+        // The server has unpublished the track; keep the connection usable for the next negotiation.
+        this.#channel._log('warn', `the server's unpublish answer was refused: ${e.message}`);
+        await this.#rollback();
       }
     });
   }
