@@ -3,8 +3,9 @@
 in the page: `window.WebSocket` is replaced by an in-page socket whose far end speaks the
 signaling protocol of docs/protocol.md and forwards media with Chromium's own RTCPeerConnections
 (answering each publish offer, offering each subscriber its tracks with `a=msid:<uid> <track id>`,
-revision by revision). It runs today, while the server's media integration lands; the same SDK
-paths against the real SFU are in test_browser_media.py.
+revision by revision). Beside test_browser_media.py (the real SFU), it checks the exact requests
+the SDK sends and paths the real server does not take on demand: a refused publish, an ICE
+restart with new credentials, an unanswered request.
 
 Checked: the publish request (mids, kinds, descs, simulcast layers h = camera_big / l =
 camera_small with sizes) and offer (sendonly, BUNDLE, rtcp-mux, `a=simulcast:send h;l`);
