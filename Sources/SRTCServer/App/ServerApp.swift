@@ -72,7 +72,8 @@ public final class ServerApp: Sendable {
 
     /// Starts the HTTP server (API, signaling); returns once it listens.
     public func start() throws {
-        let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP)
+        let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP,
+                                    qualityIntervalSeconds: config.qualityIntervalSeconds)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
