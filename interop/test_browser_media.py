@@ -5,7 +5,8 @@ subscribes to both through a real srtc-server and must decode the video (`getSta
 `framesDecoded > 0`) and receive the audio (`packetsReceived > 0`); then B switches
 `camera_small` → `camera_big` and must get `didSwitchLayer` (the server's `layer_switched`) and
 frames of the bigger layer. A third window runs the demo page: it plays alice's camera and mic,
-highlights her as an active speaker and switches her camera's layer with its button. Finally
+highlights her as an active speaker, shows its quality report and switches her camera's layer
+with its button. Quality reports (one per second here) reach both browsers. Finally
 unsubscribe, unpublish (renegotiated), publishing again and leave are seen on the other side.
 
 It also checks the server's side of the SDP: the publish answer is ICE-lite and BUNDLE, receives
@@ -250,6 +251,16 @@ def run(server, driver):
     print(f"    A outbound {tab_a.stats()['outbound']}")
     expect(True, f"B decodes bigger frames after the switch ({small_width} → {stats['video']['frameWidth']} px wide)")
 
+    # Quality reports (the server sends one per second here): B's downstream carries the video.
+    report = tab_b.wait_event("didReceiveQualityReport", lambda a: a[0]["downstream"]["bitrateBps"] > 0)[0]
+    expect(report["uid"] == "bob" and report["downstream"]["packets"] > 0 and report["quality"] in ("excellent", "good", "poor", "lost"),
+           f"B got didReceiveQualityReport: down {report['downstream']['bitrateBps']} bit/s, RTT {report['rttMs']} ms, {report['quality']}")
+    report = tab_a.wait_event("didReceiveQualityReport", lambda a: a[0]["upstream"]["bitrateBps"] > 0)[0]
+    expect(report["uid"] == "alice", f"A got didReceiveQualityReport: up {report['upstream']['bitrateBps']} bit/s")
+    tab_c.wait_true("return /^up \\d+ kbit\\/s · down [1-9]\\d* kbit\\/s/.test(document.getElementById('my-report').textContent)",
+                    "demo quality line")
+    ok("the demo page shows its quality report: " + tab_c.run("return document.getElementById('my-report').textContent"))
+
     # The demo page shows alice's camera, plays her mic, highlights her as a speaker, switches layers.
     tab_c.wait_true("const v = document.querySelector('#remotes .tile video'); return v && v.videoWidth > 0 && !v.paused", "alice's video playing")
     size = tab_c.run("const v = document.querySelector('#remotes .tile video'); return [v.videoWidth, v.videoHeight];")
@@ -292,7 +303,7 @@ def run(server, driver):
 def main():
     reexec_in_loopback_namespace()
     driver = None
-    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"))) as server:
+    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"), "--quality-interval-seconds", "1")) as server:
         try:
             driver = make_driver()
             run(server, driver)
