@@ -32,6 +32,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var qualityIntervalSeconds: Double = 5
     /// Channel and signaling limits (`--max-users-per-channel`, `--max-tracks-per-user`, `--reconnect-grace-seconds`, ...).
     public var limits = ChannelLimits()
+    /// Directory of the web SDK and demo page served at `/` and `/sdk/` (`--web-dir`, `SRTC_WEB_DIR`);
+    /// `nil`: `./web` if it exists, else `<executable dir>/../../web`, else none; empty: none.
+    public var webDir: String?
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
 
@@ -73,6 +76,7 @@ public struct ServerConfig: Sendable, Equatable {
             guard let n = Double(v), n >= 0.2, n <= 600 else { throw BadValue() }
             c.qualityIntervalSeconds = n
         },
+        Setting("web-dir", "SRTC_WEB_DIR", "web_dir", "web SDK and demo page directory ('' for none; default ./web or <bin>/../../web)") { c, v in c.webDir = v },
         Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
             guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }
             c.httpThreads = n
