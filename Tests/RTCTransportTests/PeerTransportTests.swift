@@ -26,11 +26,12 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
         log.withLock { $0.rtcp.append(Array(packet)) }
     }
 
-    func waitFor(_ timeout: TimeInterval = 10, _ condition: (Log) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+    /// Polls without blocking a cooperative thread (other suites' async tests share the pool).
+    func waitFor(_ timeout: Duration = .seconds(30), _ condition: (Log) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
             if log.withLock({ condition($0) }) { return true }
-            usleep(5_000)
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return log.withLock { condition($0) }
     }
@@ -70,11 +71,11 @@ struct LoopbackPeers {
 
 @Suite(.serialized) struct PeerTransportTests {
     @Test(arguments: SRTPProfile.allCases)
-    func loopbackPeersConnectAndExchangeSRTPAndSRTCPBothWays(profile: SRTPProfile) throws {
+    func loopbackPeersConnectAndExchangeSRTPAndSRTCPBothWays(profile: SRTPProfile) async throws {
         let peers = try LoopbackPeers(clientProfiles: [profile])
         defer { peers.shutdown() }
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
         #expect(peers.clientDelegate.log.withLock { $0.states } == [.checking, .connected])
         #expect(peers.client.srtpProfile == profile)
         #expect(peers.server.srtpProfile == profile)
@@ -86,7 +87,7 @@ struct LoopbackPeers {
             for p in packets { p.withUnsafeBytes { _ = t.sendRTP($0) } }
             SRTPTests.rtcp.withUnsafeBytes { _ = t.sendRTCP($0) }
         }
-        #expect(peers.serverDelegate.waitFor { $0.rtp.count == 20 && $0.rtcp.count == 1 })
+        #expect(await peers.serverDelegate.waitFor { $0.rtp.count == 20 && $0.rtcp.count == 1 })
         #expect(peers.serverDelegate.log.withLock { $0.rtp } == packets)
         #expect(peers.serverDelegate.log.withLock { $0.rtcp } == [SRTPTests.rtcp])
 
@@ -96,11 +97,11 @@ struct LoopbackPeers {
             for p in back { p.withUnsafeBytes { _ = t.sendRTP($0) } }
             SRTPTests.rtcp.withUnsafeBytes { _ = t.sendRTCP($0) }
         }
-        #expect(peers.clientDelegate.waitFor { $0.rtp.count == 5 && $0.rtcp.count == 1 })
+        #expect(await peers.clientDelegate.waitFor { $0.rtp.count == 5 && $0.rtcp.count == 1 })
         #expect(peers.clientDelegate.log.withLock { $0.rtp } == back)
     }
 
-    @Test func echoFromInsideTheReceiveCallbackUsesTheBatchedSendPath() throws {
+    @Test func echoFromInsideTheReceiveCallbackUsesTheBatchedSendPath() async throws {
         let peers = try LoopbackPeers()
         defer { peers.shutdown() }
         // The SFU path: receive → callback → rewrite SSRC while writing into the send slot → batched send.
@@ -111,32 +112,32 @@ struct LoopbackPeers {
                 return packet.count
             }
         }
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
         let packets = (0..<50).map { SRTPTests.rtp(seq: UInt16($0), ssrc: 0x1234, payloadLength: 1000) }
         peers.client.execute { t in for p in packets { p.withUnsafeBytes { _ = t.sendRTP($0) } } }
-        #expect(peers.clientDelegate.waitFor { $0.rtp.count == 50 })
+        #expect(await peers.clientDelegate.waitFor { $0.rtp.count == 50 })
         let echoed = peers.clientDelegate.log.withLock { $0.rtp }
         #expect(echoed.map { Array($0[8..<12]) }.allSatisfy { $0 == [0xEE, 0xEE, 0xEE, 0xEE] })
         #expect(echoed.map { Array($0[12...]) } == packets.map { Array($0[12...]) })
     }
 
-    @Test func wrongFingerprintFailsTheServerTransport() throws {
+    @Test func wrongFingerprintFailsTheServerTransport() async throws {
         let stranger = try DTLSCertificate()
         let peers = try LoopbackPeers(serverExpects: stranger.fingerprint)
         defer { peers.shutdown() }
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .failed })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .failed })
         #expect(!peers.serverDelegate.log.withLock { $0.states }.contains(.connected))
         #expect(peers.server.srtpProfile == nil)
         // The client never gets SRTP keys either: it hears the alert and fails.
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .failed })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .failed })
     }
 
-    @Test func replayedSRTPPacketIsRejected() throws {
+    @Test func replayedSRTPPacketIsRejected() async throws {
         let peers = try LoopbackPeers()
         defer { peers.shutdown() }
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
         // The same packet protected twice gives the same SRTP bytes (same index): a replay.
         let packet = SRTPTests.rtp(seq: 4242, ssrc: 0x5555)
         peers.client.execute { t in
@@ -145,38 +146,38 @@ struct LoopbackPeers {
             packet.withUnsafeBytes { _ = t.sendRTP($0) }
             SRTPTests.rtp(seq: 4243, ssrc: 0x5555).withUnsafeBytes { _ = t.sendRTP($0) }
         }
-        #expect(peers.serverDelegate.waitFor { $0.rtp.count == 2 })
-        usleep(100_000)
+        #expect(await peers.serverDelegate.waitFor { $0.rtp.count == 2 })
+        try await Task.sleep(for: .milliseconds(100))
         #expect(peers.serverDelegate.log.withLock { $0.rtp }.map { $0[2...3] } == [[0x10, 0x92], [0x10, 0x93]])
         let failures = Mutex(-1)
         peers.server.execute { t in failures.withLock { $0 = t.stats.unprotectFailures } }
-        usleep(50_000)
+        try await Task.sleep(for: .milliseconds(50))
         #expect(failures.withLock { $0 } == 1)
     }
 
-    @Test func closeSendsCloseNotifyAndThePeerReportsClosed() throws {
+    @Test func closeSendsCloseNotifyAndThePeerReportsClosed() async throws {
         let peers = try LoopbackPeers()
         defer { peers.port.stop() }
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
         peers.client.close()
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .closed })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .closed })
         #expect(peers.client.state == .closed)
     }
 
-    @Test func ipv6LoopbackPeersConnect() throws {
+    @Test func ipv6LoopbackPeersConnect() async throws {
         guard (try? UDPSocket(bind: SocketAddress(ip: "::1", port: 0)!)) != nil else { return } // no IPv6 here
         let peers = try LoopbackPeers(host: "::1")
         defer { peers.shutdown() }
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
         #expect(peers.server.remoteAddress?.family == .ipv6)
         let packet = SRTPTests.rtp(seq: 1, ssrc: 0x6666)
         peers.client.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
-        #expect(peers.serverDelegate.waitFor { $0.rtp == [packet] })
+        #expect(await peers.serverDelegate.waitFor { $0.rtp == [packet] })
     }
 
-    @Test func twoClientsShareOnePortAndAreRoutedApart() throws {
+    @Test func twoClientsShareOnePortAndAreRoutedApart() async throws {
         let a = try LoopbackPeers()
         defer { a.shutdown() }
         // A second server transport on the same port, with its own client.
@@ -192,14 +193,14 @@ struct LoopbackPeers {
             remoteFingerprint: serverCert.fingerprint, dtlsRole: .client),
             bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: clientDelegate)
         defer { client2.close(); server2.close() }
-        #expect(a.serverDelegate.waitFor { $0.states.last == .connected })
-        #expect(serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await a.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await serverDelegate.waitFor { $0.states.last == .connected })
         let p1 = SRTPTests.rtp(seq: 1, ssrc: 0xA1), p2 = SRTPTests.rtp(seq: 1, ssrc: 0xB2)
-        #expect(clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await clientDelegate.waitFor { $0.states.last == .connected })
         a.client.execute { t in p1.withUnsafeBytes { _ = t.sendRTP($0) } }
         client2.execute { t in p2.withUnsafeBytes { _ = t.sendRTP($0) } }
-        #expect(a.serverDelegate.waitFor { $0.rtp == [p1] })
-        #expect(serverDelegate.waitFor { $0.rtp == [p2] })
+        #expect(await a.serverDelegate.waitFor { $0.rtp == [p1] })
+        #expect(await serverDelegate.waitFor { $0.rtp == [p2] })
     }
 
     @Test func demuxClassifiesByFirstByte() {
