@@ -2,6 +2,10 @@ import Testing
 import Foundation
 import Synchronization
 import RTCNet
+import RTCWire
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import RTCTransport
 
 /// Records what a transport reports, from its I/O thread.
@@ -201,6 +205,39 @@ struct LoopbackPeers {
         client2.execute { t in p2.withUnsafeBytes { _ = t.sendRTP($0) } }
         #expect(await a.serverDelegate.waitFor { $0.rtp == [p1] })
         #expect(await serverDelegate.waitFor { $0.rtp == [p2] })
+    }
+
+    @Test func aNominationFromANewAddressMovesTheServersMediaThere() async throws {
+        let peers = try LoopbackPeers()
+        defer { peers.shutdown() }
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
+        // The client "moves": a new socket sends a valid nominating check with the client's credentials.
+        let moved = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        let p = peers.server.parameters
+        let check = STUNMessage.iceBindingRequest(transactionID: .random(), username: "\(p.localICE.ufrag):\(p.remoteICE.ufrag)",
+                                                  priority: 1, controlling: true, tieBreaker: 1, useCandidate: true)
+        moved.send(check.encoded(integrityKey: Array(p.localICE.pwd.utf8)), to: peers.port.localAddress)
+        let receiver = UDPBatchReceiver(batchSize: 8, slotSize: 2048)
+        var response: STUNMessage?
+        for _ in 0..<50 where response == nil {
+            var fds = [pollfd(fd: moved.descriptor, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, 100)
+            receiver.receive(from: moved) { bytes, _ in response = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes)) }
+        }
+        #expect(response?.type == .bindingSuccess)
+        #expect(peers.server.remoteAddress == moved.localAddress)
+        // Media from the server now goes to the new address (still SRTP: the header stays clear).
+        let packet = SRTPTests.rtp(seq: 77, ssrc: 0x7777)
+        peers.server.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
+        var media: [UInt8]?
+        for _ in 0..<50 where media == nil {
+            var fds = [pollfd(fd: moved.descriptor, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, 100)
+            receiver.receive(from: moved) { bytes, _ in media = Array(bytes) }
+        }
+        let received = try #require(media)
+        #expect(Array(received.prefix(12)) == Array(packet.prefix(12)))
+        #expect(received.count == packet.count + (peers.server.srtpProfile?.rtpOverhead ?? 0))
     }
 
     @Test func demuxClassifiesByFirstByte() {
