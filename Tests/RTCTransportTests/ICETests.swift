@@ -171,6 +171,17 @@ import RTCWire
         #expect(when - silenceStart > .seconds(24) && when - silenceStart < .seconds(31))
     }
 
+    @Test func candidatesBridgeToAndFromTheSDPModel() throws {
+        let sdp = try Candidate(parsing: "candidate:7 1 udp 2130706431 127.0.0.1 7881 typ host")
+        let candidate = try #require(ICECandidate(sdp))
+        #expect(candidate.address == Self.serverAddress)
+        #expect(candidate.sdpCandidate.description == sdp.description)
+        #expect(ICECandidate(try Candidate(parsing: "candidate:1 1 udp 1 abcd.local 9 typ host")) == nil)
+        #expect(DTLSEndpoint.Role(localSetup: .passive) == .server)
+        #expect(DTLSEndpoint.Role(localSetup: .active) == .client)
+        #expect(DTLSEndpoint.Role(localSetup: .actpass) == nil)
+    }
+
     @Test func candidateParsesAndPrints() throws {
         let c = try ICECandidate(sdpAttribute: "a=candidate:842163049 1 udp 1677729535 192.0.2.7 61665 typ srflx raddr 0.0.0.0 rport 0 generation 0")
         #expect(c.foundation == "842163049")
