@@ -182,6 +182,17 @@ import RTCWire
         #expect(DTLSEndpoint.Role(localSetup: .actpass) == nil)
     }
 
+    @Test func hostCandidatesOfASocket() {
+        let specific = ICECandidate.hostCandidates(for: SocketAddress(ip: "127.0.0.1", port: 5000)!)
+        #expect(specific.map(\.address) == [SocketAddress(ip: "127.0.0.1", port: 5000)!])
+        // Bound to the wildcard: the machine's IPv4 interface addresses, each with the socket's port.
+        let any = ICECandidate.hostCandidates(for: SocketAddress(ip: "0.0.0.0", port: 5001)!, includeLoopback: true)
+        #expect(!any.isEmpty)
+        #expect(any.allSatisfy { $0.address.port == 5001 && $0.address.family == .ipv4 && $0.type == "host" })
+        #expect(any.contains { $0.address.isLoopback })
+        #expect(Set(any.map(\.priority)).count == any.count) // distinct local preferences
+    }
+
     @Test func candidateParsesAndPrints() throws {
         let c = try ICECandidate(sdpAttribute: "a=candidate:842163049 1 udp 1677729535 192.0.2.7 61665 typ srflx raddr 0.0.0.0 rport 0 generation 0")
         #expect(c.foundation == "842163049")
