@@ -240,6 +240,35 @@ struct LoopbackPeers {
         #expect(received.count == packet.count + (peers.server.srtpProfile?.rtpOverhead ?? 0))
     }
 
+    @Test func randomDatagramsAtThePortAreDroppedAndTheSessionSurvives() async throws {
+        let peers = try LoopbackPeers()
+        defer { peers.shutdown() }
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
+        let attacker = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        var rng = SplitMixT(seed: 11)
+        let firstBytes: [UInt8] = [0x00, 0x01, 0x16, 0x17, 0x80, 0x81, 0x40, 0xff]
+        for i in 0..<2000 {
+            var bytes = (0..<Int(rng.next() % 300 + 1)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            bytes[0] = firstBytes[i % firstBytes.count]
+            if bytes.count >= 8, i % 3 == 0 { bytes[4] = 0x21; bytes[5] = 0x12; bytes[6] = 0xa4; bytes[7] = 0x42 }
+            attacker.send(bytes, to: peers.port.localAddress)
+            if i % 200 == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        // Media still flows both ways afterwards, and the attacker's bytes reached no transport.
+        let packet = SRTPTests.rtp(seq: 9000, ssrc: 0x9999)
+        peers.client.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
+        #expect(await peers.serverDelegate.waitFor { $0.rtp == [packet] })
+        #expect(peers.server.state == .connected)
+        let counts = Mutex((unrouted: 0, failures: -1))
+        peers.port.execute { [port = peers.port, server = peers.server] in
+            counts.withLock { $0 = (port.unroutedCount, server.stats.unprotectFailures) }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(counts.withLock { $0.unrouted } > 1000)
+        #expect(counts.withLock { $0.failures } == 0)
+    }
+
     @Test func demuxClassifiesByFirstByte() {
         func kind(_ bytes: [UInt8]) -> PacketKind { bytes.withUnsafeBytes { PacketKind.classify($0) } }
         #expect(kind([0x00, 0x01]) == .stun)
