@@ -5,5 +5,6 @@ func wants(_ area: String) -> Bool { requested.isEmpty || requested.contains(are
 
 if wants("grant") { runGrantBenchmarks(); runGrantPartsBenchmarks() }
 if wants("http") { runHTTPBenchmarks() }
+if wants("wire") { runWireBenchmarks() }
 if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
