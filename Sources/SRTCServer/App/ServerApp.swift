@@ -15,9 +15,13 @@ public final class ServerApp: Sendable {
     public let createdApp: App?
     /// Live channels.
     let channels: ChannelManager
+    /// The directory served at `/` and `/sdk/` (web SDK, demo page), if any.
+    public let webDirectory: String?
     /// Delivers channel events to `--webhook-url`, when configured.
     let webhooks: WebhookDispatcher?
     private let http: Mutex<HTTPServer?> = Mutex(nil)
+    /// The SFU and its UDP port, bound by `start()`.
+    private let mediaServer = MediaServerSlot()
 
     /// Opens the data directory and database, applies migrations and makes sure an app exists.
     public init(config: ServerConfig, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
@@ -42,6 +46,7 @@ public final class ServerApp: Sendable {
             createdApp = nil
         }
         metrics = Metrics()
+        webDirectory = WebDirectory.resolveForProcess(configured: config.webDir)
         if let url = config.webhookURL {
             let client = HTTPClient(configuration: .init(timeout: .seconds(10)))
             webhooks = WebhookDispatcher(url: url, database: database, apps: apps) { url, headers, body in
@@ -50,7 +55,10 @@ public final class ServerApp: Sendable {
         } else {
             webhooks = nil
         }
-        channels = ChannelManager(limits: config.limits, events: webhooks ?? NoChannelEvents(), mediaFactory: { _ in nil })
+        let mediaServer = self.mediaServer
+        channels = ChannelManager(limits: config.limits, events: webhooks ?? NoChannelEvents(), mediaFactory: { key in
+            mediaServer.current.map { SFURoomMedia(server: $0, key: key) }
+        })
         let authenticator = RequestAuthenticator(apps: apps, nonces: NonceCache(capacity: config.nonceCacheCapacity),
                                                  windowSeconds: config.signatureWindowSeconds)
         var builder = APIRouter.Builder()
@@ -64,15 +72,22 @@ public final class ServerApp: Sendable {
 
     /// Starts the HTTP server (API, signaling); returns once it listens.
     public func start() throws {
+        let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP,
+                                    qualityIntervalSeconds: config.qualityIntervalSeconds)
+        mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
             limits: .init(maxBodyBytes: config.maxBodyBytes))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics)
-        let server = HTTPServer(configuration: configuration, delegate: delegate)
+        let server = HTTPServer(configuration: configuration,
+                                delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
         http.withLock { $0 = server }
     }
+
+    /// The bound UDP media port (useful with port 0).
+    public var udpPort: UInt16 { mediaServer.current?.udpPort ?? 0 }
 
     /// The bound HTTP port (useful with port 0).
     public var httpPort: UInt16 { http.withLock { $0?.port ?? 0 } }
@@ -83,6 +98,7 @@ public final class ServerApp: Sendable {
         webhooks?.stop()
         let server = http.withLock { s -> HTTPServer? in defer { s = nil }; return s }
         await server?.shutdown(gracePeriod: .seconds(3))
+        mediaServer.current?.stop()
     }
 }
 
@@ -94,4 +110,13 @@ struct NoChannelEvents: ChannelEventSink {
     func userLeft(_ key: ChannelKey, uid: String, reason: DisconnectReason) {}
     func trackPublished(_ key: ChannelKey, uid: String, track: TrackInfo) {}
     func trackUnpublished(_ key: ChannelKey, uid: String, track: TrackInfo) {}
+}
+
+/// The media server once `start()` made it (rooms created before have no media).
+final class MediaServerSlot: Sendable {
+    private let value = Mutex<MediaServer?>(nil)
+    var current: MediaServer? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
 }
