@@ -14,6 +14,8 @@ public final class LossyRelay: @unchecked Sendable {
     public let drop = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Bool)?>(nil)
     /// The dropped datagrams.
     public let dropped = Mutex<[[UInt8]]>([])
+    /// Drops everything both ways, as a network path that went away.
+    public let broken = Mutex(false)
 
     public init(server: SocketAddress) throws {
         self.server = server
@@ -29,6 +31,7 @@ public final class LossyRelay: @unchecked Sendable {
     public func stop() { loop.stop() }
 
     private func forward(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress) {
+        guard !broken.withLock({ $0 }) else { return }
         if source == server {
             guard let destination = client.withLock({ $0 }) else { return }
             if let predicate = drop.withLock({ $0 }), predicate(bytes) {

@@ -13,7 +13,8 @@ public final class MediaTestClient: @unchecked Sendable {
     public let uid: String
     public let joined: JoinResponse
     let certificate: DTLSCertificate
-    let publishICE = ICECredentials.random()
+    var publishICE = ICECredentials.random()
+    private var publishMedia: [MediaDescription] = []
     let subscribeICE = ICECredentials.random()
     public private(set) var publishEndpoint: TransportEndpoint?
     private let subscribeState = Mutex<(endpoint: TransportEndpoint?, answered: Int, offers: [SessionDescription])>((nil, 0, []))
@@ -21,6 +22,8 @@ public final class MediaTestClient: @unchecked Sendable {
 
     /// Set before the first subscription to route the subscribe transport through a lossy relay.
     public var subscribeRelay: LossyRelay?
+    /// Set before publishing to route the publish transport through a relay.
+    public var publishRelay: LossyRelay?
 
     /// Connects and joins `channel` as `uid`.
     public init(server: TestServer, uid: String, channel: String) async throws {
@@ -80,17 +83,36 @@ public final class MediaTestClient: @unchecked Sendable {
             tracks.append(PublishTrack(mid: "1", kind: .video, desc: TrackDescName.cameraBig,
                                        layers: video.map { SimulcastLayer(rid: $0.rid, desc: $0.desc, width: $0.width, height: $0.height) }))
         }
+        publishMedia = media
         let offer = SessionDescription.offer(sessionID: "1", transport: transportParameters(publishICE, setup: .actpass), media: media)
         guard case .success(.answer(let response)) = try await signal.request(.publish(PublishRequest(sdp: offer.serialize(), tracks: tracks))) else {
             throw TestSignalClient.Failure(description: "publish refused")
         }
         let answer = try SessionDescription(parsing: response.sdp)
         if publishEndpoint == nil {
-            let endpoint = try TransportEndpoint(localICE: publishICE, certificate: certificate, remote: answer)
+            let endpoint = try TransportEndpoint(localICE: publishICE, certificate: certificate, remote: answer, relay: publishRelay)
             publishEndpoint = endpoint
             try await endpoint.waitConnected()
         }
         return response.tracks
+    }
+
+    /// ICE restart of the publish transport with new credentials (`restart_ice`), sending the new
+    /// checks to `relay` (a new network path) or to the server's candidates.
+    public func restartPublishICE(via relay: LossyRelay?) async throws {
+        guard let endpoint = publishEndpoint else { throw TestSignalClient.Failure(description: "publish first") }
+        publishICE = ICECredentials.random()
+        let offer = SessionDescription.offer(sessionID: "1", transport: transportParameters(publishICE, setup: .actpass), media: publishMedia)
+        guard case .success(.answer(let response)) = try await signal.request(.restartICE(RestartICERequest(transport: .publish, sdp: offer.serialize()))) else {
+            throw TestSignalClient.Failure(description: "restart_ice refused")
+        }
+        let answer = try SessionDescription(parsing: response.sdp)
+        guard let section = answer.media.first else { throw TestSignalClient.Failure(description: "answer has no media") }
+        guard let ufrag = answer.iceUfrag(of: section), let pwd = answer.icePwd(of: section) else { throw TestSignalClient.Failure(description: "answer lacks ICE credentials") }
+        let candidates = relay.map { [ICECandidate(address: $0.address)] } ?? section.candidates.compactMap { c in
+            SocketAddress(ip: c.address, port: c.port).map { ICECandidate(address: $0) }
+        }
+        endpoint.transport.restartICE(local: publishICE, remote: ICECredentials(ufrag: ufrag, pwd: pwd), remoteCandidates: candidates)
     }
 
     func transportParameters(_ ice: ICECredentials, setup: SetupRole) -> TransportParameters {

@@ -232,6 +232,36 @@ final class Counter: @unchecked Sendable {
         await server.stop()
     }
 
+    @Test func iceRestartRecoversAChangedMediaPath() async throws {
+        let server = try TestServer()
+        let serverAddress = try #require(SocketAddress(ip: "127.0.0.1", port: server.app.udpPort))
+        let pathA = try LossyRelay(server: serverAddress), pathB = try LossyRelay(server: serverAddress)
+        defer { pathA.stop(); pathB.stop() }
+        let alice = try await MediaTestClient(server: server, uid: "alice", channel: "restart")
+        let bob = try await MediaTestClient(server: server, uid: "bob", channel: "restart")
+        alice.publishRelay = pathA
+        let tracks = try await alice.publish(video: [ServerMediaTests.layers[1]])
+        let audio = try #require(tracks.first { $0.kind == .audio })
+        try await bob.subscribe(audio.id)
+        let ssrc = try #require(bob.announcedSSRC(of: audio.id))
+        let publisher = try MediaTestPublisher(client: alice, video: [ServerMediaTests.layers[1]])
+        func received() -> Int { bob.subscribeEndpoint?.packets(ssrc: ssrc).count ?? 0 }
+        try await publisher.run(seconds: 1)
+        #expect(received() > 30)
+        // The network path breaks: nothing gets through any more.
+        pathA.broken.withLock { $0 = true }
+        try await publisher.run(seconds: 0.5)
+        let stalled = received()
+        try await publisher.run(seconds: 0.5)
+        #expect(received() - stalled < 5, "media still flowed over the broken path")
+        // ICE restart over a new path: new credentials, new address, same DTLS and SRTP.
+        try await alice.restartPublishICE(via: pathB)
+        try await publisher.run(seconds: 1.5)
+        #expect(received() - stalled > 40, "media did not resume after the ICE restart (\(received() - stalled) packets)")
+        alice.close(); bob.close()
+        await server.stop()
+    }
+
     @Test func qualityReportsArriveAndLeavingRemovesTracksForSubscribers() async throws {
         let server = try TestServer { $0.qualityIntervalSeconds = 0.5 }
         let alice = try await MediaTestClient(server: server, uid: "alice", channel: "quality")

@@ -102,7 +102,12 @@ extension MediaPort: PeerTransportHost {
         let id = ObjectIdentifier(transport)
         for address in addressesOf[id] ?? [] where byAddress[address] === transport { byAddress[address] = nil }
         addressesOf[id] = nil
-        let ufrag = transport.parameters.localICE.ufrag
+        let ufrag = transport.localICE.ufrag
         if byUfrag[ufrag] === transport { byUfrag[ufrag] = nil }
+    }
+
+    func peerTransport(_ transport: PeerTransport, didChangeLocalUfrag ufrag: String, previous: String) {
+        if byUfrag[previous] === transport { byUfrag[previous] = nil }
+        byUfrag[ufrag] = transport
     }
 }

@@ -33,6 +33,8 @@ public final class PeerTransport: @unchecked Sendable {
     public private(set) var srtpProfile: SRTPProfile?
     /// Counters, for stats and tests (I/O thread).
     public private(set) var stats = Stats()
+    /// The local ICE credentials in force; an ICE restart replaces them (I/O thread).
+    public private(set) var localICE: ICECredentials
 
     /// Packet counters.
     public struct Stats: Sendable {
@@ -63,6 +65,7 @@ public final class PeerTransport: @unchecked Sendable {
     init(parameters: PeerTransportParameters, io: UDPReceiveLoop) throws(DTLSError) {
         self.parameters = parameters
         self.io = io
+        localICE = parameters.localICE
         switch parameters.iceRole {
         case .lite:
             ice = .lite(ICELiteResponder(local: parameters.localICE, remote: parameters.remoteICE))
@@ -119,6 +122,32 @@ public final class PeerTransport: @unchecked Sendable {
             slot.copyMemory(from: packet)
             return packet.count
         }
+    }
+
+    /// ICE restart (RFC 8445 §9): new credentials on both sides (and, for a controlling agent, new
+    /// remote candidates) with DTLS and SRTP kept. Media keeps using the current pair until the
+    /// new checks nominate one, which may be a new address (a changed network path). Thread-safe.
+    public func restartICE(local: ICECredentials, remote: ICECredentials, remoteCandidates: [ICECandidate] = []) {
+        execute { transport in transport.restartOnIOThread(local: local, remote: remote, remoteCandidates: remoteCandidates) }
+    }
+
+    private func restartOnIOThread(local: ICECredentials, remote: ICECredentials, remoteCandidates: [ICECandidate]) {
+        guard currentState != .closed, currentState != .failed else { return }
+        let previous = localICE.ufrag
+        localICE = local
+        let now = ContinuousClock.now
+        switch ice {
+        case .lite:
+            ice = .lite(ICELiteResponder(local: local, remote: remote))
+        case .controlling:
+            var agent = ICEControllingAgent(local: local, remote: remote,
+                                            remoteCandidates: remoteCandidates.isEmpty ? parameters.remoteCandidates : remoteCandidates,
+                                            localFamily: io.socket.localAddress.family)
+            let actions = agent.start(now: now)
+            ice = .controlling(agent)
+            perform(actions, now: now)
+        }
+        if previous != local.ufrag { host?.peerTransport(self, didChangeLocalUfrag: local.ufrag, previous: previous) }
     }
 
     /// Sends everything queued now instead of at the end of the batch. I/O thread only.

@@ -21,4 +21,6 @@ protocol PeerTransportHost: AnyObject {
     func peerTransport(_ transport: PeerTransport, didSelect address: SocketAddress, previous: SocketAddress?)
     /// The transport closed or failed; forget it.
     func peerTransportDidFinish(_ transport: PeerTransport)
+    /// An ICE restart gave the transport new local credentials: route checks by `ufrag` now.
+    func peerTransport(_ transport: PeerTransport, didChangeLocalUfrag ufrag: String, previous: String)
 }

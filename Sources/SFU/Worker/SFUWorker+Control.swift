@@ -39,6 +39,16 @@ extension SFUWorker {
         }
     }
 
+    /// ICE restart of a transport (RFC 8445 §9): new local and remote credentials, DTLS and SRTP
+    /// kept, producers and consumers untouched. The peer's next nominated check may come from a
+    /// new address, and media moves there.
+    public func restartICE(_ id: TransportID, local: ICECredentials, remote: ICECredentials) async throws(SFUError) {
+        try await perform { core, _ throws(SFUError) in
+            guard let transport = core.transports[id], let peer = transport.peer else { throw .transportNotFound(id) }
+            peer.restartICE(local: local, remote: remote)
+        }
+    }
+
     /// Closes a transport, its producers and its consumers (reported as closed with
     /// `transportClosed`, and their consumers elsewhere with `producerClosed`).
     public func closeTransport(_ id: TransportID) async {

@@ -33,8 +33,11 @@ actor SFUParticipantMedia: ParticipantMedia {
     /// Tracks published, by id, with their mid.
     private var producers: [String: String] = [:]
 
-    private let subscribeICE = ICECredentials.random()
+    private var subscribeICE = ICECredentials.random()
     private var subscribeTransport: TransportID?
+    /// The client's ICE credentials of each transport, to see an ICE restart in a new description.
+    private var publishRemoteICE: ICECredentials?
+    private var subscribeRemoteICE: ICECredentials?
     private var slots: [Slot] = []
     private var revision = 0
     private var closed = false
@@ -74,7 +77,11 @@ actor SFUParticipantMedia: ParticipantMedia {
         let answer = offer.answer(AnswerOptions(
             transport: transportParameters(publishICE, setup: answerSetup), capabilities: ServerMedia.capabilities, iceLite: true,
             sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), acceptDataChannel: false, direction: { $0.effectiveDirection.sends ? .recvonly : .inactive }))
+        if publishTransport != nil, let known = publishRemoteICE, known != remoteICE {
+            throw SignalError(.invalidParameter, "the offer changes ICE credentials: send it with restart_ice")
+        }
         if publishTransport == nil {
+            publishRemoteICE = remoteICE
             let id = TransportID("\(uid)#\(instance)/publish")
             let parameters = PeerTransportParameters(iceRole: .lite, localICE: publishICE, remoteICE: remoteICE, certificate: server.certificate,
                                                      remoteFingerprint: fingerprint, dtlsRole: answerSetup == .passive ? .server : .client)
@@ -166,7 +173,15 @@ actor SFUParticipantMedia: ParticipantMedia {
         let answer: SessionDescription
         do { answer = try SessionDescription(parsing: sdp) } catch { throw SignalError(.invalidParameter, "answer is not valid SDP: \(error)") }
         let (remoteICE, fingerprint, setup) = try SDPConversions.remoteTransport(of: answer)
+        if let transport = subscribeTransport, let known = subscribeRemoteICE, known != remoteICE {
+            // The answer to an ICE-restart offer: both sides have new credentials now.
+            do { try await server.worker.restartICE(transport, local: subscribeICE, remote: remoteICE) } catch {
+                throw SignalError(.internalError, "ICE restart failed: \(error)")
+            }
+            subscribeRemoteICE = remoteICE
+        }
         if subscribeTransport == nil {
+            subscribeRemoteICE = remoteICE
             let id = TransportID("\(uid)#\(instance)/subscribe")
             // We offered actpass; the client's answer picks active (it is the DTLS client) or passive.
             let parameters = PeerTransportParameters(iceRole: .lite, localICE: subscribeICE, remoteICE: remoteICE, certificate: server.certificate,
@@ -194,10 +209,32 @@ actor SFUParticipantMedia: ParticipantMedia {
         }
     }
 
-    func restartICE(_ transport: TransportRole, offer: String?) async throws(SignalError) -> String? {
-        // The ICE-lite transports follow a client's new address on their own (RFC 8445 §2.5: a
-        // nominated check from a new address moves the pair); new credentials need new transports.
-        throw SignalError(.wrongState, "ICE restart with new credentials is not supported yet; the server follows address changes without it")
+    func restartICE(_ transport: TransportRole, offer text: String?) async throws(SignalError) -> String? {
+        switch transport {
+        case .publish:
+            guard let id = publishTransport else { throw SignalError(.wrongState, "nothing published yet") }
+            guard let text else { throw SignalError(.malformedBody, "restart_ice for publish needs the client's new offer in sdp") }
+            let offer: SessionDescription
+            do { offer = try SessionDescription(parsing: text) } catch { throw SignalError(.invalidParameter, "offer is not valid SDP: \(error)") }
+            let (remoteICE, _, setup) = try SDPConversions.remoteTransport(of: offer)
+            guard remoteICE != publishRemoteICE else { throw SignalError(.invalidParameter, "an ICE restart offer needs new ice-ufrag and ice-pwd") }
+            publishICE = ICECredentials.random()
+            publishRemoteICE = remoteICE
+            do { try await server.worker.restartICE(id, local: publishICE, remote: remoteICE) } catch {
+                throw SignalError(.internalError, "ICE restart failed: \(error)")
+            }
+            return offer.answer(AnswerOptions(
+                transport: transportParameters(publishICE, setup: setup == .passive ? .active : .passive), capabilities: ServerMedia.capabilities,
+                iceLite: true, sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), acceptDataChannel: false,
+                direction: { $0.effectiveDirection.sends ? .recvonly : .inactive })).serialize()
+        case .subscribe:
+            guard subscribeTransport != nil else { throw SignalError(.wrongState, "no subscribe transport yet") }
+            // New server credentials go out in a new offer; the answer's new client credentials
+            // complete the restart (applySubscriberAnswer).
+            subscribeICE = ICECredentials.random()
+            sendOffer()
+            return nil
+        }
     }
 
     func close() async {
