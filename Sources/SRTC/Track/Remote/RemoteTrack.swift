@@ -1,0 +1,50 @@
+import Foundation
+import SRTCProtocol
+import Synchronization
+
+/// Another user's track in a channel. Subscribe with `Channel.subscribe(_:layer:)` to receive it.
+public class RemoteTrack: Track, @unchecked Sendable {
+    /// The publisher's uid.
+    public let uid: String
+    /// The server-assigned id.
+    public let id: String
+    private let subscription = Mutex<Subscription>(Subscription())
+
+    struct Subscription {
+        var subscribed = false
+        var layer: VideoLayer?
+    }
+
+    init(info: TrackInfo, context: EngineContext) {
+        self.uid = info.uid
+        self.id = info.id
+        super.init(kind: info.kind, desc: info.desc, info: info, context: context)
+    }
+
+    /// Whether this app subscribed to the track.
+    public var isSubscribed: Bool { subscription.withLock { $0.subscribed } }
+
+    /// The simulcast layer asked for (nil: the best one, or not simulcast).
+    public var requestedLayer: VideoLayer? { subscription.withLock { $0.layer } }
+
+    /// Whether the track has simulcast layers.
+    public var isSimulcast: Bool { (info?.layers.count ?? 0) > 1 }
+
+    // MARK: - Internals
+
+    func setSubscribed(_ subscribed: Bool, layer: VideoLayer?) {
+        subscription.withLock {
+            $0.subscribed = subscribed
+            $0.layer = subscribed ? layer : nil
+        }
+        if subscribed { subscriptionStarted() } else { subscriptionEnded() }
+    }
+
+    func setRequestedLayer(_ layer: VideoLayer?) {
+        subscription.withLock { $0.layer = layer }
+    }
+
+    /// Hooks for the media subclasses.
+    func subscriptionStarted() {}
+    func subscriptionEnded() { unbind() }
+}
