@@ -39,6 +39,8 @@ let package = Package(
             dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP"],
             path: "Benchmarks/srtc-bench"
         ),
+        // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
+        .executableTarget(name: "interop-echo", dependencies: ["RTCTransport", "RTCNet", "RTCWire"], path: "interop/echo"),
 
         // MARK: - Tests
         .testTarget(name: "RTCCryptoTests", dependencies: ["RTCCrypto"]),

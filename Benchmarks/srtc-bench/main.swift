@@ -1,1 +1,8 @@
-print("bench")
+// srtc-bench: prints the figures of every benchmark (release build: `make bench`); nothing here is
+// asserted. `srtc-bench srtp media` runs only the named areas.
+let requested = Set(CommandLine.arguments.dropFirst())
+func wants(_ area: String) -> Bool { requested.isEmpty || requested.contains(area) }
+
+if wants("http") { runHTTPBenchmarks() }
+if wants("srtp") { runSRTPBenchmarks() }
+if wants("media") { runMediaBenchmarks() }

@@ -119,3 +119,19 @@ import Testing
         #expect(VP8.keyFrameSize(bitstream: [0x51] + bitstream[1...]) == nil)
     }
 }
+
+@Suite struct VP8PayloadRewriteTests {
+    @Test func rewritesPictureIDAndTL0PicIndexInPlace() throws {
+        var payload: [UInt8] = [0x90, 0xC0, 0x92, 0x67, 0x05, 0xAB]   // X S, I L, M=1 PictureID 4711, TL0PICIDX 5, data
+        try payload.withUnsafeMutableBytes { try VP8PayloadDescriptor.rewrite($0, pictureID: 0x7ABC, tl0PicIndex: 9) }
+        #expect(payload == [0x90, 0xC0, 0xFA, 0xBC, 0x09, 0xAB])
+        var short: [UInt8] = [0x90, 0x80, 0x11, 0xAB]                   // 7-bit PictureID 17
+        try short.withUnsafeMutableBytes { try VP8PayloadDescriptor.rewrite($0, pictureID: 0x1FF, tl0PicIndex: 1) }
+        #expect(short == [0x90, 0x80, 0x7F, 0xAB])                     // truncated to 7 bits; no TL0 to write
+        var broken: [UInt8] = [0x80, 0x80]
+        #expect(throws: RTPPayloadError.self) {
+            try broken.withUnsafeMutableBytes { try VP8PayloadDescriptor.rewrite($0, pictureID: 1, tl0PicIndex: nil) }
+        }
+        #expect(broken == [0x80, 0x80])
+    }
+}

@@ -34,6 +34,13 @@ import Testing
         #expect(bgra.toI420().data == [82, 82, 41, /* U */ 90, 240, /* V */ 240, 110])
     }
 
+    @Test func bgraOddWidthTwoRowsMixesFullAndEdgeBlocks() throws {
+        // 3×2: each row red, red, blue. Block 0 is a full 2×2 of red; block 1 is a 1×2 column of blue.
+        let red: [UInt8] = [0, 0, 255, 255], blue: [UInt8] = [255, 0, 0, 255]
+        let bgra = try VideoPixelBuffer(format: .bgra, width: 3, height: 2, data: red + red + blue + red + red + blue)
+        #expect(bgra.toI420().data == [82, 82, 41, 82, 82, 41, /* U */ 90, 240, /* V */ 240, 110])
+    }
+
     @Test(arguments: [(0, 255, 0, 144, 54, 34), (0, 0, 0, 16, 128, 128), (255, 255, 255, 235, 128, 128)])
     func singleColourCoefficients(r: Int, g: Int, b: Int, y: Int, u: Int, v: Int) {
         #expect(Int(VideoPixelBuffer.luma(red: r, green: g, blue: b)) == y)

@@ -138,10 +138,8 @@ struct EchoDelegate: HTTPServerDelegate {
         try await withServer(.init(loopCount: 1, headerTimeout: .milliseconds(200))) { server in
             let client = try RawClient(port: server.port)
             await client.send("GET / HTTP/1.1\r\nHost: t\r\n")  // never finishes the head
-            let started = ContinuousClock.now
             #expect(await client.readResponse()?.status == 408)
             #expect(await client.waitForClose())
-            #expect(ContinuousClock.now - started < .seconds(2))
         }
     }
 
@@ -159,9 +157,7 @@ struct EchoDelegate: HTTPServerDelegate {
             let client = try RawClient(port: server.port)
             await client.send("GET /sync HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(await client.readResponse()?.status == 200)
-            let started = ContinuousClock.now
             #expect(await client.waitForClose())
-            #expect(ContinuousClock.now - started < .seconds(2))
             // A connection that never sends anything is closed by the same timeout.
             let silent = try RawClient(port: server.port)
             #expect(await silent.waitForClose())

@@ -159,6 +159,12 @@ import SRTCProtocol
         #expect(server.router.handleImmediately(HTTPRequest(method: "GET", target: "/healthz"))?.status == 200)
     }
 
+    @Test func asyncRoutesAreLeftToThePoolWithoutConsumingTheNonce() async throws {
+        let request = signed("POST", "/server/v1/channel/list", body: "{}")
+        #expect(server.router.handleImmediately(request) == nil)
+        #expect(await server.router.handle(request).status == 200)
+    }
+
     @Test func metricsCountRequestsAndAuthFailuresByCause() async throws {
         _ = await server.router.handle(signed())
         _ = await server.router.handle(signed(key: "bad"))

@@ -43,11 +43,13 @@ public struct DepacketizedVideoFrame: Sendable, Equatable {
                           width: width, height: height)
     }
 
-    /// Builds a frame from its payloads' VP8 data, in order, filling key-frame size from the bitstream.
+    /// Builds a frame from its payloads' VP8 data, in order. Key frames are recognised by the P bit alone
+    /// (RFC 7741 §4.3), as `VP8.isKeyFrame(payload:)` does; their size is read when the header is complete.
     static func assemble(data: [UInt8], rtpTimestamp: UInt32, pictureID: UInt16?, first: UInt16, last: UInt16)
         -> DepacketizedVideoFrame {
+        let isKeyFrame = data.first.map { $0 & 0x01 == 0 } ?? false
         let size = VP8.keyFrameSize(bitstream: data)
-        return DepacketizedVideoFrame(data: data, rtpTimestamp: rtpTimestamp, isKeyFrame: size != nil, pictureID: pictureID,
+        return DepacketizedVideoFrame(data: data, rtpTimestamp: rtpTimestamp, isKeyFrame: isKeyFrame, pictureID: pictureID,
                                       firstSequenceNumber: first, lastSequenceNumber: last,
                                       width: size?.width ?? 0, height: size?.height ?? 0)
     }

@@ -68,10 +68,11 @@ public final class APIRouter: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let route: String
         let response: HTTPResponse
-        switch resolve(request) {
+        switch resolve(request, onIOThread: false) {
         case .answered(let r, let resp): (route, response) = (r, resp)
         case .immediate(let r, let handler, let context): (route, response) = (r, handler(context))
         case .async(let r, let handler, let context): (route, response) = (r, await handler(context))
+        case .deferred: return Self.error(.internalError, "unroutable", now: clock())
         }
         record(route, response, since: started)
         return response
@@ -83,10 +84,10 @@ public final class APIRouter: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let route: String
         let response: HTTPResponse
-        switch resolve(request) {
+        switch resolve(request, onIOThread: true) {
         case .answered(let r, let resp): (route, response) = (r, resp)
         case .immediate(let r, let handler, let context): (route, response) = (r, handler(context))
-        case .async: return nil
+        case .async, .deferred: return nil
         }
         record(route, response, since: started)
         return response
@@ -96,6 +97,9 @@ public final class APIRouter: Sendable {
         case answered(String, HTTPResponse)
         case immediate(String, ImmediateHandler, RouteContext)
         case async(String, Handler, RouteContext)
+        /// An async route seen on the I/O thread: nothing done yet (the nonce is not consumed),
+        /// the pool path resolves it again.
+        case deferred
     }
 
     private func record(_ route: String, _ response: HTTPResponse, since started: UInt64) {
@@ -103,9 +107,12 @@ public final class APIRouter: Sendable {
         metrics.recordRequest(route: route, status: response.status, seconds: seconds)
     }
 
-    private func resolve(_ request: HTTPRequest) -> Resolution {
+    private func resolve(_ request: HTTPRequest, onIOThread: Bool) -> Resolution {
         let now = clock()
         let path = String(request.path)
+        if onIOThread, let route = routes.first(where: { $0.path == path && $0.method == request.method }), case .async = route.handler {
+            return .deferred
+        }
         var app: App?
         if Self.signedPrefixes.contains(where: { path.hasPrefix($0) }) {
             guard request.body.count <= maxBodyBytes else {

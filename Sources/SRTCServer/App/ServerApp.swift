@@ -15,6 +15,8 @@ public final class ServerApp: Sendable {
     public let createdApp: App?
     /// Live channels.
     let channels: ChannelManager
+    /// Delivers channel events to `--webhook-url`, when configured.
+    let webhooks: WebhookDispatcher?
     private let http: Mutex<HTTPServer?> = Mutex(nil)
 
     /// Opens the data directory and database, applies migrations and makes sure an app exists.
@@ -40,7 +42,15 @@ public final class ServerApp: Sendable {
             createdApp = nil
         }
         metrics = Metrics()
-        channels = ChannelManager(limits: config.limits, events: NoChannelEvents(), mediaFactory: { _ in nil })
+        if let url = config.webhookURL {
+            let client = HTTPClient(configuration: .init(timeout: .seconds(10)))
+            webhooks = WebhookDispatcher(url: url, database: database, apps: apps) { url, headers, body in
+                try await client.post(url, headers: HTTPHeaders(headers), body: body).status
+            }
+        } else {
+            webhooks = nil
+        }
+        channels = ChannelManager(limits: config.limits, events: webhooks ?? NoChannelEvents(), mediaFactory: { _ in nil })
         let authenticator = RequestAuthenticator(apps: apps, nonces: NonceCache(capacity: config.nonceCacheCapacity),
                                                  windowSeconds: config.signatureWindowSeconds)
         var builder = APIRouter.Builder()
@@ -70,6 +80,7 @@ public final class ServerApp: Sendable {
     /// Ends every session and stops serving, letting in-flight requests finish.
     public func shutdown() async {
         await channels.closeAll()
+        webhooks?.stop()
         let server = http.withLock { s -> HTTPServer? in defer { s = nil }; return s }
         await server?.shutdown(gracePeriod: .seconds(3))
     }

@@ -1,0 +1,105 @@
+// The ring mechanics behind `VideoJitterBuffer`: examining the frame at the head, taking it out, and
+// skipping over frames that can no longer be completed.
+
+extension VideoJitterBuffer {
+    /// The state of the frame starting at a sequence number.
+    enum HeadState {
+        /// All packets from the start through `last` (the marker) are present.
+        case complete(last: UInt16)
+        /// A packet is still missing.
+        case incomplete
+        /// The packet there is not a frame start, or the frame is malformed (timestamp change before the marker).
+        case broken
+    }
+
+    @inline(__always)
+    func slotIndex(_ sequence: UInt16) -> Int { Int(sequence) % configuration.capacity }
+
+    func packet(_ sequence: UInt16) -> Packet? {
+        guard let packet = slots[slotIndex(sequence)], packet.sequenceNumber == sequence else { return nil }
+        return packet
+    }
+
+    func examineHead(_ start: UInt16) -> HeadState {
+        guard let first = packet(start) else { return .incomplete }
+        guard first.isFrameStart else { return .broken }
+        var sequence = start
+        while true {
+            guard let current = packet(sequence) else { return .incomplete }
+            guard current.timestamp == first.timestamp else { return .broken }
+            if current.marker { return .complete(last: sequence) }
+            guard SequenceNumber.isNewer(highest, than: sequence) else { return .incomplete }
+            sequence &+= 1
+        }
+    }
+
+    /// Removes the frame's packets from the ring and joins their VP8 data.
+    mutating func takeFrame(from start: UInt16, to last: UInt16) -> DepacketizedVideoFrame {
+        var data: [UInt8] = []
+        var sequence = start
+        let first = packet(start)
+        while true {
+            if let current = packet(sequence) {
+                data.append(contentsOf: current.payload[current.dataOffset...])
+            }
+            remove(sequence)
+            if sequence == last { break }
+            sequence &+= 1
+        }
+        advanceHead(to: last &+ 1)
+        return DepacketizedVideoFrame.assemble(data: data, rtpTimestamp: first?.timestamp ?? 0,
+                                               pictureID: first?.pictureID, first: start, last: last)
+    }
+
+    /// Gives up everything from `start` to the next buffered frame start, and asks for a key frame.
+    mutating func skipToNextFrameStart(after start: UInt16) {
+        var sequence = start &+ 1
+        while SequenceNumber.distance(from: sequence, to: highest) >= 0 {
+            if let candidate = packet(sequence), candidate.isFrameStart { break }
+            sequence &+= 1
+        }
+        discard(from: start, upTo: sequence)
+        needsKeyFrame = true
+    }
+
+    /// Drops every slot in `start ..< end`, counting missing ones as lost, and moves the head to `end`.
+    mutating func discard(from start: UInt16, upTo end: UInt16) {
+        var sequence = start
+        while sequence != end {
+            if packet(sequence) == nil { statistics.lostPackets += 1 }
+            remove(sequence)
+            sequence &+= 1
+        }
+        advanceHead(to: end)
+    }
+
+    mutating func remove(_ sequence: UInt16) {
+        let index = slotIndex(sequence)
+        if slots[index]?.sequenceNumber == sequence {
+            slots[index] = nil
+            packetCount -= 1
+        }
+        nacks[index] = nil
+    }
+
+    mutating func advanceHead(to sequence: UInt16) {
+        head = sequence
+        hasAdvanced = true
+        blockedSinceUs = nil
+        if let key = newestKeyFrameStart, SequenceNumber.isNewer(sequence, than: key) { newestKeyFrameStart = nil }
+        // Past everything received: the window is empty, so the next packet defines where it continues.
+        if SequenceNumber.isNewer(sequence, than: highest) { highest = sequence &- 1 }
+    }
+
+    mutating func reset(at sequence: UInt16) {
+        for index in slots.indices { slots[index] = nil; nacks[index] = nil }
+        packetCount = 0
+        head = sequence
+        highest = sequence
+        blockedSinceUs = nil
+        newestKeyFrameStart = nil
+        needsKeyFrame = true
+        hasAdvanced = false
+        statistics.resets += 1
+    }
+}

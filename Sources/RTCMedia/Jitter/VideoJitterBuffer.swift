@@ -1,0 +1,242 @@
+// The receive-side video jitter buffer: puts VP8 RTP payloads back in sequence-number order (wrap-aware,
+// RFC 3550 §A.1), emits each frame as soon as all its packets are present, waits a bounded time for a
+// missing packet (long enough for a NACK round trip, RFC 4585 §6.2.1), then gives the frame up and asks for
+// a key frame (PLI, RFC 4585 §6.3.1). Memory is bounded by a fixed ring of packet slots.
+//
+// The buffer is a plain struct driven by the caller's clock (`nowUs`), so it is tested without timers.
+// Ring mechanics (examining, taking and skipping frames) live in `VideoJitterBuffer+Ring.swift`.
+
+// MARK: - Types
+
+/// Reorders VP8 RTP packets, emits complete frames, and reports what to NACK and when to ask for a key frame.
+public struct VideoJitterBuffer: Sendable {
+    /// Tuning knobs, with defaults for interactive video.
+    public struct Configuration: Sendable, Equatable {
+        /// Packet slots in the ring (the memory bound: about `capacity` × the payload size).
+        public var capacity: Int = 1_024
+        /// How long to wait for a missing packet before giving up its frame, in microseconds.
+        public var maxWaitUs: Int64 = 250_000
+        /// Minimum time between two NACKs of the same packet (about one round trip), in microseconds.
+        public var nackIntervalUs: Int64 = 40_000
+        /// How many times one packet is NACKed before the buffer stops asking.
+        public var maxNackRetries: Int = 5
+        /// Minimum time between two key-frame requests, in microseconds.
+        public var keyFrameRequestIntervalUs: Int64 = 500_000
+        /// The defaults.
+        public init() {}
+    }
+
+    /// What `insert` did with a packet.
+    public enum InsertResult: Sendable, Equatable {
+        /// Stored for reordering.
+        case accepted
+        /// Already held; ignored.
+        case duplicate
+        /// Older than what was already emitted or given up; ignored.
+        case late
+        /// So far from the buffered window that the buffer restarted from this packet (stream jump or restart).
+        case reset
+    }
+
+    /// Running counters.
+    public struct Statistics: Sendable, Equatable {
+        /// Packets stored.
+        public var packetsAccepted = 0
+        /// Packets ignored as duplicates.
+        public var duplicates = 0
+        /// Packets ignored as late.
+        public var latePackets = 0
+        /// Packets given up as lost (their frame was skipped).
+        public var lostPackets = 0
+        /// Frames emitted.
+        public var framesEmitted = 0
+        /// Frames dropped: incomplete, or delta frames withheld while waiting for a key frame.
+        public var framesDropped = 0
+        /// Times the buffer restarted from a far-away packet.
+        public var resets = 0
+    }
+
+    struct Packet: Sendable {
+        var sequenceNumber: UInt16
+        var timestamp: UInt32
+        var marker: Bool
+        var isFrameStart: Bool
+        var isKeyFrame: Bool
+        var pictureID: UInt16?
+        var payload: [UInt8]
+        var dataOffset: Int
+    }
+
+    struct NackState: Sendable {
+        var sequenceNumber: UInt16
+        var lastSentUs: Int64
+        var retries: Int
+    }
+
+    /// The settings in force.
+    public let configuration: Configuration
+    /// Counters since creation.
+    public internal(set) var statistics = Statistics()
+    /// Whether the decoder needs a key frame: at the start, and after a frame was given up.
+    public internal(set) var needsKeyFrame = true
+
+    var slots: [Packet?]
+    var nacks: [NackState?]
+    /// Next sequence number to emit; everything before it is done. Nil until the first packet.
+    var head: UInt16?
+    /// Newest sequence number received.
+    var highest: UInt16 = 0
+    /// Packets currently held.
+    public internal(set) var packetCount = 0
+    /// When the buffer first found the head frame incomplete.
+    var blockedSinceUs: Int64?
+    /// Start of the newest key frame seen, to jump to it without waiting for older frames.
+    var newestKeyFrameStart: UInt16?
+    var lastKeyFrameRequestUs: Int64?
+    /// Whether the head has moved since the start (or the last reset): from then on, older packets are late.
+    var hasAdvanced = false
+
+    // MARK: - Public API
+
+    /// Creates an empty buffer.
+    public init(configuration: Configuration = Configuration()) {
+        precondition(configuration.capacity >= 16 && configuration.capacity <= 32_768, "capacity out of range")
+        self.configuration = configuration
+        slots = Array(repeating: nil, count: configuration.capacity)
+        nacks = Array(repeating: nil, count: configuration.capacity)
+    }
+
+    /// Stores one RTP packet's VP8 payload.
+    /// - Parameters:
+    ///   - payload: the RTP payload (VP8 descriptor + data); kept without copying.
+    ///   - sequenceNumber: RTP sequence number.
+    ///   - timestamp: RTP timestamp (90 kHz).
+    ///   - marker: RTP marker bit (last packet of a frame).
+    /// - Throws: `RTPPayloadError` for a malformed VP8 descriptor (the packet is not stored).
+    @discardableResult
+    public mutating func insert(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32,
+                                marker: Bool) throws(RTPPayloadError) -> InsertResult {
+        let (descriptor, offset) = try VP8PayloadDescriptor.parse(payload)
+        if descriptor.isFrameStart && payload.count < offset + 3 { throw RTPPayloadError.truncatedVP8Header }
+        let packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker,
+                            isFrameStart: descriptor.isFrameStart,
+                            isKeyFrame: descriptor.isFrameStart && payload[offset] & 0x01 == 0,
+                            pictureID: descriptor.pictureID, payload: payload, dataOffset: offset)
+        var result = InsertResult.accepted
+        if let head {
+            let distance = SequenceNumber.distance(from: head, to: sequenceNumber)
+            if distance >= configuration.capacity || distance < -configuration.capacity {
+                reset(at: sequenceNumber)
+                result = .reset
+            } else if distance < 0 {
+                // Until the first frame leaves, an earlier packet (reordered at stream start) moves the head back.
+                guard !hasAdvanced, SequenceNumber.distance(from: sequenceNumber, to: highest) < configuration.capacity else {
+                    statistics.latePackets += 1
+                    return .late
+                }
+                var missing = sequenceNumber &+ 1
+                while missing != head {
+                    nacks[slotIndex(missing)] = NackState(sequenceNumber: missing, lastSentUs: .min, retries: 0)
+                    missing &+= 1
+                }
+                self.head = sequenceNumber
+            }
+        } else {
+            head = sequenceNumber
+            highest = sequenceNumber
+        }
+        let index = slotIndex(sequenceNumber)
+        if slots[index]?.sequenceNumber == sequenceNumber {
+            statistics.duplicates += 1
+            return .duplicate
+        }
+        slots[index] = packet
+        nacks[index] = nil
+        packetCount += 1
+        statistics.packetsAccepted += 1
+        if SequenceNumber.isNewer(sequenceNumber, than: highest) {
+            // Every number skipped over is now missing: remember it for NACKs.
+            var missing = highest &+ 1
+            while missing != sequenceNumber {
+                nacks[slotIndex(missing)] = NackState(sequenceNumber: missing, lastSentUs: .min, retries: 0)
+                missing &+= 1
+            }
+            highest = sequenceNumber
+        }
+        if packet.isKeyFrame, newestKeyFrameStart.map({ SequenceNumber.isNewer(sequenceNumber, than: $0) }) ?? true {
+            newestKeyFrameStart = sequenceNumber
+        }
+        return result
+    }
+
+    /// The next frame ready for the decoder, or nil while the head frame is incomplete and still worth waiting for.
+    /// Call after each insert and on a timer; frames come out in order, delta frames only when decodable.
+    public mutating func popFrame(nowUs: Int64) -> DepacketizedVideoFrame? {
+        while let head, packetCount > 0 {
+            switch examineHead(head) {
+            case .complete(let last):
+                let frame = takeFrame(from: head, to: last)
+                if needsKeyFrame && !frame.isKeyFrame {
+                    statistics.framesDropped += 1
+                    continue
+                }
+                if frame.isKeyFrame { needsKeyFrame = false }
+                statistics.framesEmitted += 1
+                return frame
+            case .broken where hasAdvanced:
+                // The head packet is not a frame start (its start is gone) or the frame is malformed.
+                skipToNextFrameStart(after: head)
+            case .broken, .incomplete:
+                // At stream start a continuation may lead: its frame start can still arrive, so wait for it too.
+                if let key = newestKeyFrameStart, SequenceNumber.isNewer(key, than: head),
+                   case .complete = examineHead(key) {
+                    // A complete key frame is buffered: no reason to wait for anything before it.
+                    discard(from: head, upTo: key)
+                    continue
+                }
+                guard let since = blockedSinceUs else { blockedSinceUs = nowUs; return nil }
+                guard nowUs - since >= configuration.maxWaitUs else { return nil }
+                statistics.framesDropped += 1
+                skipToNextFrameStart(after: head)
+            }
+        }
+        return nil
+    }
+
+    /// All frames ready now (see `popFrame(nowUs:)`).
+    public mutating func popFrames(nowUs: Int64) -> [DepacketizedVideoFrame] {
+        var frames: [DepacketizedVideoFrame] = []
+        while let frame = popFrame(nowUs: nowUs) { frames.append(frame) }
+        return frames
+    }
+
+    /// Sequence numbers to NACK now: missing packets not asked for within `nackIntervalUs` and not yet
+    /// asked for `maxNackRetries` times. Each call counts as sending those NACKs.
+    public mutating func missingSequenceNumbers(nowUs: Int64) -> [UInt16] {
+        guard let head, packetCount > 0 else { return [] }
+        var result: [UInt16] = []
+        var sequence = head
+        while SequenceNumber.distance(from: sequence, to: highest) >= 0 {
+            let index = slotIndex(sequence)
+            if slots[index]?.sequenceNumber != sequence, var state = nacks[index], state.sequenceNumber == sequence,
+               state.retries < configuration.maxNackRetries,
+               state.lastSentUs == .min || nowUs - state.lastSentUs >= configuration.nackIntervalUs {
+                state.retries += 1
+                state.lastSentUs = nowUs
+                nacks[index] = state
+                result.append(sequence)
+            }
+            sequence &+= 1
+        }
+        return result
+    }
+
+    /// Whether to send a key-frame request (PLI) now: true while `needsKeyFrame`, at most once per
+    /// `keyFrameRequestIntervalUs`. Each true answer counts as sending the request.
+    public mutating func shouldRequestKeyFrame(nowUs: Int64) -> Bool {
+        guard needsKeyFrame else { return false }
+        if let last = lastKeyFrameRequestUs, nowUs - last < configuration.keyFrameRequestIntervalUs { return false }
+        lastKeyFrameRequestUs = nowUs
+        return true
+    }
+}

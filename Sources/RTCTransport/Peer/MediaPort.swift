@@ -1,0 +1,108 @@
+import RTCNet
+import RTCWire
+
+/// The server's one UDP port shared by every peer (architecture: "one UDP port for all peers").
+/// It owns the socket and the I/O thread, and routes each datagram to its `PeerTransport`:
+/// a STUN Binding request by its USERNAME (`localUfrag:remoteUfrag`, so the first check of a new
+/// peer, or a check from a peer's new address, finds it), everything else by source address
+/// (learned from ICE's selection).
+///
+/// **Threading.** All routing, every transport's callbacks and all sending run on the port's I/O
+/// thread. `makeTransport`, `execute`, `stop` and `PeerTransport.close` are thread-safe. Sends
+/// made while handling a batch are flushed with one `sendmmsg` at the end of the batch (or when
+/// the queue fills).
+public final class MediaPort: @unchecked Sendable {
+    /// The bound address (the port the kernel chose when asked for port 0).
+    public var localAddress: SocketAddress { loop.socket.localAddress }
+    /// Datagrams no transport claimed (I/O thread).
+    public private(set) var unroutedCount = 0
+
+    let loop: UDPReceiveLoop
+    // I/O thread only.
+    private var byUfrag: [String: PeerTransport] = [:]
+    private var byAddress: [SocketAddress: PeerTransport] = [:]
+    private var addressesOf: [ObjectIdentifier: Set<SocketAddress>] = [:]
+
+    /// Binds the port and starts its I/O thread.
+    /// - Parameters:
+    ///   - batchSize: datagrams per `recvmmsg`; the send queue holds twice as many.
+    public init(bind address: SocketAddress, batchSize: Int = 32) throws(NetError) {
+        let socket = try UDPSocket(bind: address)
+        loop = try UDPReceiveLoop(socket: socket, batchSize: batchSize, sendQueueCapacity: batchSize * 2,
+                                  tickInterval: .milliseconds(10))
+        loop.onDatagram = { [weak self] bytes, source in self?.route(bytes, from: source) }
+        loop.onTick = { [weak self] now in self?.tick(now: now) }
+        loop.start(name: "srtc-media-port")
+    }
+
+    deinit { loop.stop() }
+
+    /// Creates a transport on this port and registers its local ufrag (which must be unique on the
+    /// port). The transport starts routing as soon as the I/O thread has registered it.
+    /// - Parameter delegate: set before the transport can see any packet.
+    public func makeTransport(_ parameters: PeerTransportParameters,
+                              delegate: PeerTransportDelegate?) throws(DTLSError) -> PeerTransport {
+        let transport = try PeerTransport(parameters: parameters, io: loop)
+        transport.delegate = delegate
+        transport.host = self
+        loop.execute { [self] in
+            byUfrag[parameters.localICE.ufrag] = transport
+            transport.start(now: .now)
+        }
+        return transport
+    }
+
+    /// Runs `work` on the I/O thread. Thread-safe.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        loop.execute(work)
+    }
+
+    /// Stops the I/O thread; transports stop receiving. Thread-safe.
+    public func stop() {
+        loop.stop()
+    }
+
+    // MARK: - I/O thread
+
+    private func route(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress) {
+        let kind = PacketKind.classify(UnsafeRawBufferPointer(bytes))
+        if kind == .stun {
+            guard let message = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes)) else { unroutedCount += 1; return }
+            if message.type == .bindingRequest, let username = message.username {
+                let ufrag = username.prefix { $0 != ":" }
+                guard let transport = byUfrag[String(ufrag)] else { unroutedCount += 1; return }
+                transport.receive(bytes, from: source, kind: kind, stun: message)
+                return
+            }
+            guard let transport = byAddress[source] else { unroutedCount += 1; return }
+            transport.receive(bytes, from: source, kind: kind, stun: message)
+            return
+        }
+        guard let transport = byAddress[source] else { unroutedCount += 1; return }
+        transport.receive(bytes, from: source, kind: kind, stun: nil)
+    }
+
+    private func tick(now: ContinuousClock.Instant) {
+        for transport in byUfrag.values { transport.tick(now: now) }
+    }
+}
+
+extension MediaPort: PeerTransportHost {
+    func peerTransport(_ transport: PeerTransport, didSelect address: SocketAddress, previous: SocketAddress?) {
+        let id = ObjectIdentifier(transport)
+        if let previous, byAddress[previous] === transport {
+            byAddress[previous] = nil
+            addressesOf[id]?.remove(previous)
+        }
+        byAddress[address] = transport
+        addressesOf[id, default: []].insert(address)
+    }
+
+    func peerTransportDidFinish(_ transport: PeerTransport) {
+        let id = ObjectIdentifier(transport)
+        for address in addressesOf[id] ?? [] where byAddress[address] === transport { byAddress[address] = nil }
+        addressesOf[id] = nil
+        let ufrag = transport.parameters.localICE.ufrag
+        if byUfrag[ufrag] === transport { byUfrag[ufrag] = nil }
+    }
+}

@@ -1,0 +1,301 @@
+import RTCNet
+import RTCWire
+import Synchronization
+
+/// One WebRTC media transport: ICE (lite or controlling) + DTLS + SRTP on one 5-tuple, carrying
+/// RTP and RTCP with BUNDLE and rtcp-mux.
+///
+/// **Threading contract.** A transport lives on one I/O thread: its `MediaPort`'s (server) or its
+/// own socket's (client, `PeerTransport.client`). Packets arrive, state changes are reported
+/// and timers run on that thread, through the delegate, synchronously. `sendRTP` / `sendRTCP`
+/// must be called on that thread — typically from inside a delegate callback (the SFU forwarding
+/// path: receive → unprotect → callback → protect into the send queue → one `sendmmsg` per batch),
+/// with no allocation and no `await`. Other threads hand work over with `execute(_:)`. `state`,
+/// `close()` and `execute(_:)` are safe from any thread.
+public final class PeerTransport: @unchecked Sendable {
+    /// The transport's life cycle.
+    public enum State: Sendable, Equatable {
+        case new, checking, connected, failed, closed
+    }
+
+    public let parameters: PeerTransportParameters
+    /// Receives packets and state changes on the I/O thread.
+    public weak var delegate: PeerTransportDelegate?
+    /// A value for the owner (for example the SFU's participant id); not used by the transport.
+    public var userInfo: AnyObject?
+
+    /// The current state (readable from any thread).
+    public var state: State { sharedState.withLock { $0 } }
+
+    /// Where media goes: the ICE-selected remote address.
+    public private(set) var remoteAddress: SocketAddress?
+    /// The negotiated SRTP profile, once connected.
+    public private(set) var srtpProfile: SRTPProfile?
+    /// Counters, for stats and tests (I/O thread).
+    public private(set) var stats = Stats()
+
+    /// Packet counters.
+    public struct Stats: Sendable {
+        public var rtpReceived = 0, rtcpReceived = 0, rtpSent = 0, rtcpSent = 0
+        /// Unprotect failures: forged, corrupt or replayed packets.
+        public var unprotectFailures = 0
+        public var sendFailures = 0
+    }
+
+    let io: UDPReceiveLoop
+    weak var host: PeerTransportHost?
+    private var ice: ICEMachine
+    private let dtls: DTLSEndpoint
+    private var srtp: SRTPContext?
+    private let sharedState = Mutex<State>(.new)
+    private var currentState: State = .new
+    private var deadline: ContinuousClock.Instant?
+    private var started = false
+    /// `true` for a client transport: closing also stops its I/O thread.
+    var ownsLoop = false
+
+    /// The two ICE roles behind one interface.
+    enum ICEMachine {
+        case lite(ICELiteResponder)
+        case controlling(ICEControllingAgent)
+    }
+
+    init(parameters: PeerTransportParameters, io: UDPReceiveLoop) throws(DTLSError) {
+        self.parameters = parameters
+        self.io = io
+        switch parameters.iceRole {
+        case .lite:
+            ice = .lite(ICELiteResponder(local: parameters.localICE, remote: parameters.remoteICE))
+        case .controlling:
+            ice = .controlling(ICEControllingAgent(local: parameters.localICE, remote: parameters.remoteICE,
+                                                   remoteCandidates: parameters.remoteCandidates,
+                                                   localFamily: io.socket.localAddress.family))
+        }
+        dtls = try DTLSEndpoint(role: parameters.dtlsRole, certificate: parameters.certificate,
+                                remoteFingerprint: parameters.remoteFingerprint, profiles: parameters.srtpProfiles)
+    }
+
+    deinit {
+        if ownsLoop { io.stop() }
+    }
+
+    // MARK: - Public API
+
+    /// Runs `work` on this transport's I/O thread (inline when already there). Thread-safe.
+    public func execute(_ work: @escaping @Sendable (PeerTransport) -> Void) {
+        io.execute { [self] in work(self) }
+    }
+
+    /// Sends close_notify, stops, and reports `.closed`. Thread-safe; idempotent.
+    public func close() {
+        io.execute { [self] in closeOnIOThread() }
+        if ownsLoop { io.stop() }
+    }
+
+    /// Protects `packet` (plain RTP) into the send queue, to go out at the end of the batch.
+    /// I/O thread only. Returns `false` when not connected or the packet does not fit.
+    @discardableResult
+    public func sendRTP(_ packet: UnsafeRawBufferPointer) -> Bool {
+        sendRTP { slot in
+            guard packet.count <= slot.count else { return nil }
+            slot.copyMemory(from: packet)
+            return packet.count
+        }
+    }
+
+    /// Lets `write` put plain RTP straight into a send slot (for example a forwarded packet with
+    /// its SSRC and sequence number rewritten), then protects it there. `write` returns the
+    /// packet's length or `nil` to cancel. I/O thread only.
+    @discardableResult
+    public func sendRTP(_ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
+        send(rtcp: false, write)
+    }
+
+    /// Protects `packet` (a plain RTCP compound packet) into the send queue. I/O thread only.
+    @discardableResult
+    public func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
+        send(rtcp: true) { slot in
+            guard packet.count <= slot.count else { return nil }
+            slot.copyMemory(from: packet)
+            return packet.count
+        }
+    }
+
+    /// Sends everything queued now instead of at the end of the batch. I/O thread only.
+    public func flush() {
+        io.sendQueue.flush(on: io.socket)
+    }
+
+    // MARK: - Sending internals
+
+    @inline(__always)
+    private func send(rtcp: Bool, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
+        guard let srtp, let to = remoteAddress, currentState == .connected else { return false }
+        let queue = io.sendQueue
+        if queue.isFull { queue.flush(on: io.socket) }
+        let overhead = rtcp ? srtp.profile.rtcpOverhead : srtp.profile.rtpOverhead
+        let queued = queue.enqueue(to: to) { slot in
+            let room = UnsafeMutableRawBufferPointer(rebasing: slot[0..<(slot.count - overhead)])
+            guard let length = write(room), length > 0 else { return nil }
+            do throws(SRTPError) {
+                return rtcp ? try srtp.protectRTCP(slot, length: length) : try srtp.protectRTP(slot, length: length)
+            } catch {
+                return nil
+            }
+        }
+        if queued {
+            if rtcp { stats.rtcpSent += 1 } else { stats.rtpSent += 1 }
+        } else {
+            stats.sendFailures += 1
+        }
+        return queued
+    }
+
+    /// Sends control datagrams (STUN, DTLS) right away.
+    func sendControl(_ datagrams: [[UInt8]], to address: SocketAddress?) {
+        guard let address else { return }
+        for d in datagrams { d.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: address) } }
+    }
+
+    // MARK: - Events from the I/O layer (I/O thread)
+
+    /// Starts ICE (controlling: the first checks go out) and the connect timer.
+    func start(now: ContinuousClock.Instant) {
+        guard !started else { return }
+        started = true
+        deadline = now + parameters.connectTimeout
+        if case .controlling(var agent) = ice {
+            let actions = agent.start(now: now)
+            ice = .controlling(agent)
+            perform(actions, now: now)
+        }
+    }
+
+    /// Handles one datagram routed to this transport.
+    /// `stun` is the message when the caller already parsed it (the port does, to route by USERNAME).
+    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, kind: PacketKind, stun: STUNMessage?) {
+        switch kind {
+        case .stun:
+            guard let message = stun ?? (try? STUNMessage(parsing: UnsafeRawBufferPointer(datagram))) else { return }
+            let raw = UnsafeRawBufferPointer(datagram)
+            let now = ContinuousClock.now
+            let actions: [ICEAction]
+            switch ice {
+            case .lite(var lite):
+                actions = lite.handle(message, raw: raw, from: source, now: now)
+                ice = .lite(lite)
+            case .controlling(var agent):
+                actions = agent.handle(message, raw: raw, from: source, now: now)
+                ice = .controlling(agent)
+            }
+            perform(actions, now: now)
+        case .dtls:
+            // DTLS only from the address ICE validated (RFC 8445 §11: media follows checks).
+            guard source == remoteAddress, currentState != .closed, currentState != .failed else { return }
+            handleDTLS(dtls.handle(UnsafeRawBufferPointer(datagram)))
+        case .rtp, .rtcp:
+            guard let srtp, source == remoteAddress else { return }
+            receiveMedia(datagram, rtcp: kind == .rtcp, srtp: srtp)
+        case .unknown:
+            return
+        }
+    }
+
+    @inline(__always)
+    private func receiveMedia(_ datagram: UnsafeMutableRawBufferPointer, rtcp: Bool, srtp: SRTPContext) {
+        do throws(SRTPError) {
+            if rtcp {
+                let length = try srtp.unprotectRTCP(datagram, length: datagram.count)
+                stats.rtcpReceived += 1
+                delegate?.peerTransport(self, didReceiveRTCP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]))
+            } else {
+                let length = try srtp.unprotectRTP(datagram, length: datagram.count)
+                stats.rtpReceived += 1
+                delegate?.peerTransport(self, didReceiveRTP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]))
+            }
+        } catch {
+            stats.unprotectFailures += 1
+        }
+    }
+
+    /// Timers: ICE checks and consent, DTLS retransmission, the connect deadline.
+    func tick(now: ContinuousClock.Instant) {
+        guard currentState != .closed, currentState != .failed else { return }
+        let actions: [ICEAction]
+        switch ice {
+        case .lite(var lite):
+            actions = lite.tick(now: now)
+            ice = .lite(lite)
+        case .controlling(var agent):
+            actions = agent.tick(now: now)
+            ice = .controlling(agent)
+        }
+        perform(actions, now: now)
+        if dtls.state == .handshaking { handleDTLS(dtls.handleTimeout()) }
+        if currentState != .connected, let deadline, now > deadline { fail() }
+    }
+
+    private func perform(_ actions: [ICEAction], now: ContinuousClock.Instant) {
+        for action in actions {
+            switch action {
+            case .send(let bytes, let to):
+                bytes.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: to) }
+            case .selected(let address):
+                let previous = remoteAddress
+                remoteAddress = address
+                host?.peerTransport(self, didSelect: address, previous: previous)
+                if dtls.role == .client && dtls.state == .new { handleDTLS(dtls.start()) }
+            case .stateChanged(let iceState):
+                switch iceState {
+                case .checking: if currentState == .new { setState(.checking) }
+                case .failed: fail()
+                case .new, .connected: break
+                }
+            }
+        }
+    }
+
+    private func handleDTLS(_ output: DTLSEndpoint.Output) {
+        sendControl(output.datagrams, to: remoteAddress)
+        switch output.event {
+        case .connected(let profile)?:
+            do throws(SRTPError) {
+                srtp = try dtls.makeSRTPContext()
+                srtpProfile = profile
+                setState(.connected)
+            } catch {
+                fail()
+            }
+        case .failed?:
+            fail()
+        case .closed?:
+            finish(.closed)
+        case nil:
+            break
+        }
+    }
+
+    private func closeOnIOThread() {
+        guard currentState != .closed, currentState != .failed else { return }
+        sendControl(dtls.close().datagrams, to: remoteAddress)
+        io.sendQueue.flush(on: io.socket)
+        finish(.closed)
+    }
+
+    private func fail() { finish(.failed) }
+
+    private func finish(_ final: State) {
+        guard currentState != .closed, currentState != .failed else { return }
+        srtp = nil
+        setState(final)
+        host?.peerTransportDidFinish(self)
+    }
+
+    private func setState(_ new: State) {
+        guard new != currentState else { return }
+        if new == .connected && currentState == .new { setState(.checking) }
+        currentState = new
+        sharedState.withLock { $0 = new }
+        delegate?.peerTransport(self, didChangeState: new)
+    }
+}

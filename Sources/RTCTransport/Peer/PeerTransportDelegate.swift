@@ -1,0 +1,24 @@
+import RTCNet
+
+/// Receives a `PeerTransport`'s packets and state changes.
+///
+/// Every method is called on the transport's I/O thread, synchronously, one at a time; none may
+/// block. Packet buffers are decrypted in place in the receive buffer and are valid only during
+/// the call: copy what must outlive it. A handler may send on any transport of the same I/O
+/// thread (the same `MediaPort`, or the client transport itself) directly.
+public protocol PeerTransportDelegate: AnyObject {
+    /// The transport's state changed.
+    func peerTransport(_ transport: PeerTransport, didChangeState state: PeerTransport.State)
+    /// A decrypted RTP packet arrived.
+    func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer)
+    /// A decrypted RTCP compound packet arrived.
+    func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer)
+}
+
+/// What the owner of the socket (a `MediaPort`, or nothing for a client) learns from a transport.
+protocol PeerTransportHost: AnyObject {
+    /// Media from and to `transport` now uses `address` (`previous` is no longer its address).
+    func peerTransport(_ transport: PeerTransport, didSelect address: SocketAddress, previous: SocketAddress?)
+    /// The transport closed or failed; forget it.
+    func peerTransportDidFinish(_ transport: PeerTransport)
+}

@@ -1,0 +1,44 @@
+import RTCNet
+
+/// Everything a `PeerTransport` needs from the negotiation, as plain values (no SDP inside the
+/// transport): ICE role and credentials, the peer's candidates, the DTLS certificate, the
+/// expected peer fingerprint and the DTLS role from `a=setup`, and the SRTP profiles.
+public struct PeerTransportParameters: Sendable {
+    /// How this side runs ICE.
+    public enum ICERole: Sendable {
+        /// ICE-lite, controlled: answers checks (the server, RFC 8445 §2.5).
+        case lite
+        /// Full agent, controlling: sends checks and nominates (SDK clients).
+        case controlling
+    }
+
+    public var iceRole: ICERole
+    public var localICE: ICECredentials
+    public var remoteICE: ICECredentials
+    /// The peer's candidates (controlling role; a lite agent learns addresses from checks).
+    public var remoteCandidates: [ICECandidate]
+    public var certificate: DTLSCertificate
+    public var remoteFingerprint: DTLSFingerprint
+    /// `.server` for `a=setup:passive`, `.client` for `a=setup:active` (RFC 5763 §5).
+    public var dtlsRole: DTLSEndpoint.Role
+    /// In preference order.
+    public var srtpProfiles: [SRTPProfile]
+    /// The whole setup (ICE and DTLS) must finish within this time, or the transport fails.
+    public var connectTimeout: Duration
+
+    public init(iceRole: ICERole, localICE: ICECredentials, remoteICE: ICECredentials,
+                remoteCandidates: [ICECandidate] = [], certificate: DTLSCertificate,
+                remoteFingerprint: DTLSFingerprint, dtlsRole: DTLSEndpoint.Role,
+                srtpProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80],
+                connectTimeout: Duration = .seconds(30)) {
+        self.iceRole = iceRole
+        self.localICE = localICE
+        self.remoteICE = remoteICE
+        self.remoteCandidates = remoteCandidates
+        self.certificate = certificate
+        self.remoteFingerprint = remoteFingerprint
+        self.dtlsRole = dtlsRole
+        self.srtpProfiles = srtpProfiles
+        self.connectTimeout = connectTimeout
+    }
+}

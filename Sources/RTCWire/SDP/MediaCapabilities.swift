@@ -1,0 +1,75 @@
+/// The codecs and header extensions one side supports; answers keep only what both support.
+public struct MediaCapabilities: Hashable, Sendable {
+    /// Audio codecs; name, clock rate and channels are matched, `feedback` lists what is accepted.
+    public var audioCodecs: [Codec]
+    /// Video codecs; include an `rtx` entry to accept retransmission streams.
+    public var videoCodecs: [Codec]
+    /// Header extension URIs accepted (`RTPHeaderExtensionURI`).
+    public var headerExtensions: [String]
+
+    public init(audioCodecs: [Codec], videoCodecs: [Codec], headerExtensions: [String]) {
+        self.audioCodecs = audioCodecs
+        self.videoCodecs = videoCodecs
+        self.headerExtensions = headerExtensions
+    }
+
+    /// Opus, VP8 with RTX, and the six extensions the SFU reads.
+    public static let webRTC = MediaCapabilities(
+        audioCodecs: [.opus()], videoCodecs: [.vp8(), .rtx()],
+        headerExtensions: [
+            RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.absSendTime, RTPHeaderExtensionURI.transportWideCC,
+            RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.rid, RTPHeaderExtensionURI.repairedRid,
+        ])
+
+    /// The `a=extmap` lines to offer for `kind`, with Chrome's ids.
+    public func extMaps(for kind: MediaKind) -> [ExtMap] {
+        let chromeIDs: [(String, UInt16, Bool)] = [
+            (RTPHeaderExtensionURI.audioLevel, 1, true), (RTPHeaderExtensionURI.absSendTime, 2, false),
+            (RTPHeaderExtensionURI.transportWideCC, 3, false), (RTPHeaderExtensionURI.mid, 4, false),
+            (RTPHeaderExtensionURI.rid, 10, false), (RTPHeaderExtensionURI.repairedRid, 11, false),
+        ]
+        return chromeIDs.compactMap { uri, id, audioOnly in
+            guard headerExtensions.contains(uri) else { return nil }
+            if kind == .audio && (uri == RTPHeaderExtensionURI.rid || uri == RTPHeaderExtensionURI.repairedRid) { return nil }
+            if kind != .audio && audioOnly { return nil }
+            return ExtMap(id: id, uri: uri)
+        }
+    }
+
+    /// Codecs for a section kind.
+    public func codecs(for kind: MediaKind) -> [Codec] {
+        switch kind {
+        case .audio: return audioCodecs
+        case .video: return videoCodecs
+        default: return []
+        }
+    }
+
+    /// The offered codecs this side accepts, keeping the offer's payload types and fmtp
+    /// (RFC 3264 §6.1) and the feedback both sides list. RTX is kept when its `apt` is kept.
+    public func negotiate(_ offered: [Codec], kind: MediaKind) -> [Codec] {
+        let supported = codecs(for: kind)
+        var accepted: [Codec] = []
+        for codec in offered where !codec.isRTX {
+            guard let match = supported.first(where: { Self.matches(codec, $0) }) else { continue }
+            var answer = codec
+            answer.feedback = codec.feedback.filter(match.feedback.contains)
+            accepted.append(answer)
+        }
+        let acceptedTypes = Set(accepted.map(\.payloadType))
+        if supported.contains(where: \.isRTX) {
+            for codec in offered where codec.isRTX {
+                guard let apt = codec.associatedPayloadType, acceptedTypes.contains(apt) else { continue }
+                var answer = codec
+                answer.feedback = []
+                accepted.append(answer)
+            }
+        }
+        return accepted
+    }
+
+    /// Same encoding name (case-insensitive), clock rate and channel count (absent means 1).
+    static func matches(_ a: Codec, _ b: Codec) -> Bool {
+        a.name.lowercased() == b.name.lowercased() && a.clockRate == b.clockRate && (a.channels ?? 1) == (b.channels ?? 1)
+    }
+}

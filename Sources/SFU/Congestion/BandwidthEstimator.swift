@@ -1,0 +1,136 @@
+import Foundation
+
+/// Estimates the bitrate a subscriber can receive, from REMB (the receiver's own estimate) and/or
+/// from transport-cc feedback on the packets the SFU sent it.
+///
+/// The transport-cc side is a small loss- and delay-based controller in the spirit of GCC
+/// (draft-ietf-rmcat-gcc-02): heavy loss (> 10 %) cuts the estimate in proportion to the loss;
+/// growing queueing delay (one-way delay above its recent minimum) caps it below the delivered
+/// rate; low loss with a steady delay lets it grow multiplicatively. When both sources exist the
+/// lower wins. With no source the estimate is nil (no limit).
+struct BandwidthEstimator: Sendable {
+    struct Configuration: Sendable {
+        var initial: Double = 1_000_000
+        var minimum: Double = 100_000
+        var maximum: Double = 20_000_000
+        /// Growth per second while loss is low and delay steady.
+        var increasePerSecond: Double = 1.25
+        var highLoss: Double = 0.10
+        var lowLoss: Double = 0.02
+        /// Queueing delay that counts as congestion, µs.
+        var delayThreshold: Int64 = 60_000
+        /// How long the one-way delay minimum is remembered, µs.
+        var baseDelayWindow: Int64 = 10_000_000
+        /// No growth for this long after a decrease, µs.
+        var holdAfterDecrease: Int64 = 1_000_000
+    }
+
+    /// One packet as transport-cc feedback reported it.
+    struct PacketFeedback: Sendable, Equatable {
+        var sendTime: Int64
+        var size: Int
+        /// Receiver clock, µs; nil when lost.
+        var arrivalTime: Int64?
+    }
+
+    let configuration: Configuration
+    private(set) var rembBitrate: Double?
+    private(set) var feedbackEstimate: Double?
+    private(set) var lastLossRate: Double = 0
+    private(set) var lastQueueDelay: Int64 = 0
+    private var lastUpdate: Int64?
+    private var holdUntil: Int64 = .min
+    private var baseDelay: Int64?
+    private var windowMinimum: Int64?
+    private var windowStart: Int64 = 0
+    private var deliveredBytes = 0
+    private var deliveredStart: Int64?
+    private(set) var deliveredRate: Double?
+
+    init(configuration: Configuration = Configuration()) { self.configuration = configuration }
+
+    /// The current estimate, bits per second; nil when nothing was learned yet.
+    var estimate: Int? {
+        switch (rembBitrate, feedbackEstimate) {
+        case (nil, nil): return nil
+        case (let remb?, nil): return Int(remb)
+        case (nil, let own?): return Int(own)
+        case (let remb?, let own?): return Int(min(remb, own))
+        }
+    }
+
+    /// A REMB from the subscriber.
+    mutating func onREMB(bitrate: UInt64) {
+        rembBitrate = Double(min(bitrate, UInt64(configuration.maximum * 4)))
+    }
+
+    /// One transport-cc feedback's packets (in sequence order) arrived at `now`.
+    mutating func onTransportFeedback(_ packets: [PacketFeedback], now: Int64) {
+        guard !packets.isEmpty else { return }
+        var lost = 0
+        var delaySum: Int64 = 0
+        var received = 0
+        var firstArrival: Int64?
+        var lastArrival: Int64?
+        for packet in packets {
+            guard let arrival = packet.arrivalTime else { lost += 1; continue }
+            received += 1
+            deliveredBytes += packet.size
+            firstArrival = firstArrival ?? arrival
+            lastArrival = arrival
+            let oneWay = arrival - packet.sendTime
+            trackBaseDelay(oneWay, now: now)
+            delaySum += oneWay - (baseDelay ?? oneWay)
+        }
+        if received > 0, let firstArrival, let lastArrival { updateDeliveredRate(first: firstArrival, last: lastArrival, now: now) }
+        let lossRate = Double(lost) / Double(packets.count)
+        let queueDelay = received > 0 ? delaySum / Int64(received) : 0
+        lastLossRate = lossRate
+        lastQueueDelay = queueDelay
+        adjust(lossRate: lossRate, queueDelay: queueDelay, now: now)
+    }
+
+    // MARK: - Internals
+
+    private mutating func adjust(lossRate: Double, queueDelay: Int64, now: Int64) {
+        let c = configuration
+        var value = feedbackEstimate ?? c.initial
+        let elapsed = Double(min(1_000_000, max(0, now - (lastUpdate ?? now)))) / 1_000_000
+        lastUpdate = now
+        if lossRate > c.highLoss {
+            value *= 1 - 0.5 * lossRate
+            holdUntil = now + c.holdAfterDecrease
+        } else if queueDelay > c.delayThreshold {
+            value = min(value, 0.85 * (deliveredRate ?? value))
+            holdUntil = now + c.holdAfterDecrease
+        } else if lossRate < c.lowLoss, now >= holdUntil {
+            // Without probing, sending more is the probe: allow growth up to twice what was
+            // delivered (and at least 3 Mbit/s), so a raise to the next layer can be tried.
+            let ceiling = max(2 * (deliveredRate ?? 0), 3_000_000)
+            if value < ceiling { value = min(ceiling, value * pow(c.increasePerSecond, elapsed)) }
+        }
+        feedbackEstimate = min(c.maximum, max(c.minimum, value))
+    }
+
+    /// A windowed minimum of the one-way delay: the path's delay without queueing.
+    private mutating func trackBaseDelay(_ oneWay: Int64, now: Int64) {
+        if now - windowStart > configuration.baseDelayWindow {
+            baseDelay = windowMinimum ?? oneWay
+            windowMinimum = nil
+            windowStart = now
+        }
+        windowMinimum = min(windowMinimum ?? oneWay, oneWay)
+        baseDelay = min(baseDelay ?? oneWay, oneWay)
+    }
+
+    /// Delivered rate over windows of at least 500 ms of receiver time.
+    private mutating func updateDeliveredRate(first: Int64, last: Int64, now: Int64) {
+        let start = deliveredStart ?? first
+        deliveredStart = start
+        let span = last - start
+        guard span >= 500_000 else { return }
+        deliveredRate = Double(deliveredBytes) * 8 * 1_000_000 / Double(span)
+        deliveredBytes = 0
+        deliveredStart = last
+    }
+}

@@ -1,0 +1,139 @@
+// The negotiated RTP parameters of one producer or consumer, as plain values. The server turns
+// SDP into these (one m-section each); the SFU never sees SDP.
+
+// MARK: - Types
+
+/// Audio or video.
+public enum MediaKind: String, Hashable, Sendable {
+    case audio, video
+}
+
+/// One `a=rtcp-fb` mechanism of a codec (RFC 4585 §4.2): a type and an optional parameter.
+public struct RTCPFeedback: Hashable, Sendable {
+    /// `nack`, `ccm`, `goog-remb`, `transport-cc`.
+    public var type: String
+    /// `""`, `pli` (with `nack`) or `fir` (with `ccm`).
+    public var parameter: String
+
+    public init(type: String, parameter: String = "") {
+        self.type = type
+        self.parameter = parameter
+    }
+
+    /// Generic NACK (RFC 4585 §6.2.1).
+    public static let nack = RTCPFeedback(type: "nack")
+    /// Picture loss indication (RFC 4585 §6.3.1).
+    public static let pli = RTCPFeedback(type: "nack", parameter: "pli")
+    /// Full intra request (RFC 5104 §4.3.1).
+    public static let fir = RTCPFeedback(type: "ccm", parameter: "fir")
+    /// Receiver estimated maximum bitrate (draft-alvestrand-rmcat-remb).
+    public static let remb = RTCPFeedback(type: "goog-remb")
+    /// Transport-wide congestion control feedback (draft-holmer-rmcat-transport-wide-cc-extensions).
+    public static let transportCC = RTCPFeedback(type: "transport-cc")
+}
+
+/// One negotiated codec (`a=rtpmap` + `a=fmtp` + `a=rtcp-fb`).
+public struct RTPCodecParameters: Hashable, Sendable {
+    /// Encoding name as in `a=rtpmap`: `opus`, `VP8` (compared case-insensitively).
+    public var name: String
+    public var payloadType: UInt8
+    public var clockRate: UInt32
+    /// Audio channels (2 for Opus in SDP); 1 for video.
+    public var channels: Int
+    /// `a=fmtp` parameters.
+    public var fmtp: [String: String]
+    public var rtcpFeedback: [RTCPFeedback]
+
+    public init(name: String, payloadType: UInt8, clockRate: UInt32, channels: Int = 1,
+                fmtp: [String: String] = [:], rtcpFeedback: [RTCPFeedback] = []) {
+        self.name = name
+        self.payloadType = payloadType
+        self.clockRate = clockRate
+        self.channels = channels
+        self.fmtp = fmtp
+        self.rtcpFeedback = rtcpFeedback
+    }
+
+    /// Opus at 48 kHz, stereo in SDP (RFC 7587 §7), with transport-cc.
+    public static func opus(payloadType: UInt8 = 111) -> RTPCodecParameters {
+        RTPCodecParameters(name: "opus", payloadType: payloadType, clockRate: 48_000, channels: 2,
+                           fmtp: ["minptime": "10", "useinbandfec": "1"], rtcpFeedback: [.transportCC])
+    }
+
+    /// VP8 at 90 kHz (RFC 7741 §6.1) with NACK, PLI, FIR, REMB and transport-cc.
+    public static func vp8(payloadType: UInt8 = 96) -> RTPCodecParameters {
+        RTPCodecParameters(name: "VP8", payloadType: payloadType, clockRate: 90_000,
+                           rtcpFeedback: [.nack, .pli, .fir, .remb, .transportCC])
+    }
+
+    /// Whether `rtcpFeedback` lists `feedback`.
+    public func supports(_ feedback: RTCPFeedback) -> Bool { rtcpFeedback.contains(feedback) }
+
+    /// Same codec (name and clock rate), whatever the payload type.
+    public func isSameCodec(as other: RTPCodecParameters) -> Bool {
+        name.lowercased() == other.name.lowercased() && clockRate == other.clockRate
+    }
+
+    /// True for VP8.
+    var isVP8: Bool { name.lowercased() == "vp8" }
+}
+
+/// One negotiated header extension (`a=extmap:<id> <uri>`, RFC 8285 §5).
+public struct RTPHeaderExtensionParameters: Hashable, Sendable {
+    public var uri: String
+    /// 1–14 for the one-byte form, up to 255 for the two-byte form.
+    public var id: UInt8
+
+    public init(uri: String, id: UInt8) {
+        self.uri = uri
+        self.id = id
+    }
+}
+
+/// One RTP stream of a producer: a single stream, or one simulcast layer.
+public struct RTPEncodingParameters: Hashable, Sendable {
+    /// The SSRC when signaled (`a=ssrc`); nil when the stream is found by `rid`.
+    public var ssrc: UInt32?
+    /// The RTP stream id (RFC 8851 `a=rid`, RFC 8852 header extension).
+    public var rid: String?
+    /// The layer's description (`camera_big`, `camera_small`), used by `setPreferredLayer`.
+    public var layer: String?
+    /// The layer's expected maximum bitrate, bits per second, when known.
+    public var maxBitrate: Int?
+
+    public init(ssrc: UInt32? = nil, rid: String? = nil, layer: String? = nil, maxBitrate: Int? = nil) {
+        self.ssrc = ssrc
+        self.rid = rid
+        self.layer = layer
+        self.maxBitrate = maxBitrate
+    }
+}
+
+/// The RTP parameters of one m-section: what a producer sends or what a consumer's subscriber receives.
+public struct RTPParameters: Hashable, Sendable {
+    /// The m-section's `a=mid` (BUNDLE, RFC 8843).
+    public var mid: String?
+    /// Media codecs, preferred first; the first is the one forwarded. RTX is not used.
+    public var codecs: [RTPCodecParameters]
+    public var headerExtensions: [RTPHeaderExtensionParameters]
+    /// Producer: its streams, **best first** (as the protocol's `layers`); one for a plain track.
+    /// Consumer: one encoding whose `ssrc` the SFU uses (or picks when nil).
+    public var encodings: [RTPEncodingParameters]
+    /// RTCP CNAME of the sender (`a=ssrc:… cname:` / `a=msid`), informational.
+    public var cname: String?
+
+    public init(mid: String? = nil, codecs: [RTPCodecParameters],
+                headerExtensions: [RTPHeaderExtensionParameters] = [],
+                encodings: [RTPEncodingParameters] = [RTPEncodingParameters()], cname: String? = nil) {
+        self.mid = mid
+        self.codecs = codecs
+        self.headerExtensions = headerExtensions
+        self.encodings = encodings
+        self.cname = cname
+    }
+
+    /// The id negotiated for `uri`, if any.
+    public func extensionID(_ uri: String) -> UInt8? {
+        headerExtensions.first { $0.uri == uri }?.id
+    }
+}

@@ -1,1 +1,0 @@
-// SFU: see docs/architecture.md for what this module holds.

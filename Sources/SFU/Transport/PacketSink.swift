@@ -1,0 +1,10 @@
+/// Where a transport's outgoing packets go: a `PeerTransport` (which SRTP-protects into its port's
+/// send queue) in production, a recorder in tests. I/O thread only.
+protocol PacketSink: AnyObject {
+    /// Lets `write` put one plain RTP packet into a send slot; returns false when it was not queued.
+    @discardableResult
+    func sendRTP(_ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool
+    /// Queues one plain RTCP compound packet.
+    @discardableResult
+    func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool
+}

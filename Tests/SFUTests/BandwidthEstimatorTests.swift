@@ -1,0 +1,69 @@
+import Testing
+@testable import SFU
+
+struct BandwidthEstimatorTests {
+    /// 100 packets of 1000 bytes sent 1 ms apart from `start`, arriving after `delay(i)`, or lost.
+    static func feedback(start: Int64, lostEvery: Int? = nil, delay: (Int) -> Int64 = { _ in 20_000 })
+        -> [BandwidthEstimator.PacketFeedback] {
+        (0 ..< 100).map { i in
+            let send = start + Int64(i) * 1000
+            let lost = lostEvery.map { i % $0 == 0 } ?? false
+            return .init(sendTime: send, size: 1000, arrivalTime: lost ? nil : send + delay(i))
+        }
+    }
+
+    @Test func rembAloneIsTheEstimateAndTheLowerSourceWins() {
+        var estimator = BandwidthEstimator()
+        #expect(estimator.estimate == nil)
+        estimator.onREMB(bitrate: 800_000)
+        #expect(estimator.estimate == 800_000)
+        estimator.onTransportFeedback(Self.feedback(start: 0), now: 100_000)
+        #expect(estimator.estimate == 800_000)
+        estimator.onREMB(bitrate: 5_000_000)
+        #expect(estimator.estimate == 1_000_000)
+    }
+
+    @Test func cleanFeedbackGrowsTheEstimate() {
+        var estimator = BandwidthEstimator()
+        var now: Int64 = 100_000
+        estimator.onTransportFeedback(Self.feedback(start: 0), now: now)
+        let first = estimator.estimate ?? 0
+        for round in 1 ... 10 {
+            now += 100_000
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000), now: now)
+        }
+        // One second at 25 %/s.
+        #expect(estimator.estimate ?? 0 > first)
+        #expect(abs(Double(estimator.estimate ?? 0) - Double(first) * 1.25) < 1_000)
+    }
+
+    @Test func heavyLossCutsInProportion() {
+        var estimator = BandwidthEstimator()
+        estimator.onTransportFeedback(Self.feedback(start: 0), now: 100_000)
+        let before = Double(estimator.estimate ?? 0)
+        // Every 5th packet lost: 20 % loss → × 0.9.
+        estimator.onTransportFeedback(Self.feedback(start: 100_000, lostEvery: 5), now: 200_000)
+        #expect(estimator.lastLossRate == 0.2)
+        #expect(abs(Double(estimator.estimate ?? 0) - before * 0.9) < 1)
+        // Growth is held right after a decrease.
+        let cut = estimator.estimate
+        estimator.onTransportFeedback(Self.feedback(start: 200_000), now: 300_000)
+        #expect(estimator.estimate == cut)
+    }
+
+    @Test func growingQueueDelayCapsBelowTheDeliveredRate() {
+        var estimator = BandwidthEstimator()
+        var now: Int64 = 0
+        // 8 Mbit/s delivered (1000 B per ms) with a steady delay, long enough to measure it.
+        for round in 0 ..< 10 {
+            now += 100_000
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000), now: now)
+        }
+        #expect(estimator.deliveredRate.map { abs($0 - 8_000_000) < 200_000 } == true)
+        // Then the queue builds: delay climbs to 120 ms above the base.
+        now += 100_000
+        estimator.onTransportFeedback(Self.feedback(start: 1_000_000) { 20_000 + Int64($0) * 2_000 }, now: now)
+        #expect(estimator.lastQueueDelay > 60_000)
+        #expect(Double(estimator.estimate ?? 0) <= 0.85 * (estimator.deliveredRate ?? 0) + 1)
+    }
+}

@@ -1,0 +1,42 @@
+import Testing
+@testable import SFU
+
+struct PacketCacheTests {
+    static func packet(_ seq: UInt16, size: Int = 20) -> [UInt8] {
+        (0 ..< size).map { UInt8(truncatingIfNeeded: Int(seq) &+ $0) }
+    }
+
+    @Test func answersWithTheStoredBytesAndRefusesOverwrittenSlots() {
+        let cache = PacketCache(capacity: 100, slotSize: 64)
+        #expect(cache.capacity == 128)
+        for seq in UInt16(0) ..< 200 {
+            Self.packet(seq).withUnsafeBytes { cache.store($0, sequenceNumber: seq, now: 0) }
+        }
+        // 199 is in; 50 was overwritten by 178 (same slot).
+        #expect(cache.packet(sequenceNumber: 199, now: 0).map(Array.init) == Self.packet(199))
+        #expect(cache.packet(sequenceNumber: 50, now: 0) == nil)
+        #expect(cache.packet(sequenceNumber: 178, now: 0).map(Array.init) == Self.packet(178))
+        #expect(cache.hitCount == 2 && cache.missCount == 1)
+    }
+
+    @Test func keepsItsMappingAcrossTheSequenceWrap() {
+        let cache = PacketCache(capacity: 16, slotSize: 64)
+        for seq: UInt16 in [65534, 65535, 0, 1] {
+            Self.packet(seq, size: 30).withUnsafeBytes { cache.store($0, sequenceNumber: seq, now: 5) }
+        }
+        for seq: UInt16 in [65534, 65535, 0, 1] {
+            #expect(cache.packet(sequenceNumber: seq, now: 5).map(Array.init) == Self.packet(seq, size: 30))
+        }
+    }
+
+    @Test func oldAndOversizedPacketsAreNotAnswered() {
+        let cache = PacketCache(capacity: 8, slotSize: 32)
+        Self.packet(1, size: 33).withUnsafeBytes { cache.store($0, sequenceNumber: 1, now: 0) }
+        #expect(cache.packet(sequenceNumber: 1, now: 0) == nil)
+        Self.packet(2).withUnsafeBytes { cache.store($0, sequenceNumber: 2, now: 0) }
+        #expect(cache.packet(sequenceNumber: 2, now: 1_000_000, maxAge: 1_000_000) != nil)
+        #expect(cache.packet(sequenceNumber: 2, now: 1_000_001, maxAge: 1_000_000) == nil)
+        cache.clear()
+        #expect(cache.packet(sequenceNumber: 2, now: 0) == nil)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import RTCNet
+import SRTCProtocol
+@testable import SRTCServer
+
+/// A real server in-process on a free loopback port with an in-memory database.
+final class TestServer: Sendable {
+    static let appId = "app_test"
+    static let appKey = "key_test_0123456789"
+    let app: ServerApp
+
+    init(grace: Int = 20, webhookURL: String? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
+        var config = ServerConfig()
+        config.dataDir = ":memory:"
+        config.httpPort = 0
+        config.appId = Self.appId
+        config.appKey = Self.appKey
+        config.httpThreads = 1
+        config.webhookURL = webhookURL
+        config.limits.reconnectGraceSeconds = grace
+        configure(&config)
+        app = try ServerApp(config: config)
+        try app.start()
+    }
+
+    var httpBase: String { "http://127.0.0.1:\(app.httpPort)" }
+    var wsURL: String { "ws://127.0.0.1:\(app.httpPort)/rtc/v1/ws" }
+
+    /// A token signed with the test app's key.
+    func token(uid: String, channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true,
+               lifetime: Int64 = 3600, nbfOffset: Int64 = 0) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return AccessToken.sign(TokenClaims(iss: Self.appId, sub: uid, iat: now, nbf: now + nbfOffset, exp: now + lifetime, jti: UUID().uuidString,
+                                            grant: ChannelGrant(channel: channel, publish: publish, subscribe: subscribe, publishData: publishData)),
+                                key: Self.appKey)
+    }
+
+    /// A signed server-API call; returns status and JSON object.
+    func call(_ path: String, _ body: [String: Any]) async throws -> (Int, [String: Any]) {
+        let data = Array(try JSONSerialization.data(withJSONObject: body))
+        let headers = HTTPHeaders(RequestSignature.headers(appId: Self.appId, appKey: Self.appKey, method: "POST", pathAndQuery: path,
+                                                          body: data, timestamp: Int64(Date().timeIntervalSince1970)))
+        let response = try await HTTPClient().post(httpBase + path, headers: headers, body: data)
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+        return (response.status, object)
+    }
+
+    func stop() async { await app.shutdown() }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import RTCNet
+import SRTCProtocol
+import Synchronization
+
+/// A protocol-level client over a real WebSocket: sends requests, awaits their responses, and
+/// records events so tests can wait for one.
+final class TestSignalClient: Sendable {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    private struct State {
+        var nextId = 1
+        var responses: [Int: Response] = [:]
+        var events: [ServerEvent] = []
+        var raw: [String] = []
+    }
+
+    let socket: WebSocket
+    private let state = Mutex(State())
+
+    init(url: String) async throws {
+        socket = try await WebSocketClient.connect(url: url)
+        socket.onMessage { [weak self] message in
+            guard case .text(let text) = message else { return }
+            self?.record(text)
+        }
+    }
+
+    private func record(_ text: String) {
+        state.withLock { $0.raw.append(text) }
+        guard let decoded = try? SignalCodec.decodeServerMessage(text) else { return }
+        state.withLock { s in
+            switch decoded {
+            case .response(let id, let r): s.responses[id] = r
+            case .event(let e): s.events.append(e)
+            }
+        }
+    }
+
+    /// Sends a request and waits for its response.
+    @discardableResult
+    func request(_ body: ClientRequest.Body, timeout: Double = 5) async throws -> Result<ResponseData, SignalError> {
+        let id = state.withLock { s -> Int in defer { s.nextId += 1 }; return s.nextId }
+        socket.send(text: SignalCodec.encode(ClientRequest(id: id, body)))
+        return try await response(id: id, timeout: timeout).result
+    }
+
+    /// Sends raw text (malformed-input tests).
+    func sendRaw(_ text: String) { socket.send(text: text) }
+
+    func response(id: Int, timeout: Double = 5) async throws -> Response {
+        try await waitFor("response \(id)", timeout: timeout) { $0.responses[id] }
+    }
+
+    /// Joins and returns the response.
+    func join(token: String, sessionId: String? = nil, nickname: String? = nil) async throws -> JoinResponse {
+        switch try await request(.join(JoinRequest(token: token, sessionId: sessionId, nickname: nickname, sdk: "test"))) {
+        case .success(.joined(let r)): return r
+        case let other: throw Failure(description: "join failed: \(other)")
+        }
+    }
+
+    /// Waits until an event matching `match` has arrived (and returns the first match).
+    @discardableResult
+    func event<T>(timeout: Double = 5, _ what: String = "event", _ match: @escaping (ServerEvent) -> T?) async throws -> T {
+        try await waitFor(what, timeout: timeout) { s in s.events.lazy.compactMap(match).first }
+    }
+
+    var events: [ServerEvent] { state.withLock { $0.events } }
+    var rawMessages: [String] { state.withLock { $0.raw } }
+
+    private func waitFor<T>(_ what: String, timeout: Double, _ probe: (State) -> T?) async throws -> T {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let found = state.withLock({ probe($0) }) { return found }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw Failure(description: "timed out waiting for \(what); events: \(events.map(\.typeName))")
+    }
+
+    func close() { socket.close() }
+}
