@@ -198,7 +198,8 @@ import Testing
         #expect(a.channel.connectionState == .disconnected)
         // The channel instance can join again.
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "k"))
-        try await b.events.wait { $0.filter { $0 == "user+ a" }.count == 1 }
+        // B saw A when B joined, and again now.
+        try await b.events.wait { $0.filter { $0 == "user+ a" }.count == 2 }
         await a.channel.leave()
         await b.channel.leave()
         await server.stop()
