@@ -125,6 +125,19 @@ final class SignalClient: Sendable {
         }
     }
 
+    /// Sends a request whose answer nobody waits for (its response is dropped on arrival), in
+    /// order with everything else sent on this connection.
+    func send(_ body: ClientRequest.Body) {
+        let id: Int? = state.withLock { s in
+            guard s.closeInfo == nil else { return nil }
+            defer { s.nextId += 1 }
+            s.lastSent = Date().timeIntervalSince1970
+            return s.nextId
+        }
+        guard let id else { return }
+        socket.send(text: SignalCodec.encode(ClientRequest(id: id, body)))
+    }
+
     /// Closes the connection (normal closure); pending requests fail.
     func close() {
         socket.close(code: .normalClosure, reason: "")
