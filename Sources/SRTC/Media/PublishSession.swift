@@ -92,6 +92,11 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
         state.withLock { s in s.sections.removeAll { $0.mid == mid } }
     }
 
+    /// The RTP senders of a section, best layer first.
+    func senders(mid: String) -> [RTPStreamSender] {
+        state.withLock { $0.publications[mid]?.senders ?? [] }
+    }
+
     /// The mid carrying `track`, if it is published in this session.
     func mid(of track: LocalTrack) -> String? {
         state.withLock { s in s.publications.values.first { $0.track === track }?.section.mid }

@@ -44,6 +44,9 @@ final class RTPStreamSender: Sendable {
     let ssrc: UInt32
     let kind: TrackKind
     private let state: Mutex<State>
+    /// Fault injection for tests: first sends of the sequence numbers it accepts are dropped
+    /// (as if lost on the network); retransmissions are not filtered.
+    let lossFilter = Mutex<(@Sendable (UInt16) -> Bool)?>(nil)
 
     init(kind: TrackKind, parameters: Parameters) {
         self.kind = kind
@@ -122,9 +125,11 @@ final class RTPStreamSender: Sendable {
 
     /// Sends packets `first ..< first + count` from the cache.
     func send(first: UInt16, count: Int, on transport: PeerTransport) {
+        let drop = lossFilter.withLock { $0 }
         state.withLock { s in
             for i in 0..<count {
                 let sequence = first &+ UInt16(truncatingIfNeeded: i)
+                if let drop, drop(sequence) { continue }
                 s.cache.withPacket(sequence) { packet in
                     if transport.sendRTP(packet) {
                         s.packetsSent &+= 1
