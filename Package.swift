@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP"]),
         .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX"]),
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
-        .target(name: "SFU", dependencies: ["RTCWire", "RTCTransport"]),
+        .target(name: "SFU", dependencies: ["RTCWire", "RTCTransport", "RTCMedia"]),
         .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite"]),
         .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
 
@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "RTCTransportTests", dependencies: ["RTCTransport", "RTCWire", "RTCNet", "CSRTP"]),
         .testTarget(name: "RTCMediaTests", dependencies: ["RTCMedia", "RTCWire"]),
         .testTarget(name: "SRTCProtocolTests", dependencies: ["SRTCProtocol"], exclude: ["Fixtures"]),
-        .testTarget(name: "SFUTests", dependencies: ["SFU", "RTCWire"]),
+        .testTarget(name: "SFUTests", dependencies: ["SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet"]),
         .testTarget(name: "SRTCTests", dependencies: ["SRTC"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),

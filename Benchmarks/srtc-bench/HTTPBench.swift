@@ -84,7 +84,7 @@ private func runWrk(port: UInt16, path: String) -> String? {
 
 /// A closed-loop keep-alive load generator: each connection sends one request, waits for the
 /// whole response, records the latency and sends the next.
-private final class HTTPLoadClient: @unchecked Sendable {
+final class HTTPLoadClient: @unchecked Sendable {
     struct Result {
         var requestsPerSecond: Double
         var p50: Double
@@ -93,13 +93,23 @@ private final class HTTPLoadClient: @unchecked Sendable {
     }
 
     let port: UInt16
-    let request: [UInt8]
+    /// Requests sent in turn; thread t sends entries t, t + threads, ... so no two sends repeat one
+    /// (signed requests carry single-use nonces). One entry is repeated for a fixed request.
+    let requests: [[UInt8]]
     let threads: Int
     let connectionsPerThread: Int
+    var request: [UInt8] { requests[0] }
 
-    init(port: UInt16, path: String, threads: Int, connectionsPerThread: Int) {
+    convenience init(port: UInt16, path: String, threads: Int, connectionsPerThread: Int) {
+        self.init(port: port, requests: [Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: srtc-bench\r\n\r\n".utf8)],
+                  threads: threads, connectionsPerThread: connectionsPerThread)
+    }
+
+    /// - Parameter requests: complete HTTP/1.1 requests whose responses all have the same length.
+    init(port: UInt16, requests: [[UInt8]], threads: Int, connectionsPerThread: Int) {
+        precondition(!requests.isEmpty)
         self.port = port
-        request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: srtc-bench\r\n\r\n".utf8)
+        self.requests = requests
         self.threads = threads
         self.connectionsPerThread = connectionsPerThread
     }
@@ -111,10 +121,10 @@ private final class HTTPLoadClient: @unchecked Sendable {
         let stopAt = measureFrom + UInt64(duration * 1e9)
         let group = DispatchGroup()
         let collected = Mutex<[UInt64]>([])
-        for _ in 0..<threads {
+        for thread in 0..<threads {
             group.enter()
             Thread.detachNewThread { [self] in
-                let mine = self.drive(responseLength: responseLength, measureFrom: measureFrom, stopAt: stopAt)
+                let mine = self.drive(thread: thread, responseLength: responseLength, measureFrom: measureFrom, stopAt: stopAt)
                 collected.withLock { $0.append(contentsOf: mine) }
                 group.leave()
             }
@@ -159,7 +169,7 @@ private final class HTTPLoadClient: @unchecked Sendable {
     }
 
     /// The per-thread loop: non-blocking sockets multiplexed with poll(2).
-    private func drive(responseLength: Int, measureFrom: UInt64, stopAt: UInt64) -> [UInt64] {
+    private func drive(thread: Int, responseLength: Int, measureFrom: UInt64, stopAt: UInt64) -> [UInt64] {
         var fds: [pollfd] = []
         var sentAt: [UInt64] = []
         var pending: [Int] = []
@@ -173,10 +183,13 @@ private final class HTTPLoadClient: @unchecked Sendable {
         var latencies: [UInt64] = []
         latencies.reserveCapacity(200_000)
         var scratch = [UInt8](repeating: 0, count: 65536)
+        // Entry 0 was spent by the probe when the list holds distinct requests.
+        var next = requests.count > 1 ? thread + threads : 0
         func fire(_ i: Int) {
             sentAt[i] = Monotonic.now()
             pending[i] = responseLength
-            _ = request.withUnsafeBytes { send(fds[i].fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            _ = requests[next % requests.count].withUnsafeBytes { send(fds[i].fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if requests.count > 1 { next += threads }
         }
         for i in fds.indices { fire(i) }
         while Monotonic.now() < stopAt {

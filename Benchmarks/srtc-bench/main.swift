@@ -3,6 +3,7 @@
 let requested = Set(CommandLine.arguments.dropFirst())
 func wants(_ area: String) -> Bool { requested.isEmpty || requested.contains(area) }
 
+if wants("grant") { runGrantBenchmarks(); runGrantPartsBenchmarks() }
 if wants("http") { runHTTPBenchmarks() }
 if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }

@@ -3,13 +3,17 @@ public enum Encoding {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Lowercase hex of `bytes`.
-    public static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
-        var out = [UInt8]()
-        for b in bytes {
-            out.append(hexDigits[Int(b >> 4)])
-            out.append(hexDigits[Int(b & 0x0f)])
+    public static func hex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        // Written straight into the string's storage: signatures are hexed on every request.
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            var i = 0
+            for b in bytes {
+                out[i] = hexDigits[Int(b >> 4)]
+                out[i + 1] = hexDigits[Int(b & 0x0f)]
+                i += 2
+            }
+            return i
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Bytes of a hex string (either case), or `nil` when it is not even-length hex.
@@ -62,27 +66,29 @@ public enum Encoding {
     }
 
     private static func encode64(_ bytes: [UInt8], alphabet: [UInt8], pad: Bool) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(alphabet[Int(n >> 18 & 63)]); out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(alphabet[Int(n >> 6 & 63)]); out.append(alphabet[Int(n & 63)])
-            i += 3
+        String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
+            var o = 0
+            func put(_ c: UInt8) { out[o] = c; o += 1 }
+            var i = 0
+            while i + 3 <= bytes.count {
+                let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                put(alphabet[Int(n >> 18 & 63)]); put(alphabet[Int(n >> 12 & 63)])
+                put(alphabet[Int(n >> 6 & 63)]); put(alphabet[Int(n & 63)])
+                i += 3
+            }
+            let rest = bytes.count - i
+            if rest == 1 {
+                let n = UInt32(bytes[i]) << 16
+                put(alphabet[Int(n >> 18 & 63)]); put(alphabet[Int(n >> 12 & 63)])
+                if pad { put(UInt8(ascii: "=")); put(UInt8(ascii: "=")) }
+            } else if rest == 2 {
+                let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+                put(alphabet[Int(n >> 18 & 63)]); put(alphabet[Int(n >> 12 & 63)])
+                put(alphabet[Int(n >> 6 & 63)])
+                if pad { put(UInt8(ascii: "=")) }
+            }
+            return o
         }
-        let rest = bytes.count - i
-        if rest == 1 {
-            let n = UInt32(bytes[i]) << 16
-            out.append(alphabet[Int(n >> 18 & 63)]); out.append(alphabet[Int(n >> 12 & 63)])
-            if pad { out.append(UInt8(ascii: "=")); out.append(UInt8(ascii: "=")) }
-        } else if rest == 2 {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out.append(alphabet[Int(n >> 18 & 63)]); out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(alphabet[Int(n >> 6 & 63)])
-            if pad { out.append(UInt8(ascii: "=")) }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func decode64(_ chars: [UInt8], alphabet: [UInt8]) -> [UInt8]? {

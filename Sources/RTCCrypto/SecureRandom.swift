@@ -22,17 +22,24 @@ public enum SecureRandom {
     }
 
     /// A random string of `count` characters from `alphabet` (ICE ufrag/pwd, ids), without modulo bias.
-    public static func string(count: Int, alphabet: String = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") -> String {
-        let chars = Array(alphabet)
-        precondition(!chars.isEmpty && chars.count <= 256)
+    public static func string(count: Int, alphabet: String = alphanumeric) -> String {
+        let chars = Array(alphabet.utf8)
+        precondition(!chars.isEmpty && chars.count <= 256 && chars.allSatisfy { $0 < 0x80 }, "alphabet must be 1 to 256 ASCII characters")
         let limit = 256 - (256 % chars.count)
-        var result = ""
-        result.reserveCapacity(count)
-        while result.count < count {
-            for byte in bytes(count * 2) where Int(byte) < limit && result.count < count {
-                result.append(chars[Int(byte) % chars.count])
+        var random = [UInt8](repeating: 0, count: count * 2 + 8)
+        return String(unsafeUninitializedCapacity: count) { out in
+            var written = 0
+            while written < count {
+                guard RAND_bytes(&random, Int32(random.count)) == 1 else { preconditionFailure("RAND_bytes failed") }
+                for byte in random where Int(byte) < limit && written < count {
+                    out[written] = chars[Int(byte) % chars.count]
+                    written += 1
+                }
             }
+            return written
         }
-        return result
     }
+
+    /// Letters and digits.
+    public static let alphanumeric = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import RTCCrypto
 @testable import SRTCProtocol
@@ -111,5 +112,23 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+@Suite struct TokenJSONTests {
+    @Test(arguments: [
+        TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c", publish: false)),
+        TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", member: MemberGrant(nickname: "Li \"Lei\"\n\\ 李雷 \u{1}")),
+        TokenClaims(iss: "a", sub: "u", iat: -1, nbf: 0, exp: Int64.max, jti: "", member: MemberGrant(nickname: nil)),
+    ])
+    func handWrittenClaimsJSONDecodesBackToTheSameClaims(_ claims: TokenClaims) throws {
+        let decoded = try JSONDecoder().decode(TokenClaims.self, from: Data(claims.jsonBytes))
+        #expect(decoded == claims)
+    }
+
+    @Test func claimsJSONHasSortedKeys() {
+        let claims = TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c"))
+        #expect(String(decoding: claims.jsonBytes, as: UTF8.self)
+            == #"{"exp":3,"grant":{"channel":"c","publish":true,"publish_data":true,"subscribe":true},"iat":1,"iss":"a","jti":"j","nbf":2,"sub":"u"}"#)
     }
 }

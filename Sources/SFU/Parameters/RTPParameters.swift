@@ -1,35 +1,29 @@
 // The negotiated RTP parameters of one producer or consumer, as plain values. The server turns
 // SDP into these (one m-section each); the SFU never sees SDP.
+import RTCWire
 
 // MARK: - Types
 
-/// Audio or video.
-public enum MediaKind: String, Hashable, Sendable {
-    case audio, video
-}
+// `MediaKind` (audio/video) and `RTCPFeedback` are RTCWire's SDP types, shared with the
+// server's negotiation code so nothing needs converting.
 
-/// One `a=rtcp-fb` mechanism of a codec (RFC 4585 §4.2): a type and an optional parameter.
-public struct RTCPFeedback: Hashable, Sendable {
-    /// `nack`, `ccm`, `goog-remb`, `transport-cc`.
-    public var type: String
-    /// `""`, `pli` (with `nack`) or `fir` (with `ccm`).
-    public var parameter: String
-
-    public init(type: String, parameter: String = "") {
-        self.type = type
-        self.parameter = parameter
-    }
-
+extension RTCPFeedback {
     /// Generic NACK (RFC 4585 §6.2.1).
-    public static let nack = RTCPFeedback(type: "nack")
+    static let nack = RTCPFeedback(type: "nack")
     /// Picture loss indication (RFC 4585 §6.3.1).
-    public static let pli = RTCPFeedback(type: "nack", parameter: "pli")
+    static let pli = RTCPFeedback(type: "nack", parameter: "pli")
     /// Full intra request (RFC 5104 §4.3.1).
-    public static let fir = RTCPFeedback(type: "ccm", parameter: "fir")
+    static let fir = RTCPFeedback(type: "ccm", parameter: "fir")
     /// Receiver estimated maximum bitrate (draft-alvestrand-rmcat-remb).
-    public static let remb = RTCPFeedback(type: "goog-remb")
+    static let remb = RTCPFeedback(type: "goog-remb")
     /// Transport-wide congestion control feedback (draft-holmer-rmcat-transport-wide-cc-extensions).
-    public static let transportCC = RTCPFeedback(type: "transport-cc")
+    static let transportCC = RTCPFeedback(type: "transport-cc")
+
+    /// Same mechanism; an empty parameter equals none.
+    func matches(_ other: RTCPFeedback) -> Bool {
+        type.lowercased() == other.type.lowercased()
+            && (parameter ?? "").lowercased() == (other.parameter ?? "").lowercased()
+    }
 }
 
 /// One negotiated codec (`a=rtpmap` + `a=fmtp` + `a=rtcp-fb`).
@@ -67,7 +61,7 @@ public struct RTPCodecParameters: Hashable, Sendable {
     }
 
     /// Whether `rtcpFeedback` lists `feedback`.
-    public func supports(_ feedback: RTCPFeedback) -> Bool { rtcpFeedback.contains(feedback) }
+    public func supports(_ feedback: RTCPFeedback) -> Bool { rtcpFeedback.contains { $0.matches(feedback) } }
 
     /// Same codec (name and clock rate), whatever the payload type.
     public func isSameCodec(as other: RTPCodecParameters) -> Bool {

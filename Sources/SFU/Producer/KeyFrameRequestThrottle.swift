@@ -21,6 +21,12 @@ struct KeyFrameRequestThrottle: Sendable {
         return true
     }
 
+    /// The request could not be sent (the stream's SSRC is not known yet): retry on the next poll.
+    mutating func postpone() {
+        lastSent = nil
+        pending = true
+    }
+
     /// A key frame arrived: a waiting request is no longer needed.
     mutating func keyFrameReceived() { pending = false }
 

@@ -1,0 +1,212 @@
+import RTCWire
+
+/// Counters of one consumer's sending side.
+struct ConsumerCounters: Sendable {
+    var packetsSent = 0
+    /// Whole packets, headers included.
+    var bytesSent = 0
+    /// Payload octets (the SR's octet count, RFC 3550 §6.4.1).
+    var payloadBytesSent = 0
+    var retransmissions = 0
+    var nacksReceived = 0
+    var keyFrameRequestsReceived = 0
+    /// Retransmissions asked for that were no longer cached.
+    var retransmissionMisses = 0
+}
+
+/// What the subscriber's receiver reports said about this consumer's stream (RFC 3550 §6.4.1).
+struct SubscriberReport: Sendable {
+    var fractionLost: UInt8 = 0
+    var cumulativeLost: Int32 = 0
+    /// In timestamp units.
+    var jitter: UInt32 = 0
+    /// Round-trip time from LSR/DLSR, µs.
+    var roundTripTime: Int64?
+    var receivedAt: Int64 = .min
+}
+
+/// Sends one producer's media to one subscriber transport, rewritten as a stream of its own:
+/// its SSRC, gap-free sequence numbers (`SeqManager`), timestamps continuous across stream
+/// switches, the subscriber's payload type and header extension ids. It answers the subscriber's
+/// NACKs from the producer's packet cache, passes PLI/FIR up to the producer, and reports with SRs.
+///
+/// `SimpleConsumer` forwards a single stream; `SimulcastConsumer` picks a layer. I/O thread only.
+class Consumer {
+    let id: ConsumerID
+    /// The subscriber.
+    let participant: ParticipantID
+    unowned let transport: MediaTransport
+    unowned let producer: Producer
+    let ssrc: UInt32
+    let payloadType: UInt8
+    let clockRate: UInt32
+    let extensionIDs: HeaderExtensionIDs
+    let feedback: FeedbackSupport
+    /// The subscriber's mid for this m-section, as bytes.
+    let mid: [UInt8]
+    private(set) var paused: Bool
+    var closed = false
+
+    var sequenceNumbers: SeqManager
+    /// `out = in − timestampOffset`.
+    var timestampOffset: UInt32 = 0
+    private(set) var lastTimestamp: UInt32 = 0
+    /// When the last packet went out, µs (`Int64.min` before any).
+    private(set) var lastSendTime: Int64 = .min
+    var history = ConsumerSendHistory()
+    /// Set for VP8 simulcast consumers: PictureID/TL0PICIDX continuity across switches.
+    var pictureIDs: VP8PictureIDRewriter?
+
+    var counters = ConsumerCounters()
+    /// Counters at the start of the current quality interval.
+    var qualityPrior: (packets: Int, bytes: Int) = (0, 0)
+    var report = SubscriberReport()
+    /// The last two SRs sent: LSR (middle 32 bits of NTP) and when, for RTT (RFC 3550 §6.4.1).
+    var sentReports: [(lsr: UInt32, at: Int64)] = []
+
+    init(id: ConsumerID, participant: ParticipantID, transport: MediaTransport, producer: Producer,
+         parameters: RTPParameters, ssrc: UInt32, paused: Bool) throws(SFUError) {
+        guard let codec = parameters.codecs.first(where: { $0.isSameCodec(as: producer.codec) }) else {
+            throw .unsupportedCodec(producer.codec.name)
+        }
+        self.id = id
+        self.participant = participant
+        self.transport = transport
+        self.producer = producer
+        self.ssrc = ssrc
+        payloadType = codec.payloadType
+        clockRate = codec.clockRate
+        extensionIDs = HeaderExtensionIDs(parameters.headerExtensions)
+        feedback = FeedbackSupport(codec)
+        mid = Array((parameters.mid ?? "").utf8.prefix(255))
+        self.paused = paused
+        sequenceNumbers = SeqManager()
+        sentReports.reserveCapacity(2)
+    }
+
+    var kind: MediaKind { producer.kind }
+
+    // MARK: - Packet path (overridden)
+
+    /// Forwards (or not) one packet of `stream`.
+    func forward(_ view: RTPPacketView, from stream: ProducerStream, isKeyFrame: Bool, now: Int64) {}
+
+    /// A packet of `stream` the producer did not forward (padding only): close its gap.
+    func skip(_ sequenceNumber: UInt16, from stream: ProducerStream) {}
+
+    /// The producer stream being forwarded now.
+    var currentLayer: Int? { nil }
+
+    /// The subscriber or a pause/resume needs a key frame.
+    func requestKeyFrame(now: Int64) {
+        if let layer = currentLayer { producer.requestKeyFrame(layer: layer, now: now) }
+    }
+
+    /// Resumed: the next packet starts a new run of sequence numbers.
+    func didResume(now: Int64) {
+        sequenceNumbers.requestSync()
+    }
+
+    // MARK: - Control
+
+    func setPaused(_ value: Bool, now: Int64) {
+        guard value != paused else { return }
+        paused = value
+        if !value { didResume(now: now) }
+    }
+
+    // MARK: - Sending
+
+    /// Writes `view` rewritten into the transport's send queue.
+    @inline(__always)
+    final func send(_ view: RTPPacketView, layer: Int, outSequence: UInt16, outTimestamp: UInt32, now: Int64) {
+        let transport = self.transport
+        let useTWCC = extensionIDs.transportWideCC != 0
+        let twcc = transport.transportSequence
+        var extensions = OutgoingExtensions(
+            ids: extensionIDs, mid: mid, audioLevel: nil,
+            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
+        if extensionIDs.audioLevel != 0, producer.extensionIDs.audioLevel != 0 {
+            extensions.audioLevel = view.extensionValue(id: producer.extensionIDs.audioLevel)?.first
+        }
+        var deltas: (UInt16, UInt8) = (0, 0)
+        var length = 0
+        let sent = transport.sink.sendRTP { slot in
+            guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: outSequence,
+                                                       timestamp: outTimestamp, payloadType: payloadType,
+                                                       extensions: extensions) else { return nil }
+            if pictureIDs != nil {
+                let end = written - view.paddingLength
+                deltas = pictureIDs!.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[(end - view.payload.count) ..< end]))
+            }
+            length = written
+            return written
+        }
+        guard sent else { return }
+        if useTWCC { transport.didSend(transportSequence: twcc, size: length, now: now) }
+        transport.countSent(bytes: length)
+        history.record(.init(outSequence: outSequence, inSequence: view.sequenceNumber, layer: UInt8(truncatingIfNeeded: layer),
+                             valid: true, outTimestamp: outTimestamp, pictureIDDelta: deltas.0, tl0Delta: deltas.1,
+                             lastSent: now))
+        counters.packetsSent += 1
+        counters.bytesSent += length
+        counters.payloadBytesSent += view.payload.count
+        if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
+        lastSendTime = now
+        transport.recordForwardingLatency(since: now)
+    }
+
+    /// Answers a NACK: resends each packet still cached, rewritten exactly as first sent (with a
+    /// new transport-wide number). A packet already resent is resent again only after one RTT.
+    final func retransmit(_ sequenceNumbers: [UInt16], now: Int64) {
+        counters.nacksReceived += 1
+        let minInterval = max(report.roundTripTime ?? 0, 10_000)
+        for outSequence in sequenceNumbers {
+            guard let record = history.lookup(outSequence) else { counters.retransmissionMisses += 1; continue }
+            if record.resendCount > 0, now - record.lastSent < minInterval { continue }
+            let layer = Int(record.layer)
+            guard producer.streams.indices.contains(layer),
+                  let cached = producer.streams[layer].cache?.packet(sequenceNumber: record.inSequence, now: now),
+                  let view = try? RTPPacketView(cached) else { counters.retransmissionMisses += 1; continue }
+            resend(view, record: record, now: now)
+        }
+    }
+
+    private func resend(_ view: RTPPacketView, record: ConsumerSendHistory.Record, now: Int64) {
+        let transport = self.transport
+        let twcc = transport.transportSequence
+        var extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
+                                            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
+        if extensionIDs.audioLevel != 0, producer.extensionIDs.audioLevel != 0 {
+            extensions.audioLevel = view.extensionValue(id: producer.extensionIDs.audioLevel)?.first
+        }
+        let rewriteVP8 = pictureIDs != nil
+        var length = 0
+        let sent = transport.sink.sendRTP { slot in
+            guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: record.outSequence,
+                                                       timestamp: record.outTimestamp, payloadType: payloadType,
+                                                       extensions: extensions) else { return nil }
+            if rewriteVP8 {
+                let end = written - view.paddingLength
+                VP8PictureIDRewriter.apply(UnsafeMutableRawBufferPointer(rebasing: slot[(end - view.payload.count) ..< end]),
+                                           pictureIDDelta: record.pictureIDDelta, tl0Delta: record.tl0Delta)
+            }
+            length = written
+            return written
+        }
+        guard sent else { return }
+        if extensionIDs.transportWideCC != 0 { transport.didSend(transportSequence: twcc, size: length, now: now) }
+        transport.countSent(bytes: length)
+        history.markResent(record.outSequence, at: now)
+        counters.retransmissions += 1
+        counters.bytesSent += length
+    }
+
+    // MARK: - Feedback from the subscriber
+
+    /// PLI or FIR for this consumer's SSRC.
+    func receivedKeyFrameRequest(now: Int64) {
+        counters.keyFrameRequestsReceived += 1
+        requestKeyFrame(now: now)
+    }
+}

@@ -1,0 +1,115 @@
+import RTCWire
+
+/// The header extension values one forwarded packet carries to its subscriber, with the
+/// subscriber's negotiated ids (0 = not negotiated, not written).
+struct OutgoingExtensions {
+    var ids: HeaderExtensionIDs
+    /// The subscriber's m-section mid (RFC 8843 §15), empty when none.
+    var mid: [UInt8]
+    /// The publisher's RFC 6464 byte, when the source packet had one.
+    var audioLevel: UInt8?
+    /// 24-bit abs-send-time of this send.
+    var absSendTime: UInt32
+    /// The subscriber transport's transport-wide sequence number for this packet.
+    var transportSequence: UInt16
+
+    /// Bytes of the RFC 8285 block (header and padding included), and whether it is two-byte.
+    func blockSize() -> (size: Int, twoByte: Bool) {
+        let twoByte = !ids.fitOneByteForm || mid.count > 16
+        let perElement = twoByte ? 2 : 1
+        var size = 0
+        if ids.mid != 0, !mid.isEmpty { size += perElement + mid.count }
+        if ids.audioLevel != 0, audioLevel != nil { size += perElement + 1 }
+        if ids.absSendTime != 0 { size += perElement + 3 }
+        if ids.transportWideCC != 0 { size += perElement + 2 }
+        guard size > 0 else { return (0, false) }
+        return (4 + (size + 3) & ~3, twoByte)
+    }
+}
+
+/// Writes a forwarded packet into a send slot in one pass: the fixed header with the consumer's
+/// SSRC, sequence number, timestamp and payload type; the CSRCs as they were; a fresh RFC 8285
+/// extension block with only what the subscriber negotiated (the publisher's ids, its rid and
+/// its mid mean nothing to the subscriber); then payload and padding unchanged.
+enum RTPForwardWriter {
+    /// - Returns: the packet length, or nil when it does not fit `slot`.
+    static func write(_ source: RTPPacketView, into slot: UnsafeMutableRawBufferPointer,
+                      ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8,
+                      extensions: OutgoingExtensions) -> Int? {
+        let csrcBytes = source.csrcCount * 4
+        let (blockSize, twoByte) = extensions.blockSize()
+        let bodyStart = source.headerLength
+        let bodyLength = source.bytes.count - bodyStart
+        let total = 12 + csrcBytes + blockSize + bodyLength
+        guard total <= slot.count, let out = slot.baseAddress, let input = source.bytes.baseAddress else { return nil }
+
+        // RFC 3550 §5.1: keep V, P and CC; X only when a block follows; keep M.
+        let first = source.bytes[0]
+        out.storeBytes(of: (first & 0xEF) | (blockSize > 0 ? 0x10 : 0), as: UInt8.self)
+        out.storeBytes(of: (source.bytes[1] & 0x80) | (payloadType & 0x7F), toByteOffset: 1, as: UInt8.self)
+        out.storeBytes(of: sequenceNumber.bigEndian, toByteOffset: 2, as: UInt16.self)
+        out.storeBytes(of: timestamp.bigEndian, toByteOffset: 4, as: UInt32.self)
+        out.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
+        if csrcBytes > 0 { (out + 12).copyMemory(from: input + 12, byteCount: csrcBytes) }
+
+        var offset = 12 + csrcBytes
+        if blockSize > 0 {
+            writeBlock(extensions, twoByte: twoByte, size: blockSize, at: out + offset)
+            offset += blockSize
+        }
+        if bodyLength > 0 { (out + offset).copyMemory(from: input + bodyStart, byteCount: bodyLength) }
+        return total
+    }
+
+    private static func writeBlock(_ e: OutgoingExtensions, twoByte: Bool, size: Int, at block: UnsafeMutableRawPointer) {
+        // RFC 8285 §4.2 (0xBEDE) / §4.3 (0x1000), length in 32-bit words after this header.
+        block.storeBytes(of: (twoByte ? UInt16(0x1000) : 0xBEDE).bigEndian, as: UInt16.self)
+        block.storeBytes(of: UInt16((size - 4) / 4).bigEndian, toByteOffset: 2, as: UInt16.self)
+        var cursor = block + 4
+        func element(_ id: UInt8, _ length: Int) {
+            if twoByte {
+                cursor.storeBytes(of: id, as: UInt8.self)
+                cursor.storeBytes(of: UInt8(length), toByteOffset: 1, as: UInt8.self)
+                cursor += 2
+            } else {
+                cursor.storeBytes(of: id << 4 | UInt8(length - 1), as: UInt8.self)
+                cursor += 1
+            }
+        }
+        if e.ids.mid != 0, !e.mid.isEmpty {
+            element(e.ids.mid, e.mid.count)
+            e.mid.withUnsafeBytes { cursor.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            cursor += e.mid.count
+        }
+        if e.ids.audioLevel != 0, let level = e.audioLevel {
+            element(e.ids.audioLevel, 1)
+            cursor.storeBytes(of: level, as: UInt8.self)
+            cursor += 1
+        }
+        if e.ids.absSendTime != 0 {
+            element(e.ids.absSendTime, 3)
+            cursor.storeBytes(of: UInt8(truncatingIfNeeded: e.absSendTime >> 16), as: UInt8.self)
+            cursor.storeBytes(of: UInt8(truncatingIfNeeded: e.absSendTime >> 8), toByteOffset: 1, as: UInt8.self)
+            cursor.storeBytes(of: UInt8(truncatingIfNeeded: e.absSendTime), toByteOffset: 2, as: UInt8.self)
+            cursor += 3
+        }
+        if e.ids.transportWideCC != 0 {
+            element(e.ids.transportWideCC, 2)
+            cursor.storeBytes(of: e.transportSequence.bigEndian, as: UInt16.self)
+            cursor += 2
+        }
+        // Zero padding to the word boundary (RFC 8285 §4.1).
+        let end = block + size
+        while cursor < end {
+            cursor.storeBytes(of: 0, as: UInt8.self)
+            cursor += 1
+        }
+    }
+
+    /// abs-send-time (6.18 fixed-point seconds, 24 bits) from the monotonic clock: receivers only
+    /// use its differences, so the epoch does not matter.
+    @inline(__always)
+    static func absSendTime(micros: Int64) -> UInt32 {
+        UInt32(truncatingIfNeeded: (micros << 18) / 1_000_000) & 0xFF_FFFF
+    }
+}

@@ -1,0 +1,41 @@
+import RTCWire
+
+/// Forwards a single-stream producer (audio, or video without simulcast).
+///
+/// Video starts, and restarts after a pause, on a key frame: packets before it could not be
+/// decoded and would only make the subscriber NACK and PLI. Audio starts at once.
+final class SimpleConsumer: Consumer {
+    private var waitingForKeyFrame: Bool
+
+    override init(id: ConsumerID, participant: ParticipantID, transport: MediaTransport, producer: Producer,
+                  parameters: RTPParameters, ssrc: UInt32, paused: Bool) throws(SFUError) {
+        waitingForKeyFrame = producer.kind == .video && producer.isVP8
+        try super.init(id: id, participant: participant, transport: transport, producer: producer,
+                       parameters: parameters, ssrc: ssrc, paused: paused)
+    }
+
+    override var currentLayer: Int? { 0 }
+
+    override func forward(_ view: RTPPacketView, from stream: ProducerStream, isKeyFrame: Bool, now: Int64) {
+        guard !paused else { return }
+        if waitingForKeyFrame {
+            guard isKeyFrame else { return }
+            waitingForKeyFrame = false
+        }
+        guard let outSequence = sequenceNumbers.input(view.sequenceNumber) else { return }
+        send(view, layer: 0, outSequence: outSequence, outTimestamp: view.timestamp &- timestampOffset, now: now)
+    }
+
+    override func skip(_ sequenceNumber: UInt16, from stream: ProducerStream) {
+        guard !paused, !waitingForKeyFrame else { return }
+        sequenceNumbers.drop(sequenceNumber)
+    }
+
+    override func didResume(now: Int64) {
+        super.didResume(now: now)
+        if producer.kind == .video && producer.isVP8 {
+            waitingForKeyFrame = true
+            requestKeyFrame(now: now)
+        }
+    }
+}

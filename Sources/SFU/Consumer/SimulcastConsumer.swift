@@ -1,0 +1,121 @@
+import RTCWire
+
+/// Forwards one layer of a simulcast producer and switches layers without renegotiation.
+///
+/// The target layer is the subscriber's preferred one, lowered by the transport's bandwidth
+/// allocation (`LayerAllocator`). A switch takes effect only on a key frame of the target layer
+/// (a decoder cannot start a new stream mid-GOP), so until one arrives the current layer keeps
+/// flowing; the producer is asked for that key frame when the target changes and again every
+/// second while it is missing. At the switch the sequence numbers, timestamps and VP8 picture ids
+/// continue where the previous layer stopped, and a `layerSwitched` event names the cause.
+final class SimulcastConsumer: Consumer {
+    private(set) var preferredLayer: Int
+    private(set) var targetLayer: Int?
+    private var current: Int?
+    private var targetCause: LayerSwitchCause = .requested
+    private var lastKeyFrameAsk: Int64 = 0
+    /// When bandwidth last forced a lower layer; raises wait a while after it.
+    private(set) var lastBandwidthDowngrade: Int64 = .min
+
+    init(id: ConsumerID, participant: ParticipantID, transport: MediaTransport, producer: Producer,
+         parameters: RTPParameters, ssrc: UInt32, paused: Bool, preferredLayer: Int) throws(SFUError) {
+        self.preferredLayer = preferredLayer
+        try super.init(id: id, participant: participant, transport: transport, producer: producer,
+                       parameters: parameters, ssrc: ssrc, paused: paused)
+        if producer.isVP8 { pictureIDs = VP8PictureIDRewriter() }
+    }
+
+    override var currentLayer: Int? { current }
+
+    // MARK: - Packet path
+
+    override func forward(_ view: RTPPacketView, from stream: ProducerStream, isKeyFrame: Bool, now: Int64) {
+        guard !paused, let target = targetLayer else { return }
+        let layer = stream.index
+        if layer != current {
+            guard layer == target, isKeyFrame else { return }
+            switchLayer(to: stream, firstTimestamp: view.timestamp, firstSequence: view.sequenceNumber, now: now)
+        }
+        guard let outSequence = sequenceNumbers.input(view.sequenceNumber) else { return }
+        send(view, layer: layer, outSequence: outSequence, outTimestamp: view.timestamp &- timestampOffset, now: now)
+    }
+
+    override func skip(_ sequenceNumber: UInt16, from stream: ProducerStream) {
+        guard !paused, stream.index == current else { return }
+        sequenceNumbers.drop(sequenceNumber)
+    }
+
+    private func switchLayer(to stream: ProducerStream, firstTimestamp: UInt32, firstSequence: UInt16, now: Int64) {
+        let previous = current
+        rebaseTimestamp(to: stream, firstTimestamp: firstTimestamp, now: now)
+        sequenceNumbers.sync(firstSequence)
+        pictureIDs?.resync()
+        current = stream.index
+        let previousName = previous.map { producer.streams[$0].layerName }
+        transport.router.emit(.layerSwitched(consumer: id, LayerSwitch(
+            layer: stream.layerName, previous: previousName, cause: targetCause)))
+    }
+
+    /// Picks the timestamp offset that makes `firstTimestamp` of the new stream follow the last
+    /// one sent. With sender reports of both streams the publisher's own clock maps one stream's
+    /// timestamps onto the other's (keeping lip sync); otherwise the elapsed wall time is used.
+    private func rebaseTimestamp(to stream: ProducerStream, firstTimestamp: UInt32, now: Int64) {
+        guard lastSendTime != .min else {
+            timestampOffset = 0
+            return
+        }
+        var target: UInt32
+        if let layer = current, let old = producer.streams[layer].senderReport, let new = stream.senderReport {
+            let rate = Double(clockRate)
+            let wall = Self.seconds(new.ntp) + Double(RTPTimestamp.distance(from: new.rtp, to: firstTimestamp)) / rate
+            let ticks = ((wall - Self.seconds(old.ntp)) * rate).rounded()
+            let oldDomain = old.rtp &+ UInt32(truncatingIfNeeded: Int64(ticks))
+            target = oldDomain &- timestampOffset
+        } else {
+            let elapsed = max(0, now - lastSendTime)
+            target = lastTimestamp &+ UInt32(truncatingIfNeeded: max(1, elapsed * Int64(clockRate) / 1_000_000))
+        }
+        if !RTPTimestamp.isNewer(target, than: lastTimestamp) { target = lastTimestamp &+ 1 }
+        timestampOffset = firstTimestamp &- target
+    }
+
+    private static func seconds(_ ntp: UInt64) -> Double {
+        Double(ntp >> 32) + Double(ntp & 0xFFFF_FFFF) / 4_294_967_296
+    }
+
+    // MARK: - Layer choice
+
+    /// Sets the layer to switch to. A new target asks the producer for a key frame on it.
+    func setTarget(_ layer: Int?, cause: LayerSwitchCause, now: Int64) {
+        guard layer != targetLayer else { return }
+        if cause == .bandwidth, let layer, let old = targetLayer, layer < old { lastBandwidthDowngrade = now }
+        targetLayer = layer
+        targetCause = cause
+        if let layer, layer != current {
+            lastKeyFrameAsk = now
+            producer.requestKeyFrame(layer: layer, now: now)
+        }
+    }
+
+    func setPreferred(_ layer: Int) { preferredLayer = layer }
+
+    /// Re-asks for the target's key frame while a switch waits for one.
+    func tick(now: Int64) {
+        guard !paused, let target = targetLayer, target != current, now - lastKeyFrameAsk >= 1_000_000 else { return }
+        lastKeyFrameAsk = now
+        producer.requestKeyFrame(layer: target, now: now)
+    }
+
+    override func requestKeyFrame(now: Int64) {
+        if let target = targetLayer, target != current { producer.requestKeyFrame(layer: target, now: now) }
+        super.requestKeyFrame(now: now)
+    }
+
+    override func didResume(now: Int64) {
+        super.didResume(now: now)
+        // Restart on a key frame: forget the current layer so the next key frame of the target switches.
+        current = nil
+        pictureIDs?.resync()
+        requestKeyFrame(now: now)
+    }
+}

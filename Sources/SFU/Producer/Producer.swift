@@ -1,0 +1,133 @@
+import RTCMedia
+import RTCWire
+
+/// A published track on a participant's transport: one stream, or one per simulcast layer.
+///
+/// It receives the transport's demultiplexed packets, keeps per-stream state (`ProducerStream`),
+/// reads RFC 6464 audio levels for active speakers, and hands each packet to its consumers.
+/// Muted producers forward nothing. I/O thread only.
+final class Producer {
+    let id: ProducerID
+    let participant: ParticipantID
+    let kind: MediaKind
+    unowned let transport: MediaTransport
+    let parameters: RTPParameters
+    let codec: RTPCodecParameters
+    let extensionIDs: HeaderExtensionIDs
+    let feedback: FeedbackSupport
+    /// Streams by spatial index, lowest first (the parameters list them best first).
+    private(set) var streams: [ProducerStream] = []
+    var muted: Bool
+    private(set) var consumers: ContiguousArray<Consumer> = []
+    var audioLevels = AudioLevelAccumulator()
+    private(set) var closed = false
+    let isVP8: Bool
+
+    /// Packets received that had no payload (padding only, used by senders to probe bandwidth).
+    private(set) var paddingPackets = 0
+
+    init(id: ProducerID, participant: ParticipantID, kind: MediaKind, transport: MediaTransport,
+         parameters: RTPParameters, muted: Bool) throws(SFUError) {
+        guard let codec = parameters.codecs.first else { throw .invalidParameters("codecs is empty") }
+        guard !parameters.encodings.isEmpty else { throw .invalidParameters("encodings is empty") }
+        if parameters.encodings.count > 1 {
+            guard parameters.encodings.allSatisfy({ $0.rid != nil || $0.ssrc != nil }) else {
+                throw .invalidParameters("simulcast encodings need a rid or an ssrc")
+            }
+        }
+        self.id = id
+        self.participant = participant
+        self.kind = kind
+        self.transport = transport
+        self.parameters = parameters
+        self.codec = codec
+        extensionIDs = HeaderExtensionIDs(parameters.headerExtensions)
+        feedback = FeedbackSupport(codec)
+        self.muted = muted
+        isVP8 = codec.isVP8
+        // Video keeps ~2 s of packets at 2.5 Mbit/s for NACKs; audio keeps none unless NACK was negotiated.
+        let cacheCapacity = feedback.nack ? (kind == .video ? 512 : 64) : 0
+        let count = parameters.encodings.count
+        streams = parameters.encodings.reversed().enumerated().map { index, encoding in
+            ProducerStream(producer: self, index: index, encoding: encoding, clockRate: codec.clockRate,
+                           nack: feedback.nack, cacheCapacity: cacheCapacity)
+        }
+        precondition(streams.count == count)
+    }
+
+    /// True when the track has more than one stream (simulcast).
+    var isSimulcast: Bool { streams.count > 1 }
+
+    // MARK: - Packet path
+
+    /// One packet of `stream`, decrypted, on the I/O thread.
+    @inline(__always)
+    func receive(_ view: RTPPacketView, stream: ProducerStream, now: Int64) {
+        let payload = view.payload
+        let isKeyFrame = isVP8 && !payload.isEmpty && VP8.isKeyFrame(payload: payload)
+        if stream.received(view, now: now, isKeyFrame: isKeyFrame) {
+            requestKeyFrame(layer: stream.index, now: now)
+        }
+        if kind == .audio, extensionIDs.audioLevel != 0, !muted,
+           let value = view.extensionValue(id: extensionIDs.audioLevel), let byte = value.first {
+            audioLevels.add(dBov: byte & 0x7F)
+        }
+        guard !muted, !closed else { return }
+        if payload.isEmpty {
+            // Padding-only: forwarding it would cost subscribers bandwidth for nothing.
+            paddingPackets += 1
+            for consumer in consumers { consumer.skip(view.sequenceNumber, from: stream) }
+            return
+        }
+        for consumer in consumers { consumer.forward(view, from: stream, isKeyFrame: isKeyFrame, now: now) }
+    }
+
+    // MARK: - Control
+
+    func addConsumer(_ consumer: Consumer) { consumers.append(consumer) }
+
+    func removeConsumer(_ consumer: Consumer) {
+        consumers.removeAll { $0 === consumer }
+    }
+
+    /// Asks the publisher for a key frame on the stream at `layer` (throttled per stream).
+    func requestKeyFrame(layer: Int, now: Int64) {
+        guard kind == .video, streams.indices.contains(layer) else { return }
+        let stream = streams[layer]
+        if stream.keyFrameRequests.request(now: now), !transport.sendKeyFrameRequest(for: stream) {
+            stream.keyFrameRequests.postpone()
+        }
+    }
+
+    /// The spatial index of the stream described by `layer` (its description or its rid).
+    func layerIndex(named layer: String) -> Int? {
+        streams.firstIndex { $0.layer == layer || $0.rid == layer }
+    }
+
+    /// The stream a packet without a known SSRC belongs to, from its rid (RFC 8852) or, for a
+    /// single-stream producer, from the mid alone.
+    func stream(for view: RTPPacketView) -> ProducerStream? {
+        if extensionIDs.repairedRid != 0, view.extensionValue(id: extensionIDs.repairedRid) != nil { return nil }
+        if extensionIDs.rid != 0, let rid = view.extensionValue(id: extensionIDs.rid) {
+            return streams.first { $0.rid.map { StreamIdentifierExtension.matches(rid, $0) } ?? false }
+        }
+        if streams.count == 1, streams[0].ssrc == nil { return streams[0] }
+        return nil
+    }
+
+    /// Whether the packet's mid extension names this producer's m-section.
+    func matchesMid(_ view: RTPPacketView) -> Bool? {
+        guard extensionIDs.mid != 0, let mid = parameters.mid, let value = view.extensionValue(id: extensionIDs.mid) else {
+            return nil
+        }
+        return StreamIdentifierExtension.matches(value, mid)
+    }
+
+    /// Ends the producer; the caller closes its consumers.
+    func close() -> [Consumer] {
+        closed = true
+        let ended = Array(consumers)
+        consumers.removeAll()
+        return ended
+    }
+}

@@ -1,0 +1,93 @@
+/// One channel's media: its transports, producers and consumers, its active-speaker detector and
+/// its participants' quality monitors. I/O thread only.
+final class Router {
+    let id: RouterID
+    let configuration: SFUConfiguration
+    /// Delivers events to the worker's listener.
+    let emit: (SFUEvent) -> Void
+    /// Shared forwarding-latency recorder (benchmarks), nil unless configured.
+    let latency: LatencyHistogram?
+
+    private(set) var transports: [MediaTransport] = []
+    private(set) var producers: [Producer] = []
+    private var speakers: ActiveSpeakerDetector
+    private var lastSpeakerTime: Int64
+    private var quality: [ParticipantID: ParticipantQualityMonitor] = [:]
+    private var lastQualityTime: Int64
+
+    init(id: RouterID, configuration: SFUConfiguration, latency: LatencyHistogram?, now: Int64,
+         emit: @escaping (SFUEvent) -> Void) {
+        lastSpeakerTime = now
+        lastQualityTime = now
+        self.id = id
+        self.configuration = configuration
+        self.latency = latency
+        self.emit = emit
+        speakers = ActiveSpeakerDetector(configuration: configuration.speakers)
+    }
+
+    // MARK: - Membership
+
+    func add(_ transport: MediaTransport, now: Int64) {
+        transports.append(transport)
+        if quality[transport.participant] == nil {
+            quality[transport.participant] = ParticipantQualityMonitor(participant: transport.participant, now: now)
+        }
+    }
+
+    func remove(_ transport: MediaTransport) {
+        transports.removeAll { $0 === transport }
+        if !transports.contains(where: { $0.participant == transport.participant }) { quality[transport.participant] = nil }
+    }
+
+    func add(_ producer: Producer) { producers.append(producer) }
+
+    func remove(_ producer: Producer) { producers.removeAll { $0 === producer } }
+
+    /// The mean RTT of `participant`'s consumers, µs, if measured.
+    func roundTripTime(of participant: ParticipantID) -> Int64? {
+        var sum: Int64 = 0, count: Int64 = 0
+        for transport in transports where transport.participant == participant {
+            for consumer in transport.consumers {
+                if let rtt = consumer.report.roundTripTime { sum += rtt; count += 1 }
+            }
+        }
+        return count > 0 ? sum / count : nil
+    }
+
+    // MARK: - Timers
+
+    func tick(now: Int64) {
+        for transport in transports { transport.tick(now: now) }
+        if now - lastSpeakerTime >= configuration.activeSpeakerInterval {
+            updateSpeakers(elapsed: now - lastSpeakerTime)
+            lastSpeakerTime = now
+        }
+        if now - lastQualityTime >= configuration.qualityInterval {
+            lastQualityTime = now
+            reportQuality(now: now)
+        }
+    }
+
+    /// Folds every audio producer's levels since the last interval into the detector.
+    func updateSpeakers(elapsed: Int64) {
+        var inputs: [ActiveSpeakerDetector.Input] = []
+        for producer in producers where producer.kind == .audio && !producer.closed {
+            let mean = producer.audioLevels.takeMean()
+            inputs.append(.init(participant: producer.participant, producer: producer.id, meanAmplitude: producer.muted ? 0 : mean))
+        }
+        if let snapshot = speakers.update(inputs, elapsed: elapsed) { emit(.activeSpeakers(id, snapshot)) }
+    }
+
+    private func reportQuality(now: Int64) {
+        let unix = MediaClock.unixMilliseconds()
+        for participant in quality.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            let own = transports.filter { $0.participant == participant }
+            guard !own.isEmpty, var monitor = quality[participant] else { continue }
+            let (report, change) = monitor.report(transports: own, now: now, unixMilliseconds: unix)
+            quality[participant] = monitor
+            emit(.qualityReport(id, report))
+            if let change { emit(.connectionQualityChanged(id, participant, change.level, previous: change.previous)) }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import RTCWire
+
+// Incoming RTCP: reports and feedback from the peer, routed by SSRC to producer streams
+// (sender reports) and consumers (receiver reports, NACK, PLI, FIR), or to the transport's
+// bandwidth estimate (REMB, transport-cc).
+
+extension MediaTransport {
+    /// Handles one decrypted compound RTCP packet (RFC 3550 §6.1; RFC 5506 reduced size allowed).
+    func receiveRTCP(_ packet: UnsafeRawBufferPointer, now: Int64) {
+        guard !closed else { return }
+        counters.lastReceiveTime = now
+        counters.rtcpReceived += 1
+        guard let compound = try? RTCPCompoundView(packet) else { counters.malformed += 1; return }
+        for slice in compound {
+            switch (slice.header.packetType, slice.header.count) {
+            case (RTCPPacketType.senderReport, _):
+                guard let report = try? SenderReport(parsing: slice.bytes) else { counters.malformed += 1; continue }
+                stream(ssrc: report.ssrc)?.receivedSenderReport(ntp: report.ntpTime.rawValue, rtp: report.rtpTime, now: now)
+                for block in report.reports { receivedReportBlock(block, now: now) }
+            case (RTCPPacketType.receiverReport, _):
+                guard let report = try? ReceiverReport(parsing: slice.bytes) else { counters.malformed += 1; continue }
+                for block in report.reports { receivedReportBlock(block, now: now) }
+            case (RTCPPacketType.transportFeedback, TransportLayerNack.format):
+                guard let nack = try? TransportLayerNack(parsing: slice.bytes) else { counters.malformed += 1; continue }
+                consumer(ssrc: nack.mediaSSRC)?.retransmit(nack.lostSequenceNumbers, now: now)
+            case (RTCPPacketType.transportFeedback, TransportLayerCC.format):
+                guard let feedback = try? TransportLayerCC(parsing: slice.bytes) else { counters.malformed += 1; continue }
+                receivedTransportFeedback(feedback, now: now)
+            case (RTCPPacketType.payloadFeedback, PictureLossIndication.format):
+                guard let pli = try? PictureLossIndication(parsing: slice.bytes) else { counters.malformed += 1; continue }
+                consumer(ssrc: pli.mediaSSRC)?.receivedKeyFrameRequest(now: now)
+            case (RTCPPacketType.payloadFeedback, FullIntraRequest.format):
+                guard let fir = try? FullIntraRequest(parsing: slice.bytes) else { counters.malformed += 1; continue }
+                for entry in fir.entries { consumer(ssrc: entry.ssrc)?.receivedKeyFrameRequest(now: now) }
+            case (RTCPPacketType.payloadFeedback, ReceiverEstimatedMaxBitrate.format):
+                // Other application-layer feedback is ignored.
+                guard let remb = try? ReceiverEstimatedMaxBitrate(parsing: slice.bytes) else { continue }
+                bandwidth.onREMB(bitrate: remb.bitrate)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// A report block about one of our consumers' streams: loss, jitter and, from LSR/DLSR, the
+    /// round-trip time (RFC 3550 §6.4.1: A − LSR − DLSR, with A taken from our own send record so
+    /// the NTP clock in the SR need not be ours).
+    private func receivedReportBlock(_ block: ReceptionReport, now: Int64) {
+        guard let consumer = consumer(ssrc: block.ssrc) else { return }
+        consumer.report.fractionLost = block.fractionLost
+        consumer.report.cumulativeLost = block.totalLost
+        consumer.report.jitter = block.jitter
+        consumer.report.receivedAt = now
+        guard block.lastSenderReport != 0,
+              let sent = consumer.sentReports.first(where: { $0.lsr == block.lastSenderReport }) else { return }
+        let delay = Int64(block.delay) * 1_000_000 / 65_536
+        let rtt = now - sent.at - delay
+        if rtt >= 0 { consumer.report.roundTripTime = max(1, rtt) }
+    }
+
+    /// Transport-cc feedback on our packets: joined with the send history for the estimator.
+    private func receivedTransportFeedback(_ feedback: TransportLayerCC, now: Int64) {
+        var packets: [BandwidthEstimator.PacketFeedback] = []
+        packets.reserveCapacity(Int(feedback.packetStatusCount))
+        for result in feedback.packetResults {
+            guard let sent = sendHistory.lookup(result.sequenceNumber) else { continue }
+            packets.append(.init(sendTime: sent.sendTime, size: Int(sent.size), arrivalTime: result.arrivalTime))
+        }
+        if firstFeedbackTime == .min { firstFeedbackTime = now }
+        bandwidth.onTransportFeedback(packets, now: now)
+    }
+}

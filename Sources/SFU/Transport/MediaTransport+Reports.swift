@@ -1,0 +1,172 @@
+import RTCWire
+
+// Outgoing RTCP and periodic work: NACKs and key-frame requests toward the publisher,
+// transport-cc feedback and receiver reports for what we receive, sender reports for what we send.
+
+extension MediaTransport {
+    /// Runs the transport's timers; called every tick (~20 ms) on the I/O thread.
+    func tick(now: Int64) {
+        guard !closed, state == .connected else { return }
+        for producer in producers where !producer.closed {
+            for stream in producer.streams {
+                if stream.keyFrameRequests.poll(now: now), !sendKeyFrameRequest(for: stream) {
+                    stream.keyFrameRequests.postpone()
+                }
+                guard stream.nack != nil, !(stream.nack!.entries.isEmpty) else { continue }
+                sendNacks(for: stream, now: now)
+            }
+        }
+        if !arrivals.isEmpty, now - lastFeedbackTime >= configuration.transportFeedbackInterval {
+            sendTransportFeedback(now: now)
+        }
+        for case let consumer as SimulcastConsumer in consumers { consumer.tick(now: now) }
+        if now - lastReportTime >= configuration.reportInterval {
+            lastReportTime = now
+            sendReports(now: now)
+        }
+        if now - lastAllocationTime >= 500_000 {
+            lastAllocationTime = now
+            for producer in producers { for stream in producer.streams { stream.updateBitrate(now: now) } }
+            allocateLayers(now: now, cause: .bandwidth)
+        }
+    }
+
+    // MARK: - Toward the publisher
+
+    /// PLI (RFC 4585 §6.3.1), or FIR (RFC 5104 §4.3.1) when only FIR was negotiated.
+    /// - Returns: false when the stream's SSRC is not known yet.
+    @discardableResult
+    func sendKeyFrameRequest(for stream: ProducerStream) -> Bool {
+        guard let ssrc = stream.ssrc else { return false }
+        let feedback = stream.producer.feedback
+        let packet: RTCPPacket
+        if feedback.fir && !feedback.pli {
+            let sequence = firSequence[ssrc, default: 0] &+ 1
+            firSequence[ssrc] = sequence
+            packet = .fullIntraRequest(FullIntraRequest(senderSSRC: rtcpSSRC, entries: [.init(ssrc: ssrc, sequenceNumber: sequence)]))
+        } else {
+            packet = .pictureLossIndication(PictureLossIndication(senderSSRC: rtcpSSRC, mediaSSRC: ssrc))
+        }
+        send([packet])
+        return true
+    }
+
+    private func sendNacks(for stream: ProducerStream, now: Int64) {
+        guard let ssrc = stream.ssrc else { return }
+        dueNacks.removeAll(keepingCapacity: true)
+        let rtt = router.roundTripTime(of: participant) ?? configuration.defaultRoundTripTime
+        let exhausted = stream.nack!.poll(now: now, rtt: rtt, into: &dueNacks)
+        if !dueNacks.isEmpty {
+            send([.nack(TransportLayerNack(senderSSRC: rtcpSSRC, mediaSSRC: ssrc, lost: dueNacks))])
+        }
+        if exhausted { stream.producer.requestKeyFrame(layer: stream.index, now: now) }
+    }
+
+    /// Transport-cc feedback for the arrivals since the last one
+    /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §3.1): it is what lets a browser raise
+    /// its send rate and turn on its upper simulcast layers.
+    func sendTransportFeedback(now: Int64) {
+        defer { arrivals.removeAll(keepingCapacity: true) }
+        lastFeedbackTime = now
+        guard let feedback = try? TransportLayerCC(senderSSRC: rtcpSSRC, mediaSSRC: feedbackMediaSSRC,
+                                                   feedbackPacketCount: feedbackCount, arrivals: arrivals) else { return }
+        feedbackCount &+= 1
+        send([.transportCC(feedback)])
+    }
+
+    // MARK: - Reports
+
+    /// One compound with an RR for every received stream (plus REMB when negotiated) and an SR
+    /// for every consumer that has sent (RFC 3550 §6.4).
+    private func sendReports(now: Int64) {
+        var blocks: [ReceptionReport] = []
+        var mediaSSRCs: [UInt32] = []
+        var wantsREMB = false
+        for producer in producers where !producer.closed {
+            wantsREMB = wantsREMB || producer.feedback.remb
+            for stream in producer.streams {
+                guard let ssrc = stream.ssrc, stream.statistics.started else { continue }
+                mediaSSRCs.append(ssrc)
+                var lsr: UInt32 = 0, dlsr: UInt32 = 0
+                if let sr = stream.senderReport {
+                    lsr = UInt32(truncatingIfNeeded: sr.ntp >> 16)
+                    dlsr = MediaClock.units65536(micros: now - sr.arrival)
+                }
+                blocks.append(stream.statistics.makeReportBlock(ssrc: ssrc, lastSenderReport: lsr, delaySinceLastSR: dlsr))
+            }
+        }
+        var packets: [RTCPPacket] = []
+        let ntp = MediaClock.ntpNow()
+        for consumer in consumers where !consumer.closed {
+            guard let report = consumer.makeSenderReport(now: now, wallClock: ntp) else { continue }
+            packets.append(.senderReport(report))
+        }
+        // RR blocks go 31 to a packet (the 5-bit count, RFC 3550 §6.4.2).
+        for start in stride(from: 0, to: blocks.count, by: 31) {
+            let end = min(blocks.count, start + 31)
+            packets.append(.receiverReport(ReceiverReport(ssrc: rtcpSSRC, reports: Array(blocks[start ..< end]))))
+        }
+        if wantsREMB, !mediaSSRCs.isEmpty {
+            packets.append(.remb(ReceiverEstimatedMaxBitrate(senderSSRC: rtcpSSRC, bitrate: UInt64(configuration.maxIncomingBitrate),
+                                                             ssrcs: Array(mediaSSRCs.prefix(255)))))
+        }
+        // Keep each datagram well under the MTU.
+        var batch: [RTCPPacket] = []
+        var size = 0
+        for packet in packets {
+            if size + packet.serializedSize > 1100, !batch.isEmpty {
+                send(batch)
+                batch.removeAll()
+                size = 0
+            }
+            batch.append(packet)
+            size += packet.serializedSize
+        }
+        if !batch.isEmpty { send(batch) }
+    }
+
+    /// Serializes and queues a compound.
+    func send(_ packets: [RTCPPacket]) {
+        let bytes = RTCPCompound.serialize(packets)
+        bytes.withUnsafeBytes { _ = sink.sendRTCP($0) }
+    }
+}
+
+extension ReceiveStatistics {
+    /// A report block for this stream (RFC 3550 §6.4.1), closing the fraction-lost interval.
+    mutating func makeReportBlock(ssrc: UInt32, lastSenderReport: UInt32, delaySinceLastSR: UInt32) -> ReceptionReport {
+        let fraction = takeFractionLost()
+        let lost = max(-0x80_0000, min(0x7F_FFFF, cumulativeLost))
+        return ReceptionReport(ssrc: ssrc, fractionLost: fraction, totalLost: Int32(lost),
+                               lastSequenceNumber: extendedHighestSequence, jitter: UInt32(jitter.rounded(.down)),
+                               lastSenderReport: lastSenderReport, delay: delaySinceLastSR)
+    }
+}
+
+extension Consumer {
+    /// An SR for this consumer's stream, or nil before it sent anything (RFC 3550 §6.4.1).
+    ///
+    /// With the publisher's own SR for the stream being forwarded, the NTP/RTP pair is the
+    /// publisher's mapping moved into this consumer's timestamp domain (so the subscriber keeps
+    /// the publisher's audio/video sync); otherwise it extrapolates from the last packet sent.
+    func makeSenderReport(now: Int64, wallClock: UInt64) -> SenderReport? {
+        guard lastSendTime != .min else { return nil }
+        let ntp: UInt64
+        let rtp: UInt32
+        if let layer = currentLayer, producer.streams.indices.contains(layer),
+           let sr = producer.streams[layer].senderReport {
+            let elapsed = now - sr.arrival
+            ntp = sr.ntp &+ MediaClock.ntpDuration(micros: elapsed)
+            rtp = sr.rtp &+ UInt32(truncatingIfNeeded: elapsed * Int64(clockRate) / 1_000_000) &- timestampOffset
+        } else {
+            ntp = wallClock
+            rtp = lastTimestamp &+ UInt32(truncatingIfNeeded: (now - lastSendTime) * Int64(clockRate) / 1_000_000)
+        }
+        let lsr = UInt32(truncatingIfNeeded: ntp >> 16)
+        if sentReports.count == 2 { sentReports.removeFirst() }
+        sentReports.append((lsr, now))
+        return SenderReport(ssrc: ssrc, ntpTime: NTPTime(rawValue: ntp), rtpTime: rtp,
+                            packetCount: UInt32(truncatingIfNeeded: counters.packetsSent),
+                            octetCount: UInt32(truncatingIfNeeded: counters.payloadBytesSent))
+    }
+}

@@ -1,0 +1,184 @@
+import RTCTransport
+import RTCWire
+
+/// Packet and byte counters of one transport.
+struct TransportCounters: Sendable {
+    var rtpReceived = 0
+    var rtcpReceived = 0
+    var bytesReceived = 0
+    var rtpSent = 0
+    var bytesSent = 0
+    /// RTP that matched no producer stream.
+    var unknownSSRC = 0
+    /// RTP or RTCP that did not parse.
+    var malformed = 0
+    /// Last RTP or RTCP arrival, µs (`Int64.min` before any).
+    var lastReceiveTime: Int64 = .min
+}
+
+/// One participant's `PeerTransport` as the SFU sees it: the producers it publishes (found by
+/// SSRC, or by mid/rid for the first packets) and the consumers it subscribes with (found by their
+/// SSRC when RTCP feedback names them), plus transport-wide state: incoming transport-cc arrivals,
+/// outgoing transport-wide sequence numbers, the bandwidth estimate, counters.
+///
+/// It is the transport's delegate: packets arrive here on the I/O thread, decrypted in place.
+final class MediaTransport: PeerTransportDelegate {
+    let id: TransportID
+    let participant: ParticipantID
+    unowned let router: Router
+    let sink: PacketSink
+    /// The RTCP sender SSRC of the SFU on this transport.
+    let rtcpSSRC: UInt32
+    var configuration: SFUConfiguration { router.configuration }
+
+    private(set) var producers: [Producer] = []
+    private var streamsBySSRC: [UInt32: ProducerStream] = [:]
+    private(set) var consumers: [Consumer] = []
+    private var consumersBySSRC: [UInt32: Consumer] = [:]
+    var counters = TransportCounters()
+    /// Mirrors the `PeerTransport` state (set directly by tests that use another sink).
+    var state: PeerTransport.State = .new
+    /// The peer transport, for closing it; nil with a test sink.
+    var peer: PeerTransport?
+    private(set) var closed = false
+
+    // Incoming transport-cc: arrivals since the last feedback.
+    private(set) var incomingTWCCID: UInt8 = 0
+    var arrivals: [TransportCCArrival] = []
+    var feedbackMediaSSRC: UInt32 = 0
+    var feedbackCount: UInt8 = 0
+    var lastFeedbackTime: Int64 = 0
+
+    // Outgoing: transport-wide numbering, send history, bandwidth.
+    private(set) var transportSequence: UInt16 = .random(in: 0 ... .max)
+    var sendHistory = TransportSendHistory()
+    var bandwidth: BandwidthEstimator
+    var firstFeedbackTime: Int64 = .min
+    var lastReportTime: Int64 = 0
+    var lastAllocationTime: Int64 = 0
+    var firSequence: [UInt32: UInt8] = [:]
+    /// Scratch lists reused by the periodic work.
+    var dueNacks: [UInt16] = []
+
+    init(id: TransportID, participant: ParticipantID, router: Router, sink: PacketSink) {
+        self.id = id
+        self.participant = participant
+        self.router = router
+        self.sink = sink
+        rtcpSSRC = .random(in: 1 ... .max)
+        bandwidth = BandwidthEstimator(configuration: router.configuration.bandwidthEstimator)
+        arrivals.reserveCapacity(2048)
+        dueNacks.reserveCapacity(256)
+    }
+
+    // MARK: - PeerTransportDelegate (I/O thread)
+
+    func peerTransport(_ transport: PeerTransport, didChangeState state: PeerTransport.State) {
+        self.state = state
+        router.emit(.transportStateChanged(id, state))
+    }
+
+    func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
+        receiveRTP(UnsafeRawBufferPointer(packet), now: MediaClock.now())
+    }
+
+    func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
+        receiveRTCP(UnsafeRawBufferPointer(packet), now: MediaClock.now())
+    }
+
+    // MARK: - RTP in
+
+    /// Demultiplexes one decrypted RTP packet to its producer stream.
+    func receiveRTP(_ packet: UnsafeRawBufferPointer, now: Int64) {
+        guard !closed else { return }
+        counters.lastReceiveTime = now
+        guard let view = try? RTPPacketView(packet) else { counters.malformed += 1; return }
+        counters.rtpReceived += 1
+        counters.bytesReceived += packet.count
+        if incomingTWCCID != 0, let value = view.extensionValue(id: incomingTWCCID), value.count == 2 {
+            if feedbackMediaSSRC == 0 { feedbackMediaSSRC = view.ssrc }
+            if arrivals.count < arrivals.capacity {
+                arrivals.append(TransportCCArrival(sequenceNumber: UInt16(value[0]) << 8 | UInt16(value[1]), arrivalTime: now))
+            }
+        }
+        guard let stream = streamsBySSRC[view.ssrc] ?? learnStream(view) else {
+            counters.unknownSSRC += 1
+            return
+        }
+        stream.producer.receive(view, stream: stream, now: now)
+    }
+
+    /// Finds the stream of a packet with a new SSRC by its mid and rid, and remembers the SSRC.
+    private func learnStream(_ view: RTPPacketView) -> ProducerStream? {
+        for producer in producers where !producer.closed {
+            if producer.matchesMid(view) == false { continue }
+            guard let stream = producer.stream(for: view) else { continue }
+            if let old = stream.ssrc, old != view.ssrc {
+                if streamsBySSRC[old] === stream { streamsBySSRC[old] = nil }
+                stream.restart(ssrc: view.ssrc)
+            }
+            stream.ssrc = view.ssrc
+            streamsBySSRC[view.ssrc] = stream
+            return stream
+        }
+        return nil
+    }
+
+    // MARK: - Membership
+
+    func add(_ producer: Producer) throws(SFUError) {
+        for stream in producer.streams {
+            if let ssrc = stream.ssrc, streamsBySSRC[ssrc] != nil { throw .ssrcInUse(ssrc) }
+        }
+        for stream in producer.streams { if let ssrc = stream.ssrc { streamsBySSRC[ssrc] = stream } }
+        if producer.extensionIDs.transportWideCC != 0, producer.feedback.transportCC {
+            incomingTWCCID = producer.extensionIDs.transportWideCC
+        }
+        producers.append(producer)
+    }
+
+    func remove(_ producer: Producer) {
+        producers.removeAll { $0 === producer }
+        for stream in producer.streams { if let ssrc = stream.ssrc, streamsBySSRC[ssrc] === stream { streamsBySSRC[ssrc] = nil } }
+    }
+
+    func add(_ consumer: Consumer) throws(SFUError) {
+        guard consumersBySSRC[consumer.ssrc] == nil else { throw .ssrcInUse(consumer.ssrc) }
+        consumersBySSRC[consumer.ssrc] = consumer
+        consumers.append(consumer)
+    }
+
+    func remove(_ consumer: Consumer) {
+        consumers.removeAll { $0 === consumer }
+        if consumersBySSRC[consumer.ssrc] === consumer { consumersBySSRC[consumer.ssrc] = nil }
+    }
+
+    func consumer(ssrc: UInt32) -> Consumer? { consumersBySSRC[ssrc] }
+    func stream(ssrc: UInt32) -> ProducerStream? { streamsBySSRC[ssrc] }
+
+    /// Whether `ssrc` is free for a new consumer on this transport.
+    func isFree(ssrc: UInt32) -> Bool { consumersBySSRC[ssrc] == nil && streamsBySSRC[ssrc] == nil }
+
+    func markClosed() { closed = true }
+
+    // MARK: - Sending bookkeeping (called by consumers)
+
+    @inline(__always)
+    func didSend(transportSequence sent: UInt16, size: Int, now: Int64) {
+        sendHistory.record(sequenceNumber: sent, sendTime: now, size: size)
+        transportSequence = sent &+ 1
+    }
+
+    @inline(__always)
+    func countSent(bytes: Int) {
+        counters.rtpSent += 1
+        counters.bytesSent += bytes
+    }
+
+    @inline(__always)
+    func recordForwardingLatency(since arrival: Int64) {
+        router.latency?.record(MediaClock.now() - arrival)
+    }
+}
+
+extension PeerTransport: PacketSink {}

@@ -1,0 +1,185 @@
+import RTCWire
+
+/// Everything the SFU owns, on the I/O thread: routers, transports, producers, consumers by id.
+/// `SFUWorker` posts control calls here; tests drive it directly with their own sinks.
+/// Not thread-safe: I/O thread only (hence `@unchecked Sendable`, to be captured by posted work).
+final class SFUCore: @unchecked Sendable {
+    let configuration: SFUConfiguration
+    var emit: (SFUEvent) -> Void
+    let latency: LatencyHistogram?
+
+    private(set) var routers: [RouterID: Router] = [:]
+    private(set) var transports: [TransportID: MediaTransport] = [:]
+    private(set) var producers: [ProducerID: Producer] = [:]
+    private(set) var consumers: [ConsumerID: Consumer] = [:]
+
+    init(configuration: SFUConfiguration, emit: @escaping (SFUEvent) -> Void = { _ in }) {
+        self.configuration = configuration
+        self.emit = emit
+        latency = configuration.measureForwardingLatency ? LatencyHistogram() : nil
+    }
+
+    // MARK: - Routers
+
+    func createRouter(_ id: RouterID, now: Int64) throws(SFUError) {
+        guard routers[id] == nil else { throw .duplicateID(id.rawValue) }
+        routers[id] = Router(id: id, configuration: configuration, latency: latency, now: now) { [weak self] event in
+            self?.emit(event)
+        }
+    }
+
+    func closeRouter(_ id: RouterID) {
+        guard let router = routers[id] else { return }
+        for transport in router.transports { closeTransport(transport.id, reason: .routerClosed) }
+        routers[id] = nil
+    }
+
+    // MARK: - Transports
+
+    /// Registers a transport whose packets go to `sink`.
+    @discardableResult
+    func createTransport(_ id: TransportID, router routerID: RouterID, participant: ParticipantID,
+                         sink: PacketSink, now: Int64) throws(SFUError) -> MediaTransport {
+        guard transports[id] == nil else { throw .duplicateID(id.rawValue) }
+        guard let router = routers[routerID] else { throw .routerNotFound(routerID) }
+        let transport = MediaTransport(id: id, participant: participant, router: router, sink: sink)
+        transports[id] = transport
+        router.add(transport, now: now)
+        return transport
+    }
+
+    /// Closes a transport with its producers and consumers (each reported with `reason`,
+    /// except when the server closed the transport itself).
+    func closeTransport(_ id: TransportID, reason: SFUCloseReason? = nil) {
+        guard let transport = transports[id] else { return }
+        let objectReason = reason ?? .transportClosed
+        for producer in transport.producers { closeProducer(producer.id, reason: objectReason) }
+        for consumer in transport.consumers { closeConsumer(consumer.id, reason: objectReason) }
+        transport.markClosed()
+        transport.router.remove(transport)
+        transports[id] = nil
+        transport.peer?.close()
+    }
+
+    // MARK: - Producers
+
+    func produce(_ id: ProducerID, transport transportID: TransportID, kind: MediaKind,
+                 parameters: RTPParameters, muted: Bool) throws(SFUError) {
+        guard producers[id] == nil else { throw .duplicateID(id.rawValue) }
+        guard let transport = transports[transportID] else { throw .transportNotFound(transportID) }
+        let producer = try Producer(id: id, participant: transport.participant, kind: kind, transport: transport,
+                                    parameters: parameters, muted: muted)
+        try transport.add(producer)
+        transport.router.add(producer)
+        producers[id] = producer
+    }
+
+    /// Closes a producer and its consumers (reported as `producerClosed`). `reason` reports the
+    /// producer itself when the SFU, not the server, closed it.
+    func closeProducer(_ id: ProducerID, reason: SFUCloseReason? = nil) {
+        guard let producer = producers[id] else { return }
+        for consumer in producer.close() { closeConsumer(consumer.id, reason: .producerClosed) }
+        producer.transport.remove(producer)
+        producer.transport.router.remove(producer)
+        producers[id] = nil
+        if let reason { emit(.producerClosed(id, reason: reason)) }
+    }
+
+    func setProducerMuted(_ id: ProducerID, muted: Bool, now: Int64) throws(SFUError) {
+        guard let producer = producers[id] else { throw .producerNotFound(id) }
+        guard producer.muted != muted else { return }
+        producer.muted = muted
+        if !muted {
+            // Subscribers restart on a key frame; their numbering continues without a gap.
+            for consumer in producer.consumers { consumer.sequenceNumbers.requestSync() }
+            for layer in producer.streams.indices { producer.requestKeyFrame(layer: layer, now: now) }
+        }
+    }
+
+    // MARK: - Consumers
+
+    func consume(_ id: ConsumerID, transport transportID: TransportID, producer producerID: ProducerID,
+                 parameters: RTPParameters, preferredLayer: String?, paused: Bool, now: Int64) throws(SFUError) -> ConsumerInfo {
+        guard consumers[id] == nil else { throw .duplicateID(id.rawValue) }
+        guard let transport = transports[transportID] else { throw .transportNotFound(transportID) }
+        guard let producer = producers[producerID] else { throw .producerNotFound(producerID) }
+        guard transport.router === producer.transport.router else { throw .routerMismatch }
+        var ssrc = parameters.encodings.first?.ssrc ?? 0
+        if ssrc == 0 {
+            repeat { ssrc = .random(in: 1 ... .max) } while !transport.isFree(ssrc: ssrc)
+        }
+        let consumer: Consumer
+        if producer.isSimulcast {
+            var preferred = producer.streams.count - 1
+            if let name = preferredLayer {
+                guard let index = producer.layerIndex(named: name) else { throw .unknownLayer(name) }
+                preferred = index
+            }
+            let simulcast = try SimulcastConsumer(id: id, participant: transport.participant, transport: transport,
+                                                  producer: producer, parameters: parameters, ssrc: ssrc,
+                                                  paused: paused, preferredLayer: preferred)
+            consumer = simulcast
+            try transport.add(consumer)
+            simulcast.setTarget(preferred, cause: .requested, now: now)
+        } else {
+            consumer = try SimpleConsumer(id: id, participant: transport.participant, transport: transport,
+                                          producer: producer, parameters: parameters, ssrc: ssrc, paused: paused)
+            try transport.add(consumer)
+            if !paused { consumer.requestKeyFrame(now: now) }
+        }
+        producer.addConsumer(consumer)
+        consumers[id] = consumer
+        return ConsumerInfo(ssrc: ssrc, payloadType: consumer.payloadType,
+                            layers: producer.isSimulcast ? producer.streams.reversed().map(\.layerName) : [])
+    }
+
+    func closeConsumer(_ id: ConsumerID, reason: SFUCloseReason? = nil) {
+        guard let consumer = consumers[id] else { return }
+        consumer.closed = true
+        consumer.producer.removeConsumer(consumer)
+        consumer.transport.remove(consumer)
+        consumers[id] = nil
+        if let reason { emit(.consumerClosed(id, reason: reason)) }
+    }
+
+    func setConsumerPaused(_ id: ConsumerID, paused: Bool, now: Int64) throws(SFUError) {
+        guard let consumer = consumers[id] else { throw .consumerNotFound(id) }
+        consumer.setPaused(paused, now: now)
+    }
+
+    /// Sets a simulcast consumer's preferred layer by description (nil: the best layer).
+    func setPreferredLayer(_ id: ConsumerID, layer: String?, now: Int64) throws(SFUError) {
+        guard let consumer = consumers[id] else { throw .consumerNotFound(id) }
+        guard let simulcast = consumer as? SimulcastConsumer else { return }
+        let producer = consumer.producer
+        var index = producer.streams.count - 1
+        if let layer {
+            guard let found = producer.layerIndex(named: layer) else { throw .unknownLayer(layer) }
+            index = found
+        }
+        simulcast.setPreferred(index)
+        simulcast.setTarget(index, cause: .requested, now: now)
+        consumer.transport.allocateLayers(now: now, cause: .bandwidth)
+    }
+
+    func requestKeyFrame(_ id: ConsumerID, now: Int64) throws(SFUError) {
+        guard let consumer = consumers[id] else { throw .consumerNotFound(id) }
+        consumer.requestKeyFrame(now: now)
+    }
+
+    // MARK: - Timers
+
+    func tick(now: Int64) {
+        for router in routers.values { router.tick(now: now) }
+    }
+}
+
+/// What the server needs to describe a new consumer in its offer.
+public struct ConsumerInfo: Hashable, Sendable {
+    /// The SSRC the subscriber will see (`a=ssrc`).
+    public var ssrc: UInt32
+    /// The payload type used.
+    public var payloadType: UInt8
+    /// The producer's layer names, best first (empty for a single stream).
+    public var layers: [String]
+}

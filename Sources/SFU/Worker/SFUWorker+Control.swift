@@ -1,0 +1,137 @@
+import RTCTransport
+import RTCWire
+
+// The control-plane API the server calls. Every method may be called from any thread or task;
+// it runs on the I/O thread and returns when done there.
+
+extension SFUWorker {
+    // MARK: - Routers
+
+    /// Creates a router (one per channel).
+    public func createRouter(_ id: RouterID) async throws(SFUError) {
+        try await perform { core, now throws(SFUError) in try core.createRouter(id, now: now) }
+    }
+
+    /// Closes a router with everything in it.
+    public func closeRouter(_ id: RouterID) async {
+        _ = try? await perform { core, _ in core.closeRouter(id) }
+    }
+
+    // MARK: - Transports
+
+    /// Creates a `PeerTransport` on the worker's port (ICE-lite, DTLS, SRTP) from negotiated
+    /// parameters and attaches it to a router for one participant. It may both publish
+    /// (`produce`) and subscribe (`consume`); SRTC uses one of each per participant.
+    public func createTransport(_ id: TransportID, router: RouterID, participant: ParticipantID,
+                                parameters: PeerTransportParameters) async throws(SFUError) {
+        let port = self.port
+        try await perform { core, now throws(SFUError) in
+            guard core.routers[router] != nil else { throw .routerNotFound(router) }
+            guard core.transports[id] == nil else { throw .duplicateID(id.rawValue) }
+            let peer: PeerTransport
+            do { peer = try port.makeTransport(parameters, delegate: nil) } catch {
+                throw .transportCreationFailed(String(describing: error))
+            }
+            // On the I/O thread no packet can reach the transport before the delegate is set.
+            let media = try core.createTransport(id, router: router, participant: participant, sink: peer, now: now)
+            media.peer = peer
+            peer.delegate = media
+        }
+    }
+
+    /// Closes a transport, its producers and its consumers (reported as closed with
+    /// `transportClosed`, and their consumers elsewhere with `producerClosed`).
+    public func closeTransport(_ id: TransportID) async {
+        _ = try? await perform { core, _ in core.closeTransport(id) }
+    }
+
+    // MARK: - Producers
+
+    /// Starts receiving a published track on `transport`.
+    /// - Parameters:
+    ///   - parameters: the publisher's negotiated m-section: codec(s), header extension ids, mid,
+    ///     and its encodings best first (rids for simulcast, with their layer descriptions).
+    ///   - muted: a muted producer forwards nothing.
+    public func produce(_ id: ProducerID, transport: TransportID, kind: MediaKind, parameters: RTPParameters,
+                        muted: Bool = false) async throws(SFUError) {
+        try await perform { core, _ throws(SFUError) in
+            try core.produce(id, transport: transport, kind: kind, parameters: parameters, muted: muted)
+        }
+    }
+
+    /// Stops a producer; its consumers close (`consumerClosed` with `producerClosed`).
+    public func closeProducer(_ id: ProducerID) async {
+        _ = try? await perform { core, _ in core.closeProducer(id) }
+    }
+
+    /// Mutes or unmutes a producer; unmuting asks the publisher for a key frame.
+    public func setProducerMuted(_ id: ProducerID, muted: Bool) async throws(SFUError) {
+        try await perform { core, now throws(SFUError) in try core.setProducerMuted(id, muted: muted, now: now) }
+    }
+
+    // MARK: - Consumers
+
+    /// Starts forwarding `producer` to `transport`.
+    /// - Parameters:
+    ///   - parameters: the subscriber's side of the m-section: the codec with its payload type and
+    ///     rtcp-fb, header extension ids, mid; `encodings[0].ssrc` when the server chose the SSRC
+    ///     (otherwise the SFU picks one and returns it).
+    ///   - preferredLayer: a simulcast layer's description or rid; nil for the best layer.
+    /// - Returns: the SSRC and payload type to put in the subscriber's offer.
+    public func consume(_ id: ConsumerID, transport: TransportID, producer: ProducerID, parameters: RTPParameters,
+                        preferredLayer: String? = nil, paused: Bool = false) async throws(SFUError) -> ConsumerInfo {
+        try await perform { core, now throws(SFUError) in
+            try core.consume(id, transport: transport, producer: producer, parameters: parameters,
+                             preferredLayer: preferredLayer, paused: paused, now: now)
+        }
+    }
+
+    /// Stops a consumer.
+    public func closeConsumer(_ id: ConsumerID) async {
+        _ = try? await perform { core, _ in core.closeConsumer(id) }
+    }
+
+    /// Pauses (forwards nothing) or resumes a consumer; resuming video waits for a key frame.
+    public func setConsumerPaused(_ id: ConsumerID, paused: Bool) async throws(SFUError) {
+        try await perform { core, now throws(SFUError) in try core.setConsumerPaused(id, paused: paused, now: now) }
+    }
+
+    /// Changes a simulcast consumer's preferred layer (nil: the best). The switch happens on the
+    /// layer's next key frame and is reported with `layerSwitched` (`requested`).
+    public func setPreferredLayer(_ id: ConsumerID, layer: String?) async throws(SFUError) {
+        try await perform { core, now throws(SFUError) in try core.setPreferredLayer(id, layer: layer, now: now) }
+    }
+
+    /// Asks the consumer's producer for a key frame (throttled).
+    public func requestKeyFrame(_ id: ConsumerID) async throws(SFUError) {
+        try await perform { core, now throws(SFUError) in try core.requestKeyFrame(id, now: now) }
+    }
+
+    // MARK: - Statistics
+
+    /// Counters of a consumer, for metrics and tests.
+    public func stats(of id: ConsumerID) async throws(SFUError) -> ConsumerStats {
+        try await perform { core, _ throws(SFUError) in
+            guard let consumer = core.consumers[id] else { throw .consumerNotFound(id) }
+            return ConsumerStats(consumer)
+        }
+    }
+
+    /// Counters of a transport, for metrics and tests.
+    public func stats(of id: TransportID) async throws(SFUError) -> TransportStats {
+        try await perform { core, now throws(SFUError) in
+            guard let transport = core.transports[id] else { throw .transportNotFound(id) }
+            return TransportStats(transport, now: now)
+        }
+    }
+
+    /// Arrival-to-send percentiles since the last call (`measureForwardingLatency` only), and resets them.
+    public func takeForwardingLatency() async -> ForwardingLatency? {
+        try? await perform { core, _ in
+            guard let histogram = core.latency else { return nil }
+            defer { histogram.reset() }
+            return ForwardingLatency(samples: histogram.count, p50Micros: histogram.percentile(0.5),
+                                     p99Micros: histogram.percentile(0.99))
+        }
+    }
+}

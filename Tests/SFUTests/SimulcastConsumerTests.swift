@@ -1,0 +1,137 @@
+import RTCWire
+import Testing
+@testable import SFU
+
+/// One simulcast layer of a publisher: rid, SSRC and its own sequence, timestamp and picture-id
+/// counters, as libwebrtc sends them (each layer starts from its own random values).
+struct LayerSource {
+    let rid: String
+    let ssrc: UInt32
+    var seq: UInt16
+    var ts: UInt32
+    var picture: UInt16
+    var packetSize = 100
+
+    /// One frame of `packets` packets; returns them and advances the counters (33 ms of 90 kHz).
+    mutating func frame(key: Bool = false, packets: Int = 1) -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        for index in 0 ..< packets {
+            out.append(PacketFactory.rtp(
+                pt: 96, seq: seq, ts: ts, ssrc: ssrc, marker: index == packets - 1,
+                extensions: [(SFUHarness.pubMid, Array("1".utf8)), (SFUHarness.pubRid, Array(rid.utf8))],
+                payload: PacketFactory.vp8(pictureID: picture, start: index == 0, keyFrame: key, size: packetSize)))
+            seq &+= 1
+        }
+        ts &+= 2970
+        picture = (picture &+ 1) & 0x7FFF
+        return out
+    }
+}
+
+struct SimulcastConsumerTests {
+    typealias H = SFUHarness
+
+    func harness(preferred: String) throws -> SFUHarness {
+        let h = try SFUHarness()
+        try h.core.produce("cam", transport: "alice/pub", kind: .video, parameters: H.simulcastProducer(), muted: false)
+        let info = try h.core.consume("bob/cam", transport: "bob/sub", producer: "cam",
+                                      parameters: H.subscriberParameters(kind: .video), preferredLayer: preferred,
+                                      paused: false, now: h.now)
+        #expect(info.layers == ["camera_big", "camera_small"])
+        return h
+    }
+
+    @Test func startsOnTheTargetKeyFrameAndSwitchesOnlyOnTheNewLayersKeyFrame() throws {
+        let h = try harness(preferred: "camera_big")
+        var big = LayerSource(rid: "h", ssrc: 0x10, seq: 300, ts: 100_000, picture: 1000)
+        var small = LayerSource(rid: "l", ssrc: 0x20, seq: 65_530, ts: 4_294_960_000, picture: 32_766)
+
+        // Before a key frame of the big layer nothing flows, whatever the small layer sends.
+        for p in small.frame(key: true) + big.frame() { h.publish(p) }
+        #expect(h.subscriberSink.rtp.isEmpty)
+        // The SSRCs were learned from the rids, so the pending key-frame request can go out now.
+        h.advance(ms: 20)
+        h.tick()
+        #expect(h.publisherSink.rtcpPackets.contains(.pictureLossIndication(PictureLossIndication(senderSSRC: h.publisher.rtcpSSRC, mediaSSRC: 0x10))))
+
+        for p in big.frame(key: true, packets: 3) + small.frame() + big.frame(packets: 2) { h.publish(p) }
+        var out = h.subscriberSink.packets
+        #expect(out.count == 5)
+        #expect(h.log.layerSwitches == [LayerSwitch(layer: "camera_big", previous: nil, cause: .requested)])
+
+        // Ask for the small layer: the big one keeps flowing until the small key frame.
+        h.publisherSink.clear()
+        try h.core.setPreferredLayer("bob/cam", layer: "camera_small", now: h.now)
+        #expect(h.publisherSink.rtcpPackets == [.pictureLossIndication(PictureLossIndication(senderSSRC: h.publisher.rtcpSSRC, mediaSSRC: 0x20))])
+        h.advance(ms: 33)
+        for p in big.frame() + small.frame() { h.publish(p) }
+        #expect(h.subscriberSink.rtp.count == 6)
+        h.advance(ms: 33)
+        let lastBig = h.subscriberSink.packets.last!
+        for p in small.frame(key: true, packets: 2) + big.frame() + small.frame() { h.publish(p) }
+        out = h.subscriberSink.packets
+        #expect(out.count == 9)
+        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "camera_small", previous: "camera_big", cause: .requested))
+
+        // One stream for the subscriber: contiguous numbers, one SSRC, timestamps continuing by
+        // the 33 ms that passed, picture ids continuing by one.
+        #expect(Set(out.map(\.ssrc)) == [0xAAAA])
+        #expect(zip(out, out.dropFirst()).allSatisfy { $1.sequenceNumber == $0.sequenceNumber &+ 1 })
+        let firstSmall = out[6]
+        #expect(firstSmall.timestamp == lastBig.timestamp &+ 2970)
+        #expect(PacketFactory.pictureID(firstSmall.payload) == (PacketFactory.pictureID(lastBig.payload) + 1) & 0x7FFF)
+        #expect(PacketFactory.pictureID(out[8].payload) == PacketFactory.pictureID(firstSmall.payload) + 1)
+        #expect(out[8].timestamp == firstSmall.timestamp &+ 2970)
+        // The key frame's payload is otherwise untouched.
+        #expect(Array(out[6].payload[4...]) == Array(PacketFactory.vp8(pictureID: 0, keyFrame: true, size: 100)[4...]))
+    }
+
+    @Test func aLowBandwidthEstimateDowngradesAndRaisesAgainAfterTheHold() throws {
+        let h = try harness(preferred: "camera_big")
+        var big = LayerSource(rid: "h", ssrc: 0x10, seq: 1, ts: 0, picture: 1, packetSize: 1200)
+        var small = LayerSource(rid: "l", ssrc: 0x20, seq: 1, ts: 0, picture: 1, packetSize: 300)
+        var keyBig = true, keySmall = true
+
+        /// Runs `ms` of 30 fps video on both layers (big ≈ 1.2 Mbit/s, small ≈ 80 kbit/s).
+        func run(ms: Int) {
+            for step in 0 ..< ms / 10 {
+                if step % 3 == 0 {
+                    for p in big.frame(key: keyBig, packets: 4) { h.publish(p) }
+                    for p in small.frame(key: keySmall) { h.publish(p) }
+                    keyBig = false
+                    keySmall = false
+                }
+                h.advance(ms: 10)
+                if step % 2 == 1 { h.tick() }
+            }
+        }
+        func remb(_ bitrate: UInt64) {
+            h.subscriberRTCP([.remb(ReceiverEstimatedMaxBitrate(senderSSRC: 0xB0B, bitrate: bitrate, ssrcs: [0xAAAA]))])
+        }
+
+        run(ms: 1500)
+        #expect(h.log.layerSwitches == [LayerSwitch(layer: "camera_big", previous: nil, cause: .requested)])
+        remb(300_000)
+        run(ms: 600)
+        let consumer = try #require(h.core.consumers["bob/cam"] as? SimulcastConsumer)
+        #expect(consumer.targetLayer == 0)
+        #expect(consumer.currentLayer == 1)       // waiting for the small key frame
+        keySmall = true
+        run(ms: 100)
+        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "camera_small", previous: "camera_big", cause: .bandwidth))
+        #expect(consumer.currentLayer == 0)
+
+        // Plenty of bandwidth again: no raise during the hold…
+        remb(5_000_000)
+        run(ms: 3000)
+        #expect(consumer.targetLayer == 0)
+        // …then the big layer comes back on its next key frame.
+        run(ms: 2500)
+        #expect(consumer.targetLayer == 1)
+        keyBig = true
+        run(ms: 100)
+        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "camera_big", previous: "camera_small", cause: .bandwidth))
+        let seqs = h.subscriberSink.packets.map(\.sequenceNumber)
+        #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
+    }
+}
