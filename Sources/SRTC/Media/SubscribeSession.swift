@@ -107,6 +107,14 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                         continue
                     }
                     result.bound.append(remoteTrack)
+                    if let receiver = s.receivers[mid] {
+                        remoteTrack.statisticsSource.withLock { source in
+                            switch receiver {
+                            case .video(let r): source = { r.statistics }
+                            case .audio(let r): source = { r.statistics }
+                            }
+                        }
+                    }
                 }
                 for ssrc in section.ssrcs { s.bySSRC[ssrc] = mid }
             }

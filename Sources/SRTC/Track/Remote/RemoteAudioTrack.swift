@@ -27,6 +27,8 @@ public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
     /// The sender's last RFC 6464 audio level (-dBov, 127 = silence).
     public var audioLevel: UInt8 { counters.withLock { $0.level } }
 
+    override var decodedFrameCount: Int { framesDecoded }
+
     // MARK: - Internals
 
     func deliver(_ buffer: AudioPCMBuffer) {

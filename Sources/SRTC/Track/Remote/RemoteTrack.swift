@@ -9,6 +9,8 @@ public class RemoteTrack: Track, @unchecked Sendable {
     /// The server-assigned id.
     public let id: String
     private let subscription = Mutex<Subscription>(Subscription())
+    /// Reads the receiver's counters; set while a receiver is bound.
+    let statisticsSource = Mutex<(@Sendable () -> RTPReceiveStatistics)?>(nil)
 
     struct Subscription {
         var subscribed = false
@@ -26,6 +28,15 @@ public class RemoteTrack: Track, @unchecked Sendable {
 
     /// The simulcast layer asked for (nil: the best one, or not simulcast).
     public var requestedLayer: VideoLayer? { subscription.withLock { $0.layer } }
+
+    /// What was received since the subscription's receiver was bound; nil before.
+    public var receiveStatistics: ReceiveStatistics? {
+        guard let source = statisticsSource.withLock({ $0 }) else { return nil }
+        return source().publicStatistics(framesDecoded: decodedFrameCount)
+    }
+
+    /// Frames decoded, for the statistics (overridden by the media subclasses).
+    var decodedFrameCount: Int { 0 }
 
     /// Whether the track has simulcast layers.
     public var isSimulcast: Bool { (info?.layers.count ?? 0) > 1 }

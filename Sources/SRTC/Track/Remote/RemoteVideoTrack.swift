@@ -43,6 +43,8 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
     /// The simulcast layer the server currently forwards (from `didSwitchLayer`), when known.
     public var currentLayer: String? { counters.withLock { $0.layer } }
 
+    override var decodedFrameCount: Int { framesDecoded }
+
     // MARK: - Internals
 
     /// A decoded frame: renderers, counters, the receive-timeout monitor.
