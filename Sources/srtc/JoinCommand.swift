@@ -30,7 +30,6 @@ enum JoinCommand {
     static func run(_ args: ArraySlice<String>, environment: [String: String]) async throws(CLIError) {
         let o = try Options(args, booleans: ["help", "no-subscribe", "verbose"])
         if o.wantsHelp { print(help); return }
-        setvbuf(stdout, nil, _IOLBF, 0) // line by line, also into a pipe or file: it is a live log
         try o.rejectUnknown(allowed: ["url", "token", "channel", "uid", "app-id", "app-key", "video", "audio", "desc", "size", "fps",
                                       "tone-hz", "record", "layer", "no-subscribe", "duration", "stats-interval", "nickname", "verbose"])
         let url = o["url"] ?? environment["SRTC_URL"] ?? "http://127.0.0.1:7880"
@@ -45,7 +44,7 @@ enum JoinCommand {
         channel.delegates.add(delegate: recorder)
         do {
             let info = try await channel.join(url: url, token: token, nickname: o["nickname"])
-            print("joined channel \(info.channel) as \(channel.uid ?? "?") (\(info.userCount) user(s))")
+            JoinOutput.line("joined channel \(info.channel) as \(channel.uid ?? "?") (\(info.userCount) user(s))")
         } catch {
             throw .failed("join failed: \(error)")
         }
@@ -62,7 +61,7 @@ enum JoinCommand {
         await channel.leave()
         recorder.close()
         await engine.destroy()
-        print("left")
+        JoinOutput.line("left")
     }
 
     /// Uses --token, or grants one with the app's credentials.
@@ -170,5 +169,12 @@ final class StopSignal: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return flag
+    }
+}
+
+/// Standard output written line by line, unbuffered: `srtc join` is a live log, also when piped.
+enum JoinOutput {
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 }

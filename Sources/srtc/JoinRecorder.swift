@@ -64,7 +64,7 @@ final class JoinRecorder: ChannelDelegate, @unchecked Sendable {
     func printStatistics(published: String) {
         var lines = ["-- \(channel.info?.channel ?? "?"): \(channel.users.count) other user(s); \(published)"]
         for sink in sinks.withLock({ Array($0.values) }).sorted(by: { $0.name < $1.name }) { lines.append("   " + sink.statusLine()) }
-        print(lines.joined(separator: "\n"))
+        JoinOutput.line(lines.joined(separator: "\n"))
     }
 
     func close() {
@@ -72,7 +72,7 @@ final class JoinRecorder: ChannelDelegate, @unchecked Sendable {
     }
 
     private func say(_ text: String) {
-        print("[\(Self.clock())] \(text)")
+        JoinOutput.line("[\(Self.clock())] \(text)")
     }
 
     private static func clock() -> String {
