@@ -31,6 +31,10 @@ let package = Package(
         .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite"]),
         .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
 
+        // Test harness shared by the server and end-to-end tests: a real server on loopback, a
+        // protocol-level signaling client and a media client built on RTCTransport.
+        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia"]),
+
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer"]),
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
@@ -50,8 +54,8 @@ let package = Package(
         .testTarget(name: "RTCMediaTests", dependencies: ["RTCMedia", "RTCWire"]),
         .testTarget(name: "SRTCProtocolTests", dependencies: ["SRTCProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet"]),
-        .testTarget(name: "SRTCServerTests", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet"]),
+        .testTarget(name: "SRTCServerTests", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCTests", dependencies: ["SRTC"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
     ]
 )

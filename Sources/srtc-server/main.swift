@@ -36,7 +36,7 @@ if let created = app.createdApp {
 } else {
     print("apps: \(app.apps.all.map(\.appId).joined(separator: ", "))")
 }
-print("srtc-server listening on \(base) (HTTP) and udp \(config.bind):\(config.udpPort) (media)")
+print("srtc-server listening on \(base) (HTTP) and udp \(config.bind):\(app.udpPort) (media)")
 print("  server API: \(base)/server/v1/…   signaling: \(base.replacingOccurrences(of: "http", with: "ws"))/rtc/v1/ws   health: \(base)/healthz")
 fflush(nil)  // flush every stream: output may be a pipe (tests read the credentials from it)
 

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
+import Foundation
 @testable import RTCNet
 
 /// A one-connection blocking TCP server for client tests: accepts, reads the request head, and
@@ -25,7 +25,7 @@ final class CannedServer: @unchecked Sendable {
         }
         listenFD = fd
         port = Sockets.localAddress(fd)?.port ?? 0
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             let conn = accept(fd, nil, nil)
             guard conn >= 0 else { return }
             var tv = timeval(tv_sec: 5, tv_usec: 0)
@@ -50,5 +50,20 @@ final class CannedServer: @unchecked Sendable {
         }
     }
 
-    deinit { Glibc.close(listenFD) }
+    deinit {
+        // shutdown wakes the thread blocked in accept(); close alone would leave it listening.
+        shutdown(listenFD, Int32(SHUT_RDWR))
+        Glibc.close(listenFD)
+    }
+}
+
+/// A loopback port nobody listens on: bound for a moment (never listening), then released.
+func freePort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { Glibc.close(fd) }
+    let address = SocketAddress(ip: "127.0.0.1", port: 0)!
+    guard address.withSockAddr({ bind(fd, $0, $1) }) == 0, let port = Sockets.localAddress(fd)?.port else {
+        throw NetError.system(call: "bind", errno: errno)
+    }
+    return port
 }

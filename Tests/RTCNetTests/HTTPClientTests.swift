@@ -56,11 +56,7 @@ import Testing
     }
 
     @Test func refusedConnectionIsASystemError() async throws {
-        let port: UInt16 = try {
-            let probe = try CannedServer { _ in nil }
-            return probe.port
-        }()
-        try await Task.sleep(for: .milliseconds(20))
+        let port = try freePort()
         await #expect(throws: NetError.system(call: "connect", errno: ECONNREFUSED)) {
             _ = try await HTTPClient().get("http://127.0.0.1:\(port)/")
         }

@@ -193,25 +193,52 @@ struct EchoDelegate: HTTPServerDelegate {
     }
 
     @Test func gracefulShutdownFinishesInFlightRequestsAndClosesIdleOnes() async throws {
-        let server = HTTPServer(configuration: .init(loopCount: 2), delegate: EchoDelegate())
+        let gate = HeldRequests()
+        let server = HTTPServer(configuration: .init(loopCount: 2), delegate: HTTPClosureDelegate(immediate: { request in
+            request.path == "/hold" ? nil : .text(200, "quick")
+        }) { _ in
+            await gate.hold()
+            return .text(200, "held")
+        })
         try server.start()
         let port = server.port
         let idle = try RawClient(port: port)
-        await idle.send("GET /sync HTTP/1.1\r\nHost: t\r\n\r\n")
+        await idle.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(await idle.readResponse()?.status == 200)
         let busy = try RawClient(port: port)
-        await busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-        try await Task.sleep(for: .milliseconds(50))
+        await busy.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
+        while gate.count == 0 { try await Task.sleep(for: .milliseconds(5)) }
         async let stopped: Void = server.shutdown(gracePeriod: .seconds(3))
-        // The in-flight request completes, marked as the connection's last.
-        let response = try #require(await busy.readResponse())
-        #expect(response.headers["X-Target"] == "/slow")
-        #expect(response.headers["Connection"] == "close")
-        #expect(await busy.waitForClose())
+        // Idle connections close at once; then the held request may finish.
         #expect(await idle.waitForClose())
+        try await Task.sleep(for: .milliseconds(100))
+        gate.releaseAll()
+        let response = try #require(await busy.readResponse())
+        #expect(response.body == Array("held".utf8))
+        #expect(response.headers["Connection"] == "close")  // marked as the connection's last
+        #expect(await busy.waitForClose())
+        busy.close()
         await stopped
         #expect(server.connectionCount == 0)
         #expect((try? RawClient(port: port)) == nil)  // no longer accepting
+    }
+
+    @Test func connectionsPastTheLimitAreClosedAtOnce() async throws {
+        try await withServer(.init(loopCount: 1, maxConnections: 2)) { server in
+            let first = try RawClient(port: server.port)
+            let second = try RawClient(port: server.port)
+            await first.send("GET /sync/1 HTTP/1.1\r\nHost: t\r\n\r\n")
+            await second.send("GET /sync/2 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await first.readResponse()?.status == 200)
+            #expect(await second.readResponse()?.status == 200)
+            let third = try RawClient(port: server.port)
+            #expect(await third.waitForClose())
+            first.close()
+            while server.connectionCount > 1 { try await Task.sleep(for: .milliseconds(5)) }
+            let fourth = try RawClient(port: server.port)
+            await fourth.send("GET /sync/4 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await fourth.readResponse()?.status == 200)
+        }
     }
 
     @Test func pollBackendServesToo() async throws {
@@ -222,5 +249,20 @@ struct EchoDelegate: HTTPServerDelegate {
                 #expect(await client.readResponse()?.headers["X-Target"] == "/async/\(i)")
             }
         }
+    }
+}
+
+/// Requests parked until the test lets them go.
+final class HeldRequests: Sendable {
+    private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    var count: Int { waiting.withLock { $0.count } }
+
+    func hold() async {
+        await withCheckedContinuation { continuation in waiting.withLock { $0.append(continuation) } }
+    }
+
+    func releaseAll() {
+        for continuation in waiting.withLock({ list in defer { list = [] }; return list }) { continuation.resume() }
     }
 }

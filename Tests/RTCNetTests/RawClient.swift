@@ -3,12 +3,13 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
+import Foundation
 @testable import RTCNet
 
 /// A blocking TCP client for tests: sends exact bytes and reads exact answers, with a receive
 /// timeout so a server that never answers fails the test instead of hanging it. The blocking
-/// calls run on a Dispatch thread: blocking the cooperative pool would starve the server's Tasks.
+/// calls run on a thread of their own: blocking the cooperative pool would starve the server's
+/// Tasks, and Dispatch's global queue has only about one thread per core.
 final class RawClient: @unchecked Sendable {
     let fd: Int32
     var buffer = ByteBuffer()
@@ -66,7 +67,7 @@ final class RawClient: @unchecked Sendable {
 
     private func blocking<T: Sendable>(_ body: @escaping @Sendable (RawClient) -> T) async -> T {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: body(self)) }
+            Thread.detachNewThread { continuation.resume(returning: body(self)) }
         }
     }
 

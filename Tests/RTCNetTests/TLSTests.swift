@@ -45,9 +45,7 @@ final class OpenSSLServer {
 
     init(fixture: TLSFixture) async throws {
         // Ask the kernel for a free port, release it, and hand it to s_server.
-        let probe = try CannedServer { _ in nil }
-        port = probe.port
-        _ = consume probe
+        port = try freePort()
         process.executableURL = URL(fileURLWithPath: opensslPath!)
         process.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", fixture.certificate, "-key", fixture.key, "-WWW", "-quiet"]
         process.currentDirectoryURL = fixture.directory

@@ -16,6 +16,7 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
         guard request.path == "/ws" else { return .reject(.text(401, "{\"code\":401}")) }
         return .accept(headers: ["X-Session": "s1"], configuration: configuration) { [self] socket in
             lastSocket.withLock { $0 = socket }
+            if request.queryParameter("greet") != nil { socket.send(text: "welcome") }
             socket.onMessage { message in socket.send(message) }
         }
     }
@@ -70,6 +71,19 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
             serverSocket.close(code: .policyViolation, reason: "kicked")
             #expect(await socket.closed() == WebSocketCloseInfo(code: .policyViolation, reason: "kicked"))
             #expect(await serverSocket.closed().code == .policyViolation)
+        }
+    }
+
+    @Test func aMessageSentFromOnOpenArrivesFirst() async throws {
+        try await withServer(delegate: WebSocketEchoDelegate()) { server in
+            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws?greet=1")
+            socket.send(text: "echo")
+            var received: [WebSocketMessage] = []
+            for await message in socket.messages {
+                received.append(message)
+                if received.count == 2 { break }
+            }
+            #expect(received == [.text("welcome"), .text("echo")])
         }
     }
 

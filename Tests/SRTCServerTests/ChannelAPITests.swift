@@ -4,6 +4,7 @@ import RTCNet
 import SRTCProtocol
 import Synchronization
 @testable import SRTCServer
+import SRTCTestSupport
 
 /// The signed channel routes and webhooks, against a real server and a real webhook receiver.
 @Suite(.serialized) struct ChannelAPITests {

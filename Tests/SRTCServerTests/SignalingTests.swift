@@ -3,6 +3,7 @@ import Testing
 import RTCNet
 import SRTCProtocol
 @testable import SRTCServer
+import SRTCTestSupport
 
 /// Signaling over real WebSockets against an in-process server (docs/protocol.md).
 @Suite(.serialized) struct SignalingTests {

@@ -10,10 +10,12 @@ public struct ByteBuffer: Sendable {
     /// Index of the first unconsumed byte in `storage`.
     @usableFromInline var readerIndex: Int = 0
 
+    /// An empty buffer.
     public init() {
         storage = []
     }
 
+    /// A buffer holding `bytes`, all readable.
     public init<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
         storage = Array(bytes)
     }
@@ -81,14 +83,17 @@ public struct ByteBuffer: Sendable {
 
     // MARK: - Writing
 
+    /// Appends a copy of `bytes`.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         storage.append(contentsOf: bytes)
     }
 
+    /// Appends `bytes`.
     public mutating func append<Bytes: Sequence<UInt8>>(contentsOf bytes: Bytes) {
         storage.append(contentsOf: bytes)
     }
 
+    /// Appends one byte.
     public mutating func append(_ byte: UInt8) {
         storage.append(byte)
     }

@@ -23,22 +23,24 @@ final class StreamConnection: Selectable, @unchecked Sendable {
     /// Plaintext received and not yet consumed by the handler.
     var inbound = ByteBuffer()
     /// Bytes (ciphertext with TLS) waiting for the kernel.
-    private var outbound = ByteBuffer()
+    var outbound = ByteBuffer()
     private let tls: TLSSession?
     private var readingEnabled = true
+    /// What the poller watches now.
+    private var interest = (read: false, write: false)
     private var readClosed = false
-    private var watchingWrites = false
     private var closeWhenFlushed = false
     private var lingerWhenFlushed = false
     /// Limit on queued outbound bytes; past it the connection closes (a consumer too slow to keep up).
     var maxOutboundBytes = 64 << 20
     /// Close when queued bytes make no progress for this long (nanoseconds); 0 disables.
     var writeStallTimeout: UInt64 = 0
-    private var lastWriteProgress: UInt64 = 0
+    var lastWriteProgress: UInt64 = 0
     /// Handler deadline (monotonic ns); `streamDeadlineExpired` fires after it.
     var deadline: UInt64? { didSet { armTimer() } }
-    private var lingerDeadline: UInt64 = 0
-    private var timer: (id: TimerID, at: UInt64)?
+    var lingerDeadline: UInt64 = 0
+    /// The one armed timer and when it fires (see StreamConnection+Deadlines.swift).
+    var timer: (id: TimerID, at: UInt64)?
 
     /// Number of bytes queued for the kernel.
     var bufferedOutboundBytes: Int { outbound.readableBytes }
@@ -59,7 +61,7 @@ final class StreamConnection: Selectable, @unchecked Sendable {
     func start() {
         do {
             try loop.register(fd, self, read: state != .connecting, write: state == .connecting)
-            watchingWrites = state == .connecting
+            interest = (state != .connecting, state == .connecting)
         } catch {
             Sockets.close(fd)
             state = .closed
@@ -293,12 +295,14 @@ final class StreamConnection: Selectable, @unchecked Sendable {
     }
 
     private func finishFlushClose() {
-        guard state != .closed else { return }
+        guard state != .closed, state != .lingering else { return }
         if lingerWhenFlushed && !readClosed {
             if let tls {
+                // close_notify, best effort: the peer is about to see our FIN anyway.
                 tls.shutdown()
                 tls.drain(into: &outbound, scratch: loop.readScratch)
                 outbound.withReadableBytes { _ = Sockets.write(fd, $0) }
+                outbound.clear()
             }
             state = .lingering
             Sockets.shutdownWrite(fd)
@@ -320,50 +324,14 @@ final class StreamConnection: Selectable, @unchecked Sendable {
         }
     }
 
+    /// Tells the poller what to watch, only when it changed: an epoll_ctl per response would cost
+    /// as much as the write itself.
     private func updateInterest() {
         guard state != .closed, fd >= 0 else { return }
         let read = state != .connecting && readingEnabled && !readClosed
         let write = state == .connecting || !outbound.isEmpty
+        guard read != interest.read || write != interest.write else { return }
+        interest = (read, write)
         loop.setInterest(fd, read: read, write: write)
-        watchingWrites = write
-    }
-
-    /// Earliest moment something must be checked: handler deadline, write stall, or end of lingering.
-    private func nextCheck() -> UInt64? {
-        if state == .lingering { return lingerDeadline }
-        var earliest = deadline
-        if writeStallTimeout > 0, !outbound.isEmpty {
-            let stall = lastWriteProgress &+ writeStallTimeout
-            earliest = min(earliest ?? stall, stall)
-        }
-        return earliest
-    }
-
-    /// Keeps one timer at or before `nextCheck()`; moving a deadline later costs nothing until it fires.
-    private func armTimer() {
-        guard state != .closed, let due = nextCheck() else { return }
-        if let timer, timer.at <= due { return }
-        if let timer { loop.cancelTimer(timer.id) }
-        let id = loop.scheduleTimer(at: due) { [weak self] in self?.timerFired() }
-        timer = (id, due)
-    }
-
-    private func timerFired() {
-        timer = nil
-        guard state != .closed else { return }
-        let now = Monotonic.now()
-        if state == .lingering {
-            if now >= lingerDeadline { close() } else { armTimer() }
-            return
-        }
-        if writeStallTimeout > 0, !outbound.isEmpty, now >= lastWriteProgress &+ writeStallTimeout {
-            close(error: .timeout)
-            return
-        }
-        if let d = deadline, now >= d {
-            deadline = nil
-            handler?.streamDeadlineExpired(self)
-        }
-        armTimer()
     }
 }

@@ -25,6 +25,7 @@ public final class HTTPClient: Sendable {
         /// How long an idle pooled connection is kept.
         public var idleTimeout: Duration
 
+        /// - Parameters: see the properties of the same names.
         public init(connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(30), tls: TLSConfiguration = .clientDefault, limits: HTTPResponseParser.Limits = .init(), keepAlive: Bool = true, maxIdleConnectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(30)) {
             self.connectTimeout = connectTimeout
             self.timeout = timeout
@@ -36,6 +37,7 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// The settings given at creation.
     public let configuration: Configuration
     private let group: EventLoopGroup
     private let idle = Mutex<[String: [HTTPClientConnection]]>([:])

@@ -15,6 +15,7 @@ public struct HTTPRequestParser: Sendable {
         /// Largest body (413 past it).
         public var maxBodyBytes: Int
 
+        /// - Parameters: see the properties of the same names.
         public init(maxRequestLineBytes: Int = 8192, maxHeaderBytes: Int = 16384, maxHeaderCount: Int = 100, maxBodyBytes: Int = 1 << 20) {
             self.maxRequestLineBytes = maxRequestLineBytes
             self.maxHeaderBytes = maxHeaderBytes
@@ -34,12 +35,15 @@ public struct HTTPRequestParser: Sendable {
         case body(remaining: Int, expectsContinue: Bool)
     }
 
+    /// The limits given at creation.
     public let limits: Limits
     private var scanner = HTTPHeadScanner()
     private var pending: HTTPRequest?
     private var bodyLength = 0
+    /// Progress within the current request (drives the server's read deadlines).
     public private(set) var phase: Phase = .idle
 
+    /// A parser waiting for the first request.
     public init(limits: Limits = Limits()) {
         self.limits = limits
     }

@@ -4,10 +4,14 @@
 public struct HTTPResponseParser: Sendable {
     /// Sizes past which a response is refused.
     public struct Limits: Sendable, Equatable {
+        /// Largest head (status line plus fields), and largest trailer section.
         public var maxHeaderBytes: Int
+        /// Most header fields.
         public var maxHeaderCount: Int
+        /// Largest body, however it is framed.
         public var maxBodyBytes: Int
 
+        /// - Parameters: see the properties of the same names.
         public init(maxHeaderBytes: Int = 64 * 1024, maxHeaderCount: Int = 256, maxBodyBytes: Int = 64 << 20) {
             self.maxHeaderBytes = maxHeaderBytes
             self.maxHeaderCount = maxHeaderCount
@@ -25,6 +29,7 @@ public struct HTTPResponseParser: Sendable {
         case untilClose
     }
 
+    /// The limits given at creation.
     public let limits: Limits
     /// Responses to HEAD never have a body (RFC 9110 §9.3.2).
     public var requestMethod: String
@@ -36,6 +41,9 @@ public struct HTTPResponseParser: Sendable {
     /// After a complete response: whether the connection may carry another request.
     public private(set) var connectionReusable = false
 
+    /// - Parameters:
+    ///   - requestMethod: method of the request this response answers.
+    ///   - limits: size limits.
     public init(requestMethod: String = "GET", limits: Limits = Limits()) {
         self.requestMethod = requestMethod
         self.limits = limits

@@ -13,6 +13,7 @@ import Synchronization
 public final class HTTPServer: Sendable {
     // MARK: - State
 
+    /// The settings given at creation.
     public let configuration: HTTPServerConfiguration
     let delegate: any HTTPServerDelegate
     private let providedGroup: EventLoopGroup?
@@ -134,7 +135,7 @@ public final class HTTPServer: Sendable {
             }
             let stream = StreamConnection(loop: loop, fd: fd, remoteAddress: remote, tls: session, connecting: false)
             let registered: HTTPServerConnection? = state.withLock { state in
-                guard !state.stopping else { return nil }
+                guard !state.stopping, state.connections.count < configuration.maxConnections else { return nil }
                 let connection = HTTPServerConnection(id: state.nextID, server: self, stream: stream)
                 state.nextID += 1
                 state.connections[connection.id] = connection
@@ -145,6 +146,8 @@ public final class HTTPServer: Sendable {
                 return
             }
             stream.handler = connection
+            // Covers the TLS handshake; a plain connection moves to the idle timeout once active.
+            stream.deadline = Monotonic.now() &+ Monotonic.nanoseconds(configuration.headerTimeout)
             stream.start()
         }
         if loop.inEventLoop { accept() } else { loop.execute(accept) }

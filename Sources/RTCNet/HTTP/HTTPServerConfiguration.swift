@@ -13,6 +13,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var backend: EventLoop.Backend
     /// Length of the kernel's queue of connections not yet accepted.
     public var backlog: Int32
+    /// Open connections (HTTP and WebSocket) past which new ones are closed at once.
+    public var maxConnections: Int
     /// Request size limits (414 / 431 / 413).
     public var limits: HTTPRequestParser.Limits
     /// From the first byte of a request to the end of its head; past it the connection is closed.
@@ -30,12 +32,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// Serve HTTPS / WSS with this certificate and key; `nil` for plain TCP.
     public var tls: TLSConfiguration?
 
+    /// - Parameters: see the properties of the same names; defaults suit a public server.
     public init(
         host: String = "127.0.0.1",
         port: UInt16 = 0,
         loopCount: Int = ProcessInfo.processInfo.activeProcessorCount,
         backend: EventLoop.Backend = .automatic,
         backlog: Int32 = 1024,
+        maxConnections: Int = 10_000,
         limits: HTTPRequestParser.Limits = .init(),
         headerTimeout: Duration = .seconds(10),
         bodyTimeout: Duration = .seconds(30),
@@ -50,6 +54,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.loopCount = loopCount
         self.backend = backend
         self.backlog = backlog
+        self.maxConnections = maxConnections
         self.limits = limits
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout

@@ -190,8 +190,10 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
             handler.onClosed = { server.connectionClosed(id) }
             webSocket = handler
             inFlight = false
-            acceptance.onOpen(socket)
             handler.attach(to: stream)
+            // The owner may send from onOpen; frames are read only after it returns.
+            acceptance.onOpen(socket)
+            handler.start()
         }
     }
 

@@ -13,6 +13,7 @@ public struct TLSConfiguration: Sendable, Hashable {
         case none
     }
 
+    /// How the peer's certificate is checked (client role).
     public var verification: Verification
     /// Name sent in SNI and checked against the certificate; `nil` uses the URL's host.
     public var serverName: String?

@@ -8,7 +8,9 @@ public final class TLSContext: @unchecked Sendable {
     public enum Role: Sendable, Hashable { case client, server }
 
     let context: OpaquePointer
+    /// Client or server.
     public let role: Role
+    /// The settings the context was built from.
     public let configuration: TLSConfiguration
 
     /// - Throws: `NetError.tls` when a file cannot be loaded or the key does not match.

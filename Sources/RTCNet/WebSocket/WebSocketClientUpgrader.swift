@@ -64,6 +64,7 @@ final class WebSocketClientUpgrader: StreamHandler, @unchecked Sendable {
         let completion = self.completion
         self.completion = nil
         handler.attach(to: stream)
+        handler.start()
         completion?(.success(socket))
     }
 

@@ -11,10 +11,13 @@
 /// |     Masking-key (0 or 4 bytes, when MASK is set)  | Payload ... |
 /// ```
 public struct WebSocketFrame: Sendable, Equatable {
+    /// Last fragment of its message.
     public var fin: Bool
     public var opcode: WebSocketOpcode
+    /// Application data, unmasked.
     public var payload: [UInt8]
 
+    /// A frame; final and empty unless told otherwise.
     public init(fin: Bool = true, opcode: WebSocketOpcode, payload: [UInt8] = []) {
         self.fin = fin
         self.opcode = opcode

@@ -8,6 +8,9 @@ public struct WebSocketFrameParser: Sendable {
     /// Largest payload accepted in one frame (1009 past it).
     public let maxPayloadSize: Int
 
+    /// - Parameters:
+    ///   - expectsMaskedFrames: `true` on the server side.
+    ///   - maxPayloadSize: largest payload of one frame.
     public init(expectsMaskedFrames: Bool, maxPayloadSize: Int) {
         self.expectsMaskedFrames = expectsMaskedFrames
         self.maxPayloadSize = maxPayloadSize

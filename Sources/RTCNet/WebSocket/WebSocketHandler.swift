@@ -28,13 +28,18 @@ final class WebSocketHandler: StreamHandler, @unchecked Sendable {
 
     // MARK: - Attaching
 
-    /// Takes over `stream` (after the 101) and processes any frames already buffered.
+    /// Takes over `stream` (after the 101). Sending works from here on; call `start()` to read.
     func attach(to stream: StreamConnection) {
         self.stream = stream
         stream.handler = self
         stream.deadline = nil
         stream.maxOutboundBytes = configuration.maxBufferedBytes
         stream.writeStallTimeout = Monotonic.nanoseconds(configuration.writeTimeout)
+    }
+
+    /// Starts reading: processes frames that arrived with the handshake, then whatever follows.
+    func start() {
+        guard let stream, !stream.isClosed else { return }
         stream.setReading(true)
         lastReceive = Monotonic.now()
         schedulePing()

@@ -30,6 +30,7 @@ public struct WebSocketConfiguration: Sendable {
     /// How long queued bytes may make no progress before the connection is dropped.
     public var writeTimeout: Duration
 
+    /// - Parameters: see the properties of the same names.
     public init(maxMessageSize: Int = 1 << 20, closeTimeout: Duration = .seconds(5), pingInterval: Duration? = nil, maxBufferedBytes: Int = 16 << 20, writeTimeout: Duration = .seconds(30)) {
         self.maxMessageSize = maxMessageSize
         self.closeTimeout = closeTimeout

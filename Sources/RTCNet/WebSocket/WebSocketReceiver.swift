@@ -11,6 +11,7 @@ public struct WebSocketReceiver: Sendable {
     }
 
     private let parser: WebSocketFrameParser
+    /// Largest joined message accepted (1009 past it).
     public let maxMessageSize: Int
     private var fragments: [UInt8] = []
     private var fragmentedOpcode: WebSocketOpcode?

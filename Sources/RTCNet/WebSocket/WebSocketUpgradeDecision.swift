@@ -28,6 +28,7 @@ public struct WebSocketAcceptance: Sendable {
     /// Receives the open connection.
     public var onOpen: @Sendable (WebSocket) -> Void
 
+    /// - Parameters: see the properties of the same names.
     public init(headers: HTTPHeaders = HTTPHeaders(), subprotocol: String? = nil, configuration: WebSocketConfiguration? = nil, onOpen: @escaping @Sendable (WebSocket) -> Void) {
         self.headers = headers
         self.subprotocol = subprotocol

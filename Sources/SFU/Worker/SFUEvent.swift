@@ -15,6 +15,12 @@ public struct LayerSwitch: Hashable, Sendable {
     /// The layer forwarded before; nil for the first layer of a subscription or after a resume.
     public var previous: String?
     public var cause: LayerSwitchCause
+
+    public init(layer: String, previous: String?, cause: LayerSwitchCause) {
+        self.layer = layer
+        self.previous = previous
+        self.cause = cause
+    }
 }
 
 /// Why the SFU closed an object on its own.

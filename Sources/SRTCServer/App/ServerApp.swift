@@ -18,6 +18,8 @@ public final class ServerApp: Sendable {
     /// Delivers channel events to `--webhook-url`, when configured.
     let webhooks: WebhookDispatcher?
     private let http: Mutex<HTTPServer?> = Mutex(nil)
+    /// The SFU and its UDP port, bound by `start()`.
+    private let mediaServer = MediaServerSlot()
 
     /// Opens the data directory and database, applies migrations and makes sure an app exists.
     public init(config: ServerConfig, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
@@ -50,7 +52,10 @@ public final class ServerApp: Sendable {
         } else {
             webhooks = nil
         }
-        channels = ChannelManager(limits: config.limits, events: webhooks ?? NoChannelEvents(), mediaFactory: { _ in nil })
+        let mediaServer = self.mediaServer
+        channels = ChannelManager(limits: config.limits, events: webhooks ?? NoChannelEvents(), mediaFactory: { key in
+            mediaServer.current.map { SFURoomMedia(server: $0, key: key) }
+        })
         let authenticator = RequestAuthenticator(apps: apps, nonces: NonceCache(capacity: config.nonceCacheCapacity),
                                                  windowSeconds: config.signatureWindowSeconds)
         var builder = APIRouter.Builder()
@@ -64,6 +69,8 @@ public final class ServerApp: Sendable {
 
     /// Starts the HTTP server (API, signaling); returns once it listens.
     public func start() throws {
+        let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP)
+        mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
@@ -74,6 +81,9 @@ public final class ServerApp: Sendable {
         http.withLock { $0 = server }
     }
 
+    /// The bound UDP media port (useful with port 0).
+    public var udpPort: UInt16 { mediaServer.current?.udpPort ?? 0 }
+
     /// The bound HTTP port (useful with port 0).
     public var httpPort: UInt16 { http.withLock { $0?.port ?? 0 } }
 
@@ -83,6 +93,7 @@ public final class ServerApp: Sendable {
         webhooks?.stop()
         let server = http.withLock { s -> HTTPServer? in defer { s = nil }; return s }
         await server?.shutdown(gracePeriod: .seconds(3))
+        mediaServer.current?.stop()
     }
 }
 
@@ -94,4 +105,13 @@ struct NoChannelEvents: ChannelEventSink {
     func userLeft(_ key: ChannelKey, uid: String, reason: DisconnectReason) {}
     func trackPublished(_ key: ChannelKey, uid: String, track: TrackInfo) {}
     func trackUnpublished(_ key: ChannelKey, uid: String, track: TrackInfo) {}
+}
+
+/// The media server once `start()` made it (rooms created before have no media).
+final class MediaServerSlot: Sendable {
+    private let value = Mutex<MediaServer?>(nil)
+    var current: MediaServer? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
 }

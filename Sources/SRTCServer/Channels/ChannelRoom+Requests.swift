@@ -56,6 +56,14 @@ extension ChannelRoom {
     private func mediaOf(_ p: Participant) async -> ParticipantMedia? {
         if let m = p.media { return m }
         guard let media else { return nil }
+        if !mediaPrepared {
+            do { try await media.prepare(room: self) } catch {
+                Log.error("media", "\(key): \(error.message)")
+                return nil
+            }
+            mediaPrepared = true
+        }
+        if let m = p.media { return m }  // another request created it while we awaited
         let m = await media.makeParticipant(uid: p.uid, events: MediaEventRelay(room: self))
         p.media = m
         return m
@@ -183,6 +191,21 @@ extension ChannelRoom {
 
     func deliverLayerSwitched(uid: String, info: LayerSwitchedInfo) {
         participants[uid]?.send(.layerSwitched(info))
+    }
+
+    /// Everyone gets the full speaker list (only sent when it changed).
+    func deliverActiveSpeakers(_ snapshot: ActiveSpeakersSnapshot) {
+        broadcast(.activeSpeakers(snapshot))
+    }
+
+    /// A participant's own report goes to that participant.
+    func deliverQualityReport(_ report: QualityReport) {
+        participants[report.uid]?.send(.qualityReport(report))
+    }
+
+    /// Level changes go to everyone (a UI shows each user's link state).
+    func deliverConnectionQuality(_ change: ConnectionQualityChange) {
+        broadcast(.connectionQuality(change))
     }
 }
 

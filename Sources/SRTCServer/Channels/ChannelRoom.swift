@@ -16,6 +16,8 @@ actor ChannelRoom {
     /// Set once the room closed; every later call is refused.
     var closed = false
     let media: RoomMedia?
+    /// The media router exists (created on the first publish or subscribe).
+    var mediaPrepared = false
     let observer: RoomObserver
     private var joinBucket: TokenBucket
 
@@ -180,7 +182,7 @@ actor ChannelRoom {
     func closeIfEmpty() async -> Bool {
         guard participants.isEmpty, !closed else { return closed }
         closed = true
-        await media?.close()
+        if mediaPrepared { await media?.close() }
         return true
     }
 
@@ -189,7 +191,7 @@ actor ChannelRoom {
         guard !closed else { return }
         closed = true
         for p in Array(participants.values) { await end(p, reason: reason, message: "channel closed") }
-        await media?.close()
+        if mediaPrepared { await media?.close() }
         observer.roomBecameEmpty(key)
     }
 

@@ -26,6 +26,8 @@ protocol ParticipantMedia: AnyObject, Sendable {
 
 /// Creates the media side of participants of one channel (one SFU router per channel).
 protocol RoomMedia: AnyObject, Sendable {
+    /// Creates the channel's router and routes its events to `room`; called once, before the first participant.
+    func prepare(room: ChannelRoom) async throws(SignalError)
     /// The media side of a new participant; `events` receives its offers and media events.
     func makeParticipant(uid: String, events: ParticipantMediaEvents) async -> ParticipantMedia
     /// Releases the router.

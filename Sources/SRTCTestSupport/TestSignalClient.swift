@@ -5,8 +5,11 @@ import Synchronization
 
 /// A protocol-level client over a real WebSocket: sends requests, awaits their responses, and
 /// records events so tests can wait for one.
-final class TestSignalClient: Sendable {
-    struct Failure: Error, CustomStringConvertible { let description: String }
+public final class TestSignalClient: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
 
     private struct State {
         var nextId = 1
@@ -15,10 +18,10 @@ final class TestSignalClient: Sendable {
         var raw: [String] = []
     }
 
-    let socket: WebSocket
+    public let socket: WebSocket
     private let state = Mutex(State())
 
-    init(url: String) async throws {
+    public init(url: String) async throws {
         socket = try await WebSocketClient.connect(url: url)
         socket.onMessage { [weak self] message in
             guard case .text(let text) = message else { return }
@@ -39,21 +42,21 @@ final class TestSignalClient: Sendable {
 
     /// Sends a request and waits for its response.
     @discardableResult
-    func request(_ body: ClientRequest.Body, timeout: Double = 5) async throws -> Result<ResponseData, SignalError> {
+    public func request(_ body: ClientRequest.Body, timeout: Double = 5) async throws -> Result<ResponseData, SignalError> {
         let id = state.withLock { s -> Int in defer { s.nextId += 1 }; return s.nextId }
         socket.send(text: SignalCodec.encode(ClientRequest(id: id, body)))
         return try await response(id: id, timeout: timeout).result
     }
 
     /// Sends raw text (malformed-input tests).
-    func sendRaw(_ text: String) { socket.send(text: text) }
+    public func sendRaw(_ text: String) { socket.send(text: text) }
 
-    func response(id: Int, timeout: Double = 5) async throws -> Response {
+    public func response(id: Int, timeout: Double = 5) async throws -> Response {
         try await waitFor("response \(id)", timeout: timeout) { $0.responses[id] }
     }
 
     /// Joins and returns the response.
-    func join(token: String, sessionId: String? = nil, nickname: String? = nil) async throws -> JoinResponse {
+    public func join(token: String, sessionId: String? = nil, nickname: String? = nil) async throws -> JoinResponse {
         switch try await request(.join(JoinRequest(token: token, sessionId: sessionId, nickname: nickname, sdk: "test"))) {
         case .success(.joined(let r)): return r
         case let other: throw Failure(description: "join failed: \(other)")
@@ -62,12 +65,12 @@ final class TestSignalClient: Sendable {
 
     /// Waits until an event matching `match` has arrived (and returns the first match).
     @discardableResult
-    func event<T>(timeout: Double = 5, _ what: String = "event", _ match: @escaping (ServerEvent) -> T?) async throws -> T {
+    public func event<T>(timeout: Double = 5, _ what: String = "event", _ match: @escaping (ServerEvent) -> T?) async throws -> T {
         try await waitFor(what, timeout: timeout) { s in s.events.lazy.compactMap(match).first }
     }
 
-    var events: [ServerEvent] { state.withLock { $0.events } }
-    var rawMessages: [String] { state.withLock { $0.raw } }
+    public var events: [ServerEvent] { state.withLock { $0.events } }
+    public var rawMessages: [String] { state.withLock { $0.raw } }
 
     private func waitFor<T>(_ what: String, timeout: Double, _ probe: (State) -> T?) async throws -> T {
         let deadline = Date().addingTimeInterval(timeout)
@@ -78,5 +81,5 @@ final class TestSignalClient: Sendable {
         throw Failure(description: "timed out waiting for \(what); events: \(events.map(\.typeName))")
     }
 
-    func close() { socket.close() }
+    public func close() { socket.close() }
 }

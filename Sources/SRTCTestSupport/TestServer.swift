@@ -1,18 +1,19 @@
 import Foundation
 import RTCNet
 import SRTCProtocol
-@testable import SRTCServer
+import SRTCServer
 
-/// A real server in-process on a free loopback port with an in-memory database.
-final class TestServer: Sendable {
-    static let appId = "app_test"
-    static let appKey = "key_test_0123456789"
-    let app: ServerApp
+/// A real server in-process on free loopback ports (HTTP and UDP) with an in-memory database.
+public final class TestServer: Sendable {
+    public static let appId = "app_test"
+    public static let appKey = "key_test_0123456789"
+    public let app: ServerApp
 
-    init(grace: Int = 20, webhookURL: String? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
+    public init(grace: Int = 20, webhookURL: String? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
         var config = ServerConfig()
         config.dataDir = ":memory:"
         config.httpPort = 0
+        config.udpPort = 0
         config.appId = Self.appId
         config.appKey = Self.appKey
         config.httpThreads = 1
@@ -23,11 +24,11 @@ final class TestServer: Sendable {
         try app.start()
     }
 
-    var httpBase: String { "http://127.0.0.1:\(app.httpPort)" }
-    var wsURL: String { "ws://127.0.0.1:\(app.httpPort)/rtc/v1/ws" }
+    public var httpBase: String { "http://127.0.0.1:\(app.httpPort)" }
+    public var wsURL: String { "ws://127.0.0.1:\(app.httpPort)/rtc/v1/ws" }
 
     /// A token signed with the test app's key.
-    func token(uid: String, channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true,
+    public func token(uid: String, channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true,
                lifetime: Int64 = 3600, nbfOffset: Int64 = 0) -> String {
         let now = Int64(Date().timeIntervalSince1970)
         return AccessToken.sign(TokenClaims(iss: Self.appId, sub: uid, iat: now, nbf: now + nbfOffset, exp: now + lifetime, jti: UUID().uuidString,
@@ -36,7 +37,7 @@ final class TestServer: Sendable {
     }
 
     /// A signed server-API call; returns status and JSON object.
-    func call(_ path: String, _ body: [String: Any]) async throws -> (Int, [String: Any]) {
+    public func call(_ path: String, _ body: [String: Any]) async throws -> (Int, [String: Any]) {
         let data = Array(try JSONSerialization.data(withJSONObject: body))
         let headers = HTTPHeaders(RequestSignature.headers(appId: Self.appId, appKey: Self.appKey, method: "POST", pathAndQuery: path,
                                                           body: data, timestamp: Int64(Date().timeIntervalSince1970)))
@@ -45,5 +46,5 @@ final class TestServer: Sendable {
         return (response.status, object)
     }
 
-    func stop() async { await app.shutdown() }
+    public func stop() async { await app.shutdown() }
 }

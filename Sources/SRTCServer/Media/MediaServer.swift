@@ -1,0 +1,151 @@
+import Foundation
+import RTCNet
+import RTCTransport
+import RTCWire
+import SFU
+import SRTCProtocol
+import Synchronization
+
+/// The server's media plane: one `SFUWorker` on the UDP port, the DTLS certificate every
+/// transport presents, the ICE candidates to announce, and the routing of SFU events back to
+/// channel rooms.
+final class MediaServer: SFUListener, Sendable {
+    let worker: SFUWorker
+    let certificate: DTLSCertificate
+    /// Host candidates put in every answer and offer.
+    let candidates: [Candidate]
+
+    /// Where SFU events go: rooms by router, subscribers by consumer.
+    private struct Routes {
+        var rooms: [RouterID: WeakRoom] = [:]
+        var consumers: [ConsumerID: (room: RouterID, uid: String, trackId: String)] = [:]
+    }
+    private struct WeakRoom { weak var room: ChannelRoom? }
+    private let routes = Mutex(Routes())
+
+    init(bind: String, port: UInt16, publicIP: String?) throws {
+        guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
+        worker = try SFUWorker(bind: address)
+        certificate = try DTLSCertificate(commonName: "srtc-server")
+        let bound = worker.port.localAddress
+        var announced: [(String, UInt16)] = []
+        if let publicIP {
+            announced = [(publicIP, bound.port)]
+        } else if bind == "0.0.0.0" || bind == "::" {
+            announced = ICECandidate.hostCandidates(for: bound, includeLoopback: true).map { ($0.address.ipString, $0.address.port) }
+        } else {
+            announced = [(bind, bound.port)]
+        }
+        candidates = announced.enumerated().map { i, a in
+            Candidate(foundation: "\(i + 1)", component: 1, transport: "udp",
+                      priority: Candidate.priority(typePreference: 126, localPreference: UInt32(65535 - i)),
+                      address: a.0, port: a.1, kind: .host)
+        }
+        worker.setListener(self)
+    }
+
+    /// The UDP port media uses.
+    var udpPort: UInt16 { worker.port.localAddress.port }
+
+    func stop() { worker.stop() }
+
+    // MARK: - Registration
+
+    func register(room: ChannelRoom, router: RouterID) {
+        routes.withLock { $0.rooms[router] = WeakRoom(room: room) }
+    }
+
+    func unregister(router: RouterID) {
+        routes.withLock { r in
+            r.rooms[router] = nil
+            r.consumers = r.consumers.filter { $0.value.room != router }
+        }
+    }
+
+    func register(consumer: ConsumerID, router: RouterID, uid: String, trackId: String) {
+        routes.withLock { $0.consumers[consumer] = (router, uid, trackId) }
+    }
+
+    func unregister(consumer: ConsumerID) {
+        _ = routes.withLock { $0.consumers.removeValue(forKey: consumer) }
+    }
+
+    // MARK: - SFUListener (I/O thread: look up, then hop to the room's actor)
+
+    func sfuWorker(_ worker: SFUWorker, didEmit event: SFUEvent) {
+        switch event {
+        case .activeSpeakers(let router, let levels):
+            guard let room = room(router) else { return }
+            let snapshot = ActiveSpeakersSnapshot(speakers: levels.map {
+                ActiveSpeaker(uid: $0.participant.rawValue, trackId: $0.producer.rawValue, level: $0.level)
+            })
+            Task { await room.deliverActiveSpeakers(snapshot) }
+        case .qualityReport(let router, let report):
+            guard let room = room(router) else { return }
+            let converted = QualityReport(
+                uid: report.participant.rawValue, timestamp: report.timestamp,
+                upstream: Self.link(report.upstream), downstream: Self.link(report.downstream),
+                rttMs: report.rttMs ?? 0, availableBitrateBps: report.availableBitrate, quality: Self.level(report.level))
+            Task { await room.deliverQualityReport(converted) }
+        case .connectionQualityChanged(let router, let participant, let level, let previous):
+            guard let room = room(router) else { return }
+            let change = ConnectionQualityChange(uid: participant.rawValue, quality: Self.level(level), previous: Self.level(previous))
+            Task { await room.deliverConnectionQuality(change) }
+        case .layerSwitched(let consumer, let change):
+            guard let (router, uid, trackId) = routes.withLock({ $0.consumers[consumer] }), let room = room(router) else { return }
+            Task {
+                guard let publisher = await room.tracks[trackId]?.uid else { return }
+                await room.deliverLayerSwitched(uid: uid, info: LayerSwitchedInfo(
+                    uid: publisher, trackId: trackId, layer: change.layer, previous: change.previous, cause: change.cause.rawValue))
+            }
+        case .transportStateChanged(let id, let state):
+            Log.debug("media", "transport \(id) \(state)")
+        case .producerClosed, .consumerClosed:
+            break  // the room already knows: it closed them, or their participant left
+        }
+    }
+
+    private func room(_ router: RouterID) -> ChannelRoom? {
+        routes.withLock { $0.rooms[router]?.room }
+    }
+
+    static func link(_ s: LinkQualityStats) -> LinkStats {
+        LinkStats(bitrateBps: s.bitrate, packets: s.packets, lossRate: s.lossRate, jitterMs: s.jitterMs)
+    }
+
+    static func level(_ l: QualityLevel) -> ConnectionQuality {
+        switch l {
+        case .excellent: return .excellent
+        case .good: return .good
+        case .poor: return .poor
+        case .lost: return .lost
+        }
+    }
+}
+
+/// One channel's router on the SFU.
+final class SFURoomMedia: RoomMedia {
+    let server: MediaServer
+    let router: RouterID
+
+    init(server: MediaServer, key: ChannelKey) {
+        self.server = server
+        self.router = RouterID(key.description)
+    }
+
+    func prepare(room: ChannelRoom) async throws(SignalError) {
+        do { try await server.worker.createRouter(router) } catch {
+            throw SignalError(.internalError, "cannot create the channel's media router: \(error)")
+        }
+        server.register(room: room, router: router)
+    }
+
+    func makeParticipant(uid: String, events: ParticipantMediaEvents) async -> ParticipantMedia {
+        SFUParticipantMedia(server: server, router: router, uid: uid, events: events)
+    }
+
+    func close() async {
+        server.unregister(router: router)
+        await server.worker.closeRouter(router)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import RTCNet
+import RTCTransport
+import RTCWire
+import SRTCProtocol
+import Synchronization
+
+/// A participant for end-to-end tests, written on the transport layer so a test controls every
+/// packet: signaling over a real WebSocket, a publish transport (this client offers) and a
+/// subscribe transport (it answers the server's offers, revision by revision).
+public final class MediaTestClient: @unchecked Sendable {
+    public let signal: TestSignalClient
+    public let uid: String
+    public let joined: JoinResponse
+    let certificate: DTLSCertificate
+    let publishICE = ICECredentials.random()
+    let subscribeICE = ICECredentials.random()
+    public private(set) var publishEndpoint: TransportEndpoint?
+    private let subscribeState = Mutex<(endpoint: TransportEndpoint?, answered: Int, offers: [SessionDescription])>((nil, 0, []))
+    private var answerTask: Task<Void, Never>?
+
+    /// Set before the first subscription to route the subscribe transport through a lossy relay.
+    public var subscribeRelay: LossyRelay?
+
+    /// Connects and joins `channel` as `uid`.
+    public init(server: TestServer, uid: String, channel: String) async throws {
+        self.uid = uid
+        signal = try await TestSignalClient(url: server.wsURL)
+        joined = try await signal.join(token: server.token(uid: uid, channel: channel))
+        certificate = try DTLSCertificate()
+        answerTask = Task { [weak self] in await self?.answerOffers() }
+    }
+
+    deinit { answerTask?.cancel() }
+
+    /// The subscribe transport, once the first offer was answered.
+    public var subscribeEndpoint: TransportEndpoint? { subscribeState.withLock { $0.endpoint } }
+    /// The newest subscriber offer seen.
+    public var latestOffer: SessionDescription? { subscribeState.withLock { $0.offers.last } }
+
+    // MARK: - Publishing
+
+    /// A video track's simulcast layer as this client sends it.
+    public struct VideoLayer: Sendable {
+        public var rid: String, desc: String, ssrc: UInt32, width: Int, height: Int
+        public init(rid: String, desc: String, ssrc: UInt32, width: Int, height: Int) {
+            self.rid = rid; self.desc = desc; self.ssrc = ssrc; self.width = width; self.height = height
+        }
+    }
+
+    /// Header extension ids of this client's offers (Chrome's).
+    public static let audioLevelID: UInt8 = 1, absSendTimeID: UInt8 = 2, twccID: UInt8 = 3, midID: UInt8 = 4, ridID: UInt8 = 10
+
+    /// Publishes an Opus track (mid 0, `audioSSRC`) and, when `video` is not empty, a simulcast VP8
+    /// camera track (mid 1) with those layers; waits until the publish transport is connected.
+    public func publish(audioSSRC: UInt32? = 0xA0D1_0001, video: [VideoLayer] = []) async throws -> [TrackInfo] {
+        var media: [MediaDescription] = []
+        var tracks: [PublishTrack] = []
+        if let audioSSRC {
+            var audio = MediaDescription(kind: .audio, mid: "0", direction: .sendonly, codecs: [.opus()],
+                                         extensions: [ExtMap(id: UInt16(Self.audioLevelID), uri: RTPHeaderExtensionURI.audioLevel),
+                                                      ExtMap(id: UInt16(Self.twccID), uri: RTPHeaderExtensionURI.transportWideCC),
+                                                      ExtMap(id: UInt16(Self.midID), uri: RTPHeaderExtensionURI.mid)])
+            audio.rtcpMux = true
+            audio.addSendStream(ssrc: audioSSRC, cname: uid, streamID: uid, trackID: "mic")
+            media.append(audio)
+            tracks.append(PublishTrack(mid: "0", kind: .audio, desc: TrackDescName.mic))
+        }
+        if !video.isEmpty {
+            var section = MediaDescription(kind: .video, mid: "1", direction: .sendonly,
+                                           codecs: [Codec(payloadType: 96, name: "VP8", clockRate: 90_000, feedback: [
+                                               RTCPFeedback(type: "nack"), RTCPFeedback(type: "nack", parameter: "pli"),
+                                               RTCPFeedback(type: "ccm", parameter: "fir"), RTCPFeedback(type: "transport-cc")])],
+                                           extensions: [ExtMap(id: UInt16(Self.twccID), uri: RTPHeaderExtensionURI.transportWideCC),
+                                                        ExtMap(id: UInt16(Self.midID), uri: RTPHeaderExtensionURI.mid),
+                                                        ExtMap(id: UInt16(Self.ridID), uri: RTPHeaderExtensionURI.rid)])
+            section.rtcpMux = true
+            section.setSendSimulcast(rids: video.map(\.rid))
+            media.append(section)
+            tracks.append(PublishTrack(mid: "1", kind: .video, desc: TrackDescName.cameraBig,
+                                       layers: video.map { SimulcastLayer(rid: $0.rid, desc: $0.desc, width: $0.width, height: $0.height) }))
+        }
+        let offer = SessionDescription.offer(sessionID: "1", transport: transportParameters(publishICE, setup: .actpass), media: media)
+        guard case .success(.answer(let response)) = try await signal.request(.publish(PublishRequest(sdp: offer.serialize(), tracks: tracks))) else {
+            throw TestSignalClient.Failure(description: "publish refused")
+        }
+        let answer = try SessionDescription(parsing: response.sdp)
+        if publishEndpoint == nil {
+            let endpoint = try TransportEndpoint(localICE: publishICE, certificate: certificate, remote: answer)
+            publishEndpoint = endpoint
+            try await endpoint.waitConnected()
+        }
+        return response.tracks
+    }
+
+    func transportParameters(_ ice: ICECredentials, setup: SetupRole) -> TransportParameters {
+        TransportParameters(iceUfrag: ice.ufrag, icePwd: ice.pwd,
+                            fingerprint: Fingerprint(algorithm: "sha-256", bytes: certificate.fingerprint.bytes), setup: setup)
+    }
+
+    // MARK: - Subscribing
+
+    /// Subscribes to a remote track and waits until the server's offer carrying it was answered.
+    public func subscribe(_ trackId: String, layer: String? = nil) async throws {
+        let before = subscribeState.withLock { $0.answered }
+        let result = try await signal.request(.subscribe(SubscribeRequest(trackId: trackId, layer: layer)))
+        guard case .success = result else { throw TestSignalClient.Failure(description: "subscribe \(trackId): \(result)") }
+        let deadline = Date().addingTimeInterval(10)
+        while subscribeState.withLock({ $0.answered }) <= before, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await subscribeEndpoint?.waitConnected()
+    }
+
+    /// The SSRC the server announced for `trackId` in its newest offer.
+    public func announcedSSRC(of trackId: String) -> UInt32? {
+        guard let offer = latestOffer else { return nil }
+        for section in offer.media where section.msid.contains(where: { $0.trackID == trackId }) {
+            return section.ssrcList.first
+        }
+        return nil
+    }
+
+    /// Answers every `subscriber_offer` as it arrives (recvonly, DTLS client).
+    private func answerOffers() async {
+        var handled = 0
+        while !Task.isCancelled {
+            let offers = signal.events.compactMap { e -> SessionDescriptionMessage? in
+                if case .subscriberOffer(let o) = e { return o }
+                return nil
+            }
+            for message in offers.dropFirst(handled) {
+                handled += 1
+                guard message.revision == offers.last?.revision, let offer = try? SessionDescription(parsing: message.sdp) else { continue }
+                let answer = offer.answer(AnswerOptions(
+                    transport: transportParameters(subscribeICE, setup: .active), capabilities: .webRTC, iceLite: false,
+                    sessionID: "2", acceptDataChannel: false,
+                    direction: { $0.effectiveDirection == .inactive ? .inactive : .recvonly }))
+                subscribeState.withLock { $0.offers.append(offer) }
+                guard case .success? = try? await signal.request(.subscriberAnswer(SessionDescriptionMessage(sdp: answer.serialize(), revision: message.revision))) else { continue }
+                if subscribeEndpoint == nil, let endpoint = try? TransportEndpoint(localICE: subscribeICE, certificate: certificate, remote: offer, relay: subscribeRelay) {
+                    subscribeState.withLock { $0.endpoint = endpoint }
+                }
+                subscribeState.withLock { $0.answered = message.revision }
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    public func close() {
+        answerTask?.cancel()
+        publishEndpoint?.close()
+        subscribeEndpoint?.close()
+        signal.close()
+    }
+}

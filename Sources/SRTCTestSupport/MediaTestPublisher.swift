@@ -1,0 +1,124 @@
+import Foundation
+import RTCMedia
+import RTCWire
+
+/// Sends real media on a `MediaTestClient`'s publish transport: Opus audio (20 ms frames of a
+/// tone, with the RFC 6464 level the test sets) and VP8 simulcast video (one libvpx encoder per
+/// layer, test-pattern frames numbered in their pixels). Key frames follow the server's PLI/FIR.
+public final class MediaTestPublisher: @unchecked Sendable {
+    struct Layer {
+        let spec: MediaTestClient.VideoLayer
+        let encoder: VP8Encoder
+        let pattern: TestPatternGenerator
+        var packetizer = VP8Packetizer()
+        var seq: UInt16
+        let timestampBase: UInt32
+    }
+
+    let endpoint: TransportEndpoint
+    public let audioSSRC: UInt32?
+    private let opus: OpusEncoder
+    private var tone: SineToneGenerator
+    private var audioSeq: UInt16 = 65_500   // wraps soon: rewriting must survive it
+    private var audioTimestamp: UInt32 = 4_294_000_000
+    private var layers: [Layer] = []
+    public private(set) var frameNumber = 0
+    private var twcc: UInt16 = 0
+    private var handledRTCP = 0
+    /// The RFC 6464 level (0 = loudest … 127 = silence, -dBov) put on the next audio packets.
+    public var audioLevel: UInt8 = 30
+    /// Key frames produced per SSRC.
+    public private(set) var keyFrames: [UInt32: Int] = [:]
+    /// Key-frame requests (PLI/FIR) received per SSRC.
+    public private(set) var keyFrameRequests: [UInt32: Int] = [:]
+
+    public init(client: MediaTestClient, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [], toneHz: Double = 440) throws {
+        guard let endpoint = client.publishEndpoint else { throw TestSignalClient.Failure(description: "publish first") }
+        self.endpoint = endpoint
+        self.audioSSRC = audioSSRC
+        opus = try OpusEncoder()
+        tone = SineToneGenerator(frequency: toneHz)
+        for (i, spec) in video.enumerated() {
+            var configuration = VP8Encoder.Configuration(width: spec.width, height: spec.height)
+            configuration.bitrate = spec.width * spec.height * 3
+            configuration.keyFrameInterval = 0
+            layers.append(Layer(spec: spec, encoder: try VP8Encoder(configuration: configuration),
+                                pattern: try TestPatternGenerator(width: spec.width, height: spec.height),
+                                seq: UInt16(1000 + i * 20_000), timestampBase: UInt32(i) * 7_777_777))
+        }
+    }
+
+    private func nextTWCC() -> [UInt8] {
+        twcc &+= 1
+        return [UInt8(twcc >> 8), UInt8(twcc & 0xff)]
+    }
+
+    /// Encodes and sends 20 ms of audio.
+    public func sendAudio() throws {
+        guard let audioSSRC else { return }
+        let payload = try opus.encode(tone.next(frameCount: 960))
+        let packet = RTPPacket(payloadType: 111, sequenceNumber: audioSeq, timestamp: audioTimestamp, ssrc: audioSSRC,
+                               extensions: [RTPHeaderExtensionElement(id: MediaTestClient.audioLevelID, value: [0x80 | audioLevel]),
+                                            RTPHeaderExtensionElement(id: MediaTestClient.midID, value: Array("0".utf8)),
+                                            RTPHeaderExtensionElement(id: MediaTestClient.twccID, value: nextTWCC())],
+                               payload: payload)
+        audioSeq &+= 1
+        audioTimestamp &+= 960
+        endpoint.send(rtp: [packet.serialize()])
+    }
+
+    /// Encodes and sends one frame on every layer (a key frame where one was requested).
+    public func sendVideo() throws {
+        let requested = takeKeyFrameRequests()
+        var out: [[UInt8]] = []
+        for i in layers.indices {
+            let frame = layers[i].pattern.videoFrame(number: frameNumber)
+            let force = frameNumber == 0 || requested.contains(layers[i].spec.ssrc)
+            guard let encoded = try layers[i].encoder.encode(frame, forceKeyFrame: force) else { continue }
+            if encoded.isKeyFrame { keyFrames[layers[i].spec.ssrc, default: 0] += 1 }
+            let payloads = layers[i].packetizer.packetize(encoded)
+            for (position, payload) in payloads.enumerated() {
+                let packet = RTPPacket(marker: position == payloads.count - 1, payloadType: 96, sequenceNumber: layers[i].seq,
+                                       timestamp: encoded.rtpTimestamp &+ layers[i].timestampBase, ssrc: layers[i].spec.ssrc,
+                                       extensions: [RTPHeaderExtensionElement(id: MediaTestClient.midID, value: Array("1".utf8)),
+                                                    RTPHeaderExtensionElement(id: MediaTestClient.ridID, value: Array(layers[i].spec.rid.utf8)),
+                                                    RTPHeaderExtensionElement(id: MediaTestClient.twccID, value: nextTWCC())],
+                                       payload: payload)
+                layers[i].seq &+= 1
+                out.append(packet.serialize())
+            }
+        }
+        frameNumber += 1
+        endpoint.send(rtp: out)
+    }
+
+    private func takeKeyFrameRequests() -> Set<UInt32> {
+        let fresh: [RTCPPacket] = endpoint.log.withLock { log in
+            defer { handledRTCP = log.rtcp.count }
+            return Array(log.rtcp.dropFirst(handledRTCP))
+        }
+        var ssrcs = Set<UInt32>()
+        for packet in fresh {
+            switch packet {
+            case .pictureLossIndication(let pli): ssrcs.insert(pli.mediaSSRC)
+            case .fullIntraRequest(let fir): for entry in fir.entries { ssrcs.insert(entry.ssrc) }
+            default: continue
+            }
+        }
+        for s in ssrcs { keyFrameRequests[s, default: 0] += 1 }
+        return ssrcs
+    }
+
+    /// Sends `seconds` of real-time media: audio every 20 ms, video every 33 ms.
+    public func run(seconds: Double, audio: Bool = true, video: Bool = true) async throws {
+        let start = Date()
+        var audioDue = 0.0, videoDue = 0.0
+        while true {
+            let elapsed = Date().timeIntervalSince(start)
+            if elapsed >= seconds { break }
+            if audio, elapsed >= audioDue { try sendAudio(); audioDue += 0.020 }
+            if video, !layers.isEmpty, elapsed >= videoDue { try sendVideo(); videoDue += 1.0 / 30 }
+            try await Task.sleep(for: .milliseconds(4))
+        }
+    }
+}

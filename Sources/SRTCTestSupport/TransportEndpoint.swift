@@ -1,0 +1,96 @@
+import Foundation
+import RTCNet
+import RTCTransport
+import RTCWire
+import Synchronization
+
+/// One client `PeerTransport` (ICE controlling, DTLS client, own socket on loopback) that records
+/// everything it receives, for tests.
+public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable {
+    public struct Received: Sendable {
+        public var states: [PeerTransport.State] = []
+        public var rtp: [RTPPacket] = []
+        public var rtcp: [RTCPPacket] = []
+    }
+
+    public let log = Mutex(Received())
+    public private(set) var transport: PeerTransport!
+
+    /// Connects to the server described by `remote` (its SDP answer or offer).
+    /// - Parameter relay: send to the server through this relay instead of its announced candidates.
+    public init(localICE: ICECredentials, certificate: DTLSCertificate, remote: SessionDescription, relay: LossyRelay? = nil) throws {
+        guard let section = remote.media.first(where: { !$0.isRejected }) ?? remote.media.first,
+              let ufrag = remote.iceUfrag(of: section), let pwd = remote.icePwd(of: section),
+              let fp = remote.fingerprints(of: section).first else { throw TestSignalClient.Failure(description: "remote SDP lacks ICE or DTLS parameters") }
+        var candidates = (section.candidates.isEmpty ? remote.media.flatMap(\.candidates) : section.candidates).compactMap { c -> ICECandidate? in
+            guard let address = SocketAddress(ip: c.address, port: c.port) else { return nil }
+            return ICECandidate(foundation: c.foundation, component: Int(c.component), priority: c.priority, address: address)
+        }
+        if let relay { candidates = [ICECandidate(address: relay.address)] }
+        guard !candidates.isEmpty else { throw TestSignalClient.Failure(description: "remote SDP has no candidates") }
+        let fingerprint = try DTLSFingerprint(sdpValue: fp.description)
+        transport = try PeerTransport.client(
+            PeerTransportParameters(iceRole: .controlling, localICE: localICE, remoteICE: ICECredentials(ufrag: ufrag, pwd: pwd),
+                                    remoteCandidates: candidates, certificate: certificate, remoteFingerprint: fingerprint,
+                                    dtlsRole: .client, connectTimeout: .seconds(15)),
+            bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: self)
+    }
+
+    // MARK: - PeerTransportDelegate (I/O thread)
+
+    public func peerTransport(_ transport: PeerTransport, didChangeState state: PeerTransport.State) {
+        log.withLock { $0.states.append(state) }
+    }
+
+    public func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
+        guard let parsed = try? RTPPacket(parsing: UnsafeRawBufferPointer(packet)) else { return }
+        log.withLock { $0.rtp.append(parsed) }
+    }
+
+    public func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
+        guard let packets = try? RTCPCompound.parse(UnsafeRawBufferPointer(packet)) else { return }
+        log.withLock { $0.rtcp.append(contentsOf: packets) }
+    }
+
+    // MARK: - Use
+
+    /// Waits until DTLS is up.
+    public func waitConnected(seconds: Double = 15) async throws {
+        guard await waitFor(seconds: seconds, { $0.states.last == .connected }) else {
+            throw TestSignalClient.Failure(description: "transport did not connect: \(log.withLock { $0.states })")
+        }
+    }
+
+    /// Sends RTP packets on the transport's I/O thread.
+    public func send(rtp packets: [[UInt8]]) {
+        transport.execute { t in
+            for packet in packets { packet.withUnsafeBytes { _ = t.sendRTP($0) } }
+            t.flush()
+        }
+    }
+
+    /// Sends one RTCP compound packet.
+    public func send(rtcp packets: [RTCPPacket]) {
+        let bytes = RTCPCompound.serialize(packets)
+        transport.execute { t in
+            bytes.withUnsafeBytes { _ = t.sendRTCP($0) }
+            t.flush()
+        }
+    }
+
+    /// RTP received with `ssrc`, in arrival order.
+    public func packets(ssrc: UInt32) -> [RTPPacket] {
+        log.withLock { $0.rtp.filter { $0.ssrc == ssrc } }
+    }
+
+    public func waitFor(seconds: Double = 5, _ condition: (Received) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if log.withLock({ condition($0) }) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return log.withLock { condition($0) }
+    }
+
+    public func close() { transport?.close() }
+}
