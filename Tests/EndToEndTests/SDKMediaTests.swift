@@ -1,0 +1,193 @@
+import Foundation
+import RTCMedia
+import SRTC
+import Synchronization
+import Testing
+
+/// Real media between two SDK engines through the real server: custom tracks published by one,
+/// decoded by the other (frame numbers in the pixels, a tone of known frequency).
+@Suite(.serialized) struct SDKMediaTests {
+    struct Peer {
+        let engine: SRTCEngine
+        let channel: Channel
+        let events = SDKEventRecorder()
+
+        init(receiveTimeout: Double = 3) {
+            engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-media-events"), logLevel: .off,
+                                                     receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1"))
+            channel = engine.createChannel()
+            channel.delegates.add(delegate: events)
+        }
+    }
+
+    static let width = 320, height = 180
+
+    @Test func videoAndAudioPublishedByOneEngineAreDecodedByAnother() async throws {
+        let server = try SDKTestServer()
+        let a = Peer(), b = Peer()
+        let subscriber = SDKAutoSubscriber()
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "m"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "m"))
+
+        let video = a.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: Self.width, height: Self.height, frameRate: 30, maxBitrate: 500_000))
+        let audio = a.engine.createLocalCustomAudioTrack(desc: "mic")
+        try await a.channel.publishLocalTrack(video)
+        try await a.channel.publishLocalTrack(audio)
+        #expect(video.trackId != nil && video.info?.layers.map(\.desc) == ["camera_big", "camera_small"])
+        try await b.events.wait(for: "track+ a camera_big")
+        try await b.events.wait(for: "track+ a mic")
+
+        let pusher = try SDKMediaPusher(video: video, audio: audio, width: Self.width, height: Self.height)
+        try await Task.sleep(for: .seconds(3))
+        pusher.stop()
+        try await Task.sleep(for: .milliseconds(400))
+
+        let numbers = subscriber.collector.numbers
+        let gaps = frameGaps(numbers)
+        #expect(numbers.count > 60, "decoded \(numbers.count) of \(pusher.framesPushed) frames")
+        #expect(gaps.ordered)
+        #expect(gaps.missing <= 3, "missing \(gaps.missing) frames in \(numbers.first ?? -1)...\(numbers.last ?? -1)")
+        #expect(subscriber.collector.sizes.allSatisfy { $0 == (Self.width, Self.height) }) // the best layer by default
+        let hz = try #require(subscriber.collector.toneFrequency)
+        #expect(abs(hz - 440) < 10, "tone decoded at \(hz) Hz")
+        let remote = try #require(b.channel.remoteTrack(uid: "a", desc: "camera_big") as? RemoteVideoTrack)
+        #expect(remote.isSubscribed && remote.framesDecoded == subscriber.collector.frameCount)
+        let stats = try #require(remote.receiveStatistics)
+        #expect(stats.packetsReceived > 60 && stats.framesDecoded == remote.framesDecoded)
+        try await b.events.wait(for: "status camera_big timedOut=false")
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+
+    @Test func receiveTimeoutFiresWhenThePublisherStopsAndRecoversWhenItResumes() async throws {
+        let server = try SDKTestServer()
+        let a = Peer(), b = Peer(receiveTimeout: 1)
+        let subscriber = SDKAutoSubscriber()
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "t"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "t"))
+        let video = a.engine.createLocalCustomVideoTrack(desc: "canvas", preset: VideoPreset(width: Self.width, height: Self.height, frameRate: 30, maxBitrate: 400_000))
+        try await a.channel.publishLocalTrack(video)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: Self.width, height: Self.height)
+        defer { pusher.stop() }
+        try await b.events.wait(for: "status canvas timedOut=false")
+        let remote = try #require(b.channel.remoteTrack(uid: "a", desc: "canvas") as? RemoteVideoTrack)
+        #expect(!remote.isReceiveTimedOut)
+
+        pusher.pause()
+        try await b.events.wait(for: "status canvas timedOut=true", timeout: 5)
+        #expect(remote.isReceiveTimedOut)
+        let before = subscriber.collector.frameCount
+        pusher.resume()
+        try await b.events.wait(timeout: 5, "recovery") { $0.filter { $0 == "status canvas timedOut=false" }.count == 2 }
+        #expect(!remote.isReceiveTimedOut)
+        #expect(subscriber.collector.frameCount > before)
+        #expect(b.events.receiveStatuses.map(\.timedOut) == [false, true, false])
+        #expect(b.events.receiveStatuses.allSatisfy { $0.uid == "a" && $0.trackId == remote.id })
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+
+    /// Keeps frames with even numbers only.
+    final class DropOddFrames: VideoProcessor, @unchecked Sendable {
+        func processVideoFrame(_ frame: VideoFrame) -> VideoFrame? {
+            guard let n = TestPatternReader.frameNumber(in: frame) else { return frame }
+            return n % 2 == 0 ? frame : nil
+        }
+    }
+
+    @Test func aProcessorDroppingEveryOtherFrameHalvesWhatTheSubscriberGets() async throws {
+        let server = try SDKTestServer()
+        let a = Peer(), b = Peer()
+        let subscriber = SDKAutoSubscriber()
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "p"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "p"))
+        let video = a.engine.createLocalCustomVideoTrack(desc: "canvas", preset: VideoPreset(width: Self.width, height: Self.height, frameRate: 30, maxBitrate: 400_000))
+        video.videoProcessors = [DropOddFrames()]
+        try await a.channel.publishLocalTrack(video)
+        try await b.events.wait(for: "track+ a canvas")
+        try await Task.sleep(for: .milliseconds(300)) // subscribed before the first frame
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: Self.width, height: Self.height)
+        try await Task.sleep(for: .seconds(2))
+        pusher.stop()
+        try await Task.sleep(for: .milliseconds(400))
+        let pushed = pusher.framesPushed
+        let numbers = subscriber.collector.numbers
+        #expect(numbers.allSatisfy { $0 % 2 == 0 })
+        #expect(frameGaps(numbers).ordered)
+        // Half of what was pushed, less a few at the start (subscription and first key frame).
+        #expect(numbers.count <= pushed / 2 + 1)
+        #expect(numbers.count >= pushed / 2 - 6, "got \(numbers.count) of \(pushed) pushed")
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+
+    @Test func aPublisherWhoseSignalingDropsReconnectsWhileMediaKeepsFlowing() async throws {
+        let server = try SDKTestServer()
+        let proxy = try SDKTestProxy(to: server.port)
+        defer { proxy.stop() }
+        let a = Peer(), b = Peer()
+        let subscriber = SDKAutoSubscriber()
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: proxy.url, token: server.token(uid: "a", channel: "r"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "r"))
+        let video = a.engine.createLocalCustomVideoTrack(desc: "canvas", preset: VideoPreset(width: Self.width, height: Self.height, frameRate: 30, maxBitrate: 400_000))
+        try await a.channel.publishLocalTrack(video)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: Self.width, height: Self.height)
+        defer { pusher.stop() }
+        try await eventually(timeout: 10, "first frames") { subscriber.collector.frameCount > 10 }
+
+        proxy.setRefusing(true)
+        proxy.dropAll()
+        try await a.events.wait(for: "reconnecting")
+        let during = subscriber.collector.frameCount
+        try await Task.sleep(for: .milliseconds(700))
+        // The media path does not go through the signaling connection: frames still arrive.
+        #expect(subscriber.collector.frameCount > during + 10)
+        proxy.setRefusing(false)
+        try await a.events.wait(for: "reconnected", timeout: 15)
+        let after = subscriber.collector.frameCount
+        try await eventually(timeout: 5, "frames after the resume") { subscriber.collector.frameCount > after + 20 }
+        #expect(!b.events.events.contains { $0.hasPrefix("user- a") || $0.hasPrefix("track- a") })
+        // Signaling works again: a mute reaches B.
+        await video.mute()
+        try await b.events.wait(for: "track~ a canvas muted=true")
+        let gaps = frameGaps(subscriber.collector.numbers)
+        #expect(gaps.ordered)
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+
+    @Test func switchingToTheSmallLayerChangesTheDecodedSize() async throws {
+        let server = try SDKTestServer()
+        let a = Peer(), b = Peer()
+        let subscriber = SDKAutoSubscriber(layer: .cameraBig)
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "s"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "s"))
+        let video = a.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 800_000))
+        try await a.channel.publishLocalTrack(video)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 640, height: 360)
+        defer { pusher.stop() }
+        try await eventually(timeout: 10, "big frames") { subscriber.collector.sizes.contains { $0 == (640, 360) } }
+        let remote = try #require(b.channel.remoteTrack(uid: "a", desc: "camera_big") as? RemoteVideoTrack)
+        try await b.channel.switchLayer(remote, to: .cameraSmall)
+        try await b.events.wait(for: "layer camera_small", timeout: 10)
+        try await eventually(timeout: 10, "small frames") { subscriber.collector.sizes.last.map { $0 == (160, 90) } ?? false }
+        #expect(remote.currentLayer == "camera_small")
+        // The switch happens on the small layer's key frame, which may be the same picture as the
+        // last big frame: numbers never go back, and the same number appears at most twice.
+        let numbers = subscriber.collector.numbers
+        #expect(numbers == numbers.sorted())
+        #expect(Dictionary(grouping: numbers, by: { $0 }).values.allSatisfy { $0.count <= 2 })
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+}
