@@ -7,3 +7,4 @@ if wants("grant") { runGrantBenchmarks(); runGrantPartsBenchmarks() }
 if wants("http") { runHTTPBenchmarks() }
 if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
+if wants("sdk") { runSDKBenchmarks() }
