@@ -1,3 +1,7 @@
+#if canImport(AVFoundation)
+import AVFoundation
+#endif
+
 /// Processes audio in place: after capture (`SRTCEngine.audioCaptureProcessor`, every local
 /// audio track) or before playback (`SRTCEngine.audioRenderProcessor`, every remote audio
 /// track). A global capability, not a per-track one.
@@ -33,7 +37,25 @@ extension AudioProcessor {
 /// Observes the PCM of a remote audio track (after `audioRenderProcessor`), for example to
 /// transcribe or record it. It cannot change the audio; use `AudioProcessor` for that.
 /// Add it with `remoteAudioTrack.add(audioRenderer:)`; it is held weakly.
+///
+/// On Apple platforms implement either `render(pcmBuffer: AVAudioPCMBuffer)` (as documented) or
+/// the portable `render(pcmBuffer: AudioPCMBuffer)`; each has a default implementation.
 public protocol AudioRenderer: AnyObject {
     /// 20 ms of decoded audio, 48 kHz, interleaved. Called on the track's media thread.
     func render(pcmBuffer: AudioPCMBuffer)
+    #if canImport(AVFoundation)
+    /// 20 ms of decoded audio as an `AVAudioPCMBuffer` (float, non-interleaved).
+    func render(pcmBuffer: AVAudioPCMBuffer)
+    #endif
 }
+
+#if canImport(AVFoundation)
+extension AudioRenderer {
+    /// Converts and calls `render(pcmBuffer: AVAudioPCMBuffer)`.
+    public func render(pcmBuffer: AudioPCMBuffer) {
+        if let buffer = AudioBufferBridge.avBuffer(from: pcmBuffer) { render(pcmBuffer: buffer) }
+    }
+
+    public func render(pcmBuffer: AVAudioPCMBuffer) {}
+}
+#endif
