@@ -191,3 +191,93 @@ import Testing
         await server.stop()
     }
 }
+
+/// Track life cycle through the real server: bind, mute/unmute, unpublish, publish again; and the
+/// engine's render processor on the receive path.
+@Suite(.serialized) struct SDKTrackLifecycleTests {
+    final class TrackEvents: TrackDelegate, @unchecked Sendable {
+        let log = Mutex<[String]>([])
+        func trackDidBindRtcTrack(_ track: Track) { log.withLock { $0.append("bound") } }
+        func trackDidMute(_ track: Track) { log.withLock { $0.append("muted") } }
+        func trackDidUnmute(_ track: Track) { log.withLock { $0.append("unmuted") } }
+        func trackDidEnd(_ track: Track) { log.withLock { $0.append("ended") } }
+        var events: [String] { log.withLock { $0 } }
+    }
+
+    @Test func muteUnpublishAndRepublishReachTheSubscriber() async throws {
+        let server = try SDKTestServer()
+        let a = SDKMediaTests.Peer(), b = SDKMediaTests.Peer(receiveTimeout: 1)
+        let subscriber = SDKAutoSubscriber()
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "life"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "life"))
+        let video = a.engine.createLocalCustomVideoTrack(desc: "canvas", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 400_000))
+        let localEvents = TrackEvents()
+        video.delegates.add(delegate: localEvents)
+        try await a.channel.publishLocalTrack(video)
+        #expect(video.isPublished && a.channel.localTracks.count == 1)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180)
+        defer { pusher.stop() }
+        try await b.events.wait(for: "status canvas timedOut=false")
+        let remote = try #require(b.channel.remoteTrack(uid: "a", desc: "canvas") as? RemoteVideoTrack)
+        let remoteEvents = TrackEvents()
+        remote.delegates.add(delegate: remoteEvents)
+
+        await video.mute()
+        try await b.events.wait(for: "track~ a canvas muted=true")
+        try await eventually(timeout: 3, "remote mute") { remoteEvents.events.contains("muted") }
+        #expect(remote.isMuted)
+        try await Task.sleep(for: .milliseconds(1_500)) // longer than the receive timeout: a muted track does not time out
+        #expect(!b.events.receiveStatuses.contains { $0.timedOut })
+        let whileMuted = subscriber.collector.frameCount
+        await video.unmute()
+        try await b.events.wait(for: "track~ a canvas muted=false")
+        try await eventually(timeout: 5, "frames after unmute") { subscriber.collector.frameCount > whileMuted + 10 }
+        #expect(b.events.receiveStatuses.map(\.timedOut) == [false, false]) // the first frame after unmute reports again
+
+        try await a.channel.unpublishLocalTrack(video)
+        try await b.events.wait(for: "track- a canvas")
+        try await eventually(timeout: 3, "remote end") { remoteEvents.events.contains("ended") }
+        #expect(b.channel.remoteTrack(trackId: remote.id) == nil)
+        #expect(!video.isPublished && a.channel.localTracks.isEmpty)
+
+        try await a.channel.publishLocalTrack(video)
+        try await b.events.wait { $0.filter { $0 == "track+ a canvas" }.count == 2 }
+        let again = subscriber.collector.frameCount
+        try await eventually(timeout: 10, "frames after republishing") { subscriber.collector.frameCount > again + 10 }
+        #expect(localEvents.events.filter { $0 == "bound" }.count == 2)
+        #expect(localEvents.events.contains("muted") && localEvents.events.contains("unmuted"))
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+
+    final class Silencer: AudioProcessor, @unchecked Sendable {
+        let formats = Mutex<[String]>([])
+        func audioProcessingInitialize(sampleRate sampleRateHz: Int, channels: Int) { formats.withLock { $0.append("\(sampleRateHz)/\(channels)") } }
+        func audioProcessingProcess(audioBuffer: SRTC.AudioBuffer) {
+            audioBuffer.withChannel(0) { samples in for i in samples.indices { samples[i] = 0 } }
+        }
+    }
+
+    @Test func theRenderProcessorRunsBeforeAudioRenderers() async throws {
+        let server = try SDKTestServer()
+        let a = SDKMediaTests.Peer(), b = SDKMediaTests.Peer()
+        let silencer = Silencer()
+        b.engine.audioRenderProcessor = silencer
+        let subscriber = SDKAutoSubscriber()
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "rp"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "rp"))
+        let audio = a.engine.createLocalCustomAudioTrack(desc: "mic")
+        try await a.channel.publishLocalTrack(audio)
+        let pusher = try SDKMediaPusher(video: nil, audio: audio, width: 320, height: 180)
+        defer { pusher.stop() }
+        try await eventually(timeout: 10, "audio") { subscriber.collector.samples.count > 48_000 }
+        #expect(subscriber.collector.samples.allSatisfy { $0 == 0 })
+        #expect(silencer.formats.withLock { $0 } == ["48000/1"])
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+}
