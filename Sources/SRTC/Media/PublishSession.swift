@@ -210,11 +210,18 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
     func transport(_ transport: ClientTransport, didReceiveRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport) {}
 
     func transport(_ transport: ClientTransport, didReceiveRTCP packet: UnsafeRawBufferPointer, on peer: PeerTransport) {
-        guard let packets = try? RTCPCompound.parse(packet) else { return }
+        for (sender, sequences) in handleFeedback(packet) { sender.retransmit(sequences, on: peer) }
+    }
+
+    /// Acts on RTCP feedback from the server: PLI and FIR ask the track's encoder for a key frame;
+    /// returns the NACKed packets to resend per stream. Malformed datagrams are ignored.
+    func handleFeedback(_ packet: UnsafeRawBufferPointer) -> [(RTPStreamSender, [UInt16])] {
+        guard let packets = try? RTCPCompound.parse(packet) else { return [] }
+        var resend: [(RTPStreamSender, [UInt16])] = []
         for rtcp in packets {
             switch rtcp {
             case .nack(let nack):
-                sender(ssrc: nack.mediaSSRC)?.sender.retransmit(nack.lostSequenceNumbers, on: peer)
+                if let found = sender(ssrc: nack.mediaSSRC) { resend.append((found.sender, nack.lostSequenceNumbers)) }
             case .pictureLossIndication(let pli):
                 requestKeyFrame(ssrc: pli.mediaSSRC)
             case .fullIntraRequest(let fir):
@@ -223,6 +230,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
                 continue
             }
         }
+        return resend
     }
 
     private func sender(ssrc: UInt32) -> (sender: RTPStreamSender, track: LocalTrack, layer: Int)? {

@@ -17,7 +17,7 @@ final class VideoReceiver: @unchecked Sendable {
         var statistics = RTPReceiveStatistics(clockRate: 90_000)
         /// Set by the decoder when a frame failed: the next packet asks for a key frame.
         var decoderNeedsKeyFrame = false
-        var lastForcedPLIUs: Int64 = .min
+        var lastForcedPLIUs: Int64?
     }
 
     let mid: String
@@ -51,7 +51,7 @@ final class VideoReceiver: @unchecked Sendable {
             }
             let frames = s.jitter.popFrames(nowUs: nowUs)
             var feedback = Feedback(nack: s.jitter.missingSequenceNumbers(nowUs: nowUs), pli: s.jitter.shouldRequestKeyFrame(nowUs: nowUs))
-            if s.decoderNeedsKeyFrame, nowUs - s.lastForcedPLIUs >= 500_000 {
+            if s.decoderNeedsKeyFrame, s.lastForcedPLIUs.map({ nowUs &- $0 >= 500_000 }) ?? true {
                 s.decoderNeedsKeyFrame = false
                 s.lastForcedPLIUs = nowUs
                 feedback.pli = true
