@@ -127,21 +127,24 @@ extension Channel {
             switch role {
             case .publish:
                 await media.publishLock.run { () async -> Void in
-                    media.publish.restartICE()
+                    let previous = media.publish.restartICE()
                     let offer = media.publish.makeOffer()
                     do {
                         if case .answer(let answer) = try await signal.request(.restartICE(RestartICERequest(transport: .publish, sdp: offer))) {
                             try media.publish.applyAnswer(answer.sdp)
                         }
                     } catch {
+                        // The server kept the old credentials: so must the next offer.
+                        media.publish.restoreICE(previous)
                         context.logger.warning("publish ICE restart failed: \(error)")
                     }
                 }
             case .subscribe:
-                media.subscribe.restartICE()
+                let previous = media.subscribe.restartICE()
                 do {
                     try await signal.request(.restartICE(RestartICERequest(transport: .subscribe)))
                 } catch {
+                    media.subscribe.restoreICE(previous)
                     context.logger.warning("subscribe ICE restart failed: \(error)")
                 }
             }

@@ -131,9 +131,18 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
         }
     }
 
-    /// New ICE credentials for the next offer (ICE restart, RFC 8445 §9).
-    func restartICE() {
-        state.withLock { $0.localICE = ICECredentials.random() }
+    /// New ICE credentials for the next offer (ICE restart, RFC 8445 §9); returns the old ones,
+    /// to put back with `restoreICE` when the server refuses the restart.
+    @discardableResult
+    func restartICE() -> ICECredentials {
+        state.withLock { s in
+            defer { s.localICE = ICECredentials.random() }
+            return s.localICE
+        }
+    }
+
+    func restoreICE(_ credentials: ICECredentials) {
+        state.withLock { $0.localICE = credentials }
     }
 
     /// Applies the server's answer: negotiated payload types and extension ids, and a transport

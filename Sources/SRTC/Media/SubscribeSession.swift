@@ -123,9 +123,17 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
         return result
     }
 
-    /// Fresh local ICE credentials, used from the next offer on (ICE restart).
-    func restartICE() {
-        state.withLock { $0.localICE = ICECredentials.random() }
+    /// Fresh local ICE credentials, used from the next offer on (ICE restart); returns the old ones.
+    @discardableResult
+    func restartICE() -> ICECredentials {
+        state.withLock { s in
+            defer { s.localICE = ICECredentials.random() }
+            return s.localICE
+        }
+    }
+
+    func restoreICE(_ credentials: ICECredentials) {
+        state.withLock { $0.localICE = credentials }
     }
 
     private func connectIfNeeded(_ remote: SDPNegotiation.RemoteDescription, localICE: ICECredentials) throws(SRTCError) {
