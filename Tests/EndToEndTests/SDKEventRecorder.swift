@@ -43,6 +43,13 @@ final class SDKEventRecorder: ChannelDelegate, @unchecked Sendable {
     }
     func channel(_ channel: Channel, didUpdateInfo info: ChannelInfo) { record("info users=\(info.userCount)") }
     func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo) { record("layer \(info.layer)") }
+    func channel(_ channel: Channel, didChangeActiveSpeakers snapshot: ActiveSpeakersSnapshot) {
+        record("speakers \(snapshot.speakers.map(\.uid).joined(separator: ","))")
+    }
+    func channel(_ channel: Channel, didReceiveQualityReport report: QualityReport) { record("quality report \(report.uid)") }
+    func channel(_ channel: Channel, didChangeConnectionQuality change: ConnectionQualityChange) {
+        record("quality \(change.uid) \(change.previous.rawValue)->\(change.quality.rawValue)")
+    }
 
     /// Waits until an event line equal to `line` has been recorded.
     func wait(for line: String, timeout: Double = 10) async throws {

@@ -61,6 +61,28 @@ import Testing
         await server.stop()
     }
 
+    @Test func activeSpeakersAndQualityReportsReachTheDelegate() async throws {
+        let server = try SDKTestServer()
+        let a = Peer(), b = Peer()
+        let subscriber = SDKAutoSubscriber()
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "q"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "q"))
+        let audio = a.engine.createLocalCustomAudioTrack(desc: "mic")
+        try await a.channel.publishLocalTrack(audio)
+        let pusher = try SDKMediaPusher(video: nil, audio: audio, width: 320, height: 180)
+        defer { pusher.stop() }
+        // The tone's RFC 6464 level makes A the active speaker for everyone.
+        try await b.events.wait(for: "speakers a", timeout: 10)
+        // Quality reports come every 5 s, each to its own participant.
+        try await b.events.wait(for: "quality report b", timeout: 12)
+        pusher.stop()
+        try await b.events.wait(for: "speakers ", timeout: 10) // silence: an empty snapshot
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+
     @Test func receiveTimeoutFiresWhenThePublisherStopsAndRecoversWhenItResumes() async throws {
         let server = try SDKTestServer()
         let a = Peer(), b = Peer(receiveTimeout: 1)
