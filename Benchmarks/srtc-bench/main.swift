@@ -5,6 +5,7 @@ func wants(_ area: String) -> Bool { requested.isEmpty || requested.contains(are
 
 if wants("grant") { runGrantBenchmarks(); runGrantPartsBenchmarks() }
 if wants("http") { runHTTPBenchmarks() }
+if wants("wire") { runWireBenchmarks() }
 if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
 if wants("sdk") { runSDKBenchmarks() }

@@ -38,6 +38,7 @@ if let created = app.createdApp {
 }
 print("srtc-server listening on \(base) (HTTP) and udp \(config.bind):\(app.udpPort) (media)")
 print("  server API: \(base)/server/v1/…   signaling: \(base.replacingOccurrences(of: "http", with: "ws"))/rtc/v1/ws   health: \(base)/healthz")
+if app.webDirectory != nil { print("  demo page: \(base)/   web SDK: \(base)/sdk/srtc.js") }
 fflush(nil)  // flush every stream: output may be a pipe (tests read the credentials from it)
 
 // Serve until a termination signal, then shut down gracefully.

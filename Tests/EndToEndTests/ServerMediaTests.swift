@@ -200,3 +200,90 @@ final class Counter: @unchecked Sendable {
         return value
     }
 }
+
+/// Sessions, quality and lifecycle with media flowing.
+@Suite(.serialized) struct ServerMediaSessionTests {
+    @Test func droppedWebSocketResumesWithTracksIntactAndMediaFlowing() async throws {
+        let server = try TestServer(grace: 10)
+        let alice = try await MediaTestClient(server: server, uid: "alice", channel: "resume-media")
+        let bob = try await MediaTestClient(server: server, uid: "bob", channel: "resume-media")
+        let tracks = try await alice.publish(video: [ServerMediaTests.layers[1]])
+        let video = try #require(tracks.first { $0.kind == .video })
+        try await bob.subscribe(video.id)
+        let publisher = try MediaTestPublisher(client: alice, video: [ServerMediaTests.layers[1]])
+        try await publisher.run(seconds: 1)
+        // Alice's signaling drops; her media keeps going; she resumes with the same session.
+        alice.signal.close()
+        try await publisher.run(seconds: 1)
+        let again = try await TestSignalClient(url: server.wsURL)
+        let resumed = try await again.join(token: server.token(uid: "alice", channel: "resume-media"), sessionId: alice.joined.sessionId)
+        #expect(resumed.resumed && resumed.me.tracks.map(\.id).sorted() == tracks.map(\.id).sorted())
+        let before = bob.subscribeEndpoint?.packets(ssrc: try #require(bob.announcedSSRC(of: video.id))).count ?? 0
+        try await publisher.run(seconds: 1)
+        let after = bob.subscribeEndpoint?.packets(ssrc: try #require(bob.announcedSSRC(of: video.id))).count ?? 0
+        #expect(after > before + 10, "media stopped across the resume (\(before) → \(after))")
+        #expect(!bob.signal.events.contains { e in
+            switch e {
+            case .userLeft, .trackRemoved, .subscriptionEnded: return true
+            default: return false
+            }
+        })
+        again.close(); alice.close(); bob.close()
+        await server.stop()
+    }
+
+    @Test func qualityReportsArriveAndLeavingRemovesTracksForSubscribers() async throws {
+        let server = try TestServer { $0.qualityIntervalSeconds = 0.5 }
+        let alice = try await MediaTestClient(server: server, uid: "alice", channel: "quality")
+        let bob = try await MediaTestClient(server: server, uid: "bob", channel: "quality")
+        let tracks = try await alice.publish(video: [ServerMediaTests.layers[1]])
+        for t in tracks { try await bob.subscribe(t.id) }
+        let publisher = try MediaTestPublisher(client: alice, video: [ServerMediaTests.layers[1]])
+        try await publisher.run(seconds: 2)
+        let report = try await alice.signal.event { e -> QualityReport? in
+            if case .qualityReport(let r) = e, r.upstream.packets > 0 { return r }
+            return nil
+        }
+        #expect(report.uid == "alice" && report.upstream.bitrateBps > 0)
+        let down = try await bob.signal.event { e -> QualityReport? in
+            if case .qualityReport(let r) = e, r.downstream.packets > 0 { return r }
+            return nil
+        }
+        #expect(down.uid == "bob" && down.downstream.bitrateBps > 0)
+
+        #expect(try await alice.signal.request(.leave) == .success(.empty))
+        var removed: [String] = []
+        for _ in 0..<300 where removed.count < tracks.count {
+            removed = bob.signal.events.compactMap { if case .trackRemoved(let t) = $0 { return t.track.id }; return nil }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(Set(removed) == Set(tracks.map(\.id)))
+        let ended = bob.signal.events.compactMap { if case .subscriptionEnded(let s) = $0 { return s.trackId }; return nil }
+        #expect(Set(ended) == Set(tracks.map(\.id)))
+        alice.close(); bob.close()
+        await server.stop()
+    }
+
+    @Test func tracksPerUserLimitAndBadOffersGetClearErrors() async throws {
+        let server = try TestServer { $0.limits.maxTracksPerUser = 1 }
+        let alice = try await MediaTestClient(server: server, uid: "alice", channel: "limits")
+        let tooMany = try await alice.signal.request(.publish(PublishRequest(sdp: "v=0", tracks: [
+            PublishTrack(mid: "0", kind: .audio, desc: "mic"), PublishTrack(mid: "1", kind: .video, desc: "camera_big")])))
+        #expect(tooMany.errorCode == .limitReached)
+        let garbage = try await alice.signal.request(.publish(PublishRequest(sdp: "not sdp", tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")])))
+        #expect(garbage.errorCode == .invalidParameter)
+        let wrongMid = try await alice.signal.request(.publish(PublishRequest(
+            sdp: "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n", tracks: [PublishTrack(mid: "7", kind: .audio, desc: "mic")])))
+        #expect(wrongMid.errorCode == .invalidParameter)
+        #expect(try await alice.signal.request(.subscriberAnswer(SessionDescriptionMessage(sdp: "v=0", revision: 9))).errorCode == .wrongState)
+        // The session survives all of it and can still publish.
+        let tracks = try await alice.publish(video: [])
+        #expect(tracks.count == 1)
+        alice.close()
+        await server.stop()
+    }
+}
+
+extension Result where Success == ResponseData, Failure == SignalError {
+    var errorCode: APIErrorCode? { if case .failure(let e) = self { return e.errorCode }; return nil }
+}

@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Synchronization
 @testable import RTCNet
@@ -18,6 +21,13 @@ import Synchronization
         #expect(socket.localAddress.port != 0)
     }
 
+    /// Waits (briefly blocking this thread) until `socket` has a datagram; the data is already
+    /// in flight on loopback, so this returns at once in practice.
+    static func waitReadable(_ socket: UDPSocket, milliseconds: Int32 = 5000) {
+        var fds = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, 1, milliseconds)
+    }
+
     @Test func batchReceiverReadsEveryQueuedDatagramWithItsSender() throws {
         let a = try UDPSocket(bind: Self.loopback)
         let b = try UDPSocket(bind: Self.loopback)
@@ -34,8 +44,8 @@ import Synchronization
         let receiver = UDPBatchReceiver(batchSize: 4, slotSize: 256)
         var received: [[UInt8]] = []
         var senders: [SocketAddress] = []
-        let deadline = Date().addingTimeInterval(2)
-        while received.count < 5, Date() < deadline {
+        for _ in 0..<10 where received.count < 5 {
+            Self.waitReadable(b)
             receiver.receive(from: b) { bytes, from in
                 received.append(Array(bytes)); senders.append(from)
             }
@@ -76,12 +86,12 @@ import Synchronization
 
         let receiver = UDPBatchReceiver(batchSize: 4, slotSize: 64)
         var echoed: [[UInt8]] = []
-        let deadline = Date().addingTimeInterval(3)
-        while echoed.count < 2, Date() < deadline {
+        for _ in 0..<10 where echoed.count < 2 {
+            Self.waitReadable(client)
             receiver.receive(from: client) { bytes, _ in echoed.append(Array(bytes)) }
-            usleep(1000)
         }
-        usleep(30_000)
+        // Ticks come every 5 ms on the loop thread; wait until two have been seen.
+        for _ in 0..<500 where state.withLock({ $0.ticks < 2 || !$0.executed }) { usleep(2_000) }
         #expect(echoed == [[1, 2, 3], [4, 5]])
         let snapshot = state.withLock { $0 }
         #expect(snapshot.datagrams == [[1, 2, 3], [4, 5]])

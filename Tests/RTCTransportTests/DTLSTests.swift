@@ -110,13 +110,13 @@ struct DTLSPair {
         #expect(pair.server.state == .closed)
     }
 
-    @Test func lostFlightIsRetransmittedAfterTheTimer() throws {
+    @Test func lostFlightIsRetransmittedAfterTheTimer() async throws {
         var pair = try DTLSPair()
         pair.run(dropFirstServerFlight: true)
         #expect(pair.client.state == .handshaking)
         let wait = try #require(pair.client.timeUntilRetransmit)
         #expect(wait <= .seconds(1))
-        Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18 + 0.05)
+        try await Task.sleep(for: wait + .milliseconds(50))
         let retransmitted = pair.client.handleTimeout()
         #expect(!retransmitted.datagrams.isEmpty)
         pair.toServer = retransmitted.datagrams

@@ -171,6 +171,28 @@ import RTCWire
         #expect(when - silenceStart > .seconds(24) && when - silenceStart < .seconds(31))
     }
 
+    @Test func candidatesBridgeToAndFromTheSDPModel() throws {
+        let sdp = try Candidate(parsing: "candidate:7 1 udp 2130706431 127.0.0.1 7881 typ host")
+        let candidate = try #require(ICECandidate(sdp))
+        #expect(candidate.address == Self.serverAddress)
+        #expect(candidate.sdpCandidate.description == sdp.description)
+        #expect(ICECandidate(try Candidate(parsing: "candidate:1 1 udp 1 abcd.local 9 typ host")) == nil)
+        #expect(DTLSEndpoint.Role(localSetup: .passive) == .server)
+        #expect(DTLSEndpoint.Role(localSetup: .active) == .client)
+        #expect(DTLSEndpoint.Role(localSetup: .actpass) == nil)
+    }
+
+    @Test func hostCandidatesOfASocket() {
+        let specific = ICECandidate.hostCandidates(for: SocketAddress(ip: "127.0.0.1", port: 5000)!)
+        #expect(specific.map(\.address) == [SocketAddress(ip: "127.0.0.1", port: 5000)!])
+        // Bound to the wildcard: the machine's IPv4 interface addresses, each with the socket's port.
+        let any = ICECandidate.hostCandidates(for: SocketAddress(ip: "0.0.0.0", port: 5001)!, includeLoopback: true)
+        #expect(!any.isEmpty)
+        #expect(any.allSatisfy { $0.address.port == 5001 && $0.address.family == .ipv4 && $0.type == "host" })
+        #expect(any.contains { $0.address.isLoopback })
+        #expect(Set(any.map(\.priority)).count == any.count) // distinct local preferences
+    }
+
     @Test func candidateParsesAndPrints() throws {
         let c = try ICECandidate(sdpAttribute: "a=candidate:842163049 1 udp 1677729535 192.0.2.7 61665 typ srflx raddr 0.0.0.0 rport 0 generation 0")
         #expect(c.foundation == "842163049")

@@ -2,6 +2,10 @@ import Testing
 import Foundation
 import Synchronization
 import RTCNet
+import RTCWire
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import RTCTransport
 
 /// Records what a transport reports, from its I/O thread.
@@ -26,11 +30,12 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
         log.withLock { $0.rtcp.append(Array(packet)) }
     }
 
-    func waitFor(_ timeout: TimeInterval = 10, _ condition: (Log) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+    /// Polls without blocking a cooperative thread (other suites' async tests share the pool).
+    func waitFor(_ timeout: Duration = .seconds(30), _ condition: (Log) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
             if log.withLock({ condition($0) }) { return true }
-            usleep(5_000)
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return log.withLock { condition($0) }
     }
@@ -70,11 +75,11 @@ struct LoopbackPeers {
 
 @Suite(.serialized) struct PeerTransportTests {
     @Test(arguments: SRTPProfile.allCases)
-    func loopbackPeersConnectAndExchangeSRTPAndSRTCPBothWays(profile: SRTPProfile) throws {
+    func loopbackPeersConnectAndExchangeSRTPAndSRTCPBothWays(profile: SRTPProfile) async throws {
         let peers = try LoopbackPeers(clientProfiles: [profile])
         defer { peers.shutdown() }
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
         #expect(peers.clientDelegate.log.withLock { $0.states } == [.checking, .connected])
         #expect(peers.client.srtpProfile == profile)
         #expect(peers.server.srtpProfile == profile)
@@ -86,7 +91,7 @@ struct LoopbackPeers {
             for p in packets { p.withUnsafeBytes { _ = t.sendRTP($0) } }
             SRTPTests.rtcp.withUnsafeBytes { _ = t.sendRTCP($0) }
         }
-        #expect(peers.serverDelegate.waitFor { $0.rtp.count == 20 && $0.rtcp.count == 1 })
+        #expect(await peers.serverDelegate.waitFor { $0.rtp.count == 20 && $0.rtcp.count == 1 })
         #expect(peers.serverDelegate.log.withLock { $0.rtp } == packets)
         #expect(peers.serverDelegate.log.withLock { $0.rtcp } == [SRTPTests.rtcp])
 
@@ -96,11 +101,11 @@ struct LoopbackPeers {
             for p in back { p.withUnsafeBytes { _ = t.sendRTP($0) } }
             SRTPTests.rtcp.withUnsafeBytes { _ = t.sendRTCP($0) }
         }
-        #expect(peers.clientDelegate.waitFor { $0.rtp.count == 5 && $0.rtcp.count == 1 })
+        #expect(await peers.clientDelegate.waitFor { $0.rtp.count == 5 && $0.rtcp.count == 1 })
         #expect(peers.clientDelegate.log.withLock { $0.rtp } == back)
     }
 
-    @Test func echoFromInsideTheReceiveCallbackUsesTheBatchedSendPath() throws {
+    @Test func echoFromInsideTheReceiveCallbackUsesTheBatchedSendPath() async throws {
         let peers = try LoopbackPeers()
         defer { peers.shutdown() }
         // The SFU path: receive → callback → rewrite SSRC while writing into the send slot → batched send.
@@ -111,32 +116,32 @@ struct LoopbackPeers {
                 return packet.count
             }
         }
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
         let packets = (0..<50).map { SRTPTests.rtp(seq: UInt16($0), ssrc: 0x1234, payloadLength: 1000) }
         peers.client.execute { t in for p in packets { p.withUnsafeBytes { _ = t.sendRTP($0) } } }
-        #expect(peers.clientDelegate.waitFor { $0.rtp.count == 50 })
+        #expect(await peers.clientDelegate.waitFor { $0.rtp.count == 50 })
         let echoed = peers.clientDelegate.log.withLock { $0.rtp }
         #expect(echoed.map { Array($0[8..<12]) }.allSatisfy { $0 == [0xEE, 0xEE, 0xEE, 0xEE] })
         #expect(echoed.map { Array($0[12...]) } == packets.map { Array($0[12...]) })
     }
 
-    @Test func wrongFingerprintFailsTheServerTransport() throws {
+    @Test func wrongFingerprintFailsTheServerTransport() async throws {
         let stranger = try DTLSCertificate()
         let peers = try LoopbackPeers(serverExpects: stranger.fingerprint)
         defer { peers.shutdown() }
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .failed })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .failed })
         #expect(!peers.serverDelegate.log.withLock { $0.states }.contains(.connected))
         #expect(peers.server.srtpProfile == nil)
         // The client never gets SRTP keys either: it hears the alert and fails.
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .failed })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .failed })
     }
 
-    @Test func replayedSRTPPacketIsRejected() throws {
+    @Test func replayedSRTPPacketIsRejected() async throws {
         let peers = try LoopbackPeers()
         defer { peers.shutdown() }
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
         // The same packet protected twice gives the same SRTP bytes (same index): a replay.
         let packet = SRTPTests.rtp(seq: 4242, ssrc: 0x5555)
         peers.client.execute { t in
@@ -145,38 +150,38 @@ struct LoopbackPeers {
             packet.withUnsafeBytes { _ = t.sendRTP($0) }
             SRTPTests.rtp(seq: 4243, ssrc: 0x5555).withUnsafeBytes { _ = t.sendRTP($0) }
         }
-        #expect(peers.serverDelegate.waitFor { $0.rtp.count == 2 })
-        usleep(100_000)
+        #expect(await peers.serverDelegate.waitFor { $0.rtp.count == 2 })
+        try await Task.sleep(for: .milliseconds(100))
         #expect(peers.serverDelegate.log.withLock { $0.rtp }.map { $0[2...3] } == [[0x10, 0x92], [0x10, 0x93]])
         let failures = Mutex(-1)
         peers.server.execute { t in failures.withLock { $0 = t.stats.unprotectFailures } }
-        usleep(50_000)
+        try await Task.sleep(for: .milliseconds(50))
         #expect(failures.withLock { $0 } == 1)
     }
 
-    @Test func closeSendsCloseNotifyAndThePeerReportsClosed() throws {
+    @Test func closeSendsCloseNotifyAndThePeerReportsClosed() async throws {
         let peers = try LoopbackPeers()
         defer { peers.port.stop() }
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
         peers.client.close()
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .closed })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .closed })
         #expect(peers.client.state == .closed)
     }
 
-    @Test func ipv6LoopbackPeersConnect() throws {
+    @Test func ipv6LoopbackPeersConnect() async throws {
         guard (try? UDPSocket(bind: SocketAddress(ip: "::1", port: 0)!)) != nil else { return } // no IPv6 here
         let peers = try LoopbackPeers(host: "::1")
         defer { peers.shutdown() }
-        #expect(peers.clientDelegate.waitFor { $0.states.last == .connected })
-        #expect(peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
         #expect(peers.server.remoteAddress?.family == .ipv6)
         let packet = SRTPTests.rtp(seq: 1, ssrc: 0x6666)
         peers.client.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
-        #expect(peers.serverDelegate.waitFor { $0.rtp == [packet] })
+        #expect(await peers.serverDelegate.waitFor { $0.rtp == [packet] })
     }
 
-    @Test func twoClientsShareOnePortAndAreRoutedApart() throws {
+    @Test func twoClientsShareOnePortAndAreRoutedApart() async throws {
         let a = try LoopbackPeers()
         defer { a.shutdown() }
         // A second server transport on the same port, with its own client.
@@ -192,14 +197,76 @@ struct LoopbackPeers {
             remoteFingerprint: serverCert.fingerprint, dtlsRole: .client),
             bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: clientDelegate)
         defer { client2.close(); server2.close() }
-        #expect(a.serverDelegate.waitFor { $0.states.last == .connected })
-        #expect(serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await a.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await serverDelegate.waitFor { $0.states.last == .connected })
         let p1 = SRTPTests.rtp(seq: 1, ssrc: 0xA1), p2 = SRTPTests.rtp(seq: 1, ssrc: 0xB2)
-        #expect(clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await clientDelegate.waitFor { $0.states.last == .connected })
         a.client.execute { t in p1.withUnsafeBytes { _ = t.sendRTP($0) } }
         client2.execute { t in p2.withUnsafeBytes { _ = t.sendRTP($0) } }
-        #expect(a.serverDelegate.waitFor { $0.rtp == [p1] })
-        #expect(serverDelegate.waitFor { $0.rtp == [p2] })
+        #expect(await a.serverDelegate.waitFor { $0.rtp == [p1] })
+        #expect(await serverDelegate.waitFor { $0.rtp == [p2] })
+    }
+
+    @Test func aNominationFromANewAddressMovesTheServersMediaThere() async throws {
+        let peers = try LoopbackPeers()
+        defer { peers.shutdown() }
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
+        // The client "moves": a new socket sends a valid nominating check with the client's credentials.
+        let moved = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        let p = peers.server.parameters
+        let check = STUNMessage.iceBindingRequest(transactionID: .random(), username: "\(p.localICE.ufrag):\(p.remoteICE.ufrag)",
+                                                  priority: 1, controlling: true, tieBreaker: 1, useCandidate: true)
+        moved.send(check.encoded(integrityKey: Array(p.localICE.pwd.utf8)), to: peers.port.localAddress)
+        let receiver = UDPBatchReceiver(batchSize: 8, slotSize: 2048)
+        var response: STUNMessage?
+        for _ in 0..<50 where response == nil {
+            var fds = [pollfd(fd: moved.descriptor, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, 100)
+            receiver.receive(from: moved) { bytes, _ in response = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes)) }
+        }
+        #expect(response?.type == .bindingSuccess)
+        #expect(peers.server.remoteAddress == moved.localAddress)
+        // Media from the server now goes to the new address (still SRTP: the header stays clear).
+        let packet = SRTPTests.rtp(seq: 77, ssrc: 0x7777)
+        peers.server.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
+        var media: [UInt8]?
+        for _ in 0..<50 where media == nil {
+            var fds = [pollfd(fd: moved.descriptor, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, 100)
+            receiver.receive(from: moved) { bytes, _ in media = Array(bytes) }
+        }
+        let received = try #require(media)
+        #expect(Array(received.prefix(12)) == Array(packet.prefix(12)))
+        #expect(received.count == packet.count + (peers.server.srtpProfile?.rtpOverhead ?? 0))
+    }
+
+    @Test func randomDatagramsAtThePortAreDroppedAndTheSessionSurvives() async throws {
+        let peers = try LoopbackPeers()
+        defer { peers.shutdown() }
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
+        let attacker = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        var rng = SplitMixT(seed: 11)
+        let firstBytes: [UInt8] = [0x00, 0x01, 0x16, 0x17, 0x80, 0x81, 0x40, 0xff]
+        for i in 0..<2000 {
+            var bytes = (0..<Int(rng.next() % 300 + 1)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            bytes[0] = firstBytes[i % firstBytes.count]
+            if bytes.count >= 8, i % 3 == 0 { bytes[4] = 0x21; bytes[5] = 0x12; bytes[6] = 0xa4; bytes[7] = 0x42 }
+            attacker.send(bytes, to: peers.port.localAddress)
+            if i % 200 == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        // Media still flows both ways afterwards, and the attacker's bytes reached no transport.
+        let packet = SRTPTests.rtp(seq: 9000, ssrc: 0x9999)
+        peers.client.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
+        #expect(await peers.serverDelegate.waitFor { $0.rtp == [packet] })
+        #expect(peers.server.state == .connected)
+        let counts = Mutex((unrouted: 0, failures: -1))
+        peers.port.execute { [port = peers.port, server = peers.server] in
+            counts.withLock { $0 = (port.unroutedCount, server.stats.unprotectFailures) }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(counts.withLock { $0.unrouted } > 1000)
+        #expect(counts.withLock { $0.failures } == 0)
     }
 
     @Test func demuxClassifiesByFirstByte() {

@@ -83,4 +83,29 @@ import Testing
             try TransportLayerCC(senderSSRC: 1, mediaSSRC: 2, feedbackPacketCount: 0, arrivals: arrivals)
         }
     }
+
+    /// Header for a feedback with `count` statuses and the given chunk words, no deltas.
+    static func feedback(count: UInt16, chunks: [UInt16], deltas: [UInt8] = []) -> [UInt8] {
+        var body: [UInt8] = [0, 0, 0, 1, 0, 0, 0, 2, 0, 0, UInt8(count >> 8), UInt8(count & 0xFF), 0, 0, 0, 0]
+        for chunk in chunks { body += [UInt8(chunk >> 8), UInt8(chunk & 0xFF)] }
+        body += deltas
+        while body.count % 4 != 0 { body.append(0) }
+        let words = UInt16(body.count / 4)
+        return [0x8F, 0xCD, UInt8(words >> 8), UInt8(words & 0xFF)] + body  // V=2 FMT=15 | PT=205 | length
+    }
+
+    @Test func sixtyFiveThousandLostPacketsInNineChunksParse() throws {
+        // 9 run-length chunks of "not received" × 8191 (T=0 S=00 run=8191 → 0x1FFF) cover 65 535 statuses.
+        let bytes = Self.feedback(count: 65535, chunks: Array(repeating: 0x1FFF, count: 9))
+        let feedback = try TransportLayerCC(parsing: bytes)
+        #expect(feedback.receiveDeltas.isEmpty)
+        #expect(feedback.statuses.count == 65535)
+        #expect(try TransportLayerCC(parsing: feedback.serialize()) == feedback)
+    }
+
+    @Test func claimedReceivedPacketsNeedTheirDeltaBytes() {
+        // One run of 8191 "received, small delta" (0x3FFF) with two delta bytes present.
+        let bytes = Self.feedback(count: 8191, chunks: [0x3FFF], deltas: [1, 2])
+        #expect(throws: RTCPError.transportCCDeltaOverrun) { try TransportLayerCC(parsing: bytes) }
+    }
 }

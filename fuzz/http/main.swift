@@ -1,3 +1,6 @@
+#if canImport(RTCNet)
+import RTCNet
+#endif
 // libFuzzer target for the HTTP/1.1 request and response parsers. Compiled in one module with the
 // RTCNet sources (see README.md), so it uses their internal API without an import.
 

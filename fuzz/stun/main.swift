@@ -26,7 +26,9 @@ public func stunFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
     precondition(again.transactionID == message.transactionID, "transaction id changed in round trip")
     precondition(again.attributes == message.attributes, "attributes changed in round trip")
 
-    // Signing must produce a message whose integrity verifies.
+    // Signing must produce a message whose integrity verifies (when the two added attributes
+    // still fit the 16-bit length field).
+    guard encoded.count + 32 <= 20 + 0xFFFF else { return 0 }
     let signed = message.encoded(integrityKey: [1, 2, 3], fingerprint: true)
     guard let parsedSigned = try? STUNMessage(bytes: signed) else { preconditionFailure("signed message does not parse") }
     precondition((try? parsedSigned.verifyIntegrity(in: signed, key: [1, 2, 3])) != nil, "own integrity does not verify")

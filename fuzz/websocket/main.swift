@@ -1,3 +1,6 @@
+#if canImport(RTCNet)
+import RTCNet
+#endif
 // libFuzzer target for the WebSocket frame parser and message receiver (both directions).
 // Compiled in one module with the RTCNet sources (see README.md).
 

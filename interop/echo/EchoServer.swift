@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import RTCNet
 import RTCTransport
+import RTCWire
 
 /// The echo endpoint: one `MediaPort`, one certificate, one `EchoSession` per offer.
 final class EchoServer: Sendable {
@@ -24,26 +25,50 @@ final class EchoServer: Sendable {
         Self.log("media port \(port.localAddress), fingerprint \(certificate.fingerprint.sdpValue), SRTP profiles \(profiles)")
     }
 
-    /// Makes a transport for `offerSDP` and returns the answer.
+    /// Makes a transport for `offerSDP` and returns the answer: ICE-lite, `a=setup:passive`,
+    /// BUNDLE and rtcp-mux, Opus and VP8 only, no header extensions, one send stream per section.
     func answer(_ offerSDP: String) throws -> String {
-        let offer = EchoOffer(offerSDP)
-        let remoteFingerprint = try DTLSFingerprint(sdpValue: offer.fingerprint)
+        let offer = try SessionDescription(parsing: offerSDP)
+        guard let first = offer.media.first(where: { !$0.isRejected }),
+              let ufrag = offer.iceUfrag(of: first), let pwd = offer.icePwd(of: first),
+              let offeredFingerprint = offer.fingerprints(of: first).first else {
+            throw DTLSError.badFingerprint("offer without ICE credentials or fingerprint")
+        }
         let ice = ICECredentials.random()
-        let audioPT = offer.sections.first { $0.kind == "audio" }?.payloadTypes["opus/48000/2"]
-        let videoPT = offer.sections.first { $0.kind == "video" }?.payloadTypes["vp8/90000"]
+        let candidate = ICECandidate(address: port.localAddress).sdpCandidate
+        let opus = Codec(payloadType: 111, name: "opus", clockRate: 48_000, channels: 2,
+                         formatParameters: "minptime=10;useinbandfec=1")
+        let options = AnswerOptions(
+            transport: TransportParameters(iceUfrag: ice.ufrag, icePwd: ice.pwd,
+                                           fingerprint: certificate.fingerprint.sdpFingerprint,
+                                           setup: .passive, candidates: [candidate], endOfCandidates: true),
+            capabilities: MediaCapabilities(audioCodecs: [opus], videoCodecs: [.vp8()], headerExtensions: []),
+            iceLite: true, sessionID: String(UInt64.random(in: 1...UInt64(Int64.max))), acceptDataChannel: false)
+        var answer = offer.answer(options)
         let audioSSRC = UInt32.random(in: 1...UInt32.max), videoSSRC = UInt32.random(in: 1...UInt32.max)
-        let session = EchoSession(audioPT: audioPT ?? -1, videoPT: videoPT ?? -1,
-                                  audioSSRC: audioSSRC, videoSSRC: videoSSRC, log: Self.log)
+        var audioPT = -1, videoPT = -1
+        for i in answer.media.indices where !answer.media[i].isRejected {
+            let pt = answer.media[i].codecs.first.map { Int($0.payloadType) } ?? -1
+            switch answer.media[i].kind {
+            case .audio:
+                audioPT = pt
+                answer.media[i].addSendStream(ssrc: audioSSRC, cname: "srtc-echo", streamID: "echo", trackID: "echo-audio")
+            case .video:
+                videoPT = pt
+                answer.media[i].addSendStream(ssrc: videoSSRC, cname: "srtc-echo", streamID: "echo", trackID: "echo-video")
+            default:
+                break
+            }
+        }
+        let session = EchoSession(audioPT: audioPT, videoPT: videoPT, audioSSRC: audioSSRC, videoSSRC: videoSSRC, log: Self.log)
         let transport = try port.makeTransport(PeerTransportParameters(
-            iceRole: .lite, localICE: ice, remoteICE: ICECredentials(ufrag: offer.ufrag, pwd: offer.pwd),
-            certificate: certificate, remoteFingerprint: remoteFingerprint, dtlsRole: .server, srtpProfiles: profiles),
-            delegate: session)
+            iceRole: .lite, localICE: ice, remoteICE: ICECredentials(ufrag: ufrag, pwd: pwd), certificate: certificate,
+            remoteFingerprint: DTLSFingerprint(offeredFingerprint),
+            dtlsRole: .server, srtpProfiles: profiles), delegate: session)
         sessions.withLock { $0.append((transport, session)) }
-        Self.log("offer: ufrag \(offer.ufrag), sections \(offer.sections.map { "\($0.kind)#\($0.mid)" }), "
-                 + "opus PT \(audioPT ?? -1), VP8 PT \(videoPT ?? -1)")
-        return EchoAnswer.make(offer: offer, ice: ice, fingerprint: certificate.fingerprint,
-                               candidate: ICECandidate(address: port.localAddress),
-                               audio: audioPT.map { ($0, audioSSRC) }, video: videoPT.map { ($0, videoSSRC) })
+        Self.log("offer: ufrag \(ufrag), sections \(offer.media.map { "\($0.kind)#\($0.mid ?? "-")" }), "
+                 + "opus PT \(audioPT), VP8 PT \(videoPT)")
+        return answer.serialize()
     }
 
     /// Sends a PLI to every connected browser, on the I/O thread.

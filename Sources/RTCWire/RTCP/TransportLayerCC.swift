@@ -78,36 +78,55 @@ public struct TransportLayerCC: RTCPPacketCodable {
         self.chunks = chunks
         self.receiveDeltas = []
 
+        // Walk runs rather than expanded statuses: a 40-byte packet can claim 65 535 statuses,
+        // and each received one must have its delta bytes here, so the work stays O(bytes).
         var deltas: [Int16] = []
-        for status in statuses {
-            switch status.deltaSize {
-            case 1:
-                guard offset + 1 <= body.count else { throw .transportCCDeltaOverrun }
-                deltas.append(Int16(body.u8(offset)))
-                offset += 1
-            case 2:
-                guard offset + 2 <= body.count else { throw .transportCCDeltaOverrun }
-                deltas.append(Int16(bitPattern: body.u16(offset)))
-                offset += 2
-            default:
-                continue
+        try forEachStatusRun { (status, count) throws(RTCPError) in
+            let size = status.deltaSize
+            guard size > 0 else { return }
+            guard count <= (body.count - offset) / size else { throw .transportCCDeltaOverrun }
+            for _ in 0 ..< count {
+                deltas.append(size == 1 ? Int16(body.u8(offset)) : Int16(bitPattern: body.u16(offset)))
+                offset += size
             }
         }
         receiveDeltas = deltas
     }
 
-    /// Bytes of chunks and deltas after the 16 fixed body bytes, before padding.
-    private var unpaddedBodySize: Int {
-        let deltaBytes = statuses.reduce(0) { $0 + $1.deltaSize }
-        return 16 + chunks.count * 2 + deltaBytes
+    /// Calls `body` for the first `packetStatusCount` statuses as (status, repeat count) runs,
+    /// without expanding run-length chunks.
+    func forEachStatusRun<E: Error>(_ body: (TransportCCStatus, Int) throws(E) -> Void) throws(E) {
+        var remaining = Int(packetStatusCount)
+        for chunk in chunks where remaining > 0 {
+            switch chunk {
+            case .runLength(let status, let count):
+                let take = min(Int(count), remaining)
+                if take > 0 { try body(status, take) }
+                remaining -= take
+            case .oneBitVector(let symbols), .twoBitVector(let symbols):
+                for symbol in symbols where remaining > 0 {
+                    try body(symbol, 1)
+                    remaining -= 1
+                }
+            }
+        }
     }
+
+    /// Receive delta bytes the statuses call for.
+    var deltaByteCount: Int {
+        var total = 0
+        forEachStatusRun { status, count in total += status.deltaSize * count }
+        return total
+    }
+
+    /// Bytes of chunks and deltas after the 16 fixed body bytes, before padding.
+    private var unpaddedBodySize: Int { 16 + chunks.count * 2 + deltaByteCount }
 
     public var serializedSize: Int { RTCPHeader.size + (unpaddedBodySize + 3) & ~3 }
 
     @discardableResult
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let statuses = self.statuses
-        let unpadded = RTCPHeader.size + 16 + chunks.count * 2 + statuses.reduce(0) { $0 + $1.deltaSize }
+        let unpadded = RTCPHeader.size + unpaddedBodySize
         let size = (unpadded + 3) & ~3
         let padding = size - unpadded
         var out = writer(buffer, size: size)
@@ -121,16 +140,18 @@ public struct TransportLayerCC: RTCPPacketCodable {
         out.u8(feedbackPacketCount)
         for chunk in chunks { out.u16(chunk.rawValue) }
         var deltaIndex = 0
-        for status in statuses where status.deltaSize > 0 {
-            precondition(deltaIndex < receiveDeltas.count, "one receive delta per received status")
-            let delta = receiveDeltas[deltaIndex]
-            deltaIndex += 1
-            if status.deltaSize == 1 {
-                precondition((0 ... 255).contains(delta), "small receive deltas are 0…255 ticks")
-                out.u8(UInt8(delta))
-            } else {
-                out.u16(UInt16(bitPattern: delta))
+        forEachStatusRun { status, count in
+            guard status.deltaSize > 0 else { return }
+            precondition(deltaIndex + count <= receiveDeltas.count, "one receive delta per received status")
+            for delta in receiveDeltas[deltaIndex ..< deltaIndex + count] {
+                if status.deltaSize == 1 {
+                    precondition((0 ... 255).contains(delta), "small receive deltas are 0…255 ticks")
+                    out.u8(UInt8(delta))
+                } else {
+                    out.u16(UInt16(bitPattern: delta))
+                }
             }
+            deltaIndex += count
         }
         if padding > 0 {
             out.zeros(padding - 1)

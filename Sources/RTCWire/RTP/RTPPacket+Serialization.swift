@@ -32,7 +32,7 @@ extension RTPPacket {
             (twoByte, profile) = (true, RTPExtensionProfile.twoByte.rawValue)
         }
         let headerSize = twoByte ? 2 : 1
-        let length = extensions.reduce(0) { $0 + headerSize + $1.value.count }
+        let length = extensions.reduce(0) { $0 + headerSize + $1.count }
         return .elements(profile: profile, twoByte: twoByte, dataLength: length)
     }
 
@@ -78,11 +78,11 @@ extension RTPPacket {
             for element in extensions {
                 if twoByte {
                     writer.u8(element.id)
-                    writer.u8(UInt8(element.value.count))
+                    writer.u8(UInt8(element.count))
                 } else {
-                    writer.u8(element.id << 4 | UInt8(element.value.count - 1))
+                    writer.u8(element.id << 4 | UInt8(element.count - 1))
                 }
-                writer.bytes(element.value)
+                element.withUnsafeBytes { writer.bytes($0) }
             }
             writer.zeros((4 - length % 4) % 4)
         }

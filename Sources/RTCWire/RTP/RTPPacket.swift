@@ -53,16 +53,27 @@ public struct RTPPacket: Hashable, Sendable {
         self.paddingLength = paddingLength
     }
 
-    /// Copies a validated view into an owned packet.
+    /// Copies a validated view into an owned packet: one allocation for the payload, one for the
+    /// element list (values up to 16 bytes are stored inline), one for CSRCs when present.
     public init(_ view: RTPPacketView) {
         var csrcs: [UInt32] = []
-        csrcs.reserveCapacity(view.csrcCount)
-        for index in 0 ..< view.csrcCount { csrcs.append(view.csrc(at: index)) }
-        var elements: [RTPHeaderExtensionElement] = []
-        for element in view.extensionElements {
-            elements.append(RTPHeaderExtensionElement(id: element.id, value: view.bytes.copyBytes(element.valueRange)))
+        if view.csrcCount > 0 {
+            csrcs.reserveCapacity(view.csrcCount)
+            for index in 0 ..< view.csrcCount { csrcs.append(view.csrc(at: index)) }
         }
         let profile = view.extensionProfile
+        var elements: [RTPHeaderExtensionElement] = []
+        if profile?.hasElements == true {
+            var count = 0
+            for _ in view.extensionElements { count += 1 }
+            if count > 0 {
+                elements.reserveCapacity(count)
+                for element in view.extensionElements {
+                    elements.append(RTPHeaderExtensionElement(
+                        id: element.id, bytes: UnsafeRawBufferPointer(rebasing: view.bytes[element.valueRange])))
+                }
+            }
+        }
         self.init(
             marker: view.marker, payloadType: view.payloadType, sequenceNumber: view.sequenceNumber,
             timestamp: view.timestamp, ssrc: view.ssrc, csrcs: csrcs, extensionProfile: profile,
@@ -87,6 +98,8 @@ public struct RTPPacket: Hashable, Sendable {
     public func extensionValue(id: UInt8) -> [UInt8]? {
         extensions.first { $0.id == id }?.value
     }
+
+
 
     /// Sets (replacing) or adds the element `id`.
     public mutating func setExtension(id: UInt8, value: [UInt8]) {

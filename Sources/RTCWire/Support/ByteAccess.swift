@@ -23,7 +23,12 @@ extension UnsafeRawBufferPointer {
 
     /// Copies `range` out as an array (owned types only; never on the view path).
     func copyBytes(_ range: Range<Int>) -> [UInt8] {
-        Array(UnsafeRawBufferPointer(rebasing: self[range]))
+        guard !range.isEmpty else { return [] }
+        let source = UnsafeRawBufferPointer(rebasing: self[range])
+        return [UInt8](unsafeUninitializedCapacity: source.count) { buffer, count in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: source)
+            count = source.count
+        }
     }
 }
 
@@ -73,6 +78,12 @@ struct ByteWriter {
             UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + source.count]).copyMemory(from: source)
         }
         offset += value.count
+    }
+
+    mutating func bytes(_ source: UnsafeRawBufferPointer) {
+        guard !source.isEmpty else { return }
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + source.count]).copyMemory(from: source)
+        offset += source.count
     }
 
     mutating func zeros(_ count: Int) {

@@ -15,6 +15,8 @@ public final class ServerApp: Sendable {
     public let createdApp: App?
     /// Live channels.
     let channels: ChannelManager
+    /// The directory served at `/` and `/sdk/` (web SDK, demo page), if any.
+    public let webDirectory: String?
     /// Delivers channel events to `--webhook-url`, when configured.
     let webhooks: WebhookDispatcher?
     private let http: Mutex<HTTPServer?> = Mutex(nil)
@@ -44,6 +46,7 @@ public final class ServerApp: Sendable {
             createdApp = nil
         }
         metrics = Metrics()
+        webDirectory = WebDirectory.resolveForProcess(configured: config.webDir)
         if let url = config.webhookURL {
             let client = HTTPClient(configuration: .init(timeout: .seconds(10)))
             webhooks = WebhookDispatcher(url: url, database: database, apps: apps) { url, headers, body in
@@ -69,14 +72,16 @@ public final class ServerApp: Sendable {
 
     /// Starts the HTTP server (API, signaling); returns once it listens.
     public func start() throws {
-        let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP)
+        let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP,
+                                    qualityIntervalSeconds: config.qualityIntervalSeconds)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
             limits: .init(maxBodyBytes: config.maxBodyBytes))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics)
-        let server = HTTPServer(configuration: configuration, delegate: delegate)
+        let server = HTTPServer(configuration: configuration,
+                                delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
         http.withLock { $0 = server }
     }

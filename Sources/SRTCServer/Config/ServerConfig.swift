@@ -28,8 +28,13 @@ public struct ServerConfig: Sendable, Equatable {
     public var nonceCacheCapacity: Int = 4_000_000
     /// Number of HTTP event-loop threads; 0 means one per core (`--http-threads`, `SRTC_HTTP_THREADS`).
     public var httpThreads: Int = 0
+    /// Seconds between quality reports (`--quality-interval-seconds`, `SRTC_QUALITY_INTERVAL_SECONDS`).
+    public var qualityIntervalSeconds: Double = 5
     /// Channel and signaling limits (`--max-users-per-channel`, `--max-tracks-per-user`, `--reconnect-grace-seconds`, ...).
     public var limits = ChannelLimits()
+    /// Directory of the web SDK and demo page served at `/` and `/sdk/` (`--web-dir`, `SRTC_WEB_DIR`);
+    /// `nil`: `./web` if it exists, else `<executable dir>/../../web`, else none; empty: none.
+    public var webDir: String?
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
 
@@ -67,6 +72,11 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("reconnect-grace-seconds", "SRTC_RECONNECT_GRACE_SECONDS", "reconnect_grace_seconds", "how long a dropped session may resume (default 20)") { c, v in
             c.limits.reconnectGraceSeconds = try positive(v, "reconnect-grace-seconds")
         },
+        Setting("quality-interval-seconds", "SRTC_QUALITY_INTERVAL_SECONDS", "quality_interval_seconds", "seconds between quality reports (default 5)") { c, v in
+            guard let n = Double(v), n >= 0.2, n <= 600 else { throw BadValue() }
+            c.qualityIntervalSeconds = n
+        },
+        Setting("web-dir", "SRTC_WEB_DIR", "web_dir", "web SDK and demo page directory ('' for none; default ./web or <bin>/../../web)") { c, v in c.webDir = v },
         Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
             guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }
             c.httpThreads = n

@@ -23,9 +23,11 @@ final class MediaServer: SFUListener, Sendable {
     private struct WeakRoom { weak var room: ChannelRoom? }
     private let routes = Mutex(Routes())
 
-    init(bind: String, port: UInt16, publicIP: String?) throws {
+    init(bind: String, port: UInt16, publicIP: String?, qualityIntervalSeconds: Double) throws {
         guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
-        worker = try SFUWorker(bind: address)
+        var configuration = SFUConfiguration()
+        configuration.qualityIntervalDuration = .milliseconds(Int64(qualityIntervalSeconds * 1000))
+        worker = try SFUWorker(bind: address, configuration: configuration)
         certificate = try DTLSCertificate(commonName: "srtc-server")
         let bound = worker.port.localAddress
         var announced: [(String, UInt16)] = []

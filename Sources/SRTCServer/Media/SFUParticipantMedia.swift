@@ -70,9 +70,10 @@ actor SFUParticipantMedia: ParticipantMedia {
         let (remoteICE, fingerprint, setup) = try SDPConversions.remoteTransport(of: offer)
         // The client offers actpass (or active): the server answers passive and is the DTLS server.
         let answerSetup: SetupRole = setup == .passive ? .active : .passive
+        // RFC 3264 §6.1: an m-section the client no longer sends on (unpublished) is answered inactive.
         let answer = offer.answer(AnswerOptions(
             transport: transportParameters(publishICE, setup: answerSetup), capabilities: ServerMedia.capabilities, iceLite: true,
-            sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), acceptDataChannel: false, direction: { _ in .recvonly }))
+            sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), acceptDataChannel: false, direction: { $0.effectiveDirection.sends ? .recvonly : .inactive }))
         if publishTransport == nil {
             let id = TransportID("\(uid)#\(instance)/publish")
             let parameters = PeerTransportParameters(iceRole: .lite, localICE: publishICE, remoteICE: remoteICE, certificate: server.certificate,
@@ -108,7 +109,7 @@ actor SFUParticipantMedia: ParticipantMedia {
         let (_, _, setup) = try SDPConversions.remoteTransport(of: parsed)
         return parsed.answer(AnswerOptions(
             transport: transportParameters(publishICE, setup: setup == .passive ? .active : .passive), capabilities: ServerMedia.capabilities,
-            iceLite: true, sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), acceptDataChannel: false, direction: { _ in .recvonly })).serialize()
+            iceLite: true, sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), acceptDataChannel: false, direction: { $0.effectiveDirection.sends ? .recvonly : .inactive })).serialize()
     }
 
     func setMuted(trackId: String, muted: Bool) async {

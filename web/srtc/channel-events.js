@@ -1,0 +1,140 @@
+// SRTC web SDK: server events. Each updates the channel's state, then tells the listeners.
+
+import { ConnectionState, channelInfo, customMessage, trackInfo, userInfo } from './models.js';
+import { RemoteTrack } from './tracks.js';
+import { serverEnded } from './channel-reconnect.js';
+
+/**
+ * Applies the first join's response: state, `didJoinSucceed`, the users and tracks already
+ * there (`userDidJoin`, `didAddTrack`), then the events that arrived meanwhile.
+ */
+export function applyFirstJoin(ch, response) {
+  ch._sessionId = response.sessionId;
+  ch._info = channelInfo(response.channel);
+  ch._me = userInfo(response.me);
+  ch._graceSeconds = response.reconnectGraceSeconds ?? 20;
+  ch._users.clear();
+  ch._remoteTracks.clear();
+  const held = ch._heldEvents ?? [];
+  ch._heldEvents = null;
+  ch._setState(ConnectionState.connected);
+  ch.emit('didJoinSucceed', ch._info);
+  for (const user of response.users ?? []) userJoined(ch, user);
+  for (const [type, data] of held) handleEvent(ch, type, data);
+}
+
+/** Dispatches one server event (docs/protocol.md, Events). */
+export function handleEvent(ch, type, data) {
+  switch (type) {
+    case 'user_joined': userJoined(ch, data); break;
+    case 'user_updated': userUpdated(ch, data); break;
+    case 'user_left': userLeft(ch, data.uid, data.reason); break;
+    case 'me_updated':
+      ch._me = userInfo(data);
+      ch.emit('meDidUpdate', ch._me);
+      break;
+    case 'track_added': trackAdded(ch, data.track, data.uid); break;
+    case 'track_updated': trackUpdated(ch, data.track, data.uid); break;
+    case 'track_removed': trackRemoved(ch, data.track?.id, data.uid); break;
+    case 'subscriber_offer':
+      ch._subscriberFor().handleOffer(data).catch((e) => ch._log('warn', `subscriber offer failed: ${e.message}`));
+      break;
+    case 'subscription_ended': {
+      const track = ch._remoteTracks.get(data.trackId);
+      if (track) {
+        track.isSubscribed = false;
+        track.requestedLayer = null;
+        ch._receiveMonitor.unsubscribed(track);
+      }
+      ch.emit('subscriptionDidEnd', data);
+      break;
+    }
+    case 'message': ch.emit('didReceiveCustomMessage', customMessage(data)); break;
+    case 'channel_updated':
+      ch._info = channelInfo(data);
+      ch.emit('didUpdateInfo', ch._info);
+      break;
+    case 'quality_report': ch.emit('didReceiveQualityReport', data); break;
+    case 'connection_quality': ch.emit('didChangeConnectionQuality', data); break;
+    case 'active_speakers': ch.emit('didChangeActiveSpeakers', { speakers: data.speakers ?? [] }); break;
+    case 'layer_switched': {
+      const track = ch._remoteTracks.get(data.trackId);
+      if (track) track.currentLayer = data.layer;
+      ch.emit('didSwitchLayer', data);
+      break;
+    }
+    case 'disconnected': serverEnded(ch, data.reason, data.message); break;
+    default: ch._log('warn', `unknown event ${type}`);
+  }
+}
+
+// MARK: - Users
+
+export function userJoined(ch, data) {
+  if (!data?.uid || data.uid === ch.uid) return;
+  const user = userInfo(data);
+  const existed = ch._users.has(user.uid);
+  const tracks = user.tracks ?? [];
+  const known = existed ? ch._users.get(user.uid) : null;
+  ch._users.set(user.uid, { ...user, tracks: known ? known.tracks : [] });
+  if (!existed) ch.emit('userDidJoin', ch._users.get(user.uid));
+  for (const info of tracks) trackAdded(ch, info, user.uid);
+}
+
+export function userUpdated(ch, data) {
+  const known = ch._users.get(data?.uid);
+  if (!known) return;
+  const user = userInfo(data);
+  const updated = { ...known, nickname: user.nickname, custom: user.custom };
+  ch._users.set(user.uid, updated);
+  ch.emit('userDidUpdate', updated);
+}
+
+export function userLeft(ch, uid, reason) {
+  const user = ch._users.get(uid);
+  if (!user) return;
+  for (const info of [...user.tracks]) trackRemoved(ch, info.id, uid);
+  ch._users.delete(uid);
+  ch.emit('userDidLeave', uid, reason);
+}
+
+// MARK: - Tracks
+
+export function trackAdded(ch, data, uid) {
+  const user = ch._users.get(uid);
+  if (!user || !data?.id || ch._remoteTracks.has(data.id)) return;
+  const info = trackInfo(data);
+  if (!user.tracks.some((t) => t.id === info.id)) user.tracks.push(info);
+  const track = new RemoteTrack(info);
+  ch._remoteTracks.set(info.id, track);
+  ch.emit('didAddTrack', user, track);
+}
+
+export function trackUpdated(ch, data, uid) {
+  const user = ch._users.get(uid);
+  if (!user || !data?.id) return;
+  const info = trackInfo(data);
+  const index = user.tracks.findIndex((t) => t.id === info.id);
+  if (index >= 0) user.tracks[index] = info; else user.tracks.push(info);
+  let track = ch._remoteTracks.get(info.id);
+  if (track) track._update(info);
+  else {
+    track = new RemoteTrack(info);
+    ch._remoteTracks.set(info.id, track);
+  }
+  ch.emit('didUpdateTrack', user, track);
+}
+
+export function trackRemoved(ch, trackId, uid) {
+  const user = ch._users.get(uid);
+  if (!user) return;
+  const index = user.tracks.findIndex((t) => t.id === trackId);
+  if (index < 0) return;
+  user.tracks.splice(index, 1);
+  const track = ch._remoteTracks.get(trackId);
+  ch._remoteTracks.delete(trackId);
+  if (!track) return;
+  ch._receiveMonitor.unsubscribed(track);
+  track._end();
+  ch.emit('didRemoveTrack', user, track);
+}

@@ -1,0 +1,170 @@
+// SRTC web SDK: losing the signaling connection. The server keeps the session for
+// `reconnect_grace_seconds`; the channel reconnects with backoff and resumes it with
+// `join {session_id}` (docs/protocol.md, Reconnection), then brings users and tracks up to date.
+// A broken media path is restarted with `restart_ice`.
+
+import { ServerErrorCode } from './errors.js';
+import { ConnectionState, DisconnectReason, channelInfo, userInfo } from './models.js';
+import { handleEvent, trackAdded, trackRemoved, trackUpdated, userJoined, userLeft, userUpdated } from './channel-events.js';
+
+/** Attempts stop this long before the grace period ends, so the last one can still resume. */
+const GRACE_MARGIN_MS = 500;
+/** A media connection `disconnected` this long is restarted. */
+const ICE_DISCONNECTED_RESTART_MS = 3000;
+
+/** The signaling connection `signal` closed without `leave`: reconnect, or end when never joined. */
+export function connectionLost(ch, signal) {
+  if (ch._signal !== signal) return;
+  ch._signal = null;
+  if (ch._state !== ConnectionState.connected) return;
+  ch._reconnect = { lostAt: performance.now(), attempt: 0, timer: 0, generation: (ch._reconnect?.generation ?? 0) + 1 };
+  ch._setState(ConnectionState.reconnecting);
+  ch.emit('channelIsReconnecting');
+  schedule(ch, ch._reconnect.generation);
+}
+
+/** The server ended the session (`disconnected` event): no reconnection. */
+export function serverEnded(ch, reason, message) {
+  ch._log('info', `the server ended the session: ${reason}${message ? ' ' + message : ''}`);
+  ch._teardown(reason ?? DisconnectReason.error, null);
+}
+
+/** Cancels a pending reconnection (leave, teardown). */
+export function stopReconnecting(ch) {
+  if (!ch._reconnect) return;
+  clearTimeout(ch._reconnect.timer);
+  ch._reconnect = null;
+}
+
+function schedule(ch, generation) {
+  const r = ch._reconnect;
+  if (!r || r.generation !== generation) return;
+  const delays = ch.options.reconnectDelaysMs;
+  const delay = delays[Math.min(r.attempt, delays.length - 1)] ?? 1000;
+  const deadline = r.lostAt + ch._graceSeconds * 1000 - GRACE_MARGIN_MS;
+  if (performance.now() + delay >= deadline) {
+    ch._teardown(DisconnectReason.timeout, null);
+    return;
+  }
+  r.timer = setTimeout(() => attempt(ch, generation), delay);
+}
+
+/** One attempt: a new WebSocket and `join` with the session id. */
+async function attempt(ch, generation) {
+  const r = ch._reconnect;
+  if (!r || r.generation !== generation) return;
+  ch._log('debug', `reconnect attempt ${r.attempt + 1}`);
+  const signal = ch._makeSignal(ch._params.wsURL);
+  ch._signal = signal;
+  ch._heldEvents = [];
+  let response;
+  try {
+    await signal.connect(5000);
+    response = await ch._joinRequest(signal, ch._sessionId);
+  } catch (error) {
+    if (ch._reconnect?.generation !== generation) { signal.close(1000, 'abandoned'); return; }
+    if (ch._signal === signal) ch._signal = null;
+    ch._heldEvents = null;
+    signal.close(1000, 'reconnect failed');
+    ch._log('warn', `reconnect attempt ${r.attempt + 1} failed: ${error.message}`);
+    const fatal = fatalReason(error);
+    if (fatal) { ch._teardown(fatal, error); return; }
+    r.attempt += 1;
+    schedule(ch, generation);
+    return;
+  }
+  if (ch._reconnect?.generation !== generation || ch._signal !== signal) { signal.close(1000, 'abandoned'); return; }
+  if (!response.resumed) {
+    // The server had already ended the session; this join made a new one, which is left.
+    signal.request('leave', undefined, { timeoutMs: 2000 }).catch(() => {}).finally(() => signal.close(1000, 'not resumed'));
+    ch._signal = null;
+    ch._teardown(DisconnectReason.timeout, null);
+    return;
+  }
+  stopReconnecting(ch);
+  const held = ch._heldEvents ?? [];
+  ch._heldEvents = null;
+  ch._sessionId = response.sessionId;
+  ch._graceSeconds = response.reconnectGraceSeconds ?? ch._graceSeconds;
+  ch._setState(ConnectionState.connected);
+  ch.emit('didReconnect', channelInfo(response.channel));
+  catchUp(ch, response);
+  for (const [type, data] of held) handleEvent(ch, type, data);
+  restartBrokenTransports(ch);
+}
+
+/** Server refusals that no retry can fix end the session at once. */
+function fatalReason(error) {
+  if (error?.kind !== 'server') return null;
+  switch (error.code) {
+    case ServerErrorCode.tokenExpired: return DisconnectReason.tokenExpired;
+    case ServerErrorCode.invalidToken:
+    case ServerErrorCode.tokenNotYetValid:
+    case ServerErrorCode.permissionDenied:
+    case ServerErrorCode.invalidParameter: return DisconnectReason.error;
+    default: return null;
+  }
+}
+
+/**
+ * Events missed while disconnected are replayed as the difference between what the channel
+ * knew and the resume response. Users gone meanwhile leave with `client_leave` (the server
+ * does not keep the real reason).
+ */
+function catchUp(ch, response) {
+  const info = channelInfo(response.channel);
+  if (JSON.stringify(ch._info) !== JSON.stringify(info)) {
+    ch._info = info;
+    ch.emit('didUpdateInfo', info);
+  }
+  const me = userInfo(response.me);
+  if (ch._me?.nickname !== me.nickname || ch._me?.custom !== me.custom) {
+    ch._me = me;
+    ch.emit('meDidUpdate', me);
+  }
+  const users = (response.users ?? []).map(userInfo);
+  const fresh = new Map(users.map((u) => [u.uid, u]));
+  for (const old of ch.users) {
+    const now = fresh.get(old.uid);
+    if (!now || now.joinedAt !== old.joinedAt) userLeft(ch, old.uid, DisconnectReason.clientLeave);
+  }
+  for (const user of users) {
+    const old = ch._users.get(user.uid);
+    if (!old) { userJoined(ch, user); continue; }
+    if (old.nickname !== user.nickname || old.custom !== user.custom) userUpdated(ch, user);
+    const ids = new Set(user.tracks.map((t) => t.id));
+    for (const t of [...old.tracks]) if (!ids.has(t.id)) trackRemoved(ch, t.id, user.uid);
+    for (const t of user.tracks) {
+      const known = old.tracks.find((k) => k.id === t.id);
+      if (!known) trackAdded(ch, t, user.uid);
+      else if (JSON.stringify(known) !== JSON.stringify(t)) trackUpdated(ch, t, user.uid);
+    }
+  }
+}
+
+/** After a resume, a media connection that broke meanwhile gets an ICE restart. */
+function restartBrokenTransports(ch) {
+  for (const [transport, pc] of Object.entries(ch.peerConnections)) {
+    if (pc && (pc.iceConnectionState === 'failed' || pc.iceConnectionState === 'disconnected')) restartIce(ch, transport);
+  }
+}
+
+/** A media connection's ICE state changed: restart it when it failed or stays disconnected. */
+export function transportStateChanged(ch, transport, iceState) {
+  ch._iceTimers ??= {};
+  clearTimeout(ch._iceTimers[transport]);
+  if (iceState === 'failed') restartIce(ch, transport);
+  else if (iceState === 'disconnected') {
+    ch._iceTimers[transport] = setTimeout(() => {
+      const pc = ch.peerConnections[transport];
+      if (pc && (pc.iceConnectionState === 'disconnected' || pc.iceConnectionState === 'failed')) restartIce(ch, transport);
+    }, ICE_DISCONNECTED_RESTART_MS);
+  }
+}
+
+function restartIce(ch, transport) {
+  if (ch._state !== ConnectionState.connected) return; // done after the resume
+  ch._log('info', `restarting ICE of the ${transport} transport`);
+  const side = transport === 'publish' ? ch._publisher : ch._subscriber;
+  side?.restartIce().catch((e) => ch._log('warn', `ICE restart of ${transport} failed: ${e.message}`));
+}

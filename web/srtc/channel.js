@@ -1,0 +1,420 @@
+// SRTC web SDK: a channel. Join a channel on an SRTC server, see its users and their tracks,
+// publish local tracks, subscribe to remote ones, exchange custom messages. Server events are
+// handled in channel-events.js, reconnection in channel-reconnect.js.
+
+import { Emitter } from './emitter.js';
+import { SRTCError } from './errors.js';
+import { ConnectionState, DisconnectReason, PROTOCOL_VERSION, TrackDesc, signalingURL } from './models.js';
+import { SignalClient } from './signal-client.js';
+import { LocalTrack } from './tracks.js';
+import { Publisher } from './publisher.js';
+import { Subscriber } from './subscriber.js';
+import { applyFirstJoin, handleEvent } from './channel-events.js';
+import { connectionLost, stopReconnecting, transportStateChanged } from './channel-reconnect.js';
+import { ReceiveMonitor } from './receive-monitor.js';
+
+/** SDK name and version sent in `join` (`sdk`). */
+export const SDK_VERSION = '0.1.0';
+
+const LOG_LEVELS = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
+
+const DEFAULT_OPTIONS = {
+  /** Answer time allowed for a request. */
+  requestTimeoutMs: 10000,
+  /** Time allowed for the WebSocket and `join`. */
+  joinTimeoutMs: 15000,
+  /** A `ping` goes out after this long without a request (docs/protocol.md: 10 s). */
+  pingIntervalMs: 10000,
+  /** A subscribed video that decodes no frame for this long is reported timed out. */
+  receiveTimeoutMs: 3000,
+  /** Delays before reconnection attempts; the last repeats until the grace period ends. */
+  reconnectDelaysMs: [0, 500, 1000, 2000, 4000],
+  /** Extra `RTCPeerConnection` ICE servers (the server is ICE-lite; none are needed on a reachable host). */
+  iceServers: [],
+  /** `debug`, `info`, `warn`, `error` or `off`. */
+  logLevel: 'warn',
+  /** `(level, message) => {}` replaces console logging. */
+  logger: null,
+};
+
+/**
+ * One channel instance. Events (`channel.on(name, fn)` or `channel.addDelegate(obj)`), named as
+ * the Swift SDK's `ChannelDelegate` methods:
+ *
+ * `didJoinSucceed(info)`, `channelIsReconnecting()`, `didReconnect(info)`,
+ * `didDisconnect(reason, error)`, `userDidJoin(user)`, `userDidUpdate(user)`, `meDidUpdate(user)`,
+ * `userDidLeave(uid, reason)`, `didAddTrack(user, track)`, `didUpdateTrack(user, track)`,
+ * `didRemoveTrack(user, track)`, `didChangeReceiveStreamStatus(status)`,
+ * `didReceiveCustomMessage(message)`, `didUpdateInfo(info)`, `didReceiveQualityReport(report)`,
+ * `didChangeConnectionQuality(change)`, `didChangeActiveSpeakers(snapshot)`,
+ * `didSwitchLayer(info)`; and web additions: `trackDidBindRtcTrack(track)`,
+ * `subscriptionDidEnd({trackId, reason})`, `connectionStateDidChange(state)`,
+ * `transportStateDidChange(transport, iceState)`.
+ */
+export class SRTCChannel extends Emitter {
+  constructor(options = {}) {
+    super();
+    this.options = { ...DEFAULT_OPTIONS, ...options };
+    this._state = ConnectionState.disconnected;
+    this._signal = null;
+    this._sessionId = null;
+    this._info = null;
+    this._me = null;
+    this._graceSeconds = 20;
+    /** uid → UserInfo (with its `tracks`), in join order. */
+    this._users = new Map();
+    /** track id → RemoteTrack. */
+    this._remoteTracks = new Map();
+    /** My published LocalTracks. */
+    this._localTracks = new Set();
+    this._params = null;
+    this._heldEvents = null;
+    this._publisher = null;
+    this._subscriber = null;
+    this._ticker = 0;
+    this._reconnect = null;
+    this._receiveMonitor = new ReceiveMonitor(this);
+  }
+
+  // MARK: - State
+
+  /** `disconnected`, `connecting`, `connected` or `reconnecting`. */
+  get connectionState() { return this._state; }
+  /** Whether the channel is joined (connected or reconnecting). */
+  get isJoined() { return this._state === ConnectionState.connected || this._state === ConnectionState.reconnecting; }
+  /** The channel's `ChannelInfo` (`{channel, createdAt, userCount, metadata}`), once joined. */
+  get info() { return this._info; }
+  /** The channel name, once joined. */
+  get channelId() { return this._info?.channel ?? null; }
+  /** My `UserInfo`, once joined. */
+  get me() { return this._me; }
+  /** My uid (from the token), once joined. */
+  get uid() { return this._me?.uid ?? null; }
+  /** The session id the server gave (used to resume after a reconnect). */
+  get sessionId() { return this._sessionId; }
+  /** The other users, in join order. */
+  get users() { return [...this._users.values()]; }
+  /** One remote user's `UserInfo`. */
+  user(uid) { return this._users.get(uid) ?? null; }
+  /** Every remote track. */
+  get remoteTracks() { return [...this._remoteTracks.values()]; }
+  /** A remote track by id. */
+  remoteTrack(trackId) { return this._remoteTracks.get(trackId) ?? null; }
+  /** The remote tracks of one user. */
+  remoteTracksOf(uid) { return this.remoteTracks.filter((t) => t.uid === uid); }
+  /** My published tracks. */
+  get localTracks() { return [...this._localTracks]; }
+  /** The publish and subscribe `RTCPeerConnection`s (null until used). */
+  get peerConnections() { return { publish: this._publisher?.pc ?? null, subscribe: this._subscriber?.pc ?? null }; }
+
+  // MARK: - Join and leave
+
+  /**
+   * Joins a channel.
+   * @param {string} url the server, `http(s)://host:port` (or a `ws(s)://` URL).
+   * @param {string} token the join token your backend got from `POST /server/v1/channel/grant`.
+   * @param {{nickname?: string, custom?: string}} profile shown to the others.
+   * @returns {Promise<object>} the `ChannelInfo` (also delivered by `didJoinSucceed`).
+   */
+  async join(url, token, { nickname, custom } = {}) {
+    if (this._destroyed) throw new SRTCError('engineDestroyed', 'the channel was destroyed');
+    if (this._state !== ConnectionState.disconnected) throw new SRTCError('wrongState', `join while ${this._state}`);
+    const wsURL = signalingURL(url);
+    this._params = { wsURL, token: String(token ?? ''), nickname, custom };
+    this._setState(ConnectionState.connecting);
+    const signal = this._makeSignal(wsURL);
+    this._signal = signal;
+    this._heldEvents = [];
+    let response;
+    try {
+      await signal.connect(this.options.joinTimeoutMs);
+      response = await this._joinRequest(signal, null);
+    } catch (error) {
+      // The socket may already be closed (a refused token closes it), which cleared `_signal`.
+      if (this._state === ConnectionState.connecting && (this._signal === signal || this._signal === null)) {
+        this._signal = null;
+        this._heldEvents = null;
+        this._setState(ConnectionState.disconnected);
+      }
+      signal.close(1000, 'join failed');
+      throw error;
+    }
+    if (this._signal !== signal || this._state !== ConnectionState.connecting) {
+      signal.close(1000, 'left while joining');
+      throw new SRTCError('wrongState', 'left while joining');
+    }
+    this._startTicker();
+    applyFirstJoin(this, response);
+    this._log('info', `joined ${response.channel.channel} as ${response.me.uid}`);
+    return response.channel;
+  }
+
+  /**
+   * Leaves the channel: tells the server, closes the media connections and the WebSocket.
+   * `didDisconnect('client_leave')` follows. Does nothing when not joined.
+   */
+  async leave() {
+    if (this._state === ConnectionState.disconnected) return;
+    stopReconnecting(this);
+    const signal = this._signal;
+    if (signal?.isOpen && this._state === ConnectionState.connected) {
+      try { await signal.request('leave', undefined, { timeoutMs: 3000 }); } catch (e) { /* leaving anyway */ }
+    }
+    this._teardown(DisconnectReason.clientLeave, null);
+  }
+
+  // MARK: - Publishing
+
+  /**
+   * Publishes a browser track. Others get `didAddTrack`.
+   * @param {MediaStreamTrack} mediaStreamTrack from `getUserMedia`, `getDisplayMedia` or a canvas.
+   * @param {{desc?: string, simulcast?: boolean, muted?: boolean}} options `desc` defaults to
+   *   `mic` (audio) or `camera_big` (video); `simulcast` sends the camera as layers `camera_big` (rid h)
+   *   and `camera_small` (rid l).
+   * @returns {Promise<LocalTrack>}
+   */
+  async publishLocalTrack(mediaStreamTrack, options = {}) {
+    const [track] = await this.publishLocalTracks([{ track: mediaStreamTrack, ...options }]);
+    return track;
+  }
+
+  /** Publishes several tracks in one negotiation: `[{track, desc, simulcast, muted}]`. */
+  async publishLocalTracks(entries) {
+    this._requireJoined();
+    const tracks = entries.map(({ track, desc, simulcast = false, muted = false }) => {
+      if (!track || (track.kind !== 'audio' && track.kind !== 'video')) throw new TypeError('track must be a MediaStreamTrack');
+      if (simulcast && track.kind !== 'video') throw new TypeError('only video tracks are simulcast');
+      const name = desc ?? (track.kind === 'audio' ? TrackDesc.mic : TrackDesc.cameraBig);
+      return new LocalTrack(track, { desc: name, simulcast, muted });
+    });
+    const published = await this._publisherFor().publish(tracks);
+    for (const t of published) this._localTracks.add(t);
+    return published;
+  }
+
+  /** Stops publishing a track (a `LocalTrack`, its id or its `MediaStreamTrack`). */
+  async unpublish(track) {
+    const local = this._localTrack(track);
+    await this._publisherFor().unpublish(local);
+    this._localTracks.delete(local);
+    local._ended();
+  }
+
+  /** Mutes (or unmutes) one of my tracks: it sends nothing and others get `didUpdateTrack`. */
+  async mute(track, muted = true) {
+    const local = this._localTrack(track);
+    await this._request('mute', { track_id: local.id, muted: Boolean(muted) });
+    local.mediaStreamTrack.enabled = !muted;
+    local._setMuted(Boolean(muted));
+  }
+
+  // MARK: - Subscribing
+
+  /**
+   * Subscribes to a remote track; its `MediaStreamTrack` arrives with `trackDidBindRtcTrack`
+   * (and the track's own `didBindRtcTrack`).
+   * @param {string|RemoteTrack} track the track or its id.
+   * @param {{layer?: string}} options `layer`: `camera_big` or `camera_small` for a simulcast camera.
+   * @returns {Promise<RemoteTrack>}
+   */
+  async subscribe(track, { layer } = {}) {
+    const remote = this._remote(track);
+    this._subscriberFor();
+    await this._request('subscribe', { track_id: remote.id, ...(layer ? { layer } : {}) });
+    remote.isSubscribed = true;
+    remote.requestedLayer = layer ?? null;
+    this._receiveMonitor.subscribed(remote);
+    return remote;
+  }
+
+  /** Switches the simulcast layer of a subscription; `didSwitchLayer` follows on a key frame. */
+  async setLayer(track, layer) {
+    const remote = this._remote(track);
+    await this._request('set_layer', { track_id: remote.id, layer });
+    remote.requestedLayer = layer;
+  }
+
+  /** Stops receiving a remote track. */
+  async unsubscribe(track) {
+    const remote = this._remote(track);
+    await this._request('unsubscribe', { track_id: remote.id });
+    remote.isSubscribed = false;
+    remote.requestedLayer = null;
+    this._receiveMonitor.unsubscribed(remote);
+  }
+
+  // MARK: - Data
+
+  /**
+   * Sends a custom message (text, for example JSON text; at most 16 KiB) to the listed uids,
+   * or to everyone else when `to` is omitted or empty. Recipients get `didReceiveCustomMessage`.
+   */
+  async sendCustomMessage(data, to) {
+    const list = to == null ? undefined : (Array.isArray(to) ? to : [to]).map(String);
+    await this._request('send_message', { data: String(data), ...(list && list.length ? { to: list } : {}) });
+  }
+
+  /** Changes my nickname and/or custom data (fields left out stay); I get `meDidUpdate`, others `userDidUpdate`. */
+  async updateProfile({ nickname, custom } = {}) {
+    const data = {};
+    if (nickname !== undefined) data.nickname = String(nickname);
+    if (custom !== undefined) data.custom = String(custom);
+    await this._request('update_profile', data);
+  }
+
+  /** A round trip to the server; resolves with its time (Unix milliseconds). */
+  async ping() {
+    const response = await this._request('ping');
+    return response.serverTime;
+  }
+
+  /** The browser's statistics of both media connections: `{publish, subscribe}` (`RTCStatsReport` or null). */
+  async getStats() {
+    const { publish, subscribe } = this.peerConnections;
+    return { publish: publish ? await publish.getStats() : null, subscribe: subscribe ? await subscribe.getStats() : null };
+  }
+
+  // MARK: - Internals
+
+  _log(level, message) {
+    if ((LOG_LEVELS[level] ?? 1) < (LOG_LEVELS[this.options.logLevel] ?? 2)) return;
+    if (this.options.logger) this.options.logger(level, message);
+    else (console[level] ?? console.log)(`[srtc] ${message}`);
+  }
+
+  _setState(state) {
+    if (this._state === state) return;
+    this._state = state;
+    this.emit('connectionStateDidChange', state);
+  }
+
+  _makeSignal(wsURL) {
+    const signal = new SignalClient(wsURL, {
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      log: (level, message) => this._log(level, message),
+      onEvent: (type, data) => {
+        if (this._signal !== signal) return;
+        if (this._heldEvents) this._heldEvents.push([type, data]);
+        else handleEvent(this, type, data);
+      },
+      onClose: (info) => {
+        if (this._signal !== signal) return;
+        this._log('info', `signaling closed (${info.code}${info.reason ? ' ' + info.reason : ''})`);
+        connectionLost(this, signal);
+      },
+    });
+    return signal;
+  }
+
+  _joinRequest(signal, sessionId) {
+    const { token, nickname, custom } = this._params;
+    const data = { token, protocol: PROTOCOL_VERSION, sdk: `srtc-web/${SDK_VERSION} ${globalThis.navigator?.userAgent ?? ''}`.trim() };
+    if (nickname != null) data.nickname = String(nickname);
+    if (custom != null) data.custom = String(custom);
+    if (sessionId) data.session_id = sessionId;
+    return signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs });
+  }
+
+  /** Sends a request on the live connection; `notJoined` / `connectionFailed` otherwise. */
+  _request(type, data) {
+    if (!this.isJoined) return Promise.reject(new SRTCError('notJoined', `${type}: the channel is not joined`));
+    if (this._state !== ConnectionState.connected || !this._signal?.isOpen) {
+      return Promise.reject(new SRTCError('connectionFailed', `${type}: reconnecting`));
+    }
+    return this._signal.request(type, data);
+  }
+
+  _requireJoined() {
+    if (!this.isJoined) throw new SRTCError('notJoined', 'the channel is not joined');
+  }
+
+  _rtcConfiguration() {
+    return { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceServers: this.options.iceServers };
+  }
+
+  _publisherFor() {
+    this._requireJoined();
+    if (!this._publisher) this._publisher = new Publisher(this, this._rtcConfiguration());
+    return this._publisher;
+  }
+
+  _subscriberFor() {
+    if (!this._subscriber) this._subscriber = new Subscriber(this, this._rtcConfiguration());
+    return this._subscriber;
+  }
+
+  _localTrack(track) {
+    this._requireJoined();
+    for (const t of this._localTracks) {
+      if (t === track || t.id === track || t.mediaStreamTrack === track) return t;
+    }
+    throw new SRTCError('wrongState', 'not a published local track');
+  }
+
+  _remote(track) {
+    this._requireJoined();
+    const id = typeof track === 'string' ? track : track?.id;
+    const remote = this._remoteTracks.get(id);
+    if (!remote) throw new SRTCError('wrongState', `no remote track ${id}`);
+    return remote;
+  }
+
+  _remoteTrackBound(trackId, mediaStreamTrack, mid) {
+    const remote = this._remoteTracks.get(trackId);
+    if (!remote || !remote._bind(mediaStreamTrack, mid)) return;
+    this._receiveMonitor.bound(remote);
+    this.emit('trackDidBindRtcTrack', remote);
+  }
+
+  _remoteTrackUnbound(trackId) {
+    this._remoteTracks.get(trackId)?._unbind();
+  }
+
+  _transportStateChanged(transport, iceState) {
+    this.emit('transportStateDidChange', transport, iceState);
+    transportStateChanged(this, transport, iceState);
+  }
+
+  _startTicker() {
+    clearInterval(this._ticker);
+    this._ticker = setInterval(() => this._tick(), 1000);
+  }
+
+  _tick() {
+    const signal = this._signal;
+    if (this._state === ConnectionState.connected && signal?.isOpen && performance.now() - signal.lastSentAt >= this.options.pingIntervalMs) {
+      signal.request('ping', undefined, { timeoutMs: this.options.pingIntervalMs }).catch((e) => {
+        // No answer: the connection is dead even if the socket has not noticed; resume on a new one.
+        if (e.kind === 'timeout' && this._signal === signal) signal.close(4000, 'ping timeout');
+      });
+    }
+    this._receiveMonitor.tick();
+  }
+
+  /** Ends the session for good: remote tracks end, media closes, `didDisconnect`. Idempotent. */
+  _teardown(reason, error) {
+    if (this._state === ConnectionState.disconnected) return;
+    stopReconnecting(this);
+    clearInterval(this._ticker);
+    this._ticker = 0;
+    const signal = this._signal;
+    this._signal = null;
+    this._heldEvents = null;
+    signal?.close(1000, reason);
+    this._publisher?.close();
+    this._subscriber?.close();
+    this._publisher = null;
+    this._subscriber = null;
+    this._receiveMonitor.reset();
+    const remotes = [...this._remoteTracks.values()];
+    const locals = [...this._localTracks];
+    this._remoteTracks.clear();
+    this._localTracks.clear();
+    this._users.clear();
+    this._setState(ConnectionState.disconnected);
+    for (const t of remotes) t._end();
+    for (const t of locals) t._ended();
+    this._log('info', `disconnected: ${reason}`);
+    this.emit('didDisconnect', reason, error ?? null);
+  }
+}

@@ -1,0 +1,180 @@
+// SRTC web SDK: the publish transport. The browser offers one sendonly m-section per track
+// (BUNDLE, rtcp-mux); the server answers ICE-lite with its candidate (docs/protocol.md, `publish`).
+// Negotiations run one at a time.
+
+import { asSRTCError } from './errors.js';
+import { SIMULCAST_RIDS } from './models.js';
+
+/** Bitrates of the simulcast layers, bits per second (`h` full size, `l` a quarter of each side). */
+const LAYER_BITRATES = { h: 1_500_000, l: 200_000 };
+
+export class Publisher {
+  #channel;
+  #queue = Promise.resolve();
+
+  constructor(channel, rtcConfiguration) {
+    this.#channel = channel;
+    this.rtcConfiguration = rtcConfiguration;
+    /** The `RTCPeerConnection`, once something was published. */
+    this.pc = null;
+  }
+
+  /** Runs `task` after every earlier negotiation. */
+  #serial(task) {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  #ensurePc() {
+    if (this.pc) return this.pc;
+    const pc = new RTCPeerConnection(this.rtcConfiguration);
+    pc.addEventListener('iceconnectionstatechange', () => this.#channel._transportStateChanged('publish', pc.iceConnectionState));
+    this.pc = pc;
+    return pc;
+  }
+
+  /**
+   * Publishes `localTracks` (LocalTrack objects) in one offer; sets their server ids.
+   * On refusal nothing stays negotiated and the call rejects with the server's error.
+   */
+  publish(localTracks) {
+    return this.#serial(async () => {
+      const pc = this.#ensurePc();
+      const added = [];
+      try {
+        for (const t of localTracks) {
+          const init = { direction: 'sendonly', streams: [new MediaStream([t.mediaStreamTrack])] };
+          if (t.simulcast) {
+            init.sendEncodings = [
+              { rid: 'h', maxBitrate: LAYER_BITRATES.h },
+              { rid: 'l', maxBitrate: LAYER_BITRATES.l, scaleResolutionDownBy: 4 },
+            ];
+          }
+          t.transceiver = pc.addTransceiver(t.mediaStreamTrack, init);
+          t.mediaStreamTrack.enabled = !t.muted;
+          added.push(t);
+        }
+        await pc.setLocalDescription(await pc.createOffer());
+      } catch (e) {
+        this.#discard(added);
+        await this.#rollback();
+        throw asSRTCError(e, 'mediaFailed', 'cannot create the publish offer');
+      }
+      const tracks = added.map((t) => {
+        t.layers = t.simulcast ? simulcastLayers(t.mediaStreamTrack) : [];
+        return {
+          mid: t.transceiver.mid,
+          kind: t.kind,
+          desc: t.desc,
+          muted: t.muted,
+          layers: t.layers.map((l) => ({ rid: l.rid, desc: l.desc, width: l.width, height: l.height, max_bitrate: l.maxBitrate })),
+        };
+      });
+      let response;
+      try {
+        response = await this.#channel._request('publish', { sdp: pc.localDescription.sdp, tracks });
+      } catch (e) {
+        this.#discard(added);
+        await this.#rollback();
+        throw e;
+      }
+      // The response lists the new tracks in the order of the request.
+      const infos = response.tracks ?? [];
+      try {
+        if (infos.length !== added.length) throw new Error(`publish answered ${infos.length} tracks for ${added.length}`);
+        await pc.setRemoteDescription({ type: 'answer', sdp: response.sdp });
+      } catch (e) {
+        this.#discard(added);
+        await this.#rollback();
+        for (const info of infos) this.#channel._request('unpublish', { track_id: info.id }).catch(() => {});
+        throw asSRTCError(e, 'mediaFailed', 'the server\'s publish answer was refused');
+      }
+      added.forEach((t, i) => t._published(infos[i]));
+      return added;
+    });
+  }
+
+  /** Stops sending `localTrack` and renegotiates (the m-section becomes inactive), then `unpublish`. */
+  unpublish(localTrack) {
+    return this.#serial(async () => {
+      const pc = this.pc;
+      const transceiver = localTrack.transceiver;
+      let offered = false;
+      if (pc && transceiver && pc.signalingState === 'stable') {
+        try {
+          await transceiver.sender.replaceTrack(null);
+          transceiver.direction = 'inactive';
+          await pc.setLocalDescription(await pc.createOffer());
+          offered = true;
+        } catch (e) {
+          this.#channel._log('warn', `unpublish offer failed: ${e.message}`);
+        }
+      }
+      let response;
+      try {
+        response = await this.#channel._request('unpublish', { track_id: localTrack.id, ...(offered ? { sdp: pc.localDescription.sdp } : {}) });
+      } catch (e) {
+        if (offered) await this.#rollback();
+        throw e;
+      }
+      if (!offered) return;
+      try {
+        if (response?.sdp) await pc.setRemoteDescription({ type: 'answer', sdp: response.sdp });
+        else await this.#rollback();
+      } catch (e) {
+        // The server has unpublished the track; keep the connection usable for the next negotiation.
+        this.#channel._log('warn', `the server's unpublish answer was refused: ${e.message}`);
+        await this.#rollback();
+      }
+    });
+  }
+
+  /** ICE restart of the publish transport (new credentials in a new offer). */
+  restartIce() {
+    return this.#serial(async () => {
+      const pc = this.pc;
+      if (!pc || pc.signalingState !== 'stable') return;
+      pc.restartIce();
+      await pc.setLocalDescription(await pc.createOffer({ iceRestart: true }));
+      let response;
+      try {
+        response = await this.#channel._request('restart_ice', { transport: 'publish', sdp: pc.localDescription.sdp });
+      } catch (e) {
+        await this.#rollback();
+        throw e;
+      }
+      if (response?.sdp) await pc.setRemoteDescription({ type: 'answer', sdp: response.sdp });
+    });
+  }
+
+  /** Closes the connection; the local tracks keep capturing (the app owns them). */
+  close() {
+    this.pc?.close();
+    this.pc = null;
+  }
+
+  #discard(tracks) {
+    for (const t of tracks) {
+      try { t.transceiver?.stop(); } catch (e) { /* already stopped */ }
+      t.transceiver = null;
+    }
+  }
+
+  async #rollback() {
+    if (this.pc && this.pc.signalingState === 'have-local-offer') {
+      try { await this.pc.setLocalDescription({ type: 'rollback' }); } catch (e) { /* nothing to undo */ }
+    }
+  }
+}
+
+/** The `layers` of a simulcast camera: `h` = camera_big at the capture size, `l` = camera_small at a quarter. */
+export function simulcastLayers(mediaStreamTrack) {
+  const settings = mediaStreamTrack.getSettings?.() ?? {};
+  const width = settings.width ?? 1280;
+  const height = settings.height ?? 720;
+  return [
+    { rid: 'h', desc: SIMULCAST_RIDS.h, width, height, maxBitrate: LAYER_BITRATES.h },
+    { rid: 'l', desc: SIMULCAST_RIDS.l, width: Math.round(width / 4), height: Math.round(height / 4), maxBitrate: LAYER_BITRATES.l },
+  ];
+}

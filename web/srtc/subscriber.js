@@ -1,0 +1,108 @@
+// SRTC web SDK: the subscribe transport. The server offers (one m-section per subscribed track,
+// `a=msid:<uid> <track id>`), the browser answers recvonly, revision by revision; an unsubscribed
+// m-section turns inactive and is reused later (docs/protocol.md, `subscriber_offer`).
+
+import { ServerErrorCode } from './errors.js';
+import { parseMediaSections, sends, trackIdOf } from './sdp.js';
+
+export class Subscriber {
+  #channel;
+  #queue = Promise.resolve();
+  /** mid → remote track id, as the last applied offer says. */
+  #bound = new Map();
+  /** The m-sections of the offer being applied / last applied. */
+  #lastSections = [];
+
+  constructor(channel, rtcConfiguration) {
+    this.#channel = channel;
+    this.rtcConfiguration = rtcConfiguration;
+    /** The `RTCPeerConnection`, once the server sent an offer. */
+    this.pc = null;
+    /** The newest offer revision seen; older offers are skipped, never answered. */
+    this.latestRevision = 0;
+    /** The revision last answered. */
+    this.answeredRevision = 0;
+  }
+
+  #ensurePc() {
+    if (this.pc) return this.pc;
+    const pc = new RTCPeerConnection(this.rtcConfiguration);
+    pc.addEventListener('iceconnectionstatechange', () => this.#channel._transportStateChanged('subscribe', pc.iceConnectionState));
+    // Binding happens after each offer is applied; `track` covers a browser that reports a
+    // receiver's track only through this event.
+    pc.addEventListener('track', (e) => this.#bindTransceiver(e.transceiver, this.#lastSections));
+    this.pc = pc;
+    return pc;
+  }
+
+  /** Handles `subscriber_offer {sdp, revision}`: applied in order, answered with `subscriber_answer`. */
+  handleOffer({ sdp, revision }) {
+    this.latestRevision = Math.max(this.latestRevision, revision);
+    const task = async () => {
+      if (revision < this.latestRevision) {
+        this.#channel._log('debug', `skipping subscriber offer ${revision}: ${this.latestRevision} is newer`);
+        return;
+      }
+      const pc = this.#ensurePc();
+      this.#lastSections = parseMediaSections(sdp);
+      await pc.setRemoteDescription({ type: 'offer', sdp });
+      await pc.setLocalDescription(await pc.createAnswer());
+      this.#bindAll();
+      try {
+        await this.#channel._request('subscriber_answer', { sdp: pc.localDescription.sdp, revision });
+        this.answeredRevision = revision;
+      } catch (e) {
+        // A newer offer is on its way when the server calls this one stale.
+        if (e.code === ServerErrorCode.wrongState && this.latestRevision > revision) return;
+        throw e;
+      }
+    };
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch((e) => this.#channel._log('warn', `subscriber offer ${revision} failed: ${e.message}`));
+    return run;
+  }
+
+  /** Asks the server for an ICE restart; it answers with a new `subscriber_offer`. */
+  async restartIce() {
+    if (!this.pc) return;
+    await this.#channel._request('restart_ice', { transport: 'subscribe' });
+  }
+
+  /** Binds each transceiver's received track to its remote track, and unbinds m-sections no longer sending. */
+  #bindAll() {
+    const known = new Set(this.#channel.remoteTracks.map((t) => t.id));
+    const byMid = new Map(this.#lastSections.map((s) => [s.mid, s]));
+    for (const [mid, trackId] of [...this.#bound]) {
+      const section = byMid.get(mid);
+      if (!section || !sends(section.direction) || trackIdOf(section, known) !== trackId || section.port === 0) {
+        this.#bound.delete(mid);
+        this.#channel._remoteTrackUnbound(trackId, mid);
+      }
+    }
+    for (const transceiver of this.pc.getTransceivers()) this.#bindTransceiver(transceiver, this.#lastSections);
+  }
+
+  #bindTransceiver(transceiver, sections) {
+    const mid = transceiver?.mid;
+    if (mid == null) return;
+    const section = sections.find((s) => s.mid === mid);
+    if (!section || !sends(section.direction) || section.port === 0) return;
+    const known = new Set(this.#channel.remoteTracks.map((t) => t.id));
+    const trackId = trackIdOf(section, known);
+    if (!trackId) return;
+    this.#bound.set(mid, trackId);
+    this.#channel._remoteTrackBound(trackId, transceiver.receiver.track, mid);
+  }
+
+  /** The remote track id carried by `mid`, if any. */
+  trackIdForMid(mid) { return this.#bound.get(mid) ?? null; }
+
+  /** Closes the connection. */
+  close() {
+    this.pc?.close();
+    this.pc = null;
+    this.#bound.clear();
+    this.latestRevision = 0;
+    this.answeredRevision = 0;
+  }
+}
