@@ -274,6 +274,40 @@ import Testing
         await server.stop()
     }
 
+    @Test func unsubscribingThenSubscribingAnotherTrackReusesTheSection() async throws {
+        let server = try SDKTestServer()
+        let a = SDKMediaTests.Peer(), b = SDKMediaTests.Peer()
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "reuse"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "reuse"))
+        let one = a.engine.createLocalCustomVideoTrack(desc: "one", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 300_000))
+        let two = a.engine.createLocalCustomVideoTrack(desc: "two", preset: VideoPreset(width: 160, height: 90, frameRate: 30, maxBitrate: 200_000))
+        try await a.channel.publishLocalTrack(one)
+        try await a.channel.publishLocalTrack(two)
+        let pushOne = try SDKMediaPusher(video: one, audio: nil, width: 320, height: 180)
+        let pushTwo = try SDKMediaPusher(video: two, audio: nil, width: 160, height: 90)
+        defer { pushOne.stop(); pushTwo.stop() }
+        try await b.events.wait(for: "track+ a two")
+        let remoteOne = try #require(b.channel.remoteTrack(uid: "a", desc: "one") as? RemoteVideoTrack)
+        let remoteTwo = try #require(b.channel.remoteTrack(uid: "a", desc: "two") as? RemoteVideoTrack)
+        let first = SDKMediaCollector(), second = SDKMediaCollector()
+        remoteOne.add(videoRenderer: first)
+        remoteTwo.add(videoRenderer: second)
+
+        try await b.channel.subscribe(remoteOne)
+        try await eventually(timeout: 10, "track one") { first.frameCount > 10 }
+        try await b.channel.unsubscribe(remoteOne)
+        #expect(!remoteOne.isSubscribed)
+        try await Task.sleep(for: .milliseconds(300))
+        let oneCount = first.frameCount
+        try await b.channel.subscribe(remoteTwo)
+        try await eventually(timeout: 10, "track two") { second.frameCount > 10 }
+        #expect(second.sizes.allSatisfy { $0 == (160, 90) })
+        #expect(first.frameCount <= oneCount + 2) // track one stopped (a frame in flight at most)
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+
     final class Silencer: AudioProcessor, @unchecked Sendable {
         let formats = Mutex<[String]>([])
         func audioProcessingInitialize(sampleRate sampleRateHz: Int, channels: Int) { formats.withLock { $0.append("\(sampleRateHz)/\(channels)") } }
