@@ -8,4 +8,5 @@ if wants("http") { runHTTPBenchmarks() }
 if wants("wire") { runWireBenchmarks() }
 if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
+if wants("sfu") { runSFUBenchmarks() }
 if wants("sdk") { runSDKBenchmarks() }

@@ -103,7 +103,9 @@ public final class UDPReceiveLoop: @unchecked Sendable {
                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         while !stopping.load(ordering: .acquiring) {
             let untilTick = nextTick - clock.now
-            let timeout = max(0, Int32(untilTick.components.seconds * 1000 + untilTick.components.attoseconds / 1_000_000_000_000_000))
+            // Rounded up: a timeout rounded down to 0 ms would spin until the tick is due.
+            let timeout = max(0, Int32(untilTick.components.seconds * 1000
+                                       + (untilTick.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
             fds[0].revents = 0; fds[1].revents = 0
             _ = poll(&fds, 2, timeout)
             if fds[1].revents != 0 { drainWake() }

@@ -110,6 +110,7 @@ enum RTPForwardWriter {
     /// use its differences, so the epoch does not matter.
     @inline(__always)
     static func absSendTime(micros: Int64) -> UInt32 {
-        UInt32(truncatingIfNeeded: (micros << 18) / 1_000_000) & 0xFF_FFFF
+        // Only the time modulo 64 s is carried.
+        UInt32(truncatingIfNeeded: ((micros % 64_000_000) << 18) / 1_000_000) & 0xFF_FFFF
     }
 }

@@ -99,7 +99,9 @@ final class ProducerStream {
         let bytes = statistics.bytesReceived
         defer { meterBytes = bytes; meterTime = now }
         guard meterTime != .min, now > meterTime else { return }
-        let instant = Double(bytes &- meterBytes) * 8 * 1_000_000 / Double(now - meterTime)
+        // A restart (new SSRC) resets the byte count: no measurement for that interval.
+        let delta = bytes >= meterBytes ? bytes - meterBytes : 0
+        let instant = min(1e10, Double(delta) * 8 * 1_000_000 / Double(now - meterTime))
         bitrate = isActive(now: now) ? Int(bitrate == 0 ? instant : 0.5 * Double(bitrate) + 0.5 * instant) : 0
     }
 }

@@ -87,7 +87,9 @@ struct ReceiveStatistics: Sendable {
     /// §A.8, on packets that carry a new timestamp in order (as libwebrtc does, so the packets of
     /// one video frame do not count as jitter).
     private mutating func updateJitter(timestamp: UInt32, arrivalMicros: Int64) {
-        let arrivalTicks = arrivalMicros * Int64(clockRate) / 1_000_000
+        // Split so that years of monotonic microseconds times 90 kHz cannot overflow.
+        let rate = Int64(clockRate)
+        let arrivalTicks = (arrivalMicros / 1_000_000) &* rate &+ (arrivalMicros % 1_000_000) * rate / 1_000_000
         let transit = arrivalTicks &- Int64(timestamp)
         if hasTransit {
             guard timestamp != lastTimestamp else { return }

@@ -138,7 +138,7 @@ extension ReceiveStatistics {
         let fraction = takeFractionLost()
         let lost = max(-0x80_0000, min(0x7F_FFFF, cumulativeLost))
         return ReceptionReport(ssrc: ssrc, fractionLost: fraction, totalLost: Int32(lost),
-                               lastSequenceNumber: extendedHighestSequence, jitter: UInt32(jitter.rounded(.down)),
+                               lastSequenceNumber: extendedHighestSequence, jitter: UInt32(min(jitter, 4_294_967_295).rounded(.down)),
                                lastSenderReport: lastSenderReport, delay: delaySinceLastSR)
     }
 }
