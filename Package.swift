@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "SRTCProtocolTests", dependencies: ["SRTCProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCTests", dependencies: ["SRTC"]),
+        .testTarget(name: "SRTCTests", dependencies: ["SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
     ]
 )

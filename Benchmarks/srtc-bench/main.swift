@@ -9,3 +9,4 @@ if wants("wire") { runWireBenchmarks() }
 if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
 if wants("sfu") { runSFUBenchmarks() }
+if wants("sdk") { runSDKBenchmarks() }

@@ -20,6 +20,7 @@ do {
     switch arguments.first {
     case "sign": try SignCommand.run(arguments.dropFirst(), environment: environment)
     case "grant": try await GrantCommand.run(arguments.dropFirst(), environment: environment)
+    case "join": try await JoinCommand.run(arguments.dropFirst(), environment: environment)
     case "token": try TokenCommand.run(arguments.dropFirst(), environment: environment)
     case nil, "help", "--help", "-h": print(usage)
     case let other?:

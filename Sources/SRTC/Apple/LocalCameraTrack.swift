@@ -1,0 +1,112 @@
+#if canImport(AVFoundation) && (os(iOS) || os(macOS))
+import AVFoundation
+import CoreVideo
+import Synchronization
+
+/// The device camera as a local video track (Apple platforms). `startCapture()` opens the camera;
+/// frames then go through `videoProcessors` and to every channel the track is published in.
+public final class LocalCameraTrack: LocalVideoTrack, @unchecked Sendable {
+    private let capture = Mutex<CameraCapture?>(nil)
+
+    /// Starts the camera (asks for permission the first time).
+    /// - Parameter position: `.front` by default.
+    public func startCapture(position: AVCaptureDevice.Position = .front) async throws(SRTCError) {
+        guard await AVCaptureDevice.requestAccess(for: .video) else { throw .mediaFailed("camera access denied") }
+        let camera = CameraCapture(preset: preset) { [weak self] pixelBuffer, timeUs in
+            guard let self, let pixels = PixelBufferBridge.videoPixelBuffer(from: pixelBuffer) else { return }
+            self.deliver(VideoFrame(buffer: pixels, timestampUs: timeUs))
+        }
+        try camera.start(position: position)
+        capture.withLock { $0 = camera }
+    }
+
+    /// Stops the camera.
+    public func stopCapture() {
+        capture.withLock { c in
+            c?.stop()
+            c = nil
+        }
+    }
+}
+
+/// An `AVCaptureSession` delivering pixel buffers on its own queue.
+final class CameraCapture: NSObject, AVCaptureVideoDataOutputSampleBufferDelegate, @unchecked Sendable {
+    private let session = AVCaptureSession()
+    private let queue = DispatchQueue(label: "srtc.camera")
+    private let preset: VideoPreset
+    private let onFrame: (CVPixelBuffer, Int64) -> Void
+
+    init(preset: VideoPreset, onFrame: @escaping (CVPixelBuffer, Int64) -> Void) {
+        self.preset = preset
+        self.onFrame = onFrame
+    }
+
+    func start(position: AVCaptureDevice.Position) throws(SRTCError) {
+        guard let device = AVCaptureDevice.default(.builtInWideAngleCamera, for: .video, position: position)
+                ?? AVCaptureDevice.default(for: .video),
+              let input = try? AVCaptureDeviceInput(device: device), session.canAddInput(input) else {
+            throw .mediaFailed("no usable camera")
+        }
+        session.beginConfiguration()
+        session.sessionPreset = preset.height >= 1080 ? .hd1920x1080 : preset.height >= 720 ? .hd1280x720 : .vga640x480
+        session.addInput(input)
+        let output = AVCaptureVideoDataOutput()
+        output.videoSettings = [kCVPixelBufferPixelFormatTypeKey as String: kCVPixelFormatType_420YpCbCr8BiPlanarFullRange]
+        output.alwaysDiscardsLateVideoFrames = true
+        output.setSampleBufferDelegate(self, queue: queue)
+        guard session.canAddOutput(output) else { throw .mediaFailed("camera output refused") }
+        session.addOutput(output)
+        session.commitConfiguration()
+        session.startRunning()
+    }
+
+    func stop() {
+        session.stopRunning()
+    }
+
+    func captureOutput(_ output: AVCaptureOutput, didOutput sampleBuffer: CMSampleBuffer, from connection: AVCaptureConnection) {
+        guard let pixelBuffer = CMSampleBufferGetImageBuffer(sampleBuffer) else { return }
+        let time = CMSampleBufferGetPresentationTimeStamp(sampleBuffer)
+        onFrame(pixelBuffer, Int64(CMTimeGetSeconds(time) * 1_000_000))
+    }
+}
+
+/// The device microphone as a local audio track (Apple platforms), through `AVAudioEngine`.
+public final class LocalMicrophoneTrack: LocalAudioTrack, @unchecked Sendable {
+    private let engine = AVAudioEngine()
+
+    /// Starts the microphone (asks for permission the first time).
+    public func startCapture() async throws(SRTCError) {
+        guard await AVCaptureDevice.requestAccess(for: .audio) else { throw .mediaFailed("microphone access denied") }
+        let input = engine.inputNode
+        let format = input.outputFormat(forBus: 0)
+        input.installTap(onBus: 0, bufferSize: AVAudioFrameCount(format.sampleRate / 50), format: format) { [weak self] buffer, _ in
+            guard let self, let pcm = AudioBufferBridge.pcm(from: buffer) else { return }
+            self.deliver(pcm)
+        }
+        do {
+            try engine.start()
+        } catch {
+            throw .mediaFailed("microphone: \(error)")
+        }
+    }
+
+    /// Stops the microphone.
+    public func stopCapture() {
+        engine.inputNode.removeTap(onBus: 0)
+        engine.stop()
+    }
+}
+
+extension SRTCEngine {
+    /// The device camera as a local video track (`camera_big`, simulcast). Call `startCapture()`.
+    public func createLocalCameraTrack(preset: CameraPreset = .h720p) -> LocalCameraTrack {
+        LocalCameraTrack(desc: TrackDesc.cameraBig, preset: preset, simulcast: true, context: context)
+    }
+
+    /// The device microphone as a local audio track (`mic`). Call `startCapture()`.
+    public func createLocalMicrophoneTrack(preset: MicPreset = .music) -> LocalMicrophoneTrack {
+        LocalMicrophoneTrack(desc: TrackDesc.mic, preset: preset, context: context)
+    }
+}
+#endif

@@ -1,0 +1,213 @@
+import Foundation
+import SRTCProtocol
+
+// Server events: each updates the channel's state on its queue, then tells the observers.
+extension Channel {
+    // MARK: - Join
+
+    /// Applies the first join's response: state, then `didJoinSucceed`, then the users and
+    /// tracks already there, then the events that arrived meanwhile. Runs on `queue`.
+    /// Returns false when the join was abandoned meanwhile (`leave()` during `join`).
+    func applyFirstJoin(_ response: JoinResponse, signal: SignalClient) -> Bool {
+        let held: [ServerEvent]? = state.withLock { s in
+            guard s.connection == .connecting, s.signal === signal else { return nil }
+            s.sessionId = response.sessionId
+            s.info = response.channel
+            s.me = response.me
+            s.users = []
+            s.remoteTracks = [:]
+            s.connection = .connected
+            s.reconnect.joined(graceSeconds: response.reconnectGraceSeconds)
+            defer { s.heldEvents = nil }
+            return s.heldEvents ?? []
+        }
+        guard let held else { return false }
+        startTicker()
+        let info = response.channel
+        delegates.notify { [self] in $0.channel(self, didJoinSucceed: info) }
+        for user in response.users { userJoined(user) }
+        for event in held { handle(event) }
+        return true
+    }
+
+    // MARK: - Events
+
+    /// An event from `signal`; dropped when `signal` is no longer the channel's connection.
+    func receive(_ event: ServerEvent, from signal: SignalClient) {
+        let hold = state.withLock { s -> Bool in
+            guard s.signal === signal else { return true } // stale connection: drop below
+            if s.heldEvents != nil {
+                s.heldEvents?.append(event)
+                return true
+            }
+            return false
+        }
+        guard !hold else { return }
+        handle(event)
+    }
+
+    /// Dispatches one event (on `queue`).
+    func handle(_ event: ServerEvent) {
+        switch event {
+        case .userJoined(let user):
+            userJoined(user)
+        case .userUpdated(let user):
+            userUpdated(user)
+        case .userLeft(let left):
+            userLeft(uid: left.uid, reason: left.reason)
+        case .meUpdated(let user):
+            state.withLock { $0.me = user }
+            delegates.notify { [self] in $0.channel(self, meDidUpdate: user) }
+        case .trackAdded(let e):
+            trackAdded(e.track, uid: e.uid)
+        case .trackUpdated(let e):
+            trackUpdated(e.track, uid: e.uid)
+        case .trackRemoved(let e):
+            trackRemoved(e.track.id, uid: e.uid)
+        case .subscriberOffer(let offer):
+            handleSubscriberOffer(offer)
+        case .subscriptionEnded(let ended):
+            if let track = remoteTrack(trackId: ended.trackId) {
+                track.setSubscribed(false, layer: nil)
+                mediaSubscriptionEnded(track)
+            }
+        case .message(let message):
+            delegates.notify { [self] in $0.channel(self, didReceiveCustomMessage: message) }
+        case .channelUpdated(let info):
+            state.withLock { $0.info = info }
+            delegates.notify { [self] in $0.channel(self, didUpdateInfo: info) }
+        case .qualityReport(let report):
+            delegates.notify { [self] in $0.channel(self, didReceiveQualityReport: report) }
+        case .connectionQuality(let change):
+            delegates.notify { [self] in $0.channel(self, didChangeConnectionQuality: change) }
+        case .activeSpeakers(let snapshot):
+            delegates.notify { [self] in $0.channel(self, didChangeActiveSpeakers: snapshot) }
+        case .layerSwitched(let info):
+            (remoteTrack(trackId: info.trackId) as? RemoteVideoTrack)?.setCurrentLayer(info.layer)
+            delegates.notify { [self] in $0.channel(self, didSwitchLayer: info) }
+        case .disconnected(let disconnected):
+            let actions = state.withLock { $0.reconnect.serverEnded(disconnected.reason) }
+            context.logger.info("server ended the session: \(disconnected.reason.rawValue) \(disconnected.message ?? "")")
+            perform(actions, error: nil)
+        }
+    }
+
+    // MARK: - Users
+
+    func userJoined(_ user: UserInfo) {
+        guard user.uid != uid else { return }
+        let existed = state.withLock { s -> Bool in
+            if let index = s.users.firstIndex(where: { $0.uid == user.uid }) {
+                s.users[index] = user
+                return true
+            }
+            s.users.append(user)
+            return false
+        }
+        if !existed { delegates.notify { [self] in $0.channel(self, userDidJoin: user) } }
+        for track in user.tracks { trackAdded(track, uid: user.uid) }
+    }
+
+    func userUpdated(_ user: UserInfo) {
+        let known = state.withLock { s -> Bool in
+            guard let index = s.users.firstIndex(where: { $0.uid == user.uid }) else { return false }
+            s.users[index].nickname = user.nickname
+            s.users[index].custom = user.custom
+            return true
+        }
+        guard known, let updated = self.user(uid: user.uid) else { return }
+        delegates.notify { [self] in $0.channel(self, userDidUpdate: updated) }
+    }
+
+    func userLeft(uid: String, reason: DisconnectReason) {
+        guard let user = self.user(uid: uid) else { return }
+        for track in user.tracks { trackRemoved(track.id, uid: uid) }
+        state.withLock { s in s.users.removeAll { $0.uid == uid } }
+        delegates.notify { [self] in $0.channel(self, userDidLeave: uid, reason: reason) }
+    }
+
+    // MARK: - Tracks
+
+    func trackAdded(_ info: TrackInfo, uid: String) {
+        let added = state.withLock { s -> (UserInfo, RemoteTrack)? in
+            guard let index = s.users.firstIndex(where: { $0.uid == uid }), s.remoteTracks[info.id] == nil else { return nil }
+            if !s.users[index].tracks.contains(where: { $0.id == info.id }) { s.users[index].tracks.append(info) }
+            let track = makeRemoteTrack(info)
+            s.remoteTracks[info.id] = track
+            return (s.users[index], track)
+        }
+        guard let (user, _) = added else { return }
+        delegates.notify { [self] in $0.channel(self, user: user, didAddTrack: info) }
+    }
+
+    func trackUpdated(_ info: TrackInfo, uid: String) {
+        let updated = state.withLock { s -> (UserInfo, RemoteTrack?)? in
+            guard let index = s.users.firstIndex(where: { $0.uid == uid }) else { return nil }
+            if let t = s.users[index].tracks.firstIndex(where: { $0.id == info.id }) {
+                s.users[index].tracks[t] = info
+            } else {
+                s.users[index].tracks.append(info)
+            }
+            return (s.users[index], s.remoteTracks[info.id])
+        }
+        guard let (user, track) = updated else { return }
+        track?.update(info: info)
+        delegates.notify { [self] in $0.channel(self, user: user, didUpdateTrack: info) }
+    }
+
+    func trackRemoved(_ trackId: String, uid: String) {
+        let removed = state.withLock { s -> (UserInfo, TrackInfo, RemoteTrack?)? in
+            guard let index = s.users.firstIndex(where: { $0.uid == uid }),
+                  let t = s.users[index].tracks.firstIndex(where: { $0.id == trackId }) else { return nil }
+            let info = s.users[index].tracks.remove(at: t)
+            return (s.users[index], info, s.remoteTracks.removeValue(forKey: trackId))
+        }
+        guard let (user, info, track) = removed else { return }
+        if let track {
+            if track.isSubscribed {
+                track.setSubscribed(false, layer: nil)
+                mediaSubscriptionEnded(track)
+            }
+            track.end()
+        }
+        delegates.notify { [self] in $0.channel(self, user: user, didRemoveTrack: info) }
+    }
+
+    func makeRemoteTrack(_ info: TrackInfo) -> RemoteTrack {
+        switch info.kind {
+        case .audio:
+            return RemoteAudioTrack(info: info, context: context)
+        case .video:
+            let track = RemoteVideoTrack(info: info, context: context, receiveTimeout: context.configuration.receiveTimeout)
+            track.statusHandler.withLock { handler in
+                handler = { [weak self] track, timedOut in self?.reportReceiveStatus(track, timedOut: timedOut) }
+            }
+            return track
+        }
+    }
+
+    func reportReceiveStatus(_ track: RemoteVideoTrack, timedOut: Bool) {
+        let status = ReceiveStreamStatus(uid: track.uid, trackId: track.id, desc: track.desc, timedOut: timedOut)
+        delegates.notify { [self] in $0.channel(self, didChangeReceiveStreamStatus: status) }
+    }
+
+    // MARK: - Receive-timeout ticker
+
+    func startTicker() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let now = RemoteVideoTrack.now()
+            for case let track as RemoteVideoTrack in state.withLock({ Array($0.remoteTracks.values) }) where track.isSubscribed {
+                track.tick(now: now)
+            }
+        }
+        let old = state.withLock { s -> DispatchSourceTimer? in
+            defer { s.ticker = timer }
+            return s.ticker
+        }
+        old?.cancel()
+        timer.resume()
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import RTCTransport
+import SRTCProtocol
+
+// Publishing, the subscribe transport's negotiation, and keeping the media path alive.
+extension Channel {
+    // MARK: - Publishing
+
+    /// Publishes a local track in this channel: the publish transport is (re)negotiated with a
+    /// new `sendonly` section, then the track's frames are encoded and sent. Others get
+    /// `didAddTrack`; the track's `info` gets its server id and `trackDidBindRtcTrack` fires.
+    /// Needs the token's `publish` permission.
+    public func publishLocalTrack(_ track: LocalTrack) async throws(SRTCError) {
+        let signal = try liveSignal()
+        guard track.trackId(in: self) == nil else { throw .wrongState("the track is already published in this channel") }
+        let media = try ensureMedia()
+        try await media.publishLock.run { () async throws(SRTCError) in
+            let section = media.publish.add(track)
+            let offer = media.publish.makeOffer()
+            let announced = PublishTrack(mid: section.mid, kind: track.kind, desc: track.desc, muted: track.isMuted,
+                                         layers: (track as? LocalVideoTrack)?.layers ?? [])
+            do throws(SRTCError) {
+                let data = try await signal.request(.publish(PublishRequest(sdp: offer, tracks: [announced])))
+                guard case .answer(let answer) = data, let info = answer.tracks.first else {
+                    throw .mediaFailed("publish was answered without an SDP answer")
+                }
+                try media.publish.applyAnswer(answer.sdp)
+                media.publish.attach(mid: section.mid)
+                state.withLock { $0.localTracks[info.id] = track }
+                track.didPublish(in: self, info: info)
+                context.logger.info("published \(track.desc) as \(info.id)")
+            } catch {
+                media.publish.discard(mid: section.mid)
+                throw error
+            }
+        }
+    }
+
+    /// Stops publishing a local track in this channel; others get `didRemoveTrack`. The track
+    /// itself stays usable (publish it again, or in another channel).
+    public func unpublishLocalTrack(_ track: LocalTrack) async throws(SRTCError) {
+        let signal = try liveSignal()
+        guard let trackId = track.trackId(in: self) else { throw .wrongState("the track is not published in this channel") }
+        let media = try ensureMedia()
+        try await media.publishLock.run { () async throws(SRTCError) in
+            var offer: String?
+            if let mid = media.publish.mid(of: track) {
+                media.publish.remove(mid: mid)
+                offer = media.publish.makeOffer()
+            }
+            let data = try await signal.request(.unpublish(UnpublishRequest(trackId: trackId, sdp: offer)))
+            if case .answer(let answer) = data { try? media.publish.applyAnswer(answer.sdp) }
+            state.withLock { $0.localTracks[trackId] = nil }
+            track.didUnpublish(from: self)
+        }
+    }
+
+    // MARK: - Subscribe transport
+
+    /// Answers a `subscriber_offer` (on `queue`): receivers for the sections that carry tracks,
+    /// then `subscriber_answer` with the same revision.
+    func handleSubscriberOffer(_ offer: SessionDescriptionMessage) {
+        guard let media = try? ensureMedia() else { return }
+        guard offer.revision >= media.subscribe.latestRevision else {
+            context.logger.debug("ignoring stale subscriber offer \(offer.revision)")
+            return
+        }
+        do {
+            let result = try media.subscribe.apply(offer: offer.sdp, revision: offer.revision) { [self] id in
+                state.withLock { $0.remoteTracks[id] }
+            }
+            for track in result.unbound { track.unbind() }
+            for track in result.bound { track.bind() }
+            state.withLock { $0.signal }?.send(.subscriberAnswer(SessionDescriptionMessage(sdp: result.answer, revision: offer.revision)))
+        } catch {
+            context.logger.warning("could not answer subscriber offer \(offer.revision): \(error)")
+        }
+    }
+
+    func prepareMediaForSubscription(_ track: RemoteTrack) {
+        _ = try? ensureMedia()
+    }
+
+    func mediaSubscriptionEnded(_ track: RemoteTrack) {}
+
+    // MARK: - Media path
+
+    /// The channel's media side, made on first use.
+    func ensureMedia() throws(SRTCError) -> ChannelMedia {
+        if let media = state.withLock({ $0.media }) { return media }
+        let made = try ChannelMedia(context: context)
+        let (media, won) = state.withLock { s -> (ChannelMedia, Bool) in
+            if let existing = s.media { return (existing, false) }
+            s.media = made
+            return (made, true)
+        }
+        if won {
+            media.publish.onStateChange { [weak self] state in
+                guard state == .failed, let self else { return }
+                queue.async { self.mediaPathFailed(.publish) }
+            }
+            media.subscribe.onStateChange { [weak self] state in
+                guard state == .failed, let self else { return }
+                queue.async { self.mediaPathFailed(.subscribe) }
+            }
+        } else {
+            made.close()
+        }
+        return media
+    }
+
+    /// After a resume, restart ICE on any transport whose path broke meanwhile.
+    func mediaAfterResume() {
+        guard let media = state.withLock({ $0.media }) else { return }
+        let broken = media.needsICERestart
+        if broken.publish { mediaPathFailed(.publish) }
+        if broken.subscribe { mediaPathFailed(.subscribe) }
+    }
+
+    /// A transport failed (ICE consent lost or DTLS failed): ICE restart over signaling when the
+    /// signaling connection is up; otherwise the resume will do it.
+    func mediaPathFailed(_ role: TransportRole) {
+        guard connectionState == .connected, let media = state.withLock({ $0.media }) else { return }
+        context.logger.info("\(role.rawValue) media path failed; restarting ICE")
+        Task { [self] in
+            guard let signal = try? liveSignal() else { return }
+            switch role {
+            case .publish:
+                await media.publishLock.run { () async -> Void in
+                    let previous = media.publish.restartICE()
+                    let offer = media.publish.makeOffer()
+                    do {
+                        if case .answer(let answer) = try await signal.request(.restartICE(RestartICERequest(transport: .publish, sdp: offer))) {
+                            try media.publish.applyAnswer(answer.sdp)
+                        }
+                    } catch {
+                        // The server kept the old credentials: so must the next offer.
+                        media.publish.restoreICE(previous)
+                        context.logger.warning("publish ICE restart failed: \(error)")
+                    }
+                }
+            case .subscribe:
+                let previous = media.subscribe.restartICE()
+                do {
+                    try await signal.request(.restartICE(RestartICERequest(transport: .subscribe)))
+                } catch {
+                    media.subscribe.restoreICE(previous)
+                    context.logger.warning("subscribe ICE restart failed: \(error)")
+                }
+            }
+        }
+    }
+}

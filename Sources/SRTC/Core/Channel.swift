@@ -1,0 +1,230 @@
+import Foundation
+import SRTCProtocol
+import Synchronization
+
+/// One channel instance: join a channel on a server, see its users and their tracks, publish
+/// local tracks, subscribe to remote ones, exchange custom messages.
+///
+/// Create with `SRTCEngine.createChannel()`; observe with `delegates.add(delegate:)`.
+/// Every method may be called from any thread; events arrive on the engine's delegate queue.
+public final class Channel: @unchecked Sendable {
+    // MARK: - Types
+
+    /// Where the channel's connection stands.
+    public enum ConnectionState: Sendable, Equatable {
+        /// Not joined (never, or after leaving / a final disconnect).
+        case disconnected
+        /// `join` is under way.
+        case connecting
+        /// Joined; the signaling connection is up.
+        case connected
+        /// Joined; the signaling connection dropped and the SDK is resuming the session.
+        case reconnecting
+    }
+
+    /// What `join` sends besides the token.
+    struct JoinParameters: Sendable {
+        var webSocketURL: String
+        var token: String
+        var nickname: String?
+        var custom: String?
+    }
+
+    struct State: @unchecked Sendable {
+        var connection: ConnectionState = .disconnected
+        var destroyed = false
+        var parameters: JoinParameters?
+        var sessionId: String?
+        var info: ChannelInfo?
+        var me: UserInfo?
+        /// Remote users in join order.
+        var users: [UserInfo] = []
+        var remoteTracks: [String: RemoteTrack] = [:]
+        /// My published tracks by server id.
+        var localTracks: [String: LocalTrack] = [:]
+        /// The live signaling connection (or the one a join / resume is using).
+        var signal: SignalClient?
+        /// Events that arrived while a join response is being applied; replayed after it.
+        var heldEvents: [ServerEvent]?
+        var reconnect: ReconnectMachine
+        var ticker: DispatchSourceTimer?
+        /// Media transports, once something was published or subscribed.
+        var media: ChannelMedia?
+    }
+
+    // MARK: - Properties
+
+    /// Channel events; observers are held weakly.
+    public let delegates: MulticastDelegate<ChannelDelegate>
+    let context: EngineContext
+    weak var engine: SRTCEngine?
+    /// Serializes event handling and state changes.
+    let queue = DispatchQueue(label: "srtc.channel")
+    let state: Mutex<State>
+
+    init(context: EngineContext, engine: SRTCEngine?) {
+        self.context = context
+        self.engine = engine
+        self.delegates = MulticastDelegate(queue: context.delegateQueue)
+        self.state = Mutex(State(reconnect: ReconnectMachine()))
+    }
+
+    // MARK: - Public API: state
+
+    /// The connection state.
+    public var connectionState: ConnectionState { state.withLock { $0.connection } }
+    /// Whether the channel is joined (connected or reconnecting).
+    public var isJoined: Bool { state.withLock { $0.connection == .connected || $0.connection == .reconnecting } }
+    /// The channel's info, once joined.
+    public var info: ChannelInfo? { state.withLock { $0.info } }
+    /// The channel name, once joined.
+    public var channelId: String? { info?.channel }
+    /// My user info (uid from the token), once joined.
+    public var me: UserInfo? { state.withLock { $0.me } }
+    /// My uid, once joined.
+    public var uid: String? { me?.uid }
+    /// The session id the server gave (used to resume after a reconnect).
+    public var sessionId: String? { state.withLock { $0.sessionId } }
+    /// The other users in the channel, in join order.
+    public var users: [UserInfo] { state.withLock { $0.users } }
+    /// One remote user.
+    public func user(uid: String) -> UserInfo? { state.withLock { s in s.users.first { $0.uid == uid } } }
+    /// Every remote track.
+    public var remoteTracks: [RemoteTrack] {
+        state.withLock { Array($0.remoteTracks.values) }.sorted { ($0.uid, $0.id) < ($1.uid, $1.id) }
+    }
+    /// The remote tracks of one user.
+    public func remoteTracks(uid: String) -> [RemoteTrack] { remoteTracks.filter { $0.uid == uid } }
+    /// A remote track by id.
+    public func remoteTrack(trackId: String) -> RemoteTrack? { state.withLock { $0.remoteTracks[trackId] } }
+    /// The remote track of `uid` with description `desc`.
+    public func remoteTrack(uid: String, desc: String) -> RemoteTrack? {
+        remoteTracks.first { $0.uid == uid && $0.desc == desc }
+    }
+    /// My published tracks.
+    public var localTracks: [LocalTrack] { state.withLock { Array($0.localTracks.values) } }
+
+    // MARK: - Public API: join and leave
+
+    /// Joins a channel.
+    ///
+    /// - Parameters:
+    ///   - url: the server: `http://host:7880` or `https://host` (the SDK connects its signaling
+    ///     WebSocket to `ws(s)://host:port/rtc/v1/ws`); a `ws(s)://` URL with a path is used as is.
+    ///   - token: the join token your backend obtained from `/server/v1/channel/grant`; it names
+    ///     the channel and your uid.
+    ///   - nickname: shown to others in `UserInfo.nickname`.
+    ///   - custom: free-form profile data (at most 4 KiB).
+    /// - Returns: the channel's info (also delivered by `channel(_:didJoinSucceed:)`).
+    /// - Throws: `SRTCError` (`.server` with the server's code for a refused token).
+    @discardableResult
+    public func join(url: String, token: String, nickname: String? = nil, custom: String? = nil) async throws(SRTCError) -> ChannelInfo {
+        let webSocketURL = try SignalURL.webSocketURL(for: url)
+        guard !context.isDestroyed else { throw .engineDestroyed }
+        let parameters = JoinParameters(webSocketURL: webSocketURL, token: token, nickname: nickname, custom: custom)
+        try state.withLock { (s) throws(SRTCError) in
+            guard !s.destroyed else { throw .engineDestroyed }
+            guard s.connection == .disconnected else { throw .wrongState("join while \(s.connection)") }
+            s.connection = .connecting
+            s.parameters = parameters
+            s.heldEvents = []
+            s.reconnect = ReconnectMachine()
+        }
+        let signal: SignalClient
+        let response: JoinResponse
+        do throws(SRTCError) {
+            signal = try await SignalClient.connect(url: webSocketURL)
+            state.withLock { $0.signal = signal }
+            startListening(to: signal)
+            response = try await requestJoin(on: signal, parameters: parameters, sessionId: nil)
+        } catch {
+            await onQueue { [self] in
+                let current = state.withLock { s -> SignalClient? in
+                    defer { s.signal = nil; s.connection = .disconnected; s.heldEvents = nil }
+                    return s.signal
+                }
+                current?.close()
+            }
+            throw error
+        }
+        guard await onQueue({ [self] in applyFirstJoin(response, signal: signal) }) else {
+            signal.close()
+            throw .wrongState("left while joining")
+        }
+        context.logger.info("joined \(response.channel.channel) as \(response.me.uid)")
+        return response.channel
+    }
+
+    /// Leaves the channel: unpublishes, closes the media transports and the signaling connection.
+    /// Returns once left; `channel(_:didDisconnect:error:)` follows with `.clientLeave`.
+    /// Calling it when not joined does nothing.
+    public func leave() async {
+        let signal: SignalClient? = state.withLock { s in
+            guard s.connection != .disconnected else { return nil }
+            s.reconnect.left()
+            return s.signal
+        }
+        guard isJoinedOrJoining else { return }
+        if let signal { _ = try? await signal.request(.leave, timeout: .seconds(3)) }
+        await onQueue { [self] in teardown(reason: .clientLeave, error: nil) }
+    }
+
+    /// Leaves (if joined) and releases the channel; it cannot join again.
+    public func destroy() async {
+        await leave()
+        state.withLock { $0.destroyed = true }
+        engine?.remove(self)
+    }
+
+    private var isJoinedOrJoining: Bool { state.withLock { $0.connection != .disconnected } }
+
+    // MARK: - Internals
+
+    /// Runs `body` on the channel's queue and waits for it.
+    func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// Routes a signaling connection's events and close to the channel's queue; messages of a
+    /// connection that is no longer the channel's are ignored there.
+    func startListening(to signal: SignalClient) {
+        signal.start(onEvent: { [weak self] event in
+            guard let self else { return }
+            queue.async { self.receive(event, from: signal) }
+        }, onClose: { [weak self] info in
+            guard let self else { return }
+            queue.async { self.signalClosed(signal, reason: info.description) }
+        })
+    }
+
+    func requestJoin(on signal: SignalClient, parameters: JoinParameters, sessionId: String?) async throws(SRTCError) -> JoinResponse {
+        let request = JoinRequest(token: parameters.token, sessionId: sessionId, nickname: parameters.nickname,
+                                  custom: parameters.custom, sdk: "srtc-swift/\(SRTCEngine.version) \(Self.platform)")
+        guard case .joined(let response) = try await signal.request(.join(request)) else {
+            throw .connectionFailed("join answered without session")
+        }
+        return response
+    }
+
+    /// The signaling connection in use, or `.notJoined`.
+    func liveSignal() throws(SRTCError) -> SignalClient {
+        let (signal, connection) = state.withLock { ($0.signal, $0.connection) }
+        guard connection == .connected || connection == .reconnecting else { throw .notJoined }
+        guard let signal, connection == .connected else { throw .connectionFailed("reconnecting") }
+        return signal
+    }
+
+    static var platform: String {
+        #if os(Linux)
+        "linux"
+        #elseif os(macOS)
+        "macos"
+        #elseif os(iOS)
+        "ios"
+        #else
+        "other"
+        #endif
+    }
+}

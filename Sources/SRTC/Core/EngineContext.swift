@@ -1,0 +1,56 @@
+import Dispatch
+import Synchronization
+
+/// What channels and tracks share with their engine: configuration, logger, delegate queue and
+/// the global audio processors. Held strongly by them, so a channel or track the app keeps
+/// stays usable (and quiet) after the engine is gone.
+final class EngineContext: Sendable {
+    private struct Processors: @unchecked Sendable {
+        var capture: AudioProcessor?
+        var render: AudioProcessor?
+    }
+
+    let configuration: SRTCEngine.Configuration
+    let logger: Logger
+    private let processors = Mutex(Processors())
+    private let destroyedFlag = Mutex(false)
+
+    init(configuration: SRTCEngine.Configuration) {
+        self.configuration = configuration
+        self.logger = Logger(level: configuration.logLevel)
+    }
+
+    var delegateQueue: DispatchQueue { configuration.delegateQueue }
+
+    var isDestroyed: Bool {
+        get { destroyedFlag.withLock { $0 } }
+        set { destroyedFlag.withLock { $0 = newValue } }
+    }
+
+    var audioCaptureProcessor: AudioProcessor? {
+        processors.withLock { $0.capture }
+    }
+
+    var audioRenderProcessor: AudioProcessor? {
+        processors.withLock { $0.render }
+    }
+
+    /// Replaces a processor; the old one is released (`audioProcessingRelease`).
+    func setCaptureProcessor(_ processor: AudioProcessor?) {
+        let old = processors.withLock { p -> Processors in
+            let old = Processors(capture: p.capture)
+            p.capture = processor
+            return old
+        }
+        if let previous = old.capture, previous !== processor { previous.audioProcessingRelease() }
+    }
+
+    func setRenderProcessor(_ processor: AudioProcessor?) {
+        let old = processors.withLock { p -> Processors in
+            let old = Processors(render: p.render)
+            p.render = processor
+            return old
+        }
+        if let previous = old.render, previous !== processor { previous.audioProcessingRelease() }
+    }
+}

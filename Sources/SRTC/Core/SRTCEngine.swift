@@ -1,0 +1,148 @@
+import Foundation
+import RTCMedia
+import Synchronization
+
+/// The SDK's entry point (the documentation's `srtc` object): creates channels and local tracks
+/// and holds the process-wide settings (log level, global audio processors).
+///
+/// Create one per process and keep it; several channels can be joined at once, each with its own
+/// users, statistics and rendering.
+///
+/// ```swift
+/// let srtc = SRTCEngine()                                   // events on the main queue
+/// let srtc = SRTCEngine(delegateQueue: DispatchQueue(label: "events"))   // programs without a main loop
+/// let channel = srtc.createChannel()
+/// channel.delegates.add(delegate: self)
+/// try await channel.join(url: "https://rtc.example.com", token: token)
+/// ```
+public final class SRTCEngine: @unchecked Sendable {
+    // MARK: - Types
+
+    /// Settings fixed when the engine is created.
+    public struct Configuration: Sendable {
+        /// The serial queue every delegate event is delivered on. `.main` by default (events for
+        /// UI code); a program that runs no main loop (a Linux service, a test) passes its own
+        /// serial queue, or events would never be delivered.
+        public var delegateQueue: DispatchQueue
+        /// Initial log level (`logLevel` changes it later).
+        public var logLevel: LogLevel
+        /// Seconds without a decoded frame after which a subscribed remote video reports a
+        /// receive timeout (`didChangeReceiveStreamStatus`).
+        public var receiveTimeout: Double
+        /// Local address the media sockets bind to (`0.0.0.0` = every interface).
+        public var mediaBindAddress: String
+
+        public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
+                    receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0") {
+            self.delegateQueue = delegateQueue
+            self.logLevel = logLevel
+            self.receiveTimeout = receiveTimeout
+            self.mediaBindAddress = mediaBindAddress
+        }
+    }
+
+    // MARK: - Properties
+
+    let context: EngineContext
+    private let channels = Mutex<[Channel]>([])
+
+    /// The SDK version.
+    public static let version = "0.1.0"
+
+    /// Creates an engine.
+    /// - Parameter configuration: delegate queue, log level, receive timeout.
+    public init(configuration: Configuration = Configuration()) {
+        context = EngineContext(configuration: configuration)
+    }
+
+    /// Creates an engine whose events arrive on `delegateQueue` (a serial queue).
+    public convenience init(delegateQueue: DispatchQueue) {
+        self.init(configuration: Configuration(delegateQueue: delegateQueue))
+    }
+
+    // MARK: - Settings
+
+    /// The SDK's log level (lines go to standard error).
+    public var logLevel: LogLevel {
+        get { context.logger.currentLevel }
+        set { context.logger.currentLevel = newValue }
+    }
+
+    /// Processes captured audio of every local audio track before encoding. Held strongly;
+    /// replacing it calls the old one's `audioProcessingRelease()`.
+    public var audioCaptureProcessor: AudioProcessor? {
+        get { context.audioCaptureProcessor }
+        set { context.setCaptureProcessor(newValue) }
+    }
+
+    /// Processes remote audio of every subscribed audio track before its renderers. Held strongly.
+    public var audioRenderProcessor: AudioProcessor? {
+        get { context.audioRenderProcessor }
+        set { context.setRenderProcessor(newValue) }
+    }
+
+    /// The engine's configuration.
+    public var configuration: Configuration { context.configuration }
+
+    // MARK: - Channels
+
+    /// Creates a channel instance. Call it again to join several channels at once; each keeps its
+    /// own users, tracks and statistics. After `destroy()` the channel cannot join
+    /// (`SRTCError.engineDestroyed`).
+    public func createChannel() -> Channel {
+        let channel = Channel(context: context, engine: self)
+        channels.withLock { $0.append(channel) }
+        return channel
+    }
+
+    /// The channel instances that are currently joined (not those created and not joined yet,
+    /// nor those that left).
+    public func getChannels() -> [Channel] {
+        channels.withLock { $0 }.filter { $0.isJoined }
+    }
+
+    /// Destroys every channel, waits until each has left, then releases the engine's resources
+    /// (the audio processors are released). The engine cannot be used afterwards.
+    public func destroy() async {
+        context.isDestroyed = true
+        let all = channels.withLock { list -> [Channel] in
+            defer { list = [] }
+            return list
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for channel in all { group.addTask { await channel.leave() } }
+        }
+        context.setCaptureProcessor(nil)
+        context.setRenderProcessor(nil)
+    }
+
+    /// Forgets a destroyed channel.
+    func remove(_ channel: Channel) {
+        channels.withLock { $0.removeAll { $0 === channel } }
+    }
+
+    // MARK: - Tracks
+
+    /// A video track your app feeds with `pushFrame`. Camera-like descriptions (`camera_big`)
+    /// are sent as two simulcast layers (`camera_big`, `camera_small`); any other description
+    /// as one stream.
+    /// - Parameters:
+    ///   - desc: the description others see (`canvas`, `camera_big`, …).
+    ///   - preset: size, frame rate and bitrate of the (big) layer.
+    public func createLocalCustomVideoTrack(desc: String, preset: VideoPreset = .h720p) -> LocalCustomVideoTrack {
+        LocalCustomVideoTrack(desc: desc, preset: preset, simulcast: TrackDesc.isCameraLike(desc), context: context)
+    }
+
+    /// A video track fed with `pushFrame`, with simulcast chosen explicitly.
+    public func createLocalCustomVideoTrack(desc: String, preset: VideoPreset, simulcast: Bool) -> LocalCustomVideoTrack {
+        LocalCustomVideoTrack(desc: desc, preset: preset, simulcast: simulcast, context: context)
+    }
+
+    /// An audio track your app feeds with `pushAudioBuffer`.
+    /// - Parameters:
+    ///   - desc: the description others see (`bgm`, `mic`, …).
+    ///   - preset: Opus bitrate and channels.
+    public func createLocalCustomAudioTrack(desc: String, preset: AudioPreset = .speech) -> LocalCustomAudioTrack {
+        LocalCustomAudioTrack(desc: desc, preset: preset, context: context)
+    }
+}

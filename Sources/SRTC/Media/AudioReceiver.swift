@@ -1,0 +1,77 @@
+import Foundation
+import RTCMedia
+import RTCWire
+import Synchronization
+
+/// Receives one subscribed audio stream: reorders Opus packets (playout buffer), decodes them
+/// (FEC and concealment for losses), applies the engine's `audioRenderProcessor` and hands 20 ms
+/// of PCM to the track's renderers. Playout is driven by arrivals: a frame is played once
+/// `targetDepth` packets are buffered behind it.
+final class AudioReceiver: @unchecked Sendable {
+    private struct State {
+        var playout = AudioPlayoutBuffer()
+        var decoder: OpusDecoder?
+        var statistics = RTPReceiveStatistics(clockRate: 48_000)
+        var processorInitialized: ObjectIdentifier?
+    }
+
+    let mid: String
+    let track: RemoteAudioTrack
+    private(set) var ssrc: UInt32
+    let audioLevelID: UInt8?
+    private let context: EngineContext
+    private let state: Mutex<State>
+
+    init(mid: String, ssrc: UInt32, audioLevelID: UInt8?, track: RemoteAudioTrack, context: EngineContext) {
+        self.mid = mid
+        self.ssrc = ssrc
+        self.audioLevelID = audioLevelID
+        self.track = track
+        self.context = context
+        state = Mutex(State(decoder: try? OpusDecoder(sampleRate: 48_000, channels: 1)))
+    }
+
+    /// One RTP packet of the stream (transport I/O thread).
+    func receive(_ packet: RTPPacketView, nowUs: Int64) {
+        if let id = audioLevelID, let value = packet.extensionValue(id: id),
+           let level = try? AudioLevelExtension(parsing: value) {
+            track.setLevel(level.level)
+        }
+        let payload = Array(packet.payload)
+        let buffers: [AudioPCMBuffer] = state.withLock { s in
+            s.statistics.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.bytes.count,
+                                arrival: Double(nowUs) / 1e6)
+            guard s.playout.insert(payload: payload, sequenceNumber: packet.sequenceNumber), let decoder = s.decoder else { return [] }
+            var out: [AudioPCMBuffer] = []
+            while s.playout.count >= s.playout.configuration.targetDepth {
+                guard let pcm = try? s.playout.nextAudio(decoder: decoder) else { break }
+                out.append(process(pcm, in: &s))
+            }
+            return out
+        }
+        for buffer in buffers { track.deliver(buffer) }
+    }
+
+    private func process(_ pcm: AudioPCMBuffer, in s: inout State) -> AudioPCMBuffer {
+        guard let processor = context.audioRenderProcessor else { return pcm }
+        let id = ObjectIdentifier(processor)
+        if s.processorInitialized != id {
+            processor.audioProcessingInitialize(sampleRate: pcm.sampleRate, channels: pcm.channels)
+            s.processorInitialized = id
+        }
+        let buffer = AudioBuffer(channels: pcm.channels, frames: pcm.frameCount, sampleRate: pcm.sampleRate)
+        buffer.load(pcm)
+        processor.audioProcessingProcess(audioBuffer: buffer)
+        return buffer.interleaved(timestampUs: pcm.timestampUs)
+    }
+
+    func senderReportArrived(_ ntp: NTPTime, at seconds: Double) {
+        state.withLock { $0.statistics.senderReportArrived(ntp, at: seconds) }
+    }
+
+    func receptionReport(now: Double) -> ReceptionReport? {
+        state.withLock { s in s.statistics.received == 0 ? nil : s.statistics.receptionReport(ssrc: ssrc, now: now) }
+    }
+
+    var statistics: RTPReceiveStatistics { state.withLock { $0.statistics } }
+}

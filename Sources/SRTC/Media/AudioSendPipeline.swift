@@ -1,0 +1,127 @@
+import Foundation
+import RTCMedia
+import Synchronization
+
+/// Takes the Opus packets of a local audio track (an RTP sender of one publication).
+protocol EncodedAudioSink: AnyObject, Sendable {
+    /// One 20 ms Opus packet; `samplePosition` counts 48 kHz samples since the track started
+    /// (the RTP timestamp before the sender's random offset); `level` is RFC 6464 -dBov.
+    func send(opus packet: [UInt8], samplePosition: UInt32, level: UInt8, voiceActivity: Bool)
+}
+
+/// The encoder of one local audio track: PCM at any rate → 48 kHz → 20 ms frames →
+/// `audioCaptureProcessor` → level (RFC 6464) → Opus → sinks. Runs on the pushing thread.
+final class AudioSendPipeline: Sendable {
+    // MARK: - Types
+
+    private struct State {
+        var resampler: AudioResampler
+        var pending: [Float] = []
+        var encoder: OpusEncoder?
+        var samplePosition: UInt32 = 0
+        var sinks: [ObjectIdentifier: any EncodedAudioSink] = [:]
+        var processorInitialized: (id: ObjectIdentifier, rate: Int, channels: Int)?
+        var packetsEncoded = 0
+    }
+
+    static let sampleRate = 48_000
+    static let frameSize = 960
+
+    let preset: AudioPreset
+    private let context: EngineContext
+    private let state: Mutex<State>
+
+    init(preset: AudioPreset, context: EngineContext) {
+        self.preset = preset
+        self.context = context
+        state = Mutex(State(resampler: AudioResampler(outputChannels: preset.channels)))
+    }
+
+    // MARK: - Sinks
+
+    func attach(_ sink: any EncodedAudioSink) {
+        state.withLock { $0.sinks[ObjectIdentifier(sink)] = sink }
+    }
+
+    func detach(_ sink: any EncodedAudioSink) {
+        state.withLock { $0.sinks[ObjectIdentifier(sink)] = nil }
+    }
+
+    var packetsEncoded: Int { state.withLock { $0.packetsEncoded } }
+
+    func reset() {
+        state.withLock { s in
+            s.pending = []
+            s.encoder = nil
+        }
+    }
+
+    // MARK: - Encoding
+
+    /// Appends PCM; every complete 20 ms frame is processed, encoded and sent. With no sink
+    /// attached the audio is dropped (the clock still advances, so timestamps stay real-time).
+    func push(_ buffer: AudioPCMBuffer, muted: Bool) {
+        state.withLock { s in
+            s.pending += s.resampler.process(buffer)
+            let channels = preset.channels
+            let frameSamples = Self.frameSize * channels
+            while s.pending.count >= frameSamples {
+                let frame = Array(s.pending[0..<frameSamples])
+                s.pending.removeFirst(frameSamples)
+                defer { s.samplePosition &+= UInt32(Self.frameSize) }
+                guard !s.sinks.isEmpty, !muted else { continue }
+                encode(frame, in: &s)
+            }
+        }
+    }
+
+    private func encode(_ samples: [Float], in s: inout State) {
+        let channels = preset.channels
+        var pcm = AudioPCMBuffer(float32: samples, sampleRate: Self.sampleRate, channels: channels)
+        if let processor = context.audioCaptureProcessor {
+            let id = ObjectIdentifier(processor)
+            if s.processorInitialized.map({ $0.id != id || $0.rate != Self.sampleRate || $0.channels != channels }) ?? true {
+                processor.audioProcessingInitialize(sampleRate: Self.sampleRate, channels: channels)
+                s.processorInitialized = (id, Self.sampleRate, channels)
+            }
+            let buffer = AudioBuffer(channels: channels, frames: Self.frameSize, sampleRate: Self.sampleRate)
+            buffer.load(pcm)
+            processor.audioProcessingProcess(audioBuffer: buffer)
+            pcm = buffer.interleaved(timestampUs: nil)
+        }
+        let (level, voice) = AudioLevel.measure(pcm.floatSamples)
+        do {
+            if s.encoder == nil {
+                var configuration = OpusEncoder.Configuration()
+                configuration.channels = channels
+                configuration.bitrate = preset.bitrate
+                s.encoder = try OpusEncoder(configuration: configuration)
+            }
+            guard let packet = try s.encoder?.encode(pcm) else { return }
+            s.packetsEncoded += 1
+            for sink in s.sinks.values {
+                sink.send(opus: packet, samplePosition: s.samplePosition, level: level, voiceActivity: voice)
+            }
+        } catch {
+            context.logger.warning("Opus encode failed: \(error)")
+            s.encoder = nil
+        }
+    }
+}
+
+/// RFC 6464 §3 audio level: the RMS of a frame in -dBov (0 = full scale, 127 = silence).
+enum AudioLevel {
+    /// Below this level (-dBov) the frame counts as silence for the voice-activity bit.
+    static let voiceThreshold: UInt8 = 50
+
+    static func measure(_ samples: [Float]) -> (level: UInt8, voiceActivity: Bool) {
+        guard !samples.isEmpty else { return (127, false) }
+        var sum: Double = 0
+        for s in samples { sum += Double(s) * Double(s) }
+        let rms = (sum / Double(samples.count)).squareRoot()
+        guard rms > 0 else { return (127, false) }
+        let dbov = -20 * log10(min(1, rms))
+        let level = UInt8(max(0, min(127, dbov.rounded())))
+        return (level, level < voiceThreshold)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import RTCTransport
+import Synchronization
+
+/// The media side of one joined channel: its DTLS certificate, the publish and subscribe
+/// transports, and the once-a-second RTCP reports.
+final class ChannelMedia: @unchecked Sendable {
+    let certificate: DTLSCertificate
+    let publish: PublishSession
+    let subscribe: SubscribeSession
+    /// Serializes publish-transport negotiations (offer → answer).
+    let publishLock = AsyncLock()
+    private let timer: DispatchSourceTimer
+
+    init(context: EngineContext) throws(SRTCError) {
+        do {
+            certificate = try DTLSCertificate()
+        } catch {
+            throw .mediaFailed("could not make a DTLS certificate: \(error)")
+        }
+        publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, logger: context.logger)
+        subscribe = SubscribeSession(certificate: certificate, context: context)
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "srtc.media-reports"))
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [publish, subscribe] in
+            publish.sendReports()
+            subscribe.sendReports()
+        }
+        timer.resume()
+    }
+
+    /// Whether a transport's media path broke (ICE consent lost, DTLS failed).
+    var needsICERestart: (publish: Bool, subscribe: Bool) {
+        (publish.transportState == .failed, subscribe.currentTransport?.state == .failed)
+    }
+
+    func close() {
+        timer.cancel()
+        publish.close()
+        subscribe.close()
+    }
+}

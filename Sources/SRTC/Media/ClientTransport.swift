@@ -1,0 +1,89 @@
+import Foundation
+import RTCNet
+import RTCTransport
+import RTCWire
+import Synchronization
+
+/// What a client transport reports to its session, on the transport's I/O thread.
+protocol ClientTransportHandler: AnyObject, Sendable {
+    func transport(_ transport: ClientTransport, didChangeState state: PeerTransport.State)
+    func transport(_ transport: ClientTransport, didReceiveRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport)
+    func transport(_ transport: ClientTransport, didReceiveRTCP packet: UnsafeRawBufferPointer, on peer: PeerTransport)
+}
+
+/// One ICE + DTLS + SRTP session of this client with the server (a publish or subscribe
+/// transport for one set of ICE credentials): ICE controlling, DTLS client (unless the remote
+/// side asked to be the client), its own UDP socket and I/O thread. An ICE restart makes a new one.
+final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
+    let localICE: ICECredentials
+    let remote: SDPNegotiation.RemoteDescription
+    private let peer: PeerTransport
+    private weak var handler: (any ClientTransportHandler)?
+
+    /// Connects to the server described by `remote`.
+    /// - Parameters:
+    ///   - bind: local address (`0.0.0.0` in general); the family follows the server's candidates.
+    init(localICE: ICECredentials, remote: SDPNegotiation.RemoteDescription, certificate: DTLSCertificate,
+         bindAddress: String, handler: any ClientTransportHandler) throws(SRTCError) {
+        self.localICE = localICE
+        self.remote = remote
+        self.handler = handler
+        guard !remote.candidates.isEmpty else { throw .mediaFailed("the server offered no ICE candidate") }
+        let ipv6 = remote.candidates.allSatisfy { $0.address.family == .ipv6 }
+        let bindHost = ipv6 && !bindAddress.contains(":") ? "::" : bindAddress
+        guard let bind = SocketAddress(ip: bindHost, port: 0) else { throw .mediaFailed("bad bind address \(bindAddress)") }
+        let parameters = PeerTransportParameters(
+            iceRole: .controlling, localICE: localICE,
+            remoteICE: ICECredentials(ufrag: remote.iceUfrag, pwd: remote.icePwd),
+            remoteCandidates: remote.candidates, certificate: certificate, remoteFingerprint: remote.fingerprint,
+            dtlsRole: SDPNegotiation.localDTLSRole(remoteSetup: remote.setup), connectTimeout: .seconds(15))
+        do {
+            // The delegate is set inside `client` before any packet can arrive; `self` is
+            // complete enough for that (the delegate methods only read `handler`).
+            peer = try PeerTransport.client(parameters, bind: bind, delegate: nil)
+        } catch {
+            throw .mediaFailed("could not open the media socket: \(error)")
+        }
+        peer.delegate = self
+    }
+
+    deinit {
+        peer.close()
+    }
+
+    var state: PeerTransport.State { peer.state }
+    var localAddress: SocketAddress { peer.localAddress }
+    var srtpProfile: SRTPProfile? { peer.srtpProfile }
+
+    /// Runs `work` on the transport's I/O thread (where sending happens).
+    func execute(_ work: @escaping @Sendable (PeerTransport) -> Void) {
+        peer.execute(work)
+    }
+
+    /// Sends an RTCP compound packet (from any thread).
+    func sendRTCP(_ packets: [RTCPPacket]) {
+        guard !packets.isEmpty else { return }
+        let bytes = RTCPCompound.serialize(packets)
+        peer.execute { t in
+            bytes.withUnsafeBytes { _ = t.sendRTCP($0) }
+        }
+    }
+
+    func close() {
+        peer.close()
+    }
+
+    // MARK: - PeerTransportDelegate (I/O thread)
+
+    func peerTransport(_ transport: PeerTransport, didChangeState state: PeerTransport.State) {
+        handler?.transport(self, didChangeState: state)
+    }
+
+    func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
+        handler?.transport(self, didReceiveRTP: UnsafeRawBufferPointer(packet), on: transport)
+    }
+
+    func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
+        handler?.transport(self, didReceiveRTCP: UnsafeRawBufferPointer(packet), on: transport)
+    }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import RTCCrypto
+import RTCMedia
+import RTCTransport
+import RTCWire
+import Synchronization
+
+/// The publish transport of one channel: the client offers one `sendonly` section per local
+/// track, the server answers; RTP goes out through per-stream senders, RTCP feedback comes back
+/// (NACK → retransmit from the cache, PLI/FIR → key frame).
+final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Sendable {
+    // MARK: - Types
+
+    struct Publication {
+        var section: SDPNegotiation.PublishSection
+        let track: LocalTrack
+        let senders: [RTPStreamSender]
+        let videoSink: VideoPublicationSink?
+        let audioSink: AudioPublicationSink?
+        var attached = false
+    }
+
+    private struct State {
+        var sections: [SDPNegotiation.PublishSection] = []
+        var publications: [String: Publication] = [:]
+        var nextMid = 0
+        var version: UInt64 = 1
+        var localICE = ICECredentials.random()
+        var transport: ClientTransport?
+        var onStateChange: (@Sendable (PeerTransport.State) -> Void)?
+    }
+
+    // MARK: - Properties
+
+    let certificate: DTLSCertificate
+    let sessionID = String(UInt64.random(in: 1_000_000_000...9_999_999_999))
+    let cname = SecureRandom.string(count: 16)
+    private let bindAddress: String
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    init(certificate: DTLSCertificate, bindAddress: String, logger: Logger) {
+        self.certificate = certificate
+        self.bindAddress = bindAddress
+        self.logger = logger
+    }
+
+    var currentTransport: ClientTransport? { state.withLock { $0.transport } }
+
+    /// Called (on the I/O thread) when the transport's state changes.
+    func onStateChange(_ handler: @escaping @Sendable (PeerTransport.State) -> Void) {
+        state.withLock { $0.onStateChange = handler }
+    }
+
+    // MARK: - Sections
+
+    /// Adds a section for `track` (not negotiated until the next offer is answered).
+    func add(_ track: LocalTrack) -> SDPNegotiation.PublishSection {
+        state.withLock { s in
+            let mid = String(s.nextMid)
+            s.nextMid += 1
+            let layers: [String] = (track as? LocalVideoTrack)?.simulcast == true ? [VideoLayer.cameraBig.rid, VideoLayer.cameraSmall.rid] : []
+            let ssrcs = (0..<max(1, layers.count)).map { _ in UInt32.random(in: 1...UInt32.max) }
+            let section = SDPNegotiation.PublishSection(mid: mid, kind: track.kind, streamLabel: cname,
+                                                        trackLabel: UUIDString.make(), ssrcs: ssrcs, rids: layers)
+            let senders = ssrcs.enumerated().map { index, ssrc in
+                RTPStreamSender(kind: track.kind, parameters: .init(
+                    ssrc: ssrc, payloadType: track.kind == .audio ? SDPNegotiation.opusPayloadType : SDPNegotiation.vp8PayloadType,
+                    clockRate: track.kind == .audio ? 48_000 : 90_000, mid: mid, rid: layers.isEmpty ? nil : layers[index],
+                    midID: 4, ridID: track.kind == .video && !layers.isEmpty ? 10 : nil, audioLevelID: track.kind == .audio ? 1 : nil))
+            }
+            let video = track.kind == .video ? VideoPublicationSink(senders: senders, route: self) : nil
+            let audio = track.kind == .audio ? senders.first.map { AudioPublicationSink(sender: $0, route: self) } : nil
+            s.sections.append(section)
+            s.publications[mid] = Publication(section: section, track: track, senders: senders, videoSink: video, audioSink: audio)
+            return section
+        }
+    }
+
+    /// Marks a section inactive and stops feeding it.
+    func remove(mid: String) {
+        let publication = state.withLock { s -> Publication? in
+            if let index = s.sections.firstIndex(where: { $0.mid == mid }) { s.sections[index].active = false }
+            return s.publications.removeValue(forKey: mid)
+        }
+        if let publication { detach(publication) }
+    }
+
+    /// Forgets a section that was added but whose offer failed.
+    func discard(mid: String) {
+        remove(mid: mid)
+        state.withLock { s in s.sections.removeAll { $0.mid == mid } }
+    }
+
+    /// The RTP senders of a section, best layer first.
+    func senders(mid: String) -> [RTPStreamSender] {
+        state.withLock { $0.publications[mid]?.senders ?? [] }
+    }
+
+    /// The mid carrying `track`, if it is published in this session.
+    func mid(of track: LocalTrack) -> String? {
+        state.withLock { s in s.publications.values.first { $0.track === track }?.section.mid }
+    }
+
+    /// Starts feeding a negotiated section from its track's encoder.
+    func attach(mid: String) {
+        let publication = state.withLock { s -> Publication? in
+            guard var p = s.publications[mid], !p.attached else { return nil }
+            p.attached = true
+            s.publications[mid] = p
+            return p
+        }
+        guard let publication else { return }
+        if let video = publication.track as? LocalVideoTrack, let sink = publication.videoSink { video.sendPipeline.attach(sink) }
+        if let audio = publication.track as? LocalAudioTrack, let sink = publication.audioSink { audio.sendPipeline.attach(sink) }
+    }
+
+    private func detach(_ publication: Publication) {
+        if let video = publication.track as? LocalVideoTrack, let sink = publication.videoSink { video.sendPipeline.detach(sink) }
+        if let audio = publication.track as? LocalAudioTrack, let sink = publication.audioSink { audio.sendPipeline.detach(sink) }
+    }
+
+    // MARK: - Negotiation
+
+    /// The current offer (a new session version each time).
+    func makeOffer() -> String {
+        state.withLock { s in
+            s.version += 1
+            return SDPNegotiation.publishOffer(sections: s.sections, ice: s.localICE, fingerprint: certificate.fingerprint,
+                                               sessionID: sessionID, version: s.version, cname: cname)
+        }
+    }
+
+    /// New ICE credentials for the next offer (ICE restart, RFC 8445 §9); returns the old ones,
+    /// to put back with `restoreICE` when the server refuses the restart.
+    @discardableResult
+    func restartICE() -> ICECredentials {
+        state.withLock { s in
+            defer { s.localICE = ICECredentials.random() }
+            return s.localICE
+        }
+    }
+
+    func restoreICE(_ credentials: ICECredentials) {
+        state.withLock { $0.localICE = credentials }
+    }
+
+    /// Applies the server's answer: negotiated payload types and extension ids, and a transport
+    /// for the answer's ICE credentials (kept when they did not change).
+    func applyAnswer(_ sdp: String) throws(SRTCError) {
+        let remote = try SDPNegotiation.describe(sdp)
+        let (senders, needsTransport, localICE) = state.withLock { s -> ([(RTPStreamSender, SDPNegotiation.RemoteSection)], Bool, ICECredentials) in
+            var pairs: [(RTPStreamSender, SDPNegotiation.RemoteSection)] = []
+            for publication in s.publications.values {
+                guard let answered = remote.section(mid: publication.section.mid) else { continue }
+                for sender in publication.senders { pairs.append((sender, answered)) }
+            }
+            let same = s.transport.map { $0.remote.iceUfrag == remote.iceUfrag && $0.localICE == s.localICE && $0.state != .failed } ?? false
+            return (pairs, !same, s.localICE)
+        }
+        for (sender, answered) in senders {
+            var p = sender.parameters
+            if let pt = answered.payloadType { p.payloadType = pt }
+            p.midID = answered.midID
+            p.ridID = p.rid == nil ? nil : answered.ridID
+            p.audioLevelID = answered.audioLevelID
+            sender.update(p)
+        }
+        guard needsTransport else { return }
+        let transport = try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
+                                            bindAddress: bindAddress, handler: self)
+        let old = state.withLock { s -> ClientTransport? in
+            defer { s.transport = transport }
+            return s.transport
+        }
+        old?.close()
+        logger.debug("publish transport to \(remote.candidates.map(\.address))")
+    }
+
+    /// Sends a sender report for every stream (every second, from the channel's media timer).
+    func sendReports() {
+        let (transport, senders) = state.withLock { s in (s.transport, s.publications.values.flatMap(\.senders)) }
+        guard let transport, transport.state == .connected else { return }
+        let reports = senders.compactMap { $0.senderReport() }.map { RTCPPacket.senderReport($0) }
+        transport.sendRTCP(reports)
+    }
+
+    var transportState: PeerTransport.State? { currentTransport?.state }
+
+    /// Packets sent per stream SSRC (statistics).
+    var sentPackets: [UInt32: Int] {
+        state.withLock { s in
+            Dictionary(s.publications.values.flatMap(\.senders).map { ($0.ssrc, $0.packetsSent) }, uniquingKeysWith: +)
+        }
+    }
+
+    func close() {
+        let (transport, publications) = state.withLock { s -> (ClientTransport?, [Publication]) in
+            defer { s.transport = nil; s.publications = [:] }
+            return (s.transport, Array(s.publications.values))
+        }
+        for publication in publications { detach(publication) }
+        transport?.close()
+    }
+
+    // MARK: - ClientTransportHandler (I/O thread)
+
+    func transport(_ transport: ClientTransport, didChangeState state: PeerTransport.State) {
+        logger.debug("publish transport \(state)")
+        if state == .connected {
+            // A fresh path: every track starts with a key frame.
+            for publication in self.state.withLock({ Array($0.publications.values) }) {
+                (publication.track as? LocalVideoTrack)?.sendPipeline.requestKeyFrame(layer: nil)
+            }
+        }
+        self.state.withLock { $0.onStateChange }?(state)
+    }
+
+    func transport(_ transport: ClientTransport, didReceiveRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport) {}
+
+    func transport(_ transport: ClientTransport, didReceiveRTCP packet: UnsafeRawBufferPointer, on peer: PeerTransport) {
+        for (sender, sequences) in handleFeedback(packet) { sender.retransmit(sequences, on: peer) }
+    }
+
+    /// Acts on RTCP feedback from the server: PLI and FIR ask the track's encoder for a key frame;
+    /// returns the NACKed packets to resend per stream. Malformed datagrams are ignored.
+    func handleFeedback(_ packet: UnsafeRawBufferPointer) -> [(RTPStreamSender, [UInt16])] {
+        guard let packets = try? RTCPCompound.parse(packet) else { return [] }
+        var resend: [(RTPStreamSender, [UInt16])] = []
+        for rtcp in packets {
+            switch rtcp {
+            case .nack(let nack):
+                if let found = sender(ssrc: nack.mediaSSRC) { resend.append((found.sender, nack.lostSequenceNumbers)) }
+            case .pictureLossIndication(let pli):
+                requestKeyFrame(ssrc: pli.mediaSSRC)
+            case .fullIntraRequest(let fir):
+                for entry in fir.entries { requestKeyFrame(ssrc: entry.ssrc) }
+            default:
+                continue
+            }
+        }
+        return resend
+    }
+
+    private func sender(ssrc: UInt32) -> (sender: RTPStreamSender, track: LocalTrack, layer: Int)? {
+        state.withLock { s in
+            for publication in s.publications.values {
+                if let index = publication.senders.firstIndex(where: { $0.ssrc == ssrc }) {
+                    return (publication.senders[index], publication.track, index)
+                }
+            }
+            return nil
+        }
+    }
+
+    private func requestKeyFrame(ssrc: UInt32) {
+        guard let found = sender(ssrc: ssrc), let video = found.track as? LocalVideoTrack else { return }
+        video.sendPipeline.requestKeyFrame(layer: found.layer)
+    }
+}
+
+/// Random identifiers for SDP labels.
+enum UUIDString {
+    static func make() -> String { UUID().uuidString.lowercased() }
+}

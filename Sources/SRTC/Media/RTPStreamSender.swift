@@ -1,0 +1,187 @@
+import Foundation
+import RTCMedia
+import RTCTransport
+import RTCWire
+import Synchronization
+
+/// One RTP stream this client sends (one SSRC: an audio track, a video track, or one simulcast
+/// layer): packetizes into a packet cache, sends from it, answers NACKs from it, and keeps what
+/// sender reports need.
+final class RTPStreamSender: Sendable {
+    // MARK: - Types
+
+    /// What the stream's packets carry.
+    struct Parameters: Sendable, Equatable {
+        var ssrc: UInt32
+        var payloadType: UInt8
+        var clockRate: UInt32
+        var mid: String
+        /// Simulcast layer id (RFC 8852), sent in every packet when set.
+        var rid: String?
+        /// Negotiated header extension ids (nil: not negotiated, not sent).
+        var midID: UInt8?
+        var ridID: UInt8?
+        var audioLevelID: UInt8?
+    }
+
+    private struct State {
+        var parameters: Parameters
+        var sequence = UInt16.random(in: 0...UInt16.max)
+        var cache: RTPPacketCache
+        var packetizer = VP8Packetizer()
+        var elements: [RTPHeaderWriter.Element] = []
+        var packetsSent: UInt32 = 0
+        var octetsSent: UInt32 = 0
+        var lastTimestamp: UInt32 = 0
+        var lastSendTime: Double = 0
+        var retransmitted = 0
+    }
+
+    // MARK: - Properties
+
+    /// Random per stream (RFC 3550 §5.1): timestamps start at an unpredictable value.
+    let timestampOffset = UInt32.random(in: 0...UInt32.max)
+    let ssrc: UInt32
+    let kind: TrackKind
+    private let state: Mutex<State>
+    /// Fault injection for tests: first sends of the sequence numbers it accepts are dropped
+    /// (as if lost on the network); retransmissions are not filtered.
+    let lossFilter = Mutex<(@Sendable (UInt16) -> Bool)?>(nil)
+
+    init(kind: TrackKind, parameters: Parameters) {
+        self.kind = kind
+        self.ssrc = parameters.ssrc
+        state = Mutex(State(parameters: parameters, cache: RTPPacketCache(capacity: kind == .video ? 512 : 16)))
+        state.withLock { $0.elements = Self.elements(for: parameters, level: nil) }
+    }
+
+    var parameters: Parameters { state.withLock { $0.parameters } }
+
+    /// Applies the ids and payload type the answer negotiated.
+    func update(_ parameters: Parameters) {
+        state.withLock {
+            $0.parameters = parameters
+            $0.elements = Self.elements(for: parameters, level: nil)
+        }
+    }
+
+    // MARK: - Packetizing
+
+    /// Cuts an encoded VP8 frame into packets (RFC 7741) in the cache; returns their sequence range.
+    func packetize(video frame: EncodedVideoFrame) -> (first: UInt16, count: Int) {
+        state.withLock { s in
+            let timestamp = frame.rtpTimestamp &+ timestampOffset
+            let first = s.sequence
+            var count = 0
+            let elements = s.elements, parameters = s.parameters
+            frame.data.withUnsafeBytes { data in
+                s.packetizer.packetize(data) { payload, isLast in
+                    let sequence = s.sequence
+                    s.cache.store(sequence) { slot in
+                        let header = RTPHeaderWriter.write(into: slot, marker: isLast, payloadType: parameters.payloadType,
+                                                           sequenceNumber: sequence, timestamp: timestamp, ssrc: parameters.ssrc,
+                                                           elements: elements)
+                        guard header + payload.count <= slot.count else { return nil }
+                        UnsafeMutableRawBufferPointer(rebasing: slot[header ..< header + payload.count]).copyMemory(from: payload)
+                        return header + payload.count
+                    }
+                    s.sequence &+= 1
+                    count += 1
+                }
+            }
+            s.lastTimestamp = timestamp
+            s.lastSendTime = Self.wallClock()
+            return (first, count)
+        }
+    }
+
+    /// Puts one Opus packet (RFC 7587) with its RFC 6464 audio level in the cache.
+    func packetize(opus packet: [UInt8], samplePosition: UInt32, level: UInt8, voiceActivity: Bool) -> (first: UInt16, count: Int) {
+        state.withLock { s in
+            let timestamp = samplePosition &+ timestampOffset
+            let sequence = s.sequence
+            if let id = s.parameters.audioLevelID,
+               let index = s.elements.firstIndex(where: { $0.id == id }),
+               let element = RTPHeaderWriter.Element(id: id, bytes: [(voiceActivity ? 0x80 : 0) | min(level, 127)]) {
+                s.elements[index] = element
+            }
+            let elements = s.elements, parameters = s.parameters
+            s.cache.store(sequence) { slot in
+                let header = RTPHeaderWriter.write(into: slot, marker: false, payloadType: parameters.payloadType,
+                                                   sequenceNumber: sequence, timestamp: timestamp, ssrc: parameters.ssrc,
+                                                   elements: elements)
+                guard header + packet.count <= slot.count else { return nil }
+                packet.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: slot[header ..< header + packet.count]).copyMemory(from: $0) }
+                return header + packet.count
+            }
+            s.sequence &+= 1
+            s.lastTimestamp = timestamp
+            s.lastSendTime = Self.wallClock()
+            return (sequence, 1)
+        }
+    }
+
+    // MARK: - Sending (the transport's I/O thread)
+
+    /// Sends packets `first ..< first + count` from the cache.
+    func send(first: UInt16, count: Int, on transport: PeerTransport) {
+        let drop = lossFilter.withLock { $0 }
+        state.withLock { s in
+            for i in 0..<count {
+                let sequence = first &+ UInt16(truncatingIfNeeded: i)
+                if let drop, drop(sequence) { continue }
+                s.cache.withPacket(sequence) { packet in
+                    if transport.sendRTP(packet) {
+                        s.packetsSent &+= 1
+                        s.octetsSent &+= UInt32(packet.count)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Resends the packets a NACK lists that are still cached (RFC 4585 §6.2.1); returns how many.
+    @discardableResult
+    func retransmit(_ sequences: [UInt16], on transport: PeerTransport) -> Int {
+        state.withLock { s in
+            var sent = 0
+            for sequence in sequences {
+                if s.cache.withPacket(sequence, { transport.sendRTP($0) }) == true { sent += 1 }
+            }
+            s.retransmitted += sent
+            return sent
+        }
+    }
+
+    /// An RTCP sender report for this stream now (RFC 3550 §6.4.1).
+    func senderReport() -> SenderReport? {
+        state.withLock { s in
+            guard s.packetsSent > 0 else { return nil }
+            let now = Self.wallClock()
+            let elapsed = (now - s.lastSendTime) * Double(s.parameters.clockRate)
+            let rtpTime = s.lastTimestamp &+ UInt32(truncatingIfNeeded: Int64(elapsed))
+            return SenderReport(ssrc: s.parameters.ssrc, ntpTime: NTPTime(unixSeconds: now), rtpTime: rtpTime,
+                                packetCount: s.packetsSent, octetCount: s.octetsSent)
+        }
+    }
+
+    var packetsSent: Int { state.withLock { Int($0.packetsSent) } }
+
+    /// A copy of cached packet `sequence` (tests and diagnostics).
+    func cachedPacket(_ sequence: UInt16) -> [UInt8]? {
+        state.withLock { s in s.cache.withPacket(sequence) { Array($0) } }
+    }
+    var retransmittedPackets: Int { state.withLock { $0.retransmitted } }
+
+    // MARK: - Internals
+
+    private static func elements(for p: Parameters, level: UInt8?) -> [RTPHeaderWriter.Element] {
+        var elements: [RTPHeaderWriter.Element] = []
+        if let id = p.midID, let e = RTPHeaderWriter.Element(id: id, bytes: Array(p.mid.utf8)) { elements.append(e) }
+        if let id = p.ridID, let rid = p.rid, let e = RTPHeaderWriter.Element(id: id, bytes: Array(rid.utf8)) { elements.append(e) }
+        if let id = p.audioLevelID, let e = RTPHeaderWriter.Element(id: id, bytes: [level ?? 127]) { elements.append(e) }
+        return elements
+    }
+
+    static func wallClock() -> Double { Date().timeIntervalSince1970 }
+}

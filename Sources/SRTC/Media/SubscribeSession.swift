@@ -1,0 +1,230 @@
+import Foundation
+import RTCCrypto
+import RTCTransport
+import RTCWire
+import Synchronization
+
+/// The subscribe transport of one channel: answers the server's `subscriber_offer`s, binds each
+/// sending section to its remote track (by the `a=msid` track id), routes incoming RTP to the
+/// track's receiver and sends receiver feedback (RR, NACK, PLI).
+final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
+    // MARK: - Types
+
+    enum Receiver {
+        case video(VideoReceiver)
+        case audio(AudioReceiver)
+
+        var track: RemoteTrack {
+            switch self {
+            case .video(let r): r.track
+            case .audio(let r): r.track
+            }
+        }
+    }
+
+    /// What applying an offer changed.
+    struct OfferResult {
+        var answer: String
+        /// Tracks that got a receiver.
+        var bound: [RemoteTrack]
+        /// Tracks whose receiver went away (section inactive or gone).
+        var unbound: [RemoteTrack]
+    }
+
+    private struct State {
+        var localICE = ICECredentials.random()
+        var transport: ClientTransport?
+        /// Receivers by mid, and the SSRC → mid routing.
+        var receivers: [String: Receiver] = [:]
+        var bySSRC: [UInt32: String] = [:]
+        var midID: UInt8?
+        var revision = -1
+        var onStateChange: (@Sendable (PeerTransport.State) -> Void)?
+    }
+
+    // MARK: - Properties
+
+    let certificate: DTLSCertificate
+    let sessionID = String(UInt64.random(in: 1_000_000_000...9_999_999_999))
+    /// The SSRC this client's feedback is sent from.
+    let feedbackSSRC = UInt32.random(in: 1...UInt32.max)
+    private let context: EngineContext
+    private let state = Mutex(State())
+
+    init(certificate: DTLSCertificate, context: EngineContext) {
+        self.certificate = certificate
+        self.context = context
+    }
+
+    var currentTransport: ClientTransport? { state.withLock { $0.transport } }
+
+    /// Called (on the I/O thread) when the transport's state changes.
+    func onStateChange(_ handler: @escaping @Sendable (PeerTransport.State) -> Void) {
+        state.withLock { $0.onStateChange = handler }
+    }
+
+    var latestRevision: Int { state.withLock { $0.revision } }
+
+    // MARK: - Negotiation
+
+    /// Answers offer `revision`; `track` finds the remote track a section's msid names.
+    func apply(offer sdp: String, revision: Int, track: (String) -> RemoteTrack?) throws(SRTCError) -> OfferResult {
+        let remote = try SDPNegotiation.describe(sdp)
+        let localICE = state.withLock { s -> ICECredentials in
+            s.revision = max(s.revision, revision)
+            return s.localICE
+        }
+        let answer = try SDPNegotiation.subscribeAnswer(to: sdp, ice: localICE, fingerprint: certificate.fingerprint, sessionID: sessionID)
+        var result = OfferResult(answer: answer, bound: [], unbound: [])
+        var wanted: [String: (SDPNegotiation.RemoteSection, RemoteTrack)] = [:]
+        for section in remote.sections where !section.rejected && section.direction.sends {
+            guard let id = section.trackID ?? section.streamID, let remoteTrack = track(id), remoteTrack.kind == section.kind else {
+                context.logger.debug("subscriber offer section \(section.mid) names no known track (\(section.trackID ?? "-"))")
+                continue
+            }
+            wanted[section.mid] = (section, remoteTrack)
+        }
+        state.withLock { s in
+            for (mid, receiver) in s.receivers {
+                let keep = wanted[mid].map { $0.1 === receiver.track } ?? false
+                if !keep {
+                    s.receivers[mid] = nil
+                    result.unbound.append(receiver.track)
+                }
+            }
+            s.bySSRC = [:]
+            s.midID = remote.sections.compactMap(\.midID).first
+            for (mid, (section, remoteTrack)) in wanted {
+                let ssrc = section.ssrcs.first ?? 0
+                if s.receivers[mid] == nil {
+                    switch remoteTrack {
+                    case let video as RemoteVideoTrack:
+                        s.receivers[mid] = .video(VideoReceiver(mid: mid, ssrc: ssrc, track: video, logger: context.logger))
+                    case let audio as RemoteAudioTrack:
+                        s.receivers[mid] = .audio(AudioReceiver(mid: mid, ssrc: ssrc, audioLevelID: section.audioLevelID,
+                                                                track: audio, context: context))
+                    default:
+                        continue
+                    }
+                    result.bound.append(remoteTrack)
+                    if let receiver = s.receivers[mid] {
+                        remoteTrack.statisticsSource.withLock { source in
+                            switch receiver {
+                            case .video(let r): source = { r.statistics }
+                            case .audio(let r): source = { r.statistics }
+                            }
+                        }
+                    }
+                }
+                for ssrc in section.ssrcs { s.bySSRC[ssrc] = mid }
+            }
+        }
+        try connectIfNeeded(remote, localICE: localICE)
+        return result
+    }
+
+    /// Fresh local ICE credentials, used from the next offer on (ICE restart); returns the old ones.
+    @discardableResult
+    func restartICE() -> ICECredentials {
+        state.withLock { s in
+            defer { s.localICE = ICECredentials.random() }
+            return s.localICE
+        }
+    }
+
+    func restoreICE(_ credentials: ICECredentials) {
+        state.withLock { $0.localICE = credentials }
+    }
+
+    private func connectIfNeeded(_ remote: SDPNegotiation.RemoteDescription, localICE: ICECredentials) throws(SRTCError) {
+        let same = state.withLock { s in
+            s.transport.map { $0.remote.iceUfrag == remote.iceUfrag && $0.localICE == localICE && $0.state != .failed } ?? false
+        }
+        guard !same, remote.sections.contains(where: { !$0.rejected }) else { return }
+        let transport = try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
+                                            bindAddress: context.configuration.mediaBindAddress, handler: self)
+        let old = state.withLock { s -> ClientTransport? in
+            defer { s.transport = transport }
+            return s.transport
+        }
+        old?.close()
+    }
+
+    /// Sends a receiver report covering every stream (every second).
+    func sendReports() {
+        let (transport, receivers) = state.withLock { ($0.transport, Array($0.receivers.values)) }
+        guard let transport, transport.state == .connected else { return }
+        let now = RTPStreamSender.wallClock()
+        let blocks = receivers.compactMap { receiver -> ReceptionReport? in
+            switch receiver {
+            case .video(let r): r.receptionReport(now: now)
+            case .audio(let r): r.receptionReport(now: now)
+            }
+        }
+        // At most 31 blocks per report (RFC 3550 §6.4.2).
+        let reports = stride(from: 0, to: max(1, blocks.count), by: 31).map { start in
+            RTCPPacket.receiverReport(ReceiverReport(ssrc: feedbackSSRC, reports: Array(blocks[start..<min(blocks.count, start + 31)])))
+        }
+        transport.sendRTCP(reports)
+    }
+
+    var receiverCount: Int { state.withLock { $0.receivers.count } }
+
+    func close() {
+        let transport = state.withLock { s -> ClientTransport? in
+            defer { s.transport = nil; s.receivers = [:]; s.bySSRC = [:] }
+            return s.transport
+        }
+        transport?.close()
+    }
+
+    // MARK: - ClientTransportHandler (I/O thread)
+
+    func transport(_ transport: ClientTransport, didChangeState state: PeerTransport.State) {
+        context.logger.debug("subscribe transport \(state)")
+        self.state.withLock { $0.onStateChange }?(state)
+    }
+
+    func transport(_ transport: ClientTransport, didReceiveRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport) {
+        guard let view = try? RTPPacketView(packet) else { return }
+        let receiver = state.withLock { s -> Receiver? in
+            if let mid = s.bySSRC[view.ssrc] { return s.receivers[mid] }
+            // An SSRC the offer did not list: learn it from the mid extension (RFC 8843 §9.2).
+            guard let id = s.midID, let raw = view.extensionValue(id: id),
+                  let mid = try? StreamIdentifierExtension(parsing: raw).value, let receiver = s.receivers[mid] else { return nil }
+            s.bySSRC[view.ssrc] = mid
+            return receiver
+        }
+        let nowUs = Int64(DispatchTime.now().uptimeNanoseconds / 1_000)
+        switch receiver {
+        case .video(let r)?:
+            let feedback = r.receive(view, nowUs: nowUs)
+            var rtcp: [RTCPPacket] = []
+            if !feedback.nack.isEmpty {
+                rtcp.append(.nack(TransportLayerNack(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc, lost: feedback.nack)))
+            }
+            if feedback.pli { rtcp.append(.pictureLossIndication(PictureLossIndication(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc))) }
+            if !rtcp.isEmpty {
+                let bytes = RTCPCompound.serialize(rtcp)
+                bytes.withUnsafeBytes { _ = peer.sendRTCP($0) }
+            }
+        case .audio(let r)?:
+            r.receive(view, nowUs: nowUs)
+        case nil:
+            return
+        }
+    }
+
+    func transport(_ transport: ClientTransport, didReceiveRTCP packet: UnsafeRawBufferPointer, on peer: PeerTransport) {
+        guard let packets = try? RTCPCompound.parse(packet) else { return }
+        let now = RTPStreamSender.wallClock()
+        for case .senderReport(let sr) in packets {
+            let receiver = state.withLock { s in s.bySSRC[sr.ssrc].flatMap { s.receivers[$0] } }
+            switch receiver {
+            case .video(let r)?: r.senderReportArrived(sr.ntpTime, at: now)
+            case .audio(let r)?: r.senderReportArrived(sr.ntpTime, at: now)
+            case nil: continue
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import RTCMedia
+import RTCWire
+import Synchronization
+
+/// Receives one subscribed video stream: reorders packets (jitter buffer), asks for lost ones
+/// (NACK) and key frames (PLI), decodes VP8 on its own queue and hands frames to the track.
+final class VideoReceiver: @unchecked Sendable {
+    /// What the receive path asks the session to send upstream.
+    struct Feedback: Equatable {
+        var nack: [UInt16] = []
+        var pli = false
+    }
+
+    private struct State {
+        var jitter = VideoJitterBuffer()
+        var statistics = RTPReceiveStatistics(clockRate: 90_000)
+        /// Set by the decoder when a frame failed: the next packet asks for a key frame.
+        var decoderNeedsKeyFrame = false
+        var lastForcedPLIUs: Int64?
+    }
+
+    let mid: String
+    let track: RemoteVideoTrack
+    private(set) var ssrc: UInt32
+    private let state = Mutex(State())
+    private let decodeQueue: DispatchQueue
+    private let decoder: Mutex<VP8Decoder?>
+    private let logger: Logger
+
+    init(mid: String, ssrc: UInt32, track: RemoteVideoTrack, logger: Logger) {
+        self.mid = mid
+        self.ssrc = ssrc
+        self.track = track
+        self.logger = logger
+        decodeQueue = DispatchQueue(label: "srtc.video-decode.\(track.id)")
+        decoder = Mutex(try? VP8Decoder())
+    }
+
+    /// One RTP packet of the stream (transport I/O thread). Returns the feedback to send.
+    func receive(_ packet: RTPPacketView, nowUs: Int64) -> Feedback {
+        let payload = Array(packet.payload)
+        let (frames, feedback) = state.withLock { s -> ([DepacketizedVideoFrame], Feedback) in
+            s.statistics.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.bytes.count,
+                                arrival: Double(nowUs) / 1e6)
+            do {
+                try s.jitter.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
+                                    marker: packet.marker)
+            } catch {
+                // A malformed VP8 descriptor: the packet is dropped (and will be NACKed as missing).
+            }
+            let frames = s.jitter.popFrames(nowUs: nowUs)
+            var feedback = Feedback(nack: s.jitter.missingSequenceNumbers(nowUs: nowUs), pli: s.jitter.shouldRequestKeyFrame(nowUs: nowUs))
+            if s.decoderNeedsKeyFrame, s.lastForcedPLIUs.map({ nowUs &- $0 >= 500_000 }) ?? true {
+                s.decoderNeedsKeyFrame = false
+                s.lastForcedPLIUs = nowUs
+                feedback.pli = true
+            }
+            return (frames, feedback)
+        }
+        if !frames.isEmpty { decode(frames) }
+        return feedback
+    }
+
+    /// A sender report for this stream arrived.
+    func senderReportArrived(_ ntp: NTPTime, at seconds: Double) {
+        state.withLock { $0.statistics.senderReportArrived(ntp, at: seconds) }
+    }
+
+    /// The RR block for this stream.
+    func receptionReport(now: Double) -> ReceptionReport? {
+        state.withLock { s in s.statistics.received == 0 ? nil : s.statistics.receptionReport(ssrc: ssrc, now: now) }
+    }
+
+    var statistics: RTPReceiveStatistics { state.withLock { $0.statistics } }
+    var jitterStatistics: VideoJitterBuffer.Statistics { state.withLock { $0.jitter.statistics } }
+
+    private func decode(_ frames: [DepacketizedVideoFrame]) {
+        decodeQueue.async { [self] in
+            for frame in frames {
+                do {
+                    let decoded = try decoder.withLock { d -> VideoFrame? in
+                        guard let d else { return nil }
+                        let picture = try d.decode(frame.encodedFrame)
+                        return d.lastFrameCorrupted ? nil : picture
+                    }
+                    if let decoded { track.deliver(decoded) }
+                } catch {
+                    logger.debug("VP8 decode failed on \(track.id): \(error)")
+                    state.withLock { $0.decoderNeedsKeyFrame = true }
+                }
+            }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// SRTC: see docs/architecture.md for what this module holds.

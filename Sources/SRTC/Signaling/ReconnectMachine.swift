@@ -1,0 +1,125 @@
+/// Decides what a channel does when its signaling connection drops: retry with backoff, resume
+/// the session with `session_id`, give up once the server's grace period has passed.
+///
+/// A value type without I/O: each event returns the actions the channel performs, so every path
+/// is tested without sockets. Times are seconds on a monotonic clock.
+struct ReconnectMachine: Sendable, Equatable {
+    // MARK: - Types
+
+    /// Backoff between attempts.
+    struct Policy: Sendable, Equatable {
+        /// Delay before attempt n (0-based); the last value repeats.
+        var delays: [Double] = [0, 0.5, 1, 2, 4]
+        /// Attempts stop this long before the grace period ends, so the last one can still resume.
+        var margin: Double = 0.5
+
+        func delay(attempt: Int) -> Double {
+            guard !delays.isEmpty else { return 1 }
+            return delays[min(attempt, delays.count - 1)]
+        }
+    }
+
+    enum Phase: Sendable, Equatable {
+        /// Not joined (before the first join, or after leaving / disconnecting).
+        case idle
+        /// Joined with a live connection.
+        case connected
+        /// The connection dropped at `lostAt`; attempt number `attempt` is scheduled or running.
+        case reconnecting(attempt: Int, lostAt: Double)
+        /// Ended for good.
+        case closed
+    }
+
+    enum Action: Sendable, Equatable {
+        /// Tell observers: `channelIsReconnecting`.
+        case notifyReconnecting
+        /// Try to connect and `join` with the session id after this many seconds.
+        case attempt(after: Double)
+        /// Tell observers: `didReconnect`; `restartICE` when the media path must be renewed.
+        case notifyReconnected
+        /// Close everything and tell observers: `didDisconnect(reason)`.
+        case disconnect(DisconnectReason)
+    }
+
+    // MARK: - State
+
+    let policy: Policy
+    private(set) var phase: Phase = .idle
+    /// The server's `reconnect_grace_seconds`.
+    private(set) var graceSeconds: Double = 20
+
+    init(policy: Policy = Policy()) {
+        self.policy = policy
+    }
+
+    // MARK: - Events
+
+    /// The first join succeeded.
+    mutating func joined(graceSeconds: Int) {
+        self.graceSeconds = Double(graceSeconds)
+        phase = .connected
+    }
+
+    /// The WebSocket closed without `leave` or a server `disconnected`.
+    mutating func connectionLost(now: Double) -> [Action] {
+        guard case .connected = phase else { return [] }
+        phase = .reconnecting(attempt: 0, lostAt: now)
+        return [.notifyReconnecting, .attempt(after: policy.delay(attempt: 0))]
+    }
+
+    /// An attempt failed. A refusal that retrying cannot fix (`fatal`, for example a token the
+    /// server rejects) ends the session at once; otherwise the next attempt is scheduled unless
+    /// it would start after the grace period.
+    mutating func attemptFailed(now: Double, fatal: DisconnectReason? = nil) -> [Action] {
+        guard case .reconnecting(let attempt, let lostAt) = phase else { return [] }
+        if let fatal {
+            phase = .closed
+            return [.disconnect(fatal)]
+        }
+        let delay = policy.delay(attempt: attempt + 1)
+        guard now + delay < lostAt + graceSeconds - policy.margin else {
+            phase = .closed
+            return [.disconnect(.timeout)]
+        }
+        phase = .reconnecting(attempt: attempt + 1, lostAt: lostAt)
+        return [.attempt(after: delay)]
+    }
+
+    /// An attempt's `join` answered. `resumed == false` means the server no longer had the
+    /// session (the grace period passed there): the user already left, so the channel ends.
+    mutating func attemptSucceeded(resumed: Bool) -> [Action] {
+        guard case .reconnecting = phase else { return [] }
+        guard resumed else {
+            phase = .closed
+            return [.disconnect(.timeout)]
+        }
+        phase = .connected
+        return [.notifyReconnected]
+    }
+
+    /// The server ended the session (`disconnected` event): never reconnect.
+    mutating func serverEnded(_ reason: DisconnectReason) -> [Action] {
+        switch phase {
+        case .idle, .closed: return []
+        case .connected, .reconnecting:
+            phase = .closed
+            return [.disconnect(reason)]
+        }
+    }
+
+    /// The app called `leave`: stop any reconnection.
+    mutating func left() {
+        phase = .closed
+    }
+
+    /// Whether a scheduled attempt `attempt` is still wanted (a stale timer is ignored).
+    func wantsAttempt(_ attempt: Int) -> Bool {
+        if case .reconnecting(let current, _) = phase { return current == attempt }
+        return false
+    }
+
+    var currentAttempt: Int? {
+        if case .reconnecting(let attempt, _) = phase { return attempt }
+        return nil
+    }
+}

@@ -1,0 +1,36 @@
+import Synchronization
+
+/// Weakly held objects called synchronously on the caller's thread (renderers on media threads,
+/// where a hop to the delegate queue per frame would cost too much).
+final class WeakList<Element>: Sendable {
+    private struct Entry: @unchecked Sendable {
+        weak var object: AnyObject?
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    init() {}
+
+    func add(_ element: Element) {
+        let object = element as AnyObject
+        entries.withLock { list in
+            list.removeAll { $0.object == nil }
+            if !list.contains(where: { $0.object === object }) { list.append(Entry(object: object)) }
+        }
+    }
+
+    func remove(_ element: Element) {
+        let object = element as AnyObject
+        entries.withLock { list in list.removeAll { $0.object == nil || $0.object === object } }
+    }
+
+    var isEmpty: Bool { entries.withLock { list in !list.contains { $0.object != nil } } }
+
+    /// Calls `body` for each live element (outside the lock).
+    func forEach(_ body: (Element) -> Void) {
+        let live: [AnyObject] = entries.withLock { list in list.compactMap { $0.object } }
+        for object in live {
+            if let element = object as? Element { body(element) }
+        }
+    }
+}

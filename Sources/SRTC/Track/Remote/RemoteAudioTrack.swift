@@ -1,0 +1,46 @@
+import Foundation
+import RTCMedia
+import Synchronization
+
+/// A remote audio track. Add `AudioRenderer`s to observe its decoded PCM (transcription,
+/// recording). The engine's `audioRenderProcessor` runs before the renderers.
+public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
+    private let renderers = WeakList<AudioRenderer>()
+    private let counters = Mutex(Counters())
+
+    struct Counters {
+        var framesDecoded = 0
+        var level: UInt8 = 127
+    }
+
+    // MARK: - Public API
+
+    /// Adds a renderer (held weakly), called on the track's receive thread with 20 ms of PCM.
+    public func add(audioRenderer: AudioRenderer) { renderers.add(audioRenderer) }
+
+    /// Removes a renderer.
+    public func remove(audioRenderer: AudioRenderer) { renderers.remove(audioRenderer) }
+
+    /// 20 ms frames decoded since subscribing (concealed losses included).
+    public var framesDecoded: Int { counters.withLock { $0.framesDecoded } }
+
+    /// The sender's last RFC 6464 audio level (-dBov, 127 = silence).
+    public var audioLevel: UInt8 { counters.withLock { $0.level } }
+
+    override var decodedFrameCount: Int { framesDecoded }
+
+    // MARK: - Internals
+
+    func deliver(_ buffer: AudioPCMBuffer) {
+        counters.withLock { $0.framesDecoded += 1 }
+        renderers.forEach { $0.render(pcmBuffer: buffer) }
+    }
+
+    func setLevel(_ level: UInt8) {
+        counters.withLock { $0.level = level }
+    }
+
+    override func subscriptionStarted() {
+        counters.withLock { $0 = Counters() }
+    }
+}

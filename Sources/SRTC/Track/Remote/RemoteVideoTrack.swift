@@ -1,0 +1,97 @@
+import Foundation
+import RTCMedia
+import Synchronization
+
+/// A remote video track. Add renderers to get its decoded frames; watch
+/// `channel(_:didChangeReceiveStreamStatus:)` or `isReceiveTimedOut` for stalls.
+public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
+    private let renderers = WeakList<VideoRenderer>()
+    private let monitor: Mutex<ReceiveTimeoutMonitor>
+    private let counters = Mutex(Counters())
+    /// Reports receive-status changes to the channel (set by the channel).
+    let statusHandler = Mutex<(@Sendable (RemoteVideoTrack, Bool) -> Void)?>(nil)
+
+    struct Counters {
+        var framesDecoded = 0
+        var lastWidth = 0
+        var lastHeight = 0
+        var layer: String?
+    }
+
+    init(info: TrackInfo, context: EngineContext, receiveTimeout: Double) {
+        monitor = Mutex(ReceiveTimeoutMonitor(timeout: receiveTimeout))
+        super.init(info: info, context: context)
+    }
+
+    // MARK: - Public API
+
+    /// Adds a renderer (held weakly); it is called on the track's receive thread with every decoded frame.
+    public func add(videoRenderer: VideoRenderer) { renderers.add(videoRenderer) }
+
+    /// Removes a renderer.
+    public func remove(videoRenderer: VideoRenderer) { renderers.remove(videoRenderer) }
+
+    /// True while no frame arrived for the engine's receive timeout (subscribed and unmuted only).
+    public var isReceiveTimedOut: Bool { monitor.withLock { $0.isTimedOut } }
+
+    /// Frames decoded since subscribing.
+    public var framesDecoded: Int { counters.withLock { $0.framesDecoded } }
+
+    /// The size of the last decoded frame.
+    public var frameSize: (width: Int, height: Int) { counters.withLock { ($0.lastWidth, $0.lastHeight) } }
+
+    /// The simulcast layer the server currently forwards (from `didSwitchLayer`), when known.
+    public var currentLayer: String? { counters.withLock { $0.layer } }
+
+    override var decodedFrameCount: Int { framesDecoded }
+
+    // MARK: - Internals
+
+    /// A decoded frame: renderers, counters, the receive-timeout monitor.
+    func deliver(_ frame: VideoFrame) {
+        counters.withLock {
+            $0.framesDecoded += 1
+            $0.lastWidth = frame.width
+            $0.lastHeight = frame.height
+        }
+        renderers.forEach { $0.render(frame: frame) }
+        let change = monitor.withLock { $0.frameArrived(now: Self.now()) }
+        if let change { report(change) }
+    }
+
+    /// The channel's periodic check.
+    func tick(now: Double) {
+        let change = monitor.withLock { $0.tick(now: now) }
+        if let change { report(change) }
+    }
+
+    func setCurrentLayer(_ layer: String) {
+        counters.withLock { $0.layer = layer }
+    }
+
+    override func subscriptionStarted() {
+        counters.withLock { $0 = Counters() }
+        let muted = isMuted
+        monitor.withLock { m in if muted { m.stop() } else { m.start(now: Self.now()) } }
+    }
+
+    override func subscriptionEnded() {
+        super.subscriptionEnded()
+        monitor.withLock { $0.stop() }
+    }
+
+    override func update(info: TrackInfo) {
+        let wasMuted = isMuted
+        super.update(info: info)
+        guard wasMuted != info.muted, isSubscribed else { return }
+        monitor.withLock { m in if info.muted { m.stop() } else { m.start(now: Self.now()) } }
+    }
+
+    private func report(_ timedOut: Bool) {
+        statusHandler.withLock { $0 }?(self, timedOut)
+    }
+
+    static func now() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+}

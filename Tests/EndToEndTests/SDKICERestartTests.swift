@@ -1,0 +1,38 @@
+import Foundation
+import RTCMedia
+@testable import SRTC
+import Testing
+
+/// What the SDK does when a media path fails (ICE consent lost): it asks the server for an ICE
+/// restart. This server does not support restarts yet (it follows address changes instead), so
+/// the refusal must leave the session as it was: the next offer keeps the old credentials.
+@Suite(.serialized) struct SDKICERestartTests {
+    @Test func aRefusedICERestartKeepsTheSessionWorking() async throws {
+        let server = try SDKTestServer()
+        let a = SDKMediaTests.Peer(), b = SDKMediaTests.Peer()
+        let subscriber = SDKAutoSubscriber()
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "ice"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "ice"))
+        let video = a.engine.createLocalCustomVideoTrack(desc: "canvas", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 400_000))
+        try await a.channel.publishLocalTrack(video)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180)
+        defer { pusher.stop() }
+        try await eventually(timeout: 10, "frames") { subscriber.collector.frameCount > 10 }
+        let media = try #require(a.channel.state.withLock { $0.media })
+        let transport = try #require(media.publish.currentTransport)
+
+        a.channel.queue.sync { a.channel.mediaPathFailed(.publish) }
+        b.channel.queue.sync { b.channel.mediaPathFailed(.subscribe) }
+        try await Task.sleep(for: .milliseconds(500))
+        // A second track renegotiates the publish transport: same credentials, same transport.
+        let audio = a.engine.createLocalCustomAudioTrack(desc: "mic")
+        try await a.channel.publishLocalTrack(audio)
+        #expect(media.publish.currentTransport === transport)
+        let before = subscriber.collector.frameCount
+        try await eventually(timeout: 5, "frames after the refused restarts") { subscriber.collector.frameCount > before + 20 }
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+}

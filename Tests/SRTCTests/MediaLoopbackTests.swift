@@ -1,0 +1,200 @@
+import Foundation
+import RTCMedia
+import RTCNet
+import RTCTransport
+import RTCWire
+import Synchronization
+import Testing
+@testable import SRTC
+
+/// Collects decoded frames' pattern numbers and PCM.
+final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
+    let numbers = Mutex<[Int]>([])
+    let pcm = Mutex<[Float]>([])
+    func render(frame: VideoFrame) {
+        if let n = TestPatternReader.frameNumber(in: frame) { numbers.withLock { $0.append(n) } }
+    }
+    func render(pcmBuffer: AudioPCMBuffer) { pcm.withLock { $0 += pcmBuffer.channel(0) } }
+    var frames: [Int] { numbers.withLock { $0 } }
+    var samples: [Float] { pcm.withLock { $0 } }
+}
+
+/// The SDK's media path against a fake SFU over loopback with real ICE, DTLS and SRTP.
+@Suite(.serialized) struct MediaLoopbackTests {
+    let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "media-test"), logLevel: .off,
+                                                 mediaBindAddress: "127.0.0.1"))
+
+    @Test func publishedTracksArriveAsRTPTheServerCanDecode() async throws {
+        let server = try FakeMediaServer()
+        defer { server.stop() }
+        let session = PublishSession(certificate: try DTLSCertificate(), bindAddress: "127.0.0.1", logger: engine.context.logger)
+        defer { session.close() }
+        let video = engine.createLocalCustomVideoTrack(desc: "canvas", preset: VideoPreset(width: 320, height: 240, frameRate: 30, maxBitrate: 400_000))
+        let audio = engine.createLocalCustomAudioTrack(desc: "mic")
+        let v = session.add(video), a = session.add(audio)
+        #expect([v.mid, a.mid] == ["0", "1"])
+        try session.applyAnswer(try server.answer(session.makeOffer()))
+        session.attach(mid: v.mid)
+        session.attach(mid: a.mid)
+        #expect(await waitUntil { session.transportState == .connected && server.isConnected })
+
+        let pattern = try TestPatternGenerator(width: 320, height: 240)
+        var tone = SineToneGenerator(frequency: 440)
+        for n in 0..<30 {
+            video.pushFrame(pattern.videoFrame(number: n))
+            audio.pushAudioBuffer(tone.next(frameCount: 1_600)) // 33 ms of audio per frame
+        }
+        try await Task.sleep(for: .milliseconds(300)) // sends happen on the transport's I/O thread
+        #expect(await waitUntil { server.rtp.count >= session.sentPackets.values.reduce(0, +) })
+
+        // Split what arrived by payload type, decode, and check content.
+        let packets = try server.rtp.map { try RTPPacket(parsing: $0) }
+        let videoPackets = packets.filter { $0.payloadType == 96 }
+        let audioPackets = packets.filter { $0.payloadType == 111 }
+        #expect(videoPackets.allSatisfy { $0.extensionValue(id: 4) == Array("0".utf8) })
+        #expect(audioPackets.allSatisfy { $0.extensionValue(id: 4) == Array("1".utf8) && $0.extensionValue(id: 1) != nil })
+        var assembler = VP8FrameAssembler()
+        let decoder = try VP8Decoder()
+        var numbers: [Int] = []
+        for p in videoPackets.sorted(by: { SequenceNumber.isNewer($1.sequenceNumber, than: $0.sequenceNumber) }) {
+            let out = try assembler.push(payload: p.payload, sequenceNumber: p.sequenceNumber, timestamp: p.timestamp, marker: p.marker)
+            if let frame = out.frame, let picture = try decoder.decode(frame.encodedFrame) {
+                numbers.append(try #require(TestPatternReader.frameNumber(in: picture)))
+            }
+        }
+        #expect(numbers == Array(0..<30))
+        #expect(audioPackets.count == 1_600 * 30 / 960) // 50 whole 20 ms frames
+        let opus = try OpusDecoder()
+        var samples: [Float] = []
+        for p in audioPackets.sorted(by: { SequenceNumber.isNewer($1.sequenceNumber, than: $0.sequenceNumber) }) {
+            samples += try opus.decode(p.payload).channel(0)
+        }
+        let frequency = try #require(FrequencyEstimator.zeroCrossingFrequency(Array(samples.dropFirst(960 * 5)), sampleRate: 48_000))
+        #expect(abs(frequency - 440) < 10)
+    }
+
+    @Test func nackIsAnsweredFromTheCacheAndPLIMakesAKeyFrame() async throws {
+        let server = try FakeMediaServer()
+        defer { server.stop() }
+        let session = PublishSession(certificate: try DTLSCertificate(), bindAddress: "127.0.0.1", logger: engine.context.logger)
+        defer { session.close() }
+        let video = engine.createLocalCustomVideoTrack(desc: "canvas", preset: VideoPreset(width: 160, height: 120, frameRate: 30, maxBitrate: 200_000))
+        let section = session.add(video)
+        try session.applyAnswer(try server.answer(session.makeOffer()))
+        session.attach(mid: section.mid)
+        #expect(await waitUntil { session.transportState == .connected && server.isConnected })
+        let pattern = try TestPatternGenerator(width: 160, height: 120)
+        // The network loses the third packet the stream sends.
+        let sender = try #require(session.senders(mid: section.mid).first)
+        let lost = Mutex<UInt16?>(nil)
+        sender.lossFilter.withLock { filter in
+            filter = { sequence in
+                lost.withLock { l in
+                    if l == nil { l = sequence &+ 2 }
+                    return sequence == l
+                }
+            }
+        }
+        for n in 0..<5 { video.pushFrame(pattern.videoFrame(number: n)) }
+        try await Task.sleep(for: .milliseconds(300)) // sends happen on the transport's I/O thread
+        let total = session.sentPackets.values.reduce(0, +)
+        #expect(total >= 4)
+        #expect(await waitUntil { server.rtp.count == total })
+        let sent = try server.rtp.map { try RTPPacket(parsing: $0) }
+        let ssrc = try #require(sent.first?.ssrc)
+        let missing = try #require(lost.withLock { $0 })
+        #expect(!sent.contains { $0.sequenceNumber == missing })
+
+        server.send(rtcp: [.nack(TransportLayerNack(senderSSRC: 1, mediaSSRC: ssrc, lost: [missing]))])
+        #expect(await waitUntil { server.rtp.count == sent.count + 1 })
+        let resent = try RTPPacket(parsing: try #require(server.rtp.last))
+        #expect(resent.sequenceNumber == missing)
+        #expect(server.rtp.last == sender.cachedPacket(missing)) // the cached packet, byte for byte
+        #expect(sender.retransmittedPackets == 1)
+
+        let before = server.rtp.count
+        video.pushFrame(pattern.videoFrame(number: 5))
+        #expect(await waitUntil { server.rtp.count > before })
+        #expect(try !isKeyFrame(server.rtp[before]))
+        server.send(rtcp: [.pictureLossIndication(PictureLossIndication(senderSSRC: 1, mediaSSRC: ssrc))])
+        try await Task.sleep(for: .milliseconds(200))
+        let afterPLI = server.rtp.count
+        video.pushFrame(pattern.videoFrame(number: 6))
+        #expect(await waitUntil { server.rtp.count > afterPLI })
+        #expect(try isKeyFrame(server.rtp[afterPLI]))
+    }
+
+    func isKeyFrame(_ bytes: [UInt8]) throws -> Bool {
+        let packet = try RTPPacket(parsing: bytes)
+        return packet.payload.withUnsafeBytes { VP8.isKeyFrame(payload: $0) }
+    }
+
+    @Test func subscribedStreamsAreDecodedInOrderWithFeedbackUpstream() async throws {
+        let server = try FakeMediaServer()
+        defer { server.stop() }
+        let context = engine.context
+        let videoTrack = RemoteVideoTrack(info: TrackInfo(id: "TR_v", uid: "pub", kind: .video, desc: "canvas"), context: context, receiveTimeout: 3)
+        let audioTrack = RemoteAudioTrack(info: TrackInfo(id: "TR_a", uid: "pub", kind: .audio, desc: "mic"), context: context)
+        let collector = MediaCollector()
+        videoTrack.add(videoRenderer: collector)
+        audioTrack.add(audioRenderer: collector)
+        let session = SubscribeSession(certificate: try DTLSCertificate(), context: context)
+        defer { session.close() }
+        let offer = server.offer([("0", .video, "TR_v", 2222), ("1", .audio, "TR_a", 1111)])
+        let result = try session.apply(offer: offer, revision: 1) { ["TR_v": videoTrack, "TR_a": audioTrack][$0] }
+        #expect(result.bound.map(\.id).sorted() == ["TR_a", "TR_v"])
+        try server.accept(result.answer)
+        #expect(await waitUntil { session.currentTransport?.state == .connected && server.isConnected })
+
+        // The "server" forwards a VP8 stream and an Opus stream, holding one video packet back.
+        let videoSender = RTPStreamSender(kind: .video, parameters: .init(ssrc: 2222, payloadType: 96, clockRate: 90_000, mid: "0",
+                                                                         rid: nil, midID: 4, ridID: nil, audioLevelID: nil))
+        let audioSender = RTPStreamSender(kind: .audio, parameters: .init(ssrc: 1111, payloadType: 111, clockRate: 48_000, mid: "1",
+                                                                         rid: nil, midID: 4, ridID: nil, audioLevelID: 1))
+        var config = VP8Encoder.Configuration(width: 320, height: 240)
+        config.bitrate = 400_000
+        let encoder = try VP8Encoder(configuration: config)
+        let opus = try OpusEncoder()
+        let pattern = try TestPatternGenerator(width: 320, height: 240)
+        var tone = SineToneGenerator(frequency: 660)
+        var withheld: [UInt8]?
+        for n in 0..<20 {
+            if let encoded = try encoder.encode(pattern.videoFrame(number: n)) {
+                let (first, count) = videoSender.packetize(video: encoded)
+                var packets = (0..<count).compactMap { videoSender.cachedPacket(first &+ UInt16($0)) }
+                if n == 5 { withheld = packets.removeLast() } // lost on the way: the client must NACK it
+                server.send(rtp: packets)
+            }
+            for _ in 0..<2 {
+                let (first, _) = audioSender.packetize(opus: try opus.encode(tone.next(frameCount: 960)), samplePosition: UInt32(n * 1920),
+                                                       level: 20, voiceActivity: true)
+                server.send(rtp: [try #require(audioSender.cachedPacket(first))])
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let lost = try RTPPacket(parsing: try #require(withheld)).sequenceNumber
+        #expect(await waitUntil {
+            server.rtcp.contains { bytes in
+                (try? RTCPCompound.parse(bytes))?.contains { if case .nack(let n) = $0 { n.lostSequenceNumbers.contains(lost) } else { false } } ?? false
+            }
+        })
+        server.send(rtp: [try #require(withheld)]) // the retransmission completes frame 5
+        #expect(await waitUntil { collector.frames.count == 20 })
+        #expect(collector.frames == Array(0..<20))
+        #expect(videoTrack.framesDecoded == 20)
+        #expect(audioTrack.audioLevel == 20)
+        #expect(await waitUntil { collector.samples.count >= 960 * 30 })
+        let frequency = try #require(FrequencyEstimator.zeroCrossingFrequency(Array(collector.samples.dropFirst(960 * 3)), sampleRate: 48_000))
+        #expect(abs(frequency - 660) < 10)
+
+        // Receiver reports cover both streams.
+        session.sendReports()
+        #expect(await waitUntil {
+            server.rtcp.contains { bytes in
+                (try? RTCPCompound.parse(bytes))?.contains {
+                    if case .receiverReport(let rr) = $0 { Set(rr.reports.map(\.ssrc)) == [1111, 2222] } else { false }
+                } ?? false
+            }
+        })
+    }
+}

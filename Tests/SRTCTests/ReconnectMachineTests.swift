@@ -1,0 +1,90 @@
+import Testing
+@testable import SRTC
+
+@Suite struct ReconnectMachineTests {
+    func joined(grace: Int = 20) -> ReconnectMachine {
+        var m = ReconnectMachine(policy: .init(delays: [0, 0.5, 1, 2, 4], margin: 0.5))
+        m.joined(graceSeconds: grace)
+        return m
+    }
+
+    @Test func lostConnectionNotifiesOnceAndAttemptsAtOnce() {
+        var m = joined()
+        #expect(m.connectionLost(now: 100) == [.notifyReconnecting, .attempt(after: 0)])
+        #expect(m.phase == .reconnecting(attempt: 0, lostAt: 100))
+        // A second close report while reconnecting changes nothing.
+        #expect(m.connectionLost(now: 100.1) == [])
+    }
+
+    @Test func failedAttemptsBackOffThenRepeatTheLastDelay() {
+        var m = joined()
+        _ = m.connectionLost(now: 0)
+        #expect(m.attemptFailed(now: 0.1) == [.attempt(after: 0.5)])
+        #expect(m.attemptFailed(now: 0.7) == [.attempt(after: 1)])
+        #expect(m.attemptFailed(now: 1.8) == [.attempt(after: 2)])
+        #expect(m.attemptFailed(now: 3.9) == [.attempt(after: 4)])
+        #expect(m.attemptFailed(now: 8.0) == [.attempt(after: 4)])
+        #expect(m.currentAttempt == 5)
+        #expect(m.wantsAttempt(5))
+        #expect(!m.wantsAttempt(4))
+    }
+
+    @Test func resumedSessionReportsReconnected() {
+        var m = joined()
+        _ = m.connectionLost(now: 0)
+        _ = m.attemptFailed(now: 0.1)
+        #expect(m.attemptSucceeded(resumed: true) == [.notifyReconnected])
+        #expect(m.phase == .connected)
+        // The next loss starts over from the first delay.
+        #expect(m.connectionLost(now: 50) == [.notifyReconnecting, .attempt(after: 0)])
+    }
+
+    @Test func givesUpWhenTheNextAttemptWouldStartPastTheGracePeriod() {
+        var m = joined(grace: 5)
+        _ = m.connectionLost(now: 10)
+        #expect(m.attemptFailed(now: 10.1) == [.attempt(after: 0.5)]) // 10.6 < 14.5
+        #expect(m.attemptFailed(now: 10.7) == [.attempt(after: 1)])   // 11.7 < 14.5
+        #expect(m.attemptFailed(now: 11.8) == [.attempt(after: 2)])   // 13.8 < 14.5
+        #expect(m.attemptFailed(now: 13.9) == [.disconnect(.timeout)]) // 17.9 ≥ 14.5
+        #expect(m.phase == .closed)
+        #expect(m.attemptFailed(now: 20) == [])
+    }
+
+    @Test func aNewSessionInsteadOfAResumeEndsTheChannel() {
+        var m = joined()
+        _ = m.connectionLost(now: 0)
+        #expect(m.attemptSucceeded(resumed: false) == [.disconnect(.timeout)])
+        #expect(m.phase == .closed)
+    }
+
+    @Test func aRefusedTokenEndsAtOnce() {
+        var m = joined()
+        _ = m.connectionLost(now: 0)
+        #expect(m.attemptFailed(now: 0.1, fatal: .tokenExpired) == [.disconnect(.tokenExpired)])
+    }
+
+    @Test func serverEndedSessionNeverReconnects() {
+        var m = joined()
+        #expect(m.serverEnded(.kicked) == [.disconnect(.kicked)])
+        #expect(m.connectionLost(now: 1) == [])
+        var idle = ReconnectMachine()
+        #expect(idle.serverEnded(.kicked) == [])
+    }
+
+    @Test func leavingStopsReconnection() {
+        var m = joined()
+        _ = m.connectionLost(now: 0)
+        m.left()
+        #expect(!m.wantsAttempt(0))
+        #expect(m.attemptFailed(now: 1) == [])
+        #expect(m.attemptSucceeded(resumed: true) == [])
+    }
+
+    @Test func fatalErrorsAreThoseNoRetryFixes() {
+        #expect(Channel.fatalReason(of: .server(code: 40107, message: "")) == .tokenExpired)
+        #expect(Channel.fatalReason(of: .server(code: 40106, message: "")) == .error)
+        #expect(Channel.fatalReason(of: .server(code: 42902, message: "")) == nil) // rate limited: retry
+        #expect(Channel.fatalReason(of: .connectionFailed("refused")) == nil)
+        #expect(Channel.fatalReason(of: .timeout("join")) == nil)
+    }
+}

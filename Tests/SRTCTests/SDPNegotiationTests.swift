@@ -1,0 +1,192 @@
+import RTCMedia
+import RTCNet
+import RTCTransport
+import RTCWire
+import Testing
+@testable import SRTC
+
+@Suite struct SDPNegotiationTests {
+    let ice = ICECredentials(ufrag: "cLnT", pwd: "clientpassword0123456789")
+    let fingerprint = DTLSFingerprint(algorithm: "sha-256", bytes: Array(0..<32))
+
+    func offer(_ sections: [SDPNegotiation.PublishSection]) throws -> SessionDescription {
+        try SessionDescription(parsing: SDPNegotiation.publishOffer(sections: sections, ice: ice, fingerprint: fingerprint,
+                                                                     sessionID: "42", version: 3, cname: "cn"))
+    }
+
+    @Test func publishOfferIsBundledSendonlyActpassWithCredentials() throws {
+        let audio = SDPNegotiation.PublishSection(mid: "0", kind: .audio, streamLabel: "cn", trackLabel: "a1", ssrcs: [1111], rids: [])
+        let video = SDPNegotiation.PublishSection(mid: "1", kind: .video, streamLabel: "cn", trackLabel: "v1", ssrcs: [2222], rids: [])
+        let sdp = try offer([audio, video])
+        #expect(sdp.bundleMids == ["0", "1"])
+        #expect(sdp.origin.sessionVersion == 3)
+        for m in sdp.media {
+            #expect(m.direction == .sendonly)
+            #expect(m.rtcpMux)
+            #expect(sdp.setup(of: m) == .actpass)
+            #expect(sdp.iceUfrag(of: m) == "cLnT")
+            #expect(sdp.icePwd(of: m) == "clientpassword0123456789")
+            #expect(sdp.fingerprints(of: m).first?.bytes == Array(0..<32))
+            #expect(m.candidates.isEmpty) // the ICE-lite server learns our address from checks
+        }
+        let a = try #require(sdp.media(mid: "0"))
+        #expect(a.codecs.map(\.name) == ["opus"])
+        #expect(a.codecs.first?.payloadType == 111)
+        #expect(a.codecs.first?.channels == 2)
+        #expect(a.extensionID(uri: RTPHeaderExtensionURI.audioLevel) == 1)
+        #expect(a.extensionID(uri: RTPHeaderExtensionURI.mid) == 4)
+        #expect(a.ssrcList == [1111])
+        #expect(a.cname(ssrc: 1111) == "cn")
+        let v = try #require(sdp.media(mid: "1"))
+        #expect(v.codecs.map(\.name) == ["VP8"])
+        #expect(v.codecs.first?.feedback.map(\.description) == ["nack", "nack pli", "ccm fir"])
+        #expect(v.extensionID(uri: RTPHeaderExtensionURI.rid) == 10)
+        #expect(v.ssrcList == [2222])
+        #expect(v.simulcast == nil)
+    }
+
+    @Test func simulcastVideoDeclaresRidsAndNoSSRCs() throws {
+        let camera = SDPNegotiation.PublishSection(mid: "0", kind: .video, streamLabel: "cn", trackLabel: "cam",
+                                                   ssrcs: [5, 6], rids: ["h", "l"])
+        let text = SDPNegotiation.publishOffer(sections: [camera], ice: ice, fingerprint: fingerprint, sessionID: "1", version: 2, cname: "cn")
+        #expect(text.contains("a=rid:h send\r\n"))
+        #expect(text.contains("a=rid:l send\r\n"))
+        #expect(text.contains("a=simulcast:send h;l\r\n"))
+        #expect(!text.contains("a=ssrc:"))
+        #expect(text.contains("a=msid:cn cam\r\n"))
+    }
+
+    @Test func unpublishedSectionsStayInactiveAndKeepTheirMid() throws {
+        var gone = SDPNegotiation.PublishSection(mid: "0", kind: .audio, streamLabel: "cn", trackLabel: "a", ssrcs: [1], rids: [])
+        gone.active = false
+        let live = SDPNegotiation.PublishSection(mid: "1", kind: .video, streamLabel: "cn", trackLabel: "v", ssrcs: [2], rids: [])
+        let sdp = try offer([gone, live])
+        #expect(sdp.media.map(\.mid) == ["0", "1"])
+        #expect(sdp.media.map(\.direction) == [.inactive, .sendonly])
+        #expect(sdp.media[0].ssrcList.isEmpty)
+    }
+
+    /// A subscriber offer as an ICE-lite SFU writes one: two sending sections (with msid track
+    /// ids and SSRCs, VP8 with RTX) and a section left inactive after an unsubscribe.
+    static let serverOffer = [
+        "v=0", "o=- 77 5 IN IP4 127.0.0.1", "s=-", "t=0 0",
+        "a=group:BUNDLE 0 1 2", "a=ice-lite",
+        "a=ice-ufrag:SeRv", "a=ice-pwd:serverpassword0123456789",
+        "a=fingerprint:sha-256 " + (0..<32).map { String(format: "%02X", 255 - $0) }.joined(separator: ":"),
+        "a=setup:actpass",
+        "m=audio 7881 UDP/TLS/RTP/SAVPF 111", "c=IN IP4 127.0.0.1",
+        "a=candidate:1 1 udp 2130706431 127.0.0.1 7881 typ host",
+        "a=mid:0", "a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level", "a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid",
+        "a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01",
+        "a=sendonly", "a=msid:alice TR_a", "a=rtcp-mux", "a=rtpmap:111 opus/48000/2", "a=fmtp:111 minptime=10;useinbandfec=1",
+        "a=ssrc:1111 cname:sfu",
+        "m=video 7881 UDP/TLS/RTP/SAVPF 96 97", "c=IN IP4 127.0.0.1", "a=mid:1",
+        "a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid", "a=sendonly", "a=msid:alice TR_v", "a=rtcp-mux",
+        "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack", "a=rtcp-fb:96 nack pli", "a=rtcp-fb:96 goog-remb",
+        "a=rtpmap:97 rtx/90000", "a=fmtp:97 apt=96", "a=ssrc:2222 cname:sfu",
+        "m=video 7881 UDP/TLS/RTP/SAVPF 96", "c=IN IP4 127.0.0.1", "a=mid:2", "a=inactive", "a=rtcp-mux", "a=rtpmap:96 VP8/90000",
+    ].joined(separator: "\r\n") + "\r\n"
+
+    @Test func serverDescriptionsAreReadForTransportAndTracks() throws {
+        let remote = try SDPNegotiation.describe(Self.serverOffer)
+        #expect(remote.iceUfrag == "SeRv")
+        #expect(remote.icePwd == "serverpassword0123456789")
+        #expect(remote.iceLite)
+        #expect(remote.setup == .actpass)
+        #expect(remote.fingerprint.bytes == (0..<32).map { UInt8(255 - $0) })
+        #expect(remote.candidates.map(\.address) == [SocketAddress(ip: "127.0.0.1", port: 7881)!])
+        #expect(remote.sessionVersion == 5)
+        let audio = try #require(remote.section(mid: "0"))
+        #expect(audio.kind == .audio && audio.direction == .sendonly && audio.trackID == "TR_a" && audio.ssrcs == [1111])
+        #expect(audio.payloadType == 111 && audio.audioLevelID == 1 && audio.midID == 4)
+        let video = try #require(remote.section(mid: "1"))
+        #expect(video.kind == .video && video.trackID == "TR_v" && video.ssrcs == [2222] && video.payloadType == 96)
+        #expect(remote.section(mid: "2")?.direction == .inactive)
+    }
+
+    @Test func subscribeAnswerIsRecvonlyActiveAndNarrowedToWhatTheClientDecodes() throws {
+        let text = try SDPNegotiation.subscribeAnswer(to: Self.serverOffer, ice: ice, fingerprint: fingerprint, sessionID: "9")
+        let answer = try SessionDescription(parsing: text)
+        #expect(answer.media.map(\.mid) == ["0", "1", "2"])
+        #expect(answer.media.map(\.direction) == [.recvonly, .recvonly, .inactive])
+        #expect(answer.bundleMids == ["0", "1", "2"])
+        for m in answer.media {
+            #expect(answer.setup(of: m) == .active)
+            #expect(answer.iceUfrag(of: m) == "cLnT")
+        }
+        #expect(!answer.iceLite)
+        let video = try #require(answer.media(mid: "1"))
+        #expect(video.codecs.map(\.name) == ["VP8"])          // no RTX
+        #expect(video.codecs.first?.feedback.map(\.description) == ["nack", "nack pli"]) // goog-remb not taken
+        let audio = try #require(answer.media(mid: "0"))
+        #expect(audio.extensions.map(\.uri) == [RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.mid]) // no transport-cc
+    }
+
+    @Test func anOfferThatWantsToBeTheDTLSClientMakesThisSideTheServer() throws {
+        let text = try SDPNegotiation.subscribeAnswer(to: Self.serverOffer.replacingOccurrences(of: "a=setup:actpass", with: "a=setup:active"),
+                                                      ice: ice, fingerprint: fingerprint, sessionID: "9")
+        #expect(text.contains("a=setup:passive"))
+        #expect(SDPNegotiation.localDTLSRole(remoteSetup: .active) == .server)
+        #expect(SDPNegotiation.localDTLSRole(remoteSetup: .passive) == .client)
+        #expect(SDPNegotiation.localDTLSRole(remoteSetup: .actpass) == .client)
+    }
+
+    @Test(arguments: ["", "not sdp", "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\n"])
+    func unusableDescriptionsAreRefused(text: String) {
+        #expect(throws: SRTCError.self) { try SDPNegotiation.describe(text) }
+    }
+}
+
+@Suite struct RTPSendPathTests {
+    @Test func headerWithOneByteExtensionsIsWrittenByteForByte() throws {
+        var buffer = [UInt8](repeating: 0xEE, count: 64)
+        let elements = [RTPHeaderWriter.Element(id: 4, bytes: Array("0".utf8))!, RTPHeaderWriter.Element(id: 10, bytes: Array("h".utf8))!]
+        let length = buffer.withUnsafeMutableBytes {
+            RTPHeaderWriter.write(into: $0, marker: true, payloadType: 96, sequenceNumber: 0x1234, timestamp: 0xAABBCCDD,
+                                  ssrc: 0x01020304, elements: elements)
+        }
+        #expect(length == 20)
+        #expect(Array(buffer[0..<20]) == [
+            0x90, 0xE0,             // V=2 P=0 X=1 CC=0 | M=1 PT=96
+            0x12, 0x34,             // sequence number
+            0xAA, 0xBB, 0xCC, 0xDD, // timestamp
+            0x01, 0x02, 0x03, 0x04, // SSRC
+            0xBE, 0xDE, 0x00, 0x01, // RFC 8285 one-byte profile, 1 word
+            0x40, 0x30,             // id 4, len 1: "0"
+            0xA0, 0x68,             // id 10, len 1: "h"
+        ])
+        // RTCWire reads back what was written.
+        let parsed = try RTPPacket(parsing: Array(buffer[0..<20]))
+        #expect(parsed.extensionValue(id: 4) == Array("0".utf8))
+        #expect(parsed.extensionValue(id: 10) == Array("h".utf8))
+        #expect(RTPHeaderWriter.Element(id: 15, bytes: [1]) == nil) // 15 is reserved in the one-byte form
+    }
+
+    @Test func senderPacketizesIntoTheCacheAndKeepsTimestampsPerFrame() throws {
+        let sender = RTPStreamSender(kind: .video, parameters: .init(ssrc: 77, payloadType: 96, clockRate: 90_000, mid: "1",
+                                                                    rid: "l", midID: 4, ridID: 10, audioLevelID: nil))
+        let frame = EncodedVideoFrame(data: [UInt8](repeating: 0x10, count: 3_000), isKeyFrame: true, timestampUs: 1_000_000)
+        let (first, count) = sender.packetize(video: frame)
+        #expect(count == 3) // 3 000 bytes in ≤ 1 196-byte slices
+        let packets = (0..<count).compactMap { i in sender.cachedPacket(first &+ UInt16(i)) }
+        #expect(packets.count == 3)
+        let parsed: [RTPPacket] = try packets.map { try RTPPacket(parsing: $0) }
+        #expect(parsed.map(\.sequenceNumber) == [first, first &+ 1, first &+ 2])
+        #expect(Set(parsed.map(\.timestamp)) == [90_000 &+ sender.timestampOffset])
+        #expect(parsed.map(\.marker) == [false, false, true])
+        #expect(parsed.allSatisfy { $0.ssrc == 77 && $0.extensionValue(id: 10) == Array("l".utf8) })
+        let payloadBytes = parsed.map { $0.payload.count }.reduce(0, +)
+        #expect(payloadBytes == 3_000 + 3 * 4) // data + one 4-byte VP8 descriptor each
+    }
+
+    @Test func audioPacketsCarryTheirLevel() throws {
+        let sender = RTPStreamSender(kind: .audio, parameters: .init(ssrc: 9, payloadType: 111, clockRate: 48_000, mid: "0",
+                                                                    rid: nil, midID: 4, ridID: nil, audioLevelID: 1))
+        let (first, _) = sender.packetize(opus: [0xF8, 1, 2], samplePosition: 960, level: 33, voiceActivity: true)
+        let packet = try RTPPacket(parsing: try #require(sender.cachedPacket(first)))
+        #expect(packet.extensionValue(id: 1) == [0x80 | 33])
+        #expect(packet.extensionValue(id: 4) == Array("0".utf8))
+        #expect(packet.timestamp == 960 &+ sender.timestampOffset)
+        #expect(packet.payload == [0xF8, 1, 2])
+    }
+}
