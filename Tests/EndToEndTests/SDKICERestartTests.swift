@@ -3,11 +3,10 @@ import RTCMedia
 @testable import SRTC
 import Testing
 
-/// What the SDK does when a media path fails (ICE consent lost): it asks the server for an ICE
-/// restart. This server does not support restarts yet (it follows address changes instead), so
-/// the refusal must leave the session as it was: the next offer keeps the old credentials.
+/// What the SDK does when a media path fails (ICE consent lost): an ICE restart over signaling
+/// with new credentials on both sides, keeping the transports (and their DTLS keys) as browsers do.
 @Suite(.serialized) struct SDKICERestartTests {
-    @Test func aRefusedICERestartKeepsTheSessionWorking() async throws {
+    @Test func anICERestartKeepsTheTransportsAndMediaFlows() async throws {
         let server = try SDKTestServer()
         let a = SDKMediaTests.Peer(), b = SDKMediaTests.Peer()
         let subscriber = SDKAutoSubscriber()
@@ -21,16 +20,18 @@ import Testing
         try await eventually(timeout: 10, "frames") { subscriber.collector.frameCount > 10 }
         let media = try #require(a.channel.state.withLock { $0.media })
         let transport = try #require(media.publish.currentTransport)
+        let credentialsBefore = transport.localICE
 
         a.channel.queue.sync { a.channel.mediaPathFailed(.publish) }
         b.channel.queue.sync { b.channel.mediaPathFailed(.subscribe) }
+        try await eventually(timeout: 5, "publish ICE restarted") { transport.localICE != credentialsBefore }
         try await Task.sleep(for: .milliseconds(500))
-        // A second track renegotiates the publish transport: same credentials, same transport.
+        // A second track renegotiates the publish transport: the restarted credentials, same transport.
         let audio = a.engine.createLocalCustomAudioTrack(desc: "mic")
         try await a.channel.publishLocalTrack(audio)
         #expect(media.publish.currentTransport === transport)
         let before = subscriber.collector.frameCount
-        try await eventually(timeout: 5, "frames after the refused restarts") { subscriber.collector.frameCount > before + 20 }
+        try await eventually(timeout: 5, "frames after the restarts") { subscriber.collector.frameCount > before + 20 }
         await a.channel.leave()
         await b.channel.leave()
         await server.stop()

@@ -53,6 +53,8 @@ public final class PeerTransport: @unchecked Sendable {
     private var currentState: State = .new
     private var deadline: ContinuousClock.Instant?
     private var started = false
+    /// An ICE restart is under way after a recoverable ICE failure (DTLS and SRTP kept).
+    private var restarting = false
     /// `true` for a client transport: closing also stops its I/O thread.
     var ownsLoop = false
 
@@ -132,10 +134,15 @@ public final class PeerTransport: @unchecked Sendable {
     }
 
     private func restartOnIOThread(local: ICECredentials, remote: ICECredentials, remoteCandidates: [ICECandidate]) {
-        guard currentState != .closed, currentState != .failed else { return }
+        // A transport whose ICE failed after DTLS came up keeps its SRTP keys and can come back.
+        guard currentState != .closed, currentState != .failed || srtp != nil else { return }
         let previous = localICE.ufrag
         localICE = local
         let now = ContinuousClock.now
+        if currentState == .failed {
+            restarting = true
+            deadline = now + parameters.connectTimeout
+        }
         switch ice {
         case .lite:
             ice = .lite(ICELiteResponder(local: local, remote: remote))
@@ -249,7 +256,7 @@ public final class PeerTransport: @unchecked Sendable {
 
     /// Timers: ICE checks and consent, DTLS retransmission, the connect deadline.
     func tick(now: ContinuousClock.Instant) {
-        guard currentState != .closed, currentState != .failed else { return }
+        guard currentState != .closed, currentState != .failed || restarting else { return }
         let actions: [ICEAction]
         switch ice {
         case .lite(var lite):
@@ -261,7 +268,11 @@ public final class PeerTransport: @unchecked Sendable {
         }
         perform(actions, now: now)
         if dtls.state == .handshaking { handleDTLS(dtls.handleTimeout()) }
-        if currentState != .connected, let deadline, now > deadline { fail() }
+        if currentState != .connected, let deadline, now > deadline {
+            restarting = false
+            srtp = nil
+            fail()
+        }
     }
 
     private func perform(_ actions: [ICEAction], now: ContinuousClock.Instant) {
@@ -274,10 +285,15 @@ public final class PeerTransport: @unchecked Sendable {
                 remoteAddress = address
                 host?.peerTransport(self, didSelect: address, previous: previous)
                 if dtls.role == .client && dtls.state == .new { handleDTLS(dtls.start()) }
+                if restarting, srtp != nil {
+                    // The restart found a path: same keys, media resumes.
+                    restarting = false
+                    setState(.connected)
+                }
             case .stateChanged(let iceState):
                 switch iceState {
                 case .checking: if currentState == .new { setState(.checking) }
-                case .failed: fail()
+                case .failed: iceFailed()
                 case .new, .connected: break
                 }
             }
@@ -305,7 +321,8 @@ public final class PeerTransport: @unchecked Sendable {
     }
 
     private func closeOnIOThread() {
-        guard currentState != .closed, currentState != .failed else { return }
+        guard currentState != .closed else { return }
+        restarting = false
         sendControl(dtls.close().datagrams, to: remoteAddress)
         io.sendQueue.flush(on: io.socket)
         finish(.closed)
@@ -313,8 +330,18 @@ public final class PeerTransport: @unchecked Sendable {
 
     private func fail() { finish(.failed) }
 
-    private func finish(_ final: State) {
+    /// ICE lost its path (consent expired or checks failed). Before DTLS finished that ends the
+    /// transport; after, the keys stay so an ICE restart can resume media (RFC 8445 §9).
+    private func iceFailed() {
+        guard srtp != nil else { return fail() }
+        restarting = false
         guard currentState != .closed, currentState != .failed else { return }
+        setState(.failed)
+        host?.peerTransportDidFinish(self)
+    }
+
+    private func finish(_ final: State) {
+        guard currentState != .closed, currentState != .failed || final == .closed else { return }
         srtp = nil
         setState(final)
         host?.peerTransportDidFinish(self)

@@ -13,10 +13,12 @@ protocol ClientTransportHandler: AnyObject, Sendable {
 
 /// One ICE + DTLS + SRTP session of this client with the server (a publish or subscribe
 /// transport for one set of ICE credentials): ICE controlling, DTLS client (unless the remote
-/// side asked to be the client), its own UDP socket and I/O thread. An ICE restart makes a new one.
+/// side asked to be the client), its own UDP socket and I/O thread. An ICE restart keeps it (and
+/// its DTLS keys) with new credentials, as browsers do.
 final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
-    let localICE: ICECredentials
-    let remote: SDPNegotiation.RemoteDescription
+    private let credentials: Mutex<(local: ICECredentials, remote: SDPNegotiation.RemoteDescription)>
+    var localICE: ICECredentials { credentials.withLock { $0.local } }
+    var remote: SDPNegotiation.RemoteDescription { credentials.withLock { $0.remote } }
     private let peer: PeerTransport
     private weak var handler: (any ClientTransportHandler)?
 
@@ -25,8 +27,7 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
     ///   - bind: local address (`0.0.0.0` in general); the family follows the server's candidates.
     init(localICE: ICECredentials, remote: SDPNegotiation.RemoteDescription, certificate: DTLSCertificate,
          bindAddress: String, handler: any ClientTransportHandler) throws(SRTCError) {
-        self.localICE = localICE
-        self.remote = remote
+        credentials = Mutex((localICE, remote))
         self.handler = handler
         guard !remote.candidates.isEmpty else { throw .mediaFailed("the server offered no ICE candidate") }
         let ipv6 = remote.candidates.allSatisfy { $0.address.family == .ipv6 }
@@ -72,6 +73,16 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
     func close() {
         peer.close()
     }
+
+    /// ICE restart (RFC 8445 §9) toward `remote`'s new credentials and candidates; DTLS and SRTP stay.
+    func restartICE(localICE: ICECredentials, remote: SDPNegotiation.RemoteDescription) {
+        credentials.withLock { $0 = (localICE, remote) }
+        peer.restartICE(local: localICE, remote: ICECredentials(ufrag: remote.iceUfrag, pwd: remote.icePwd),
+                        remoteCandidates: remote.candidates)
+    }
+
+    /// `true` when this transport can be restarted in place (not closed, DTLS keys kept).
+    var canRestart: Bool { peer.state != .closed && peer.srtpProfile != nil }
 
     // MARK: - PeerTransportDelegate (I/O thread)
 

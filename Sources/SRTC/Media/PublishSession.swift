@@ -167,6 +167,11 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
             sender.update(p)
         }
         guard needsTransport else { return }
+        if let existing = currentTransport, existing.canRestart {
+            existing.restartICE(localICE: localICE, remote: remote)
+            logger.debug("publish transport: ICE restart toward \(remote.candidates.map(\.address))")
+            return
+        }
         let transport = try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
                                             bindAddress: bindAddress, handler: self)
         let old = state.withLock { s -> ClientTransport? in

@@ -141,6 +141,10 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             s.transport.map { $0.remote.iceUfrag == remote.iceUfrag && $0.localICE == localICE && $0.state != .failed } ?? false
         }
         guard !same, remote.sections.contains(where: { !$0.rejected }) else { return }
+        if let existing = state.withLock({ $0.transport }), existing.canRestart {
+            existing.restartICE(localICE: localICE, remote: remote)
+            return
+        }
         let transport = try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
                                             bindAddress: context.configuration.mediaBindAddress, handler: self)
         let old = state.withLock { s -> ClientTransport? in
