@@ -33,8 +33,9 @@ class CheckFailed(Exception):
     pass
 
 
-def reexec_in_loopback_namespace():
-    """Re-run this script in a new network namespace that has only `lo` (up)."""
+def reexec_in_loopback_namespace(script=None):
+    """Re-run `script` (this file by default) in a new network namespace that has only `lo` (up)."""
+    script = os.path.abspath(script or __file__)
     if os.environ.get("SRTC_MEDIA_NETNS") or not shutil.which("unshare") or not shutil.which("ip"):
         return
     if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
@@ -43,7 +44,7 @@ def reexec_in_loopback_namespace():
     env = dict(os.environ, SRTC_MEDIA_NETNS="1")
     if "SRTC_BIN_DIR" not in env:  # resolve before entering the namespace (swift may want the network)
         env["SRTC_BIN_DIR"] = subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip()
-    cmd = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable, os.path.abspath(__file__)]
+    cmd = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable, script]
     sys.exit(subprocess.run(cmd, env=env).returncode)
 
 

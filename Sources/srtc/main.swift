@@ -8,6 +8,7 @@ commands:
   sign           print the four signature headers for a server-API request
   grant          obtain a channel join token from a server (signed call to /server/v1/channel/grant)
   token decode   show a token's claims, optionally verifying it
+  join           join a channel as a bot on the Swift SDK: publish a test pattern or files, record what arrives
   help           this text
 
 Credentials come from --app-id / --app-key or $SRTC_APP_ID / $SRTC_APP_KEY.
