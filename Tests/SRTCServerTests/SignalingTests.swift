@@ -174,6 +174,21 @@ import SRTCTestSupport
         await server.stop()
     }
 
+    @Test func joinRateIsLimitedPerChannel() async throws {
+        let server = try TestServer { $0.limits.joinsPerSecond = 2 }
+        var results: [APIErrorCode?] = []
+        for i in 0..<4 {
+            let c = try await TestSignalClient(url: server.wsURL)
+            results.append(try await c.request(.join(JoinRequest(token: server.token(uid: "r\(i)", channel: "rate")))).errorCode)
+        }
+        #expect(results.prefix(2).allSatisfy { $0 == nil })
+        #expect(results.contains(.rateLimited))
+        // Another channel has its own budget.
+        let other = try await TestSignalClient(url: server.wsURL)
+        #expect(try await other.request(.join(JoinRequest(token: server.token(uid: "x", channel: "elsewhere")))).isSuccess)
+        await server.stop()
+    }
+
     @Test func limitsAreEnforced() async throws {
         let server = try TestServer { $0.limits.maxUsersPerChannel = 2 }
         for uid in ["a", "b"] { _ = try await TestSignalClient(url: server.wsURL).join(token: server.token(uid: uid, channel: "small")) }
