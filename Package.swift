@@ -31,6 +31,9 @@ let package = Package(
         .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite"]),
         .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
 
+        // Seeded randomness shared by every test target (random-input tests replay from their seed).
+        .target(name: "TestRandom", path: "Sources/TestRandom"),
+
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
         .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia"]),
@@ -47,15 +50,15 @@ let package = Package(
         .executableTarget(name: "interop-echo", dependencies: ["RTCTransport", "RTCNet", "RTCWire"], path: "interop/echo"),
 
         // MARK: - Tests
-        .testTarget(name: "RTCCryptoTests", dependencies: ["RTCCrypto"]),
-        .testTarget(name: "RTCWireTests", dependencies: ["RTCWire"]),
-        .testTarget(name: "RTCNetTests", dependencies: ["RTCNet"]),
-        .testTarget(name: "RTCTransportTests", dependencies: ["RTCTransport", "RTCWire", "RTCNet", "CSRTP"]),
-        .testTarget(name: "RTCMediaTests", dependencies: ["RTCMedia", "RTCWire"]),
-        .testTarget(name: "SRTCProtocolTests", dependencies: ["SRTCProtocol"], exclude: ["Fixtures"]),
-        .testTarget(name: "SFUTests", dependencies: ["SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet"]),
-        .testTarget(name: "SRTCServerTests", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCTests", dependencies: ["SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
+        .testTarget(name: "RTCCryptoTests", dependencies: ["TestRandom", "RTCCrypto"]),
+        .testTarget(name: "RTCWireTests", dependencies: ["TestRandom", "RTCWire"]),
+        .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "RTCNet"]),
+        .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "RTCTransport", "RTCWire", "RTCNet", "CSRTP"]),
+        .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "RTCWire"]),
+        .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol"], exclude: ["Fixtures"]),
+        .testTarget(name: "SFUTests", dependencies: ["TestRandom", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
+        .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
+        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 import COpus
 import Testing
 @testable import RTCMedia
+import TestRandom
 
 /// TOC fixtures follow RFC 6716 §3.1 (Table 2) and the framing rules R1–R7 of §3.4.
 @Suite struct OpusPayloadTests {

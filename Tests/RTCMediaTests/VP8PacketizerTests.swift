@@ -1,5 +1,6 @@
 import Testing
 @testable import RTCMedia
+import TestRandom
 
 @Suite struct VP8PacketizerTests {
     /// A fake frame whose bytes are distinct enough to catch reordering.

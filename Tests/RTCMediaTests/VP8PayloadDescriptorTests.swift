@@ -1,5 +1,6 @@
 import Testing
 @testable import RTCMedia
+import TestRandom
 
 /// Fixtures follow the layout of RFC 7741 §4.2; the VP8 payload header bytes follow §4.3.
 @Suite struct VP8PayloadDescriptorTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RTCMedia
+import TestRandom
 
 @Suite struct VideoJitterBufferTests {
     struct RTPPacket {

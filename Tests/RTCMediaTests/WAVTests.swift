@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RTCMedia
+import TestRandom
 
 @Suite struct WAVTests {
     @Test func roundTripInMemoryWithExactHeader() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RTCMedia
+import TestRandom
 
 @Suite struct Y4MTests {
     @Test func roundTripInMemory() throws {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RTCNet
+import TestRandom
 
 @Suite struct HTTPRequestParserTests {
     private func parse(_ text: String, limits: HTTPRequestParser.Limits = .init()) throws(HTTPParserError) -> (HTTPRequest?, ByteBuffer) {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RTCNet
+import TestRandom
 
 @Suite struct HTTPResponseParserTests {
     private func parse(_ text: String, method: String = "GET") throws(HTTPParserError) -> HTTPResponse? {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RTCNet
+import TestRandom
 
 @Suite struct WebSocketFrameTests {
     private func serverReceive(_ bytes: [UInt8], max: Int = 1 << 20) throws(WebSocketError) -> [WebSocketReceiver.Event] {

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import RTCTransport
+import TestRandom
 
 /// Two endpoints in memory: datagrams one emits are handed to the other.
 struct DTLSPair {
@@ -131,7 +132,7 @@ struct DTLSPair {
     }
 
     @Test func randomDatagramsIntoAServerNeverCrash() throws {
-        var rng = SplitMixT(seed: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<200 {
             let server = try DTLSEndpoint(role: .server, certificate: Self.sharedCert, remoteFingerprint: Self.sharedCert.fingerprint)
             for _ in 0..<4 {
@@ -148,14 +149,3 @@ struct DTLSPair {
     static let sharedCert = try! DTLSCertificate()
 }
 
-struct SplitMixT {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 import Testing
 @testable import RTCWire
+import TestRandom
 
 /// Hostile RTCP input: each named error, then seeded random, truncated and length-lying bytes.
 @Suite struct RTCPRobustnessTests {
@@ -68,7 +69,7 @@ import Testing
     }
 
     @Test func tenThousandSeededRandomInputsNeverCrash() {
-        var random = SeededGenerator(seed: 0x5254_4350)
+        var random = SeededRandom(seed: 0x5254_4350)
         let types: [UInt8] = [200, 201, 202, 203, 204, 205, 206]
         for _ in 0 ..< 10_000 {
             let words = Int.random(in: 1 ... 16, using: &random)

@@ -1,5 +1,6 @@
 import Testing
 @testable import RTCWire
+import TestRandom
 
 /// Hostile RTP input: each named error, then seeded random, truncated and length-lying bytes.
 @Suite struct RTPRobustnessTests {
@@ -49,7 +50,7 @@ import Testing
     }
 
     @Test func tenThousandSeededRandomInputsNeverCrash() {
-        var random = SeededGenerator(seed: 0x5254_5021)
+        var random = SeededRandom(seed: 0x5254_5021)
         for _ in 0 ..< 10_000 {
             var bytes = random.bytes(Int.random(in: 0 ... 80, using: &random))
             // Keep version 2 most of the time so the deeper checks run.

@@ -1,5 +1,6 @@
 import Testing
 @testable import RTCWire
+import TestRandom
 
 /// Hostile SDP: each named error, then seeded random edits of the Chrome offer and random text.
 @Suite struct SDPRobustnessTests {
@@ -72,7 +73,7 @@ import Testing
     /// 3,000 rather than 10,000: each case parses a 130-line offer three times, and the debug
     /// build `swift test` uses makes that the slowest test of the module (the fuzzer goes further).
     @Test func threeThousandSeededEditsOfTheChromeOfferNeverCrash() {
-        var random = SeededGenerator(seed: 0x5344_5021)
+        var random = SeededRandom(seed: 0x5344_5021)
         let lines = ChromeOfferFixture.lines
         let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz =:/;,.~*-_\t".utf8)
         for _ in 0 ..< 3_000 {
@@ -96,7 +97,7 @@ import Testing
     }
 
     @Test func tenThousandSeededRandomTextsNeverCrash() {
-        var random = SeededGenerator(seed: 0x5344_5022)
+        var random = SeededRandom(seed: 0x5344_5022)
         let pieces = ["v=0", "o=- 1 1 IN IP4 x", "s=-", "t=0 0", "m=audio 9 RTP/AVP 0", "m=application 9 DTLS/SCTP x",
                       "a=", "a=rtpmap:0 ", "a=candidate:", "a=simulcast:", "a=rid:", "a=ssrc:", "c=IN IP4 ", "b=", "\r", "\n",
                       " ", ":", "/", ";", "~", "9", "sendonly", "recv", "typ", "host"]

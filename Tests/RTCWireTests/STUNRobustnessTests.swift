@@ -1,5 +1,6 @@
 import Testing
 import RTCWire
+import TestRandom
 
 /// Hostile input: every fault must throw a named error, never crash.
 @Suite struct STUNRobustnessTests {
@@ -69,7 +70,7 @@ import RTCWire
 
     @Test(arguments: [1, 2, 3, 4])
     func seededRandomInputNeverCrashes(seed: UInt64) {
-        var rng = SplitMix(seed: seed)
+        var rng = SeededRandom(seed: seed)
         for _ in 0..<3000 {
             let count = Int(rng.next() % 160)
             var bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
@@ -90,7 +91,7 @@ import RTCWire
     }
 
     @Test func mutatedSamplesNeverCrash() {
-        var rng = SplitMix(seed: 99)
+        var rng = SeededRandom(seed: 99)
         for _ in 0..<5000 {
             var bytes = RFC5769.request
             for _ in 0..<(1 + rng.next() % 4) {
@@ -103,15 +104,3 @@ import RTCWire
     }
 }
 
-/// A tiny deterministic generator so failures reproduce.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,6 +1,7 @@
 import RTCWire
 import Testing
 @testable import SFU
+import TestRandom
 
 /// Whatever a peer sends (random bytes, truncated or mutated real packets), the SFU neither
 /// crashes nor forwards what it cannot parse; the bad input is only counted.

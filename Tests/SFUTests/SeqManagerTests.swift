@@ -1,5 +1,6 @@
 import Testing
 @testable import SFU
+import TestRandom
 
 /// `{input, expected, sync, drop}` tables in the style of mediasoup's SeqManager tests.
 struct SeqManagerTests {

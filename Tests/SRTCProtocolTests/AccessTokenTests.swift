@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import RTCCrypto
 @testable import SRTCProtocol
+import TestRandom
 
 @Suite struct AccessTokenTests {
     let key = "app-key-for-tests"
@@ -84,7 +85,7 @@ import RTCCrypto
     }
 
     @Test func seededRandomTokensNeverVerify() {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SeededRandom(seed: 42)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
         for _ in 0..<2000 {
             let length = Int.random(in: 0..<200, using: &rng)
@@ -100,19 +101,6 @@ import RTCCrypto
 
     @Test(arguments: ["", "has space", "slash/", "quote\"", "ümlaut", String(repeating: "x", count: 65), "new\nline"])
     func invalidIdentifiers(_ id: String) { #expect(!Identifier.isValid(id)) }
-}
-
-/// A small deterministic generator (SplitMix64) so random tests replay exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 @Suite struct TokenJSONTests {

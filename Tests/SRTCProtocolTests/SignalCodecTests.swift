@@ -1,5 +1,6 @@
 import Testing
 @testable import SRTCProtocol
+import TestRandom
 
 @Suite struct SignalCodecTests {
     static let track = TrackInfo(id: "TR_1", uid: "alice", kind: .video, desc: "camera_big", muted: false,
@@ -94,7 +95,7 @@ import Testing
     }
 
     @Test func seededRandomTextNeverCrashes() {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SeededRandom(seed: 7)
         let pieces = ["{", "}", "[", "]", "\"", ":", ",", "id", "type", "data", "join", "1", "null", "true", "\\u0000", "é", " "]
         for _ in 0..<3000 {
             let text = (0..<Int.random(in: 0..<40, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()

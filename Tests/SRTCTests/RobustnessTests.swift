@@ -4,18 +4,7 @@ import RTCTransport
 import RTCWire
 import Testing
 @testable import SRTC
-
-/// SplitMix64: a small seeded generator, so every random input here is reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TestRandom
 
 /// Outside bytes the SDK reads — the server's SDP, RTP from the subscribe transport, RTCP
 /// feedback — never crash it: garbage is refused with an error or ignored.
@@ -24,7 +13,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test(arguments: [1, 2, 3])
     func truncatedAndMangledServerSDPIsRefusedOrRead(seed: UInt64) {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededRandom(seed: seed)
         let fixture = Array(SDPNegotiationTests.serverOffer.utf8)
         let ice = ICECredentials.random(), fingerprint = DTLSFingerprint(algorithm: "sha-256", bytes: Array(repeating: 1, count: 32))
         for _ in 0..<300 {
@@ -41,7 +30,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test(arguments: [7, 8])
     func randomRTPPayloadsDoNotDisturbTheReceivers(seed: UInt64) async throws {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededRandom(seed: seed)
         let video = RemoteVideoTrack(info: TrackInfo(id: "v", uid: "u", kind: .video, desc: "canvas"), context: engine.context, receiveTimeout: 3)
         let audio = RemoteAudioTrack(info: TrackInfo(id: "a", uid: "u", kind: .audio, desc: "mic"), context: engine.context)
         let videoReceiver = VideoReceiver(mid: "0", ssrc: 1, track: video, logger: engine.context.logger)
@@ -67,7 +56,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test(arguments: [11, 12])
     func randomRTCPFeedbackIsIgnoredOrActedOn(seed: UInt64) throws {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededRandom(seed: seed)
         let session = PublishSession(certificate: try DTLSCertificate(), bindAddress: "127.0.0.1", logger: engine.context.logger)
         let track = engine.createLocalCustomVideoTrack(desc: "camera_big")
         let section = session.add(track)

@@ -1,3 +1,4 @@
+import SRTCTestSupport
 import Foundation
 import RTCNet
 import RTCTransport
