@@ -101,3 +101,56 @@ class Server:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# ---- Browser tests -----------------------------------------------------------------------------
+
+class CheckFailed(Exception):
+    """A check of a browser test failed; the message says which."""
+
+
+def ok(text):
+    print(f"ok  {text}")
+
+
+def expect(condition, text):
+    if not condition:
+        raise CheckFailed(text)
+    ok(text)
+
+
+def reexec_in_loopback_namespace(script):
+    """Re-runs `script` in a new network namespace that has only `lo` (up), so browser media
+    stays on 127.0.0.1. Returns at once when already inside one, or when `unshare -n` is not
+    allowed (the test then runs in the current namespace)."""
+    import shutil
+    import sys
+    if os.environ.get("SRTC_IN_NETNS") or not shutil.which("unshare") or not shutil.which("ip"):
+        return
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
+        print("note: unshare -n not allowed; running in the current network namespace")
+        return
+    env = dict(os.environ, SRTC_IN_NETNS="1")
+    if "SRTC_BIN_DIR" not in env:  # resolve before entering the namespace (swift may want the network)
+        env["SRTC_BIN_DIR"] = subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip()
+    cmd = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable, os.path.abspath(script)]
+    sys.exit(subprocess.run(cmd, env=env).returncode)
+
+
+def make_driver(script_timeout=30):
+    """Headless Chromium (Debian's chromium + chromedriver) with fake camera and microphone."""
+    import shutil
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--use-fake-ui-for-media-stream",
+                 "--use-fake-device-for-media-stream", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--allow-loopback-in-peer-connection", "--disable-background-timer-throttling",
+                 "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows",
+                 "--autoplay-policy=no-user-gesture-required"):
+        options.add_argument(flag)
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(script_timeout)
+    return driver

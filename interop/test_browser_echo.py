@@ -9,28 +9,17 @@ fresh network namespace with only loopback when `unshare -n` is allowed, so all 
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srtc_test_support import make_driver, reexec_in_loopback_namespace  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WAIT_SECONDS = 20
-
-
-def reexec_in_loopback_namespace():
-    """Re-run this script in a new network namespace that has only `lo` (up)."""
-    if os.environ.get("SRTC_ECHO_NETNS") or not shutil.which("unshare") or not shutil.which("ip"):
-        return
-    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True)
-    if probe.returncode != 0:
-        print("note: unshare -n not allowed; running in the current network namespace")
-        return
-    env = dict(os.environ, SRTC_ECHO_NETNS="1")
-    cmd = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable, os.path.abspath(__file__)]
-    sys.exit(subprocess.run(cmd, env=env).returncode)
 
 
 PAGE = """<!doctype html><html><body><script>
@@ -141,19 +130,6 @@ def find_binary():
     return os.path.join(ROOT, ".build", "debug", "interop-echo")
 
 
-def make_driver():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--use-fake-ui-for-media-stream",
-                 "--use-fake-device-for-media-stream", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--allow-loopback-in-peer-connection"):
-        options.add_argument(flag)
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-
-
 def run_case(binary, name, profiles, expected_profile):
     """One browser session against a fresh endpoint; True when the echo decoded with `expected_profile`."""
     print("-- case %s" % name)
@@ -163,7 +139,7 @@ def run_case(binary, name, profiles, expected_profile):
     ok = False
     result = {}
     try:
-        driver = make_driver()
+        driver = make_driver(WAIT_SECONDS + 10)
         driver.get("http://127.0.0.1:%d/" % httpd.server_address[1])
         deadline = time.time() + WAIT_SECONDS
         while time.time() < deadline:
@@ -217,7 +193,7 @@ def run_case(binary, name, profiles, expected_profile):
 
 
 def main():
-    reexec_in_loopback_namespace()
+    reexec_in_loopback_namespace(__file__)
     binary = find_binary()
     cases = [
         # Our preference: AEAD AES-128-GCM, which Chromium offers.

@@ -19,8 +19,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import ROOT, Server, bin_path  # noqa: E402
-from test_browser_media import (JOIN_JS, CheckFailed, Tab, expect, make_driver, ok,  # noqa: E402
-                                reexec_in_loopback_namespace)
+from srtc_test_support import CheckFailed, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
+from test_browser_media import JOIN_JS, Tab  # noqa: E402
 
 CHANNEL = "mixed"
 WAIT = 25
@@ -102,7 +102,7 @@ def main():
                 bot = subprocess.Popen([bin_path("srtc"), "join", "--url", server.base, "--channel", CHANNEL, "--uid", "swiftbot",
                                         "--size", "320x180", "--duration", "120", "--stats-interval", "1"],
                                        env=env, stdout=log, stderr=subprocess.STDOUT)
-            driver = make_driver()
+            driver = make_driver(WAIT + 10)
             run(server, driver, bot_log)
             print("browser and Swift SDK: all checks passed")
             return 0

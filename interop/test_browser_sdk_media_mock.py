@@ -18,13 +18,12 @@ publish connection; a request timeout.
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import ROOT, Server  # noqa: E402
+from srtc_test_support import CheckFailed, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
 
 WAIT_SECONDS = 20
 
@@ -262,48 +261,6 @@ window.chs.bob.getStats().then(({subscribe}) => {
 """
 
 
-class CheckFailed(Exception):
-    pass
-
-
-def reexec_in_loopback_namespace():
-    if os.environ.get("SRTC_MOCK_NETNS") or not shutil.which("unshare") or not shutil.which("ip"):
-        return
-    if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
-        print("note: unshare -n not allowed; running in the current network namespace")
-        return
-    env = dict(os.environ, SRTC_MOCK_NETNS="1")
-    if "SRTC_BIN_DIR" not in env:
-        env["SRTC_BIN_DIR"] = subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip()
-    cmd = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable, os.path.abspath(__file__)]
-    sys.exit(subprocess.run(cmd, env=env).returncode)
-
-
-def make_driver():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--use-fake-ui-for-media-stream",
-                 "--use-fake-device-for-media-stream", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--allow-loopback-in-peer-connection"):
-        options.add_argument(flag)
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_script_timeout(WAIT_SECONDS + 10)
-    return driver
-
-
-def ok(text):
-    print(f"ok  {text}")
-
-
-def expect(condition, text):
-    if not condition:
-        raise CheckFailed(text)
-    ok(text)
-
-
 class Page:
     def __init__(self, driver):
         self.driver = driver
@@ -451,11 +408,11 @@ def run(server, driver):
 
 
 def main():
-    reexec_in_loopback_namespace()
+    reexec_in_loopback_namespace(__file__)
     driver = None
     with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"))) as server:
         try:
-            driver = make_driver()
+            driver = make_driver(WAIT_SECONDS + 10)
             run(server, driver)
             print("browser SDK media (stand-in SFU): all checks passed")
             return 0

@@ -17,39 +17,18 @@ the browser console of each tab and the server log.
 """
 import json
 import os
-import shutil
 import sys
 import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import ROOT, Server  # noqa: E402
+from srtc_test_support import CheckFailed, expect, make_driver, ok  # noqa: E402
 
 WAIT_SECONDS = 15
 CHANNEL = "webroom"
 
 
-class CheckFailed(Exception):
-    pass
-
-
-def make_driver():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--use-fake-ui-for-media-stream",
-                 "--use-fake-device-for-media-stream", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--allow-loopback-in-peer-connection", "--disable-background-timer-throttling",
-                 "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows"):
-        options.add_argument(flag)
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_script_timeout(WAIT_SECONDS + 5)
-    return driver
-
-
-# Installed in every tab: records each SDK event of a channel as JSON-safe values.
 RECORDER_JS = """
 window.events = window.events || [];
 window.summarize = (a) => {
@@ -128,16 +107,6 @@ class Tab:
             return [entry.get("message") for entry in self.driver.get_log("browser")]
         except Exception as error:  # the log may be unavailable
             return [f"(no console log: {error})"]
-
-
-def ok(text):
-    print(f"ok  {text}")
-
-
-def expect(condition, text):
-    if not condition:
-        raise CheckFailed(text)
-    ok(text)
 
 
 def grant(server, uid, channel=CHANNEL, **extra):
@@ -321,7 +290,7 @@ def main():
     tabs = []
     with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"))) as server:
         try:
-            driver = make_driver()
+            driver = make_driver(WAIT_SECONDS + 10)
             run(server, driver)
             print("browser signaling: all checks passed")
             return 0
