@@ -80,6 +80,12 @@ def main():
         assert decoded["sub"] == "bob"
         print("ok  srtc grant and srtc token decode")
 
+        # A body over the limit is refused by the HTTP layer, still with the JSON error body.
+        big = {"channel": "c", "uid": "u", "pad": "x" * (2 << 20)}
+        status, body = s.call("POST", "/server/v1/channel/grant", big)
+        assert status == 413 and body["code"] == 41301 and "server_time" in body, (status, body)
+        print("ok  oversized body: 413 41301 as JSON")
+
         status, _ = s.call("POST", "/server/v1/channel/grant", {"channel": "room1", "uid": "carol"})
         assert status == 200, "server stopped serving after bad requests"
         assert s.app_key not in s.read_log(), "app_key appeared in the server log"

@@ -155,7 +155,8 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
     /// Answers a request the parser refused, then closes: the stream cannot be resynchronised.
     private func reject(_ error: HTTPParserError) {
         var out: [UInt8] = []
-        HTTPResponse.text(error.status, error.description + "\n").serialize(into: &out, keepAlive: false)
+        let response = server.delegate.refusal(error) ?? HTTPResponse.text(error.status, error.description + "\n")
+        response.serialize(into: &out, keepAlive: false)
         stream.inbound.clear()
         stream.write(out)
         stream.closeAfterFlush(linger: true, lingerTimeout: configuration.lingerTimeout)

@@ -14,10 +14,17 @@ public protocol HTTPServerDelegate: Sendable {
     /// A valid RFC 6455 opening handshake arrived: accept it (and receive the `WebSocket`) or
     /// answer it with a normal response, for example 401 or 404.
     func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision
+
+    /// The answer to a request the parser refused (400, 408, 411, 413, 414, 431, 501, 505), so an
+    /// API can keep its error format; `nil` answers plain text. Runs on the I/O thread; the
+    /// connection closes after it. The status should stay `error.status`.
+    func refusal(_ error: HTTPParserError) -> HTTPResponse?
 }
 
 extension HTTPServerDelegate {
     public func respondImmediately(to request: HTTPRequest) -> HTTPResponse? { nil }
+
+    public func refusal(_ error: HTTPParserError) -> HTTPResponse? { nil }
 
     public func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision {
         .reject(.text(404, "no WebSocket endpoint here\n"))

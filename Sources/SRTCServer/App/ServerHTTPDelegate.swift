@@ -21,6 +21,14 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
         await router.handle(request)
     }
 
+    /// Requests the HTTP parser refuses get the API's JSON error body too.
+    func refusal(_ error: HTTPParserError) -> HTTPResponse? {
+        let code: APIErrorCode = error.status == 413 ? .payloadTooLarge : .malformedBody
+        var response = APIRouter.error(code, "HTTP request refused: \(error.description)", now: Int64(Date().timeIntervalSince1970))
+        response.status = error.status
+        return response
+    }
+
     func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision {
         let now = Int64(Date().timeIntervalSince1970)
         guard request.path == Self.signalingPath else {

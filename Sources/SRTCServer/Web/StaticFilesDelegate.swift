@@ -25,4 +25,8 @@ struct StaticFilesDelegate<Next: HTTPServerDelegate>: HTTPServerDelegate {
     func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision {
         await next.upgrade(request)
     }
+
+    func refusal(_ error: HTTPParserError) -> HTTPResponse? {
+        next.refusal(error)
+    }
 }
