@@ -13,7 +13,13 @@ final class VideoReceiver: @unchecked Sendable {
     }
 
     private struct State {
-        var jitter = VideoJitterBuffer()
+        /// Waits up to 500 ms for a missing packet (several NACK rounds at typical RTTs, and room
+        /// for a busy machine) before giving up on the frame and asking for a key frame.
+        var jitter = VideoJitterBuffer(configuration: {
+            var c = VideoJitterBuffer.Configuration()
+            c.maxWaitUs = 500_000
+            return c
+        }())
         var statistics = RTPReceiveStatistics(clockRate: 90_000)
         /// Set by the decoder when a frame failed: the next packet asks for a key frame.
         var decoderNeedsKeyFrame = false
