@@ -19,12 +19,14 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystem"),
+        // libsrtp's AES-GCM, AES-ICM and HMAC-SHA1 types on OpenSSL EVP (replacing Debian's NSS ones).
+        .target(name: "CSRTPCrypto", dependencies: ["COpenSSL", "CSRTP"]),
 
         // MARK: - Libraries
         .target(name: "RTCCrypto", dependencies: ["COpenSSL"]),
         .target(name: "RTCWire", dependencies: ["RTCCrypto"]),
         .target(name: "RTCNet", dependencies: ["CSystem", "COpenSSL", "RTCCrypto"]),
-        .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP"]),
+        .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
         .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX"]),
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
         .target(name: "SFU", dependencies: ["RTCWire", "RTCTransport", "RTCMedia"]),
@@ -43,7 +45,7 @@ let package = Package(
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
         .executableTarget(
             name: "srtc-bench",
-            dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP"],
+            dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "CSRTPCrypto"],
             path: "Benchmarks/srtc-bench"
         ),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
@@ -53,7 +55,7 @@ let package = Package(
         .testTarget(name: "RTCCryptoTests", dependencies: ["TestRandom", "RTCCrypto"]),
         .testTarget(name: "RTCWireTests", dependencies: ["TestRandom", "RTCWire"]),
         .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "RTCNet"]),
-        .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "RTCTransport", "RTCWire", "RTCNet", "CSRTP"]),
+        .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "RTCTransport", "RTCWire", "RTCNet", "CSRTP", "CSRTPCrypto"]),
         .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "RTCWire"]),
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),

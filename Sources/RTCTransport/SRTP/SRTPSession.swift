@@ -20,7 +20,7 @@ public final class SRTPSession {
     /// - Parameters:
     ///   - masterKeyAndSalt: `profile.masterLength` bytes, the key followed by the salt.
     public init(profile: SRTPProfile, masterKeyAndSalt: [UInt8], direction: Direction) throws(SRTPError) {
-        guard SRTPSession.libraryReady else { throw .libraryInitFailed }
+        guard SRTPLibrary.isReady else { throw .libraryInitFailed }
         guard masterKeyAndSalt.count == profile.masterLength else {
             throw .badKeyLength(expected: profile.masterLength, got: masterKeyAndSalt.count)
         }
@@ -99,7 +99,4 @@ public final class SRTPSession {
         default: return .failed(status: Int32(status.rawValue))
         }
     }
-
-    /// `srtp_init` runs once per process, on first use (Swift initializes globals exactly once).
-    static let libraryReady: Bool = srtp_init() == srtp_err_status_ok
 }
