@@ -19,7 +19,7 @@ import Synchronization
 func runSFUBenchmarks() {
     let rate = 1000
     print("SFU forwarding (1 publisher → N subscribers; \(SFUBench.payloadSize) B VP8 payloads at \(rate) pkt/s; "
-          + "loopback, SRTP AES-128-GCM; \(SFUBench.measureSeconds) s measured)")
+          + "loopback, SRTP AES-128-GCM with \(SRTPLibrary.crypto.rawValue) crypto; \(SFUBench.measureSeconds) s measured)")
     // SRTC_SFU_BENCH_N="1,8" picks other subscriber counts (e.g. to profile one case).
     let counts = ProcessInfo.processInfo.environment["SRTC_SFU_BENCH_N"]?.split(separator: ",").compactMap { Int($0) } ?? [1, 8, 50]
     for subscribers in counts {

@@ -2,24 +2,75 @@
 // to a floor measured in the same run — the same libsrtp calls on the same buffers with nothing
 // of ours around them. Both sides do identical work per packet (copy the packet into the work
 // buffer, set its sequence number, transform), so the difference is our wrapper's overhead.
-// Figures are printed, never asserted.
+// Every case runs twice: first with libsrtp's built-in crypto (NSS on Debian), then with the
+// OpenSSL types of CSRTPCrypto (replacement is process-wide, so the order matters), and the
+// protected packets of both passes are compared byte for byte. Figures are printed, never asserted.
+#if canImport(Glibc)
+import Glibc
+#endif
 import CSRTP
 import RTCTransport
 
-/// Runs every SRTP case and prints one line per case.
+/// Runs every SRTP case under both crypto implementations and prints one line per case.
 func runSRTPBenchmarks() {
-    print("SRTP (per packet; best of \(SRTPBench.rounds) rounds of \(SRTPBench.packetsPerRound) packets; floor = bare libsrtp)")
-    for profile in [SRTPProfile.aeadAES128GCM, .aes128CMSHA1_80] {
-        for size in [200, 1200] {
-            let bench = SRTPBench(profile: profile, payloadSize: size)
-            bench.report("protect", ours: bench.protectOurs, floor: bench.protectFloor)
-            bench.report("unprotect", ours: bench.unprotectOurs, floor: bench.unprotectFloor)
+    print("SRTP (per packet; best of \(SRTPBench.rounds) rounds of \(SRTPBench.packetsPerRound) packets; "
+          + "floor = bare libsrtp with the same crypto)")
+    var passes: [SRTPBench.Pass] = []
+    if getenv(SRTPLibrary.environmentVariable) == nil {
+        // The first use of libsrtp in the process reads the variable: keep the built-in types.
+        setenv(SRTPLibrary.environmentVariable, "nss", 1)
+        let first = SRTPLibrary.crypto
+        unsetenv(SRTPLibrary.environmentVariable)
+        if first == .builtIn {
+            passes.append(SRTPBench.runPass())
+        } else {
+            print("  (libsrtp was set up before this area; for built-in figures run `SRTC_SRTP_CRYPTO=nss srtc-bench srtp`)")
         }
+        if SRTPLibrary.useOpenSSLCrypto() { passes.append(SRTPBench.runPass()) }
+    } else {
+        passes.append(SRTPBench.runPass()) // the crypto the environment asked for
     }
+    guard passes.count == 2 else { return }
+    let (builtIn, openSSL) = (passes[0], passes[1])
+    print("  OpenSSL vs built-in crypto (ours):")
+    for (before, after) in zip(builtIn.figures, openSSL.figures) {
+        print("    \(before.label.padding(32)) \(format(before.ours)) → \(format(after.ours)) ns  "
+              + "(\(format(before.ours / after.ours, decimals: 2))× faster)")
+    }
+    let identical = zip(builtIn.protectedRings, openSSL.protectedRings).allSatisfy(==)
+    print("  protected packets identical under both: \(identical ? "yes" : "NO")")
 }
 
 /// One profile and packet size.
 final class SRTPBench {
+    /// One run of every case under the crypto in use.
+    struct Pass {
+        var figures: [Figure] = []
+        /// Each case's ring of protected packets, concatenated.
+        var protectedRings: [[UInt8]] = []
+    }
+
+    struct Figure {
+        let label: String
+        /// Nanoseconds per packet through `SRTPSession`, and through bare libsrtp.
+        let ours: Double, floor: Double
+    }
+
+    static func runPass() -> Pass {
+        let crypto = SRTPLibrary.crypto == .openSSL ? "OpenSSL EVP (CSRTPCrypto)" : "libsrtp built-in (NSS)"
+        print("  crypto: \(crypto)")
+        var pass = Pass()
+        for profile in [SRTPProfile.aeadAES128GCM, .aes128CMSHA1_80] {
+            for size in [200, 1200] {
+                let bench = SRTPBench(profile: profile, payloadSize: size)
+                pass.figures.append(bench.report("protect", ours: bench.protectOurs, floor: bench.protectFloor))
+                pass.figures.append(bench.report("unprotect", ours: bench.unprotectOurs, floor: bench.unprotectFloor))
+                pass.protectedRings.append(bench.protectedRing())
+            }
+        }
+        return pass
+    }
+
     static let rounds = 7
     static let packetsPerRound = 100_000
     /// Unprotect replays a ring of packets protected in advance; a fresh inbound session (made
@@ -64,8 +115,17 @@ final class SRTPBench {
         buffer[3] = UInt8(seq & 0xff)
     }
 
-    /// Prints the best per-packet time of `ours` and `floor`, run alternately.
-    func report(_ name: String, ours: () -> Duration, floor: () -> Duration) {
+    /// The ring of packets protected at init, concatenated.
+    func protectedRing() -> [UInt8] {
+        var bytes: [UInt8] = []
+        for (i, length) in ringLengths.enumerated() {
+            bytes += UnsafeRawBufferPointer(rebasing: ring[(i * slot)..<(i * slot + length)])
+        }
+        return bytes
+    }
+
+    /// Prints (and returns) the best per-packet time of `ours` and `floor`, run alternately.
+    func report(_ name: String, ours: () -> Duration, floor: () -> Duration) -> Figure {
         var bestOurs = Duration.seconds(1000), bestFloor = Duration.seconds(1000)
         for _ in 0..<Self.rounds {
             bestFloor = min(bestFloor, floor())
@@ -75,8 +135,9 @@ final class SRTPBench {
         let perFloor = nanoseconds(bestFloor) / Double(Self.packetsPerRound)
         let overhead = (perOurs / perFloor - 1) * 100
         let label = "\(name) \(profile == .aeadAES128GCM ? "GCM   " : "CM-80 ") \(packetLength - 12) B payload"
-        print("  \(label.padding(32)) ours \(format(perOurs)) ns  floor \(format(perFloor)) ns  "
+        print("    \(label.padding(32)) ours \(format(perOurs)) ns  floor \(format(perFloor)) ns  "
               + "overhead \(format(overhead, decimals: 1))%")
+        return Figure(label: label, ours: perOurs, floor: perFloor)
     }
 
     // MARK: - Cases
@@ -179,12 +240,13 @@ final class SRTPBench {
         Double(d.components.seconds) * 1e9 + Double(d.components.attoseconds) / 1e9
     }
 
-    private func format(_ value: Double, decimals: Int = 1) -> String {
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let rounded = (value * scale).rounded() / scale
-        return "\(rounded)"
-    }
+}
+
+private func format(_ value: Double, decimals: Int = 1) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    return "\(rounded)"
 }
 
 private extension String {
