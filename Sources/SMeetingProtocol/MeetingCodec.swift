@@ -56,15 +56,29 @@ public enum MeetingCodec {
             if let value = try makeDecoder().decode(DataEnvelope<T>.self, from: Data(text.utf8)).data { return value }
             return try makeDecoder().decode(T.self, from: Data("{}".utf8))
         } catch DecodingError.keyNotFound(let key, let context) {
-            let path = (context.codingPath.map(\.stringValue) + [key.stringValue]).filter { $0 != "data" }
-            throw MeetingErrorBody(.malformedBody, "missing field \(path.joined(separator: "."))")
+            throw MeetingErrorBody(.malformedBody, "missing field \(fieldName(context.codingPath + [key]))")
         } catch DecodingError.typeMismatch(_, let context) {
-            throw MeetingErrorBody(.malformedBody, "field \(context.codingPath.map(\.stringValue).filter { $0 != "data" }.joined(separator: ".")) has the wrong type")
+            throw MeetingErrorBody(.malformedBody, "field \(fieldName(context.codingPath)) has the wrong type")
+        } catch DecodingError.valueNotFound(_, let context) {
+            throw MeetingErrorBody(.malformedBody, "field \(fieldName(context.codingPath)) is null")
         } catch DecodingError.dataCorrupted(let context) {
-            throw MeetingErrorBody(.malformedBody, "field \(context.codingPath.map(\.stringValue).filter { $0 != "data" }.joined(separator: ".")) has an invalid value")
+            throw MeetingErrorBody(.malformedBody, "field \(fieldName(context.codingPath)) has an invalid value")
         } catch {
             throw MeetingErrorBody(.malformedBody, "data is not valid")
         }
+    }
+
+    /// A decoding path as the wire spells it (`update.plan_time`), without the envelope's `data`.
+    private static func fieldName(_ path: [any CodingKey]) -> String {
+        let names = path.dropFirst(path.first?.stringValue == "data" ? 1 : 0).map { key -> String in
+            if let index = key.intValue { return String(index) }
+            var out = ""
+            for c in key.stringValue {
+                if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }
+            }
+            return out
+        }
+        return names.isEmpty ? "data" : names.joined(separator: ".")
     }
 
     /// A request.

@@ -157,7 +157,7 @@ import Testing
         try await host.events.wait(for: "out ended")
         #expect(!host.engine.isInRoom && !carol.engine.isInRoom)
         try await eventually("everyone left the channel") { host.engine.srtc.getChannels().isEmpty && carol.engine.srtc.getChannels().isEmpty }
-        await #expect(throws: SMeetingError.notInMeeting) { try await host.engine.closeCamera(); try await host.engine.adminEndRoom() }
+        await #expect(throws: SMeetingError.notInMeeting) { await host.engine.closeCamera(); try await host.engine.adminEndRoom() }
         #expect(try await host.engine.detailRoom(meetingId: created.meetingId).status == .ended)
         #expect(try await bob.engine.attendedRoom(page: 1).list.map(\.meetingId) == [created.meetingId])
         await #expect(throws: SMeetingError.apiError(code: 40903, message: "the meeting is ended")) {

@@ -35,8 +35,7 @@ final class MeetingClient: Sendable {
         let scheme = base[..<schemeEnd.lowerBound].lowercased()
         let rest = base[schemeEnd.upperBound...]
         switch scheme {
-        case "ws", "wss" where rest.contains("/"): return base
-        case "ws", "wss": return base + "/stm/v1/ws"
+        case "ws", "wss": return rest.contains("/") ? base : base + "/stm/v1/ws"
         case "http": return "ws://" + rest + "/stm/v1/ws"
         case "https": return "wss://" + rest + "/stm/v1/ws"
         default: throw .internalError("invalid URL \(url)")
