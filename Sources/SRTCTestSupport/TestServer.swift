@@ -9,7 +9,9 @@ public final class TestServer: Sendable {
     public static let appKey = "key_test_0123456789"
     public let app: ServerApp
 
-    public init(grace: Int = 20, webhookURL: String? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
+    /// - Parameter modules: parts built on the server to add (the meeting backend).
+    public init(grace: Int = 20, webhookURL: String? = nil, modules: [ServerModuleFactory] = [],
+                configure: (inout ServerConfig) -> Void = { _ in }) throws {
         var config = ServerConfig()
         config.dataDir = ":memory:"
         config.httpPort = 0
@@ -20,7 +22,7 @@ public final class TestServer: Sendable {
         config.webhookURL = webhookURL
         config.limits.reconnectGraceSeconds = grace
         configure(&config)
-        app = try ServerApp(config: config)
+        app = try ServerApp(config: config, modules: modules)
         try app.start()
     }
 

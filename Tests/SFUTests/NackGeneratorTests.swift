@@ -74,4 +74,18 @@ struct NackGeneratorTests {
         let r11 = throttle.poll(now: 700_000)
         #expect(!r11)
     }
+
+    @Test func anAnsweredRequestLetsTheNextOneGoOutSooner() {
+        var throttle = KeyFrameRequestThrottle(minInterval: 300_000, answeredInterval: 100_000)
+        let first = throttle.request(now: 0)
+        throttle.keyFrameReceived()                          // the publisher answered at once
+        let early = throttle.request(now: 50_000)            // inside the short interval: remembered
+        let pending = throttle.pending
+        let atShortInterval = throttle.poll(now: 100_000)    // goes out at 100 ms, not 300 ms
+        let unanswered = throttle.request(now: 200_000)      // unanswered now: the full interval applies
+        let tooSoon = throttle.poll(now: 399_999)
+        let atFullInterval = throttle.poll(now: 400_000)
+        #expect(first && !early && pending && atShortInterval)
+        #expect(!unanswered && !tooSoon && atFullInterval)
+    }
 }

@@ -174,6 +174,19 @@ import SRTCTestSupport
         await server.stop()
     }
 
+    @Test func aSessionEndsWhenItsTokenExpires() async throws {
+        let server = try TestServer()
+        let watcher = try await TestSignalClient(url: server.wsURL)
+        _ = try await watcher.join(token: server.token(uid: "w", channel: "expiry"))
+        let short = try await TestSignalClient(url: server.wsURL)
+        _ = try await short.join(token: server.token(uid: "short", channel: "expiry", lifetime: 2))
+        let told = try await short.event(timeout: 6) { if case .disconnected(let d) = $0 { return d }; return nil }
+        #expect(told.reason == .tokenExpired)
+        let left = try await watcher.event(timeout: 6) { if case .userLeft(let l) = $0 { return l }; return nil }
+        #expect(left == UserLeft(uid: "short", reason: .tokenExpired))
+        await server.stop()
+    }
+
     @Test func joinRateIsLimitedPerChannel() async throws {
         let server = try TestServer { $0.limits.joinsPerSecond = 2 }
         var results: [APIErrorCode?] = []

@@ -144,6 +144,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         let result = try session.apply(offer: offer, revision: 1) { ["TR_v": videoTrack, "TR_a": audioTrack][$0] }
         #expect(result.bound.map(\.id).sorted() == ["TR_a", "TR_v"])
         try server.accept(result.answer)
+        try session.connect(for: result)
         #expect(await waitUntil { session.currentTransport?.state == .connected && server.isConnected })
 
         // The "server" forwards a VP8 stream and an Opus stream, holding one video packet back.

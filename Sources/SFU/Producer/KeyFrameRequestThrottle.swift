@@ -1,23 +1,32 @@
-/// Spaces key-frame requests (PLI / FIR) toward one publisher stream: at most one per
-/// `minInterval` (300 ms by default), since a key frame is large and each request costs the
-/// publisher bandwidth. A request inside the interval is remembered and sent when the interval
-/// ends, unless a key frame arrived meanwhile.
+/// Spaces key-frame requests (PLI / FIR) toward one publisher stream, since a key frame is large
+/// and each request costs the publisher bandwidth: while a request is outstanding (no key frame
+/// since), at most one per `minInterval` (300 ms by default); once it was answered, a new
+/// request (a new subscriber, a layer switch) may go out after `answeredInterval` (100 ms), so
+/// subscribers arriving one after another don't each wait out the full interval. A request inside
+/// the interval is remembered and sent when the interval ends, unless a key frame arrived meanwhile.
 struct KeyFrameRequestThrottle: Sendable {
     let minInterval: Int64
+    let answeredInterval: Int64
     private var lastSent: Int64?
+    /// A key frame arrived since the last request went out.
+    private var answered = false
     /// A request is waiting for the interval to end.
     private(set) var pending = false
 
-    init(minInterval: Int64 = 300_000) { self.minInterval = minInterval }
+    init(minInterval: Int64 = 300_000, answeredInterval: Int64 = 100_000) {
+        self.minInterval = minInterval
+        self.answeredInterval = min(answeredInterval, minInterval)
+    }
 
     /// Asks for a key frame. Returns true when the request should go out now.
     mutating func request(now: Int64) -> Bool {
-        if let lastSent, now - lastSent < minInterval {
+        if let lastSent, now - lastSent < (answered ? answeredInterval : minInterval) {
             pending = true
             return false
         }
         lastSent = now
         pending = false
+        answered = false
         return true
     }
 
@@ -27,8 +36,11 @@ struct KeyFrameRequestThrottle: Sendable {
         pending = true
     }
 
-    /// A key frame arrived: a waiting request is no longer needed.
-    mutating func keyFrameReceived() { pending = false }
+    /// A key frame arrived: a waiting request is no longer needed, and the last one was answered.
+    mutating func keyFrameReceived() {
+        pending = false
+        answered = true
+    }
 
     /// Returns true when a waiting request may go out now.
     mutating func poll(now: Int64) -> Bool {

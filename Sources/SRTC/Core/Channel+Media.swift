@@ -71,7 +71,16 @@ extension Channel {
             }
             for track in result.unbound { track.unbind() }
             for track in result.bound { track.bind() }
-            state.withLock { $0.signal }?.send(.subscriberAnswer(SessionDescriptionMessage(sdp: result.answer, revision: offer.revision)))
+            let signal = state.withLock { $0.signal }
+            let logger = context.logger
+            // Connect once the server has the answer: it creates its side of the transport
+            // then, so the first ICE check is not lost to a not-yet-known ufrag.
+            Task {
+                _ = try? await signal?.request(.subscriberAnswer(SessionDescriptionMessage(sdp: result.answer, revision: offer.revision)))
+                do { try media.subscribe.connect(for: result) } catch {
+                    logger.warning("could not connect the subscribe transport: \(error)")
+                }
+            }
         } catch {
             context.logger.warning("could not answer subscriber offer \(offer.revision): \(error)")
         }

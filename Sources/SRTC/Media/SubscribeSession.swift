@@ -29,6 +29,10 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
         var bound: [RemoteTrack]
         /// Tracks whose receiver went away (section inactive or gone).
         var unbound: [RemoteTrack]
+        /// What `connect` needs once the server has the answer (it creates its side of the
+        /// transport then; checks sent earlier would be dropped and retried only after the RTO).
+        var remote: SDPNegotiation.RemoteDescription
+        var localICE: ICECredentials
     }
 
     private struct State {
@@ -75,7 +79,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             return s.localICE
         }
         let answer = try SDPNegotiation.subscribeAnswer(to: sdp, ice: localICE, fingerprint: certificate.fingerprint, sessionID: sessionID)
-        var result = OfferResult(answer: answer, bound: [], unbound: [])
+        var result = OfferResult(answer: answer, bound: [], unbound: [], remote: remote, localICE: localICE)
         var wanted: [String: (SDPNegotiation.RemoteSection, RemoteTrack)] = [:]
         for section in remote.sections where !section.rejected && section.direction.sends {
             guard let id = section.trackID ?? section.streamID, let remoteTrack = track(id), remoteTrack.kind == section.kind else {
@@ -119,8 +123,13 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                 for ssrc in section.ssrcs { s.bySSRC[ssrc] = mid }
             }
         }
-        try connectIfNeeded(remote, localICE: localICE)
         return result
+    }
+
+    /// Starts (or ICE-restarts) the transport for an applied offer; call it once the server
+    /// has acknowledged the answer.
+    func connect(for result: OfferResult) throws(SRTCError) {
+        try connectIfNeeded(result.remote, localICE: result.localICE)
     }
 
     /// Fresh local ICE credentials, used from the next offer on (ICE restart); returns the old ones.

@@ -22,9 +22,14 @@ public final class ServerApp: Sendable {
     private let http: Mutex<HTTPServer?> = Mutex(nil)
     /// The SFU and its UDP port, bound by `start()`.
     private let mediaServer = MediaServerSlot()
+    /// Parts built on the server (the meeting backend), in the order they were added.
+    public let modules: [any ServerModule]
 
     /// Opens the data directory and database, applies migrations and makes sure an app exists.
-    public init(config: ServerConfig, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
+    /// - Parameter modules: factories of the parts built on the server (`MeetingServer`), created
+    ///   once storage is open; their routes and WebSocket paths are served with the server's own.
+    public init(config: ServerConfig, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+                modules moduleFactories: [ServerModuleFactory] = []) throws {
         self.config = config
         let databasePath: String
         if config.dataDir == ":memory:" {
@@ -67,6 +72,10 @@ public final class ServerApp: Sendable {
         builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)
         ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits)
+        let moduleContext = ServerModuleContext(config: config, database: database, apps: apps, metrics: metrics,
+                                                channels: ChannelControl(manager: channels))
+        modules = try moduleFactories.map { try $0(moduleContext) }
+        for module in modules { module.registerRoutes(in: &builder) }
         router = APIRouter(builder, authenticator: authenticator, metrics: metrics, maxBodyBytes: config.maxBodyBytes, clock: clock)
     }
 
@@ -79,7 +88,8 @@ public final class ServerApp: Sendable {
             host: config.bind, port: config.httpPort,
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
             limits: .init(maxBodyBytes: config.maxBodyBytes))
-        let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics)
+        let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
+                                          modules: modules)
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
@@ -94,6 +104,7 @@ public final class ServerApp: Sendable {
 
     /// Ends every session and stops serving, letting in-flight requests finish.
     public func shutdown() async {
+        for module in modules { await module.shutdown() }
         await channels.closeAll()
         webhooks?.stop()
         let server = http.withLock { s -> HTTPServer? in defer { s = nil }; return s }

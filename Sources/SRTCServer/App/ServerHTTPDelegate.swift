@@ -12,6 +12,8 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
     let apps: AppStore
     let limits: ChannelLimits
     let metrics: Metrics
+    /// Modules answering WebSocket paths of their own.
+    var modules: [any ServerModule] = []
 
     func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
         router.handleImmediately(request)
@@ -31,6 +33,9 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
 
     func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision {
         let now = Int64(Date().timeIntervalSince1970)
+        if request.path != Self.signalingPath, let module = modules.first(where: { $0.webSocketPaths.contains(String(request.path)) }) {
+            return await module.upgrade(request)
+        }
         guard request.path == Self.signalingPath else {
             return .reject(APIRouter.error(.notFound, "no WebSocket endpoint at \(request.path)", now: now))
         }

@@ -1,0 +1,83 @@
+import SRTCServer
+
+/// The meeting store's schema, versioned on its own: the server's `PRAGMA user_version` belongs to
+/// `Migrations.server`, so the meeting tables keep their version in `meeting_schema` in the same
+/// database file. Steps are numbered 1, 2, 3… and never edited once released, only appended.
+public enum MeetingMigrations {
+    /// One schema step.
+    public struct Step: Sendable {
+        public let version: Int
+        public let statements: [String]
+    }
+
+    public static let steps: [Step] = [
+        Step(version: 1, statements: [
+            """
+            CREATE TABLE meetings (
+                meeting_id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                room_no TEXT NOT NULL UNIQUE,
+                title TEXT NOT NULL,
+                type TEXT NOT NULL,
+                mode TEXT NOT NULL,
+                attend_type TEXT NOT NULL,
+                password TEXT,
+                host_uid TEXT NOT NULL,
+                status TEXT NOT NULL,
+                plan_time INTEGER,
+                plan_dur INTEGER,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                started_at INTEGER,
+                ended_at INTEGER
+            )
+            """,
+            "CREATE INDEX meetings_host ON meetings (app_id, host_uid, status)",
+            """
+            CREATE TABLE meeting_conferees (
+                meeting_id TEXT NOT NULL REFERENCES meetings (meeting_id) ON DELETE CASCADE,
+                uid TEXT NOT NULL,
+                PRIMARY KEY (meeting_id, uid)
+            )
+            """,
+            "CREATE INDEX meeting_conferees_uid ON meeting_conferees (uid)",
+            """
+            CREATE TABLE meeting_attendance (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                meeting_id TEXT NOT NULL REFERENCES meetings (meeting_id) ON DELETE CASCADE,
+                app_id TEXT NOT NULL,
+                uid TEXT NOT NULL,
+                nickname TEXT NOT NULL,
+                role TEXT NOT NULL,
+                entered_at INTEGER NOT NULL,
+                exited_at INTEGER,
+                exit_reason TEXT
+            )
+            """,
+            "CREATE INDEX meeting_attendance_uid ON meeting_attendance (app_id, uid, entered_at)",
+        ]),
+    ]
+
+    /// The latest version this build knows.
+    public static var latestVersion: Int { steps.last?.version ?? 0 }
+
+    /// The version `database` is at (0 before the first step).
+    public static func currentVersion(of database: Database) throws(DatabaseError) -> Int {
+        try database.execute("CREATE TABLE IF NOT EXISTS meeting_schema (version INTEGER NOT NULL)")
+        return Int(try database.query("SELECT MAX(version) FROM meeting_schema").first?.first?.int ?? 0)
+    }
+
+    /// Brings `database` to the latest version, one transaction per step; returns the version found.
+    @discardableResult
+    public static func apply(to database: Database) throws(DatabaseError) -> Int {
+        let current = try currentVersion(of: database)
+        guard current <= latestVersion else { throw .schemaTooNew(found: current, supported: latestVersion) }
+        for step in steps where step.version > current {
+            try database.transaction { tx throws(DatabaseError) in
+                for statement in step.statements { try tx.query(statement) }
+                try tx.query("INSERT INTO meeting_schema (version) VALUES (?)", [.integer(Int64(step.version))])
+            }
+        }
+        return current
+    }
+}

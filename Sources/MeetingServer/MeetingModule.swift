@@ -1,0 +1,46 @@
+import Foundation
+import RTCNet
+import SMeetingProtocol
+import SRTCServer
+
+/// The meeting backend as a `ServerModule`: the member WebSocket `/stm/v1/ws` and the signed
+/// routes `/server/v1/meeting/…`, storing meetings in the server's database.
+///
+/// ```swift
+/// let app = try ServerApp(config: config, modules: [MeetingModule.factory])
+/// ```
+public final class MeetingModule: ServerModule {
+    /// The member WebSocket path.
+    public static let webSocketPath = "/stm/v1/ws"
+
+    /// Adds the meeting backend to a `ServerApp`.
+    public static let factory: ServerModuleFactory = { context in try MeetingModule(context: context) }
+
+    /// The meeting store (tests and tools read it directly).
+    public let store: MeetingStore
+    let service: MeetingService
+
+    public init(context: ServerModuleContext) throws {
+        store = try MeetingStore(database: context.database)
+        service = MeetingService(store: store, apps: context.apps, channels: context.channels,
+                                 maxMembers: context.config.limits.maxUsersPerChannel)
+    }
+
+    public func registerRoutes(in builder: inout APIRouter.Builder) {
+        MeetingRoutes.register(in: &builder, service: service)
+    }
+
+    public var webSocketPaths: [String] { [Self.webSocketPath] }
+
+    /// Every connection is accepted; it must `login` with a member token within 10 s.
+    public func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision {
+        let configuration = WebSocketConfiguration(maxMessageSize: MeetingCodec.maxMessageBytes, pingInterval: .seconds(15))
+        return .accept(configuration: configuration) { [service] socket in
+            MeetingSession(socket: socket, service: service).start()
+        }
+    }
+
+    public func shutdown() async {
+        await service.shutdown()
+    }
+}

@@ -1,0 +1,146 @@
+import SMeetingProtocol
+
+/// The `admin…` commands: host and co-hosts, with the host-only ones marked. A co-host cannot act
+/// on the host.
+extension MeetingRoom {
+    /// The caller as an admin, or `permission_denied`.
+    private func admin(_ uid: String, hostOnly: Bool = false) throws(MeetingErrorBody) -> Member {
+        let m = try member(uid)
+        guard hostOnly ? m.info.role == .host : m.info.role.isAdmin else {
+            throw MeetingErrorBody(.permissionDenied, hostOnly ? "only the host may do this" : "only the host or a co-host may do this")
+        }
+        return m
+    }
+
+    /// The target of an admin command: present, not the caller, not the host unless the host acts.
+    private func target(_ uid: String, by admin: Member, allowSelf: Bool = false) throws(MeetingErrorBody) -> Member {
+        guard let t = members[uid] else { throw MeetingErrorBody(.notFound, "\(uid) is not in the meeting") }
+        if !allowSelf, uid == admin.info.uid { throw MeetingErrorBody(.invalidParameter, "cannot target yourself") }
+        if t.info.role == .host, admin.info.role != .host { throw MeetingErrorBody(.permissionDenied, "a co-host cannot act on the host") }
+        return t
+    }
+
+    /// Mute all: every member's microphone closes; `allowSelfUnmute` says whether they may reopen it.
+    func muteAll(_ uid: String, allowSelfUnmute: Bool) throws(MeetingErrorBody) -> RoomInfo {
+        _ = try admin(uid)
+        room.muteAll = true
+        room.allowSelfUnmute = allowSelfUnmute
+        for m in members.values where m.info.role == .member && m.info.micState == .on {
+            update(m.info.uid, ["mic_state"], by: uid) { $0.micState = .off }
+        }
+        broadcastRoom(["mute_all"], by: uid)
+        return roomSnapshot
+    }
+
+    /// Lifts mute all (microphones stay closed until their owners open them).
+    func unmuteAll(_ uid: String) throws(MeetingErrorBody) -> RoomInfo {
+        _ = try admin(uid)
+        room.muteAll = false
+        room.allowSelfUnmute = true
+        broadcastRoom(["mute_all"], by: uid)
+        return roomSnapshot
+    }
+
+    func cameraOffAll(_ uid: String, allowSelfOpen: Bool) throws(MeetingErrorBody) -> RoomInfo {
+        _ = try admin(uid)
+        room.cameraOffAll = true
+        room.allowSelfOpenCamera = allowSelfOpen
+        for m in members.values where m.info.role == .member && m.info.cameraState == .on {
+            update(m.info.uid, ["camera_state"], by: uid) { $0.cameraState = .off }
+        }
+        broadcastRoom(["camera_off_all"], by: uid)
+        return roomSnapshot
+    }
+
+    func cameraOnAll(_ uid: String) throws(MeetingErrorBody) -> RoomInfo {
+        _ = try admin(uid)
+        room.cameraOffAll = false
+        room.allowSelfOpenCamera = true
+        broadcastRoom(["camera_off_all"], by: uid)
+        return roomSnapshot
+    }
+
+    func lock(_ uid: String, locked: Bool) throws(MeetingErrorBody) -> RoomInfo {
+        _ = try admin(uid)
+        room.locked = locked
+        broadcastRoom(["locked"], by: uid)
+        return roomSnapshot
+    }
+
+    /// Disables sharing for members; a member sharing now stops.
+    func disableShare(_ uid: String, disabled: Bool) throws(MeetingErrorBody) -> RoomInfo {
+        _ = try admin(uid)
+        room.shareDisabled = disabled
+        if disabled, let sharer = room.sharingUid, members[sharer]?.info.role == .member { _ = try? stopShare(sharer, by: uid) }
+        broadcastRoom(["share_disabled"], by: uid)
+        return roomSnapshot
+    }
+
+    /// Removes a member: it gets `kicked`, the others `user_exited` (`kicked`), and it is removed
+    /// from the SRTC channel too.
+    func kick(_ uid: String, target targetUid: String) async throws(MeetingErrorBody) {
+        let a = try admin(uid)
+        let t = try target(targetUid, by: a)
+        t.connection.send(.kicked, ByEvent(by: uid))
+        remove(targetUid, reason: .kicked, notifyRemoved: true)
+        await channels.kick(channelKey, uid: targetUid, message: "removed from the meeting")
+    }
+
+    /// Makes a member co-host, or back to member (host only).
+    func setCoHost(_ uid: String, target targetUid: String, enable: Bool) throws(MeetingErrorBody) -> MeetingUserInfo {
+        let a = try admin(uid, hostOnly: true)
+        let t = try target(targetUid, by: a)
+        if enable { coHosts.insert(targetUid) } else { coHosts.remove(targetUid) }
+        return update(targetUid, ["role"], by: uid) { $0.role = enable ? .coHost : .member } ?? t.info
+    }
+
+    /// Hands the host role to another member; the caller becomes a member (host only).
+    func transferHost(_ uid: String, target targetUid: String) throws(MeetingErrorBody) -> MeetingUserInfo {
+        let a = try admin(uid, hostOnly: true)
+        let t = try target(targetUid, by: a)
+        coHosts.remove(targetUid)
+        room.hostUid = targetUid
+        update(uid, ["role"], by: uid) { $0.role = .member }
+        let info = update(targetUid, ["role"], by: uid) { $0.role = .host } ?? t.info
+        broadcastRoom(["host_uid"], by: uid)
+        return info
+    }
+
+    /// Asks a member to open its mic or camera: it gets `admin_request` and may confirm with
+    /// `by_admin: true, admin_uid`.
+    func requestOpen(_ uid: String, target targetUid: String, kind: AdminRequestKind) throws(MeetingErrorBody) {
+        let a = try admin(uid)
+        let t = try target(targetUid, by: a)
+        members[targetUid]?.pending[kind] = uid
+        t.connection.send(.adminRequest, AdminRequestEvent(kind: kind, adminUid: uid))
+    }
+
+    func closeMember(_ uid: String, target targetUid: String, _ what: AdminCloseKind) throws(MeetingErrorBody) -> MeetingUserInfo {
+        let a = try admin(uid)
+        _ = try target(targetUid, by: a)
+        switch what {
+        case .mic: return try closeMic(targetUid, by: uid)
+        case .camera: return try closeCamera(targetUid, by: uid)
+        case .share: return try stopShare(targetUid, by: uid)
+        case .hand: return try setHand(targetUid, raised: false, by: uid)
+        }
+    }
+
+    /// Disables (or enables again) chat for one member.
+    func disableChat(_ uid: String, target targetUid: String, disabled: Bool) throws(MeetingErrorBody) -> MeetingUserInfo {
+        let a = try admin(uid)
+        let t = try target(targetUid, by: a)
+        return update(targetUid, ["chat_disabled"], by: uid) { $0.chatDisabled = disabled } ?? t.info
+    }
+
+    /// Ends the meeting for everyone (host only).
+    func adminEnd(_ uid: String) async throws(MeetingErrorBody) {
+        _ = try admin(uid, hostOnly: true)
+        await end(by: uid)
+    }
+}
+
+/// What an admin closes on a member.
+enum AdminCloseKind {
+    case mic, camera, share, hand
+}

@@ -1,0 +1,44 @@
+import SMeetingProtocol
+import SRTCServer
+import Synchronization
+
+/// The live meetings of every app: a room is created on a meeting's first entry and forgotten
+/// when it empties or ends.
+final class MeetingRoomManager: Sendable {
+    private struct Key: Hashable { let appId: String; let meetingId: String }
+    private let rooms = Mutex<[Key: MeetingRoom]>([:])
+    private let store: MeetingStore
+    private let channels: ChannelControl
+    private let maxMembers: Int
+
+    init(store: MeetingStore, channels: ChannelControl, maxMembers: Int) {
+        self.store = store
+        self.channels = channels
+        self.maxMembers = maxMembers
+    }
+
+    /// The live room of a meeting, if any.
+    func existing(appId: String, meetingId: String) -> MeetingRoom? {
+        rooms.withLock { $0[Key(appId: appId, meetingId: meetingId)] }
+    }
+
+    /// The live room of `meeting`, created when absent.
+    func room(appId: String, meeting: MeetingInfo) -> MeetingRoom {
+        let key = Key(appId: appId, meetingId: meeting.meetingId)
+        return rooms.withLock { rooms in
+            if let r = rooms[key] { return r }
+            let r = MeetingRoom(appId: appId, meeting: meeting, store: store, channels: channels, maxMembers: maxMembers) { [weak self] room in
+                self?.forget(room, key: key)
+            }
+            rooms[key] = r
+            return r
+        }
+    }
+
+    private func forget(_ room: MeetingRoom, key: Key) {
+        rooms.withLock { if $0[key] === room { $0[key] = nil } }
+    }
+
+    /// Live rooms (shutdown).
+    var all: [MeetingRoom] { rooms.withLock { Array($0.values) } }
+}

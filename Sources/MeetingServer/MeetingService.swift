@@ -1,0 +1,122 @@
+import Foundation
+import RTCCrypto
+import SMeetingProtocol
+import SRTCProtocol
+import SRTCServer
+
+/// What the meeting WebSocket and the signed meeting routes share: the store, the live rooms,
+/// member-token checks and SRTC channel grants.
+final class MeetingService: Sendable {
+    let store: MeetingStore
+    let rooms: MeetingRoomManager
+    let apps: AppStore
+    let channels: ChannelControl
+    /// Lifetime of the SRTC channel tokens handed out on entry. The SRTC server ends a session
+    /// when its token expires, so this is long: a meeting may last hours.
+    let channelTokenSeconds: Int64 = 12 * 3600
+
+    init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int) {
+        self.store = store
+        self.apps = apps
+        self.channels = channels
+        self.rooms = MeetingRoomManager(store: store, channels: channels, maxMembers: maxMembers)
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// Verifies a member token (`/stm/srvapi/v1/member/grant`).
+    func verifyMember(_ token: String) throws(MeetingErrorBody) -> TokenClaims {
+        let claims: TokenClaims
+        do {
+            claims = try AccessToken.verify(token, now: Self.now()) { [apps] in apps.app(id: $0)?.appKey }
+        } catch {
+            let code: MeetingErrorCode = switch error.code {
+            case .tokenExpired: .tokenExpired
+            case .tokenNotYetValid: .tokenNotYetValid
+            default: .invalidToken
+            }
+            throw MeetingErrorBody(code, "token refused: \(error)")
+        }
+        guard claims.member != nil, Identifier.isValid(claims.sub) else { throw MeetingErrorBody(.invalidToken, "not a member token") }
+        return claims
+    }
+
+    /// Enters a meeting by id or room number and grants its SRTC channel.
+    func enter(appId: String, uid: String, nickname: String, _ req: MeetingEnterReq, connection: MeetingConnection)
+        async throws(MeetingErrorBody) -> (MeetingRoom, EnterRoomResp) {
+        if let nick = req.nickname, nick.isEmpty || nick.count > 64 || MeetingValidation.hasControl(nick) {
+            throw MeetingValidation.invalid("nickname must be 1 to 64 characters without control characters")
+        }
+        let meeting = try store.meeting(appId: appId, ref: MeetingRef(meetingId: req.meetingId, roomNo: req.roomNo))
+        guard meeting.status == .scheduled || meeting.status == .ongoing else {
+            throw MeetingErrorBody(.meetingClosed, "the meeting is \(meeting.status.rawValue)")
+        }
+        guard let app = apps.app(id: appId) else { throw MeetingErrorBody(.internalError, "unknown app") }
+        for _ in 0..<3 {
+            let room = rooms.room(appId: appId, meeting: meeting)
+            do {
+                let (info, me, users) = try await room.enter(uid: uid, nickname: req.nickname ?? nickname, password: req.password, connection: connection)
+                let now = Self.now()
+                let claims = TokenClaims(iss: appId, sub: uid, iat: now, nbf: now, exp: now + channelTokenSeconds,
+                                         jti: SecureRandom.string(count: 16), grant: ChannelGrant(channel: MeetingRoom.channelName(meeting.meetingId)))
+                let grant = RTCGrant(channel: MeetingRoom.channelName(meeting.meetingId), token: AccessToken.sign(claims, key: app.appKey), expireAt: claims.exp)
+                return (room, EnterRoomResp(room: info, me: me, users: users, rtc: grant))
+            } catch where error.code == MeetingErrorCode.meetingClosed.rawValue && meeting.status != .ended {
+                // The room emptied and closed between lookup and entry: a fresh one is made.
+                let current = try store.meeting(appId: appId, meetingId: meeting.meetingId)
+                guard current.status == .scheduled || current.status == .ongoing else { throw error }
+                continue
+            }
+        }
+        throw MeetingErrorBody(.internalError, "the meeting is closing; retry")
+    }
+
+    /// Ends a meeting from the backend: live members get `room_ended`, the channel closes.
+    func end(appId: String, meetingId: String, by uid: String?) async throws(MeetingErrorBody) -> MeetingInfo {
+        let meeting = try store.meeting(appId: appId, meetingId: meetingId)
+        guard meeting.status == .scheduled || meeting.status == .ongoing else {
+            throw MeetingErrorBody(.meetingClosed, "the meeting is \(meeting.status.rawValue)")
+        }
+        if let room = rooms.existing(appId: appId, meetingId: meetingId) { await room.end(by: uid) }
+        try store.markEnded(meetingId)
+        return try store.meeting(appId: appId, meetingId: meetingId)
+    }
+
+    /// Updates a meeting and tells its live room.
+    func update(appId: String, meetingId: String, by uid: String?, _ req: MeetingUpdateReq) async throws(MeetingErrorBody) -> MeetingInfo {
+        let info = try store.update(appId: appId, meetingId: meetingId, by: uid, req)
+        if let room = rooms.existing(appId: appId, meetingId: meetingId) { await room.meetingUpdated(info) }
+        return info
+    }
+
+    /// The members in a live meeting (empty when nobody is in it).
+    func members(appId: String, meetingId: String) async -> [MeetingUserInfo] {
+        guard let room = rooms.existing(appId: appId, meetingId: meetingId) else { return [] }
+        return await room.users
+    }
+
+    /// A meeting as `uid` may see it: the password only for its host.
+    static func visible(_ meeting: MeetingInfo, to uid: String) -> MeetingInfo {
+        var m = meeting
+        if m.hostUid != uid { m.password = nil }
+        return m
+    }
+
+    /// Ends every live meeting's sessions (server shutdown), without marking meetings ended.
+    func shutdown() async {
+        for room in rooms.all { await room.shutdown() }
+    }
+}
+
+extension MeetingRoom {
+    /// Server shutdown: every member gets `disconnected` and is removed; the meeting stays ongoing.
+    func shutdown() {
+        closed = true
+        for (uid, m) in members {
+            m.connection.send(.disconnected, DisconnectedEvent(reason: "server_shutdown", message: "the server is stopping"))
+            store.recordExit(m.attendanceId, reason: .disconnected)
+            m.connection.removed(from: self)
+            members[uid] = nil
+        }
+    }
+}

@@ -1,0 +1,127 @@
+/// A meeting as stored: what `createRoom`, `detailRoom` and the meeting lists return.
+public struct MeetingInfo: Codable, Sendable, Equatable {
+    public var meetingId: String
+    /// The user-facing 9-digit meeting number, for sharing and inviting.
+    public var roomNo: String
+    public var title: String
+    public var type: MeetingType
+    public var mode: MeetingMode
+    public var attendType: AttendType
+    /// Shown to the host only (empty for everyone else).
+    public var password: String?
+    /// Invited uids (`attendType == .invitation`, or simply the invitation list).
+    public var conferee: [String]
+    public var hostUid: String
+    public var status: MeetingStatus
+    /// Planned start, Unix seconds (appointments).
+    public var planTime: Int64?
+    /// Planned duration, minutes (appointments).
+    public var planDur: Int?
+    /// Unix seconds.
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    public var startedAt: Int64?
+    public var endedAt: Int64?
+
+    public init(meetingId: String, roomNo: String, title: String, type: MeetingType, mode: MeetingMode, attendType: AttendType,
+                password: String?, conferee: [String], hostUid: String, status: MeetingStatus, planTime: Int64?, planDur: Int?,
+                createdAt: Int64, updatedAt: Int64, startedAt: Int64? = nil, endedAt: Int64? = nil) {
+        self.meetingId = meetingId
+        self.roomNo = roomNo
+        self.title = title
+        self.type = type
+        self.mode = mode
+        self.attendType = attendType
+        self.password = password
+        self.conferee = conferee
+        self.hostUid = hostUid
+        self.status = status
+        self.planTime = planTime
+        self.planDur = planDur
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+    }
+}
+
+/// `createRoom(_:)`: a new meeting. An appointment needs `planTime` and `planDur`; a password
+/// meeting needs `password`; an invitation meeting needs `conferee`.
+public struct MeetingCreateReq: Codable, Sendable, Equatable {
+    public var title: String
+    public var type: MeetingType
+    public var mode: MeetingMode
+    public var attendType: AttendType
+    public var password: String?
+    public var conferee: [String]?
+    public var planTime: Int64?
+    public var planDur: Int?
+
+    public init(title: String, type: MeetingType = .instant, mode: MeetingMode = .normal, attendType: AttendType = .open,
+                password: String? = nil, conferee: [String]? = nil, planTime: Int64? = nil, planDur: Int? = nil) {
+        self.title = title
+        self.type = type
+        self.mode = mode
+        self.attendType = attendType
+        self.password = password
+        self.conferee = conferee
+        self.planTime = planTime
+        self.planDur = planDur
+    }
+}
+
+/// `updateRoom(meetingId:req:)`: the fields to change (absent fields stay).
+public struct MeetingUpdateReq: Codable, Sendable, Equatable {
+    public var title: String?
+    public var mode: MeetingMode?
+    public var attendType: AttendType?
+    public var password: String?
+    public var conferee: [String]?
+    public var planTime: Int64?
+    public var planDur: Int?
+
+    public init(title: String? = nil, mode: MeetingMode? = nil, attendType: AttendType? = nil, password: String? = nil,
+                conferee: [String]? = nil, planTime: Int64? = nil, planDur: Int? = nil) {
+        self.title = title
+        self.mode = mode
+        self.attendType = attendType
+        self.password = password
+        self.conferee = conferee
+        self.planTime = planTime
+        self.planDur = planDur
+    }
+}
+
+/// `enterRoom(_:)`: give `meetingId` or `roomNo`; `password` for password meetings.
+public struct MeetingEnterReq: Codable, Sendable, Equatable {
+    public var meetingId: String?
+    public var roomNo: String?
+    public var password: String?
+    /// Shown to the others; defaults to the member token's nickname, then the uid.
+    public var nickname: String?
+
+    public init(meetingId: String? = nil, roomNo: String? = nil, password: String? = nil, nickname: String? = nil) {
+        self.meetingId = meetingId
+        self.roomNo = roomNo
+        self.password = password
+        self.nickname = nickname
+    }
+}
+
+/// One page of a meeting list (`attendeeRoom(page:)`, `attendedRoom(page:)`). Pages count from 1.
+public struct MeetingPage: Codable, Sendable, Equatable {
+    public var list: [MeetingInfo]
+    public var page: Int
+    public var pageSize: Int
+    public var total: Int
+
+    public init(list: [MeetingInfo], page: Int, pageSize: Int, total: Int) {
+        self.list = list
+        self.page = page
+        self.pageSize = pageSize
+        self.total = total
+    }
+
+    /// Whether a later page has more.
+    public var hasMore: Bool { page * pageSize < total }
+}

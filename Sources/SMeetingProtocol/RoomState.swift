@@ -1,0 +1,112 @@
+/// Room-level state of the current meeting: title, policies (mute all, camera off for everyone,
+/// sharing disabled, lock) and who shares. A read-only snapshot; events say when it changed.
+public struct RoomInfo: Codable, Sendable, Equatable {
+    public var meetingId: String
+    public var roomNo: String
+    public var title: String
+    public var hostUid: String
+    public var type: MeetingType
+    public var mode: MeetingMode
+    public var attendType: AttendType
+    public var status: MeetingStatus
+    /// Mute all is on: members' microphones were closed.
+    public var muteAll: Bool
+    /// With mute all on, whether members may open their microphones themselves.
+    public var allowSelfUnmute: Bool
+    /// Camera off for everyone is on.
+    public var cameraOffAll: Bool
+    /// With camera off for everyone, whether members may open their cameras themselves.
+    public var allowSelfOpenCamera: Bool
+    /// Members may not share (host and co-hosts still may).
+    public var shareDisabled: Bool
+    /// Nobody but host and co-hosts may enter.
+    public var locked: Bool
+    /// The member sharing now, if any.
+    public var sharingUid: String?
+    /// What is shared: 0 nothing, else a `ShareType` raw value.
+    public var shareType: Int
+    /// Unix milliseconds of the first entry.
+    public var startedAt: Int64
+    public var memberCount: Int
+
+    public init(meetingId: String, roomNo: String, title: String, hostUid: String, type: MeetingType, mode: MeetingMode,
+                attendType: AttendType, status: MeetingStatus, muteAll: Bool = false, allowSelfUnmute: Bool = true,
+                cameraOffAll: Bool = false, allowSelfOpenCamera: Bool = true, shareDisabled: Bool = false, locked: Bool = false,
+                sharingUid: String? = nil, shareType: Int = 0, startedAt: Int64, memberCount: Int = 0) {
+        self.meetingId = meetingId
+        self.roomNo = roomNo
+        self.title = title
+        self.hostUid = hostUid
+        self.type = type
+        self.mode = mode
+        self.attendType = attendType
+        self.status = status
+        self.muteAll = muteAll
+        self.allowSelfUnmute = allowSelfUnmute
+        self.cameraOffAll = cameraOffAll
+        self.allowSelfOpenCamera = allowSelfOpenCamera
+        self.shareDisabled = shareDisabled
+        self.locked = locked
+        self.sharingUid = sharingUid
+        self.shareType = shareType
+        self.startedAt = startedAt
+        self.memberCount = memberCount
+    }
+}
+
+/// The state of one member in the meeting. A read-only snapshot; events say when it changed.
+public struct MeetingUserInfo: Codable, Sendable, Equatable {
+    public var uid: String
+    public var nickname: String
+    public var role: Role
+    public var micState: MicState
+    public var cameraState: CameraState
+    /// 0 no sharing, 1 screen, 2 whiteboard (compare with `ShareType.rawValue`).
+    public var shareState: Int
+    /// Chat is disabled for this member individually.
+    public var chatDisabled: Bool
+    /// The member may not draw on the whiteboard.
+    public var drawDisabled: Bool
+    public var handRaised: Bool
+    /// The media this member publishes, derived from its states.
+    public var trackDescs: [TrackDesc]
+    /// Unix milliseconds.
+    public var enteredAt: Int64
+
+    public init(uid: String, nickname: String, role: Role, micState: MicState = .off, cameraState: CameraState = .off,
+                shareState: Int = 0, chatDisabled: Bool = false, drawDisabled: Bool = false, handRaised: Bool = false,
+                trackDescs: [TrackDesc] = [], enteredAt: Int64) {
+        self.uid = uid
+        self.nickname = nickname
+        self.role = role
+        self.micState = micState
+        self.cameraState = cameraState
+        self.shareState = shareState
+        self.chatDisabled = chatDisabled
+        self.drawDisabled = drawDisabled
+        self.handRaised = handRaised
+        self.trackDescs = trackDescs
+        self.enteredAt = enteredAt
+    }
+}
+
+/// One in-meeting chat message.
+public struct ChatMessage: Codable, Sendable, Equatable {
+    public var messageId: String
+    public var from: String
+    public var fromNickname: String
+    /// The one recipient of a private message; `nil` for everyone.
+    public var to: String?
+    public var text: String
+    /// Unix milliseconds.
+    public var timestamp: Int64
+
+    public init(messageId: String, from: String, fromNickname: String, to: String?, text: String, timestamp: Int64) {
+        self.messageId = messageId
+        self.from = from
+        self.fromNickname = fromNickname
+        self.to = to
+        self.text = text
+        self.timestamp = timestamp
+    }
+}

@@ -1,0 +1,30 @@
+import SRTCProtocol
+
+/// The server API's channel operations, for modules: remove a user or close a channel from the
+/// server side, exactly as `/server/v1/channel/kick` and `/server/v1/channel/close` do.
+public struct ChannelControl: Sendable {
+    let manager: ChannelManager
+
+    /// Removes `uid` from the live channel `key`: the user gets `disconnected` (`kicked`), the
+    /// others `user_left`. Returns `false` when the channel is not live or the user not in it.
+    @discardableResult
+    public func kick(_ key: ChannelKey, uid: String, message: String? = nil) async -> Bool {
+        guard let room = manager.existingRoom(key), await !room.closed else { return false }
+        return await room.kick(uid: uid, message: message)
+    }
+
+    /// Closes the live channel `key`: every user gets `disconnected` (`channel_closed`).
+    /// Returns `false` when it is not live.
+    @discardableResult
+    public func close(_ key: ChannelKey) async -> Bool {
+        guard let room = manager.existingRoom(key), await !room.closed else { return false }
+        await room.close(reason: .channelClosed)
+        return true
+    }
+
+    /// The uids in the live channel `key` (empty when it is not live).
+    public func users(_ key: ChannelKey) async -> [String] {
+        guard let room = manager.existingRoom(key), await !room.closed else { return [] }
+        return await room.users.map(\.uid)
+    }
+}

@@ -1,0 +1,33 @@
+import RTCNet
+
+/// A part of the server built outside `SRTCServer` (the meeting backend, `MeetingServer`), added
+/// to a `ServerApp` when it is created. A module adds routes to the API router (signed ones under
+/// the signed prefixes are authenticated like every other route) and may serve WebSocket paths.
+/// `SRTCServer` cannot import the modules built on it, so they register themselves here.
+public protocol ServerModule: Sendable {
+    /// Adds this module's HTTP routes.
+    func registerRoutes(in builder: inout APIRouter.Builder)
+    /// The WebSocket paths this module answers (`/stm/v1/ws`); the signaling path is the server's.
+    var webSocketPaths: [String] { get }
+    /// Decides a WebSocket upgrade on one of `webSocketPaths`.
+    func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision
+    /// Ends the module's sessions before the server stops.
+    func shutdown() async
+}
+
+/// What a module may use of the server it is added to.
+public struct ServerModuleContext: Sendable {
+    /// The server's configuration.
+    public let config: ServerConfig
+    /// The server's SQLite database (a module keeps its own tables and schema version in it).
+    public let database: Database
+    /// The apps, for token verification and for signing tokens with an app's key.
+    public let apps: AppStore
+    /// Counters shared with `/metrics`.
+    public let metrics: Metrics
+    /// Server-side control of live SRTC channels.
+    public let channels: ChannelControl
+}
+
+/// Creates a module once the server's storage is open.
+public typealias ServerModuleFactory = @Sendable (ServerModuleContext) throws -> any ServerModule
