@@ -64,7 +64,8 @@ const srtp_cipher_test_case_t srtc_aes_icm_256_known_answer = {
 // salt XOR SSRC 0x5501a0b2 XOR index 0xf17b). AAD = the 12-byte RTP header (§8.2).
 static uint8_t gcm_rfc7714_iv[12] = {0x51, 0x75, 0x3c, 0x65, 0x80, 0xc2, 0x72, 0x6f, 0x20, 0x71, 0x84, 0x14};
 static const uint8_t gcm_rfc7714_header[12] = {0x80, 0x40, 0xf1, 0x7b, 0x80, 0x41, 0xf8, 0xd3, 0x55, 0x01, 0xa0, 0xb2};
-static const uint8_t gcm_rfc7714_payload[38] = "Gallia est omnis divisa in partes tres";
+// (String literals below carry a NUL the vectors exclude: lengths are sizeof - 1.)
+static const uint8_t gcm_rfc7714_payload[] = "Gallia est omnis divisa in partes tres";
 static const uint8_t gcm_128_rfc7714_key[SRTP_AES_GCM_128_KEY_LEN_WSALT] = {
     0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, // key
     0x51, 0x75, 0x69, 0x64, 0x20, 0x70, 0x72, 0x6f, 0x20, 0x71, 0x75, 0x6f,                         // salt
@@ -111,11 +112,11 @@ static const srtp_cipher_test_case_t gcm_128_nist3 = {
 };
 static const srtp_cipher_test_case_t gcm_128_rfc7714_tag8 = {
     SRTP_AES_GCM_128_KEY_LEN_WSALT, gcm_128_rfc7714_key, gcm_rfc7714_iv,
-    38, gcm_rfc7714_payload, 46, gcm_128_rfc7714_sealed_tag8, 12, gcm_rfc7714_header, 8, &gcm_128_nist3,
+    sizeof gcm_rfc7714_payload - 1, gcm_rfc7714_payload, 46, gcm_128_rfc7714_sealed_tag8, 12, gcm_rfc7714_header, 8, &gcm_128_nist3,
 };
 const srtp_cipher_test_case_t srtc_aes_gcm_128_known_answer = {
     SRTP_AES_GCM_128_KEY_LEN_WSALT, gcm_128_rfc7714_key, gcm_rfc7714_iv,
-    38, gcm_rfc7714_payload, 54, gcm_128_rfc7714_sealed, 12, gcm_rfc7714_header, 16, &gcm_128_rfc7714_tag8,
+    sizeof gcm_rfc7714_payload - 1, gcm_rfc7714_payload, 54, gcm_128_rfc7714_sealed, 12, gcm_rfc7714_header, 16, &gcm_128_rfc7714_tag8,
 };
 
 // RFC 7714 §16.2.1: the same packet under the AES-256 key 00..1f.
@@ -145,14 +146,14 @@ static const srtp_cipher_test_case_t gcm_256_nist14 = {
 };
 const srtp_cipher_test_case_t srtc_aes_gcm_256_known_answer = {
     SRTP_AES_GCM_256_KEY_LEN_WSALT, gcm_256_rfc7714_key, gcm_rfc7714_iv,
-    38, gcm_rfc7714_payload, 54, gcm_256_rfc7714_sealed, 12, gcm_rfc7714_header, 16, &gcm_256_nist14,
+    sizeof gcm_rfc7714_payload - 1, gcm_rfc7714_payload, 54, gcm_256_rfc7714_sealed, 12, gcm_rfc7714_header, 16, &gcm_256_nist14,
 };
 
 // MARK: - HMAC-SHA1 (RFC 2202 §3)
 
 // Test case 2: key "Jefe", data "what do ya want for nothing?".
-static const uint8_t hmac_tc2_key[4] = "Jefe";
-static const uint8_t hmac_tc2_data[28] = "what do ya want for nothing?";
+static const uint8_t hmac_tc2_key[] = "Jefe";
+static const uint8_t hmac_tc2_data[] = "what do ya want for nothing?";
 static const uint8_t hmac_tc2_mac[20] = {
     0xef, 0xfc, 0xdf, 0x6a, 0xe5, 0xeb, 0x2f, 0xa2, 0xd2, 0x74, 0x16, 0xd5, 0xf1, 0x84, 0xdf, 0x9c,
     0x25, 0x9a, 0x7c, 0x79,
@@ -180,18 +181,18 @@ static const uint8_t hmac_tc6_key[80] = {
     0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa,
     0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa,
 };
-static const uint8_t hmac_tc6_data[54] = "Test Using Larger Than Block-Size Key - Hash Key First";
+static const uint8_t hmac_tc6_data[] = "Test Using Larger Than Block-Size Key - Hash Key First";
 static const uint8_t hmac_tc6_mac[20] = {
     0xaa, 0x4a, 0xe5, 0xe1, 0x52, 0x72, 0xd0, 0x0e, 0x95, 0x70, 0x56, 0x37, 0xce, 0x8a, 0x3b, 0x55,
     0xed, 0x40, 0x21, 0x12,
 };
 
 static const srtp_auth_test_case_t hmac_tc6 = {
-    80, hmac_tc6_key, 54, hmac_tc6_data, 20, hmac_tc6_mac, NULL,
+    80, hmac_tc6_key, sizeof hmac_tc6_data - 1, hmac_tc6_data, 20, hmac_tc6_mac, NULL,
 };
 static const srtp_auth_test_case_t hmac_tc3 = {
     20, hmac_tc3_key, 50, hmac_tc3_data, 20, hmac_tc3_mac, &hmac_tc6,
 };
 const srtp_auth_test_case_t srtc_hmac_sha1_known_answer = {
-    4, hmac_tc2_key, 28, hmac_tc2_data, 20, hmac_tc2_mac, &hmac_tc3,
+    sizeof hmac_tc2_key - 1, hmac_tc2_key, sizeof hmac_tc2_data - 1, hmac_tc2_data, 20, hmac_tc2_mac, &hmac_tc3,
 };
