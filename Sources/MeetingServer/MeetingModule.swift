@@ -43,4 +43,12 @@ public final class MeetingModule: ServerModule {
     public func shutdown() async {
         await service.shutdown()
     }
+
+    /// A meeting's SRTC channel (`mt_<meetingId>`) admits only the meeting's current members.
+    public func admits(_ key: ChannelKey, uid: String) async -> Bool? {
+        guard key.name.hasPrefix(MeetingRoom.channelPrefix) else { return nil }
+        let meetingId = String(key.name.dropFirst(MeetingRoom.channelPrefix.count))
+        guard let room = service.rooms.existing(appId: key.appId, meetingId: meetingId) else { return false }
+        return await room.hasMember(uid)
+    }
 }

@@ -45,7 +45,11 @@ actor MeetingRoom {
     }
 
     /// The SRTC channel of a meeting.
-    static func channelName(_ meetingId: String) -> String { "mt_" + meetingId }
+    static let channelPrefix = "mt_"
+    static func channelName(_ meetingId: String) -> String { channelPrefix + meetingId }
+
+    /// `true` while `uid` is in the meeting (entered, not exited or removed).
+    func hasMember(_ uid: String) -> Bool { members[uid] != nil }
 
     static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 

@@ -83,3 +83,9 @@ public final class TestSignalClient: Sendable {
 
     public func close() { socket.close() }
 }
+
+extension Result where Success == ResponseData, Failure == SignalError {
+    /// The error code of a refused request (`nil` on success).
+    public var errorCode: APIErrorCode? { if case .failure(let e) = self { return e.errorCode }; return nil }
+    public var isSuccess: Bool { if case .success = self { return true }; return false }
+}

@@ -314,6 +314,3 @@ final class Counter: @unchecked Sendable {
     }
 }
 
-extension Result where Success == ResponseData, Failure == SignalError {
-    var errorCode: APIErrorCode? { if case .failure(let e) = self { return e.errorCode }; return nil }
-}

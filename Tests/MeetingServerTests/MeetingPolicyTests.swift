@@ -1,6 +1,7 @@
 import Foundation
 import MeetingServer
 import SMeetingProtocol
+import SRTCProtocol
 import SRTCTestSupport
 import Testing
 
@@ -64,6 +65,32 @@ import Testing
         #expect(try await s[0].call(.requestOpenCamera, OpenReq()).error?.code == 40311)
         #expect(try await s[0].call(.requestOpenMic, OpenReq()).ok)
         s[0].close()
+        await server.stop()
+    }
+
+    @Test func aMeetingsChannelAdmitsOnlyCurrentMembers() async throws {
+        let server = try makeMeetingServer()
+        let host = try await MeetingTestSocket(url: server.meetingURL)
+        try await host.login(server.memberToken(uid: "host"))
+        let bob = try await MeetingTestSocket(url: server.meetingURL)
+        try await bob.login(server.memberToken(uid: "bob"))
+        let m = try host.data(MeetingInfo.self, try await host.call(.createRoom, MeetingCreateReq(title: "gate")).text)
+        _ = try await host.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId))
+        let entered = try bob.data(EnterRoomResp.self, try await bob.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).text)
+
+        // A member joins the meeting's SRTC channel with the token the meeting gave.
+        let first = try await TestSignalClient(url: server.wsURL)
+        #expect(try await first.request(.join(JoinRequest(token: entered.rtc.token))).isSuccess)
+        // A valid channel token for the same channel, but for someone not in the meeting, is refused.
+        let outsider = try await TestSignalClient(url: server.wsURL)
+        let stranger = server.token(uid: "eve", channel: entered.rtc.channel)
+        #expect(try await outsider.request(.join(JoinRequest(token: stranger))).errorCode == .permissionDenied)
+
+        // Once kicked, bob's still-valid channel token no longer gets him back in.
+        #expect(try await host.call(.adminKick, TargetReq(uid: "bob")).ok)
+        let again = try await TestSignalClient(url: server.wsURL)
+        #expect(try await again.request(.join(JoinRequest(token: entered.rtc.token))).errorCode == .permissionDenied)
+        for s in [host, bob] { s.close() }
         await server.stop()
     }
 

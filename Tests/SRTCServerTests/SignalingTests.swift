@@ -211,10 +211,6 @@ import SRTCTestSupport
     }
 }
 
-extension Result where Success == ResponseData, Failure == SignalError {
-    var errorCode: APIErrorCode? { if case .failure(let e) = self { return e.errorCode }; return nil }
-    var isSuccess: Bool { if case .success = self { return true }; return false }
-}
 
 extension Sequence {
     func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {

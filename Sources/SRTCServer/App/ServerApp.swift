@@ -76,6 +76,13 @@ public final class ServerApp: Sendable {
                                                 channels: ChannelControl(manager: channels))
         modules = try moduleFactories.map { try $0(moduleContext) }
         for module in modules { module.registerRoutes(in: &builder) }
+        if !modules.isEmpty {
+            let modules = self.modules
+            channels.setAdmission { key, uid in
+                for module in modules { if let verdict = await module.admits(key, uid: uid) { return verdict } }
+                return true
+            }
+        }
         router = APIRouter(builder, authenticator: authenticator, metrics: metrics, maxBodyBytes: config.maxBodyBytes, clock: clock)
     }
 

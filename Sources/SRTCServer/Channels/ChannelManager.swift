@@ -5,6 +5,8 @@ import Synchronization
 /// last user leaves; answers the server API's channel routes.
 public final class ChannelManager: Sendable {
     private let rooms = Mutex<[ChannelKey: ChannelRoom]>([:])
+    /// Asked before every join (modules such as the meeting backend may refuse); nil admits all.
+    private let admission = Mutex<(@Sendable (ChannelKey, String) async -> Bool)?>(nil)
     let limits: ChannelLimits
     let mediaFactory: (@Sendable (ChannelKey) -> RoomMedia?)
     let events: ChannelEventSink
@@ -52,10 +54,18 @@ public final class ChannelManager: Sendable {
         }
     }
 
+    /// Installs the join gate.
+    func setAdmission(_ gate: @escaping @Sendable (ChannelKey, String) async -> Bool) {
+        admission.withLock { $0 = gate }
+    }
+
     /// Joins `key`, retrying on a fresh room when the one found closed itself meanwhile (it emptied
     /// between lookup and join).
     func join(_ key: ChannelKey, _ request: JoinRequest, claims: TokenClaims, connection: SignalConnection) async
         -> Result<(ChannelRoom, JoinResponse), SignalError> {
+        if let gate = admission.withLock({ $0 }), await !gate(key, claims.sub) {
+            return .failure(SignalError(.permissionDenied, "not admitted to channel \(key.name)"))
+        }
         for _ in 0..<3 {
             let room = room(for: key)
             switch await room.join(request, claims: claims, connection: connection) {

@@ -13,6 +13,14 @@ public protocol ServerModule: Sendable {
     func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision
     /// Ends the module's sessions before the server stops.
     func shutdown() async
+    /// Whether `uid` (holding a valid channel token) may join the SRTC channel `key`; `nil` when the
+    /// module has no say about that channel. The meeting backend admits only current members to a
+    /// meeting's channel, so a kicked member's still-valid token cannot bring them back.
+    func admits(_ key: ChannelKey, uid: String) async -> Bool?
+}
+
+extension ServerModule {
+    public func admits(_ key: ChannelKey, uid: String) async -> Bool? { nil }
 }
 
 /// What a module may use of the server it is added to.
