@@ -41,6 +41,27 @@ struct SimulcastConsumerTests {
         return h
     }
 
+    @Test func aSmallLayerSubscriberWaitsForItsLayerRatherThanTakeTheBigOneThatStartedFirst() throws {
+        let h = try harness(preferred: "camera_small")
+        var big = LayerSource(rid: "h", ssrc: 0x10, seq: 300, ts: 100_000, picture: 1000)
+        var small = LayerSource(rid: "l", ssrc: 0x20, seq: 900, ts: 500_000, picture: 20)
+        // Only the big layer has started: the subscriber gets nothing yet.
+        for _ in 0..<5 {
+            for p in big.frame(key: true) { h.publish(p) }
+            h.advance(ms: 33)
+            h.tick()
+        }
+        #expect(h.subscriberSink.rtp.isEmpty)
+        // The small layer starts: it is what flows, from its key frame.
+        for p in small.frame(key: true) + big.frame(key: true) { h.publish(p) }
+        h.advance(ms: 20)
+        h.tick()
+        for p in small.frame() + big.frame() { h.publish(p) }
+        #expect(!h.subscriberSink.rtp.isEmpty)
+        #expect(h.log.layerSwitches.first == LayerSwitch(layer: "camera_small", previous: nil, cause: .requested))
+        #expect(!h.log.layerSwitches.contains { $0.layer == "camera_big" })
+    }
+
     @Test func startsOnTheTargetKeyFrameAndSwitchesOnlyOnTheNewLayersKeyFrame() throws {
         let h = try harness(preferred: "camera_big")
         var big = LayerSource(rid: "h", ssrc: 0x10, seq: 300, ts: 100_000, picture: 1000)

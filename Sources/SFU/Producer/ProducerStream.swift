@@ -23,6 +23,8 @@ final class ProducerStream {
 
     /// Last packet arrival, µs (`Int64.min` before any).
     private(set) var lastPacketTime: Int64 = .min
+    /// First packet arrival, µs (`Int64.min` before any).
+    private(set) var firstPacketTime: Int64 = .min
     private(set) var keyFramesReceived = 0
     private(set) var lastKeyFrameTime: Int64 = .min
     /// Measured bitrate, bits per second, updated by `updateBitrate(now:)`.
@@ -64,6 +66,7 @@ final class ProducerStream {
     func received(_ view: RTPPacketView, now: Int64, isKeyFrame: Bool) -> Bool {
         let seq = view.sequenceNumber
         statistics.update(sequenceNumber: seq, timestamp: view.timestamp, arrivalMicros: now, size: view.bytes.count)
+        if lastPacketTime == .min { firstPacketTime = now }
         lastPacketTime = now
         cache?.store(view.bytes, sequenceNumber: seq, now: now)
         var wantsKeyFrame = false

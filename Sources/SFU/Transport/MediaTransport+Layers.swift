@@ -6,6 +6,9 @@ extension MediaTransport {
     static let upgradeHoldAfterDowngrade: Int64 = 5_000_000
     /// Transport-cc estimates are trusted only after this long of feedback, µs.
     static let estimatorWarmUp: Int64 = 2_000_000
+    /// How long after a simulcast producer's first packet a consumer waits for its preferred
+    /// layer to start rather than take a higher one that happened to start first, µs.
+    static let layerStartupGrace: Int64 = 2_000_000
 
     /// The bandwidth estimate layer choice uses: REMB at once, transport-cc after its warm-up.
     func usableEstimate(now: Int64) -> Int? {
@@ -32,7 +35,7 @@ extension MediaTransport {
         let demands = simulcast.map { consumer in
             LayerAllocator.Demand(
                 preferred: consumer.preferredLayer, current: consumer.currentLayer,
-                layerBitrates: consumer.producer.streams.map { $0.isActive(now: now) ? max($0.bitrate, 1) : 0 },
+                layerBitrates: Self.layerBitrates(consumer, now: now),
                 holdUpgrade: consumer.lastBandwidthDowngrade != .min
                     && now - consumer.lastBandwidthDowngrade < Self.upgradeHoldAfterDowngrade)
         }
@@ -41,6 +44,22 @@ extension MediaTransport {
             // No layer measured yet (the subscription just started): keep the requested one.
             guard let target else { continue }
             consumer.setTarget(target, cause: cause, now: now)
+        }
+    }
+
+    /// Each layer's bitrate for the allocator (0 = not active). While a young producer's layers
+    /// are still starting, layers above the consumer's preferred one count as inactive when the
+    /// preferred one (or one below it) has not sent yet: a `camera_small` subscriber is not served
+    /// `camera_big` just because that stream's first packets came a moment earlier.
+    static func layerBitrates(_ consumer: SimulcastConsumer, now: Int64) -> [Int] {
+        let streams = consumer.producer.streams
+        let preferred = min(max(consumer.preferredLayer, 0), streams.count - 1)
+        let started = streams.lazy.map(\.firstPacketTime).filter { $0 != .min }.min()
+        let waiting = preferred >= 0 && streams[...preferred].contains { $0.firstPacketTime == .min }
+            && (started.map { now - $0 < layerStartupGrace } ?? true)
+        return streams.enumerated().map { index, stream in
+            if waiting && index > preferred { return 0 }
+            return stream.isActive(now: now) ? max(stream.bitrate, 1) : 0
         }
     }
 }
