@@ -11,7 +11,7 @@ public final class LossyRelay: @unchecked Sendable {
     private let server: SocketAddress
     private let client = Mutex<SocketAddress?>(nil)
     /// Decides from a server→client datagram (still SRTP-protected; its RTP header is clear) whether to drop it.
-    public let drop = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Bool)?>(nil)
+    public let drop = CallbackSlot<@Sendable (UnsafeRawBufferPointer) -> Bool>()
     /// The dropped datagrams.
     public let dropped = Mutex<[[UInt8]]>([])
     /// Drops everything both ways, as a network path that went away.
@@ -34,7 +34,7 @@ public final class LossyRelay: @unchecked Sendable {
         guard !broken.withLock({ $0 }) else { return }
         if source == server {
             guard let destination = client.withLock({ $0 }) else { return }
-            if let predicate = drop.withLock({ $0 }), predicate(bytes) {
+            if let predicate = drop.function, predicate(bytes) {
                 dropped.withLock { $0.append(Array(bytes)) }
                 return
             }

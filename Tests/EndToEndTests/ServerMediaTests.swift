@@ -128,7 +128,7 @@ import RTCNet
         let ssrc = try #require(bob.announcedSSRC(of: video.id))
         // The network loses the 30th packet of the stream.
         let counter = Counter()
-        relay.drop.withLock { $0 = { bytes in LossyRelay.rtpHeader(bytes)?.ssrc == ssrc && counter.next() == 30 } }
+        relay.drop.set { bytes in LossyRelay.rtpHeader(bytes)?.ssrc == ssrc && counter.next() == 30 }
         let publisher = try MediaTestPublisher(client: alice, audioSSRC: nil, video: [Self.layers[1]])
         try await publisher.run(seconds: 1.5)
         let datagram = try #require(relay.dropped.withLock { $0.first })

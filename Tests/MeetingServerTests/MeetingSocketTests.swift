@@ -149,3 +149,21 @@ import Testing
         await server.stop()
     }
 }
+
+/// Issue #8: a validly signed member token whose `exp` is near Int64.max logs in (it crashed the
+/// server), and one at Int64.min is expired.
+@Suite struct MeetingTokenExtremesTests {
+    @Test func farFutureAndFarPastExpiryAtLogin() async throws {
+        let server = try makeMeetingServer()
+        func token(_ exp: Int64) -> String {
+            AccessToken.sign(TokenClaims(iss: TestServer.appId, sub: "far", iat: 0, nbf: 0, exp: exp, jti: UUID().uuidString,
+                                         member: MemberGrant(nickname: nil)), key: TestServer.appKey)
+        }
+        let past = try await MeetingTestSocket(url: server.meetingURL)
+        #expect(try await past.call(.login, LoginReq(token: token(Int64.min))).error?.code == 40107)
+        let far = try await MeetingTestSocket(url: server.meetingURL)
+        #expect(try await far.call(.login, LoginReq(token: token(Int64.max))).ok)
+        #expect(try await far.call(.ping).ok)
+        await server.stop()
+    }
+}

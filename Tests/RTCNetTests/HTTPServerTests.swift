@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Synchronization
 @testable import RTCNet
@@ -264,5 +265,68 @@ final class HeldRequests: Sendable {
 
     func releaseAll() {
         for continuation in waiting.withLock({ list in defer { list = [] }; return list }) { continuation.resume() }
+    }
+}
+
+/// Issue #8: a client pipelining requests faster than it reads the answers.
+@Suite struct HTTPPipelineFloodTests {
+    @Test func aPipelinedFloodThatIsNeverReadNeitherCrashesNorStallsOthersAndIsAnsweredInFull() async throws {
+        try await withServer(.init(loopCount: 1)) { server in
+            let flood = try RawClient(port: server.port, timeout: 2)
+            let request = Array("GET /sync/f HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+            var chunk: [UInt8] = []
+            while chunk.count + request.count <= 64 * 1024 { chunk += request }
+            let perChunk = chunk.count / request.count
+            // 2 MiB of requests in 64 KiB writes, reading nothing (the old server answered each
+            // buffered request by calling itself, and overflowed its stack). A write that times out
+            // means the server stopped reading: back-pressure, which is what it should do.
+            let payload = chunk
+            let sentChunks = await Thread.blockingRun {
+                var sent = 0
+                while sent < 32, flood.sendNow(payload) { sent += 1 }
+                return sent
+            }
+            #expect(sentChunks > 0)
+            // Another client is served meanwhile, on the same (single) I/O thread.
+            let other = try RawClient(port: server.port)
+            await other.send("GET /sync/other HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await other.readResponse()?.headers["X-Target"] == "/sync/other")
+            // Every fully sent request is answered, in order, once the flooding client reads:
+            // the answers are identical, so the byte stream is one response repeated.
+            var one: [UInt8] = []
+            HTTPResponse(status: 200, headers: ["X-Method": "GET", "X-Target": "/sync/f"], body: [])
+                .serialize(into: &one, keepAlive: true)
+            let expected = sentChunks * perChunk
+            let (received, intact) = await Thread.blockingRun { [one] in flood.readRepeated(one, count: expected) }
+            #expect(received == expected * one.count)
+            #expect(intact)
+        }
+    }
+}
+
+extension Thread {
+    /// Runs blocking work on a thread of its own (never on the cooperative pool).
+    static func blockingRun<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+}
+
+extension RawClient {
+    /// Reads `count` copies of `unit` (or until the read times out); returns the bytes read and
+    /// whether they all matched.
+    func readRepeated(_ unit: [UInt8], count: Int) -> (bytes: Int, intact: Bool) {
+        let total = unit.count * count
+        var offset = 0
+        var intact = true
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while offset < total {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, min($0.count, total - offset), 0) }
+            guard n > 0 else { break }
+            for i in 0..<n where chunk[i] != unit[(offset + i) % unit.count] { intact = false; break }
+            offset += n
+        }
+        return (offset, intact)
     }
 }

@@ -38,6 +38,24 @@ import TestRandom
         #expect(throws: TokenError.notYetValid) { try AccessToken.verify(token, now: now, keyForIssuer: keys) }
     }
 
+    static let extremeTimes: [(Int64, Int64, TokenError?)] = [
+        (Int64.max, Int64.min, nil), (Int64.max - 1, 0, nil), (Int64.min, Int64.min, .expired),
+        (Int64.max, Int64.max, .notYetValid), (Int64.max, Int64.max - 4, .notYetValid), (Int64.min + 2, 0, .expired)]
+
+    @Test(arguments: extremeTimes)
+    func timesAtTheEndsOfInt64AreDecidedWithoutOverflow(_ exp: Int64, _ nbf: Int64, _ error: TokenError?) throws {
+        let token = AccessToken.sign(claims(nbf: nbf, exp: exp), key: key)
+        for time in [now, Int64.max, Int64.min] where time == now || error == nil {
+            if let error {
+                #expect(throws: error) { try AccessToken.verify(token, now: time, keyForIssuer: keys) }
+            } else if time == now {
+                #expect(try AccessToken.verify(token, now: time, keyForIssuer: keys).exp == exp)
+            } else {
+                _ = try? AccessToken.verify(token, now: time, keyForIssuer: keys)   // must not trap
+            }
+        }
+    }
+
     @Test func wrongKeyFails() {
         let token = AccessToken.sign(claims(), key: "another-key")
         #expect(throws: TokenError.badSignature) { try AccessToken.verify(token, now: now, keyForIssuer: keys) }

@@ -87,12 +87,10 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         // The network loses the third packet the stream sends.
         let sender = try #require(session.senders(mid: section.mid).first)
         let lost = Mutex<UInt16?>(nil)
-        sender.lossFilter.withLock { filter in
-            filter = { sequence in
-                lost.withLock { l in
-                    if l == nil { l = sequence &+ 2 }
-                    return sequence == l
-                }
+        sender.lossFilter.set { sequence in
+            lost.withLock { l in
+                if l == nil { l = sequence &+ 2 }
+                return sequence == l
             }
         }
         for n in 0..<5 { video.pushFrame(pattern.videoFrame(number: n)) }

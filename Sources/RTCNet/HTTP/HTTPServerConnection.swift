@@ -17,6 +17,15 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
     private var webSocket: WebSocketHandler?
     /// Buffered pipelined bytes past which reading pauses while a request is in flight.
     private let pipelineLimit: Int
+    /// Unsent response bytes past which no further pipelined request is answered (and reading
+    /// pauses) until the client reads: a client that writes without reading cannot make the
+    /// server queue output without bound.
+    private let outputLimit: Int
+    /// `processInbound` is on the stack: a response written synchronously lets its loop continue
+    /// instead of calling it again (pipelined requests once recursed until the stack overflowed).
+    private var processing = false
+    /// Reading paused because `outputLimit` was reached; resumes when the output drains.
+    private var waitingForDrain = false
 
     init(id: Int, server: HTTPServer, stream: StreamConnection) {
         self.id = id
@@ -24,6 +33,7 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
         self.stream = stream
         parser = HTTPRequestParser(limits: server.configuration.limits)
         pipelineLimit = max(64 * 1024, server.configuration.limits.maxHeaderBytes)
+        outputLimit = 256 * 1024
         stream.writeStallTimeout = Monotonic.nanoseconds(server.configuration.writeTimeout)
     }
 
@@ -43,10 +53,17 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
         processInbound()
     }
 
+    func streamFlushed(_ stream: StreamConnection) {
+        guard waitingForDrain else { return }
+        waitingForDrain = false
+        stream.setReading(true)
+        processInbound()
+    }
+
     func streamReadClosed(_ stream: StreamConnection) {
         readClosed = true
         // A client may half-close after its last request: finish answering, then close.
-        if !inFlight { stream.closeAfterFlush() }
+        if !inFlight, !waitingForDrain { stream.closeAfterFlush() }
     }
 
     func streamDeadlineExpired(_ stream: StreamConnection) {
@@ -67,8 +84,19 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
 
     // MARK: - Requests
 
+    /// Answers the buffered requests one after another, in a loop: a response made on the I/O
+    /// thread returns here rather than recursing, and the loop stops while the client leaves too
+    /// much of our output unread.
     private func processInbound() {
+        guard !processing else { return }
+        processing = true
+        defer { processing = false }
         while !inFlight, !stream.isClosed, webSocket == nil {
+            if stream.bufferedOutboundBytes > outputLimit {
+                waitingForDrain = true
+                stream.setReading(false)
+                return
+            }
             let request: HTTPRequest
             do {
                 guard let next = try parser.next(from: &stream.inbound) else {
@@ -148,7 +176,7 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
             return
         }
         stream.deadline = Monotonic.now() &+ Monotonic.nanoseconds(configuration.idleTimeout)
-        stream.setReading(true)
+        if !waitingForDrain { stream.setReading(true) }
         processInbound()
     }
 

@@ -99,11 +99,11 @@ final class AtomicFlag: Sendable {
 
 /// Lets the timer reach the worker once it is fully initialized.
 final class TickRelay: Sendable {
-    private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+    private let handler = CallbackSlot<@Sendable () -> Void>()
 
-    func set(_ body: @escaping @Sendable () -> Void) { handler.withLock { $0 = body } }
+    func set(_ body: @escaping @Sendable () -> Void) { handler.set(body) }
 
-    func fire() { handler.withLock { $0 }?() }
+    func fire() { handler.function?() }
 }
 
 /// The listener, weakly, behind a lock so it can be replaced from any thread.

@@ -179,9 +179,7 @@ extension Channel {
             return RemoteAudioTrack(info: info, context: context)
         case .video:
             let track = RemoteVideoTrack(info: info, context: context, receiveTimeout: context.configuration.receiveTimeout)
-            track.statusHandler.withLock { handler in
-                handler = { [weak self] track, timedOut in self?.reportReceiveStatus(track, timedOut: timedOut) }
-            }
+            track.statusHandler.set { [weak self] track, timedOut in self?.reportReceiveStatus(track, timedOut: timedOut) }
             return track
         }
     }

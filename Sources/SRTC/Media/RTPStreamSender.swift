@@ -1,5 +1,6 @@
 import Foundation
 import RTCMedia
+import RTCNet
 import RTCTransport
 import RTCWire
 import Synchronization
@@ -46,7 +47,7 @@ final class RTPStreamSender: Sendable {
     private let state: Mutex<State>
     /// Fault injection for tests: first sends of the sequence numbers it accepts are dropped
     /// (as if lost on the network); retransmissions are not filtered.
-    let lossFilter = Mutex<(@Sendable (UInt16) -> Bool)?>(nil)
+    let lossFilter = CallbackSlot<@Sendable (UInt16) -> Bool>()
 
     init(kind: TrackKind, parameters: Parameters) {
         self.kind = kind
@@ -125,7 +126,7 @@ final class RTPStreamSender: Sendable {
 
     /// Sends packets `first ..< first + count` from the cache.
     func send(first: UInt16, count: Int, on transport: PeerTransport) {
-        let drop = lossFilter.withLock { $0 }
+        let drop = lossFilter.function
         state.withLock { s in
             for i in 0..<count {
                 let sequence = first &+ UInt16(truncatingIfNeeded: i)

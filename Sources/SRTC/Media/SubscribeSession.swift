@@ -112,11 +112,9 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                     }
                     result.bound.append(remoteTrack)
                     if let receiver = s.receivers[mid] {
-                        remoteTrack.statisticsSource.withLock { source in
-                            switch receiver {
-                            case .video(let r): source = { r.statistics }
-                            case .audio(let r): source = { r.statistics }
-                            }
+                        switch receiver {
+                        case .video(let r): remoteTrack.statisticsSource.set { r.statistics }
+                        case .audio(let r): remoteTrack.statisticsSource.set { r.statistics }
                         }
                     }
                 }

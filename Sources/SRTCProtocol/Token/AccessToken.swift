@@ -55,8 +55,9 @@ public enum AccessToken {
         guard let key = keyForIssuer(p.claims.iss) else { throw .unknownIssuer }
         let expected = Digest.hmacSHA256(key: Array(key.utf8), message: Array(p.signingInput.utf8))
         guard ConstantTime.equals(expected, p.signature) else { throw .badSignature }
-        guard now < p.claims.exp + leeway else { throw .expired }
-        guard now + leeway >= p.claims.nbf else { throw .notYetValid }
+        // Saturating: `exp` and `nbf` are whatever the signer wrote, up to Int64's bounds.
+        guard now < p.claims.exp.addingSaturating(leeway) else { throw .expired }
+        guard now.addingSaturating(leeway) >= p.claims.nbf else { throw .notYetValid }
         return p.claims
     }
 

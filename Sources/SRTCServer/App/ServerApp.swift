@@ -76,13 +76,7 @@ public final class ServerApp: Sendable {
                                                 channels: ChannelControl(manager: channels))
         modules = try moduleFactories.map { try $0(moduleContext) }
         for module in modules { module.registerRoutes(in: &builder) }
-        if !modules.isEmpty {
-            let modules = self.modules
-            channels.setAdmission { key, uid in
-                for module in modules { if let verdict = await module.admits(key, uid: uid) { return verdict } }
-                return true
-            }
-        }
+        channels.setGatekeepers(modules)
         router = APIRouter(builder, authenticator: authenticator, metrics: metrics, maxBodyBytes: config.maxBodyBytes, clock: clock)
     }
 

@@ -1,4 +1,3 @@
-import RTCCrypto
 import RTCNet
 import SRTCProtocol
 
@@ -30,28 +29,23 @@ public struct RequestAuthenticator: Sendable {
         func fail(_ code: APIErrorCode, _ message: String) -> Result<App, AuthFailure> {
             .failure(AuthFailure(code: code, message: message))
         }
-        let headers = request.headers
-        for name in [RequestSignature.appIdHeader, RequestSignature.nonceHeader, RequestSignature.timestampHeader, RequestSignature.signatureHeader] {
-            guard let value = headers[name], !value.isEmpty else { return fail(.missingAuthHeader, "missing header \(name)") }
+        let signed: SignedRequestHeaders
+        switch SignedRequestHeaders.parse({ request.headers[$0] }) {
+        case .success(let h): signed = h
+        case .failure(.missingHeader(let name)): return fail(.missingAuthHeader, "missing header \(name)")
+        case .failure(.nonceTooLong): return fail(.missingAuthHeader, "nonce must be 1 to \(SignedRequestHeaders.maxNonceBytes) characters")
+        case .failure(.timestampNotANumber): return fail(.timestampOutOfWindow, "timestamp must be Unix seconds")
         }
-        let appId = headers[RequestSignature.appIdHeader]!
-        let nonce = headers[RequestSignature.nonceHeader]!
-        let timestampText = headers[RequestSignature.timestampHeader]!
-        let signature = headers[RequestSignature.signatureHeader]!
-        guard nonce.utf8.count <= 128 else { return fail(.missingAuthHeader, "nonce must be 1 to 128 characters") }
-        guard let app = apps.app(id: appId) else { return fail(.unknownApp, "unknown app_id") }
-        guard let timestamp = Int64(timestampText) else {
-            return fail(.timestampOutOfWindow, "timestamp must be Unix seconds")
+        guard let app = apps.app(id: signed.appId) else { return fail(.unknownApp, "unknown app_id") }
+        guard signed.isFresh(now: now, windowSeconds: windowSeconds) else {
+            return fail(.timestampOutOfWindow, "timestamp \(signed.timestamp) is more than \(windowSeconds) s from server time \(now)")
         }
-        guard abs(timestamp - now) <= windowSeconds else {
-            return fail(.timestampOutOfWindow, "timestamp \(timestamp) is more than \(windowSeconds) s from server time \(now)")
-        }
-        let expected = RequestSignature.sign(appKey: app.appKey, appId: appId, nonce: nonce, timestamp: timestampText,
-                                             method: request.method, pathAndQuery: request.target, body: request.body)
-        guard ConstantTime.equals(expected.utf8, signature.lowercased().utf8) else {
+        guard signed.verifies(appKey: app.appKey, method: request.method, pathAndQuery: request.target, body: request.body) else {
             return fail(.badSignature, "signature does not match; see docs/server-api.md for the string to sign")
         }
-        switch nonces.insert(appId: appId, nonce: nonce, expiresAt: timestamp + windowSeconds, now: now) {
+        let appId = signed.appId, nonce = signed.nonce
+        let expiresAt = signed.nonceExpiry(windowSeconds: windowSeconds)
+        switch nonces.insert(appId: appId, nonce: nonce, expiresAt: expiresAt, now: now) {
         case .fresh: return .success(app)
         case .replayed: return fail(.nonceReplayed, "nonce already used within the last \(windowSeconds) s")
         case .full: return fail(.rateLimited, "too many signed requests in the window; retry later")

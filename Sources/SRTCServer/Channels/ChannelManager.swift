@@ -5,8 +5,9 @@ import Synchronization
 /// last user leaves; answers the server API's channel routes.
 public final class ChannelManager: Sendable {
     private let rooms = Mutex<[ChannelKey: ChannelRoom]>([:])
-    /// Asked before every join (modules such as the meeting backend may refuse); nil admits all.
-    private let admission = Mutex<(@Sendable (ChannelKey, String) async -> Bool)?>(nil)
+    /// Asked in order before every join (the meeting backend may refuse); none admits all. Set once
+    /// while the server is built: a list of modules, not a stored closure (see `CallbackSlot`).
+    private let gatekeepers = Mutex<[any ServerModule]>([])
     let limits: ChannelLimits
     let mediaFactory: (@Sendable (ChannelKey) -> RoomMedia?)
     let events: ChannelEventSink
@@ -54,16 +55,24 @@ public final class ChannelManager: Sendable {
         }
     }
 
-    /// Installs the join gate.
-    func setAdmission(_ gate: @escaping @Sendable (ChannelKey, String) async -> Bool) {
-        admission.withLock { $0 = gate }
+    /// Installs the modules asked before every join; the first with a verdict decides.
+    func setGatekeepers(_ modules: [any ServerModule]) {
+        gatekeepers.withLock { $0 = modules }
+    }
+
+    /// Whether `uid` may join `key`: the first module with a say decides; none admits.
+    func admits(_ key: ChannelKey, uid: String) async -> Bool {
+        for module in gatekeepers.withLock({ $0 }) {
+            if let verdict = await module.admits(key, uid: uid) { return verdict }
+        }
+        return true
     }
 
     /// Joins `key`, retrying on a fresh room when the one found closed itself meanwhile (it emptied
     /// between lookup and join).
     func join(_ key: ChannelKey, _ request: JoinRequest, claims: TokenClaims, connection: SignalConnection) async
         -> Result<(ChannelRoom, JoinResponse), SignalError> {
-        if let gate = admission.withLock({ $0 }), await !gate(key, claims.sub) {
+        if await !admits(key, uid: claims.sub) {
             return .failure(SignalError(.permissionDenied, "not admitted to channel \(key.name)"))
         }
         for _ in 0..<3 {

@@ -125,13 +125,19 @@ actor ChannelRoom {
         await remove(p, reason: .timeout)
     }
 
+    /// The longest single sleep of the token-expiry timer; it checks again after each.
+    static let longestExpiryWaitMs: Int64 = 24 * 3600 * 1000
+
     private func scheduleExpiry(_ p: Participant, exp: Int64) {
         p.expiryTask?.cancel()
         let uid = p.uid, sessionId = p.sessionId
-        let delayMs = max(0, exp * 1000 - unixMilliseconds())
+        // `exp` is the signer's choice, up to Int64.max: saturate, and wait in bounded steps.
+        let expiresAtMs = exp.multipliedSaturating(by: 1000)
         p.expiryTask = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(delayMs))
-            guard !Task.isCancelled else { return }
+            while case let remaining = expiresAtMs.subtractingSaturating(unixMilliseconds()), remaining > 0 {
+                try? await Task.sleep(for: .milliseconds(min(remaining, Self.longestExpiryWaitMs)))
+                guard !Task.isCancelled else { return }
+            }
             await self?.tokenExpired(uid: uid, sessionId: sessionId)
         }
     }

@@ -138,8 +138,9 @@ final class LoopbackPublisher {
         while true {
             let elapsed = Date().timeIntervalSince(start)
             if elapsed >= seconds { break }
-            if audio, elapsed >= audioDue { try sendAudio(); audioDue += 0.020 }
-            if video, !layers.isEmpty, elapsed >= videoDue { try sendVideo(); videoDue += 1.0 / 30 }
+            // Catch up after a late wake-up: the packet count depends on the duration only.
+            while audio, elapsed >= audioDue { try sendAudio(); audioDue += 0.020 }
+            while video, !layers.isEmpty, elapsed >= videoDue { try sendVideo(); videoDue += 1.0 / 30 }
             tick?()
             try await Task.sleep(for: .milliseconds(5))
         }

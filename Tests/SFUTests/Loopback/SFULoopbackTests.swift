@@ -145,7 +145,7 @@ import Testing
                                            parameters: Self.subscriberParameters(.video, mid: "1"), preferredLayer: "camera_small")
         // The network loses Bob's 30th video packet.
         let seen = SeenCounter()
-        relay.drop.withLock { $0 = { bytes in LossyRelay.rtpHeader(bytes)?.ssrc == cam.ssrc && seen.next() == 30 } }
+        relay.drop.set { bytes in LossyRelay.rtpHeader(bytes)?.ssrc == cam.ssrc && seen.next() == 30 }
         try await publisher.run(seconds: 1.5, audio: false)
         let lostDatagram = try #require(relay.dropped.withLock { $0.first })
         let lost = try #require(lostDatagram.withUnsafeBytes { LossyRelay.rtpHeader($0) }).seq

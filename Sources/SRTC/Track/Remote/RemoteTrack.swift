@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import SRTCProtocol
 import Synchronization
 
@@ -10,7 +11,7 @@ public class RemoteTrack: Track, @unchecked Sendable {
     public let id: String
     private let subscription = Mutex<Subscription>(Subscription())
     /// Reads the receiver's counters; set while a receiver is bound.
-    let statisticsSource = Mutex<(@Sendable () -> RTPReceiveStatistics)?>(nil)
+    let statisticsSource = CallbackSlot<@Sendable () -> RTPReceiveStatistics>()
 
     struct Subscription {
         var subscribed = false
@@ -31,7 +32,7 @@ public class RemoteTrack: Track, @unchecked Sendable {
 
     /// What was received since the subscription's receiver was bound; nil before.
     public var receiveStatistics: ReceiveStatistics? {
-        guard let source = statisticsSource.withLock({ $0 }) else { return nil }
+        guard let source = statisticsSource.function else { return nil }
         return source().publicStatistics(framesDecoded: decodedFrameCount)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RTCMedia
+import RTCNet
 import Synchronization
 
 /// A remote video track. Add renderers to get its decoded frames; watch
@@ -9,7 +10,7 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
     private let monitor: Mutex<ReceiveTimeoutMonitor>
     private let counters = Mutex(Counters())
     /// Reports receive-status changes to the channel (set by the channel).
-    let statusHandler = Mutex<(@Sendable (RemoteVideoTrack, Bool) -> Void)?>(nil)
+    let statusHandler = CallbackSlot<@Sendable (RemoteVideoTrack, Bool) -> Void>()
 
     struct Counters {
         var framesDecoded = 0
@@ -88,7 +89,7 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
     }
 
     private func report(_ timedOut: Bool) {
-        statusHandler.withLock { $0 }?(self, timedOut)
+        statusHandler.function?(self, timedOut)
     }
 
     static func now() -> Double {
