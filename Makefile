@@ -5,8 +5,11 @@ SWIFT ?= swift
 # Two cores: more parallel jobs only add memory pressure.
 JOBS ?= $(shell nproc)
 SERVE_FLAGS ?=
+# make soak SOAK_MINUTES=10; SOAK_FLAGS="--participants 10 --seed 7".
+SOAK_MINUTES ?= 30
+SOAK_FLAGS ?=
 
-.PHONY: deps build serve test test-swift test-interop bench fuzz clean
+.PHONY: deps build serve test test-swift test-interop test-fuzz bench soak fuzz fuzz-long clean
 
 deps:
 	@scripts/install-deps
@@ -19,10 +22,11 @@ serve: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
 	.build/release/srtc-server $(SERVE_FLAGS)
 
-## test: every test: Swift unit and end-to-end tests, then the cross-implementation checks under interop/.
+## test: every test: Swift unit and end-to-end tests, the cross-implementation checks under interop/,
+## then every fuzz target briefly (so a target that no longer builds fails here, not months later).
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
-	$(MAKE) --no-print-directory test-swift test-interop
+	$(MAKE) --no-print-directory test-swift test-interop test-fuzz
 
 test-swift:
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt \
@@ -38,9 +42,25 @@ bench: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
 	.build/release/srtc-bench
 
-## fuzz: build each libFuzzer target under fuzz/ and run it for a bounded time.
+# Whoever runs `make test` already holds the build lock (or nobody else builds): no lock inside.
+test-fuzz:
+	@FUZZ_SECONDS=$${FUZZ_TEST_SECONDS:-3} FUZZ_LOCK=none FUZZ_QUIET=1 fuzz/run-all
+
+## soak: participants through a lossy, jittery relay with churn against the release server for
+## SOAK_MINUTES (default 30); prints figures each minute; fails on a crash, growth or lost media. Not in make test.
+soak: deps
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-soak
+	.build/release/srtc-soak --minutes $(SOAK_MINUTES) $(SOAK_FLAGS)
+
+## fuzz: build each libFuzzer target under fuzz/ and run it for FUZZ_SECONDS (default 30), starting
+## from its committed corpus (fuzz/corpus/<target>/) and merging what it found back into it.
 fuzz: deps
-	fuzz/run-all
+	FUZZ_MERGE=1 fuzz/run-all
+
+## fuzz-long: the nightly run: every target for an hour (FUZZ_SECONDS overrides).
+fuzz-long: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-3600} FUZZ_MERGE=1 fuzz/run-all
 
 clean:
 	rm -rf .build fuzz/build

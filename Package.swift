@@ -43,16 +43,18 @@ let package = Package(
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
-        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia"]),
+        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "TestRandom"]),
 
         // MARK: - Executables
-        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer"]),
+        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "RTCNet"]),
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
         .executableTarget(
             name: "srtc-bench",
             dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP"],
             path: "Benchmarks/srtc-bench"
         ),
+        // `make soak`: participants through lossy relays against a real srtc-server process (SoakRunner).
+        .executableTarget(name: "srtc-soak", dependencies: ["SRTCTestSupport"]),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
         .executableTarget(name: "interop-echo", dependencies: ["RTCTransport", "RTCNet", "RTCWire"], path: "interop/echo"),
 

@@ -23,7 +23,8 @@ public final class MeetingModule: ServerModule {
     public init(context: ServerModuleContext) throws {
         store = try MeetingStore(database: context.database)
         service = MeetingService(store: store, apps: context.apps, channels: context.channels,
-                                 maxMembers: context.config.limits.maxUsersPerChannel)
+                                 maxMembers: context.config.limits.maxUsersPerChannel,
+                                 tokenLeewaySeconds: context.config.limits.tokenLeewaySeconds)
     }
 
     public func registerRoutes(in builder: inout APIRouter.Builder) {

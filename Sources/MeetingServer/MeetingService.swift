@@ -14,8 +14,11 @@ final class MeetingService: Sendable {
     /// Lifetime of the SRTC channel tokens handed out on entry. The SRTC server ends a session
     /// when its token expires, so this is long: a meeting may last hours.
     let channelTokenSeconds: Int64 = 12 * 3600
+    /// Clock skew tolerated on member tokens (`--token-leeway-seconds`).
+    let tokenLeewaySeconds: Int64
 
-    init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int) {
+    init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int, tokenLeewaySeconds: Int64 = 5) {
+        self.tokenLeewaySeconds = tokenLeewaySeconds
         self.store = store
         self.apps = apps
         self.channels = channels
@@ -28,7 +31,7 @@ final class MeetingService: Sendable {
     func verifyMember(_ token: String) throws(MeetingErrorBody) -> TokenClaims {
         let claims: TokenClaims
         do {
-            claims = try AccessToken.verify(token, now: Self.now()) { [apps] in apps.app(id: $0)?.appKey }
+            claims = try AccessToken.verify(token, now: Self.now(), leeway: tokenLeewaySeconds) { [apps] in apps.app(id: $0)?.appKey }
         } catch {
             let code: MeetingErrorCode = switch error.code {
             case .tokenExpired: .tokenExpired

@@ -1,5 +1,6 @@
 import Foundation
 import MeetingServer
+import RTCNet
 import SRTCServer
 
 /// `srtc-server`: parses the configuration, opens the data directory, serves until SIGINT/SIGTERM.
@@ -17,6 +18,11 @@ do {
     exit(2)
 }
 Log.setLevel(Log.Level(name: config.logLevel) ?? .info)
+// Every connection is a descriptor: use the hard limit, not the service manager's soft default.
+let descriptors = ProcessLimits.raiseOpenFileLimit()
+if descriptors.current > descriptors.previous {
+    Log.info("server", "open-file limit raised from \(descriptors.previous) to \(descriptors.current)")
+}
 
 let app: ServerApp
 do {

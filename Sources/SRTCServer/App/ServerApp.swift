@@ -88,12 +88,18 @@ public final class ServerApp: Sendable {
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
-            limits: .init(maxBodyBytes: config.maxBodyBytes))
+            maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+            limits: .init(maxRequestLineBytes: config.maxRequestLineBytes, maxHeaderBytes: config.maxHeaderBytes,
+                          maxHeaderCount: config.maxHeaderCount, maxBodyBytes: config.maxBodyBytes),
+            headerTimeout: .seconds(config.headerTimeoutSeconds), idleTimeout: .seconds(config.idleTimeoutSeconds))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
                                           modules: modules)
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
+        if server.effectiveMaxConnections < config.maxConnections {
+            Log.warn("server", "open-file limit \(ProcessLimits.openFiles().soft) allows \(server.effectiveMaxConnections) connections, not the configured \(config.maxConnections)")
+        }
         http.withLock { $0 = server }
     }
 

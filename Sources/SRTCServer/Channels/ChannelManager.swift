@@ -1,3 +1,4 @@
+import RTCNet
 import SRTCProtocol
 import Synchronization
 
@@ -11,18 +12,30 @@ public final class ChannelManager: Sendable {
     let limits: ChannelLimits
     let mediaFactory: (@Sendable (ChannelKey) -> RoomMedia?)
     let events: ChannelEventSink
+    /// Every room's session timers (grace periods, token expiry).
+    let timers = TimerQueue(label: "srtc-channel-timers")
+    /// Joins per remote IP address, across channels.
+    private let addressJoins: Mutex<KeyedTokenBuckets<SocketAddress>>
 
     init(limits: ChannelLimits, events: ChannelEventSink, mediaFactory: @escaping @Sendable (ChannelKey) -> RoomMedia?) {
         self.limits = limits
         self.events = events
         self.mediaFactory = mediaFactory
+        addressJoins = Mutex(KeyedTokenBuckets(ratePerSecond: Double(limits.addressJoinsPerSecond), burst: Double(limits.addressJoinsPerSecond)))
+    }
+
+    /// Takes one join from `address`'s allowance (`--address-joins-per-second`); `false`: refuse
+    /// with `rate_limited`. Checked before the token, so a flood of bad joins is cheap to refuse.
+    func admitsJoin(from address: SocketAddress?) -> Bool {
+        guard limits.addressJoinsPerSecond > 0, let address else { return true }
+        return addressJoins.withLock { $0.take(address.with(port: 0), now: Double(Monotonic.now()) / 1e9) }
     }
 
     /// The room of `key`, created when absent.
     func room(for key: ChannelKey) -> ChannelRoom {
         let (room, created) = rooms.withLock { rooms -> (ChannelRoom, Bool) in
             if let r = rooms[key] { return (r, false) }
-            let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self))
+            let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self), timers: timers)
             rooms[key] = r
             return (r, true)
         }

@@ -1,4 +1,5 @@
 import RTCCrypto
+import RTCNet
 import SRTCProtocol
 
 /// One channel: its users, their tracks and subscriptions, and the fan-out of events.
@@ -19,15 +20,23 @@ actor ChannelRoom {
     /// The media router exists (created on the first publish or subscribe).
     var mediaPrepared = false
     let observer: RoomObserver
+    /// Grace periods and token expiry: one shared timer queue, not a sleeping task per session.
+    let timers: TimerQueue
     private var joinBucket: TokenBucket
+    /// Joins per uid (a resume is not a join): one token holder's join loop cannot use up the
+    /// channel's joins and keep everyone else out.
+    private var userJoinBuckets: KeyedTokenBuckets<String>
 
-    init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver) {
+    init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, timers: TimerQueue) {
         self.key = key
         self.createdAt = unixMilliseconds()
         self.limits = limits
         self.media = media
         self.observer = observer
+        self.timers = timers
         self.joinBucket = TokenBucket(ratePerSecond: Double(limits.joinsPerSecond), burst: Double(limits.joinsPerSecond))
+        self.userJoinBuckets = KeyedTokenBuckets(ratePerSecond: Double(limits.userJoinsPerSecond),
+                                                 burst: Double(limits.userJoinsPerSecond * ChannelLimits.userJoinBurstSeconds))
     }
 
     // MARK: - Snapshots
@@ -68,7 +77,11 @@ actor ChannelRoom {
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
             return .failure(SignalError(.payloadTooLarge, "custom exceeds \(limits.maxCustomDataBytes) bytes"))
         }
-        guard joinBucket.take(now: monotonicSeconds()) else {
+        let now = monotonicSeconds()
+        guard limits.userJoinsPerSecond == 0 || userJoinBuckets.take(uid, now: now) else {
+            return .failure(SignalError(.rateLimited, "too many joins by \(uid) in this channel; retry shortly"))
+        }
+        guard joinBucket.take(now: now) else {
             return .failure(SignalError(.rateLimited, "too many joins in this channel; retry shortly"))
         }
         if let old = participants[uid] {
@@ -96,8 +109,8 @@ actor ChannelRoom {
         if let old = p.connection, old !== connection { old.close(code: 1000, reason: "resumed elsewhere") }
         p.connection = connection
         p.disconnectedAt = nil
-        p.graceTask?.cancel()
-        p.graceTask = nil
+        if let timer = p.graceTimer { timers.cancel(timer) }
+        p.graceTimer = nil
         p.grant = grant
         scheduleExpiry(p, exp: claims.exp)
         observer.sessionResumed(room: key, uid: p.uid)
@@ -112,11 +125,8 @@ actor ChannelRoom {
         guard let p = participants[uid], p.sessionId == sessionId, p.connection === connection else { return }
         p.connection = nil
         p.disconnectedAt = unixMilliseconds()
-        let grace = limits.reconnectGraceSeconds
-        p.graceTask = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(grace))
-            guard !Task.isCancelled else { return }
-            await self?.graceExpired(uid: uid, sessionId: sessionId)
+        p.graceTimer = timers.schedule(after: .seconds(limits.reconnectGraceSeconds)) { [weak self] in
+            Task { await self?.graceExpired(uid: uid, sessionId: sessionId) }
         }
     }
 
@@ -125,21 +135,31 @@ actor ChannelRoom {
         await remove(p, reason: .timeout)
     }
 
-    /// The longest single sleep of the token-expiry timer; it checks again after each.
+    /// The longest single wait of the token-expiry timer; it checks the wall clock again after each
+    /// (a clock set forward or back moves the expiry with it).
     static let longestExpiryWaitMs: Int64 = 24 * 3600 * 1000
 
+    /// Ends the session when its token expires: at `exp` plus the leeway the token was accepted
+    /// with, so a token accepted within the leeway is not ended the moment it joins.
     private func scheduleExpiry(_ p: Participant, exp: Int64) {
-        p.expiryTask?.cancel()
-        let uid = p.uid, sessionId = p.sessionId
+        if let timer = p.expiryTimer { timers.cancel(timer) }
         // `exp` is the signer's choice, up to Int64.max: saturate, and wait in bounded steps.
-        let expiresAtMs = exp.multipliedSaturating(by: 1000)
-        p.expiryTask = Task { [weak self] in
-            while case let remaining = expiresAtMs.subtractingSaturating(unixMilliseconds()), remaining > 0 {
-                try? await Task.sleep(for: .milliseconds(min(remaining, Self.longestExpiryWaitMs)))
-                guard !Task.isCancelled else { return }
-            }
-            await self?.tokenExpired(uid: uid, sessionId: sessionId)
+        let expiresAtMs = exp.addingSaturating(limits.tokenLeewaySeconds).multipliedSaturating(by: 1000)
+        armExpiry(p, expiresAtMs: expiresAtMs)
+    }
+
+    private func armExpiry(_ p: Participant, expiresAtMs: Int64) {
+        let uid = p.uid, sessionId = p.sessionId
+        let remaining = expiresAtMs.subtractingSaturating(unixMilliseconds())
+        p.expiryTimer = timers.schedule(after: .milliseconds(max(0, min(remaining, Self.longestExpiryWaitMs)))) { [weak self] in
+            Task { await self?.expiryTimerFired(uid: uid, sessionId: sessionId, expiresAtMs: expiresAtMs) }
         }
+    }
+
+    private func expiryTimerFired(uid: String, sessionId: String, expiresAtMs: Int64) async {
+        guard let p = participants[uid], p.sessionId == sessionId else { return }
+        if expiresAtMs.subtractingSaturating(unixMilliseconds()) > 0 { return armExpiry(p, expiresAtMs: expiresAtMs) }
+        await tokenExpired(uid: uid, sessionId: sessionId)
     }
 
     private func tokenExpired(uid: String, sessionId: String) async {
@@ -157,7 +177,7 @@ actor ChannelRoom {
     /// Removes a participant: its tracks, its subscriptions, its media; tells the others.
     func remove(_ p: Participant, reason: DisconnectReason) async {
         guard participants[p.uid] === p else { return }
-        p.cancelTimers()
+        p.cancelTimers(in: timers)
         participants[p.uid] = nil
         for trackId in p.publishedTrackIds { await removeTrack(trackId, of: p, notifyPublisher: false) }
         await p.media?.close()
@@ -248,26 +268,4 @@ protocol RoomObserver: Sendable {
     func trackPublished(room: ChannelKey, uid: String, track: TrackInfo)
     func trackUnpublished(room: ChannelKey, uid: String, track: TrackInfo)
     func roomBecameEmpty(_ room: ChannelKey)
-}
-
-/// A token bucket: `burst` tokens, refilled at `ratePerSecond`.
-struct TokenBucket {
-    let ratePerSecond: Double
-    let burst: Double
-    private var tokens: Double
-    private var last: Double?
-
-    init(ratePerSecond: Double, burst: Double) {
-        self.ratePerSecond = ratePerSecond
-        self.burst = burst
-        self.tokens = burst
-    }
-
-    mutating func take(now: Double) -> Bool {
-        if let last { tokens = min(burst, tokens + (now - last) * ratePerSecond) }
-        last = now
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
-    }
 }

@@ -1,3 +1,4 @@
+import RTCNet
 import SRTCProtocol
 
 /// One user's session in a channel. Owned and mutated only by its `ChannelRoom` actor.
@@ -14,9 +15,9 @@ final class Participant {
     /// When the connection dropped (Unix ms), while in the grace period.
     var disconnectedAt: Int64?
     /// Ends the session when the grace period passes without a resume.
-    var graceTask: Task<Void, Never>?
+    var graceTimer: TimerQueue.Handle?
     /// Ends the session when the token expires.
-    var expiryTask: Task<Void, Never>?
+    var expiryTimer: TimerQueue.Handle?
     /// Track ids I publish, in publish order.
     var publishedTrackIds: [String] = []
     /// Remote track id → requested layer desc (nil = best).
@@ -40,10 +41,10 @@ final class Participant {
         connection?.send(event: event)
     }
 
-    func cancelTimers() {
-        graceTask?.cancel()
-        graceTask = nil
-        expiryTask?.cancel()
-        expiryTask = nil
+    /// Cancels both timers: a session that ends keeps nothing scheduled.
+    func cancelTimers(in timers: TimerQueue) {
+        for timer in [graceTimer, expiryTimer].compactMap({ $0 }) { timers.cancel(timer) }
+        graceTimer = nil
+        expiryTimer = nil
     }
 }

@@ -37,9 +37,9 @@ final class SignalingSession: Sendable {
     func start() {
         let messages = socket.messages
         Task {
-            let joinTimeout = Task { [self] in
-                try? await Task.sleep(for: .seconds(limits.joinTimeoutSeconds))
-                guard !Task.isCancelled, state.withLock({ $0.room == nil }) else { return }
+            // On the shared timer queue: a cancelled per-connection sleep would hold memory for its full 10 s.
+            let joinTimeout = manager.timers.schedule(after: .seconds(limits.joinTimeoutSeconds)) { [self] in
+                guard state.withLock({ $0.room == nil }) else { return }
                 socket.close(code: .policyViolation, reason: "no join within \(limits.joinTimeoutSeconds) s")
             }
             for await message in messages {
@@ -49,7 +49,7 @@ final class SignalingSession: Sendable {
                 }
                 await receive(text)
             }
-            joinTimeout.cancel()
+            manager.timers.cancel(joinTimeout)
             await socketClosed()
         }
     }
@@ -83,11 +83,15 @@ final class SignalingSession: Sendable {
     }
 
     private func handleJoin(_ join: JoinRequest, id: Int) async {
+        guard manager.admitsJoin(from: socket.remoteAddress) else {
+            respond(id: id, type: "join", .failure(SignalError(.rateLimited, "too many joins from this address; retry shortly")))
+            return
+        }
         let now = Int64(Date().timeIntervalSince1970)
         let token = join.token.isEmpty ? (preverifiedToken ?? "") : join.token
         let claims: TokenClaims
         do {
-            claims = try AccessToken.verify(token, now: now) { [apps] in apps.app(id: $0)?.appKey }
+            claims = try AccessToken.verify(token, now: now, leeway: limits.tokenLeewaySeconds) { [apps] in apps.app(id: $0)?.appKey }
         } catch {
             metrics.recordAuthFailure(cause: error.code.name)
             respond(id: id, type: "join", .failure(SignalError(error.code, "token refused: \(error)")))

@@ -1,12 +1,17 @@
 import Foundation
 import RTCCrypto
+import RTCNet
 import SRTCProtocol
 import Synchronization
 
-/// Sends channel lifecycle events to the customer's backend (docs/webhooks.md): each event is
-/// stored in SQLite first, then POSTed signed like a server-API request (the four headers, keyed
-/// with the app's `app_key`), and retried with exponential backoff until a 2xx answer or the
+/// Sends channel lifecycle events to the customer's backend (docs/server-api.md, "Webhooks"): each
+/// event is stored in SQLite first, then POSTed signed like a server-API request (the four headers,
+/// keyed with the app's `app_key`), and retried with exponential backoff until a 2xx answer or the
 /// attempt limit. Stored events survive a restart.
+///
+/// In the same transaction as each event it records which channels and users the receiver was told
+/// are live. A server that was killed never sent their `user_left` and `channel_closed`; the next
+/// start sends them, with the reason `server_restart`, before anything new happens.
 final class WebhookDispatcher: ChannelEventSink, Sendable {
     /// Delivers one signed POST and returns the HTTP status (throws on network failure).
     typealias Poster = @Sendable (_ url: String, _ headers: [(String, String)], _ body: [UInt8]) async throws -> Int
@@ -27,6 +32,10 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         var track: TrackInfo?
     }
 
+    /// The `reason` of the `user_left` and `channel_closed` events a start sends for what the
+    /// previous run left live (it ended without closing them: a crash, `kill -9`, power loss).
+    static let serverRestartReason = "server_restart"
+
     /// Backoff before attempt n+1, in seconds; the last value repeats until `maxAttempts`.
     static let backoffSeconds: [Int64] = [1, 2, 4, 8, 16, 32, 60, 120, 300]
     let maxAttempts: Int
@@ -45,6 +54,7 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         self.apps = apps
         self.maxAttempts = maxAttempts
         self.post = post
+        closeWhatThePreviousRunLeftLive()
         let wakeup = self.wakeup
         let task = Task { [weak self] in
             while !Task.isCancelled {
@@ -65,6 +75,7 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     // MARK: - ChannelEventSink
 
     func channelCreated(_ key: ChannelKey) { enqueue(key, "channel_created", EventData()) }
+    // channel_closed's `reason` is only set by a restart (serverRestartReason).
     func channelClosed(_ key: ChannelKey) {
         enqueue(key, "channel_closed", EventData())
         sequences.withLock { $0[key] = nil }
@@ -82,19 +93,78 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
             s[key] = next
             return next
         }
-        let now = unixMilliseconds()
-        let event = Event(event_id: "EV_" + SecureRandom.string(count: 20), event: name, app_id: key.appId, channel: key.name,
-                          sequence: sequence, timestamp: now, data: data)
         do {
-            try database.query(
-                "INSERT INTO webhook_deliveries (event_id, app_id, channel, sequence, event, body, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [.text(event.event_id), .text(key.appId), .text(key.name), .integer(sequence), .text(name),
-                 .blob(JSONBody.encode(event)), .integer(now), .integer(now)])
+            try database.transaction { tx throws(DatabaseError) in
+                try Self.insert(tx, key, name, data, sequence: sequence)
+                try Self.recordLiveness(tx, key, name, uid: data.uid, sequence: sequence)
+            }
         } catch {
             Log.error("webhook", "cannot store \(name) for \(key): \(error)")
             return
         }
         wakeup.signal()
+    }
+
+    private static func insert(_ tx: borrowing Database.Transaction, _ key: ChannelKey, _ name: String, _ data: EventData,
+                               sequence: Int64) throws(DatabaseError) {
+        let now = unixMilliseconds()
+        let event = Event(event_id: "EV_" + SecureRandom.string(count: 20), event: name, app_id: key.appId, channel: key.name,
+                          sequence: sequence, timestamp: now, data: data)
+        try tx.query(
+            "INSERT INTO webhook_deliveries (event_id, app_id, channel, sequence, event, body, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(event.event_id), .text(key.appId), .text(key.name), .integer(sequence), .text(name),
+             .blob(JSONBody.encode(event)), .integer(now), .integer(now)])
+    }
+
+    /// Keeps `webhook_live_channels` / `webhook_live_users` equal to what the receiver was told.
+    private static func recordLiveness(_ tx: borrowing Database.Transaction, _ key: ChannelKey, _ name: String, uid: String?,
+                                       sequence: Int64) throws(DatabaseError) {
+        let channel: [SQLValue] = [.text(key.appId), .text(key.name)]
+        switch name {
+        case "channel_created":
+            try tx.query("INSERT OR REPLACE INTO webhook_live_channels (app_id, channel, sequence) VALUES (?, ?, ?)", channel + [.integer(sequence)])
+            try tx.query("DELETE FROM webhook_live_users WHERE app_id = ? AND channel = ?", channel)
+        case "channel_closed":
+            try tx.query("DELETE FROM webhook_live_channels WHERE app_id = ? AND channel = ?", channel)
+            try tx.query("DELETE FROM webhook_live_users WHERE app_id = ? AND channel = ?", channel)
+        default:
+            try tx.query("UPDATE webhook_live_channels SET sequence = ? WHERE app_id = ? AND channel = ?", [.integer(sequence)] + channel)
+            if name == "user_joined", let uid {
+                try tx.query("INSERT OR IGNORE INTO webhook_live_users (app_id, channel, uid) VALUES (?, ?, ?)", channel + [.text(uid)])
+            } else if name == "user_left", let uid {
+                try tx.query("DELETE FROM webhook_live_users WHERE app_id = ? AND channel = ? AND uid = ?", channel + [.text(uid)])
+            }
+        }
+    }
+
+    /// At start, before any room exists: every user and channel the receiver still believes live
+    /// gets its `user_left` and `channel_closed` (reason `server_restart`), continuing the channel's
+    /// sequence, in one transaction with clearing the record.
+    private func closeWhatThePreviousRunLeftLive() {
+        do {
+            let closed = try database.transaction { tx throws(DatabaseError) -> Int in
+                let channels = try tx.query("SELECT app_id, channel, sequence FROM webhook_live_channels ORDER BY app_id, channel")
+                for row in channels {
+                    guard let appId = row[0].string, let name = row[1].string, var sequence = row[2].int else { continue }
+                    let key = ChannelKey(appId: appId, name: name)
+                    let users = try tx.query("SELECT uid FROM webhook_live_users WHERE app_id = ? AND channel = ? ORDER BY uid",
+                                             [.text(appId), .text(name)])
+                    for user in users {
+                        guard let uid = user[0].string else { continue }
+                        sequence += 1
+                        try Self.insert(tx, key, "user_left", EventData(uid: uid, reason: Self.serverRestartReason), sequence: sequence)
+                    }
+                    sequence += 1
+                    try Self.insert(tx, key, "channel_closed", EventData(reason: Self.serverRestartReason), sequence: sequence)
+                }
+                try tx.query("DELETE FROM webhook_live_users")
+                try tx.query("DELETE FROM webhook_live_channels")
+                return channels.count
+            }
+            if closed > 0 { Log.warn("webhook", "closed \(closed) channel(s) the previous run left live (reason \(Self.serverRestartReason))") }
+        } catch {
+            Log.error("webhook", "cannot close the channels the previous run left live: \(error)")
+        }
     }
 
     /// Attempts every due delivery once; returns seconds until the next one is due (`.some(nil)`: none pending).
@@ -142,8 +212,11 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
 }
 
 /// A one-slot signal with timeout: `wait` returns when `signal` is called or the time passes.
+/// The timeout is a `TimerQueue` timer, released when the signal comes first (a cancelled
+/// `Task.sleep` would hold its memory until the full hour passed).
 final class Wakeup: Sendable {
     private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let timers = TimerQueue(label: "srtc-webhook-wakeup")
 
     func signal() {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
@@ -155,11 +228,7 @@ final class Wakeup: Sendable {
     }
 
     func wait(seconds: Double) async {
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(seconds))
-            guard !Task.isCancelled else { return }
-            self?.signal()
-        }
+        let timer = timers.schedule(after: .milliseconds(Int64(min(seconds, 86_400) * 1000))) { [weak self] in self?.signal() }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { s -> Bool in
                 if s.pending { s.pending = false; return true }
@@ -168,7 +237,7 @@ final class Wakeup: Sendable {
             }
             if resumeNow { c.resume() }
         }
-        timer.cancel()
+        timers.cancel(timer)
         state.withLock { $0.pending = false }
     }
 }

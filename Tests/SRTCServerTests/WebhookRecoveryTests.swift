@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import RTCNet
+import SRTCProtocol
+@testable import SRTCServer
+import SRTCTestSupport
+
+/// A server that died without closing its channels tells the webhook receiver at the next start.
+@Suite(.serialized) struct WebhookRecoveryTests {
+    private func dispatcher(_ database: Database, _ apps: AppStore, _ hooks: WebhookReceiver) -> WebhookDispatcher {
+        let client = HTTPClient()
+        return WebhookDispatcher(url: hooks.url, database: database, apps: apps) { url, headers, body in
+            try await client.post(url, headers: HTTPHeaders(headers), body: body).status
+        }
+    }
+
+    @Test func aRestartClosesWhatThePreviousRunLeftLive() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recovery-\(UUID()).sqlite3").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let hooks = try WebhookReceiver()
+        let database = try Database(path: path)
+        try Migrations.server.apply(to: database)
+        let apps = try AppStore(database: database)
+        try apps.upsert(appId: TestServer.appId, appKey: TestServer.appKey)
+
+        // The first run: two channels, three users of whom one left, then the process dies
+        // (the dispatcher stops; nothing closes the channels).
+        let live = ChannelKey(appId: TestServer.appId, name: "live"), done = ChannelKey(appId: TestServer.appId, name: "done")
+        let first = dispatcher(database, apps, hooks)
+        first.channelCreated(live)
+        first.userJoined(live, uid: "alice")
+        first.userJoined(live, uid: "bob")
+        first.userJoined(live, uid: "carol")
+        first.userLeft(live, uid: "carol", reason: .clientLeave)
+        first.channelCreated(done)
+        first.userJoined(done, uid: "dave")
+        first.userLeft(done, uid: "dave", reason: .clientLeave)
+        first.channelClosed(done)
+        _ = try await hooks.waitFor("channel_closed")
+        first.stop()
+
+        // The next start tells the receiver that alice and bob left and "live" closed, continuing its sequence.
+        let second = dispatcher(database, apps, hooks)
+        defer { second.stop() }
+        let deadline = Date().addingTimeInterval(10)
+        func restartEvents() -> [WebhookReceiver.Delivery] {
+            hooks.deliveries.filter { $0.json["data.reason"] == WebhookDispatcher.serverRestartReason }
+        }
+        while restartEvents().count < 3, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let restart = restartEvents()
+        #expect(restart.map(\.event) == ["user_left", "user_left", "channel_closed"])
+        #expect(restart.map { $0.json["data.uid"] } == ["alice", "bob", nil])
+        #expect(restart.allSatisfy { $0.json["channel"] == "live" && $0.signatureValid })
+        #expect(restart.map(\.sequence) == [6, 7, 8])  // after created, 3 joins and a leave
+        // Nothing about the channel that closed properly, and a third start has nothing to close.
+        #expect(hooks.deliveries.filter { $0.json["channel"] == "done" && $0.event == "channel_closed" }.count == 1)
+        second.stop()
+        let third = dispatcher(database, apps, hooks)
+        defer { third.stop() }
+        #expect(try database.query("SELECT COUNT(*) FROM webhook_live_channels").first?.first?.int == 0)
+        #expect(try database.query("SELECT COUNT(*) FROM webhook_deliveries WHERE channel = 'live' AND event = 'channel_closed'").first?.first?.int == 1)
+        await hooks.stop()
+    }
+}
