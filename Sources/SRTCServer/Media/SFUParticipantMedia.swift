@@ -24,7 +24,8 @@ actor SFUParticipantMedia: ParticipantMedia {
     let server: MediaServer
     let router: RouterID
     let uid: String
-    let events: ParticipantMediaEvents
+    /// The room's inbox, where the subscribe transport's offers go.
+    let events: RoomInbox
     /// Distinguishes this session's SFU objects from an earlier session of the same uid.
     let instance = SecureRandom.string(count: 8)
 
@@ -42,7 +43,7 @@ actor SFUParticipantMedia: ParticipantMedia {
     private var revision = 0
     private var closed = false
 
-    init(server: MediaServer, router: RouterID, uid: String, events: ParticipantMediaEvents) {
+    init(server: MediaServer, router: RouterID, uid: String, events: RoomInbox) {
         self.server = server
         self.router = router
         self.uid = uid
@@ -198,12 +199,14 @@ actor SFUParticipantMedia: ParticipantMedia {
             let parameters = RTPParameters(mid: slots[i].mid, codecs: [SDPConversions.codec(codec)],
                                            headerExtensions: SDPConversions.extensions(section),
                                            encodings: [RTPEncodingParameters(ssrc: slots[i].ssrc)], cname: slots[i].publisherUid)
+            // Routed before it exists: the consumer's first layer switch may come before `consume` returns.
+            server.register(consumer: consumerID(trackId), router: router, uid: uid, trackId: trackId)
             do {
                 _ = try await server.worker.consume(consumerID(trackId), transport: transport, producer: ProducerID(trackId),
                                                     parameters: parameters, preferredLayer: slots[i].layer)
-                server.register(consumer: consumerID(trackId), router: router, uid: uid, trackId: trackId)
                 slots[i].consuming = true
             } catch {
+                server.unregister(consumer: consumerID(trackId))
                 Log.warn("media", "\(uid) cannot consume \(trackId): \(error)")
             }
         }
@@ -268,6 +271,6 @@ actor SFUParticipantMedia: ParticipantMedia {
         }
         let offer = SessionDescription.offer(sessionID: String(SecureRandom.uint32() & 0x7fff_ffff),
                                              transport: transportParameters(subscribeICE, setup: .actpass), media: media, iceLite: true)
-        events.subscriberOffer(uid: uid, sdp: offer.serialize(), revision: revision)
+        events.post(.subscriberOffer(uid: uid, sdp: offer.serialize(), revision: revision))
     }
 }
