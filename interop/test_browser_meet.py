@@ -41,11 +41,15 @@ const done = arguments[0];
 (async () => {
   const m = window.meetApp.meeting;
   const stats = m.channel ? await m.channel.getStats() : {subscribe: null};
-  const frames = {}; let audioPackets = 0;
+  const frames = {};
+  // Audio received so far: the most each SSRC ever counted (a stream's statistics disappear once
+  // its m-section goes inactive, so a plain sum would drop).
+  window.audioMax ??= new Map();
   stats.subscribe?.forEach((r) => {
     if (r.type === 'inbound-rtp' && r.kind === 'video') frames[r.trackIdentifier] = r.framesDecoded || 0;
-    if (r.type === 'inbound-rtp' && r.kind === 'audio') audioPackets += r.packetsReceived || 0;
+    if (r.type === 'inbound-rtp' && r.kind === 'audio') window.audioMax.set(r.ssrc, Math.max(window.audioMax.get(r.ssrc) ?? 0, r.packetsReceived || 0));
   });
+  const audioPackets = [...window.audioMax.values()].reduce((a, b) => a + b, 0);
   const tiles = [...document.querySelectorAll('#stage .tile')].map((t) => {
     const v = t.querySelector('video');
     const track = v.srcObject ? v.srcObject.getVideoTracks()[0] : null;
@@ -55,6 +59,18 @@ const done = arguments[0];
   });
   done({tiles, audioPackets});
 })().catch((e) => done({error: String(e)}));
+"""
+
+
+# Records that the reconnecting banner was shown, however briefly.
+BANNER_LATCH_JS = """
+const banner = document.getElementById('banner');
+window.bannerSeen = false;
+window.bannerObserver?.disconnect();
+window.bannerObserver = new MutationObserver(() => {
+  if (!banner.hidden && banner.textContent.includes('Reconnecting')) window.bannerSeen = true;
+});
+window.bannerObserver.observe(banner, {attributes: true, childList: true, characterData: true, subtree: true});
 """
 
 
@@ -223,9 +239,10 @@ def run(server, driver):
         layers = {t["uid"]: t["layer"] for t in stats["tiles"] if not t["local"]}
         ok(f"{p.name} decodes both others' video in their tiles (tile layers {layers})")
     grid = host.tiles()
-    tall = [t for t in grid["tiles"] if not t["local"] and t["height"] > 300]
-    expect(tall and all(t["layer"] == "camera_big" for t in tall),
-           f"grid tiles taller than 1.5× the small layer ask for camera_big ({[(t['height'], t['layer']) for t in grid['tiles']]})")
+    # The small layer of a 640×360 camera is 90 pixels high: taller tiles need camera_big.
+    remote = [t for t in grid["tiles"] if not t["local"]]
+    expect(all(t["height"] > 1.5 * 90 and t["layer"] == "camera_big" for t in remote),
+           f"grid tiles taller than 1.5× the small layer ask for camera_big ({[(t['height'], t['layer']) for t in remote]})")
     host.screenshot("grid")
     host.accessibility("meeting-grid")
 
@@ -258,7 +275,7 @@ def run(server, driver):
     muted_at = host.tiles()["audioPackets"]
     time.sleep(2.0)
     after = host.tiles()["audioPackets"]
-    expect(after == muted_at, f"after mute all no more audio reaches the host ({muted_at} → {after} packets)")
+    expect(after <= muted_at, f"after mute all no more audio reaches the host ({muted_at} → {after} packets)")
 
     # Screen share: the others see the share tile decode; the host switches to the speaker view.
     bob.click("#btn-share")
@@ -286,17 +303,17 @@ def run(server, driver):
     host.wait_tiles(lambda s: not any(t["uid"] == carol_uid for t in s["tiles"]), "Carol's tile gone")
     ok("the host sees Carol gone")
 
-    # A dropped media connection: the banner shows, the channel resumes.
+    # A dropped media connection: the banner shows (it may be brief: a latch records it), the channel resumes.
+    bob.run(BANNER_LATCH_JS)
     bob.run("window.meetApp.meeting.channel._signal.close(4001, 'test: media connection dropped')")
-    bob.wait_true("return !document.getElementById('banner').hidden", "the reconnecting banner (media connection)", 10)
+    bob.wait_true("return window.bannerSeen", "the reconnecting banner (media connection)", 10)
     bob.wait_true("return document.getElementById('banner').hidden && window.meetApp.meeting.connectionState === 'connected'", "the media connection back")
     ok("a dropped media connection shows the reconnecting banner and resumes")
 
     # A dropped meeting connection: Bob gets back in, camera included.
+    bob.run(BANNER_LATCH_JS)
     bob.run("window.meetApp.meeting._client.close(4001, 'test: meeting connection dropped')")
-    bob.wait_true("return !document.getElementById('banner').hidden && document.getElementById('banner').textContent.includes('Reconnecting')",
-                  "the reconnecting banner (meeting connection)", 10)
-    bob.screenshot("reconnecting")
+    bob.wait_true("return window.bannerSeen", "the reconnecting banner (meeting connection)", 10)
     bob.wait_true("return document.getElementById('banner').hidden && window.meetApp.meeting.isInRoom && !!window.meetApp.meeting.cameraTrack",
                   "Bob back in the meeting with his camera")
     remote_tiles_decode(host, 1, "after Bob reconnected")

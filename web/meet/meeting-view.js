@@ -5,6 +5,7 @@
 import { CameraPreset, MicPreset, ShareType, TrackDesc } from '/sdk/smeeting.js';
 import { $, ask, el, errorText, formatRoomNo, initials, showScreen, toast } from './ui.js';
 import { ParticipantsPanel } from './participants.js';
+import { icon } from './icons.js';
 import { ChatPanel } from './chat.js';
 
 /** `?quality=low` sends 360p instead of 720p (slow machines, tests). */
@@ -39,6 +40,7 @@ export class MeetingView {
     showScreen('meeting');
     this.#renderAll();
     $('btn-mic').focus();
+    this.#quality(this.meeting.currentUserId, this.meeting.getConnectionQuality());
     const choice = this.deviceChoice();
     const opening = [];
     if (choice.cameraOn) opening.push(this.#openCamera());
@@ -127,7 +129,7 @@ export class MeetingView {
     on('userDidEnter', ({ user }) => { this.#ensureTile(user); this.#afterMembersChanged(); toast(`${user.nickname} joined`, 3000); });
     on('userDidExit', ({ user, reason }) => { this.#removeTile(user.uid); this.#afterMembersChanged(); if (reason !== 'duplicate_login') toast(`${user.nickname} left${reason === 'kicked' ? ' (removed)' : ''}`, 3000); });
     on('userInfoDidChange', ({ user }) => { this.#updateTile(user); this.participants.render(); this.#renderControls(); });
-    on('userHandDidChange', ({ user }) => { if (user.handRaised && user.uid !== m.currentUserId) toast(`✋ ${user.nickname} raised a hand`); });
+    on('userHandDidChange', ({ user }) => { if (user.handRaised && user.uid !== m.currentUserId) toast(`${user.nickname} raised a hand`); });
     on('userMicStateDidChange', ({ user, by }) => { if (user.uid === m.currentUserId && by && user.micState === 'off') toast('The host muted you'); });
     on('userCameraStateDidChange', ({ user, by }) => { if (user.uid === m.currentUserId && by && user.cameraState === 'off') toast('The host turned your camera off'); });
     on('userRoleDidChange', ({ user }) => { if (user.uid === m.currentUserId) toast(`You are now ${user.role === 'co_host' ? 'a co-host' : user.role}`); });
@@ -160,7 +162,8 @@ export class MeetingView {
       banner.textContent = banner.hidden ? '' : 'Reconnecting…';
       if (detail.previous === 'reconnecting' && detail.state === 'connected' && m.isInRoom) toast('Reconnected', 3000);
     });
-    m.addEventListener('meetingDidReconnect', () => this.#renderAll());
+    // The differences were replayed as member events; the room and my controls may have changed.
+    m.addEventListener('meetingDidReconnect', ({ detail }) => { this.#renderHeader(); this.#syncShareTile(detail.room); this.#afterMembersChanged(); });
   }
 
   #name(uid) { return this.meeting.getUsersInfo().get(uid)?.nickname ?? uid; }
@@ -173,10 +176,6 @@ export class MeetingView {
     this.#syncShareTile(this.meeting.getRoomInfo());
     this.#renderHeader();
     this.#afterMembersChanged();
-    const mine = this.tiles.get(this.meeting.currentUserId);
-    if (mine && this.meeting.cameraTrack) {
-      mine.video.srcObject = new MediaStream([this.meeting.cameraTrack.mediaStreamTrack]);
-    }
   }
 
   #renderHeader() {
@@ -220,9 +219,10 @@ export class MeetingView {
     const video = el('video', { autoplay: true, playsInline: true, muted: true, 'aria-hidden': 'true' });
     const avatar = el('div', { class: 'avatar', 'aria-hidden': 'true' }, initials(user.nickname));
     const name = el('span', { class: 'name' });
-    const mic = el('span', { class: 'mic', role: 'img' });
-    const quality = el('span', { class: 'quality', role: 'img', 'aria-label': 'connection quality unknown' });
-    const hand = el('span', { class: 'hand', hidden: true }, '✋');
+    const mic = el('span', { class: 'mic' }, icon('micOff'), el('span', { class: 'sr-only' }, 'muted'));
+    const level = this.meeting.getConnectionQuality(user.uid);
+    const quality = el('span', { class: `quality ${level}`, role: 'img', 'aria-label': `connection quality ${level}` });
+    const hand = el('span', { class: 'hand', hidden: true }, icon('hand'), el('span', { class: 'sr-only' }, 'hand raised'));
     const root = el('div', { class: `tile${mine && !share ? ' local' : ''}${share ? ' screen-share' : ''}`, dataset: { uid: user.uid, key }, role: 'group' },
       video, avatar, hand, el('div', { class: 'label' }, quality, name, mic));
     const tile = { key, uid: user.uid, share, root, video, avatar, name, mic, hand, quality };
@@ -231,6 +231,7 @@ export class MeetingView {
       name.textContent = `${user.nickname} is sharing`;
       root.setAttribute('aria-label', `${user.nickname}'s screen`);
       avatar.hidden = true;
+      mic.hidden = true;
       if (mine && this.meeting.screenTrack) video.srcObject = new MediaStream([this.meeting.screenTrack.mediaStreamTrack]);
       else if (!mine) this.meeting.startPlayRemoteVideo(video, user.uid, TrackDesc.screen).catch((e) => toast(`Shared screen: ${errorText(e)}`));
     } else {
@@ -247,9 +248,11 @@ export class MeetingView {
     const mine = user.uid === this.meeting.currentUserId;
     const role = user.role === 'host' ? ' (host)' : user.role === 'co_host' ? ' (co-host)' : '';
     tile.name.textContent = `${user.nickname}${mine ? ' (you)' : ''}${role}`;
-    tile.mic.textContent = user.micState === 'on' ? '' : '🔇';
-    tile.mic.setAttribute('aria-label', user.micState === 'on' ? 'microphone on' : 'muted');
+    tile.mic.hidden = user.micState === 'on';
     tile.avatar.hidden = user.cameraState === 'on';
+    // My camera is shown from its capture (after a reconnection the SDK reopens it without a view).
+    const camera = mine ? this.meeting.cameraTrack?.mediaStreamTrack : null;
+    if (camera && tile.video.srcObject?.getVideoTracks()[0] !== camera) tile.video.srcObject = new MediaStream([camera]);
     tile.hand.hidden = !user.handRaised;
     tile.root.setAttribute('aria-label', `${user.nickname}${user.micState === 'on' ? '' : ', muted'}${user.handRaised ? ', hand raised' : ''}`);
   }

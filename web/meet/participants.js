@@ -47,9 +47,9 @@ export class ParticipantsPanel {
       mine && 'you', user.role === 'host' && 'host', user.role === 'co_host' && 'co-host',
     ].filter(Boolean).map((t) => el('span', { class: 'tag' }, t));
     const states = [
-      user.micState === 'on' ? '🎤' : '🔇', user.cameraState === 'on' ? '📷' : '',
-      user.shareState ? '🖥' : '', user.handRaised ? '✋' : '', user.chatDisabled ? 'chat off' : '',
-    ].filter(Boolean).join(' ');
+      user.micState === 'on' ? 'mic on' : 'muted', user.cameraState === 'on' ? 'camera on' : '',
+      user.shareState ? 'sharing' : '', user.handRaised ? 'hand raised' : '', user.chatDisabled ? 'chat off' : '',
+    ].filter(Boolean).join(' · ');
     const description = `${user.nickname}: microphone ${user.micState}, camera ${user.cameraState}${user.handRaised ? ', hand raised' : ''}${user.shareState ? ', sharing' : ''}`;
     const row = el('li', { dataset: { uid: user.uid }, 'aria-label': description },
       el('div', { class: 'who' }, el('span', { class: 'name' }, user.nickname), ...tags, el('span', { class: 'muted', 'aria-hidden': 'true' }, states)));

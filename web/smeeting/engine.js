@@ -65,6 +65,8 @@ export class SMeetingEngine extends MeetingEventTarget {
     this._nickname = null;
     this._room = null;
     this._users = new Map();
+    /** uid → connection quality level, once it differs from `excellent`. */
+    this._quality = new Map();
     this._enterReq = null;
     this._rtc = null;
     this._held = null;
@@ -173,6 +175,8 @@ export class SMeetingEngine extends MeetingEventTarget {
   /** Exits the current meeting (the login stays). Never throws; does nothing outside a meeting. */
   async exitRoom() {
     if (!this._room) return;
+    // While reconnecting, the login is still restored but the meeting is not entered again.
+    if (this._reconnect) Object.assign(this._reconnect, { wasInRoom: false, media: null });
     await this._call('exit_room').catch(() => {});
     await this._tearDown(ExitReason.exit);
   }
@@ -200,6 +204,14 @@ export class SMeetingEngine extends MeetingEventTarget {
 
   /** My `MeetingUserInfo` in the meeting, or `null`. */
   get me() { return this._users.get(this._uid) ?? null; }
+
+  /**
+   * A member's (or my) connection quality: `excellent`, `good`, `poor` or `lost`. Every member
+   * starts `excellent`, as the server's levels do; `connectionQualityDidChange` tells changes.
+   */
+  getConnectionQuality(uid = this._uid) {
+    return this._quality.get(uid) ?? 'excellent';
+  }
 
   /** The meeting's SRTC channel while in a meeting (`meeting.srtc.channels[0]`), else `null`. */
   get channel() { return this._channel; }
@@ -285,7 +297,8 @@ export class SMeetingEngine extends MeetingEventTarget {
       ...this._views.watch(channel),
       channel.on('connectionStateDidChange', () => this._updateState()),
       channel.on('didChangeActiveSpeakers', (snapshot) => this.emit('activeSpeakersDidChange', snapshot)),
-      channel.on('didChangeConnectionQuality', (change) => this.emit('connectionQualityDidChange', change)),
+      channel.on('didChangeConnectionQuality', ({ uid, quality }) => this._qualityChanged(uid, quality)),
+      channel.on('didReceiveQualityReport', (report) => this._qualityChanged(report.uid ?? this._uid, report.quality)),
       channel.on('didDisconnect', (reason) => this._channelEnded(channel, reason)),
     ];
     await channel.join(this.url, this._rtc.token, { nickname: this.me?.nickname ?? this._nickname });
@@ -299,6 +312,7 @@ export class SMeetingEngine extends MeetingEventTarget {
     const channel = this._channel;
     this._room = null;
     this._users.clear();
+    this._quality.clear();
     this._held = null;
     this._rtc = null;
     this._enterReq = null;
@@ -312,6 +326,13 @@ export class SMeetingEngine extends MeetingEventTarget {
     if (reason) this.emit('didExitRoom', { reason });
     this._updateState();
     if (channel) await this.srtc.destroyChannel(channel).catch(() => {});
+  }
+
+  _qualityChanged(uid, quality) {
+    const previous = this.getConnectionQuality(uid);
+    if (!uid || !quality || previous === quality) return;
+    this._quality.set(uid, quality);
+    this.emit('connectionQualityDidChange', { uid, quality, previous });
   }
 
   _setState(state) {

@@ -142,13 +142,20 @@ export class RemoteVideoViews {
     return existing();
   }
 
-  async #bind(entry, track) {
+  /** Subscribes `track` for `entry`'s views (once: a bind in flight for the same track is shared) and shows it. */
+  #bind(entry, track) {
+    if (entry.track === track && entry.binding) return entry.binding;
     entry.track = track;
     const channel = this.#engine.channel;
-    const layer = this.#wantedLayer(entry);
-    if (!track.isSubscribed) await channel.subscribe(track, layer ? { layer } : {});
-    else if (layer && track.requestedLayer !== layer) await channel.setLayer(track, layer);
-    this.#show(entry);
+    const binding = (async () => {
+      const layer = this.#wantedLayer(entry);
+      if (!track.isSubscribed) await channel.subscribe(track, layer ? { layer } : {});
+      else if (layer && track.requestedLayer !== layer) await channel.setLayer(track, layer);
+      this.#show(entry);
+    })();
+    entry.binding = binding;
+    binding.catch(() => {}).finally(() => { if (entry.binding === binding) entry.binding = null; });
+    return binding;
   }
 
   #show(entry) {
