@@ -18,7 +18,8 @@ Chromium with a fake camera and microphone sign in through the app's pre-join sc
   meeting with its camera, and the host decodes it again; a dropped media connection alone also
   shows the banner and resumes.
 
-Screenshots of the pre-join, home, grid, speaker and participants views go to the output folder
+Screenshots of the pre-join, home, grid, speaker and participants views (and the participants
+panel at phone width) go to the output folder
 (`SRTC_TEST_OUTPUT`, default `.build/test-output/test_browser_meet/`), and axe-core (from the
 PyPI package `selenium-axe-python`) finds no serious or critical violation on each screen.
 """
@@ -248,8 +249,11 @@ def run(server, driver):
 
     bob_uid, carol_uid = uid_of(host, "Bob"), uid_of(host, "Carol")
 
-    # A raised hand reaches the host.
-    bob.click("#btn-hand")
+    # A raised hand reaches the host (Bob uses the keyboard shortcut H).
+    from selenium.webdriver.common.action_chains import ActionChains
+    bob.focus()
+    bob.run("document.activeElement?.blur()")
+    ActionChains(driver).send_keys("h").perform()
     host.wait_true(f"return !document.querySelector('.tile[data-key=\"{bob_uid}\"] .hand').hidden", "Bob's hand on his tile")
     ok("Bob raised his hand and the host sees it on Bob's tile")
 
@@ -318,6 +322,14 @@ def run(server, driver):
                   "Bob back in the meeting with his camera")
     remote_tiles_decode(host, 1, "after Bob reconnected")
     ok("a dropped meeting connection shows the banner, then Bob is back and the host decodes his video again")
+
+    # Phone width: the same meeting in a narrow window.
+    bob.focus()
+    driver.set_window_size(390, 844)
+    bob.wait_true("return document.getElementById('stage').getBoundingClientRect().width < 400", "the narrow layout")
+    bob.click("#btn-people")
+    bob.screenshot("phone-participants")
+    bob.accessibility("phone")
 
 
 def main():
