@@ -13,10 +13,13 @@ Chromium with a fake camera and microphone sign in through the app's pre-join sc
   host (inbound audio `packetsReceived` stops growing);
 - a member shares its screen (Chromium's fake display capture) and the others see the share tile
   decode;
+- the host asks a member to unmute (accepted: its audio flows again) and makes it co-host (it gets
+  the room controls);
 - the host removes a member, who is told who did it;
 - a member's meeting connection drops: the reconnecting banner shows, then it is back in the
   meeting with its camera, and the host decodes it again; a dropped media connection alone also
-  shows the banner and resumes.
+  shows the banner and resumes;
+- the host ends the meeting and the member is told.
 
 Screenshots of the pre-join, home, grid, speaker and participants views (and the participants
 panel at phone width) go to the output folder
@@ -281,6 +284,22 @@ def run(server, driver):
     after = host.tiles()["audioPackets"]
     expect(after <= muted_at, f"after mute all no more audio reaches the host ({muted_at} → {after} packets)")
 
+    # The host asks Bob to unmute; Bob accepts (by_admin passes mute all) and his audio flows again.
+    host.click(f'[data-action="ask-mic:{bob_uid}"]')
+    bob.wait_true("return document.getElementById('dialog').open", "the host's request on Bob's screen")
+    bob.click('#dialog-buttons button[value="yes"]')
+    bob.wait_true("return window.meetApp.meeting.me.micState === 'on' && !!window.meetApp.meeting.micTrack", "Bob's mic on again")
+    host.wait_tiles(lambda s: s["audioPackets"] > after + 20, "Bob's audio arriving again")
+    ok("the host asked Bob to unmute, Bob accepted, and his audio reaches the host again")
+
+    # Co-host: Bob gets the room controls.
+    host.click(f'[data-action="cohost:{bob_uid}"]')
+    bob.wait_true("return window.meetApp.meeting.me.role === 'co_host'", "Bob a co-host")
+    bob.click("#btn-people")
+    bob.wait_true("return !document.getElementById('room-controls').hidden && !!document.querySelector('[data-action=\"mute-all\"]')", "Bob's room controls")
+    bob.click("#btn-people")
+    ok("the host made Bob co-host and Bob sees the room controls")
+
     # Screen share: the others see the share tile decode; the host switches to the speaker view.
     bob.click("#btn-share")
     for p in (host, carol):
@@ -330,6 +349,13 @@ def run(server, driver):
     bob.click("#btn-people")
     bob.screenshot("phone-participants")
     bob.accessibility("phone")
+
+    # The host ends the meeting for everyone.
+    host.click('[data-action="end"]')
+    host.click('#dialog-buttons button[value="yes"]')
+    bob.wait_true("return !document.getElementById('home').hidden", "Bob back home after the end")
+    notice = bob.text("#home-notice")
+    expect("Hana Host ended the meeting" in notice, f"Bob is told the meeting ended: {notice!r}")
 
 
 def main():

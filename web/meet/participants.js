@@ -30,7 +30,7 @@ export class ParticipantsPanel {
     const m = this.meeting;
     const room = m.getRoomInfo();
     const host = m.me?.role === 'host';
-    box.replaceChildren(
+    box.replaceChildren(...[
       this.#button('mute-all', room.muteAll ? 'Allow speaking' : 'Mute all', () => (room.muteAll ? m.adminUnmuteAll() : m.adminMuteAll({ allowSelfUnmute: false }))),
       this.#button('camera-all', room.cameraOffAll ? 'Allow cameras' : 'Cameras off', () => (room.cameraOffAll ? m.adminCameraOnAll() : m.adminCameraOffAll({ allowSelfOpen: false }))),
       this.#button('lock', room.locked ? 'Unlock room' : 'Lock room', () => m.adminLockRoom(!room.locked)),
@@ -38,7 +38,7 @@ export class ParticipantsPanel {
       host ? this.#button('end', 'End meeting', async () => {
         if (await ask('End the meeting?', 'Everyone will leave the meeting.', [{ label: 'Cancel', value: 'no' }, { label: 'End for everyone', value: 'yes', primary: true }]) === 'yes') await m.adminEndRoom();
       }, 'danger') : null,
-    );
+    ].filter(Boolean));
   }
 
   #row(user, me, admin) {
