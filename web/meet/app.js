@@ -63,6 +63,12 @@ async function memberToken(name) {
 }
 
 $('settings-button').addEventListener('click', () => showPrejoin());
+$('signout-button').addEventListener('click', async () => {
+  await meeting.logout();
+  $('token-row').hidden = true;
+  $('member-token').value = '';
+  await showPrejoin();
+});
 
 // MARK: - Home
 

@@ -32,7 +32,8 @@ export class MeetingView {
 
   /** Enters a meeting, shows it, then opens the camera and microphone chosen before. */
   async enter(req) {
-    const nickname = this.meeting.currentNickname;
+    // The name typed last on the pre-join screen (it may have changed since signing in).
+    const nickname = localStorage.getItem('srtc-meet-name') || this.meeting.currentNickname;
     await this.meeting.enterRoom({ ...req, nickname });
     this.exitNotice = null;
     this.layout = 'grid';
