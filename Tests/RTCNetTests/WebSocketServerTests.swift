@@ -210,7 +210,7 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
     }
 
     @Test func anUnfinishedFragmentedMessageIsNotKeptAliveByPings() async throws {
-        let delegate = WebSocketEchoDelegate(configuration: .init(pingInterval: .milliseconds(100), messageTimeout: .milliseconds(400)))
+        let delegate = WebSocketEchoDelegate(configuration: .init(messageTimeout: .milliseconds(400)))
         try await withServer(delegate: delegate) { server in
             let raw = try RawClient(port: server.port, timeout: 10)
             #expect(await raw.upgrade()?.status == 101)

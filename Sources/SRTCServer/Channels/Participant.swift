@@ -1,4 +1,3 @@
-import RTCNet
 import SRTCProtocol
 
 /// One user's session in a channel. Owned and mutated only by its `ChannelRoom` actor.
@@ -15,9 +14,9 @@ final class Participant {
     /// When the connection dropped (Unix ms), while in the grace period.
     var disconnectedAt: Int64?
     /// Ends the session when the grace period passes without a resume.
-    var graceTimer: TimerQueue.Handle?
+    var graceTimer: RoomTimer?
     /// Ends the session when the token expires.
-    var expiryTimer: TimerQueue.Handle?
+    var expiryTimer: RoomTimer?
     /// Track ids I publish, in publish order.
     var publishedTrackIds: [String] = []
     /// Remote track id → requested layer desc (nil = best).
@@ -41,10 +40,10 @@ final class Participant {
         connection?.send(event: event)
     }
 
-    /// Cancels both timers: a session that ends keeps nothing scheduled.
-    func cancelTimers(in timers: TimerQueue) {
-        for timer in [graceTimer, expiryTimer].compactMap({ $0 }) { timers.cancel(timer) }
+    func cancelTimers() {
+        graceTimer?.cancel()
         graceTimer = nil
+        expiryTimer?.cancel()
         expiryTimer = nil
     }
 }
