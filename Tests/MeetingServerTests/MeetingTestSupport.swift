@@ -7,9 +7,10 @@ import SRTCServer
 import SRTCTestSupport
 import Synchronization
 
-/// A real server with the meeting module on loopback.
-func makeMeetingServer() throws -> TestServer {
-    try TestServer(modules: [MeetingModule.factory])
+/// A real server with the meeting module on loopback; `grace` is how long a dropped meeting
+/// (or SRTC) session is kept for a resume.
+func makeMeetingServer(grace: Int = 20) throws -> TestServer {
+    try TestServer(grace: grace, modules: [MeetingModule.factory])
 }
 
 extension TestServer {

@@ -5,8 +5,9 @@ import Synchronization
 /// last user leaves; answers the server API's channel routes.
 public final class ChannelManager: Sendable {
     private let rooms = Mutex<[ChannelKey: ChannelRoom]>([:])
-    /// Asked in order before every join (the meeting backend may refuse); none admits all. Set once
-    /// while the server is built: a list of modules, not a stored closure (see `CallbackSlot`).
+    /// Asked in order before every join and publish (the meeting backend may refuse); none admits
+    /// all. Set once while the server is built: a list of modules, not a stored closure (see
+    /// `CallbackSlot`); each room keeps the list it was made with.
     private let gatekeepers = Mutex<[any ServerModule]>([])
     let limits: ChannelLimits
     let mediaFactory: (@Sendable (ChannelKey) -> RoomMedia?)
@@ -22,7 +23,8 @@ public final class ChannelManager: Sendable {
     func room(for key: ChannelKey) -> ChannelRoom {
         let (room, created) = rooms.withLock { rooms -> (ChannelRoom, Bool) in
             if let r = rooms[key] { return (r, false) }
-            let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self))
+            let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self),
+                                modules: gatekeepers.withLock { $0 })
             rooms[key] = r
             return (r, true)
         }

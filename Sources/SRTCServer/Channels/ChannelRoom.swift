@@ -19,14 +19,19 @@ actor ChannelRoom {
     /// The media router exists (created on the first publish or subscribe).
     var mediaPrepared = false
     let observer: RoomObserver
+    /// The modules asked before a publish (`ChannelRoom+Authority`); set once when the room is made.
+    let modules: [any ServerModule]
+    /// Server-side mutes the modules put on this channel's tracks.
+    var holds = MediaHolds()
     private var joinBucket: TokenBucket
 
-    init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver) {
+    init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, modules: [any ServerModule] = []) {
         self.key = key
         self.createdAt = unixMilliseconds()
         self.limits = limits
         self.media = media
         self.observer = observer
+        self.modules = modules
         self.joinBucket = TokenBucket(ratePerSecond: Double(limits.joinsPerSecond), burst: Double(limits.joinsPerSecond))
     }
 
@@ -159,6 +164,7 @@ actor ChannelRoom {
         guard participants[p.uid] === p else { return }
         p.cancelTimers()
         participants[p.uid] = nil
+        holds.forget(uid: p.uid)
         for trackId in p.publishedTrackIds { await removeTrack(trackId, of: p, notifyPublisher: false) }
         await p.media?.close()
         p.media = nil
@@ -171,6 +177,7 @@ actor ChannelRoom {
     /// Removes a track and every subscription to it.
     func removeTrack(_ trackId: String, of publisher: Participant, notifyPublisher: Bool) async {
         guard let track = tracks.removeValue(forKey: trackId) else { return }
+        holds.forget(trackId: trackId)
         publisher.publishedTrackIds.removeAll { $0 == trackId }
         for p in participants.values where p.subscriptions[trackId] != nil {
             p.subscriptions[trackId] = nil
