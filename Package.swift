@@ -43,7 +43,8 @@ let package = Package(
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
-        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia"]),
+        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia",
+                                                       "MeetingServer", "SMeetingProtocol"]),
 
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer"]),

@@ -51,7 +51,11 @@ extension MeetingSession {
             return EmptyPayload()
         default:
             guard let room else { throw MeetingErrorBody(.notInMeeting, "not in a meeting") }
-            return try await inMeeting(type, text, room: room)
+            let answer = try await inMeeting(type, text, room: room)
+            // The answer goes out once the channels follow the change: a member told its mic is
+            // open finds its hold released when it publishes or unmutes.
+            await room.commands.flush()
+            return answer
         }
     }
 
