@@ -107,6 +107,8 @@ public enum MeetingCodec {
     /// encoded once for every recipient, and numbered per recipient without decoding it again.
     public static func sequenced(_ event: String, seq: Int) -> String {
         guard event.hasPrefix("{") else { return event }
-        return "{\"seq\":\(seq)," + event.dropFirst()
+        let rest = event.dropFirst()
+        if rest.drop(while: \.isWhitespace).first == "}" { return "{\"seq\":\(seq)}" }
+        return "{\"seq\":\(seq)," + rest
     }
 }

@@ -11,15 +11,6 @@ import Testing
 
 struct TestFailure: Error, CustomStringConvertible { let description: String }
 
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Double = 10, _ what: @autoclosure () -> String, _ condition: () -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw TestFailure(description: "timed out waiting for \(what())")
-}
 
 /// Records meeting events as short lines.
 final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
