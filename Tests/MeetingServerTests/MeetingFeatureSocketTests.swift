@@ -9,22 +9,9 @@ import Testing
 /// server API: the rules, the channel admission, and bad input answered with documented codes
 /// while nobody else is disturbed.
 @Suite struct MeetingFeatureSocketTests {
-    /// Logged-in sockets, the first the host of a new meeting it entered.
-    func meeting(_ uids: [String], _ req: MeetingCreateReq, server: TestServer) async throws -> (MeetingInfo, [MeetingTestSocket]) {
-        var sockets: [MeetingTestSocket] = []
-        for uid in uids {
-            let s = try await MeetingTestSocket(url: server.meetingURL)
-            try await s.login(server.memberToken(uid: uid))
-            sockets.append(s)
-        }
-        let m = try sockets[0].data(MeetingInfo.self, try await sockets[0].call(.createRoom, req).text)
-        #expect(try await sockets[0].call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).ok)
-        return (m, sockets)
-    }
-
     @Test func aWaitingMemberHasNoTokenAndTheBackendAdmitsOrRemoves() async throws {
         let server = try makeMeetingServer()
-        let (m, s) = try await meeting(["host", "bob", "eve"], MeetingCreateReq(title: "w", waitingRoom: true), server: server)
+        let (m, s) = try await hostedMeeting(["host", "bob", "eve"], MeetingCreateReq(title: "w", waitingRoom: true), on: server)
         let (host, bob, eve) = (s[0], s[1], s[2])
         let waitingAnswer = try bob.data(EnterRoomResp.self, try await bob.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).text)
         #expect(waitingAnswer.waiting && waitingAnswer.rtc == nil && waitingAnswer.users.isEmpty)
@@ -64,7 +51,7 @@ import Testing
 
     @Test func subMeetingsBadInputAndChannelsByPlace() async throws {
         let server = try makeMeetingServer()
-        let (m, s) = try await meeting(["host", "a", "b"], MeetingCreateReq(title: "s"), server: server)
+        let (m, s) = try await hostedMeeting(["host", "a", "b"], MeetingCreateReq(title: "s"), on: server)
         let (host, a, b) = (s[0], s[1], s[2])
         for x in [a, b] { #expect(try await x.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).ok) }
         #expect(try await a.call(.adminCreateSubMeetings, CreateSubMeetingsReq(titles: ["x"])).error?.code == 40301)
@@ -108,7 +95,7 @@ import Testing
 
     @Test func signInAfterTheDeadlineAndRollCallOfANonMemberAreRefused() async throws {
         let server = try makeMeetingServer()
-        let (m, s) = try await meeting(["host", "bob"], MeetingCreateReq(title: "si"), server: server)
+        let (m, s) = try await hostedMeeting(["host", "bob"], MeetingCreateReq(title: "si"), on: server)
         let (host, bob) = (s[0], s[1])
         #expect(try await bob.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).ok)
         #expect(try await host.call(.adminStartSignIn, StartSignInReq(duration: 4)).error?.code == 40002)

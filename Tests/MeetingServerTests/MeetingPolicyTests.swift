@@ -11,14 +11,7 @@ import Testing
     func meeting(_ uids: [String], _ req: MeetingCreateReq = MeetingCreateReq(title: "p")) async throws
         -> (TestServer, MeetingInfo, [MeetingTestSocket]) {
         let server = try makeMeetingServer()
-        var sockets: [MeetingTestSocket] = []
-        for uid in uids {
-            let s = try await MeetingTestSocket(url: server.meetingURL)
-            try await s.login(server.memberToken(uid: uid))
-            sockets.append(s)
-        }
-        let m = try sockets[0].data(MeetingInfo.self, try await sockets[0].call(.createRoom, req).text)
-        for s in sockets { #expect(try await s.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).ok) }
+        let (m, sockets) = try await hostedMeeting(uids, req, on: server, everyone: true)
         return (server, m, sockets)
     }
 
