@@ -33,10 +33,24 @@ extension ChannelRoom {
         if info.muted != producedMuted { await p.media?.setMuted(trackId: info.id, muted: info.muted) }
     }
 
+    // MARK: - Entry points (through the inbox, like every change)
+
+    /// Holds (or releases) every track `uid` publishes with `desc` (`applyHold`).
+    nonisolated func hold(uid: String, desc: String, muted: Bool) async -> Bool {
+        await perform(ifClosed: false) { await $0.applyHold(uid: uid, desc: desc, muted: muted) }
+    }
+
+    /// Removes every track `uid` publishes with `desc` (`removeTracks`).
+    nonisolated func unpublish(uid: String, desc: String) async -> Int {
+        await perform(ifClosed: 0) { await $0.removeTracks(uid: uid, desc: desc) }
+    }
+
+    // MARK: - Inside the room's jobs
+
     /// Holds (or releases) every track `uid` publishes with `desc`, and the ones it publishes
     /// later while held. Releasing restores the publisher's own mute state. `false` when `uid`
     /// is not in the channel.
-    func setHeld(uid: String, desc: String, muted: Bool) async -> Bool {
+    func applyHold(uid: String, desc: String, muted: Bool) async -> Bool {
         guard let p = participants[uid], !closed else { return false }
         guard holds.set(uid: uid, desc: desc, held: muted) else { return true }
         var changed = false

@@ -37,7 +37,7 @@ public struct ChannelControl: Sendable {
     @discardableResult
     public func setMuted(_ key: ChannelKey, uid: String, desc: String, muted: Bool) async -> Bool {
         guard let room = manager.existingRoom(key) else { return false }
-        return await room.setHeld(uid: uid, desc: desc, muted: muted)
+        return await room.hold(uid: uid, desc: desc, muted: muted)
     }
 
     /// Unpublishes every track `uid` publishes in `key` with `desc` (subscribers get
@@ -45,6 +45,6 @@ public struct ChannelControl: Sendable {
     @discardableResult
     public func unpublish(_ key: ChannelKey, uid: String, desc: String) async -> Int {
         guard let room = manager.existingRoom(key) else { return 0 }
-        return await room.removeTracks(uid: uid, desc: desc)
+        return await room.unpublish(uid: uid, desc: desc)
     }
 }
