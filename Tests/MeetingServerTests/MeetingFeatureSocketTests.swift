@@ -21,7 +21,10 @@ import Testing
         #expect(try await forged.request(.join(JoinRequest(token: server.token(uid: "bob", channel: "mt_" + m.meetingId)))).errorCode == .permissionDenied)
         // In-meeting requests while waiting: not in the meeting.
         #expect(try await bob.call(.requestOpenMic, OpenReq()).error?.code == 40902)
+        let before = (host.events, bob.events)
         #expect(try await host.call(.adminAdmit, TargetReq(uid: "nobody")).error?.code == 40401)
+        #expect(try await host.call(.adminRemoveWaiting, TargetReq(uid: "host")).error?.code == 40401)
+        #expect(host.events == before.0 && bob.events == before.1, "bad input disturbed nobody")
 
         // A locked room refuses before the waiting room.
         #expect(try await host.call(.adminLockRoom, PolicyReq(allow: true)).ok)
@@ -58,9 +61,12 @@ import Testing
         #expect(try await host.call(.adminOpenSubMeetings).error?.code == 40901)
         #expect(try await host.call(.adminCreateSubMeetings, CreateSubMeetingsReq(titles: [])).error?.code == 40002)
         #expect(try await host.call(.adminCreateSubMeetings, CreateSubMeetingsReq(titles: ["One", "Two"])).ok)
+        try await b.waitEvent(.subMeetingsChanged)
+        let seen = b.events
         #expect(try await host.call(.adminAssignSubMeeting, AssignSubMeetingReq(subMeetingId: "S7", uids: ["a"])).error?.code == 40401)
         #expect(try await host.call(.adminAssignSubMeeting, AssignSubMeetingReq(subMeetingId: "S1", uids: ["ghost"])).error?.code == 40401)
         #expect(try await host.call(.adminAssignSubMeeting, AssignSubMeetingReq(subMeetingId: "S1", uids: ["host"])).error?.code == 40002)
+        #expect(b.events == seen, "bad input disturbed nobody")
         #expect(try await host.call(.adminCloseSubMeetings, CloseSubMeetingsReq(countdown: 5)).error?.code == 40901)
         #expect(try await host.call(.adminVisitSubMeeting, VisitSubMeetingReq(subMeetingId: "S1")).error?.code == 40901)
         #expect(try await host.call(.adminAssignSubMeeting, AssignSubMeetingReq(subMeetingId: "S1", uids: ["a"])).ok)
@@ -109,8 +115,9 @@ import Testing
         #expect(try bob.data(SignInStartedEvent.self, try await bob.waitEvent(.rollCall)).signIn == call)
         let result = try host.data(SignInEndedEvent.self, try await host.waitEvent(.rollCallResult, timeout: 10))
         #expect(result.result.records.map(\.signedAt) == [nil] && result.result.endedAt != nil)
+        let seen = host.events
         #expect(try await bob.call(.answerRollCall, SignInReq(signInId: call.signInId)).error?.code == 40905)
-        #expect(try await host.call(.ping).ok)
+        #expect(try await host.call(.ping).ok && host.events == seen, "a late answer disturbed nobody")
 
         // The signed API reads it back after the meeting.
         #expect(try await host.call(.adminEndRoom).ok)

@@ -143,6 +143,12 @@ import Testing
         #expect(stored.first?.records.map(\.uid) == ["bob", "carol"] && stored.first?.records.first?.signedAt == record.signedAt)
         #expect(stored.last?.records.map(\.uid) == ["carol"] && stored.last?.records.first?.signedAt != nil)
         #expect(stored.allSatisfy { $0.endedAt != nil })
+        // The same through the signed server API.
+        let (status, body) = try await server.call("/server/v1/meeting/sign_ins", ["meeting_id": meeting.meetingId])
+        let results = try #require(body["results"] as? [[String: Any]])
+        #expect(status == 200 && results.map { ($0["sign_in"] as? [String: Any])?["kind"] as? String } == ["sign_in", "roll_call"])
+        let records = try #require(results.first?["records"] as? [[String: Any]])
+        #expect(records.map { $0["uid"] as? String } == ["bob", "carol"] && records.map { $0["signed_at"] != nil } == [true, false])
         await #expect(throws: SMeetingError.unauthorized) { try await bob.engine.getSignInResults(meetingId: meeting.meetingId) }
         await server.stop()
     }
