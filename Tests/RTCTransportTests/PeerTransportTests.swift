@@ -15,6 +15,7 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
         var states: [PeerTransport.State] = []
         var rtp: [[UInt8]] = []
         var rtcp: [[UInt8]] = []
+        var dataChannel: [DataChannelEndpoint.Event] = []
     }
     let log = Mutex(Log())
     /// Called for each RTP packet on the I/O thread (e.g. to echo).
@@ -29,6 +30,9 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
     }
     func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         log.withLock { $0.rtcp.append(Array(packet)) }
+    }
+    func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
+        log.withLock { $0.dataChannel.append(event) }
     }
 
     /// Polls without blocking a cooperative thread (other suites' async tests share the pool).
@@ -51,19 +55,20 @@ struct LoopbackPeers {
     let clientDelegate = RecordingDelegate()
 
     init(clientProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], serverExpects: DTLSFingerprint? = nil,
-         host: String = "127.0.0.1") throws {
+         host: String = "127.0.0.1", sctp: SCTPParameters? = nil) throws {
         port = try MediaPort(bind: SocketAddress(ip: host, port: 0)!)
         let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate()
         let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
         server = try port.makeTransport(PeerTransportParameters(
             iceRole: .lite, localICE: serverICE, remoteICE: clientICE, certificate: serverCert,
-            remoteFingerprint: serverExpects ?? clientCert.fingerprint, dtlsRole: .server, connectTimeout: .seconds(10)),
+            remoteFingerprint: serverExpects ?? clientCert.fingerprint, dtlsRole: .server, connectTimeout: .seconds(10),
+            sctp: sctp),
             delegate: serverDelegate)
         client = try PeerTransport.client(PeerTransportParameters(
             iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
             remoteCandidates: [ICECandidate(address: port.localAddress)], certificate: clientCert,
             remoteFingerprint: serverCert.fingerprint, dtlsRole: .client, srtpProfiles: clientProfiles,
-            connectTimeout: .seconds(10)),
+            connectTimeout: .seconds(10), sctp: sctp),
             bind: SocketAddress(ip: host, port: 0)!, delegate: clientDelegate)
     }
 

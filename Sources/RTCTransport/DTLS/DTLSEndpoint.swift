@@ -28,10 +28,12 @@ public final class DTLSEndpoint {
         case closed
     }
 
-    /// Datagrams to send, and what happened.
+    /// Datagrams to send, what happened, and application data that arrived (SCTP packets of
+    /// data channels, RFC 8261).
     public struct Output: Sendable {
         public var datagrams: [[UInt8]] = []
         public var event: Event?
+        public var applicationData: [[UInt8]] = []
     }
 
     public let role: Role
@@ -139,6 +141,15 @@ public final class DTLSEndpoint {
         return Output(datagrams: outbox.take())
     }
 
+    /// Encrypts `data` as one application data record (one datagram), after `.connected`.
+    /// Returns no datagram when the association is not connected or OpenSSL refuses the write.
+    public func write(_ data: UnsafeRawBufferPointer) -> Output {
+        guard state == .connected, !data.isEmpty, data.count < Int(Int32.max) else { return Output() }
+        ERR_clear_error()
+        _ = SSL_write(ssl, data.baseAddress, Int32(data.count))
+        return Output(datagrams: outbox.take())
+    }
+
     /// An `SRTPContext` from the exported keys, after `.connected`.
     public func makeSRTPContext() throws(SRTPError) -> SRTPContext? {
         guard let profile = srtpProfile, let material = keyingMaterial else { return nil }
@@ -149,7 +160,9 @@ public final class DTLSEndpoint {
 
     private func step() -> Output {
         var output = Output()
-        output.event = state == .handshaking ? continueHandshake() : readAfterHandshake()
+        output.event = state == .handshaking ? continueHandshake() : readAfterHandshake(into: &output.applicationData)
+        // Records that came in the same datagram as the peer's last handshake message.
+        if case .connected? = output.event { _ = readAfterHandshake(into: &output.applicationData) }
         output.datagrams = outbox.take()
         return output
     }
@@ -190,14 +203,17 @@ public final class DTLSEndpoint {
         return .connected(profile)
     }
 
-    /// After the handshake only alerts (close_notify) and retransmitted flights arrive; WebRTC
-    /// media does not use DTLS application data here.
-    private func readAfterHandshake() -> Event? {
+    /// After the handshake come application data (SCTP packets of data channels), alerts
+    /// (close_notify) and retransmitted flights. Media itself never uses DTLS records (RFC 5764).
+    private func readAfterHandshake(into data: inout [[UInt8]]) -> Event? {
         var scratch = [UInt8](repeating: 0, count: 2048)
         while true {
             ERR_clear_error()
             let n = SSL_read(ssl, &scratch, Int32(scratch.count))
-            if n > 0 { continue }
+            if n > 0 {
+                data.append(Array(scratch[0..<Int(n)]))
+                continue
+            }
             switch SSL_get_error(ssl, n) {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return nil
             case SSL_ERROR_ZERO_RETURN: state = .closed; return .closed

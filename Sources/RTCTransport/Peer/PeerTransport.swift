@@ -47,7 +47,7 @@ public final class PeerTransport: @unchecked Sendable {
     let io: UDPReceiveLoop
     weak var host: PeerTransportHost?
     private var ice: ICEMachine
-    private let dtls: DTLSEndpoint
+    let dtls: DTLSEndpoint
     private var srtp: SRTPContext?
     private let sharedState = Mutex<State>(.new)
     private var currentState: State = .new
@@ -57,6 +57,8 @@ public final class PeerTransport: @unchecked Sendable {
     private var restarting = false
     /// `true` for a client transport: closing also stops its I/O thread.
     var ownsLoop = false
+    /// The data channels, when the parameters ask for SCTP (I/O thread).
+    public internal(set) var dataChannels: DataChannelEndpoint?
 
     /// The two ICE roles behind one interface.
     enum ICEMachine {
@@ -200,6 +202,7 @@ public final class PeerTransport: @unchecked Sendable {
         guard !started else { return }
         started = true
         deadline = now + parameters.connectTimeout
+        setUpDataChannels()
         if case .controlling(var agent) = ice {
             let actions = agent.start(now: now)
             ice = .controlling(agent)
@@ -268,6 +271,7 @@ public final class PeerTransport: @unchecked Sendable {
         }
         perform(actions, now: now)
         if dtls.state == .handshaking { handleDTLS(dtls.handleTimeout()) }
+        if dataChannels != nil { SCTPStack.runTimers(now: now) }
         if currentState != .connected, let deadline, now > deadline {
             restarting = false
             srtp = nil
@@ -300,7 +304,7 @@ public final class PeerTransport: @unchecked Sendable {
         }
     }
 
-    private func handleDTLS(_ output: DTLSEndpoint.Output) {
+    func handleDTLS(_ output: DTLSEndpoint.Output) {
         sendControl(output.datagrams, to: remoteAddress)
         switch output.event {
         case .connected(let profile)?:
@@ -308,6 +312,7 @@ public final class PeerTransport: @unchecked Sendable {
                 srtp = try dtls.makeSRTPContext()
                 srtpProfile = profile
                 setState(.connected)
+                connectDataChannels()
             } catch {
                 fail()
             }
@@ -318,11 +323,13 @@ public final class PeerTransport: @unchecked Sendable {
         case nil:
             break
         }
+        receiveSCTP(output.applicationData)
     }
 
     private func closeOnIOThread() {
         guard currentState != .closed else { return }
         restarting = false
+        dataChannels?.association.close()
         sendControl(dtls.close().datagrams, to: remoteAddress)
         io.sendQueue.flush(on: io.socket)
         finish(.closed)
@@ -343,6 +350,7 @@ public final class PeerTransport: @unchecked Sendable {
     private func finish(_ final: State) {
         guard currentState != .closed, currentState != .failed || final == .closed else { return }
         srtp = nil
+        dataChannels?.association.close()
         setState(final)
         host?.peerTransportDidFinish(self)
     }

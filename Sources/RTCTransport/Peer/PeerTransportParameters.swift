@@ -25,12 +25,14 @@ public struct PeerTransportParameters: Sendable {
     public var srtpProfiles: [SRTPProfile]
     /// The whole setup (ICE and DTLS) must finish within this time, or the transport fails.
     public var connectTimeout: Duration
+    /// Data channels (SCTP over the DTLS association) when the SDP has an application section.
+    public var sctp: SCTPParameters?
 
     public init(iceRole: ICERole, localICE: ICECredentials, remoteICE: ICECredentials,
                 remoteCandidates: [ICECandidate] = [], certificate: DTLSCertificate,
                 remoteFingerprint: DTLSFingerprint, dtlsRole: DTLSEndpoint.Role,
                 srtpProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80],
-                connectTimeout: Duration = .seconds(30)) {
+                connectTimeout: Duration = .seconds(30), sctp: SCTPParameters? = nil) {
         self.iceRole = iceRole
         self.localICE = localICE
         self.remoteICE = remoteICE
@@ -40,5 +42,6 @@ public struct PeerTransportParameters: Sendable {
         self.dtlsRole = dtlsRole
         self.srtpProfiles = srtpProfiles
         self.connectTimeout = connectTimeout
+        self.sctp = sctp
     }
 }
