@@ -21,9 +21,12 @@ final class SignalingSession: Sendable {
     private let limits: ChannelLimits
     private let preverifiedToken: String?
     private let metrics: Metrics
+    private let turn: TURNCredentialIssuer?
     private let state = Mutex(State())
 
-    init(socket: WebSocket, manager: ChannelManager, apps: AppStore, limits: ChannelLimits, preverifiedToken: String?, metrics: Metrics) {
+    init(socket: WebSocket, manager: ChannelManager, apps: AppStore, limits: ChannelLimits, preverifiedToken: String?, metrics: Metrics,
+         turn: TURNCredentialIssuer? = nil) {
+        self.turn = turn
         self.socket = socket
         self.connection = WebSocketSignalConnection(socket: socket)
         self.manager = manager
@@ -105,7 +108,9 @@ final class SignalingSession: Sendable {
         }
         let key = ChannelKey(appId: claims.iss, name: grant.channel)
         switch await manager.join(key, join, claims: claims, connection: connection) {
-        case .success(let (room, response)):
+        case .success(let (room, joined)):
+            var response = joined
+            response.iceServers = turn?.iceServers(uid: response.me.uid, now: now) ?? []
             state.withLock {
                 $0.room = room
                 $0.uid = response.me.uid
