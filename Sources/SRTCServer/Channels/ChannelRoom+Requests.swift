@@ -2,9 +2,24 @@ import RTCCrypto
 import SRTCProtocol
 
 extension ChannelRoom {
-    /// Answers one request of a joined session. Requests from a replaced or closed session get
-    /// `wrong_state`; nothing a request does can disturb another participant's state.
-    func handle(_ request: ClientRequest, uid: String, sessionId: String, connection: SignalConnection) async -> Result<ResponseData, SignalError> {
+    /// Answers one request of a joined session through `respond`, on the room's actor, before any
+    /// subscriber offer the request caused goes out (the actor may run other work while the request
+    /// awaits the media plane, so offers made meanwhile are held). Requests from a replaced or
+    /// closed session get `wrong_state`; nothing a request does can disturb another participant's state.
+    func handle(_ request: ClientRequest, uid: String, sessionId: String, connection: SignalConnection,
+                respond: (Result<ResponseData, SignalError>) -> Void) async -> Result<ResponseData, SignalError> {
+        requestsInFlight[uid, default: 0] += 1
+        let result = await answer(request, uid: uid, sessionId: sessionId, connection: connection)
+        respond(result)
+        requestsInFlight[uid, default: 1] -= 1
+        if requestsInFlight[uid] == 0 {
+            requestsInFlight[uid] = nil
+            if let offer = heldOffers.removeValue(forKey: uid) { participants[uid]?.send(.subscriberOffer(offer)) }
+        }
+        return result
+    }
+
+    private func answer(_ request: ClientRequest, uid: String, sessionId: String, connection: SignalConnection) async -> Result<ResponseData, SignalError> {
         guard let p = participants[uid], p.sessionId == sessionId, p.connection === connection else {
             return .failure(SignalError(.wrongState, "this session is no longer in the channel"))
         }
@@ -186,7 +201,13 @@ extension ChannelRoom {
     // MARK: - Media events
 
     func deliverSubscriberOffer(uid: String, sdp: String, revision: Int) {
-        participants[uid]?.send(.subscriberOffer(SessionDescriptionMessage(sdp: sdp, revision: revision)))
+        let offer = SessionDescriptionMessage(sdp: sdp, revision: revision)
+        if requestsInFlight[uid] != nil {
+            // Only the newest revision can be answered, so a held older one is simply replaced.
+            if (heldOffers[uid]?.revision ?? 0) < revision { heldOffers[uid] = offer }
+            return
+        }
+        participants[uid]?.send(.subscriberOffer(offer))
     }
 
     func deliverLayerSwitched(uid: String, info: LayerSwitchedInfo) {

@@ -20,6 +20,11 @@ actor ChannelRoom {
     var mediaPrepared = false
     let observer: RoomObserver
     private var joinBucket: TokenBucket
+    /// Requests of a uid being handled: its subscriber offers wait until their responses are out
+    /// (docs/protocol.md: the `subscribe` response comes first, then the offer).
+    var requestsInFlight: [String: Int] = [:]
+    /// The newest subscriber offer held back for a uid while one of its requests was in flight.
+    var heldOffers: [String: SessionDescriptionMessage] = [:]
 
     init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver) {
         self.key = key

@@ -40,6 +40,8 @@ actor SFUParticipantMedia: ParticipantMedia {
     private var subscribeRemoteICE: ICECredentials?
     private var slots: [Slot] = []
     private var revision = 0
+    /// The subscribe transport's `o=` session id, kept across revisions (RFC 3264 §8).
+    private let subscribeSessionID = String(SecureRandom.uint32() & 0x7fff_ffff)
     private var closed = false
 
     init(server: MediaServer, router: RouterID, uid: String, events: ParticipantMediaEvents) {
@@ -266,7 +268,8 @@ actor SFUParticipantMedia: ParticipantMedia {
             }
             return section
         }
-        let offer = SessionDescription.offer(sessionID: String(SecureRandom.uint32() & 0x7fff_ffff),
+        // Same session id, version + 1 per revision (RFC 3264 §8: revision 1 has version 2).
+        let offer = SessionDescription.offer(sessionID: subscribeSessionID, sessionVersion: UInt64(revision) + 1,
                                              transport: transportParameters(subscribeICE, setup: .actpass), media: media, iceLite: true)
         events.subscriberOffer(uid: uid, sdp: offer.serialize(), revision: revision)
     }

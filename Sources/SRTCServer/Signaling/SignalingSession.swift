@@ -77,8 +77,9 @@ final class SignalingSession: Sendable {
             await handleJoin(join, id: request.id)
             return
         }
-        let result = await room.handle(request, uid: uid, sessionId: sessionId, connection: connection)
-        respond(id: request.id, type: request.body.typeName, result)
+        let result = await room.handle(request, uid: uid, sessionId: sessionId, connection: connection) { [self] result in
+            respond(id: request.id, type: request.body.typeName, result)
+        }
         if case .leave = request.body, case .success = result {
             state.withLock { $0.left = true }
             socket.close(code: .normalClosure, reason: "left")

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import RTCWire
+import SRTCProtocol
+@testable import SRTCServer
+import SRTCTestSupport
+
+/// The subscribe transport's offers as a standards-following client reads them (issue 14's
+/// findings from aiortc): the response to `subscribe` comes before the offer it caused, every
+/// revision keeps the `o=` session id and increments its version (RFC 3264 §8), and
+/// `a=msid-semantic: WMS *` makes the `a=msid` lines count (RFC 8830).
+@Suite(.serialized) struct SubscriberOfferTests {
+    private struct Envelope: Decodable {
+        struct Data: Decodable { var revision: Int?; var sdp: String? }
+        var id: Int?
+        var type: String
+        var data: Data?
+    }
+
+    @Test func responsesPrecedeTheirOffersAndRevisionsKeepTheSessionID() async throws {
+        let server = try TestServer()
+        let alice = try await MediaTestClient(server: server, uid: "alice", channel: "offers")
+        let tracks = try await alice.publish(video: [MediaTestClient.VideoLayer(rid: "h", desc: TrackDescName.cameraBig, ssrc: 0x51, width: 320, height: 180)])
+        let bob = try await TestSignalClient(url: server.wsURL)
+        _ = try await bob.join(token: server.token(uid: "bob", channel: "offers"))
+
+        // Subscribe and unsubscribe in turn; each causes one offer (the race showed in 3 of 17 runs).
+        var ids: [Int] = []
+        for round in 0..<8 {
+            let track = tracks[round % tracks.count]
+            let subscribe = try await bob.request(.subscribe(SubscribeRequest(trackId: track.id)))
+            #expect(subscribe.isSuccess)
+            ids.append(bob.lastRequestId)
+            _ = try await bob.event { if case .subscriberOffer(let o) = $0, o.revision == 2 * round + 1 { return o }; return nil }
+            #expect(try await bob.request(.unsubscribe(TrackRef(trackId: track.id))).isSuccess)
+            _ = try await bob.event { if case .subscriberOffer(let o) = $0, o.revision == 2 * round + 2 { return o }; return nil }
+        }
+        let messages = try bob.rawMessages.map { try JSONDecoder().decode(Envelope.self, from: Data($0.utf8)) }
+        let offers = messages.enumerated().filter { $0.element.type == "subscriber_offer" }
+        #expect(offers.count == 16)
+        for (round, id) in ids.enumerated() {
+            let response = try #require(messages.firstIndex { $0.id == id && $0.type == "subscribe" })
+            let offer = try #require(offers.first { $0.element.data?.revision == 2 * round + 1 }?.offset)
+            #expect(response < offer, "round \(round): offer \(offer) came before the subscribe response \(response)")
+        }
+        let origins = try offers.map { try SessionDescription(parsing: #require($0.element.data?.sdp)) }
+        #expect(Set(origins.map(\.origin.sessionID)).count == 1)
+        #expect(origins.map(\.origin.sessionVersion) == (2...17).map(UInt64.init))
+        #expect(origins.allSatisfy { $0.msidSemantic == MSIDSemantic(semantic: "WMS", identifiers: ["*"]) })
+        alice.close()
+        bob.close()
+        await server.stop()
+    }
+}
