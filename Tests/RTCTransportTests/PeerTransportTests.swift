@@ -220,7 +220,7 @@ struct LoopbackPeers {
         // The client "moves": a new socket sends a valid nominating check with the client's credentials.
         let moved = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
         let p = peers.server.parameters
-        let check = STUNMessage.iceBindingRequest(transactionID: .random(), username: "\(p.localICE.ufrag):\(p.remoteICE.ufrag)",
+        let check = STUNMessage.iceBindingRequest(transactionID: .random(), username: "\(p.localICE.ufrag):\(p.remoteICE!.ufrag)",
                                                   priority: 1, controlling: true, tieBreaker: 1, useCandidate: true)
         moved.send(check.encoded(integrityKey: Array(p.localICE.pwd.utf8)), to: peers.port.localAddress)
         let receiver = UDPBatchReceiver(batchSize: 8, slotSize: 2048)
@@ -286,5 +286,52 @@ struct LoopbackPeers {
         #expect(kind([0x80]) == .unknown)
         #expect(kind([]) == .unknown)
         #expect(kind([0x40, 0x00]) == .unknown)    // TURN channel
+    }
+}
+
+/// A server transport made before the peer's answer (RFC 8445 §7.3): checks are answered at once
+/// and DTLS waits for the fingerprint.
+@Suite(.serialized) struct EarlyTransportTests {
+    @Test func checksBeforeTheAnswerAreAnsweredAndDTLSCompletesOnceTheAnswerIsIn() async throws {
+        let port = try MediaPort(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        defer { port.stop() }
+        let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate()
+        let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
+        let serverDelegate = RecordingDelegate(), clientDelegate = RecordingDelegate()
+        let server = try port.makeTransport(.awaitingAnswer(localICE: serverICE, certificate: serverCert), delegate: serverDelegate)
+        // The client starts checking as soon as it has the offer, before the server has its answer.
+        let client = try PeerTransport.client(PeerTransportParameters(
+            iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
+            remoteCandidates: [ICECandidate(address: port.localAddress)], certificate: clientCert,
+            remoteFingerprint: serverCert.fingerprint, dtlsRole: .client, connectTimeout: .seconds(10)),
+            bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: clientDelegate)
+        defer { client.close(); server.close() }
+        // ICE succeeds without the answer: the server answered the checks.
+        #expect(await serverDelegate.waitFor { $0.states.contains(.checking) })
+        #expect(server.state != .connected)
+        server.completeNegotiation(remoteICE: clientICE, remoteFingerprint: clientCert.fingerprint)
+        #expect(await serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await clientDelegate.waitFor { $0.states.last == .connected })
+        let packet = SRTPTests.rtp(seq: 1, ssrc: 0x3333)
+        client.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
+        #expect(await serverDelegate.waitFor { $0.rtp == [packet] })
+    }
+
+    @Test func aWrongFingerprintInTheAnswerFailsTheHandshake() async throws {
+        let port = try MediaPort(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        defer { port.stop() }
+        let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate(), other = try DTLSCertificate()
+        let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
+        let serverDelegate = RecordingDelegate()
+        let server = try port.makeTransport(.awaitingAnswer(localICE: serverICE, certificate: serverCert), delegate: serverDelegate)
+        let client = try PeerTransport.client(PeerTransportParameters(
+            iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
+            remoteCandidates: [ICECandidate(address: port.localAddress)], certificate: clientCert,
+            remoteFingerprint: serverCert.fingerprint, dtlsRole: .client, connectTimeout: .seconds(10)),
+            bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: RecordingDelegate())
+        defer { client.close(); server.close() }
+        #expect(await serverDelegate.waitFor { $0.states.contains(.checking) })
+        server.completeNegotiation(remoteICE: clientICE, remoteFingerprint: other.fingerprint)
+        #expect(await serverDelegate.waitFor { $0.states.last == .failed })
     }
 }

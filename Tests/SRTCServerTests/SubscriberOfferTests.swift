@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RTCNet
 import RTCWire
 import SRTCProtocol
 @testable import SRTCServer
@@ -47,6 +48,49 @@ import SRTCTestSupport
         #expect(Set(origins.map(\.origin.sessionID)).count == 1)
         #expect(origins.map(\.origin.sessionVersion) == (2...17).map(UInt64.init))
         #expect(origins.allSatisfy { $0.msidSemantic == MSIDSemantic(semantic: "WMS", identifiers: ["*"]) })
+        alice.close()
+        bob.close()
+        await server.stop()
+    }
+
+    /// Regression: checks that arrived before `subscriber_answer` were dropped, so a client that
+    /// checks at once (aiortc) waited ~500 ms for its retransmission (RFC 8445 §7.3 says answer).
+    @Test func aCheckBeforeTheAnswerIsAnswered() async throws {
+        let server = try TestServer()
+        let alice = try await MediaTestClient(server: server, uid: "alice", channel: "early")
+        let tracks = try await alice.publish()
+        let bob = try await TestSignalClient(url: server.wsURL)
+        _ = try await bob.join(token: server.token(uid: "bob", channel: "early"))
+        #expect(try await bob.request(.subscribe(SubscribeRequest(trackId: tracks[0].id))).isSuccess)
+        let offerMessage = try await bob.event { if case .subscriberOffer(let o) = $0 { return o }; return nil }
+        let offer = try SessionDescription(parsing: offerMessage.sdp)
+        let section = try #require(offer.media.first)
+        let ufrag = try #require(section.iceUfrag), pwd = try #require(section.icePwd)
+        let candidate = try #require(section.candidates.first)
+        let target = try #require(SocketAddress(ip: candidate.address, port: candidate.port))
+
+        // No answer sent: a check with the offer's credentials gets a signed success response.
+        let socket = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        let check = STUNMessage.iceBindingRequest(transactionID: .random(), username: "\(ufrag):bobufrag",
+                                                  priority: 1, controlling: true, tieBreaker: 7, useCandidate: false)
+        let receiver = UDPBatchReceiver(batchSize: 4, slotSize: 2048)
+        var response: STUNMessage?
+        var raw: [UInt8] = []
+        let deadline = ContinuousClock.now + .seconds(5)
+        var sent = 0
+        while response == nil, ContinuousClock.now < deadline {
+            if sent % 50 == 0 { _ = socket.send(check.encoded(integrityKey: Array(pwd.utf8)), to: target) }
+            sent += 1
+            _ = receiver.receive(from: socket) { bytes, _ in
+                raw = Array(bytes)
+                response = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes))
+            }
+            if response == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let answered = try #require(response)
+        #expect(answered.type == .bindingSuccess)
+        #expect(try answered.xorMappedAddress() == STUNAddress(ip: [127, 0, 0, 1], port: socket.localAddress.port))
+        #expect(throws: Never.self) { try raw.withUnsafeBytes { try answered.verifyIntegrity(in: $0, key: Array(pwd.utf8)) } }
         alice.close()
         bob.close()
         await server.stop()

@@ -49,9 +49,10 @@ public final class DTLSEndpoint {
 
     /// - Parameters:
     ///   - remoteFingerprint: from the peer's SDP; the handshake fails unless its certificate matches.
+    ///     `nil` while the SDP is not there yet: set it with `expect(_:)` before feeding datagrams.
     ///   - profiles: offered (client) or accepted (server) in preference order.
     ///   - mtu: the largest datagram OpenSSL may write; handshake messages are fragmented to fit.
-    public init(role: Role, certificate: DTLSCertificate, remoteFingerprint: DTLSFingerprint,
+    public init(role: Role, certificate: DTLSCertificate, remoteFingerprint: DTLSFingerprint?,
                 profiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], mtu: Int = 1200) throws(DTLSError) {
         self.role = role
         verifier = DTLSPeerVerifier(expected: remoteFingerprint)
@@ -84,6 +85,11 @@ public final class DTLSEndpoint {
     deinit { SSL_free(ssl) }
 
     // MARK: - Events in, datagrams out
+
+    /// Sets the fingerprint the peer's certificate must hash to (from an SDP that came after setup).
+    public func expect(_ fingerprint: DTLSFingerprint) {
+        verifier.expected = fingerprint
+    }
 
     /// Starts the handshake: the client sends its ClientHello; the server waits for one.
     public func start() -> Output {
@@ -238,13 +244,14 @@ public final class DTLSEndpoint {
 
 /// Holds the expected fingerprint for the verify callback and remembers a mismatch.
 final class DTLSPeerVerifier {
-    let expected: DTLSFingerprint
+    /// `nil` until the peer's SDP arrived; no certificate matches then.
+    var expected: DTLSFingerprint?
     var mismatched = false
 
-    init(expected: DTLSFingerprint) { self.expected = expected }
+    init(expected: DTLSFingerprint?) { self.expected = expected }
 
     func matches(_ certificate: OpaquePointer) -> Bool {
-        guard let actual = DTLSFingerprint.of(certificate: certificate, algorithm: expected.algorithm),
+        guard let expected, let actual = DTLSFingerprint.of(certificate: certificate, algorithm: expected.algorithm),
               ConstantTime.equals(actual.bytes, expected.bytes) else {
             mismatched = true
             return false

@@ -57,6 +57,9 @@ public final class PeerTransport: @unchecked Sendable {
     private var restarting = false
     /// `true` for a client transport: closing also stops its I/O thread.
     var ownsLoop = false
+    /// Made before the peer's SDP: DTLS waits here until `completeNegotiation` (bounded).
+    private var awaitingRemote: Bool
+    private var heldDTLS: [[UInt8]] = []
     /// The data channels, when the parameters ask for SCTP (I/O thread).
     public internal(set) var dataChannels: DataChannelEndpoint?
 
@@ -70,11 +73,13 @@ public final class PeerTransport: @unchecked Sendable {
         self.parameters = parameters
         self.io = io
         localICE = parameters.localICE
+        awaitingRemote = parameters.remoteFingerprint == nil
         switch parameters.iceRole {
         case .lite:
             ice = .lite(ICELiteResponder(local: parameters.localICE, remote: parameters.remoteICE))
         case .controlling:
-            ice = .controlling(ICEControllingAgent(local: parameters.localICE, remote: parameters.remoteICE,
+            precondition(parameters.remoteICE != nil, "a controlling agent needs the peer's credentials")
+            ice = .controlling(ICEControllingAgent(local: parameters.localICE, remote: parameters.remoteICE!,
                                                    remoteCandidates: parameters.remoteCandidates,
                                                    localFamily: io.socket.localAddress.family))
         }
@@ -159,6 +164,28 @@ public final class PeerTransport: @unchecked Sendable {
         if previous != local.ufrag { host?.peerTransport(self, didChangeLocalUfrag: local.ufrag, previous: previous) }
     }
 
+    /// Completes a transport made with `PeerTransportParameters.awaitingAnswer`: the peer's ICE
+    /// credentials and certificate fingerprint from its answer. DTLS datagrams that arrived
+    /// meanwhile are handled now. Thread-safe.
+    public func completeNegotiation(remoteICE: ICECredentials, remoteFingerprint: DTLSFingerprint) {
+        execute { transport in transport.completeOnIOThread(remoteICE: remoteICE, remoteFingerprint: remoteFingerprint) }
+    }
+
+    private func completeOnIOThread(remoteICE: ICECredentials, remoteFingerprint: DTLSFingerprint) {
+        if case .lite(var lite) = ice {
+            lite.remote = remoteICE
+            ice = .lite(lite)
+        }
+        dtls.expect(remoteFingerprint)
+        guard awaitingRemote else { return }
+        awaitingRemote = false
+        let held = heldDTLS
+        heldDTLS = []
+        for datagram in held where currentState != .closed && currentState != .failed {
+            handleDTLS(datagram.withUnsafeBytes { dtls.handle($0) })
+        }
+    }
+
     /// Sends everything queued now instead of at the end of the batch. I/O thread only.
     public func flush() {
         io.sendQueue.flush(on: io.socket)
@@ -231,6 +258,11 @@ public final class PeerTransport: @unchecked Sendable {
         case .dtls:
             // DTLS only from the address ICE validated (RFC 8445 §11: media follows checks).
             guard source == remoteAddress, currentState != .closed, currentState != .failed else { return }
+            if awaitingRemote {
+                // The peer's answer (with its fingerprint) is on its way: keep its first flight.
+                if heldDTLS.count < 8 { heldDTLS.append(Array(datagram)) }
+                return
+            }
             handleDTLS(dtls.handle(UnsafeRawBufferPointer(datagram)))
         case .rtp, .rtcp:
             guard let srtp, source == remoteAddress else { return }

@@ -144,7 +144,23 @@ actor SFUParticipantMedia: ParticipantMedia {
         slot.offeredIn = revision + 1
         slots.append(slot)
         slots.sort { Int($0.mid) ?? 0 < Int($1.mid) ?? 0 }
+        await prepareSubscribeTransport()
         sendOffer()
+    }
+
+    /// Makes the subscribe transport with the first offer, so the client's checks are answered
+    /// from its first one (RFC 8445 §7.3) instead of after our answer arrived: a client that
+    /// checks at once (aiortc) otherwise waits out its retransmission timer.
+    private func prepareSubscribeTransport() async {
+        guard subscribeTransport == nil else { return }
+        let id = TransportID("\(uid)#\(instance)/subscribe")
+        do {
+            try await server.worker.createTransport(id, router: router, participant: participant,
+                                                    parameters: .awaitingAnswer(localICE: subscribeICE, certificate: server.certificate))
+            subscribeTransport = id
+        } catch {
+            Log.warn("media", "\(uid) cannot create the subscribe transport early: \(error)")
+        }
     }
 
     func setLayer(trackId: String, layer: String?) async throws(SignalError) {
@@ -182,9 +198,22 @@ actor SFUParticipantMedia: ParticipantMedia {
             }
             subscribeRemoteICE = remoteICE
         }
+        if let early = subscribeTransport, subscribeRemoteICE == nil {
+            // The transport made with the first offer (it has been answering the client's checks).
+            subscribeRemoteICE = remoteICE
+            if setup == .passive {
+                // The client wants to be the DTLS server: the early transport assumed otherwise.
+                await server.worker.closeTransport(early)
+                subscribeTransport = nil
+            } else {
+                do { try await server.worker.completeNegotiation(early, remoteICE: remoteICE, remoteFingerprint: fingerprint) } catch {
+                    throw SignalError(.internalError, "cannot complete the subscribe transport: \(error)")
+                }
+            }
+        }
         if subscribeTransport == nil {
             subscribeRemoteICE = remoteICE
-            let id = TransportID("\(uid)#\(instance)/subscribe")
+            let id = TransportID("\(uid)#\(instance)/subscribe-\(revision)")
             // We offered actpass; the client's answer picks active (it is the DTLS client) or passive.
             let parameters = PeerTransportParameters(iceRole: .lite, localICE: subscribeICE, remoteICE: remoteICE, certificate: server.certificate,
                                                      remoteFingerprint: fingerprint, dtlsRole: setup == .passive ? .client : .server)
