@@ -15,6 +15,8 @@ actor SFUParticipantMedia: ParticipantMedia {
         var publisherUid: String?
         var ssrc: UInt32 = 0
         var layer: String?
+        /// The publisher's codec name (TrackInfo.codec).
+        var codec: String?
         /// The consumer exists on the SFU.
         var consuming = false
         /// The offer revision that first carried this subscription.
@@ -76,9 +78,10 @@ actor SFUParticipantMedia: ParticipantMedia {
         // The client offers actpass (or active): the server answers passive and is the DTLS server.
         let answerSetup: SetupRole = setup == .passive ? .active : .passive
         // RFC 3264 §6.1: an m-section the client no longer sends on (unpublished) is answered inactive.
-        let answer = offer.answer(AnswerOptions(
+        var answer = offer.answer(AnswerOptions(
             transport: transportParameters(publishICE, setup: answerSetup), capabilities: ServerMedia.capabilities, iceLite: true,
             sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), acceptDataChannel: false, direction: { $0.effectiveDirection.sends ? .recvonly : .inactive }))
+        ServerMedia.keepFirstVideoCodec(&answer)
         if publishTransport != nil, let known = publishRemoteICE, known != remoteICE {
             throw SignalError(.invalidParameter, "the offer changes ICE credentials: send it with restart_ice")
         }
@@ -96,7 +99,7 @@ actor SFUParticipantMedia: ParticipantMedia {
         for t in tracks {
             guard let trackId = trackIds[t.mid], let offered = offer.media(mid: t.mid), let answered = answer.media(mid: t.mid),
                   !answered.isRejected else {
-                throw SignalError(.invalidParameter, "m-section \(t.mid) offers no codec the server forwards (Opus, VP8)")
+                throw SignalError(.invalidParameter, "m-section \(t.mid) offers no codec the server forwards (Opus, VP8, H.264 packetization-mode 1 Constrained Baseline)")
             }
             let parameters = SDPConversions.producerParameters(offer: offered, answer: answered, track: t)
             do {
@@ -139,6 +142,7 @@ actor SFUParticipantMedia: ParticipantMedia {
         slot.trackId = track.id
         slot.publisherUid = track.uid
         slot.layer = layer
+        slot.codec = track.codec
         slot.ssrc = SecureRandom.uint32() | 1
         slot.consuming = false
         slot.offeredIn = revision + 1
@@ -287,7 +291,7 @@ actor SFUParticipantMedia: ParticipantMedia {
     private func sendOffer() {
         revision += 1
         let media = slots.map { slot -> MediaDescription in
-            let codec = slot.kind == .audio ? ServerMedia.opus : ServerMedia.vp8
+            let codec = ServerMedia.subscriberCodec(kind: slot.kind, trackCodec: slot.codec)
             var section = MediaDescription(kind: slot.kind, mid: slot.mid, direction: slot.trackId == nil ? .inactive : .sendonly,
                                            codecs: [codec], extensions: ServerMedia.subscriberExtensions(for: slot.kind))
             section.rtcpMux = true
