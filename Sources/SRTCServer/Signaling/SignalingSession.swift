@@ -77,9 +77,8 @@ final class SignalingSession: Sendable {
             await handleJoin(join, id: request.id)
             return
         }
-        let result = await room.handle(request, uid: uid, sessionId: sessionId, connection: connection) { [self] result in
-            respond(id: request.id, type: request.body.typeName, result)
-        }
+        // The room sends the response itself, in order with its events.
+        let result = await room.handle(request, uid: uid, sessionId: sessionId, connection: connection)
         if case .leave = request.body, case .success = result {
             state.withLock { $0.left = true }
             socket.close(code: .normalClosure, reason: "left")
@@ -108,16 +107,14 @@ final class SignalingSession: Sendable {
             return
         }
         let key = ChannelKey(appId: claims.iss, name: grant.channel)
-        switch await manager.join(key, join, claims: claims, connection: connection) {
-        case .success(let (room, joined)):
-            var response = joined
-            response.iceServers = turn?.iceServers(uid: response.me.uid, now: now) ?? []
+        let iceServers = turn?.iceServers(uid: claims.sub, now: now) ?? []
+        switch await manager.join(key, join, claims: claims, connection: connection, requestId: id, iceServers: iceServers) {
+        case .success(let (room, response)):
             state.withLock {
                 $0.room = room
                 $0.uid = response.me.uid
                 $0.sessionId = response.sessionId
             }
-            respond(id: id, type: "join", .success(.joined(response)))
         case .failure(let error):
             respond(id: id, type: "join", .failure(error))
         }
