@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import RTCNet
 import RTCWire
@@ -82,10 +85,12 @@ import SRTCTestSupport
         while response == nil, ContinuousClock.now < deadline {
             if sent % 50 == 0 { _ = socket.send(check.encoded(integrityKey: Array(pwd.utf8)), to: target) }
             sent += 1
-            _ = receiver.receive(from: socket) { bytes, _ in
+            // Never block the cooperative pool: read only when a datagram is waiting.
+            var fds = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)]
+            if poll(&fds, 1, 0) > 0 { _ = receiver.receive(from: socket) { bytes, _ in
                 raw = Array(bytes)
                 response = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes))
-            }
+            } }
             if response == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
         let answered = try #require(response)
