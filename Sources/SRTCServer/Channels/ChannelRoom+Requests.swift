@@ -1,4 +1,5 @@
 import RTCCrypto
+import RTCWire
 import SRTCProtocol
 
 extension ChannelRoom {
@@ -88,9 +89,12 @@ extension ChannelRoom {
         do { answer = try await media.publish(offer: r.sdp, tracks: produced, trackIds: ids) } catch { return .failure(error) }
         guard participants[p.uid] === p else { return .failure(SignalError(.wrongState, "left while publishing")) }
         var added: [TrackInfo] = []
+        let answered = try? SessionDescription(parsing: answer)
         for (t, sent) in zip(r.tracks, produced) {
+            // The codec name as in the answer's a=rtpmap ("opus", "VP8", "H264").
+            let codec = answered?.media(mid: t.mid)?.codecs.first { !$0.isRTX }?.name ?? (t.kind == .audio ? "opus" : "VP8")
             var info = TrackInfo(id: ids[t.mid]!, uid: p.uid, kind: t.kind, desc: t.desc, muted: t.muted, layers: t.layers,
-                                 codec: t.kind == .audio ? "opus" : "VP8")
+                                 codec: codec)
             await startHeldIfNeeded(&info, producedMuted: sent.muted, of: p)
             tracks[info.id] = info
             p.publishedTrackIds.append(info.id)
