@@ -43,6 +43,11 @@ public final class MediaTestClient: @unchecked Sendable {
         try await self.init(wsURL: server.wsURL, token: server.token(uid: uid, channel: channel), uid: uid)
     }
 
+    /// Connects and joins with `token` (one a meeting handed out, for example).
+    public convenience init(server: TestServer, uid: String, token: String) async throws {
+        try await self.init(wsURL: server.wsURL, token: token, uid: uid)
+    }
+
     /// Connects to the signaling endpoint `wsURL` and joins with `token` (whose subject is `uid`).
     public init(wsURL: String, token: String, uid: String) async throws {
         self.uid = uid
