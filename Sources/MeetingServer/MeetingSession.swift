@@ -12,18 +12,20 @@ final class MeetingSession: MeetingConnection, Sendable {
         var uid: String?
         var nickname = ""
         var room: MeetingRoom?
-        var badMessages: [Double] = []
     }
 
     static let loginTimeoutSeconds = 10
     static let maxBadMessagesPer10s = 20
 
     let socket: WebSocket
+    let reader: WebSocketSessionReader
     let service: MeetingService
     let state = Mutex(State())
 
     init(socket: WebSocket, service: MeetingService) {
         self.socket = socket
+        self.reader = WebSocketSessionReader(socket: socket, admission: "login", admissionTimeout: .seconds(Self.loginTimeoutSeconds),
+                                             maxBadMessagesPer10s: Self.maxBadMessagesPer10s)
         self.service = service
     }
 
@@ -39,24 +41,13 @@ final class MeetingSession: MeetingConnection, Sendable {
 
     /// Starts reading; the session lives until the socket closes.
     func start() {
-        let messages = socket.messages
-        Task {
-            let loginTimeout = Task { [self] in
-                try? await Task.sleep(for: .seconds(Self.loginTimeoutSeconds))
-                guard !Task.isCancelled, state.withLock({ $0.uid == nil }) else { return }
-                socket.close(code: .policyViolation, reason: "no login within \(Self.loginTimeoutSeconds) s")
-            }
-            for await message in messages {
-                guard case .text(let text) = message else {
-                    badMessage()
-                    continue
-                }
-                await receive(text)
-            }
-            loginTimeout.cancel()
-            let (room, uid) = state.withLock { ($0.room, $0.uid) }
-            if let room, let uid { await room.exit(uid: uid, connection: self, reason: .disconnected) }
-        }
+        reader.start(admitted: { [self] in state.withLock { $0.uid != nil } },
+                     onBadMessage: { [reader] _ in reader.countBadMessage() },
+                     receive: { [self] in await receive($0) },
+                     closed: { [self] in
+                         let (room, uid) = state.withLock { ($0.room, $0.uid) }
+                         if let room, let uid { await room.exit(uid: uid, connection: self, reason: .disconnected) }
+                     })
     }
 
     private func receive(_ text: String) async {
@@ -83,14 +74,8 @@ final class MeetingSession: MeetingConnection, Sendable {
         }
     }
 
-    /// Counts malformed messages; too many in 10 s closes the socket with 1008.
     private func badMessage() {
-        let now = Date().timeIntervalSince1970
-        let count = state.withLock { s -> Int in
-            s.badMessages = s.badMessages.filter { now - $0 < 10 } + [now]
-            return s.badMessages.count
-        }
-        if count > Self.maxBadMessagesPer10s { socket.close(code: .policyViolation, reason: "too many malformed messages") }
+        reader.countBadMessage()
     }
 
     // MARK: - Requests

@@ -2,6 +2,7 @@ import Foundation
 import RTCNet
 import SRTCProtocol
 import Synchronization
+import TestWait
 
 /// A protocol-level client over a real WebSocket: sends requests, awaits their responses, and
 /// records events so tests can wait for one.
@@ -22,7 +23,7 @@ public final class TestSignalClient: Sendable {
     private let state = Mutex(State())
 
     public init(url: String) async throws {
-        socket = try await WebSocketClient.connect(url: url)
+        socket = try await WebSocketClient.connect(url: url, timeout: hangTimeout)
         socket.onMessage { [weak self] message in
             guard case .text(let text) = message else { return }
             self?.record(text)

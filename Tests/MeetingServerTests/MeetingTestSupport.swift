@@ -6,6 +6,7 @@ import SRTCProtocol
 import SRTCServer
 import SRTCTestSupport
 import Synchronization
+import TestWait
 
 /// A real server with the meeting module on loopback.
 func makeMeetingServer() throws -> TestServer {
@@ -32,7 +33,7 @@ final class MeetingTestSocket: @unchecked Sendable {
     private let nextId = Mutex(1)
 
     init(url: String) async throws {
-        socket = try await WebSocketClient.connect(url: url)
+        socket = try await WebSocketClient.connect(url: url, timeout: hangTimeout)
         socket.onMessage { [weak self] message in
             if case .text(let text) = message { self?.inbox.withLock { $0.append(text) } }
         }

@@ -26,11 +26,13 @@ import Testing
                                          participant: participant, certificate: certificate)
     }
 
-    func simulcastPublisher(_ client: LoopbackClient) async throws -> LoopbackPublisher {
-        let publisher = try LoopbackPublisher(client: client, video: [("h", 0x10, 320, 180), ("l", 0x20, 160, 90)])
+    func simulcastPublisher(_ client: LoopbackClient) async throws -> MediaTestPublisher {
+        let publisher = try MediaTestPublisher(path: client, audioSSRC: 0x1111, video: [
+            MediaTestClient.VideoLayer(rid: "h", desc: "camera_big", ssrc: 0x10, width: 320, height: 180),
+            MediaTestClient.VideoLayer(rid: "l", desc: "camera_small", ssrc: 0x20, width: 160, height: 90),
+        ])
         try await worker.produce("mic", transport: "alice/pub", kind: .audio, parameters: publisher.audioParameters())
-        try await worker.produce("cam", transport: "alice/pub", kind: .video,
-                                 parameters: publisher.videoParameters(descriptions: ["camera_big", "camera_small"]))
+        try await worker.produce("cam", transport: "alice/pub", kind: .video, parameters: publisher.videoParameters())
         return publisher
     }
 
@@ -177,8 +179,8 @@ import Testing
         let alice = try await client("alice", "pub")
         let carol = try await client("carol", "pub")
         defer { alice.close(); carol.close(); worker.stop() }
-        let alicePublisher = try LoopbackPublisher(client: alice, audioSSRC: 0xA)
-        let carolPublisher = try LoopbackPublisher(client: carol, audioSSRC: 0xC)
+        let alicePublisher = try MediaTestPublisher(path: alice, audioSSRC: 0xA)
+        let carolPublisher = try MediaTestPublisher(path: carol, audioSSRC: 0xC)
         try await worker.produce("mic-a", transport: "alice/pub", kind: .audio, parameters: alicePublisher.audioParameters())
         try await worker.produce("mic-c", transport: "carol/pub", kind: .audio, parameters: carolPublisher.audioParameters())
 

@@ -1,0 +1,45 @@
+/// Waiting for a condition in tests, instead of sleeping a fixed time and hoping the system was
+/// fast enough (a loaded machine makes blind sleeps flaky; a fast one makes them slow). Every test
+/// target uses these; a wait ends as soon as its condition holds and fails with a clear message
+/// at its deadline.
+
+/// A condition that did not hold before its deadline.
+public struct WaitTimeout: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// Polls `condition` every `poll` until it is true. Throws `WaitTimeout` after `timeout`.
+/// - Parameter what: names the condition in the failure.
+public func waitUntil(_ what: @autoclosure () -> String = "the condition", timeout: Duration = .seconds(10),
+                      poll: Duration = .milliseconds(10), _ condition: () async throws -> Bool) async throws {
+    _ = try await waitFor(what(), timeout: timeout, poll: poll) { try await condition() ? true : nil }
+}
+
+/// Polls `value` every `poll` until it returns non-nil, and returns that. Throws `WaitTimeout`
+/// after `timeout`.
+public func waitFor<T>(_ what: @autoclosure () -> String = "the value", timeout: Duration = .seconds(10),
+                       poll: Duration = .milliseconds(10), _ value: () async throws -> T?) async throws -> T {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if let found = try await value() { return found }
+        guard ContinuousClock.now < deadline else { throw WaitTimeout(description: "timed out after \(timeout) waiting for \(what())") }
+        try await Task.sleep(for: poll)
+    }
+}
+
+/// Whether `condition` became true within `timeout` (polled every `poll`), for `#expect`.
+public func eventually(timeout: Duration = .seconds(10), poll: Duration = .milliseconds(10),
+                       _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try await condition() { return true }
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: poll)
+    }
+}
+
+/// How long a test waits for what happens at once on an idle machine (a loopback connect, an
+/// answer): long enough that only a hang fails it. At the start of `swift test` every suite starts
+/// together on two cores and the cooperative pool can be busy for seconds, so a 10 s production
+/// timeout (a WebSocket connect) may fire on a loaded machine although nothing is wrong.
+public let hangTimeout: Duration = .seconds(60)
