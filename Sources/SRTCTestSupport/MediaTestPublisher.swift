@@ -42,6 +42,8 @@ public final class MediaTestPublisher: @unchecked Sendable {
     private var handledRTCP = 0
     /// The RFC 6464 level (0 = loudest … 127 = silence, -dBov) put on the next audio packets.
     public var audioLevel: UInt8 = 30
+    /// RTP packets sent, audio and video.
+    public private(set) var packetsSent = 0
     /// Opus payloads sent, in order.
     public private(set) var audioPayloads: [[UInt8]] = []
     /// Key frames produced per SSRC.
@@ -92,6 +94,7 @@ public final class MediaTestPublisher: @unchecked Sendable {
                                payload: payload)
         audioSeq &+= 1
         audioTimestamp &+= 960
+        packetsSent += 1
         path.send(rtp: [packet.serialize()])
     }
 
@@ -117,6 +120,7 @@ public final class MediaTestPublisher: @unchecked Sendable {
             }
         }
         frameNumber += 1
+        packetsSent += out.count
         path.send(rtp: out)
     }
 

@@ -43,7 +43,7 @@ public final class TestSignalClient: Sendable {
 
     /// Sends a request and waits for its response.
     @discardableResult
-    public func request(_ body: ClientRequest.Body, timeout: Double = 5) async throws -> Result<ResponseData, SignalError> {
+    public func request(_ body: ClientRequest.Body, timeout: Double = 60) async throws -> Result<ResponseData, SignalError> {
         let id = state.withLock { s -> Int in defer { s.nextId += 1 }; return s.nextId }
         socket.send(text: SignalCodec.encode(ClientRequest(id: id, body)))
         return try await response(id: id, timeout: timeout).result
@@ -52,7 +52,7 @@ public final class TestSignalClient: Sendable {
     /// Sends raw text (malformed-input tests).
     public func sendRaw(_ text: String) { socket.send(text: text) }
 
-    public func response(id: Int, timeout: Double = 5) async throws -> Response {
+    public func response(id: Int, timeout: Double = 60) async throws -> Response {
         try await waitFor("response \(id)", timeout: timeout) { $0.responses[id] }
     }
 
@@ -66,7 +66,7 @@ public final class TestSignalClient: Sendable {
 
     /// Waits until an event matching `match` has arrived (and returns the first match).
     @discardableResult
-    public func event<T>(timeout: Double = 5, _ what: String = "event", _ match: @escaping (ServerEvent) -> T?) async throws -> T {
+    public func event<T>(timeout: Double = 60, _ what: String = "event", _ match: @escaping (ServerEvent) -> T?) async throws -> T {
         try await waitFor(what, timeout: timeout) { s in s.events.lazy.compactMap(match).first }
     }
 
@@ -74,12 +74,7 @@ public final class TestSignalClient: Sendable {
     public var rawMessages: [String] { state.withLock { $0.raw } }
 
     private func waitFor<T>(_ what: String, timeout: Double, _ probe: (State) -> T?) async throws -> T {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let found = state.withLock({ probe($0) }) { return found }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw Failure(description: "timed out waiting for \(what); events: \(events.map(\.typeName))")
+        try await TestWait.waitFor("\(what); events: \(events.map(\.typeName))", timeout: .seconds(timeout)) { state.withLock { probe($0) } }
     }
 
     public func close() { socket.close() }

@@ -10,14 +10,14 @@ public struct WaitTimeout: Error, CustomStringConvertible {
 
 /// Polls `condition` every `poll` until it is true. Throws `WaitTimeout` after `timeout`.
 /// - Parameter what: names the condition in the failure.
-public func waitUntil(_ what: @autoclosure () -> String = "the condition", timeout: Duration = .seconds(10),
+public func waitUntil(_ what: @autoclosure () -> String = "the condition", timeout: Duration = hangTimeout,
                       poll: Duration = .milliseconds(10), _ condition: () async throws -> Bool) async throws {
     _ = try await waitFor(what(), timeout: timeout, poll: poll) { try await condition() ? true : nil }
 }
 
 /// Polls `value` every `poll` until it returns non-nil, and returns that. Throws `WaitTimeout`
 /// after `timeout`.
-public func waitFor<T>(_ what: @autoclosure () -> String = "the value", timeout: Duration = .seconds(10),
+public func waitFor<T>(_ what: @autoclosure () -> String = "the value", timeout: Duration = hangTimeout,
                        poll: Duration = .milliseconds(10), _ value: () async throws -> T?) async throws -> T {
     let deadline = ContinuousClock.now + timeout
     while true {
@@ -28,7 +28,7 @@ public func waitFor<T>(_ what: @autoclosure () -> String = "the value", timeout:
 }
 
 /// Whether `condition` became true within `timeout` (polled every `poll`), for `#expect`.
-public func eventually(timeout: Duration = .seconds(10), poll: Duration = .milliseconds(10),
+public func eventually(timeout: Duration = hangTimeout, poll: Duration = .milliseconds(10),
                        _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
@@ -43,3 +43,18 @@ public func eventually(timeout: Duration = .seconds(10), poll: Duration = .milli
 /// together on two cores and the cooperative pool can be busy for seconds, so a 10 s production
 /// timeout (a WebSocket connect) may fire on a loaded machine although nothing is wrong.
 public let hangTimeout: Duration = .seconds(60)
+
+/// Waits until `count` has stopped changing for `quiet` (traffic drained: nothing in flight any
+/// more), for when no single event marks the end. Throws `WaitTimeout` after `timeout` if it
+/// never settles.
+public func waitUntilSettled(_ what: @autoclosure () -> String = "the count to settle", quiet: Duration = .milliseconds(200),
+                             timeout: Duration = hangTimeout, _ count: () -> Int) async throws {
+    let deadline = ContinuousClock.now + timeout
+    var last = count(), since = ContinuousClock.now
+    while ContinuousClock.now - since < quiet {
+        guard ContinuousClock.now < deadline else { throw WaitTimeout(description: "timed out after \(timeout) waiting for \(what())") }
+        try await Task.sleep(for: .milliseconds(10))
+        let now = count()
+        if now != last { last = now; since = ContinuousClock.now }
+    }
+}

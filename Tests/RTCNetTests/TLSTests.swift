@@ -53,11 +53,7 @@ final class OpenSSLServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<100 {
-            if (try? RawClient(port: port, timeout: 0.2)) != nil { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw NetError.timeout
+        try await waitUntil("s_server listening on \(port)") { (try? RawClient(port: port, timeout: 0.2)) != nil }
     }
 
     deinit {

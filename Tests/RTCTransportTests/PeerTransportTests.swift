@@ -1,3 +1,4 @@
+import TestWait
 import Testing
 import Foundation
 import Synchronization
@@ -31,14 +32,9 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
         log.withLock { $0.rtcp.append(Array(packet)) }
     }
 
-    /// Polls without blocking a cooperative thread (other suites' async tests share the pool).
-    func waitFor(_ timeout: Duration = .seconds(30), _ condition: (Log) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if log.withLock({ condition($0) }) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return log.withLock { condition($0) }
+    /// Whether `condition` comes to hold on the log (TestWait's polling, off the lock between polls).
+    func waitFor(_ condition: (Log) -> Bool) async -> Bool {
+        await eventually { log.withLock { condition($0) } }
     }
 }
 
@@ -152,11 +148,14 @@ struct LoopbackPeers {
             SRTPTests.rtp(seq: 4243, ssrc: 0x5555).withUnsafeBytes { _ = t.sendRTP($0) }
         }
         #expect(await peers.serverDelegate.waitFor { $0.rtp.count == 2 })
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(peers.serverDelegate.log.withLock { $0.rtp }.map { $0[2...3] } == [[0x10, 0x92], [0x10, 0x93]])
+        // A marker sent after them: once it is in, the replay was handled (one socket, in order).
+        let marker = SRTPTests.rtp(seq: 4244, ssrc: 0x5555)
+        peers.client.execute { t in marker.withUnsafeBytes { _ = t.sendRTP($0) } }
+        #expect(await peers.serverDelegate.waitFor { $0.rtp.count == 3 })
+        #expect(peers.serverDelegate.log.withLock { $0.rtp }.map { $0[2...3] } == [[0x10, 0x92], [0x10, 0x93], [0x10, 0x94]])
         let failures = Mutex(-1)
         peers.server.execute { t in failures.withLock { $0 = t.stats.unprotectFailures } }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { failures.withLock { $0 } != -1 })
         #expect(failures.withLock { $0 } == 1)
     }
 
@@ -265,7 +264,7 @@ struct LoopbackPeers {
         peers.port.execute { [port = peers.port, server = peers.server] in
             counts.withLock { $0 = (port.unroutedCount, server.stats.unprotectFailures) }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { counts.withLock { $0.failures } != -1 })
         #expect(counts.withLock { $0.unrouted } > 1000)
         #expect(counts.withLock { $0.failures } == 0)
     }

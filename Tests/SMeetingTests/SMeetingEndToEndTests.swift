@@ -2,6 +2,7 @@ import Foundation
 import SMeeting
 import SRTC
 import SRTCTestSupport
+import TestWait
 import Testing
 
 /// The SMeeting SDK against a real server in-process: three engines, real media.
@@ -89,25 +90,25 @@ import Testing
         let screen = MeetingMediaCollector()
         bob.engine.addRemoteAudioRenderer(screen)
         let remote = try await bob.engine.startPlayRemoteVideo(view: screen, uid: "carol", trackDesc: .cameraSmall)
-        try await eventually("small frames, got \(screen.sizes) subscribed=\(remote.isSubscribed) layer=\(String(describing: remote.currentLayer)) decoded=\(remote.framesDecoded) pushed=\(pusher.framesPushed)") { screen.count(width: Self.width / 4, height: Self.height / 4 & ~1) > 20 }
+        try await waitUntil("small frames, got \(screen.sizes) subscribed=\(remote.isSubscribed) layer=\(String(describing: remote.currentLayer)) decoded=\(remote.framesDecoded) pushed=\(pusher.framesPushed)") { screen.count(width: Self.width / 4, height: Self.height / 4 & ~1) > 20 }
         _ = try await bob.engine.subscribeRemoteVideoTrack(uid: "carol", trackDesc: .cameraBig)
-        try await eventually("big frames") { screen.numbers(width: Self.width, height: Self.height).count > 30 }
+        try await waitUntil("big frames") { screen.numbers(width: Self.width, height: Self.height).count > 30 }
         #expect(remote.requestedLayer == .cameraBig)
         let numbers = screen.numbers(width: Self.width, height: Self.height)
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers out of order")
         #expect(numbers.count > 30 && (numbers.last ?? 0) < pusher.framesPushed)
         #expect((numbers.last ?? 0) - (numbers.first ?? 0) + 1 - numbers.count <= 3, "frames missing in \(numbers)")
-        try await eventually("a second of the tone") { screen.sampleCount > 48_000 }
+        try await waitUntil("a second of the tone") { screen.sampleCount > 48_000 }
         let hz = try #require(screen.toneFrequency)
         #expect(abs(hz - 440) < 10, "tone heard at \(hz) Hz")
         // The speaker switch stops playback, not the subscription.
         bob.engine.toggleRemoteAudioMute(true)
-        try await Task.sleep(for: .milliseconds(200))
+        // Audio keeps arriving every 20 ms; muted, none of it is played: the count settles.
+        try await waitUntilSettled("no audio played while muted") { screen.sampleCount }
         let muted = screen.sampleCount
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(screen.sampleCount == muted && bob.engine.isRemoteAudioMuted)
+        #expect(bob.engine.isRemoteAudioMuted)
         bob.engine.toggleRemoteAudioMute(false)
-        try await eventually("audio again") { screen.sampleCount > muted }
+        try await waitUntil("audio again") { screen.sampleCount > muted }
         pusher.stop()
 
         // Whiteboard sharing announces a state and no media.
@@ -125,7 +126,7 @@ import Testing
         try await bob.engine.sendRoomChatMessage("psst", to: "carol")
         try await carol.events.wait(for: "chat bob->carol: psst")
         try await host.engine.adminDisableChat(uid: "bob")
-        try await eventually("bob's chat disabled") { (try? bob.engine.getUserInfo("bob").chatDisabled) == true }
+        try await waitUntil("bob's chat disabled") { (try? bob.engine.getUserInfo("bob").chatDisabled) == true }
         await #expect(throws: SMeetingError.unauthorized) { try await bob.engine.sendRoomChatMessage("let me talk") }
         #expect(!host.events.lines.contains("chat bob->carol: psst"))
 
@@ -141,7 +142,7 @@ import Testing
         try await bob.events.wait(for: "out kicked")
         try await carol.events.wait(for: "exit bob kicked")
         #expect(!bob.engine.isInRoom && bob.engine.getRoomInfo() == nil)
-        try await eventually("bob left the channel") { bob.engine.srtc.getChannels().isEmpty }
+        try await waitUntil("bob left the channel") { bob.engine.srtc.getChannels().isEmpty }
         await #expect(throws: SMeetingError.notInMeeting) { try await bob.engine.sendRoomChatMessage("hello?") }
 
         // Host transfer: carol hosts, the former host lost the admin operations.
@@ -156,7 +157,7 @@ import Testing
         try await host.events.wait(for: "ended carol")
         try await host.events.wait(for: "out ended")
         #expect(!host.engine.isInRoom && !carol.engine.isInRoom)
-        try await eventually("everyone left the channel") { host.engine.srtc.getChannels().isEmpty && carol.engine.srtc.getChannels().isEmpty }
+        try await waitUntil("everyone left the channel") { host.engine.srtc.getChannels().isEmpty && carol.engine.srtc.getChannels().isEmpty }
         await #expect(throws: SMeetingError.notInMeeting) { await host.engine.closeCamera(); try await host.engine.adminEndRoom() }
         #expect(try await host.engine.detailRoom(meetingId: created.meetingId).status == .ended)
         #expect(try await bob.engine.attendedRoom(page: 1).list.map(\.meetingId) == [created.meetingId])

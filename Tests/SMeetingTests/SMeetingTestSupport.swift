@@ -7,18 +7,9 @@ import SRTCProtocol
 import SRTCServer
 import SRTCTestSupport
 import Synchronization
+import TestWait
 
 struct TestFailure: Error, CustomStringConvertible { let description: String }
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Double = 10, _ what: @autoclosure () -> String, _ condition: () -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw TestFailure(description: "timed out waiting for \(what())")
-}
 
 extension TestServer {
     /// A server with the meeting backend.
@@ -59,8 +50,8 @@ final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
     func meetingDidEnd(_ meeting: SMeetingEngine, by adminUid: String?) { add("ended \(adminUid ?? "backend")") }
     func meeting(_ meeting: SMeetingEngine, didExitRoom reason: ExitReason) { add("out \(reason.rawValue)") }
 
-    func wait(for line: String, timeout: Double = 10) async throws {
-        try await eventually(timeout: timeout, "'\(line)' in \(lines)") { lines.contains(line) }
+    func wait(for line: String) async throws {
+        try await waitUntil("'\(line)' in \(lines)") { lines.contains(line) }
     }
 }
 
