@@ -49,6 +49,9 @@ public final class TestSignalClient: Sendable {
         return try await response(id: id, timeout: timeout).result
     }
 
+    /// The id of the request sent last.
+    public var lastRequestId: Int { state.withLock { $0.nextId - 1 } }
+
     /// Sends raw text (malformed-input tests).
     public func sendRaw(_ text: String) { socket.send(text: text) }
 
@@ -74,7 +77,7 @@ public final class TestSignalClient: Sendable {
     public var rawMessages: [String] { state.withLock { $0.raw } }
 
     private func waitFor<T>(_ what: String, timeout: Double, _ probe: (State) -> T?) async throws -> T {
-        try await TestWait.waitFor("\(what); events: \(events.map(\.typeName))", timeout: .seconds(timeout)) { state.withLock { probe($0) } }
+        try await TestWait.waitFor(timeout: timeout, "\(what); events: \(events.map(\.typeName))") { state.withLock { probe($0) } }
     }
 
     public func close() { socket.close() }

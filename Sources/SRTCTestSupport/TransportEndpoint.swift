@@ -86,7 +86,7 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
 
     /// Whether `condition` comes to hold on what was received.
     public func waitFor(_ condition: (Received) -> Bool) async -> Bool {
-        await eventually { log.withLock { condition($0) } }
+        await holds { log.withLock { condition($0) } }
     }
 
     public func close() { transport?.close() }

@@ -59,6 +59,6 @@ final class SDKEventRecorder: ChannelDelegate, @unchecked Sendable {
 
     /// Waits until `condition` holds on the recorded lines.
     func wait(_ what: String = "condition", _ condition: ([String]) -> Bool) async throws {
-        try await waitUntil("\(what); events: \(events)") { condition(events) }
+        try await eventually("\(what); events: \(events)") { condition(events) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import SRTC
 import TestWait
+import SRTCTestSupport
 import Testing
 
 /// The SDK against the real server over loopback: signaling only (join, users, messages,
@@ -144,7 +145,7 @@ import Testing
         #expect(a.engine.getChannels().count == 1) // still joined while reconnecting
         try await b.channel.updateProfile(nickname: "B2")
         try await c.channel.join(url: server.url, token: server.token(uid: "c", channel: "r"))
-        try await waitUntil("a reconnect attempt refused") { proxy.refusedCount >= 1 }
+        try await eventually("a reconnect attempt refused") { proxy.refusedCount >= 1 }
         proxy.setRefusing(false)
 
         try await a.events.wait(for: "reconnected")

@@ -284,7 +284,7 @@ final class Counter: @unchecked Sendable {
 
         #expect(try await alice.signal.request(.leave) == .success(.empty))
         var removed: [String] { bob.signal.events.compactMap { if case .trackRemoved(let t) = $0 { return t.track.id }; return nil } }
-        try await waitUntil("every track removed") { removed.count >= tracks.count }
+        try await eventually("every track removed") { removed.count >= tracks.count }
         #expect(Set(removed) == Set(tracks.map(\.id)))
         let ended = bob.signal.events.compactMap { if case .subscriptionEnded(let s) = $0 { return s.trackId }; return nil }
         #expect(Set(ended) == Set(tracks.map(\.id)))

@@ -209,7 +209,7 @@ struct EchoDelegate: HTTPServerDelegate {
         #expect(await idle.readResponse()?.status == 200)
         let busy = try RawClient(port: port)
         await busy.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
-        try await waitUntil("the request held") { gate.count > 0 }
+        try await eventually("the request held") { gate.count > 0 }
         async let stopped: Void = server.shutdown(gracePeriod: .seconds(3))
         // Idle connections close at once (so the shutdown has begun); then the held request may finish.
         #expect(await idle.waitForClose())
@@ -235,7 +235,7 @@ struct EchoDelegate: HTTPServerDelegate {
             let third = try RawClient(port: server.port)
             #expect(await third.waitForClose())
             first.close()
-            try await waitUntil("the closed connection released") { server.connectionCount <= 1 }
+            try await eventually("the closed connection released") { server.connectionCount <= 1 }
             let fourth = try RawClient(port: server.port)
             await fourth.send("GET /sync/4 HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(await fourth.readResponse()?.status == 200)

@@ -53,7 +53,7 @@ final class OpenSSLServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        try await waitUntil("s_server listening on \(port)") { (try? RawClient(port: port, timeout: 0.2)) != nil }
+        try await eventually("s_server listening on \(port)") { (try? RawClient(port: port, timeout: 0.2)) != nil }
     }
 
     deinit {

@@ -96,7 +96,7 @@ import Synchronization
             return echoed
         }
         // Ticks come every 5 ms on the loop thread; wait until two have been seen.
-        try await waitUntil("two ticks and the executed block") { state.withLock { $0.ticks >= 2 && $0.executed } }
+        try await eventually("two ticks and the executed block") { state.withLock { $0.ticks >= 2 && $0.executed } }
         #expect(echoed == [[1, 2, 3], [4, 5]])
         let snapshot = state.withLock { $0 }
         #expect(snapshot.datagrams == [[1, 2, 3], [4, 5]])

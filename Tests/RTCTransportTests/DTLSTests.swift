@@ -119,7 +119,7 @@ struct DTLSPair {
         let wait = try #require(pair.client.timeUntilRetransmit)
         #expect(wait <= .seconds(1))
         // OpenSSL's timer runs on the wall clock: wait until it says the flight is due.
-        try await waitUntil("the retransmission timer due") { pair.client.timeUntilRetransmit == .zero }
+        try await eventually("the retransmission timer due") { pair.client.timeUntilRetransmit == .zero }
         let retransmitted = pair.client.handleTimeout()
         #expect(!retransmitted.datagrams.isEmpty)
         pair.toServer = retransmitted.datagrams

@@ -90,15 +90,21 @@ import Testing
         let screen = MeetingMediaCollector()
         bob.engine.addRemoteAudioRenderer(screen)
         let remote = try await bob.engine.startPlayRemoteVideo(view: screen, uid: "carol", trackDesc: .cameraSmall)
-        try await waitUntil("small frames, got \(screen.sizes) subscribed=\(remote.isSubscribed) layer=\(String(describing: remote.currentLayer)) decoded=\(remote.framesDecoded) pushed=\(pusher.framesPushed)") { screen.count(width: Self.width / 4, height: Self.height / 4 & ~1) > 20 }
-        _ = try await bob.engine.subscribeRemoteVideoTrack(uid: "carol", trackDesc: .cameraBig)
-        try await waitUntil("big frames") { screen.numbers(width: Self.width, height: Self.height).count > 30 }
+        try await eventually("small frames, got \(screen.sizes) subscribed=\(remote.isSubscribed) layer=\(String(describing: remote.currentLayer)) decoded=\(remote.framesDecoded) pushed=\(pusher.framesPushed)") { screen.count(width: Self.width / 4, height: Self.height / 4 & ~1) > 20 }
+        // A second, big view of carol: the subscription carries the big layer, the small view gets
+        // it scaled down to the small layer's size, so both views show their own layer at once.
+        let bigView = MeetingMediaCollector()
+        _ = try await bob.engine.startPlayRemoteVideo(view: bigView, uid: "carol", trackDesc: .cameraBig)
+        try await eventually("big frames") { bigView.numbers(width: Self.width, height: Self.height).count > 30 }
         #expect(remote.requestedLayer == .cameraBig)
-        let numbers = screen.numbers(width: Self.width, height: Self.height)
+        let smallBefore = screen.count(width: Self.width / 4, height: Self.height / 4 & ~1)
+        try await eventually("small frames while big ones arrive") { screen.count(width: Self.width / 4, height: Self.height / 4 & ~1) > smallBefore + 30 }
+        #expect(screen.count(width: Self.width, height: Self.height) == 0 && bigView.count(width: Self.width / 4, height: Self.height / 4 & ~1) == 0)
+        let numbers = bigView.numbers(width: Self.width, height: Self.height)
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers out of order")
         #expect(numbers.count > 30 && (numbers.last ?? 0) < pusher.framesPushed)
         #expect((numbers.last ?? 0) - (numbers.first ?? 0) + 1 - numbers.count <= 3, "frames missing in \(numbers)")
-        try await waitUntil("a second of the tone") { screen.sampleCount > 48_000 }
+        try await eventually("a second of the tone") { screen.sampleCount > 48_000 }
         let hz = try #require(screen.toneFrequency)
         #expect(abs(hz - 440) < 10, "tone heard at \(hz) Hz")
         // The speaker switch stops playback, not the subscription.
@@ -108,7 +114,7 @@ import Testing
         let muted = screen.sampleCount
         #expect(bob.engine.isRemoteAudioMuted)
         bob.engine.toggleRemoteAudioMute(false)
-        try await waitUntil("audio again") { screen.sampleCount > muted }
+        try await eventually("audio again") { screen.sampleCount > muted }
         pusher.stop()
 
         // Whiteboard sharing announces a state and no media.
@@ -126,7 +132,7 @@ import Testing
         try await bob.engine.sendRoomChatMessage("psst", to: "carol")
         try await carol.events.wait(for: "chat bob->carol: psst")
         try await host.engine.adminDisableChat(uid: "bob")
-        try await waitUntil("bob's chat disabled") { (try? bob.engine.getUserInfo("bob").chatDisabled) == true }
+        try await eventually("bob's chat disabled") { (try? bob.engine.getUserInfo("bob").chatDisabled) == true }
         await #expect(throws: SMeetingError.unauthorized) { try await bob.engine.sendRoomChatMessage("let me talk") }
         #expect(!host.events.lines.contains("chat bob->carol: psst"))
 
@@ -142,7 +148,7 @@ import Testing
         try await bob.events.wait(for: "out kicked")
         try await carol.events.wait(for: "exit bob kicked")
         #expect(!bob.engine.isInRoom && bob.engine.getRoomInfo() == nil)
-        try await waitUntil("bob left the channel") { bob.engine.srtc.getChannels().isEmpty }
+        try await eventually("bob left the channel") { bob.engine.srtc.getChannels().isEmpty }
         await #expect(throws: SMeetingError.notInMeeting) { try await bob.engine.sendRoomChatMessage("hello?") }
 
         // Host transfer: carol hosts, the former host lost the admin operations.
@@ -157,7 +163,7 @@ import Testing
         try await host.events.wait(for: "ended carol")
         try await host.events.wait(for: "out ended")
         #expect(!host.engine.isInRoom && !carol.engine.isInRoom)
-        try await waitUntil("everyone left the channel") { host.engine.srtc.getChannels().isEmpty && carol.engine.srtc.getChannels().isEmpty }
+        try await eventually("everyone left the channel") { host.engine.srtc.getChannels().isEmpty && carol.engine.srtc.getChannels().isEmpty }
         await #expect(throws: SMeetingError.notInMeeting) { await host.engine.closeCamera(); try await host.engine.adminEndRoom() }
         #expect(try await host.engine.detailRoom(meetingId: created.meetingId).status == .ended)
         #expect(try await bob.engine.attendedRoom(page: 1).list.map(\.meetingId) == [created.meetingId])

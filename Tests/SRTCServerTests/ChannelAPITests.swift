@@ -131,7 +131,7 @@ import SRTCTestSupport
             let d = try await c.event { if case .disconnected(let d) = $0 { return d }; return nil }
             #expect(d.reason == .channelClosed)
         }
-        try await waitUntil("the closed channel gone from the list") {
+        try await eventually("the closed channel gone from the list") {
             (try await server.call("/server/v1/channel/list", [:]).1["channels"] as? [Any])?.isEmpty == true
         }
         await server.stop()

@@ -107,7 +107,7 @@ import TestWait
         _ = await first.socket.closed()
         // The server holds the session without a connection (its grace period) before the resume.
         let room = try #require(server.app.channels.existingRoom(ChannelKey(appId: TestServer.appId, name: "resume")))
-        try await waitUntil("the server noticed the drop") { await room.perform(ifClosed: false) { $0.participants["mobile"]?.connection == nil } }
+        try await eventually("the server noticed the drop") { await room.perform(ifClosed: false) { $0.participants["mobile"]?.connection == nil } }
         let again = try await TestSignalClient(url: server.wsURL)
         let resumed = try await again.join(token: server.token(uid: "mobile", channel: "resume"), sessionId: joined.sessionId)
         #expect(resumed.resumed && resumed.sessionId == joined.sessionId)

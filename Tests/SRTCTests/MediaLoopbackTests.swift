@@ -43,7 +43,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         try session.applyAnswer(try server.answer(session.makeOffer()))
         session.attach(mid: v.mid)
         session.attach(mid: a.mid)
-        #expect(await eventually { session.transportState == .connected && server.isConnected })
+        #expect(await holds { session.transportState == .connected && server.isConnected })
 
         let pattern = try TestPatternGenerator(width: 320, height: 240)
         var tone = SineToneGenerator(frequency: 440)
@@ -52,7 +52,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
             audio.pushAudioBuffer(tone.next(frameCount: 1_600)) // 33 ms of audio per frame
         }
         await Self.sendsDone(session) // pushFrame encodes at once; the sends run on the transport's I/O thread
-        #expect(await eventually { server.rtp.count >= session.sentPackets.values.reduce(0, +) })
+        #expect(await holds { server.rtp.count >= session.sentPackets.values.reduce(0, +) })
 
         // Split what arrived by payload type, decode, and check content.
         let packets = try server.rtp.map { try RTPPacket(parsing: $0) }
@@ -89,7 +89,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         let section = session.add(video)
         try session.applyAnswer(try server.answer(session.makeOffer()))
         session.attach(mid: section.mid)
-        #expect(await eventually { session.transportState == .connected && server.isConnected })
+        #expect(await holds { session.transportState == .connected && server.isConnected })
         let pattern = try TestPatternGenerator(width: 160, height: 120)
         // The network loses the third packet the stream sends.
         let sender = try #require(session.senders(mid: section.mid).first)
@@ -104,14 +104,14 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         await Self.sendsDone(session)
         let total = session.sentPackets.values.reduce(0, +)
         #expect(total >= 4)
-        #expect(await eventually { server.rtp.count == total })
+        #expect(await holds { server.rtp.count == total })
         let sent = try server.rtp.map { try RTPPacket(parsing: $0) }
         let ssrc = try #require(sent.first?.ssrc)
         let missing = try #require(lost.withLock { $0 })
         #expect(!sent.contains { $0.sequenceNumber == missing })
 
         server.send(rtcp: [.nack(TransportLayerNack(senderSSRC: 1, mediaSSRC: ssrc, lost: [missing]))])
-        #expect(await eventually { server.rtp.count == sent.count + 1 })
+        #expect(await holds { server.rtp.count == sent.count + 1 })
         let resent = try RTPPacket(parsing: try #require(server.rtp.last))
         #expect(resent.sequenceNumber == missing)
         #expect(server.rtp.last == sender.cachedPacket(missing)) // the cached packet, byte for byte
@@ -121,13 +121,13 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         video.pushFrame(pattern.videoFrame(number: 5))
         await Self.sendsDone(session)
         let frame5 = session.sentPackets.values.reduce(0, +) - sentBefore
-        #expect(await eventually { server.rtp.count == before + frame5 }) // all of frame 5, before the PLI
+        #expect(await holds { server.rtp.count == before + frame5 }) // all of frame 5, before the PLI
         #expect(try !isKeyFrame(server.rtp[before]))
         server.send(rtcp: [.pictureLossIndication(PictureLossIndication(senderSSRC: 1, mediaSSRC: ssrc))])
-        try await waitUntil("the PLI reached the encoder") { video.sendPipeline.keyFrameRequested }
+        try await eventually("the PLI reached the encoder") { video.sendPipeline.keyFrameRequested }
         let afterPLI = server.rtp.count
         video.pushFrame(pattern.videoFrame(number: 6))
-        #expect(await eventually { server.rtp.count > afterPLI })
+        #expect(await holds { server.rtp.count > afterPLI })
         #expect(try isKeyFrame(server.rtp[afterPLI]))
     }
 
@@ -152,7 +152,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         #expect(result.bound.map(\.id).sorted() == ["TR_a", "TR_v"])
         try server.accept(result.answer)
         try session.connect(for: result)
-        #expect(await eventually { session.currentTransport?.state == .connected && server.isConnected })
+        #expect(await holds { session.currentTransport?.state == .connected && server.isConnected })
 
         // The "server" forwards a VP8 stream and an Opus stream, holding one video packet back.
         let videoSender = RTPStreamSender(kind: .video, parameters: .init(ssrc: 2222, payloadType: 96, clockRate: 90_000, mid: "0",
@@ -195,22 +195,22 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
             }
         }
         if let packet = withheld {
-            #expect(await eventually { nacked(packet) })
+            #expect(await holds { nacked(packet) })
             server.send(rtp: [packet]) // the retransmission completes frame 5
             retransmitted = true
         }
         #expect(retransmitted)
-        #expect(await eventually { collector.frames.count == 20 })
+        #expect(await holds { collector.frames.count == 20 })
         #expect(collector.frames == Array(0..<20))
         #expect(videoTrack.framesDecoded == 20)
         #expect(audioTrack.audioLevel == 20)
-        #expect(await eventually { collector.samples.count >= 960 * 30 })
+        #expect(await holds { collector.samples.count >= 960 * 30 })
         let frequency = try #require(FrequencyEstimator.zeroCrossingFrequency(Array(collector.samples.dropFirst(960 * 3)), sampleRate: 48_000))
         #expect(abs(frequency - 660) < 10)
 
         // Receiver reports cover both streams.
         session.sendReports()
-        #expect(await eventually {
+        #expect(await holds {
             server.rtcp.contains { bytes in
                 (try? RTCPCompound.parse(bytes))?.contains {
                     if case .receiverReport(let rr) = $0 { Set(rr.reports.map(\.ssrc)) == [1111, 2222] } else { false }

@@ -37,7 +37,7 @@ final class LoopbackClient: PeerTransportDelegate, @unchecked Sendable {
             throw LoopbackError.notConnected(id.rawValue)
         }
         // The server side reports connected on its own thread; wait for it too.
-        try await waitUntil("\(id) connected on the SFU") { (try? await worker.stats(of: id))?.state == .connected }
+        try await eventually("\(id) connected on the SFU") { (try? await worker.stats(of: id))?.state == .connected }
         return client
     }
 
@@ -77,7 +77,7 @@ final class LoopbackClient: PeerTransportDelegate, @unchecked Sendable {
 
     /// Whether `condition` comes to hold on the log.
     func waitFor(_ condition: (Log) -> Bool) async -> Bool {
-        await eventually { log.withLock { condition($0) } }
+        await holds { log.withLock { condition($0) } }
     }
 
     func close() { transport?.close() }

@@ -41,11 +41,11 @@ import Testing
     /// subscriber has every packet its consumer sent: exact counts, not a pause.
     func waitForDelivery(from publisher: MediaTestPublisher, on transport: TransportID,
                          to consumers: [(client: LoopbackClient, consumer: ConsumerID, ssrc: UInt32)]) async throws {
-        try await waitUntil("the SFU received all \(publisher.packetsSent) packets") {
+        try await eventually("the SFU received all \(publisher.packetsSent) packets") {
             try await worker.stats(of: transport).rtpReceived == publisher.packetsSent
         }
         for c in consumers {
-            try await waitUntil("\(c.consumer)'s packets delivered") {
+            try await eventually("\(c.consumer)'s packets delivered") {
                 try await c.client.packets(ssrc: c.ssrc).count == worker.stats(of: c.consumer).packetsSent
             }
         }
