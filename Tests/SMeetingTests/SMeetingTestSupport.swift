@@ -196,6 +196,13 @@ final class MeetingMediaCollector: VideoRenderer, AudioRenderer, @unchecked Send
     var numbers: [Int] { frames.withLock { $0.compactMap(\.number) } }
     /// Frames decoded at this size (a layer too small for the pattern has no readable number).
     func count(width: Int, height: Int) -> Int { frames.withLock { $0.filter { $0.width == width && $0.height == height }.count } }
+    /// Frames decoded at this size after the first one at `first`'s size.
+    func count(width: Int, height: Int, after first: (width: Int, height: Int)) -> Int {
+        frames.withLock { all in
+            guard let start = all.firstIndex(where: { $0.width == first.width && $0.height == first.height }) else { return 0 }
+            return all[start...].filter { $0.width == width && $0.height == height }.count
+        }
+    }
     /// The pattern numbers of frames decoded at this size.
     func numbers(width: Int, height: Int) -> [Int] { frames.withLock { $0.filter { $0.width == width && $0.height == height }.compactMap(\.number) } }
     var sampleCount: Int { pcm.withLock { $0.count } }
