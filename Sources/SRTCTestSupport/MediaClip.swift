@@ -46,6 +46,7 @@ public final class MediaClip: Sendable {
     static func encoder(width: Int, height: Int) throws -> VP8Encoder {
         var configuration = VP8Encoder.Configuration(width: width, height: height)
         configuration.bitrate = width * height * 3
+        configuration.cpuUsed = -12
         configuration.keyFrameInterval = 0
         return try VP8Encoder(configuration: configuration)
     }

@@ -1,11 +1,25 @@
 import Foundation
 import RTCMedia
 import RTCWire
-import Synchronization
 
-/// Sends real media on a `MediaTestClient`'s publish transport: Opus audio (20 ms frames of a
-/// tone, with the RFC 6464 level the test sets) and VP8 simulcast video (one libvpx encoder per
-/// layer, test-pattern frames numbered in their pixels). Key frames follow the server's PLI/FIR.
+/// Where a `MediaTestPublisher`'s packets go and where the feedback it reacts to comes from: a
+/// `TransportEndpoint` (the end-to-end tests, through the server) or the SFU tests' loopback client.
+public protocol MediaTestPath: AnyObject {
+    /// Sends serialized RTP packets (protected on the way out).
+    func send(rtp packets: [[UInt8]])
+    /// Every RTCP packet received so far, oldest first.
+    var receivedRTCP: [RTCPPacket] { get }
+}
+
+extension TransportEndpoint: MediaTestPath {
+    public var receivedRTCP: [RTCPPacket] { log.withLock { $0.rtcp } }
+}
+
+/// Sends real media on a test client's publish path: Opus audio (20 ms frames of a tone, with
+/// the RFC 6464 level the test sets) and VP8 simulcast video (one libvpx encoder per layer,
+/// test-pattern frames numbered in their pixels, rid and mid header extensions, transport-wide
+/// sequence numbers). Key frames follow the PLI/FIR received. The one test publisher of the SFU,
+/// server and end-to-end tests.
 ///
 /// With a `MediaClip` nothing is encoded while sending: the clip's frames are sent in a loop, and
 /// a key-frame request restarts a layer at the clip's first frame (its key frame), so many
@@ -23,7 +37,7 @@ public final class MediaTestPublisher: @unchecked Sendable {
         var clipTimestamp: UInt32 = 0
     }
 
-    let endpoint: TransportEndpoint
+    let path: MediaTestPath
     public let audioSSRC: UInt32?
     private let opus: OpusEncoder
     private let clip: MediaClip?
@@ -34,21 +48,25 @@ public final class MediaTestPublisher: @unchecked Sendable {
     private var layers: [Layer] = []
     public private(set) var frameNumber = 0
     private var twcc: UInt16 = 0
-    /// SSRCs the server asked key frames for (PLI/FIR), not yet served; filled on the I/O thread.
-    private final class PendingRequests: Sendable { let ssrcs = Mutex<Set<UInt32>>([]) }
-    private let pendingKeyFrameRequests = PendingRequests()
+    private var handledRTCP = 0
     /// The RFC 6464 level (0 = loudest … 127 = silence, -dBov) put on the next audio packets.
     public var audioLevel: UInt8 = 30
+    /// RTP packets sent, audio and video.
+    public private(set) var packetsSent = 0
+    /// Opus payloads sent, in order.
+    public private(set) var audioPayloads: [[UInt8]] = []
     /// Key frames produced per SSRC.
     public private(set) var keyFrames: [UInt32: Int] = [:]
     /// Key-frame requests (PLI/FIR) received per SSRC.
     public private(set) var keyFrameRequests: [UInt32: Int] = [:]
 
+    /// The video layers, best first.
+    public var videoLayers: [MediaTestClient.VideoLayer] { layers.map(\.spec) }
+
     /// - Parameter clip: send these pre-encoded frames instead of encoding (its layers match `video` by size).
-    public init(client: MediaTestClient, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [], toneHz: Double = 440,
+    public init(path: MediaTestPath, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [], toneHz: Double = 440,
                 clip: MediaClip? = nil) throws {
-        guard let endpoint = client.publishEndpoint else { throw TestSignalClient.Failure(description: "publish first") }
-        self.endpoint = endpoint
+        self.path = path
         self.audioSSRC = audioSSRC
         self.clip = clip
         opus = try OpusEncoder()
@@ -63,16 +81,13 @@ public final class MediaTestPublisher: @unchecked Sendable {
                                 pattern: try TestPatternGenerator(width: spec.width, height: spec.height), clip: [],
                                 seq: seq, timestampBase: timestampBase))
         }
-        let pending = pendingKeyFrameRequests
-        endpoint.onRTCP.set { packets in
-            for packet in packets {
-                switch packet {
-                case .pictureLossIndication(let pli): pending.ssrcs.withLock { _ = $0.insert(pli.mediaSSRC) }
-                case .fullIntraRequest(let fir): pending.ssrcs.withLock { for entry in fir.entries { $0.insert(entry.ssrc) } }
-                default: continue
-                }
-            }
-        }
+    }
+
+    /// A publisher on the publish transport of `client` (publish first).
+    public convenience init(client: MediaTestClient, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [],
+                            toneHz: Double = 440, clip: MediaClip? = nil) throws {
+        guard let endpoint = client.publishEndpoint else { throw TestSignalClient.Failure(description: "publish first") }
+        try self.init(path: endpoint, audioSSRC: audioSSRC, video: video, toneHz: toneHz, clip: clip)
     }
 
     private func nextTWCC() -> [UInt8] {
@@ -89,6 +104,7 @@ public final class MediaTestPublisher: @unchecked Sendable {
             clipAudioPosition += 1
         } else {
             payload = try opus.encode(tone.next(frameCount: 960))
+            audioPayloads.append(payload)
         }
         let packet = RTPPacket(payloadType: 111, sequenceNumber: audioSeq, timestamp: audioTimestamp, ssrc: audioSSRC,
                                extensions: [RTPHeaderExtensionElement(id: MediaTestClient.audioLevelID, value: [0x80 | audioLevel]),
@@ -97,7 +113,8 @@ public final class MediaTestPublisher: @unchecked Sendable {
                                payload: payload)
         audioSeq &+= 1
         audioTimestamp &+= 960
-        endpoint.send(rtp: [packet.serialize()])
+        packetsSent += 1
+        path.send(rtp: [packet.serialize()])
     }
 
     /// Encodes and sends one frame on every layer (a key frame where one was requested).
@@ -121,7 +138,8 @@ public final class MediaTestPublisher: @unchecked Sendable {
             }
         }
         frameNumber += 1
-        endpoint.send(rtp: out)
+        packetsSent += out.count
+        path.send(rtp: out)
     }
 
     /// The next frame of layer `i`, encoded now or taken from the clip, with its RTP timestamp.
@@ -141,9 +159,16 @@ public final class MediaTestPublisher: @unchecked Sendable {
     }
 
     private func takeKeyFrameRequests() -> Set<UInt32> {
-        let ssrcs = pendingKeyFrameRequests.ssrcs.withLock { pending -> Set<UInt32> in
-            defer { pending.removeAll() }
-            return pending
+        let received = path.receivedRTCP
+        let fresh = received.dropFirst(handledRTCP)
+        handledRTCP = received.count
+        var ssrcs = Set<UInt32>()
+        for packet in fresh {
+            switch packet {
+            case .pictureLossIndication(let pli): ssrcs.insert(pli.mediaSSRC)
+            case .fullIntraRequest(let fir): for entry in fir.entries { ssrcs.insert(entry.ssrc) }
+            default: continue
+            }
         }
         for s in ssrcs { keyFrameRequests[s, default: 0] += 1 }
         return ssrcs

@@ -2,6 +2,7 @@ import Foundation
 import RTCNet
 import SRTCProtocol
 import Synchronization
+import TestWait
 
 /// A customer's backend for tests: an HTTP server that records webhook deliveries after checking
 /// their signatures as docs/server-api.md tells a backend to.
@@ -62,13 +63,10 @@ public final class WebhookReceiver: Sendable {
     public var deliveries: [Delivery] { received.withLock { $0 } }
 
     /// Waits for a delivery of `event` (for `uid`, when given).
-    public func waitFor(_ event: String, uid: String? = nil, timeout: Double = 10) async throws -> Delivery {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let d = deliveries.first(where: { $0.json["event"] == event && (uid == nil || $0.json["data.uid"] == uid) }) { return d }
-            try await Task.sleep(for: .milliseconds(20))
+    public func waitFor(_ event: String, uid: String? = nil, timeout: Double = 60) async throws -> Delivery {
+        try await TestWait.waitFor(timeout: timeout, "webhook \(event); got \(deliveries.map { $0.json["event"] ?? "?" })") {
+            deliveries.first { $0.json["event"] == event && (uid == nil || $0.json["data.uid"] == uid) }
         }
-        throw TestSignalClient.Failure(description: "no webhook \(event); got \(deliveries.map { $0.json["event"] ?? "?" })")
     }
 
     public func stop() async { await server.shutdown() }

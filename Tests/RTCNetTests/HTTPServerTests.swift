@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestWait
 import Synchronization
 @testable import RTCNet
 
@@ -208,11 +209,10 @@ struct EchoDelegate: HTTPServerDelegate {
         #expect(await idle.readResponse()?.status == 200)
         let busy = try RawClient(port: port)
         await busy.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
-        while gate.count == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("the request held") { gate.count > 0 }
         async let stopped: Void = server.shutdown(gracePeriod: .seconds(3))
-        // Idle connections close at once; then the held request may finish.
+        // Idle connections close at once (so the shutdown has begun); then the held request may finish.
         #expect(await idle.waitForClose())
-        try await Task.sleep(for: .milliseconds(100))
         gate.releaseAll()
         let response = try #require(await busy.readResponse())
         #expect(response.body == Array("held".utf8))
@@ -249,7 +249,7 @@ struct EchoDelegate: HTTPServerDelegate {
             let second = try RawClient(port: server.port)
             await first.send("GET /sync/1 HTTP/1.1\r\nHo")
             await second.send("GET /sync/2 HTTP/1.1\r\nHo")
-            while server.connectionCount < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            try await eventually("both connections accepted") { server.connectionCount == 2 }
             let third = try RawClient(port: server.port)
             #expect(await third.waitForClose())
             await first.send("st: t\r\n\r\n")
@@ -268,9 +268,7 @@ struct EchoDelegate: HTTPServerDelegate {
             await last.send("GET /sync/x HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(await last.readResponse()?.status == 200)
             #expect(await clients[0].waitForClose())
-            let deadline = ContinuousClock.now + .seconds(5)
-            while server.connectionCount(from: local) > 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(server.connectionCount(from: local) <= 3)
+            try await eventually("the address back at its share") { server.connectionCount(from: local) <= 3 }
         }
     }
 
@@ -313,7 +311,7 @@ final class HeldRequests: Sendable {
             // buffered request by calling itself, and overflowed its stack). A write that times out
             // means the server stopped reading: back-pressure, which is what it should do.
             let payload = chunk
-            let sentChunks = await Thread.blockingRun {
+            let sentChunks = await onThread {
                 var sent = 0
                 while sent < 32, flood.sendNow(payload) { sent += 1 }
                 return sent
@@ -329,18 +327,9 @@ final class HeldRequests: Sendable {
             HTTPResponse(status: 200, headers: ["X-Method": "GET", "X-Target": "/sync/f"], body: [])
                 .serialize(into: &one, keepAlive: true)
             let expected = sentChunks * perChunk
-            let (received, intact) = await Thread.blockingRun { [one] in flood.readRepeated(one, count: expected) }
+            let (received, intact) = await onThread { [one] in flood.readRepeated(one, count: expected) }
             #expect(received == expected * one.count)
             #expect(intact)
-        }
-    }
-}
-
-extension Thread {
-    /// Runs blocking work on a thread of its own (never on the cooperative pool).
-    static func blockingRun<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestWait
 import Testing
 import RTCNet
 import SRTCProtocol
@@ -43,7 +44,7 @@ import SRTCTestSupport
         let c = try await TestSignalClient(url: server.wsURL)
         _ = try await c.join(token: server.token(uid: "r", channel: "retry"))
         // Two 503s then success: backoff 1 s + 2 s.
-        let created = try await hooks.waitFor("channel_created", timeout: 15)
+        let created = try await hooks.waitFor("channel_created")
         #expect(created.signatureValid)
         await server.stop()
         await hooks.server.shutdown()
@@ -87,9 +88,9 @@ import SRTCTestSupport
             let d = try await c.event { if case .disconnected(let d) = $0 { return d }; return nil }
             #expect(d.reason == .channelClosed)
         }
-        try await Task.sleep(for: .milliseconds(200))
-        let (_, after) = try await server.call("/server/v1/channel/list", [:])
-        #expect((after["channels"] as? [Any])?.isEmpty == true)
+        try await eventually("the closed channel gone from the list") {
+            (try await server.call("/server/v1/channel/list", [:]).1["channels"] as? [Any])?.isEmpty == true
+        }
         await server.stop()
     }
 }

@@ -23,6 +23,9 @@ public final class TimerQueue: Sendable {
         var armedFor: UInt64 = .max
     }
 
+    /// For timers of objects made without a queue of their own.
+    public static let shared = TimerQueue(label: "srtc-shared-timers")
+
     private let state = Mutex(State())
     private let queue: DispatchQueue
     /// Dispatch sources are thread-safe; the protocol is just not marked `Sendable`.

@@ -29,12 +29,9 @@ struct SystemRoomClock: RoomClock {
     /// deadline (a token's `exp` may be anything up to `Int64.max`) never overflows a duration
     /// and a clock set forward or back moves the deadline with it.
     static let longestWaitMs: Int64 = 24 * 3600 * 1000
-    /// Timers of rooms made without a queue of their own (the server passes its manager's).
-    static let sharedTimers = TimerQueue(label: "srtc-room-timers")
-
     let timers: TimerQueue
 
-    init(timers: TimerQueue = SystemRoomClock.sharedTimers) { self.timers = timers }
+    init(timers: TimerQueue = .shared) { self.timers = timers }
 
     func now() -> Int64 { unixMilliseconds() }
 

@@ -44,7 +44,6 @@ final class SoakParticipant: @unchecked Sendable {
             }
             participant.tracks = try await client.publish(audioSSRC: base, video: video)
             participant.publisher = try MediaTestPublisher(client: client, audioSSRC: base, video: video, toneHz: 300 + Double(index) * 40, clip: clip)
-            client.publishEndpoint?.recordsPackets.store(false, ordering: .relaxed)
             return participant
         } catch {
             relay.stop()
