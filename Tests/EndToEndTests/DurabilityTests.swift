@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestWait
 import RTCNet
 import SRTCProtocol
 import SRTCServer
@@ -56,8 +57,7 @@ import SRTCTestSupport
                 acknowledged.withLock { $0.append((id, "Meeting \(i)", conferee)) }
             }
         }
-        let deadline = Date().addingTimeInterval(20)
-        while acknowledged.withLock({ $0.count }) < 25, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("25 acknowledged writes") { acknowledged.withLock { $0.count } >= 25 }
         await server.kill()
         _ = await writer.value
         let written = acknowledged.withLock { $0 }
@@ -83,12 +83,12 @@ import SRTCTestSupport
 
         // The restart tells the receiver that what was live ended; the webhooks queued before the
         // kill arrive when their retry is due (the backend had failed them meanwhile).
-        let closed = try await hooks.waitFor("channel_closed", timeout: 20)
+        let closed = try await hooks.waitFor("channel_closed")
         #expect(closed.json["data.reason"] == "server_restart" && closed.json["channel"] == "durable")
         let left = try await hooks.waitFor("user_left", uid: "alice")
         #expect(left.json["data.reason"] == "server_restart")
-        _ = try await hooks.waitFor("channel_created", timeout: 60)
-        _ = try await hooks.waitFor("user_joined", uid: "alice", timeout: 60)
+        _ = try await hooks.waitFor("channel_created")
+        _ = try await hooks.waitFor("user_joined", uid: "alice")
         // A new event after them, then nothing may have come twice.
         let bob = try await TestSignalClient(url: server.wsURL)
         _ = try await bob.join(token: try await backend.token(uid: "bob", channel: "after"))
@@ -122,9 +122,8 @@ import SRTCTestSupport
         for (id, type, data) in [(1, "login", ["token": token]), (2, "enter_room", ["meeting_id": meetingId])] {
             let text = String(decoding: try JSONSerialization.data(withJSONObject: ["id": id, "type": type, "data": data]), as: UTF8.self)
             socket.send(text: text)
-            let deadline = Date().addingTimeInterval(10)
-            while answers.withLock({ $0[id] }) == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(answers.withLock { $0[id] } == true, "\(type) refused")
+            let ok = try await waitFor("an answer to \(type)") { answers.withLock { $0[id] } }
+            #expect(ok, "\(type) refused")
         }
     }
 }

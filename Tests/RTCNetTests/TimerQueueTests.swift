@@ -1,40 +1,31 @@
 import Foundation
 import Synchronization
 import Testing
+import TestWait
 @testable import RTCNet
 
 /// An object whose lifetime a test watches through a weak reference.
 private final class Payload: Sendable {}
 
 @Suite struct TimerQueueTests {
-    /// Polls `condition` until it holds or `seconds` pass (never a blind sleep).
-    private func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return condition()
-    }
-
-    @Test func timersRunOnceInDeadlineOrder() async {
+    @Test func timersRunOnceInDeadlineOrder() async throws {
         let queue = TimerQueue()
         let fired = Mutex<[Int]>([])
         let now = Monotonic.now()
         for (i, delayMs) in [30, 10, 20, 0].enumerated() {
             queue.schedule(at: now + UInt64(delayMs) * 1_000_000) { fired.withLock { $0.append(i) } }
         }
-        #expect(await eventually { fired.withLock { $0.count } == 4 })
+        try await eventually("four timers fired") { fired.withLock { $0.count } == 4 }
         #expect(fired.withLock { $0 } == [3, 1, 2, 0])
         #expect(queue.pendingCount == 0)
     }
 
-    @Test func anEarlierTimerScheduledLaterStillFiresFirst() async {
+    @Test func anEarlierTimerScheduledLaterStillFiresFirst() async throws {
         let queue = TimerQueue()
         let fired = Mutex<[String]>([])
         queue.schedule(after: .seconds(30)) { fired.withLock { $0.append("late") } }
         queue.schedule(after: .milliseconds(5)) { fired.withLock { $0.append("soon") } }
-        #expect(await eventually { fired.withLock { $0 } == ["soon"] })
+        try await eventually("the uncancelled timer fired") { fired.withLock { $0 } == ["soon"] }
         #expect(queue.pendingCount == 1)
     }
 

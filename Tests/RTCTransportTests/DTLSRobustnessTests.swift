@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestWait
 import RTCNet
 @testable import RTCTransport
 
@@ -135,9 +136,7 @@ enum DTLSJunk {
             relay.stop()
         }
         // ICE succeeded once the client sends its ClientHello (held back here).
-        let deadline = ContinuousClock.now + .seconds(10)
-        while relay.heldDatagrams.withLock({ $0 }) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(relay.heldDatagrams.withLock { $0 } > 0)
+        try await eventually("the ClientHello held back") { relay.heldDatagrams.withLock { $0 } > 0 }
         relay.inject(junk)
         relay.holdDTLS.withLock { $0 = false }
         // The client's retransmitted ClientHello finds the server still waiting for it.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestWait
 import RTCNet
 import SRTCProtocol
 @testable import SRTCServer
@@ -42,11 +43,10 @@ import SRTCTestSupport
         // The next start tells the receiver that alice and bob left and "live" closed, continuing its sequence.
         let second = dispatcher(database, apps, hooks)
         defer { second.stop() }
-        let deadline = Date().addingTimeInterval(10)
         func restartEvents() -> [WebhookReceiver.Delivery] {
             hooks.deliveries.filter { $0.json["data.reason"] == WebhookDispatcher.serverRestartReason }
         }
-        while restartEvents().count < 3, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await eventually("three restart events") { restartEvents().count >= 3 }
         let restart = restartEvents()
         #expect(restart.map(\.event) == ["user_left", "user_left", "channel_closed"])
         #expect(restart.map { $0.json["data.uid"] } == ["alice", "bob", nil])
