@@ -2,28 +2,15 @@
 import Glibc
 #endif
 import Foundation
-import RTCNet
+import TestWait
 
-/// What tests need to run real daemons (PostgreSQL, Redis): a free loopback port, tools run to
-/// completion off the cooperative pool, and clean-up that happens even when the test process is
+/// What tests need to run real daemons (PostgreSQL, Redis): tools run to completion (through
+/// `onThread`, off the cooperative pool), and clean-up that happens even when the test process is
 /// killed.
 public enum TestDaemon {
     /// A daemon or tool could not be started.
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
-    }
-
-    /// A TCP port free on 127.0.0.1 right now (bound, read, released).
-    public static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        let address = SocketAddress(ip: "127.0.0.1", port: 0)!
-        guard address.withSockAddr({ bind(fd, $0, $1) }) == 0 else { throw NetError.system(call: "bind", errno: errno) }
-        var bound = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let rc = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        guard rc == 0 else { throw NetError.system(call: "getsockname", errno: errno) }
-        return UInt16(bigEndian: bound.sin_port)
     }
 
     /// Whether this process runs as root (daemons that refuse root then run as their own user).
@@ -83,10 +70,8 @@ public enum TestDaemon {
         return path
     }
 
-    /// Runs blocking work on its own thread, keeping the cooperative pool free.
-    public static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
+    /// Blocking work that may throw, on a thread of its own (`onThread`).
+    public static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await onThread { Result { try body() } }.get()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SRTCServer
+import TestWait
 
 /// One throwaway PostgreSQL cluster per test process, started on first use on a free loopback
 /// port in a temp directory (`initdb`, `pg_ctl`; as the `postgres` OS user when the tests run as
@@ -17,13 +18,13 @@ public enum TestPostgres {
         func url(database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
     }
 
-    private static let cluster = Task { try await TestDaemon.onThread { try start() } }
+    private static let cluster = Task { try await TestDaemon.blocking { try start() } }
 
     /// The URL of a new, empty database in the shared cluster.
     public static func freshDatabaseURL() async throws -> String {
         let cluster = try await cluster.value
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try await TestDaemon.onThread {
+        try await TestDaemon.blocking {
             let admin = try PostgresDatabase(url: cluster.url(database: "postgres"))
             try admin.execute("CREATE DATABASE \(name)")
         }
@@ -33,7 +34,7 @@ public enum TestPostgres {
     /// A connection to a new, empty database in the shared cluster.
     public static func freshDatabase() async throws -> PostgresDatabase {
         let url = try await freshDatabaseURL()
-        return try await TestDaemon.onThread { try PostgresDatabase(url: url) }
+        return try await TestDaemon.blocking { try PostgresDatabase(url: url) }
     }
 
     /// The directory of `initdb` and `pg_ctl` (the newest installed major version), or `nil`.
@@ -50,7 +51,7 @@ public enum TestPostgres {
         let user = TestDaemon.isRoot ? "postgres" : nil
         let directory = try TestDaemon.makeDirectory("srtc-pg", owner: user)
         let data = directory + "/data"
-        let port = try TestDaemon.freePort()
+        let port = try freeLoopbackPort()
         try TestDaemon.run("\(bin)/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"], as: user)
         // Durability is not what these tests check: skip fsync for speed.
         let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"

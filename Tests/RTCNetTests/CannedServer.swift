@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Foundation
 @testable import RTCNet
-import SRTCTestSupport
+import TestWait
 
 /// A one-connection blocking TCP server for client tests: accepts, reads the request head, and
 /// answers with whatever `respond` returns for it (or nothing, to test timeouts). Runs on a
@@ -59,4 +59,4 @@ final class CannedServer: @unchecked Sendable {
 }
 
 /// A loopback port nobody listens on: bound for a moment (never listening), then released.
-func freePort() throws -> UInt16 { try TestDaemon.freePort() }
+func freePort() throws -> UInt16 { try freeLoopbackPort() }

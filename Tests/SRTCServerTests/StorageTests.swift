@@ -2,6 +2,7 @@ import Foundation
 import SRTCServer
 import SRTCTestSupport
 import Testing
+import TestWait
 
 /// The store contract both engines keep (SQLite, the embedded default, and PostgreSQL at
 /// `--database-url`): every test here runs on both.
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func anUnreachablePostgresIsAConnectionErrorNamingTheCause() throws {
-        let port = try TestDaemon.freePort()
+        let port = try freeLoopbackPort()
         do {
             _ = try DatabaseLocator.open(url: "postgres://nobody@127.0.0.1:\(port)/none?connect_timeout=2", sqlitePath: ":memory:")
             Issue.record("connected to a closed port")
