@@ -102,7 +102,7 @@ import SRTCTestSupport
 
         await server.stop()
         // The database itself is sound.
-        let database = try Database(path: server.dataDir + "/srtc.sqlite3")
+        let database = try SQLiteDatabase(path: server.dataDir + "/srtc.sqlite3")
         let integrity = try database.query("PRAGMA integrity_check")
         #expect(integrity.first?.first?.string == "ok")
         await hooks.stop()

@@ -8,18 +8,17 @@ import SRTCTestSupport
 
 /// A server that died without closing its channels tells the webhook receiver at the next start.
 @Suite(.serialized) struct WebhookRecoveryTests {
-    private func dispatcher(_ database: Database, _ apps: AppStore, _ hooks: WebhookReceiver) -> WebhookDispatcher {
+    private func dispatcher(_ database: any Database, _ apps: AppStore, _ hooks: WebhookReceiver) -> WebhookDispatcher {
         let client = HTTPClient()
         return WebhookDispatcher(url: hooks.url, database: database, apps: apps) { url, headers, body in
             try await client.post(url, headers: HTTPHeaders(headers), body: body).status
         }
     }
 
-    @Test func aRestartClosesWhatThePreviousRunLeftLive() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recovery-\(UUID()).sqlite3").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    @Test(arguments: TestStore.allCases)
+    func aRestartClosesWhatThePreviousRunLeftLive(_ kind: TestStore) async throws {
         let hooks = try WebhookReceiver()
-        let database = try Database(path: path)
+        let database = try await kind.open()
         try Migrations.server.apply(to: database)
         let apps = try AppStore(database: database)
         try apps.upsert(appId: TestServer.appId, appKey: TestServer.appKey)

@@ -5,7 +5,7 @@ import SRTCProtocol
 import Synchronization
 
 /// Sends channel lifecycle events to the customer's backend (docs/server-api.md, "Webhooks"): each
-/// event is stored in SQLite first, then POSTed signed like a server-API request (the four headers,
+/// event is stored in the database first, then POSTed signed like a server-API request (the four headers,
 /// keyed with the app's `app_key`), and retried with exponential backoff until a 2xx answer or the
 /// attempt limit. Stored events survive a restart.
 ///
@@ -41,14 +41,14 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     let maxAttempts: Int
 
     private let url: String
-    private let database: Database
+    private let database: any Database
     private let apps: AppStore
     private let post: Poster
     private let sequences = Mutex<[ChannelKey: Int64]>([:])
     private let wakeup = Wakeup()
     private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    init(url: String, database: Database, apps: AppStore, maxAttempts: Int = 10, post: @escaping Poster) {
+    init(url: String, database: any Database, apps: AppStore, maxAttempts: Int = 10, post: @escaping Poster) {
         self.url = url
         self.database = database
         self.apps = apps
@@ -105,7 +105,7 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         wakeup.signal()
     }
 
-    private static func insert(_ tx: borrowing Database.Transaction, _ key: ChannelKey, _ name: String, _ data: EventData,
+    private static func insert(_ tx: any SQLExecutor, _ key: ChannelKey, _ name: String, _ data: EventData,
                                sequence: Int64) throws(DatabaseError) {
         let now = unixMilliseconds()
         let event = Event(event_id: "EV_" + SecureRandom.string(count: 20), event: name, app_id: key.appId, channel: key.name,
@@ -117,12 +117,13 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     }
 
     /// Keeps `webhook_live_channels` / `webhook_live_users` equal to what the receiver was told.
-    private static func recordLiveness(_ tx: borrowing Database.Transaction, _ key: ChannelKey, _ name: String, uid: String?,
+    private static func recordLiveness(_ tx: any SQLExecutor, _ key: ChannelKey, _ name: String, uid: String?,
                                        sequence: Int64) throws(DatabaseError) {
         let channel: [SQLValue] = [.text(key.appId), .text(key.name)]
         switch name {
         case "channel_created":
-            try tx.query("INSERT OR REPLACE INTO webhook_live_channels (app_id, channel, sequence) VALUES (?, ?, ?)", channel + [.integer(sequence)])
+            try tx.query("INSERT INTO webhook_live_channels (app_id, channel, sequence) VALUES (?, ?, ?) " +
+                         "ON CONFLICT (app_id, channel) DO UPDATE SET sequence = excluded.sequence", channel + [.integer(sequence)])
             try tx.query("DELETE FROM webhook_live_users WHERE app_id = ? AND channel = ?", channel)
         case "channel_closed":
             try tx.query("DELETE FROM webhook_live_channels WHERE app_id = ? AND channel = ?", channel)
@@ -130,7 +131,7 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         default:
             try tx.query("UPDATE webhook_live_channels SET sequence = ? WHERE app_id = ? AND channel = ?", [.integer(sequence)] + channel)
             if name == "user_joined", let uid {
-                try tx.query("INSERT OR IGNORE INTO webhook_live_users (app_id, channel, uid) VALUES (?, ?, ?)", channel + [.text(uid)])
+                try tx.query("INSERT INTO webhook_live_users (app_id, channel, uid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", channel + [.text(uid)])
             } else if name == "user_left", let uid {
                 try tx.query("DELETE FROM webhook_live_users WHERE app_id = ? AND channel = ? AND uid = ?", channel + [.text(uid)])
             }
