@@ -20,6 +20,12 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystem"),
+        // Linux devices: audio (PulseAudio / PipeWire), X11 screen capture and windows, V4L2
+        // cameras, MJPEG decoding. Linked on Linux only (Apple platforms use AVFoundation).
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CX11", pkgConfig: "xext", providers: [.apt(["libx11-dev", "libxext-dev"])]),
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // libsrtp's AES-GCM, AES-ICM and HMAC-SHA1 types on OpenSSL EVP (replacing Debian's NSS ones).
         .target(name: "CSRTPCrypto", dependencies: ["COpenSSL", "CSRTP"]),
 
@@ -28,11 +34,15 @@ let package = Package(
         .target(name: "RTCWire", dependencies: ["RTCCrypto"]),
         .target(name: "RTCNet", dependencies: ["CSystem", "COpenSSL", "RTCCrypto"]),
         .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
-        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX"]),
+        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX",
+                                                 .target(name: "CTurboJPEG", condition: .when(platforms: [.linux]))]),
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
         .target(name: "SFU", dependencies: ["RTCWire", "RTCTransport", "RTCMedia"]),
         .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite"]),
-        .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
+        .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire",
+                                             .target(name: "CPulse", condition: .when(platforms: [.linux])),
+                                             .target(name: "CX11", condition: .when(platforms: [.linux])),
+                                             .target(name: "CV4L2", condition: .when(platforms: [.linux]))]),
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol"),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
