@@ -44,9 +44,18 @@ public final class BackgroundModelSegmenter: PersonSegmenter {
     private let plate: VideoPixelBuffer?
     private var width = 0, height = 0
     private var learnt = 0
-    /// Background luma and chroma ×16, and the usual luma deviation ×16.
-    private var meanY: [Int32] = [], meanU: [Int32] = [], meanV: [Int32] = [], deviation: [Int32] = []
-    private var binary: [UInt8] = [], cleaned: [UInt8] = [], columns: [Int32] = []
+    /// The model and the scratch planes, in one allocation sized for the frames (raw memory: the
+    /// per-pixel loops stay free of array uniqueness and exclusivity checks). Background luma and
+    /// chroma ×16, the usual luma deviation ×16, the binary and cleaned masks, a row of sums.
+    private var storage: UnsafeMutableRawPointer?
+    private var meanY: UnsafeMutablePointer<Int32> { storage!.assumingMemoryBound(to: Int32.self) }
+    private var deviation: UnsafeMutablePointer<Int32> { meanY + width * height }
+    private var meanU: UnsafeMutablePointer<Int32> { deviation + width * height }
+    private var meanV: UnsafeMutablePointer<Int32> { meanU + chromaCount }
+    private var columns: UnsafeMutablePointer<Int32> { meanV + chromaCount }
+    private var binary: UnsafeMutablePointer<UInt8> { UnsafeMutableRawPointer(columns + width).assumingMemoryBound(to: UInt8.self) }
+    private var cleaned: UnsafeMutablePointer<UInt8> { binary + width * height }
+    private var chromaCount: Int { ((width + 1) / 2) * ((height + 1) / 2) }
 
     /// A segmenter that learns the empty scene from the first frames it sees.
     public init(configuration: Configuration = Configuration()) {
@@ -59,6 +68,10 @@ public final class BackgroundModelSegmenter: PersonSegmenter {
     public init(backgroundPlate: VideoPixelBuffer, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.plate = backgroundPlate.toI420()
+    }
+
+    deinit {
+        storage?.deallocate()
     }
 
     // MARK: - Public API
@@ -93,17 +106,14 @@ public final class BackgroundModelSegmenter: PersonSegmenter {
     // MARK: - Internals
 
     private func start(width w: Int, height h: Int) {
+        storage?.deallocate()
         width = w
         height = h
         learnt = 0
-        let chroma = ((w + 1) / 2) * ((h + 1) / 2)
-        meanY = [Int32](repeating: 0, count: w * h)
-        deviation = [Int32](repeating: 0, count: w * h)
-        meanU = [Int32](repeating: 0, count: chroma)
-        meanV = [Int32](repeating: 0, count: chroma)
-        binary = [UInt8](repeating: 0, count: w * h)
-        cleaned = [UInt8](repeating: 0, count: w * h)
-        columns = [Int32](repeating: 0, count: w)
+        let ints = 2 * w * h + 2 * chromaCount + w
+        let bytes = ints * MemoryLayout<Int32>.stride + 2 * w * h
+        storage = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: MemoryLayout<Int32>.alignment)
+        storage!.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
         if let plate {
             learn(I420Scaler.scale(plate, width: w, height: h))
             learnt = configuration.learningFrames
@@ -115,62 +125,68 @@ public final class BackgroundModelSegmenter: PersonSegmenter {
     private func learn(_ frame: VideoPixelBuffer) {
         learnt += 1
         let k = Int32(learnt)
+        let (meanY, deviation, meanU, meanV, count, chroma) = (self.meanY, self.deviation, self.meanU, self.meanV, width * height, chromaCount)
         frame.data.withUnsafeBufferPointer { pixels in
-            let chroma = meanU.count
-            for i in 0..<(width * height) {
+            let u = pixels.baseAddress! + count, v = u + chroma
+            for i in 0..<count {
                 let value = Int32(pixels[i]) << 4
                 meanY[i] += (value - meanY[i]) / k
                 deviation[i] += (abs(value - meanY[i]) - deviation[i]) / k
             }
             for i in 0..<chroma {
-                meanU[i] += (Int32(pixels[width * height + i]) << 4 - meanU[i]) / k
-                meanV[i] += (Int32(pixels[width * height + chroma + i]) << 4 - meanV[i]) / k
+                meanU[i] += (Int32(u[i]) << 4 - meanU[i]) / k
+                meanV[i] += (Int32(v[i]) << 4 - meanV[i]) / k
             }
         }
     }
 
     private func classify(_ frame: VideoPixelBuffer) {
-        let cw = (width + 1) / 2, chroma = meanU.count
+        let (w, cw, chroma) = (width, (width + 1) / 2, chromaCount)
+        let (meanY, deviation, meanU, meanV, binary) = (self.meanY, self.deviation, self.meanU, self.meanV, self.binary)
         let threshold = Int32(configuration.threshold) << 4
         frame.data.withUnsafeBufferPointer { pixels in
             let u = pixels.baseAddress! + width * height, v = u + chroma
             for y in 0..<height {
-                let row = y * width, chromaRow = (y >> 1) * cw
-                for x in 0..<width {
-                    let i = row + x, c = chromaRow + (x >> 1)
-                    let dy = abs(Int32(pixels[i]) << 4 - meanY[i])
-                    let dc = abs(Int32(u[c]) << 4 - meanU[c]) + abs(Int32(v[c]) << 4 - meanV[c])
-                    binary[i] = dy + 2 * dc > threshold + 3 * deviation[i] ? 255 : 0
+                let row = y &* w, chromaRow = (y &>> 1) &* cw
+                let luma = pixels.baseAddress! + row, model = meanY + row, spread = deviation + row, out = binary + row
+                let uRow = u + chromaRow, vRow = v + chromaRow, uModel = meanU + chromaRow, vModel = meanV + chromaRow
+                for x in 0..<w {
+                    let c = x &>> 1
+                    let dy = Self.distance(Int32(luma[x]) &<< 4, model[x])
+                    let dc = Self.distance(Int32(uRow[c]) &<< 4, uModel[c]) &+ Self.distance(Int32(vRow[c]) &<< 4, vModel[c])
+                    out[x] = dy &+ 2 &* dc > threshold &+ 3 &* spread[x] ? 255 : 0
                 }
             }
         }
+    }
+
+    /// |a − b| without a branch or an overflow trap (the values are small).
+    @inline(__always)
+    private static func distance(_ a: Int32, _ b: Int32) -> Int32 {
+        let d = a &- b, sign = d &>> 31
+        return (d ^ sign) &- sign
     }
 
     /// Majority vote over 5×5, then a 3×3 mean for a soft edge.
     private func clean(into mask: UnsafeMutableBufferPointer<UInt8>) {
-        binary.withUnsafeMutableBufferPointer { binary in
-            cleaned.withUnsafeMutableBufferPointer { cleaned in
-                columns.withUnsafeMutableBufferPointer { columns in
-                    PlaneFilter.boxMean(binary.baseAddress!, into: cleaned.baseAddress!, width: width, height: height,
-                                        radius: 2, columns: columns.baseAddress!)
-                    for i in 0..<cleaned.count { cleaned[i] = cleaned[i] > 127 ? 255 : 0 }
-                    PlaneFilter.boxMean(cleaned.baseAddress!, into: mask.baseAddress!, width: width, height: height,
-                                        radius: 1, columns: columns.baseAddress!)
-                }
-            }
-        }
+        let (binary, cleaned, count) = (self.binary, self.cleaned, width * height)
+        PlaneFilter.boxMean(binary, into: cleaned, width: width, height: height, radius: 2, columns: columns)
+        for i in 0..<count { cleaned[i] = cleaned[i] > 127 ? 255 : 0 }
+        PlaneFilter.boxMean(cleaned, into: mask.baseAddress!, width: width, height: height, radius: 1, columns: columns)
     }
 
     /// Background pixels follow slow changes of light.
     private func adapt(_ frame: VideoPixelBuffer) {
-        let cw = (width + 1) / 2, chroma = meanU.count
+        let (w, cw, chroma, count) = (width, (width + 1) / 2, chromaCount, width * height)
+        let (meanY, meanU, meanV, cleaned) = (self.meanY, self.meanU, self.meanV, self.cleaned)
         frame.data.withUnsafeBufferPointer { pixels in
-            for i in 0..<(width * height) where cleaned[i] == 0 {
+            let u = pixels.baseAddress! + count, v = u + chroma
+            for i in 0..<count where cleaned[i] == 0 {
                 meanY[i] += (Int32(pixels[i]) << 4 - meanY[i]) >> 6
             }
-            for c in 0..<chroma where cleaned[min(width * height - 1, (c / cw) * 2 * width + (c % cw) * 2)] == 0 {
-                meanU[c] += (Int32(pixels[width * height + c]) << 4 - meanU[c]) >> 6
-                meanV[c] += (Int32(pixels[width * height + chroma + c]) << 4 - meanV[c]) >> 6
+            for c in 0..<chroma where cleaned[(c / cw) * 2 * w + (c % cw) * 2] == 0 {
+                meanU[c] += (Int32(u[c]) << 4 - meanU[c]) >> 6
+                meanV[c] += (Int32(v[c]) << 4 - meanV[c]) >> 6
             }
         }
     }

@@ -84,6 +84,7 @@ final class BeautyFilter {
         let epsilon = SIMD8<Float>(repeating: max(1, (24 * level) * (24 * level)))
         let side = Float(2 * radius + 1)
         let inverse = SIMD8<Float>(repeating: 1 / (side * side))
+        let magic = SIMD8<Float>(repeating: 12_582_912)
         scratch.withUnsafeMutableBufferPointer { scratch in
             PlaneFilter.boxStatistics(source, width: width, height: height, radius: radius, scratch: scratch.baseAddress!) { y, sums, squares in
                 let input = source + y * width, out = target + y * width
@@ -94,9 +95,12 @@ final class BeautyFilter {
                     let variance = (meanSquare - mean * mean).replacing(with: 0, where: meanSquare .< mean * mean)
                     let keep = variance / (variance + epsilon)
                     let value = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(input + x).loadUnaligned(as: SIMD8<UInt8>.self)))
-                    let result = mean + keep * (value - mean) + 0.5
-                    let clamped = SIMD8<Int32>(result.clamped(lowerBound: .zero, upperBound: SIMD8(repeating: 255)), rounding: .towardZero)
-                    UnsafeMutableRawPointer(out + x).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: clamped), as: SIMD8<UInt8>.self)
+                    // A convex mix of the sample and its mean, so already within 0…255: adding
+                    // 1.5 × 2²³ leaves the rounded integer in the low mantissa bits (no generic
+                    // per-lane Float → Int conversion).
+                    let result = mean + keep * (value - mean) + magic
+                    let rounded = unsafeBitCast(result, to: SIMD8<Int32>.self) & 0xFF
+                    UnsafeMutableRawPointer(out + x).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: rounded), as: SIMD8<UInt8>.self)
                     x += 8
                 }
                 let n = Float(side * side)

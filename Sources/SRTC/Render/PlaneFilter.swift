@@ -26,9 +26,20 @@ enum PlaneFilter {
         for y in 0..<height {
             let out = target + y * width
             var sum = rowStart(columns, width: width, radius: r)
-            for x in 0..<width {
+            // Three stretches, so the middle one (most of the row) needs no edge clamping.
+            let left = min(width, r), right = max(left, width - r - 1)
+            for x in 0..<left {
                 out[x] = UInt8(truncatingIfNeeded: (sum &* recip &+ 32_768) >> 16)
-                sum = sum &+ columns[min(x + r + 1, width - 1)] &- columns[max(x - r, 0)]
+                sum = sum &+ columns[min(x + r + 1, width - 1)] &- columns[0]
+            }
+            let ahead = columns + r + 1, behind = columns - r
+            for x in left..<right {
+                out[x] = UInt8(truncatingIfNeeded: (sum &* recip &+ 32_768) &>> 16)
+                sum = sum &+ ahead[x] &- behind[x]
+            }
+            for x in right..<width {
+                out[x] = UInt8(truncatingIfNeeded: (sum &* recip &+ 32_768) >> 16)
+                sum = sum &+ columns[width - 1] &- columns[max(x - r, 0)]
             }
             slideColumns(source, columns, width: width, height: height, row: y, radius: r, squared: false)
         }

@@ -92,12 +92,17 @@ final class VirtualBackground {
 
     private func downsampleMask(width w: Int, height h: Int) {
         let (cw, ch) = ((w + 1) / 2, (h + 1) / 2)
-        for cy in 0..<ch {
-            let top = 2 * cy * w, bottom = min(2 * cy + 1, h - 1) * w
-            for cx in 0..<cw {
-                let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
-                let sum = Int(mask[top + x0]) + Int(mask[top + x1]) + Int(mask[bottom + x0]) + Int(mask[bottom + x1])
-                chromaMask[cy * cw + cx] = UInt8((sum + 2) >> 2)
+        mask.withUnsafeBufferPointer { mask in
+            chromaMask.withUnsafeMutableBufferPointer { chromaMask in
+                for cy in 0..<ch {
+                    let top = mask.baseAddress! + 2 * cy * w, bottom = mask.baseAddress! + min(2 * cy + 1, h - 1) * w
+                    let out = chromaMask.baseAddress! + cy * cw
+                    for cx in 0..<cw {
+                        let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
+                        let sum = Int(top[x0]) + Int(top[x1]) + Int(bottom[x0]) + Int(bottom[x1])
+                        out[cx] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
+                    }
+                }
             }
         }
     }
