@@ -1,14 +1,10 @@
-// Video4Linux2 through libv4l2 (which also lets cameras behind vendor formats and plugins work),
-// and inotify, which tells when a /dev/video node appears or goes.
+// Video4Linux2 through libv4l2 (which also lets cameras behind vendor formats and plugins work).
 // The ioctl request numbers and pixel format codes are function-like macros in
 // <linux/videodev2.h>, which Swift cannot import: they are exposed here as inline functions.
 #ifndef SRTC_CV4L2_SHIM_H
 #define SRTC_CV4L2_SHIM_H
 #include <linux/videodev2.h>
 #include <libv4l2.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/inotify.h>
 static inline unsigned long srtc_VIDIOC_QUERYCAP(void) { return VIDIOC_QUERYCAP; }
 static inline unsigned long srtc_VIDIOC_ENUM_FMT(void) { return VIDIOC_ENUM_FMT; }
 static inline unsigned long srtc_VIDIOC_S_FMT(void) { return VIDIOC_S_FMT; }

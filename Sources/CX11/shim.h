@@ -5,7 +5,5 @@
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <X11/extensions/XShm.h>
-#include <sys/ipc.h>
-#include <sys/shm.h>
 static inline int srtc_XDestroyImage(XImage *image) { return XDestroyImage(image); }
 #endif
