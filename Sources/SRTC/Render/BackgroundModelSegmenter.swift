@@ -115,7 +115,7 @@ public final class BackgroundModelSegmenter: PersonSegmenter {
         storage = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: MemoryLayout<Int32>.alignment)
         storage!.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
         if let plate {
-            learn(I420Scaler.scale(plate, width: w, height: h))
+            learn(plate.scaled(width: w, height: h))
             learnt = configuration.learningFrames
         }
     }

@@ -10,7 +10,7 @@ enum CoverScaler {
         let source = image.toI420()
         let crop = cropRect(imageWidth: source.width, imageHeight: source.height, width: width, height: height)
         guard crop.width != source.width || crop.height != source.height else {
-            return I420Scaler.scale(source, width: width, height: height)
+            return source.scaled(width: width, height: height)
         }
         let cropped = source.data.withUnsafeBytes { bytes -> VideoPixelBuffer? in
             let base = bytes.baseAddress!
@@ -21,7 +21,7 @@ enum CoverScaler {
                                          copyingPlanes: [base + crop.y * iw + crop.x, u + chromaOffset, v + chromaOffset],
                                          strides: [iw, cw, cw])
         }
-        return I420Scaler.scale(cropped ?? source, width: width, height: height)
+        return (cropped ?? source).scaled(width: width, height: height)
     }
 
     /// The centred part of an `imageWidth`×`imageHeight` picture with the aspect ratio of
