@@ -3,6 +3,7 @@ import RTCTransport
 import SRTCProtocol
 import SRTCServer
 import SRTCTestSupport
+import TestWait
 import Testing
 
 /// The subscribe transport's data channels (docs/protocol.md, "Data channels"): a client that
@@ -20,22 +21,21 @@ import Testing
         }
         #expect(offer.revision == 1)
         #expect(offer.sdp.contains("m=application ") && offer.sdp.contains(" UDP/DTLS/SCTP webrtc-datachannel") && !offer.sdp.contains("m=audio"))
-        let endpoint = try await waitForEndpoint(bob)
-        #expect(await endpoint.waitFor(seconds: 10) { log in
-            log.dataChannel.contains { if case .opened(let info) = $0 { info.id == SignalDataChannel.reliableID } else { false } }
-        })
+        let endpoint = try await waitFor("bob's subscribe transport") { bob.subscribeEndpoint }
+        try await eventually("the reliable data channel to open") {
+            endpoint.log.withLock { $0.dataChannel }.contains { if case .opened(let info) = $0 { info.id == SignalDataChannel.reliableID } else { false } }
+        }
 
         _ = try await alice.publish(audioSSRC: 0xA11CE)
         let publisher = try MediaTestPublisher(client: alice, audioSSRC: 0xA11CE)
         publisher.audioLevel = 10
         try await publisher.run(seconds: 1.5, video: false)
-        let deadline = Date().addingTimeInterval(10)
         func speakers(_ events: [ServerEvent]) -> [[String]] {
             events.compactMap { if case .activeSpeakers(let s) = $0 { s.speakers.map(\.uid) } else { nil } }
         }
-        while Date() < deadline, !(speakers(bob.dataChannelEvents).contains(["alice"])
-                                    && bob.dataChannelEvents.contains { if case .qualityReport(let r) = $0 { r.uid == "bob" } else { false } }) {
-            try await Task.sleep(for: .milliseconds(20))
+        try await eventually("speakers and a quality report on the data channel") {
+            speakers(bob.dataChannelEvents).contains(["alice"])
+                && bob.dataChannelEvents.contains { if case .qualityReport(let r) = $0 { r.uid == "bob" } else { false } }
         }
         #expect(speakers(bob.dataChannelEvents).contains(["alice"]))
         #expect(bob.dataChannelEvents.contains { if case .qualityReport(let r) = $0 { r.uid == "bob" } else { false } })
@@ -50,14 +50,5 @@ import Testing
         #expect(aliceSpeakers == ["alice"])
         alice.close(); bob.close()
         await server.stop()
-    }
-
-    private func waitForEndpoint(_ client: MediaTestClient) async throws -> TransportEndpoint {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if let endpoint = client.subscribeEndpoint { return endpoint }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw TestSignalClient.Failure(description: "no subscribe transport")
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import RTCCrypto
 import RTCNet
 import RTCTransport
 import RTCWire
