@@ -83,6 +83,6 @@ let package = Package(
         .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "SRTCTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
     ]
 )

@@ -39,24 +39,28 @@ public final class MediaTestClient: @unchecked Sendable {
     /// Set before publishing to route the publish transport through a relay.
     public var publishRelay: LossyRelay?
 
+    /// Takes the subscribe transport's data channels (asked for in `join`).
+    public let dataChannels: Bool
+
     /// Connects and joins `channel` as `uid`.
-    public convenience init(server: TestServer, uid: String, channel: String) async throws {
-        try await self.init(wsURL: server.wsURL, token: server.token(uid: uid, channel: channel), uid: uid)
+    public convenience init(server: TestServer, uid: String, channel: String, dataChannels: Bool = false) async throws {
+        try await self.init(wsURL: server.wsURL, token: server.token(uid: uid, channel: channel), uid: uid, dataChannels: dataChannels)
     }
 
     /// Connects and joins with `token` (one a meeting handed out, for example).
-    public convenience init(server: TestServer, uid: String, token: String) async throws {
-        try await self.init(wsURL: server.wsURL, token: token, uid: uid)
+    public convenience init(server: TestServer, uid: String, token: String, dataChannels: Bool = false) async throws {
+        try await self.init(wsURL: server.wsURL, token: token, uid: uid, dataChannels: dataChannels)
     }
 
     /// Connects to the signaling endpoint `wsURL` and joins with `token` (whose subject is `uid`).
-    public init(wsURL: String, token: String, uid: String) async throws {
+    public init(wsURL: String, token: String, uid: String, dataChannels: Bool = false) async throws {
         self.uid = uid
         self.wsURL = wsURL
         self.token = token
+        self.dataChannels = dataChannels
         let signal = try await TestSignalClient(url: wsURL)
         signalState = Mutex(signal)
-        joined = try await signal.join(token: token)
+        joined = try await signal.join(token: token, dataChannel: dataChannels ? true : nil)
         certificate = try DTLSCertificate()
         answerTask = Task { [weak self] in await self?.answerOffers() }
     }
@@ -67,7 +71,7 @@ public final class MediaTestClient: @unchecked Sendable {
         signal.socket.close(code: WebSocketCloseCode(4000), reason: "network blinked")
         _ = await signal.socket.closed()
         let fresh = try await TestSignalClient(url: wsURL)
-        let response = try await fresh.join(token: token, sessionId: joined.sessionId)
+        let response = try await fresh.join(token: token, sessionId: joined.sessionId, dataChannel: dataChannels ? true : nil)
         guard response.resumed else { throw TestSignalClient.Failure(description: "\(uid) was not resumed") }
         signalState.withLock { $0 = fresh }
     }
@@ -221,14 +225,15 @@ public final class MediaTestClient: @unchecked Sendable {
                 }
                 let answer = offer.answer(AnswerOptions(
                     transport: transportParameters(ice, setup: .active), capabilities: .webRTC, iceLite: false,
-                    sessionID: "2", acceptDataChannel: false,
+                    sessionID: "2", acceptDataChannel: dataChannels,
                     direction: { $0.effectiveDirection == .inactive ? .inactive : .recvonly }))
                 guard case .success? = try? await reader.request(.subscriberAnswer(SessionDescriptionMessage(sdp: answer.serialize(), revision: message.revision))) else { continue }
                 if let restart, let endpoint {
                     let candidates = subscribeRelay.map { [ICECandidate(address: $0.address)] } ?? Self.candidates(of: offer)
                     endpoint.transport.restartICE(local: restart.local, remote: restart.remote, remoteCandidates: candidates)
                 }
-                if endpoint == nil, let created = try? TransportEndpoint(localICE: ice, certificate: certificate, remote: offer, relay: subscribeRelay) {
+                if endpoint == nil, let created = try? TransportEndpoint(localICE: ice, certificate: certificate, remote: offer, relay: subscribeRelay,
+                                                                         dataChannels: dataChannels ? Self.signalDataChannels : []) {
                     subscribeState.withLock { $0.endpoint = created }
                 }
                 subscribeState.withLock { $0.answered = message.revision }
@@ -240,6 +245,22 @@ public final class MediaTestClient: @unchecked Sendable {
     /// The host candidates of an SDP's first media section.
     static func candidates(of description: SessionDescription) -> [ICECandidate] {
         (description.media.first?.candidates ?? []).compactMap { c in SocketAddress(ip: c.address, port: c.port).map { ICECandidate(address: $0) } }
+    }
+
+    /// The subscribe transport's negotiated channels (docs/protocol.md, "Data channels").
+    public static let signalDataChannels = [
+        DataChannelInfo(id: SignalDataChannel.reliableID, label: SignalDataChannel.reliableLabel, negotiated: true),
+        DataChannelInfo(id: SignalDataChannel.lossyID, label: SignalDataChannel.lossyLabel, reliability: .lossy, negotiated: true),
+    ]
+
+    /// The events that arrived on the reliable data channel, in order.
+    public var dataChannelEvents: [ServerEvent] {
+        let messages = subscribeEndpoint?.log.withLock { $0.dataChannel } ?? []
+        return messages.compactMap { event -> ServerEvent? in
+            guard case .message(SignalDataChannel.reliableID, let data, false) = event,
+                  case .event(let e)? = try? SignalCodec.decodeServerMessage(String(decoding: data, as: UTF8.self)) else { return nil }
+            return e
+        }
     }
 
     public func close() {
