@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CUsrSCTP", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
         .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
         .systemLibrary(name: "CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         // libsrtp's AES-GCM, AES-ICM and HMAC-SHA1 types on OpenSSL EVP (replacing Debian's NSS ones).
         .target(name: "CSRTPCrypto", dependencies: ["COpenSSL", "CSRTP"]),
 
@@ -34,7 +35,7 @@ let package = Package(
         .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX", "COpenH264"]),
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
         .target(name: "SFU", dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia"]),
-        .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite", "CPQ"]),
+        .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite", "CPQ", "CHiredis"]),
         .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCCrypto", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol"),
