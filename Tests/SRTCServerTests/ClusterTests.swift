@@ -41,7 +41,7 @@ import TestWait
 
     @Test func nodesAreListedWithTheirLoadAndADeadNodeDisappears() async throws {
         let url = try await TestRedis.freshURL()
-        let a = try Self.registry(url, "a"), b = try Self.registry(url, "b", ttl: .milliseconds(400))
+        let a = try Self.registry(url, "a"), b = try Self.registry(url, "b", ttl: .seconds(2))
         try a.beat((channels: 3, participants: 10))
         try b.beat((channels: 1, participants: 2))
         let both = try await a.liveNodes()
@@ -78,7 +78,7 @@ import TestWait
 
     @Test func aDeadOwnersChannelIsReassignedAndRacingNodesAgree() async throws {
         let url = try await TestRedis.freshURL()
-        let dying = try Self.registry(url, "a", ttl: .milliseconds(400))
+        let dying = try Self.registry(url, "a", ttl: .seconds(2))
         let b = try Self.registry(url, "b"), c = try Self.registry(url, "c")
         try dying.beat((0, 0)); try b.beat((2, 2)); try c.beat((2, 2))
         let room = ChannelKey(appId: "app", name: "room")
