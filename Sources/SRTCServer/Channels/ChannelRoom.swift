@@ -34,9 +34,12 @@ actor ChannelRoom {
     /// Joins per uid (a resume is not a join): one token holder's join loop cannot use up the
     /// channel's joins and keep everyone else out.
     private var userJoinBuckets: KeyedTokenBuckets<String>
+    /// The same limit counted across a cluster (`--redis-url`), checked after this room's bucket.
+    private let sharedJoins: ClusterJoinLimiter?
 
     init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, clock: RoomClock = SystemRoomClock(),
-         modules: [any ServerModule] = []) {
+         modules: [any ServerModule] = [], sharedJoins: ClusterJoinLimiter? = nil) {
+        self.sharedJoins = sharedJoins
         self.key = key
         self.createdAt = clock.now()
         self.limits = limits
@@ -105,6 +108,9 @@ actor ChannelRoom {
         }
         guard joinBucket.take(now: now) else {
             return .failure(SignalError(.rateLimited, "too many joins in this channel; retry shortly"))
+        }
+        if let sharedJoins, await !sharedJoins.admit(key, nowMilliseconds: clock.now()) {
+            return .failure(SignalError(.rateLimited, "too many joins in this channel across the cluster; retry shortly"))
         }
         if let old = participants[uid] {
             old.send(.disconnected(Disconnected(reason: .duplicateLogin, message: "the same uid joined again")))
