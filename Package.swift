@@ -36,6 +36,8 @@ let package = Package(
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol"),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
+        // IM: accounts' messages, call signalling and notifications, outside channels.
+        .target(name: "IMServer", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
         .target(name: "SMeeting", dependencies: ["SRTC", "SMeetingProtocol", "RTCNet"]),
 
         // Seeded randomness shared by every test target (random-input tests replay from their seed).
@@ -43,10 +45,10 @@ let package = Package(
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
-        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia"]),
+        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "TestRandom"]),
 
         // MARK: - Executables
-        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer"]),
+        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer"]),
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
         .executableTarget(
             name: "srtc-bench",
@@ -69,5 +71,6 @@ let package = Package(
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
+        .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
     ]
 )

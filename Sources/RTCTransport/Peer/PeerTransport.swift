@@ -232,7 +232,7 @@ public final class PeerTransport: @unchecked Sendable {
         case .rtp, .rtcp:
             guard let srtp, source == remoteAddress else { return }
             receiveMedia(datagram, rtcp: kind == .rtcp, srtp: srtp)
-        case .unknown:
+        case .probe, .unknown:
             return
         }
     }

@@ -45,6 +45,12 @@ public final class SRTCEngine: @unchecked Sendable {
 
     let context: EngineContext
     private let channels = Mutex<[Channel]>([])
+    /// The running speed test, if any (one at a time).
+    let speedTester = Mutex<SpeedTester?>(nil)
+
+    /// Weak multicast of `SRTCEngineDelegate` (process-level events: the speed test), on the
+    /// delegate queue.
+    public let delegates: MulticastDelegate<SRTCEngineDelegate>
 
     /// The SDK version.
     public static let version = "0.1.0"
@@ -53,6 +59,7 @@ public final class SRTCEngine: @unchecked Sendable {
     /// - Parameter configuration: delegate queue, log level, receive timeout.
     public init(configuration: Configuration = Configuration()) {
         context = EngineContext(configuration: configuration)
+        delegates = MulticastDelegate(queue: configuration.delegateQueue)
     }
 
     /// Creates an engine whose events arrive on `delegateQueue` (a serial queue).
@@ -105,6 +112,7 @@ public final class SRTCEngine: @unchecked Sendable {
     /// (the audio processors are released). The engine cannot be used afterwards.
     public func destroy() async {
         context.isDestroyed = true
+        stopSpeedTest()
         let all = channels.withLock { list -> [Channel] in
             defer { list = [] }
             return list

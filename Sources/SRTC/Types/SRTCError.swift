@@ -21,6 +21,9 @@ public enum SRTCError: Error, Sendable, Equatable, CustomStringConvertible {
     case mediaFailed(String)
     /// The session ended while the call was under way.
     case disconnected(DisconnectReason)
+    /// The documentation's `RTCEngineErrorConflict`: the call clashes with something already
+    /// under way (a speed test while another runs or while in a channel).
+    case conflict(String)
 
     /// A numeric code: the server's for `.server`, 1001... for the SDK's own causes.
     public var code: Int {
@@ -34,6 +37,7 @@ public enum SRTCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let code, _): code
         case .mediaFailed: 1007
         case .disconnected: 1008
+        case .conflict: 1009
         }
     }
 
@@ -54,6 +58,7 @@ public enum SRTCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let code, let message): "server refused (\(code)): \(message)"
         case .mediaFailed(let why): "media failed: \(why)"
         case .disconnected(let reason): "disconnected: \(reason.rawValue)"
+        case .conflict(let why): "conflict: \(why)"
         }
     }
 

@@ -73,7 +73,7 @@ public final class ServerApp: Sendable {
         GrantRoutes.register(in: &builder)
         ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits)
         let moduleContext = ServerModuleContext(config: config, database: database, apps: apps, metrics: metrics,
-                                                channels: ChannelControl(manager: channels))
+                                                channels: ChannelControl(manager: channels), notifications: UserNotifications())
         modules = try moduleFactories.map { try $0(moduleContext) }
         for module in modules { module.registerRoutes(in: &builder) }
         channels.setGatekeepers(modules)
@@ -82,8 +82,11 @@ public final class ServerApp: Sendable {
 
     /// Starts the HTTP server (API, signaling); returns once it listens.
     public func start() throws {
+        let apps = self.apps
+        let speedTest = config.speedTest.enabled
+            ? SpeedTestResponder(settings: config.speedTest, keyForIssuer: { apps.app(id: $0)?.appKey }) : nil
         let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP,
-                                    qualityIntervalSeconds: config.qualityIntervalSeconds)
+                                    qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
