@@ -2,8 +2,9 @@ import RTCCrypto
 import RTCNet
 import SRTCProtocol
 
-/// `POST /server/v1/channel/grant` and `POST /stm/srvapi/v1/member/grant`: join tokens signed
-/// with the calling app's key (docs/server-api.md).
+/// `POST /server/v1/channel/grant`, `POST /stm/srvapi/v1/member/grant` and
+/// `POST /server/v1/speedtest/grant`: tokens signed with the calling app's key
+/// (docs/server-api.md); `userGrant` also serves the IM module's grant.
 public enum GrantRoutes {
     struct Permissions: Decodable {
         var publish: Bool?
@@ -87,8 +88,8 @@ public enum GrantRoutes {
         case .failure(let e): return e.response
         }
         guard Identifier.isValid(body.uid) else { return invalid("uid", context.now) }
-        if let nickname = body.nickname, nickname.count > 64 || nickname.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return APIRouter.error(.invalidParameter, "nickname must be at most 64 characters without control characters", now: context.now)
+        if let nickname = body.nickname, !isValidNickname(nickname) {
+            return APIRouter.error(.invalidParameter, nicknameRule, now: context.now)
         }
         let seconds = body.expire_seconds ?? lifetime.default
         guard lifetime.range.contains(seconds) else {
@@ -99,6 +100,19 @@ public enum GrantRoutes {
                                  jti: SecureRandom.string(count: 16))
         grant(&claims, body.nickname)
         return grantResponse(token: AccessToken.sign(claims, key: app.appKey), expireAt: claims.exp)
+    }
+
+    /// The claims of a member token (`sub` = uid, `member.nickname`) issued by `app`.
+    static func memberClaims(app: App, uid: String, nickname: String?, lifetime: Int64, now: Int64) -> TokenClaims {
+        TokenClaims(iss: app.appId, sub: uid, iat: now, nbf: now, exp: now + lifetime,
+                    jti: SecureRandom.string(count: 16), member: MemberGrant(nickname: nickname))
+    }
+
+    static let nicknameRule = "nickname must be at most 64 characters without control characters"
+
+    /// A member's nickname: at most 64 characters, no control characters.
+    static func isValidNickname(_ nickname: String) -> Bool {
+        nickname.count <= 64 && !nickname.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
     }
 
     private static func invalid(_ field: String, _ now: Int64) -> HTTPResponse {

@@ -39,6 +39,8 @@ public struct ServerConfig: Sendable, Equatable {
     /// Directory of the web SDK and demo page served at `/` and `/sdk/` (`--web-dir`, `SRTC_WEB_DIR`);
     /// `nil`: `./web` if it exists, else `<executable dir>/../../web`, else none; empty: none.
     public var webDir: String?
+    /// The demo sign-in of the meeting app (`--demo-auth`, `SRTC_DEMO_AUTH`): off by default.
+    public var demoAuth: DemoAuthMode = .off
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
 
@@ -111,6 +113,10 @@ public struct ServerConfig: Sendable, Equatable {
             c.speedTest.maxSessions = try positive(v, "speed-test-sessions")
         },
         Setting("web-dir", "SRTC_WEB_DIR", "web_dir", "web SDK and demo page directory ('' for none; default ./web or <bin>/../../web)") { c, v in c.webDir = v },
+        Setting("demo-auth", "SRTC_DEMO_AUTH", "demo_auth", "demo sign-in for the meeting app: off, loopback or on (default off; never in production)") { c, v in
+            guard let mode = DemoAuthMode(rawValue: v) else { throw ConfigError.invalidValue("demo-auth", v) }
+            c.demoAuth = mode
+        },
         Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
             guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }
             c.httpThreads = n
