@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
-        .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
+        .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "MeetingServer", "IMServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),

@@ -97,6 +97,10 @@ public struct ServerConfig: Sendable, Equatable {
             guard let n = Int(v), n >= 0 else { throw BadValue() }
             c.im.meetingReminderSeconds = n
         },
+        Setting("meeting-reminder-scan-seconds", "SRTC_MEETING_REMINDER_SCAN_SECONDS", "meeting_reminder_scan_seconds",
+                "how often scheduled meetings are checked for reminders (default 15)") { c, v in
+            c.im.meetingReminderScanSeconds = try positive(v, "meeting-reminder-scan-seconds")
+        },
         Setting("speed-test", "SRTC_SPEED_TEST", "speed_test", "answer speed tests on the media port: on or off (default on)") { c, v in
             guard v == "on" || v == "off" else { throw BadValue() }
             c.speedTest.enabled = v == "on"
