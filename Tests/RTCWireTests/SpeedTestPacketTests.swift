@@ -38,6 +38,7 @@ import TestRandom
         SpeedTestPacket(kind: .report, session: 5, body: .report(SpeedTestReport(pingsReceived: 1, pingJitterMicros: 2, dataPackets: 3, dataBytes: 4,
                                                                               firstDataMicros: 5, lastDataMicros: 6))),
         SpeedTestPacket(kind: .bye, session: 5),
+        SpeedTestPacket(kind: .downlinkPull, session: 5, sequence: 9, body: .downlinkPull(packetSize: 1200, count: 16)),
     ]
 
     @Test(arguments: samples)
@@ -114,7 +115,7 @@ import TestRandom
         for _ in 0..<20_000 {
             var bytes = random.bytes(Int(random.next() % 120))
             if !bytes.isEmpty, random.next() % 2 == 0 { bytes[0] = 0x0c }
-            if bytes.count > 2, random.next() % 2 == 0 { bytes[1] = 1; bytes[2] = UInt8(1 + random.next() % 11) }
+            if bytes.count > 2, random.next() % 2 == 0 { bytes[1] = 1; bytes[2] = UInt8(1 + random.next() % 12) }
             guard let packet = try? SpeedTestPacket(bytes: bytes) else { continue }
             parsed += 1
             // Re-serialized, it parses to the same packet (padding is not kept byte for byte).

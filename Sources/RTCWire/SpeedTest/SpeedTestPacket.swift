@@ -48,6 +48,8 @@ public struct SpeedTestPacket: Sendable, Equatable {
         case report = 10
         /// Client → server: ends the session.
         case bye = 11
+        /// Client → server, over the WebSocket carrier only: send `count` downlink datagrams now.
+        case downlinkPull = 12
     }
 
     /// The kind-specific fields.
@@ -59,6 +61,7 @@ public struct SpeedTestPacket: Sendable, Equatable {
         /// `echoedTimestamp` is the ping's send time; `pingsReceived` counts this session's pings so far.
         case pong(echoedTimestamp: UInt64, pingsReceived: UInt32)
         case downlinkStart(bitrate: UInt32, durationMs: UInt32, packetSize: UInt16)
+        case downlinkPull(packetSize: UInt16, count: UInt16)
         case report(SpeedTestReport)
     }
 
@@ -138,6 +141,9 @@ public struct SpeedTestPacket: Sendable, Equatable {
         case .downlinkStart:
             guard b.count >= 10 else { throw .tooShort }
             body = .downlinkStart(bitrate: b.u32(0), durationMs: b.u32(4), packetSize: b.u16(8))
+        case .downlinkPull:
+            guard b.count >= 4 else { throw .tooShort }
+            body = .downlinkPull(packetSize: b.u16(0), count: b.u16(2))
         case .report:
             guard b.count >= SpeedTestReport.size else { throw .tooShort }
             body = .report(SpeedTestReport(parsing: b))
@@ -184,6 +190,9 @@ public struct SpeedTestPacket: Sendable, Equatable {
             out.u32(bitrate)
             out.u32(duration)
             out.u16(packetSize)
+        case .downlinkPull(let packetSize, let count):
+            out.u16(packetSize)
+            out.u16(count)
         case .report(let report): report.write(into: &out)
         }
         out.zeros(size - out.offset)
@@ -203,6 +212,7 @@ public struct SpeedTestPacket: Sendable, Equatable {
         case .reject: 4
         case .pong: 12
         case .downlinkStart: 10
+        case .downlinkPull: 4
         case .report: SpeedTestReport.size
         }
     }

@@ -1,3 +1,5 @@
+import RTCWire
+
 /// Limits of the speed-test responder on the media port (docs/speed-test.md, "Limits").
 public struct SpeedTestSettings: Sendable, Equatable {
     /// Whether the media port answers speed-test datagrams at all (`--speed-test`, on by default).
@@ -12,4 +14,12 @@ public struct SpeedTestSettings: Sendable, Equatable {
     public var hellosPerAddressPer10s = 10
 
     public init() {}
+}
+
+extension SpeedTestSettings {
+    /// What a session is told in its welcome.
+    var limits: SpeedTestLimits {
+        let bitrate = UInt32(clamping: maxBitrate)
+        return SpeedTestLimits(maxUplinkBitrate: bitrate, maxDownlinkBitrate: bitrate, maxDurationMs: UInt32(clamping: maxDurationSeconds * 1000))
+    }
 }

@@ -86,18 +86,12 @@ final class SpeedTestResponder: MediaPortService, @unchecked Sendable {
         // Short hellos are ignored so no answer is ever longer than what provoked it.
         guard packet.size >= SpeedTestPacket.minimumHelloSize, case .hello(let token) = packet.body,
               allowHello(from: source, now: now) else { return }
-        let claims: TokenClaims
-        do {
-            claims = try AccessToken.verify(token, now: wallClock(), keyForIssuer: keyForIssuer)
-        } catch .expired {
-            return reject(.tokenExpired, to: source, send: send)
-        } catch .notYetValid {
-            return reject(.tokenNotYetValid, to: source, send: send)
-        } catch {
-            return  // not signed by a known app: an unknown sender gets nothing
+        let tokenKey: String
+        switch Self.authorize(token, now: wallClock(), keyForIssuer: keyForIssuer) {
+        case .accepted(let key): tokenKey = key
+        case .refused(let code): return reject(code, to: source, send: send)
+        case .unknown: return  // not signed by a known app: an unknown sender gets nothing
         }
-        guard claims.speedTest != nil || claims.grant != nil else { return reject(.permissionDenied, to: source, send: send) }
-        let tokenKey = claims.iss + "/" + claims.jti
         if let existing = sessions.values.first(where: { $0.tokenKey == tokenKey && !$0.isExpired(now: now) }) {
             // A repeated hello (the welcome was lost) gets the same session; another address none.
             guard existing.address == source else { return reject(.wrongState, to: source, send: send) }
@@ -107,12 +101,35 @@ final class SpeedTestResponder: MediaPortService, @unchecked Sendable {
         guard sessions.count < settings.maxSessions else { return reject(.limitReached, to: source, send: send) }
         var id: UInt64 = 0
         repeat { id = SecureRandom.uint64() } while id == 0 || sessions[id] != nil
-        let bitrate = UInt32(clamping: settings.maxBitrate)
-        let limits = SpeedTestLimits(maxUplinkBitrate: bitrate, maxDownlinkBitrate: bitrate,
-                                     maxDurationMs: UInt32(clamping: settings.maxDurationSeconds * 1000))
-        let session = SpeedTestSession(id: id, address: source, tokenKey: tokenKey, limits: limits, now: now)
+        let session = SpeedTestSession(id: id, address: source, tokenKey: tokenKey, limits: settings.limits, now: now)
         sessions[id] = session
         welcome(session, send: send)
+    }
+
+    /// What a hello's token allows.
+    enum Authorization: Equatable {
+        /// A speed-test or channel token: the session key (`iss/jti`, one live session per token).
+        case accepted(String)
+        /// Signed by a known app but unusable now: answered with this code.
+        case refused(APIErrorCode)
+        /// Not signed by a known app: not answered.
+        case unknown
+    }
+
+    /// Checks a hello's token (UDP and WebSocket carriers).
+    static func authorize(_ token: String, now: Int64, keyForIssuer: (String) -> String?) -> Authorization {
+        let claims: TokenClaims
+        do {
+            claims = try AccessToken.verify(token, now: now, keyForIssuer: keyForIssuer)
+        } catch .expired {
+            return .refused(.tokenExpired)
+        } catch .notYetValid {
+            return .refused(.tokenNotYetValid)
+        } catch {
+            return .unknown
+        }
+        guard claims.speedTest != nil || claims.grant != nil else { return .refused(.permissionDenied) }
+        return .accepted(claims.iss + "/" + claims.jti)
     }
 
     private func welcome(_ session: SpeedTestSession, send: Send) {

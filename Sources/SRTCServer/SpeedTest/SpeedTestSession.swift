@@ -45,6 +45,9 @@ struct SpeedTestSession {
         now >= endMicros || now >= lastHeardMicros + Self.idleMicros
     }
 
+    /// Notes a datagram from the client that needs no other handling (a WebSocket pull).
+    mutating func heard(now: UInt64) { lastHeardMicros = now }
+
     /// Handles a datagram of this session from its address; returns the answer, if any. Every
     /// answer is at most as long as the datagram it answers.
     mutating func receive(_ packet: SpeedTestPacket, now: UInt64) -> SpeedTestPacket? {
@@ -73,7 +76,7 @@ struct SpeedTestSession {
             downlink = Downlink(packetSize: packetSize, intervalMicros: Double(packetSize * 8) * 1e6 / rate,
                                 nextSendMicros: Double(now), endMicros: min(endMicros, now + UInt64(durationMs) * 1000))
             return nil
-        case .hello, .welcome, .reject, .pong, .downlinkData, .report, .bye:
+        case .hello, .welcome, .reject, .pong, .downlinkData, .report, .bye, .downlinkPull:
             return nil
         }
     }
