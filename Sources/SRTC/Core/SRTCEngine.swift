@@ -47,6 +47,11 @@ public final class SRTCEngine: @unchecked Sendable {
     private let channels = Mutex<[Channel]>([])
     /// The running speed test, if any (one at a time).
     let speedTester = Mutex<SpeedTester?>(nil)
+    /// IM, while enabled.
+    let imLink = Mutex<IMLink?>(nil)
+    /// `imDelegate`, held weakly.
+    struct WeakIMDelegate: @unchecked Sendable { weak var value: IMDelegate? }
+    let imDelegateBox = Mutex(WeakIMDelegate())
 
     /// Weak multicast of `SRTCEngineDelegate` (process-level events: the speed test), on the
     /// delegate queue.
@@ -113,6 +118,7 @@ public final class SRTCEngine: @unchecked Sendable {
     public func destroy() async {
         context.isDestroyed = true
         stopSpeedTest()
+        disableIm()
         let all = channels.withLock { list -> [Channel] in
             defer { list = [] }
             return list
