@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
         .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "MeetingServer", "IMServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCTestSupport"]),
+        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
     ]

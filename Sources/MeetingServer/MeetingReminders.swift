@@ -12,15 +12,6 @@ import SRTCServer
 /// time; the dedupe key (meeting id and plan time) makes a repeated scan, or a restart, send
 /// nothing twice, while a moved meeting is reminded of again.
 final class MeetingReminders: Sendable {
-    struct Data: Encodable {
-        var meetingId: String
-        var roomNo: String
-        var title: String
-        var hostUid: String
-        var planTime: Int64
-        var planDur: Int?
-    }
-
     let store: MeetingStore
     let notifications: UserNotifications
     let leadSeconds: Int64
@@ -52,7 +43,7 @@ final class MeetingReminders: Sendable {
         for (appId, meeting) in due {
             guard let planTime = meeting.planTime else { continue }
             let minutes = max(1, (planTime - now + 59) / 60)
-            let data = Data(meetingId: meeting.meetingId, roomNo: meeting.roomNo, title: meeting.title, hostUid: meeting.hostUid,
+            let data = MeetingReminder(meetingId: meeting.meetingId, roomNo: meeting.roomNo, title: meeting.title, hostUid: meeting.hostUid,
                             planTime: planTime, planDur: meeting.planDur)
             let notification = UserNotification(kind: IMMessageKind.meetingReminder.rawValue, title: meeting.title,
                                                  content: "\"\(meeting.title)\" starts in \(minutes) min (room \(meeting.roomNo))",

@@ -21,6 +21,10 @@ public final class SMeetingEngine: @unchecked Sendable {
         var client: MeetingClient?
         var uid: String?
         var nickname: String?
+        /// The member token of the login (`enableIm()` logs in to IM with it).
+        var token: String?
+        /// Forwards IM events while `enableIm()` is on.
+        var imBridge: IMBridge?
         /// An `enter_room` is in flight: events wait for its snapshot.
         var entering = false
         var buffered: [(MeetingEventType, String)] = []
@@ -87,6 +91,7 @@ public final class SMeetingEngine: @unchecked Sendable {
                 $0.client = client
                 $0.uid = resp.uid
                 $0.nickname = resp.nickname
+                $0.token = token
             }
         } catch {
             client.close()
@@ -97,6 +102,7 @@ public final class SMeetingEngine: @unchecked Sendable {
     /// Logs out; exits the meeting first if still in one.
     public func logout() async {
         if isInRoom { await exitRoom() }
+        disableIm()
         let client = state.withLock { s -> MeetingClient? in
             defer { s.client = nil; s.uid = nil; s.nickname = nil }
             return s.client

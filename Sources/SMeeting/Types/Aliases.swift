@@ -45,3 +45,6 @@ public typealias ChatMessage = SMeetingProtocol.ChatMessage
 /// What a rendering "view" is: on Apple platforms the documented views are SRTC renderers; on
 /// Linux any `VideoRenderer` (a recorder, an encoder, a test collector) plays the view's part.
 public typealias NativeVideoView = any VideoRenderer
+
+/// The meeting of a reminder (`SMeetingIMEvents.meeting(_:didReceiveMeetingReminder:)`).
+public typealias MeetingReminder = SMeetingProtocol.MeetingReminder
