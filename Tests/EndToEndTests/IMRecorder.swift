@@ -1,5 +1,6 @@
 import Foundation
 import SRTC
+import SRTCTestSupport
 import Synchronization
 
 /// An `IMDelegate` that keeps what it heard, in order.

@@ -1,4 +1,5 @@
 import SRTC
+import SRTCTestSupport
 import Synchronization
 
 /// An `SRTCEngineDelegate` that keeps the speed-test events.

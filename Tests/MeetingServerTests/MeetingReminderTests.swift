@@ -30,9 +30,9 @@ import Testing
                                                                  "plan_time": now + 3000, "plan_dur": 30, "conferee": ["bob"]])
         #expect(await module.reminders.scan(now: now) == 1)
         #expect(await module.reminders.scan(now: now + 10) == 0)  // nothing twice
-        let reminder = try #require(try await bob.wait("the reminder") { _ in
+        let reminder = try await bob.wait("the reminder") { _ in
             bob.events("message", as: IMMessage.self).first
-        })
+        }
         #expect(reminder.kind == .meetingReminder && reminder.title == "Weekly" && reminder.from == nil)
         #expect(reminder.content.contains("starts in 5 min"))
         #expect(reminder.data?.contains(#""meeting_id":"\#(meetingId)""#) == true)

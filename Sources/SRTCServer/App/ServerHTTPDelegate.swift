@@ -18,6 +18,8 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
     /// The speed test's WebSocket carrier (`/rtc/v1/speedtest`), when speed tests are on.
     var speedTest: SpeedTestSettings?
     let speedTestSockets = SpeedTestSocketCount()
+    /// TURN credentials for join responses, when configured.
+    var turn: TURNCredentialIssuer?
 
     func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
         router.handleImmediately(request)
@@ -59,8 +61,9 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
             }
         }
         let configuration = WebSocketConfiguration(maxMessageSize: limits.maxSignalMessageBytes, pingInterval: .seconds(15))
-        return .accept(configuration: configuration) { [manager, apps, limits, metrics] socket in
-            SignalingSession(socket: socket, manager: manager, apps: apps, limits: limits, preverifiedToken: token, metrics: metrics).start()
+        return .accept(configuration: configuration) { [manager, apps, limits, metrics, turn] socket in
+            SignalingSession(socket: socket, manager: manager, apps: apps, limits: limits, preverifiedToken: token, metrics: metrics,
+                             turn: turn).start()
         }
     }
 }
