@@ -2,6 +2,7 @@ import Foundation
 import RTCNet
 import SRTCProtocol
 import Synchronization
+import TestWait
 
 /// A protocol-level client for the JSON WebSocket protocols with the `JSONEnvelope` shape (IM,
 /// meetings): numbered requests, every received message kept in order so tests can wait for one.
@@ -23,7 +24,7 @@ public final class TestEnvelopeSocket: Sendable {
     private let nextId = Mutex(1)
 
     public init(url: String) async throws {
-        socket = try await WebSocketClient.connect(url: url)
+        socket = try await WebSocketClient.connect(url: url, timeout: hangTimeout)
         socket.onMessage { [weak self] message in
             if case .text(let text) = message { self?.inbox.withLock { $0.append(text) } }
         }
@@ -44,37 +45,27 @@ public final class TestEnvelopeSocket: Sendable {
     public func send(raw text: String) { socket.send(text: text) }
 
     /// Sends request `type` with `data` and waits for its answer.
-    public func call<T: Encodable>(_ type: String, _ data: T, timeout: Double = 5) async throws -> Answer {
+    public func call<T: Encodable>(_ type: String, _ data: T, timeout: Double = 60) async throws -> Answer {
         let id = nextId.withLock { n -> Int in defer { n += 1 }; return n }
         socket.send(text: JSONEnvelope.request(id: id, type: type, data))
         return try await answer(id: id, timeout: timeout)
     }
 
     /// Waits for the answer to request `id`.
-    public func answer(id: Int, timeout: Double = 5) async throws -> Answer {
+    public func answer(id: Int, timeout: Double = 60) async throws -> Answer {
         try await wait(timeout: timeout, "the answer to \(id)") { texts in
             texts.first { (try? JSONEnvelope.head(of: $0, maxBytes: .max))?.id == id }.map(Answer.init)
         }
     }
 
     /// Waits until `probe` finds something in the received messages.
-    public func wait<R>(timeout: Double = 5, _ what: String, _ probe: ([String]) -> R?) async throws -> R {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let found = probe(received) { return found }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw Failure(description: "timed out waiting for \(what); received: \(received.suffix(5))")
+    public func wait<R>(timeout: Double = 60, _ what: String, _ probe: ([String]) -> R?) async throws -> R {
+        try await waitFor(timeout: timeout, "\(what); received: \(received.suffix(5))") { probe(received) }
     }
 
     /// Waits for the socket to close; returns its close code.
-    public func closed(timeout: Double = 5) async throws -> UInt16? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let info = socket.closeInfo { return info.code.rawValue }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw Failure(description: "the socket stayed open")
+    public func closed(timeout: Double = 60) async throws -> UInt16? {
+        try await waitFor(timeout: timeout, "the socket to close") { socket.closeInfo.map { $0.code.rawValue } }
     }
 
     public func close() { socket.close() }

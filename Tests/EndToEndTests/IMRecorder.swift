@@ -1,6 +1,6 @@
 import Foundation
 import SRTC
-import SRTCTestSupport
+import TestWait
 import Synchronization
 
 /// An `IMDelegate` that keeps what it heard, in order.
@@ -21,12 +21,12 @@ final class IMRecorder: IMDelegate, @unchecked Sendable {
 
     /// Waits until `count` entries arrived; returns them.
     @discardableResult
-    func messages(count: Int, timeout: Double = 10) async throws -> [IMMessage] {
+    func messages(count: Int, timeout: Double = 60) async throws -> [IMMessage] {
         try await eventually(timeout: timeout, "\(count) IM entries (have \(messages.count))") { messages.count >= count }
         return messages
     }
 
-    func wait(for line: String, timeout: Double = 10) async throws {
+    func wait(for line: String, timeout: Double = 60) async throws {
         try await eventually(timeout: timeout, "'\(line)' in \(lines)") { lines.contains(line) }
     }
 }

@@ -1,5 +1,5 @@
 import SRTC
-import SRTCTestSupport
+import TestWait
 import Synchronization
 
 /// An `SRTCEngineDelegate` that keeps the speed-test events.
@@ -15,7 +15,7 @@ final class SpeedTestRecorder: SRTCEngineDelegate, @unchecked Sendable {
     func engine(_ engine: SRTCEngine, speedTestDidFail error: SRTCError, linkId: String) { state.withLock { $0.error = error } }
 
     /// Waits for the result or the failure.
-    func finished(timeout: Double) async throws {
+    func finished(timeout: Double = 60) async throws {
         try await eventually(timeout: timeout, "the speed test's end") { result != nil || error != nil }
     }
 }

@@ -6,6 +6,7 @@ import SRTCProtocol
 import SRTCTestSupport
 import Synchronization
 import Testing
+import TestWait
 
 /// The speed test against the real server's media port, through a relay shaped like an access
 /// link: a rate-limited bottleneck and seeded random loss on each direction.
@@ -33,7 +34,7 @@ import Testing
                                      token: try await Self.grant(server, uid: "alice"), duration: 4,
                                      expectedUplinkBitrate: limit * 3 / 2, expectedDownlinkBitrate: limit * 3 / 2)
         try engine.startSpeedTest(params)
-        try await recorder.finished(timeout: 20)
+        try await recorder.finished()
         let result = try #require(recorder.result, "failed: \(String(describing: recorder.error))")
         #expect(result.linkId == "wifi")
         #expect(abs(Double(result.uplink.bandwidth) / Double(limit) - 1) < 0.2, "uplink \(result.uplink.bandwidth)")
@@ -70,7 +71,7 @@ import Testing
         let again = SpeedTestParams(serverAddress: "127.0.0.1", serverPort: server.app.udpPort,
                                     token: server.token(uid: "alice", channel: "room1"), duration: 2)
         try engine.startSpeedTest(again)
-        try await recorder.finished(timeout: 15)
+        try await recorder.finished()
         #expect(recorder.result?.quality == .excellent)
         await server.stop()
     }
@@ -94,7 +95,7 @@ import Testing
             SpeedTestPacket(kind: .ping, session: 42, size: 64).bytes,
             SpeedTestPacket(kind: .hello, body: .hello(token: try await Self.grant(server, uid: "bob")), size: 256).bytes,
         ] { _ = loop.socket.send(bytes, to: port) }
-        try await eventually(timeout: 5, "the welcome") { !received.withLock { $0.isEmpty } }
+        try await eventually("the welcome") { !received.withLock { $0.isEmpty } }
         #expect(received.withLock { $0.map(\.kind) } == [.welcome])
         loop.stop()
         await server.stop()

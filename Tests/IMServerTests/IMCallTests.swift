@@ -41,11 +41,11 @@ import SRTCTestSupport
         #expect(try await bob.call("cancel", IMCallRequest(callId: cancelled)).error?.errorCode == .permissionDenied)
         #expect(try await alice.call("cancel", IMCallRequest(callId: cancelled)).ok)
         let unanswered = try await alice.call("invite", IMInviteRequest(to: "bob", timeoutSeconds: 1)).data(IMInviteResponse.self).callId
-        let bobs = try await bob.imMessages(count: 6, timeout: 10)
+        let bobs = try await bob.imMessages(count: 6)
         #expect(bobs.map(\.kind) == [.callInvite, .callDeclined, .callInvite, .callCancelled, .callInvite, .callTimeout])
         #expect(bobs.map(\.callId) == [declined, declined, cancelled, cancelled, unanswered, unanswered])
         #expect(bobs[1].content == "busy")
-        let alices = try await alice.imMessages(count: 3, timeout: 5)
+        let alices = try await alice.imMessages(count: 3)
         #expect(alices.map(\.kind) == [.callDeclined, .callCancelled, .callTimeout])
         await server.stop()
     }

@@ -33,7 +33,7 @@ extension TestEnvelopeSocket {
 
     /// Waits until `count` entries have arrived; returns them.
     @discardableResult
-    func imMessages(count: Int, timeout: Double = 5) async throws -> [IMMessage] {
+    func imMessages(count: Int, timeout: Double = 60) async throws -> [IMMessage] {
         try await wait(timeout: timeout, "\(count) IM entries") { _ in imMessages.count >= count ? imMessages : nil }
     }
 }

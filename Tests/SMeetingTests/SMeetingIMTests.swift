@@ -7,6 +7,7 @@ import SRTCServer
 import SRTCTestSupport
 import Synchronization
 import Testing
+import TestWait
 
 /// SMeeting's `enableIm()`: calls and meeting reminders while not in a meeting.
 @Suite struct SMeetingIMTests {
@@ -40,24 +41,24 @@ import Testing
         let planTime = Int64(Date().timeIntervalSince1970) + 300
         let info = try await alice.engine.createRoom(MeetingCreateReq(title: "Planning", type: .appointment, conferee: ["bob"],
                                                                       planTime: planTime, planDur: 30))
-        try await eventually(timeout: 10, "bob's reminder") { bobIM.state.withLock { !$0.reminders.isEmpty } }
+        try await eventually("bob's reminder") { bobIM.state.withLock { !$0.reminders.isEmpty } }
         let reminder = try #require(bobIM.state.withLock { $0.reminders.first })
         #expect(reminder == MeetingReminder(meetingId: info.meetingId, roomNo: info.roomNo, title: "Planning", hostUid: "alice",
                                             planTime: planTime, planDur: 30))
-        try await eventually(timeout: 10, "alice's reminder") { aliceIM.state.withLock { !$0.reminders.isEmpty } }
+        try await eventually("alice's reminder") { aliceIM.state.withLock { !$0.reminders.isEmpty } }
 
         // A call to join the meeting, outside it: bob's devices ring, he accepts, alice hears.
         let call = try await alice.engine.srtc.sendCallInvite(to: "bob", content: info.roomNo)
-        try await eventually(timeout: 10, "the invitation") { bobIM.state.withLock { !$0.invites.isEmpty } }
+        try await eventually("the invitation") { bobIM.state.withLock { !$0.invites.isEmpty } }
         let invite = try #require(bobIM.state.withLock { $0.invites.first })
         #expect(invite.from == "alice" && invite.content == info.roomNo && invite.callId == call.callId)
         try await bob.engine.srtc.acceptCall(callId: call.callId)
-        try await eventually(timeout: 10, "the answer") { aliceIM.state.withLock { $0.all.contains { $0.kind == .callAccepted } } }
+        try await eventually("the answer") { aliceIM.state.withLock { $0.all.contains { $0.kind == .callAccepted } } }
         // …and bob enters by the room number the call carried.
         try await bob.engine.enterRoom(MeetingEnterReq(roomNo: invite.content))
         #expect(bob.engine.isInRoom)
         await bob.engine.logout()
-        try await eventually(timeout: 10, "IM off at logout") { bobIM.state.withLock { $0.lines.contains("im disconnected") } }
+        try await eventually("IM off at logout") { bobIM.state.withLock { $0.lines.contains("im disconnected") } }
         #expect(!bob.engine.isImEnabled)
         await alice.engine.logout()
         await server.stop()

@@ -6,6 +6,7 @@ import SRTCProtocol
 @testable import SRTCServer
 import SRTCTestSupport
 import Synchronization
+import TestWait
 
 /// The speed test's WebSocket carrier against a real server.
 @Suite struct SpeedTestSocketTests {
@@ -15,7 +16,7 @@ import Synchronization
         let received = Mutex<[SpeedTestPacket]>([])
 
         init(_ server: TestServer) async throws {
-            socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.app.httpPort)\(SpeedTestSocket.path)")
+            socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.app.httpPort)\(SpeedTestSocket.path)", timeout: hangTimeout)
             socket.onMessage { [weak self] message in
                 if case .binary(let bytes) = message, let packet = try? SpeedTestPacket(bytes: bytes) { self?.received.withLock { $0.append(packet) } }
             }
@@ -24,13 +25,10 @@ import Synchronization
         func send(_ packet: SpeedTestPacket) { socket.send(binary: packet.bytes) }
 
         func wait(count: Int) async throws -> [SpeedTestPacket] {
-            let deadline = Date().addingTimeInterval(5)
-            while Date() < deadline {
+            try await waitFor("\(count) datagrams (got \(received.withLock { $0.count }))") {
                 let now = received.withLock { $0 }
-                if now.count >= count { return now }
-                try await Task.sleep(for: .milliseconds(10))
+                return now.count >= count ? now : nil
             }
-            throw TestSignalClient.Failure(description: "got \(received.withLock { $0.count }) of \(count) datagrams")
         }
     }
 

@@ -64,3 +64,8 @@ public typealias NativeVideoView = any VideoRenderer
 
 /// The meeting of a reminder (`SMeetingIMEvents.meeting(_:didReceiveMeetingReminder:)`).
 public typealias MeetingReminder = SMeetingProtocol.MeetingReminder
+
+/// The weak multicast list behind `SMeetingEngine.delegates`: SRTC's `MulticastDelegate`, so
+/// registering never extends an observer's lifetime and every event is delivered asynchronously
+/// on the engine's delegate queue, in order (`meeting.delegates.add(delegate: self)`).
+public typealias SMeetingDelegates = MulticastDelegate<SMeetingDelegate>
