@@ -24,7 +24,7 @@ public final class IMModule: ServerModule, UserNotificationDeliverer {
     public init(context: ServerModuleContext) throws {
         settings = context.config.im
         apps = context.apps
-        let service = IMService(store: try SQLiteIMStore(database: context.database), settings: settings)
+        let service = IMService(store: try SQLIMStore(database: context.database), settings: settings)
         self.service = service
         // Call timeouts and purging, once a second.
         timer = Task {

@@ -41,7 +41,7 @@ public enum IMStoreError: Error, Sendable, Equatable {
 
 /// The IM service's storage: accounts, mailboxes, calls and delivered notification keys. Every
 /// SQL statement of the IM service is behind this interface, so another database can implement
-/// it (`SQLiteIMStore` is the one built in). Times are Unix milliseconds.
+/// it (`SQLIMStore` is the one built in). Times are Unix milliseconds.
 public protocol IMStore: Sendable {
     /// Records that `uid` uses IM (created at its first login).
     func touchAccount(appId: String, uid: String, now: Int64) throws(IMStoreError)

@@ -2,17 +2,19 @@ import Testing
 import IMServer
 import SRTCProtocol
 import SRTCServer
+import SRTCTestSupport
 
-/// The SQLite IM store: numbering, bounds, expiry, calls and keys.
+/// The IM store on both engines (SQLite, PostgreSQL): numbering, bounds, expiry, calls and keys.
 @Suite struct IMStoreTests {
-    static func store() throws -> SQLiteIMStore { try SQLiteIMStore(database: Database(path: ":memory:")) }
+    static func store(_ kind: TestStore) async throws -> SQLIMStore { try SQLIMStore(database: try await kind.open()) }
 
     static func entry(_ to: String, _ content: String) -> IMMessage {
         IMMessage(seq: 0, msgId: "M-" + content, kind: .message, from: "alice", to: to, content: content, sentAt: 0)
     }
 
-    @Test func entriesAreNumberedPerUidWithoutGapsAndReadBackInOrder() throws {
-        let store = try Self.store()
+    @Test(arguments: TestStore.allCases)
+    func entriesAreNumberedPerUidWithoutGapsAndReadBackInOrder(_ kind: TestStore) async throws {
+        let store = try await Self.store(kind)
         let a1 = try store.append(Self.entry("bob", "1"), appId: "app", now: 100, expiresAt: 10_000, mailboxSize: 10)
         _ = try store.append(Self.entry("carol", "x"), appId: "app", now: 101, expiresAt: 10_000, mailboxSize: 10)
         let a2 = try store.append(Self.entry("bob", "2"), appId: "app", now: 102, expiresAt: 10_000, mailboxSize: 10)
@@ -25,8 +27,9 @@ import SRTCServer
         #expect(try !store.accountExists(appId: "app", uid: "dave"))
     }
 
-    @Test func aFullMailboxDropsAcknowledgedEntriesFirstAndRefusesWhenAllAreUnread() throws {
-        let store = try Self.store()
+    @Test(arguments: TestStore.allCases)
+    func aFullMailboxDropsAcknowledgedEntriesFirstAndRefusesWhenAllAreUnread(_ kind: TestStore) async throws {
+        let store = try await Self.store(kind)
         for i in 1...3 { _ = try store.append(Self.entry("bob", "\(i)"), appId: "app", now: Int64(i), expiresAt: 10_000, mailboxSize: 3) }
         #expect(throws: IMStoreError.mailboxFull(uid: "bob")) {
             try store.append(Self.entry("bob", "4"), appId: "app", now: 4, expiresAt: 10_000, mailboxSize: 3)
@@ -41,8 +44,9 @@ import SRTCServer
         #expect(try store.cursors(appId: "app", uid: "bob") == (4, 4))
     }
 
-    @Test func purgeDropsExpiredEntriesKeysAndFinishedCalls() throws {
-        let store = try Self.store()
+    @Test(arguments: TestStore.allCases)
+    func purgeDropsExpiredEntriesKeysAndFinishedCalls(_ kind: TestStore) async throws {
+        let store = try await Self.store(kind)
         _ = try store.append(Self.entry("bob", "old"), appId: "app", now: 1, expiresAt: 100, mailboxSize: 10)
         _ = try store.append(Self.entry("bob", "new"), appId: "app", now: 2, expiresAt: 1000, mailboxSize: 10)
         #expect(try store.claim(appId: "app", key: "k", now: 0, expiresAt: 100))
@@ -52,8 +56,9 @@ import SRTCServer
         #expect(try store.claim(appId: "app", key: "k", now: 500, expiresAt: 900))
     }
 
-    @Test func callsMoveOutOfRingingOnceAndExpiredOnesAreListed() throws {
-        let store = try Self.store()
+    @Test(arguments: TestStore.allCases)
+    func callsMoveOutOfRingingOnceAndExpiredOnesAreListed(_ kind: TestStore) async throws {
+        let store = try await Self.store(kind)
         try store.createCall(IMCall(callId: "c1", appId: "app", caller: "a", callee: "b", channel: "room", state: .ringing, createdAt: 0, expiresAt: 100))
         try store.createCall(IMCall(callId: "c2", appId: "app", caller: "a", callee: "c", channel: nil, state: .ringing, createdAt: 0, expiresAt: 50))
         #expect(try store.transitionCall(callId: "c1", from: .ringing, to: .accepted))
@@ -63,10 +68,11 @@ import SRTCServer
         #expect(try store.expiredCalls(now: 200).map(\.callId) == ["c2"])
     }
 
-    @Test func theSchemaIsAppliedOnceAndKeepsItsData() throws {
-        let database = try Database(path: ":memory:")
-        _ = try SQLiteIMStore(database: database).append(Self.entry("bob", "kept"), appId: "app", now: 1, expiresAt: 100, mailboxSize: 10)
-        let again = try SQLiteIMStore(database: database)
+    @Test(arguments: TestStore.allCases)
+    func theSchemaIsAppliedOnceAndKeepsItsData(_ kind: TestStore) async throws {
+        let database = try await kind.open()
+        _ = try SQLIMStore(database: database).append(Self.entry("bob", "kept"), appId: "app", now: 1, expiresAt: 100, mailboxSize: 10)
+        let again = try SQLIMStore(database: database)
         #expect(try again.messages(appId: "app", uid: "bob", after: 0, limit: 10).map(\.content) == ["kept"])
         #expect(try ModuleMigrations(name: "im", steps: []).currentVersion(of: database) == 1)
     }

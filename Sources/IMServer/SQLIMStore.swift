@@ -1,12 +1,13 @@
 import SRTCProtocol
 import SRTCServer
 
-/// `IMStore` in the server's SQLite database (tables of `IMMigrations`). Thread-safe: the
-/// database serializes; appends run in one transaction each, so a seq is never handed out twice.
-public final class SQLiteIMStore: IMStore {
-    private let database: Database
+/// `IMStore` in the server's database, SQLite or PostgreSQL (tables of `IMMigrations`), in the
+/// SQL both engines share. Thread-safe: appends run in one transaction each and take the
+/// account's row first (`UPDATE … RETURNING last_seq`), so a seq is never handed out twice.
+public final class SQLIMStore: IMStore {
+    private let database: any Database
 
-    public init(database: Database) throws(DatabaseError) {
+    public init(database: any Database) throws(DatabaseError) {
         self.database = database
         try IMMigrations.schema.apply(to: database)
     }
@@ -32,8 +33,10 @@ public final class SQLiteIMStore: IMStore {
     }
 
     public func acknowledge(appId: String, uid: String, seq: Int64) throws(IMStoreError) {
-        try run("UPDATE im_accounts SET acked_seq = MAX(acked_seq, MIN(?, last_seq)) WHERE app_id = ? AND uid = ?",
-                [.integer(seq), .text(appId), .text(uid)])
+        try run("""
+            UPDATE im_accounts SET acked_seq = CASE WHEN ? > last_seq THEN last_seq ELSE ? END
+            WHERE app_id = ? AND uid = ? AND acked_seq < ?
+            """, [.integer(seq), .integer(seq), .text(appId), .text(uid), .integer(seq)])
     }
 
     // MARK: - Mailboxes
