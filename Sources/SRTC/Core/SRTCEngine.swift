@@ -114,7 +114,8 @@ public final class SRTCEngine: @unchecked Sendable {
     }
 
     /// Destroys every channel, waits until each has left, then releases the engine's resources
-    /// (the audio processors are released). The engine cannot be used afterwards.
+    /// (the audio processors are released, the virtual background uninstalled). The engine cannot
+    /// be used afterwards.
     public func destroy() async {
         context.isDestroyed = true
         stopSpeedTest()
@@ -128,6 +129,7 @@ public final class SRTCEngine: @unchecked Sendable {
         }
         context.setCaptureProcessor(nil)
         context.setRenderProcessor(nil)
+        uninstallVirtualBackground()
     }
 
     /// Forgets a destroyed channel.
