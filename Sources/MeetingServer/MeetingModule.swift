@@ -20,6 +20,9 @@ public final class MeetingModule: ServerModule {
     /// The meeting store (tests and tools read it directly).
     public let store: MeetingStore
     let service: MeetingService
+    /// Meeting reminders through the notification hub (delivered by the IM module).
+    let reminders: MeetingReminders
+    private let reminderTask: Task<Void, Never>?
 
     public init(context: ServerModuleContext) throws {
         store = try MeetingStore(database: context.database)
@@ -27,6 +30,8 @@ public final class MeetingModule: ServerModule {
                                  maxMembers: context.config.limits.maxUsersPerChannel,
                                  graceSeconds: context.config.limits.reconnectGraceSeconds,
                                  tokenLeewaySeconds: context.config.limits.tokenLeewaySeconds)
+        reminders = MeetingReminders(store: store, notifications: context.notifications, settings: context.config.im)
+        reminderTask = reminders.start()
     }
 
     public func registerRoutes(in builder: inout APIRouter.Builder) {
@@ -44,6 +49,7 @@ public final class MeetingModule: ServerModule {
     }
 
     public func shutdown() async {
+        reminderTask?.cancel()
         await service.shutdown()
     }
 

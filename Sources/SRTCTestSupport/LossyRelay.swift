@@ -1,54 +1,40 @@
 import RTCNet
 import RTCTransport
+import RTCWire
 import Synchronization
-import TestRandom
 
 /// A UDP relay between one client and the server's media port that drops chosen server→client
 /// datagrams before they reach the client's SRTP, as a lossy network does (a packet dropped after
-/// decryption would make its retransmission look like a replay), and may delay them by a random
-/// jitter (which also reorders them, as a real path sometimes does).
+/// decryption would make its retransmission look like a replay). `shape` adds seeded random loss
+/// and a rate-limited bottleneck to either direction (`LinkShaper`).
 public final class LossyRelay: @unchecked Sendable {
-    /// Random loss and delay of the server→client direction.
-    public struct Impairment: Sendable {
-        /// Probability of dropping each datagram (0...1).
-        public var lossRate: Double
-        /// Each datagram is held for a uniformly random time in 0...jitter (10 ms granularity).
-        public var jitter: Duration
-        public var seed: UInt64
-
-        public init(lossRate: Double = 0, jitter: Duration = .zero, seed: UInt64 = 1) {
-            self.lossRate = lossRate
-            self.jitter = jitter
-            self.seed = seed
-        }
+    /// The two shaped directions (client→server is the uplink).
+    public struct Shapers: Sendable {
+        public var uplink: LinkShaper?
+        public var downlink: LinkShaper?
     }
 
     private let socket: UDPSocket
     private let loop: UDPReceiveLoop
     private let server: SocketAddress
     private let client = Mutex<SocketAddress?>(nil)
-    private let impairment: Impairment
-    // I/O thread only.
-    private var random: SeededRandom
-    private var delayed: [(due: ContinuousClock.Instant, order: Int, bytes: [UInt8])] = []
-    private var order = 0
     /// Decides from a server→client datagram (still SRTP-protected; its RTP header is clear) whether to drop it.
     public let drop = CallbackSlot<@Sendable (UnsafeRawBufferPointer) -> Bool>()
-    /// The datagrams `drop` dropped.
+    /// The dropped datagrams.
     public let dropped = Mutex<[[UInt8]]>([])
-    /// Server→client datagrams forwarded and lost to the random impairment.
-    public let counters = Mutex((forwarded: 0, lost: 0))
     /// Drops everything both ways, as a network path that went away.
     public let broken = Mutex(false)
+    /// Shaping per direction (read them for the counters).
+    public let shapers = Mutex(Shapers())
+    private let clock = SpeedTestClock()
 
-    public init(server: SocketAddress, impairment: Impairment = Impairment()) throws {
+    public init(server: SocketAddress) throws {
         self.server = server
-        self.impairment = impairment
-        random = SeededRandom(seed: impairment.seed)
         socket = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
-        loop = try UDPReceiveLoop(socket: socket)
+        // 1 ms ticks: a shaped bottleneck releases datagrams close to their departure times.
+        loop = try UDPReceiveLoop(socket: socket, tickInterval: .milliseconds(1))
         loop.onDatagram = { [unowned self] bytes, source in self.forward(UnsafeRawBufferPointer(bytes), from: source) }
-        loop.onTick = { [unowned self] now in self.releaseDelayed(now: now) }
+        loop.onTick = { [unowned self] _ in self.releaseDue() }
         loop.start(name: "test-relay")
     }
 
@@ -57,40 +43,52 @@ public final class LossyRelay: @unchecked Sendable {
 
     public func stop() { loop.stop() }
 
-    private func forward(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress) {
-        guard !broken.withLock({ $0 }) else { return }
-        guard source == server else {
-            client.withLock { $0 = source }
-            _ = socket.send(bytes, to: server)
-            return
+    /// Shapes each direction from now on (nil: unshaped); `seed` makes the random loss replay.
+    public func shape(uplink: LinkShaper.Shape?, downlink: LinkShaper.Shape?, seed: UInt64) {
+        shapers.withLock {
+            $0.uplink = uplink.map { LinkShaper($0, seed: seed) }
+            $0.downlink = downlink.map { LinkShaper($0, seed: seed ^ 0x5DEE_CE66_D1CE_4E5B) }
         }
-        guard let destination = client.withLock({ $0 }) else { return }
-        if let predicate = drop.function, predicate(bytes) {
-            dropped.withLock { $0.append(Array(bytes)) }
-            return
-        }
-        if impairment.lossRate > 0, Double(random.next() % 1_000_000) / 1_000_000 < impairment.lossRate {
-            counters.withLock { $0.lost += 1 }
-            return
-        }
-        counters.withLock { $0.forwarded += 1 }
-        let jitterNs = Monotonic.nanoseconds(impairment.jitter)
-        guard jitterNs > 0 else {
-            _ = socket.send(bytes, to: destination)
-            return
-        }
-        let delay = Duration.nanoseconds(Int64(random.next() % (jitterNs + 1)))
-        order += 1
-        delayed.append((ContinuousClock.now + delay, order, Array(bytes)))
     }
 
-    /// Sends the held datagrams whose time came, in the order their delays put them.
-    private func releaseDelayed(now: ContinuousClock.Instant) {
-        guard !delayed.isEmpty, let destination = client.withLock({ $0 }) else { return }
-        let due = delayed.filter { $0.due <= now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
-        guard !due.isEmpty else { return }
-        delayed.removeAll { $0.due <= now }
-        for datagram in due { _ = socket.send(datagram.bytes, to: destination) }
+    /// Sends through `shaper` (or at once when the direction is unshaped).
+    private func send(_ bytes: UnsafeRawBufferPointer, to destination: SocketAddress, uplink: Bool) {
+        let now = clock.now
+        let passed: (shaped: Bool, bytes: [UInt8]?) = shapers.withLock { s in
+            if uplink, s.uplink != nil { return (true, s.uplink!.offer(bytes, now: now)) }
+            if !uplink, s.downlink != nil { return (true, s.downlink!.offer(bytes, now: now)) }
+            return (false, nil)
+        }
+        if !passed.shaped {
+            _ = socket.send(bytes, to: destination)
+        } else if let out = passed.bytes {
+            _ = socket.send(out, to: destination)
+        }
+    }
+
+    /// Sends the shaped datagrams whose time has come.
+    private func releaseDue() {
+        let now = clock.now
+        let (up, down) = shapers.withLock { s -> ([[UInt8]], [[UInt8]]) in
+            (s.uplink?.due(now: now).map(\.bytes) ?? [], s.downlink?.due(now: now).map(\.bytes) ?? [])
+        }
+        for d in up { _ = socket.send(d, to: server) }
+        if let client = client.withLock({ $0 }) { for d in down { _ = socket.send(d, to: client) } }
+    }
+
+    private func forward(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress) {
+        guard !broken.withLock({ $0 }) else { return }
+        if source == server {
+            guard let destination = client.withLock({ $0 }) else { return }
+            if let predicate = drop.function, predicate(bytes) {
+                dropped.withLock { $0.append(Array(bytes)) }
+                return
+            }
+            send(bytes, to: destination, uplink: false)
+        } else {
+            client.withLock { $0 = source }
+            send(bytes, to: server, uplink: true)
+        }
     }
 
     /// SSRC and sequence number of an RTP datagram (RFC 3550 §5.1; SRTP leaves them clear).

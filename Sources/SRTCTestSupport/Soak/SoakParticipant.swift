@@ -32,8 +32,9 @@ final class SoakParticipant: @unchecked Sendable {
 
     /// Joins, publishes and starts sending. `index` makes the SSRCs unique across participants.
     static func join(uid: String, index: Int, incarnation: Int, wsURL: String, token: String, udp: SocketAddress,
-                     impairment: LossyRelay.Impairment, clip: MediaClip) async throws -> SoakParticipant {
-        let relay = try LossyRelay(server: udp, impairment: impairment)
+                     downlink: LinkShaper.Shape, seed: UInt64, clip: MediaClip) async throws -> SoakParticipant {
+        let relay = try LossyRelay(server: udp)
+        relay.shape(uplink: nil, downlink: downlink, seed: seed)
         do {
             let client = try await MediaTestClient(wsURL: wsURL, token: token, uid: uid)
             client.subscribeRelay = relay

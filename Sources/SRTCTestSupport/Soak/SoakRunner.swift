@@ -20,7 +20,8 @@ public final class SoakRunner: @unchecked Sendable {
         /// Figures before this are not held against the bounds (caches fill, arenas grow).
         public var warmUp: Duration = .seconds(120)
         public var reportInterval: Duration = .seconds(60)
-        public var impairment = LossyRelay.Impairment(lossRate: 0.02, jitter: .milliseconds(30))
+        /// The server→client path of every participant.
+        public var downlink = LinkShaper.Shape(lossRate: 0.02, jitterMilliseconds: 30)
         /// Mean time between random events (over all participants).
         public var eventInterval: Duration = .seconds(3)
         /// Growth allowed after the warm-up.
@@ -76,7 +77,7 @@ public final class SoakRunner: @unchecked Sendable {
         try await server.start()
         let udp = try SocketAddress.resolve(host: "127.0.0.1", port: server.udpPort)
         print("soak: \(configuration.participants) participants, \(configuration.duration) (warm-up \(configuration.warmUp)), " +
-              "loss \(configuration.impairment.lossRate * 100) %, jitter \(configuration.impairment.jitter), server pid \(server.pid ?? 0)")
+              "loss \(configuration.downlink.lossRate * 100) %, jitter \(configuration.downlink.jitterMilliseconds) ms, server pid \(server.pid ?? 0)")
 
         for index in 0..<configuration.participants { try await join(index, server: server, udp: udp, clip: clip) }
         await syncSubscriptions()
@@ -141,11 +142,10 @@ public final class SoakRunner: @unchecked Sendable {
     private func join(_ index: Int, server: ServerProcess, udp: SocketAddress, clip: MediaClip) async throws {
         let incarnation = incarnations[index, default: 0]
         incarnations[index] = incarnation + 1
-        var impairment = configuration.impairment
-        impairment.seed = configuration.seed &+ UInt64(index) &* 1000 &+ UInt64(incarnation)
+        let seed = configuration.seed &+ UInt64(index) &* 1000 &+ UInt64(incarnation)
         let uid = "p\(index)"
         let participant = try await SoakParticipant.join(uid: uid, index: index, incarnation: incarnation, wsURL: server.wsURL,
-                                                         token: token(uid: uid), udp: udp, impairment: impairment, clip: clip)
+                                                         token: token(uid: uid), udp: udp, downlink: configuration.downlink, seed: seed, clip: clip)
         state.withLock { $0[index] = participant }
     }
 
