@@ -62,7 +62,7 @@ public final class ServerApp: Sendable {
         webDirectory = WebDirectory.resolveForProcess(configured: config.webDir)
         if let url = config.webhookURL {
             let client = HTTPClient(configuration: .init(timeout: .seconds(10)))
-            webhooks = WebhookDispatcher(url: url, database: database, apps: apps, lease: cluster?.outboxLease) { url, headers, body in
+            webhooks = WebhookDispatcher(url: url, database: database, apps: apps, lease: cluster?.outboxLease, registry: cluster?.registry) { url, headers, body in
                 try await client.post(url, headers: HTTPHeaders(headers), body: body).status
             }
         } else {

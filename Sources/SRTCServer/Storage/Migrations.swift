@@ -58,6 +58,11 @@ public struct Migrations: Sendable {
                 PRIMARY KEY (app_id, channel, uid)
             );
             """),
+        // The cluster node that owns each live channel ('' on a single node), so a node's restart
+        // closes only its own channels (the table is shared by every node of a cluster).
+        Step(version: 4, sql: """
+            ALTER TABLE webhook_live_channels ADD COLUMN node TEXT NOT NULL DEFAULT ''
+            """),
     ])
 
     /// The latest version this build knows.

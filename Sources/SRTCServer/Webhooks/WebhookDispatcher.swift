@@ -10,8 +10,11 @@ import Synchronization
 /// attempt limit. Stored events survive a restart.
 ///
 /// In the same transaction as each event it records which channels and users the receiver was told
-/// are live. A server that was killed never sent their `user_left` and `channel_closed`; the next
-/// start sends them, with the reason `server_restart`, before anything new happens.
+/// are live, and which node owns each channel. A server that was killed never sent their
+/// `user_left` and `channel_closed`; the next start sends them, with the reason `server_restart`,
+/// before anything new happens. In a cluster (the table is shared) a start closes only its own
+/// node's channels, then those of nodes gone from the registry (a node with a random id never
+/// comes back as itself), never those of a live node.
 final class WebhookDispatcher: ChannelEventSink, Sendable {
     /// Delivers one signed POST and returns the HTTP status (throws on network failure).
     typealias Poster = @Sendable (_ url: String, _ headers: [(String, String)], _ body: [UInt8]) async throws -> Int
@@ -50,17 +53,23 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
 
     /// In a cluster, only the holder of this lease sends (the outbox table is shared).
     private let lease: OutboxLease?
+    /// This node's id in `webhook_live_channels.node` ('' on a single node).
+    private let node: String
 
-    init(url: String, database: any Database, apps: AppStore, maxAttempts: Int = 10, lease: OutboxLease? = nil, post: @escaping Poster) {
+    /// - Parameter registry: in a cluster, the node registry (this node's id, and which nodes live).
+    init(url: String, database: any Database, apps: AppStore, maxAttempts: Int = 10, lease: OutboxLease? = nil,
+         registry: NodeRegistry? = nil, post: @escaping Poster) {
         self.lease = lease
         self.url = url
         self.database = database
         self.apps = apps
         self.maxAttempts = maxAttempts
         self.post = post
-        closeWhatThePreviousRunLeftLive()
+        node = registry?.nodeId ?? ""
+        closeWhatThePreviousRunLeftLive(owners: "node = ?", [.text(node)])
         let wakeup = self.wakeup
         let task = Task { [weak self] in
+            if let registry { await self?.closeWhatDeadNodesLeftLive(registry) }
             while !Task.isCancelled {
                 guard let next = await self?.deliverDue() else { return }
                 // Sleep until the next retry is due or a new event arrives; in a cluster at most
@@ -102,7 +111,7 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         do {
             try database.transaction { tx throws(DatabaseError) in
                 try Self.insert(tx, key, name, data, sequence: sequence)
-                try Self.recordLiveness(tx, key, name, uid: data.uid, sequence: sequence)
+                try recordLiveness(tx, key, name, uid: data.uid, sequence: sequence)
             }
         } catch {
             Log.error("webhook", "cannot store \(name) for \(key): \(error)")
@@ -123,13 +132,14 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     }
 
     /// Keeps `webhook_live_channels` / `webhook_live_users` equal to what the receiver was told.
-    private static func recordLiveness(_ tx: any SQLExecutor, _ key: ChannelKey, _ name: String, uid: String?,
-                                       sequence: Int64) throws(DatabaseError) {
+    private func recordLiveness(_ tx: any SQLExecutor, _ key: ChannelKey, _ name: String, uid: String?,
+                                sequence: Int64) throws(DatabaseError) {
         let channel: [SQLValue] = [.text(key.appId), .text(key.name)]
         switch name {
         case "channel_created":
-            try tx.query("INSERT INTO webhook_live_channels (app_id, channel, sequence) VALUES (?, ?, ?) " +
-                         "ON CONFLICT (app_id, channel) DO UPDATE SET sequence = excluded.sequence", channel + [.integer(sequence)])
+            try tx.query("INSERT INTO webhook_live_channels (app_id, channel, sequence, node) VALUES (?, ?, ?, ?) " +
+                         "ON CONFLICT (app_id, channel) DO UPDATE SET sequence = excluded.sequence, node = excluded.node",
+                         channel + [.integer(sequence), .text(node)])
             try tx.query("DELETE FROM webhook_live_users WHERE app_id = ? AND channel = ?", channel)
         case "channel_closed":
             try tx.query("DELETE FROM webhook_live_channels WHERE app_id = ? AND channel = ?", channel)
@@ -144,34 +154,50 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         }
     }
 
-    /// At start, before any room exists: every user and channel the receiver still believes live
-    /// gets its `user_left` and `channel_closed` (reason `server_restart`), continuing the channel's
-    /// sequence, in one transaction with clearing the record.
-    private func closeWhatThePreviousRunLeftLive() {
+    /// At start, before any room exists: every user and channel of `owners` (a condition on
+    /// `webhook_live_channels.node`) the receiver still believes live gets its `user_left` and
+    /// `channel_closed` (reason `server_restart`), continuing the channel's sequence, in one
+    /// transaction with clearing the record. The rows are taken with `DELETE … RETURNING`, so two
+    /// nodes starting at once never close the same channel twice.
+    private func closeWhatThePreviousRunLeftLive(owners: String, _ parameters: [SQLValue]) {
         do {
             let closed = try database.transaction { tx throws(DatabaseError) -> Int in
-                let channels = try tx.query("SELECT app_id, channel, sequence FROM webhook_live_channels ORDER BY app_id, channel")
-                for row in channels {
-                    guard let appId = row[0].string, let name = row[1].string, var sequence = row[2].int else { continue }
+                let channels = try tx.query("DELETE FROM webhook_live_channels WHERE \(owners) RETURNING app_id, channel, sequence", parameters)
+                    .compactMap { row -> (appId: String, name: String, sequence: Int64)? in
+                        guard let appId = row[0].string, let name = row[1].string, let sequence = row[2].int else { return nil }
+                        return (appId, name, sequence)
+                    }
+                    .sorted { ($0.appId, $0.name) < ($1.appId, $1.name) }
+                for (appId, name, start) in channels {
                     let key = ChannelKey(appId: appId, name: name)
-                    let users = try tx.query("SELECT uid FROM webhook_live_users WHERE app_id = ? AND channel = ? ORDER BY uid",
-                                             [.text(appId), .text(name)])
-                    for user in users {
-                        guard let uid = user[0].string else { continue }
+                    let users = try tx.query("DELETE FROM webhook_live_users WHERE app_id = ? AND channel = ? RETURNING uid", [.text(appId), .text(name)])
+                        .compactMap { $0[0].string }.sorted()
+                    var sequence = start
+                    for uid in users {
                         sequence += 1
                         try Self.insert(tx, key, "user_left", EventData(uid: uid, reason: Self.serverRestartReason), sequence: sequence)
                     }
                     sequence += 1
                     try Self.insert(tx, key, "channel_closed", EventData(reason: Self.serverRestartReason), sequence: sequence)
                 }
-                try tx.query("DELETE FROM webhook_live_users")
-                try tx.query("DELETE FROM webhook_live_channels")
                 return channels.count
             }
-            if closed > 0 { Log.warn("webhook", "closed \(closed) channel(s) the previous run left live (reason \(Self.serverRestartReason))") }
+            if closed > 0 {
+                Log.warn("webhook", "closed \(closed) channel(s) a previous run left live (reason \(Self.serverRestartReason))")
+                wakeup.signal()
+            }
         } catch {
-            Log.error("webhook", "cannot close the channels the previous run left live: \(error)")
+            Log.error("webhook", "cannot close the channels a previous run left live: \(error)")
         }
+    }
+
+    /// In a cluster, once at start: closes the channels of nodes no longer in the registry (they
+    /// died and, with a random id, never restart as themselves). Skipped when Redis cannot be read:
+    /// a node missing from an unreadable registry may well be alive.
+    private func closeWhatDeadNodesLeftLive(_ registry: NodeRegistry) async {
+        guard let live = try? await registry.liveNodes().map(\.id) else { return }
+        let keep = Set(live + [node]).sorted()
+        closeWhatThePreviousRunLeftLive(owners: "node NOT IN (" + keep.map { _ in "?" }.joined(separator: ", ") + ")", keep.map { .text($0) })
     }
 
     /// Attempts every due delivery once; returns seconds until the next one is due (`.some(nil)`: none pending).
