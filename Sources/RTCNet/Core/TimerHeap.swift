@@ -14,6 +14,10 @@ public enum Monotonic {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
+    /// `now()` in seconds, for state machines that keep time as `Double` seconds.
+    @inline(__always)
+    public static func seconds() -> Double { Double(now()) / 1e9 }
+
     /// `duration` in nanoseconds, clamped to zero and to about 290 years.
     public static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Decides what a client does when its WebSocket to the server drops: retry with backoff, resume
 /// the session with its id, give up once the server's grace period has passed. SRTC's channels
 /// (signaling) and SMeeting's engine (the meeting WebSocket) both follow it.
@@ -129,10 +127,5 @@ package struct ReconnectMachine: Sendable, Equatable {
     package var currentAttempt: Int? {
         if case .reconnecting(let attempt, _) = phase { return attempt }
         return nil
-    }
-
-    /// Seconds on the monotonic clock the machine's times are on.
-    package static func now() -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }
