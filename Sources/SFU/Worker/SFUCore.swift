@@ -12,6 +12,8 @@ final class SFUCore: @unchecked Sendable {
     private(set) var transports: [TransportID: MediaTransport] = [:]
     private(set) var producers: [ProducerID: Producer] = [:]
     private(set) var consumers: [ConsumerID: Consumer] = [:]
+    /// RTP packets sent by transports closed so far (`rtpSentTotal` adds the live ones).
+    private var rtpSentByClosedTransports = 0
 
     init(configuration: SFUConfiguration, emit: @escaping (SFUEvent) -> Void = { _ in }) {
         self.configuration = configuration
@@ -55,10 +57,16 @@ final class SFUCore: @unchecked Sendable {
         let objectReason = reason ?? .transportClosed
         for producer in transport.producers { closeProducer(producer.id, reason: objectReason) }
         for consumer in transport.consumers { closeConsumer(consumer.id, reason: objectReason) }
+        rtpSentByClosedTransports += transport.counters.rtpSent
         transport.markClosed()
         transport.router.remove(transport)
         transports[id] = nil
         transport.peer?.close()
+    }
+
+    /// RTP packets sent since start, closed transports included (a node's forwarding load).
+    var rtpSentTotal: Int {
+        transports.values.reduce(rtpSentByClosedTransports) { $0 + $1.counters.rtpSent }
     }
 
     // MARK: - Producers

@@ -160,6 +160,12 @@ extension SFUWorker {
         }
     }
 
+    /// RTP packets forwarded (sent to subscribers, retransmissions included) since start; read
+    /// on the I/O thread, so the send path keeps no shared counter.
+    public func forwardedPacketCount() async -> Int {
+        (try? await perform { core, _ in core.rtpSentTotal }) ?? 0
+    }
+
     /// Arrival-to-send percentiles since the last call (`measureForwardingLatency` only), and resets them.
     public func takeForwardingLatency() async -> ForwardingLatency? {
         try? await perform { core, _ in

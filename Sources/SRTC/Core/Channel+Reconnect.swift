@@ -100,10 +100,12 @@ extension Channel {
             defer { s.heldEvents = nil }
             return s.heldEvents ?? []
         }
+        let moved = response.moved == true
+        if moved { dropMovedMedia() }
         perform(actions, error: nil)
         catchUp(with: response)
         for event in held { handle(event) }
-        mediaAfterResume()
+        if moved { republishAfterMove() } else { mediaAfterResume() }
     }
 
     /// Events dropped while the connection was down are replayed as the difference between the
