@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "SMeetingProtocol"),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
         .target(name: "SMeeting", dependencies: ["SRTC", "SMeetingProtocol", "RTCNet"]),
+        // The load generator of `srtc load-test` and `make bench-sfu`: SDK pieces (package access)
+        // sending pre-encoded media, against our server or Janus VideoRoom.
+        .target(name: "SRTCLoad", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
 
         // Seeded randomness shared by every test target (random-input tests replay from their seed).
         .target(name: "TestRandom", path: "Sources/TestRandom"),
@@ -47,10 +50,10 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer"]),
-        .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
+        .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCLoad"]),
         .executableTarget(
             name: "srtc-bench",
-            dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP"],
+            dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCLoad"],
             path: "Benchmarks/srtc-bench"
         ),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
@@ -68,6 +71,7 @@ let package = Package(
         .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCTestSupport"]),
+        .testTarget(name: "SRTCLoadTests", dependencies: ["TestRandom", "SRTCLoad", "SRTC", "SRTCProtocol", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
     ]
 )

@@ -9,6 +9,7 @@ commands:
   grant          obtain a channel join token from a server (signed call to /server/v1/channel/grant)
   token decode   show a token's claims, optionally verifying it
   join           join a channel as a bot on the Swift SDK: publish a test pattern or files, record what arrives
+  load-test      publishers and subscribers on this machine against our server or Janus VideoRoom: delivery, loss, delay
   help           this text
 
 Credentials come from --app-id / --app-key or $SRTC_APP_ID / $SRTC_APP_KEY.
@@ -23,6 +24,7 @@ do {
     case "grant": try await GrantCommand.run(arguments.dropFirst(), environment: environment)
     case "join": try await JoinCommand.run(arguments.dropFirst(), environment: environment)
     case "token": try TokenCommand.run(arguments.dropFirst(), environment: environment)
+    case "load-test": try await LoadTestCommand.run(arguments.dropFirst(), environment: environment)
     case nil, "help", "--help", "-h": print(usage)
     case let other?:
         throw CLIError.usage("unknown command '\(other)'\n\n\(usage)")

@@ -3,13 +3,13 @@ import RTCWire
 /// Reception statistics of one incoming RTP stream, as RFC 3550 §6.4.1 and Appendix A.3/A.8
 /// define them for receiver reports: extended highest sequence number, cumulative and
 /// interval loss, and interarrival jitter.
-struct RTPReceiveStatistics: Sendable {
+package struct RTPReceiveStatistics: Sendable {
     let clockRate: Double
     private var unwrapper = WrapAroundUnwrapper<UInt16>()
     private var base: Int64?
-    private(set) var highest: Int64 = 0
-    private(set) var received = 0
-    private(set) var bytes = 0
+    package private(set) var highest: Int64 = 0
+    package private(set) var received = 0
+    package private(set) var bytes = 0
     private var expectedPrior: Int64 = 0
     private var receivedPrior = 0
     /// Interarrival jitter in timestamp units (RFC 3550 §A.8), smoothed by 1/16.
@@ -18,12 +18,12 @@ struct RTPReceiveStatistics: Sendable {
     /// Middle 32 bits of the last sender report's NTP time and when it arrived (seconds).
     private var lastSR: (middle: UInt32, arrival: Double)?
 
-    init(clockRate: UInt32) {
+    package init(clockRate: UInt32) {
         self.clockRate = Double(clockRate)
     }
 
     /// Records one packet that arrived at `arrival` seconds.
-    mutating func record(sequence: UInt16, timestamp: UInt32, size: Int, arrival: Double) {
+    package mutating func record(sequence: UInt16, timestamp: UInt32, size: Int, arrival: Double) {
         let extended = unwrapper.unwrap(sequence)
         if base == nil {
             base = extended
@@ -44,17 +44,17 @@ struct RTPReceiveStatistics: Sendable {
     }
 
     /// Packets expected from the first to the highest sequence number.
-    var expected: Int64 { base.map { highest - $0 + 1 } ?? 0 }
+    package var expected: Int64 { base.map { highest - $0 + 1 } ?? 0 }
     /// Cumulative packets lost (may be negative with duplicates, RFC 3550 §A.3).
-    var lost: Int64 { expected - Int64(received) }
+    package var lost: Int64 { expected - Int64(received) }
 
     /// Notes a sender report of this stream's sender.
-    mutating func senderReportArrived(_ ntp: NTPTime, at arrival: Double) {
+    package mutating func senderReportArrived(_ ntp: NTPTime, at arrival: Double) {
         lastSR = (ntp.middle32, arrival)
     }
 
     /// The report block for this stream, and the start of a new interval (RFC 3550 §A.3).
-    mutating func receptionReport(ssrc: UInt32, now: Double) -> ReceptionReport {
+    package mutating func receptionReport(ssrc: UInt32, now: Double) -> ReceptionReport {
         let expectedInterval = expected - expectedPrior
         let receivedInterval = Int64(received - receivedPrior)
         expectedPrior = expected

@@ -6,7 +6,7 @@ import Synchronization
 /// One signaling WebSocket (docs/protocol.md): numbered requests with awaited responses, pushed
 /// events, keep-alive pings. A new `SignalClient` is made for every (re)connection; the channel
 /// owns the session across them.
-final class SignalClient: Sendable {
+package final class SignalClient: Sendable {
     // MARK: - Types
 
     private struct State {
@@ -38,7 +38,7 @@ final class SignalClient: Sendable {
     /// - Parameters:
     ///   - url: the `ws(s)://…/rtc/v1/ws` URL.
     ///   - timeout: limit for TCP, TLS and the upgrade.
-    static func connect(url: String, timeout: Duration = .seconds(10), pingInterval: Duration = .seconds(10)) async throws(SRTCError) -> SignalClient {
+    package static func connect(url: String, timeout: Duration = .seconds(10), pingInterval: Duration = .seconds(10)) async throws(SRTCError) -> SignalClient {
         do {
             // WebSocket pings every 5 s: a dead TCP path closes the socket (1006) within 10 s.
             let configuration = WebSocketConfiguration(maxMessageSize: 4 * SignalCodec.defaultMaxMessageBytes,
@@ -66,7 +66,7 @@ final class SignalClient: Sendable {
     }
 
     /// Starts delivering events (on the socket's I/O thread, in order) and the keep-alive.
-    func start(onEvent: @escaping @Sendable (ServerEvent) -> Void, onClose: @escaping @Sendable (WebSocketCloseInfo) -> Void) {
+    package func start(onEvent: @escaping @Sendable (ServerEvent) -> Void, onClose: @escaping @Sendable (WebSocketCloseInfo) -> Void) {
         state.withLock {
             $0.onEvent = onEvent
             $0.onClose = onClose
@@ -92,7 +92,7 @@ final class SignalClient: Sendable {
     /// - Throws: `.server` when the server answers `ok: false`, `.timeout`, or
     ///   `.connectionFailed` when the socket closes first.
     @discardableResult
-    func request(_ body: ClientRequest.Body, timeout: Duration = .seconds(15)) async throws(SRTCError) -> ResponseData {
+    package func request(_ body: ClientRequest.Body, timeout: Duration = .seconds(15)) async throws(SRTCError) -> ResponseData {
         let response: Response
         do {
             response = try await withCheckedThrowingContinuation { continuation in
@@ -127,7 +127,7 @@ final class SignalClient: Sendable {
 
     /// Sends a request whose answer nobody waits for (its response is dropped on arrival), in
     /// order with everything else sent on this connection.
-    func send(_ body: ClientRequest.Body) {
+    package func send(_ body: ClientRequest.Body) {
         let id: Int? = state.withLock { s in
             guard s.closeInfo == nil else { return nil }
             defer { s.nextId += 1 }
@@ -139,7 +139,7 @@ final class SignalClient: Sendable {
     }
 
     /// Closes the connection (normal closure); pending requests fail.
-    func close() {
+    package func close() {
         socket.close(code: .normalClosure, reason: "")
     }
 
