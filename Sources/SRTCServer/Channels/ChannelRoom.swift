@@ -18,6 +18,9 @@ actor ChannelRoom {
     let media: RoomMedia?
     /// The media router exists (created on the first publish or subscribe).
     var mediaPrepared = false
+    /// The router's creation while it is under way: requests arriving meanwhile (the actor is
+    /// reentrant across the await) wait for it instead of creating it a second time.
+    var mediaPreparation: Task<Bool, Never>?
     let observer: RoomObserver
     private var joinBucket: TokenBucket
 
