@@ -13,10 +13,16 @@ final class LoadPacer: @unchecked Sendable {
         var nextPost: Int64 = 0
     }
 
+    /// False for an idle run: reports only, no media.
+    private let sendsMedia: Bool
     private let publishers = Mutex<[Scheduled]>([])
     private let subscribers = Mutex<[LoadSubscriber]>([])
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
+
+    init(sendsMedia: Bool = true) {
+        self.sendsMedia = sendsMedia
+    }
 
     func add(_ publisher: LoadPublisher) {
         let intervals = publisher.streams.map(\.loop.frameInterval)
@@ -47,7 +53,7 @@ final class LoadPacer: @unchecked Sendable {
             let now = LoadClock.now()
             var wake = min(nextSecond, now + 20_000)
             publishers.withLock { list in
-                for index in list.indices {
+                for index in list.indices where sendsMedia {
                     guard let start = list[index].publisher.startTime else { continue }
                     if list[index].nextPost <= now {
                         list[index].publisher.execute { publisher, transport in

@@ -53,6 +53,9 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
         self.capture = capture
     }
 
+    /// The local address of the media socket, once the transport exists.
+    package var localAddress: SocketAddress? { transport.withLock { $0 }?.localAddress }
+
     /// Notes that subscription requests go out now.
     package func markRequested() {
         requestTime = LoadClock.now()

@@ -44,6 +44,18 @@ struct LoadCounters: Sendable {
         return (total, worst)
     }
 
+    /// Packets and bytes each subscribing participant received since `earlier`.
+    func received(since earlier: LoadCounters) -> [String: (packets: Int, bytes: Int)] {
+        var result: [String: (packets: Int, bytes: Int)] = [:]
+        for (uid, snapshot) in subscribers {
+            var own = Delta()
+            let before = earlier.subscribers[uid]?.streams ?? []
+            for stream in snapshot.streams { own.add(stream, minus: before.first { $0.mid == stream.mid && $0.kind == stream.kind }) }
+            result[uid] = (own.received, own.bytes)
+        }
+        return result
+    }
+
     func report(since start: LoadCounters, seconds: Double, run: LoadRun) -> LoadReport {
         let (d, worst) = delta(since: start)
         var latency = DelayHistogram()

@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import RTCTransport
 import SRTCProtocol
 import Synchronization
@@ -34,20 +35,31 @@ package final class LoadRun: @unchecked Sendable {
     package let target: any LoadTarget
     private let media: LoadMedia
     private let certificate: DTLSCertificate
-    private let pacer = LoadPacer()
+    private let pacer: LoadPacer
     private let failures = Mutex<[String]>([])
     private var participants: [Participant] = []
     private var rooms: [String] = []
     package private(set) var setupSeconds = 0.0
+    /// What each subscriber socket received in the last measured window (the same datagrams a
+    /// bare `sendmmsg` loop can send for comparison).
+    package private(set) var lastWindowDestinations: [LoadDestination] = []
 
     /// Subscribers keep every payload (interop checks that decode; never for load).
     private let capture: Bool
 
-    /// - Parameter capture: subscribers keep every payload, for checks that decode what arrived.
+    /// Publishers send media (otherwise everyone joins, publishes and subscribes, and only the
+    /// transports' timers, consent checks and reports run: a joined participant's idle cost).
+    package let sendsMedia: Bool
+
+    /// - Parameters:
+    ///   - capture: subscribers keep every payload, for checks that decode what arrived.
+    ///   - sendMedia: false to measure idle participants.
     /// - Throws: `LoadError.invalidScenario` when the scenario is out of bounds.
-    package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false) throws {
+    package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true) throws {
         try scenario.validate()
         self.capture = capture
+        sendsMedia = sendMedia
+        pacer = LoadPacer(sendsMedia: sendMedia)
         self.scenario = scenario
         self.target = target
         media = try LoadMedia.shared()
@@ -82,11 +94,18 @@ package final class LoadRun: @unchecked Sendable {
         let subscribing = participants.filter { !$0.publishes || scenario.publishers > 1 }
         log("subscribing: \(subscribing.count) participant(s)")
         await paced(subscribing) { [self] participant in try await subscribe(participant) }
-        await waitUntil(timeout: timeout) { [self] in await allStreamsStarted() }
-        let snapshots = await subscriberSnapshots(resetLatency: true)
-        for (participant, snapshot) in snapshots {
-            let missing = expectedStreams(of: participant) - snapshot.streams.filter { $0.firstPacketDelay != nil }.count
-            if missing > 0 { fail("\(participant.uid): \(missing) stream(s) never started") }
+        if sendsMedia {
+            await waitUntil(timeout: timeout) { [self] in await allStreamsStarted() }
+            for (participant, snapshot) in await subscriberSnapshots(resetLatency: true) {
+                let missing = expectedStreams(of: participant) - snapshot.streams.filter { $0.firstPacketDelay != nil }.count
+                if missing > 0 { fail("\(participant.uid): \(missing) stream(s) never started") }
+            }
+        } else {
+            let subscribers = participants.compactMap(\.subscriber)
+            await waitUntil(timeout: timeout) { subscribers.allSatisfy { $0.connected.load(ordering: .acquiring) } }
+            for participant in participants where participant.subscriber?.connected.load(ordering: .acquiring) == false {
+                fail("\(participant.uid): subscribe transport did not connect")
+            }
         }
         setupSeconds = Date().timeIntervalSince(started)
         log("set up in \(String(format: "%.1f", setupSeconds)) s")
@@ -160,6 +179,11 @@ package final class LoadRun: @unchecked Sendable {
         }
         let elapsed = ContinuousClock.now - began
         let end = await counters(resetLatency: false)
+        let received = end.received(since: start)
+        lastWindowDestinations = participants.compactMap { participant in
+            guard let address = participant.subscriber?.localAddress, let counts = received[participant.uid] else { return nil }
+            return LoadDestination(address: address, packets: counts.packets, bytes: counts.bytes)
+        }
         return end.report(since: start, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
                           run: self)
     }
@@ -225,6 +249,11 @@ package final class LoadRun: @unchecked Sendable {
 
     // MARK: - Teardown
 
+    /// Publishers stop sending (transports stay up); `tearDown` does this too.
+    package func stopSending() {
+        pacer.stop()
+    }
+
     /// Stops sending, leaves, closes every transport, and lets the target clean up.
     package func tearDown() async {
         pacer.stop()
@@ -252,4 +281,12 @@ package final class LoadRun: @unchecked Sendable {
         await tearDown()
         return report
     }
+}
+
+/// One subscriber socket and what reached it in a window.
+package struct LoadDestination: Sendable {
+    package var address: SocketAddress
+    package var packets: Int
+    /// Bytes of RTP (after SRTP was removed).
+    package var bytes: Int
 }
