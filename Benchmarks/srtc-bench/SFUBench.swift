@@ -85,9 +85,7 @@ enum SFUBench {
     }
 
     static func run(subscribers: Int, packetsPerSecond: Int) throws -> Result {
-        var configuration = SFUConfiguration()
-        configuration.measureForwardingLatency = true
-        let worker = try SFUWorker(bind: SocketAddress(ip: "127.0.0.1", port: 0)!, configuration: configuration)
+        let worker = try SFUWorker(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
         defer { worker.stop() }
         let certificate = try DTLSCertificate()
         try blocking { try await worker.createRouter("bench") }

@@ -195,6 +195,7 @@ class Consumer {
         transport.countSent(bytes: length)
         history.markResent(record.outSequence, at: now)
         counters.retransmissions += 1
+        transport.counters.retransmissions += 1
         counters.bytesSent += length
     }
 

@@ -22,8 +22,10 @@ extension SFUWorker {
     /// Creates a `PeerTransport` on the worker's port (ICE-lite, DTLS, SRTP) from negotiated
     /// parameters and attaches it to a router for one participant. It may both publish
     /// (`produce`) and subscribe (`consume`); SRTC uses one of each per participant.
+    /// - Parameter joinedAt: when the participant joined (Unix ms): the first packet forwarded on
+    ///   this transport is counted in `SFUMetrics.joinToFirstPacket`.
     public func createTransport(_ id: TransportID, router: RouterID, participant: ParticipantID,
-                                parameters: PeerTransportParameters) async throws(SFUError) {
+                                parameters: PeerTransportParameters, joinedAt: Int64? = nil) async throws(SFUError) {
         let port = self.port
         try await perform { core, now throws(SFUError) in
             guard core.routers[router] != nil else { throw .routerNotFound(router) }
@@ -35,6 +37,7 @@ extension SFUWorker {
             // On the I/O thread no packet can reach the transport before the delegate is set.
             let media = try core.createTransport(id, router: router, participant: participant, sink: peer, now: now)
             media.peer = peer
+            media.joinedAt = joinedAt
             peer.delegate = media
         }
     }
@@ -135,13 +138,17 @@ extension SFUWorker {
         }
     }
 
-    /// Arrival-to-send percentiles since the last call (`measureForwardingLatency` only), and resets them.
+    /// Arrival-to-send percentiles since the last call.
     public func takeForwardingLatency() async -> ForwardingLatency? {
         try? await perform { core, _ in
-            guard let histogram = core.latency else { return nil }
-            defer { histogram.reset() }
-            return ForwardingLatency(samples: histogram.count, p50Micros: histogram.percentile(0.5),
-                                     p99Micros: histogram.percentile(0.99))
+            let now = core.metrics.forwardingLatency
+            let window = now.subtracting(core.latencyTaken)
+            core.latencyTaken = now
+            return ForwardingLatency(samples: UInt64(window.count), p50Micros: Int(window.percentile(0.5)),
+                                     p99Micros: Int(window.percentile(0.99)))
         }
     }
+
+    /// The media plane's counters and distributions as published in the last second (any thread).
+    public var metrics: SFUMetrics { core.metrics.latest }
 }

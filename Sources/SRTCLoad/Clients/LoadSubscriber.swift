@@ -28,7 +28,7 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
 
     // I/O thread (or the signaling task before the transport exists).
     private var streams: [LoadReceivedStream] = []
-    private var latency = DelayHistogram()
+    private var latency = LogHistogram()
     /// Monotonic µs when this subscriber asked for media (first-packet delays count from here).
     private var requestTime: Int64 = LoadClock.now()
 
@@ -141,7 +141,7 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
         let now = LoadClock.now()
         let snapshot = LoadSubscriberSnapshot(streams: streams.map { $0.statistics(now: now, requestTime: requestTime) },
                                               latency: latency, connected: connected.load(ordering: .acquiring))
-        if resetLatency { latency = DelayHistogram() }
+        if resetLatency { latency = LogHistogram() }
         return snapshot
     }
 
@@ -149,7 +149,7 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
     package func snapshot(resetLatency: Bool) async -> LoadSubscriberSnapshot {
         await withCheckedContinuation { continuation in
             let posted = execute { subscriber, _ in continuation.resume(returning: subscriber.snapshot(resetLatency: resetLatency)) }
-            if !posted { continuation.resume(returning: LoadSubscriberSnapshot(streams: [], latency: DelayHistogram(), connected: false)) }
+            if !posted { continuation.resume(returning: LoadSubscriberSnapshot(streams: [], latency: LogHistogram(), connected: false)) }
         }
     }
 
@@ -217,6 +217,6 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
 /// What a subscriber counted, taken on its I/O thread.
 package struct LoadSubscriberSnapshot: Sendable {
     package var streams: [LoadReceivedStream.Statistics]
-    package var latency: DelayHistogram
+    package var latency: LogHistogram
     package var connected: Bool
 }

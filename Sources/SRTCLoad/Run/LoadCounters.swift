@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 
 /// Every counter of a run at one moment; the difference of two is a window's figures.
 struct LoadCounters: Sendable {
@@ -58,8 +59,8 @@ struct LoadCounters: Sendable {
 
     func report(since start: LoadCounters, seconds: Double, run: LoadRun) -> LoadReport {
         let (d, worst) = delta(since: start)
-        var latency = DelayHistogram()
-        var firstPacket = DelayHistogram()
+        var latency = LogHistogram()
+        var firstPacket = LogHistogram()
         for snapshot in subscribers.values {
             latency.merge(snapshot.latency)
             for stream in snapshot.streams { if let delay = stream.firstPacketDelay { firstPacket.record(delay) } }
@@ -83,7 +84,7 @@ struct LoadCounters: Sendable {
     static func progressLine(second: Double, scenario: LoadScenario, target: String,
                              previous: LoadCounters, current: LoadCounters) -> String {
         let (d, _) = current.delta(since: previous)
-        var latency = DelayHistogram()
+        var latency = LogHistogram()
         for snapshot in current.subscribers.values { latency.merge(snapshot.latency) }
         let connected = current.subscribers.values.filter(\.connected).count
         let loss = d.received + d.lost > 0 ? 100 * Double(d.lost) / Double(d.received + d.lost) : 0

@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 
 /// The figures of one measured window of a load test, as `srtc load-test` prints them in JSON
 /// (snake_case keys). Counts cover the window only; delays are in milliseconds.
@@ -12,7 +13,7 @@ package struct LoadReport: Codable, Sendable {
         package var max: Double
         package var mean: Double
 
-        package init(_ histogram: DelayHistogram) {
+        package init(_ histogram: LogHistogram) {
             func ms(_ micros: Int64) -> Double { (Double(micros) / 10).rounded() / 100 }
             samples = histogram.count
             p50 = ms(histogram.percentile(0.5))
