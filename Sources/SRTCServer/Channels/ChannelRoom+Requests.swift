@@ -71,7 +71,7 @@ extension ChannelRoom {
             mediaPrepared = true
         }
         if let m = p.media { return m }  // another request created it while we awaited
-        let m = await media.makeParticipant(uid: p.uid, events: inbox)
+        let m = await media.makeParticipant(uid: p.uid, joinedAt: p.joinedAt, events: inbox)
         p.media = m
         return m
     }

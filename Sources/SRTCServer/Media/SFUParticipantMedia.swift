@@ -22,11 +22,14 @@ actor SFUParticipantMedia: ParticipantMedia {
     /// Tracks published, by id.
     private var producers: Set<String> = []
     private var closed = false
+    /// When the participant joined (Unix ms): the SFU counts the time to its first forwarded packet.
+    let joinedAt: Int64
 
-    init(server: MediaServer, router: RouterID, uid: String, events: RoomInbox) {
+    init(server: MediaServer, router: RouterID, uid: String, joinedAt: Int64, events: RoomInbox) {
         self.server = server
         self.router = router
         self.uid = uid
+        self.joinedAt = joinedAt
         self.events = events
         negotiation = ServerNegotiation(
             fingerprint: Fingerprint(algorithm: "sha-256", bytes: server.certificate.fingerprint.bytes), candidates: server.candidates,
@@ -116,7 +119,8 @@ actor SFUParticipantMedia: ParticipantMedia {
             let id = TransportID("\(uid)#\(instance)/subscribe")
             do {
                 try await server.worker.createTransport(id, router: router, participant: participant,
-                                                        parameters: parameters(remote, local: negotiation.subscribeICE))
+                                                        parameters: parameters(remote, local: negotiation.subscribeICE),
+                                                        joinedAt: joinedAt)
             } catch {
                 throw SignalError(.internalError, "cannot create the subscribe transport: \(error)")
             }
