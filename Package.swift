@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystem"),
+        .systemLibrary(name: "CUsrSCTP", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
+        .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
         // libsrtp's AES-GCM, AES-ICM and HMAC-SHA1 types on OpenSSL EVP (replacing Debian's NSS ones).
         .target(name: "CSRTPCrypto", dependencies: ["COpenSSL", "CSRTP"]),
 
@@ -27,8 +29,8 @@ let package = Package(
         .target(name: "RTCCrypto", dependencies: ["COpenSSL"]),
         .target(name: "RTCWire", dependencies: ["RTCCrypto"]),
         .target(name: "RTCNet", dependencies: ["CSystem", "COpenSSL", "RTCCrypto"]),
-        .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
-        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX"]),
+        .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto", "CUsrSCTP"]),
+        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX", "COpenH264"]),
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
         .target(name: "SFU", dependencies: ["RTCWire", "RTCTransport", "RTCMedia"]),
         .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite"]),
@@ -46,7 +48,8 @@ let package = Package(
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
-        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia"]),
+        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia",
+                                                       "MeetingServer", "SMeetingProtocol"]),
 
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer"]),

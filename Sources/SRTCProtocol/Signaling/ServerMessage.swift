@@ -50,11 +50,15 @@ public struct JoinResponse: Codable, Sendable, Equatable {
     public var serverTime: Int64
     /// My current subscriptions (non-empty on resume).
     public var subscriptions: [SubscribeRequest]
+    /// TURN servers with short-lived credentials for this session (empty when none is configured).
+    public var iceServers: [ICEServer]
 
     public init(sessionId: String, resumed: Bool, channel: ChannelInfo, me: UserInfo, users: [UserInfo],
-                reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = []) {
+                reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = [],
+                iceServers: [ICEServer] = []) {
         self.sessionId = sessionId; self.resumed = resumed; self.channel = channel; self.me = me; self.users = users
         self.reconnectGraceSeconds = reconnectGraceSeconds; self.serverTime = serverTime; self.subscriptions = subscriptions
+        self.iceServers = iceServers
     }
 
     enum CodingKeys: String, CodingKey {
@@ -62,6 +66,33 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         case sessionId = "session_id"
         case reconnectGraceSeconds = "reconnect_grace_seconds"
         case serverTime = "server_time"
+        case iceServers = "ice_servers"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        sessionId = try c.decode(String.self, forKey: .sessionId)
+        resumed = try c.decode(Bool.self, forKey: .resumed)
+        channel = try c.decode(ChannelInfo.self, forKey: .channel)
+        me = try c.decode(UserInfo.self, forKey: .me)
+        users = try c.decode([UserInfo].self, forKey: .users)
+        reconnectGraceSeconds = try c.decode(Int.self, forKey: .reconnectGraceSeconds)
+        serverTime = try c.decode(Int64.self, forKey: .serverTime)
+        subscriptions = try c.decodeIfPresent([SubscribeRequest].self, forKey: .subscriptions) ?? []
+        iceServers = try c.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? []
+    }
+}
+
+/// A TURN (or STUN) server as WebRTC's `RTCIceServer`: URLs (`turn:host:3478?transport=udp`,
+/// `turns:host:443?transport=tcp`) and, for TURN, a username and credential (RFC 8489 §9.2
+/// long-term credentials; ours follow coturn's shared-secret REST scheme, docs/deploy.md).
+public struct ICEServer: Codable, Sendable, Equatable {
+    public var urls: [String]
+    public var username: String?
+    public var credential: String?
+
+    public init(urls: [String], username: String? = nil, credential: String? = nil) {
+        self.urls = urls; self.username = username; self.credential = credential
     }
 }
 

@@ -1,4 +1,5 @@
 import RTCNet
+import SRTCProtocol
 
 /// A part of the server built outside `SRTCServer` (the meeting backend, `MeetingServer`), added
 /// to a `ServerApp` when it is created. A module adds routes to the API router (signed ones under
@@ -17,10 +18,23 @@ public protocol ServerModule: Sendable {
     /// module has no say about that channel. The meeting backend admits only current members to a
     /// meeting's channel, so a kicked member's still-valid token cannot bring them back.
     func admits(_ key: ChannelKey, uid: String) async -> Bool?
+    /// Whether `uid` may publish `track` in the channel `key`, asked before each track of a
+    /// `publish` is accepted; `nil` when the module has no say about that channel. A refusal is
+    /// answered `policy_forbidden` (40311) with the verdict's message. Holds the module sets with
+    /// `ChannelControl.setMuted` apply on top (a track allowed here may still start muted).
+    func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict?
 }
 
 extension ServerModule {
     public func admits(_ key: ChannelKey, uid: String) async -> Bool? { nil }
+    public func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict? { nil }
+}
+
+/// A module's answer to `mayPublish`.
+public enum PublishVerdict: Sendable, Equatable {
+    case allow
+    /// Refused; the message tells the client why (`policy_forbidden`).
+    case refuse(String)
 }
 
 /// What a module may use of the server it is added to.
