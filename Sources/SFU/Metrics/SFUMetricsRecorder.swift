@@ -51,12 +51,14 @@ final class SFUMetricsRecorder: @unchecked Sendable {
         snapshot.participants = participants.count
         snapshot.producers = core.producers.count
         snapshot.consumers = core.consumers.count
-        snapshot.subscriberLoss = subscriberLoss
-        snapshot.subscriberJitter = subscriberJitter
-        snapshot.subscriberRTT = subscriberRTT
-        snapshot.bandwidthEstimate = bandwidthEstimate
-        snapshot.joinToFirstPacket = joinToFirstPacket
-        snapshot.forwardingLatency = forwardingLatency
+        // Merged into the snapshot's own buffers, not assigned: a shared buffer would make the
+        // next `record` on the packet path copy it (copy-on-write), an allocation per second.
+        snapshot.subscriberLoss.merge(subscriberLoss)
+        snapshot.subscriberJitter.merge(subscriberJitter)
+        snapshot.subscriberRTT.merge(subscriberRTT)
+        snapshot.bandwidthEstimate.merge(bandwidthEstimate)
+        snapshot.joinToFirstPacket.merge(joinToFirstPacket)
+        snapshot.forwardingLatency.merge(forwardingLatency)
         snapshot.busyRatios = [busy]
         published.withLock { $0 = snapshot }
     }

@@ -1,3 +1,4 @@
+import RTCNet
 import RTCTransport
 import RTCWire
 
@@ -149,7 +150,8 @@ extension SFUWorker {
     /// Arrival-to-send percentiles since the last call.
     public func takeForwardingLatency() async -> ForwardingLatency? {
         try? await perform { core, _ in
-            let now = core.metrics.forwardingLatency
+            var now = LogHistogram()  // its own buffer: sharing the recorder's would make the packet path copy it
+            now.merge(core.metrics.forwardingLatency)
             let window = now.subtracting(core.latencyTaken)
             core.latencyTaken = now
             return ForwardingLatency(samples: UInt64(window.count), p50Micros: Int(window.percentile(0.5)),

@@ -103,7 +103,8 @@ actor SFUParticipantMedia: ParticipantMedia {
         do {
             try await server.worker.createTransport(id, router: router, participant: participant,
                                                     parameters: .awaitingAnswer(localICE: negotiation.subscribeICE,
-                                                                                certificate: server.certificate))
+                                                                                certificate: server.certificate),
+                                                    joinedAt: joinedAt)
             subscribeTransport = id
         } catch {
             Log.warn("media", "\(uid) cannot create the subscribe transport early: \(error)")
