@@ -49,7 +49,7 @@ struct SFULoadBench {
         let only = ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
         let chosen = Self.scenarios.filter { only?.contains($0.name) ?? true }
         print("== sfu-load: \(window) s windows after \(warmUp) s warm-up; loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-        let media = try LoadMedia.shared()
+        let media = try await LoadMedia.shared()
         print("   load: VP8 640×360 \(media.big.bitrate / 1000) kbit/s (\(Int(media.big.packetRate)) pkt/s), "
               + "Opus \(media.audio.bitrate / 1000) kbit/s (\(Int(media.audio.packetRate)) pkt/s) per publisher; subscribers decode nothing")
         let ours = try await startOurServer()
@@ -75,7 +75,7 @@ struct SFULoadBench {
     private func measure(_ name: String, _ scenario: LoadScenario, target: any LoadTarget, pid: Int32, sendsMedia: Bool) async -> Row {
         var row = Row(scenario: name, server: target.name, participants: scenario.rooms * scenario.participantsPerRoom)
         do {
-            let run = try LoadRun(scenario: scenario, target: target, sendMedia: sendsMedia)
+            let run = try await LoadRun(scenario: scenario, target: target, sendMedia: sendsMedia)
             do {
                 try await run.setUp()
             } catch {

@@ -64,7 +64,7 @@ enum LoadTestCommand {
         let print: @Sendable (String) -> Void = { line in JoinOutput.line(line) }
         let silent: @Sendable (String) -> Void = { _ in }
         do {
-            let load = try LoadRun(scenario: scenario, target: target)
+            let load = try await LoadRun(scenario: scenario, target: target)
             return try await load.run(progress: quiet ? nil : print, log: quiet ? silent : print)
         } catch {
             throw .failed("load test failed: \(error)")

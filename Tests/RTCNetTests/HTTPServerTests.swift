@@ -304,15 +304,6 @@ final class HeldRequests: Sendable {
     }
 }
 
-extension Thread {
-    /// Runs blocking work on a thread of its own (never on the cooperative pool).
-    static func blockingRun<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
-        }
-    }
-}
-
 extension RawClient {
     /// Reads `count` copies of `unit` (or until the read times out); returns the bytes read and
     /// whether they all matched.

@@ -12,7 +12,7 @@ struct LoadTestAgainstServerTests {
         // Webhooks to a port nobody listens on: the webhook families show failed attempts.
         let server = try TestServer(webhookURL: "http://127.0.0.1:9/hooks")
         let target = SRTCLoadTarget(baseURL: server.httpBase, appId: TestServer.appId, appKey: TestServer.appKey)
-        let run = try LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 4, duration: 3), target: target)
+        let run = try await LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 4, duration: 3), target: target)
         try await run.setUp()
         let report = await run.measure(seconds: 3)
         // /metrics shows the load while it runs (the SFU publishes its figures every second).

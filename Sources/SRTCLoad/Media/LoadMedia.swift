@@ -1,3 +1,5 @@
+import Foundation
+import RTCNet
 import Synchronization
 
 /// The media every load publisher sends: a camera (one 640×360 VP8 stream, or two simulcast
@@ -16,8 +18,14 @@ package final class LoadMedia: Sendable {
 
     private static let cache = Mutex<LoadMedia?>(nil)
 
-    /// The shared loops, encoded on first use (about a second of CPU).
-    package static func shared() throws -> LoadMedia {
+    /// The shared loops, encoded on first use (about a second of CPU, several in a debug build):
+    /// on a thread of its own, so concurrent tasks keep the cooperative pool.
+    package static func shared() async throws -> LoadMedia {
+        if let cached = cache.withLock({ $0 }) { return cached }
+        return try await Thread.blockingRun { Result { try encodeOnce() } }.get()
+    }
+
+    private static func encodeOnce() throws -> LoadMedia {
         try cache.withLock { cached in
             if let cached { return cached }
             let media = try LoadMedia()

@@ -8,7 +8,7 @@ import Synchronization
 /// everyone subscribes, every stream's first packet arrives), measures windows, and tears down.
 ///
 /// ```swift
-/// let run = try LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 50), target: target)
+/// let run = try await LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 50), target: target)
 /// try await run.setUp()
 /// let report = await run.measure(seconds: 10) { print($0) }
 /// await run.tearDown()
@@ -55,14 +55,14 @@ package final class LoadRun: @unchecked Sendable {
     ///   - capture: subscribers keep every payload, for checks that decode what arrived.
     ///   - sendMedia: false to measure idle participants.
     /// - Throws: `LoadError.invalidScenario` when the scenario is out of bounds.
-    package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true) throws {
+    package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true) async throws {
         try scenario.validate()
         self.capture = capture
         sendsMedia = sendMedia
         pacer = LoadPacer(sendsMedia: sendMedia)
         self.scenario = scenario
         self.target = target
-        media = try LoadMedia.shared()
+        media = try await LoadMedia.shared()
         certificate = try DTLSCertificate(commonName: "srtc-load")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 
 /// Janus (the Debian `janus` package) started for a test or a benchmark, with a configuration
 /// written to a temporary directory: the VideoRoom plugin and the HTTP transport only (on a free
@@ -54,10 +55,15 @@ package final class JanusServer: Sendable {
         self.directory = directory
     }
 
-    /// Stops Janus and removes its directory.
+    /// Stops Janus and removes its directory (waits up to seconds for Janus to exit).
     package func stop() {
         process.stop()
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// `stop()` from a task: the wait runs on a thread of its own, not the cooperative pool.
+    package func shutDown() async {
+        await Thread.blockingRun { self.stop() }
     }
 
     // MARK: - Configuration
