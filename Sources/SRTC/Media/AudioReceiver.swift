@@ -39,8 +39,8 @@ final class AudioReceiver: @unchecked Sendable {
         }
         let payload = Array(packet.payload)
         let buffers: [AudioPCMBuffer] = state.withLock { s in
-            s.statistics.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.bytes.count,
-                                arrival: Double(nowUs) / 1e6)
+            s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
+                                size: packet.bytes.count)
             guard s.playout.insert(payload: payload, sequenceNumber: packet.sequenceNumber), let decoder = s.decoder else { return [] }
             var out: [AudioPCMBuffer] = []
             while s.playout.count >= s.playout.configuration.targetDepth {
@@ -66,11 +66,11 @@ final class AudioReceiver: @unchecked Sendable {
     }
 
     func senderReportArrived(_ ntp: NTPTime, at seconds: Double) {
-        state.withLock { $0.statistics.senderReportArrived(ntp, at: seconds) }
+        state.withLock { $0.statistics.senderReportArrived(ntp: ntp, arrivalMicros: Int64(seconds * 1e6)) }
     }
 
     func receptionReport(now: Double) -> ReceptionReport? {
-        state.withLock { s in s.statistics.received == 0 ? nil : s.statistics.receptionReport(ssrc: ssrc, now: now) }
+        state.withLock { s in s.statistics.started ? s.statistics.makeReportBlock(ssrc: ssrc, nowMicros: Int64(now * 1e6)) : nil }
     }
 
     var statistics: RTPReceiveStatistics { state.withLock { $0.statistics } }

@@ -84,8 +84,7 @@ package final class LoadReceivedStream: @unchecked Sendable {
             firstArrival = now
             sourceSentAtFirst = source?.packetsSent.load(ordering: .relaxed) ?? 0
         }
-        statistics.record(sequence: view.sequenceNumber, timestamp: view.timestamp, size: view.bytes.count,
-                          arrival: Double(now) / 1e6)
+        statistics.update(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrivalMicros: now, size: view.bytes.count)
         captured?.append(CapturedPacket(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
                                         payload: Array(view.payload)))
         let extended = unwrapper.unwrap(view.sequenceNumber)
@@ -122,20 +121,20 @@ package final class LoadReceivedStream: @unchecked Sendable {
     }
 
     func senderReportArrived(_ ntp: NTPTime, at seconds: Double) {
-        statistics.senderReportArrived(ntp, at: seconds)
+        statistics.senderReportArrived(ntp: ntp, arrivalMicros: Int64(seconds * 1e6))
     }
 
     /// This stream's receiver-report block, once something arrived.
     func receptionReport(now seconds: Double) -> ReceptionReport? {
         guard firstArrival != nil else { return nil }
-        return statistics.receptionReport(ssrc: ssrc, now: seconds)
+        return statistics.makeReportBlock(ssrc: ssrc, nowMicros: Int64(seconds * 1e6))
     }
 
     func statistics(now: Int64, requestTime: Int64) -> Statistics {
-        let expected = Int(statistics.expected)
+        let expected = Int(statistics.packetsExpected), received = Int(statistics.packetsReceived)
         return Statistics(
-            mid: mid, kind: kind, received: statistics.received, bytes: statistics.bytes, expected: expected,
-            lost: max(0, expected - statistics.received), nacksSent: nacksSent, nackedPackets: nackedPackets,
+            mid: mid, kind: kind, received: received, bytes: Int(statistics.bytesReceived), expected: expected,
+            lost: max(0, expected - received), nacksSent: nacksSent, nackedPackets: nackedPackets,
             recovered: recovered, plisSent: plisSent, firstPacketDelay: firstArrival.map { $0 - requestTime },
             sourceSent: firstArrival == nil ? 0 : source.map { $0.packetsSent.load(ordering: .relaxed) - sourceSentAtFirst })
     }
