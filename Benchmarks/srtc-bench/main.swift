@@ -11,3 +11,4 @@ if wants("media") { runMediaBenchmarks() }
 if wants("sfu") { runSFUBenchmarks() }
 if wants("sdk") { runSDKBenchmarks() }
 if wants("sfu-load") { runSFULoadBenchmarks() }
+if wants("render") { runRenderBenchmarks() }

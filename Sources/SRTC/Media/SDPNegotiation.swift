@@ -60,6 +60,8 @@ package enum SDPNegotiation {
         package var iceLite: Bool
         package var sections: [RemoteSection]
         package var sessionVersion: UInt64
+        /// The `a=sctp-port` of an offered data channel section (RFC 8841), nil without one.
+        package var sctpPort: UInt16? = nil
 
         package func section(mid: String) -> RemoteSection? { sections.first { $0.mid == mid } }
     }
@@ -152,7 +154,8 @@ package enum SDPNegotiation {
         return RemoteDescription(
             iceUfrag: ufrag, icePwd: pwd, fingerprint: DTLSFingerprint(algorithm: fingerprint.algorithm, bytes: fingerprint.bytes),
             setup: description.setup(of: section), candidates: candidates, iceLite: description.iceLite,
-            sections: description.media.compactMap(remoteSection), sessionVersion: description.origin.sessionVersion)
+            sections: description.media.compactMap(remoteSection), sessionVersion: description.origin.sessionVersion,
+            sctpPort: description.media.first { $0.kind == .application && !$0.isRejected }.map { $0.sctpPort ?? SCTPAssociation.defaultPort })
     }
 
     private static func remoteSection(_ m: MediaDescription) -> RemoteSection? {
@@ -176,8 +179,10 @@ package enum SDPNegotiation {
     /// The answer to a `subscriber_offer`: Opus and VP8 (NACK, PLI, FIR) only, `recvonly` where
     /// the server sends, `a=setup:active` (this client is the DTLS client) unless the offer
     /// insists on being active itself.
+    /// With `dataChannels` the offer's application section is accepted (docs/protocol.md, "Data channels").
     /// - Parameter capabilities: what to accept (the SDK's own by default).
     package static func subscribeAnswer(to sdp: String, ice: ICECredentials, fingerprint: DTLSFingerprint, sessionID: String,
+                                        dataChannels: Bool = false,
                                         capabilities: MediaCapabilities = receiveCapabilities) throws(SRTCError) -> String {
         let offer: SessionDescription
         do {
@@ -190,7 +195,7 @@ package enum SDPNegotiation {
                                             fingerprint: Fingerprint(algorithm: fingerprint.algorithm, bytes: fingerprint.bytes),
                                             setup: offeredSetup == .active ? .passive : .active)
         let options = AnswerOptions(transport: transport, capabilities: capabilities, sessionID: sessionID,
-                                    acceptDataChannel: false)
+                                    acceptDataChannel: dataChannels)
         return offer.answer(options).serialize()
     }
 

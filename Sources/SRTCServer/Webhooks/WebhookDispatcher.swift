@@ -32,7 +32,7 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     let maxAttempts: Int
 
     private let url: String
-    let database: Database
+    let database: any Database
     private let apps: AppStore
     private let post: Poster
     private let sequences = Mutex<[ChannelKey: Int64]>([:])
@@ -41,7 +41,7 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     let outcomes = Mutex<(delivered: Int, failed: Int, abandoned: Int)>((0, 0, 0))
     private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    init(url: String, database: Database, apps: AppStore, maxAttempts: Int = 10, post: @escaping Poster) {
+    init(url: String, database: any Database, apps: AppStore, maxAttempts: Int = 10, post: @escaping Poster) {
         self.url = url
         self.database = database
         self.apps = apps
