@@ -19,6 +19,8 @@ public final class ServerApp: Sendable {
     public let webDirectory: String?
     /// Delivers channel events to `--webhook-url`, when configured.
     let webhooks: WebhookDispatcher?
+    /// This process as a cluster node (`--redis-url`): registry, channel directory, shared nonces and join limit.
+    public let cluster: ClusterNode?
     private let http: Mutex<HTTPServer?> = Mutex(nil)
     /// The SFU and its UDP port, bound by `start()`.
     private let mediaServer = MediaServerSlot()
@@ -50,21 +52,28 @@ public final class ServerApp: Sendable {
         } else {
             createdApp = nil
         }
+        if config.redisURL != nil {
+            cluster = try ClusterNode(config: config, node: NodeInfo(id: ClusterNode.nodeId(configured: config.nodeId),
+                                                                      httpURL: config.nodeURL ?? "", publicIP: config.publicIP))
+        } else {
+            cluster = nil
+        }
         metrics = Metrics()
         webDirectory = WebDirectory.resolveForProcess(configured: config.webDir)
         if let url = config.webhookURL {
             let client = HTTPClient(configuration: .init(timeout: .seconds(10)))
-            webhooks = WebhookDispatcher(url: url, database: database, apps: apps) { url, headers, body in
+            webhooks = WebhookDispatcher(url: url, database: database, apps: apps, lease: cluster?.outboxLease) { url, headers, body in
                 try await client.post(url, headers: HTTPHeaders(headers), body: body).status
             }
         } else {
             webhooks = nil
         }
         let mediaServer = self.mediaServer
-        channels = ChannelManager(limits: config.limits, events: webhooks ?? NoChannelEvents(), mediaFactory: { key in
+        let events: any ChannelEventSink = webhooks ?? NoChannelEvents()
+        channels = ChannelManager(limits: config.limits, events: cluster.map { ClusterChannelEvents(directory: $0.directory, next: events) } ?? events, sharedJoins: cluster?.joins, mediaFactory: { key in
             mediaServer.current.map { SFURoomMedia(server: $0, key: key) }
         })
-        let authenticator = RequestAuthenticator(apps: apps, nonces: NonceCache(capacity: config.nonceCacheCapacity),
+        let authenticator = RequestAuthenticator(apps: apps, nonces: cluster?.nonces ?? NonceCache(capacity: config.nonceCacheCapacity),
                                                  windowSeconds: config.signatureWindowSeconds)
         var builder = APIRouter.Builder()
         let metrics = self.metrics
@@ -96,11 +105,14 @@ public final class ServerApp: Sendable {
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
             limits: .init(maxBodyBytes: config.maxBodyBytes))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
-                                          modules: modules, turn: TURNCredentialIssuer(config: config))
+                                          modules: modules, turn: TURNCredentialIssuer(config: config), cluster: cluster)
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
         http.withLock { $0 = server }
+        let channels = self.channels
+        let nodeURL = config.nodeURL ?? "http://\(config.publicIP ?? config.bind):\(server.port)"
+        try cluster?.start(httpURL: nodeURL) { (channels.count, channels.participantCount) }
     }
 
     /// The bound UDP media port (useful with port 0).
@@ -111,6 +123,7 @@ public final class ServerApp: Sendable {
 
     /// Ends every session and stops serving, letting in-flight requests finish.
     public func shutdown() async {
+        cluster?.stop()
         for module in modules { await module.shutdown() }
         await channels.closeAll()
         webhooks?.stop()

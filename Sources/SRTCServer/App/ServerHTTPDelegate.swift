@@ -16,6 +16,8 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
     var modules: [any ServerModule] = []
     /// TURN credentials for join responses, when configured.
     var turn: TURNCredentialIssuer?
+    /// Cluster membership, when `--redis-url` is set (sessions of channels owned elsewhere are relayed).
+    var cluster: ClusterNode?
 
     func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
         router.handleImmediately(request)
@@ -51,9 +53,9 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
             }
         }
         let configuration = WebSocketConfiguration(maxMessageSize: limits.maxSignalMessageBytes, pingInterval: .seconds(15))
-        return .accept(configuration: configuration) { [manager, apps, limits, metrics, turn] socket in
+        return .accept(configuration: configuration) { [manager, apps, limits, metrics, turn, cluster] socket in
             SignalingSession(socket: socket, manager: manager, apps: apps, limits: limits, preverifiedToken: token, metrics: metrics,
-                             turn: turn).start()
+                             turn: turn, cluster: cluster).start()
         }
     }
 }

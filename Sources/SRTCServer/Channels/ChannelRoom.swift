@@ -34,9 +34,12 @@ actor ChannelRoom {
     /// The one serial path of every change (see the type's comment).
     nonisolated let inbox = RoomInbox()
     private var joinBucket: TokenBucket
+    /// The same limit counted across a cluster (`--redis-url`), checked after this room's bucket.
+    private let sharedJoins: ClusterJoinLimiter?
 
     init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, clock: RoomClock = SystemRoomClock(),
-         modules: [any ServerModule] = []) {
+         modules: [any ServerModule] = [], sharedJoins: ClusterJoinLimiter? = nil) {
+        self.sharedJoins = sharedJoins
         self.key = key
         self.createdAt = clock.now()
         self.limits = limits
@@ -99,6 +102,9 @@ actor ChannelRoom {
         }
         guard joinBucket.take(now: clock.monotonicSeconds()) else {
             return .failure(SignalError(.rateLimited, "too many joins in this channel; retry shortly"))
+        }
+        if let sharedJoins, await !sharedJoins.admit(key, nowMilliseconds: clock.now()) {
+            return .failure(SignalError(.rateLimited, "too many joins in this channel across the cluster; retry shortly"))
         }
         if let old = participants[uid] {
             old.send(.disconnected(Disconnected(reason: .duplicateLogin, message: "the same uid joined again")))

@@ -16,6 +16,14 @@ public struct ServerConfig: Sendable, Equatable {
     /// PostgreSQL instead of SQLite (`--database-url`, `SRTC_DATABASE_URL`): `postgres://user:password@host:port/db`.
     /// Every node of a cluster names the same database (docs/deploy.md, "A cluster of nodes").
     public var databaseURL: String?
+    /// Redis shared by a cluster's nodes (`--redis-url`, `SRTC_REDIS_URL`): `redis://[:password@]host:port[/db]`.
+    /// Unset: one node, nothing shared (docs/deploy.md, "A cluster of nodes").
+    public var redisURL: String?
+    /// This node's id in the cluster (`--node-id`, `SRTC_NODE_ID`); random at start when unset.
+    public var nodeId: String?
+    /// This node's HTTP base URL as the other nodes reach it (`--node-url`, `SRTC_NODE_URL`);
+    /// default `http://<public IP or bind address>:<http port>`.
+    public var nodeURL: String?
     /// Credentials of the first app (`--app-id` / `SRTC_APP_ID`, `--app-key` / `SRTC_APP_KEY`); both or neither.
     public var appId: String?
     public var appKey: String?
@@ -70,6 +78,12 @@ public struct ServerConfig: Sendable, Equatable {
             guard ["debug", "info", "warn", "error"].contains(v) else { throw ConfigError.invalidValue("log-level", v) }
             c.logLevel = v
         },
+        Setting("redis-url", "SRTC_REDIS_URL", "redis_url", "Redis redis://host:port shared by a cluster's nodes") { c, v in
+            guard v.hasPrefix("redis://") else { throw ConfigError.invalidValue("redis-url", "a URL not starting with redis://") }
+            c.redisURL = v
+        },
+        Setting("node-id", "SRTC_NODE_ID", "node_id", "this node's id in a cluster (default random)") { c, v in c.nodeId = v },
+        Setting("node-url", "SRTC_NODE_URL", "node_url", "this node's HTTP URL as the other nodes reach it") { c, v in c.nodeURL = v },
         Setting("webhook-url", "SRTC_WEBHOOK_URL", "webhook_url", "URL that receives signed webhooks") { c, v in c.webhookURL = v },
         Setting("max-body-bytes", "SRTC_MAX_BODY_BYTES", "max_body_bytes", "largest request body (default 1048576)") { c, v in
             c.maxBodyBytes = try positive(v, "max-body-bytes")
