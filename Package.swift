@@ -47,6 +47,8 @@ let package = Package(
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol"),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
+        // IM: accounts' messages, call signalling and notifications, outside channels.
+        .target(name: "IMServer", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
         .target(name: "SMeeting", dependencies: ["SRTC", "SMeetingProtocol", "RTCNet"]),
         // The load generator of `srtc load-test` and `make bench-sfu`: SDK pieces (package access)
         // sending pre-encoded media, against our server or Janus VideoRoom.
@@ -59,15 +61,15 @@ let package = Package(
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
-        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia",
+        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "TestRandom",
                                                        "MeetingServer", "SMeetingProtocol", "TestWait"]),
 
         // MARK: - Executables
-        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer"]),
+        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer"]),
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCLoad"]),
         .executableTarget(
             name: "srtc-bench",
-            dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCLoad"],
+            dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad"],
             path: "Benchmarks/srtc-bench"
         ),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
@@ -83,9 +85,10 @@ let package = Package(
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "TestWait", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTCProtocol", "RTCCrypto", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
         .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
-        .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport"]),
+        .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
+        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
+        .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
         .testTarget(name: "SRTCLoadTests", dependencies: ["SRTCLoad", "SRTCProtocol", "RTCMedia", "RTCWire", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
     ]
 )

@@ -11,4 +11,5 @@ if wants("media") { runMediaBenchmarks() }
 if wants("sfu") { runSFUBenchmarks() }
 if wants("sdk") { runSDKBenchmarks() }
 if wants("sfu-load") { runSFULoadBenchmarks() }
+if wants("speedtest") { runSpeedTestBenchmarks() }
 if wants("render") { runRenderBenchmarks() }

@@ -32,7 +32,9 @@ public enum TestRedis {
         let pidFile = directory + "/redis.pid"
         try TestDaemon.run(binary, ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--databases", "10000",
                                     "--daemonize", "yes", "--pidfile", pidFile, "--dir", directory, "--logfile", directory + "/log"])
-        try TestDaemon.cleanUpAfterExit("kill $(cat \(pidFile)) 2>/dev/null; sleep 1; rm -rf \(directory)")
+        // SIGKILL: nothing here persists, and a redis-server seen ignoring SIGTERM here outlived the
+        // test run for good (holding whatever its parent had open).
+        try TestDaemon.cleanUpAfterExit("kill -9 $(cat \(pidFile)) 2>/dev/null; sleep 1; rm -rf \(directory)")
         // Daemonized: wait until it answers.
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {

@@ -88,7 +88,7 @@ public final class ServerApp: Sendable {
             appId.flatMap(apps.app(id:)) ?? apps.all.first
         }
         let moduleContext = ServerModuleContext(config: config, database: database, apps: apps, metrics: metrics,
-                                                channels: ChannelControl(manager: channels))
+                                                channels: ChannelControl(manager: channels), notifications: UserNotifications())
         modules = try moduleFactories.map { try $0(moduleContext) }
         for module in modules { module.registerRoutes(in: &builder) }
         channels.setGatekeepers(modules)
@@ -97,15 +97,19 @@ public final class ServerApp: Sendable {
 
     /// Starts the HTTP server (API, signaling); returns once it listens.
     public func start() throws {
+        let apps = self.apps
+        let speedTest = config.speedTest.enabled
+            ? SpeedTestResponder(settings: config.speedTest, keyForIssuer: { apps.app(id: $0)?.appKey }) : nil
         let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP,
-                                    qualityIntervalSeconds: config.qualityIntervalSeconds)
+                                    qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
             limits: .init(maxBodyBytes: config.maxBodyBytes))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
-                                          modules: modules, turn: TURNCredentialIssuer(config: config), cluster: cluster)
+                                          modules: modules, speedTest: config.speedTest.enabled ? config.speedTest : nil,
+                                          turn: TURNCredentialIssuer(config: config), cluster: cluster)
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()

@@ -1,5 +1,6 @@
 import Foundation
 import RTCNet
+import RTCWire
 import SRTCProtocol
 
 /// Connects the HTTP server to the API router (fast path on the I/O thread where possible) and
@@ -14,6 +15,9 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
     let metrics: Metrics
     /// Modules answering WebSocket paths of their own.
     var modules: [any ServerModule] = []
+    /// The speed test's WebSocket carrier (`/rtc/v1/speedtest`), when speed tests are on.
+    var speedTest: SpeedTestSettings?
+    let speedTestSockets = SpeedTestSocketCount()
     /// TURN credentials for join responses, when configured.
     var turn: TURNCredentialIssuer?
     /// Cluster membership, when `--redis-url` is set (sessions of channels owned elsewhere are relayed).
@@ -39,6 +43,12 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
         let now = Int64(Date().timeIntervalSince1970)
         if request.path != Self.signalingPath, let module = modules.first(where: { $0.webSocketPaths.contains(String(request.path)) }) {
             return await module.upgrade(request)
+        }
+        if request.path == SpeedTestSocket.path, let settings = speedTest {
+            let configuration = WebSocketConfiguration(maxMessageSize: SpeedTestPacket.maximumSize, pingInterval: .seconds(15))
+            return .accept(configuration: configuration) { [apps, speedTestSockets] socket in
+                SpeedTestSocket(socket: socket, settings: settings, sessions: speedTestSockets, keyForIssuer: { apps.app(id: $0)?.appKey }).start()
+            }
         }
         guard request.path == Self.signalingPath else {
             return .reject(APIRouter.error(.notFound, "no WebSocket endpoint at \(request.path)", now: now))
