@@ -77,6 +77,8 @@ public final class ServerApp: Sendable {
                                                  windowSeconds: config.signatureWindowSeconds)
         var builder = APIRouter.Builder()
         let metrics = self.metrics
+        metrics.register(MediaMetrics(channels: channels, media: mediaServer))
+        if let webhooks { metrics.register(webhooks) }
         builder.addImmediate("GET", "/healthz") { _ in .json(200, Array(#"{"status":"ok"}"#.utf8)) }
         builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)
@@ -118,7 +120,7 @@ public final class ServerApp: Sendable {
         let channels = self.channels
         let nodeURL = config.nodeURL ?? "http://\(config.publicIP ?? config.bind):\(server.port)"
         try cluster?.start(httpURL: nodeURL, load: { (channels.count, channels.participantCount) },
-                           forwarded: { await media.worker.forwardedPacketCount() })
+                           forwarded: { media.worker.metrics.counters.rtpPacketsOut })
     }
 
     /// The bound UDP media port (useful with port 0).
