@@ -16,7 +16,10 @@ extension Channel {
     /// Drops the transports of the previous node (before any event of the new one is handled).
     func dropMovedMedia() {
         let old = state.withLock { s -> ChannelMedia? in
-            defer { s.media = nil }
+            defer {
+                s.media = nil
+                s.republishPending = true
+            }
             return s.media
         }
         old?.close()
@@ -24,10 +27,14 @@ extension Channel {
 
     /// Publishes every local track again on a new publish transport, in one offer. The server
     /// gives each the id it had, so subscribers keep their tracks; it makes the recorded
-    /// subscriptions again and sends a new subscriber offer by itself.
+    /// subscriptions again and sends a new subscriber offer by itself. Until it succeeds,
+    /// `republishPending` stays set and each later resume calls this again.
     func republishAfterMove() {
         let published = state.withLock { s in s.localTracks.sorted { $0.key < $1.key } }
-        guard !published.isEmpty else { return }
+        guard !published.isEmpty else {
+            state.withLock { $0.republishPending = false }
+            return
+        }
         Task { [self] in
             do throws(SRTCError) {
                 let signal = try liveSignal()
@@ -35,8 +42,9 @@ extension Channel {
                 try await media.publishLock.run { () async throws(SRTCError) in
                     var announced: [PublishTrack] = []
                     for (_, track) in published {
-                        let section = media.publish.add(track)
-                        announced.append(PublishTrack(mid: section.mid, kind: track.kind, desc: track.desc, muted: track.isMuted,
+                        // A section an earlier, interrupted attempt added is offered again.
+                        let mid = media.publish.mid(of: track) ?? media.publish.add(track).mid
+                        announced.append(PublishTrack(mid: mid, kind: track.kind, desc: track.desc, muted: track.isMuted,
                                                       layers: (track as? LocalVideoTrack)?.layers ?? []))
                     }
                     let data = try await signal.request(.publish(PublishRequest(sdp: media.publish.makeOffer(), tracks: announced)))
@@ -51,8 +59,10 @@ extension Channel {
                         old.value.didPublish(in: self, info: info)
                     }
                 }
+                state.withLock { $0.republishPending = false }
                 context.logger.info("published \(published.count) track(s) again on the channel's new node")
             } catch {
+                // The connection dropped again meanwhile: the next resume tries again.
                 context.logger.warning("could not publish again after moving: \(error)")
             }
         }

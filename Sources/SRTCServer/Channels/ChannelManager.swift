@@ -7,6 +7,11 @@ public final class ChannelManager: Sendable {
     private let rooms = Mutex<[ChannelKey: ChannelRoom]>([:])
     /// Channels this node handed to the cluster while draining: a late join is sent back to retry.
     private let handedOff = Mutex<Set<ChannelKey>>([])
+    /// Set once this node hands its channels off (drain): new signaling sessions go elsewhere.
+    private let handingOff = Atomic<Bool>(false)
+
+    /// Whether this node drained its channels away and takes no new signaling sessions.
+    var handsOff: Bool { handingOff.load(ordering: .relaxed) }
     /// Asked in order before every join and publish (the meeting backend may refuse); none admits
     /// all. Set once while the server is built: a list of modules, not a stored closure (see
     /// `CallbackSlot`); each room keeps the list it was made with.
@@ -117,6 +122,7 @@ public final class ChannelManager: Sendable {
     /// another node), then the room's clients are told to reconnect (`ChannelRoom.handOff`).
     func handOffAll(release: @escaping @Sendable (ChannelKey) async -> Void) async {
         let records = self.records
+        handingOff.store(true, ordering: .relaxed)
         for room in rooms.withLock({ Array($0.values) }) {
             handedOff.withLock { _ = $0.insert(room.key) }
             // One job: nothing changes the room between its last record and its clients' notice.
