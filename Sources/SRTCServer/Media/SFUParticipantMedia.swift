@@ -22,6 +22,8 @@ actor SFUParticipantMedia: ParticipantMedia {
     /// Tracks published, by id.
     private var producers: Set<String> = []
     private var closed = false
+    /// Whether the user data this participant sends on its data channels is forwarded.
+    private var dataPublisher = false
 
     init(server: MediaServer, router: RouterID, uid: String, events: RoomInbox) {
         self.server = server
@@ -56,7 +58,7 @@ actor SFUParticipantMedia: ParticipantMedia {
         server.register(transport: id, router: router, uid: uid, owner: ObjectIdentifier(self))
         do {
             try await server.worker.createTransport(id, router: router, participant: participant, parameters: parameters,
-                                                    dataChannels: subscribeDataChannels)
+                                                    dataChannels: subscribeDataChannels, dataPublisher: dataPublisher)
         } catch {
             server.unregister(transport: id)
             throw error
@@ -112,7 +114,8 @@ actor SFUParticipantMedia: ParticipantMedia {
         send(offer)
     }
 
-    func openDataChannels() async {
+    func openDataChannels(publishData: Bool) async {
+        dataPublisher = publishData
         guard !closed, let offer = negotiation.offerDataChannels() else { return }
         await prepareSubscribeTransport()
         send(offer)
