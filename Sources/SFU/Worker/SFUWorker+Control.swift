@@ -1,3 +1,4 @@
+import RTCNet
 import RTCTransport
 import RTCWire
 
@@ -27,9 +28,11 @@ extension SFUWorker {
     ///     (they open when the SCTP association is up); needs `parameters.sctp`. User data
     ///     packets are delivered to a transport with channels.
     ///   - dataPublisher: whether the participant's user data packets are forwarded (else dropped).
+    ///   - joinedAt: when the participant joined (Unix ms): the first packet forwarded on this
+    ///     transport is counted in `SFUMetrics.joinToFirstPacket`.
     public func createTransport(_ id: TransportID, router: RouterID, participant: ParticipantID,
                                 parameters: PeerTransportParameters, dataChannels: [DataChannelInfo] = [],
-                                dataPublisher: Bool = false) async throws(SFUError) {
+                                dataPublisher: Bool = false, joinedAt: Int64? = nil) async throws(SFUError) {
         let port = self.port
         try await perform { core, now throws(SFUError) in
             guard core.routers[router] != nil else { throw .routerNotFound(router) }
@@ -43,6 +46,7 @@ extension SFUWorker {
             media.peer = peer
             media.carriesData = !dataChannels.isEmpty
             media.dataPublisher = dataPublisher
+            media.joinedAt = joinedAt
             peer.delegate = media
             for c in dataChannels {
                 peer.openDataChannel(label: c.label, protocol: c.protocol, reliability: c.reliability, negotiatedID: c.id)
@@ -184,13 +188,18 @@ extension SFUWorker {
         }
     }
 
-    /// Arrival-to-send percentiles since the last call (`measureForwardingLatency` only), and resets them.
+    /// Arrival-to-send percentiles since the last call.
     public func takeForwardingLatency() async -> ForwardingLatency? {
         try? await perform { core, _ in
-            guard let histogram = core.latency else { return nil }
-            defer { histogram.reset() }
-            return ForwardingLatency(samples: histogram.count, p50Micros: histogram.percentile(0.5),
-                                     p99Micros: histogram.percentile(0.99))
+            var now = LogHistogram()  // its own buffer: sharing the recorder's would make the packet path copy it
+            now.merge(core.metrics.forwardingLatency)
+            let window = now.subtracting(core.latencyTaken)
+            core.latencyTaken = now
+            return ForwardingLatency(samples: UInt64(window.count), p50Micros: Int(window.percentile(0.5)),
+                                     p99Micros: Int(window.percentile(0.99)))
         }
     }
+
+    /// The media plane's counters and distributions as published in the last second (any thread).
+    public var metrics: SFUMetrics { core.metrics.latest }
 }
