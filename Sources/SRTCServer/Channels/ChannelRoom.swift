@@ -155,7 +155,7 @@ actor ChannelRoom {
         observer.userJoined(room: key, uid: uid)
         if request.dataChannel == true {
             // The offer is posted to the inbox, so it follows the join response.
-            await mediaOf(participant)?.openDataChannels()
+            await mediaOf(participant)?.openDataChannels(publishData: participant.grant.publishData)
         }
         return .success(response)
     }
