@@ -10,7 +10,7 @@ SERVE_FLAGS ?= --demo-auth loopback
 SOAK_MINUTES ?= 30
 SOAK_FLAGS ?=
 
-.PHONY: deps build serve test test-swift test-interop test-fuzz bench soak fuzz fuzz-long clean
+.PHONY: deps build serve test test-swift test-interop test-fuzz bench bench-sfu soak fuzz fuzz-long clean
 
 deps:
 	@scripts/install-deps
@@ -44,10 +44,18 @@ test-swift:
 test-interop:
 	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; python3 "$$t" || exit 1; done
 
-## bench: release build, then print the figures of every benchmark (never asserted).
+## bench: release build, then print the figures of every benchmark (never asserted), bench-sfu's table last.
 bench: deps
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
 	.build/release/srtc-bench
+
+## bench-sfu: our release server and Janus VideoRoom under the same load (srtc load-test's clients):
+## forwarded packets/s, server CPU per packet against the bare sendmmsg floor, delay, loss, ours/Janus.
+bench-sfu: deps
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
+	.build/release/srtc-bench sfu-load
 
 # Whoever runs `make test` already holds the build lock (or nobody else builds): no lock inside.
 test-fuzz:

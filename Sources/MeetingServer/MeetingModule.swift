@@ -29,7 +29,7 @@ public final class MeetingModule: ServerModule {
         service = MeetingService(store: store, apps: context.apps, channels: context.channels,
                                  maxMembers: context.config.limits.maxUsersPerChannel,
                                  graceSeconds: context.config.limits.reconnectGraceSeconds,
-                                 tokenLeewaySeconds: context.config.limits.tokenLeewaySeconds)
+                                 tokenLeewaySeconds: context.config.limits.tokenLeewaySeconds, cluster: context.cluster)
         reminders = MeetingReminders(store: store, notifications: context.notifications, settings: context.config.im)
         reminderTask = reminders.start()
     }

@@ -16,10 +16,13 @@ final class MeetingService: Sendable {
     let graceSeconds: Int
     /// Clock skew tolerated on member tokens (`--token-leeway-seconds`).
     let tokenLeewaySeconds: Int64
+    /// Where meetings' channels run, on a cluster node: a meeting's live room runs there too.
+    let cluster: ClusterPlacement?
 
     init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int, graceSeconds: Int,
-         tokenLeewaySeconds: Int64 = 5) {
+         tokenLeewaySeconds: Int64 = 5, cluster: ClusterPlacement? = nil) {
         self.tokenLeewaySeconds = tokenLeewaySeconds
+        self.cluster = cluster
         self.store = store
         self.apps = apps
         self.graceSeconds = graceSeconds
