@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import ROOT, Server, bin_path  # noqa: E402
-from srtc_test_support import CheckFailed, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
+from srtc_test_support import expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
 from test_browser_media import JOIN_JS, Tab  # noqa: E402
 
 CHANNEL = "mixed"
@@ -27,10 +27,7 @@ WAIT = 25
 
 
 def grant(server, uid):
-    status, body = server.call("POST", "/server/v1/channel/grant", {"channel": CHANNEL, "uid": uid})
-    if status != 200:
-        raise CheckFailed(f"grant for {uid}: {status} {body}")
-    return body["token"]
+    return server.channel_token(CHANNEL, uid)
 
 
 def bot_stats(log_path, uid, desc):
