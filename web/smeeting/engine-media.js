@@ -186,17 +186,18 @@ export const MediaMethods = {
    * member and track: the subscription ends when the last view is stopped. A view keeps showing
    * the member's camera (or screen) when it is turned off and on again. `trackDesc`:
    * `camera_big`, `camera_small` or `screen`; with `{layerBySize: true}` the camera layer follows
-   * the views' rendered size (the biggest view of a member decides).
+   * the views' rendered size (the biggest view of a member decides). A view bound while the
+   * channel switches (a sub-meeting move) shows the member once the new channel has its track.
    * @returns {Promise<RemoteTrack>}
    */
   startPlayRemoteVideo(view, uid, trackDesc = TrackDesc.cameraBig, { layerBySize = false } = {}) {
-    this._inMeeting();
+    this._inRoom();
     return this._views.start(view, uid, trackDesc, { layerBySize });
   },
 
   /** Stops showing `uid`'s video in `view`; unsubscribes once no view shows it. */
   async stopPlayRemoteVideo(view, uid, trackDesc = TrackDesc.cameraBig) {
-    this._inMeeting();
+    this._inRoom();
     await this._views.stop(view, uid, trackDesc);
   },
 
