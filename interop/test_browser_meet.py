@@ -23,6 +23,8 @@ Chromium with a fake camera and microphone sign in through the app's pre-join sc
   host's broadcast; the host visits Room 1 and decodes Carol's video there, goes back and decodes
   Bob; closing the rooms brings Carol back, decoded by the host again;
 - the host makes Bob co-host (he gets the room controls);
+- Bob publishes a canvas with the SDK's view capture: the host decodes it as his screen; stopping it
+  removes the track;
 - the host removes a member, who is told who did it;
 - a member's meeting connection drops: the reconnecting banner shows, the session resumes: a chat
   sent meanwhile arrives, the host never saw the member leave, its camera track is the same one and
@@ -90,6 +92,15 @@ class Participant(Tab):
     """One browser window running the app."""
 
     WAIT_SECONDS = WAIT_SECONDS
+
+    def call_sdk(self, body):
+        """Runs an async function body with `m`, the app's SMeetingEngine; returns its value or fails."""
+        result = self.run_async("""const [body, done] = arguments;
+          new Function('m', 'return (async () => {' + body + '})()')(window.meetApp.meeting)
+            .then((value) => done({ok: true, value}), (e) => done({ok: false, error: e.message}));""", body)
+        if not result["ok"]:
+            raise CheckFailed(f"{self.name}: {result['error']}")
+        return result["value"]
 
     def find(self, css):
         from selenium.webdriver.common.by import By
@@ -382,6 +393,32 @@ def run(server, driver):
     bob.click("#btn-share")
     host.wait_tiles(lambda s: not any(t["share"] for t in s["tiles"]), "the share tile gone after Bob stops")
     ok("Bob stopped sharing and the share tile is gone")
+
+    # A view capture (the SDK's startViewCapture of a canvas): the host plays it as Bob's screen.
+    view = bob.call_sdk("""const canvas = Object.assign(document.createElement('canvas'), {width: 320, height: 180});
+      const g = canvas.getContext('2d');
+      window.painter = setInterval(() => { g.fillStyle = `hsl(${Date.now() / 10 % 360} 80% 50%)`; g.fillRect(0, 0, 320, 180); }, 50);
+      const track = await m.startViewCapture(canvas.captureStream(15).getVideoTracks()[0]);
+      return [track.desc, m.me.viewCapture];""")
+    expect(view == ["screen", True], f"Bob publishes a canvas as a view capture ({view})")
+    host.wait_true(f"return window.meetApp.meeting.getUserInfo('{bob_uid}').viewCapture", "Bob's view capture at the host")
+    played = host.call_sdk(f"""const v = document.createElement('video');
+      window.capturePlayer = v;
+      const track = await m.startPlayRemoteVideo(v, '{bob_uid}', 'screen');
+      for (let i = 0; i < 100; i++) {{
+        const stats = await m.channel.getStats();
+        let frames = 0;
+        stats.subscribe?.forEach((r) => {{ if (r.type === 'inbound-rtp' && r.trackIdentifier === track.mediaStreamTrack?.id) frames = r.framesDecoded || 0; }});
+        if (frames > 5) return frames;
+        await new Promise((r) => setTimeout(r, 200));
+      }}
+      return 0;""")
+    expect(played > 5, f"the host decodes Bob's view capture ({played} frames)")
+    bob.call_sdk("await m.stopViewCapture(); clearInterval(window.painter);")
+    host.wait_true(f"return !window.meetApp.meeting.getUserInfo('{bob_uid}').viewCapture"
+                   f" && !window.meetApp.meeting.channel.remoteTracksOf('{bob_uid}').some((t) => t.desc === 'screen')", "the view capture gone at the host")
+    host.call_sdk(f"await m.stopPlayRemoteVideo(window.capturePlayer, '{bob_uid}', 'screen');")
+    ok("Bob stopped his view capture and its screen track is gone at the host")
 
     # The host removes Carol, who sees why.
     host.click("#btn-people")

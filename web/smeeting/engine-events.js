@@ -104,6 +104,7 @@ function userChanged(engine, user, fields, by) {
     if (old.micState === 'on' && user.micState === 'off') engine._stopLocal('mic');
     if (old.cameraState === 'on' && user.cameraState === 'off') engine._stopLocal('camera');
     if (old.shareState === ShareType.screen && user.shareState === 0) engine._stopLocal('screen');
+    if (old.viewCapture && !user.viewCapture) engine._stopLocal('screen');
   }
   for (const field of fields) {
     const name = USER_FIELD_EVENTS[field];

@@ -179,6 +179,35 @@ export const MediaMethods = {
     await this._call('stop_share').catch(() => {});
   },
 
+  /**
+   * Publishes `mediaStreamTrack`, a video track of the app's own content (a whiteboard canvas's
+   * `captureStream()`, a slide), as my `screen` track without a sharing state: the view capture
+   * of docs/meeting-protocol.md. The sharing rules apply: `unauthorized` while sharing is
+   * disabled for members, `apiError` 40904 while someone else holds the screen, 40901 while I
+   * share mine. Others see `viewCapture` in my `MeetingUserInfo` and play it as `screen`.
+   * @returns {Promise<LocalTrack>}
+   */
+  async startViewCapture(mediaStreamTrack) {
+    const channel = this._inMeeting();
+    if (this._local.screen) throw SMeetingError.internal('already sharing or capturing a view');
+    await this._call('start_view_capture');
+    try {
+      const track = await channel.publishLocalTrack(mediaStreamTrack, { desc: TrackDesc.screen });
+      this._local.screen = { track, media: mediaStreamTrack, view: null, viewCapture: true };
+      return track;
+    } catch (error) {
+      await this._call('stop_view_capture').catch(() => {});
+      throw SMeetingError.from(error);
+    }
+  },
+
+  /** Ends my view capture: the `screen` track is unpublished and its capture stopped. Never throws. */
+  async stopViewCapture() {
+    if (!this._room) return;
+    if (this._local.screen?.viewCapture) await this._stopLocal('screen');
+    await this._call('stop_view_capture').catch(() => {});
+  },
+
   // MARK: Remote video
 
   /**
