@@ -184,12 +184,14 @@ def run(server, driver):
     expect(unpublish["track_id"] == audio_id and "a=inactive" in unpublish["sdp"], "the unpublish offer marks the mic's m-section inactive")
     page.wait_for("bob", "didRemoveTrack", lambda a: a[1]["track"] == audio_id)
     ok("bob got didRemoveTrack for the mic")
-    state_js = "const pc = window.chs.alice.peerConnections.publish; return [pc.signalingState, pc.getTransceivers().length];"
+    # A refused offer's transceivers are stopped (Chromium keeps them listed, direction 'stopped').
+    state_js = ("const pc = window.chs.alice.peerConnections.publish;"
+                "return [pc.signalingState, pc.getTransceivers().filter((x) => x.direction !== 'stopped').length];")
     transceivers = page.run(state_js)[1]
     result = page.call("await alice.publishLocalTracks([{track: window.local.audio.clone(), desc: 'mic'}, {track: window.local.audio.clone(), desc: 'mic2'}]);")
     state = page.run(state_js)
     expect(not result["ok"] and result["code"] == 42901 and state == ["stable", transceivers],
-           f"a publish over the server's track limit rejects with 42901 and rolls the connection back ({state})")
+           f"a publish over the server's track limit rejects with 42901 ({result.get('code')}), rolls the connection back and stops its transceivers ({state})")
     result = page.call("return (await alice.publishLocalTrack(window.local.audio.clone(), {desc: 'mic'})).id;")
     expect(result["ok"] and result["value"].startswith("TR_"), f"the next publish works ({result.get('value') or result.get('error')})")
     mic2 = result["value"]
