@@ -23,6 +23,8 @@ Chromium with a fake camera and microphone sign in through the app's pre-join sc
   host's broadcast; the host visits Room 1 and decodes Carol's video there, goes back and decodes
   Bob; closing the rooms brings Carol back, decoded by the host again;
 - the host makes Bob co-host (he gets the room controls);
+- training mode: Carol's camera closes and may not reopen until the host approves her raised hand
+  (she becomes presenter; the host decodes her camera again);
 - Bob publishes a canvas with the SDK's view capture: the host decodes it as his screen; stopping it
   removes the track;
 - the host removes a member, who is told who did it;
@@ -377,6 +379,23 @@ def run(server, driver):
     bob.wait_true("return !document.getElementById('room-controls').hidden && !!document.querySelector('[data-action=\"mute-all\"]')", "Bob's room controls")
     bob.click("#btn-people")
     ok("the host made Bob co-host and Bob sees the room controls")
+
+    # Training mode: Carol, a member, loses her camera and may not reopen it; her raised hand,
+    # approved, makes her a presenter and the host decodes her camera again.
+    host.click('[data-action="training"]')
+    carol.wait_true("const m = window.meetApp.meeting; return m.getRoomInfo().mode === 'training' && m.me.cameraState === 'off' && !m.cameraTrack",
+                    "Carol's camera closed by training mode")
+    refused = carol.call_sdk("try { await m.requestOpenCamera(); return 'opened'; } catch (e) { return e.kind; }")
+    expect(refused == "unauthorized", f"in training mode a member who is no presenter cannot open the camera ({refused})")
+    carol.click("#btn-hand")
+    host.wait_true(f"return !!document.querySelector('[data-action=\"approve:{carol_uid}\"]')", "Carol's raised hand with Approve")
+    host.click(f'[data-action="approve:{carol_uid}"]')
+    carol.wait_true("const me = window.meetApp.meeting.me; return me.presenter && !me.handRaised", "Carol a presenter")
+    carol.click("#btn-camera")
+    remote_tiles_decode(host, 2, "Carol presenting")
+    host.click('[data-action="training"]')
+    host.wait_true("return window.meetApp.meeting.getRoomInfo().mode === 'normal'", "training mode off")
+    ok("training mode: Carol's approved hand made her a presenter and the host decodes her camera")
 
     # Screen share: the others see the share tile decode; the host switches to the speaker view.
     bob.click("#btn-share")

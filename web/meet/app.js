@@ -95,11 +95,12 @@ $('start-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const password = $('start-password').value.trim();
   const waitingRoom = $('start-waiting').checked;
+  const mode = $('start-mode').value;
   const title = $('start-title-input').value.trim() || `${meeting.currentNickname}'s meeting`;
   const error = $('start-error');
   $('start-button').disabled = true;
   try {
-    const info = await meeting.createRoom({ title, type: MeetingType.instant, attendType: password ? AttendType.password : AttendType.open, password: password || undefined, waitingRoom });
+    const info = await meeting.createRoom({ title, type: MeetingType.instant, attendType: password ? AttendType.password : AttendType.open, password: password || undefined, waitingRoom, mode });
     await enter({ meetingId: info.meetingId, password: password || undefined }, error);
   } catch (e) {
     error.textContent ||= errorText(e);

@@ -188,6 +188,9 @@ export class MeetingView {
     on('userHandDidChange', ({ user }) => { if (user.handRaised && user.uid !== m.currentUserId) toast(`${user.nickname} raised a hand`); });
     on('userMicStateDidChange', ({ user, by }) => { if (user.uid === m.currentUserId && by && user.micState === 'off') toast('The host muted you'); });
     on('userCameraStateDidChange', ({ user, by }) => { if (user.uid === m.currentUserId && by && user.cameraState === 'off') toast('The host turned your camera off'); });
+    on('userPresenterDidChange', ({ user }) => {
+      if (user.uid === m.currentUserId) toast(user.presenter ? 'You are a presenter: you may turn on your microphone and camera' : 'You are no longer a presenter');
+    });
     on('userRoleDidChange', ({ user }) => { if (user.uid === m.currentUserId) toast(`You are now ${user.role === 'co_host' ? 'a co-host' : user.role}`); });
     on('roomInfoDidChange', ({ room }) => { this.#renderHeader(); this.#syncShareTile(room); this.participants.render(); this.#renderControls(); });
     on('activeSpeakersDidChange', ({ speakers }) => this.#speakers(speakers));
@@ -260,7 +263,7 @@ export class MeetingView {
     $('meeting-title').textContent = room.title;
     document.title = `${room.title} · SRTC Meet`;
     $('room-no').textContent = formatRoomNo(room.roomNo);
-    const flags = [room.locked && 'Locked', room.muteAll && 'Muted by host', room.cameraOffAll && 'Cameras off', room.shareDisabled && 'Sharing off'].filter(Boolean);
+    const flags = [room.mode === 'training' && 'Training', room.mode === 'voice' && 'Voice only', room.locked && 'Locked', room.muteAll && 'Muted by host', room.cameraOffAll && 'Cameras off', room.shareDisabled && 'Sharing off'].filter(Boolean);
     $('room-flags').textContent = flags.join(' · ');
   }
 

@@ -42,6 +42,8 @@ export class ParticipantsPanel {
       this.#button('lock', room.locked ? 'Unlock room' : 'Lock room', () => m.adminLockRoom(!room.locked)),
       this.#button('share', room.shareDisabled ? 'Allow sharing' : 'Disable sharing', () => m.adminDisableShare(!room.shareDisabled)),
       this.#button('waiting-room', room.waitingRoom ? 'Waiting room off' : 'Waiting room on', () => m.adminSetWaitingRoom(!room.waitingRoom)),
+      host ? this.#button('training', room.mode === 'training' ? 'Training mode off' : 'Training mode on',
+        () => m.updateRoom(room.meetingId, { mode: room.mode === 'training' ? 'normal' : 'training' })) : null,
       host ? this.#button('end', 'End meeting', async () => {
         if (await ask('End the meeting?', 'Everyone will leave the meeting.', [{ label: 'Cancel', value: 'no' }, { label: 'End for everyone', value: 'yes', primary: true }]) === 'yes') await m.adminEndRoom();
       }, 'danger') : null,
@@ -62,7 +64,7 @@ export class ParticipantsPanel {
   #row(user, me, admin) {
     const mine = user.uid === me?.uid;
     const tags = [
-      mine && 'you', user.role === 'host' && 'host', user.role === 'co_host' && 'co-host',
+      mine && 'you', user.role === 'host' && 'host', user.role === 'co_host' && 'co-host', user.presenter && 'presenter',
     ].filter(Boolean).map((t) => el('span', { class: 'tag' }, t));
     const states = [
       user.micState === 'on' ? 'mic on' : 'muted', user.cameraState === 'on' ? 'camera on' : '',
@@ -86,6 +88,8 @@ export class ParticipantsPanel {
 
   #memberActions(user, me) {
     const m = this.meeting;
+    // A training meeting: only presenters (and hosts) speak; a raised hand asks to present.
+    const training = m.getRoomInfo()?.mode === 'training';
     const uid = user.uid;
     const name = user.nickname;
     const actions = [
@@ -96,7 +100,10 @@ export class ParticipantsPanel {
         ? this.#button(`camera:${uid}`, 'Stop video', () => m.adminCloseCamera(uid), null, `Stop ${name}'s video`)
         : this.#button(`ask-camera:${uid}`, 'Ask for video', () => m.adminRequestOpenCamera(uid), null, `Ask ${name} to start video`),
       user.shareState ? this.#button(`stop-share:${uid}`, 'Stop sharing', () => m.adminStopShare(uid), null, `Stop ${name}'s sharing`) : null,
-      user.handRaised ? this.#button(`lower:${uid}`, 'Lower hand', () => m.adminLowerHand(uid), null, `Lower ${name}'s hand`) : null,
+      user.handRaised ? this.#button(`lower:${uid}`, training ? 'Decline' : 'Lower hand', () => m.adminLowerHand(uid), null, `${training ? 'Decline' : 'Lower'} ${name}'s hand`) : null,
+      training && user.handRaised ? this.#button(`approve:${uid}`, 'Approve', () => m.adminApproveHand(uid), 'primary', `Approve ${name}: presenter`) : null,
+      training && user.role === 'member' ? this.#button(`presenter:${uid}`, user.presenter ? 'Remove presenter' : 'Make presenter',
+        () => m.adminSetPresenter(uid, !user.presenter), null, `${user.presenter ? 'Remove presenter role of' : 'Make presenter:'} ${name}`) : null,
       this.#button(`chat:${uid}`, user.chatDisabled ? 'Allow chat' : 'Disable chat', () => m.adminDisableChat(uid, !user.chatDisabled), null, `${user.chatDisabled ? 'Allow' : 'Disable'} chat for ${name}`),
     ];
     if (me.role === 'host') {
