@@ -63,6 +63,8 @@ export class SRTCChannel extends Emitter {
     this._info = null;
     this._me = null;
     this._graceSeconds = 20;
+    /** This session's TURN servers from the join response (`ice_servers`). */
+    this._sessionIceServers = [];
     /** uid → UserInfo (with its `tracks`), in join order. */
     this._users = new Map();
     /** track id → RemoteTrack. */
@@ -308,14 +310,18 @@ export class SRTCChannel extends Emitter {
     return signal;
   }
 
-  _joinRequest(signal, sessionId) {
+  async _joinRequest(signal, sessionId) {
     const { token, nickname, custom } = this._params;
     const data = { token, protocol: PROTOCOL_VERSION, sdk: `srtc-web/${SDK_VERSION} ${globalThis.navigator?.userAgent ?? ''}`.trim() };
     if (nickname != null) data.nickname = String(nickname);
     if (custom != null) data.custom = String(custom);
     if (sessionId) data.session_id = sessionId;
     if (this.options.useDataChannel) data.data_channel = true;
-    return signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs });
+    const response = await signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs });
+    // TURN servers with this session's short-lived credentials (docs/protocol.md, "join"): every
+    // peer connection made from now on gathers relay candidates through them.
+    this._sessionIceServers = Array.isArray(response?.ice_servers) ? response.ice_servers : [];
+    return response;
   }
 
   /** An event from the subscribe connection's data channel: handled like one from the WebSocket. */
@@ -338,7 +344,7 @@ export class SRTCChannel extends Emitter {
   }
 
   _rtcConfiguration() {
-    return { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceServers: this.options.iceServers };
+    return { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceServers: [...this.options.iceServers, ...this._sessionIceServers] };
   }
 
   _publisherFor() {
