@@ -31,8 +31,12 @@ enum DocText {
         for line in read("docs/openapi.yaml").split(separator: "\n", omittingEmptySubsequences: false) {
             if !line.hasPrefix(" ") && !line.isEmpty { inPaths = line == "paths:"; continue }
             guard inPaths else { continue }
-            if let m = line.wholeMatch(of: /  (\/\S*):\s*/) { path = String(m.output.1) }
-            if let m = line.wholeMatch(of: /    (get|post|put|patch|delete):\s*/), let path { operations.insert(m.output.1.uppercased() + " " + path) }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let indent = line.prefix { $0 == " " }.count
+            if indent == 2, trimmed.hasPrefix("/"), trimmed.hasSuffix(":") { path = String(trimmed.dropLast()) }
+            if indent == 4, let path, ["get:", "post:", "put:", "patch:", "delete:"].contains(trimmed) {
+                operations.insert(trimmed.dropLast().uppercased() + " " + path)
+            }
         }
         return operations
     }
@@ -91,6 +95,11 @@ enum DocText {
     /// The snake_case names in backticks within `text` (`` `join` ``, `` `set_layer` ``).
     static func backticked(_ text: String) -> [String] {
         text.matches(of: /`([a-z][a-z0-9_]*)`/).map { String($0.output.1) }
+    }
+
+    /// Everything in backticks within `text` (`` `--http-port` ``, `` `SRTC_HTTP_PORT` ``).
+    static func codeSpans(_ text: String) -> [String] {
+        text.matches(of: /`([^`]+)`/).map { String($0.output.1) }
     }
 
     /// A `| code | name | when |` error table: `40106 / 40107` rows name each code in order.
