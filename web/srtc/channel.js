@@ -320,7 +320,7 @@ export class SRTCChannel extends Emitter {
     const response = await signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs });
     // TURN servers with this session's short-lived credentials (docs/protocol.md, "join"): every
     // peer connection made from now on gathers relay candidates through them.
-    this._sessionIceServers = Array.isArray(response?.ice_servers) ? response.ice_servers : [];
+    this._sessionIceServers = Array.isArray(response?.iceServers) ? response.iceServers : [];
     return response;
   }
 
