@@ -3,7 +3,8 @@
 // handled in channel-events.js, reconnection in channel-reconnect.js.
 
 import { Emitter } from './emitter.js';
-import { SRTCError } from './errors.js';
+import { encodePublish, MAX_DATA_PACKET } from './data-packet.js';
+import { SRTCError, ServerErrorCode } from './errors.js';
 import { ConnectionState, DisconnectReason, PROTOCOL_VERSION, TrackDesc, signalingURL } from './models.js';
 import { SignalClient } from './signal-client.js';
 import { LocalTrack } from './tracks.js';
@@ -63,8 +64,6 @@ export class SRTCChannel extends Emitter {
     this._info = null;
     this._me = null;
     this._graceSeconds = 20;
-    /** This session's TURN servers from the join response (`ice_servers`). */
-    this._sessionIceServers = [];
     /** uid → UserInfo (with its `tracks`), in join order. */
     this._users = new Map();
     /** track id → RemoteTrack. */
@@ -258,6 +257,33 @@ export class SRTCChannel extends Emitter {
     await this._request('send_message', { data: String(data), ...(list && list.length ? { to: list } : {}) });
   }
 
+  /**
+   * Sends user data on the data channel (docs/protocol.md, "Data messages") to the uids in `to`,
+   * or to everyone else; recipients get `didReceiveData`. `reliable` (default) is ordered and
+   * retransmitted, otherwise it is sent once, unordered. Needs `useDataChannel` and the token's
+   * `publish_data` (the server drops it otherwise).
+   * @param {Uint8Array|string} data bytes, or text sent as UTF-8
+   * @param {{reliable?: boolean, to?: string[]|string, topic?: string}} options
+   */
+  publishData(data, { reliable = true, to, topic } = {}) {
+    this._requireJoined();
+    const payload = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data);
+    const list = to == null ? [] : (Array.isArray(to) ? to : [to]).map(String);
+    let packet;
+    try { packet = encodePublish(payload, list, topic); } catch (e) {
+      throw SRTCError.server({ code: ServerErrorCode.invalidParameter, message: `data packet: ${e.message}` });
+    }
+    if (packet.length > MAX_DATA_PACKET) {
+      throw SRTCError.server({ code: ServerErrorCode.payloadTooLarge, message: `data packet exceeds ${MAX_DATA_PACKET} bytes` });
+    }
+    if (!this._subscriber?.sendData(packet, reliable)) throw new SRTCError('wrongState', 'the data channel is not open');
+  }
+
+  /** A data packet from the subscribe connection: `didReceiveData {from, topic, data, reliable}`. */
+  _dataMessage(message) {
+    this.emit('didReceiveData', message);
+  }
+
   /** Changes my nickname and/or custom data (fields left out stay); I get `meDidUpdate`, others `userDidUpdate`. */
   async updateProfile({ nickname, custom } = {}) {
     const data = {};
@@ -310,18 +336,14 @@ export class SRTCChannel extends Emitter {
     return signal;
   }
 
-  async _joinRequest(signal, sessionId) {
+  _joinRequest(signal, sessionId) {
     const { token, nickname, custom } = this._params;
     const data = { token, protocol: PROTOCOL_VERSION, sdk: `srtc-web/${SDK_VERSION} ${globalThis.navigator?.userAgent ?? ''}`.trim() };
     if (nickname != null) data.nickname = String(nickname);
     if (custom != null) data.custom = String(custom);
     if (sessionId) data.session_id = sessionId;
     if (this.options.useDataChannel) data.data_channel = true;
-    const response = await signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs });
-    // TURN servers with this session's short-lived credentials (docs/protocol.md, "join"): every
-    // peer connection made from now on gathers relay candidates through them.
-    this._sessionIceServers = Array.isArray(response?.iceServers) ? response.iceServers : [];
-    return response;
+    return signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs });
   }
 
   /** An event from the subscribe connection's data channel: handled like one from the WebSocket. */
@@ -344,7 +366,7 @@ export class SRTCChannel extends Emitter {
   }
 
   _rtcConfiguration() {
-    return { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceServers: [...this.options.iceServers, ...this._sessionIceServers] };
+    return { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceServers: this.options.iceServers };
   }
 
   _publisherFor() {
