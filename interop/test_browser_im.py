@@ -10,13 +10,12 @@ srtc-server, plus the browser's speed test over the WebSocket carrier:
 """
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import bin_path  # noqa: E402
+from srtc_test_support import bin_path, stop_gently  # noqa: E402
 from srtc_test_support import SUMMARIZE_JS, CheckFailed, Tab, expect, ok, run_browser_test, wait_until  # noqa: E402
 
 WAIT = 20
@@ -67,12 +66,7 @@ class Bot:
             raise CheckFailed(f"{what} not seen; log:\n" + "\n".join(self.lines()[-20:])) from None
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_gently(self.proc)
 
 
 def run(server, driver):
