@@ -39,7 +39,9 @@ let package = Package(
         .target(name: "RTCAV", dependencies: ["RTCMedia", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale"]),
         .target(name: "SFU", dependencies: ["RTCWire", "RTCTransport", "RTCMedia"]),
         .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite"]),
-        .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
+        // The CDN engine reads streams with FFmpeg, which Apple's mobile platforms do not have.
+        .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire",
+                                             .target(name: "RTCAV", condition: .when(platforms: [.linux, .macOS]))]),
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol"),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),

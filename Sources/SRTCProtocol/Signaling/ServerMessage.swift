@@ -50,11 +50,14 @@ public struct JoinResponse: Codable, Sendable, Equatable {
     public var serverTime: Int64
     /// My current subscriptions (non-empty on resume).
     public var subscriptions: [SubscribeRequest]
+    /// Tracks of hidden participants (server composites), which are in no user list; absent when none.
+    public var hiddenTracks: [TrackInfo]
 
     public init(sessionId: String, resumed: Bool, channel: ChannelInfo, me: UserInfo, users: [UserInfo],
-                reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = []) {
+                reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = [], hiddenTracks: [TrackInfo] = []) {
         self.sessionId = sessionId; self.resumed = resumed; self.channel = channel; self.me = me; self.users = users
         self.reconnectGraceSeconds = reconnectGraceSeconds; self.serverTime = serverTime; self.subscriptions = subscriptions
+        self.hiddenTracks = hiddenTracks
     }
 
     enum CodingKeys: String, CodingKey {
@@ -62,6 +65,33 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         case sessionId = "session_id"
         case reconnectGraceSeconds = "reconnect_grace_seconds"
         case serverTime = "server_time"
+        case hiddenTracks = "hidden_tracks"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        sessionId = try c.decode(String.self, forKey: .sessionId)
+        resumed = try c.decode(Bool.self, forKey: .resumed)
+        channel = try c.decode(ChannelInfo.self, forKey: .channel)
+        me = try c.decode(UserInfo.self, forKey: .me)
+        users = try c.decode([UserInfo].self, forKey: .users)
+        reconnectGraceSeconds = try c.decode(Int.self, forKey: .reconnectGraceSeconds)
+        serverTime = try c.decode(Int64.self, forKey: .serverTime)
+        subscriptions = try c.decode([SubscribeRequest].self, forKey: .subscriptions)
+        hiddenTracks = try c.decodeIfPresent([TrackInfo].self, forKey: .hiddenTracks) ?? []
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sessionId, forKey: .sessionId)
+        try c.encode(resumed, forKey: .resumed)
+        try c.encode(channel, forKey: .channel)
+        try c.encode(me, forKey: .me)
+        try c.encode(users, forKey: .users)
+        try c.encode(reconnectGraceSeconds, forKey: .reconnectGraceSeconds)
+        try c.encode(serverTime, forKey: .serverTime)
+        try c.encode(subscriptions, forKey: .subscriptions)
+        if !hiddenTracks.isEmpty { try c.encode(hiddenTracks, forKey: .hiddenTracks) }
     }
 }
 

@@ -33,7 +33,14 @@ public final class APIRouter: Sendable {
         let handler: RouteHandler
     }
 
+    /// Files served under a path prefix (no signature: outside the signed prefixes).
+    fileprivate struct FileRoute: Sendable {
+        let prefix: String
+        let directory: String
+    }
+
     private let routes: [Route]
+    private let fileRoutes: [FileRoute]
     private let authenticator: RequestAuthenticator
     private let metrics: Metrics
     private let clock: @Sendable () -> Int64
@@ -42,7 +49,16 @@ public final class APIRouter: Sendable {
     /// Collects routes before the router is built (routes never change while serving).
     public struct Builder {
         fileprivate var routes: [Route] = []
+        fileprivate var fileRoutes: [FileRoute] = []
         public init() {}
+
+        /// Serves the files under `directory` read-only at `prefix` (`GET` / `HEAD`, e.g. `/live/` for
+        /// HLS), with the static files' path checks: no dot segments, no hidden files, nothing outside.
+        public mutating func addFiles(prefix: String, directory: String) {
+            precondition(prefix.hasPrefix("/") && prefix.hasSuffix("/"), "a file prefix is /name/")
+            precondition(!APIRouter.signedPrefixes.contains { prefix.hasPrefix($0) }, "files are never under a signed prefix")
+            fileRoutes.append(FileRoute(prefix: prefix, directory: directory))
+        }
         /// Adds a route answered on the concurrency pool.
         public mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
             routes.append(Route(method: method, path: path, handler: .async(handler)))
@@ -57,6 +73,7 @@ public final class APIRouter: Sendable {
     public init(_ builder: Builder, authenticator: RequestAuthenticator, metrics: Metrics, maxBodyBytes: Int,
                 clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
         routes = builder.routes
+        fileRoutes = builder.fileRoutes
         self.authenticator = authenticator
         self.metrics = metrics
         self.clock = clock
@@ -127,6 +144,11 @@ public final class APIRouter: Sendable {
             }
         }
         let matching = routes.filter { $0.path == path }
+        if matching.isEmpty, let files = fileRoutes.first(where: { path.hasPrefix($0.prefix) }) {
+            // Reading a file blocks: never on the I/O thread.
+            if onIOThread { return .deferred }
+            return .answered(files.prefix, Self.serveFile(request, path: path, from: files, now: now))
+        }
         guard !matching.isEmpty else { return .answered("unmatched", Self.error(.notFound, "no route \(path)", now: now)) }
         guard let route = matching.first(where: { $0.method == request.method }) else {
             var response = Self.error(.methodNotAllowed, "\(request.method) not allowed on \(path)", now: now)
@@ -138,6 +160,11 @@ public final class APIRouter: Sendable {
         case .immediate(let h): return .immediate(path, h, context)
         case .async(let h): return .async(path, h, context)
         }
+    }
+
+    private static func serveFile(_ request: HTTPRequest, path: String, from route: FileRoute, now: Int64) -> HTTPResponse {
+        guard let files = StaticFiles(directory: route.directory) else { return error(.notFound, "no file \(path)", now: now) }
+        return files.response(for: request, target: request.path.dropFirst(route.prefix.count), now: now)
     }
 
     /// The JSON error body every failure uses.

@@ -24,6 +24,8 @@ public final class ServerApp: Sendable {
     private let mediaServer = MediaServerSlot()
     /// Parts built on the server (the meeting backend), in the order they were added.
     public let modules: [any ServerModule]
+    /// The HTTP address, once `start()` listens.
+    public let endpoint = ServerEndpoint()
 
     /// Opens the data directory and database, applies migrations and makes sure an app exists.
     /// - Parameter modules: factories of the parts built on the server (`MeetingServer`), created
@@ -73,7 +75,8 @@ public final class ServerApp: Sendable {
         GrantRoutes.register(in: &builder)
         ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits)
         let moduleContext = ServerModuleContext(config: config, database: database, apps: apps, metrics: metrics,
-                                                channels: ChannelControl(manager: channels))
+                                                channels: ChannelControl(manager: channels), webhooks: ModuleWebhooks(dispatcher: webhooks),
+                                                endpoint: endpoint)
         modules = try moduleFactories.map { try $0(moduleContext) }
         for module in modules { module.registerRoutes(in: &builder) }
         channels.setGatekeepers(modules)
@@ -95,6 +98,7 @@ public final class ServerApp: Sendable {
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
         http.withLock { $0 = server }
+        endpoint.set(host: config.bind, port: server.port)
     }
 
     /// The bound UDP media port (useful with port 0).

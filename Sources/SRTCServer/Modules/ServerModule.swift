@@ -1,4 +1,5 @@
 import RTCNet
+import Synchronization
 
 /// A part of the server built outside `SRTCServer` (the meeting backend, `MeetingServer`), added
 /// to a `ServerApp` when it is created. A module adds routes to the API router (signed ones under
@@ -17,10 +18,18 @@ public protocol ServerModule: Sendable {
     /// module has no say about that channel. The meeting backend admits only current members to a
     /// meeting's channel, so a kicked member's still-valid token cannot bring them back.
     func admits(_ key: ChannelKey, uid: String) async -> Bool?
+
+    /// Starts a server-side composite (MCU) of channel `key` published under `uid`, asked by another
+    /// module (the meeting backend, for a `.mix` meeting); `nil` when this module makes no composites.
+    func startComposite(_ key: ChannelKey, uid: String) async -> Bool?
+    /// Stops that composite; `nil` when this module makes no composites.
+    func stopComposite(_ key: ChannelKey, uid: String) async -> Bool?
 }
 
 extension ServerModule {
     public func admits(_ key: ChannelKey, uid: String) async -> Bool? { nil }
+    public func startComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
+    public func stopComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
 }
 
 /// What a module may use of the server it is added to.
@@ -35,6 +44,37 @@ public struct ServerModuleContext: Sendable {
     public let metrics: Metrics
     /// Server-side control of live SRTC channels.
     public let channels: ChannelControl
+    /// Signed webhooks to the customer's backend (a no-op without `--webhook-url`).
+    public let webhooks: ModuleWebhooks
+    /// The server's own HTTP address, known once it listens (egress workers connect there).
+    public let endpoint: ServerEndpoint
+}
+
+/// Webhooks a module sends: stored, signed and retried like the channel events, with the channel's
+/// next sequence number (docs/server-api.md, "Webhooks").
+public struct ModuleWebhooks: Sendable {
+    let dispatcher: WebhookDispatcher?
+
+    /// Queues event `name` of channel `key`, with `data` as the event's `data` object.
+    public func send<Data: Encodable & Sendable>(_ key: ChannelKey, event name: String, data: Data) {
+        dispatcher?.enqueue(key, name, data)
+    }
+}
+
+/// Where this server is reached from the same machine, set when `ServerApp.start()` bound its port.
+public final class ServerEndpoint: Sendable {
+    private let url = Mutex<String?>(nil)
+
+    init() {}
+
+    /// `http://host:port` of the API and signaling, or nil before the server listens.
+    public var httpURL: String? { url.withLock { $0 } }
+
+    func set(host: String, port: UInt16) {
+        let reachable = host == "0.0.0.0" || host == "::" || host.isEmpty ? "127.0.0.1" : host
+        let literal = reachable.contains(":") ? "[\(reachable)]" : reachable
+        url.withLock { $0 = "http://\(literal):\(port)" }
+    }
 }
 
 /// Creates a module once the server's storage is open.
