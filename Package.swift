@@ -47,6 +47,11 @@ let package = Package(
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
         .target(name: "SMeeting", dependencies: ["SRTC", "SMeetingProtocol", "RTCNet"]),
 
+        // Egress: the server-worker conversation, and the worker (composite, recording, live output) on the SDK.
+        .target(name: "EgressProtocol"),
+        .target(name: "EgressWorker", dependencies: ["EgressProtocol", "SRTC", "SRTCProtocol", "RTCAV", "RTCMedia", "CSystem"]),
+        .target(name: "EgressServer", dependencies: ["EgressProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
+
         // Seeded randomness shared by every test target (random-input tests replay from their seed).
         .target(name: "TestRandom", path: "Sources/TestRandom"),
 
@@ -55,7 +60,8 @@ let package = Package(
         .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia"]),
 
         // MARK: - Executables
-        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer"]),
+        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "EgressServer"]),
+        .executableTarget(name: "srtc-egress", dependencies: ["EgressWorker"]),
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
         .executableTarget(
             name: "srtc-bench",

@@ -40,16 +40,21 @@ public enum MediaContainer: Sendable, Equatable {
     func options(url: String) -> [(String, String)] {
         switch self {
         case .webm:
-            // 1 s clusters bound what a crash loses; flush_packets pushes each closed cluster to disk.
-            return [("cluster_time_limit", "1000"), ("cluster_size_limit", "4194304"), ("flush_packets", "1")]
+            // 1 s clusters bound what a crash loses; flush_packets pushes each closed cluster to disk;
+            // a stream that pauses (a muted camera) holds the other back at most 1 s.
+            return [("cluster_time_limit", "1000"), ("cluster_size_limit", "4194304"), ("flush_packets", "1"),
+                    ("max_interleave_delta", "1000000")]
         case .fragmentedMP4:
-            return [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "1000000"), ("flush_packets", "1")]
+            return [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "1000000"), ("flush_packets", "1"),
+                    ("max_interleave_delta", "1000000")]
         case .hls(let seconds, let listSize):
             let directory = url.lastIndex(of: "/").map { String(url[..<$0]) } ?? "."
             return [("hls_time", String(max(1, seconds))), ("hls_list_size", String(max(1, listSize))),
                     // temp_file: the playlist is written aside and renamed, so a reader never sees half of it.
                     ("hls_flags", "delete_segments+temp_file+independent_segments"),
-                    ("hls_segment_filename", directory + "/segment_%06d.ts"), ("hls_allow_cache", "0")]
+                    ("hls_segment_filename", directory + "/segment_%d.ts"), ("hls_allow_cache", "0"),
+                    // Sequence numbers from the clock: a restarted stream continues above the old one.
+                    ("hls_start_number_source", "epoch")]
         case .flv:
             // A network stream cannot be rewritten at the end.
             return [("flvflags", "no_duration_filesize")]

@@ -1,3 +1,4 @@
+import EgressServer
 import Foundation
 import MeetingServer
 import SRTCServer
@@ -20,7 +21,7 @@ Log.setLevel(Log.Level(name: config.logLevel) ?? .info)
 
 let app: ServerApp
 do {
-    app = try ServerApp(config: config, modules: [MeetingModule.factory])
+    app = try ServerApp(config: config, modules: [MeetingModule.factory, EgressModule.factory])
     try app.start()
 } catch {
     FileHandle.standardError.write(Data("srtc-server: cannot start: \(error)\n".utf8))

@@ -9,6 +9,7 @@ commands:
   grant          obtain a channel join token from a server (signed call to /server/v1/channel/grant)
   token decode   show a token's claims, optionally verifying it
   join           join a channel as a bot on the Swift SDK: publish a test pattern or files, record what arrives
+  play           play a live stream (HLS, RTMP…) with the SDK's receive-only CDN engine; record what arrives
   help           this text
 
 Credentials come from --app-id / --app-key or $SRTC_APP_ID / $SRTC_APP_KEY.
@@ -22,6 +23,7 @@ do {
     case "sign": try SignCommand.run(arguments.dropFirst(), environment: environment)
     case "grant": try await GrantCommand.run(arguments.dropFirst(), environment: environment)
     case "join": try await JoinCommand.run(arguments.dropFirst(), environment: environment)
+    case "play": try await PlayCommand.run(arguments.dropFirst(), environment: environment)
     case "token": try TokenCommand.run(arguments.dropFirst(), environment: environment)
     case nil, "help", "--help", "-h": print(usage)
     case let other?:

@@ -120,7 +120,8 @@ import Testing
         #expect(listed.count == 3, "\(text)")
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".ts") }
         #expect(onDisk.count <= 5, "old segments deleted: \(onDisk.sorted())")
-        #expect(!onDisk.contains("segment_000000.ts"))
+        let numbers = onDisk.compactMap { Int($0.dropFirst("segment_".count).dropLast(3)) }.sorted()
+        #expect(numbers.count == onDisk.count && numbers.first.map { $0 > 1_700_000_000 } == true, "epoch-based numbers: \(onDisk)")
         // A listed segment is H.264 in MPEG-TS and decodes to pattern frames.
         let segment = try #require(listed.last)
         #expect(try Probe(dir.file(segment)).codecs == ["h264"])

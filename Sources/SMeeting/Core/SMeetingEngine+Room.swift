@@ -190,6 +190,7 @@ extension SMeetingEngine {
                 s.cameraTrack = nil
                 s.screenTrack = nil
                 s.playViews = [:]
+                s.mcuViews = [:]
                 s.entering = false
             }
             return (s.channel, s.bridge)

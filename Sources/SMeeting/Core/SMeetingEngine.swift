@@ -34,6 +34,8 @@ public final class SMeetingEngine: @unchecked Sendable {
         var remoteAudioMuted = false
         /// Views bound by `startPlayRemoteVideo`, per remote track id.
         var playViews: [String: Int] = [:]
+        /// The composite track each view of `startPlayRemoteVideoMcu` shows.
+        var mcuViews: [ObjectIdentifier: String] = [:]
         /// The channel's leave after a server-side exit (kicked, ended), awaited by whoever asks.
         var leaving: Task<Void, Never>?
     }

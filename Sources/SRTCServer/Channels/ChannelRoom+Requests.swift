@@ -193,9 +193,13 @@ extension ChannelRoom {
         participants[uid]?.send(.layerSwitched(info))
     }
 
-    /// Everyone gets the full speaker list (only sent when it changed).
+    /// Everyone gets the full speaker list (only sent when it changed). A hidden participant
+    /// (a composite publishing the mix) is never a speaker.
     func deliverActiveSpeakers(_ snapshot: ActiveSpeakersSnapshot) {
-        broadcast(.activeSpeakers(snapshot))
+        let visible = ActiveSpeakersSnapshot(speakers: snapshot.speakers.filter { participants[$0.uid]?.hidden != true })
+        guard visible != lastSpeakers else { return }
+        lastSpeakers = visible
+        broadcast(.activeSpeakers(visible))
     }
 
     /// A participant's own report goes to that participant.

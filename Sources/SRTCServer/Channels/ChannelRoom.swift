@@ -20,6 +20,8 @@ actor ChannelRoom {
     var mediaPrepared = false
     let observer: RoomObserver
     private var joinBucket: TokenBucket
+    /// The speaker list sent last (hidden participants removed), so an unchanged one is not resent.
+    var lastSpeakers: ActiveSpeakersSnapshot?
 
     init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver) {
         self.key = key

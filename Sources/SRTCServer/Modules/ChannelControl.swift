@@ -41,6 +41,13 @@ public struct ChannelControl: Sendable {
         return false
     }
 
+    /// Every track published in the live channel `key`, hidden participants' too, by publisher and
+    /// description; nil when the channel is not live.
+    public func tracks(_ key: ChannelKey) async -> [TrackInfo]? {
+        guard let room = manager.existingRoom(key), await !room.closed else { return nil }
+        return await room.tracks.values.sorted { ($0.uid, $0.desc, $0.id) < ($1.uid, $1.desc, $1.id) }
+    }
+
     /// The uids in the live channel `key` (empty when it is not live).
     public func users(_ key: ChannelKey) async -> [String] {
         guard let room = manager.existingRoom(key), await !room.closed else { return [] }

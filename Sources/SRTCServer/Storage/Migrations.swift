@@ -1,4 +1,5 @@
 import Foundation
+import SRTCProtocol
 
 /// Versioned schema migrations, applied in order inside one transaction each. The version lives
 /// in `PRAGMA user_version`; a migration is never edited once released, only appended.
@@ -10,10 +11,15 @@ public struct Migrations: Sendable {
     }
 
     public let steps: [Step]
+    /// Where the version is kept: `nil` for the server's `PRAGMA user_version`; a module names a table
+    /// of its own (`egress_schema`), so each schema in the shared database is versioned on its own.
+    public let versionTable: String?
 
-    public init(_ steps: [Step]) {
+    public init(_ steps: [Step], versionTable: String? = nil) {
         precondition(steps.map(\.version) == Array(1...max(steps.count, 1)).prefix(steps.count).map { $0 }, "migrations must be numbered 1, 2, 3…")
+        precondition(versionTable.map(Identifier.isValid) ?? true, "a version table name is a plain identifier")
         self.steps = steps
+        self.versionTable = versionTable
     }
 
     /// The server's own schema.
@@ -49,14 +55,24 @@ public struct Migrations: Sendable {
     /// Brings `database` to the latest version; returns the version found before.
     @discardableResult
     public func apply(to database: Database) throws(DatabaseError) -> Int {
-        let current = Int(try database.query("PRAGMA user_version").first?.first?.int ?? 0)
+        let current: Int
+        if let table = versionTable {
+            try database.execute("CREATE TABLE IF NOT EXISTS \(table) (version INTEGER NOT NULL)")
+            current = Int(try database.query("SELECT MAX(version) FROM \(table)").first?.first?.int ?? 0)
+        } else {
+            current = Int(try database.query("PRAGMA user_version").first?.first?.int ?? 0)
+        }
         guard current <= latestVersion else { throw .schemaTooNew(found: current, supported: latestVersion) }
         for step in steps where step.version > current {
             try database.transaction { tx throws(DatabaseError) in
                 for statement in step.sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
                     try tx.query(statement)
                 }
-                try tx.query("PRAGMA user_version = \(step.version)")
+                if let table = versionTable {
+                    try tx.query("INSERT INTO \(table) (version) VALUES (?)", [.integer(Int64(step.version))])
+                } else {
+                    try tx.query("PRAGMA user_version = \(step.version)")
+                }
             }
         }
         return current
