@@ -55,6 +55,9 @@ let package = Package(
         // Seeded randomness shared by every test target (random-input tests replay from their seed).
         .target(name: "TestRandom", path: "Sources/TestRandom"),
 
+        // Checks of media files shared by the tests: ffprobe, decoding back to frame numbers and PCM.
+        .target(name: "MediaTestSupport", dependencies: ["RTCAV", "RTCMedia"]),
+
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
         .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia"]),
@@ -77,13 +80,16 @@ let package = Package(
         .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "RTCNet"]),
         .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "RTCTransport", "RTCWire", "RTCNet", "CSRTP", "CSRTPCrypto"]),
         .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "RTCWire"]),
-        .testTarget(name: "RTCAVTests", dependencies: ["TestRandom", "RTCAV", "RTCMedia"]),
+        .testTarget(name: "RTCAVTests", dependencies: ["TestRandom", "RTCAV", "RTCMedia", "MediaTestSupport"]),
+        .testTarget(name: "EgressWorkerTests", dependencies: ["TestRandom", "EgressWorker", "EgressProtocol", "RTCAV", "RTCMedia", "SRTCProtocol", "MediaTestSupport"]),
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
+        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCTestSupport",
+                                                          "EgressServer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
+                                                          "EgressServer", "RTCAV", "MediaTestSupport"]),
     ]
 )

@@ -41,7 +41,10 @@ public final class EgressModule: ServerModule {
         Task { await supervisor.recoverInterruptedRecordings() }
     }
 
-    /// `srtc-egress` beside the running executable (the server, or a test runner in the same build directory).
+    /// `srtc-egress` beside the running executable (the server, or a test runner in the same build
+    /// directory): the worker used when `--egress-worker` is not set.
+    public static var defaultWorkerPath: String { defaultWorker() }
+
     static func defaultWorker() -> String {
         let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
         var directory = (executable as NSString).deletingLastPathComponent
@@ -70,12 +73,19 @@ public final class EgressModule: ServerModule {
 
     public func startComposite(_ key: ChannelKey, uid: String) async -> Bool? {
         do {
-            _ = try await supervisor.startComposite(appId: key.appId, key: key, settings: CompositeSettings(uid: uid), requireLive: false)
+            _ = try await supervisor.startComposite(appId: key.appId, key: key, settings: Self.moduleCompositeSettings(uid: uid),
+                                                    requireLive: false)
             return true
         } catch {
             Log.warn("egress", "composite of \(key) could not start: \(error.message)")
             return false
         }
+    }
+
+    /// The composite another module asks for (a `.mix` meeting's): 1280×720 at 15 fps, 1.5 Mbps, grid.
+    static func moduleCompositeSettings(uid: String) -> CompositeSettings {
+        CompositeSettings(uid: uid, layout: .grid, width: 1280, height: 720, frameRate: 15, bitrate: 1_500_000, audio: true,
+                          idleTimeoutSeconds: 60)
     }
 
     public func stopComposite(_ key: ChannelKey, uid: String) async -> Bool? {

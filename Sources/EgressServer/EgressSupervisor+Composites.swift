@@ -17,11 +17,11 @@ extension EgressSupervisor {
     ///   composite before its members join.
     func startComposite(appId: String, key: ChannelKey, settings: CompositeSettings, requireLive: Bool) async throws(EgressError) -> CompositeInfo {
         guard !isShuttingDown else { throw EgressError(.wrongState, "the server is shutting down") }
-        guard activeCount < self.settings.maxTasks else {
-            throw EgressError(.limitReached, "this node runs \(self.settings.maxTasks) egress tasks, its limit")
-        }
         if composites.values.contains(where: { $0.key == key && $0.settings.uid == settings.uid }) {
             throw EgressError(.alreadyExists, "channel \(key.name) already has a composite under uid \(settings.uid)")
+        }
+        guard activeCount < self.settings.maxTasks else {
+            throw EgressError(.limitReached, "this node runs \(self.settings.maxTasks) egress tasks, its limit")
         }
         if requireLive, await channels.tracks(key) == nil { throw EgressError(.notFound, "channel \(key.name) is not live") }
         if await channels.users(key).contains(settings.uid) {

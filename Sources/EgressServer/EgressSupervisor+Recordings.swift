@@ -22,10 +22,10 @@ extension EgressSupervisor {
     func startRecording(appId: String, key: ChannelKey, source: RecordingSource, format: RecordingFormat,
                         idleTimeoutSeconds: Int) async throws(EgressError) -> RecordingInfo {
         guard !isShuttingDown else { throw EgressError(.wrongState, "the server is shutting down") }
-        guard activeCount < settings.maxTasks else { throw EgressError(.limitReached, "this node runs \(settings.maxTasks) egress tasks, its limit") }
         if recordings.values.contains(where: { $0.key == key && $0.info.uid == source.uid && $0.info.desc == source.desc && $0.info.format == format }) {
             throw EgressError(.alreadyExists, "this source of channel \(key.name) is already being recorded as \(format.rawValue)")
         }
+        guard activeCount < settings.maxTasks else { throw EgressError(.limitReached, "this node runs \(settings.maxTasks) egress tasks, its limit") }
         guard let root = settings.recordingDirectory else { throw EgressError(.storageFailed, "no recording directory is configured") }
         let id = "RC_" + SecureRandom.string(count: 16)
         let relative = "\(appId)/\(key.name)/\(id).\(format.fileExtension)"

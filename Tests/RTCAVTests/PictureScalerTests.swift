@@ -10,9 +10,9 @@ import Testing
         try scaler.scale(pattern.buffer(number: 4_242), into: &target, x: 320, y: 180, width: 320, height: 180)
         try scaler.scale(pattern.buffer(number: 77), into: &target, x: 0, y: 0, width: 160, height: 90)
         // The tiles read back their numbers; the rest stays black.
-        #expect(TestPatternReader.frameNumber(in: try crop(target, x: 320, y: 180, width: 320, height: 180)) == 4_242)
-        #expect(TestPatternReader.frameNumber(in: try crop(target, x: 0, y: 0, width: 160, height: 90)) == 77)
-        let untouched = try crop(target, x: 320, y: 0, width: 320, height: 180)
+        #expect(TestPatternReader.frameNumber(in: try target.cropped(x: 320, y: 180, width: 320, height: 180)) == 4_242)
+        #expect(TestPatternReader.frameNumber(in: try target.cropped(x: 0, y: 0, width: 160, height: 90)) == 77)
+        let untouched = try target.cropped(x: 320, y: 0, width: 320, height: 180)
         #expect(untouched.withPlane(0) { $0.allSatisfy { $0 == 16 } })
     }
 
@@ -20,20 +20,5 @@ import Testing
         var target = try VideoPixelBuffer.black(width: 64, height: 64)
         let source = try VideoPixelBuffer.black(width: 32, height: 32)
         #expect(throws: AVMediaError.self) { try PictureScaler().scale(source, into: &target, x: 40, y: 0, width: 32, height: 32) }
-    }
-
-    func crop(_ buffer: VideoPixelBuffer, x: Int, y: Int, width: Int, height: Int) throws -> VideoPixelBuffer {
-        var out = try VideoPixelBuffer(format: .i420, width: width, height: height)
-        for plane in 0..<3 {
-            let shift = plane == 0 ? 0 : 1
-            let (sx, sy, w, h) = (x >> shift, y >> shift, out.plane(plane).stride, out.plane(plane).height)
-            let sourceStride = buffer.plane(plane).stride
-            buffer.withPlane(plane) { src in
-                out.withMutablePlane(plane) { dst in
-                    for row in 0..<h { for col in 0..<w { dst[row * w + col] = src[(sy + row) * sourceStride + sx + col] } }
-                }
-            }
-        }
-        return out
     }
 }

@@ -3,10 +3,12 @@ import Synchronization
 /// Mixes the audio of every subscribed track into one mono stream, 20 ms at a time: each source
 /// has a small FIFO (filled from its track's receive thread, drained by the mixing clock); a
 /// source with less than a frame buffered adds silence this tick. The sum is scaled by
-/// 1/√(active sources) for headroom and clipped to full scale.
+/// 1/√(active sources) for headroom, and a frame that would still exceed full scale is scaled down.
 final class AudioMixer: Sendable {
     /// Samples per mix (20 ms at 48 kHz).
     static let frameCount = 960
+    /// The mix's peak never exceeds this (just under full scale).
+    static let ceiling: Float = 0.99
     /// Most samples a source may hold (200 ms); older ones are dropped to bound latency.
     static let maxBuffered = 9_600
 
@@ -63,11 +65,12 @@ final class AudioMixer: Sendable {
                 all[key] = s
             }
         }
-        if active > 1 {
-            let gain = 1 / Float(active).squareRoot()
-            for i in out.indices { out[i] *= gain }
-        }
-        for i in out.indices { out[i] = max(-1, min(1, out[i])) }
+        // Headroom for the sum, then a limiter: a frame whose peak still exceeds full scale is
+        // scaled down as a whole (no clipping distortion).
+        var gain = active > 1 ? 1 / Float(active).squareRoot() : 1
+        let peak = out.reduce(Float(0)) { max($0, abs($1)) } * gain
+        if peak > Self.ceiling { gain *= Self.ceiling / peak }
+        if gain != 1 { for i in out.indices { out[i] *= gain } }
         return (out, active)
     }
 }

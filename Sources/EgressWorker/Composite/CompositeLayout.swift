@@ -32,7 +32,7 @@ public enum CompositeLayout {
         case .grid:
             let columns = Int(Double(count).squareRoot().rounded(.up))
             let rows = (count + columns - 1) / columns
-            let (w, h) = (width / columns, height / rows)
+            let (w, h) = ((width / columns) & ~1, (height / rows) & ~1)
             return (0..<count).map { TileRect(x: ($0 % columns) * w, y: ($0 / columns) * h, width: w, height: h) }
         case .speaker:
             guard count > 1 else { return [TileRect(x: 0, y: 0, width: width, height: height)] }

@@ -13,6 +13,9 @@ import Glibc
 public enum WorkerRuntime {
     /// Runs the worker; returns the process exit status (0 done, 2 a bad task line, 1 a failed start).
     public static func run() async -> Int32 {
+        // A write to the server's end of the pipe after it died must fail, not kill the worker
+        // before its files are finished.
+        signal(SIGPIPE, SIG_IGN)
         let output = StandardOutputEvents()
         guard let line = readLine(strippingNewline: true) else {
             output.emit(.failed(code: "malformed_body", message: "no task on standard input"))
@@ -103,7 +106,7 @@ final class StandardOutputEvents: WorkerEvents, Sendable {
 
     func emit(_ event: WorkerEvent) {
         let line = WorkerCodec.line(event) + "\n"
-        lock.withLock { _ in FileHandle.standardOutput.write(Data(line.utf8)) }
+        lock.withLock { _ in try? FileHandle.standardOutput.write(contentsOf: Data(line.utf8)) }
     }
 }
 
