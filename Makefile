@@ -4,7 +4,8 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 # Two cores: more parallel jobs only add memory pressure.
 JOBS ?= $(shell nproc)
-SERVE_FLAGS ?=
+# The demo sign-in of the meeting app, for loopback clients only (README, "Configuration").
+SERVE_FLAGS ?= --demo-auth loopback
 
 .PHONY: deps build serve test test-swift test-interop bench fuzz clean
 
@@ -14,7 +15,8 @@ deps:
 build: deps
 	$(SWIFT) build -j $(JOBS)
 
-## serve: build the server (release) and run it on the embedded defaults (loopback, SQLite in ./srtc-data).
+## serve: build the server (release) and run it on the embedded defaults (loopback, SQLite in ./srtc-data),
+## with the meeting app's demo sign-in for loopback clients; open the printed meeting app URL.
 serve: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
 	.build/release/srtc-server $(SERVE_FLAGS)

@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "EgressWorkerTests", dependencies: ["TestRandom", "EgressWorker", "EgressProtocol", "RTCAV", "RTCMedia", "SRTCProtocol", "MediaTestSupport"]),
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
+        .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
         .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCTestSupport",

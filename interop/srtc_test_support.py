@@ -137,8 +137,9 @@ def reexec_in_loopback_namespace(script):
     sys.exit(subprocess.run(cmd, env=env).returncode)
 
 
-def make_driver(script_timeout=30):
-    """Headless Chromium (Debian's chromium + chromedriver) with fake camera and microphone."""
+def make_driver(script_timeout=30, extra_flags=()):
+    """Headless Chromium (Debian's chromium + chromedriver) with fake camera and microphone;
+    `extra_flags` are added to the command line."""
     import shutil
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -147,10 +148,29 @@ def make_driver(script_timeout=30):
                  "--use-fake-device-for-media-stream", "--disable-gpu", "--disable-dev-shm-usage",
                  "--allow-loopback-in-peer-connection", "--disable-background-timer-throttling",
                  "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows",
-                 "--autoplay-policy=no-user-gesture-required"):
+                 "--autoplay-policy=no-user-gesture-required", *extra_flags):
         options.add_argument(flag)
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_script_timeout(script_timeout)
     return driver
+
+
+def dump_browsers(driver, names, server, output_dir=None):
+    """After a failure: a screenshot of each window (into `output_dir`), its console, the server log."""
+    for handle, name in zip(driver.window_handles, names):
+        driver.switch_to.window(handle)
+        if output_dir:
+            try:
+                driver.save_screenshot(os.path.join(output_dir, f"failure-{name.lower()}.png"))
+            except Exception as error:
+                print(f"(no screenshot of {name}: {error})")
+        print(f"--- browser console of {name} ---")
+        try:
+            for entry in driver.get_log("browser")[-60:]:
+                print(entry.get("message"))
+        except Exception as error:
+            print(f"(no console log: {error})")
+    print("--- server log ---")
+    print(server.read_log()[-8000:])

@@ -40,7 +40,23 @@ if let created = app.createdApp {
 }
 print("srtc-server listening on \(base) (HTTP) and udp \(config.bind):\(app.udpPort) (media)")
 print("  server API: \(base)/server/v1/…   signaling: \(base.replacingOccurrences(of: "http", with: "ws"))/rtc/v1/ws   meetings: \(base.replacingOccurrences(of: "http", with: "ws"))/stm/v1/ws   health: \(base)/healthz")
-if app.webDirectory != nil { print("  demo page: \(base)/   web SDK: \(base)/sdk/srtc.js") }
+if app.webDirectory != nil {
+    print("  demo page: \(base)/   web SDK: \(base)/sdk/srtc.js, \(base)/sdk/smeeting.js")
+    print("  meeting app: \(base)/meet/")
+}
+if config.demoAuth != .off {
+    // Loud on purpose: the demo sign-in hands member tokens to whoever asks.
+    let who = config.demoAuth == .on ? "ANYONE who can reach this server" : "anyone on this machine (loopback clients)"
+    print("""
+    ************************************************************************************
+    WARNING: demo sign-in is ON (--demo-auth \(config.demoAuth.rawValue)): \(who)
+    gets a member token for any display name at POST /demo/v1/sign-in. For trying the
+    meeting app only. In production your backend signs its users in and calls the signed
+    /stm/srvapi/v1/member/grant (docs/sdk-web.md, "Your backend"). Run without --demo-auth.
+    ************************************************************************************
+    """)
+    Log.warn("server", "demo sign-in is on (\(config.demoAuth.rawValue)); never use it in production")
+}
 fflush(nil)  // flush every stream: output may be a pipe (tests read the credentials from it)
 
 // Serve until a termination signal, then shut down gracefully.

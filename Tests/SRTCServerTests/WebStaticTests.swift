@@ -13,6 +13,7 @@ import SRTCTestSupport
     /// ```
     /// base/secret.txt                 outside the served directory
     /// base/web/index.html, srtc.js, demo.css, lib/util.js, .hidden, sub/ (a directory)
+    /// base/web/meet/index.html, meet/app.js   the meeting app
     /// base/web/out.js   -> ../secret.txt      (symbolic link out: refused)
     /// base/web/alias.js -> lib/util.js        (symbolic link inside: served)
     /// base/web/up       -> ..                 (directory link out: refused)
@@ -27,6 +28,9 @@ import SRTCTestSupport
             let fm = FileManager.default
             try fm.createDirectory(atPath: web + "/lib", withIntermediateDirectories: true)
             try fm.createDirectory(atPath: web + "/sub", withIntermediateDirectories: true)
+            try fm.createDirectory(atPath: web + "/meet", withIntermediateDirectories: true)
+            try Data("<!doctype html><title>meet</title>".utf8).write(to: URL(fileURLWithPath: web + "/meet/index.html"))
+            try Data("export const app = 3;\n".utf8).write(to: URL(fileURLWithPath: web + "/meet/app.js"))
             try Data("TOP SECRET".utf8).write(to: URL(fileURLWithPath: base + "/secret.txt"))
             try Data("<!doctype html><title>demo</title>".utf8).write(to: URL(fileURLWithPath: web + "/index.html"))
             try Data("export const v = 1;\n".utf8).write(to: URL(fileURLWithPath: web + "/srtc.js"))
@@ -79,6 +83,12 @@ import SRTCTestSupport
         ("/sdk/srtc.js?v=3", "text/javascript; charset=utf-8", "export const v = 1;\n"),
         ("/sdk/alias.js", "text/javascript; charset=utf-8", "export const u = 2;\n"),
         ("/sdk/%73rtc.js", "text/javascript; charset=utf-8", "export const v = 1;\n"),
+        // The meeting app: its page at /meet and /meet/, its files under /meet/.
+        ("/meet", "text/html; charset=utf-8", "<!doctype html><title>meet</title>"),
+        ("/meet/", "text/html; charset=utf-8", "<!doctype html><title>meet</title>"),
+        ("/meet/?room=123456789", "text/html; charset=utf-8", "<!doctype html><title>meet</title>"),
+        ("/meet/app.js", "text/javascript; charset=utf-8", "export const app = 3;\n"),
+        ("/sdk/meet/app.js", "text/javascript; charset=utf-8", "export const app = 3;\n"),
     ])
     func filesAreServedWithTheirType(_ target: String, _ type: String, _ body: String) throws {
         let response = try #require(get(target))
@@ -102,7 +112,8 @@ import SRTCTestSupport
         #expect(response.headers["Allow"] == "GET, HEAD")
     }
 
-    @Test(arguments: ["/healthz", "/metrics", "/server/v1/channel/grant", "/rtc/v1/ws", "/srtc.js", "/demo.css", "/index.html", "/sdk", "/a/sdk/srtc.js"])
+    @Test(arguments: ["/healthz", "/metrics", "/server/v1/channel/grant", "/rtc/v1/ws", "/srtc.js", "/demo.css", "/index.html", "/sdk", "/a/sdk/srtc.js",
+                      "/meeting", "/meetx/app.js", "/a/meet/app.js"])
     func pathsOutsideTheStaticSpaceAreLeftToTheRouter(_ path: String) {
         #expect(get(path) == nil)
     }
@@ -113,6 +124,7 @@ import SRTCTestSupport
         "/sdk/../secret.txt", "/sdk/lib/../../secret.txt", "/sdk/%2e%2e/secret.txt", "/sdk/%2E%2E%2Fsecret.txt",
         "/sdk/.%2e/secret.txt", "/sdk/lib/%2e/util.js", "/sdk//etc/passwd", "/sdk/%2Fetc%2Fpasswd", "/sdk/lib//util.js",
         "/sdk/..%5csecret.txt", "/sdk/lib%5c..%5c..%5csecret.txt", "/sdk/srtc.js%00.html", "/sdk/%zz.js", "/sdk/%c0%ae%c0%ae/secret.txt",
+        "/meet/../secret.txt", "/meet/%2e%2e/secret.txt", "/meet//etc/passwd",
     ])
     func traversalIsRefusedAsABadPath(_ target: String) throws {
         let response = try #require(get(target))

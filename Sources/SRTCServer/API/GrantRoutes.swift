@@ -68,17 +68,29 @@ enum GrantRoutes {
         case .failure(let e): return e.response
         }
         guard Identifier.isValid(body.uid) else { return invalid("uid", context.now) }
-        if let nickname = body.nickname, nickname.count > 64 || nickname.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return APIRouter.error(.invalidParameter, "nickname must be at most 64 characters without control characters", now: context.now)
+        if let nickname = body.nickname, !isValidNickname(nickname) {
+            return APIRouter.error(.invalidParameter, nicknameRule, now: context.now)
         }
         let lifetime: Int64
         switch validLifetime(body.expire_seconds, now: context.now) {
         case .success(let l): lifetime = l
         case .failure(let e): return e.response
         }
-        let claims = TokenClaims(iss: app.appId, sub: body.uid, iat: context.now, nbf: context.now, exp: context.now + lifetime,
-                                 jti: SecureRandom.string(count: 16), member: MemberGrant(nickname: body.nickname))
+        let claims = memberClaims(app: app, uid: body.uid, nickname: body.nickname, lifetime: lifetime, now: context.now)
         return grantResponse(token: AccessToken.sign(claims, key: app.appKey), expireAt: claims.exp)
+    }
+
+    /// The claims of a member token (`sub` = uid, `member.nickname`) issued by `app`.
+    static func memberClaims(app: App, uid: String, nickname: String?, lifetime: Int64, now: Int64) -> TokenClaims {
+        TokenClaims(iss: app.appId, sub: uid, iat: now, nbf: now, exp: now + lifetime,
+                    jti: SecureRandom.string(count: 16), member: MemberGrant(nickname: nickname))
+    }
+
+    static let nicknameRule = "nickname must be at most 64 characters without control characters"
+
+    /// A member's nickname: at most 64 characters, no control characters.
+    static func isValidNickname(_ nickname: String) -> Bool {
+        nickname.count <= 64 && !nickname.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
     }
 
     private static func invalid(_ field: String, _ now: Int64) -> HTTPResponse {

@@ -74,6 +74,10 @@ public final class ServerApp: Sendable {
         builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)
         ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits)
+        let apps = self.apps
+        DemoSignInRoutes.register(in: &builder, mode: config.demoAuth) { [appId = config.appId] in
+            appId.flatMap(apps.app(id:)) ?? apps.all.first
+        }
         let moduleContext = ServerModuleContext(config: config, database: database, apps: apps, metrics: metrics,
                                                 channels: ChannelControl(manager: channels), webhooks: ModuleWebhooks(dispatcher: webhooks),
                                                 endpoint: endpoint)

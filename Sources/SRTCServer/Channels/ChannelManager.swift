@@ -72,8 +72,8 @@ public final class ChannelManager: Sendable {
     }
 
     /// Joins `key`, retrying on a fresh room when the one found closed itself meanwhile (it emptied
-    /// between lookup and join).
-    func join(_ key: ChannelKey, _ request: JoinRequest, claims: TokenClaims, connection: SignalConnection) async
+    /// between lookup and join). On success the room has queued the `joined` response to `requestId`.
+    func join(_ key: ChannelKey, _ request: JoinRequest, claims: TokenClaims, connection: SignalConnection, requestId: Int?) async
         -> Result<(ChannelRoom, JoinResponse), SignalError> {
         // Hidden participants carry a token only the server mints (egress workers); modules do not gate them.
         if claims.grant?.hidden != true, await !admits(key, uid: claims.sub) {
@@ -81,7 +81,7 @@ public final class ChannelManager: Sendable {
         }
         for _ in 0..<3 {
             let room = room(for: key)
-            switch await room.join(request, claims: claims, connection: connection) {
+            switch await room.join(request, claims: claims, connection: connection, requestId: requestId) {
             case .success(let response): return .success((room, response))
             case .failure(let error) where error == ChannelRoom.closedError:
                 rooms.withLock { if $0[key] === room { $0[key] = nil } }

@@ -4,7 +4,7 @@ import SRTCProtocol
 extension ChannelRoom {
     /// Answers one request of a joined session. Requests from a replaced or closed session get
     /// `wrong_state`; nothing a request does can disturb another participant's state.
-    func handle(_ request: ClientRequest, uid: String, sessionId: String, connection: SignalConnection) async -> Result<ResponseData, SignalError> {
+    func answer(_ request: ClientRequest, uid: String, sessionId: String, connection: SignalConnection) async -> Result<ResponseData, SignalError> {
         guard let p = participants[uid], p.sessionId == sessionId, p.connection === connection else {
             return .failure(SignalError(.wrongState, "this session is no longer in the channel"))
         }
@@ -15,7 +15,7 @@ extension ChannelRoom {
             await remove(p, reason: .clientLeave)
             return .success(.empty)
         case .ping:
-            return .success(.pong(PongResponse(serverTime: unixMilliseconds())))
+            return .success(.pong(PongResponse(serverTime: clock.now())))
         case .publish(let r):
             return await publish(r, by: p)
         case .unpublish(let r):
@@ -64,7 +64,7 @@ extension ChannelRoom {
             mediaPrepared = true
         }
         if let m = p.media { return m }  // another request created it while we awaited
-        let m = await media.makeParticipant(uid: p.uid, events: MediaEventRelay(room: self))
+        let m = await media.makeParticipant(uid: p.uid, events: inbox)
         p.media = m
         return m
     }
@@ -163,7 +163,7 @@ extension ChannelRoom {
         guard r.data.utf8.count <= limits.maxCustomMessageBytes else {
             return .failure(SignalError(.payloadTooLarge, "message data exceeds \(limits.maxCustomMessageBytes) bytes"))
         }
-        _ = deliver(CustomMessage(from: p.uid, to: r.to?.isEmpty == true ? nil : r.to, data: r.data, timestamp: unixMilliseconds()))
+        _ = deliverMessage(CustomMessage(from: p.uid, to: r.to?.isEmpty == true ? nil : r.to, data: r.data, timestamp: clock.now()))
         return .success(.empty)
     }
 
@@ -181,49 +181,5 @@ extension ChannelRoom {
         p.send(.meUpdated(info))
         broadcast(.userUpdated(info), except: p.uid)
         return .success(.empty)
-    }
-
-    // MARK: - Media events
-
-    func deliverSubscriberOffer(uid: String, sdp: String, revision: Int) {
-        participants[uid]?.send(.subscriberOffer(SessionDescriptionMessage(sdp: sdp, revision: revision)))
-    }
-
-    func deliverLayerSwitched(uid: String, info: LayerSwitchedInfo) {
-        participants[uid]?.send(.layerSwitched(info))
-    }
-
-    /// Everyone gets the full speaker list (only sent when it changed). A hidden participant
-    /// (a composite publishing the mix) is never a speaker.
-    func deliverActiveSpeakers(_ snapshot: ActiveSpeakersSnapshot) {
-        let visible = ActiveSpeakersSnapshot(speakers: snapshot.speakers.filter { participants[$0.uid]?.hidden != true })
-        guard visible != lastSpeakers else { return }
-        lastSpeakers = visible
-        broadcast(.activeSpeakers(visible))
-    }
-
-    /// A participant's own report goes to that participant.
-    func deliverQualityReport(_ report: QualityReport) {
-        participants[report.uid]?.send(.qualityReport(report))
-    }
-
-    /// Level changes go to everyone (a UI shows each user's link state).
-    func deliverConnectionQuality(_ change: ConnectionQualityChange) {
-        broadcast(.connectionQuality(change))
-    }
-}
-
-/// Hops media events onto the room's actor.
-final class MediaEventRelay: ParticipantMediaEvents {
-    private weak let room: ChannelRoom?
-
-    init(room: ChannelRoom) { self.room = room }
-
-    func subscriberOffer(uid: String, sdp: String, revision: Int) {
-        Task { [room] in await room?.deliverSubscriberOffer(uid: uid, sdp: sdp, revision: revision) }
-    }
-
-    func layerSwitched(uid: String, info: LayerSwitchedInfo) {
-        Task { [room] in await room?.deliverLayerSwitched(uid: uid, info: info) }
     }
 }

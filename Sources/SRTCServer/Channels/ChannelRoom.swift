@@ -2,8 +2,12 @@ import RTCCrypto
 import SRTCProtocol
 
 /// One channel: its users, their tracks and subscriptions, and the fan-out of events.
-/// An actor, so every change to a channel is serialized; the media plane runs elsewhere (SFU I/O
-/// thread) and reports back through `ParticipantMediaEvents`.
+///
+/// Every change reaches the room through its `RoomInbox`, applied one at a time in the order it
+/// happened: the entry points in `ChannelRoom+Inbox.swift` (join, requests, server API calls)
+/// post a job and await its answer; the SFU and the timers post `RoomEvent`s. The methods of this
+/// actor run only inside those jobs; reading a snapshot (`info`, `users`) may go to the actor
+/// directly. A job must never wait for something that itself waits for this room's inbox.
 actor ChannelRoom {
     let key: ChannelKey
     let createdAt: Int64
@@ -19,17 +23,33 @@ actor ChannelRoom {
     /// The media router exists (created on the first publish or subscribe).
     var mediaPrepared = false
     let observer: RoomObserver
+    let clock: RoomClock
+    /// The one serial path of every change (see the type's comment).
+    nonisolated let inbox = RoomInbox()
     private var joinBucket: TokenBucket
     /// The speaker list sent last (hidden participants removed), so an unchanged one is not resent.
     var lastSpeakers: ActiveSpeakersSnapshot?
 
-    init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver) {
+    init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, clock: RoomClock = SystemRoomClock()) {
         self.key = key
-        self.createdAt = unixMilliseconds()
+        self.createdAt = clock.now()
         self.limits = limits
         self.media = media
         self.observer = observer
+        self.clock = clock
         self.joinBucket = TokenBucket(ratePerSecond: Double(limits.joinsPerSecond), burst: Double(limits.joinsPerSecond))
+        let entries = inbox.entries
+        Task { await self.drain(entries) }
+    }
+
+    /// Applies the inbox's entries one at a time until the room closes.
+    private func drain(_ entries: AsyncStream<RoomInbox.Entry>) async {
+        for await entry in entries {
+            switch entry {
+            case .event(let event): await apply(event)
+            case .job(let job): await job(self)
+            }
+        }
     }
 
     // MARK: - Snapshots
@@ -69,7 +89,7 @@ actor ChannelRoom {
     // MARK: - Join, resume, leave
 
     /// Admits a verified session. `claims` come from the token, already checked against the channel.
-    func join(_ request: JoinRequest, claims: TokenClaims, connection: SignalConnection) async -> Result<JoinResponse, SignalError> {
+    func admit(_ request: JoinRequest, claims: TokenClaims, connection: SignalConnection) async -> Result<JoinResponse, SignalError> {
         guard !closed else { return .failure(Self.closedError) }
         guard let grant = claims.grant else { return .failure(SignalError(.invalidToken, "token has no channel grant")) }
         let uid = claims.sub
@@ -79,7 +99,7 @@ actor ChannelRoom {
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
             return .failure(SignalError(.payloadTooLarge, "custom exceeds \(limits.maxCustomDataBytes) bytes"))
         }
-        guard joinBucket.take(now: monotonicSeconds()) else {
+        guard joinBucket.take(now: clock.monotonicSeconds()) else {
             return .failure(SignalError(.rateLimited, "too many joins in this channel; retry shortly"))
         }
         if let old = participants[uid] {
@@ -94,13 +114,13 @@ actor ChannelRoom {
             return .failure(SignalError(.limitReached, "channel has \(limits.maxUsersPerChannel) users, the limit"))
         }
         let participant = Participant(uid: uid, sessionId: "SE_" + SecureRandom.string(count: 20), grant: grant,
-                                      nickname: request.nickname, custom: request.custom, joinedAt: unixMilliseconds(),
+                                      nickname: request.nickname, custom: request.custom, joinedAt: clock.now(),
                                       connection: connection)
         participants[uid] = participant
         scheduleExpiry(participant, exp: claims.exp)
         let response = JoinResponse(sessionId: participant.sessionId, resumed: false, channel: info, me: userInfo(participant),
                                     users: users.filter { $0.uid != uid }, reconnectGraceSeconds: limits.reconnectGraceSeconds,
-                                    serverTime: unixMilliseconds(), hiddenTracks: hiddenTracks(except: uid))
+                                    serverTime: clock.now(), hiddenTracks: hiddenTracks(except: uid))
         guard !participant.hidden else { return .success(response) }
         broadcast(.userJoined(userInfo(participant)), except: uid)
         broadcast(.channelUpdated(info), except: uid)
@@ -112,56 +132,64 @@ actor ChannelRoom {
         if let old = p.connection, old !== connection { old.close(code: 1000, reason: "resumed elsewhere") }
         p.connection = connection
         p.disconnectedAt = nil
-        p.graceTask?.cancel()
-        p.graceTask = nil
+        p.graceTimer?.cancel()
+        p.graceTimer = nil
         p.grant = grant
         scheduleExpiry(p, exp: claims.exp)
         observer.sessionResumed(room: key, uid: p.uid)
         return JoinResponse(sessionId: p.sessionId, resumed: true, channel: info, me: userInfo(p),
                             users: users.filter { $0.uid != p.uid }, reconnectGraceSeconds: limits.reconnectGraceSeconds,
-                            serverTime: unixMilliseconds(),
+                            serverTime: clock.now(),
                             subscriptions: p.subscriptions.map { SubscribeRequest(trackId: $0.key, layer: $0.value) }.sorted { $0.trackId < $1.trackId },
                             hiddenTracks: hiddenTracks(except: p.uid))
     }
 
     /// The WebSocket of `sessionId` dropped without `leave`: keep the session for the grace period.
-    func connectionLost(uid: String, sessionId: String, connection: SignalConnection) {
+    func holdForResume(uid: String, sessionId: String, connection: SignalConnection) {
         guard let p = participants[uid], p.sessionId == sessionId, p.connection === connection else { return }
         p.connection = nil
-        p.disconnectedAt = unixMilliseconds()
-        let grace = limits.reconnectGraceSeconds
-        p.graceTask = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(grace))
-            guard !Task.isCancelled else { return }
-            await self?.graceExpired(uid: uid, sessionId: sessionId)
-        }
+        p.disconnectedAt = clock.now()
+        let deadline = p.disconnectedAt! + Int64(limits.reconnectGraceSeconds) * 1000
+        p.graceTimer = clock.schedule(at: deadline) { [inbox] in inbox.post(.graceExpired(uid: uid, sessionId: sessionId)) }
     }
-
-    private func graceExpired(uid: String, sessionId: String) async {
-        guard let p = participants[uid], p.sessionId == sessionId, p.connection == nil else { return }
-        await remove(p, reason: .timeout)
-    }
-
-    /// The longest single sleep of the token-expiry timer; it checks again after each.
-    static let longestExpiryWaitMs: Int64 = 24 * 3600 * 1000
 
     private func scheduleExpiry(_ p: Participant, exp: Int64) {
-        p.expiryTask?.cancel()
+        p.expiryTimer?.cancel()
         let uid = p.uid, sessionId = p.sessionId
-        // `exp` is the signer's choice, up to Int64.max: saturate, and wait in bounded steps.
-        let expiresAtMs = exp.multipliedSaturating(by: 1000)
-        p.expiryTask = Task { [weak self] in
-            while case let remaining = expiresAtMs.subtractingSaturating(unixMilliseconds()), remaining > 0 {
-                try? await Task.sleep(for: .milliseconds(min(remaining, Self.longestExpiryWaitMs)))
-                guard !Task.isCancelled else { return }
-            }
-            await self?.tokenExpired(uid: uid, sessionId: sessionId)
+        // `exp` is the signer's choice, up to Int64.max: saturate.
+        p.expiryTimer = clock.schedule(at: exp.multipliedSaturating(by: 1000)) { [inbox] in
+            inbox.post(.tokenExpired(uid: uid, sessionId: sessionId))
         }
     }
 
-    private func tokenExpired(uid: String, sessionId: String) async {
-        guard let p = participants[uid], p.sessionId == sessionId else { return }
-        await end(p, reason: .tokenExpired, message: "token expired")
+    /// Applies a media event or a timer.
+    func apply(_ event: RoomEvent) async {
+        switch event {
+        case .subscriberOffer(let uid, let sdp, let revision):
+            participants[uid]?.send(.subscriberOffer(SessionDescriptionMessage(sdp: sdp, revision: revision)))
+        case .layerSwitched(let subscriber, let trackId, let layer, let previous, let cause):
+            // The track may be gone already (unpublished): nothing to announce then.
+            guard let publisher = tracks[trackId]?.uid else { return }
+            participants[subscriber]?.send(.layerSwitched(LayerSwitchedInfo(uid: publisher, trackId: trackId, layer: layer,
+                                                                             previous: previous, cause: cause)))
+        case .activeSpeakers(let snapshot):
+            // A hidden participant (a composite publishing the mix) is never a speaker; the list
+            // goes out only when what users see of it changed.
+            let visible = ActiveSpeakersSnapshot(speakers: snapshot.speakers.filter { participants[$0.uid]?.hidden != true })
+            guard visible != lastSpeakers else { return }
+            lastSpeakers = visible
+            broadcast(.activeSpeakers(visible))
+        case .qualityReport(let report):
+            participants[report.uid]?.send(.qualityReport(report))
+        case .connectionQuality(let change):
+            broadcast(.connectionQuality(change))
+        case .graceExpired(let uid, let sessionId):
+            guard let p = participants[uid], p.sessionId == sessionId, p.connection == nil else { return }
+            await remove(p, reason: .timeout)
+        case .tokenExpired(let uid, let sessionId):
+            guard let p = participants[uid], p.sessionId == sessionId else { return }
+            await end(p, reason: .tokenExpired, message: "token expired")
+        }
     }
 
     /// Ends a session on the server's initiative: tells it why, closes its socket, removes it.
@@ -204,17 +232,19 @@ actor ChannelRoom {
     static let closedError = SignalError(.notFound, "channel is closed")
 
     /// Marks the room closed when nobody is in it (so a racing join goes to a new room).
-    func closeIfEmpty() async -> Bool {
+    func closeWhenEmpty() async -> Bool {
         guard participants.isEmpty, !closed else { return closed }
         closed = true
+        inbox.finish()
         if mediaPrepared { await media?.close() }
         return true
     }
 
     /// Closes the channel: every session ends with `reason`.
-    func close(reason: DisconnectReason) async {
+    func shutDown(reason: DisconnectReason) async {
         guard !closed else { return }
         closed = true
+        inbox.finish()
         for p in Array(participants.values) { await end(p, reason: reason, message: "channel closed") }
         if mediaPrepared { await media?.close() }
         observer.roomBecameEmpty(key)
@@ -223,14 +253,14 @@ actor ChannelRoom {
     // MARK: - Server API
 
     /// Removes `uid` (server API kick); `false` when not present.
-    func kick(uid: String, message: String?) async -> Bool {
+    func kickUser(uid: String, message: String?) async -> Bool {
         guard let p = participants[uid], !p.hidden else { return false }
         await end(p, reason: .kicked, message: message)
         return true
     }
 
-    /// Delivers a backend message to `to` (everyone when nil/empty); returns how many got it.
-    func deliver(_ message: CustomMessage) -> Int {
+    /// Delivers a custom message to `to` (everyone when nil/empty); returns how many got it.
+    func deliverMessage(_ message: CustomMessage) -> Int {
         var count = 0
         let recipients = message.to.map(Set.init) ?? []
         for p in participants.values where !p.hidden && p.connection != nil && p.uid != message.from
@@ -242,23 +272,11 @@ actor ChannelRoom {
     }
 
     /// Sets channel metadata (server API) and tells everyone.
-    func setMetadata(_ value: String?) {
+    func updateMetadata(_ value: String?) {
         metadata = value
         broadcast(.channelUpdated(info))
     }
-
-    private func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What happens in rooms that the rest of the server cares about (webhooks, metrics, cleanup).
 protocol RoomObserver: Sendable {

@@ -16,9 +16,9 @@ final class Participant {
     /// When the connection dropped (Unix ms), while in the grace period.
     var disconnectedAt: Int64?
     /// Ends the session when the grace period passes without a resume.
-    var graceTask: Task<Void, Never>?
+    var graceTimer: RoomTimer?
     /// Ends the session when the token expires.
-    var expiryTask: Task<Void, Never>?
+    var expiryTimer: RoomTimer?
     /// Track ids I publish, in publish order.
     var publishedTrackIds: [String] = []
     /// Remote track id → requested layer desc (nil = best).
@@ -44,9 +44,9 @@ final class Participant {
     }
 
     func cancelTimers() {
-        graceTask?.cancel()
-        graceTask = nil
-        expiryTask?.cancel()
-        expiryTask = nil
+        graceTimer?.cancel()
+        graceTimer = nil
+        expiryTimer?.cancel()
+        expiryTimer = nil
     }
 }

@@ -26,18 +26,10 @@ protocol ParticipantMedia: AnyObject, Sendable {
 
 /// Creates the media side of participants of one channel (one SFU router per channel).
 protocol RoomMedia: AnyObject, Sendable {
-    /// Creates the channel's router and routes its events to `room`; called once, before the first participant.
+    /// Creates the channel's router and posts its events to `room`'s inbox; called once, before the first participant.
     func prepare(room: ChannelRoom) async throws(SignalError)
-    /// The media side of a new participant; `events` receives its offers and media events.
-    func makeParticipant(uid: String, events: ParticipantMediaEvents) async -> ParticipantMedia
+    /// The media side of a new participant; it posts its offers to `events` (the room's inbox).
+    func makeParticipant(uid: String, events: RoomInbox) async -> ParticipantMedia
     /// Releases the router.
     func close() async
-}
-
-/// What the media side tells the room (called from any context; the room hops to its actor).
-protocol ParticipantMediaEvents: AnyObject, Sendable {
-    /// The subscribe transport needs (re)negotiation: send this offer.
-    func subscriberOffer(uid: String, sdp: String, revision: Int)
-    /// A simulcast layer switch took effect for one of `uid`'s subscriptions.
-    func layerSwitched(uid: String, info: LayerSwitchedInfo)
 }

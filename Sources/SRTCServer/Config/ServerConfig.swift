@@ -35,6 +35,8 @@ public struct ServerConfig: Sendable, Equatable {
     /// Directory of the web SDK and demo page served at `/` and `/sdk/` (`--web-dir`, `SRTC_WEB_DIR`);
     /// `nil`: `./web` if it exists, else `<executable dir>/../../web`, else none; empty: none.
     public var webDir: String?
+    /// The demo sign-in of the meeting app (`--demo-auth`, `SRTC_DEMO_AUTH`): off by default.
+    public var demoAuth: DemoAuthMode = .off
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
     /// Directory of recordings (`--recording-dir`, `SRTC_RECORDING_DIR`); nil: `<data-dir>/recordings`.
@@ -92,6 +94,10 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("egress-max-tasks", "SRTC_EGRESS_MAX_TASKS", "egress_max_tasks", "composites and recordings at once (default 8)") { c, v in
             guard let n = Int(v), n >= 0, n <= 256 else { throw ConfigError.invalidValue("egress-max-tasks", v) }
             c.egressMaxTasks = n
+        },
+        Setting("demo-auth", "SRTC_DEMO_AUTH", "demo_auth", "demo sign-in for the meeting app: off, loopback or on (default off; never in production)") { c, v in
+            guard let mode = DemoAuthMode(rawValue: v) else { throw ConfigError.invalidValue("demo-auth", v) }
+            c.demoAuth = mode
         },
         Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
             guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }

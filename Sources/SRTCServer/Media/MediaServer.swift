@@ -8,19 +8,19 @@ import Synchronization
 
 /// The server's media plane: one `SFUWorker` on the UDP port, the DTLS certificate every
 /// transport presents, the ICE candidates to announce, and the routing of SFU events back to
-/// channel rooms.
+/// channel rooms: each event is posted to its room's inbox on the I/O thread, as it is raised,
+/// so a room applies its SFU events in the order the SFU raised them.
 final class MediaServer: SFUListener, Sendable {
     let worker: SFUWorker
     let certificate: DTLSCertificate
     /// Host candidates put in every answer and offer.
     let candidates: [Candidate]
 
-    /// Where SFU events go: rooms by router, subscribers by consumer.
+    /// Where SFU events go: rooms' inboxes by router, subscribers by consumer.
     private struct Routes {
-        var rooms: [RouterID: WeakRoom] = [:]
+        var rooms: [RouterID: RoomInbox] = [:]
         var consumers: [ConsumerID: (room: RouterID, uid: String, trackId: String)] = [:]
     }
-    private struct WeakRoom { weak var room: ChannelRoom? }
     private let routes = Mutex(Routes())
 
     init(bind: String, port: UInt16, publicIP: String?, qualityIntervalSeconds: Double) throws {
@@ -54,7 +54,7 @@ final class MediaServer: SFUListener, Sendable {
     // MARK: - Registration
 
     func register(room: ChannelRoom, router: RouterID) {
-        routes.withLock { $0.rooms[router] = WeakRoom(room: room) }
+        routes.withLock { $0.rooms[router] = room.inbox }
     }
 
     func unregister(router: RouterID) {
@@ -72,34 +72,30 @@ final class MediaServer: SFUListener, Sendable {
         _ = routes.withLock { $0.consumers.removeValue(forKey: consumer) }
     }
 
-    // MARK: - SFUListener (I/O thread: look up, then hop to the room's actor)
+    // MARK: - SFUListener (I/O thread: look up, post to the room's inbox, return)
 
     func sfuWorker(_ worker: SFUWorker, didEmit event: SFUEvent) {
         switch event {
         case .activeSpeakers(let router, let levels):
-            guard let room = room(router) else { return }
-            let snapshot = ActiveSpeakersSnapshot(speakers: levels.map {
+            inbox(router)?.post(.activeSpeakers(ActiveSpeakersSnapshot(speakers: levels.map {
                 ActiveSpeaker(uid: $0.participant.rawValue, trackId: $0.producer.rawValue, level: $0.level)
-            })
-            Task { await room.deliverActiveSpeakers(snapshot) }
+            })))
         case .qualityReport(let router, let report):
-            guard let room = room(router) else { return }
-            let converted = QualityReport(
+            inbox(router)?.post(.qualityReport(QualityReport(
                 uid: report.participant.rawValue, timestamp: report.timestamp,
                 upstream: Self.link(report.upstream), downstream: Self.link(report.downstream),
-                rttMs: report.rttMs ?? 0, availableBitrateBps: report.availableBitrate, quality: Self.level(report.level))
-            Task { await room.deliverQualityReport(converted) }
+                rttMs: report.rttMs ?? 0, availableBitrateBps: report.availableBitrate, quality: Self.level(report.level))))
         case .connectionQualityChanged(let router, let participant, let level, let previous):
-            guard let room = room(router) else { return }
-            let change = ConnectionQualityChange(uid: participant.rawValue, quality: Self.level(level), previous: Self.level(previous))
-            Task { await room.deliverConnectionQuality(change) }
+            inbox(router)?.post(.connectionQuality(ConnectionQualityChange(uid: participant.rawValue, quality: Self.level(level),
+                                                                           previous: Self.level(previous))))
         case .layerSwitched(let consumer, let change):
-            guard let (router, uid, trackId) = routes.withLock({ $0.consumers[consumer] }), let room = room(router) else { return }
-            Task {
-                guard let publisher = await room.tracks[trackId]?.uid else { return }
-                await room.deliverLayerSwitched(uid: uid, info: LayerSwitchedInfo(
-                    uid: publisher, trackId: trackId, layer: change.layer, previous: change.previous, cause: change.cause.rawValue))
+            let route = routes.withLock { r -> (RoomInbox, String, String)? in
+                guard let c = r.consumers[consumer], let inbox = r.rooms[c.room] else { return nil }
+                return (inbox, c.uid, c.trackId)
             }
+            guard let (inbox, uid, trackId) = route else { return }
+            inbox.post(.layerSwitched(subscriber: uid, trackId: trackId, layer: change.layer, previous: change.previous,
+                                      cause: change.cause.rawValue))
         case .transportStateChanged(let id, let state):
             Log.debug("media", "transport \(id) \(state)")
         case .producerClosed, .consumerClosed:
@@ -107,8 +103,8 @@ final class MediaServer: SFUListener, Sendable {
         }
     }
 
-    private func room(_ router: RouterID) -> ChannelRoom? {
-        routes.withLock { $0.rooms[router]?.room }
+    private func inbox(_ router: RouterID) -> RoomInbox? {
+        routes.withLock { $0.rooms[router] }
     }
 
     static func link(_ s: LinkQualityStats) -> LinkStats {
@@ -142,7 +138,7 @@ final class SFURoomMedia: RoomMedia {
         server.register(room: room, router: router)
     }
 
-    func makeParticipant(uid: String, events: ParticipantMediaEvents) async -> ParticipantMedia {
+    func makeParticipant(uid: String, events: RoomInbox) async -> ParticipantMedia {
         SFUParticipantMedia(server: server, router: router, uid: uid, events: events)
     }
 

@@ -74,8 +74,8 @@ final class SignalingSession: Sendable {
             await handleJoin(join, id: request.id)
             return
         }
+        // The room sends the response itself, in order with its events.
         let result = await room.handle(request, uid: uid, sessionId: sessionId, connection: connection)
-        respond(id: request.id, type: request.body.typeName, result)
         if case .leave = request.body, case .success = result {
             state.withLock { $0.left = true }
             socket.close(code: .normalClosure, reason: "left")
@@ -104,14 +104,13 @@ final class SignalingSession: Sendable {
             return
         }
         let key = ChannelKey(appId: claims.iss, name: grant.channel)
-        switch await manager.join(key, join, claims: claims, connection: connection) {
+        switch await manager.join(key, join, claims: claims, connection: connection, requestId: id) {
         case .success(let (room, response)):
             state.withLock {
                 $0.room = room
                 $0.uid = response.me.uid
                 $0.sessionId = response.sessionId
             }
-            respond(id: id, type: "join", .success(.joined(response)))
         case .failure(let error):
             respond(id: id, type: "join", .failure(error))
         }

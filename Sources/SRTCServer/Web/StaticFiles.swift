@@ -7,8 +7,9 @@ import Glibc
 
 /// Serves the files of one directory (the web SDK and the demo page) read-only.
 ///
-/// URL space: `/` is `index.html`; `/sdk/<path>` is any file under the directory. Every other
-/// path is not static and goes to the API router. A path is refused when it holds
+/// URL space: `/` is `index.html`; `/sdk/<path>` is any file under the directory; `/meet` and
+/// `/meet/` are the meeting app `meet/index.html`, `/meet/<path>` its files under `meet/`. Every
+/// other path is not static and goes to the API router. A path is refused when it holds
 /// `.` or `..` segments, empty segments (which would make it absolute), backslashes, control
 /// characters or bad percent-encoding; a file is not found when it is hidden (`.name`), not a
 /// regular file, or a symbolic link that leads out of the directory.
@@ -70,6 +71,10 @@ struct StaticFiles: Sendable {
     static func staticTarget(_ path: Substring) -> Substring? {
         if path == "/" { return "index.html" }
         if path.hasPrefix("/sdk/") { return path.dropFirst(5) }
+        // The meeting app: its page and files live in `meet/` (a `/meet/<room number>` link is a
+        // query, `/meet/?room=…`, so every path under `/meet/` is a file).
+        if path == "/meet" || path == "/meet/" { return "meet/index.html" }
+        if path.hasPrefix("/meet/") { return path.dropFirst(1) }
         return nil
     }
 

@@ -1,0 +1,291 @@
+import Testing
+import RTCTransport
+import RTCWire
+import SFU
+import SRTCProtocol
+@testable import SRTCServer
+
+/// `ServerNegotiation` by tables of descriptions: browser-shaped SDP in, the SFU's parameters
+/// and the server's SDP out, with no transport or SFU behind it.
+struct ServerNegotiationTests {
+    static let serverICE = ICECredentials(ufrag: "srv1", pwd: "serverpassword0123456789")
+    static let subscribeICE = ICECredentials(ufrag: "srv2", pwd: "serverpassword9876543210")
+    static let clientICE = ICECredentials(ufrag: "Hk3v", pwd: "rJyKpWvz8mOqk5P3tGh0YbN2")
+    static let layers = [SimulcastLayer(rid: "f", desc: "camera_big", maxBitrate: 1_200_000),
+                         SimulcastLayer(rid: "q", desc: "camera_small", maxBitrate: 150_000)]
+
+    static func negotiation() -> ServerNegotiation {
+        let candidate = Candidate(foundation: "1", component: 1, transport: "udp", priority: 2_130_706_431,
+                                  address: "127.0.0.1", port: 7881, kind: .host)
+        return ServerNegotiation(fingerprint: Fingerprint(bytes: Array(repeating: 0xAB, count: 32)), candidates: [candidate],
+                                 sessionID: "424242", publishICE: serverICE, subscribeICE: subscribeICE)
+    }
+
+    static func parse(_ text: String) throws -> SessionDescription { try SessionDescription(parsing: text) }
+
+    // MARK: - Publish: answers and producers
+
+    struct PublishCase: CustomTestStringConvertible, Sendable {
+        var name: String
+        var offer: String
+        var tracks: [PublishTrack]
+        /// Per answered mid: direction and codec names (empty: rejected).
+        var sections: [String: (Direction?, [String])]
+        /// Per track mid: the producer's encodings (rid/layer or SSRC).
+        var encodings: [String: [RTPEncodingParameters]]
+        var testDescription: String { name }
+    }
+
+    static let publishCases: [PublishCase] = [
+        PublishCase(
+            name: "audio and simulcast camera: Opus and VP8 only, layers in the request's order",
+            offer: ClientSDP.offer([.audio(mid: "0"), .simulcast(mid: "1", rids: ["q", "h", "f"])]),
+            tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic"), PublishTrack(mid: "1", kind: .video, desc: "camera", layers: layers)],
+            sections: ["0": (.recvonly, ["opus"]), "1": (.recvonly, ["VP8"])],
+            encodings: ["0": [RTPEncodingParameters(ssrc: 1111)],
+                        "1": [RTPEncodingParameters(rid: "f", layer: "camera_big", maxBitrate: 1_200_000),
+                              RTPEncodingParameters(rid: "q", layer: "camera_small", maxBitrate: 150_000)]]),
+        PublishCase(
+            name: "simulcast without layer descriptions keeps the offer's rid order",
+            offer: ClientSDP.offer([.simulcast(mid: "0", rids: ["h", "l"])]),
+            tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],
+            sections: ["0": (.recvonly, ["VP8"])],
+            encodings: ["0": [RTPEncodingParameters(rid: "h", layer: "h"), RTPEncodingParameters(rid: "l", layer: "l")]]),
+        PublishCase(
+            name: "one stream with RTX: the FID group's first SSRC is the media SSRC, RTX is not answered",
+            offer: ClientSDP.offer([.video(mid: "3", ssrc: 5555, rtx: 6666)]),
+            tracks: [PublishTrack(mid: "3", kind: .video, desc: "screen")],
+            sections: ["3": (.recvonly, ["VP8"])],
+            encodings: ["3": [RTPEncodingParameters(ssrc: 5555)]]),
+        PublishCase(
+            name: "a section the client stopped sending on is answered inactive",
+            offer: ClientSDP.offer([.audio(mid: "0", direction: "inactive"), .video(mid: "1")]),
+            tracks: [PublishTrack(mid: "1", kind: .video, desc: "camera")],
+            sections: ["0": (.inactive, ["opus"]), "1": (.recvonly, ["VP8"])],
+            encodings: ["1": [RTPEncodingParameters(ssrc: 2222)]]),
+        PublishCase(
+            name: "a section without a forwardable codec is rejected when no track asks for it",
+            offer: ClientSDP.offer([.audio(mid: "0"), .h264Only(mid: "1")]),
+            tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")],
+            sections: ["0": (.recvonly, ["opus"]), "1": (.inactive, [])],
+            encodings: ["0": [RTPEncodingParameters(ssrc: 1111)]]),
+    ]
+
+    @Test(arguments: publishCases)
+    func publishOffersAreAnsweredWithTheCodecsTheSFUForwards(_ c: PublishCase) throws {
+        var n = Self.negotiation()
+        let ids = Dictionary(uniqueKeysWithValues: c.tracks.map { ($0.mid, "TR_" + $0.mid) })
+        let plan = try n.answerPublish(offer: c.offer, tracks: c.tracks, trackIds: ids, transportExists: false)
+        let answer = try Self.parse(plan.sdp)
+        #expect(answer.media.count == c.sections.count)
+        for section in answer.media {
+            let mid = try #require(section.mid)
+            let expected = try #require(c.sections[mid])
+            #expect(section.isRejected == expected.1.isEmpty, "mid \(mid)")
+            if !section.isRejected {
+                #expect(section.direction == expected.0, "mid \(mid)")
+                #expect(section.codecs.map(\.name) == expected.1, "mid \(mid)")
+                #expect(section.setup == .passive && section.iceUfrag == Self.serverICE.ufrag)
+            }
+        }
+        #expect(answer.bundleMids == answer.media.filter { !$0.isRejected }.compactMap(\.mid))
+        #expect(answer.iceLite)
+        #expect(plan.producers.map(\.trackId) == c.tracks.map { "TR_" + $0.mid })
+        for producer in plan.producers {
+            let mid = try #require(producer.parameters.mid)
+            #expect(producer.parameters.encodings == c.encodings[mid], "mid \(mid)")
+            #expect(producer.parameters.codecs.allSatisfy { $0.name == "opus" || $0.name == "VP8" })
+        }
+        #expect(plan.transport == ServerNegotiation.RemoteTransport(
+            ice: Self.clientICE, fingerprint: try DTLSFingerprint(sdpValue: ClientSDP.fingerprint), dtlsRole: .server))
+    }
+
+    struct RefusedCase: CustomTestStringConvertible, Sendable {
+        var name: String
+        var offer: String
+        var tracks: [PublishTrack]
+        var error: SignalError
+        var testDescription: String { name }
+    }
+
+    static let refusedCases: [RefusedCase] = [
+        RefusedCase(name: "a track whose mid is not in the offer",
+                    offer: ClientSDP.offer([.audio(mid: "0")]), tracks: [PublishTrack(mid: "5", kind: .audio, desc: "mic")],
+                    error: SignalError(.invalidParameter, "offer has no active m-section with mid 5")),
+        RefusedCase(name: "a track of the wrong kind",
+                    offer: ClientSDP.offer([.audio(mid: "0")]), tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],
+                    error: SignalError(.invalidParameter, "m-section 0 is not video")),
+        RefusedCase(name: "a track with no codec the SFU forwards",
+                    offer: ClientSDP.offer([.h264Only(mid: "0")]), tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],
+                    error: SignalError(.invalidParameter, "m-section 0 offers no codec the server forwards (Opus, VP8)")),
+        RefusedCase(name: "no fingerprint",
+                    offer: ClientSDP.offer([.audio(mid: "0")], fingerprint: nil), tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")],
+                    error: SignalError(.invalidParameter, "SDP lacks a sha-256 a=fingerprint")),
+        RefusedCase(name: "a fingerprint of another hash",
+                    offer: ClientSDP.offer([.audio(mid: "0")], fingerprint: "sha-1 4F:7E:AE:63:22:9A:83:1F:9D:28:6B:F5:D7:04:C8:E5:71:49:A9:BA"),
+                    tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")],
+                    error: SignalError(.invalidParameter, "SDP lacks a sha-256 a=fingerprint")),
+    ]
+
+    @Test(arguments: refusedCases)
+    func badPublishOffersAreRefusedWithTheReason(_ c: RefusedCase) {
+        var n = Self.negotiation()
+        #expect(throws: c.error) {
+            try n.answerPublish(offer: c.offer, tracks: c.tracks, trackIds: ["0": "TR_0", "5": "TR_5"], transportExists: false)
+        }
+    }
+
+    @Test func textThatIsNotSDPIsRefused() {
+        var n = Self.negotiation()
+        #expect {
+            try n.answerPublish(offer: "hello", tracks: [], trackIds: [:], transportExists: false)
+        } throws: { ($0 as? SignalError)?.errorCode == .invalidParameter && ($0 as? SignalError)?.message.hasPrefix("offer is not valid SDP") == true }
+    }
+
+    @Test(arguments: [("actpass", SetupRole.passive, DTLSEndpoint.Role.server), ("active", .passive, .server), ("passive", .active, .client)])
+    func theServerTakesTheDTLSRoleTheOfferLeavesIt(_ offered: String, _ answered: SetupRole, _ role: DTLSEndpoint.Role) throws {
+        var n = Self.negotiation()
+        let plan = try n.answerPublish(offer: ClientSDP.offer([.audio(mid: "0")], setup: offered),
+                                       tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")], trackIds: ["0": "TR_0"], transportExists: false)
+        #expect(try Self.parse(plan.sdp).media[0].setup == answered)
+        #expect(plan.transport?.dtlsRole == role)
+    }
+
+    // MARK: - Publish: renegotiation and ICE restart
+
+    @Test func laterOffersKeepTheTransportAndMustKeepTheClientsCredentials() throws {
+        var n = Self.negotiation()
+        let audio = PublishTrack(mid: "0", kind: .audio, desc: "mic")
+        let first = try n.answerPublish(offer: ClientSDP.offer([.audio(mid: "0")]), tracks: [audio], trackIds: ["0": "TR_0"], transportExists: false)
+        #expect(first.transport != nil)
+        let video = PublishTrack(mid: "1", kind: .video, desc: "camera")
+        let second = try n.answerPublish(offer: ClientSDP.offer([.audio(mid: "0"), .video(mid: "1")]), tracks: [video],
+                                         trackIds: ["1": "TR_1"], transportExists: true)
+        #expect(second.transport == nil && second.producers.map(\.trackId) == ["TR_1"])
+        // The same session id on every answer, and a version that counts up (RFC 3264 §8).
+        let (o1, o2) = (try Self.parse(first.sdp).origin, try Self.parse(second.sdp).origin)
+        #expect(o1.sessionID == "424242" && o2.sessionID == "424242" && o2.sessionVersion == o1.sessionVersion + 1)
+        #expect(throws: SignalError(.invalidParameter, "the offer changes ICE credentials: send it with restart_ice")) {
+            try n.answerPublish(offer: ClientSDP.offer([.audio(mid: "0"), .video(mid: "1")], ufrag: "new1"), tracks: [], trackIds: [:], transportExists: true)
+        }
+        let renegotiation = try n.answerPublishRenegotiation(offer: ClientSDP.offer([.audio(mid: "0"), .video(mid: "1", direction: "inactive")]))
+        let renegotiated = try Self.parse(renegotiation)
+        #expect(renegotiated.media.map(\.direction) == [.recvonly, .inactive])
+    }
+
+    @Test func anICERestartNeedsNewClientCredentialsAndAnswersWithNewServerOnes() throws {
+        var n = Self.negotiation()
+        let audio = PublishTrack(mid: "0", kind: .audio, desc: "mic")
+        _ = try n.answerPublish(offer: ClientSDP.offer([.audio(mid: "0")]), tracks: [audio], trackIds: ["0": "TR_0"], transportExists: false)
+        let fresh = ICECredentials(ufrag: "srv3", pwd: "serverpassword5555555555")
+        #expect(throws: SignalError(.invalidParameter, "an ICE restart offer needs new ice-ufrag and ice-pwd")) {
+            try n.answerPublishRestart(offer: ClientSDP.offer([.audio(mid: "0")]), newICE: fresh)
+        }
+        #expect(n.publishICE == Self.serverICE)
+        let (sdp, remote) = try n.answerPublishRestart(offer: ClientSDP.offer([.audio(mid: "0")], ufrag: "Zz9q", pwd: "anotherclientpassword000"), newICE: fresh)
+        #expect(remote == ICECredentials(ufrag: "Zz9q", pwd: "anotherclientpassword000"))
+        #expect(try Self.parse(sdp).media[0].iceUfrag == "srv3" && n.publishICE == fresh)
+    }
+
+    // MARK: - Subscribe: offers
+
+    /// The client's answer to a server offer, as a browser would make it (its own credentials, `setup`).
+    static func clientAnswer(_ offer: String, ufrag: String = "Hk3v", pwd: String = "rJyKpWvz8mOqk5P3tGh0YbN2",
+                             setup: SetupRole = .active, rejecting rejected: Set<String> = []) throws -> String {
+        var answer = try parse(offer).answer(AnswerOptions(
+            transport: TransportParameters(iceUfrag: ufrag, icePwd: pwd, fingerprint: try Fingerprint(parsing: ClientSDP.fingerprint), setup: setup),
+            capabilities: .webRTC, sessionID: "77", direction: { _ in .recvonly }))
+        for i in answer.media.indices where rejected.contains(answer.media[i].mid ?? "") { answer.media[i].port = 0 }
+        return answer.serialize()
+    }
+
+    @Test func eachSubscriptionGetsASectionAndFreedSectionsAreReused() throws {
+        var n = Self.negotiation()
+        let first = n.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 101)
+        let second = n.subscribe(trackId: "TR_v", publisherUid: "alice", kind: .video, layer: "camera_small", ssrc: 202)
+        #expect((first.revision, second.revision) == (1, 2))
+        let offer = try Self.parse(second.sdp)
+        #expect(offer.media.map(\.mid) == ["0", "1"] && offer.media.map(\.direction) == [.sendonly, .sendonly])
+        #expect(offer.media.map { $0.codecs.map(\.name) } == [["opus"], ["VP8"]])
+        #expect(offer.media[1].ssrcs.contains(SSRCAttribute(ssrc: 202, name: "cname", value: "alice")))
+        #expect(offer.media.allSatisfy { $0.setup == .actpass && $0.iceUfrag == Self.subscribeICE.ufrag })
+        let firstVersion = try Self.parse(first.sdp).origin.sessionVersion
+        #expect(offer.origin.sessionID == "424242" && offer.origin.sessionVersion == firstVersion + 1)
+
+        let unsubscribed = n.unsubscribe(trackId: "TR_a")
+        let freed = try #require(unsubscribed)
+        #expect(!freed.wasConsuming && freed.offer.revision == 3)
+        #expect(try Self.parse(freed.offer.sdp).media.map(\.direction) == [.inactive, .sendonly])
+        let twice = n.unsubscribe(trackId: "TR_a")
+        #expect(twice == nil)
+
+        // A video subscription takes a new section; an audio one takes back the free audio section.
+        _ = n.subscribe(trackId: "TR_v2", publisherUid: "bob", kind: .video, layer: nil, ssrc: 303)
+        let reused = n.subscribe(trackId: "TR_a2", publisherUid: "bob", kind: .audio, layer: nil, ssrc: 404)
+        let sections = try Self.parse(reused.sdp).media
+        #expect(sections.map(\.mid) == ["0", "1", "2"])
+        #expect(sections[0].ssrcs.contains(SSRCAttribute(ssrc: 404, name: "cname", value: "bob")) && sections[2].kind == .video)
+    }
+
+    // MARK: - Subscribe: answers
+
+    @Test func anAnswerStartsTheSubscriptionsItsOfferCarried() throws {
+        var n = Self.negotiation()
+        _ = n.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 101)
+        let offer = n.subscribe(trackId: "TR_v", publisherUid: "alice", kind: .video, layer: "camera_small", ssrc: 202)
+        #expect(throws: SignalError(.wrongState, "answer is for offer 1; the current offer is 2")) {
+            try n.applySubscriberAnswer(try Self.clientAnswer(offer.sdp), revision: 1, transportExists: false)
+        }
+        let plan = try n.applySubscriberAnswer(try Self.clientAnswer(offer.sdp), revision: 2, transportExists: false)
+        #expect(plan.transport?.ice == Self.clientICE && plan.transport?.dtlsRole == .server && plan.restartICE == nil)
+        #expect(plan.consumers.map(\.trackId) == ["TR_a", "TR_v"] && plan.consumers.map(\.layer) == [nil, "camera_small"])
+        #expect(plan.consumers.map { $0.parameters.encodings } == [[RTPEncodingParameters(ssrc: 101)], [RTPEncodingParameters(ssrc: 202)]])
+        #expect(plan.consumers.map { $0.parameters.codecs.map(\.name) } == [["opus"], ["VP8"]])
+        #expect(plan.consumers[0].parameters.cname == "alice")
+
+        // Started consumers are not started again; a rejected section starts nothing.
+        n.consumerStarted(trackId: "TR_a")
+        n.consumerStarted(trackId: "TR_v")
+        #expect(n.consumingTrackIds == ["TR_a", "TR_v"])
+        let third = n.subscribe(trackId: "TR_s", publisherUid: "bob", kind: .video, layer: nil, ssrc: 303)
+        let again = try n.applySubscriberAnswer(try Self.clientAnswer(third.sdp, rejecting: ["2"]), revision: 3, transportExists: true)
+        #expect(again.transport == nil && again.consumers.isEmpty)
+    }
+
+    @Test func aPassiveAnswerMakesTheServerTheDTLSClient() throws {
+        var n = Self.negotiation()
+        let offer = n.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 101)
+        let plan = try n.applySubscriberAnswer(try Self.clientAnswer(offer.sdp, setup: .passive), revision: 1, transportExists: false)
+        #expect(plan.transport?.dtlsRole == .client)
+    }
+
+    @Test func aSubscribeICERestartIsCompletedByTheAnswersNewCredentials() throws {
+        var n = Self.negotiation()
+        let offer = n.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 101)
+        _ = try n.applySubscriberAnswer(try Self.clientAnswer(offer.sdp), revision: 1, transportExists: false)
+        n.consumerStarted(trackId: "TR_a")
+        let fresh = ICECredentials(ufrag: "srv9", pwd: "serverpassword9999999999")
+        let restart = n.restartSubscribeICE(newICE: fresh)
+        let restartUfrag = try Self.parse(restart.sdp).media[0].iceUfrag
+        #expect(restart.revision == 2 && restartUfrag == "srv9")
+        let plan = try n.applySubscriberAnswer(try Self.clientAnswer(restart.sdp, ufrag: "Nw12", pwd: "newclientpassword0000000"),
+                                               revision: 2, transportExists: true)
+        #expect(plan.restartICE == ICECredentials(ufrag: "Nw12", pwd: "newclientpassword0000000"))
+        #expect(plan.transport == nil && plan.consumers.isEmpty && n.subscribeICE == fresh)
+    }
+
+    @Test func aLayerChangeGoesToTheSFUOnlyOnceTheConsumerRuns() throws {
+        var n = Self.negotiation()
+        #expect(throws: SignalError(.notFound, "not subscribed to TR_v")) { try n.setLayer(trackId: "TR_v", layer: "camera_big") }
+        let offer = n.subscribe(trackId: "TR_v", publisherUid: "alice", kind: .video, layer: "camera_small", ssrc: 202)
+        let early = try n.setLayer(trackId: "TR_v", layer: "camera_big")
+        #expect(early == false)
+        let plan = try n.applySubscriberAnswer(try Self.clientAnswer(offer.sdp), revision: 1, transportExists: false)
+        #expect(plan.consumers.map(\.layer) == ["camera_big"])
+        n.consumerStarted(trackId: "TR_v")
+        let running = try n.setLayer(trackId: "TR_v", layer: nil)
+        #expect(running == true)
+        let unsubscribed = n.unsubscribe(trackId: "TR_v")
+        #expect(unsubscribed?.wasConsuming == true)
+    }
+}

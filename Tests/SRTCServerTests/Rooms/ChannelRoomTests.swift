@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+import SRTCProtocol
+@testable import SRTCServer
+
+/// `ChannelRoom` without sockets: a manual clock drives its timers, fake media stands for the
+/// SFU, and recording connections show exactly what each client was sent, in order.
+struct ChannelRoomTests {
+    @Test func aJoinIsAnsweredAndTheOthersAreTold() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice")
+        let bob = try await h.join("bob")
+        #expect(bob.joined.users.map(\.uid) == ["alice"] && !bob.joined.resumed)
+        #expect(bob.connection.kinds == ["response:join"])
+        #expect(alice.connection.kinds == ["response:join", "event:user_joined", "event:channel_updated"])
+        guard case .userJoined(let joined) = alice.connection.events.first else { Issue.record("no user_joined"); return }
+        #expect(joined.uid == "bob")
+        #expect(h.observer.entries == ["joined alice", "joined bob"])
+        await h.room.close(reason: .serverShutdown)
+    }
+
+    @Test func aDroppedSessionIsRemovedWhenTheGracePeriodPasses() async throws {
+        var limits = ChannelLimits()
+        limits.reconnectGraceSeconds = 20
+        let h = RoomHarness(limits: limits)
+        let alice = try await h.join("alice")
+        let bob = try await h.join("bob")
+        await h.room.connectionLost(uid: "alice", sessionId: alice.sessionId, connection: alice.connection)
+        h.clock.advance(milliseconds: 19_999)
+        await h.settled()
+        #expect(!bob.connection.events.contains { $0.typeName == "user_left" })
+        h.clock.advance(milliseconds: 1)
+        await h.settled()
+        #expect(bob.connection.events.last == .channelUpdated(ChannelInfo(channel: "room", createdAt: h.clock.now() - 20_000, userCount: 1, metadata: nil)))
+        #expect(bob.connection.events.contains(.userLeft(UserLeft(uid: "alice", reason: .timeout))))
+        #expect(h.observer.entries.last == "left alice timeout")
+        await h.room.close(reason: .serverShutdown)
+    }
+
+    @Test func resumingWithinTheGracePeriodKeepsTheSession() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice")
+        let bob = try await h.join("bob")
+        await h.room.connectionLost(uid: "alice", sessionId: alice.sessionId, connection: alice.connection)
+        h.clock.advance(milliseconds: 10_000)
+        let again = try await h.join("alice", resuming: alice.sessionId)
+        #expect(again.joined.resumed && again.sessionId == alice.sessionId)
+        h.clock.advance(milliseconds: 60_000)
+        await h.settled()
+        #expect(!bob.connection.events.contains { $0.typeName == "user_left" })
+        #expect(h.observer.entries == ["joined alice", "joined bob", "resumed alice"])
+        // Only the two token-expiry timers are left: the grace timer was cancelled.
+        #expect(h.clock.pendingCount == 2)
+        await h.room.close(reason: .serverShutdown)
+    }
+
+    @Test func aSessionEndsWhenItsTokenExpires() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice", validFor: 60)
+        let bob = try await h.join("bob")
+        h.clock.advance(milliseconds: 59_999)
+        await h.settled()
+        #expect(alice.connection.closeCode == nil)
+        h.clock.advance(milliseconds: 1)
+        await h.settled()
+        #expect(alice.connection.events.last == .disconnected(Disconnected(reason: .tokenExpired, message: "token expired")))
+        #expect(alice.connection.closeCode == 1000)
+        #expect(bob.connection.events.contains(.userLeft(UserLeft(uid: "alice", reason: .tokenExpired))))
+        await h.room.close(reason: .serverShutdown)
+    }
+
+    @Test func aSubscribeIsAnsweredBeforeTheOfferItCauses() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice")
+        let bob = try await h.join("bob")
+        let ids = try await alice.publish(["a0", "v1"])
+        let video = try #require(ids["v1"])
+        #expect(try await bob.request(.subscribe(SubscribeRequest(trackId: video, layer: nil))).get() == .empty)
+        await h.settled()
+        #expect(bob.connection.kinds.suffix(2) == ["response:subscribe", "event:subscriber_offer"])
+        #expect(bob.connection.events.last == .subscriberOffer(SessionDescriptionMessage(sdp: "offer 1", revision: 1)))
+        #expect(h.media.participant("alice")?.calls == ["publish a0,v1"])
+        #expect(h.media.participant("bob")?.calls == ["subscribe \(video)"])
+        #expect(h.media.preparedCount == 1)
+        await h.room.close(reason: .serverShutdown)
+    }
+
+    @Test func unpublishingEndsEverySubscriptionToTheTrack() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice")
+        let bob = try await h.join("bob")
+        let video = try #require(try await alice.publish(["v0"])["v0"])
+        _ = try await bob.request(.subscribe(SubscribeRequest(trackId: video))).get()
+        #expect(try await alice.request(.unpublish(UnpublishRequest(trackId: video, sdp: "offer 2"))).get()
+            == .answer(PublishResponse(sdp: "answer to offer 2", tracks: [])))
+        await h.settled()
+        #expect(bob.connection.kinds.suffix(4) == ["event:subscriber_offer", "event:subscription_ended", "event:track_removed", "event:subscriber_offer"])
+        #expect(h.media.participant("bob")?.calls == ["subscribe \(video)", "unsubscribe \(video)"])
+        #expect(await bob.request(.unsubscribe(TrackRef(trackId: video))) == .failure(SignalError(.notFound, "not subscribed to \(video)")))
+        await h.room.close(reason: .serverShutdown)
+    }
+
+    @Test func leavingRemovesTracksAndMediaAndEmptiesTheRoom() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice")
+        let bob = try await h.join("bob")
+        _ = try await alice.publish(["a0"])
+        #expect(try await alice.request(.leave).get() == .empty)
+        #expect(bob.connection.kinds.suffix(3) == ["event:track_removed", "event:user_left", "event:channel_updated"])
+        #expect(h.media.participant("alice")?.calls == ["publish a0", "close"])
+        #expect(try await bob.request(.leave).get() == .empty)
+        #expect(h.observer.entries == ["joined alice", "joined bob", "published alice mic", "unpublished alice mic",
+                                       "left alice client_leave", "left bob client_leave", "empty"])
+        #expect(await h.room.closeIfEmpty())
+        #expect(h.media.closedCount == 1)
+    }
+
+    @Test func aClosedRoomRefusesEverythingAndDropsLateEvents() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice")
+        await h.room.close(reason: .channelClosed)
+        #expect(alice.connection.events.last == .disconnected(Disconnected(reason: .channelClosed, message: "channel closed")))
+        #expect(await h.room.join(JoinRequest(token: ""), claims: h.claims("bob"), connection: RecordingConnection(), requestId: 1)
+            .map(\.sessionId) == .failure(ChannelRoom.closedError))
+        let refused = SignalError(.wrongState, "this session is no longer in the channel")
+        #expect(await alice.request(.ping) == .failure(refused))
+        #expect(alice.connection.messages.last == .response(id: 2, Response(type: "ping", result: .failure(refused))))
+        h.room.post(.activeSpeakers(ActiveSpeakersSnapshot(speakers: [])))
+        h.clock.advance(milliseconds: 7200_000)
+        #expect(await h.room.kick(uid: "alice", message: nil) == false)
+        #expect(await h.room.deliver(CustomMessage(from: nil, to: nil, data: "x", timestamp: 0)) == 0)
+        #expect(alice.connection.events.last == .disconnected(Disconnected(reason: .channelClosed, message: "channel closed")))
+    }
+
+    @Test func aLayerSwitchNamesThePublisherAndIsDroppedOnceTheTrackIsGone() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice")
+        let bob = try await h.join("bob")
+        let video = try #require(try await alice.publish(["v0"])["v0"])
+        h.room.post(.layerSwitched(subscriber: "bob", trackId: video, layer: "camera_small", previous: nil, cause: "requested"))
+        await h.settled()
+        #expect(bob.connection.events.last == .layerSwitched(LayerSwitchedInfo(uid: "alice", trackId: video, layer: "camera_small",
+                                                                                previous: nil, cause: "requested")))
+        _ = try await alice.request(.unpublish(UnpublishRequest(trackId: video))).get()
+        let count = bob.connection.messages.count
+        h.room.post(.layerSwitched(subscriber: "bob", trackId: video, layer: "camera_big", previous: "camera_small", cause: "bandwidth"))
+        await h.settled()
+        #expect(bob.connection.messages.count == count)
+        await h.room.close(reason: .serverShutdown)
+    }
+
+    @Test func aSecondJoinOfTheSameUidReplacesTheFirstSession() async throws {
+        let h = RoomHarness()
+        let first = try await h.join("alice")
+        let bob = try await h.join("bob")
+        let second = try await h.join("alice")
+        #expect(second.sessionId != first.sessionId && !second.joined.resumed)
+        #expect(first.connection.events.last == .disconnected(Disconnected(reason: .duplicateLogin, message: "the same uid joined again")))
+        #expect(first.connection.closeCode == 1000)
+        #expect(bob.connection.kinds.suffix(4) == ["event:user_left", "event:channel_updated", "event:user_joined", "event:channel_updated"])
+        #expect(await first.request(.ping) == .failure(SignalError(.wrongState, "this session is no longer in the channel")))
+        await h.room.close(reason: .serverShutdown)
+    }
+
+    @Test func eventsPostedFromOneThreadAreAppliedInThatOrder() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice")
+        let count = 2_000
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                for i in 0..<count {
+                    if i % 2 == 0 {
+                        h.room.post(.activeSpeakers(ActiveSpeakersSnapshot(speakers: [ActiveSpeaker(uid: "alice", trackId: "\(i)", level: 0.5)])))
+                    } else {
+                        h.room.post(.subscriberOffer(uid: "alice", sdp: "v=0", revision: i))
+                    }
+                }
+                done.resume()
+            }.start()
+        }
+        await h.settled()
+        #expect(Self.sequence(alice.connection.events) == Array(0..<count))
+        await h.room.close(reason: .serverShutdown)
+    }
+
+    /// The numbers carried by the ordering test's events, in arrival order.
+    static func sequence(_ events: [ServerEvent]) -> [Int] {
+        events.compactMap {
+            switch $0 {
+            case .activeSpeakers(let s): return s.speakers.first.flatMap { Int($0.trackId) }
+            case .subscriberOffer(let o): return o.revision
+            default: return nil
+            }
+        }
+    }
+}

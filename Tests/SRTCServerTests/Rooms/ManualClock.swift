@@ -1,0 +1,63 @@
+import Synchronization
+@testable import SRTCServer
+
+/// A `RoomClock` that moves only when the test says: `advance` runs every timer that falls due,
+/// in deadline order, on the caller's thread (so the events they post are queued when it returns).
+final class ManualClock: RoomClock {
+    private struct Pending {
+        let id: Int
+        let deadline: Int64
+        let action: @Sendable () -> Void
+    }
+
+    private struct State {
+        var now: Int64
+        var nextId = 0
+        var pending: [Pending] = []
+    }
+
+    private let state: Mutex<State>
+
+    /// - Parameter now: the starting wall-clock time, Unix milliseconds.
+    init(now: Int64 = 1_800_000_000_000) {
+        state = Mutex(State(now: now))
+    }
+
+    func now() -> Int64 { state.withLock { $0.now } }
+
+    /// The same clock, in seconds (it never jumps backwards here).
+    func monotonicSeconds() -> Double { Double(now()) / 1000 }
+
+    func schedule(at deadline: Int64, _ action: @escaping @Sendable () -> Void) -> RoomTimer {
+        let id = state.withLock { s in
+            s.nextId += 1
+            s.pending.append(Pending(id: s.nextId, deadline: deadline, action: action))
+            return s.nextId
+        }
+        return Timer(clock: self, id: id)
+    }
+
+    /// Timers not yet run nor cancelled.
+    var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Moves the clock `milliseconds` ahead and runs the timers that fell due.
+    func advance(milliseconds: Int64) {
+        let due = state.withLock { s -> [Pending] in
+            s.now += milliseconds
+            let due = s.pending.filter { $0.deadline <= s.now }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+            s.pending.removeAll { $0.deadline <= s.now }
+            return due
+        }
+        for timer in due { timer.action() }
+    }
+
+    fileprivate func cancel(_ id: Int) {
+        state.withLock { $0.pending.removeAll { $0.id == id } }
+    }
+
+    private struct Timer: RoomTimer {
+        let clock: ManualClock
+        let id: Int
+        func cancel() { clock.cancel(id) }
+    }
+}

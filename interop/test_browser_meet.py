@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""The meeting app `/meet/` and the SMeeting web SDK with three Chromium participants.
+
+A real srtc-server with the demo sign-in (`--demo-auth loopback`); three windows of headless
+Chromium with a fake camera and microphone sign in through the app's pre-join screen:
+
+- the host starts a meeting with a password; the others enter by room number, a wrong password
+  first (the form shows "Wrong password.");
+- everyone sees everyone: every remote tile's video decodes (`getStats()` inbound-rtp
+  `framesDecoded` of the tile's own track rises), and tiles ask for the layer their size needs;
+- a member raises a hand and the host sees it; chat arrives;
+- the host mutes all from the participants panel and the members' audio stops arriving at the
+  host (inbound audio `packetsReceived` stops growing);
+- a member shares its screen (Chromium's fake display capture) and the others see the share tile
+  decode;
+- the host asks a member to unmute (accepted: its audio flows again) and makes it co-host (it gets
+  the room controls);
+- the host removes a member, who is told who did it;
+- a member's meeting connection drops: the reconnecting banner shows, then it is back in the
+  meeting with its camera, and the host decodes it again; a dropped media connection alone also
+  shows the banner and resumes;
+- the host ends the meeting and the member is told.
+
+Screenshots of the pre-join, home, grid, speaker and participants views (and the participants
+panel at phone width) go to the output folder
+(`SRTC_TEST_OUTPUT`, default `.build/test-output/test_browser_meet/`), and axe-core (from the
+PyPI package `selenium-axe-python`) finds no serious or critical violation on each screen.
+"""
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srtc_test_support import ROOT, Server  # noqa: E402
+from srtc_test_support import CheckFailed, dump_browsers, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
+
+WAIT_SECONDS = 25
+OUTPUT = os.environ.get("SRTC_TEST_OUTPUT") or os.path.join(ROOT, ".build", "test-output", "test_browser_meet")
+
+# Per-tile decoded frames: each remote tile's <video> shows one received track; its inbound-rtp
+# entry is the one whose trackIdentifier is that track's id.
+TILES_JS = """
+const done = arguments[0];
+(async () => {
+  const m = window.meetApp.meeting;
+  const stats = m.channel ? await m.channel.getStats() : {subscribe: null};
+  const frames = {};
+  // Audio received so far: the most each SSRC ever counted (a stream's statistics disappear once
+  // its m-section goes inactive, so a plain sum would drop).
+  window.audioMax ??= new Map();
+  stats.subscribe?.forEach((r) => {
+    if (r.type === 'inbound-rtp' && r.kind === 'video') frames[r.trackIdentifier] = r.framesDecoded || 0;
+    if (r.type === 'inbound-rtp' && r.kind === 'audio') window.audioMax.set(r.ssrc, Math.max(window.audioMax.get(r.ssrc) ?? 0, r.packetsReceived || 0));
+  });
+  const audioPackets = [...window.audioMax.values()].reduce((a, b) => a + b, 0);
+  const tiles = [...document.querySelectorAll('#stage .tile')].map((t) => {
+    const v = t.querySelector('video');
+    const track = v.srcObject ? v.srcObject.getVideoTracks()[0] : null;
+    const remote = m.channel?.remoteTracks.find((r) => r.mediaStreamTrack === track);
+    return {key: t.dataset.key, uid: t.dataset.uid, local: t.classList.contains('local'), share: t.classList.contains('screen-share'),
+            frames: track ? (frames[track.id] ?? 0) : 0, height: v.clientHeight, layer: remote ? remote.requestedLayer : null};
+  });
+  done({tiles, audioPackets});
+})().catch((e) => done({error: String(e)}));
+"""
+
+
+# Records that the reconnecting banner was shown, however briefly.
+BANNER_LATCH_JS = """
+const banner = document.getElementById('banner');
+window.bannerSeen = false;
+window.bannerObserver?.disconnect();
+window.bannerObserver = new MutationObserver(() => {
+  if (!banner.hidden && banner.textContent.includes('Reconnecting')) window.bannerSeen = true;
+});
+window.bannerObserver.observe(banner, {attributes: true, childList: true, characterData: true, subtree: true});
+"""
+
+
+class Participant:
+    """One browser window running the app."""
+
+    def __init__(self, driver, handle, name):
+        self.driver, self.handle, self.name = driver, handle, name
+
+    def focus(self):
+        self.driver.switch_to.window(self.handle)
+
+    def run(self, script, *args):
+        self.focus()
+        return self.driver.execute_script(script, *args)
+
+    def run_async(self, script, *args):
+        self.focus()
+        return self.driver.execute_async_script(script, *args)
+
+    def find(self, css):
+        from selenium.webdriver.common.by import By
+        self.focus()
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def click(self, css):
+        self.find(css).click()
+
+    def type(self, css, text):
+        element = self.find(css)
+        element.clear()
+        element.send_keys(text)
+
+    def text(self, css):
+        return self.run("const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css)
+
+    def wait_true(self, script, what, timeout=WAIT_SECONDS, *args):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.run(script, *args):
+                return
+            time.sleep(0.2)
+        raise CheckFailed(f"{self.name}: {what} not reached within {timeout} s")
+
+    def tiles(self):
+        result = self.run_async(TILES_JS)
+        if "error" in result:
+            raise CheckFailed(f"{self.name}: stats failed: {result['error']}")
+        return result
+
+    def wait_tiles(self, predicate, what, timeout=WAIT_SECONDS):
+        deadline = time.time() + timeout
+        last = None
+        while time.time() < deadline:
+            last = self.tiles()
+            if predicate(last):
+                return last
+            time.sleep(0.3)
+        raise CheckFailed(f"{self.name}: {what} not reached within {timeout} s; last {json.dumps(last)}")
+
+    def screenshot(self, name):
+        self.focus()
+        path = os.path.join(OUTPUT, f"{name}.png")
+        self.driver.save_screenshot(path)
+        ok(f"screenshot {os.path.relpath(path, ROOT)}")
+
+    def accessibility(self, screen):
+        """axe-core on the page as it is: no serious or critical violation."""
+        from selenium_axe_python import Axe
+        self.focus()
+        axe = Axe(self.driver)
+        axe.inject()
+        results = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {resultTypes: ['violations']}).then(done, (e) => done({error: String(e)}));")
+        if "error" in results:
+            raise CheckFailed(f"axe failed on {screen}: {results['error']}")
+        with open(os.path.join(OUTPUT, f"axe-{screen}.json"), "w") as f:
+            json.dump(results["violations"], f, indent=1)
+        bad = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+        if bad:
+            raise CheckFailed(f"axe: {len(bad)} serious violation(s) on {screen}:\n" + Axe.report(bad))
+        minor = ", ".join(v["id"] for v in results["violations"]) or "none"
+        ok(f"axe-core {results['testEngine']['version']}: no serious violation on the {screen} screen (minor: {minor})")
+
+
+def sign_in(p, base, name):
+    p.focus()
+    p.driver.get(base + "/meet/?quality=low")
+    p.wait_true("return !document.getElementById('prejoin').hidden && document.getElementById('camera-select').options.length > 0", "the pre-join screen")
+    p.type("#display-name", name)
+    p.click("#prejoin-continue")
+    p.wait_true("return !document.getElementById('home').hidden", "the home screen after sign-in")
+    ok(f"{p.name} signed in through the demo sign-in as {p.run('return window.meetApp.meeting.currentUserId')}")
+
+
+def enter_by_number(p, room_no, password):
+    p.type("#join-room", room_no)
+    p.type("#join-password", password)
+    p.click("#join-button")
+
+
+def uid_of(p, nickname):
+    return p.run("return window.meetApp.meeting.getUsersInfoList().find((u) => u.nickname === arguments[0])?.uid", nickname)
+
+
+def remote_tiles_decode(p, count, what):
+    """Every remote camera tile (and share tile) decodes: its frames rise between two samples."""
+    first = p.wait_tiles(lambda s: len([t for t in s["tiles"] if not t["local"]]) == count
+                         and all(t["frames"] > 0 for t in s["tiles"] if not t["local"]), f"{count} decoding remote tiles ({what})")
+    before = {t["key"]: t["frames"] for t in first["tiles"] if not t["local"]}
+    after = p.wait_tiles(lambda s: all(t["frames"] > before.get(t["key"], 0) for t in s["tiles"] if not t["local"] and t["key"] in before),
+                         f"frames rising in every remote tile ({what})")
+    return after
+
+
+def run(server, driver):
+    os.makedirs(OUTPUT, exist_ok=True)
+    driver.set_window_size(1280, 800)
+    host = Participant(driver, driver.current_window_handle, "Host")
+    members = []
+    for name in ("Bob", "Carol"):
+        driver.switch_to.new_window("window")
+        driver.set_window_size(1280, 800)
+        members.append(Participant(driver, driver.current_window_handle, name))
+    bob, carol = members
+
+    # Pre-join: name, device pickers, a live preview and a moving level meter.
+    host.focus()
+    driver.get(server.base + "/meet/?quality=low")
+    host.wait_true("return document.getElementById('camera-select').options.length > 0 && document.getElementById('preview-video').videoWidth > 0",
+                   "the camera preview")
+    host.wait_true("return Number(document.getElementById('level-meter').getAttribute('aria-valuenow')) > 0", "the level meter moving")
+    ok("pre-join shows the camera preview and the microphone level")
+    host.screenshot("prejoin")
+    host.accessibility("prejoin")
+    host.type("#display-name", "Hana Host")
+    host.click("#prejoin-continue")
+    host.wait_true("return !document.getElementById('home').hidden", "the home screen")
+    host.screenshot("home")
+    host.accessibility("home")
+
+    # The host starts a meeting with a password.
+    host.type("#start-title-input", "Design review")
+    host.type("#start-password", "2468")
+    host.click("#start-button")
+    host.wait_true("return !document.getElementById('meeting').hidden && document.getElementById('room-no').textContent.length > 0", "the meeting screen")
+    room_no = host.text("#room-no").replace(" ", "")
+    expect(len(room_no) == 9 and room_no.isdigit(), f"the host is in meeting {room_no} (shown as {host.text('#room-no')!r})")
+
+    # The others enter by room number: a wrong password first.
+    sign_in(bob, server.base, "Bob")
+    enter_by_number(bob, room_no, "1111")
+    bob.wait_true("return document.getElementById('join-error').textContent.includes('Wrong password')", "the wrong-password error")
+    expect(bob.run("return document.getElementById('meeting').hidden"), "Bob: a wrong password is shown as an error and Bob stays outside")
+    enter_by_number(bob, room_no, "2468")
+    bob.wait_true("return !document.getElementById('meeting').hidden", "Bob in the meeting")
+    sign_in(carol, server.base, "Carol")
+    enter_by_number(carol, room_no, "2468")
+    carol.wait_true("return !document.getElementById('meeting').hidden", "Carol in the meeting")
+    ok("Bob and Carol entered by room number and password")
+
+    # Everyone sees everyone.
+    for p in (host, bob, carol):
+        stats = remote_tiles_decode(p, 2, "grid")
+        layers = {t["uid"]: t["layer"] for t in stats["tiles"] if not t["local"]}
+        ok(f"{p.name} decodes both others' video in their tiles (tile layers {layers})")
+    grid = host.tiles()
+    # The small layer of a 640×360 camera is 90 pixels high: taller tiles need camera_big.
+    remote = [t for t in grid["tiles"] if not t["local"]]
+    expect(all(t["height"] > 1.5 * 90 and t["layer"] == "camera_big" for t in remote),
+           f"grid tiles taller than 1.5× the small layer ask for camera_big ({[(t['height'], t['layer']) for t in remote]})")
+    host.screenshot("grid")
+    host.accessibility("meeting-grid")
+
+    bob_uid, carol_uid = uid_of(host, "Bob"), uid_of(host, "Carol")
+
+    # A raised hand reaches the host (Bob uses the keyboard shortcut H).
+    from selenium.webdriver.common.action_chains import ActionChains
+    bob.focus()
+    bob.run("document.activeElement?.blur()")
+    ActionChains(driver).send_keys("h").perform()
+    host.wait_true(f"return !document.querySelector('.tile[data-key=\"{bob_uid}\"] .hand').hidden", "Bob's hand on his tile")
+    ok("Bob raised his hand and the host sees it on Bob's tile")
+
+    # Chat.
+    carol.click("#btn-chat")
+    carol.type("#chat-input", "hello from carol")
+    carol.click("#chat-form button[type=submit]")
+    for p in (host, bob):
+        p.wait_true("return [...document.querySelectorAll('#chat-log li .text')].some((n) => n.textContent === 'hello from carol')", "Carol's chat message")
+    ok("Carol's chat message reached the host and Bob")
+
+    # Participants panel, mute all: the members' audio stops arriving at the host.
+    host.click("#btn-people")
+    host.wait_true(f"return !!document.querySelector('[data-action=\"kick:{carol_uid}\"]')", "the host's member controls")
+    host.screenshot("participants")
+    host.accessibility("participants")
+    start = host.tiles()["audioPackets"]
+    host.wait_tiles(lambda s: s["audioPackets"] > start + 50, "the members' audio arriving before mute all")
+    host.click('[data-action="mute-all"]')
+    for p in (bob, carol):
+        p.wait_true("return window.meetApp.meeting.me.micState === 'off' && !window.meetApp.meeting.micTrack", "mic closed by mute all")
+    time.sleep(1.0)  # packets already in flight
+    muted_at = host.tiles()["audioPackets"]
+    time.sleep(2.0)
+    after = host.tiles()["audioPackets"]
+    expect(after <= muted_at, f"after mute all no more audio reaches the host ({muted_at} → {after} packets)")
+
+    # The host asks Bob to unmute; Bob accepts (by_admin passes mute all) and his audio flows again.
+    host.click(f'[data-action="ask-mic:{bob_uid}"]')
+    bob.wait_true("return document.getElementById('dialog').open", "the host's request on Bob's screen")
+    bob.click('#dialog-buttons button[value="yes"]')
+    bob.wait_true("return window.meetApp.meeting.me.micState === 'on' && !!window.meetApp.meeting.micTrack", "Bob's mic on again")
+    host.wait_tiles(lambda s: s["audioPackets"] > after + 20, "Bob's audio arriving again")
+    ok("the host asked Bob to unmute, Bob accepted, and his audio reaches the host again")
+
+    # Co-host: Bob gets the room controls.
+    host.click(f'[data-action="cohost:{bob_uid}"]')
+    bob.wait_true("return window.meetApp.meeting.me.role === 'co_host'", "Bob a co-host")
+    bob.click("#btn-people")
+    bob.wait_true("return !document.getElementById('room-controls').hidden && !!document.querySelector('[data-action=\"mute-all\"]')", "Bob's room controls")
+    bob.click("#btn-people")
+    ok("the host made Bob co-host and Bob sees the room controls")
+
+    # Screen share: the others see the share tile decode; the host switches to the speaker view.
+    bob.click("#btn-share")
+    for p in (host, carol):
+        p.wait_tiles(lambda s: any(t["share"] and t["frames"] > 0 for t in s["tiles"]), "Bob's share tile decoding")
+    ok("Bob shares his screen and the host and Carol decode the share tile")
+    host.click("#btn-people")  # close the panel for a full-width speaker view
+    host.wait_true("return document.getElementById('stage').classList.contains('speaker')", "the speaker layout")
+    speaker = host.wait_tiles(lambda s: all(t["layer"] == "camera_small" for t in s["tiles"] if not t["local"] and not t["share"]),
+                              "strip tiles asking for camera_small")
+    ok(f"speaker view: the strip's small tiles ask for camera_small ({[(t['height'], t['layer']) for t in speaker['tiles']]})")
+    host.screenshot("speaker")
+    host.accessibility("meeting-speaker")
+    bob.click("#btn-share")
+    host.wait_tiles(lambda s: not any(t["share"] for t in s["tiles"]), "the share tile gone after Bob stops")
+    ok("Bob stopped sharing and the share tile is gone")
+
+    # The host removes Carol, who sees why.
+    host.click("#btn-people")
+    host.click(f'[data-action="kick:{carol_uid}"]')
+    host.click('#dialog-buttons button[value="yes"]')
+    carol.wait_true("return !document.getElementById('home').hidden", "Carol back home")
+    notice = carol.text("#home-notice")
+    expect("Hana Host removed you" in notice, f"Carol is told why: {notice!r}")
+    host.wait_tiles(lambda s: not any(t["uid"] == carol_uid for t in s["tiles"]), "Carol's tile gone")
+    ok("the host sees Carol gone")
+
+    # A dropped media connection: the banner shows (it may be brief: a latch records it), the channel resumes.
+    bob.run(BANNER_LATCH_JS)
+    bob.run("window.meetApp.meeting.channel._signal.close(4001, 'test: media connection dropped')")
+    bob.wait_true("return window.bannerSeen", "the reconnecting banner (media connection)", 10)
+    bob.wait_true("return document.getElementById('banner').hidden && window.meetApp.meeting.connectionState === 'connected'", "the media connection back")
+    ok("a dropped media connection shows the reconnecting banner and resumes")
+
+    # A dropped meeting connection: Bob gets back in, camera included.
+    bob.run(BANNER_LATCH_JS)
+    bob.run("window.meetApp.meeting._client.close(4001, 'test: meeting connection dropped')")
+    bob.wait_true("return window.bannerSeen", "the reconnecting banner (meeting connection)", 10)
+    bob.wait_true("return document.getElementById('banner').hidden && window.meetApp.meeting.isInRoom && !!window.meetApp.meeting.cameraTrack",
+                  "Bob back in the meeting with his camera")
+    remote_tiles_decode(host, 1, "after Bob reconnected")
+    ok("a dropped meeting connection shows the banner, then Bob is back and the host decodes his video again")
+
+    # Phone width: the same meeting in a narrow window.
+    bob.focus()
+    driver.set_window_size(390, 844)
+    bob.wait_true("return document.getElementById('stage').getBoundingClientRect().width < 400", "the narrow layout")
+    bob.click("#btn-people")
+    bob.screenshot("phone-participants")
+    bob.accessibility("phone")
+
+    # The host ends the meeting for everyone.
+    host.click('[data-action="end"]')
+    host.click('#dialog-buttons button[value="yes"]')
+    bob.wait_true("return !document.getElementById('home').hidden", "Bob back home after the end")
+    notice = bob.text("#home-notice")
+    expect("Hana Host ended the meeting" in notice, f"Bob is told the meeting ended: {notice!r}")
+
+
+def main():
+    reexec_in_loopback_namespace(__file__)
+    driver = None
+    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"), "--demo-auth", "loopback", "--quality-interval-seconds", "1")) as server:
+        try:
+            driver = make_driver(WAIT_SECONDS + 10, extra_flags=("--auto-select-desktop-capture-source=Entire screen",))
+            started = time.time()
+            run(server, driver)
+            print(f"meeting app: all checks passed in {time.time() - started:.1f} s")
+            return 0
+        except Exception as error:
+            print(f"FAIL: {type(error).__name__}: {error}")
+            if driver:
+                dump_browsers(driver, ("Host", "Bob", "Carol"), server, OUTPUT)
+            return 1
+        finally:
+            if driver:
+                driver.quit()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

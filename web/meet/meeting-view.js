@@ -1,0 +1,330 @@
+// SRTC Meet: the meeting screen. Tiles (grid or speaker layout, the active speaker highlighted,
+// each asking for the camera layer its size needs), the controls, the reconnecting banner,
+// host requests and keyboard shortcuts. The participants panel and chat live in their own files.
+
+import { CameraPreset, MicPreset, ShareType, TrackDesc } from '/sdk/smeeting.js';
+import { $, ask, el, errorText, formatRoomNo, initials, showScreen, toast } from './ui.js';
+import { ParticipantsPanel } from './participants.js';
+import { icon } from './icons.js';
+import { ChatPanel } from './chat.js';
+
+/** `?quality=low` sends 360p instead of 720p (slow machines, tests). */
+const CAMERA_PRESET = new URLSearchParams(location.search).get('quality') === 'low' ? CameraPreset.h360p : CameraPreset.h720p;
+
+/** Keyboard shortcuts (outside text fields): key → control button. */
+const SHORTCUTS = { m: 'btn-mic', v: 'btn-camera', s: 'btn-share', h: 'btn-hand', c: 'btn-chat', p: 'btn-people', l: 'btn-layout' };
+
+export class MeetingView {
+  constructor(meeting, deviceChoice, { onExit }) {
+    this.meeting = meeting;
+    this.deviceChoice = deviceChoice;
+    this.onExit = onExit;
+    /** key (uid, or `share:<uid>`) → tile */
+    this.tiles = new Map();
+    this.layout = 'grid';
+    this.speakerUid = null;
+    this.exitNotice = null;
+    this.participants = new ParticipantsPanel(meeting, () => this.openPanel('participants'));
+    this.chat = new ChatPanel(meeting);
+    this.#wireControls();
+    this.#wireEvents();
+  }
+
+  /** Enters a meeting, shows it, then opens the camera and microphone chosen before. */
+  async enter(req) {
+    // The name typed last on the pre-join screen (it may have changed since signing in).
+    const nickname = localStorage.getItem('srtc-meet-name') || this.meeting.currentNickname;
+    await this.meeting.enterRoom({ ...req, nickname });
+    this.exitNotice = null;
+    this.layout = 'grid';
+    this.speakerUid = null;
+    showScreen('meeting');
+    this.#renderAll();
+    $('btn-mic').focus();
+    this.#quality(this.meeting.currentUserId, this.meeting.getConnectionQuality());
+    const choice = this.deviceChoice();
+    const opening = [];
+    if (choice.cameraOn) opening.push(this.#openCamera());
+    if (choice.micOn) opening.push(this.#openMic());
+    await Promise.all(opening);
+  }
+
+  openPanel(name) {
+    const panels = { participants: $('participants-panel'), chat: $('chat-panel') };
+    const open = panels[name].hidden;
+    for (const [key, panel] of Object.entries(panels)) panel.hidden = key !== name || !open;
+    $('side-panel').hidden = !open;
+    $('btn-people').setAttribute('aria-pressed', String(open && name === 'participants'));
+    $('btn-chat').setAttribute('aria-pressed', String(open && name === 'chat'));
+    if (open && name === 'chat') { this.chat.opened(); $('chat-input').focus(); }
+    if (open && name === 'participants') this.participants.render();
+    this.#applyLayout();
+  }
+
+  // MARK: - Media controls
+
+  async #openMic() {
+    try {
+      await this.meeting.requestOpenMic({ deviceId: this.deviceChoice().micId || undefined, preset: MicPreset.speech });
+    } catch (e) { toast(`Microphone: ${errorText(e)}`); }
+    this.#renderControls();
+  }
+
+  async #openCamera() {
+    const tile = this.tiles.get(this.meeting.currentUserId);
+    try {
+      await this.meeting.requestOpenCamera({ view: tile?.video, deviceId: this.deviceChoice().cameraId || undefined, preset: CAMERA_PRESET });
+    } catch (e) { toast(`Camera: ${errorText(e)}`); }
+    this.#renderControls();
+  }
+
+  #wireControls() {
+    const m = this.meeting;
+    $('btn-mic').addEventListener('click', () => (m.me?.micState === 'on' ? m.closeMic().then(() => this.#renderControls()) : this.#openMic()));
+    $('btn-camera').addEventListener('click', () => (m.me?.cameraState === 'on' ? m.closeCamera().then(() => this.#renderControls()) : this.#openCamera()));
+    $('btn-share').addEventListener('click', async () => {
+      if (m.getRoomInfo()?.sharingUid === m.currentUserId) { await m.stopShare(); return; }
+      try { await m.requestShare({ shareType: ShareType.screen }); } catch (e) { toast(`Share: ${errorText(e)}`); }
+    });
+    $('btn-hand').addEventListener('click', async () => {
+      try { await (m.me?.handRaised ? m.lowerHand() : m.raiseHand()); } catch (e) { toast(errorText(e)); }
+    });
+    $('btn-chat').addEventListener('click', () => this.openPanel('chat'));
+    $('btn-people').addEventListener('click', () => this.openPanel('participants'));
+    for (const button of document.querySelectorAll('.close-panel')) button.addEventListener('click', () => this.openPanel(button.closest('section').id === 'chat-panel' ? 'chat' : 'participants'));
+    $('btn-layout').addEventListener('click', () => {
+      this.layout = this.layout === 'grid' ? 'speaker' : 'grid';
+      this.#applyLayout();
+    });
+    $('btn-leave').addEventListener('click', () => this.#leave());
+    $('room-info').addEventListener('click', async () => {
+      const link = `${location.origin}/meet/?room=${m.getRoomInfo()?.roomNo ?? ''}`;
+      try { await navigator.clipboard.writeText(link); toast('Invitation link copied'); } catch (e) { toast(link, 10000); }
+    });
+    document.addEventListener('keydown', (event) => {
+      if ($('meeting').hidden || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.target.closest?.('input, textarea, select, dialog')) return;
+      const id = SHORTCUTS[event.key.toLowerCase()];
+      if (!id) return;
+      event.preventDefault();
+      $(id).click();
+    });
+  }
+
+  async #leave() {
+    const m = this.meeting;
+    if (m.me?.role === 'host' && m.getUsersInfoList().length > 1) {
+      const choice = await ask('Leave the meeting?', 'You can leave and let the others go on, or end the meeting for everyone.',
+        [{ label: 'Cancel', value: 'cancel' }, { label: 'Leave', value: 'leave' }, { label: 'End for everyone', value: 'end', primary: true }]);
+      if (choice === 'end') { await m.adminEndRoom().catch((e) => toast(errorText(e))); return; }
+      if (choice !== 'leave') return;
+    }
+    await m.exitRoom();
+  }
+
+  // MARK: - Events
+
+  #wireEvents() {
+    const m = this.meeting;
+    const on = (type, fn) => m.addEventListener(type, (e) => { if (m.isInRoom || type === 'didExitRoom') fn(e.detail); });
+    on('userDidEnter', ({ user }) => { this.#ensureTile(user); this.#afterMembersChanged(); toast(`${user.nickname} joined`, 3000); });
+    on('userDidExit', ({ user, reason }) => { this.#removeTile(user.uid); this.#afterMembersChanged(); if (reason !== 'duplicate_login') toast(`${user.nickname} left${reason === 'kicked' ? ' (removed)' : ''}`, 3000); });
+    on('userInfoDidChange', ({ user }) => { this.#updateTile(user); this.participants.render(); this.#renderControls(); });
+    on('userHandDidChange', ({ user }) => { if (user.handRaised && user.uid !== m.currentUserId) toast(`${user.nickname} raised a hand`); });
+    on('userMicStateDidChange', ({ user, by }) => { if (user.uid === m.currentUserId && by && user.micState === 'off') toast('The host muted you'); });
+    on('userCameraStateDidChange', ({ user, by }) => { if (user.uid === m.currentUserId && by && user.cameraState === 'off') toast('The host turned your camera off'); });
+    on('userRoleDidChange', ({ user }) => { if (user.uid === m.currentUserId) toast(`You are now ${user.role === 'co_host' ? 'a co-host' : user.role}`); });
+    on('roomInfoDidChange', ({ room }) => { this.#renderHeader(); this.#syncShareTile(room); this.participants.render(); this.#renderControls(); });
+    on('activeSpeakersDidChange', ({ speakers }) => this.#speakers(speakers));
+    on('connectionQualityDidChange', ({ uid, quality }) => this.#quality(uid, quality));
+    on('adminDidRequestOpenMic', async ({ adminUid }) => {
+      const yes = await ask('Unmute?', `${this.#name(adminUid)} asks you to turn your microphone on.`, [{ label: 'Stay muted', value: 'no' }, { label: 'Unmute', value: 'yes', primary: true }]);
+      if (yes === 'yes') await m.requestOpenMic({ byAdmin: true, adminUid, preset: MicPreset.speech, deviceId: this.deviceChoice().micId || undefined }).catch((e) => toast(errorText(e)));
+      this.#renderControls();
+    });
+    on('adminDidRequestOpenCamera', async ({ adminUid }) => {
+      const yes = await ask('Turn your camera on?', `${this.#name(adminUid)} asks you to turn your camera on.`, [{ label: 'Keep it off', value: 'no' }, { label: 'Turn on', value: 'yes', primary: true }]);
+      if (yes === 'yes') await m.requestOpenCamera({ byAdmin: true, adminUid, view: this.tiles.get(m.currentUserId)?.video, preset: CAMERA_PRESET }).catch((e) => toast(errorText(e)));
+      this.#renderControls();
+    });
+    on('wasKicked', ({ adminUid }) => { this.exitNotice = adminUid ? `${this.#name(adminUid)} removed you from the meeting.` : 'You were removed from the meeting.'; });
+    on('meetingDidEnd', ({ adminUid }) => { this.exitNotice = adminUid ? `${this.#name(adminUid)} ended the meeting.` : 'The meeting was ended.'; });
+    on('didExitRoom', ({ reason }) => {
+      for (const key of [...this.tiles.keys()]) this.#removeTile(key);
+      this.chat.reset();
+      $('side-panel').hidden = true;
+      $('banner').hidden = true;
+      const notices = { duplicate_login: 'You joined this meeting from another window.', disconnected: 'The connection to the meeting was lost.' };
+      this.onExit(this.exitNotice ?? notices[reason] ?? null);
+    });
+    m.addEventListener('connectionStateDidChange', ({ detail }) => {
+      const banner = $('banner');
+      banner.hidden = detail.state !== 'reconnecting' || !m.isInRoom;
+      banner.textContent = banner.hidden ? '' : 'Reconnecting…';
+      if (detail.previous === 'reconnecting' && detail.state === 'connected' && m.isInRoom) toast('Reconnected', 3000);
+    });
+    // The differences were replayed as member events; the room and my controls may have changed.
+    m.addEventListener('meetingDidReconnect', ({ detail }) => { this.#renderHeader(); this.#syncShareTile(detail.room); this.#afterMembersChanged(); });
+  }
+
+  #name(uid) { return this.meeting.getUsersInfo().get(uid)?.nickname ?? uid; }
+
+  // MARK: - Rendering
+
+  #renderAll() {
+    for (const key of [...this.tiles.keys()]) this.#removeTile(key);
+    for (const user of this.meeting.getUsersInfoList()) this.#ensureTile(user);
+    this.#syncShareTile(this.meeting.getRoomInfo());
+    this.#renderHeader();
+    this.#afterMembersChanged();
+  }
+
+  #renderHeader() {
+    const room = this.meeting.getRoomInfo();
+    if (!room) return;
+    $('meeting-title').textContent = room.title;
+    document.title = `${room.title} · SRTC Meet`;
+    $('room-no').textContent = formatRoomNo(room.roomNo);
+    const flags = [room.locked && 'Locked', room.muteAll && 'Muted by host', room.cameraOffAll && 'Cameras off', room.shareDisabled && 'Sharing off'].filter(Boolean);
+    $('room-flags').textContent = flags.join(' · ');
+  }
+
+  #renderControls() {
+    const me = this.meeting.me;
+    if (!me) return;
+    const set = (id, on, onLabel, offLabel) => {
+      const button = $(id);
+      button.setAttribute('aria-pressed', String(on));
+      button.textContent = on ? onLabel : offLabel;
+    };
+    set('btn-mic', me.micState === 'on', 'Mute', 'Unmute');
+    $('btn-mic').classList.toggle('off', me.micState !== 'on');
+    set('btn-camera', me.cameraState === 'on', 'Stop video', 'Start video');
+    $('btn-camera').classList.toggle('off', me.cameraState !== 'on');
+    set('btn-share', me.shareState === ShareType.screen, 'Stop sharing', 'Share');
+    set('btn-hand', me.handRaised, 'Lower hand', 'Raise hand');
+    $('btn-layout').textContent = this.layout === 'grid' ? 'Speaker view' : 'Grid view';
+  }
+
+  #afterMembersChanged() {
+    $('people-count').textContent = String(this.meeting.getUsersInfoList().length);
+    this.participants.render();
+    this.chat.membersChanged();
+    this.#renderControls();
+    this.#applyLayout();
+  }
+
+  #ensureTile(user, key = user.uid, share = false) {
+    if (this.tiles.has(key)) { this.#updateTile(user); return this.tiles.get(key); }
+    const mine = user.uid === this.meeting.currentUserId;
+    const video = el('video', { autoplay: true, playsInline: true, muted: true, 'aria-hidden': 'true' });
+    const avatar = el('div', { class: 'avatar', 'aria-hidden': 'true' }, initials(user.nickname));
+    const name = el('span', { class: 'name' });
+    const mic = el('span', { class: 'mic' }, icon('micOff'), el('span', { class: 'sr-only' }, 'muted'));
+    const level = this.meeting.getConnectionQuality(user.uid);
+    const quality = el('span', { class: `quality ${level}`, role: 'img', 'aria-label': `connection quality ${level}` });
+    const hand = el('span', { class: 'hand', hidden: true }, icon('hand'), el('span', { class: 'sr-only' }, 'hand raised'));
+    const root = el('div', { class: `tile${mine && !share ? ' local' : ''}${share ? ' screen-share' : ''}`, dataset: { uid: user.uid, key }, role: 'group' },
+      video, avatar, hand, el('div', { class: 'label' }, quality, name, mic));
+    const tile = { key, uid: user.uid, share, root, video, avatar, name, mic, hand, quality };
+    this.tiles.set(key, tile);
+    if (share) {
+      name.textContent = `${user.nickname} is sharing`;
+      root.setAttribute('aria-label', `${user.nickname}'s screen`);
+      avatar.hidden = true;
+      mic.hidden = true;
+      if (mine && this.meeting.screenTrack) video.srcObject = new MediaStream([this.meeting.screenTrack.mediaStreamTrack]);
+      else if (!mine) this.meeting.startPlayRemoteVideo(video, user.uid, TrackDesc.screen).catch((e) => toast(`Shared screen: ${errorText(e)}`));
+    } else {
+      if (!mine) this.meeting.startPlayRemoteVideo(video, user.uid, TrackDesc.cameraBig, { layerBySize: true }).catch((e) => toast(`Video of ${user.nickname}: ${errorText(e)}`));
+      this.#updateTile(user);
+    }
+    $('stage').append(root);
+    return tile;
+  }
+
+  #updateTile(user) {
+    const tile = this.tiles.get(user.uid);
+    if (!tile) return;
+    const mine = user.uid === this.meeting.currentUserId;
+    const role = user.role === 'host' ? ' (host)' : user.role === 'co_host' ? ' (co-host)' : '';
+    tile.name.textContent = `${user.nickname}${mine ? ' (you)' : ''}${role}`;
+    tile.mic.hidden = user.micState === 'on';
+    tile.avatar.hidden = user.cameraState === 'on';
+    // My camera is shown from its capture (after a reconnection the SDK reopens it without a view).
+    const camera = mine ? this.meeting.cameraTrack?.mediaStreamTrack : null;
+    if (camera && tile.video.srcObject?.getVideoTracks()[0] !== camera) tile.video.srcObject = new MediaStream([camera]);
+    tile.hand.hidden = !user.handRaised;
+    tile.root.setAttribute('aria-label', `${user.nickname}${user.micState === 'on' ? '' : ', muted'}${user.handRaised ? ', hand raised' : ''}`);
+  }
+
+  #removeTile(key) {
+    const tile = this.tiles.get(key);
+    if (!tile) return;
+    this.tiles.delete(key);
+    const mine = tile.uid === this.meeting.currentUserId;
+    if (!mine && this.meeting.isInRoom) {
+      this.meeting.stopPlayRemoteVideo(tile.video, tile.uid, tile.share ? TrackDesc.screen : TrackDesc.cameraBig).catch(() => {});
+    }
+    tile.video.srcObject = null;
+    tile.root.remove();
+  }
+
+  #syncShareTile(room) {
+    for (const [key, tile] of this.tiles) {
+      if (tile.share && (room?.sharingUid !== tile.uid || room?.shareType !== ShareType.screen)) this.#removeTile(key);
+    }
+    if (room?.sharingUid && room.shareType === ShareType.screen && !this.tiles.has(`share:${room.sharingUid}`)) {
+      const user = this.meeting.getUsersInfo().get(room.sharingUid) ?? { uid: room.sharingUid, nickname: room.sharingUid };
+      this.#ensureTile(user, `share:${room.sharingUid}`, true);
+      if (this.layout === 'grid' && room.sharingUid !== this.meeting.currentUserId) this.layout = 'speaker';
+    }
+    this.#applyLayout();
+  }
+
+  #speakers(speakers) {
+    const loud = new Set(speakers.map((s) => s.uid));
+    for (const tile of this.tiles.values()) tile.root.classList.toggle('speaking', !tile.share && loud.has(tile.uid));
+    const top = speakers.find((s) => s.uid !== this.meeting.currentUserId)?.uid;
+    if (top && top !== this.speakerUid) {
+      this.speakerUid = top;
+      if (this.layout === 'speaker') this.#applyLayout();
+    }
+  }
+
+  #quality(uid, quality) {
+    const mine = !uid || uid === this.meeting.currentUserId;
+    const node = mine ? $('my-quality') : this.tiles.get(uid)?.quality;
+    const tileNode = mine ? this.tiles.get(this.meeting.currentUserId)?.quality : null;
+    for (const n of [node, tileNode]) {
+      if (!n) continue;
+      n.className = `quality ${quality}`;
+      n.setAttribute('aria-label', `connection quality ${quality}`);
+    }
+  }
+
+  /** Grid: every tile in columns by count. Speaker: the share (or the active speaker) big, the rest in a strip. */
+  #applyLayout() {
+    const stage = $('stage');
+    const tiles = [...this.tiles.values()];
+    stage.className = `stage ${this.layout}`;
+    if (this.layout === 'grid') {
+      const cols = Math.ceil(Math.sqrt(tiles.length || 1));
+      stage.style.setProperty('--cols', String(cols));
+      stage.style.setProperty('--cols-narrow', String(tiles.length > 2 ? 2 : 1));
+      stage.replaceChildren(...tiles.map((t) => t.root));
+    } else {
+      const featured = tiles.find((t) => t.share)
+        ?? tiles.find((t) => t.uid === this.speakerUid && !t.share)
+        ?? tiles.find((t) => t.uid !== this.meeting.currentUserId) ?? tiles[0];
+      const strip = tiles.filter((t) => t !== featured);
+      stage.replaceChildren(
+        el('div', { class: 'featured' }, featured?.root ?? ''),
+        el('div', { class: 'strip' }, strip.map((t) => t.root)));
+      for (const t of tiles) t.root.style.height = t === featured ? '100%' : '';
+    }
+    // Moving a playing <video> in the DOM pauses it.
+    for (const t of tiles) t.video.play?.().catch(() => {});
+    this.#renderControls();
+  }
+}

@@ -1,0 +1,346 @@
+// SMeeting web SDK: the engine. Login, meetings before they start, entering and exiting, and the
+// in-meeting snapshot. Meeting events are applied in engine-events.js, media in engine-media.js,
+// host controls in engine-admin.js, losing the connection in engine-reconnect.js.
+
+import { SRTCEngine } from '../srtc.js';
+import { SignalClient } from '../srtc/signal-client.js';
+import { SMeetingError } from './errors.js';
+import { MeetingEventTarget, mixin } from './event-target.js';
+import { ExitReason, meetingURL, snakeize } from './models.js';
+import { applyEnterSnapshot, handleMeetingEvent } from './engine-events.js';
+import { MediaMethods } from './engine-media.js';
+import { AdminMethods } from './engine-admin.js';
+import { ConnectionMethods, meetingConnectionLost } from './engine-reconnect.js';
+import { RemoteVideoViews } from './remote-video.js';
+import { RemoteAudio } from './remote-audio.js';
+
+/** SDK version. */
+export const SDK_VERSION = '0.1.0';
+
+const DEFAULT_OPTIONS = {
+  /** Answer time allowed for a meeting request. */
+  requestTimeoutMs: 10000,
+  /** A `ping` goes out after this long without a request; an unanswered one counts as a lost connection. */
+  pingIntervalMs: 10000,
+  /** How long the SDK tries to get back into the meeting after losing its connection. */
+  reconnectTimeoutMs: 30000,
+  /** Delays before reconnection attempts (the last repeats). */
+  reconnectDelaysMs: [0, 500, 1000, 2000, 4000],
+  /** How long `startPlayRemoteVideo` waits for a track the meeting says is published. */
+  trackWaitMs: 5000,
+  /** Options of the SRTC channel the meeting joins (see docs/sdk-web.md, `SRTCChannel`). */
+  channel: {},
+  /** `debug`, `info`, `warn`, `error` or `off` (meeting and channel). */
+  logLevel: 'warn',
+};
+
+/**
+ * The SMeeting SDK's entry point: login, meeting management, entering and exiting meetings,
+ * media, host controls, chat and hands. Built on the SRTC web SDK (`meeting.srtc`, its channel
+ * `meeting.channel`) and the meeting WebSocket (docs/meeting-protocol.md).
+ *
+ * ```js
+ * const meeting = new SMeetingEngine('https://rtc.example.com');
+ * await meeting.login(memberToken);                  // from your backend: /stm/srvapi/v1/member/grant
+ * const info = await meeting.createRoom({ title: 'Weekly' });
+ * await meeting.enterRoom({ roomNo: info.roomNo });
+ * ```
+ */
+export class SMeetingEngine extends MeetingEventTarget {
+  /**
+   * @param {string} url the server's base URL (`http(s)://host:port`): the meeting WebSocket is
+   *   `…/stm/v1/ws`, and the meeting's SRTC channel is joined there too.
+   * @param {object} options see `DEFAULT_OPTIONS` above (docs/sdk-web.md).
+   */
+  constructor(url, options = {}) {
+    super();
+    this.url = url;
+    this.options = { ...DEFAULT_OPTIONS, ...options };
+    /** The shared SRTC engine: use it for what the meeting layer does not cover; never create another. */
+    this.srtc = new SRTCEngine({ logLevel: this.options.logLevel, ...this.options.channel });
+    // Internal state; read it through the accessors below.
+    this._client = null;
+    this._token = null;
+    this._uid = null;
+    this._nickname = null;
+    this._room = null;
+    this._users = new Map();
+    /** uid → connection quality level, once it differs from `excellent`. */
+    this._quality = new Map();
+    this._enterReq = null;
+    this._rtc = null;
+    this._held = null;
+    this._channel = null;
+    this._channelOffs = [];
+    this._local = { mic: null, camera: null, screen: null };
+    this._views = new RemoteVideoViews(this);
+    this._audio = new RemoteAudio(this);
+    this._state = 'disconnected';
+    this._reconnect = null;
+    this._rejoining = false;
+    this._ticker = 0;
+  }
+
+  // MARK: - Login
+
+  /** My uid once logged in. */
+  get currentUserId() { return this._uid; }
+  /** My nickname once logged in (the one the token names, or my uid). */
+  get currentNickname() { return this._nickname; }
+  /** Whether `login` succeeded and the meeting connection is up (or being restored). */
+  get isLoggedIn() { return this._uid !== null && (this._client !== null || this._reconnect !== null); }
+
+  /**
+   * Logs in with a member token issued by your backend (`POST /stm/srvapi/v1/member/grant`).
+   * @returns {Promise<{uid: string, nickname: string, serverTime: number}>}
+   */
+  async login(token) {
+    if (this._client || this._reconnect) throw new SMeetingError('apiError', 'already logged in', { code: 40901 });
+    const { client, response } = await this._connect(String(token ?? ''));
+    this._client = client;
+    this._token = String(token);
+    this._uid = response.uid;
+    this._nickname = response.nickname;
+    this._setState('connected');
+    this._startTicker();
+    return response;
+  }
+
+  /** Logs out; exits the meeting first if still in one. Never throws. */
+  async logout() {
+    if (this.isInRoom) await this.exitRoom();
+    this._stopReconnecting();
+    clearInterval(this._ticker);
+    const client = this._client;
+    this._client = null;
+    this._uid = null;
+    this._token = null;
+    client?.close(1000, 'logout');
+    this._setState('disconnected');
+  }
+
+  // MARK: - Before the meeting
+
+  /**
+   * Creates a meeting hosted by me.
+   * @param {{title: string, type?: string, mode?: string, attendType?: string, password?: string,
+   *   conferee?: string[], planTime?: number, planDur?: number}} req
+   * @returns {Promise<object>} the `MeetingInfo` (`meetingId`, `roomNo`, …).
+   */
+  createRoom(req) {
+    return this._call('create_room', { type: 'instant', mode: 'normal', attendType: 'open', ...req });
+  }
+
+  /** Changes a meeting I host: `req` has any of `title, mode, attendType, password, conferee, planTime, planDur`. */
+  updateRoom(meetingId, req) { return this._call('update_room', { meetingId, update: req }); }
+
+  /** Cancels a meeting I host that has not started. */
+  async cancelRoom(meetingId) { await this._call('cancel_room', { meetingId }); }
+
+  /** A meeting by `{meetingId}` or `{roomNo}`. */
+  detailRoom({ meetingId, roomNo } = {}) { return this._call('detail_room', { meetingId, roomNo }); }
+
+  /** Meetings I host or am invited to that are not over, soonest first: `{list, page, pageSize, total}`. */
+  attendeeRoom(page = 1, pageSize = 20) { return this._call('attendee_room', { page, pageSize }); }
+
+  /** Meetings I entered, the most recent first: `{list, page, pageSize, total}`. */
+  attendedRoom(page = 1, pageSize = 20) { return this._call('attended_room', { page, pageSize }); }
+
+  // MARK: - Enter and exit
+
+  /** Whether I am in a meeting. */
+  get isInRoom() { return this._room !== null; }
+
+  /**
+   * Enters a meeting by `meetingId` or `roomNo` (with `password` when it has one): the server
+   * admits me and grants the meeting's SRTC channel, which the SDK joins; remote audio is then
+   * subscribed and played automatically.
+   * @param {{meetingId?: string, roomNo?: string, password?: string, nickname?: string}} req
+   * @returns {Promise<object>} the `RoomInfo`.
+   */
+  async enterRoom(req) {
+    this._loggedIn();
+    if (this._room || this._held) throw new SMeetingError('apiError', 'already in a meeting', { code: 40901 });
+    const response = await this._enter(req);
+    try {
+      await this._joinChannel();
+    } catch (error) {
+      await this._call('exit_room').catch(() => {});
+      this._tearDown(null);
+      throw SMeetingError.from(error);
+    }
+    return this._room;
+  }
+
+  /** Exits the current meeting (the login stays). Never throws; does nothing outside a meeting. */
+  async exitRoom() {
+    if (!this._room) return;
+    // While reconnecting, the login is still restored but the meeting is not entered again.
+    if (this._reconnect) Object.assign(this._reconnect, { wasInRoom: false, media: null });
+    await this._call('exit_room').catch(() => {});
+    await this._tearDown(ExitReason.exit);
+  }
+
+  // MARK: - Snapshot
+
+  /** The current `RoomInfo`; `null` outside a meeting. */
+  getRoomInfo() { return this._room; }
+
+  /** Every member, me included, in order of entry. */
+  getUsersInfoList() {
+    return [...this._users.values()].sort((a, b) => (a.enteredAt - b.enteredAt) || (a.uid < b.uid ? -1 : 1));
+  }
+
+  /** Every member by uid (a `Map`). */
+  getUsersInfo() { return new Map(this._users); }
+
+  /** One member; `notInMeeting` outside a meeting, `internalError` for an unknown uid. */
+  getUserInfo(uid) {
+    if (!this._room) throw SMeetingError.notInMeeting();
+    const user = this._users.get(uid);
+    if (!user) throw SMeetingError.internal(`${uid} is not in the meeting`);
+    return user;
+  }
+
+  /** My `MeetingUserInfo` in the meeting, or `null`. */
+  get me() { return this._users.get(this._uid) ?? null; }
+
+  /**
+   * A member's (or my) connection quality: `excellent`, `good`, `poor` or `lost`. Every member
+   * starts `excellent`, as the server's levels do; `connectionQualityDidChange` tells changes.
+   */
+  getConnectionQuality(uid = this._uid) {
+    return this._quality.get(uid) ?? 'excellent';
+  }
+
+  /** The meeting's SRTC channel while in a meeting (`meeting.srtc.channels[0]`), else `null`. */
+  get channel() { return this._channel; }
+
+  // MARK: - Internals
+
+  _log(level, message) {
+    const levels = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
+    if ((levels[level] ?? 1) < (levels[this.options.logLevel] ?? 2)) return;
+    (console[level] ?? console.log)(`[smeeting] ${message}`);
+  }
+
+  /** Opens a meeting WebSocket and logs in on it. */
+  async _connect(token) {
+    let client = null;
+    client = new SignalClient(meetingURL(this.url), {
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      log: (level, message) => this._log(level, message),
+      onEvent: (type, data) => { if (this._client === client) this._onEvent(type, data); },
+      onClose: (info) => { if (this._client === client) meetingConnectionLost(this, client, info); },
+    });
+    try {
+      await client.connect(this.options.requestTimeoutMs);
+      const response = await client.request('login', { token });
+      return { client, response };
+    } catch (error) {
+      client.close(1000, 'login failed');
+      throw SMeetingError.from(error);
+    }
+  }
+
+  /** Sends a request (camelCase data, sent snake_case); rejects with an `SMeetingError`. */
+  async _call(type, data) {
+    const client = this._loggedIn();
+    try {
+      return await client.request(type, data === undefined ? undefined : snakeize(data));
+    } catch (error) {
+      throw SMeetingError.from(error);
+    }
+  }
+
+  _loggedIn() {
+    if (!this._client) throw this._reconnect ? SMeetingError.internal('reconnecting to the meeting') : SMeetingError.notLoggedIn();
+    return this._client;
+  }
+
+  _inMeeting() {
+    this._loggedIn();
+    if (!this._room || !this._channel) throw SMeetingError.notInMeeting();
+    return this._channel;
+  }
+
+  /** `enter_room`: events that arrive before the answer wait for its snapshot. */
+  async _enter(req) {
+    this._held = [];
+    let response;
+    try {
+      response = await this._call('enter_room', { meetingId: req.meetingId, roomNo: req.roomNo, password: req.password, nickname: req.nickname });
+    } catch (error) {
+      this._held = null;
+      throw error;
+    }
+    this._enterReq = { meetingId: response.room.meetingId, password: req.password, nickname: req.nickname };
+    this._rtc = response.rtc;
+    const held = this._held;
+    this._held = null;
+    applyEnterSnapshot(this, response);
+    for (const [type, data] of held) handleMeetingEvent(this, type, data);
+    return response;
+  }
+
+  _onEvent(type, data) {
+    if (this._held) this._held.push([type, data]);
+    else if (this._room) handleMeetingEvent(this, type, data);
+  }
+
+  /** Joins the meeting's SRTC channel with the token `enter_room` granted. */
+  async _joinChannel() {
+    const channel = this.srtc.createChannel();
+    this._channel = channel;
+    this._channelOffs = [
+      ...this._audio.watch(channel),
+      ...this._views.watch(channel),
+      channel.on('connectionStateDidChange', () => this._updateState()),
+      channel.on('didChangeActiveSpeakers', (snapshot) => this.emit('activeSpeakersDidChange', snapshot)),
+      channel.on('didChangeConnectionQuality', ({ uid, quality }) => this._qualityChanged(uid, quality)),
+      channel.on('didReceiveQualityReport', (report) => this._qualityChanged(report.uid ?? this._uid, report.quality)),
+      channel.on('didDisconnect', (reason) => this._channelEnded(channel, reason)),
+    ];
+    await channel.join(this.url, this._rtc.token, { nickname: this.me?.nickname ?? this._nickname });
+  }
+
+  /**
+   * Leaves the meeting state at once and the SRTC channel; `reason` null when entering itself
+   * failed (no exit event then). Local capture stops.
+   */
+  async _tearDown(reason) {
+    const channel = this._channel;
+    this._room = null;
+    this._users.clear();
+    this._quality.clear();
+    this._held = null;
+    this._rtc = null;
+    this._enterReq = null;
+    this._channel = null;
+    this._rejoining = false;
+    for (const off of this._channelOffs) off();
+    this._channelOffs = [];
+    this._views.reset();
+    this._audio.reset();
+    for (const kind of ['mic', 'camera', 'screen']) this._stopLocal(kind);
+    if (reason) this.emit('didExitRoom', { reason });
+    this._updateState();
+    if (channel) await this.srtc.destroyChannel(channel).catch(() => {});
+  }
+
+  _qualityChanged(uid, quality) {
+    const previous = this.getConnectionQuality(uid);
+    if (!uid || !quality || previous === quality) return;
+    this._quality.set(uid, quality);
+    this.emit('connectionQualityDidChange', { uid, quality, previous });
+  }
+
+  _setState(state) {
+    if (this._state === state) return;
+    const previous = this._state;
+    this._state = state;
+    this.emit('connectionStateDidChange', { state, previous });
+  }
+}
+
+mixin(SMeetingEngine, MediaMethods, AdminMethods, ConnectionMethods);
