@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystem"),
+        .systemLibrary(name: "CUsrSCTP", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
+        .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
         // FFmpeg: containers (WebM, MP4, HLS, FLV/RTMP), H.264 and AAC, scaling (egress and the CDN engine).
         .systemLibrary(name: "CAVUtil", pkgConfig: "libavutil", providers: [.apt(["libavutil-dev"])]),
         .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev"])]),
@@ -32,8 +34,8 @@ let package = Package(
         .target(name: "RTCCrypto", dependencies: ["COpenSSL"]),
         .target(name: "RTCWire", dependencies: ["RTCCrypto"]),
         .target(name: "RTCNet", dependencies: ["CSystem", "COpenSSL", "RTCCrypto"]),
-        .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
-        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX"]),
+        .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto", "CUsrSCTP"]),
+        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX", "COpenH264"]),
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
         // FFmpeg's libav* behind Swift types: muxers, H.264/AAC encoders, demuxer and decoders, scaling.
         .target(name: "RTCAV", dependencies: ["RTCMedia", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale"]),
@@ -60,7 +62,8 @@ let package = Package(
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
-        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia"]),
+        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia",
+                                                       "MeetingServer", "SMeetingProtocol"]),
 
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "EgressServer"]),

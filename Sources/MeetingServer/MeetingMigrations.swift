@@ -56,6 +56,34 @@ public enum MeetingMigrations {
             """,
             "CREATE INDEX meeting_attendance_uid ON meeting_attendance (app_id, uid, entered_at)",
         ]),
+        // Waiting room option; sign-ins and roll calls with their answers (times in Unix ms).
+        Step(version: 2, statements: [
+            "ALTER TABLE meetings ADD COLUMN waiting_room INTEGER NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE meeting_sign_ins (
+                sign_in_id TEXT PRIMARY KEY,
+                meeting_id TEXT NOT NULL REFERENCES meetings (meeting_id) ON DELETE CASCADE,
+                app_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                started_by TEXT NOT NULL,
+                started_at INTEGER NOT NULL,
+                deadline INTEGER NOT NULL,
+                ended_at INTEGER,
+                target_uid TEXT
+            )
+            """,
+            "CREATE INDEX meeting_sign_ins_meeting ON meeting_sign_ins (meeting_id, started_at)",
+            """
+            CREATE TABLE meeting_sign_in_records (
+                sign_in_id TEXT NOT NULL REFERENCES meeting_sign_ins (sign_in_id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                uid TEXT NOT NULL,
+                nickname TEXT NOT NULL,
+                signed_at INTEGER,
+                PRIMARY KEY (sign_in_id, uid)
+            )
+            """,
+        ]),
     ]
 
     /// The latest version this build knows.

@@ -1,6 +1,7 @@
 import Foundation
 import RTCNet
 import SMeetingProtocol
+import SRTCProtocol
 import SRTCServer
 
 /// The meeting backend as a `ServerModule`: the member WebSocket `/stm/v1/ws` and the signed
@@ -23,7 +24,8 @@ public final class MeetingModule: ServerModule {
     public init(context: ServerModuleContext) throws {
         store = try MeetingStore(database: context.database)
         service = MeetingService(store: store, apps: context.apps, channels: context.channels,
-                                 maxMembers: context.config.limits.maxUsersPerChannel)
+                                 maxMembers: context.config.limits.maxUsersPerChannel,
+                                 graceSeconds: context.config.limits.reconnectGraceSeconds)
     }
 
     public func registerRoutes(in builder: inout APIRouter.Builder) {
@@ -36,7 +38,7 @@ public final class MeetingModule: ServerModule {
     public func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision {
         let configuration = WebSocketConfiguration(maxMessageSize: MeetingCodec.maxMessageBytes, pingInterval: .seconds(15))
         return .accept(configuration: configuration) { [service] socket in
-            MeetingSession(socket: socket, service: service).start()
+            MeetingSocketHandler(socket: socket, service: service).start()
         }
     }
 
@@ -44,11 +46,20 @@ public final class MeetingModule: ServerModule {
         await service.shutdown()
     }
 
-    /// A meeting's SRTC channel (`mt_<meetingId>`) admits only the meeting's current members.
+    /// A meeting's SRTC channels (`mt_<meetingId>`, `mt_<meetingId>.<subMeetingId>`) admit only
+    /// the meeting's current members, each to the channel of the (sub-)meeting it is in.
     public func admits(_ key: ChannelKey, uid: String) async -> Bool? {
-        guard key.name.hasPrefix(MeetingRoom.channelPrefix) else { return nil }
-        let meetingId = String(key.name.dropFirst(MeetingRoom.channelPrefix.count))
+        guard let (meetingId, _) = MeetingRoom.parseChannel(key.name) else { return nil }
         guard let room = service.rooms.existing(appId: key.appId, meetingId: meetingId) else { return false }
-        return await room.hasMember(uid)
+        return await room.admits(uid, to: key)
+    }
+
+    /// The meeting decides what its channels carry: a member publishes `mic` while its microphone
+    /// is on in the meeting, `camera_big` while its camera is, `screen` while it shares its
+    /// screen or captures a view; nothing else (docs/meeting-protocol.md, "Media rules").
+    public func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict? {
+        guard let (meetingId, _) = MeetingRoom.parseChannel(key.name) else { return nil }
+        guard let room = service.rooms.existing(appId: key.appId, meetingId: meetingId) else { return .refuse("the meeting is not live") }
+        return await room.mayPublish(uid: uid, on: key, track: track)
     }
 }

@@ -4,7 +4,7 @@ import SMeetingProtocol
 /// on the host.
 extension MeetingRoom {
     /// The caller as an admin, or `permission_denied`.
-    private func admin(_ uid: String, hostOnly: Bool = false) throws(MeetingErrorBody) -> Member {
+    func admin(_ uid: String, hostOnly: Bool = false) throws(MeetingErrorBody) -> Member {
         let m = try member(uid)
         guard hostOnly ? m.info.role == .host : m.info.role.isAdmin else {
             throw MeetingErrorBody(.permissionDenied, hostOnly ? "only the host may do this" : "only the host or a co-host may do this")
@@ -13,7 +13,7 @@ extension MeetingRoom {
     }
 
     /// The target of an admin command: present, not the caller, not the host unless the host acts.
-    private func target(_ uid: String, by admin: Member, allowSelf: Bool = false) throws(MeetingErrorBody) -> Member {
+    func target(_ uid: String, by admin: Member, allowSelf: Bool = false) throws(MeetingErrorBody) -> Member {
         guard let t = members[uid] else { throw MeetingErrorBody(.notFound, "\(uid) is not in the meeting") }
         if !allowSelf, uid == admin.info.uid { throw MeetingErrorBody(.invalidParameter, "cannot target yourself") }
         if t.info.role == .host, admin.info.role != .host { throw MeetingErrorBody(.permissionDenied, "a co-host cannot act on the host") }
@@ -71,7 +71,9 @@ extension MeetingRoom {
     func disableShare(_ uid: String, disabled: Bool) throws(MeetingErrorBody) -> RoomInfo {
         _ = try admin(uid)
         room.shareDisabled = disabled
-        if disabled, let sharer = room.sharingUid, members[sharer]?.info.role == .member { _ = try? stopShare(sharer, by: uid) }
+        if disabled {
+            for m in members.values where m.info.role == .member { endShares(m.info.uid, by: uid) }
+        }
         broadcastRoom(["share_disabled"], by: uid)
         return roomSnapshot
     }
@@ -81,9 +83,17 @@ extension MeetingRoom {
     func kick(_ uid: String, target targetUid: String) async throws(MeetingErrorBody) {
         let a = try admin(uid)
         let t = try target(targetUid, by: a)
+        try await removeKicked(t, by: uid)
+    }
+
+    /// Removes a kicked member from the meeting and from the SRTC channel it is in; returns once
+    /// it is out of the channel.
+    func removeKicked(_ t: Member, by uid: String?) async throws(MeetingErrorBody) {
+        let key = channelKey(for: t.info.subMeetingId)
         t.connection.send(.kicked, ByEvent(by: uid))
-        remove(targetUid, reason: .kicked, notifyRemoved: true)
-        await channels.kick(channelKey, uid: targetUid, message: "removed from the meeting")
+        remove(t.info.uid, reason: .kicked, notifyRemoved: true)
+        commands.enqueue(.kick(key, uid: t.info.uid, message: "removed from the meeting"))
+        await commands.flush()
     }
 
     /// Makes a member co-host, or back to member (host only).
@@ -91,7 +101,9 @@ extension MeetingRoom {
         let a = try admin(uid, hostOnly: true)
         let t = try target(targetUid, by: a)
         if enable { coHosts.insert(targetUid) } else { coHosts.remove(targetUid) }
-        return update(targetUid, ["role"], by: uid) { $0.role = enable ? .coHost : .member } ?? t.info
+        let info = update(targetUid, ["role"], by: uid) { $0.role = enable ? .coHost : .member } ?? t.info
+        if enable { sendWaitingList(to: targetUid) }
+        return info
     }
 
     /// Hands the host role to another member; the caller becomes a member (host only).
@@ -103,6 +115,7 @@ extension MeetingRoom {
         update(uid, ["role"], by: uid) { $0.role = .member }
         let info = update(targetUid, ["role"], by: uid) { $0.role = .host } ?? t.info
         broadcastRoom(["host_uid"], by: uid)
+        sendWaitingList(to: targetUid)
         return info
     }
 
@@ -121,9 +134,37 @@ extension MeetingRoom {
         switch what {
         case .mic: return try closeMic(targetUid, by: uid)
         case .camera: return try closeCamera(targetUid, by: uid)
-        case .share: return try stopShare(targetUid, by: uid)
+        case .share:
+            endShares(targetUid, by: uid)
+            return try member(targetUid).info
         case .hand: return try setHand(targetUid, raised: false, by: uid)
         }
+    }
+
+    /// Names a presenter of a training meeting (or takes it back: its devices and share close).
+    func setPresenter(_ uid: String, target targetUid: String, enable: Bool) throws(MeetingErrorBody) -> MeetingUserInfo {
+        let a = try admin(uid)
+        let t = try target(targetUid, by: a)
+        if enable { presenters.insert(targetUid) } else { presenters.remove(targetUid) }
+        let info = update(targetUid, ["presenter"], by: uid) { $0.presenter = enable } ?? t.info
+        if !enable { enforceMode(by: uid) }
+        return members[targetUid]?.info ?? info
+    }
+
+    /// Approves a raised hand: the member becomes a presenter and its hand is lowered.
+    func approveHand(_ uid: String, target targetUid: String) throws(MeetingErrorBody) -> MeetingUserInfo {
+        let a = try admin(uid)
+        let t = try target(targetUid, by: a)
+        guard t.info.handRaised else { throw MeetingErrorBody(.wrongState, "\(targetUid) has not raised a hand") }
+        presenters.insert(targetUid)
+        return update(targetUid, ["presenter", "hand_raised"], by: uid) { $0.presenter = true; $0.handRaised = false } ?? t.info
+    }
+
+    /// Stops (or allows again) one member's drawing on the whiteboard.
+    func disableDraw(_ uid: String, target targetUid: String, disabled: Bool) throws(MeetingErrorBody) -> MeetingUserInfo {
+        let a = try admin(uid)
+        let t = try target(targetUid, by: a, allowSelf: true)
+        return update(targetUid, ["draw_disabled"], by: uid) { $0.drawDisabled = disabled } ?? t.info
     }
 
     /// Disables (or enables again) chat for one member.

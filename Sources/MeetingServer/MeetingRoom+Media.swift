@@ -12,12 +12,16 @@ extension MeetingRoom {
         return true
     }
 
-    /// Opens my microphone: refused to members while mute all forbids unmuting oneself.
+    /// Opens my microphone: refused to members while mute all forbids unmuting oneself, and in a
+    /// training meeting to members who are not presenters (unless confirming a host's request).
     func requestOpenMic(_ uid: String, _ req: OpenReq) throws(MeetingErrorBody) -> MeetingUserInfo {
         let me = try member(uid)
         let confirmed = try confirmAdmin(uid, .mic, req)
         if !confirmed, me.info.role == .member, room.muteAll, !room.allowSelfUnmute {
             throw MeetingErrorBody(.policyForbidden, "mute all is on and members may not unmute themselves")
+        }
+        if !confirmed, !trainingAllows(me.info) {
+            throw MeetingErrorBody(.policyForbidden, "in a training meeting only presenters may open the microphone; raise your hand")
         }
         return update(uid, ["mic_state"], by: confirmed ? req.adminUid : nil) { $0.micState = .on } ?? me.info
     }
@@ -36,6 +40,9 @@ extension MeetingRoom {
         if !confirmed, me.info.role == .member, room.cameraOffAll, !room.allowSelfOpenCamera {
             throw MeetingErrorBody(.policyForbidden, "camera off for everyone is on and members may not open their cameras")
         }
+        if !confirmed, !trainingAllows(me.info) {
+            throw MeetingErrorBody(.policyForbidden, "in a training meeting only presenters may open the camera; raise your hand")
+        }
         return update(uid, ["camera_state"], by: confirmed ? req.adminUid : nil) { $0.cameraState = .on } ?? me.info
     }
 
@@ -44,18 +51,52 @@ extension MeetingRoom {
         return update(uid, ["camera_state"], by: admin) { $0.cameraState = .off } ?? me.info
     }
 
-    /// Starts sharing: one member at a time; members may not while sharing is disabled.
+    /// Starts sharing: one member at a time; members may not while sharing is disabled, nor in a
+    /// training meeting unless presenters. A screen share also needs the screen free of view
+    /// captures.
     func requestShare(_ uid: String, _ req: ShareReq) throws(MeetingErrorBody) -> MeetingUserInfo {
         let me = try member(uid)
         if room.sharingUid == uid { throw MeetingErrorBody(.wrongState, "already sharing") }
         if let other = room.sharingUid { throw MeetingErrorBody(.alreadySharing, "\(other) is sharing") }
-        if me.info.role == .member, room.shareDisabled { throw MeetingErrorBody(.policyForbidden, "sharing is disabled") }
+        try checkMaySharePolicy(me.info)
         if room.mode == .voice, req.shareType == .screen { throw MeetingErrorBody(.policyForbidden, "a voice meeting has no video") }
+        if req.shareType == .screen, let holder = screenHolder(except: nil) {
+            throw MeetingErrorBody(holder == uid ? .wrongState : .alreadySharing,
+                                   holder == uid ? "stop your view capture first" : "\(holder) is capturing a view")
+        }
         room.sharingUid = uid
         room.shareType = req.shareType.rawValue
         let info = update(uid, ["share_state"]) { $0.shareState = req.shareType.rawValue } ?? me.info
         broadcastRoom(["sharing"], by: nil)
         return info
+    }
+
+    /// The sharing policies of a member: sharing disabled, training mode.
+    private func checkMaySharePolicy(_ info: MeetingUserInfo) throws(MeetingErrorBody) {
+        if info.role == .member, room.shareDisabled { throw MeetingErrorBody(.policyForbidden, "sharing is disabled") }
+        if !trainingAllows(info) { throw MeetingErrorBody(.policyForbidden, "in a training meeting only presenters may share") }
+    }
+
+    /// Who holds the screen (a screen share or a view capture), other than `uid`.
+    private func screenHolder(except uid: String?) -> String? {
+        members.values.first { $0.info.uid != uid && Self.holdsScreen($0.info) }?.info.uid
+    }
+
+    /// Starts a view capture: I may publish `screen` without a sharing state (no
+    /// `room_changed`), under the sharing policies and with the screen free.
+    func startViewCapture(_ uid: String) throws(MeetingErrorBody) -> MeetingUserInfo {
+        let me = try member(uid)
+        if me.info.viewCapture { return me.info }
+        if me.info.shareState == ShareType.screen.rawValue { throw MeetingErrorBody(.wrongState, "stop screen sharing first") }
+        try checkMaySharePolicy(me.info)
+        if room.mode == .voice { throw MeetingErrorBody(.policyForbidden, "a voice meeting has no video") }
+        if let holder = screenHolder(except: uid) { throw MeetingErrorBody(.alreadySharing, "\(holder) holds the screen") }
+        return update(uid, ["view_capture"]) { $0.viewCapture = true } ?? me.info
+    }
+
+    func stopViewCapture(_ uid: String, by admin: String? = nil) throws(MeetingErrorBody) -> MeetingUserInfo {
+        let me = try member(uid)
+        return update(uid, ["view_capture"], by: admin) { $0.viewCapture = false } ?? me.info
     }
 
     func stopShare(_ uid: String, by admin: String? = nil) throws(MeetingErrorBody) -> MeetingUserInfo {
@@ -84,10 +125,13 @@ extension MeetingRoom {
         let message = ChatMessage(messageId: messageId, from: uid, fromNickname: me.info.nickname, to: req.to, text: req.text,
                                   timestamp: Self.nowMilliseconds())
         if let to = req.to {
-            guard let target = members[to], to != uid else { throw MeetingErrorBody(.notFound, "\(to) is not in the meeting") }
+            guard to != uid else { throw MeetingErrorBody(.invalidParameter, "cannot chat to yourself") }
+            guard let target = members[to] else { throw MeetingErrorBody(.notFound, "\(to) is not in the meeting") }
             target.connection.send(.chat, ChatEvent(message: message))
         } else {
-            broadcast(.chat, ChatEvent(message: message), except: uid)
+            // Everyone in the same place: the main meeting, or my sub-meeting.
+            let text = MeetingCodec.event(.chat, ChatEvent(message: message))
+            for m in members.values where m.info.uid != uid && m.info.subMeetingId == me.info.subMeetingId { m.connection.send(text: text) }
         }
         return message
     }

@@ -3,10 +3,14 @@ import RTCCrypto
 import SMeetingProtocol
 import SRTCServer
 
-/// One live meeting: its members, their states and the room's policies. An actor, so entries,
-/// exits, requests and the fan-out of their events are serialized per meeting. Created by
-/// `MeetingRoomManager` on the first entry and forgotten when the last member exits (policies
-/// such as mute all then start over).
+/// One live meeting: its members, their states, the room's policies, the waiting room, the
+/// sub-meetings and the running sign-ins. An actor, so entries, exits, requests and the fan-out
+/// of their events are serialized per meeting. Created by `MeetingRoomManager` on the first
+/// entry and forgotten when the last member exits and nobody waits (policies such as mute all
+/// then start over).
+///
+/// The concerns live in extensions: `+Media` (a member's own devices), `+Admin` (host controls),
+/// `+Authority` (what the SRTC channels may carry), `+Waiting`, `+SubMeetings`, `+SignIn`.
 actor MeetingRoom {
     struct Member {
         var info: MeetingUserInfo
@@ -16,20 +20,37 @@ actor MeetingRoom {
         var pending: [AdminRequestKind: String] = [:]
     }
 
+    struct Waiter {
+        var info: WaitingUserInfo
+        let connection: MeetingConnection
+    }
+
     let appId: String
     let meetingId: String
+    /// The main meeting's SRTC channel.
     let channelKey: ChannelKey
     var meeting: MeetingInfo
     var room: RoomInfo
     var members: [String: Member] = [:]
+    /// The waiting room, by uid.
+    var waiting: [String: Waiter] = [:]
     var coHosts: Set<String> = []
+    /// A training meeting's presenters (kept while the room lives, like co-hosts).
+    var presenters: Set<String> = []
+    var subMeetings: [SubMeeting] = []
+    var nextSubMeetingNumber = 1
+    var subMeetingsClosing: Task<Void, Never>?
+    var signIn: ActiveSignIn?
+    var rollCalls: [String: ActiveSignIn] = [:]
     var closed = false
     let store: MeetingStore
-    let channels: ChannelControl
+    let signer: ChannelGrantSigner
+    /// The meeting's orders to its SRTC channels, in order.
+    let commands: ChannelCommandQueue
     let maxMembers: Int
     private let onEmpty: @Sendable (MeetingRoom) -> Void
 
-    init(appId: String, meeting: MeetingInfo, store: MeetingStore, channels: ChannelControl, maxMembers: Int,
+    init(appId: String, meeting: MeetingInfo, store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int,
          onEmpty: @escaping @Sendable (MeetingRoom) -> Void) {
         self.appId = appId
         self.meetingId = meeting.meetingId
@@ -37,19 +58,40 @@ actor MeetingRoom {
         self.meeting = meeting
         self.room = RoomInfo(meetingId: meeting.meetingId, roomNo: meeting.roomNo, title: meeting.title, hostUid: meeting.hostUid,
                              type: meeting.type, mode: meeting.mode, attendType: meeting.attendType, status: meeting.status,
-                             startedAt: Self.nowMilliseconds())
+                             startedAt: Self.nowMilliseconds(), waitingRoom: meeting.waitingRoom)
         self.store = store
-        self.channels = channels
+        self.signer = signer
+        self.commands = ChannelCommandQueue(channels: channels)
         self.maxMembers = maxMembers
         self.onEmpty = onEmpty
     }
 
-    /// The SRTC channel of a meeting.
+    /// The SRTC channel of a meeting is `mt_<meeting id>`; a sub-meeting's `mt_<meeting id>.<sub id>`.
     static let channelPrefix = "mt_"
     static func channelName(_ meetingId: String) -> String { channelPrefix + meetingId }
 
-    /// `true` while `uid` is in the meeting (entered, not exited or removed).
+    /// The meeting id and sub-meeting id a channel name belongs to, if it is a meeting's.
+    static func parseChannel(_ name: String) -> (meetingId: String, subMeetingId: String?)? {
+        guard name.hasPrefix(channelPrefix) else { return nil }
+        let rest = name.dropFirst(channelPrefix.count)
+        guard let dot = rest.firstIndex(of: ".") else { return (String(rest), nil) }
+        return (String(rest[..<dot]), String(rest[rest.index(after: dot)...]))
+    }
+
+    /// The channel of the main meeting (`nil`) or of a sub-meeting.
+    func channelKey(for subMeetingId: String?) -> ChannelKey {
+        guard let subMeetingId else { return channelKey }
+        return ChannelKey(appId: appId, name: Self.channelName(meetingId) + "." + subMeetingId)
+    }
+
+    /// `true` while `uid` is in the meeting (entered, not exited or removed), not when waiting.
     func hasMember(_ uid: String) -> Bool { members[uid] != nil }
+
+    /// Whether `uid` may join the SRTC channel `key`: a member, in that (sub-)meeting.
+    func admits(_ uid: String, to key: ChannelKey) -> Bool {
+        guard let m = members[uid] else { return false }
+        return channelKey(for: m.info.subMeetingId) == key
+    }
 
     static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
@@ -63,23 +105,30 @@ actor MeetingRoom {
         return r
     }
 
-    /// Takes the stored meeting's changes (title, attend type, password, conferee) after an update.
+    /// Takes the stored meeting's changes after an update; a switch to training or voice mode
+    /// closes what the new mode forbids.
     func meetingUpdated(_ info: MeetingInfo) {
         meeting = info
-        guard room.title != info.title || room.attendType != info.attendType || room.mode != info.mode else { return }
+        let waitingRoomOff = room.waitingRoom && !info.waitingRoom
+        guard room.title != info.title || room.attendType != info.attendType || room.mode != info.mode
+            || room.waitingRoom != info.waitingRoom else { return }
+        let modeChanged = room.mode != info.mode
         room.title = info.title
         room.attendType = info.attendType
         room.mode = info.mode
-        broadcastRoom(["title", "attend_type", "mode"], by: info.hostUid)
+        room.waitingRoom = info.waitingRoom
+        if modeChanged { enforceMode(by: info.hostUid) }
+        broadcastRoom(["title", "attend_type", "mode", "waiting_room"], by: info.hostUid)
+        if waitingRoomOff { admitEveryone(by: nil) }
     }
 
     // MARK: - Enter and exit
 
-    /// Admits `uid` after the access checks; returns the room, me and everyone.
-    func enter(uid: String, nickname: String, password: String?, connection: MeetingConnection) throws(MeetingErrorBody)
-        -> (room: RoomInfo, me: MeetingUserInfo, users: [MeetingUserInfo]) {
+    /// Admits `uid` after the access checks (a locked room refuses before the waiting room), or
+    /// puts it in the waiting room. The answer carries the SRTC channel grant once admitted.
+    func enter(uid: String, nickname: String, password: String?, connection: MeetingConnection) throws(MeetingErrorBody) -> EnterRoomResp {
         guard !closed else { throw MeetingErrorBody(.meetingClosed, "the meeting has ended") }
-        let role: Role = uid == room.hostUid ? .host : coHosts.contains(uid) ? .coHost : .member
+        let role = roleOnEntry(uid)
         if uid != meeting.hostUid, role == .member {
             if room.locked { throw MeetingErrorBody(.roomLocked, "the room is locked") }
             switch meeting.attendType {
@@ -91,28 +140,51 @@ actor MeetingRoom {
             case .invitation:
                 guard meeting.conferee.contains(uid) else { throw MeetingErrorBody(.notInvited, "this meeting is by invitation") }
             }
+            if room.waitingRoom, members[uid] == nil { return wait(uid: uid, nickname: nickname, connection: connection) }
         }
+        return try admitMember(uid: uid, nickname: nickname, connection: connection)
+    }
+
+    /// The role `uid` has when it enters now.
+    func roleOnEntry(_ uid: String) -> Role {
+        uid == room.hostUid ? .host : coHosts.contains(uid) ? .coHost : .member
+    }
+
+    /// Makes `uid` a member (entry, or admission from the waiting room); an older session of the
+    /// same uid is replaced.
+    func admitMember(uid: String, nickname: String, connection: MeetingConnection) throws(MeetingErrorBody) -> EnterRoomResp {
+        let rtc = try signer.grant(appId: appId, uid: uid, channel: channelKey.name)
         if let old = members[uid] {
             old.connection.send(.disconnected, DisconnectedEvent(reason: "duplicate_login", message: "entered from another session"))
             remove(uid, reason: .duplicateLogin, notifyRemoved: true, closeIfEmpty: false)
         }
         guard members.count < maxMembers else { throw MeetingErrorBody(.limitReached, "the meeting has \(maxMembers) members") }
+        let role = roleOnEntry(uid)
         let attendance = try store.recordEnter(appId: appId, meetingId: meetingId, uid: uid, nickname: nickname, role: role)
         if room.status == .scheduled {
             try store.markStarted(meetingId)
             room.status = .ongoing
         }
-        let info = MeetingUserInfo(uid: uid, nickname: nickname, role: role, enteredAt: Self.nowMilliseconds())
+        let info = MeetingUserInfo(uid: uid, nickname: nickname, role: role, enteredAt: Self.nowMilliseconds(),
+                                   presenter: presenters.contains(uid))
         members[uid] = Member(info: info, connection: connection, attendanceId: attendance)
+        joinRunningSignIn(uid: uid, nickname: nickname)
         broadcast(.userEntered, UserEnteredEvent(user: info), except: uid)
-        return (roomSnapshot, info, users)
+        return EnterRoomResp(room: roomSnapshot, me: info, users: users, rtc: rtc,
+                             waitingUsers: role.isAdmin ? waitingList : [], subMeetings: subMeetingInfos)
     }
 
-    /// `uid` exits on its own (or its connection dropped); nothing when `connection` is no longer its.
-    func exit(uid: String, connection: MeetingConnection, reason: ExitReason) async {
+    /// `uid` exits on its own (or its connection was lost for good); nothing when `connection` is
+    /// no longer its. Works for the waiting room too.
+    func exit(uid: String, connection: MeetingConnection, reason: ExitReason) {
+        if let w = waiting[uid], w.connection === connection {
+            leaveWaiting(uid, reason: .left, by: nil)
+            return
+        }
         guard let m = members[uid], m.connection === connection else { return }
+        let key = channelKey(for: m.info.subMeetingId)
         remove(uid, reason: reason, notifyRemoved: false)
-        if reason == .disconnected { await channels.kick(channelKey, uid: uid, message: "meeting connection lost") }
+        if reason == .disconnected { commands.enqueue(.kick(key, uid: uid, message: "meeting connection lost")) }
     }
 
     /// Removes a member: history, events, sharing released; the room reports itself empty.
@@ -126,13 +198,19 @@ actor MeetingRoom {
             broadcastRoom(["sharing"], by: nil)
         }
         broadcast(.userExited, UserExitedEvent(user: m.info, reason: reason))
-        if members.isEmpty, !closed, closeIfEmpty {
-            closed = true
-            onEmpty(self)
-        }
+        if closeIfEmpty { closeIfDeserted() }
     }
 
-    /// Ends the meeting for everyone: `room_ended`, every member removed, the channel closed.
+    /// Closes the room once nobody is in it or waiting.
+    func closeIfDeserted() {
+        guard members.isEmpty, waiting.isEmpty, !closed else { return }
+        closed = true
+        endTimers()
+        onEmpty(self)
+    }
+
+    /// Ends the meeting for everyone: `room_ended`, every member and waiter removed, the
+    /// channels closed (returns once they are).
     func end(by uid: String?) async {
         guard !closed || !members.isEmpty else { return }
         closed = true
@@ -143,9 +221,24 @@ actor MeetingRoom {
             m.connection.removed(from: self)
             members[id] = nil
         }
+        for (id, w) in waiting {
+            w.connection.send(.roomEnded, ByEvent(by: uid))
+            w.connection.removed(from: self)
+            waiting[id] = nil
+        }
+        endTimers()
         try? store.markEnded(meetingId)
-        await channels.close(channelKey)
+        for sub in subMeetings { commands.enqueue(.close(channelKey(for: sub.id))) }
+        commands.enqueue(.close(channelKey))
+        await commands.flush()
         onEmpty(self)
+    }
+
+    /// Stops the sub-meeting countdown and ends running sign-ins and roll calls (stored as ended).
+    func endTimers() {
+        subMeetingsClosing?.cancel()
+        subMeetingsClosing = nil
+        endSignIns()
     }
 
     // MARK: - Fan-out
@@ -155,21 +248,40 @@ actor MeetingRoom {
         for m in members.values where m.info.uid != uid { m.connection.send(text: text) }
     }
 
+    /// To hosts and co-hosts only.
+    func broadcastAdmins<T: Encodable>(_ type: MeetingEventType, _ data: T) {
+        let text = MeetingCodec.event(type, data)
+        for m in members.values where m.info.role.isAdmin { m.connection.send(text: text) }
+    }
+
     func broadcastRoom(_ fields: [String], by uid: String?) {
         broadcast(.roomChanged, RoomChangedEvent(room: roomSnapshot, fields: fields, by: uid))
     }
 
-    /// Applies `change` to a member, recomputes its track descriptions and tells everyone.
+    /// Applies `change` to a member, recomputes its track descriptions, makes the SRTC channel
+    /// follow (`+Authority`) and tells everyone.
     @discardableResult
     func update(_ uid: String, _ fields: [String], by admin: String? = nil, _ change: (inout MeetingUserInfo) -> Void) -> MeetingUserInfo? {
         guard var m = members[uid] else { return nil }
         let before = m.info
         change(&m.info)
-        m.info.trackDescs = (m.info.micState == .on ? [.mic] : []) + (m.info.cameraState == .on ? [.cameraBig, .cameraSmall] : [])
-            + (m.info.shareState == ShareType.screen.rawValue ? [.screen] : [])
+        m.info.trackDescs = Self.trackDescs(of: m.info)
         members[uid] = m
+        followMedia(uid: uid, before: before, after: m.info)
         if m.info != before { broadcast(.userChanged, UserChangedEvent(user: m.info, fields: fields, by: admin)) }
         return m.info
+    }
+
+    /// What a member publishes, from its states: mic on → `mic`; camera on → `camera_big`,
+    /// `camera_small`; screen sharing or view capture → `screen`.
+    static func trackDescs(of info: MeetingUserInfo) -> [TrackDesc] {
+        (info.micState == .on ? [.mic] : []) + (info.cameraState == .on ? [.cameraBig, .cameraSmall] : [])
+            + (holdsScreen(info) ? [.screen] : [])
+    }
+
+    /// Whether the member may publish `screen`: it shares its screen or captures a view.
+    static func holdsScreen(_ info: MeetingUserInfo) -> Bool {
+        info.shareState == ShareType.screen.rawValue || info.viewCapture
     }
 
     /// The member `uid`, or `not_in_meeting`.

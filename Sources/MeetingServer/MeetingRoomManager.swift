@@ -8,11 +8,13 @@ final class MeetingRoomManager: Sendable {
     private struct Key: Hashable { let appId: String; let meetingId: String }
     private let rooms = Mutex<[Key: MeetingRoom]>([:])
     private let store: MeetingStore
+    private let signer: ChannelGrantSigner
     private let channels: ChannelControl
     private let maxMembers: Int
 
-    init(store: MeetingStore, channels: ChannelControl, maxMembers: Int) {
+    init(store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int) {
         self.store = store
+        self.signer = signer
         self.channels = channels
         self.maxMembers = maxMembers
     }
@@ -27,7 +29,8 @@ final class MeetingRoomManager: Sendable {
         let key = Key(appId: appId, meetingId: meeting.meetingId)
         return rooms.withLock { rooms in
             if let r = rooms[key] { return r }
-            let r = MeetingRoom(appId: appId, meeting: meeting, store: store, channels: channels, maxMembers: maxMembers) { [weak self] room in
+            let r = MeetingRoom(appId: appId, meeting: meeting, store: store, signer: signer, channels: channels,
+                                maxMembers: maxMembers) { [weak self] room in
                 self?.forget(room, key: key)
             }
             rooms[key] = r

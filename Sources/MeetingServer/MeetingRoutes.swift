@@ -18,6 +18,7 @@ enum MeetingRoutes {
         var conferee: [String]?
         var planTime: Int64?
         var planDur: Int?
+        var waitingRoom: Bool?
     }
     struct IdBody: Decodable, Sendable { var meetingId: String }
     struct UpdateBody: Decodable, Sendable {
@@ -29,9 +30,11 @@ enum MeetingRoutes {
         var conferee: [String]?
         var planTime: Int64?
         var planDur: Int?
+        var waitingRoom: Bool?
     }
     struct ListBody: Decodable, Sendable { var status: MeetingStatus?; var hostUid: String?; var page: Int?; var pageSize: Int? }
     struct KickBody: Decodable, Sendable { var meetingId: String; var uid: String }
+    struct AdmitBody: Decodable, Sendable { var meetingId: String; var uid: String? }
     struct InfoAnswer: Encodable { var meeting: MeetingInfo; var members: [MeetingUserInfo] }
     struct AttendanceAnswer: Encodable { var meetingId: String; var records: [AttendanceRecord] }
 
@@ -40,7 +43,8 @@ enum MeetingRoutes {
         route(&builder, "create", CreateBody.self) { app, body in
             guard Identifier.isValid(body.hostUid) else { throw MeetingValidation.invalid("host_uid is invalid") }
             let req = MeetingCreateReq(title: body.title, type: body.type ?? .instant, mode: body.mode ?? .normal, attendType: body.attendType ?? .open,
-                                       password: body.password, conferee: body.conferee, planTime: body.planTime, planDur: body.planDur)
+                                       password: body.password, conferee: body.conferee, planTime: body.planTime, planDur: body.planDur,
+                                       waitingRoom: body.waitingRoom ?? false)
             return try store.create(appId: app.appId, hostUid: body.hostUid, req)
         }
         route(&builder, "info", MeetingRef.self) { app, body in
@@ -52,7 +56,7 @@ enum MeetingRoutes {
         }
         route(&builder, "update", UpdateBody.self) { app, body in
             let req = MeetingUpdateReq(title: body.title, mode: body.mode, attendType: body.attendType, password: body.password,
-                                       conferee: body.conferee, planTime: body.planTime, planDur: body.planDur)
+                                       conferee: body.conferee, planTime: body.planTime, planDur: body.planDur, waitingRoom: body.waitingRoom)
             return try await service.update(appId: app.appId, meetingId: body.meetingId, by: nil, req)
         }
         route(&builder, "cancel", IdBody.self) { app, body in
@@ -62,15 +66,27 @@ enum MeetingRoutes {
             try await service.end(appId: app.appId, meetingId: body.meetingId, by: nil)
         }
         route(&builder, "kick", KickBody.self) { app, body in
-            _ = try store.meeting(appId: app.appId, meetingId: body.meetingId)
-            guard let room = service.rooms.existing(appId: app.appId, meetingId: body.meetingId) else {
-                throw MeetingErrorBody(.notFound, "\(body.uid) is not in the meeting")
-            }
-            try await room.backendKick(body.uid)
+            try await service.liveRoom(appId: app.appId, meetingId: body.meetingId).backendKick(body.uid)
             return EmptyPayload()
         }
         route(&builder, "attendance", IdBody.self) { app, body in
             AttendanceAnswer(meetingId: body.meetingId, records: try store.attendance(appId: app.appId, meetingId: body.meetingId))
+        }
+        route(&builder, "waiting_list", IdBody.self) { app, body in
+            WaitingListEvent(users: try await service.liveRoom(appId: app.appId, meetingId: body.meetingId).waitingList)
+        }
+        route(&builder, "waiting_admit", AdmitBody.self) { app, body in
+            let room = try service.liveRoom(appId: app.appId, meetingId: body.meetingId)
+            guard let uid = body.uid else { return WaitingListEvent(users: await room.admitEveryone(by: nil)) }
+            let admitted = try await room.admitOne(uid)
+            return WaitingListEvent(users: [admitted])
+        }
+        route(&builder, "waiting_remove", KickBody.self) { app, body in
+            try await service.liveRoom(appId: app.appId, meetingId: body.meetingId).removeWaiting(body.uid, by: nil)
+            return EmptyPayload()
+        }
+        route(&builder, "sign_ins", IdBody.self) { app, body in
+            SignInResultsResp(meetingId: body.meetingId, results: try store.signIns(appId: app.appId, meetingId: body.meetingId))
         }
     }
 
@@ -111,8 +127,13 @@ extension MeetingRoom {
     /// The backend removes a member (`/server/v1/meeting/kick`).
     func backendKick(_ uid: String) async throws(MeetingErrorBody) {
         guard let t = members[uid] else { throw MeetingErrorBody(.notFound, "\(uid) is not in the meeting") }
-        t.connection.send(.kicked, ByEvent(by: nil))
-        remove(uid, reason: .kicked, notifyRemoved: true)
-        await channels.kick(channelKey, uid: uid, message: "removed from the meeting")
+        try await removeKicked(t, by: nil)
+    }
+
+    /// The backend admits one waiting member (`/server/v1/meeting/waiting_admit`).
+    func admitOne(_ uid: String) throws(MeetingErrorBody) -> WaitingUserInfo {
+        guard let w = waiting[uid] else { throw MeetingErrorBody(.notFound, "\(uid) is not in the waiting room") }
+        try admit(uid, by: nil)
+        return w.info
     }
 }

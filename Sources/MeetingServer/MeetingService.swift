@@ -10,16 +10,16 @@ final class MeetingService: Sendable {
     let store: MeetingStore
     let rooms: MeetingRoomManager
     let apps: AppStore
-    let channels: ChannelControl
-    /// Lifetime of the SRTC channel tokens handed out on entry. The SRTC server ends a session
-    /// when its token expires, so this is long: a meeting may last hours.
-    let channelTokenSeconds: Int64 = 12 * 3600
+    let sessions = MeetingSessions()
+    /// How long a session whose connection dropped is kept for a resume (SRTC's
+    /// `reconnect_grace_seconds`).
+    let graceSeconds: Int
 
-    init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int) {
+    init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int, graceSeconds: Int) {
         self.store = store
         self.apps = apps
-        self.channels = channels
-        self.rooms = MeetingRoomManager(store: store, channels: channels, maxMembers: maxMembers)
+        self.graceSeconds = graceSeconds
+        self.rooms = MeetingRoomManager(store: store, signer: ChannelGrantSigner(apps: apps), channels: channels, maxMembers: maxMembers)
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
@@ -41,7 +41,7 @@ final class MeetingService: Sendable {
         return claims
     }
 
-    /// Enters a meeting by id or room number and grants its SRTC channel.
+    /// Enters a meeting by id or room number (or its waiting room); the answer grants its SRTC channel.
     func enter(appId: String, uid: String, nickname: String, _ req: MeetingEnterReq, connection: MeetingConnection)
         async throws(MeetingErrorBody) -> (MeetingRoom, EnterRoomResp) {
         if let nick = req.nickname, nick.isEmpty || nick.count > 64 || MeetingValidation.hasControl(nick) {
@@ -51,16 +51,11 @@ final class MeetingService: Sendable {
         guard meeting.status == .scheduled || meeting.status == .ongoing else {
             throw MeetingErrorBody(.meetingClosed, "the meeting is \(meeting.status.rawValue)")
         }
-        guard let app = apps.app(id: appId) else { throw MeetingErrorBody(.internalError, "unknown app") }
         for _ in 0..<3 {
             let room = rooms.room(appId: appId, meeting: meeting)
             do {
-                let (info, me, users) = try await room.enter(uid: uid, nickname: req.nickname ?? nickname, password: req.password, connection: connection)
-                let now = Self.now()
-                let claims = TokenClaims(iss: appId, sub: uid, iat: now, nbf: now, exp: now + channelTokenSeconds,
-                                         jti: SecureRandom.string(count: 16), grant: ChannelGrant(channel: MeetingRoom.channelName(meeting.meetingId)))
-                let grant = RTCGrant(channel: MeetingRoom.channelName(meeting.meetingId), token: AccessToken.sign(claims, key: app.appKey), expireAt: claims.exp)
-                return (room, EnterRoomResp(room: info, me: me, users: users, rtc: grant))
+                let response = try await room.enter(uid: uid, nickname: req.nickname ?? nickname, password: req.password, connection: connection)
+                return (room, response)
             } catch where error.code == MeetingErrorCode.meetingClosed.rawValue && meeting.status != .ended {
                 // The room emptied and closed between lookup and entry: a fresh one is made.
                 let current = try store.meeting(appId: appId, meetingId: meeting.meetingId)
@@ -69,6 +64,15 @@ final class MeetingService: Sendable {
             }
         }
         throw MeetingErrorBody(.internalError, "the meeting is closing; retry")
+    }
+
+    /// The live room of a meeting of `appId`, or `not_found` (nobody in it).
+    func liveRoom(appId: String, meetingId: String) throws(MeetingErrorBody) -> MeetingRoom {
+        _ = try store.meeting(appId: appId, meetingId: meetingId)
+        guard let room = rooms.existing(appId: appId, meetingId: meetingId) else {
+            throw MeetingErrorBody(.notFound, "nobody is in meeting \(meetingId.prefix(64))")
+        }
+        return room
     }
 
     /// Ends a meeting from the backend: live members get `room_ended`, the channel closes.
@@ -105,18 +109,29 @@ final class MeetingService: Sendable {
     /// Ends every live meeting's sessions (server shutdown), without marking meetings ended.
     func shutdown() async {
         for room in rooms.all { await room.shutdown() }
+        for session in sessions.all {
+            session.closeSocket(reason: "server shutdown")
+            await session.end(reason: .disconnected)
+        }
     }
 }
 
 extension MeetingRoom {
-    /// Server shutdown: every member gets `disconnected` and is removed; the meeting stays ongoing.
+    /// Server shutdown: every member and waiter gets `disconnected` and is removed; the meeting
+    /// stays ongoing.
     func shutdown() {
         closed = true
+        endTimers()
         for (uid, m) in members {
             m.connection.send(.disconnected, DisconnectedEvent(reason: "server_shutdown", message: "the server is stopping"))
             store.recordExit(m.attendanceId, reason: .disconnected)
             m.connection.removed(from: self)
             members[uid] = nil
+        }
+        for (uid, w) in waiting {
+            w.connection.send(.disconnected, DisconnectedEvent(reason: "server_shutdown", message: "the server is stopping"))
+            w.connection.removed(from: self)
+            waiting[uid] = nil
         }
     }
 }

@@ -1,198 +1,125 @@
 import Foundation
-import RTCCrypto
 import RTCNet
 import SMeetingProtocol
 import Synchronization
 
-/// One client's meeting WebSocket (docs/meeting-protocol.md): `login` first, then meeting
-/// management and, once entered, in-meeting requests, answered in arrival order.
+/// One logged-in member's meeting session (docs/meeting-protocol.md). It outlives its WebSocket:
+/// when the socket drops, the session stays — in its meeting, for everyone else — for the grace
+/// period (SRTC's `reconnect_grace_seconds`); a new socket that logs in with its `session_id`
+/// and the `seq` of the last event it handled resumes it and first gets the events it missed,
+/// in order. After the grace period the member exits (`disconnected`).
 final class MeetingSession: MeetingConnection, Sendable {
     struct State {
-        var appId: String?
-        var uid: String?
-        var nickname = ""
+        var socket: WebSocket?
+        var nextSeq = 1
+        /// The latest events, kept for a resume (bounded by count and bytes).
+        var kept: [(seq: Int, text: String)] = []
+        var keptBytes = 0
         var room: MeetingRoom?
-        var badMessages: [Double] = []
+        var graceTask: Task<Void, Never>?
+        var ended = false
     }
 
-    static let loginTimeoutSeconds = 10
-    static let maxBadMessagesPer10s = 20
+    /// Events kept for a resume; a connection that missed more starts over (`resumed: false`).
+    static let maxKeptEvents = 4096
+    static let maxKeptBytes = 4 << 20
 
-    let socket: WebSocket
+    let id: String
+    let appId: String
+    let uid: String
+    let nickname: String
     let service: MeetingService
-    let state = Mutex(State())
+    let state: Mutex<State>
 
-    init(socket: WebSocket, service: MeetingService) {
-        self.socket = socket
+    init(id: String, appId: String, uid: String, nickname: String, socket: WebSocket, service: MeetingService) {
+        self.id = id
+        self.appId = appId
+        self.uid = uid
+        self.nickname = nickname
         self.service = service
+        state = Mutex(State(socket: socket))
     }
+
+    var room: MeetingRoom? { state.withLock { $0.room } }
+
+    func setRoom(_ room: MeetingRoom?) { state.withLock { $0.room = room } }
 
     // MARK: - MeetingConnection
 
-    func send(text: String) { socket.send(text: text) }
+    /// Numbers an event, keeps it for a resume and sends it if a socket is attached. Under the
+    /// lock, so numbers are sent in order.
+    func send(text: String) {
+        state.withLock { s in
+            let numbered = MeetingCodec.sequenced(text, seq: s.nextSeq)
+            s.nextSeq += 1
+            s.kept.append((s.nextSeq - 1, numbered))
+            s.keptBytes += numbered.utf8.count
+            var drop = 0
+            while s.kept.count - drop > Self.maxKeptEvents || s.keptBytes > Self.maxKeptBytes {
+                s.keptBytes -= s.kept[drop].text.utf8.count
+                drop += 1
+            }
+            if drop > 0 { s.kept.removeFirst(drop) }
+            s.socket?.send(text: numbered)
+        }
+    }
 
     func removed(from room: MeetingRoom) {
         state.withLock { if $0.room === room { $0.room = nil } }
     }
 
-    // MARK: - Reading
+    // MARK: - Connection lifecycle
 
-    /// Starts reading; the session lives until the socket closes.
-    func start() {
-        let messages = socket.messages
-        Task {
-            let loginTimeout = Task { [self] in
-                try? await Task.sleep(for: .seconds(Self.loginTimeoutSeconds))
-                guard !Task.isCancelled, state.withLock({ $0.uid == nil }) else { return }
-                socket.close(code: .policyViolation, reason: "no login within \(Self.loginTimeoutSeconds) s")
+    /// The socket dropped: the session waits for a resume until the grace period ends.
+    func detach(_ socket: WebSocket) {
+        state.withLock { s in
+            guard s.socket === socket, !s.ended else { return }
+            s.socket = nil
+            let grace = service.graceSeconds
+            s.graceTask = Task { [weak self] in
+                try? await Task.sleep(for: .seconds(grace))
+                guard !Task.isCancelled else { return }
+                await self?.end(reason: .disconnected)
             }
-            for await message in messages {
-                guard case .text(let text) = message else {
-                    badMessage()
-                    continue
-                }
-                await receive(text)
+        }
+    }
+
+    /// Attaches `socket`: sends `response` (the `login` answer), then every event after
+    /// `lastSeq`, before any later event. `false` (nothing attached) when the session ended or
+    /// an event after `lastSeq` is no longer kept.
+    func resume(on socket: WebSocket, lastSeq: Int, response: String) -> Bool {
+        state.withLock { s in
+            let oldest = s.kept.first?.seq ?? s.nextSeq
+            guard !s.ended, lastSeq >= oldest - 1, lastSeq < s.nextSeq else { return false }
+            s.graceTask?.cancel()
+            s.graceTask = nil
+            if let old = s.socket, old !== socket { old.close(code: .normalClosure, reason: "resumed on another connection") }
+            s.socket = socket
+            socket.send(text: response)
+            for event in s.kept where event.seq > lastSeq { socket.send(text: event.text) }
+            return true
+        }
+    }
+
+    /// Ends the session: out of its meeting (or waiting room) with `reason`, forgotten by the
+    /// service. `logout` ends it at once (`exit`); a lost connection after the grace period.
+    func end(reason: ExitReason) async {
+        let (room, wasEnded) = state.withLock { s -> (MeetingRoom?, Bool) in
+            defer {
+                s.ended = true
+                s.room = nil
+                s.graceTask?.cancel()
+                s.graceTask = nil
             }
-            loginTimeout.cancel()
-            let (room, uid) = state.withLock { ($0.room, $0.uid) }
-            if let room, let uid { await room.exit(uid: uid, connection: self, reason: .disconnected) }
+            return (s.room, s.ended)
         }
+        guard !wasEnded else { return }
+        service.sessions.forget(self)
+        if let room { await room.exit(uid: uid, connection: self, reason: reason) }
     }
 
-    private func receive(_ text: String) async {
-        let head: MeetingCodec.Head
-        do { head = try MeetingCodec.head(of: text) } catch {
-            badMessage()
-            return
-        }
-        guard let id = head.id, let typeName = head.type else {
-            badMessage()
-            return
-        }
-        guard let type = MeetingRequestType(rawValue: typeName) else {
-            send(text: MeetingCodec.failure(id: id, type: typeName, MeetingErrorBody(.malformedBody, "unknown type \(typeName.prefix(64))")))
-            badMessage()
-            return
-        }
-        do {
-            let data = try await handle(type, text)
-            send(text: MeetingCodec.success(id: id, type: typeName, data))
-        } catch {
-            if error.code == MeetingErrorCode.malformedBody.rawValue { badMessage() }
-            send(text: MeetingCodec.failure(id: id, type: typeName, error))
-        }
-    }
-
-    /// Counts malformed messages; too many in 10 s closes the socket with 1008.
-    private func badMessage() {
-        let now = Date().timeIntervalSince1970
-        let count = state.withLock { s -> Int in
-            s.badMessages = s.badMessages.filter { now - $0 < 10 } + [now]
-            return s.badMessages.count
-        }
-        if count > Self.maxBadMessagesPer10s { socket.close(code: .policyViolation, reason: "too many malformed messages") }
-    }
-
-    // MARK: - Requests
-
-    private func handle(_ type: MeetingRequestType, _ text: String) async throws(MeetingErrorBody) -> any Encodable & Sendable {
-        if type == .ping { return PongResp(serverTime: Int64(Date().timeIntervalSince1970 * 1000)) }
-        if type == .login { return try login(MeetingCodec.payload(LoginReq.self, from: text)) }
-        let (appId, uid, nickname, room) = state.withLock { ($0.appId, $0.uid, $0.nickname, $0.room) }
-        guard let appId, let uid else { throw MeetingErrorBody(.wrongState, "send login first") }
-        let store = service.store
-        switch type {
-        case .login, .ping:
-            throw MeetingErrorBody(.internalError, "unreachable")
-        case .createRoom:
-            return try store.create(appId: appId, hostUid: uid, MeetingCodec.payload(MeetingCreateReq.self, from: text))
-        case .updateRoom:
-            let req = try MeetingCodec.payload(UpdateRoomReq.self, from: text)
-            return try await service.update(appId: appId, meetingId: req.meetingId, by: uid, req.update)
-        case .cancelRoom:
-            let ref = try MeetingCodec.payload(MeetingRef.self, from: text)
-            return try store.cancel(appId: appId, meetingId: store.meeting(appId: appId, ref: ref).meetingId, by: uid)
-        case .detailRoom:
-            let ref = try MeetingCodec.payload(MeetingRef.self, from: text)
-            return MeetingService.visible(try store.meeting(appId: appId, ref: ref), to: uid)
-        case .attendeeRoom, .attendedRoom:
-            let page = try MeetingCodec.payload(PageReq.self, from: text)
-            var result = type == .attendeeRoom
-                ? try store.attendee(appId: appId, uid: uid, page: page.page, pageSize: page.pageSize ?? 20)
-                : try store.attended(appId: appId, uid: uid, page: page.page, pageSize: page.pageSize ?? 20)
-            result.list = result.list.map { MeetingService.visible($0, to: uid) }
-            return result
-        case .enterRoom:
-            guard room == nil else { throw MeetingErrorBody(.wrongState, "already in a meeting; exit it first") }
-            let req = try MeetingCodec.payload(MeetingEnterReq.self, from: text)
-            let (entered, response) = try await service.enter(appId: appId, uid: uid, nickname: nickname, req, connection: self)
-            state.withLock { $0.room = entered }
-            return response
-        case .exitRoom:
-            guard let room else { throw MeetingErrorBody(.notInMeeting, "not in a meeting") }
-            state.withLock { if $0.room === room { $0.room = nil } }
-            await room.exit(uid: uid, connection: self, reason: .exit)
-            return EmptyPayload()
-        default:
-            guard let room else { throw MeetingErrorBody(.notInMeeting, "not in a meeting") }
-            return try await inMeeting(type, text, room: room, uid: uid)
-        }
-    }
-
-    private func login(_ req: LoginReq) throws(MeetingErrorBody) -> LoginResp {
-        guard state.withLock({ $0.uid == nil }) else { throw MeetingErrorBody(.wrongState, "already logged in") }
-        let claims = try service.verifyMember(req.token)
-        let nickname = claims.member?.nickname.flatMap { $0.isEmpty ? nil : $0 } ?? claims.sub
-        state.withLock {
-            $0.appId = claims.iss
-            $0.uid = claims.sub
-            $0.nickname = nickname
-        }
-        return LoginResp(uid: claims.sub, nickname: nickname, serverTime: Int64(Date().timeIntervalSince1970 * 1000))
-    }
-
-    private func inMeeting(_ type: MeetingRequestType, _ text: String, room: MeetingRoom, uid: String) async throws(MeetingErrorBody) -> any Encodable & Sendable {
-        func target() throws(MeetingErrorBody) -> TargetReq { try MeetingCodec.payload(TargetReq.self, from: text) }
-        func policy() throws(MeetingErrorBody) -> Bool { try MeetingCodec.payload(PolicyReq.self, from: text).allow }
-        switch type {
-        case .requestOpenMic: return try await room.requestOpenMic(uid, MeetingCodec.payload(OpenReq.self, from: text))
-        case .closeMic: return try await room.closeMic(uid)
-        case .requestOpenCamera: return try await room.requestOpenCamera(uid, MeetingCodec.payload(OpenReq.self, from: text))
-        case .closeCamera: return try await room.closeCamera(uid)
-        case .requestShare: return try await room.requestShare(uid, MeetingCodec.payload(ShareReq.self, from: text))
-        case .stopShare: return try await room.stopShare(uid)
-        case .raiseHand: return try await room.setHand(uid, raised: true)
-        case .lowerHand: return try await room.setHand(uid, raised: false)
-        case .sendChat:
-            return try await room.chat(uid, MeetingCodec.payload(ChatReq.self, from: text), messageId: "CM" + SecureRandom.string(count: 16))
-        case .adminMuteAll: return try await room.muteAll(uid, allowSelfUnmute: policy())
-        case .adminUnmuteAll: return try await room.unmuteAll(uid)
-        case .adminCameraOffAll: return try await room.cameraOffAll(uid, allowSelfOpen: policy())
-        case .adminCameraOnAll: return try await room.cameraOnAll(uid)
-        case .adminLockRoom: return try await room.lock(uid, locked: policy())
-        case .adminDisableShare: return try await room.disableShare(uid, disabled: policy())
-        case .adminKick:
-            try await room.kick(uid, target: target().uid)
-            return EmptyPayload()
-        case .adminSetCoHost:
-            let t = try target()
-            return try await room.setCoHost(uid, target: t.uid, enable: t.enable ?? true)
-        case .adminTransferHost: return try await room.transferHost(uid, target: target().uid)
-        case .adminRequestOpenMic, .adminRequestOpenCamera:
-            try await room.requestOpen(uid, target: target().uid, kind: type == .adminRequestOpenMic ? .mic : .camera)
-            return EmptyPayload()
-        case .adminCloseMic: return try await room.closeMember(uid, target: target().uid, .mic)
-        case .adminCloseCamera: return try await room.closeMember(uid, target: target().uid, .camera)
-        case .adminStopShare: return try await room.closeMember(uid, target: target().uid, .share)
-        case .adminLowerHand: return try await room.closeMember(uid, target: target().uid, .hand)
-        case .adminDisableChat:
-            let t = try target()
-            return try await room.disableChat(uid, target: t.uid, disabled: t.enable ?? true)
-        case .adminEndRoom:
-            try await room.adminEnd(uid)
-            return EmptyPayload()
-        default:
-            throw MeetingErrorBody(.internalError, "unhandled \(type.rawValue)")
-        }
+    /// Closes the socket, if any (server shutdown, logout).
+    func closeSocket(reason: String) {
+        state.withLock { $0.socket }?.close(code: .normalClosure, reason: reason)
     }
 }

@@ -17,7 +17,7 @@ public struct AttendanceRecord: Codable, Sendable, Equatable {
 /// Meetings and attendance in the server's SQLite database. Thread-safe (the database serializes);
 /// every failure is a `MeetingErrorBody` with its code (database failures are `internal_error`).
 public final class MeetingStore: Sendable {
-    private let database: Database
+    let database: Database
     private let clock: @Sendable () -> Int64
     private let roomNumbers: @Sendable () -> String
 
@@ -39,7 +39,7 @@ public final class MeetingStore: Sendable {
         return String(100_000_000 + value % 900_000_000)
     }
 
-    static let columns = "meeting_id, room_no, title, type, mode, attend_type, password, host_uid, status, plan_time, plan_dur, created_at, updated_at, started_at, ended_at"
+    static let columns = "meeting_id, room_no, title, type, mode, attend_type, password, host_uid, status, plan_time, plan_dur, created_at, updated_at, started_at, ended_at, waiting_room"
 
     // MARK: - Meetings
 
@@ -55,11 +55,12 @@ public final class MeetingStore: Sendable {
             guard MeetingValidation.isRoomNo(roomNo) else { throw MeetingErrorBody(.internalError, "room number generator gave \(roomNo)") }
             do {
                 try database.transaction { tx throws(DatabaseError) in
-                    try tx.query("INSERT INTO meetings (\(Self.columns), app_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)", [
+                    try tx.query("INSERT INTO meetings (\(Self.columns), app_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)", [
                         .text(meetingId), .text(roomNo), .text(req.title), .text(req.type.rawValue), .text(req.mode.rawValue),
                         .text(req.attendType.rawValue), req.password.map(SQLValue.text) ?? .null, .text(hostUid),
                         .text(MeetingStatus.scheduled.rawValue), appointment ? req.planTime.map(SQLValue.integer) ?? .null : .null,
-                        appointment ? req.planDur.map { .integer(Int64($0)) } ?? .null : .null, .integer(now), .integer(now), .text(appId),
+                        appointment ? req.planDur.map { .integer(Int64($0)) } ?? .null : .null, .integer(now), .integer(now),
+                        .integer(req.waitingRoom ? 1 : 0), .text(appId),
                     ])
                     for uid in conferee { try tx.query("INSERT INTO meeting_conferees (meeting_id, uid) VALUES (?, ?)", [.text(meetingId), .text(uid)]) }
                 }
@@ -83,7 +84,7 @@ public final class MeetingStore: Sendable {
 
     /// The meeting with room number `roomNo` of `appId`.
     public func meeting(appId: String, roomNo: String) throws(MeetingErrorBody) -> MeetingInfo {
-        guard MeetingValidation.isRoomNo(roomNo) else { throw MeetingValidation.invalid("room_no must be 9 digits") }
+        guard MeetingValidation.isRoomNo(roomNo) else { throw MeetingValidation.invalid("room_no must be 9 digits, the first not 0") }
         guard let m = try select("WHERE app_id = ? AND room_no = ?", [.text(appId), .text(roomNo)]).first else {
             throw MeetingErrorBody(.notFound, "no meeting with room number \(roomNo)")
         }
@@ -107,6 +108,7 @@ public final class MeetingStore: Sendable {
         if let attend = req.attendType { m.attendType = attend }
         if let password = req.password { m.password = password }
         if let conferee = req.conferee { try MeetingValidation.checkConferee(conferee); m.conferee = Array(Set(conferee)).sorted() }
+        if let waitingRoom = req.waitingRoom { m.waitingRoom = waitingRoom }
         if m.type == .appointment {
             if let t = req.planTime { m.planTime = t }
             if let d = req.planDur { m.planDur = d }
@@ -118,9 +120,10 @@ public final class MeetingStore: Sendable {
         let now = clock()
         do {
             try database.transaction { tx throws(DatabaseError) in
-                try tx.query("UPDATE meetings SET title = ?, mode = ?, attend_type = ?, password = ?, plan_time = ?, plan_dur = ?, updated_at = ? WHERE meeting_id = ?", [
+                try tx.query("UPDATE meetings SET title = ?, mode = ?, attend_type = ?, password = ?, plan_time = ?, plan_dur = ?, waiting_room = ?, updated_at = ? WHERE meeting_id = ?", [
                     .text(updated.title), .text(updated.mode.rawValue), .text(updated.attendType.rawValue), updated.password.map(SQLValue.text) ?? .null,
-                    updated.planTime.map(SQLValue.integer) ?? .null, updated.planDur.map { .integer(Int64($0)) } ?? .null, .integer(now), .text(meetingId),
+                    updated.planTime.map(SQLValue.integer) ?? .null, updated.planDur.map { .integer(Int64($0)) } ?? .null,
+                    .integer(updated.waitingRoom ? 1 : 0), .integer(now), .text(meetingId),
                 ])
                 if req.conferee != nil {
                     try tx.query("DELETE FROM meeting_conferees WHERE meeting_id = ?", [.text(meetingId)])
@@ -241,7 +244,7 @@ public final class MeetingStore: Sendable {
         do { rows = try database.query("SELECT \(Self.columns) FROM meetings \(tail)", parameters) } catch { throw Self.storageFailure(error) }
         var result: [MeetingInfo] = []
         for row in rows {
-            guard row.count == 15, let id = row[0].string, let roomNo = row[1].string, let title = row[2].string,
+            guard row.count == 16, let id = row[0].string, let roomNo = row[1].string, let title = row[2].string,
                   let type = row[3].string.flatMap(MeetingType.init), let mode = row[4].string.flatMap(MeetingMode.init),
                   let attend = row[5].string.flatMap(AttendType.init), let host = row[7].string,
                   let status = row[8].string.flatMap(MeetingStatus.init) else { throw MeetingErrorBody(.internalError, "unreadable meeting row") }
@@ -252,12 +255,12 @@ public final class MeetingStore: Sendable {
             result.append(MeetingInfo(meetingId: id, roomNo: roomNo, title: title, type: type, mode: mode, attendType: attend,
                                       password: row[6].string, conferee: conferee, hostUid: host, status: status, planTime: row[9].int,
                                       planDur: row[10].int.map { Int($0) }, createdAt: row[11].int ?? 0, updatedAt: row[12].int ?? 0,
-                                      startedAt: row[13].int, endedAt: row[14].int))
+                                      startedAt: row[13].int, endedAt: row[14].int, waitingRoom: (row[15].int ?? 0) != 0))
         }
         return result
     }
 
-    private static func storageFailure(_ error: any Error) -> MeetingErrorBody {
+    static func storageFailure(_ error: any Error) -> MeetingErrorBody {
         if let body = error as? MeetingErrorBody { return body }
         return MeetingErrorBody(.internalError, "storage failed: \(error)")
     }

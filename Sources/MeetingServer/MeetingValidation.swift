@@ -48,9 +48,9 @@ enum MeetingValidation {
         if let conferee = req.conferee { try checkConferee(conferee) }
     }
 
-    /// A room number is 9 digits.
+    /// A room number is 9 digits, never starting with 0.
     static func isRoomNo(_ value: String) -> Bool {
-        value.utf8.count == 9 && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        value.utf8.count == 9 && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && value.utf8.first != 0x30
     }
 
     static func hasControl(_ text: String) -> Bool {

@@ -12,6 +12,8 @@ public enum MeetingCodec {
         public var type: String?
         public var ok: Bool?
         public var error: MeetingErrorBody?
+        /// An event's number in its session (1, 2, 3…), for resuming after a dropped connection.
+        public var seq: Int?
     }
 
     private struct DataEnvelope<T: Decodable>: Decodable { var data: T? }
@@ -96,8 +98,17 @@ public enum MeetingCodec {
         encode(Response<EmptyPayload>(id: id, type: type, ok: false, data: nil, error: error))
     }
 
-    /// An event.
+    /// An event (without its `seq`, which each session adds with `sequenced`).
     public static func event<T: Encodable>(_ type: MeetingEventType, _ data: T) -> String {
         encode(Event(type: type.rawValue, data: data))
+    }
+
+    /// An encoded event with its session's sequence number added as the first key: an event is
+    /// encoded once for every recipient, and numbered per recipient without decoding it again.
+    public static func sequenced(_ event: String, seq: Int) -> String {
+        guard event.hasPrefix("{") else { return event }
+        let rest = event.dropFirst()
+        if rest.drop(while: \.isWhitespace).first == "}" { return "{\"seq\":\(seq)}" }
+        return "{\"seq\":\(seq)," + rest
     }
 }

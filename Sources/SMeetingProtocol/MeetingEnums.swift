@@ -93,3 +93,29 @@ public enum AdminRequestKind: String, Codable, Sendable {
     case mic
     case camera
 }
+
+/// Why a member left the waiting room.
+public enum WaitingLeaveReason: String, Codable, Sendable {
+    /// A host or co-host (or the backend) let the member in.
+    case admitted
+    /// A host or co-host (or the backend) sent the member away.
+    case removed
+    /// The member gave up waiting (`exit_room`, `logout`, or its connection was lost for good).
+    case left
+}
+
+/// Where a sub-meeting is in its life.
+public enum SubMeetingStatus: String, Codable, Sendable {
+    /// Created, members may be assigned; nobody is in it yet.
+    case created
+    /// Open: assigned members are in it.
+    case open
+    /// Closing: everyone returns to the main meeting when the countdown ends.
+    case closing
+}
+
+/// A sign-in (everyone present is asked) or a roll call (one member is called).
+public enum SignInKind: String, Codable, Sendable {
+    case signIn = "sign_in"
+    case rollCall = "roll_call"
+}

@@ -24,7 +24,7 @@ public enum MeetingErrorCode: Int, Codable, Sendable, CaseIterable {
     /// No such meeting, room number or member.
     case notFound = 40401
     /// Not valid now: before `login`, a second `login`, entering while in a meeting, confirming a
-    /// host request that was never made.
+    /// host request that was never made, a second sign-in while one runs.
     case wrongState = 40901
     /// The request needs the caller to be in a meeting.
     case notInMeeting = 40902
@@ -32,6 +32,8 @@ public enum MeetingErrorCode: Int, Codable, Sendable, CaseIterable {
     case meetingClosed = 40903
     /// Someone else is sharing.
     case alreadySharing = 40904
+    /// A sign-in or roll-call answer after its deadline.
+    case deadlinePassed = 40905
     /// A text or message is over its size limit.
     case payloadTooLarge = 41301
     /// A limit was reached (members per meeting).
@@ -57,6 +59,7 @@ public enum MeetingErrorCode: Int, Codable, Sendable, CaseIterable {
         case .notInMeeting: return "not_in_meeting"
         case .meetingClosed: return "meeting_closed"
         case .alreadySharing: return "already_sharing"
+        case .deadlinePassed: return "deadline_passed"
         case .payloadTooLarge: return "payload_too_large"
         case .limitReached: return "limit_reached"
         case .internalError: return "internal_error"

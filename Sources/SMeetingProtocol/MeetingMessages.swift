@@ -1,6 +1,6 @@
 /// The request types of the meeting WebSocket (docs/meeting-protocol.md).
 public enum MeetingRequestType: String, Codable, Sendable, CaseIterable {
-    case login, ping
+    case login, ping, logout
     case createRoom = "create_room", updateRoom = "update_room", cancelRoom = "cancel_room", detailRoom = "detail_room"
     case attendeeRoom = "attendee_room", attendedRoom = "attended_room"
     case enterRoom = "enter_room", exitRoom = "exit_room"
@@ -17,6 +17,20 @@ public enum MeetingRequestType: String, Codable, Sendable, CaseIterable {
     case adminCloseMic = "admin_close_mic", adminCloseCamera = "admin_close_camera", adminStopShare = "admin_stop_share"
     case adminDisableChat = "admin_disable_chat", adminLowerHand = "admin_lower_hand"
     case adminEndRoom = "admin_end_room"
+    // Waiting room
+    case adminSetWaitingRoom = "admin_set_waiting_room", adminAdmit = "admin_admit", adminAdmitAll = "admin_admit_all"
+    case adminRemoveWaiting = "admin_remove_waiting"
+    // Training mode, whiteboard, view capture
+    case adminSetPresenter = "admin_set_presenter", adminApproveHand = "admin_approve_hand", adminDisableDraw = "admin_disable_draw"
+    case startViewCapture = "start_view_capture", stopViewCapture = "stop_view_capture"
+    // Sub-meetings
+    case adminCreateSubMeetings = "admin_create_sub_meetings", adminAssignSubMeeting = "admin_assign_sub_meeting"
+    case adminAssignSubMeetingsRandomly = "admin_assign_sub_meetings_randomly", adminOpenSubMeetings = "admin_open_sub_meetings"
+    case adminBroadcastSubMeetings = "admin_broadcast_sub_meetings", adminVisitSubMeeting = "admin_visit_sub_meeting"
+    case requestSubMeetingHelp = "request_sub_meeting_help", adminCloseSubMeetings = "admin_close_sub_meetings"
+    // Sign-in and roll call
+    case adminStartSignIn = "admin_start_sign_in", signIn = "sign_in", adminEndSignIn = "admin_end_sign_in"
+    case adminRollCall = "admin_roll_call", answerRollCall = "answer_roll_call", signInResults = "sign_in_results"
 }
 
 /// The event types the server sends.
@@ -24,19 +38,45 @@ public enum MeetingEventType: String, Codable, Sendable, CaseIterable {
     case userEntered = "user_entered", userExited = "user_exited", userChanged = "user_changed"
     case roomChanged = "room_changed", chat, adminRequest = "admin_request"
     case kicked, roomEnded = "room_ended", disconnected
+    // Waiting room
+    case waitingEntered = "waiting_entered", waitingLeft = "waiting_left", waitingList = "waiting_list"
+    case waitingAdmitted = "waiting_admitted", waitingRemoved = "waiting_removed"
+    // Sub-meetings
+    case subMeetingsChanged = "sub_meetings_changed", subMeetingMoved = "sub_meeting_moved"
+    case subMeetingBroadcast = "sub_meeting_broadcast", subMeetingHelp = "sub_meeting_help"
+    case subMeetingsClosing = "sub_meetings_closing", subMeetingsClosed = "sub_meetings_closed"
+    // Sign-in and roll call
+    case signInStarted = "sign_in_started", signInProgress = "sign_in_progress", signInEnded = "sign_in_ended"
+    case rollCall = "roll_call", rollCallResult = "roll_call_result"
 }
 
 // MARK: - Request payloads
 
-/// `login`: the member token from `/stm/srvapi/v1/member/grant`.
-public struct LoginReq: Codable, Sendable { public var token: String; public init(token: String) { self.token = token } }
+/// `login`: the member token from `/stm/srvapi/v1/member/grant`. To resume a session whose
+/// connection dropped, add its `session_id` and the `seq` of the last event handled.
+public struct LoginReq: Codable, Sendable {
+    public var token: String
+    public var sessionId: String?
+    public var lastSeq: Int?
+    public init(token: String, sessionId: String? = nil, lastSeq: Int? = nil) {
+        self.token = token; self.sessionId = sessionId; self.lastSeq = lastSeq
+    }
+}
 
-/// `login` answer.
+/// `login` answer. `resumed` says whether the session `session_id` named was resumed (the
+/// events it missed follow, in order); `reconnect_grace_seconds` is how long the server keeps a
+/// session whose connection dropped.
 public struct LoginResp: Codable, Sendable, Equatable {
     public var uid: String
     public var nickname: String
     public var serverTime: Int64
-    public init(uid: String, nickname: String, serverTime: Int64) { self.uid = uid; self.nickname = nickname; self.serverTime = serverTime }
+    public var sessionId: String
+    public var resumed: Bool
+    public var reconnectGraceSeconds: Int
+    public init(uid: String, nickname: String, serverTime: Int64, sessionId: String, resumed: Bool = false, reconnectGraceSeconds: Int) {
+        self.uid = uid; self.nickname = nickname; self.serverTime = serverTime
+        self.sessionId = sessionId; self.resumed = resumed; self.reconnectGraceSeconds = reconnectGraceSeconds
+    }
 }
 
 /// No fields.
@@ -71,14 +111,21 @@ public struct RTCGrant: Codable, Sendable, Equatable {
     public init(channel: String, token: String, expireAt: Int64) { self.channel = channel; self.token = token; self.expireAt = expireAt }
 }
 
-/// `enter_room` answer: the room, myself, everyone (me included), and the SRTC channel grant.
+/// `enter_room` answer (and `waiting_admitted`'s data): the room, myself, everyone (me
+/// included), the SRTC channel grant, and for hosts and co-hosts the waiting room and the
+/// sub-meetings. With `waiting: true` I wait to be admitted: `users` is empty and `rtc` absent.
 public struct EnterRoomResp: Codable, Sendable, Equatable {
     public var room: RoomInfo
     public var me: MeetingUserInfo
     public var users: [MeetingUserInfo]
-    public var rtc: RTCGrant
-    public init(room: RoomInfo, me: MeetingUserInfo, users: [MeetingUserInfo], rtc: RTCGrant) {
+    public var rtc: RTCGrant?
+    public var waiting: Bool
+    public var waitingUsers: [WaitingUserInfo]
+    public var subMeetings: [SubMeetingInfo]
+    public init(room: RoomInfo, me: MeetingUserInfo, users: [MeetingUserInfo], rtc: RTCGrant?, waiting: Bool = false,
+                waitingUsers: [WaitingUserInfo] = [], subMeetings: [SubMeetingInfo] = []) {
         self.room = room; self.me = me; self.users = users; self.rtc = rtc
+        self.waiting = waiting; self.waitingUsers = waitingUsers; self.subMeetings = subMeetings
     }
 }
 
@@ -114,8 +161,9 @@ public struct PolicyReq: Codable, Sendable {
     public init(allow: Bool) { self.allow = allow }
 }
 
-/// The admin commands aimed at one member; `enable` for `admin_set_co_host` and
-/// `admin_disable_chat` (true = co-host / chat disabled).
+/// The admin commands aimed at one member; `enable` for `admin_set_co_host`,
+/// `admin_disable_chat`, `admin_disable_draw` and `admin_set_presenter` (true = co-host / chat
+/// disabled / drawing disabled / presenter).
 public struct TargetReq: Codable, Sendable {
     public var uid: String
     public var enable: Bool?

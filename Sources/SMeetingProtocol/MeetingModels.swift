@@ -22,10 +22,12 @@ public struct MeetingInfo: Codable, Sendable, Equatable {
     public var updatedAt: Int64
     public var startedAt: Int64?
     public var endedAt: Int64?
+    /// Members who enter wait until a host or co-host admits them.
+    public var waitingRoom: Bool
 
     public init(meetingId: String, roomNo: String, title: String, type: MeetingType, mode: MeetingMode, attendType: AttendType,
                 password: String?, conferee: [String], hostUid: String, status: MeetingStatus, planTime: Int64?, planDur: Int?,
-                createdAt: Int64, updatedAt: Int64, startedAt: Int64? = nil, endedAt: Int64? = nil) {
+                createdAt: Int64, updatedAt: Int64, startedAt: Int64? = nil, endedAt: Int64? = nil, waitingRoom: Bool = false) {
         self.meetingId = meetingId
         self.roomNo = roomNo
         self.title = title
@@ -42,11 +44,14 @@ public struct MeetingInfo: Codable, Sendable, Equatable {
         self.updatedAt = updatedAt
         self.startedAt = startedAt
         self.endedAt = endedAt
+        self.waitingRoom = waitingRoom
     }
 }
 
 /// `createRoom(_:)`: a new meeting. An appointment needs `planTime` and `planDur`; a password
-/// meeting needs `password`; an invitation meeting needs `conferee`.
+/// meeting needs `password`; an invitation meeting needs `conferee`. On the wire `type`, `mode`,
+/// `attend_type` and `waiting_room` may be left out (`instant`, `normal`, `open`, `false`), as in
+/// the server API's `/server/v1/meeting/create`.
 public struct MeetingCreateReq: Codable, Sendable, Equatable {
     public var title: String
     public var type: MeetingType
@@ -56,9 +61,12 @@ public struct MeetingCreateReq: Codable, Sendable, Equatable {
     public var conferee: [String]?
     public var planTime: Int64?
     public var planDur: Int?
+    /// Members who enter wait until a host or co-host admits them.
+    public var waitingRoom: Bool
 
     public init(title: String, type: MeetingType = .instant, mode: MeetingMode = .normal, attendType: AttendType = .open,
-                password: String? = nil, conferee: [String]? = nil, planTime: Int64? = nil, planDur: Int? = nil) {
+                password: String? = nil, conferee: [String]? = nil, planTime: Int64? = nil, planDur: Int? = nil,
+                waitingRoom: Bool = false) {
         self.title = title
         self.type = type
         self.mode = mode
@@ -67,6 +75,24 @@ public struct MeetingCreateReq: Codable, Sendable, Equatable {
         self.conferee = conferee
         self.planTime = planTime
         self.planDur = planDur
+        self.waitingRoom = waitingRoom
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case title, type, mode, attendType, password, conferee, planTime, planDur, waitingRoom
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        title = try c.decode(String.self, forKey: .title)
+        type = try c.decodeIfPresent(MeetingType.self, forKey: .type) ?? .instant
+        mode = try c.decodeIfPresent(MeetingMode.self, forKey: .mode) ?? .normal
+        attendType = try c.decodeIfPresent(AttendType.self, forKey: .attendType) ?? .open
+        password = try c.decodeIfPresent(String.self, forKey: .password)
+        conferee = try c.decodeIfPresent([String].self, forKey: .conferee)
+        planTime = try c.decodeIfPresent(Int64.self, forKey: .planTime)
+        planDur = try c.decodeIfPresent(Int.self, forKey: .planDur)
+        waitingRoom = try c.decodeIfPresent(Bool.self, forKey: .waitingRoom) ?? false
     }
 }
 
@@ -79,9 +105,10 @@ public struct MeetingUpdateReq: Codable, Sendable, Equatable {
     public var conferee: [String]?
     public var planTime: Int64?
     public var planDur: Int?
+    public var waitingRoom: Bool?
 
     public init(title: String? = nil, mode: MeetingMode? = nil, attendType: AttendType? = nil, password: String? = nil,
-                conferee: [String]? = nil, planTime: Int64? = nil, planDur: Int? = nil) {
+                conferee: [String]? = nil, planTime: Int64? = nil, planDur: Int? = nil, waitingRoom: Bool? = nil) {
         self.title = title
         self.mode = mode
         self.attendType = attendType
@@ -89,6 +116,7 @@ public struct MeetingUpdateReq: Codable, Sendable, Equatable {
         self.conferee = conferee
         self.planTime = planTime
         self.planDur = planDur
+        self.waitingRoom = waitingRoom
     }
 }
 

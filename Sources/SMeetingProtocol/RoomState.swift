@@ -27,12 +27,15 @@ public struct RoomInfo: Codable, Sendable, Equatable {
     public var shareType: Int
     /// Unix milliseconds of the first entry.
     public var startedAt: Int64
+    /// Members in the meeting (the waiting room not included).
     public var memberCount: Int
+    /// Members who enter wait until a host or co-host admits them.
+    public var waitingRoom: Bool
 
     public init(meetingId: String, roomNo: String, title: String, hostUid: String, type: MeetingType, mode: MeetingMode,
                 attendType: AttendType, status: MeetingStatus, muteAll: Bool = false, allowSelfUnmute: Bool = true,
                 cameraOffAll: Bool = false, allowSelfOpenCamera: Bool = true, shareDisabled: Bool = false, locked: Bool = false,
-                sharingUid: String? = nil, shareType: Int = 0, startedAt: Int64, memberCount: Int = 0) {
+                sharingUid: String? = nil, shareType: Int = 0, startedAt: Int64, memberCount: Int = 0, waitingRoom: Bool = false) {
         self.meetingId = meetingId
         self.roomNo = roomNo
         self.title = title
@@ -51,6 +54,7 @@ public struct RoomInfo: Codable, Sendable, Equatable {
         self.shareType = shareType
         self.startedAt = startedAt
         self.memberCount = memberCount
+        self.waitingRoom = waitingRoom
     }
 }
 
@@ -72,10 +76,17 @@ public struct MeetingUserInfo: Codable, Sendable, Equatable {
     public var trackDescs: [TrackDesc]
     /// Unix milliseconds.
     public var enteredAt: Int64
+    /// A training meeting's presenter: may open mic and camera (host and co-hosts always may).
+    public var presenter: Bool
+    /// The member publishes a view capture (`screen`) without a sharing state.
+    public var viewCapture: Bool
+    /// The sub-meeting the member is in now; `nil` in the main meeting.
+    public var subMeetingId: String?
 
     public init(uid: String, nickname: String, role: Role, micState: MicState = .off, cameraState: CameraState = .off,
                 shareState: Int = 0, chatDisabled: Bool = false, drawDisabled: Bool = false, handRaised: Bool = false,
-                trackDescs: [TrackDesc] = [], enteredAt: Int64) {
+                trackDescs: [TrackDesc] = [], enteredAt: Int64, presenter: Bool = false, viewCapture: Bool = false,
+                subMeetingId: String? = nil) {
         self.uid = uid
         self.nickname = nickname
         self.role = role
@@ -87,6 +98,9 @@ public struct MeetingUserInfo: Codable, Sendable, Equatable {
         self.handRaised = handRaised
         self.trackDescs = trackDescs
         self.enteredAt = enteredAt
+        self.presenter = presenter
+        self.viewCapture = viewCapture
+        self.subMeetingId = subMeetingId
     }
 }
 

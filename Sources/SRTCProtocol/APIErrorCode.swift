@@ -24,6 +24,9 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
     case tokenNotYetValid = 40108
     /// The token's grant does not allow this action (publish, subscribe, publish data).
     case permissionDenied = 40301
+    /// The module that owns the channel (the meeting backend) forbids this publish or unmute now:
+    /// a room rule (mute all, camera off, sharing, voice or training mode) or the member's state.
+    case policyForbidden = 40311
     /// No such route, channel, user or track.
     case notFound = 40401
     /// The route exists but not for this method.
@@ -49,7 +52,7 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
         case .malformedBody, .invalidParameter: return 400
         case .missingAuthHeader, .unknownApp, .timestampOutOfWindow, .nonceReplayed, .badSignature,
              .invalidToken, .tokenExpired, .tokenNotYetValid: return 401
-        case .permissionDenied: return 403
+        case .permissionDenied, .policyForbidden: return 403
         case .notFound: return 404
         case .methodNotAllowed: return 405
         case .wrongState, .alreadyExists: return 409
@@ -74,6 +77,7 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
         case .tokenExpired: return "token_expired"
         case .tokenNotYetValid: return "token_not_yet_valid"
         case .permissionDenied: return "permission_denied"
+        case .policyForbidden: return "policy_forbidden"
         case .notFound: return "not_found"
         case .methodNotAllowed: return "method_not_allowed"
         case .wrongState: return "wrong_state"

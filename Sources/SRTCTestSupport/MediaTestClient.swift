@@ -26,10 +26,15 @@ public final class MediaTestClient: @unchecked Sendable {
     public var publishRelay: LossyRelay?
 
     /// Connects and joins `channel` as `uid`.
-    public init(server: TestServer, uid: String, channel: String) async throws {
+    public convenience init(server: TestServer, uid: String, channel: String) async throws {
+        try await self.init(server: server, uid: uid, token: server.token(uid: uid, channel: channel))
+    }
+
+    /// Connects and joins with `token` (one a meeting handed out, for example).
+    public init(server: TestServer, uid: String, token: String) async throws {
         self.uid = uid
         signal = try await TestSignalClient(url: server.wsURL)
-        joined = try await signal.join(token: server.token(uid: uid, channel: channel))
+        joined = try await signal.join(token: token)
         certificate = try DTLSCertificate()
         answerTask = Task { [weak self] in await self?.answerOffers() }
     }

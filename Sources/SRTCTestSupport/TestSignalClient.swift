@@ -48,6 +48,9 @@ public final class TestSignalClient: Sendable {
         return try await response(id: id, timeout: timeout).result
     }
 
+    /// The id of the request sent last.
+    public var lastRequestId: Int { state.withLock { $0.nextId - 1 } }
+
     /// Sends raw text (malformed-input tests).
     public func sendRaw(_ text: String) { socket.send(text: text) }
 

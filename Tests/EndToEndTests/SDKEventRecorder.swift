@@ -67,12 +67,3 @@ final class SDKEventRecorder: ChannelDelegate, @unchecked Sendable {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Double = 10, _ what: String = "condition", _ condition: () async -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw SDKEventRecorder.Failure(description: "timed out waiting for \(what)")
-}

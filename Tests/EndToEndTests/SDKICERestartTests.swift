@@ -1,6 +1,7 @@
 import Foundation
 import RTCMedia
 @testable import SRTC
+import SRTCTestSupport
 import Testing
 
 /// What the SDK does when a media path fails (ICE consent lost): an ICE restart over signaling

@@ -1,6 +1,7 @@
 import Foundation
 import RTCMedia
 import SRTC
+import SRTCTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import SRTC
+import SRTCTestSupport
 import Testing
 
 /// The SDK against the real server over loopback: signaling only (join, users, messages,

@@ -29,6 +29,38 @@ import Testing
         #expect(try MeetingCodec.payload(RoomInfo.self, from: #"{"data":"# + MeetingCodec.encode(room) + "}") == room)
     }
 
+    @Test func eventsAreNumberedPerSessionWithoutDecodingThem() throws {
+        let event = MeetingCodec.event(.chat, ChatEvent(message: ChatMessage(messageId: "CM1", from: "a", fromNickname: "A", to: nil, text: "hi", timestamp: 5)))
+        let numbered = MeetingCodec.sequenced(event, seq: 42)
+        #expect(numbered == #"{"seq":42,"data":{"message":{"from":"a","from_nickname":"A","message_id":"CM1","text":"hi","timestamp":5}},"type":"chat"}"#)
+        #expect(try MeetingCodec.head(of: numbered).seq == 42 && MeetingCodec.head(of: numbered).type == "chat")
+        #expect(MeetingCodec.sequenced("{ }", seq: 1) == #"{"seq":1}"#)
+        #expect(MeetingCodec.sequenced("[1]", seq: 1) == "[1]")
+    }
+
+    @Test func createRoomDefaultsAndTheNewPayloads() throws {
+        let bare = try MeetingCodec.payload(MeetingCreateReq.self, from: #"{"data":{"title":"t"}}"#)
+        #expect(bare == MeetingCreateReq(title: "t") && bare.type == .instant && bare.mode == .normal && bare.attendType == .open && !bare.waitingRoom)
+        #expect(throws: MeetingErrorBody(.malformedBody, "field mode has an invalid value")) {
+            try MeetingCodec.payload(MeetingCreateReq.self, from: #"{"data":{"title":"t","mode":"party"}}"#)
+        }
+        #expect(MeetingCodec.request(id: 2, type: .adminAssignSubMeeting, AssignSubMeetingReq(subMeetingId: "S1", uids: ["a"]))
+            == #"{"data":{"sub_meeting_id":"S1","uids":["a"]},"id":2,"type":"admin_assign_sub_meeting"}"#)
+        #expect(MeetingCodec.request(id: 3, type: .login, LoginReq(token: "t", sessionId: "MS1", lastSeq: 9))
+            == #"{"data":{"last_seq":9,"session_id":"MS1","token":"t"},"id":3,"type":"login"}"#)
+        let sub = SubMeetingInfo(subMeetingId: "S1", title: "A", status: .closing, members: ["a"], closesAt: 7)
+        #expect(MeetingCodec.encode(sub) == #"{"closes_at":7,"members":["a"],"mode":"sub_meeting","status":"closing","sub_meeting_id":"S1","title":"A"}"#)
+        let result = SignInResult(signIn: SignInInfo(signInId: "SI1", kind: .rollCall, startedBy: "h", startedAt: 1, deadline: 2, targetUid: "a"),
+                                  endedAt: 3, records: [SignInRecord(uid: "a", nickname: "A", signedAt: nil)])
+        #expect(try MeetingCodec.payload(SignInEndedEvent.self, from: MeetingCodec.event(.rollCallResult, SignInEndedEvent(result: result))).result == result)
+        let waiting = EnterRoomResp(room: RoomInfo(meetingId: "M", roomNo: "100000000", title: "t", hostUid: "h", type: .instant, mode: .normal,
+                                                   attendType: .open, status: .ongoing, startedAt: 1, waitingRoom: true),
+                                    me: MeetingUserInfo(uid: "w", nickname: "W", role: .member, enteredAt: 2), users: [], rtc: nil, waiting: true)
+        let text = MeetingCodec.success(id: 1, type: "enter_room", waiting)
+        #expect(!text.contains("\"rtc\"") && text.contains(#""waiting":true"#))
+        #expect(try MeetingCodec.payload(EnterRoomResp.self, from: text) == waiting)
+    }
+
     @Test func badInputNamesTheProblem() {
         #expect(throws: MeetingErrorBody(.malformedBody, "message is not a JSON object with id and type")) { try MeetingCodec.head(of: "[1,2]") }
         #expect(throws: MeetingErrorBody(.payloadTooLarge, "message exceeds 65536 bytes")) {
@@ -55,6 +87,10 @@ import Testing
             let text = String(decoding: bytes, as: UTF8.self)
             _ = try? MeetingCodec.head(of: text)
             _ = try? MeetingCodec.payload(MeetingCreateReq.self, from: text)
+            _ = try? MeetingCodec.payload(AssignSubMeetingReq.self, from: text)
+            _ = try? MeetingCodec.payload(RollCallReq.self, from: text)
+            _ = try? MeetingCodec.payload(EnterRoomResp.self, from: text)
+            _ = MeetingCodec.sequenced(text, seq: 1)
         }
     }
 }

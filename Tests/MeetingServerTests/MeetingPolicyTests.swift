@@ -11,14 +11,7 @@ import Testing
     func meeting(_ uids: [String], _ req: MeetingCreateReq = MeetingCreateReq(title: "p")) async throws
         -> (TestServer, MeetingInfo, [MeetingTestSocket]) {
         let server = try makeMeetingServer()
-        var sockets: [MeetingTestSocket] = []
-        for uid in uids {
-            let s = try await MeetingTestSocket(url: server.meetingURL)
-            try await s.login(server.memberToken(uid: uid))
-            sockets.append(s)
-        }
-        let m = try sockets[0].data(MeetingInfo.self, try await sockets[0].call(.createRoom, req).text)
-        for s in sockets { #expect(try await s.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).ok) }
+        let (m, sockets) = try await hostedMeeting(uids, req, on: server, everyone: true)
         return (server, m, sockets)
     }
 
@@ -76,20 +69,20 @@ import Testing
         try await bob.login(server.memberToken(uid: "bob"))
         let m = try host.data(MeetingInfo.self, try await host.call(.createRoom, MeetingCreateReq(title: "gate")).text)
         _ = try await host.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId))
-        let entered = try bob.data(EnterRoomResp.self, try await bob.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).text)
+        let entered = try #require(try bob.data(EnterRoomResp.self, try await bob.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).text).rtc)
 
         // A member joins the meeting's SRTC channel with the token the meeting gave.
         let first = try await TestSignalClient(url: server.wsURL)
-        #expect(try await first.request(.join(JoinRequest(token: entered.rtc.token))).isSuccess)
+        #expect(try await first.request(.join(JoinRequest(token: entered.token))).isSuccess)
         // A valid channel token for the same channel, but for someone not in the meeting, is refused.
         let outsider = try await TestSignalClient(url: server.wsURL)
-        let stranger = server.token(uid: "eve", channel: entered.rtc.channel)
+        let stranger = server.token(uid: "eve", channel: entered.channel)
         #expect(try await outsider.request(.join(JoinRequest(token: stranger))).errorCode == .permissionDenied)
 
         // Once kicked, bob's still-valid channel token no longer gets him back in.
         #expect(try await host.call(.adminKick, TargetReq(uid: "bob")).ok)
         let again = try await TestSignalClient(url: server.wsURL)
-        #expect(try await again.request(.join(JoinRequest(token: entered.rtc.token))).errorCode == .permissionDenied)
+        #expect(try await again.request(.join(JoinRequest(token: entered.token))).errorCode == .permissionDenied)
         for s in [host, bob] { s.close() }
         await server.stop()
     }

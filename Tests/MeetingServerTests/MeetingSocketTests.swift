@@ -45,14 +45,16 @@ import Testing
         #expect(try await bob.call(.enterRoom, MeetingEnterReq(roomNo: pw.roomNo)).error?.code == 40313)
         #expect(try await bob.call(.enterRoom, MeetingEnterReq(roomNo: pw.roomNo, password: "0000")).error?.code == 40313)
         #expect(try await eve.call(.enterRoom, MeetingEnterReq(meetingId: inv.meetingId)).error?.code == 40314)
-        #expect(try await eve.call(.enterRoom, MeetingEnterReq(roomNo: "000000000")).error?.code == 40401)
+        #expect(try await eve.call(.enterRoom, MeetingEnterReq(roomNo: "000000000")).error?.code == 40002)   // never starts with 0
+        #expect(try await eve.call(.enterRoom, MeetingEnterReq(roomNo: "100000000")).error?.code == 40401)
         #expect(try await eve.call(.enterRoom, MeetingEnterReq()).error?.code == 40001)
 
         let entered = try await host.call(.enterRoom, MeetingEnterReq(roomNo: pw.roomNo))
         let resp = try host.data(EnterRoomResp.self, entered.text)
         #expect(resp.me.role == .host && resp.users.map(\.uid) == ["host"] && resp.room.status == .ongoing)
-        #expect(resp.rtc.channel == "mt_" + pw.meetingId)
-        let claims = try AccessToken.verify(resp.rtc.token, now: Int64(Date().timeIntervalSince1970)) { _ in TestServer.appKey }
+        let rtc = try #require(resp.rtc)
+        #expect(rtc.channel == "mt_" + pw.meetingId && !resp.waiting)
+        let claims = try AccessToken.verify(rtc.token, now: Int64(Date().timeIntervalSince1970)) { _ in TestServer.appKey }
         #expect(claims.sub == "host" && claims.grant?.channel == "mt_" + pw.meetingId && claims.iss == TestServer.appId)
 
         #expect(try await host.call(.adminLockRoom, PolicyReq(allow: true)).ok)
@@ -107,7 +109,7 @@ import Testing
     }
 
     @Test func malformedAndOversizedMessagesGetErrorsAndDisturbNobody() async throws {
-        let server = try makeMeetingServer()
+        let server = try makeMeetingServer(grace: 1)
         let good = try await MeetingTestSocket(url: server.meetingURL)
         try await good.login(server.memberToken(uid: "good"))
         let m = try good.data(MeetingInfo.self, try await good.call(.createRoom, MeetingCreateReq(title: "r")).text)
@@ -138,7 +140,8 @@ import Testing
         try await good.waitEvent(.chat)
         #expect(good.events.filter { $0 != "user_entered" } == ["chat"])
 
-        // Over 64 KiB: the socket is closed with 1009, the other member sees bad leave.
+        // Over 64 KiB: the socket is closed with 1009; after the grace period (nobody resumed the
+        // session) the other member sees bad leave.
         bad.send(raw: #"{"id": 904, "type": "ping", "data": {"pad": ""# + String(repeating: "y", count: 70_000) + #""}}"#)
         let info = await bad.socket.closed()
         #expect(info.code == .messageTooBig)

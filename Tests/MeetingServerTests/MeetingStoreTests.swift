@@ -20,12 +20,12 @@ import Testing
         let database = try Database(path: ":memory:")
         #expect(try MeetingMigrations.apply(to: database) == 0)
         #expect(try MeetingMigrations.apply(to: database) == MeetingMigrations.latestVersion)
-        #expect(try MeetingMigrations.currentVersion(of: database) == 1)
+        #expect(try MeetingMigrations.currentVersion(of: database) == 2)
         // The server's own schema version is untouched: both live in one file.
         try Migrations.server.apply(to: database)
         #expect(try database.query("PRAGMA user_version").first?.first?.int == Int64(Migrations.server.latestVersion))
         try database.query("INSERT INTO meeting_schema (version) VALUES (99)")
-        #expect(throws: DatabaseError.schemaTooNew(found: 99, supported: 1)) { try MeetingMigrations.apply(to: database) }
+        #expect(throws: DatabaseError.schemaTooNew(found: 99, supported: 2)) { try MeetingMigrations.apply(to: database) }
     }
 
     @Test func createStoresEveryFieldAndDrawsANineDigitRoomNumber() throws {

@@ -1,99 +1,23 @@
-import Foundation
-import MeetingServer
-import RTCNet
 import SMeetingProtocol
-import SRTCProtocol
-import SRTCServer
 import SRTCTestSupport
-import Synchronization
+import Testing
 
-/// A real server with the meeting module on loopback.
-func makeMeetingServer() throws -> TestServer {
-    try TestServer(modules: [MeetingModule.factory])
+/// A real server with the meeting module on loopback (`TestServer.withMeetings`).
+func makeMeetingServer(grace: Int = 20) throws -> TestServer {
+    try TestServer.withMeetings(grace: grace)
 }
 
-extension TestServer {
-    /// A member token (`/stm/srvapi/v1/member/grant`'s kind) signed with the test app's key.
-    func memberToken(uid: String, nickname: String? = nil, lifetime: Int64 = 3600, key: String = TestServer.appKey) -> String {
-        let now = Int64(Date().timeIntervalSince1970)
-        return AccessToken.sign(TokenClaims(iss: Self.appId, sub: uid, iat: now, nbf: now, exp: now + lifetime, jti: UUID().uuidString,
-                                            member: MemberGrant(nickname: nickname)), key: key)
+/// Logged-in sockets for `uids`; the first creates a meeting with `req` and enters it, and with
+/// `everyone` the others enter too.
+func hostedMeeting(_ uids: [String], _ req: MeetingCreateReq, on server: TestServer, everyone: Bool = false) async throws
+    -> (MeetingInfo, [MeetingTestSocket]) {
+    var sockets: [MeetingTestSocket] = []
+    for uid in uids {
+        let s = try await MeetingTestSocket(url: server.meetingURL)
+        try await s.login(server.memberToken(uid: uid))
+        sockets.append(s)
     }
-
-    var meetingURL: String { "ws://127.0.0.1:\(app.httpPort)\(MeetingModule.webSocketPath)" }
-}
-
-/// A protocol-level meeting WebSocket client: numbered requests, recorded events.
-final class MeetingTestSocket: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible { let description: String }
-
-    let socket: WebSocket
-    private let inbox = Mutex<[String]>([])
-    private let nextId = Mutex(1)
-
-    init(url: String) async throws {
-        socket = try await WebSocketClient.connect(url: url)
-        socket.onMessage { [weak self] message in
-            if case .text(let text) = message { self?.inbox.withLock { $0.append(text) } }
-        }
-    }
-
-    /// Every message received so far.
-    var received: [String] { inbox.withLock { $0 } }
-
-    /// Event types received so far, in order.
-    var events: [String] {
-        received.compactMap { try? MeetingCodec.head(of: $0) }.filter { $0.id == nil }.compactMap(\.type)
-    }
-
-    /// Sends a raw text and returns the response with `id` (nil for no id).
-    func send(raw text: String) { socket.send(text: text) }
-
-    /// Sends a request; returns the full response text.
-    func call<T: Encodable>(_ type: MeetingRequestType, _ data: T, timeout: Double = 5) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
-        let id = nextId.withLock { n -> Int in defer { n += 1 }; return n }
-        socket.send(text: MeetingCodec.request(id: id, type: type, data))
-        return try await response(id: id, timeout: timeout)
-    }
-
-    func call(_ type: MeetingRequestType) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
-        try await call(type, EmptyPayload())
-    }
-
-    func response(id: Int, timeout: Double = 5) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let text = received.first(where: { (try? MeetingCodec.head(of: $0))?.id == id }) {
-                let head = try MeetingCodec.head(of: text)
-                return (head.ok == true, text, head.error)
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw Failure(description: "no response \(id); received \(received)")
-    }
-
-    /// Decodes the `data` of a response.
-    func data<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-        try MeetingCodec.payload(T.self, from: text)
-    }
-
-    /// Waits for an event of `type`; returns its text.
-    @discardableResult
-    func waitEvent(_ type: MeetingEventType, count: Int = 1, timeout: Double = 5) async throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let matching = received.filter { (try? MeetingCodec.head(of: $0)).map { $0.id == nil && $0.type == type.rawValue } ?? false }
-            if matching.count >= count { return matching[count - 1] }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw Failure(description: "no event \(type.rawValue) x\(count); received \(events)")
-    }
-
-    /// Logs in with a member token.
-    func login(_ token: String) async throws {
-        let r = try await call(.login, LoginReq(token: token))
-        guard r.ok else { throw Failure(description: "login failed: \(r.text)") }
-    }
-
-    func close() { socket.close() }
+    let m = try sockets[0].data(MeetingInfo.self, try await sockets[0].call(.createRoom, req).text)
+    for s in everyone ? sockets : [sockets[0]] { #expect(try await s.call(.enterRoom, MeetingEnterReq(meetingId: m.meetingId)).ok) }
+    return (m, sockets)
 }

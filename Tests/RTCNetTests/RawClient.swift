@@ -15,7 +15,7 @@ final class RawClient: @unchecked Sendable {
     var buffer = ByteBuffer()
     private var isClosed = false
 
-    init(port: UInt16, host: String = "127.0.0.1", timeout: Double = 3) throws {
+    init(port: UInt16, host: String = "127.0.0.1", timeout: Double = 10) throws {
         let address = try require_address(host: host, port: port)
         #if canImport(Glibc)
         fd = socket(address.family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue), 0)

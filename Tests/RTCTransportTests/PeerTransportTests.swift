@@ -15,6 +15,7 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
         var states: [PeerTransport.State] = []
         var rtp: [[UInt8]] = []
         var rtcp: [[UInt8]] = []
+        var dataChannel: [DataChannelEndpoint.Event] = []
     }
     let log = Mutex(Log())
     /// Called for each RTP packet on the I/O thread (e.g. to echo).
@@ -29,6 +30,9 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
     }
     func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         log.withLock { $0.rtcp.append(Array(packet)) }
+    }
+    func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
+        log.withLock { $0.dataChannel.append(event) }
     }
 
     /// Polls without blocking a cooperative thread (other suites' async tests share the pool).
@@ -51,19 +55,20 @@ struct LoopbackPeers {
     let clientDelegate = RecordingDelegate()
 
     init(clientProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], serverExpects: DTLSFingerprint? = nil,
-         host: String = "127.0.0.1") throws {
+         host: String = "127.0.0.1", sctp: SCTPParameters? = nil) throws {
         port = try MediaPort(bind: SocketAddress(ip: host, port: 0)!)
         let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate()
         let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
         server = try port.makeTransport(PeerTransportParameters(
             iceRole: .lite, localICE: serverICE, remoteICE: clientICE, certificate: serverCert,
-            remoteFingerprint: serverExpects ?? clientCert.fingerprint, dtlsRole: .server, connectTimeout: .seconds(10)),
+            remoteFingerprint: serverExpects ?? clientCert.fingerprint, dtlsRole: .server, connectTimeout: .seconds(10),
+            sctp: sctp),
             delegate: serverDelegate)
         client = try PeerTransport.client(PeerTransportParameters(
             iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
             remoteCandidates: [ICECandidate(address: port.localAddress)], certificate: clientCert,
             remoteFingerprint: serverCert.fingerprint, dtlsRole: .client, srtpProfiles: clientProfiles,
-            connectTimeout: .seconds(10)),
+            connectTimeout: .seconds(10), sctp: sctp),
             bind: SocketAddress(ip: host, port: 0)!, delegate: clientDelegate)
     }
 
@@ -215,7 +220,7 @@ struct LoopbackPeers {
         // The client "moves": a new socket sends a valid nominating check with the client's credentials.
         let moved = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
         let p = peers.server.parameters
-        let check = STUNMessage.iceBindingRequest(transactionID: .random(), username: "\(p.localICE.ufrag):\(p.remoteICE.ufrag)",
+        let check = STUNMessage.iceBindingRequest(transactionID: .random(), username: "\(p.localICE.ufrag):\(p.remoteICE!.ufrag)",
                                                   priority: 1, controlling: true, tieBreaker: 1, useCandidate: true)
         moved.send(check.encoded(integrityKey: Array(p.localICE.pwd.utf8)), to: peers.port.localAddress)
         let receiver = UDPBatchReceiver(batchSize: 8, slotSize: 2048)
@@ -281,5 +286,63 @@ struct LoopbackPeers {
         #expect(kind([0x80]) == .unknown)
         #expect(kind([]) == .unknown)
         #expect(kind([0x40, 0x00]) == .unknown)    // TURN channel
+    }
+}
+
+/// A server transport made before the peer's answer (RFC 8445 §7.3): checks are answered at once
+/// and DTLS waits for the fingerprint.
+@Suite(.serialized) struct EarlyTransportTests {
+    /// Waits until ICE selected a remote address (a nominating first check skips "checking").
+    static func selected(_ transport: PeerTransport, timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let done = await withCheckedContinuation { c in transport.execute { c.resume(returning: $0.remoteAddress != nil) } }
+            if done { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
+    @Test func checksBeforeTheAnswerAreAnsweredAndDTLSCompletesOnceTheAnswerIsIn() async throws {
+        let port = try MediaPort(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        defer { port.stop() }
+        let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate()
+        let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
+        let serverDelegate = RecordingDelegate(), clientDelegate = RecordingDelegate()
+        let server = try port.makeTransport(.awaitingAnswer(localICE: serverICE, certificate: serverCert), delegate: serverDelegate)
+        // The client starts checking as soon as it has the offer, before the server has its answer.
+        let client = try PeerTransport.client(PeerTransportParameters(
+            iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
+            remoteCandidates: [ICECandidate(address: port.localAddress)], certificate: clientCert,
+            remoteFingerprint: serverCert.fingerprint, dtlsRole: .client, connectTimeout: .seconds(10)),
+            bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: clientDelegate)
+        defer { client.close(); server.close() }
+        // ICE succeeds without the answer: the server answered the checks and selected the client.
+        #expect(await Self.selected(server))
+        #expect(server.state != .connected)
+        server.completeNegotiation(remoteICE: clientICE, remoteFingerprint: clientCert.fingerprint)
+        #expect(await serverDelegate.waitFor { $0.states.last == .connected })
+        #expect(await clientDelegate.waitFor { $0.states.last == .connected })
+        let packet = SRTPTests.rtp(seq: 1, ssrc: 0x3333)
+        client.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
+        #expect(await serverDelegate.waitFor { $0.rtp == [packet] })
+    }
+
+    @Test func aWrongFingerprintInTheAnswerFailsTheHandshake() async throws {
+        let port = try MediaPort(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        defer { port.stop() }
+        let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate(), other = try DTLSCertificate()
+        let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
+        let serverDelegate = RecordingDelegate()
+        let server = try port.makeTransport(.awaitingAnswer(localICE: serverICE, certificate: serverCert), delegate: serverDelegate)
+        let client = try PeerTransport.client(PeerTransportParameters(
+            iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
+            remoteCandidates: [ICECandidate(address: port.localAddress)], certificate: clientCert,
+            remoteFingerprint: serverCert.fingerprint, dtlsRole: .client, connectTimeout: .seconds(10)),
+            bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: RecordingDelegate())
+        defer { client.close(); server.close() }
+        #expect(await Self.selected(server))
+        server.completeNegotiation(remoteICE: clientICE, remoteFingerprint: other.fingerprint)
+        #expect(await serverDelegate.waitFor { $0.states.last == .failed })
     }
 }

@@ -124,3 +124,31 @@ import Testing
         #expect(writer.text.contains("a=rid:l send\r\na=rid:h send\r\na=simulcast:send l;h\r\n"))
     }
 }
+
+/// H.264 negotiation (RFC 6184 §8.1-8.2): packetization-mode 1 and a Constrained Baseline
+/// profile are accepted whatever the level; mode 0, High and plain Baseline are not.
+@Suite struct H264NegotiationTests {
+    static func offered(_ fmtp: String?, pt: UInt8) -> Codec {
+        Codec(payloadType: pt, name: "H264", clockRate: 90_000, formatParameters: fmtp, feedback: RTCPFeedback.videoDefaults)
+    }
+
+    @Test func onlyConstrainedBaselineMode1IsAccepted() {
+        let capabilities = MediaCapabilities(audioCodecs: [.opus()], videoCodecs: [.vp8(), .h264()], headerExtensions: [])
+        let offer = [
+            Self.offered("level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f", pt: 102),
+            Self.offered("level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=42e01f", pt: 103),
+            Self.offered("level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=640c1f", pt: 104),
+            Self.offered("packetization-mode=1;profile-level-id=42001f", pt: 106),
+            Self.offered("packetization-mode=1;profile-level-id=4d8028", pt: 108),
+            Self.offered(nil, pt: 110),
+        ]
+        #expect(capabilities.negotiate(offer, kind: .video).map(\.payloadType) == [102, 108])
+    }
+
+    @Test func profileLevelIDParsesAndPrints() {
+        let id = H264ProfileLevelID("42e01f")
+        #expect(id == .constrainedBaselineLevel31 && id?.description == "42e01f" && id?.isConstrainedBaseline == true)
+        #expect(H264ProfileLevelID("42e01") == nil && H264ProfileLevelID("zzzzzz") == nil)
+        #expect(H264ProfileLevelID("640c1f")?.isConstrainedBaseline == false)
+    }
+}

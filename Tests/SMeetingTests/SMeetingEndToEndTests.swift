@@ -90,10 +90,16 @@ import Testing
         bob.engine.addRemoteAudioRenderer(screen)
         let remote = try await bob.engine.startPlayRemoteVideo(view: screen, uid: "carol", trackDesc: .cameraSmall)
         try await eventually("small frames, got \(screen.sizes) subscribed=\(remote.isSubscribed) layer=\(String(describing: remote.currentLayer)) decoded=\(remote.framesDecoded) pushed=\(pusher.framesPushed)") { screen.count(width: Self.width / 4, height: Self.height / 4 & ~1) > 20 }
-        _ = try await bob.engine.subscribeRemoteVideoTrack(uid: "carol", trackDesc: .cameraBig)
-        try await eventually("big frames") { screen.numbers(width: Self.width, height: Self.height).count > 30 }
+        // A second, big view of carol: the subscription carries the big layer, the small view gets
+        // it scaled down to the small layer's size, so both views show their own layer at once.
+        let bigView = MeetingMediaCollector()
+        _ = try await bob.engine.startPlayRemoteVideo(view: bigView, uid: "carol", trackDesc: .cameraBig)
+        try await eventually("big frames") { bigView.numbers(width: Self.width, height: Self.height).count > 30 }
         #expect(remote.requestedLayer == .cameraBig)
-        let numbers = screen.numbers(width: Self.width, height: Self.height)
+        let smallBefore = screen.count(width: Self.width / 4, height: Self.height / 4 & ~1)
+        try await eventually("small frames while big ones arrive") { screen.count(width: Self.width / 4, height: Self.height / 4 & ~1) > smallBefore + 30 }
+        #expect(screen.count(width: Self.width, height: Self.height) == 0 && bigView.count(width: Self.width / 4, height: Self.height / 4 & ~1) == 0)
+        let numbers = bigView.numbers(width: Self.width, height: Self.height)
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers out of order")
         #expect(numbers.count > 30 && (numbers.last ?? 0) < pusher.framesPushed)
         #expect((numbers.last ?? 0) - (numbers.first ?? 0) + 1 - numbers.count <= 3, "frames missing in \(numbers)")

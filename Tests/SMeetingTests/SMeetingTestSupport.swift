@@ -7,30 +7,10 @@ import SRTCProtocol
 import SRTCServer
 import SRTCTestSupport
 import Synchronization
+import Testing
 
 struct TestFailure: Error, CustomStringConvertible { let description: String }
 
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Double = 10, _ what: @autoclosure () -> String, _ condition: () -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw TestFailure(description: "timed out waiting for \(what())")
-}
-
-extension TestServer {
-    /// A server with the meeting backend.
-    static func withMeetings() throws -> TestServer { try TestServer(modules: [MeetingModule.factory]) }
-
-    /// A member token as `/stm/srvapi/v1/member/grant` issues it.
-    func memberToken(uid: String, nickname: String? = nil) -> String {
-        let now = Int64(Date().timeIntervalSince1970)
-        return AccessToken.sign(TokenClaims(iss: Self.appId, sub: uid, iat: now, nbf: now, exp: now + 3600, jti: UUID().uuidString,
-                                            member: MemberGrant(nickname: nickname)), key: Self.appKey)
-    }
-}
 
 /// Records meeting events as short lines.
 final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
@@ -58,6 +38,30 @@ final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
     func meeting(_ meeting: SMeetingEngine, wasKickedBy adminUid: String?) { add("kicked \(adminUid ?? "backend")") }
     func meetingDidEnd(_ meeting: SMeetingEngine, by adminUid: String?) { add("ended \(adminUid ?? "backend")") }
     func meeting(_ meeting: SMeetingEngine, didExitRoom reason: ExitReason) { add("out \(reason.rawValue)") }
+    func meetingConnectionDidLose(_ meeting: SMeetingEngine) { add("connection lost") }
+    func meeting(_ meeting: SMeetingEngine, userDrawDisabledDidChange user: MeetingUserInfo) { add("draw \(user.uid) \(user.drawDisabled)") }
+    func meeting(_ meeting: SMeetingEngine, userPresenterDidChange user: MeetingUserInfo) { add("presenter \(user.uid) \(user.presenter)") }
+    func meeting(_ meeting: SMeetingEngine, didEnterWaitingRoom room: RoomInfo) { add("waiting") }
+    func meeting(_ meeting: SMeetingEngine, wasAdmittedFromWaitingRoom room: RoomInfo) { add("admitted") }
+    func meeting(_ meeting: SMeetingEngine, wasRemovedFromWaitingRoomBy adminUid: String?) { add("removed by \(adminUid ?? "backend")") }
+    func meeting(_ meeting: SMeetingEngine, waitingUserDidEnter user: WaitingUserInfo) { add("waits \(user.uid)") }
+    func meeting(_ meeting: SMeetingEngine, waitingUserDidLeave user: WaitingUserInfo, reason: WaitingLeaveReason) {
+        add("waited \(user.uid) \(reason.rawValue)")
+    }
+    func meeting(_ meeting: SMeetingEngine, didMoveToSubMeeting subMeeting: SubMeetingInfo?) { add("moved \(subMeeting?.subMeetingId ?? "main")") }
+    func meeting(_ meeting: SMeetingEngine, didReceiveSubMeetingBroadcast message: ChatMessage) { add("broadcast \(message.from): \(message.text)") }
+    func meeting(_ meeting: SMeetingEngine, subMeetingHelpRequestedBy uid: String, subMeetingId: String) { add("help \(uid) \(subMeetingId)") }
+    func meeting(_ meeting: SMeetingEngine, subMeetingsWillClose countdown: Int) { add("closing \(countdown)") }
+    func meetingSubMeetingsDidClose(_ meeting: SMeetingEngine) { add("sub-meetings closed") }
+    func meeting(_ meeting: SMeetingEngine, signInDidStart info: SignInInfo) { add("sign-in started") }
+    func meeting(_ meeting: SMeetingEngine, signInDidProgress signInId: String, uid: String, signed: Int, total: Int) {
+        add("signed \(uid) \(signed)/\(total)")
+    }
+    func meeting(_ meeting: SMeetingEngine, signInDidEnd result: SignInResult) { add("sign-in ended \(result.signedCount)/\(result.records.count)") }
+    func meeting(_ meeting: SMeetingEngine, rollCallDidStart info: SignInInfo) { add("roll call \(info.targetUid ?? "")") }
+    func meeting(_ meeting: SMeetingEngine, rollCallDidEnd result: SignInResult) {
+        add("roll call ended \(result.signIn.targetUid ?? "") \(result.signedCount == 1 ? "answered" : "missed")")
+    }
 
     func wait(for line: String, timeout: Double = 10) async throws {
         try await eventually(timeout: timeout, "'\(line)' in \(lines)") { lines.contains(line) }
@@ -68,21 +72,91 @@ final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
 struct TestMember {
     let engine: SMeetingEngine
     let events = MeetingRecorder()
+    let uid: String
 
-    init(server: TestServer, uid: String, nickname: String? = nil) async throws {
-        engine = SMeetingEngine(url: server.httpBase, configuration: .init(delegateQueue: DispatchQueue(label: "meeting-\(uid)"), logLevel: .off,
-                                                                          receiveTimeout: 3, mediaBindAddress: "127.0.0.1"))
+    /// - Parameter url: the server's base URL, or a relay in front of it.
+    init(server: TestServer, uid: String, nickname: String? = nil, url: String? = nil) async throws {
+        self.uid = uid
+        engine = SMeetingEngine(url: url ?? server.httpBase, configuration: .init(delegateQueue: DispatchQueue(label: "meeting-\(uid)"), logLevel: .off,
+                                                                                 receiveTimeout: 3, mediaBindAddress: "127.0.0.1"))
         engine.delegates.add(delegate: events)
         try await engine.login(token: server.memberToken(uid: uid, nickname: nickname))
     }
+
+    /// The meeting's SRTC channel now.
+    var channel: Channel? { engine.srtc.getChannels().first }
+
+    /// Creates a meeting hosted by this member and enters it.
+    func host(_ req: MeetingCreateReq) async throws -> MeetingInfo {
+        let meeting = try await engine.createRoom(req)
+        try await engine.enterRoom(MeetingEnterReq(meetingId: meeting.meetingId))
+        return meeting
+    }
 }
 
-/// Pushes numbered test-pattern frames into the camera and a tone into the mic, in real time.
+/// Counts the RTP packets this member receives from `uid`'s tracks of one kind, across tracks
+/// that come and go (and channels, for sub-meetings): it polls the receive statistics and adds up
+/// each track's increase.
+final class PacketCounter: @unchecked Sendable {
+    private let counts = Mutex<(last: [String: Int], total: Int)>(([:], 0))
+    private let running = Mutex(true)
+
+    init(at member: TestMember, from uid: String, kind: TrackKind, desc: String? = nil) {
+        let engine = member.engine
+        Task { [weak self] in
+            while let self, self.running.withLock({ $0 }) {
+                let tracks = engine.srtc.getChannels().first?.remoteTracks(uid: uid).filter { $0.kind == kind && (desc == nil || $0.desc == desc) } ?? []
+                self.counts.withLock { c in
+                    for track in tracks {
+                        let now = track.receiveStatistics?.packetsReceived ?? 0
+                        c.total += max(0, now - (c.last[track.id] ?? 0))
+                        c.last[track.id] = now
+                    }
+                }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    deinit { running.withLock { $0 = false } }
+
+    var total: Int { counts.withLock { $0.total } }
+
+    /// Waits until `more` packets arrived after now.
+    func waitForMore(_ more: Int = 20, _ what: String) async throws {
+        let start = total
+        try await eventually(what) { total >= start + more }
+    }
+
+    /// Checks that nothing arrives any more: once the count held still for 300 ms (packets in
+    /// flight when the rule took effect have landed), it must not move for `seconds`.
+    func expectSilence(seconds: Double = 1, _ what: String) async throws {
+        var stable = total
+        var since = Date()
+        let deadline = Date().addingTimeInterval(10)
+        while Date().timeIntervalSince(since) < 0.3 {
+            guard Date() < deadline else { throw TestFailure(description: "\(what): packets kept arriving (\(total))") }
+            try await Task.sleep(for: .milliseconds(20))
+            if total != stable { stable = total; since = Date() }
+        }
+        try await Task.sleep(for: .seconds(seconds))
+        #expect(total == stable, "\(what): \(total - stable) packets arrived after the rule took effect")
+    }
+}
+
+/// Pushes numbered test-pattern frames and a tone in real time, to the member's camera and mic
+/// or to any custom tracks.
 final class MeetingMediaPusher: @unchecked Sendable {
     private let running = Mutex(true)
     private let pushed = Mutex(0)
 
-    init(engine: SMeetingEngine, width: Int, height: Int, fps: Int = 30, toneHz: Double = 440) throws {
+    convenience init(engine: SMeetingEngine, width: Int, height: Int, fps: Int = 30, toneHz: Double = 440) throws {
+        try self.init(width: width, height: height, fps: fps, toneHz: toneHz,
+                      video: { engine.pushCameraFrame($0) }, audio: { engine.pushMicAudio($0) })
+    }
+
+    init(width: Int, height: Int, fps: Int = 30, toneHz: Double = 440,
+         video: @escaping @Sendable (VideoFrame) -> Void, audio: @escaping @Sendable (AudioPCMBuffer) -> Void) throws {
         let generator = try TestPatternGenerator(width: width, height: height, frameRate: fps)
         let thread = Thread { [self] in
             var tone = SineToneGenerator(frequency: toneHz, amplitude: 0.4)
@@ -93,10 +167,10 @@ final class MeetingMediaPusher: @unchecked Sendable {
                 let elapsed = Double(tick) * 0.01
                 if elapsed >= nextVideo {
                     let n = pushed.withLock { p -> Int in defer { p += 1 }; return p }
-                    engine.pushCameraFrame(generator.videoFrame(number: n))
+                    video(generator.videoFrame(number: n))
                     nextVideo += 1 / Double(fps)
                 }
-                if tick % 2 == 0 { engine.pushMicAudio(tone.next(frameCount: 960)) }
+                if tick % 2 == 0 { audio(tone.next(frameCount: 960)) }
                 tick += 1
                 let due = start + UInt64(tick) * 10_000_000
                 let now = DispatchTime.now().uptimeNanoseconds

@@ -120,7 +120,7 @@ final class EncodedCollector: EncodedVideoSink, @unchecked Sendable {
     @Test func smallLayerIsABoxFilteredQuarter() throws {
         var big = try VideoPixelBuffer(format: .i420, width: 8, height: 8)
         big.withMutablePlane(0) { luma in for i in 0..<64 { luma[i] = UInt8(i % 8 < 4 ? 0 : 200) } }
-        let small = I420Scaler.scale(big, width: 2, height: 2)
+        let small = big.scaled(width: 2, height: 2)
         #expect(small.width == 2 && small.height == 2)
         #expect(small.withPlane(0) { Array($0) } == [0, 200, 0, 200])
     }

@@ -1,5 +1,5 @@
-// Errors raised while reading RTP payloads of outside origin: VP8 payload descriptors (RFC 7741 §4.2) and
-// Opus packet framing (RFC 6716 §3).
+// Errors raised while reading RTP payloads of outside origin: VP8 payload descriptors (RFC 7741 §4.2),
+// Opus packet framing (RFC 6716 §3) and H.264 payloads (RFC 6184 §5).
 
 /// Why an RTP payload was rejected.
 public enum RTPPayloadError: Error, Sendable, Equatable {
@@ -21,4 +21,9 @@ public enum RTPPayloadError: Error, Sendable, Equatable {
     case opusInvalidFrameCount
     /// An Opus code 3 CBR packet's data is not a multiple of its frame count (RFC 6716 §3.4 R6).
     case opusCBRLengthMismatch
+    /// An H.264 NAL unit type this depacketizer does not take (STAP-B, MTAP, FU-B: interleaved
+    /// mode only, RFC 6184 §5.4), or the forbidden bit is set.
+    case h264UnsupportedNALType(UInt8)
+    /// An H.264 STAP-A's NAL unit size runs past the payload, or an aggregate or fragment is too short.
+    case h264Truncated
 }

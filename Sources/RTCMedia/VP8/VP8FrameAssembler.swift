@@ -27,7 +27,7 @@ public struct VP8FrameAssembler: Sendable {
     /// Frames given up (incomplete, oversized, or delta frames withheld while waiting for a key frame).
     public private(set) var discardedFrameCount = 0
 
-    private var lastSequenceNumber: UInt16?
+    private var sequence = InOrderSequence()
     private var current: [UInt8] = []
     private var inFrame = false
     private var currentTimestamp: UInt32 = 0
@@ -51,14 +51,7 @@ public struct VP8FrameAssembler: Sendable {
     /// - Throws: `RTPPayloadError` for a malformed descriptor; the frame in progress is then discarded.
     public mutating func push(payload: UnsafeRawBufferPointer, sequenceNumber: UInt16, timestamp: UInt32,
                               marker: Bool) throws(RTPPayloadError) -> Output {
-        var lost = 0
-        if let last = lastSequenceNumber {
-            let step = SequenceNumber.distance(from: last, to: sequenceNumber)
-            // A repeated or older packet cannot be placed by an in-order assembler: ignore it.
-            guard step > 0 else { return Output(frame: nil, lostPackets: 0) }
-            lost = step - 1
-        }
-        lastSequenceNumber = sequenceNumber
+        guard let lost = sequence.advance(to: sequenceNumber) else { return Output(frame: nil, lostPackets: 0) }
         if lost > 0 {
             lostPacketCount += lost
             abandonFrame()

@@ -28,10 +28,12 @@ public final class DTLSEndpoint {
         case closed
     }
 
-    /// Datagrams to send, and what happened.
+    /// Datagrams to send, what happened, and application data that arrived (SCTP packets of
+    /// data channels, RFC 8261).
     public struct Output: Sendable {
         public var datagrams: [[UInt8]] = []
         public var event: Event?
+        public var applicationData: [[UInt8]] = []
     }
 
     public let role: Role
@@ -47,9 +49,10 @@ public final class DTLSEndpoint {
 
     /// - Parameters:
     ///   - remoteFingerprint: from the peer's SDP; the handshake fails unless its certificate matches.
+    ///     `nil` while the SDP is not there yet: set it with `expect(_:)` before feeding datagrams.
     ///   - profiles: offered (client) or accepted (server) in preference order.
     ///   - mtu: the largest datagram OpenSSL may write; handshake messages are fragmented to fit.
-    public init(role: Role, certificate: DTLSCertificate, remoteFingerprint: DTLSFingerprint,
+    public init(role: Role, certificate: DTLSCertificate, remoteFingerprint: DTLSFingerprint?,
                 profiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], mtu: Int = 1200) throws(DTLSError) {
         self.role = role
         verifier = DTLSPeerVerifier(expected: remoteFingerprint)
@@ -82,6 +85,11 @@ public final class DTLSEndpoint {
     deinit { SSL_free(ssl) }
 
     // MARK: - Events in, datagrams out
+
+    /// Sets the fingerprint the peer's certificate must hash to (from an SDP that came after setup).
+    public func expect(_ fingerprint: DTLSFingerprint) {
+        verifier.expected = fingerprint
+    }
 
     /// Starts the handshake: the client sends its ClientHello; the server waits for one.
     public func start() -> Output {
@@ -139,6 +147,15 @@ public final class DTLSEndpoint {
         return Output(datagrams: outbox.take())
     }
 
+    /// Encrypts `data` as one application data record (one datagram), after `.connected`.
+    /// Returns no datagram when the association is not connected or OpenSSL refuses the write.
+    public func write(_ data: UnsafeRawBufferPointer) -> Output {
+        guard state == .connected, !data.isEmpty, data.count < Int(Int32.max) else { return Output() }
+        ERR_clear_error()
+        _ = SSL_write(ssl, data.baseAddress, Int32(data.count))
+        return Output(datagrams: outbox.take())
+    }
+
     /// An `SRTPContext` from the exported keys, after `.connected`.
     public func makeSRTPContext() throws(SRTPError) -> SRTPContext? {
         guard let profile = srtpProfile, let material = keyingMaterial else { return nil }
@@ -149,7 +166,9 @@ public final class DTLSEndpoint {
 
     private func step() -> Output {
         var output = Output()
-        output.event = state == .handshaking ? continueHandshake() : readAfterHandshake()
+        output.event = state == .handshaking ? continueHandshake() : readAfterHandshake(into: &output.applicationData)
+        // Records that came in the same datagram as the peer's last handshake message.
+        if case .connected? = output.event { _ = readAfterHandshake(into: &output.applicationData) }
         output.datagrams = outbox.take()
         return output
     }
@@ -190,14 +209,17 @@ public final class DTLSEndpoint {
         return .connected(profile)
     }
 
-    /// After the handshake only alerts (close_notify) and retransmitted flights arrive; WebRTC
-    /// media does not use DTLS application data here.
-    private func readAfterHandshake() -> Event? {
+    /// After the handshake come application data (SCTP packets of data channels), alerts
+    /// (close_notify) and retransmitted flights. Media itself never uses DTLS records (RFC 5764).
+    private func readAfterHandshake(into data: inout [[UInt8]]) -> Event? {
         var scratch = [UInt8](repeating: 0, count: 2048)
         while true {
             ERR_clear_error()
             let n = SSL_read(ssl, &scratch, Int32(scratch.count))
-            if n > 0 { continue }
+            if n > 0 {
+                data.append(Array(scratch[0..<Int(n)]))
+                continue
+            }
             switch SSL_get_error(ssl, n) {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return nil
             case SSL_ERROR_ZERO_RETURN: state = .closed; return .closed
@@ -222,13 +244,14 @@ public final class DTLSEndpoint {
 
 /// Holds the expected fingerprint for the verify callback and remembers a mismatch.
 final class DTLSPeerVerifier {
-    let expected: DTLSFingerprint
+    /// `nil` until the peer's SDP arrived; no certificate matches then.
+    var expected: DTLSFingerprint?
     var mismatched = false
 
-    init(expected: DTLSFingerprint) { self.expected = expected }
+    init(expected: DTLSFingerprint?) { self.expected = expected }
 
     func matches(_ certificate: OpaquePointer) -> Bool {
-        guard let actual = DTLSFingerprint.of(certificate: certificate, algorithm: expected.algorithm),
+        guard let expected, let actual = DTLSFingerprint.of(certificate: certificate, algorithm: expected.algorithm),
               ConstantTime.equals(actual.bytes, expected.bytes) else {
             mismatched = true
             return false

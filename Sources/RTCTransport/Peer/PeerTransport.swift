@@ -47,7 +47,7 @@ public final class PeerTransport: @unchecked Sendable {
     let io: UDPReceiveLoop
     weak var host: PeerTransportHost?
     private var ice: ICEMachine
-    private let dtls: DTLSEndpoint
+    let dtls: DTLSEndpoint
     private var srtp: SRTPContext?
     private let sharedState = Mutex<State>(.new)
     private var currentState: State = .new
@@ -57,6 +57,11 @@ public final class PeerTransport: @unchecked Sendable {
     private var restarting = false
     /// `true` for a client transport: closing also stops its I/O thread.
     var ownsLoop = false
+    /// Made before the peer's SDP: DTLS waits here until `completeNegotiation` (bounded).
+    private var awaitingRemote: Bool
+    private var heldDTLS: [[UInt8]] = []
+    /// The data channels, when the parameters ask for SCTP (I/O thread).
+    public internal(set) var dataChannels: DataChannelEndpoint?
 
     /// The two ICE roles behind one interface.
     enum ICEMachine {
@@ -68,11 +73,13 @@ public final class PeerTransport: @unchecked Sendable {
         self.parameters = parameters
         self.io = io
         localICE = parameters.localICE
+        awaitingRemote = parameters.remoteFingerprint == nil
         switch parameters.iceRole {
         case .lite:
             ice = .lite(ICELiteResponder(local: parameters.localICE, remote: parameters.remoteICE))
         case .controlling:
-            ice = .controlling(ICEControllingAgent(local: parameters.localICE, remote: parameters.remoteICE,
+            precondition(parameters.remoteICE != nil, "a controlling agent needs the peer's credentials")
+            ice = .controlling(ICEControllingAgent(local: parameters.localICE, remote: parameters.remoteICE!,
                                                    remoteCandidates: parameters.remoteCandidates,
                                                    localFamily: io.socket.localAddress.family))
         }
@@ -157,6 +164,28 @@ public final class PeerTransport: @unchecked Sendable {
         if previous != local.ufrag { host?.peerTransport(self, didChangeLocalUfrag: local.ufrag, previous: previous) }
     }
 
+    /// Completes a transport made with `PeerTransportParameters.awaitingAnswer`: the peer's ICE
+    /// credentials and certificate fingerprint from its answer. DTLS datagrams that arrived
+    /// meanwhile are handled now. Thread-safe.
+    public func completeNegotiation(remoteICE: ICECredentials, remoteFingerprint: DTLSFingerprint) {
+        execute { transport in transport.completeOnIOThread(remoteICE: remoteICE, remoteFingerprint: remoteFingerprint) }
+    }
+
+    private func completeOnIOThread(remoteICE: ICECredentials, remoteFingerprint: DTLSFingerprint) {
+        if case .lite(var lite) = ice {
+            lite.remote = remoteICE
+            ice = .lite(lite)
+        }
+        dtls.expect(remoteFingerprint)
+        guard awaitingRemote else { return }
+        awaitingRemote = false
+        let held = heldDTLS
+        heldDTLS = []
+        for datagram in held where currentState != .closed && currentState != .failed {
+            handleDTLS(datagram.withUnsafeBytes { dtls.handle($0) })
+        }
+    }
+
     /// Sends everything queued now instead of at the end of the batch. I/O thread only.
     public func flush() {
         io.sendQueue.flush(on: io.socket)
@@ -200,6 +229,7 @@ public final class PeerTransport: @unchecked Sendable {
         guard !started else { return }
         started = true
         deadline = now + parameters.connectTimeout
+        setUpDataChannels()
         if case .controlling(var agent) = ice {
             let actions = agent.start(now: now)
             ice = .controlling(agent)
@@ -228,6 +258,11 @@ public final class PeerTransport: @unchecked Sendable {
         case .dtls:
             // DTLS only from the address ICE validated (RFC 8445 §11: media follows checks).
             guard source == remoteAddress, currentState != .closed, currentState != .failed else { return }
+            if awaitingRemote {
+                // The peer's answer (with its fingerprint) is on its way: keep its first flight.
+                if heldDTLS.count < 8 { heldDTLS.append(Array(datagram)) }
+                return
+            }
             handleDTLS(dtls.handle(UnsafeRawBufferPointer(datagram)))
         case .rtp, .rtcp:
             guard let srtp, source == remoteAddress else { return }
@@ -268,6 +303,7 @@ public final class PeerTransport: @unchecked Sendable {
         }
         perform(actions, now: now)
         if dtls.state == .handshaking { handleDTLS(dtls.handleTimeout()) }
+        if dataChannels != nil { SCTPStack.runTimers(now: now) }
         if currentState != .connected, let deadline, now > deadline {
             restarting = false
             srtp = nil
@@ -300,7 +336,7 @@ public final class PeerTransport: @unchecked Sendable {
         }
     }
 
-    private func handleDTLS(_ output: DTLSEndpoint.Output) {
+    func handleDTLS(_ output: DTLSEndpoint.Output) {
         sendControl(output.datagrams, to: remoteAddress)
         switch output.event {
         case .connected(let profile)?:
@@ -308,6 +344,7 @@ public final class PeerTransport: @unchecked Sendable {
                 srtp = try dtls.makeSRTPContext()
                 srtpProfile = profile
                 setState(.connected)
+                connectDataChannels()
             } catch {
                 fail()
             }
@@ -318,11 +355,13 @@ public final class PeerTransport: @unchecked Sendable {
         case nil:
             break
         }
+        receiveSCTP(output.applicationData)
     }
 
     private func closeOnIOThread() {
         guard currentState != .closed else { return }
         restarting = false
+        dataChannels?.association.close()
         sendControl(dtls.close().datagrams, to: remoteAddress)
         io.sendQueue.flush(on: io.socket)
         finish(.closed)
@@ -343,6 +382,7 @@ public final class PeerTransport: @unchecked Sendable {
     private func finish(_ final: State) {
         guard currentState != .closed, currentState != .failed || final == .closed else { return }
         srtp = nil
+        dataChannels?.association.close()
         setState(final)
         host?.peerTransportDidFinish(self)
     }

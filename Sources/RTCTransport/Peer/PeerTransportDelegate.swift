@@ -13,6 +13,13 @@ public protocol PeerTransportDelegate: AnyObject {
     func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer)
     /// A decrypted RTCP compound packet arrived.
     func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer)
+    /// Something happened on the transport's data channels (only with `parameters.sctp`).
+    func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event)
+}
+
+extension PeerTransportDelegate {
+    /// Transports without data channels need not implement it.
+    public func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {}
 }
 
 /// What the owner of the socket (a `MediaPort`, or nothing for a client) learns from a transport.

@@ -14,23 +14,28 @@ public struct PeerTransportParameters: Sendable {
 
     public var iceRole: ICERole
     public var localICE: ICECredentials
-    public var remoteICE: ICECredentials
+    /// The peer's credentials; `nil` for a lite transport made before the peer's answer (see
+    /// `awaitingAnswer`), which answers checks for its ufrag until `completeNegotiation`.
+    public var remoteICE: ICECredentials?
     /// The peer's candidates (controlling role; a lite agent learns addresses from checks).
     public var remoteCandidates: [ICECandidate]
     public var certificate: DTLSCertificate
-    public var remoteFingerprint: DTLSFingerprint
+    /// `nil` until the peer's SDP arrived (DTLS datagrams wait for it).
+    public var remoteFingerprint: DTLSFingerprint?
     /// `.server` for `a=setup:passive`, `.client` for `a=setup:active` (RFC 5763 §5).
     public var dtlsRole: DTLSEndpoint.Role
     /// In preference order.
     public var srtpProfiles: [SRTPProfile]
     /// The whole setup (ICE and DTLS) must finish within this time, or the transport fails.
     public var connectTimeout: Duration
+    /// Data channels (SCTP over the DTLS association) when the SDP has an application section.
+    public var sctp: SCTPParameters?
 
-    public init(iceRole: ICERole, localICE: ICECredentials, remoteICE: ICECredentials,
+    public init(iceRole: ICERole, localICE: ICECredentials, remoteICE: ICECredentials?,
                 remoteCandidates: [ICECandidate] = [], certificate: DTLSCertificate,
-                remoteFingerprint: DTLSFingerprint, dtlsRole: DTLSEndpoint.Role,
+                remoteFingerprint: DTLSFingerprint?, dtlsRole: DTLSEndpoint.Role,
                 srtpProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80],
-                connectTimeout: Duration = .seconds(30)) {
+                connectTimeout: Duration = .seconds(30), sctp: SCTPParameters? = nil) {
         self.iceRole = iceRole
         self.localICE = localICE
         self.remoteICE = remoteICE
@@ -40,5 +45,16 @@ public struct PeerTransportParameters: Sendable {
         self.dtlsRole = dtlsRole
         self.srtpProfiles = srtpProfiles
         self.connectTimeout = connectTimeout
+        self.sctp = sctp
+    }
+
+    /// An ICE-lite transport for an offer we sent, made before the answer so the peer's first
+    /// checks are answered at once (RFC 8445 §7.3: our offer already fixed our ufrag and
+    /// password). It assumes the peer answers `a=setup:active` (we are the DTLS server), as
+    /// browsers do; finish it with `PeerTransport.completeNegotiation`.
+    public static func awaitingAnswer(localICE: ICECredentials, certificate: DTLSCertificate,
+                                      sctp: SCTPParameters? = nil) -> PeerTransportParameters {
+        PeerTransportParameters(iceRole: .lite, localICE: localICE, remoteICE: nil, certificate: certificate,
+                                remoteFingerprint: nil, dtlsRole: .server, sctp: sctp)
     }
 }

@@ -68,8 +68,13 @@ public struct MediaCapabilities: Hashable, Sendable {
         return accepted
     }
 
-    /// Same encoding name (case-insensitive), clock rate and channel count (absent means 1).
+    /// Same encoding name (case-insensitive), clock rate and channel count (absent means 1); for
+    /// H.264 also packetization-mode 1 and a Constrained Baseline profile on the offered side (the
+    /// level may differ: level-asymmetry-allowed, RFC 6184 §8.2.2).
     static func matches(_ a: Codec, _ b: Codec) -> Bool {
-        a.name.lowercased() == b.name.lowercased() && a.clockRate == b.clockRate && (a.channels ?? 1) == (b.channels ?? 1)
+        guard a.name.lowercased() == b.name.lowercased(), a.clockRate == b.clockRate, (a.channels ?? 1) == (b.channels ?? 1) else {
+            return false
+        }
+        return a.name.lowercased() != "h264" || a.isH264ConstrainedBaselineMode1
     }
 }

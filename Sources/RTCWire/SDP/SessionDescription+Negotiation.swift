@@ -30,11 +30,13 @@ public struct AnswerOptions: Sendable {
 extension SessionDescription {
     /// A JSEP offer over `media`: every section gets `transport` (setup should be `.actpass`),
     /// and all are bundled on one transport.
+    /// - Parameter sessionVersion: a renegotiation keeps `sessionID` and increments this (RFC 3264 §8).
     public static func offer(
-        sessionID: String, transport: TransportParameters, media: [MediaDescription], iceLite: Bool = false
+        sessionID: String, sessionVersion: UInt64 = 2, transport: TransportParameters, media: [MediaDescription], iceLite: Bool = false
     ) -> SessionDescription {
-        var offer = SessionDescription(origin: SDPOrigin(sessionID: sessionID))
-        offer.msidSemantic = MSIDSemantic()
+        var offer = SessionDescription(origin: SDPOrigin(sessionID: sessionID, sessionVersion: sessionVersion))
+        // "WMS *": every a=msid counts (RFC 8830 §2); with no ids listed, strict parsers drop them.
+        offer.msidSemantic = MSIDSemantic(identifiers: ["*"])
         offer.iceLite = iceLite
         offer.media = media.map { section in
             var section = section
@@ -50,7 +52,7 @@ extension SessionDescription {
     /// with port 0 and left out of BUNDLE.
     public func answer(_ options: AnswerOptions) -> SessionDescription {
         var answer = SessionDescription(origin: SDPOrigin(sessionID: options.sessionID))
-        answer.msidSemantic = MSIDSemantic()
+        answer.msidSemantic = MSIDSemantic(identifiers: ["*"])
         answer.iceLite = options.iceLite
         answer.extmapAllowMixed = extmapAllowMixed
         answer.media = media.map { answerSection(to: $0, options) }

@@ -9,7 +9,7 @@ final class SimpleConsumer: Consumer {
 
     override init(id: ConsumerID, participant: ParticipantID, transport: MediaTransport, producer: Producer,
                   parameters: RTPParameters, ssrc: UInt32, paused: Bool) throws(SFUError) {
-        waitingForKeyFrame = producer.kind == .video && producer.isVP8
+        waitingForKeyFrame = producer.detectsKeyFrames
         try super.init(id: id, participant: participant, transport: transport, producer: producer,
                        parameters: parameters, ssrc: ssrc, paused: paused)
     }
@@ -33,7 +33,7 @@ final class SimpleConsumer: Consumer {
 
     override func didResume(now: Int64) {
         super.didResume(now: now)
-        if producer.kind == .video && producer.isVP8 {
+        if producer.detectsKeyFrames {
             waitingForKeyFrame = true
             requestKeyFrame(now: now)
         }

@@ -60,6 +60,14 @@ public struct RTPCodecParameters: Hashable, Sendable {
                            rtcpFeedback: [.nack, .pli, .fir, .remb, .transportCC])
     }
 
+    /// H.264 at 90 kHz in packetization-mode 1 (RFC 6184 §8.1) with the same feedback as VP8.
+    /// - Parameter profileLevelID: 42e01f is Constrained Baseline level 3.1, which every WebRTC peer decodes.
+    public static func h264(payloadType: UInt8 = 102, profileLevelID: String = "42e01f") -> RTPCodecParameters {
+        RTPCodecParameters(name: "H264", payloadType: payloadType, clockRate: 90_000,
+                           fmtp: ["level-asymmetry-allowed": "1", "packetization-mode": "1", "profile-level-id": profileLevelID],
+                           rtcpFeedback: [.nack, .pli, .fir, .remb, .transportCC])
+    }
+
     /// Whether `rtcpFeedback` lists `feedback`.
     public func supports(_ feedback: RTCPFeedback) -> Bool { rtcpFeedback.contains { $0.matches(feedback) } }
 
@@ -70,6 +78,8 @@ public struct RTPCodecParameters: Hashable, Sendable {
 
     /// True for VP8.
     var isVP8: Bool { name.lowercased() == "vp8" }
+    /// True for H.264.
+    var isH264: Bool { name.lowercased() == "h264" }
 }
 
 /// One negotiated header extension (`a=extmap:<id> <uri>`, RFC 8285 §5).

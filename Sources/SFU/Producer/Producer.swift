@@ -22,6 +22,9 @@ final class Producer {
     var audioLevels = AudioLevelAccumulator()
     private(set) var closed = false
     let isVP8: Bool
+    /// Key frames are told from payload headers: VP8 (RFC 7741 §4.3) and H.264 (NAL types, RFC 6184).
+    let detectsKeyFrames: Bool
+    private let isH264: Bool
 
     /// Packets received that had no payload (padding only, used by senders to probe bandwidth).
     private(set) var paddingPackets = 0
@@ -45,6 +48,8 @@ final class Producer {
         feedback = FeedbackSupport(codec)
         self.muted = muted
         isVP8 = codec.isVP8
+        isH264 = codec.isH264
+        detectsKeyFrames = kind == .video && (isVP8 || isH264)
         // Video keeps ~2 s of packets at 2.5 Mbit/s for NACKs; audio keeps none unless NACK was negotiated.
         let cacheCapacity = feedback.nack ? (kind == .video ? 512 : 64) : 0
         let count = parameters.encodings.count
@@ -64,7 +69,8 @@ final class Producer {
     @inline(__always)
     func receive(_ view: RTPPacketView, stream: ProducerStream, now: Int64) {
         let payload = view.payload
-        let isKeyFrame = isVP8 && !payload.isEmpty && VP8.isKeyFrame(payload: payload)
+        let isKeyFrame = !payload.isEmpty
+            && (isVP8 ? VP8.isKeyFrame(payload: payload) : isH264 && H264.isKeyFrame(payload: payload))
         if stream.received(view, now: now, isKeyFrame: isKeyFrame) {
             requestKeyFrame(layer: stream.index, now: now)
         }

@@ -49,6 +49,14 @@ extension SFUWorker {
         }
     }
 
+    /// Gives a transport made with `PeerTransportParameters.awaitingAnswer` the peer's answer.
+    public func completeNegotiation(_ id: TransportID, remoteICE: ICECredentials, remoteFingerprint: DTLSFingerprint) async throws(SFUError) {
+        try await perform { core, _ throws(SFUError) in
+            guard let transport = core.transports[id], let peer = transport.peer else { throw .transportNotFound(id) }
+            peer.completeNegotiation(remoteICE: remoteICE, remoteFingerprint: remoteFingerprint)
+        }
+    }
+
     /// Closes a transport, its producers and its consumers (reported as closed with
     /// `transportClosed`, and their consumers elsewhere with `producerClosed`).
     public func closeTransport(_ id: TransportID) async {

@@ -86,6 +86,27 @@ extension SMeetingEngine {
         try await send(.adminDisableChat, TargetReq(uid: uid, enable: disabled), MeetingUserInfo.self)
     }
 
+    /// Stops (or allows again) one member's drawing on the whiteboard; everyone sees
+    /// `userDrawDisabledDidChange`.
+    @discardableResult
+    public func adminDisableDraw(uid: String, disabled: Bool = true) async throws -> MeetingUserInfo {
+        try await send(.adminDisableDraw, TargetReq(uid: uid, enable: disabled), MeetingUserInfo.self)
+    }
+
+    /// Names (or takes back) a presenter of a training meeting: presenters may open mic and
+    /// camera; taking it back closes them.
+    @discardableResult
+    public func adminSetPresenter(uid: String, enable: Bool = true) async throws -> MeetingUserInfo {
+        try await send(.adminSetPresenter, TargetReq(uid: uid, enable: enable), MeetingUserInfo.self)
+    }
+
+    /// Approves a raised hand: the member becomes a presenter and its hand is lowered (decline
+    /// with `adminLowerHand(uid:)`).
+    @discardableResult
+    public func adminApproveHand(uid: String) async throws -> MeetingUserInfo {
+        try await send(.adminApproveHand, TargetReq(uid: uid), MeetingUserInfo.self)
+    }
+
     /// Lowers a member's hand.
     @discardableResult
     public func adminLowerHand(uid: String) async throws -> MeetingUserInfo { try await send(.adminLowerHand, TargetReq(uid: uid), MeetingUserInfo.self) }

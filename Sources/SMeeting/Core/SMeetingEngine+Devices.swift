@@ -20,6 +20,15 @@ extension SMeetingEngine {
         (track as? LocalMicrophoneTrack)?.stopCapture()
         (track as? LocalCameraTrack)?.stopCapture()
     }
+
+    /// Toggles between the front and back cameras (SRTC opens cameras by position, so a
+    /// `deviceId` selects nothing more here).
+    func switchCameraDevice(_ track: LocalVideoTrack, deviceId: String?) async throws {
+        guard let camera = track as? LocalCameraTrack else { return }
+        let back = state.withLock { s -> Bool in s.cameraBack.toggle(); return s.cameraBack }
+        camera.stopCapture()
+        do { try await camera.startCapture(position: back ? .back : .front) } catch { throw SMeetingError.deviceError("camera: \(error)") }
+    }
     #else
     func makeMicTrack(preset: MicPreset) async throws -> LocalAudioTrack {
         srtc.createLocalCustomAudioTrack(desc: "mic", preset: preset)
@@ -30,5 +39,7 @@ extension SMeetingEngine {
     }
 
     func stopCapture(_ track: LocalTrack?) {}
+
+    func switchCameraDevice(_ track: LocalVideoTrack, deviceId: String?) async throws {}
     #endif
 }

@@ -28,12 +28,20 @@ extension SMeetingEngine {
         guard let remote = found, (try? getUserInfo(uid)) == nil else {
             throw SMeetingError.internalError("no composite video under uid \(uid)")
         }
-        if !remote.isSubscribed { try await channel.subscribe(remote) }
-        remote.add(videoRenderer: view)
-        state.withLock { s in
-            if let previous = s.mcuViews[ObjectIdentifier(view)], previous == remote.id { return }
+        // A view showing an earlier composite track (one restarted since) lets go of it first.
+        if let shown = state.withLock({ $0.mcuViews[ObjectIdentifier(view)] }), shown != remote.id { await stopPlayRemoteVideoMcu(view: view) }
+        let adapter = LayerViewAdapter(view: view, maxSize: nil)
+        let bound = state.withLock { s -> Bool in
+            if s.mcuViews[ObjectIdentifier(view)] == remote.id { return false }
             s.mcuViews[ObjectIdentifier(view)] = remote.id
-            s.playViews[remote.id, default: 0] += 1
+            s.videoBindings[remote.id, default: VideoBindings()].views.append(.init(adapter: adapter, layer: .cameraBig))
+            return true
+        }
+        guard bound else { return remote }
+        remote.add(videoRenderer: adapter)
+        do { try await followBindings(remote, in: channel) } catch {
+            await stopPlayRemoteVideoMcu(view: view)
+            throw error
         }
         return remote
     }
@@ -41,14 +49,15 @@ extension SMeetingEngine {
     /// Unbinds `view` from the composite it shows; unsubscribes once the composite has no view left.
     public func stopPlayRemoteVideoMcu(view: NativeVideoView) async {
         guard let (_, channel) = try? inMeeting() else { return }
-        let (trackId, left) = state.withLock { s -> (String?, Int) in
-            guard let id = s.mcuViews.removeValue(forKey: ObjectIdentifier(view)) else { return (nil, 0) }
-            let n = max(0, (s.playViews[id] ?? 1) - 1)
-            s.playViews[id] = n == 0 ? nil : n
-            return (id, n)
+        let unbound = state.withLock { s -> (String, LayerViewAdapter)? in
+            guard let id = s.mcuViews.removeValue(forKey: ObjectIdentifier(view)),
+                  let index = s.videoBindings[id]?.views.firstIndex(where: { $0.adapter.shows(view) && $0.layer == .cameraBig })
+            else { return nil }
+            guard let adapter = s.videoBindings[id]?.views.remove(at: index).adapter else { return nil }
+            return (id, adapter)
         }
-        guard let trackId, let remote = channel.remoteTrack(trackId: trackId) as? RemoteVideoTrack else { return }
-        remote.remove(videoRenderer: view)
-        if remote.isSubscribed, left == 0 { try? await channel.unsubscribe(remote) }
+        guard let (trackId, removed) = unbound, let remote = channel.remoteTrack(trackId: trackId) as? RemoteVideoTrack else { return }
+        remote.remove(videoRenderer: removed)
+        try? await followBindings(remote, in: channel)
     }
 }

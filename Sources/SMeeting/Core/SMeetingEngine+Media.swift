@@ -103,6 +103,15 @@ extension SMeetingEngine {
         stopCapture(track)
     }
 
+    /// Switches the camera: on iOS between front and back without `deviceId`, otherwise to the
+    /// given device. On Linux the camera is the custom track the app feeds, so there is nothing to
+    /// switch to: the call only checks that the camera is on.
+    /// - Throws: `.deviceError` when the camera is not on.
+    public func switchCamera(deviceId: String? = nil) async throws {
+        guard let track = cameraTrack else { throw SMeetingError.deviceError("the camera is not on") }
+        try await switchCameraDevice(track, deviceId: deviceId)
+    }
+
     // MARK: - Sharing
 
     /// Starts sharing. `.whiteBoard` only announces the state; `.screen` publishes a `screen`
@@ -138,53 +147,6 @@ extension SMeetingEngine {
         if let track, let channel { try? await channel.unpublishLocalTrack(track) }
     }
 
-    // MARK: - Remote video
-
-    /// Subscribes to a member's video without a view. `.cameraBig` / `.cameraSmall` are the two
-    /// layers of one camera track: subscribing to the other layer switches without renegotiation.
-    /// - Throws: `.notInMeeting`; `.internalError` when the member has no such track.
-    @discardableResult
-    public func subscribeRemoteVideoTrack(uid: String, trackDesc: TrackDesc) async throws -> RemoteVideoTrack {
-        let (_, channel) = try inMeeting()
-        let (desc, layer) = try Self.videoTarget(trackDesc)
-        let remote = try await remoteVideoTrack(channel, uid: uid, desc: desc, trackDesc: trackDesc)
-        if remote.isSubscribed {
-            if let layer, remote.requestedLayer != layer { try await channel.switchLayer(remote, to: layer) }
-        } else {
-            try await channel.subscribe(remote, layer: layer)
-        }
-        return remote
-    }
-
-    /// Unsubscribes a member's video; silent when there is no such track.
-    public func unsubscribeRemoteVideoTrack(uid: String, trackDesc: TrackDesc) async throws {
-        let (_, channel) = try inMeeting()
-        guard let (desc, _) = try? Self.videoTarget(trackDesc), let remote = channel.remoteTrack(uid: uid, desc: desc), remote.isSubscribed else { return }
-        try await channel.unsubscribe(remote)
-    }
-
-    /// Subscribes and renders into `view` (on Linux any `VideoRenderer`).
-    @discardableResult
-    public func startPlayRemoteVideo(view: NativeVideoView, uid: String, trackDesc: TrackDesc) async throws -> RemoteVideoTrack {
-        let remote = try await subscribeRemoteVideoTrack(uid: uid, trackDesc: trackDesc)
-        remote.add(videoRenderer: view)
-        state.withLock { $0.playViews[remote.id, default: 0] += 1 }
-        return remote
-    }
-
-    /// Unbinds `view`; unsubscribes once the track has no view left.
-    public func stopPlayRemoteVideo(view: NativeVideoView, uid: String, trackDesc: TrackDesc) async throws {
-        let (_, channel) = try inMeeting()
-        guard let (desc, _) = try? Self.videoTarget(trackDesc), let remote = channel.remoteTrack(uid: uid, desc: desc) as? RemoteVideoTrack else { return }
-        remote.remove(videoRenderer: view)
-        let left = state.withLock { s -> Int in
-            let n = max(0, (s.playViews[remote.id] ?? 1) - 1)
-            s.playViews[remote.id] = n == 0 ? nil : n
-            return n
-        }
-        if remote.isSubscribed, left == 0 { try await channel.unsubscribe(remote) }
-    }
-
     // MARK: - Remote audio
 
     /// Subscribes to a member's audio (done automatically on entry; for fine control).
@@ -217,27 +179,4 @@ extension SMeetingEngine {
 
     /// Removes a receiver of remote audio.
     public func removeRemoteAudioRenderer(_ renderer: AudioRenderer) { remoteAudioRenderers.remove(renderer) }
-
-    // MARK: - Internals
-
-    static func videoTarget(_ desc: TrackDesc) throws(SMeetingError) -> (String, VideoLayer?) {
-        switch desc {
-        case .cameraBig: return ("camera_big", .cameraBig)
-        case .cameraSmall: return ("camera_big", .cameraSmall)
-        case .screen: return ("screen", nil)
-        case .mic: throw .internalError("mic is not a video track")
-        }
-    }
-
-    /// The member's video track; waits up to 5 s for it when the meeting says it is published
-    /// (meeting state can arrive before the channel's track).
-    private func remoteVideoTrack(_ channel: Channel, uid: String, desc: String, trackDesc: TrackDesc) async throws -> RemoteVideoTrack {
-        let announced = (try? getUserInfo(uid))?.trackDescs.contains(trackDesc) ?? false
-        let deadline = Date().addingTimeInterval(announced ? 5 : 0)
-        while true {
-            if let remote = channel.remoteTrack(uid: uid, desc: desc) as? RemoteVideoTrack { return remote }
-            guard Date() < deadline else { throw SMeetingError.internalError("\(uid) has no \(trackDesc.rawValue) track") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
 }

@@ -1,20 +1,27 @@
 import SMeetingProtocol
 import SRTC
 
-/// Entering and exiting, the in-meeting snapshot, and the meeting events.
+/// Entering and exiting (the waiting room included), the in-meeting snapshot, and the meeting's
+/// SRTC channel, which changes on a move to or from a sub-meeting.
 extension SMeetingEngine {
     // MARK: - Enter and exit
 
-    /// Whether I am in a meeting.
+    /// Whether I am in a meeting (admitted; not while waiting).
     public var isInRoom: Bool { state.withLock { $0.room != nil } }
+
+    /// Whether I wait in a meeting's waiting room.
+    public var isInWaitingRoom: Bool { state.withLock { $0.waitingRoom != nil } }
 
     /// Enters a meeting by `meetingId` or `roomNo`: the server admits me and grants the meeting's
     /// SRTC channel, which the SDK then joins with `srtc`; remote audio is subscribed automatically.
+    /// When the meeting has a waiting room, this returns with `isInWaitingRoom` true and
+    /// `meeting(_:didEnterWaitingRoom:)`; `meeting(_:wasAdmittedFromWaitingRoom:)` follows once a
+    /// host lets me in.
     @discardableResult
     public func enterRoom(_ req: MeetingEnterReq) async throws -> RoomInfo {
         let client = try loggedIn()
         let allowed = state.withLock { s -> Bool in
-            guard s.room == nil, !s.entering else { return false }
+            guard s.room == nil, s.waitingRoom == nil, !s.entering else { return false }
             s.entering = true
             return true
         }
@@ -26,27 +33,24 @@ extension SMeetingEngine {
             state.withLock { $0.entering = false; $0.buffered = [] }
             throw error
         }
-        let channel = srtc.createChannel()
-        let bridge = ChannelBridge(engine: self)
-        channel.delegates.add(delegate: bridge)
-        state.withLock {
-            $0.channel = channel
-            $0.bridge = bridge
+        guard let rtc = resp.rtc else {
+            notify { d, engine in d.meeting(engine, didEnterWaitingRoom: resp.room) }
+            return resp.room
         }
         do {
-            _ = try await channel.join(url: url, token: resp.rtc.token, nickname: resp.me.nickname)
+            try await joinChannel(rtc, nickname: resp.me.nickname)
         } catch {
             _ = try? await client.call(.exitRoom, EmptyPayload(), EmptyPayload.self)
             tearDown(nil)
-            await channel.leave()
             throw error
         }
         return getRoomInfo() ?? resp.room
     }
 
-    /// Exits the current meeting (the login stays). Never throws; does nothing outside a meeting.
+    /// Exits the current meeting, or the waiting room (the login stays). Never throws; does
+    /// nothing outside a meeting.
     public func exitRoom() async {
-        let (client, inRoom) = state.withLock { ($0.client, $0.room != nil) }
+        let (client, inRoom) = state.withLock { ($0.client, $0.room != nil || $0.waitingRoom != nil) }
         if inRoom, let client { _ = try? await client.call(.exitRoom, EmptyPayload(), EmptyPayload.self) }
         if inRoom { tearDown(.exit) }
         await state.withLock { $0.leaving }?.value
@@ -54,7 +58,7 @@ extension SMeetingEngine {
 
     // MARK: - Snapshot
 
-    /// The current room; `nil` outside a meeting.
+    /// The current room; `nil` outside a meeting (and while waiting).
     public func getRoomInfo() -> RoomInfo? { state.withLock { $0.room } }
 
     /// Every member, me included, in order of entry.
@@ -76,19 +80,25 @@ extension SMeetingEngine {
 
     /// The connection and channel of the current meeting, or `.notInMeeting`.
     func inMeeting() throws(SMeetingError) -> (MeetingClient, Channel) {
-        let (client, room, channel) = state.withLock { ($0.client, $0.room, $0.channel) }
-        guard let client else { throw .notLoggedIn }
+        let (client, room, channel, resuming) = state.withLock { ($0.client, $0.room, $0.channel, $0.resuming) }
         guard room != nil, let channel else { throw .notInMeeting }
+        guard let client else { throw resuming ? .internalError("the meeting connection is being resumed") : .notLoggedIn }
         return (client, channel)
     }
 
-    // MARK: - Events
-
-    /// Applies `enter_room`'s answer on the reader thread, then the events that arrived meanwhile.
-    private func applySnapshot(_ resp: EnterRoomResp) {
+    /// Applies a snapshot (`enter_room`'s answer, `waiting_admitted`) on the reader thread, then
+    /// the events that arrived meanwhile.
+    func applySnapshot(_ resp: EnterRoomResp) {
         let buffered = state.withLock { s -> [(MeetingEventType, String)] in
-            s.room = resp.room
-            s.users = Dictionary(resp.users.map { ($0.uid, $0) }, uniquingKeysWith: { $1 })
+            if resp.waiting {
+                s.waitingRoom = resp.room
+            } else {
+                s.waitingRoom = nil
+                s.room = resp.room
+                s.users = Dictionary(resp.users.map { ($0.uid, $0) }, uniquingKeysWith: { $1 })
+                s.waitingUsers = Dictionary(resp.waitingUsers.map { ($0.uid, $0) }, uniquingKeysWith: { $1 })
+                s.subMeetings = resp.subMeetings
+            }
             s.entering = false
             defer { s.buffered = [] }
             return s.buffered
@@ -96,111 +106,74 @@ extension SMeetingEngine {
         for (type, text) in buffered { handleEvent(type, text) }
     }
 
-    /// One meeting event, on the reader thread: update the snapshot, then notify.
-    func handleEvent(_ type: MeetingEventType, _ text: String) {
-        let inRoom = state.withLock { s -> Bool in
-            if s.room == nil, s.entering { s.buffered.append((type, text)) }
-            return s.room != nil
+    // MARK: - The meeting's channel
+
+    /// Joins the channel `rtc` grants (leaving the one I am in first): after an entry, an
+    /// admission or a move between the main meeting and a sub-meeting. My published tracks end
+    /// with the old channel. Switches run one after the other.
+    func joinChannel(_ rtc: RTCGrant, nickname: String) async throws {
+        let (old, bridge, devices) = state.withLock { s -> (Channel?, ChannelBridge?, [LocalTrack?]) in
+            defer { s.dropChannel() }
+            return (s.channel, s.bridge, [s.micTrack, s.cameraTrack])
         }
-        guard inRoom else { return }
+        if let old {
+            if let bridge { old.delegates.remove(delegate: bridge) }
+            await old.leave()
+        }
+        for track in devices { stopCapture(track) }
+        let channel = srtc.createChannel()
+        let newBridge = ChannelBridge(engine: self)
+        channel.delegates.add(delegate: newBridge)
+        state.withLock {
+            $0.channel = channel
+            $0.bridge = newBridge
+        }
         do {
-            switch type {
-            case .userEntered:
-                let e = try MeetingCodec.payload(UserEnteredEvent.self, from: text)
-                state.withLock { $0.users[e.user.uid] = e.user }
-                notify { $0.meeting($1, userDidEnter: e.user) }
-            case .userExited:
-                let e = try MeetingCodec.payload(UserExitedEvent.self, from: text)
-                state.withLock { $0.users[e.user.uid] = nil }
-                notify { $0.meeting($1, userDidExit: e.user, reason: e.reason) }
-            case .userChanged:
-                userChanged(try MeetingCodec.payload(UserChangedEvent.self, from: text))
-            case .roomChanged:
-                let e = try MeetingCodec.payload(RoomChangedEvent.self, from: text)
-                let old = state.withLock { s -> RoomInfo? in defer { s.room = e.room }; return s.room }
-                if e.fields.contains("sharing") {
-                    if let uid = old?.sharingUid, uid != e.room.sharingUid { notify { $0.meeting($1, roomShareDidStop: uid) } }
-                    if let uid = e.room.sharingUid, let kind = ShareType(rawValue: e.room.shareType), uid != old?.sharingUid {
-                        notify { $0.meeting($1, roomShareDidStart: uid, shareType: kind) }
-                    }
-                }
-                notify { $0.meeting($1, roomInfoDidChange: e.room) }
-            case .chat:
-                let e = try MeetingCodec.payload(ChatEvent.self, from: text)
-                notify { $0.meeting($1, didReceiveChatMessage: e.message) }
-            case .adminRequest:
-                let e = try MeetingCodec.payload(AdminRequestEvent.self, from: text)
-                switch e.kind {
-                case .mic: notify { $0.meeting($1, adminDidRequestOpenMic: e.adminUid) }
-                case .camera: notify { $0.meeting($1, adminDidRequestOpenCamera: e.adminUid) }
-                }
-            case .kicked:
-                let e = try MeetingCodec.payload(ByEvent.self, from: text)
-                notify { $0.meeting($1, wasKickedBy: e.by) }
-                tearDown(.kicked)
-            case .roomEnded:
-                let e = try MeetingCodec.payload(ByEvent.self, from: text)
-                notify { $0.meetingDidEnd($1, by: e.by) }
-                tearDown(.ended)
-            case .disconnected:
-                let e = try MeetingCodec.payload(DisconnectedEvent.self, from: text)
-                tearDown(e.reason == "duplicate_login" ? .duplicateLogin : .disconnected)
-            }
+            _ = try await channel.join(url: url, token: rtc.token, nickname: nickname)
         } catch {
-            // An event this SDK cannot read is skipped; the snapshot stays as it was.
+            channel.delegates.remove(delegate: newBridge)
+            await channel.leave()
+            throw error
         }
     }
 
-    private func userChanged(_ e: UserChangedEvent) {
-        let (old, me) = state.withLock { s -> (MeetingUserInfo?, String?) in
-            defer { s.users[e.user.uid] = e.user }
-            return (s.users[e.user.uid], s.uid)
-        }
-        let user = e.user
-        if user.uid == me {
-            // The host (or mute all) closed my device: stop publishing it.
-            if old?.micState == .on, user.micState == .off { Task { await self.unpublishMic() } }
-            if old?.cameraState == .on, user.cameraState == .off { Task { await self.unpublishCamera() } }
-            if old?.shareState == ShareType.screen.rawValue, user.shareState == 0 { Task { await self.unpublishScreen() } }
-        }
-        for field in e.fields {
-            switch field {
-            case "mic_state": notify { $0.meeting($1, userMicStateDidChange: user) }
-            case "camera_state": notify { $0.meeting($1, userCameraStateDidChange: user) }
-            case "share_state": notify { $0.meeting($1, userShareStateDidChange: user) }
-            case "role": notify { $0.meeting($1, userRoleDidChange: user) }
-            case "hand_raised": notify { $0.meeting($1, userHandDidChange: user) }
-            case "chat_disabled": notify { $0.meeting($1, userChatDisabledDidChange: user) }
-            default: break
+    /// Runs `body` after every earlier channel switch (moves arrive as events on the reader thread).
+    @discardableResult
+    func switchChannel(_ body: @escaping @Sendable () async throws -> Void) -> Task<Void, any Error> {
+        state.withLock { s in
+            let previous = s.channelSwitch
+            let task = Task {
+                await previous?.value
+                try await body()
             }
+            s.channelSwitch = Task { _ = await task.result }
+            return task
         }
-        notify { $0.meeting($1, userInfoDidChange: user) }
     }
 
     /// Leaves the meeting state at once and the SRTC channel in the background; `reason` nil
     /// when the entry itself failed (no exit event then).
     func tearDown(_ reason: ExitReason?) {
-        let (channel, bridge) = state.withLock { s -> (Channel?, ChannelBridge?) in
+        let (channel, bridge, wasIn) = state.withLock { s -> (Channel?, ChannelBridge?, Bool) in
             defer {
                 s.room = nil
+                s.waitingRoom = nil
                 s.users = [:]
-                s.channel = nil
-                s.bridge = nil
-                s.micTrack = nil
-                s.cameraTrack = nil
-                s.screenTrack = nil
-                s.playViews = [:]
-                s.mcuViews = [:]
+                s.waitingUsers = [:]
+                s.subMeetings = []
+                s.signIn = nil
+                s.rollCalls = [:]
+                s.dropChannel()
                 s.entering = false
             }
-            return (s.channel, s.bridge)
+            return (s.channel, s.bridge, s.room != nil || s.waitingRoom != nil)
         }
         if let channel {
             if let bridge { channel.delegates.remove(delegate: bridge) }
             let leaving = Task { await channel.leave() }
             state.withLock { $0.leaving = leaving }
         }
-        if let reason { notify { $0.meeting($1, didExitRoom: reason) } }
+        if let reason, wasIn { notify { d, engine in d.meeting(engine, didExitRoom: reason) } }
     }
 
     func notify(_ body: @escaping @Sendable (SMeetingDelegate, SMeetingEngine) -> Void) {

@@ -21,23 +21,65 @@ public final class SMeetingEngine: @unchecked Sendable {
         var client: MeetingClient?
         var uid: String?
         var nickname: String?
+        /// What a resume needs: the member token, the session and the last event handled.
+        var token: String?
+        var sessionId: String?
+        var graceSeconds = 20
+        var lastSeq = 0
+        /// The meeting connection dropped; the SDK is resuming the session.
+        var resuming = false
         /// An `enter_room` is in flight: events wait for its snapshot.
         var entering = false
         var buffered: [(MeetingEventType, String)] = []
         var room: RoomInfo?
+        /// I wait in this room's waiting room.
+        var waitingRoom: RoomInfo?
         var users: [String: MeetingUserInfo] = [:]
+        /// The waiting room as hosts and co-hosts see it.
+        var waitingUsers: [String: WaitingUserInfo] = [:]
+        var subMeetings: [SubMeetingInfo] = []
+        /// The running sign-in and roll calls I was told about.
+        var signIn: SignInInfo?
+        var rollCalls: [String: SignInInfo] = [:]
         var channel: Channel?
         var bridge: ChannelBridge?
+        /// Channel switches (sub-meetings, admission) run one after the other.
+        var channelSwitch: Task<Void, Never>?
         var micTrack: LocalAudioTrack?
         var cameraTrack: LocalVideoTrack?
         var screenTrack: LocalVideoTrack?
+        var viewCaptureTrack: LocalVideoTrack?
         var remoteAudioMuted = false
-        /// Views bound by `startPlayRemoteVideo`, per remote track id.
-        var playViews: [String: Int] = [:]
-        /// The composite track each view of `startPlayRemoteVideoMcu` shows.
+        /// The back camera is in use (Apple platforms, `switchCamera()`).
+        var cameraBack = false
+        /// Views bound by `startPlayRemoteVideo` and explicit subscriptions, per remote video track id.
+        var videoBindings: [String: VideoBindings] = [:]
+        /// The composite track each view of `startPlayRemoteVideoMcu` shows (its binding is in `videoBindings`).
         var mcuViews: [ObjectIdentifier: String] = [:]
         /// The channel's leave after a server-side exit (kicked, ended), awaited by whoever asks.
         var leaving: Task<Void, Never>?
+
+        /// Forgets the channel and everything published or bound in it.
+        mutating func dropChannel() {
+            channel = nil
+            bridge = nil
+            micTrack = nil
+            cameraTrack = nil
+            screenTrack = nil
+            viewCaptureTrack = nil
+            videoBindings = [:]
+            mcuViews = [:]
+        }
+
+        /// Forgets the login (logout, or a session that could not be resumed).
+        mutating func dropLogin() {
+            client = nil
+            uid = nil
+            nickname = nil
+            token = nil
+            sessionId = nil
+            resuming = false
+        }
     }
 
     // MARK: - Properties
@@ -74,41 +116,55 @@ public final class SMeetingEngine: @unchecked Sendable {
     /// My uid once logged in.
     public var currentUserId: String? { state.withLock { $0.uid } }
 
-    /// Whether `login(token:)` succeeded and the connection is up.
-    public var isLoggedIn: Bool { state.withLock { $0.client != nil && $0.uid != nil } }
+    /// Whether `login(token:)` succeeded and the session lives (its connection may be resuming).
+    public var isLoggedIn: Bool { state.withLock { ($0.client != nil || $0.resuming) && $0.uid != nil } }
 
     /// Logs in with a member token issued by your backend (`POST /stm/srvapi/v1/member/grant`).
     public func login(token: String) async throws {
-        guard state.withLock({ $0.client == nil }) else { throw SMeetingError.apiError(code: MeetingErrorCode.wrongState.rawValue, message: "already logged in") }
+        guard state.withLock({ $0.client == nil && !$0.resuming }) else {
+            throw SMeetingError.apiError(code: MeetingErrorCode.wrongState.rawValue, message: "already logged in")
+        }
+        let (client, resp) = try await connect(LoginReq(token: token))
+        state.withLock {
+            $0.client = client
+            $0.uid = resp.uid
+            $0.nickname = resp.nickname
+            $0.token = token
+            $0.sessionId = resp.sessionId
+            $0.graceSeconds = resp.reconnectGraceSeconds
+            $0.lastSeq = 0
+        }
+    }
+
+    /// Logs out; exits the meeting first if still in one.
+    public func logout() async {
+        if isInRoom || isInWaitingRoom { await exitRoom() }
+        let client = state.withLock { s -> MeetingClient? in
+            defer { s.dropLogin() }
+            return s.client
+        }
+        guard let client else { return }
+        _ = try? await client.call(.logout, EmptyPayload(), EmptyPayload.self, timeout: .seconds(3))
+        client.close()
+    }
+
+    /// Opens a meeting WebSocket and logs in on it (a resume when `req` names a session).
+    func connect(_ req: LoginReq) async throws -> (MeetingClient, LoginResp) {
         let client = try await MeetingClient.connect(url: MeetingClient.webSocketURL(for: url))
-        client.start(onEvent: { [weak self] type, text in self?.handleEvent(type, text) },
-                     onClose: { [weak self] in self?.connectionLost() })
+        client.start(onEvent: { [weak self] type, text in self?.receiveEvent(type, text) },
+                     onClose: { [weak self, weak client] in if let self, let client { self.connectionDropped(client) } })
         do {
-            let resp = try await client.call(.login, LoginReq(token: token), LoginResp.self)
-            state.withLock {
-                $0.client = client
-                $0.uid = resp.uid
-                $0.nickname = resp.nickname
-            }
+            return (client, try await client.call(.login, req, LoginResp.self))
         } catch {
             client.close()
             throw error
         }
     }
 
-    /// Logs out; exits the meeting first if still in one.
-    public func logout() async {
-        if isInRoom { await exitRoom() }
-        let client = state.withLock { s -> MeetingClient? in
-            defer { s.client = nil; s.uid = nil; s.nickname = nil }
-            return s.client
-        }
-        client?.close()
-    }
-
     /// The logged-in connection, or `.notLoggedIn`.
     func loggedIn() throws(SMeetingError) -> MeetingClient {
-        guard let client = state.withLock({ $0.client }) else { throw .notLoggedIn }
+        let (client, resuming) = state.withLock { ($0.client, $0.resuming) }
+        guard let client else { throw resuming ? .internalError("the meeting connection is being resumed") : .notLoggedIn }
         return client
     }
 
@@ -144,16 +200,9 @@ public final class SMeetingEngine: @unchecked Sendable {
         try await loggedIn().call(.attendedRoom, PageReq(page: page, pageSize: pageSize), MeetingPage.self)
     }
 
-    // MARK: - Internals
-
-    /// The meeting connection closed under us: out of the meeting and logged out.
-    private func connectionLost() {
-        let wasIn = state.withLock { $0.room != nil }
-        if wasIn { tearDown(.disconnected) }
-        state.withLock { s in
-            s.client = nil
-            s.uid = nil
-        }
-        delegates.notify { [weak self] d in if let self { d.meetingConnectionDidLose(self) } }
+    /// The sign-ins and roll calls of a meeting I host, with who answered and when; readable
+    /// after the meeting too (login only).
+    public func getSignInResults(meetingId: String) async throws -> [SignInResult] {
+        try await loggedIn().call(.signInResults, SignInResultsReq(meetingId: meetingId), SignInResultsResp.self).results
     }
 }

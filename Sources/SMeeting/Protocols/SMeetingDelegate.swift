@@ -5,7 +5,9 @@ import SMeetingProtocol
 /// Read `getRoomInfo()` / `getUsersInfo()` again in a callback rather than keeping old snapshots.
 public protocol SMeetingDelegate: AnyObject {
     // MARK: Connection
-    /// The meeting connection was lost (the login ended; a meeting in progress was exited first).
+    /// The meeting connection was lost for good: it dropped and could not be resumed within the
+    /// server's grace period (the login ended; a meeting in progress was exited first). A drop
+    /// that is resumed in time fires nothing.
     func meetingConnectionDidLose(_ meeting: SMeetingEngine)
 
     // MARK: Members
@@ -24,6 +26,10 @@ public protocol SMeetingDelegate: AnyObject {
     func meeting(_ meeting: SMeetingEngine, userHandDidChange user: MeetingUserInfo)
     /// Chat disabled or enabled for one member (`user.chatDisabled`).
     func meeting(_ meeting: SMeetingEngine, userChatDisabledDidChange user: MeetingUserInfo)
+    /// Drawing on the whiteboard disabled or enabled for one member (`user.drawDisabled`).
+    func meeting(_ meeting: SMeetingEngine, userDrawDisabledDidChange user: MeetingUserInfo)
+    /// A training meeting's presenter named or taken back (`user.presenter`).
+    func meeting(_ meeting: SMeetingEngine, userPresenterDidChange user: MeetingUserInfo)
 
     // MARK: Room
     /// Room state changed: mute all, camera off for everyone, lock, sharing, host, title.
@@ -45,6 +51,44 @@ public protocol SMeetingDelegate: AnyObject {
     func meetingDidEnd(_ meeting: SMeetingEngine, by adminUid: String?)
     /// I am out of the meeting, for whatever `reason` (after `exitRoom()` too).
     func meeting(_ meeting: SMeetingEngine, didExitRoom reason: ExitReason)
+
+    // MARK: Waiting room
+    /// `enterRoom` put me in the waiting room of `room`.
+    func meeting(_ meeting: SMeetingEngine, didEnterWaitingRoom room: RoomInfo)
+    /// A host let me in: I am in the meeting and its channel.
+    func meeting(_ meeting: SMeetingEngine, wasAdmittedFromWaitingRoom room: RoomInfo)
+    /// A host (nil: the backend) sent me away from the waiting room.
+    func meeting(_ meeting: SMeetingEngine, wasRemovedFromWaitingRoomBy adminUid: String?)
+    /// Hosts and co-hosts: someone waits to be admitted.
+    func meeting(_ meeting: SMeetingEngine, waitingUserDidEnter user: WaitingUserInfo)
+    /// Hosts and co-hosts: someone left the waiting room (admitted, removed, gave up).
+    func meeting(_ meeting: SMeetingEngine, waitingUserDidLeave user: WaitingUserInfo, reason: WaitingLeaveReason)
+
+    // MARK: Sub-meetings
+    /// The sub-meeting list changed (created, assigned, opened, closing, closed).
+    func meeting(_ meeting: SMeetingEngine, subMeetingsDidChange subMeetings: [SubMeetingInfo])
+    /// I moved into a sub-meeting (`nil`: back in the main meeting); its channel is joined.
+    func meeting(_ meeting: SMeetingEngine, didMoveToSubMeeting subMeeting: SubMeetingInfo?)
+    /// A host's message to every sub-meeting.
+    func meeting(_ meeting: SMeetingEngine, didReceiveSubMeetingBroadcast message: ChatMessage)
+    /// Hosts and co-hosts: a member asks for help from a sub-meeting.
+    func meeting(_ meeting: SMeetingEngine, subMeetingHelpRequestedBy uid: String, subMeetingId: String)
+    /// The sub-meetings close in `countdown` seconds.
+    func meeting(_ meeting: SMeetingEngine, subMeetingsWillClose countdown: Int)
+    /// The sub-meetings closed: everyone is back in the main meeting.
+    func meetingSubMeetingsDidClose(_ meeting: SMeetingEngine)
+
+    // MARK: Sign-in and roll call
+    /// A sign-in started: sign in with `signIn()` before `info.deadline`.
+    func meeting(_ meeting: SMeetingEngine, signInDidStart info: SignInInfo)
+    /// Hosts and co-hosts: `uid` signed in; `signed` of `total` so far.
+    func meeting(_ meeting: SMeetingEngine, signInDidProgress signInId: String, uid: String, signed: Int, total: Int)
+    /// A sign-in ended (hosts see every record, members their own).
+    func meeting(_ meeting: SMeetingEngine, signInDidEnd result: SignInResult)
+    /// A roll call started (I am called, or I am a host): answer with `answerRollCall(rollCallId:)`.
+    func meeting(_ meeting: SMeetingEngine, rollCallDidStart info: SignInInfo)
+    /// A roll call ended: answered, or its time ran out.
+    func meeting(_ meeting: SMeetingEngine, rollCallDidEnd result: SignInResult)
 }
 
 extension SMeetingDelegate {
@@ -67,4 +111,22 @@ extension SMeetingDelegate {
     public func meeting(_ meeting: SMeetingEngine, wasKickedBy adminUid: String?) {}
     public func meetingDidEnd(_ meeting: SMeetingEngine, by adminUid: String?) {}
     public func meeting(_ meeting: SMeetingEngine, didExitRoom reason: ExitReason) {}
+    public func meeting(_ meeting: SMeetingEngine, userDrawDisabledDidChange user: MeetingUserInfo) {}
+    public func meeting(_ meeting: SMeetingEngine, userPresenterDidChange user: MeetingUserInfo) {}
+    public func meeting(_ meeting: SMeetingEngine, didEnterWaitingRoom room: RoomInfo) {}
+    public func meeting(_ meeting: SMeetingEngine, wasAdmittedFromWaitingRoom room: RoomInfo) {}
+    public func meeting(_ meeting: SMeetingEngine, wasRemovedFromWaitingRoomBy adminUid: String?) {}
+    public func meeting(_ meeting: SMeetingEngine, waitingUserDidEnter user: WaitingUserInfo) {}
+    public func meeting(_ meeting: SMeetingEngine, waitingUserDidLeave user: WaitingUserInfo, reason: WaitingLeaveReason) {}
+    public func meeting(_ meeting: SMeetingEngine, subMeetingsDidChange subMeetings: [SubMeetingInfo]) {}
+    public func meeting(_ meeting: SMeetingEngine, didMoveToSubMeeting subMeeting: SubMeetingInfo?) {}
+    public func meeting(_ meeting: SMeetingEngine, didReceiveSubMeetingBroadcast message: ChatMessage) {}
+    public func meeting(_ meeting: SMeetingEngine, subMeetingHelpRequestedBy uid: String, subMeetingId: String) {}
+    public func meeting(_ meeting: SMeetingEngine, subMeetingsWillClose countdown: Int) {}
+    public func meetingSubMeetingsDidClose(_ meeting: SMeetingEngine) {}
+    public func meeting(_ meeting: SMeetingEngine, signInDidStart info: SignInInfo) {}
+    public func meeting(_ meeting: SMeetingEngine, signInDidProgress signInId: String, uid: String, signed: Int, total: Int) {}
+    public func meeting(_ meeting: SMeetingEngine, signInDidEnd result: SignInResult) {}
+    public func meeting(_ meeting: SMeetingEngine, rollCallDidStart info: SignInInfo) {}
+    public func meeting(_ meeting: SMeetingEngine, rollCallDidEnd result: SignInResult) {}
 }

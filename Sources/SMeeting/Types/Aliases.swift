@@ -41,6 +41,22 @@ public typealias TrackDesc = SMeetingProtocol.TrackDesc
 public typealias ExitReason = SMeetingProtocol.ExitReason
 /// One in-meeting chat message.
 public typealias ChatMessage = SMeetingProtocol.ChatMessage
+/// A member in the waiting room.
+public typealias WaitingUserInfo = SMeetingProtocol.WaitingUserInfo
+/// Why a member left the waiting room.
+public typealias WaitingLeaveReason = SMeetingProtocol.WaitingLeaveReason
+/// A sub-meeting (breakout room).
+public typealias SubMeetingInfo = SMeetingProtocol.SubMeetingInfo
+/// `.created`, `.open`, `.closing`.
+public typealias SubMeetingStatus = SMeetingProtocol.SubMeetingStatus
+/// A sign-in or roll call.
+public typealias SignInInfo = SMeetingProtocol.SignInInfo
+/// `.signIn` / `.rollCall`.
+public typealias SignInKind = SMeetingProtocol.SignInKind
+/// One member's answer to a sign-in or roll call.
+public typealias SignInRecord = SMeetingProtocol.SignInRecord
+/// A stored sign-in or roll call with every answer.
+public typealias SignInResult = SMeetingProtocol.SignInResult
 
 /// What a rendering "view" is: on Apple platforms the documented views are SRTC renderers; on
 /// Linux any `VideoRenderer` (a recorder, an encoder, a test collector) plays the view's part.

@@ -115,7 +115,7 @@ final class VideoSendPipeline: Sendable {
             input = frame
         } else {
             let width = max(2, (frame.width / 4) & ~1), height = max(2, (frame.height / 4) & ~1)
-            input = VideoFrame(buffer: I420Scaler.scale(frame.buffer, width: width, height: height),
+            input = VideoFrame(buffer: frame.buffer.scaled(width: width, height: height),
                                timestampUs: frame.timestampUs, rotation: frame.rotation)
         }
         do {

@@ -51,6 +51,17 @@ public struct JoinRequest: Codable, Sendable, Equatable {
         case protocolVersion = "protocol"
         case sessionId = "session_id"
     }
+
+    /// `token` may be absent when the WebSocket URL carried it (`?token=`, docs/protocol.md).
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        token = try c.decodeIfPresent(String.self, forKey: .token) ?? ""
+        protocolVersion = try c.decode(Int.self, forKey: .protocolVersion)
+        sessionId = try c.decodeIfPresent(String.self, forKey: .sessionId)
+        nickname = try c.decodeIfPresent(String.self, forKey: .nickname)
+        custom = try c.decodeIfPresent(String.self, forKey: .custom)
+        sdk = try c.decodeIfPresent(String.self, forKey: .sdk)
+    }
 }
 
 /// What the client says about one track it adds in a publish offer.

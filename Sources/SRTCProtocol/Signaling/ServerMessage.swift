@@ -50,13 +50,17 @@ public struct JoinResponse: Codable, Sendable, Equatable {
     public var serverTime: Int64
     /// My current subscriptions (non-empty on resume).
     public var subscriptions: [SubscribeRequest]
+    /// TURN servers with short-lived credentials for this session (empty when none is configured).
+    public var iceServers: [ICEServer]
     /// Tracks of hidden participants (server composites), which are in no user list; absent when none.
     public var hiddenTracks: [TrackInfo]
 
     public init(sessionId: String, resumed: Bool, channel: ChannelInfo, me: UserInfo, users: [UserInfo],
-                reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = [], hiddenTracks: [TrackInfo] = []) {
+                reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = [],
+                iceServers: [ICEServer] = [], hiddenTracks: [TrackInfo] = []) {
         self.sessionId = sessionId; self.resumed = resumed; self.channel = channel; self.me = me; self.users = users
         self.reconnectGraceSeconds = reconnectGraceSeconds; self.serverTime = serverTime; self.subscriptions = subscriptions
+        self.iceServers = iceServers
         self.hiddenTracks = hiddenTracks
     }
 
@@ -65,6 +69,7 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         case sessionId = "session_id"
         case reconnectGraceSeconds = "reconnect_grace_seconds"
         case serverTime = "server_time"
+        case iceServers = "ice_servers"
         case hiddenTracks = "hidden_tracks"
     }
 
@@ -77,7 +82,8 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         users = try c.decode([UserInfo].self, forKey: .users)
         reconnectGraceSeconds = try c.decode(Int.self, forKey: .reconnectGraceSeconds)
         serverTime = try c.decode(Int64.self, forKey: .serverTime)
-        subscriptions = try c.decode([SubscribeRequest].self, forKey: .subscriptions)
+        subscriptions = try c.decodeIfPresent([SubscribeRequest].self, forKey: .subscriptions) ?? []
+        iceServers = try c.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? []
         hiddenTracks = try c.decodeIfPresent([TrackInfo].self, forKey: .hiddenTracks) ?? []
     }
 
@@ -91,7 +97,21 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         try c.encode(reconnectGraceSeconds, forKey: .reconnectGraceSeconds)
         try c.encode(serverTime, forKey: .serverTime)
         try c.encode(subscriptions, forKey: .subscriptions)
+        try c.encode(iceServers, forKey: .iceServers)
         if !hiddenTracks.isEmpty { try c.encode(hiddenTracks, forKey: .hiddenTracks) }
+    }
+}
+
+/// A TURN (or STUN) server as WebRTC's `RTCIceServer`: URLs (`turn:host:3478?transport=udp`,
+/// `turns:host:443?transport=tcp`) and, for TURN, a username and credential (RFC 8489 §9.2
+/// long-term credentials; ours follow coturn's shared-secret REST scheme, docs/deploy.md).
+public struct ICEServer: Codable, Sendable, Equatable {
+    public var urls: [String]
+    public var username: String?
+    public var credential: String?
+
+    public init(urls: [String], username: String? = nil, credential: String? = nil) {
+        self.urls = urls; self.username = username; self.credential = credential
     }
 }
 

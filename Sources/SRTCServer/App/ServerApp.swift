@@ -97,7 +97,7 @@ public final class ServerApp: Sendable {
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
             limits: .init(maxBodyBytes: config.maxBodyBytes))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
-                                          modules: modules)
+                                          modules: modules, turn: TURNCredentialIssuer(config: config))
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()

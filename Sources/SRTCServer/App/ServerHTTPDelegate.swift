@@ -14,6 +14,8 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
     let metrics: Metrics
     /// Modules answering WebSocket paths of their own.
     var modules: [any ServerModule] = []
+    /// TURN credentials for join responses, when configured.
+    var turn: TURNCredentialIssuer?
 
     func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
         router.handleImmediately(request)
@@ -49,8 +51,9 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
             }
         }
         let configuration = WebSocketConfiguration(maxMessageSize: limits.maxSignalMessageBytes, pingInterval: .seconds(15))
-        return .accept(configuration: configuration) { [manager, apps, limits, metrics] socket in
-            SignalingSession(socket: socket, manager: manager, apps: apps, limits: limits, preverifiedToken: token, metrics: metrics).start()
+        return .accept(configuration: configuration) { [manager, apps, limits, metrics, turn] socket in
+            SignalingSession(socket: socket, manager: manager, apps: apps, limits: limits, preverifiedToken: token, metrics: metrics,
+                             turn: turn).start()
         }
     }
 }

@@ -5,8 +5,9 @@ import Synchronization
 /// last user leaves; answers the server API's channel routes.
 public final class ChannelManager: Sendable {
     private let rooms = Mutex<[ChannelKey: ChannelRoom]>([:])
-    /// Asked in order before every join (the meeting backend may refuse); none admits all. Set once
-    /// while the server is built: a list of modules, not a stored closure (see `CallbackSlot`).
+    /// Asked in order before every join and publish (the meeting backend may refuse); none admits
+    /// all. Set once while the server is built: a list of modules, not a stored closure (see
+    /// `CallbackSlot`); each room keeps the list it was made with.
     private let gatekeepers = Mutex<[any ServerModule]>([])
     let limits: ChannelLimits
     let mediaFactory: (@Sendable (ChannelKey) -> RoomMedia?)
@@ -22,7 +23,8 @@ public final class ChannelManager: Sendable {
     func room(for key: ChannelKey) -> ChannelRoom {
         let (room, created) = rooms.withLock { rooms -> (ChannelRoom, Bool) in
             if let r = rooms[key] { return (r, false) }
-            let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self))
+            let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self),
+                                modules: gatekeepers.withLock { $0 })
             rooms[key] = r
             return (r, true)
         }
@@ -73,15 +75,15 @@ public final class ChannelManager: Sendable {
 
     /// Joins `key`, retrying on a fresh room when the one found closed itself meanwhile (it emptied
     /// between lookup and join). On success the room has queued the `joined` response to `requestId`.
-    func join(_ key: ChannelKey, _ request: JoinRequest, claims: TokenClaims, connection: SignalConnection, requestId: Int?) async
-        -> Result<(ChannelRoom, JoinResponse), SignalError> {
+    func join(_ key: ChannelKey, _ request: JoinRequest, claims: TokenClaims, connection: SignalConnection, requestId: Int?,
+              iceServers: [ICEServer] = []) async -> Result<(ChannelRoom, JoinResponse), SignalError> {
         // Hidden participants carry a token only the server mints (egress workers); modules do not gate them.
         if claims.grant?.hidden != true, await !admits(key, uid: claims.sub) {
             return .failure(SignalError(.permissionDenied, "not admitted to channel \(key.name)"))
         }
         for _ in 0..<3 {
             let room = room(for: key)
-            switch await room.join(request, claims: claims, connection: connection, requestId: requestId) {
+            switch await room.join(request, claims: claims, connection: connection, requestId: requestId, iceServers: iceServers) {
             case .success(let response): return .success((room, response))
             case .failure(let error) where error == ChannelRoom.closedError:
                 rooms.withLock { if $0[key] === room { $0[key] = nil } }

@@ -22,10 +22,15 @@ extension ChannelRoom {
 
     /// Admits a verified session (`admit`). On success the `joined` response to `requestId` is
     /// queued on `connection` before any later event of the room reaches it.
-    nonisolated func join(_ request: JoinRequest, claims: TokenClaims, connection: SignalConnection, requestId: Int?) async
-        -> Result<JoinResponse, SignalError> {
+    /// - Parameter iceServers: the session's TURN servers and credentials, added to the response.
+    nonisolated func join(_ request: JoinRequest, claims: TokenClaims, connection: SignalConnection, requestId: Int?,
+                          iceServers: [ICEServer] = []) async -> Result<JoinResponse, SignalError> {
         await perform(ifClosed: .failure(Self.closedError)) { room in
-            let result = await room.admit(request, claims: claims, connection: connection)
+            var result = await room.admit(request, claims: claims, connection: connection)
+            if case .success(var response) = result {
+                response.iceServers = iceServers
+                result = .success(response)
+            }
             if let requestId, case .success(let response) = result {
                 connection.send(.response(id: requestId, Response(type: "join", result: .success(.joined(response)))))
             }

@@ -1,4 +1,5 @@
 import RTCCrypto
+import RTCWire
 import SRTCProtocol
 
 extension ChannelRoom {
@@ -79,16 +80,23 @@ extension ChannelRoom {
             guard !t.desc.isEmpty, t.desc.utf8.count <= 64 else { return .failure(SignalError(.invalidParameter, "track desc must be 1 to 64 bytes")) }
             guard t.kind == .video || t.layers.isEmpty else { return .failure(SignalError(.invalidParameter, "only video tracks have layers")) }
         }
+        // Hidden participants are the server's own egress workers: modules do not gate them (as on join).
+        if !p.hidden, let refusal = await publishRefusal(r.tracks, uid: p.uid) { return .failure(refusal) }
         guard let media = await mediaOf(p) else { return .failure(SignalError(.internalError, "media is not available on this server")) }
         var ids: [String: String] = [:]
         for t in r.tracks { ids[t.mid] = "TR_" + SecureRandom.string(count: 12) }
+        let produced = applyingHolds(r.tracks, uid: p.uid)
         let answer: String
-        do { answer = try await media.publish(offer: r.sdp, tracks: r.tracks, trackIds: ids) } catch { return .failure(error) }
+        do { answer = try await media.publish(offer: r.sdp, tracks: produced, trackIds: ids) } catch { return .failure(error) }
         guard participants[p.uid] === p else { return .failure(SignalError(.wrongState, "left while publishing")) }
         var added: [TrackInfo] = []
-        for t in r.tracks {
-            let info = TrackInfo(id: ids[t.mid]!, uid: p.uid, kind: t.kind, desc: t.desc, muted: t.muted, layers: t.layers,
-                                 codec: t.kind == .audio ? "opus" : "VP8")
+        let answered = try? SessionDescription(parsing: answer)
+        for (t, sent) in zip(r.tracks, produced) {
+            // The codec name as in the answer's a=rtpmap ("opus", "VP8", "H264").
+            let codec = answered?.media(mid: t.mid)?.codecs.first { !$0.isRTX }?.name ?? (t.kind == .audio ? "opus" : "VP8")
+            var info = TrackInfo(id: ids[t.mid]!, uid: p.uid, kind: t.kind, desc: t.desc, muted: t.muted, layers: t.layers,
+                                 codec: codec)
+            await startHeldIfNeeded(&info, producedMuted: sent.muted, of: p)
             tracks[info.id] = info
             p.publishedTrackIds.append(info.id)
             added.append(info)
@@ -112,6 +120,10 @@ extension ChannelRoom {
         guard p.publishedTrackIds.contains(r.trackId), var track = tracks[r.trackId] else {
             return .failure(SignalError(.notFound, "you do not publish \(r.trackId)"))
         }
+        if !r.muted, holds.isHeld(uid: p.uid, desc: track.desc) {
+            return .failure(SignalError(.policyForbidden, "track \(r.trackId) is muted by the channel's owner"))
+        }
+        holds.setOwn(trackId: r.trackId, muted: r.muted)
         guard track.muted != r.muted else { return .success(.empty) }
         track.muted = r.muted
         tracks[r.trackId] = track

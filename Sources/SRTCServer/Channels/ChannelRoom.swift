@@ -24,19 +24,25 @@ actor ChannelRoom {
     var mediaPrepared = false
     let observer: RoomObserver
     let clock: RoomClock
+    /// The modules asked before a publish (`ChannelRoom+Authority`); set once when the room is made.
+    let modules: [any ServerModule]
+    /// Server-side mutes the modules put on this channel's tracks.
+    var holds = MediaHolds()
     /// The one serial path of every change (see the type's comment).
     nonisolated let inbox = RoomInbox()
     private var joinBucket: TokenBucket
     /// The speaker list sent last (hidden participants removed), so an unchanged one is not resent.
     var lastSpeakers: ActiveSpeakersSnapshot?
 
-    init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, clock: RoomClock = SystemRoomClock()) {
+    init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, clock: RoomClock = SystemRoomClock(),
+         modules: [any ServerModule] = []) {
         self.key = key
         self.createdAt = clock.now()
         self.limits = limits
         self.media = media
         self.observer = observer
         self.clock = clock
+        self.modules = modules
         self.joinBucket = TokenBucket(ratePerSecond: Double(limits.joinsPerSecond), burst: Double(limits.joinsPerSecond))
         let entries = inbox.entries
         Task { await self.drain(entries) }
@@ -204,6 +210,7 @@ actor ChannelRoom {
         guard participants[p.uid] === p else { return }
         p.cancelTimers()
         participants[p.uid] = nil
+        holds.forget(uid: p.uid)
         for trackId in p.publishedTrackIds { await removeTrack(trackId, of: p, notifyPublisher: false) }
         await p.media?.close()
         p.media = nil
@@ -218,6 +225,7 @@ actor ChannelRoom {
     /// Removes a track and every subscription to it.
     func removeTrack(_ trackId: String, of publisher: Participant, notifyPublisher: Bool) async {
         guard let track = tracks.removeValue(forKey: trackId) else { return }
+        holds.forget(trackId: trackId)
         publisher.publishedTrackIds.removeAll { $0 == trackId }
         for p in participants.values where p.subscriptions[trackId] != nil {
             p.subscriptions[trackId] = nil

@@ -37,6 +37,14 @@ public struct ServerConfig: Sendable, Equatable {
     public var webDir: String?
     /// The demo sign-in of the meeting app (`--demo-auth`, `SRTC_DEMO_AUTH`): off by default.
     public var demoAuth: DemoAuthMode = .off
+    /// TURN server URLs handed to clients in the join response (`--turn-urls`, `SRTC_TURN_URLS`,
+    /// comma-separated, e.g. `turn:turn.example.com:3478?transport=udp,turns:turn.example.com:443?transport=tcp`).
+    public var turnURLs: [String] = []
+    /// coturn's `static-auth-secret` (`--turn-secret`, `SRTC_TURN_SECRET`): credentials are made
+    /// from it per session and never stored.
+    public var turnSecret: String?
+    /// Lifetime of those credentials in seconds (`--turn-credential-ttl`, `SRTC_TURN_CREDENTIAL_TTL`).
+    public var turnCredentialTTL: Int = 6 * 3600
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
     /// Directory of recordings (`--recording-dir`, `SRTC_RECORDING_DIR`); nil: `<data-dir>/recordings`.
@@ -98,6 +106,18 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("demo-auth", "SRTC_DEMO_AUTH", "demo_auth", "demo sign-in for the meeting app: off, loopback or on (default off; never in production)") { c, v in
             guard let mode = DemoAuthMode(rawValue: v) else { throw ConfigError.invalidValue("demo-auth", v) }
             c.demoAuth = mode
+        },
+        Setting("turn-urls", "SRTC_TURN_URLS", "turn_urls", "comma-separated TURN URLs given to clients (needs --turn-secret)") { c, v in
+            c.turnURLs = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard c.turnURLs.allSatisfy({ $0.hasPrefix("turn:") || $0.hasPrefix("turns:") || $0.hasPrefix("stun:") }) else {
+                throw ConfigError.invalidValue("turn-urls", v)
+            }
+        },
+        Setting("turn-secret", "SRTC_TURN_SECRET", "turn_secret", "coturn static-auth-secret for short-lived TURN credentials") { c, v in
+            c.turnSecret = v
+        },
+        Setting("turn-credential-ttl", "SRTC_TURN_CREDENTIAL_TTL", "turn_credential_ttl", "seconds TURN credentials stay valid (default 21600)") { c, v in
+            c.turnCredentialTTL = try positive(v, "turn-credential-ttl")
         },
         Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
             guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }

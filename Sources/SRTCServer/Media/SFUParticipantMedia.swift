@@ -85,8 +85,26 @@ actor SFUParticipantMedia: ParticipantMedia {
 
     func subscribe(to track: TrackInfo, of publisher: ParticipantMedia, layer: String?) async throws(SignalError) {
         guard !closed else { throw SignalError(.wrongState, "media closed") }
-        send(negotiation.subscribe(trackId: track.id, publisherUid: track.uid, kind: track.kind == .audio ? .audio : .video,
-                                   layer: layer, ssrc: SecureRandom.uint32() | 1))
+        let offer = negotiation.subscribe(trackId: track.id, publisherUid: track.uid, kind: track.kind == .audio ? .audio : .video,
+                                          layer: layer, ssrc: SecureRandom.uint32() | 1, codec: track.codec)
+        await prepareSubscribeTransport()
+        send(offer)
+    }
+
+    /// Makes the subscribe transport with the first offer, so the client's checks are answered
+    /// from its first one (RFC 8445 §7.3) instead of after our answer arrived: a client that
+    /// checks at once (aiortc) otherwise waits out its retransmission timer (~500 ms).
+    private func prepareSubscribeTransport() async {
+        guard subscribeTransport == nil else { return }
+        let id = TransportID("\(uid)#\(instance)/subscribe")
+        do {
+            try await server.worker.createTransport(id, router: router, participant: participant,
+                                                    parameters: .awaitingAnswer(localICE: negotiation.subscribeICE,
+                                                                                certificate: server.certificate))
+            subscribeTransport = id
+        } catch {
+            Log.warn("media", "\(uid) cannot create the subscribe transport early: \(error)")
+        }
     }
 
     func setLayer(trackId: String, layer: String?) async throws(SignalError) {
@@ -112,8 +130,19 @@ actor SFUParticipantMedia: ParticipantMedia {
                 throw SignalError(.internalError, "ICE restart failed: \(error)")
             }
         }
-        if let remote = plan.transport {
-            let id = TransportID("\(uid)#\(instance)/subscribe")
+        if let remote = plan.complete, let early = subscribeTransport {
+            if remote.dtlsRole == .server {
+                do { try await server.worker.completeNegotiation(early, remoteICE: remote.ice, remoteFingerprint: remote.fingerprint) } catch {
+                    throw SignalError(.internalError, "cannot complete the subscribe transport: \(error)")
+                }
+            } else {
+                // The client wants to be the DTLS server: the early transport assumed otherwise.
+                await server.worker.closeTransport(early)
+                subscribeTransport = nil
+            }
+        }
+        if let remote = plan.transport ?? (subscribeTransport == nil ? plan.complete : nil) {
+            let id = TransportID("\(uid)#\(instance)/subscribe-\(negotiation.revision)")
             do {
                 try await server.worker.createTransport(id, router: router, participant: participant,
                                                         parameters: parameters(remote, local: negotiation.subscribeICE))

@@ -1,7 +1,8 @@
 import SRTCProtocol
 
 /// The server API's channel operations, for modules: remove a user or close a channel from the
-/// server side, exactly as `/server/v1/channel/kick` and `/server/v1/channel/close` do.
+/// server side, exactly as `/server/v1/channel/kick` and `/server/v1/channel/close` do, and the
+/// media authority of the module that owns a channel: server-side mutes and unpublishing.
 public struct ChannelControl: Sendable {
     let manager: ChannelManager
 
@@ -52,5 +53,24 @@ public struct ChannelControl: Sendable {
     public func users(_ key: ChannelKey) async -> [String] {
         guard let room = manager.existingRoom(key), await !room.closed else { return [] }
         return await room.users.map(\.uid)
+    }
+
+    /// Holds muted (or releases) every track `uid` publishes in `key` with `desc`: the SFU stops
+    /// forwarding them at once, the others get `track_updated` (`muted: true`), the publisher
+    /// `me_updated`; while held, the publisher's own unmute is refused (`policy_forbidden`) and
+    /// new tracks with `desc` start muted. Releasing restores the publisher's own mute state.
+    /// Returns `false` when the channel is not live or `uid` not in it.
+    @discardableResult
+    public func setMuted(_ key: ChannelKey, uid: String, desc: String, muted: Bool) async -> Bool {
+        guard let room = manager.existingRoom(key) else { return false }
+        return await room.hold(uid: uid, desc: desc, muted: muted)
+    }
+
+    /// Unpublishes every track `uid` publishes in `key` with `desc` (subscribers get
+    /// `track_removed`). Returns how many tracks were removed.
+    @discardableResult
+    public func unpublish(_ key: ChannelKey, uid: String, desc: String) async -> Int {
+        guard let room = manager.existingRoom(key) else { return 0 }
+        return await room.unpublish(uid: uid, desc: desc)
     }
 }

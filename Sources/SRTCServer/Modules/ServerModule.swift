@@ -1,4 +1,5 @@
 import RTCNet
+import SRTCProtocol
 import Synchronization
 
 /// A part of the server built outside `SRTCServer` (the meeting backend, `MeetingServer`), added
@@ -18,6 +19,11 @@ public protocol ServerModule: Sendable {
     /// module has no say about that channel. The meeting backend admits only current members to a
     /// meeting's channel, so a kicked member's still-valid token cannot bring them back.
     func admits(_ key: ChannelKey, uid: String) async -> Bool?
+    /// Whether `uid` may publish `track` in the channel `key`, asked before each track of a
+    /// `publish` is accepted; `nil` when the module has no say about that channel. A refusal is
+    /// answered `policy_forbidden` (40311) with the verdict's message. Holds the module sets with
+    /// `ChannelControl.setMuted` apply on top (a track allowed here may still start muted).
+    func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict?
 
     /// Starts a server-side composite (MCU) of channel `key` published under `uid`, asked by another
     /// module (the meeting backend, for a `.mix` meeting); `nil` when this module makes no composites.
@@ -28,8 +34,16 @@ public protocol ServerModule: Sendable {
 
 extension ServerModule {
     public func admits(_ key: ChannelKey, uid: String) async -> Bool? { nil }
+    public func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict? { nil }
     public func startComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
     public func stopComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
+}
+
+/// A module's answer to `mayPublish`.
+public enum PublishVerdict: Sendable, Equatable {
+    case allow
+    /// Refused; the message tells the client why (`policy_forbidden`).
+    case refuse(String)
 }
 
 /// What a module may use of the server it is added to.

@@ -21,9 +21,12 @@ final class SignalingSession: Sendable {
     private let limits: ChannelLimits
     private let preverifiedToken: String?
     private let metrics: Metrics
+    private let turn: TURNCredentialIssuer?
     private let state = Mutex(State())
 
-    init(socket: WebSocket, manager: ChannelManager, apps: AppStore, limits: ChannelLimits, preverifiedToken: String?, metrics: Metrics) {
+    init(socket: WebSocket, manager: ChannelManager, apps: AppStore, limits: ChannelLimits, preverifiedToken: String?, metrics: Metrics,
+         turn: TURNCredentialIssuer? = nil) {
+        self.turn = turn
         self.socket = socket
         self.connection = WebSocketSignalConnection(socket: socket)
         self.manager = manager
@@ -104,7 +107,8 @@ final class SignalingSession: Sendable {
             return
         }
         let key = ChannelKey(appId: claims.iss, name: grant.channel)
-        switch await manager.join(key, join, claims: claims, connection: connection, requestId: id) {
+        let iceServers = turn?.iceServers(uid: claims.sub, now: now) ?? []
+        switch await manager.join(key, join, claims: claims, connection: connection, requestId: id, iceServers: iceServers) {
         case .success(let (room, response)):
             state.withLock {
                 $0.room = room

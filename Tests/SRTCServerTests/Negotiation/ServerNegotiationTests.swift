@@ -117,7 +117,7 @@ struct ServerNegotiationTests {
                     error: SignalError(.invalidParameter, "m-section 0 is not video")),
         RefusedCase(name: "a track with no codec the SFU forwards",
                     offer: ClientSDP.offer([.h264Only(mid: "0")]), tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],
-                    error: SignalError(.invalidParameter, "m-section 0 offers no codec the server forwards (Opus, VP8)")),
+                    error: SignalError(.invalidParameter, "m-section 0 offers no codec the server forwards (Opus, VP8, H.264 packetization-mode 1 Constrained Baseline)")),
         RefusedCase(name: "no fingerprint",
                     offer: ClientSDP.offer([.audio(mid: "0")], fingerprint: nil), tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")],
                     error: SignalError(.invalidParameter, "SDP lacks a sha-256 a=fingerprint")),

@@ -1,6 +1,6 @@
 import RTCWire
 
-/// What the server negotiates: Opus and VP8 without RTX (retransmissions come on the primary
+/// What the server negotiates: Opus, VP8 and H.264 (packetization-mode 1, Constrained Baseline) without RTX (retransmissions come on the primary
 /// SSRC, which the SFU's NACK path handles), and the header extensions the SFU reads.
 enum ServerMedia {
     static let audioFeedback = [RTCPFeedback(type: "transport-cc")]
@@ -11,10 +11,29 @@ enum ServerMedia {
     static let opus = Codec(payloadType: 111, name: "opus", clockRate: 48_000, channels: 2,
                             formatParameters: "minptime=10;useinbandfec=1", feedback: audioFeedback)
     static let vp8 = Codec(payloadType: 96, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
+    static let h264 = Codec(payloadType: 102, name: "H264", clockRate: 90_000,
+                            formatParameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
+                            feedback: videoFeedback)
+
+    /// The codec offered to a subscriber of a track published with `codec` (TrackInfo.codec).
+    static func subscriberCodec(kind: MediaKind, trackCodec: String?) -> Codec {
+        if kind == .audio { return opus }
+        return trackCodec?.lowercased() == "h264" ? h264 : vp8
+    }
+
+    /// A publisher gets one video codec in the answer (the first of its offer the SFU forwards),
+    /// so it cannot switch codecs under its subscribers.
+    static func keepFirstVideoCodec(_ answer: inout SessionDescription) {
+        for i in answer.media.indices where answer.media[i].kind == .video && !answer.media[i].isRejected {
+            guard let first = answer.media[i].codecs.first(where: { !$0.isRTX }) else { continue }
+            answer.media[i].codecs = [first]
+            answer.media[i].formats = [String(first.payloadType)]
+        }
+    }
 
     /// Accepted from publishers.
     static let capabilities = MediaCapabilities(
-        audioCodecs: [opus], videoCodecs: [vp8],
+        audioCodecs: [opus], videoCodecs: [vp8, h264],
         headerExtensions: [RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.absSendTime, RTPHeaderExtensionURI.transportWideCC,
                            RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.rid, RTPHeaderExtensionURI.repairedRid])
 

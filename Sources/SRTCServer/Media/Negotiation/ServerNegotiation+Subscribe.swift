@@ -17,6 +17,8 @@ extension ServerNegotiation {
         var publisherUid: String?
         var ssrc: UInt32 = 0
         var layer: String?
+        /// The publisher's codec name (TrackInfo.codec): the subscriber is offered the same.
+        var codec: String?
         /// The consumer exists on the SFU.
         var consuming = false
         /// The offer revision that first carried this subscription.
@@ -43,6 +45,8 @@ extension ServerNegotiation {
         var restartICE: ICECredentials?
         /// Create the subscribe transport (the first answer only).
         var transport: RemoteTransport?
+        /// Complete the transport made with the first offer (`PeerTransportParameters.awaitingAnswer`).
+        var complete: RemoteTransport?
         var consumers: [ConsumerPlan]
     }
 
@@ -50,7 +54,8 @@ extension ServerNegotiation {
 
     /// Adds a subscription in a free section of its kind (else a new one) and makes the offer.
     /// - Parameter ssrc: the SSRC the server will send it with (random, from the caller).
-    mutating func subscribe(trackId: String, publisherUid: String, kind: MediaKind, layer: String?, ssrc: UInt32) -> SubscriberOffer {
+    mutating func subscribe(trackId: String, publisherUid: String, kind: MediaKind, layer: String?, ssrc: UInt32,
+                            codec: String? = nil) -> SubscriberOffer {
         var slot: Slot
         if let free = slots.firstIndex(where: { $0.trackId == nil && $0.kind == kind }) {
             slot = slots.remove(at: free)
@@ -60,6 +65,7 @@ extension ServerNegotiation {
         slot.trackId = trackId
         slot.publisherUid = publisherUid
         slot.layer = layer
+        slot.codec = codec
         slot.ssrc = ssrc
         slot.consuming = false
         slot.offeredIn = revision + 1
@@ -106,6 +112,11 @@ extension ServerNegotiation {
             // The answer to an ICE-restart offer: both sides have new credentials now.
             plan.restartICE = remoteICE
         }
+        if transportExists, subscribeRemoteICE == nil {
+            // The transport made with the first offer has been answering checks; now it learns the
+            // client's credentials and certificate.
+            plan.complete = RemoteTransport(ice: remoteICE, fingerprint: fingerprint, dtlsRole: setup == .passive ? .client : .server)
+        }
         if !transportExists {
             // We offered actpass; the client's answer picks active (it is the DTLS client) or passive.
             plan.transport = RemoteTransport(ice: remoteICE, fingerprint: fingerprint, dtlsRole: setup == .passive ? .client : .server)
@@ -137,7 +148,7 @@ extension ServerNegotiation {
     private mutating func nextOffer() -> SubscriberOffer {
         revision += 1
         let media = slots.map { slot -> MediaDescription in
-            let codec = slot.kind == .audio ? ServerMedia.opus : ServerMedia.vp8
+            let codec = ServerMedia.subscriberCodec(kind: slot.kind, trackCodec: slot.codec)
             var section = MediaDescription(kind: slot.kind, mid: slot.mid, direction: slot.trackId == nil ? .inactive : .sendonly,
                                            codecs: [codec], extensions: ServerMedia.subscriberExtensions(for: slot.kind))
             section.rtcpMux = true

@@ -101,7 +101,7 @@ struct ServerNegotiation: Sendable {
         for t in tracks {
             guard let trackId = trackIds[t.mid], let offered = offer.media(mid: t.mid), let answered = answer.media(mid: t.mid),
                   !answered.isRejected else {
-                throw SignalError(.invalidParameter, "m-section \(t.mid) offers no codec the server forwards (Opus, VP8)")
+                throw SignalError(.invalidParameter, "m-section \(t.mid) offers no codec the server forwards (Opus, VP8, H.264 packetization-mode 1 Constrained Baseline)")
             }
             producers.append(ProducerPlan(trackId: trackId, kind: answered.kind,
                                           parameters: SDPConversions.producerParameters(offer: offered, answer: answered, track: t),
@@ -139,6 +139,7 @@ struct ServerNegotiation: Sendable {
             transport: transportParameters(publishICE, setup: role), capabilities: ServerMedia.capabilities, iceLite: true,
             sessionID: sessionID, acceptDataChannel: false, direction: { $0.effectiveDirection.sends ? .recvonly : .inactive }))
         answer.origin.sessionVersion = publishVersion
+        ServerMedia.keepFirstVideoCodec(&answer)
         return answer
     }
 

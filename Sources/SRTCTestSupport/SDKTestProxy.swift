@@ -7,9 +7,9 @@ import Glibc
 /// A TCP relay in front of the server's HTTP port, so a test can cut a client's signaling
 /// connection the way a network failure would (both TCP sides closed, no WebSocket close frame)
 /// and refuse new connections for a while.
-final class SDKTestProxy: @unchecked Sendable {
+public final class SDKTestProxy: @unchecked Sendable {
     private let listener: Int32
-    let port: UInt16
+    public let port: UInt16
     private let target: UInt16
     private let state = Mutex(State())
 
@@ -19,7 +19,7 @@ final class SDKTestProxy: @unchecked Sendable {
         var stopped = false
     }
 
-    init(to target: UInt16) throws {
+    public init(to target: UInt16) throws {
         self.target = target
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
@@ -39,10 +39,10 @@ final class SDKTestProxy: @unchecked Sendable {
     }
 
     /// The URL a client joins through.
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
     /// Closes every relayed connection at once (both sides): the client sees its socket drop.
-    func dropAll() {
+    public func dropAll() {
         let pairs = state.withLock { s -> [(Int32, Int32)] in defer { s.pairs = [] }; return s.pairs }
         for (a, b) in pairs {
             shutdown(a, Int32(SHUT_RDWR))
@@ -51,11 +51,11 @@ final class SDKTestProxy: @unchecked Sendable {
     }
 
     /// While refusing, new connections are accepted and closed at once.
-    func setRefusing(_ refusing: Bool) {
+    public func setRefusing(_ refusing: Bool) {
         state.withLock { $0.refusing = refusing }
     }
 
-    func stop() {
+    public func stop() {
         state.withLock { $0.stopped = true }
         dropAll()
         shutdown(listener, Int32(SHUT_RDWR))

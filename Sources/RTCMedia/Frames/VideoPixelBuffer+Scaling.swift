@@ -1,11 +1,10 @@
-import RTCMedia
-
-/// Box-filter downscaling of I420 pictures, for the small simulcast layer (a quarter of each
-/// dimension). Each output sample is the mean of the source block it covers.
-enum I420Scaler {
-    /// Scales `buffer` (any format; converted to I420 first) to `width`×`height`.
-    static func scale(_ buffer: VideoPixelBuffer, width: Int, height: Int) -> VideoPixelBuffer {
-        let source = buffer.toI420()
+/// Box-filter downscaling of I420 pictures: the small simulcast layer (a quarter of each
+/// dimension) and a small view showing a bigger stream. Each output sample is the mean of the
+/// source block it covers.
+extension VideoPixelBuffer {
+    /// This picture (any format; converted to I420 first) at `width`×`height`.
+    public func scaled(width: Int, height: Int) -> VideoPixelBuffer {
+        let source = toI420()
         guard source.width != width || source.height != height,
               var output = try? VideoPixelBuffer(format: .i420, width: width, height: height) else { return source }
         for plane in 0..<3 {
@@ -15,8 +14,8 @@ enum I420Scaler {
             let dstWidth = plane == 0 ? width : output.chromaWidth
             source.withPlane(plane) { s in
                 output.withMutablePlane(plane) { d in
-                    scalePlane(s, width: srcWidth, height: src.height, stride: src.stride,
-                               into: d, width: dstWidth, height: dst.height, stride: dst.stride)
+                    Self.scalePlane(s, width: srcWidth, height: src.height, stride: src.stride,
+                                    into: d, width: dstWidth, height: dst.height, stride: dst.stride)
                 }
             }
         }

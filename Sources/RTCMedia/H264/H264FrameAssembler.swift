@@ -1,0 +1,137 @@
+// Rebuilds H.264 access units (Annex B) from in-order RTP payloads of packetization-mode 1
+// (RFC 6184 §6.3): single NAL units (§5.6), STAP-A (§5.7.1) and FU-A (§5.8). An access unit's
+// packets share one RTP timestamp and the last has the marker (§5.1). As for VP8, a sequence gap
+// discards the unit in progress and withholds later units until one with an IDR slice arrives.
+
+/// Reassembles H.264 access units from in-order RTP payloads and detects gaps.
+public struct H264FrameAssembler: Sendable {
+    public typealias Output = VP8FrameAssembler.Output
+
+    /// Largest access unit accepted; a larger one is discarded (bounds memory on hostile input).
+    public let maxFrameSize: Int
+    /// Whether the receiver should ask for a key frame (nothing decodable since a gap, or yet).
+    public private(set) var needsKeyFrame = true
+    public private(set) var lostPacketCount = 0
+    public private(set) var discardedFrameCount = 0
+
+    private var sequence = InOrderSequence()
+    private var current: [UInt8] = []
+    private var inFrame = false
+    private var broken = false
+    private var inFragment = false
+    private var hasIDR = false
+    private var currentTimestamp: UInt32 = 0
+    private var currentFirst: UInt16 = 0
+
+    public init(maxFrameSize: Int = 4 << 20) {
+        self.maxFrameSize = maxFrameSize
+    }
+
+    /// Adds the next packet's payload.
+    /// - Throws: `RTPPayloadError` for a malformed payload; the unit in progress is then discarded.
+    public mutating func push(payload: UnsafeRawBufferPointer, sequenceNumber: UInt16, timestamp: UInt32,
+                              marker: Bool) throws(RTPPayloadError) -> Output {
+        guard let lost = sequence.advance(to: sequenceNumber) else { return Output(frame: nil, lostPackets: 0) }
+        if lost > 0 {
+            lostPacketCount += lost
+            needsKeyFrame = true
+        }
+        if !inFrame || timestamp != currentTimestamp {
+            if inFrame { discardedFrameCount += 1 }
+            inFrame = true
+            broken = false
+            inFragment = false
+            hasIDR = false
+            current.removeAll(keepingCapacity: true)
+            currentTimestamp = timestamp
+            currentFirst = sequenceNumber
+        }
+        // Missing packets belong to this unit or the one before; either way this one is incomplete.
+        if lost > 0 { broken = true }
+        do throws(RTPPayloadError) {
+            if !broken { try append(payload) }
+        } catch {
+            broken = true
+            needsKeyFrame = true
+            throw error
+        }
+        guard current.count <= maxFrameSize else {
+            broken = true
+            current.removeAll(keepingCapacity: true)
+            return Output(frame: nil, lostPackets: lost)
+        }
+        guard marker else { return Output(frame: nil, lostPackets: lost) }
+
+        inFrame = false
+        guard !broken, !current.isEmpty, !inFragment else {
+            discardedFrameCount += 1
+            return Output(frame: nil, lostPackets: lost)
+        }
+        if needsKeyFrame && !hasIDR {
+            discardedFrameCount += 1
+            return Output(frame: nil, lostPackets: lost)
+        }
+        if hasIDR { needsKeyFrame = false }
+        let frame = DepacketizedVideoFrame(data: current, rtpTimestamp: currentTimestamp, isKeyFrame: hasIDR, pictureID: nil,
+                                           firstSequenceNumber: currentFirst, lastSequenceNumber: sequenceNumber)
+        return Output(frame: frame, lostPackets: lost)
+    }
+
+    /// Adds the next packet's payload held in an array.
+    public mutating func push(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32,
+                              marker: Bool) throws(RTPPayloadError) -> Output {
+        try payload.withUnsafeBytes { bytes in
+            Result { () throws(RTPPayloadError) in
+                try push(payload: bytes, sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker)
+            }
+        }.get()
+    }
+
+    // MARK: - Internals
+
+    private mutating func append(_ payload: UnsafeRawBufferPointer) throws(RTPPayloadError) {
+        guard let header = payload.first else { throw .emptyPayload }
+        guard header & 0x80 == 0 else { throw .h264UnsupportedNALType(header) }
+        let type = header & 0x1F
+        switch type {
+        case 1...23:
+            guard !inFragment else { throw .h264Truncated }
+            appendUnit(payload)
+        case H264.NALType.stapA:
+            guard !inFragment else { throw .h264Truncated }
+            var offset = 1
+            guard payload.count > 3 else { throw .h264Truncated }
+            while offset < payload.count {
+                guard offset + 2 <= payload.count else { throw .h264Truncated }
+                let size = Int(payload[offset]) << 8 | Int(payload[offset + 1])
+                guard size > 0, offset + 2 + size <= payload.count else { throw .h264Truncated }
+                appendUnit(UnsafeRawBufferPointer(rebasing: payload[(offset + 2)..<(offset + 2 + size)]))
+                offset += 2 + size
+            }
+        case H264.NALType.fuA:
+            guard payload.count > 2 else { throw .h264Truncated }
+            let fu = payload[1]
+            let start = fu & 0x80 != 0, end = fu & 0x40 != 0
+            if start {
+                guard !inFragment else { throw .h264Truncated }
+                let original = header & 0xE0 | fu & 0x1F
+                current.append(contentsOf: H264.startCode)
+                current.append(original)
+                if fu & 0x1F == H264.NALType.idr { hasIDR = true }
+                inFragment = true
+            } else {
+                guard inFragment else { throw .h264Truncated }
+            }
+            current.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[2...]))
+            if end { inFragment = false }
+        default:
+            throw .h264UnsupportedNALType(type)
+        }
+    }
+
+    private mutating func appendUnit(_ unit: UnsafeRawBufferPointer) {
+        current.append(contentsOf: H264.startCode)
+        current.append(contentsOf: unit)
+        if unit[0] & 0x1F == H264.NALType.idr { hasIDR = true }
+    }
+}
