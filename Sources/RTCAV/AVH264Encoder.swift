@@ -7,8 +7,9 @@ import CAVUtil
 import CSWScale
 import RTCMedia
 
-/// Encodes I420 frames to H.264.
-public final class H264Encoder {
+/// Encodes I420 frames to H.264 through libavcodec, for containers (`RTCMedia.H264Encoder` is
+/// OpenH264 for RTP).
+public final class AVH264Encoder {
     /// Encoding parameters.
     public struct Configuration: Sendable, Equatable {
         public var width: Int

@@ -36,12 +36,12 @@ import Testing
     }
 
     /// H.264 at the test size, a key frame every second.
-    static func h264(for muxer: MediaMuxer) throws -> H264Encoder {
-        var configuration = H264Encoder.Configuration(width: width, height: height)
+    static func h264(for muxer: MediaMuxer) throws -> AVH264Encoder {
+        var configuration = AVH264Encoder.Configuration(width: width, height: height)
         configuration.frameRate = fps
         configuration.keyFrameInterval = fps
         configuration.globalHeader = muxer.wantsGlobalHeader
-        return try H264Encoder(configuration: configuration)
+        return try AVH264Encoder(configuration: configuration)
     }
 
     static func tone(_ samples: [Float], rate: Int) -> Double? {

@@ -15,7 +15,7 @@ final class LiveOutput: @unchecked Sendable {
     private let queue = DispatchQueue(label: "srtc-egress.live")
     private let lock = NSLock()
     private var queued = 0
-    private var video: H264Encoder?
+    private var video: AVH264Encoder?
     private var audio: AACEncoder?
     /// Open outputs and their stream indices (video, audio).
     private var outputs: [(muxer: MediaMuxer, video: Int, audio: Int?)] = []
@@ -41,14 +41,14 @@ final class LiveOutput: @unchecked Sendable {
         }
         if let url = settings.rtmpURL { targets.append((url, .flv)) }
         guard !targets.isEmpty else { throw .invalidParameter("no live output (HLS or RTMP)") }
-        var configuration = H264Encoder.Configuration(width: width, height: height)
+        var configuration = AVH264Encoder.Configuration(width: width, height: height)
         configuration.frameRate = frameRate
         configuration.bitrate = settings.videoBitrate
         configuration.keyFrameInterval = frameRate * max(1, settings.segmentSeconds)
         configuration.preset = "veryfast"
         // FLV needs the codec headers out of band; MPEG-TS segments carry them in band as well.
         configuration.globalHeader = true
-        let h264 = try H264Encoder(configuration: configuration)
+        let h264 = try AVH264Encoder(configuration: configuration)
         let aac = hasAudio ? try AACEncoder(sampleRate: 48_000, channels: 1, bitrate: settings.audioBitrate, globalHeader: true) : nil
         for (url, container) in targets {
             let interrupt = AVInterrupt()

@@ -28,7 +28,7 @@ final class RecordingWriter: @unchecked Sendable {
     private var failed = false
     private var finished = false
     // MP4 only.
-    private var h264: H264Encoder?
+    private var h264: AVH264Encoder?
     private var aac: AACEncoder?
     private var scaler: PictureScaler?
     private var samplesSeen: UInt32 = 0
@@ -71,11 +71,11 @@ final class RecordingWriter: @unchecked Sendable {
             let t = videoClock.time(rtpTimestamp: rtp, arrivalUs: arrivalUs)
             if muxer == nil {
                 let width = frame.width & ~1, height = frame.height & ~1
-                var configuration = H264Encoder.Configuration(width: max(16, width), height: max(16, height))
+                var configuration = AVH264Encoder.Configuration(width: max(16, width), height: max(16, height))
                 configuration.keyFrameInterval = 60
                 configuration.globalHeader = true
                 do throws(AVMediaError) {
-                    let encoder = try H264Encoder(configuration: configuration)
+                    let encoder = try AVH264Encoder(configuration: configuration)
                     h264 = encoder
                     if hasAudio { aac = try AACEncoder(sampleRate: 48_000, channels: 1, globalHeader: true) }
                 } catch {
