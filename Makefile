@@ -26,20 +26,25 @@ test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	$(MAKE) --no-print-directory test-swift test-interop
 
-# Suites that run media workers in processes of their own (egress: bots, composites, encoders)
-# keep both cores busy; they run after the others, one at a time, so that timing-sensitive
-# suites are never starved by them.
+# Pure computation (parsers, codecs, seeded robustness loops) runs synchronously on the cooperative
+# pool, which has one thread per core: it runs first and apart, so the suites that wait on servers
+# and sockets are never starved behind it. Suites that run media workers in processes of their own
+# (egress: bots, composites, encoders) keep both cores busy; they run last, one at a time.
+UNIT_SUITES := RTCCryptoTests|RTCWireTests|RTCMediaTests|RTCAVTests|SRTCProtocolTests|EgressWorkerTests
 HEAVY_SUITES := Egress|SMeetingMcu
 
+# One `swift test` pass: $(1) its selection, $(2) its full log.
+define swift_test_pass
+@set -o pipefail; $(SWIFT) test --skip-build $(1) 2>&1 | tee $(2) \
+	| grep -E --line-buffered '(^✘|^✔ Test run|^Test run|error:|Fatal error|Exited with)'; \
+status=$${PIPESTATUS[0]}; \
+if [ $$status -ne 0 ]; then echo "Swift tests FAILED (exit $$status); full log in $(2)"; exit $$status; fi
+endef
+
 test-swift:
-	@set -o pipefail; $(SWIFT) test --skip-build --skip '$(HEAVY_SUITES)' 2>&1 | tee .build/test-output.txt \
-		| grep -E --line-buffered '(^✘|^✔ Test run|^Test run|error:|Fatal error|Exited with)'; \
-	status=$${PIPESTATUS[0]}; \
-	if [ $$status -ne 0 ]; then echo "Swift tests FAILED (exit $$status); full log in .build/test-output.txt"; exit $$status; fi
-	@set -o pipefail; $(SWIFT) test --skip-build --no-parallel --filter '$(HEAVY_SUITES)' 2>&1 | tee .build/test-output-heavy.txt \
-		| grep -E --line-buffered '(^✘|^✔ Test run|^Test run|error:|Fatal error|Exited with)'; \
-	status=$${PIPESTATUS[0]}; \
-	if [ $$status -ne 0 ]; then echo "Swift tests FAILED (exit $$status); full log in .build/test-output-heavy.txt"; exit $$status; fi
+	$(call swift_test_pass,--filter '$(UNIT_SUITES)',.build/test-output-unit.txt)
+	$(call swift_test_pass,--skip '$(UNIT_SUITES)|$(HEAVY_SUITES)',.build/test-output.txt)
+	$(call swift_test_pass,--no-parallel --filter '$(HEAVY_SUITES)' --skip '$(UNIT_SUITES)',.build/test-output-heavy.txt)
 
 test-interop:
 	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; python3 "$$t" || exit 1; done
