@@ -39,10 +39,10 @@ let package = Package(
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
         // FFmpeg's libav* behind Swift types: muxers, H.264/AAC encoders, demuxer and decoders, scaling.
         .target(name: "RTCAV", dependencies: ["RTCMedia", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale"]),
-        .target(name: "SFU", dependencies: ["RTCWire", "RTCTransport", "RTCMedia"]),
+        .target(name: "SFU", dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia"]),
         .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite"]),
         // The CDN engine reads streams with FFmpeg, which Apple's mobile platforms do not have.
-        .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire",
+        .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCCrypto", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire",
                                              .target(name: "RTCAV", condition: .when(platforms: [.linux, .macOS]))]),
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol"),
@@ -56,14 +56,16 @@ let package = Package(
 
         // Seeded randomness shared by every test target (random-input tests replay from their seed).
         .target(name: "TestRandom", path: "Sources/TestRandom"),
+        // Waiting for a condition with a deadline (never a blind sleep), shared by every test target.
+        .target(name: "TestWait", path: "Sources/TestWait"),
 
         // Checks of media files shared by the tests: ffprobe, decoding back to frame numbers and PCM.
-        .target(name: "MediaTestSupport", dependencies: ["RTCAV", "RTCMedia"]),
+        .target(name: "MediaTestSupport", dependencies: ["RTCAV", "RTCMedia", "TestWait"]),
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
         .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia",
-                                                       "MeetingServer", "SMeetingProtocol"]),
+                                                       "MeetingServer", "SMeetingProtocol", "TestWait"]),
 
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "EgressServer"]),
@@ -71,7 +73,7 @@ let package = Package(
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
         .executableTarget(
             name: "srtc-bench",
-            dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP"],
+            dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP"],
             path: "Benchmarks/srtc-bench"
         ),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
@@ -79,20 +81,20 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "RTCCryptoTests", dependencies: ["TestRandom", "RTCCrypto"]),
-        .testTarget(name: "RTCWireTests", dependencies: ["TestRandom", "RTCWire"]),
-        .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "RTCNet"]),
-        .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "RTCTransport", "RTCWire", "RTCNet", "CSRTP", "CSRTPCrypto"]),
-        .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "RTCWire"]),
+        .testTarget(name: "RTCWireTests", dependencies: ["TestRandom", "TestWait", "RTCWire"]),
+        .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "TestWait", "RTCNet"]),
+        .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "TestWait", "RTCTransport", "RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
+        .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "COpus"]),
         .testTarget(name: "RTCAVTests", dependencies: ["TestRandom", "RTCAV", "RTCMedia", "MediaTestSupport"]),
         .testTarget(name: "EgressWorkerTests", dependencies: ["TestRandom", "EgressWorker", "EgressProtocol", "RTCAV", "RTCMedia", "SRTCProtocol", "MediaTestSupport"]),
-        .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol"], exclude: ["Fixtures"]),
-        .testTarget(name: "SFUTests", dependencies: ["TestRandom", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
-        .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCTestSupport",
+        .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol", "RTCCrypto"], exclude: ["Fixtures"]),
+        .testTarget(name: "SFUTests", dependencies: ["TestRandom", "TestWait", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
+        .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTCProtocol", "RTCCrypto", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
+        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"]),
+        .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
+        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
-                                                          "EgressServer", "RTCAV", "MediaTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "SRTCTestSupport",
+                                                          "EgressServer", "RTCAV", "MediaTestSupport", "RTCTransport"]),
     ]
 )

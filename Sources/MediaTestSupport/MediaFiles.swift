@@ -4,6 +4,7 @@
 import Foundation
 import RTCAV
 import RTCMedia
+import TestWait
 
 /// A fresh temporary directory, removed by `cleanUp()`.
 public struct TemporaryDirectory: Sendable {
@@ -90,11 +91,9 @@ public struct MediaProbe: Sendable {
     }
 }
 
-/// Runs blocking work (a child process, ffprobe, file decoding) on a thread of its own, so the
-/// cooperative pool that the server and SDK under test use is never blocked.
+/// Runs blocking work that may throw (a child process, ffprobe, file decoding) on a thread of its
+/// own (`TestWait.onThread`), so the cooperative pool that the server and SDK under test use is
+/// never blocked.
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    let result: Result<T, Error> = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: Result { try body() }) }.start()
-    }
-    return try result.get()
+    try await onThread { Result { try body() } }.get()
 }

@@ -4,14 +4,14 @@ import RTCNet
 import SMeetingProtocol
 import Synchronization
 
-/// One meeting WebSocket: reads requests in arrival order, logs in (a new session, or a resumed
-/// one when `login` names a session still in its grace period), then hands every request to
-/// the session and answers it. Counts malformed messages; a socket without `login` for 10 s,
-/// or with more than 20 bad messages in 10 s, is closed (1008).
+/// One meeting WebSocket: reads requests in arrival order (RTCNet's `WebSocketSessionReader`, the
+/// signaling session's read loop too), logs in (a new session, or a resumed one when `login`
+/// names a session still in its grace period), then hands every request to the session and
+/// answers it. A socket without `login` for 10 s, or with more than 20 bad messages in 10 s, is
+/// closed (1008).
 final class MeetingSocketHandler: Sendable {
     private struct State {
         var session: MeetingSession?
-        var badMessages: [Double] = []
     }
 
     static let loginTimeoutSeconds = 10
@@ -19,32 +19,22 @@ final class MeetingSocketHandler: Sendable {
 
     let socket: WebSocket
     let service: MeetingService
+    private let reader: WebSocketSessionReader
     private let state = Mutex(State())
 
     init(socket: WebSocket, service: MeetingService) {
         self.socket = socket
         self.service = service
+        reader = WebSocketSessionReader(socket: socket, admission: "login", admissionTimeout: .seconds(Self.loginTimeoutSeconds),
+                                        maxBadMessagesPer10s: Self.maxBadMessagesPer10s)
     }
 
     /// Starts reading; the handler lives until the socket closes.
     func start() {
-        let messages = socket.messages
-        Task {
-            let loginTimeout = Task { [self] in
-                try? await Task.sleep(for: .seconds(Self.loginTimeoutSeconds))
-                guard !Task.isCancelled, state.withLock({ $0.session == nil }) else { return }
-                socket.close(code: .policyViolation, reason: "no login within \(Self.loginTimeoutSeconds) s")
-            }
-            for await message in messages {
-                guard case .text(let text) = message else {
-                    badMessage()
-                    continue
-                }
-                await receive(text)
-            }
-            loginTimeout.cancel()
-            state.withLock { $0.session }?.detach(socket)
-        }
+        reader.start(admitted: { [self] in state.withLock { $0.session != nil } },
+                     onBadMessage: { [self] _ in badMessage() },
+                     receive: { [self] in await receive($0) },
+                     closed: { [self] in state.withLock { $0.session }?.detach(socket) })
     }
 
     private func receive(_ text: String) async {
@@ -104,13 +94,8 @@ final class MeetingSocketHandler: Sendable {
                                                                         reconnectGraceSeconds: service.graceSeconds)))
     }
 
-    /// Counts malformed messages; too many in 10 s closes the socket with 1008.
+    /// Counts a malformed message; too many in 10 s closes the socket with 1008 (the reader's limit).
     private func badMessage() {
-        let now = Date().timeIntervalSince1970
-        let count = state.withLock { s -> Int in
-            s.badMessages = s.badMessages.filter { now - $0 < 10 } + [now]
-            return s.badMessages.count
-        }
-        if count > Self.maxBadMessagesPer10s { socket.close(code: .policyViolation, reason: "too many malformed messages") }
+        reader.countBadMessage()
     }
 }

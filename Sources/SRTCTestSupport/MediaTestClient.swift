@@ -4,6 +4,7 @@ import RTCTransport
 import RTCWire
 import SRTCProtocol
 import Synchronization
+import TestWait
 
 /// A participant for end-to-end tests, written on the transport layer so a test controls every
 /// packet: signaling over a real WebSocket, a publish transport (this client offers) and a
@@ -132,9 +133,13 @@ public final class MediaTestClient: @unchecked Sendable {
         let before = subscribeState.withLock { $0.answered }
         let result = try await signal.request(.subscribe(SubscribeRequest(trackId: trackId, layer: layer)))
         guard case .success = result else { throw TestSignalClient.Failure(description: "subscribe \(trackId): \(result)") }
-        let deadline = Date().addingTimeInterval(10)
-        while subscribeState.withLock({ $0.answered }) <= before, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await eventually("the offer carrying \(trackId) answered") { subscribeState.withLock { $0.answered } > before }
         try await subscribeEndpoint?.waitConnected()
+    }
+
+    /// Returns once the media in flight to this client has arrived: no packet came for 200 ms.
+    public func waitForMediaToSettle() async throws {
+        try await waitUntilSettled("\(uid)'s media to settle") { subscribeEndpoint?.log.withLock { $0.rtp.count } ?? 0 }
     }
 
     /// The SSRC the server announced for `trackId` in its newest offer.

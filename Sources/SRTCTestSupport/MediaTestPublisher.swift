@@ -2,9 +2,24 @@ import Foundation
 import RTCMedia
 import RTCWire
 
-/// Sends real media on a `MediaTestClient`'s publish transport: Opus audio (20 ms frames of a
-/// tone, with the RFC 6464 level the test sets) and VP8 simulcast video (one libvpx encoder per
-/// layer, test-pattern frames numbered in their pixels). Key frames follow the server's PLI/FIR.
+/// Where a `MediaTestPublisher`'s packets go and where the feedback it reacts to comes from: a
+/// `TransportEndpoint` (the end-to-end tests, through the server) or the SFU tests' loopback client.
+public protocol MediaTestPath: AnyObject {
+    /// Sends serialized RTP packets (protected on the way out).
+    func send(rtp packets: [[UInt8]])
+    /// Every RTCP packet received so far, oldest first.
+    var receivedRTCP: [RTCPPacket] { get }
+}
+
+extension TransportEndpoint: MediaTestPath {
+    public var receivedRTCP: [RTCPPacket] { log.withLock { $0.rtcp } }
+}
+
+/// Sends real media on a test client's publish path: Opus audio (20 ms frames of a tone, with
+/// the RFC 6464 level the test sets) and VP8 simulcast video (one libvpx encoder per layer,
+/// test-pattern frames numbered in their pixels, rid and mid header extensions, transport-wide
+/// sequence numbers). Key frames follow the PLI/FIR received. The one test publisher of the SFU,
+/// server and end-to-end tests.
 public final class MediaTestPublisher: @unchecked Sendable {
     struct Layer {
         let spec: MediaTestClient.VideoLayer
@@ -15,7 +30,7 @@ public final class MediaTestPublisher: @unchecked Sendable {
         let timestampBase: UInt32
     }
 
-    let endpoint: TransportEndpoint
+    let path: MediaTestPath
     public let audioSSRC: UInt32?
     private let opus: OpusEncoder
     private var tone: SineToneGenerator
@@ -27,25 +42,39 @@ public final class MediaTestPublisher: @unchecked Sendable {
     private var handledRTCP = 0
     /// The RFC 6464 level (0 = loudest … 127 = silence, -dBov) put on the next audio packets.
     public var audioLevel: UInt8 = 30
+    /// RTP packets sent, audio and video.
+    public private(set) var packetsSent = 0
+    /// Opus payloads sent, in order.
+    public private(set) var audioPayloads: [[UInt8]] = []
     /// Key frames produced per SSRC.
     public private(set) var keyFrames: [UInt32: Int] = [:]
     /// Key-frame requests (PLI/FIR) received per SSRC.
     public private(set) var keyFrameRequests: [UInt32: Int] = [:]
 
-    public init(client: MediaTestClient, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [], toneHz: Double = 440) throws {
-        guard let endpoint = client.publishEndpoint else { throw TestSignalClient.Failure(description: "publish first") }
-        self.endpoint = endpoint
+    /// The video layers, best first.
+    public var videoLayers: [MediaTestClient.VideoLayer] { layers.map(\.spec) }
+
+    public init(path: MediaTestPath, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [], toneHz: Double = 440) throws {
+        self.path = path
         self.audioSSRC = audioSSRC
         opus = try OpusEncoder()
         tone = SineToneGenerator(frequency: toneHz)
         for (i, spec) in video.enumerated() {
             var configuration = VP8Encoder.Configuration(width: spec.width, height: spec.height)
             configuration.bitrate = spec.width * spec.height * 3
+            configuration.cpuUsed = -12
             configuration.keyFrameInterval = 0
             layers.append(Layer(spec: spec, encoder: try VP8Encoder(configuration: configuration),
                                 pattern: try TestPatternGenerator(width: spec.width, height: spec.height),
                                 seq: UInt16(1000 + i * 20_000), timestampBase: UInt32(i) * 7_777_777))
         }
+    }
+
+    /// A publisher on the publish transport of `client` (publish first).
+    public convenience init(client: MediaTestClient, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [],
+                            toneHz: Double = 440) throws {
+        guard let endpoint = client.publishEndpoint else { throw TestSignalClient.Failure(description: "publish first") }
+        try self.init(path: endpoint, audioSSRC: audioSSRC, video: video, toneHz: toneHz)
     }
 
     private func nextTWCC() -> [UInt8] {
@@ -57,6 +86,7 @@ public final class MediaTestPublisher: @unchecked Sendable {
     public func sendAudio() throws {
         guard let audioSSRC else { return }
         let payload = try opus.encode(tone.next(frameCount: 960))
+        audioPayloads.append(payload)
         let packet = RTPPacket(payloadType: 111, sequenceNumber: audioSeq, timestamp: audioTimestamp, ssrc: audioSSRC,
                                extensions: [RTPHeaderExtensionElement(id: MediaTestClient.audioLevelID, value: [0x80 | audioLevel]),
                                             RTPHeaderExtensionElement(id: MediaTestClient.midID, value: Array("0".utf8)),
@@ -64,7 +94,8 @@ public final class MediaTestPublisher: @unchecked Sendable {
                                payload: payload)
         audioSeq &+= 1
         audioTimestamp &+= 960
-        endpoint.send(rtp: [packet.serialize()])
+        packetsSent += 1
+        path.send(rtp: [packet.serialize()])
     }
 
     /// Encodes and sends one frame on every layer (a key frame where one was requested).
@@ -89,14 +120,14 @@ public final class MediaTestPublisher: @unchecked Sendable {
             }
         }
         frameNumber += 1
-        endpoint.send(rtp: out)
+        packetsSent += out.count
+        path.send(rtp: out)
     }
 
     private func takeKeyFrameRequests() -> Set<UInt32> {
-        let fresh: [RTCPPacket] = endpoint.log.withLock { log in
-            defer { handledRTCP = log.rtcp.count }
-            return Array(log.rtcp.dropFirst(handledRTCP))
-        }
+        let received = path.receivedRTCP
+        let fresh = received.dropFirst(handledRTCP)
+        handledRTCP = received.count
         var ssrcs = Set<UInt32>()
         for packet in fresh {
             switch packet {

@@ -4,6 +4,7 @@ import RTCNet
 import SMeetingProtocol
 import SRTCProtocol
 import Synchronization
+import TestWait
 
 extension TestServer {
     /// A server with the meeting backend; `grace` is how long a dropped meeting (or SRTC)
@@ -32,7 +33,7 @@ public final class MeetingTestSocket: @unchecked Sendable {
     private let nextId = Mutex(1)
 
     public init(url: String) async throws {
-        socket = try await WebSocketClient.connect(url: url)
+        socket = try await WebSocketClient.connect(url: url, timeout: hangTimeout)
         socket.onMessage { [weak self] message in
             if case .text(let text) = message { self?.inbox.withLock { $0.append(text) } }
         }
@@ -50,7 +51,7 @@ public final class MeetingTestSocket: @unchecked Sendable {
     public func send(raw text: String) { socket.send(text: text) }
 
     /// Sends a request; returns the full response text.
-    public func call<T: Encodable>(_ type: MeetingRequestType, _ data: T, timeout: Double = 5) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
+    public func call<T: Encodable>(_ type: MeetingRequestType, _ data: T, timeout: Double = 60) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
         let id = nextId.withLock { n -> Int in defer { n += 1 }; return n }
         socket.send(text: MeetingCodec.request(id: id, type: type, data))
         return try await response(id: id, timeout: timeout)
@@ -60,16 +61,12 @@ public final class MeetingTestSocket: @unchecked Sendable {
         try await call(type, EmptyPayload())
     }
 
-    public func response(id: Int, timeout: Double = 5) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let text = received.first(where: { (try? MeetingCodec.head(of: $0))?.id == id }) {
-                let head = try MeetingCodec.head(of: text)
-                return (head.ok == true, text, head.error)
-            }
-            try await Task.sleep(for: .milliseconds(10))
+    public func response(id: Int, timeout: Double = 60) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
+        let text = try await waitFor(timeout: timeout, "response \(id); received \(received)") {
+            received.first { (try? MeetingCodec.head(of: $0))?.id == id }
         }
-        throw Failure(description: "no response \(id); received \(received)")
+        let head = try MeetingCodec.head(of: text)
+        return (head.ok == true, text, head.error)
     }
 
     /// Decodes the `data` of a response.
@@ -79,14 +76,11 @@ public final class MeetingTestSocket: @unchecked Sendable {
 
     /// Waits for an event of `type`; returns its text.
     @discardableResult
-    public func waitEvent(_ type: MeetingEventType, count: Int = 1, timeout: Double = 5) async throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+    public func waitEvent(_ type: MeetingEventType, count: Int = 1, timeout: Double = 60) async throws -> String {
+        try await waitFor(timeout: timeout, "event \(type.rawValue) x\(count); received \(events)") {
             let matching = received.filter { (try? MeetingCodec.head(of: $0)).map { $0.id == nil && $0.type == type.rawValue } ?? false }
-            if matching.count >= count { return matching[count - 1] }
-            try await Task.sleep(for: .milliseconds(10))
+            return matching.count >= count ? matching[count - 1] : nil
         }
-        throw Failure(description: "no event \(type.rawValue) x\(count); received \(events)")
     }
 
     /// Logs in with a member token.

@@ -16,6 +16,7 @@ public final class SDKTestProxy: @unchecked Sendable {
     private struct State {
         var pairs: [(Int32, Int32)] = []
         var refusing = false
+        var refused = 0
         var stopped = false
     }
 
@@ -50,6 +51,9 @@ public final class SDKTestProxy: @unchecked Sendable {
         }
     }
 
+    /// Connections refused so far.
+    public var refusedCount: Int { state.withLock { $0.refused } }
+
     /// While refusing, new connections are accepted and closed at once.
     public func setRefusing(_ refusing: Bool) {
         state.withLock { $0.refusing = refusing }
@@ -68,7 +72,11 @@ public final class SDKTestProxy: @unchecked Sendable {
             guard client >= 0 else { return }
             let (refusing, stopped) = state.withLock { ($0.refusing, $0.stopped) }
             if stopped { close(client); return }
-            if refusing { close(client); continue }
+            if refusing {
+                close(client)
+                state.withLock { $0.refused += 1 }
+                continue
+            }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: target)
             let connected = withUnsafePointer(to: &address) {

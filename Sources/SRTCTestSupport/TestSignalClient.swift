@@ -2,6 +2,7 @@ import Foundation
 import RTCNet
 import SRTCProtocol
 import Synchronization
+import TestWait
 
 /// A protocol-level client over a real WebSocket: sends requests, awaits their responses, and
 /// records events so tests can wait for one.
@@ -22,7 +23,7 @@ public final class TestSignalClient: Sendable {
     private let state = Mutex(State())
 
     public init(url: String) async throws {
-        socket = try await WebSocketClient.connect(url: url)
+        socket = try await WebSocketClient.connect(url: url, timeout: hangTimeout)
         socket.onMessage { [weak self] message in
             guard case .text(let text) = message else { return }
             self?.record(text)
@@ -42,7 +43,7 @@ public final class TestSignalClient: Sendable {
 
     /// Sends a request and waits for its response.
     @discardableResult
-    public func request(_ body: ClientRequest.Body, timeout: Double = 5) async throws -> Result<ResponseData, SignalError> {
+    public func request(_ body: ClientRequest.Body, timeout: Double = 60) async throws -> Result<ResponseData, SignalError> {
         let id = state.withLock { s -> Int in defer { s.nextId += 1 }; return s.nextId }
         socket.send(text: SignalCodec.encode(ClientRequest(id: id, body)))
         return try await response(id: id, timeout: timeout).result
@@ -54,7 +55,7 @@ public final class TestSignalClient: Sendable {
     /// Sends raw text (malformed-input tests).
     public func sendRaw(_ text: String) { socket.send(text: text) }
 
-    public func response(id: Int, timeout: Double = 5) async throws -> Response {
+    public func response(id: Int, timeout: Double = 60) async throws -> Response {
         try await waitFor("response \(id)", timeout: timeout) { $0.responses[id] }
     }
 
@@ -68,7 +69,7 @@ public final class TestSignalClient: Sendable {
 
     /// Waits until an event matching `match` has arrived (and returns the first match).
     @discardableResult
-    public func event<T>(timeout: Double = 5, _ what: String = "event", _ match: @escaping (ServerEvent) -> T?) async throws -> T {
+    public func event<T>(timeout: Double = 60, _ what: String = "event", _ match: @escaping (ServerEvent) -> T?) async throws -> T {
         try await waitFor(what, timeout: timeout) { s in s.events.lazy.compactMap(match).first }
     }
 
@@ -76,12 +77,7 @@ public final class TestSignalClient: Sendable {
     public var rawMessages: [String] { state.withLock { $0.raw } }
 
     private func waitFor<T>(_ what: String, timeout: Double, _ probe: (State) -> T?) async throws -> T {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let found = state.withLock({ probe($0) }) { return found }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw Failure(description: "timed out waiting for \(what); events: \(events.map(\.typeName))")
+        try await TestWait.waitFor(timeout: timeout, "\(what); events: \(events.map(\.typeName))") { state.withLock { probe($0) } }
     }
 
     public func close() { socket.close() }

@@ -3,6 +3,7 @@ import RTCNet
 import RTCTransport
 import RTCWire
 import Synchronization
+import TestWait
 
 /// One client `PeerTransport` (ICE controlling, DTLS client, own socket on loopback) that records
 /// everything it receives, for tests.
@@ -55,8 +56,8 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
     // MARK: - Use
 
     /// Waits until DTLS is up.
-    public func waitConnected(seconds: Double = 15) async throws {
-        guard await waitFor(seconds: seconds, { $0.states.last == .connected }) else {
+    public func waitConnected() async throws {
+        guard await waitFor({ $0.states.last == .connected }) else {
             throw TestSignalClient.Failure(description: "transport did not connect: \(log.withLock { $0.states })")
         }
     }
@@ -83,13 +84,9 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
         log.withLock { $0.rtp.filter { $0.ssrc == ssrc } }
     }
 
-    public func waitFor(seconds: Double = 5, _ condition: (Received) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if log.withLock({ condition($0) }) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return log.withLock { condition($0) }
+    /// Whether `condition` comes to hold on what was received.
+    public func waitFor(_ condition: (Received) -> Bool) async -> Bool {
+        await holds { log.withLock { condition($0) } }
     }
 
     public func close() { transport?.close() }

@@ -3,6 +3,7 @@ import MediaTestSupport
 import RTCMedia
 import SRTC
 import SRTCTestSupport
+import TestWait
 import Testing
 #if canImport(Glibc)
 import Glibc

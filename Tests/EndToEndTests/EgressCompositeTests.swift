@@ -4,6 +4,7 @@ import RTCMedia
 import SRTC
 import SRTCTestSupport
 import Synchronization
+import TestWait
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -69,14 +70,14 @@ struct EgressPeer {
         for i in 0..<3 {
             bots.append(try BotProcess(url: server.url, channel: "mix", uid: "bot\(i + 1)", patternStart: i * 100_000, toneHz: tones[i]))
             // Join order is tile order: each bot is in before the next starts.
-            try await viewer.events.wait(for: "track+ bot\(i + 1) camera_big", timeout: 20)
+            try await viewer.events.wait(for: "track+ bot\(i + 1) camera_big")
         }
 
         let (status, json) = try await server.call("/server/v1/channel/composite/start",
                                                    ["channel": "mix", "uid": "mcu", "width": 640, "height": 360, "frame_rate": 15])
         #expect(status == 200, "\(json)")
         #expect((json["composite"] as? [String: Any])?["status"] as? String == "running")
-        try await viewer.events.wait(for: "track+ mcu camera_big", timeout: 10)
+        try await viewer.events.wait(for: "track+ mcu camera_big")
         // A hidden participant: in no user list, not counted.
         #expect(!viewer.channel.users.contains { $0.uid == "mcu" })
         #expect(viewer.channel.users.count == 3)
@@ -119,7 +120,7 @@ struct EgressPeer {
 
         let (stopped, answer) = try await server.call("/server/v1/channel/composite/stop", ["channel": "mix", "uid": "mcu"])
         #expect(stopped == 200 && (answer["composite"] as? [String: Any])?["status"] as? String == "stopped")
-        try await viewer.events.wait(for: "track- mcu camera_big", timeout: 10)
+        try await viewer.events.wait(for: "track- mcu camera_big")
         try await eventually(timeout: 10, "no worker left") { egressWorkerPIDs().isEmpty }
         for bot in bots { await bot.stop() }
         await viewer.channel.leave()

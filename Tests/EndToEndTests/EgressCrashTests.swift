@@ -4,6 +4,7 @@ import RTCNet
 import SRTCProtocol
 import SRTCTestSupport
 import Synchronization
+import TestWait
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,7 @@ import RTCMedia
 import RTCNet
 import SRTC
 import SRTCTestSupport
+import TestWait
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -58,8 +59,8 @@ import Glibc
         viewer.channel.delegates.add(delegate: subscriber)
         let info = try await viewer.channel.play(url: server.url + path)
         #expect(info.channel == "show")
-        try await viewer.events.wait(for: "track+ stream camera_big", timeout: 10)
-        try await viewer.events.wait(for: "track+ stream mic", timeout: 10)
+        try await viewer.events.wait(for: "track+ stream camera_big")
+        try await viewer.events.wait(for: "track+ stream mic")
         try await eventually(timeout: 20, "frames from the stream") { subscriber.collector.numbers.count >= 30 }
         let numbers = subscriber.collector.numbers
         #expect(nonDecreasing(numbers) && numbers.last! > numbers.first!)
@@ -72,7 +73,7 @@ import Glibc
         // Stopping the stream ends the playlist: the CDN channel ends with it.
         let (stopped, _) = try await server.call("/server/v1/channel/live/stop", ["channel": "show", "uid": "mcu"])
         #expect(stopped == 200)
-        try await viewer.events.wait(for: "disconnected channel_closed", timeout: 20)
+        try await viewer.events.wait(for: "disconnected channel_closed")
         pusher.stop()
         await publisher.channel.leave()
         await server.stop()

@@ -3,6 +3,7 @@ import MediaTestSupport
 import RTCMedia
 import SRTC
 import SRTCTestSupport
+import TestWait
 import Testing
 
 /// Recordings end to end: what the files hold, checked with ffprobe and by decoding them.

@@ -1,6 +1,7 @@
 import Foundation
 import SRTC
 import Synchronization
+import TestWait
 
 /// A `ChannelDelegate` that records every event as a short line and the payloads, so tests can
 /// wait for one and check the order.
@@ -52,18 +53,12 @@ final class SDKEventRecorder: ChannelDelegate, @unchecked Sendable {
     }
 
     /// Waits until an event line equal to `line` has been recorded.
-    func wait(for line: String, timeout: Double = 10) async throws {
-        try await wait(timeout: timeout, "'\(line)'") { $0.contains(line) }
+    func wait(for line: String) async throws {
+        try await wait("'\(line)'") { $0.contains(line) }
     }
 
     /// Waits until `condition` holds on the recorded lines.
-    func wait(timeout: Double = 10, _ what: String = "condition", _ condition: ([String]) -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition(events) { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw Failure(description: "timed out waiting for \(what); events: \(events)")
+    func wait(_ what: String = "condition", _ condition: ([String]) -> Bool) async throws {
+        try await eventually("\(what); events: \(events)") { condition(events) }
     }
 }
-

@@ -1,6 +1,7 @@
 import Foundation
 import RTCMedia
 @testable import SRTC
+import TestWait
 import SRTCTestSupport
 import Testing
 
@@ -18,21 +19,21 @@ import Testing
         try await a.channel.publishLocalTrack(video)
         let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180)
         defer { pusher.stop() }
-        try await eventually(timeout: 10, "frames") { subscriber.collector.frameCount > 10 }
+        try await eventually("frames") { subscriber.collector.frameCount > 10 }
         let media = try #require(a.channel.state.withLock { $0.media })
         let transport = try #require(media.publish.currentTransport)
         let credentialsBefore = transport.localICE
 
         a.channel.queue.sync { a.channel.mediaPathFailed(.publish) }
         b.channel.queue.sync { b.channel.mediaPathFailed(.subscribe) }
-        try await eventually(timeout: 5, "publish ICE restarted") { transport.localICE != credentialsBefore }
-        try await Task.sleep(for: .milliseconds(500))
-        // A second track renegotiates the publish transport: the restarted credentials, same transport.
+        try await eventually("publish ICE restarted") { transport.localICE != credentialsBefore }
+        // A second track renegotiates the publish transport: the restarted credentials, same
+        // transport. (Publishing waits for the restart's exchange: both hold the publish lock.)
         let audio = a.engine.createLocalCustomAudioTrack(desc: "mic")
         try await a.channel.publishLocalTrack(audio)
         #expect(media.publish.currentTransport === transport)
         let before = subscriber.collector.frameCount
-        try await eventually(timeout: 5, "frames after the restarts") { subscriber.collector.frameCount > before + 20 }
+        try await eventually("frames after the restarts") { subscriber.collector.frameCount > before + 20 }
         await a.channel.leave()
         await b.channel.leave()
         await server.stop()

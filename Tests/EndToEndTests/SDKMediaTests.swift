@@ -3,6 +3,7 @@ import RTCMedia
 import SRTC
 import SRTCTestSupport
 import Synchronization
+import TestWait
 import Testing
 
 /// Real media between two SDK engines through the real server: custom tracks published by one,
@@ -40,9 +41,11 @@ import Testing
         try await b.events.wait(for: "track+ a mic")
 
         let pusher = try SDKMediaPusher(video: video, audio: audio, width: Self.width, height: Self.height)
-        try await Task.sleep(for: .seconds(3))
+        try await eventually("3 s of media pushed") { pusher.framesPushed >= 90 }
         pusher.stop()
-        try await Task.sleep(for: .milliseconds(400))
+        let pushed = pusher.framesPushed
+        // The last frames reach the subscriber (a frame or two may be lost; the checks allow 3).
+        try await eventually("the last frames decoded") { (subscriber.collector.numbers.last ?? -1) >= pushed - 4 }
 
         let numbers = subscriber.collector.numbers
         let gaps = frameGaps(numbers)
@@ -74,11 +77,11 @@ import Testing
         let pusher = try SDKMediaPusher(video: nil, audio: audio, width: 320, height: 180)
         defer { pusher.stop() }
         // The tone's RFC 6464 level makes A the active speaker for everyone.
-        try await b.events.wait(for: "speakers a", timeout: 10)
+        try await b.events.wait(for: "speakers a")
         // Quality reports come every 5 s, each to its own participant.
-        try await b.events.wait(for: "quality report b", timeout: 12)
+        try await b.events.wait(for: "quality report b")
         pusher.stop()
-        try await b.events.wait(for: "speakers ", timeout: 10) // silence: an empty snapshot
+        try await b.events.wait(for: "speakers ") // silence: an empty snapshot
         await a.channel.leave()
         await b.channel.leave()
         await server.stop()
@@ -100,11 +103,11 @@ import Testing
         #expect(!remote.isReceiveTimedOut)
 
         pusher.pause()
-        try await b.events.wait(for: "status canvas timedOut=true", timeout: 5)
+        try await b.events.wait(for: "status canvas timedOut=true")
         #expect(remote.isReceiveTimedOut)
         let before = subscriber.collector.frameCount
         pusher.resume()
-        try await b.events.wait(timeout: 5, "recovery") { $0.filter { $0 == "status canvas timedOut=false" }.count == 2 }
+        try await b.events.wait("recovery") { $0.filter { $0 == "status canvas timedOut=false" }.count == 2 }
         #expect(!remote.isReceiveTimedOut)
         #expect(subscriber.collector.frameCount > before)
         #expect(b.events.receiveStatuses.map(\.timedOut) == [false, true, false])
@@ -133,12 +136,14 @@ import Testing
         video.videoProcessors = [DropOddFrames()]
         try await a.channel.publishLocalTrack(video)
         try await b.events.wait(for: "track+ a canvas")
-        try await Task.sleep(for: .milliseconds(300)) // subscribed before the first frame
+        // Subscribed before the first frame.
+        try await eventually("subscribed") { (b.channel.remoteTrack(uid: "a", desc: "canvas") as? RemoteVideoTrack)?.isSubscribed == true }
         let pusher = try SDKMediaPusher(video: video, audio: nil, width: Self.width, height: Self.height)
-        try await Task.sleep(for: .seconds(2))
+        try await eventually("2 s of frames pushed") { pusher.framesPushed >= 60 }
         pusher.stop()
-        try await Task.sleep(for: .milliseconds(400))
         let pushed = pusher.framesPushed
+        // The last kept (even) frames reach the subscriber.
+        try await eventually("the last frames decoded") { (subscriber.collector.numbers.last ?? -1) >= pushed - 5 }
         let numbers = subscriber.collector.numbers
         #expect(numbers.allSatisfy { $0 % 2 == 0 })
         #expect(frameGaps(numbers).ordered)
@@ -163,19 +168,19 @@ import Testing
         try await a.channel.publishLocalTrack(video)
         let pusher = try SDKMediaPusher(video: video, audio: nil, width: Self.width, height: Self.height)
         defer { pusher.stop() }
-        try await eventually(timeout: 10, "first frames") { subscriber.collector.frameCount > 10 }
+        try await eventually("first frames") { subscriber.collector.frameCount > 10 }
 
         proxy.setRefusing(true)
         proxy.dropAll()
         try await a.events.wait(for: "reconnecting")
         let during = subscriber.collector.frameCount
-        try await Task.sleep(for: .milliseconds(700))
         // The media path does not go through the signaling connection: frames still arrive.
-        #expect(subscriber.collector.frameCount > during + 10)
+        try await eventually("frames while reconnecting") { subscriber.collector.frameCount > during + 10 }
+        #expect(a.channel.connectionState == .reconnecting)
         proxy.setRefusing(false)
-        try await a.events.wait(for: "reconnected", timeout: 15)
+        try await a.events.wait(for: "reconnected")
         let after = subscriber.collector.frameCount
-        try await eventually(timeout: 5, "frames after the resume") { subscriber.collector.frameCount > after + 20 }
+        try await eventually("frames after the resume") { subscriber.collector.frameCount > after + 20 }
         #expect(!b.events.events.contains { $0.hasPrefix("user- a") || $0.hasPrefix("track- a") })
         // Signaling works again: a mute reaches B.
         await video.mute()
@@ -198,11 +203,11 @@ import Testing
         try await a.channel.publishLocalTrack(video)
         let pusher = try SDKMediaPusher(video: video, audio: nil, width: 640, height: 360)
         defer { pusher.stop() }
-        try await eventually(timeout: 10, "big frames") { subscriber.collector.sizes.contains { $0 == (640, 360) } }
+        try await eventually("big frames") { subscriber.collector.sizes.contains { $0 == (640, 360) } }
         let remote = try #require(b.channel.remoteTrack(uid: "a", desc: "camera_big") as? RemoteVideoTrack)
         try await b.channel.switchLayer(remote, to: .cameraSmall)
-        try await b.events.wait(for: "layer camera_small", timeout: 10)
-        try await eventually(timeout: 10, "small frames") { subscriber.collector.sizes.last.map { $0 == (160, 90) } ?? false }
+        try await b.events.wait(for: "layer camera_small")
+        try await eventually("small frames") { subscriber.collector.sizes.last.map { $0 == (160, 90) } ?? false }
         #expect(remote.currentLayer == "camera_small")
         // The switch happens on the small layer's key frame, which may be the same picture as the
         // last big frame: numbers never go back, and the same number appears at most twice.
@@ -248,26 +253,28 @@ import Testing
 
         await video.mute()
         try await b.events.wait(for: "track~ a canvas muted=true")
-        try await eventually(timeout: 3, "remote mute") { remoteEvents.events.contains("muted") }
+        try await eventually("remote mute") { remoteEvents.events.contains("muted") }
         #expect(remote.isMuted)
-        try await Task.sleep(for: .milliseconds(1_500)) // longer than the receive timeout: a muted track does not time out
+        // Not a wait for a condition: the time is the subject. Longer than the receive timeout (1 s),
+        // during which a muted track must not time out.
+        try await Task.sleep(for: .milliseconds(1_500))
         #expect(!b.events.receiveStatuses.contains { $0.timedOut })
         let whileMuted = subscriber.collector.frameCount
         await video.unmute()
         try await b.events.wait(for: "track~ a canvas muted=false")
-        try await eventually(timeout: 5, "frames after unmute") { subscriber.collector.frameCount > whileMuted + 10 }
+        try await eventually("frames after unmute") { subscriber.collector.frameCount > whileMuted + 10 }
         #expect(b.events.receiveStatuses.map(\.timedOut) == [false, false]) // the first frame after unmute reports again
 
         try await a.channel.unpublishLocalTrack(video)
         try await b.events.wait(for: "track- a canvas")
-        try await eventually(timeout: 3, "remote end") { remoteEvents.events.contains("ended") }
+        try await eventually("remote end") { remoteEvents.events.contains("ended") }
         #expect(b.channel.remoteTrack(trackId: remote.id) == nil)
         #expect(!video.isPublished && a.channel.localTracks.isEmpty)
 
         try await a.channel.publishLocalTrack(video)
         try await b.events.wait { $0.filter { $0 == "track+ a canvas" }.count == 2 }
         let again = subscriber.collector.frameCount
-        try await eventually(timeout: 10, "frames after republishing") { subscriber.collector.frameCount > again + 10 }
+        try await eventually("frames after republishing") { subscriber.collector.frameCount > again + 10 }
         #expect(localEvents.events.filter { $0 == "bound" }.count == 2)
         #expect(localEvents.events.contains("muted") && localEvents.events.contains("unmuted"))
         await a.channel.leave()
@@ -295,13 +302,14 @@ import Testing
         remoteTwo.add(videoRenderer: second)
 
         try await b.channel.subscribe(remoteOne)
-        try await eventually(timeout: 10, "track one") { first.frameCount > 10 }
+        try await eventually("track one") { first.frameCount > 10 }
         try await b.channel.unsubscribe(remoteOne)
         #expect(!remoteOne.isSubscribed)
-        try await Task.sleep(for: .milliseconds(300))
+        // Frames decoded before the unsubscribe took effect are rendered, then no more.
+        try await waitUntilSettled("track one's last frames") { first.frameCount }
         let oneCount = first.frameCount
         try await b.channel.subscribe(remoteTwo)
-        try await eventually(timeout: 10, "track two") { second.frameCount > 10 }
+        try await eventually("track two") { second.frameCount > 10 }
         #expect(second.sizes.allSatisfy { $0 == (160, 90) })
         #expect(first.frameCount <= oneCount + 2) // track one stopped (a frame in flight at most)
         await a.channel.leave()
@@ -330,7 +338,7 @@ import Testing
         try await a.channel.publishLocalTrack(audio)
         let pusher = try SDKMediaPusher(video: nil, audio: audio, width: 320, height: 180)
         defer { pusher.stop() }
-        try await eventually(timeout: 10, "audio") { subscriber.collector.samples.count > 48_000 }
+        try await eventually("audio") { subscriber.collector.samples.count > 48_000 }
         #expect(subscriber.collector.samples.allSatisfy { $0 == 0 })
         #expect(silencer.formats.withLock { $0 } == ["48000/1"])
         await a.channel.leave()

@@ -1,5 +1,6 @@
 import Foundation
-import SRTC
+@testable import SRTC
+import TestWait
 import SRTCTestSupport
 import Testing
 
@@ -144,10 +145,10 @@ import Testing
         #expect(a.engine.getChannels().count == 1) // still joined while reconnecting
         try await b.channel.updateProfile(nickname: "B2")
         try await c.channel.join(url: server.url, token: server.token(uid: "c", channel: "r"))
-        try await Task.sleep(for: .milliseconds(600))
+        try await eventually("a reconnect attempt refused") { proxy.refusedCount >= 1 }
         proxy.setRefusing(false)
 
-        try await a.events.wait(for: "reconnected", timeout: 15)
+        try await a.events.wait(for: "reconnected")
         #expect(a.channel.sessionId == session)
         #expect(a.channel.connectionState == .connected)
         // What happened meanwhile arrives as events after the resume.
@@ -177,7 +178,7 @@ import Testing
         proxy.setRefusing(true)
         proxy.dropAll()
         try await a.events.wait(for: "reconnecting")
-        try await a.events.wait(for: "disconnected timeout", timeout: 10)
+        try await a.events.wait(for: "disconnected timeout")
         #expect(a.channel.connectionState == .disconnected)
         #expect(a.engine.getChannels().isEmpty)
         try await b.events.wait(for: "user- a timeout")
@@ -194,7 +195,11 @@ import Testing
         #expect(try await server.call("/server/v1/channel/kick", ["channel": "k", "uid": "a"]).0 == 200)
         try await a.events.wait(for: "disconnected kicked")
         try await b.events.wait(for: "user- a kicked")
-        try await Task.sleep(for: .milliseconds(300))
+        // The kick ended the session on the channel's queue before its socket closed; once that
+        // queue and then the delegate queue have run what was given them, a reconnect would show.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            a.channel.queue.async { a.channel.delegates.queue.async { done.resume() } }
+        }
         #expect(!a.events.events.contains("reconnecting"))
         #expect(a.channel.connectionState == .disconnected)
         // The channel instance can join again.

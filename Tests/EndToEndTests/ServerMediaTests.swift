@@ -1,4 +1,5 @@
 import Foundation
+import TestWait
 import Testing
 import RTCMedia
 import RTCWire
@@ -47,7 +48,7 @@ import RTCNet
         try await carol.subscribe(video.id, layer: TrackDescName.cameraBig)
         let publisher = try MediaTestPublisher(client: alice, video: Self.layers)
         try await publisher.run(seconds: 3)
-        try await Task.sleep(for: .milliseconds(300))
+        for client in [bob, carol] { try await client.waitForMediaToSettle() }
 
         for (client, width) in [(bob, 320), (carol, 640)] {
             let endpoint = try #require(client.subscribeEndpoint)
@@ -93,7 +94,7 @@ import RTCNet
         try await publisher.run(seconds: 1.5)
         #expect(try await bob.signal.request(.setLayer(SubscribeRequest(trackId: video.id, layer: TrackDescName.cameraBig))) == .success(.empty))
         try await publisher.run(seconds: 1.5)
-        try await Task.sleep(for: .milliseconds(300))
+        try await bob.waitForMediaToSettle()
 
         let switched = try await bob.signal.event { e -> LayerSwitchedInfo? in
             if case .layerSwitched(let info) = e, info.layer == TrackDescName.cameraBig { return info }
@@ -174,7 +175,7 @@ import RTCNet
         a.audioLevel = 127
         c.audioLevel = 127
         try await Self.runTogether(a, c, seconds: 1.5)
-        let quiet = try await listener.signal.event(timeout: 3) { e -> Bool? in
+        let quiet = try await listener.signal.event { e -> Bool? in
             if case .activeSpeakers(let s) = e, s.speakers.isEmpty { return true }
             return nil
         }
@@ -282,11 +283,8 @@ final class Counter: @unchecked Sendable {
         #expect(down.uid == "bob" && down.downstream.bitrateBps > 0)
 
         #expect(try await alice.signal.request(.leave) == .success(.empty))
-        var removed: [String] = []
-        for _ in 0..<300 where removed.count < tracks.count {
-            removed = bob.signal.events.compactMap { if case .trackRemoved(let t) = $0 { return t.track.id }; return nil }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        var removed: [String] { bob.signal.events.compactMap { if case .trackRemoved(let t) = $0 { return t.track.id }; return nil } }
+        try await eventually("every track removed") { removed.count >= tracks.count }
         #expect(Set(removed) == Set(tracks.map(\.id)))
         let ended = bob.signal.events.compactMap { if case .subscriptionEnded(let s) = $0 { return s.trackId }; return nil }
         #expect(Set(ended) == Set(tracks.map(\.id)))

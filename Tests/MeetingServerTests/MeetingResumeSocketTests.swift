@@ -3,6 +3,7 @@ import MeetingServer
 import SMeetingProtocol
 import SRTCProtocol
 import SRTCTestSupport
+import TestWait
 import Testing
 
 /// Resuming a meeting session at the protocol level: events are numbered per session; a new

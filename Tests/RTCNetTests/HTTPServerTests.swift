@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestWait
 import Synchronization
 @testable import RTCNet
 
@@ -208,11 +209,10 @@ struct EchoDelegate: HTTPServerDelegate {
         #expect(await idle.readResponse()?.status == 200)
         let busy = try RawClient(port: port)
         await busy.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
-        while gate.count == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("the request held") { gate.count > 0 }
         async let stopped: Void = server.shutdown(gracePeriod: .seconds(3))
-        // Idle connections close at once; then the held request may finish.
+        // Idle connections close at once (so the shutdown has begun); then the held request may finish.
         #expect(await idle.waitForClose())
-        try await Task.sleep(for: .milliseconds(100))
         gate.releaseAll()
         let response = try #require(await busy.readResponse())
         #expect(response.body == Array("held".utf8))
@@ -235,7 +235,7 @@ struct EchoDelegate: HTTPServerDelegate {
             let third = try RawClient(port: server.port)
             #expect(await third.waitForClose())
             first.close()
-            while server.connectionCount > 1 { try await Task.sleep(for: .milliseconds(5)) }
+            try await eventually("the closed connection released") { server.connectionCount <= 1 }
             let fourth = try RawClient(port: server.port)
             await fourth.send("GET /sync/4 HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(await fourth.readResponse()?.status == 200)
@@ -281,7 +281,7 @@ final class HeldRequests: Sendable {
             // buffered request by calling itself, and overflowed its stack). A write that times out
             // means the server stopped reading: back-pressure, which is what it should do.
             let payload = chunk
-            let sentChunks = await Thread.blockingRun {
+            let sentChunks = await onThread {
                 var sent = 0
                 while sent < 32, flood.sendNow(payload) { sent += 1 }
                 return sent
@@ -297,18 +297,9 @@ final class HeldRequests: Sendable {
             HTTPResponse(status: 200, headers: ["X-Method": "GET", "X-Target": "/sync/f"], body: [])
                 .serialize(into: &one, keepAlive: true)
             let expected = sentChunks * perChunk
-            let (received, intact) = await Thread.blockingRun { [one] in flood.readRepeated(one, count: expected) }
+            let (received, intact) = await onThread { [one] in flood.readRepeated(one, count: expected) }
             #expect(received == expected * one.count)
             #expect(intact)
-        }
-    }
-}
-
-extension Thread {
-    /// Runs blocking work on a thread of its own (never on the cooperative pool).
-    static func blockingRun<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
         }
     }
 }

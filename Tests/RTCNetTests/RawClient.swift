@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 @testable import RTCNet
+import TestWait
 
 /// A blocking TCP client for tests: sends exact bytes and reads exact answers, with a receive
 /// timeout so a server that never answers fails the test instead of hanging it. The blocking
@@ -66,9 +67,7 @@ final class RawClient: @unchecked Sendable {
     func waitForClose() async -> Bool { await blocking { $0.waitForCloseNow() } }
 
     private func blocking<T: Sendable>(_ body: @escaping @Sendable (RawClient) -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body(self)) }
-        }
+        await onThread { body(self) }
     }
 
     /// Reads more bytes into `buffer`; `false` on EOF, error or timeout.

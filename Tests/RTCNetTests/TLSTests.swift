@@ -1,4 +1,5 @@
 import Foundation
+import TestWait
 import Testing
 @testable import RTCNet
 
@@ -52,11 +53,7 @@ final class OpenSSLServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<100 {
-            if (try? RawClient(port: port, timeout: 0.2)) != nil { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw NetError.timeout
+        try await eventually("s_server listening on \(port)") { (try? RawClient(port: port, timeout: 0.2)) != nil }
     }
 
     deinit {
@@ -120,7 +117,7 @@ struct TLSTests {
         let configuration = HTTPServerConfiguration(loopCount: 1, tls: .server(certificateChainFile: fixture.certificate, privateKeyFile: fixture.key))
         try await withServer(configuration, delegate: WebSocketEchoDelegate()) { server in
             let trust = TLSConfiguration.trusting(caFile: fixture.certificate)
-            let socket = try await WebSocketClient.connect(url: "wss://localhost:\(server.port)/ws", tls: trust)
+            let socket = try await WebSocketClient.connect(url: "wss://localhost:\(server.port)/ws", tls: trust, timeout: hangTimeout)
             let big = [UInt8](repeating: 0x5A, count: 200_000)
             socket.send(text: "secure")
             socket.send(binary: big)

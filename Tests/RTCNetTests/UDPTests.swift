@@ -1,4 +1,5 @@
 import Testing
+import TestWait
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,7 +67,7 @@ import Synchronization
         #expect(queue.droppedCount == 1)
     }
 
-    @Test func receiveLoopDeliversOnItsThreadAndRunsExecuteAndTicks() throws {
+    @Test func receiveLoopDeliversOnItsThreadAndRunsExecuteAndTicks() async throws {
         let server = try UDPSocket(bind: Self.loopback)
         let client = try UDPSocket(bind: Self.loopback)
         let loop = try UDPReceiveLoop(socket: server, tickInterval: .milliseconds(5))
@@ -84,14 +85,18 @@ import Synchronization
         client.send([1, 2, 3], to: server.localAddress)
         client.send([4, 5], to: server.localAddress)
 
-        let receiver = UDPBatchReceiver(batchSize: 4, slotSize: 64)
-        var echoed: [[UInt8]] = []
-        for _ in 0..<10 where echoed.count < 2 {
-            Self.waitReadable(client)
-            receiver.receive(from: client) { bytes, _ in echoed.append(Array(bytes)) }
+        // The blocking reads of the echo run on a thread of their own, off the cooperative pool.
+        let echoed = await onThread { () -> [[UInt8]] in
+            let receiver = UDPBatchReceiver(batchSize: 4, slotSize: 64)
+            var echoed: [[UInt8]] = []
+            for _ in 0..<10 where echoed.count < 2 {
+                Self.waitReadable(client)
+                receiver.receive(from: client) { bytes, _ in echoed.append(Array(bytes)) }
+            }
+            return echoed
         }
         // Ticks come every 5 ms on the loop thread; wait until two have been seen.
-        for _ in 0..<500 where state.withLock({ $0.ticks < 2 || !$0.executed }) { usleep(2_000) }
+        try await eventually("two ticks and the executed block") { state.withLock { $0.ticks >= 2 && $0.executed } }
         #expect(echoed == [[1, 2, 3], [4, 5]])
         let snapshot = state.withLock { $0 }
         #expect(snapshot.datagrams == [[1, 2, 3], [4, 5]])

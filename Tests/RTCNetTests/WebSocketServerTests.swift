@@ -1,3 +1,4 @@
+import TestWait
 import Testing
 import Synchronization
 @testable import RTCNet
@@ -26,7 +27,7 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
     @Test func clientServerRoundTripOfTextBinaryAndLargeMessages() async throws {
         let delegate = WebSocketEchoDelegate(configuration: .init(maxMessageSize: 4 << 20))
         try await withServer(delegate: delegate) { server in
-            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws?token=abc")
+            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws?token=abc", timeout: hangTimeout)
             #expect(socket.responseHeaders["X-Session"] == "s1")
             let large = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
             socket.send(text: "héllo ✓")
@@ -52,7 +53,7 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
     @Test func closeHandshakeCarriesCodeAndReasonBothWays() async throws {
         let delegate = WebSocketEchoDelegate()
         try await withServer(delegate: delegate) { server in
-            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws")
+            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws", timeout: hangTimeout)
             socket.close(code: WebSocketCloseCode(4000), reason: "bye now")
             let clientSide = await socket.closed()
             #expect(clientSide == WebSocketCloseInfo(code: WebSocketCloseCode(4000), reason: "bye now"))
@@ -64,7 +65,7 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
     @Test func serverInitiatedCloseReachesTheClient() async throws {
         let delegate = WebSocketEchoDelegate()
         try await withServer(delegate: delegate) { server in
-            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws")
+            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws", timeout: hangTimeout)
             socket.send(text: "sync")  // wait until the server side exists
             for await _ in socket.messages { break }
             let serverSocket = try #require(delegate.lastSocket.withLock { $0 })
@@ -76,7 +77,7 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
 
     @Test func aMessageSentFromOnOpenArrivesFirst() async throws {
         try await withServer(delegate: WebSocketEchoDelegate()) { server in
-            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws?greet=1")
+            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws?greet=1", timeout: hangTimeout)
             socket.send(text: "echo")
             var received: [WebSocketMessage] = []
             for await message in socket.messages {
@@ -90,7 +91,7 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
     @Test func rejectedUpgradeSurfacesTheStatusAndBody() async throws {
         try await withServer(delegate: WebSocketEchoDelegate()) { server in
             do {
-                _ = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/deny")
+                _ = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/deny", timeout: hangTimeout)
                 Issue.record("connect should have failed")
             } catch let error as WebSocketError {
                 #expect(error == .handshakeFailed(status: 401, reason: "{\"code\":401}"))
@@ -160,7 +161,7 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
     @Test func sendsFromManyTasksAllArriveIntact() async throws {
         let delegate = WebSocketEchoDelegate()
         try await withServer(delegate: delegate) { server in
-            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws")
+            let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws", timeout: hangTimeout)
             socket.send(text: "start")
             for await _ in socket.messages { break }
             let serverSocket = try #require(delegate.lastSocket.withLock { $0 })
@@ -191,7 +192,7 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
     @Test func shutdownSendsGoingAway() async throws {
         let server = HTTPServer(configuration: .init(loopCount: 1), delegate: WebSocketEchoDelegate())
         try server.start()
-        let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws")
+        let socket = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/ws", timeout: hangTimeout)
         await server.shutdown(gracePeriod: .seconds(2))
         #expect(await socket.closed().code == .goingAway)
     }

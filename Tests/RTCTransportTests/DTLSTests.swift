@@ -1,4 +1,5 @@
 import Testing
+import TestWait
 import Foundation
 @testable import RTCTransport
 import TestRandom
@@ -117,7 +118,8 @@ struct DTLSPair {
         #expect(pair.client.state == .handshaking)
         let wait = try #require(pair.client.timeUntilRetransmit)
         #expect(wait <= .seconds(1))
-        try await Task.sleep(for: wait + .milliseconds(50))
+        // OpenSSL's timer runs on the wall clock: wait until it says the flight is due.
+        try await eventually("the retransmission timer due") { pair.client.timeUntilRetransmit == .zero }
         let retransmitted = pair.client.handleTimeout()
         #expect(!retransmitted.datagrams.isEmpty)
         pair.toServer = retransmitted.datagrams

@@ -1,3 +1,4 @@
+import TestWait
 import Testing
 import Foundation
 import Synchronization
@@ -35,14 +36,9 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
         log.withLock { $0.dataChannel.append(event) }
     }
 
-    /// Polls without blocking a cooperative thread (other suites' async tests share the pool).
-    func waitFor(_ timeout: Duration = .seconds(30), _ condition: (Log) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if log.withLock({ condition($0) }) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return log.withLock { condition($0) }
+    /// Whether `condition` comes to hold on the log (TestWait's polling, off the lock between polls).
+    func waitFor(_ condition: (Log) -> Bool) async -> Bool {
+        await holds { log.withLock { condition($0) } }
     }
 }
 
@@ -157,11 +153,14 @@ struct LoopbackPeers {
             SRTPTests.rtp(seq: 4243, ssrc: 0x5555).withUnsafeBytes { _ = t.sendRTP($0) }
         }
         #expect(await peers.serverDelegate.waitFor { $0.rtp.count == 2 })
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(peers.serverDelegate.log.withLock { $0.rtp }.map { $0[2...3] } == [[0x10, 0x92], [0x10, 0x93]])
+        // A marker sent after them: once it is in, the replay was handled (one socket, in order).
+        let marker = SRTPTests.rtp(seq: 4244, ssrc: 0x5555)
+        peers.client.execute { t in marker.withUnsafeBytes { _ = t.sendRTP($0) } }
+        #expect(await peers.serverDelegate.waitFor { $0.rtp.count == 3 })
+        #expect(peers.serverDelegate.log.withLock { $0.rtp }.map { $0[2...3] } == [[0x10, 0x92], [0x10, 0x93], [0x10, 0x94]])
         let failures = Mutex(-1)
         peers.server.execute { t in failures.withLock { $0 = t.stats.unprotectFailures } }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await holds { failures.withLock { $0 } != -1 })
         #expect(failures.withLock { $0 } == 1)
     }
 
@@ -270,7 +269,7 @@ struct LoopbackPeers {
         peers.port.execute { [port = peers.port, server = peers.server] in
             counts.withLock { $0 = (port.unroutedCount, server.stats.unprotectFailures) }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await holds { counts.withLock { $0.failures } != -1 })
         #expect(counts.withLock { $0.unrouted } > 1000)
         #expect(counts.withLock { $0.failures } == 0)
     }
@@ -293,14 +292,8 @@ struct LoopbackPeers {
 /// and DTLS waits for the fingerprint.
 @Suite(.serialized) struct EarlyTransportTests {
     /// Waits until ICE selected a remote address (a nominating first check skips "checking").
-    static func selected(_ transport: PeerTransport, timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let done = await withCheckedContinuation { c in transport.execute { c.resume(returning: $0.remoteAddress != nil) } }
-            if done { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return false
+    static func selected(_ transport: PeerTransport) async -> Bool {
+        await holds { await withCheckedContinuation { c in transport.execute { c.resume(returning: $0.remoteAddress != nil) } } }
     }
 
     @Test func checksBeforeTheAnswerAreAnsweredAndDTLSCompletesOnceTheAnswerIsIn() async throws {

@@ -11,6 +11,32 @@ import Testing
         #expect(SequenceNumber.isNewer(a, than: b) == newer)
     }
 
+    /// Exactly 2^15 apart neither way is shorter: the larger raw value is the newer one, so exactly
+    /// one of the two is newer and `distance` agrees with `isNewer` in sign (the SDK's media
+    /// buffers once used a copy that called neither newer there).
+    @Test(arguments: [UInt16(0), 1, 0x7FFF, 0x8000, 0x8001, 0xFFFF, 12_345])
+    func exactlyHalfTheSpaceApartOneIsNewer(a: UInt16) {
+        let b = a &+ 0x8000
+        #expect(SequenceNumber.isNewer(a, than: b) != SequenceNumber.isNewer(b, than: a))
+        #expect(SequenceNumber.isNewer(max(a, b), than: min(a, b)))
+        #expect(SequenceNumber.distance(from: min(a, b), to: max(a, b)) == 32_768)
+        #expect(SequenceNumber.distance(from: max(a, b), to: min(a, b)) == -32_768)
+        #expect(SequenceNumber.newest(a, b) == max(a, b) && SequenceNumber.newest(b, a) == max(a, b))
+    }
+
+    @Test func distanceAndIsNewerAgreeOnEveryPairAroundTheBoundaries() {
+        let samples: [UInt16] = [0, 1, 2, 0x7FFE, 0x7FFF, 0x8000, 0x8001, 0x8002, 0xFFFE, 0xFFFF]
+        for a in samples {
+            for b in samples {
+                let d = SequenceNumber.distance(from: a, to: b)
+                #expect(d == -SequenceNumber.distance(from: b, to: a), "\(a) \(b)")
+                #expect((d > 0) == SequenceNumber.isNewer(b, than: a), "\(a) \(b)")
+                #expect(SequenceNumber.advanced(a, by: d) == b, "\(a) \(b)")
+            }
+        }
+        #expect(SequenceNumber.distance(from: 0, to: 0x7FFF) == 32_767 && SequenceNumber.distance(from: 0, to: 0x8001) == -32_767)
+    }
+
     @Test func distanceIsSignedShortestWay() {
         #expect(SequenceNumber.distance(from: 65534, to: 2) == 4)
         #expect(SequenceNumber.distance(from: 2, to: 65534) == -4)

@@ -78,7 +78,8 @@ import Testing
     }
 
     @Test func builderRejectsMoreThan65535Packets() {
-        let arrivals = [0, 32767, 32768].map { TransportCCArrival(sequenceNumber: UInt16($0), arrivalTime: 0) }
+        // 32769 is 32767 behind 0 and 32768 (exactly half the space ahead) is newer than 0: 65536 packets.
+        let arrivals = [0, 32768, 32769].map { TransportCCArrival(sequenceNumber: UInt16($0), arrivalTime: 0) }
         #expect(throws: RTCPError.transportCCTooManyPackets) {
             try TransportLayerCC(senderSSRC: 1, mediaSSRC: 2, feedbackPacketCount: 0, arrivals: arrivals)
         }

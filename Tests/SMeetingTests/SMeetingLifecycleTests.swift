@@ -2,6 +2,7 @@ import Foundation
 import SMeeting
 import SRTC
 import SRTCTestSupport
+import TestWait
 import Testing
 
 /// The lifecycle calls of the SDK (seed 003), the waiting room, sign-in and roll call, and the

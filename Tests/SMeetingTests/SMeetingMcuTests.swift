@@ -5,6 +5,7 @@ import SMeeting
 import SMeetingProtocol
 import SRTC
 import SRTCTestSupport
+import TestWait
 import Testing
 
 /// The server-side composite in a `.mix` meeting, played with `startPlayRemoteVideoMcu`.

@@ -4,6 +4,7 @@ import SMeeting
 import SRTC
 import SRTCTestSupport
 import Synchronization
+import TestWait
 import Testing
 
 /// The media calls of the SDK (seed 001), each checked by what another member receives.

@@ -5,6 +5,7 @@ import SMeetingProtocol
 import SRTC
 import SRTCProtocol
 import SRTCTestSupport
+import TestWait
 import Testing
 
 /// The meeting is the authority over its channel's media: whatever a client does — the SDK, the

@@ -2,6 +2,7 @@ import Foundation
 import SMeeting
 import SRTC
 import SRTCTestSupport
+import TestWait
 import Testing
 
 /// A member's meeting WebSocket cut by the network (a relay drops both TCP sides, no close
@@ -27,7 +28,7 @@ import Testing
         try await host.engine.sendRoomChatMessage("while you were away")
         try await host.engine.adminSetCoHost(uid: "bob")
         try await host.engine.sendRoomChatMessage("and after that")
-        try await Task.sleep(for: .seconds(1))  // the outage itself
+        try await eventually("a reconnect attempt refused during the outage") { relay.refusedCount >= 1 }
         relay.setRefusing(false)
 
         try await eventually("bob resumed") { !bob.engine.isReconnecting }

@@ -2,6 +2,7 @@ import Foundation
 import SMeeting
 import SRTC
 import SRTCTestSupport
+import TestWait
 import Testing
 
 /// Sub-meetings end to end: members assigned and moved, each hearing only its sub-meeting, a

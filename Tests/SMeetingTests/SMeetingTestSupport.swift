@@ -7,6 +7,7 @@ import SRTCProtocol
 import SRTCServer
 import SRTCTestSupport
 import Synchronization
+import TestWait
 import Testing
 
 struct TestFailure: Error, CustomStringConvertible { let description: String }
@@ -63,8 +64,8 @@ final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
         add("roll call ended \(result.signIn.targetUid ?? "") \(result.signedCount == 1 ? "answered" : "missed")")
     }
 
-    func wait(for line: String, timeout: Double = 10) async throws {
-        try await eventually(timeout: timeout, "'\(line)' in \(lines)") { lines.contains(line) }
+    func wait(for line: String) async throws {
+        try await eventually("'\(line)' in \(lines)") { lines.contains(line) }
     }
 }
 
@@ -131,14 +132,9 @@ final class PacketCounter: @unchecked Sendable {
     /// Checks that nothing arrives any more: once the count held still for 300 ms (packets in
     /// flight when the rule took effect have landed), it must not move for `seconds`.
     func expectSilence(seconds: Double = 1, _ what: String) async throws {
-        var stable = total
-        var since = Date()
-        let deadline = Date().addingTimeInterval(10)
-        while Date().timeIntervalSince(since) < 0.3 {
-            guard Date() < deadline else { throw TestFailure(description: "\(what): packets kept arriving (\(total))") }
-            try await Task.sleep(for: .milliseconds(20))
-            if total != stable { stable = total; since = Date() }
-        }
+        try await waitUntilSettled("\(what): packets to stop arriving (\(total))", quiet: .milliseconds(300)) { total }
+        let stable = total
+        // Not a wait for a condition: the silence over this time is what is checked.
         try await Task.sleep(for: .seconds(seconds))
         #expect(total == stable, "\(what): \(total - stable) packets arrived after the rule took effect")
     }
@@ -200,6 +196,13 @@ final class MeetingMediaCollector: VideoRenderer, AudioRenderer, @unchecked Send
     var numbers: [Int] { frames.withLock { $0.compactMap(\.number) } }
     /// Frames decoded at this size (a layer too small for the pattern has no readable number).
     func count(width: Int, height: Int) -> Int { frames.withLock { $0.filter { $0.width == width && $0.height == height }.count } }
+    /// Frames decoded at this size after the first one at `first`'s size.
+    func count(width: Int, height: Int, after first: (width: Int, height: Int)) -> Int {
+        frames.withLock { all in
+            guard let start = all.firstIndex(where: { $0.width == first.width && $0.height == first.height }) else { return 0 }
+            return all[start...].filter { $0.width == width && $0.height == height }.count
+        }
+    }
     /// The pattern numbers of frames decoded at this size.
     func numbers(width: Int, height: Int) -> [Int] { frames.withLock { $0.filter { $0.width == width && $0.height == height }.compactMap(\.number) } }
     var sampleCount: Int { pcm.withLock { $0.count } }

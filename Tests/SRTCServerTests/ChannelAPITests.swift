@@ -1,4 +1,5 @@
 import Foundation
+import TestWait
 import Testing
 import RTCNet
 import SRTCProtocol
@@ -44,13 +45,10 @@ import SRTCTestSupport
 
         var deliveries: [Delivery] { received.withLock { $0 } }
 
-        func waitFor(_ event: String, uid: String? = nil, timeout: Double = 10) async throws -> Delivery {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if let d = deliveries.first(where: { $0.json["event"] == event && (uid == nil || $0.json["data.uid"] == uid) }) { return d }
-                try await Task.sleep(for: .milliseconds(20))
+        func waitFor(_ event: String, uid: String? = nil) async throws -> Delivery {
+            try await TestWait.waitFor("webhook \(event); got \(deliveries.map { $0.json["event"] ?? "?" })") {
+                deliveries.first { $0.json["event"] == event && (uid == nil || $0.json["data.uid"] == uid) }
             }
-            throw TestSignalClient.Failure(description: "no webhook \(event); got \(deliveries.map { $0.json["event"] ?? "?" })")
         }
     }
 
@@ -89,7 +87,7 @@ import SRTCTestSupport
         let c = try await TestSignalClient(url: server.wsURL)
         _ = try await c.join(token: server.token(uid: "r", channel: "retry"))
         // Two 503s then success: backoff 1 s + 2 s.
-        let created = try await hooks.waitFor("channel_created", timeout: 15)
+        let created = try await hooks.waitFor("channel_created")
         #expect(created.signatureValid)
         await server.stop()
         await hooks.server.shutdown()
@@ -133,9 +131,9 @@ import SRTCTestSupport
             let d = try await c.event { if case .disconnected(let d) = $0 { return d }; return nil }
             #expect(d.reason == .channelClosed)
         }
-        try await Task.sleep(for: .milliseconds(200))
-        let (_, after) = try await server.call("/server/v1/channel/list", [:])
-        #expect((after["channels"] as? [Any])?.isEmpty == true)
+        try await eventually("the closed channel gone from the list") {
+            (try await server.call("/server/v1/channel/list", [:]).1["channels"] as? [Any])?.isEmpty == true
+        }
         await server.stop()
     }
 }

@@ -4,6 +4,7 @@ import RTCNet
 import SRTCProtocol
 @testable import SRTCServer
 import SRTCTestSupport
+import TestWait
 
 /// Signaling over real WebSockets against an in-process server (docs/protocol.md).
 @Suite(.serialized) struct SignalingTests {
@@ -41,7 +42,9 @@ import SRTCTestSupport
         #expect(try await clients[1].request(.sendMessage(SendMessageRequest(to: ["u2"], data: "just you"))) == .success(.empty))
         let direct = try await clients[2].event { if case .message(let m) = $0, m.data == "just you" { return m }; return nil }
         #expect(direct.from == "u1")
-        try await Task.sleep(for: .milliseconds(200))
+        // u1's message was delivered before u1 got its answer; u0's ping is answered after that on
+        // the same ordered socket, so a copy sent to u0 would have arrived before the pong.
+        #expect(try await clients[0].request(.ping).isSuccess)
         #expect(!clients[0].events.contains { if case .message(let m) = $0 { return m.data == "just you" }; return false })
 
         let tooBig = try await clients[0].request(.sendMessage(SendMessageRequest(data: String(repeating: "x", count: 17 * 1024))))
@@ -102,12 +105,15 @@ import SRTCTestSupport
         let joined = try await first.join(token: server.token(uid: "mobile", channel: "resume"))
         first.close()
         _ = await first.socket.closed()
-        try await Task.sleep(for: .milliseconds(300))
+        // The server holds the session without a connection (its grace period) before the resume.
+        let room = try #require(server.app.channels.existingRoom(ChannelKey(appId: TestServer.appId, name: "resume")))
+        try await eventually("the server noticed the drop") { await room.perform(ifClosed: false) { $0.participants["mobile"]?.connection == nil } }
         let again = try await TestSignalClient(url: server.wsURL)
         let resumed = try await again.join(token: server.token(uid: "mobile", channel: "resume"), sessionId: joined.sessionId)
         #expect(resumed.resumed && resumed.sessionId == joined.sessionId)
         #expect(resumed.users.map(\.uid) == ["other"])
-        try await Task.sleep(for: .milliseconds(300))
+        // Anything the room sent "other" about the drop or the resume came before this answer.
+        #expect(try await other.request(.ping).isSuccess)
         #expect(!other.events.contains { if case .userLeft = $0 { return true }; return false })
         // The resumed session is live: messages reach it.
         #expect(try await other.request(.sendMessage(SendMessageRequest(to: ["mobile"], data: "still here?"))) == .success(.empty))
@@ -123,7 +129,7 @@ import SRTCTestSupport
         let gone = try await TestSignalClient(url: server.wsURL)
         _ = try await gone.join(token: server.token(uid: "gone", channel: "grace"))
         gone.close()
-        let left = try await other.event(timeout: 5) { if case .userLeft(let l) = $0 { return l }; return nil }
+        let left = try await other.event { if case .userLeft(let l) = $0 { return l }; return nil }
         #expect(left == UserLeft(uid: "gone", reason: .timeout))
         await server.stop()
     }
@@ -180,9 +186,9 @@ import SRTCTestSupport
         _ = try await watcher.join(token: server.token(uid: "w", channel: "expiry"))
         let short = try await TestSignalClient(url: server.wsURL)
         _ = try await short.join(token: server.token(uid: "short", channel: "expiry", lifetime: 2))
-        let told = try await short.event(timeout: 6) { if case .disconnected(let d) = $0 { return d }; return nil }
+        let told = try await short.event { if case .disconnected(let d) = $0 { return d }; return nil }
         #expect(told.reason == .tokenExpired)
-        let left = try await watcher.event(timeout: 6) { if case .userLeft(let l) = $0 { return l }; return nil }
+        let left = try await watcher.event { if case .userLeft(let l) = $0 { return l }; return nil }
         #expect(left == UserLeft(uid: "short", reason: .tokenExpired))
         await server.stop()
     }

@@ -4,6 +4,7 @@ import RTCNet
 import RTCTransport
 import RTCWire
 import Synchronization
+import TestWait
 import Testing
 @testable import SRTC
 
@@ -24,6 +25,12 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
     let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "media-test"), logLevel: .off,
                                                  mediaBindAddress: "127.0.0.1"))
 
+    /// Returns once the transport's I/O thread has run every send scheduled before this call.
+    static func sendsDone(_ session: PublishSession) async {
+        guard let transport = session.currentTransport else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in transport.execute { _ in done.resume() } }
+    }
+
     @Test func publishedTracksArriveAsRTPTheServerCanDecode() async throws {
         let server = try FakeMediaServer()
         defer { server.stop() }
@@ -36,7 +43,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         try session.applyAnswer(try server.answer(session.makeOffer()))
         session.attach(mid: v.mid)
         session.attach(mid: a.mid)
-        #expect(await waitUntil { session.transportState == .connected && server.isConnected })
+        #expect(await holds { session.transportState == .connected && server.isConnected })
 
         let pattern = try TestPatternGenerator(width: 320, height: 240)
         var tone = SineToneGenerator(frequency: 440)
@@ -44,8 +51,8 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
             video.pushFrame(pattern.videoFrame(number: n))
             audio.pushAudioBuffer(tone.next(frameCount: 1_600)) // 33 ms of audio per frame
         }
-        try await Task.sleep(for: .milliseconds(300)) // sends happen on the transport's I/O thread
-        #expect(await waitUntil { server.rtp.count >= session.sentPackets.values.reduce(0, +) })
+        await Self.sendsDone(session) // pushFrame encodes at once; the sends run on the transport's I/O thread
+        #expect(await holds { server.rtp.count >= session.sentPackets.values.reduce(0, +) })
 
         // Split what arrived by payload type, decode, and check content.
         let packets = try server.rtp.map { try RTPPacket(parsing: $0) }
@@ -82,7 +89,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         let section = session.add(video)
         try session.applyAnswer(try server.answer(session.makeOffer()))
         session.attach(mid: section.mid)
-        #expect(await waitUntil { session.transportState == .connected && server.isConnected })
+        #expect(await holds { session.transportState == .connected && server.isConnected })
         let pattern = try TestPatternGenerator(width: 160, height: 120)
         // The network loses the third packet the stream sends.
         let sender = try #require(session.senders(mid: section.mid).first)
@@ -94,31 +101,33 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
             }
         }
         for n in 0..<5 { video.pushFrame(pattern.videoFrame(number: n)) }
-        try await Task.sleep(for: .milliseconds(300)) // sends happen on the transport's I/O thread
+        await Self.sendsDone(session)
         let total = session.sentPackets.values.reduce(0, +)
         #expect(total >= 4)
-        #expect(await waitUntil { server.rtp.count == total })
+        #expect(await holds { server.rtp.count == total })
         let sent = try server.rtp.map { try RTPPacket(parsing: $0) }
         let ssrc = try #require(sent.first?.ssrc)
         let missing = try #require(lost.withLock { $0 })
         #expect(!sent.contains { $0.sequenceNumber == missing })
 
         server.send(rtcp: [.nack(TransportLayerNack(senderSSRC: 1, mediaSSRC: ssrc, lost: [missing]))])
-        #expect(await waitUntil { server.rtp.count == sent.count + 1 })
+        #expect(await holds { server.rtp.count == sent.count + 1 })
         let resent = try RTPPacket(parsing: try #require(server.rtp.last))
         #expect(resent.sequenceNumber == missing)
         #expect(server.rtp.last == sender.cachedPacket(missing)) // the cached packet, byte for byte
         #expect(sender.retransmittedPackets == 1)
 
-        let before = server.rtp.count
+        let before = server.rtp.count, sentBefore = session.sentPackets.values.reduce(0, +)
         video.pushFrame(pattern.videoFrame(number: 5))
-        #expect(await waitUntil { server.rtp.count > before })
+        await Self.sendsDone(session)
+        let frame5 = session.sentPackets.values.reduce(0, +) - sentBefore
+        #expect(await holds { server.rtp.count == before + frame5 }) // all of frame 5, before the PLI
         #expect(try !isKeyFrame(server.rtp[before]))
         server.send(rtcp: [.pictureLossIndication(PictureLossIndication(senderSSRC: 1, mediaSSRC: ssrc))])
-        try await Task.sleep(for: .milliseconds(200))
+        try await eventually("the PLI reached the encoder") { video.sendPipeline.keyFrameRequested }
         let afterPLI = server.rtp.count
         video.pushFrame(pattern.videoFrame(number: 6))
-        #expect(await waitUntil { server.rtp.count > afterPLI })
+        #expect(await holds { server.rtp.count > afterPLI })
         #expect(try isKeyFrame(server.rtp[afterPLI]))
     }
 
@@ -143,7 +152,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         #expect(result.bound.map(\.id).sorted() == ["TR_a", "TR_v"])
         try server.accept(result.answer)
         try session.connect(for: result)
-        #expect(await waitUntil { session.currentTransport?.state == .connected && server.isConnected })
+        #expect(await holds { session.currentTransport?.state == .connected && server.isConnected })
 
         // The "server" forwards a VP8 stream and an Opus stream, holding one video packet back.
         let videoSender = RTPStreamSender(kind: .video, parameters: .init(ssrc: 2222, payloadType: 96, clockRate: 90_000, mid: "0",
@@ -186,22 +195,22 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
             }
         }
         if let packet = withheld {
-            #expect(await waitUntil { nacked(packet) })
+            #expect(await holds { nacked(packet) })
             server.send(rtp: [packet]) // the retransmission completes frame 5
             retransmitted = true
         }
         #expect(retransmitted)
-        #expect(await waitUntil { collector.frames.count == 20 })
+        #expect(await holds { collector.frames.count == 20 })
         #expect(collector.frames == Array(0..<20))
         #expect(videoTrack.framesDecoded == 20)
         #expect(audioTrack.audioLevel == 20)
-        #expect(await waitUntil { collector.samples.count >= 960 * 30 })
+        #expect(await holds { collector.samples.count >= 960 * 30 })
         let frequency = try #require(FrequencyEstimator.zeroCrossingFrequency(Array(collector.samples.dropFirst(960 * 3)), sampleRate: 48_000))
         #expect(abs(frequency - 660) < 10)
 
         // Receiver reports cover both streams.
         session.sendReports()
-        #expect(await waitUntil {
+        #expect(await holds {
             server.rtcp.contains { bytes in
                 (try? RTCPCompound.parse(bytes))?.contains {
                     if case .receiverReport(let rr) = $0 { Set(rr.reports.map(\.ssrc)) == [1111, 2222] } else { false }

@@ -4,6 +4,8 @@
 // when that packet is already here (RFC 6716 §2.1.7), else packet-loss concealment. An empty buffer is an
 // underrun (or DTX silence: the sender skips packets without skipping sequence numbers, RFC 7587 §3.1.3).
 
+import RTCWire
+
 // MARK: - Types
 
 /// Reorders Opus packets and hands out one playout slot per tick (usually 20 ms).

@@ -1,6 +1,8 @@
 // The ring mechanics behind `VideoJitterBuffer`: examining the frame at the head, taking it out, and
 // skipping over frames that can no longer be completed.
 
+import RTCWire
+
 extension VideoJitterBuffer {
     /// The state of the frame starting at a sequence number.
     enum HeadState {

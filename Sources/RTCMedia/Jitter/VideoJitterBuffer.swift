@@ -6,6 +6,8 @@
 // The buffer is a plain struct driven by the caller's clock (`nowUs`), so it is tested without timers.
 // Ring mechanics (examining, taking and skipping frames) live in `VideoJitterBuffer+Ring.swift`.
 
+import RTCWire
+
 // MARK: - Types
 
 /// Reorders VP8 RTP packets, emits complete frames, and reports what to NACK and when to ask for a key frame.

@@ -1,6 +1,8 @@
 // Arrival bookkeeping of the in-order frame assemblers (VP8, H.264): which packets went missing
 // between two that arrived, and which arrivals are repeats or older ones to ignore.
 
+import RTCWire
+
 /// Tracks the last RTP sequence number of an in-order stream.
 struct InOrderSequence: Sendable {
     private var last: UInt16?

@@ -1,6 +1,8 @@
 // A VP8 frame put back together from RTP payloads, with the RTP facts a receiver needs to decode and
 // schedule it and to tell the sender what went wrong.
 
+import RTCWire
+
 /// A complete VP8 frame rebuilt from RTP payloads (descriptors removed), ready for `VP8Decoder`.
 public struct DepacketizedVideoFrame: Sendable, Equatable {
     /// The VP8 bitstream of the frame.

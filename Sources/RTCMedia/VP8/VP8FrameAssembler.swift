@@ -6,6 +6,8 @@
 // the lost one, delta frames are then withheld until a key frame arrives: `needsKeyFrame` tells the caller
 // to send a PLI.
 
+import RTCWire
+
 // MARK: - Types
 
 /// Reassembles complete VP8 frames from in-order RTP payloads and detects gaps.

@@ -1,19 +1,24 @@
 /// Wrap-aware arithmetic on 16-bit RTP sequence numbers (RFC 3550 §A.1): a number is "newer"
-/// when it lies less than half the space (2^15) ahead, modulo 2^16.
+/// when it lies less than half the space (2^15) ahead, modulo 2^16. The one copy for the SFU, the
+/// SDK and the media buffers.
+///
+/// Exactly half the space apart, neither way is shorter; the larger raw value is taken as the
+/// newer one, so `isNewer` is antisymmetric everywhere and `distance` always agrees with it
+/// (`distance(from: a, to: b) == -distance(from: b, to: a)`, positive when `b` is newer).
 public enum SequenceNumber {
-    /// True when `a` comes after `b`. At exactly half the space apart the larger raw value wins,
-    /// so the relation stays antisymmetric.
+    /// True when `a` comes after `b`.
     @inlinable
     public static func isNewer(_ a: UInt16, than b: UInt16) -> Bool {
-        let forward = a &- b
-        if forward == 0x8000 { return a > b }
-        return forward != 0 && forward < 0x8000
+        distance(from: b, to: a) > 0
     }
 
-    /// Signed steps from `a` to `b` along the shorter way round (-32768…32767).
+    /// Signed steps from `a` to `b` along the shorter way round: -32767…32767, or ±32768 exactly
+    /// half the space apart (positive when `b` is the larger raw value).
     @inlinable
     public static func distance(from a: UInt16, to b: UInt16) -> Int {
-        Int(Int16(bitPattern: b &- a))
+        let forward = b &- a
+        if forward == 0x8000 { return b > a ? 0x8000 : -0x8000 }
+        return Int(Int16(bitPattern: forward))
     }
 
     /// `a` advanced by `steps`, wrapping.

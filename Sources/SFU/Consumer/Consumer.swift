@@ -32,6 +32,9 @@ struct SubscriberReport: Sendable {
 ///
 /// `SimpleConsumer` forwards a single stream; `SimulcastConsumer` picks a layer. I/O thread only.
 class Consumer {
+    /// A cached packet older than this (µs) is not resent: by then the decoder has moved on.
+    static let retransmitMaxAge: Int64 = 3_000_000
+
     let id: ConsumerID
     /// The subscriber.
     let participant: ParticipantID
@@ -166,7 +169,7 @@ class Consumer {
             if record.resendCount > 0, now - record.lastSent < minInterval { continue }
             let layer = Int(record.layer)
             guard producer.streams.indices.contains(layer),
-                  let cached = producer.streams[layer].cache?.packet(sequenceNumber: record.inSequence, now: now),
+                  let cached = producer.streams[layer].cache?.packet(sequenceNumber: record.inSequence, now: now, maxAge: Self.retransmitMaxAge),
                   let view = try? RTPPacketView(cached) else { counters.retransmissionMisses += 1; continue }
             resend(view, record: record, now: now)
         }

@@ -1,5 +1,5 @@
 /// What a consumer sent under each of its sequence numbers, so a subscriber's NACK can be
-/// answered by rewriting the original packet (still in the producer stream's `PacketCache`) the
+/// answered by rewriting the original packet (still in the producer stream's `RTPPacketCache`) the
 /// same way again, rather than by keeping a second copy per subscriber. A fixed ring indexed by
 /// the outgoing sequence number.
 struct ConsumerSendHistory: Sendable {

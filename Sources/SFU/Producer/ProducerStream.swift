@@ -16,9 +16,9 @@ final class ProducerStream {
     /// Learned from the first packet (or signaled).
     var ssrc: UInt32?
 
-    var statistics: ReceiveStatistics
+    var statistics: RTPReceiveStatistics
     var nack: NackGenerator?
-    let cache: PacketCache?
+    let cache: RTPPacketCache?
     var keyFrameRequests = KeyFrameRequestThrottle()
 
     /// Last packet arrival, µs (`Int64.min` before any).
@@ -45,9 +45,9 @@ final class ProducerStream {
         rid = encoding.rid
         layer = encoding.layer
         ssrc = encoding.ssrc
-        statistics = ReceiveStatistics(clockRate: clockRate)
+        statistics = RTPReceiveStatistics(clockRate: clockRate)
         self.nack = nack ? NackGenerator() : nil
-        cache = cacheCapacity > 0 ? PacketCache(capacity: cacheCapacity) : nil
+        cache = cacheCapacity > 0 ? RTPPacketCache(capacity: cacheCapacity) : nil
     }
 
     /// The name events use for this stream: its description, else its rid, else its index.
@@ -84,12 +84,13 @@ final class ProducerStream {
     /// Records an SR from the publisher for this stream.
     func receivedSenderReport(ntp: UInt64, rtp: UInt32, now: Int64) {
         senderReport = (ntp, rtp, now)
+        statistics.senderReportArrived(ntp: NTPTime(rawValue: ntp), arrivalMicros: now)
     }
 
     /// The SSRC changed (the publisher restarted the stream): start the statistics over.
     func restart(ssrc: UInt32) {
         self.ssrc = ssrc
-        statistics = ReceiveStatistics(clockRate: statistics.clockRate)
+        statistics = RTPReceiveStatistics(clockRate: statistics.clockRate)
         nack?.reset()
         cache?.clear()
         senderReport = nil

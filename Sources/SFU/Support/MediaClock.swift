@@ -41,10 +41,4 @@ enum MediaClock {
         let clamped = UInt64(max(0, micros))
         return (clamped / 1_000_000) << 32 | ((clamped % 1_000_000) << 32) / 1_000_000
     }
-
-    /// A duration in 1/65536 seconds (the DLSR unit, RFC 3550 §6.4.1) from microseconds.
-    @inline(__always)
-    static func units65536(micros: Int64) -> UInt32 {
-        UInt32(truncatingIfNeeded: (max(0, micros) << 16) / 1_000_000)
-    }
 }

@@ -87,12 +87,7 @@ extension MediaTransport {
             for stream in producer.streams {
                 guard let ssrc = stream.ssrc, stream.statistics.started else { continue }
                 mediaSSRCs.append(ssrc)
-                var lsr: UInt32 = 0, dlsr: UInt32 = 0
-                if let sr = stream.senderReport {
-                    lsr = UInt32(truncatingIfNeeded: sr.ntp >> 16)
-                    dlsr = MediaClock.units65536(micros: now - sr.arrival)
-                }
-                blocks.append(stream.statistics.makeReportBlock(ssrc: ssrc, lastSenderReport: lsr, delaySinceLastSR: dlsr))
+                blocks.append(stream.statistics.makeReportBlock(ssrc: ssrc, nowMicros: now))
             }
         }
         var packets: [RTCPPacket] = []
@@ -129,17 +124,6 @@ extension MediaTransport {
     func send(_ packets: [RTCPPacket]) {
         let bytes = RTCPCompound.serialize(packets)
         bytes.withUnsafeBytes { _ = sink.sendRTCP($0) }
-    }
-}
-
-extension ReceiveStatistics {
-    /// A report block for this stream (RFC 3550 §6.4.1), closing the fraction-lost interval.
-    mutating func makeReportBlock(ssrc: UInt32, lastSenderReport: UInt32, delaySinceLastSR: UInt32) -> ReceptionReport {
-        let fraction = takeFractionLost()
-        let lost = max(-0x80_0000, min(0x7F_FFFF, cumulativeLost))
-        return ReceptionReport(ssrc: ssrc, fractionLost: fraction, totalLost: Int32(lost),
-                               lastSequenceNumber: extendedHighestSequence, jitter: UInt32(min(jitter, 4_294_967_295).rounded(.down)),
-                               lastSenderReport: lastSenderReport, delay: delaySinceLastSR)
     }
 }
 

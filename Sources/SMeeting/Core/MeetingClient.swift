@@ -1,30 +1,23 @@
 import Foundation
 import RTCNet
 import SMeetingProtocol
-import Synchronization
 
 /// The meeting WebSocket (docs/meeting-protocol.md): numbered requests with awaited responses,
-/// pushed events delivered in arrival order on the socket's thread, keep-alive pings.
+/// pushed events delivered in arrival order on the socket's thread, keep-alive pings, on RTCNet's
+/// `WebSocketRequestClient` (shared with SRTC's `SignalClient`). Responses are kept as text and
+/// decoded by the caller, which knows the type of its answer.
 final class MeetingClient: Sendable {
-    private struct Pending {
-        let continuation: CheckedContinuation<String, any Error>
-        /// Runs on the reader thread with a successful response, before any later message.
-        let onResponse: (@Sendable (String) -> Void)?
+    private typealias Session = WebSocketRequestClient<String, (MeetingEventType, String)>
+    private let session: Session
+
+    private init(socket: WebSocket) {
+        session = Session(socket: socket) { text in
+            guard let head = try? MeetingCodec.head(of: text) else { return .ignored }
+            if let id = head.id { return .response(id: id, text) }
+            guard let name = head.type, let type = MeetingEventType(rawValue: name) else { return .ignored }
+            return .event((type, text))
+        }
     }
-
-    private struct State {
-        var nextId = 1
-        var pending: [Int: Pending] = [:]
-        var closed = false
-        var onEvent: (@Sendable (MeetingEventType, String) -> Void)?
-        var onClose: (@Sendable () -> Void)?
-        var keepAlive: Task<Void, Never>?
-    }
-
-    private let socket: WebSocket
-    private let state = Mutex(State())
-
-    private init(socket: WebSocket) { self.socket = socket }
 
     /// The meeting WebSocket URL of a server base URL (`http://host:7880` → `ws://host:7880/stm/v1/ws`);
     /// a `ws(s)://` URL with a path is used as given.
@@ -52,25 +45,13 @@ final class MeetingClient: Sendable {
         }
     }
 
-    /// Starts delivering events and watching the socket.
+    /// Starts delivering events and watching the socket; pings every 10 s of silence.
     func start(onEvent: @escaping @Sendable (MeetingEventType, String) -> Void, onClose: @escaping @Sendable () -> Void) {
-        state.withLock {
-            $0.onEvent = onEvent
-            $0.onClose = onClose
+        session.start(onEvent: { onEvent($0.0, $0.1) }, onClose: { _ in onClose() })
+        session.keepAlive(every: .seconds(10)) { [weak self] () throws(Session.Failure) in
+            guard let self else { return }
+            _ = try await self.session.request(timeout: .seconds(10)) { MeetingCodec.request(id: $0, type: .ping, EmptyPayload()) }
         }
-        socket.onMessage { [weak self] message in
-            guard let self, case .text(let text) = message else { return }
-            self.receive(text)
-        }
-        socket.onClose { [weak self] _ in self?.didClose() }
-        let keepAlive = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(10))
-                guard let self, !Task.isCancelled else { return }
-                _ = try? await self.call(.ping, EmptyPayload(), PongResp.self)
-            }
-        }
-        state.withLock { $0.keepAlive = keepAlive }
     }
 
     /// Sends a request and decodes the answer's `data` as `R`.
@@ -82,21 +63,19 @@ final class MeetingClient: Sendable {
         var hook: (@Sendable (String) -> Void)?
         if let onResponse {
             hook = { @Sendable (text: String) -> Void in
-                guard let value = Self.decodeData(R.self, text) else { return }
+                guard (try? MeetingCodec.head(of: text))?.ok == true, let value = try? MeetingCodec.payload(R.self, from: text) else { return }
                 onResponse(value)
             }
         }
-        let message: @Sendable (Int) -> String = { id in MeetingCodec.request(id: id, type: type, data) }
         let finalHook = hook
         let text: String
-        do {
-            text = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-                enqueue(continuation, hook: finalHook, message: message, name: type.rawValue, timeout: timeout)
-            }
-        } catch let error as SMeetingError {
-            throw error
+        do throws(Session.Failure) {
+            text = try await session.request(timeout: timeout, onResponse: finalHook) { MeetingCodec.request(id: $0, type: type, data) }
         } catch {
-            throw .internalError("\(error)")
+            switch error {
+            case .timeout: throw .internalError("no answer to \(type.rawValue)")
+            case .closed: throw .internalError("meeting connection closed")
+            }
         }
         let head: MeetingCodec.Head
         do { head = try MeetingCodec.head(of: text) } catch { throw .internalError("bad answer: \(error.message)") }
@@ -104,62 +83,8 @@ final class MeetingClient: Sendable {
         do { return try MeetingCodec.payload(R.self, from: text) } catch { throw .internalError("bad answer to \(type.rawValue): \(error.message)") }
     }
 
-    /// Closes the socket; pending requests fail.
+    /// Closes the socket ("logout"); pending requests fail at once and `onClose` is not called.
     func close() {
-        socket.close(code: .normalClosure, reason: "logout")
-        didClose(notify: false)
-    }
-
-    // MARK: - Internals
-
-    private static func decodeData<R: Decodable>(_ type: R.Type, _ text: String) -> R? {
-        do { return try MeetingCodec.payload(R.self, from: text) } catch { return nil }
-    }
-
-    private func enqueue(_ continuation: CheckedContinuation<String, any Error>, hook: (@Sendable (String) -> Void)?,
-                         message: (Int) -> String, name: String, timeout: Duration) {
-        let id: Int? = state.withLock { s in
-            guard !s.closed else { return nil }
-            let id = s.nextId
-            s.nextId += 1
-            s.pending[id] = Pending(continuation: continuation, onResponse: hook)
-            return id
-        }
-        guard let id else {
-            continuation.resume(throwing: SMeetingError.internalError("meeting connection closed"))
-            return
-        }
-        socket.send(text: message(id))
-        Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            self?.fail(id: id, .internalError("no answer to \(name)"))
-        }
-    }
-
-    private func receive(_ text: String) {
-        guard let head = try? MeetingCodec.head(of: text) else { return }
-        if let id = head.id {
-            let pending = state.withLock { $0.pending.removeValue(forKey: id) }
-            if head.ok == true { pending?.onResponse?(text) }
-            pending?.continuation.resume(returning: text)
-        } else if let name = head.type, let type = MeetingEventType(rawValue: name) {
-            state.withLock { $0.onEvent }?(type, text)
-        }
-    }
-
-    private func fail(id: Int, _ error: SMeetingError) {
-        state.withLock { $0.pending.removeValue(forKey: id) }?.continuation.resume(throwing: error)
-    }
-
-    private func didClose(notify: Bool = true) {
-        let (pending, onClose, keepAlive) = state.withLock { s -> ([Pending], (@Sendable () -> Void)?, Task<Void, Never>?) in
-            guard !s.closed else { return ([], nil, nil) }
-            s.closed = true
-            defer { s.pending = [:]; s.onClose = nil; s.onEvent = nil }
-            return (Array(s.pending.values), s.onClose, s.keepAlive)
-        }
-        keepAlive?.cancel()
-        for p in pending { p.continuation.resume(throwing: SMeetingError.internalError("meeting connection closed")) }
-        if notify { onClose?() }
+        session.close(reason: "logout", notify: false)
     }
 }

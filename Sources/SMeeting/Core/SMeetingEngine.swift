@@ -93,7 +93,7 @@ public final class SMeetingEngine: @unchecked Sendable {
     public let url: String
     let state = Mutex(State())
     /// Receives remote audio while `toggleRemoteAudioMute(false)` (the Linux "speaker").
-    let remoteAudioRenderers = RendererList<AudioRenderer>()
+    let remoteAudioRenderers = WeakList<AudioRenderer>()
 
     /// - Parameters:
     ///   - url: the server's base URL, as for `Channel.join(url:token:)`.

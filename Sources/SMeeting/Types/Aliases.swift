@@ -61,3 +61,8 @@ public typealias SignInResult = SMeetingProtocol.SignInResult
 /// What a rendering "view" is: on Apple platforms the documented views are SRTC renderers; on
 /// Linux any `VideoRenderer` (a recorder, an encoder, a test collector) plays the view's part.
 public typealias NativeVideoView = any VideoRenderer
+
+/// The weak multicast list behind `SMeetingEngine.delegates`: SRTC's `MulticastDelegate`, so
+/// registering never extends an observer's lifetime and every event is delivered asynchronously
+/// on the engine's delegate queue, in order (`meeting.delegates.add(delegate: self)`).
+public typealias SMeetingDelegates = MulticastDelegate<SMeetingDelegate>

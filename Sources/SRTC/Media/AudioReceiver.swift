@@ -41,8 +41,8 @@ final class AudioReceiver: @unchecked Sendable {
         let encoded = track.hasEncodedRenderers
         let decodes = track.needsDecoding
         let (buffers, packets) = state.withLock { s -> ([AudioPCMBuffer], [EncodedMediaFrame]) in
-            s.statistics.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.bytes.count,
-                                arrival: Double(nowUs) / 1e6)
+            _ = s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
+                                    size: packet.bytes.count)
             guard s.playout.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp),
                   let decoder = s.decoder else { return ([], []) }
             var out: [AudioPCMBuffer] = []
@@ -77,11 +77,11 @@ final class AudioReceiver: @unchecked Sendable {
     }
 
     func senderReportArrived(_ ntp: NTPTime, at seconds: Double) {
-        state.withLock { $0.statistics.senderReportArrived(ntp, at: seconds) }
+        state.withLock { $0.statistics.senderReportArrived(ntp: ntp, arrivalMicros: Int64(seconds * 1e6)) }
     }
 
     func receptionReport(now: Double) -> ReceptionReport? {
-        state.withLock { s in s.statistics.received == 0 ? nil : s.statistics.receptionReport(ssrc: ssrc, now: now) }
+        state.withLock { s in s.statistics.started ? s.statistics.makeReportBlock(ssrc: ssrc, nowMicros: Int64(now * 1e6)) : nil }
     }
 
     var statistics: RTPReceiveStatistics { state.withLock { $0.statistics } }

@@ -40,6 +40,9 @@ final class RTPStreamSender: Sendable {
 
     // MARK: - Properties
 
+    /// Largest packet kept (the send path stays under the path MTU).
+    static let slotSize = 1_400
+
     /// Random per stream (RFC 3550 §5.1): timestamps start at an unpredictable value.
     let timestampOffset = UInt32.random(in: 0...UInt32.max)
     let ssrc: UInt32
@@ -52,7 +55,7 @@ final class RTPStreamSender: Sendable {
     init(kind: TrackKind, parameters: Parameters) {
         self.kind = kind
         self.ssrc = parameters.ssrc
-        state = Mutex(State(parameters: parameters, cache: RTPPacketCache(capacity: kind == .video ? 512 : 16)))
+        state = Mutex(State(parameters: parameters, cache: RTPPacketCache(capacity: kind == .video ? 512 : 16, slotSize: Self.slotSize)))
         state.withLock { $0.elements = Self.elements(for: parameters, level: nil) }
     }
 
@@ -78,7 +81,7 @@ final class RTPStreamSender: Sendable {
             frame.data.withUnsafeBytes { data in
                 s.packetizer.packetize(data) { payload, isLast in
                     let sequence = s.sequence
-                    s.cache.store(sequence) { slot in
+                    s.cache.store(sequenceNumber: sequence) { slot in
                         let header = RTPHeaderWriter.write(into: slot, marker: isLast, payloadType: parameters.payloadType,
                                                            sequenceNumber: sequence, timestamp: timestamp, ssrc: parameters.ssrc,
                                                            elements: elements)
@@ -107,7 +110,7 @@ final class RTPStreamSender: Sendable {
                 s.elements[index] = element
             }
             let elements = s.elements, parameters = s.parameters
-            s.cache.store(sequence) { slot in
+            s.cache.store(sequenceNumber: sequence) { slot in
                 let header = RTPHeaderWriter.write(into: slot, marker: false, payloadType: parameters.payloadType,
                                                    sequenceNumber: sequence, timestamp: timestamp, ssrc: parameters.ssrc,
                                                    elements: elements)
@@ -131,11 +134,9 @@ final class RTPStreamSender: Sendable {
             for i in 0..<count {
                 let sequence = first &+ UInt16(truncatingIfNeeded: i)
                 if let drop, drop(sequence) { continue }
-                s.cache.withPacket(sequence) { packet in
-                    if transport.sendRTP(packet) {
-                        s.packetsSent &+= 1
-                        s.octetsSent &+= UInt32(packet.count)
-                    }
+                if let packet = s.cache.packet(sequenceNumber: sequence), transport.sendRTP(packet) {
+                    s.packetsSent &+= 1
+                    s.octetsSent &+= UInt32(packet.count)
                 }
             }
         }
@@ -147,7 +148,7 @@ final class RTPStreamSender: Sendable {
         state.withLock { s in
             var sent = 0
             for sequence in sequences {
-                if s.cache.withPacket(sequence, { transport.sendRTP($0) }) == true { sent += 1 }
+                if let packet = s.cache.packet(sequenceNumber: sequence), transport.sendRTP(packet) { sent += 1 }
             }
             s.retransmitted += sent
             return sent
@@ -170,7 +171,7 @@ final class RTPStreamSender: Sendable {
 
     /// A copy of cached packet `sequence` (tests and diagnostics).
     func cachedPacket(_ sequence: UInt16) -> [UInt8]? {
-        state.withLock { s in s.cache.withPacket(sequence) { Array($0) } }
+        state.withLock { s in s.cache.packet(sequenceNumber: sequence).map { Array($0) } }
     }
     var retransmittedPackets: Int { state.withLock { $0.retransmitted } }
 

@@ -1,5 +1,4 @@
 import Foundation
-import RTCCrypto
 import RTCTransport
 import RTCWire
 import Synchronization

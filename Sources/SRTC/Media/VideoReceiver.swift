@@ -47,8 +47,8 @@ final class VideoReceiver: @unchecked Sendable {
     func receive(_ packet: RTPPacketView, nowUs: Int64) -> Feedback {
         let payload = Array(packet.payload)
         let (frames, feedback) = state.withLock { s -> ([DepacketizedVideoFrame], Feedback) in
-            s.statistics.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.bytes.count,
-                                arrival: Double(nowUs) / 1e6)
+            s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
+                                size: packet.bytes.count)
             do {
                 try s.jitter.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
                                     marker: packet.marker)
@@ -77,16 +77,21 @@ final class VideoReceiver: @unchecked Sendable {
 
     /// A sender report for this stream arrived.
     func senderReportArrived(_ ntp: NTPTime, at seconds: Double) {
-        state.withLock { $0.statistics.senderReportArrived(ntp, at: seconds) }
+        state.withLock { $0.statistics.senderReportArrived(ntp: ntp, arrivalMicros: Int64(seconds * 1e6)) }
     }
 
     /// The RR block for this stream.
     func receptionReport(now: Double) -> ReceptionReport? {
-        state.withLock { s in s.statistics.received == 0 ? nil : s.statistics.receptionReport(ssrc: ssrc, now: now) }
+        state.withLock { s in s.statistics.started ? s.statistics.makeReportBlock(ssrc: ssrc, nowMicros: Int64(now * 1e6)) : nil }
     }
 
     var statistics: RTPReceiveStatistics { state.withLock { $0.statistics } }
     var jitterStatistics: VideoJitterBuffer.Statistics { state.withLock { $0.jitter.statistics } }
+
+    /// Returns once every frame handed to the decoder so far has been decoded (or dropped).
+    func decodesFinished() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in decodeQueue.async { done.resume() } }
+    }
 
     private func decode(_ frames: [DepacketizedVideoFrame]) {
         decodeQueue.async { [self] in

@@ -72,6 +72,9 @@ final class VideoSendPipeline: Sendable {
         }
     }
 
+    /// A key frame was asked for and the next encode has not taken the request yet.
+    var keyFrameRequested: Bool { keyFrameRequests.withLock { !$0.isEmpty } }
+
     var stats: Stats {
         state.withLock { Stats(framesEncoded: $0.framesEncoded, bytesEncoded: $0.bytesEncoded) }
     }

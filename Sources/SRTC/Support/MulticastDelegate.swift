@@ -57,7 +57,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
     // MARK: - Internals
 
     /// The live observers now.
-    func snapshot() -> [Delegate] {
+    package func snapshot() -> [Delegate] {
         entries.withLock { list in
             list.removeAll { $0.object == nil }
             return list.compactMap { $0.object as? Delegate }
@@ -66,7 +66,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
 
     /// Calls `body` for every observer on `queue`. The observer list is read when the block runs,
     /// so an observer removed before then is skipped.
-    func notify(_ body: @escaping @Sendable (Delegate) -> Void) {
+    package func notify(_ body: @escaping @Sendable (Delegate) -> Void) {
         queue.async { [self] in
             for delegate in snapshot() { body(delegate) }
         }

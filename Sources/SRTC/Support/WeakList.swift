@@ -1,17 +1,17 @@
 import Synchronization
 
 /// Weakly held objects called synchronously on the caller's thread (renderers on media threads,
-/// where a hop to the delegate queue per frame would cost too much).
-final class WeakList<Element>: Sendable {
+/// where a hop to the delegate queue per frame would cost too much). Shared with SMeeting.
+package final class WeakList<Element>: Sendable {
     private struct Entry: @unchecked Sendable {
         weak var object: AnyObject?
     }
 
     private let entries = Mutex<[Entry]>([])
 
-    init() {}
+    package init() {}
 
-    func add(_ element: Element) {
+    package func add(_ element: Element) {
         let object = element as AnyObject
         entries.withLock { list in
             list.removeAll { $0.object == nil }
@@ -19,15 +19,15 @@ final class WeakList<Element>: Sendable {
         }
     }
 
-    func remove(_ element: Element) {
+    package func remove(_ element: Element) {
         let object = element as AnyObject
         entries.withLock { list in list.removeAll { $0.object == nil || $0.object === object } }
     }
 
-    var isEmpty: Bool { entries.withLock { list in !list.contains { $0.object != nil } } }
+    package var isEmpty: Bool { entries.withLock { list in !list.contains { $0.object != nil } } }
 
     /// Calls `body` for each live element (outside the lock).
-    func forEach(_ body: (Element) -> Void) {
+    package func forEach(_ body: (Element) -> Void) {
         let live: [AnyObject] = entries.withLock { list in list.compactMap { $0.object } }
         for object in live {
             if let element = object as? Element { body(element) }

@@ -1,3 +1,5 @@
+import RTCWire
+
 /// What one subscribed remote track received so far (RFC 3550 receiver statistics).
 public struct ReceiveStatistics: Sendable, Equatable {
     /// RTP packets received (retransmissions included).
@@ -22,7 +24,7 @@ public struct ReceiveStatistics: Sendable, Equatable {
 
 extension RTPReceiveStatistics {
     func publicStatistics(framesDecoded: Int) -> ReceiveStatistics {
-        ReceiveStatistics(packetsReceived: received, packetsLost: Int(max(0, lost)), bytesReceived: bytes,
-                          jitterMs: jitter / clockRate * 1_000, framesDecoded: framesDecoded)
+        ReceiveStatistics(packetsReceived: Int(clamping: packetsReceived), packetsLost: Int(max(0, cumulativeLost)),
+                          bytesReceived: Int(clamping: bytesReceived), jitterMs: jitterMilliseconds, framesDecoded: framesDecoded)
     }
 }

@@ -11,10 +11,10 @@ final class SignalingSession: Sendable {
         var uid: String?
         var sessionId: String?
         var left = false
-        var badMessages: [Double] = []
     }
 
     private let socket: WebSocket
+    private let reader: WebSocketSessionReader
     private let connection: WebSocketSignalConnection
     private let manager: ChannelManager
     private let apps: AppStore
@@ -28,6 +28,8 @@ final class SignalingSession: Sendable {
          turn: TURNCredentialIssuer? = nil) {
         self.turn = turn
         self.socket = socket
+        self.reader = WebSocketSessionReader(socket: socket, admission: "join", admissionTimeout: .seconds(limits.joinTimeoutSeconds),
+                                             maxBadMessagesPer10s: limits.maxBadMessagesPer10s)
         self.connection = WebSocketSignalConnection(socket: socket)
         self.manager = manager
         self.apps = apps
@@ -38,23 +40,10 @@ final class SignalingSession: Sendable {
 
     /// Starts reading; returns at once. The session lives until the socket closes.
     func start() {
-        let messages = socket.messages
-        Task {
-            let joinTimeout = Task { [self] in
-                try? await Task.sleep(for: .seconds(limits.joinTimeoutSeconds))
-                guard !Task.isCancelled, state.withLock({ $0.room == nil }) else { return }
-                socket.close(code: .policyViolation, reason: "no join within \(limits.joinTimeoutSeconds) s")
-            }
-            for await message in messages {
-                guard case .text(let text) = message else {
-                    badMessage("binary messages are not part of the protocol")
-                    continue
-                }
-                await receive(text)
-            }
-            joinTimeout.cancel()
-            await socketClosed()
-        }
+        reader.start(admitted: { [self] in state.withLock { $0.room != nil } },
+                     onBadMessage: { [self] in badMessage($0) },
+                     receive: { [self] in await receive($0) },
+                     closed: { [self] in await socketClosed() })
     }
 
     private func receive(_ text: String) async {
@@ -130,17 +119,10 @@ final class SignalingSession: Sendable {
         connection.send(.response(id: id, Response(type: type, result: result)))
     }
 
-    /// Counts malformed messages; too many in 10 s closes the session with 1008.
+    /// Counts a malformed message (metrics, and the reader's limit).
     private func badMessage(_ why: String) {
-        let now = Date().timeIntervalSince1970
-        let count = state.withLock { s -> Int in
-            s.badMessages = s.badMessages.filter { now - $0 < 10 } + [now]
-            return s.badMessages.count
-        }
         metrics.recordAuthFailure(cause: "malformed_signal")
-        if count > limits.maxBadMessagesPer10s {
-            socket.close(code: .policyViolation, reason: "too many malformed messages")
-        }
+        reader.countBadMessage()
     }
 
     /// The `type` of a message that failed to decode, to echo in the error response.

@@ -5,6 +5,7 @@ import RTCTransport
 import RTCWire
 import SFU
 import Synchronization
+import TestWait
 
 /// A client `PeerTransport` (ICE controlling, DTLS client) with its own socket, connected to one
 /// transport of an `SFUWorker` over loopback, recording what it receives.
@@ -32,14 +33,11 @@ final class LoopbackClient: PeerTransportDelegate, @unchecked Sendable {
             remoteCandidates: [ICECandidate(address: relay?.address ?? worker.port.localAddress)], certificate: clientCertificate,
             remoteFingerprint: certificate.fingerprint, dtlsRole: .client, connectTimeout: .seconds(10)),
             bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: client)
-        guard await client.waitFor(seconds: 10, { $0.states.last == .connected }) else {
+        guard await client.waitFor({ $0.states.last == .connected }) else {
             throw LoopbackError.notConnected(id.rawValue)
         }
         // The server side reports connected on its own thread; wait for it too.
-        for _ in 0 ..< 200 {
-            if (try? await worker.stats(of: id))?.state == .connected { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await eventually("\(id) connected on the SFU") { (try? await worker.stats(of: id))?.state == .connected }
         return client
     }
 
@@ -77,13 +75,9 @@ final class LoopbackClient: PeerTransportDelegate, @unchecked Sendable {
         log.withLock { $0.rtp.filter { $0.ssrc == ssrc } }
     }
 
-    func waitFor(seconds: Double = 5, _ condition: (Log) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if log.withLock({ condition($0) }) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return log.withLock { condition($0) }
+    /// Whether `condition` comes to hold on the log.
+    func waitFor(_ condition: (Log) -> Bool) async -> Bool {
+        await holds { log.withLock { condition($0) } }
     }
 
     func close() { transport?.close() }

@@ -96,13 +96,3 @@ final class FakeMediaServer: PeerTransportDelegate, @unchecked Sendable {
         received.withLock { $0.rtcp.append(Array(packet)) }
     }
 }
-
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func waitUntil(_ timeout: Double = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}

@@ -1,5 +1,6 @@
 import Foundation
 import RTCNet
+import RTCWire
 import SRTCProtocol
 import Synchronization
 

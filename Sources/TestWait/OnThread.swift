@@ -1,0 +1,11 @@
+import Foundation
+
+/// Runs CPU-heavy or blocking test work on a thread of its own and returns its result, so the
+/// cooperative pool every async test shares (two threads on a two-core machine) is never held for
+/// seconds: a starved pool makes other tests' network timeouts fire. Record expectations on the
+/// result, back in the test's task.
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
+        Thread.detachNewThread { done.resume(returning: body()) }
+    }
+}
