@@ -8,6 +8,7 @@ import RTCWire
 import SRTCProtocol
 @testable import SRTCServer
 import SRTCTestSupport
+import TestWait
 
 /// The subscribe transport's offers as a standards-following client reads them (issue 14's
 /// findings from aiortc): the response to `subscribe` comes before the offer it caused, every
@@ -78,22 +79,22 @@ import SRTCTestSupport
         let check = STUNMessage.iceBindingRequest(transactionID: .random(), username: "\(ufrag):bobufrag",
                                                   priority: 1, controlling: true, tieBreaker: 7, useCandidate: false)
         let receiver = UDPBatchReceiver(batchSize: 4, slotSize: 2048)
-        var response: STUNMessage?
         var raw: [UInt8] = []
-        let deadline = ContinuousClock.now + .seconds(5)
-        var sent = 0
-        while response == nil, ContinuousClock.now < deadline {
-            if sent % 50 == 0 { _ = socket.send(check.encoded(integrityKey: Array(pwd.utf8)), to: target) }
-            sent += 1
+        var polls = 0
+        let answered = try await waitFor("a response to the check") { () -> STUNMessage? in
+            // The check again every 500 ms, as a client retransmits it.
+            if polls % 50 == 0 { _ = socket.send(check.encoded(integrityKey: Array(pwd.utf8)), to: target) }
+            polls += 1
             // Never block the cooperative pool: read only when a datagram is waiting.
             var fds = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)]
-            if poll(&fds, 1, 0) > 0 { _ = receiver.receive(from: socket) { bytes, _ in
+            guard poll(&fds, 1, 0) > 0 else { return nil }
+            var response: STUNMessage?
+            _ = receiver.receive(from: socket) { bytes, _ in
                 raw = Array(bytes)
                 response = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes))
-            } }
-            if response == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            return response
         }
-        let answered = try #require(response)
         #expect(answered.type == .bindingSuccess)
         #expect(try answered.xorMappedAddress() == STUNAddress(ip: [127, 0, 0, 1], port: socket.localAddress.port))
         #expect(throws: Never.self) { try raw.withUnsafeBytes { try answered.verifyIntegrity(in: $0, key: Array(pwd.utf8)) } }

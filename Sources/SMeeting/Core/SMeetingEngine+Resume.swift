@@ -1,5 +1,6 @@
 import Foundation
 import SMeetingProtocol
+import SRTC
 
 /// A dropped meeting WebSocket is not the end of the meeting: the server keeps the session for
 /// its grace period (`reconnect_grace_seconds`, SRTC's), and the SDK reconnects and logs in with
@@ -9,52 +10,63 @@ import SMeetingProtocol
 /// server no longer knows the session) does `meetingConnectionDidLose` fire: out of the meeting
 /// and logged out.
 extension SMeetingEngine {
-    /// The delay between two reconnection attempts.
-    static let resumeRetryDelay: Duration = .milliseconds(300)
+    /// When to try again: at once, then every 300 ms until the grace period ends (a member's
+    /// meeting comes back as soon as the network does; SRTC's channel backs off further).
+    static let resumePolicy = ReconnectMachine.Policy(delays: [0, 0.3], margin: 0)
 
     /// Whether the meeting connection is being resumed after a drop.
     public var isReconnecting: Bool { state.withLock { $0.resuming } }
 
     /// The WebSocket `client` closed on its own (not by `logout`).
     func connectionDropped(_ client: MeetingClient) {
-        let resume = state.withLock { s -> (token: String, sessionId: String, grace: Int)? in
+        let resume = state.withLock { s -> (token: String, sessionId: String, actions: [ReconnectMachine.Action])? in
             guard s.client === client else { return nil }
             s.client = nil
             guard let token = s.token, let sessionId = s.sessionId else { return nil }
-            s.resuming = true
-            return (token, sessionId, s.graceSeconds)
+            return (token, sessionId, s.reconnect.connectionLost(now: ReconnectMachine.now()))
         }
         guard let resume else { return }
-        let deadline = Date().addingTimeInterval(Double(resume.grace))
-        Task { await self.resumeSession(token: resume.token, sessionId: resume.sessionId, until: deadline) }
+        Task { await self.resumeSession(token: resume.token, sessionId: resume.sessionId, resume.actions) }
     }
 
-    /// Tries to resume until `deadline`; gives up when the server starts a new session instead.
-    private func resumeSession(token: String, sessionId: String, until deadline: Date) async {
-        while Date() < deadline, state.withLock({ $0.resuming }) {
-            let lastSeq = state.withLock { $0.lastSeq }
-            if let (client, resp) = try? await connect(LoginReq(token: token, sessionId: sessionId, lastSeq: lastSeq)) {
-                guard resp.resumed else {
-                    client.close()
-                    break
+    /// Carries out the machine's actions: attempts until one resumes, the grace period ends or
+    /// the server starts a new session instead (then the session is lost), or a logout.
+    private func resumeSession(token: String, sessionId: String, _ first: [ReconnectMachine.Action]) async {
+        var actions = first
+        while true {
+            var delay: Double?
+            for action in actions {
+                switch action {
+                case .attempt(let after): delay = after
+                case .disconnect: return connectionLost()
+                case .notifyReconnecting, .notifyReconnected: break
                 }
-                let kept = state.withLock { s -> Bool in
-                    guard s.resuming else { return false }
-                    s.client = client
-                    s.resuming = false
-                    return true
-                }
-                if !kept { client.close() }  // logged out meanwhile
-                return
             }
-            try? await Task.sleep(for: Self.resumeRetryDelay)
+            guard let delay, let attempt = state.withLock({ $0.reconnect.currentAttempt }) else { return }
+            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+            guard state.withLock({ $0.reconnect.wantsAttempt(attempt) }) else { return }  // logged out meanwhile
+            actions = await attemptResume(token: token, sessionId: sessionId, attempt: attempt)
         }
-        connectionLost()
+    }
+
+    /// One attempt: a new WebSocket and `login` with the session and the last event handled.
+    private func attemptResume(token: String, sessionId: String, attempt: Int) async -> [ReconnectMachine.Action] {
+        let lastSeq = state.withLock { $0.lastSeq }
+        guard let (client, resp) = try? await connect(LoginReq(token: token, sessionId: sessionId, lastSeq: lastSeq)) else {
+            return state.withLock { s in s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: ReconnectMachine.now()) : [] }
+        }
+        let (kept, actions) = state.withLock { s -> (Bool, [ReconnectMachine.Action]) in
+            guard s.reconnect.wantsAttempt(attempt) else { return (false, []) }  // logged out meanwhile
+            if resp.resumed { s.client = client }
+            return (resp.resumed, s.reconnect.attemptSucceeded(resumed: resp.resumed))
+        }
+        if !kept { client.close() }
+        return actions
     }
 
     /// The session is gone for good: out of the meeting and logged out.
     func connectionLost() {
-        guard state.withLock({ $0.resuming }) else { return }
+        guard state.withLock({ $0.uid != nil && $0.client == nil }) else { return }  // logged out meanwhile
         if isInRoom || isInWaitingRoom { tearDown(.disconnected) }
         state.withLock { $0.dropLogin() }
         notify { d, engine in d.meetingConnectionDidLose(engine) }

@@ -24,10 +24,11 @@ public final class SMeetingEngine: @unchecked Sendable {
         /// What a resume needs: the member token, the session and the last event handled.
         var token: String?
         var sessionId: String?
-        var graceSeconds = 20
         var lastSeq = 0
+        /// Resuming a dropped meeting connection within the grace period (SRTC's machine).
+        var reconnect = ReconnectMachine(policy: SMeetingEngine.resumePolicy)
         /// The meeting connection dropped; the SDK is resuming the session.
-        var resuming = false
+        var resuming: Bool { reconnect.currentAttempt != nil }
         /// An `enter_room` is in flight: events wait for its snapshot.
         var entering = false
         var buffered: [(MeetingEventType, String)] = []
@@ -78,7 +79,7 @@ public final class SMeetingEngine: @unchecked Sendable {
             nickname = nil
             token = nil
             sessionId = nil
-            resuming = false
+            reconnect.left()
         }
     }
 
@@ -131,7 +132,7 @@ public final class SMeetingEngine: @unchecked Sendable {
             $0.nickname = resp.nickname
             $0.token = token
             $0.sessionId = resp.sessionId
-            $0.graceSeconds = resp.reconnectGraceSeconds
+            $0.reconnect.joined(graceSeconds: resp.reconnectGraceSeconds)
             $0.lastSeq = 0
         }
     }

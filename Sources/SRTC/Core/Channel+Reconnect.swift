@@ -8,7 +8,7 @@ extension Channel {
         let actions = state.withLock { s -> [ReconnectMachine.Action] in
             guard s.signal === signal else { return [] }
             s.signal = nil
-            return s.reconnect.connectionLost(now: Self.monotonicNow())
+            return s.reconnect.connectionLost(now: ReconnectMachine.now())
         }
         if !actions.isEmpty { context.logger.info("signaling connection lost (\(reason)); reconnecting") }
         perform(actions, error: nil)
@@ -64,7 +64,7 @@ extension Channel {
                     guard s.reconnect.wantsAttempt(attempt) else { return [] }
                     if s.signal === failed { s.signal = nil }
                     s.heldEvents = nil
-                    return s.reconnect.attemptFailed(now: Self.monotonicNow(), fatal: Self.fatalReason(of: error))
+                    return s.reconnect.attemptFailed(now: ReconnectMachine.now(), fatal: Self.fatalReason(of: error))
                 }
                 context.logger.warning("reconnect attempt \(attempt + 1) failed: \(error)")
                 failed?.close()
@@ -188,9 +188,5 @@ extension Channel {
         signal?.close()
         context.logger.info("left channel (\(reason.rawValue))")
         delegates.notify { [self] in $0.channel(self, didDisconnect: reason, error: error) }
-    }
-
-    static func monotonicNow() -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }

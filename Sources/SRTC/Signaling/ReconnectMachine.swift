@@ -1,17 +1,25 @@
-/// Decides what a channel does when its signaling connection drops: retry with backoff, resume
-/// the session with `session_id`, give up once the server's grace period has passed.
+import Dispatch
+
+/// Decides what a client does when its WebSocket to the server drops: retry with backoff, resume
+/// the session with its id, give up once the server's grace period has passed. SRTC's channels
+/// (signaling) and SMeeting's engine (the meeting WebSocket) both follow it.
 ///
-/// A value type without I/O: each event returns the actions the channel performs, so every path
-/// is tested without sockets. Times are seconds on a monotonic clock.
-struct ReconnectMachine: Sendable, Equatable {
+/// A value type without I/O: each event returns the actions the owner performs, so every path
+/// is tested without sockets. Times are seconds on a monotonic clock (`now()`).
+package struct ReconnectMachine: Sendable, Equatable {
     // MARK: - Types
 
     /// Backoff between attempts.
-    struct Policy: Sendable, Equatable {
+    package struct Policy: Sendable, Equatable {
         /// Delay before attempt n (0-based); the last value repeats.
-        var delays: [Double] = [0, 0.5, 1, 2, 4]
+        package var delays: [Double] = [0, 0.5, 1, 2, 4]
         /// Attempts stop this long before the grace period ends, so the last one can still resume.
-        var margin: Double = 0.5
+        package var margin: Double = 0.5
+
+        package init(delays: [Double] = [0, 0.5, 1, 2, 4], margin: Double = 0.5) {
+            self.delays = delays
+            self.margin = margin
+        }
 
         func delay(attempt: Int) -> Double {
             guard !delays.isEmpty else { return 1 }
@@ -19,7 +27,7 @@ struct ReconnectMachine: Sendable, Equatable {
         }
     }
 
-    enum Phase: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         /// Not joined (before the first join, or after leaving / disconnecting).
         case idle
         /// Joined with a live connection.
@@ -30,7 +38,7 @@ struct ReconnectMachine: Sendable, Equatable {
         case closed
     }
 
-    enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Tell observers: `channelIsReconnecting`.
         case notifyReconnecting
         /// Try to connect and `join` with the session id after this many seconds.
@@ -43,25 +51,25 @@ struct ReconnectMachine: Sendable, Equatable {
 
     // MARK: - State
 
-    let policy: Policy
-    private(set) var phase: Phase = .idle
+    package let policy: Policy
+    package private(set) var phase: Phase = .idle
     /// The server's `reconnect_grace_seconds`.
     private(set) var graceSeconds: Double = 20
 
-    init(policy: Policy = Policy()) {
+    package init(policy: Policy = Policy()) {
         self.policy = policy
     }
 
     // MARK: - Events
 
     /// The first join succeeded.
-    mutating func joined(graceSeconds: Int) {
+    package mutating func joined(graceSeconds: Int) {
         self.graceSeconds = Double(graceSeconds)
         phase = .connected
     }
 
     /// The WebSocket closed without `leave` or a server `disconnected`.
-    mutating func connectionLost(now: Double) -> [Action] {
+    package mutating func connectionLost(now: Double) -> [Action] {
         guard case .connected = phase else { return [] }
         phase = .reconnecting(attempt: 0, lostAt: now)
         return [.notifyReconnecting, .attempt(after: policy.delay(attempt: 0))]
@@ -70,7 +78,7 @@ struct ReconnectMachine: Sendable, Equatable {
     /// An attempt failed. A refusal that retrying cannot fix (`fatal`, for example a token the
     /// server rejects) ends the session at once; otherwise the next attempt is scheduled unless
     /// it would start after the grace period.
-    mutating func attemptFailed(now: Double, fatal: DisconnectReason? = nil) -> [Action] {
+    package mutating func attemptFailed(now: Double, fatal: DisconnectReason? = nil) -> [Action] {
         guard case .reconnecting(let attempt, let lostAt) = phase else { return [] }
         if let fatal {
             phase = .closed
@@ -87,7 +95,7 @@ struct ReconnectMachine: Sendable, Equatable {
 
     /// An attempt's `join` answered. `resumed == false` means the server no longer had the
     /// session (the grace period passed there): the user already left, so the channel ends.
-    mutating func attemptSucceeded(resumed: Bool) -> [Action] {
+    package mutating func attemptSucceeded(resumed: Bool) -> [Action] {
         guard case .reconnecting = phase else { return [] }
         guard resumed else {
             phase = .closed
@@ -98,7 +106,7 @@ struct ReconnectMachine: Sendable, Equatable {
     }
 
     /// The server ended the session (`disconnected` event): never reconnect.
-    mutating func serverEnded(_ reason: DisconnectReason) -> [Action] {
+    package mutating func serverEnded(_ reason: DisconnectReason) -> [Action] {
         switch phase {
         case .idle, .closed: return []
         case .connected, .reconnecting:
@@ -108,18 +116,23 @@ struct ReconnectMachine: Sendable, Equatable {
     }
 
     /// The app called `leave`: stop any reconnection.
-    mutating func left() {
+    package mutating func left() {
         phase = .closed
     }
 
     /// Whether a scheduled attempt `attempt` is still wanted (a stale timer is ignored).
-    func wantsAttempt(_ attempt: Int) -> Bool {
+    package func wantsAttempt(_ attempt: Int) -> Bool {
         if case .reconnecting(let current, _) = phase { return current == attempt }
         return false
     }
 
-    var currentAttempt: Int? {
+    package var currentAttempt: Int? {
         if case .reconnecting(let attempt, _) = phase { return attempt }
         return nil
+    }
+
+    /// Seconds on the monotonic clock the machine's times are on.
+    package static func now() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }
