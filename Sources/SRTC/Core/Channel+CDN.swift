@@ -116,7 +116,7 @@ extension Channel {
         } catch {
             await onQueue { [self] in
                 let actions = state.withLock { s -> [ReconnectMachine.Action] in
-                    s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: Self.monotonicNow()) : []
+                    s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: ReconnectMachine.now()) : []
                 }
                 context.logger.debug("reopening the stream failed: \(error)")
                 perform(actions, error: error)
@@ -162,7 +162,7 @@ extension Channel {
     private func streamEnded(_ outcome: CDNStream.Outcome) {
         switch outcome {
         case .lost(let why):
-            let actions = state.withLock { $0.reconnect.connectionLost(now: Self.monotonicNow()) }
+            let actions = state.withLock { $0.reconnect.connectionLost(now: ReconnectMachine.now()) }
             if !actions.isEmpty { context.logger.info("stream lost (\(why)); reconnecting") }
             perform(actions, error: nil)
         case .ended:
