@@ -1,8 +1,8 @@
 import SRTCServer
 
-/// The meeting store's schema, versioned on its own: the server's `PRAGMA user_version` belongs to
+/// The meeting store's schema, versioned on its own: the server's version slot belongs to
 /// `Migrations.server`, so the meeting tables keep their version in `meeting_schema` in the same
-/// database file. Steps are numbered 1, 2, 3… and never edited once released, only appended.
+/// database (SQLite file or PostgreSQL database; types mapped by `SQLDialect.ddl`). Steps are numbered 1, 2, 3… and never edited once released, only appended.
 public enum MeetingMigrations {
     /// One schema step.
     public struct Step: Sendable {
@@ -90,19 +90,19 @@ public enum MeetingMigrations {
     public static var latestVersion: Int { steps.last?.version ?? 0 }
 
     /// The version `database` is at (0 before the first step).
-    public static func currentVersion(of database: Database) throws(DatabaseError) -> Int {
+    public static func currentVersion(of database: any Database) throws(DatabaseError) -> Int {
         try database.execute("CREATE TABLE IF NOT EXISTS meeting_schema (version INTEGER NOT NULL)")
         return Int(try database.query("SELECT MAX(version) FROM meeting_schema").first?.first?.int ?? 0)
     }
 
     /// Brings `database` to the latest version, one transaction per step; returns the version found.
     @discardableResult
-    public static func apply(to database: Database) throws(DatabaseError) -> Int {
+    public static func apply(to database: any Database) throws(DatabaseError) -> Int {
         let current = try currentVersion(of: database)
         guard current <= latestVersion else { throw .schemaTooNew(found: current, supported: latestVersion) }
         for step in steps where step.version > current {
             try database.transaction { tx throws(DatabaseError) in
-                for statement in step.statements { try tx.query(statement) }
+                for statement in step.statements { try tx.query(database.dialect.ddl(statement)) }
                 try tx.query("INSERT INTO meeting_schema (version) VALUES (?)", [.integer(Int64(step.version))])
             }
         }

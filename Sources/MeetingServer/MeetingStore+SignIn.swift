@@ -3,7 +3,7 @@ import SRTCServer
 
 /// Sign-ins and roll calls with everyone they asked (`meeting_sign_ins`,
 /// `meeting_sign_in_records`, times in Unix milliseconds). Every SQL statement about them is
-/// here, so another store (PostgreSQL) implements the same functions.
+/// here, in the SQL SQLite and PostgreSQL share.
 extension MeetingStore {
     /// Records a sign-in or roll call as it starts, with everyone it asks (nobody answered yet).
     func recordSignInStart(appId: String, meetingId: String, _ info: SignInInfo, roster: [SignInRecord]) throws(MeetingErrorBody) {
@@ -25,8 +25,9 @@ extension MeetingStore {
     func addSignInMember(signInId: String, uid: String, nickname: String) throws(MeetingErrorBody) {
         do {
             try database.query("""
-                INSERT OR IGNORE INTO meeting_sign_in_records (sign_in_id, position, uid, nickname)
+                INSERT INTO meeting_sign_in_records (sign_in_id, position, uid, nickname)
                 VALUES (?, (SELECT COALESCE(MAX(position), -1) + 1 FROM meeting_sign_in_records WHERE sign_in_id = ?), ?, ?)
+                ON CONFLICT DO NOTHING
                 """, [.text(signInId), .text(signInId), .text(uid), .text(nickname)])
         } catch { throw Self.storageFailure(error) }
     }

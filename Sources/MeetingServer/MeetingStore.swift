@@ -14,17 +14,17 @@ public struct AttendanceRecord: Codable, Sendable, Equatable {
     public var exitReason: ExitReason?
 }
 
-/// Meetings and attendance in the server's SQLite database. Thread-safe (the database serializes);
+/// Meetings and attendance in the server's database (SQLite or PostgreSQL). Thread-safe (the database serializes);
 /// every failure is a `MeetingErrorBody` with its code (database failures are `internal_error`).
 public final class MeetingStore: Sendable {
-    let database: Database
+    let database: any Database
     private let clock: @Sendable () -> Int64
     private let roomNumbers: @Sendable () -> String
 
     /// - Parameters:
     ///   - clock: Unix seconds.
     ///   - roomNumbers: draws a 9-digit room number (random by default; tests inject collisions).
-    public init(database: Database, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+    public init(database: any Database, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
                 roomNumbers: @escaping @Sendable () -> String = MeetingStore.randomRoomNumber) throws(DatabaseError) {
         self.database = database
         self.clock = clock
@@ -64,8 +64,8 @@ public final class MeetingStore: Sendable {
                     ])
                     for uid in conferee { try tx.query("INSERT INTO meeting_conferees (meeting_id, uid) VALUES (?, ?)", [.text(meetingId), .text(uid)]) }
                 }
-            } catch DatabaseError.sqlite(let code, let message) where code == 19 && message.contains("room_no") {
-                continue  // SQLITE_CONSTRAINT on the unique room number: draw again
+            } catch let error where error.isUniqueViolation && error.description.contains("room_no") {
+                continue  // the unique room number is taken: draw again
             } catch {
                 throw Self.storageFailure(error)
             }
@@ -211,11 +211,8 @@ public final class MeetingStore: Sendable {
     /// Records an entry; returns its row id for `recordExit`.
     func recordEnter(appId: String, meetingId: String, uid: String, nickname: String, role: Role) throws(MeetingErrorBody) -> Int64 {
         do {
-            return try database.transaction { tx throws(DatabaseError) -> Int64 in
-                try tx.query("INSERT INTO meeting_attendance (meeting_id, app_id, uid, nickname, role, entered_at) VALUES (?, ?, ?, ?, ?, ?)",
-                             [.text(meetingId), .text(appId), .text(uid), .text(nickname), .text(role.rawValue), .integer(clock())])
-                return try tx.query("SELECT last_insert_rowid()").first?.first?.int ?? 0
-            }
+            return try database.query("INSERT INTO meeting_attendance (meeting_id, app_id, uid, nickname, role, entered_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                                      [.text(meetingId), .text(appId), .text(uid), .text(nickname), .text(role.rawValue), .integer(clock())]).first?.first?.int ?? 0
         } catch { throw Self.storageFailure(error) }
     }
 

@@ -3,33 +3,36 @@ import MeetingServer
 import SMeetingProtocol
 import SRTCServer
 import Synchronization
+import SRTCTestSupport
 import Testing
 
 @Suite struct MeetingStoreTests {
     static let app = "app_a"
 
-    func makeStore(clock: Int64 = 1_767_225_600, numbers: [String]? = nil) throws -> MeetingStore {
-        let database = try Database(path: ":memory:")
+    func makeStore(_ kind: TestStore = .sqlite, clock: Int64 = 1_767_225_600, numbers: [String]? = nil) async throws -> MeetingStore {
+        let database = try await kind.open()
         let queue = Mutex(numbers ?? [])
         return try MeetingStore(database: database, clock: { clock }, roomNumbers: {
             queue.withLock { $0.isEmpty ? MeetingStore.randomRoomNumber() : $0.removeFirst() }
         })
     }
 
-    @Test func migrationsAreVersionedAndIdempotent() throws {
-        let database = try Database(path: ":memory:")
+    @Test(arguments: TestStore.allCases)
+    func migrationsAreVersionedAndIdempotent(_ kind: TestStore) async throws {
+        let database = try await kind.open()
         #expect(try MeetingMigrations.apply(to: database) == 0)
         #expect(try MeetingMigrations.apply(to: database) == MeetingMigrations.latestVersion)
         #expect(try MeetingMigrations.currentVersion(of: database) == 2)
-        // The server's own schema version is untouched: both live in one file.
+        // The server's own schema version is untouched: both live in one database.
         try Migrations.server.apply(to: database)
-        #expect(try database.query("PRAGMA user_version").first?.first?.int == Int64(Migrations.server.latestVersion))
+        #expect(try Migrations.server.currentVersion(of: database) == Migrations.server.latestVersion)
         try database.query("INSERT INTO meeting_schema (version) VALUES (99)")
         #expect(throws: DatabaseError.schemaTooNew(found: 99, supported: 2)) { try MeetingMigrations.apply(to: database) }
     }
 
-    @Test func createStoresEveryFieldAndDrawsANineDigitRoomNumber() throws {
-        let store = try makeStore()
+    @Test(arguments: TestStore.allCases)
+    func createStoresEveryFieldAndDrawsANineDigitRoomNumber(_ kind: TestStore) async throws {
+        let store = try await makeStore(kind)
         let m = try store.create(appId: Self.app, hostUid: "alice", MeetingCreateReq(
             title: "Weekly", type: .appointment, mode: .training, attendType: .password, password: "1234",
             conferee: ["bob", "carol", "bob"], planTime: 1_767_300_000, planDur: 45))
@@ -45,8 +48,9 @@ import Testing
         #expect(throws: MeetingErrorBody.self) { try store.meeting(appId: "app_b", meetingId: m.meetingId) }
     }
 
-    @Test func aTakenRoomNumberIsDrawnAgain() throws {
-        let store = try makeStore(numbers: ["123456789", "123456789", "987654321"])
+    @Test(arguments: TestStore.allCases)
+    func aTakenRoomNumberIsDrawnAgain(_ kind: TestStore) async throws {
+        let store = try await makeStore(kind, numbers: ["123456789", "123456789", "987654321"])
         let first = try store.create(appId: Self.app, hostUid: "a", MeetingCreateReq(title: "one"))
         let second = try store.create(appId: Self.app, hostUid: "a", MeetingCreateReq(title: "two"))
         #expect(first.roomNo == "123456789")
@@ -66,8 +70,8 @@ import Testing
     ]
 
     @Test(arguments: badRequests)
-    func badInputIsRefusedWithInvalidParameterNamingTheField(_ req: MeetingCreateReq, _ field: String) throws {
-        let store = try makeStore()
+    func badInputIsRefusedWithInvalidParameterNamingTheField(_ req: MeetingCreateReq, _ field: String) async throws {
+        let store = try await makeStore()
         do {
             _ = try store.create(appId: Self.app, hostUid: "a", req)
             Issue.record("accepted \(req)")
@@ -77,8 +81,9 @@ import Testing
         }
     }
 
-    @Test func updateIsForTheHostAndCancelOnlyBeforeTheStart() throws {
-        let store = try makeStore()
+    @Test(arguments: TestStore.allCases)
+    func updateIsForTheHostAndCancelOnlyBeforeTheStart(_ kind: TestStore) async throws {
+        let store = try await makeStore(kind)
         let m = try store.create(appId: Self.app, hostUid: "alice", MeetingCreateReq(title: "Old"))
         #expect(throws: MeetingErrorBody(.permissionDenied, "only the host may update the meeting")) {
             try store.update(appId: Self.app, meetingId: m.meetingId, by: "bob", MeetingUpdateReq(title: "New"))
@@ -99,8 +104,9 @@ import Testing
         } catch { #expect(error.code == MeetingErrorCode.meetingClosed.rawValue) }
     }
 
-    @Test func attendeeListsHostedAndInvitedMeetingsThatAreNotOverInPages() throws {
-        let store = try makeStore()
+    @Test(arguments: TestStore.allCases)
+    func attendeeListsHostedAndInvitedMeetingsThatAreNotOverInPages(_ kind: TestStore) async throws {
+        let store = try await makeStore(kind)
         let hosted = try store.create(appId: Self.app, hostUid: "bob", MeetingCreateReq(title: "mine"))
         let invited = try store.create(appId: Self.app, hostUid: "alice", MeetingCreateReq(title: "invited", conferee: ["bob"]))
         let other = try store.create(appId: Self.app, hostUid: "alice", MeetingCreateReq(title: "other"))

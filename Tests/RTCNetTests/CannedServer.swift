@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 @testable import RTCNet
+import TestWait
 
 /// A one-connection blocking TCP server for client tests: accepts, reads the request head, and
 /// answers with whatever `respond` returns for it (or nothing, to test timeouts). Runs on a
@@ -58,12 +59,4 @@ final class CannedServer: @unchecked Sendable {
 }
 
 /// A loopback port nobody listens on: bound for a moment (never listening), then released.
-func freePort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { Glibc.close(fd) }
-    let address = SocketAddress(ip: "127.0.0.1", port: 0)!
-    guard address.withSockAddr({ bind(fd, $0, $1) }) == 0, let port = Sockets.localAddress(fd)?.port else {
-        throw NetError.system(call: "bind", errno: errno)
-    }
-    return port
-}
+func freePort() throws -> UInt16 { try freeLoopbackPort() }

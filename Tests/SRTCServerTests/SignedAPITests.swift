@@ -224,34 +224,3 @@ import SRTCProtocol
         #expect(throws: ConfigError.appCredentialsIncomplete) { try ServerConfig.load(arguments: [], environment: ["SRTC_APP_ID": "a"]) }
     }
 }
-
-@Suite struct StorageTests {
-    @Test func firstStartCreatesAnAppAndARestartReusesIt() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("srtc-data-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var config = ServerConfig()
-        config.dataDir = dir
-        let first = try ServerApp(config: config)
-        let created = try #require(first.createdApp)
-        let second = try ServerApp(config: config)
-        #expect(second.createdApp == nil)
-        #expect(second.apps.app(id: created.appId) == created)
-        let mode = try FileManager.default.attributesOfItem(atPath: dir)[.posixPermissions] as? Int
-        #expect(mode == 0o700)
-    }
-
-    @Test func migrationsAreVersionedAndRefuseANewerSchema() throws {
-        let db = try Database(path: ":memory:")
-        #expect(try Migrations.server.apply(to: db) == 0)
-        #expect(try Migrations.server.apply(to: db) == Migrations.server.latestVersion)
-        try db.execute("PRAGMA user_version = 99")
-        #expect(throws: DatabaseError.schemaTooNew(found: 99, supported: Migrations.server.latestVersion)) { try Migrations.server.apply(to: db) }
-    }
-
-    @Test func walModeIsOnForFiles() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wal-\(UUID()).sqlite3").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let db = try Database(path: path)
-        #expect(try db.query("PRAGMA journal_mode").first?.first?.string == "wal")
-    }
-}

@@ -7,7 +7,7 @@ import Synchronization
 /// `srtc-server` builds one from its configuration; tests build one on loopback with free ports.
 public final class ServerApp: Sendable {
     public let config: ServerConfig
-    public let database: Database
+    public let database: any Database
     public let apps: AppStore
     public let metrics: Metrics
     public let router: APIRouter
@@ -27,21 +27,21 @@ public final class ServerApp: Sendable {
     /// The HTTP address, once `start()` listens.
     public let endpoint = ServerEndpoint()
 
-    /// Opens the data directory and database, applies migrations and makes sure an app exists.
+    /// Opens the data directory and database (SQLite there, or PostgreSQL at `--database-url`), applies migrations and makes sure an app exists.
     /// - Parameter modules: factories of the parts built on the server (`MeetingServer`), created
     ///   once storage is open; their routes and WebSocket paths are served with the server's own.
     public init(config: ServerConfig, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
                 modules moduleFactories: [ServerModuleFactory] = []) throws {
         self.config = config
         let databasePath: String
-        if config.dataDir == ":memory:" {
+        if config.dataDir == ":memory:" || config.databaseURL != nil {
             databasePath = ":memory:"
         } else {
             try FileManager.default.createDirectory(atPath: config.dataDir, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             databasePath = (config.dataDir as NSString).appendingPathComponent("srtc.sqlite3")
         }
-        database = try Database(path: databasePath)
+        database = try DatabaseLocator.open(url: config.databaseURL, sqlitePath: databasePath)
         try Migrations.server.apply(to: database)
         apps = try AppStore(database: database)
         if let id = config.appId, let key = config.appKey {

@@ -13,6 +13,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var publicIP: String?
     /// Directory of the SQLite database and other state (`--data-dir`, `SRTC_DATA_DIR`).
     public var dataDir: String = "./srtc-data"
+    /// PostgreSQL instead of SQLite (`--database-url`, `SRTC_DATABASE_URL`): `postgres://user:password@host:port/db`.
+    /// Every node of a cluster names the same database (docs/deploy.md, "A cluster of nodes").
+    public var databaseURL: String?
     /// Credentials of the first app (`--app-id` / `SRTC_APP_ID`, `--app-key` / `SRTC_APP_KEY`); both or neither.
     public var appId: String?
     public var appKey: String?
@@ -63,6 +66,10 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("bind", "SRTC_BIND", "bind", "address to bind (default 127.0.0.1)") { c, v in c.bind = v },
         Setting("public-ip", "SRTC_PUBLIC_IP", "public_ip", "address announced in ICE candidates") { c, v in c.publicIP = v },
         Setting("data-dir", "SRTC_DATA_DIR", "data_dir", "state directory (default ./srtc-data)") { c, v in c.dataDir = v },
+        Setting("database-url", "SRTC_DATABASE_URL", "database_url", "PostgreSQL URL postgres://… instead of SQLite in the data directory") { c, v in
+            guard v.hasPrefix("postgres://") || v.hasPrefix("postgresql://") else { throw ConfigError.invalidValue("database-url", "a URL not starting with postgres://") }
+            c.databaseURL = v
+        },
         Setting("app-id", "SRTC_APP_ID", "app_id", "first app's id (with --app-key)") { c, v in c.appId = v },
         Setting("app-key", "SRTC_APP_KEY", "app_key", "first app's key (with --app-id)") { c, v in c.appKey = v },
         Setting("log-level", "SRTC_LOG_LEVEL", "log_level", "debug, info, warn or error (default info)") { c, v in

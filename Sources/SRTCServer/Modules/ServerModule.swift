@@ -51,7 +51,7 @@ public struct ServerModuleContext: Sendable {
     /// The server's configuration.
     public let config: ServerConfig
     /// The server's SQLite database (a module keeps its own tables and schema version in it).
-    public let database: Database
+    public let database: any Database
     /// The apps, for token verification and for signing tokens with an app's key.
     public let apps: AppStore
     /// Counters shared with `/metrics`.

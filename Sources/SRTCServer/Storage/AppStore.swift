@@ -12,10 +12,10 @@ public struct App: Sendable, Equatable {
 
 /// Apps, stored in SQLite and cached in memory so signature checks never touch the database.
 public final class AppStore: Sendable {
-    private let database: Database
+    private let database: any Database
     private let cache: Mutex<[String: App]>
 
-    public init(database: Database) throws(DatabaseError) {
+    public init(database: any Database) throws(DatabaseError) {
         self.database = database
         var apps: [String: App] = [:]
         for row in try database.query("SELECT app_id, app_key, name FROM apps") {

@@ -1,17 +1,29 @@
-import CSQLite
-import Synchronization
-
-/// Errors of the embedded SQLite store.
+/// Errors of the server's SQL stores (SQLite and PostgreSQL).
 public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// SQLite returned an error; `message` is sqlite3_errmsg's text.
     case sqlite(code: Int32, message: String)
+    /// PostgreSQL returned an error: its SQLSTATE (PostgreSQL manual, appendix A) and message.
+    case postgres(state: String, message: String)
+    /// The database cannot be reached or the URL is unusable (`--database-url`).
+    case connection(String)
     /// The database was written by a newer server (its schema version is above ours).
     case schemaTooNew(found: Int, supported: Int)
 
     public var description: String {
         switch self {
         case .sqlite(let code, let message): return "sqlite error \(code): \(message)"
+        case .postgres(let state, let message): return "postgres error \(state): \(message)"
+        case .connection(let message): return "database connection failed: \(message)"
         case .schemaTooNew(let found, let supported): return "database schema v\(found) is newer than this server supports (v\(supported))"
+        }
+    }
+
+    /// A UNIQUE or PRIMARY KEY constraint refused the row (SQLITE_CONSTRAINT, SQLSTATE 23505).
+    public var isUniqueViolation: Bool {
+        switch self {
+        case .sqlite(let code, _): return code == 19
+        case .postgres(let state, _): return state == "23505"
+        default: return false
         }
     }
 }
@@ -28,119 +40,45 @@ public enum SQLValue: Sendable, Equatable {
     public var string: String? { if case .text(let v) = self { return v }; return nil }
 }
 
-/// One SQLite connection in WAL mode, serialized by a mutex. The control plane's writes are few
-/// (apps, meetings, webhooks), so one connection is simpler than a pool and fast enough.
-public final class Database: Sendable {
-    private let handle: Mutex<OpaquePointer?>
-
-    /// Opens (creating if needed) the database at `path`; `":memory:"` for tests.
-    public init(path: String) throws(DatabaseError) {
-        var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-        guard rc == SQLITE_OK else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            sqlite3_close(db)
-            throw .sqlite(code: rc, message: message)
-        }
-        sqlite3_busy_timeout(db, 5000)
-        handle = Mutex(db)
-        try execute("PRAGMA journal_mode=WAL")
-        try execute("PRAGMA synchronous=NORMAL")
-        try execute("PRAGMA foreign_keys=ON")
-    }
-
-    deinit {
-        handle.withLock { db in
-            sqlite3_close_v2(db)
-            db = nil
-        }
-    }
-
-    /// Runs one or more statements without results.
-    public func execute(_ sql: String) throws(DatabaseError) {
-        try handle.withLock { db throws(DatabaseError) in
-            var error: UnsafeMutablePointer<CChar>?
-            let rc = sqlite3_exec(db, sql, nil, nil, &error)
-            if rc != SQLITE_OK {
-                let message = error.map { String(cString: $0) } ?? "error"
-                sqlite3_free(error)
-                throw .sqlite(code: rc, message: message)
-            }
-        }
-    }
-
+/// What runs statements: a database, or one transaction of it.
+public protocol SQLExecutor {
     /// Runs `sql` with `parameters` bound to `?` placeholders and returns every row.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [SQLValue] = []) throws(DatabaseError) -> [[SQLValue]] {
-        try handle.withLock { db throws(DatabaseError) in try Self.run(db, sql, parameters) }
-    }
+    func query(_ sql: String, _ parameters: [SQLValue]) throws(DatabaseError) -> [[SQLValue]]
+}
 
+extension SQLExecutor {
+    /// Runs `sql` without parameters.
+    @discardableResult
+    public func query(_ sql: String) throws(DatabaseError) -> [[SQLValue]] { try query(sql, []) }
+}
+
+/// The server's store: every table (apps, webhook outbox, meetings, attendance, sign-ins) goes
+/// through this interface, written once in the SQL both engines share: `?` placeholders,
+/// `ON CONFLICT`, `RETURNING`, `COALESCE`. Each implementation maps what differs (placeholder
+/// syntax, column types in migrations, the schema-version slot) in `SQLDialect`, so every store
+/// runs unchanged on SQLite (the embedded default) and PostgreSQL (`--database-url`, shared by a
+/// cluster of nodes).
+public protocol Database: SQLExecutor, Sendable {
+    /// The engine, for migrations (`SQLDialect.ddl`) and the schema-version slot.
+    var dialect: SQLDialect { get }
+    /// Runs one or more statements without parameters or results (`;`-separated).
+    func execute(_ sql: String) throws(DatabaseError)
     /// Runs `body` inside one transaction, rolled back if it throws.
-    public func transaction<T>(_ body: (borrowing Transaction) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
-        try handle.withLock { db throws(DatabaseError) in
-            _ = try Self.run(db, "BEGIN IMMEDIATE", [])
-            do throws(DatabaseError) {
-                let result = try body(Transaction(db: db))
-                _ = try Self.run(db, "COMMIT", [])
-                return result
-            } catch {
-                _ = try? Self.run(db, "ROLLBACK", [])
-                throw error
-            }
-        }
-    }
+    func transaction<T>(_ body: (any SQLExecutor) throws(DatabaseError) -> T) throws(DatabaseError) -> T
+}
 
-    /// The connection as seen inside `transaction`.
-    public struct Transaction: ~Copyable {
-        fileprivate let db: OpaquePointer?
-        @discardableResult
-        public func query(_ sql: String, _ parameters: [SQLValue] = []) throws(DatabaseError) -> [[SQLValue]] {
-            try Database.run(db, sql, parameters)
-        }
-    }
-
-    fileprivate static func run(_ db: OpaquePointer?, _ sql: String, _ parameters: [SQLValue]) throws(DatabaseError) -> [[SQLValue]] {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { throw lastError(db) }
-        defer { sqlite3_finalize(statement) }
-        for (i, value) in parameters.enumerated() {
-            let index = Int32(i + 1)
-            let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(statement, index)
-            case .integer(let v): rc = sqlite3_bind_int64(statement, index, v)
-            case .real(let v): rc = sqlite3_bind_double(statement, index, v)
-            case .text(let v): rc = sqlite3_bind_text(statement, index, v, -1, srtc_sqlite_transient())
-            case .blob(let v): rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), srtc_sqlite_transient()) }
+/// Opens the store a server configuration names.
+public enum DatabaseLocator {
+    /// `postgres://…` or `postgresql://…` (libpq's URI syntax) opens PostgreSQL; otherwise SQLite
+    /// at `path` (a file, or `:memory:`).
+    public static func open(url: String?, sqlitePath path: String) throws(DatabaseError) -> any Database {
+        if let url, !url.isEmpty {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw .connection("--database-url must start with postgres:// or postgresql://")
             }
-            guard rc == SQLITE_OK else { throw lastError(db) }
+            return try PostgresDatabase(url: url)
         }
-        var rows: [[SQLValue]] = []
-        while true {
-            let rc = sqlite3_step(statement)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else { throw lastError(db) }
-            let columns = sqlite3_column_count(statement)
-            var row: [SQLValue] = []
-            row.reserveCapacity(Int(columns))
-            for c in 0..<columns {
-                switch sqlite3_column_type(statement, c) {
-                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, c)))
-                case SQLITE_FLOAT: row.append(.real(sqlite3_column_double(statement, c)))
-                case SQLITE_TEXT: row.append(.text(String(cString: sqlite3_column_text(statement, c))))
-                case SQLITE_BLOB:
-                    let count = Int(sqlite3_column_bytes(statement, c))
-                    let bytes = sqlite3_column_blob(statement, c).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-                    row.append(.blob(bytes))
-                default: row.append(.null)
-                }
-            }
-            rows.append(row)
-        }
-        return rows
-    }
-
-    private static func lastError(_ db: OpaquePointer?) -> DatabaseError {
-        .sqlite(code: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)))
+        return try SQLiteDatabase(path: path)
     }
 }

@@ -2,7 +2,10 @@ import Foundation
 import SRTCProtocol
 
 /// Versioned schema migrations, applied in order inside one transaction each. The version lives
-/// in `PRAGMA user_version`; a migration is never edited once released, only appended.
+/// in SQLite's `PRAGMA user_version`, or in the `srtc_schema` table on PostgreSQL (a module's schema
+/// in a table of its own, `versionTable`); a migration is
+/// never edited once released, only appended. Steps are written with SQLite's type names and
+/// mapped for PostgreSQL by `SQLDialect.ddl`.
 public struct Migrations: Sendable {
     public struct Step: Sendable {
         public let version: Int
@@ -52,26 +55,39 @@ public struct Migrations: Sendable {
     /// The latest version this build knows.
     public var latestVersion: Int { steps.last?.version ?? 0 }
 
+    /// The version `database` is at (0 before the first step).
+    public func currentVersion(of database: any Database) throws(DatabaseError) -> Int {
+        if let table = versionTable {
+            try database.execute("CREATE TABLE IF NOT EXISTS \(table) (version BIGINT NOT NULL)")
+            return Int(try database.query("SELECT MAX(version) FROM \(table)").first?.first?.int ?? 0)
+        }
+        switch database.dialect {
+        case .sqlite:
+            return Int(try database.query("PRAGMA user_version").first?.first?.int ?? 0)
+        case .postgres:
+            try database.execute("CREATE TABLE IF NOT EXISTS srtc_schema (version BIGINT NOT NULL)")
+            return Int(try database.query("SELECT MAX(version) FROM srtc_schema").first?.first?.int ?? 0)
+        }
+    }
+
     /// Brings `database` to the latest version; returns the version found before.
     @discardableResult
-    public func apply(to database: Database) throws(DatabaseError) -> Int {
-        let current: Int
-        if let table = versionTable {
-            try database.execute("CREATE TABLE IF NOT EXISTS \(table) (version INTEGER NOT NULL)")
-            current = Int(try database.query("SELECT MAX(version) FROM \(table)").first?.first?.int ?? 0)
-        } else {
-            current = Int(try database.query("PRAGMA user_version").first?.first?.int ?? 0)
-        }
+    public func apply(to database: any Database) throws(DatabaseError) -> Int {
+        let current = try currentVersion(of: database)
         guard current <= latestVersion else { throw .schemaTooNew(found: current, supported: latestVersion) }
+        let dialect = database.dialect
         for step in steps where step.version > current {
             try database.transaction { tx throws(DatabaseError) in
                 for statement in step.sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
-                    try tx.query(statement)
+                    try tx.query(dialect.ddl(statement))
                 }
                 if let table = versionTable {
                     try tx.query("INSERT INTO \(table) (version) VALUES (?)", [.integer(Int64(step.version))])
                 } else {
-                    try tx.query("PRAGMA user_version = \(step.version)")
+                    switch dialect {
+                    case .sqlite: try tx.query("PRAGMA user_version = \(step.version)")
+                    case .postgres: try tx.query("INSERT INTO srtc_schema (version) VALUES (?)", [.integer(Int64(step.version))])
+                    }
                 }
             }
         }

@@ -32,14 +32,14 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     let maxAttempts: Int
 
     private let url: String
-    private let database: Database
+    private let database: any Database
     private let apps: AppStore
     private let post: Poster
     private let sequences = Mutex<[ChannelKey: Int64]>([:])
     private let wakeup = Wakeup()
     private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    init(url: String, database: Database, apps: AppStore, maxAttempts: Int = 10, post: @escaping Poster) {
+    init(url: String, database: any Database, apps: AppStore, maxAttempts: Int = 10, post: @escaping Poster) {
         self.url = url
         self.database = database
         self.apps = apps

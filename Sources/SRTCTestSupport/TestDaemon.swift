@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import TestWait
+
+/// What tests need to run real daemons (PostgreSQL, Redis): tools run to completion (through
+/// `onThread`, off the cooperative pool), and clean-up that happens even when the test process is
+/// killed.
+public enum TestDaemon {
+    /// A daemon or tool could not be started.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Whether this process runs as root (daemons that refuse root then run as their own user).
+    public static var isRoot: Bool { getuid() == 0 }
+
+    /// Runs `tool` to completion (as `user` through runuser when root); throws with its output on
+    /// a non-zero exit. Blocks: call it through `onThread`. Spawned and reaped here with
+    /// `posix_spawn`/`waitpid`: Foundation's `Process` missed the exit of `pg_ctl start` (whose
+    /// daemon outlives it) and waited forever.
+    @discardableResult
+    public static func run(_ tool: String, _ arguments: [String], as user: String? = nil) throws -> String {
+        let argv = (user.map { isRoot ? ["/usr/sbin/runuser", "-u", $0, "--"] : [] } ?? []) + [tool] + arguments
+        let log = (NSTemporaryDirectory() as NSString).appendingPathComponent("srtc-tool-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log")
+        defer { unlink(log) }
+        let pid = try spawn(argv, output: log)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // WIFEXITED and WEXITSTATUS are macros: status is (code << 8) for a normal exit.
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            throw Failure(description: "\((tool as NSString).lastPathComponent) failed (wait status \(status)): \(text.suffix(2000))")
+        }
+        return text
+    }
+
+    /// Runs the shell `commands` once this test process has exited (normally or killed), so a
+    /// daemon started for the tests never outlives them. The watcher is a detached `sh` with no
+    /// inherited output, so it holds no pipe of `swift test` open.
+    public static func cleanUpAfterExit(_ commands: String) throws {
+        _ = try spawn(["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(commands)"], output: "/dev/null")
+    }
+
+    /// Starts `argv` with stdin from /dev/null and stdout and stderr to `output`.
+    private static func spawn(_ argv: [String], output: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ)
+        guard rc == 0 else { throw Failure(description: "cannot start \(argv[0]): errno \(rc)") }
+        return pid
+    }
+
+    /// A fresh directory under the temp directory, owned by `user` when root.
+    public static func makeDirectory(_ prefix: String, owner user: String? = nil) throws -> String {
+        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("\(prefix)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if let user, isRoot {
+            guard let entry = getpwnam(user) else { throw Failure(description: "no OS user '\(user)'") }
+            guard chown(path, entry.pointee.pw_uid, entry.pointee.pw_gid) == 0 else { throw Failure(description: "chown \(path) failed") }
+        }
+        return path
+    }
+
+    /// Blocking work that may throw, on a thread of its own (`onThread`).
+    public static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await onThread { Result { try body() } }.get()
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import SRTCServer
+import TestWait
+
+/// One throwaway PostgreSQL cluster per test process, started on first use on a free loopback
+/// port in a temp directory (`initdb`, `pg_ctl`; as the `postgres` OS user when the tests run as
+/// root, since PostgreSQL refuses root) and stopped when the process exits. Each test gets its own
+/// fresh database in it, so tests stay independent and cost one `CREATE DATABASE` each.
+public enum TestPostgres {
+    /// PostgreSQL's binaries are not installed (scripts/install-deps installs them).
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The running cluster: its port and superuser URL.
+    struct Cluster: Sendable {
+        let port: UInt16
+        func url(database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
+    }
+
+    private static let cluster = Task { try await TestDaemon.blocking { try start() } }
+
+    /// The URL of a new, empty database in the shared cluster.
+    public static func freshDatabaseURL() async throws -> String {
+        let cluster = try await cluster.value
+        let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await TestDaemon.blocking {
+            let admin = try PostgresDatabase(url: cluster.url(database: "postgres"))
+            try admin.execute("CREATE DATABASE \(name)")
+        }
+        return cluster.url(database: name)
+    }
+
+    /// A connection to a new, empty database in the shared cluster.
+    public static func freshDatabase() async throws -> PostgresDatabase {
+        let url = try await freshDatabaseURL()
+        return try await TestDaemon.blocking { try PostgresDatabase(url: url) }
+    }
+
+    /// The directory of `initdb` and `pg_ctl` (the newest installed major version), or `nil`.
+    static var binDirectory: String? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        return versions.reversed().map { "\(root)/\($0)/bin" }.first { FileManager.default.isExecutableFile(atPath: "\($0)/pg_ctl") }
+    }
+
+    private static func start() throws -> Cluster {
+        guard let bin = binDirectory else {
+            throw Unavailable(description: "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl); scripts/install-deps installs it")
+        }
+        let user = TestDaemon.isRoot ? "postgres" : nil
+        let directory = try TestDaemon.makeDirectory("srtc-pg", owner: user)
+        let data = directory + "/data"
+        let port = try freeLoopbackPort()
+        try TestDaemon.run("\(bin)/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"], as: user)
+        // Durability is not what these tests check: skip fsync for speed.
+        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        try TestDaemon.run("\(bin)/pg_ctl", ["-D", data, "-o", options, "-l", directory + "/log", "-w", "-t", "60", "start"], as: user)
+        let stop = (user.map { "/usr/sbin/runuser -u \($0) -- " } ?? "") + "\(bin)/pg_ctl -D \(data) -m immediate stop"
+        try TestDaemon.cleanUpAfterExit("\(stop); rm -rf \(directory)")
+        return Cluster(port: port)
+    }
+}
