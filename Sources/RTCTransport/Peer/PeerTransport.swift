@@ -28,11 +28,11 @@ public final class PeerTransport: @unchecked Sendable {
     public var state: State { sharedState.withLock { $0 } }
 
     /// Where media goes: the ICE-selected remote address.
-    public private(set) var remoteAddress: SocketAddress?
+    public internal(set) var remoteAddress: SocketAddress?
     /// The negotiated SRTP profile, once connected.
-    public private(set) var srtpProfile: SRTPProfile?
+    public internal(set) var srtpProfile: SRTPProfile?
     /// Counters, for stats and tests (I/O thread).
-    public private(set) var stats = Stats()
+    public internal(set) var stats = Stats()
     /// The local ICE credentials in force; an ICE restart replaces them (I/O thread).
     public private(set) var localICE: ICECredentials
 
@@ -46,20 +46,20 @@ public final class PeerTransport: @unchecked Sendable {
 
     let io: UDPReceiveLoop
     weak var host: PeerTransportHost?
-    private var ice: ICEMachine
+    var ice: ICEMachine
     let dtls: DTLSEndpoint
-    private var srtp: SRTPContext?
-    private let sharedState = Mutex<State>(.new)
-    private var currentState: State = .new
-    private var deadline: ContinuousClock.Instant?
-    private var started = false
+    var srtp: SRTPContext?
+    let sharedState = Mutex<State>(.new)
+    var currentState: State = .new
+    var deadline: ContinuousClock.Instant?
+    var started = false
     /// An ICE restart is under way after a recoverable ICE failure (DTLS and SRTP kept).
-    private var restarting = false
+    var restarting = false
     /// `true` for a client transport: closing also stops its I/O thread.
     var ownsLoop = false
     /// Made before the peer's SDP: DTLS waits here until `completeNegotiation` (bounded).
-    private var awaitingRemote: Bool
-    private var heldDTLS: [[UInt8]] = []
+    var awaitingRemote: Bool
+    var heldDTLS: [[UInt8]] = []
     /// The data channels, when the parameters ask for SCTP (I/O thread).
     public internal(set) var dataChannels: DataChannelEndpoint?
 
@@ -220,178 +220,5 @@ public final class PeerTransport: @unchecked Sendable {
     func sendControl(_ datagrams: [[UInt8]], to address: SocketAddress?) {
         guard let address else { return }
         for d in datagrams { d.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: address) } }
-    }
-
-    // MARK: - Events from the I/O layer (I/O thread)
-
-    /// Starts ICE (controlling: the first checks go out) and the connect timer.
-    func start(now: ContinuousClock.Instant) {
-        guard !started else { return }
-        started = true
-        deadline = now + parameters.connectTimeout
-        setUpDataChannels()
-        if case .controlling(var agent) = ice {
-            let actions = agent.start(now: now)
-            ice = .controlling(agent)
-            perform(actions, now: now)
-        }
-    }
-
-    /// Handles one datagram routed to this transport.
-    /// `stun` is the message when the caller already parsed it (the port does, to route by USERNAME).
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, kind: PacketKind, stun: STUNMessage?) {
-        switch kind {
-        case .stun:
-            guard let message = stun ?? (try? STUNMessage(parsing: UnsafeRawBufferPointer(datagram))) else { return }
-            let raw = UnsafeRawBufferPointer(datagram)
-            let now = ContinuousClock.now
-            let actions: [ICEAction]
-            switch ice {
-            case .lite(var lite):
-                actions = lite.handle(message, raw: raw, from: source, now: now)
-                ice = .lite(lite)
-            case .controlling(var agent):
-                actions = agent.handle(message, raw: raw, from: source, now: now)
-                ice = .controlling(agent)
-            }
-            perform(actions, now: now)
-        case .dtls:
-            // DTLS only from the address ICE validated (RFC 8445 §11: media follows checks).
-            guard source == remoteAddress, currentState != .closed, currentState != .failed else { return }
-            if awaitingRemote {
-                // The peer's answer (with its fingerprint) is on its way: keep its first flight.
-                if heldDTLS.count < 8 { heldDTLS.append(Array(datagram)) }
-                return
-            }
-            handleDTLS(dtls.handle(UnsafeRawBufferPointer(datagram)))
-        case .rtp, .rtcp:
-            guard let srtp, source == remoteAddress else { return }
-            receiveMedia(datagram, rtcp: kind == .rtcp, srtp: srtp)
-        case .unknown:
-            return
-        }
-    }
-
-    @inline(__always)
-    private func receiveMedia(_ datagram: UnsafeMutableRawBufferPointer, rtcp: Bool, srtp: SRTPContext) {
-        do throws(SRTPError) {
-            if rtcp {
-                let length = try srtp.unprotectRTCP(datagram, length: datagram.count)
-                stats.rtcpReceived += 1
-                delegate?.peerTransport(self, didReceiveRTCP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]))
-            } else {
-                let length = try srtp.unprotectRTP(datagram, length: datagram.count)
-                stats.rtpReceived += 1
-                delegate?.peerTransport(self, didReceiveRTP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]))
-            }
-        } catch {
-            stats.unprotectFailures += 1
-        }
-    }
-
-    /// Timers: ICE checks and consent, DTLS retransmission, the connect deadline.
-    func tick(now: ContinuousClock.Instant) {
-        guard currentState != .closed, currentState != .failed || restarting else { return }
-        let actions: [ICEAction]
-        switch ice {
-        case .lite(var lite):
-            actions = lite.tick(now: now)
-            ice = .lite(lite)
-        case .controlling(var agent):
-            actions = agent.tick(now: now)
-            ice = .controlling(agent)
-        }
-        perform(actions, now: now)
-        if dtls.state == .handshaking { handleDTLS(dtls.handleTimeout()) }
-        if dataChannels != nil { SCTPStack.runTimers(now: now) }
-        if currentState != .connected, let deadline, now > deadline {
-            restarting = false
-            srtp = nil
-            fail()
-        }
-    }
-
-    private func perform(_ actions: [ICEAction], now: ContinuousClock.Instant) {
-        for action in actions {
-            switch action {
-            case .send(let bytes, let to):
-                bytes.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: to) }
-            case .selected(let address):
-                let previous = remoteAddress
-                remoteAddress = address
-                host?.peerTransport(self, didSelect: address, previous: previous)
-                if dtls.role == .client && dtls.state == .new { handleDTLS(dtls.start()) }
-                if restarting, srtp != nil {
-                    // The restart found a path: same keys, media resumes.
-                    restarting = false
-                    setState(.connected)
-                }
-            case .stateChanged(let iceState):
-                switch iceState {
-                case .checking: if currentState == .new { setState(.checking) }
-                case .failed: iceFailed()
-                case .new, .connected: break
-                }
-            }
-        }
-    }
-
-    func handleDTLS(_ output: DTLSEndpoint.Output) {
-        sendControl(output.datagrams, to: remoteAddress)
-        switch output.event {
-        case .connected(let profile)?:
-            do throws(SRTPError) {
-                srtp = try dtls.makeSRTPContext()
-                srtpProfile = profile
-                setState(.connected)
-                connectDataChannels()
-            } catch {
-                fail()
-            }
-        case .failed?:
-            fail()
-        case .closed?:
-            finish(.closed)
-        case nil:
-            break
-        }
-        receiveSCTP(output.applicationData)
-    }
-
-    private func closeOnIOThread() {
-        guard currentState != .closed else { return }
-        restarting = false
-        dataChannels?.association.close()
-        sendControl(dtls.close().datagrams, to: remoteAddress)
-        io.sendQueue.flush(on: io.socket)
-        finish(.closed)
-    }
-
-    private func fail() { finish(.failed) }
-
-    /// ICE lost its path (consent expired or checks failed). Before DTLS finished that ends the
-    /// transport; after, the keys stay so an ICE restart can resume media (RFC 8445 §9).
-    private func iceFailed() {
-        guard srtp != nil else { return fail() }
-        restarting = false
-        guard currentState != .closed, currentState != .failed else { return }
-        setState(.failed)
-        host?.peerTransportDidFinish(self)
-    }
-
-    private func finish(_ final: State) {
-        guard currentState != .closed, currentState != .failed || final == .closed else { return }
-        srtp = nil
-        dataChannels?.association.close()
-        setState(final)
-        host?.peerTransportDidFinish(self)
-    }
-
-    private func setState(_ new: State) {
-        guard new != currentState else { return }
-        if new == .connected && currentState == .new { setState(.checking) }
-        currentState = new
-        sharedState.withLock { $0 = new }
-        delegate?.peerTransport(self, didChangeState: new)
     }
 }
