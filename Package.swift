@@ -23,6 +23,12 @@ let package = Package(
         .systemLibrary(name: "CUsrSCTP", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
         .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
         .systemLibrary(name: "CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Linux devices: audio (PulseAudio / PipeWire), X11 screen capture and windows, V4L2
+        // cameras, MJPEG decoding. Linked on Linux only (Apple platforms use AVFoundation).
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CX11", pkgConfig: "xext", providers: [.apt(["libx11-dev", "libxext-dev"])]),
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // FFmpeg: containers (WebM, MP4, HLS, FLV/RTMP), H.264 and AAC, scaling (egress and the CDN engine).
         .systemLibrary(name: "CAVUtil", pkgConfig: "libavutil", providers: [.apt(["libavutil-dev"])]),
         .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev"])]),
@@ -36,7 +42,8 @@ let package = Package(
         .target(name: "RTCWire", dependencies: ["RTCCrypto"]),
         .target(name: "RTCNet", dependencies: ["CSystem", "COpenSSL", "RTCCrypto"]),
         .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto", "CUsrSCTP"]),
-        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX", "COpenH264"]),
+        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX", "COpenH264",
+                                                 .target(name: "CTurboJPEG", condition: .when(platforms: [.linux]))]),
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
         // FFmpeg's libav* behind Swift types: muxers, H.264/AAC encoders, demuxer and decoders, scaling.
         .target(name: "RTCAV", dependencies: ["RTCMedia", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale"]),
@@ -95,7 +102,7 @@ let package = Package(
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "SRTCTestSupport",
-                                                          "EgressServer", "RTCAV", "MediaTestSupport", "RTCTransport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
+                                                          "EgressServer", "RTCAV", "MediaTestSupport"]),
     ]
 )

@@ -10,3 +10,4 @@ if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
 if wants("sfu") { runSFUBenchmarks() }
 if wants("sdk") { runSDKBenchmarks() }
+if wants("render") { runRenderBenchmarks() }

@@ -17,8 +17,11 @@ struct PackageManifestTests {
 
     /// The targets of Package.swift: kind, dependencies by name, and the directory of their sources.
     static func targets() throws -> [String: Target] {
-        // A dependency list may go on over several lines: continuation lines start with a name.
+        // A platform-conditional dependency (`.target(name: "CX11", condition: .when(...))`) counts
+        // by its name; a dependency list may go on over several lines: continuation lines start
+        // with a name.
         let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+            .replacing(/\.target\(name:\s*("[^"]+"),\s*condition:\s*\.when\([^)]*\)\)/) { String($0.output.1) }
             .replacing(/,\s*\n\s*"/, with: ", \"")
         let declaration = try Regex(#"\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([^"]+)"([^\n]*)"#)
         var targets: [String: Target] = [:]

@@ -148,27 +148,8 @@ extension VideoPixelBuffer {
 
     private func i420ToBGRA() -> VideoPixelBuffer {
         var output = emptyBuffer(.bgra)
-        let (w, h, cw, ch) = (width, height, chromaWidth, chromaHeight)
-        let uOffset = w * h
-        let vOffset = uOffset + cw * ch
-        @inline(__always) func clamp(_ value: Int) -> UInt8 { UInt8(max(0, min(255, value))) }
-        data.withUnsafeBufferPointer { source in
-            output.withMutableData { target in
-                target.withUnsafeMutableBufferPointer { target in
-                    for y in 0..<h {
-                        for x in 0..<w {
-                            let c = 298 * (Int(source[y * w + x]) - 16)
-                            let d = Int(source[uOffset + (y / 2) * cw + x / 2]) - 128
-                            let e = Int(source[vOffset + (y / 2) * cw + x / 2]) - 128
-                            let p = (y * w + x) * 4
-                            target[p] = clamp((c + 516 * d + 128) >> 8)
-                            target[p + 1] = clamp((c - 100 * d - 208 * e + 128) >> 8)
-                            target[p + 2] = clamp((c + 409 * e + 128) >> 8)
-                            target[p + 3] = 255
-                        }
-                    }
-                }
-            }
+        output.withMutableData { target in
+            target.withUnsafeMutableBytes { drawBGRA(into: $0.baseAddress!, width: width, height: height, stride: width * 4) }
         }
         return output
     }

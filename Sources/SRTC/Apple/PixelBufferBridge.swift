@@ -54,3 +54,31 @@ extension LocalCustomVideoTrack {
     }
 }
 #endif
+
+#if canImport(CoreVideo)
+extension PixelBufferBridge {
+    /// A new NV12 (`420YpCbCr8BiPlanarVideoRange`) `CVPixelBuffer` holding `buffer` (any format):
+    /// what Vision and `AVSampleBufferDisplayLayer` take.
+    static func cvPixelBuffer(from buffer: VideoPixelBuffer) -> CVPixelBuffer? {
+        let nv12 = buffer.converted(to: .nv12)
+        var created: CVPixelBuffer?
+        let attributes = [kCVPixelBufferIOSurfacePropertiesKey as String: [String: Any]()] as CFDictionary
+        guard CVPixelBufferCreate(nil, nv12.width, nv12.height, kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange,
+                                  attributes, &created) == kCVReturnSuccess, let pixelBuffer = created else { return nil }
+        CVPixelBufferLockBaseAddress(pixelBuffer, [])
+        defer { CVPixelBufferUnlockBaseAddress(pixelBuffer, []) }
+        for plane in 0..<2 {
+            guard let base = CVPixelBufferGetBaseAddressOfPlane(pixelBuffer, plane) else { return nil }
+            let stride = CVPixelBufferGetBytesPerRowOfPlane(pixelBuffer, plane)
+            let layout = nv12.plane(plane)
+            nv12.withPlane(plane) { source in
+                for row in 0..<layout.height {
+                    let target = base.advanced(by: row * stride).assumingMemoryBound(to: UInt8.self)
+                    for i in 0..<layout.stride { target[i] = source[row * layout.stride + i] }
+                }
+            }
+        }
+        return pixelBuffer
+    }
+}
+#endif

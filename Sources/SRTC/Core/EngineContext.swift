@@ -12,6 +12,8 @@ final class EngineContext: Sendable {
 
     let configuration: SRTCEngine.Configuration
     let logger: Logger
+    /// Beauty and virtual background, shared by every camera track.
+    let renderModule = RenderModule()
     private let processors = Mutex(Processors())
     private let destroyedFlag = Mutex(false)
 

@@ -31,13 +31,18 @@ public final class SRTCEngine: @unchecked Sendable {
         public var receiveTimeout: Double
         /// Local address the media sockets bind to (`0.0.0.0` = every interface).
         public var mediaBindAddress: String
+        /// Take quality, speaker and layer events on the subscribe transport's data channel, as
+        /// the SFU engine sends them (the subscribe transport is set up at join then); `false`
+        /// keeps them on the signaling WebSocket.
+        public var useDataChannel: Bool
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
-                    receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0") {
+                    receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", useDataChannel: Bool = true) {
             self.delegateQueue = delegateQueue
             self.logLevel = logLevel
             self.receiveTimeout = receiveTimeout
             self.mediaBindAddress = mediaBindAddress
+            self.useDataChannel = useDataChannel
         }
     }
 
@@ -104,7 +109,8 @@ public final class SRTCEngine: @unchecked Sendable {
     }
 
     /// Destroys every channel, waits until each has left, then releases the engine's resources
-    /// (the audio processors are released). The engine cannot be used afterwards.
+    /// (the audio processors are released, the virtual background uninstalled). The engine cannot
+    /// be used afterwards.
     public func destroy() async {
         context.isDestroyed = true
         let all = channels.withLock { list -> [Channel] in
@@ -116,6 +122,7 @@ public final class SRTCEngine: @unchecked Sendable {
         }
         context.setCaptureProcessor(nil)
         context.setRenderProcessor(nil)
+        uninstallVirtualBackground()
     }
 
     /// Forgets a destroyed channel.

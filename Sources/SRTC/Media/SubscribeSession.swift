@@ -1,6 +1,8 @@
 import Foundation
+import RTCNet
 import RTCTransport
 import RTCWire
+import SRTCProtocol
 import Synchronization
 
 /// The subscribe transport of one channel: answers the server's `subscriber_offer`s, binds each
@@ -43,6 +45,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
         var midID: UInt8?
         var revision = -1
         var onStateChange: (@Sendable (PeerTransport.State) -> Void)?
+        var dataChannelOpen = false
     }
 
     // MARK: - Properties
@@ -53,11 +56,24 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     let feedbackSSRC = UInt32.random(in: 1...UInt32.max)
     private let context: EngineContext
     private let state = Mutex(State())
+    /// Receives the events that arrive on the reliable data channel (I/O thread).
+    let dataEvents = CallbackSlot<@Sendable (ServerEvent) -> Void>()
+    /// Whether the reliable data channel is open.
+    var dataChannelOpen: Bool { state.withLock { $0.dataChannelOpen } }
+    /// Events that arrived on the data channel (for stats and tests).
+    var dataEventsReceived: Int { receivedDataEvents.load(ordering: .relaxed) }
+    private let receivedDataEvents = Atomic<Int>(0)
 
     init(certificate: DTLSCertificate, context: EngineContext) {
         self.certificate = certificate
         self.context = context
     }
+
+    /// The negotiated channels of the subscribe transport (docs/protocol.md, "Data channels").
+    static let dataChannels = [
+        DataChannelInfo(id: SignalDataChannel.reliableID, label: SignalDataChannel.reliableLabel, negotiated: true),
+        DataChannelInfo(id: SignalDataChannel.lossyID, label: SignalDataChannel.lossyLabel, reliability: .lossy, negotiated: true),
+    ]
 
     var currentTransport: ClientTransport? { state.withLock { $0.transport } }
 
@@ -77,7 +93,8 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             s.revision = max(s.revision, revision)
             return s.localICE
         }
-        let answer = try SDPNegotiation.subscribeAnswer(to: sdp, ice: localICE, fingerprint: certificate.fingerprint, sessionID: sessionID)
+        let answer = try SDPNegotiation.subscribeAnswer(to: sdp, ice: localICE, fingerprint: certificate.fingerprint, sessionID: sessionID,
+                                                        dataChannels: context.configuration.useDataChannel)
         var result = OfferResult(answer: answer, bound: [], unbound: [], remote: remote, localICE: localICE)
         var wanted: [String: (SDPNegotiation.RemoteSection, RemoteTrack)] = [:]
         for section in remote.sections where !section.rejected && section.direction.sends {
@@ -152,9 +169,10 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             return
         }
         let transport = try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
-                                            bindAddress: context.configuration.mediaBindAddress, handler: self)
+                                            bindAddress: context.configuration.mediaBindAddress, handler: self,
+                                            dataChannels: context.configuration.useDataChannel ? Self.dataChannels : [])
         let old = state.withLock { s -> ClientTransport? in
-            defer { s.transport = transport }
+            defer { s.transport = transport; s.dataChannelOpen = false }
             return s.transport
         }
         old?.close()
@@ -182,7 +200,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
 
     func close() {
         let transport = state.withLock { s -> ClientTransport? in
-            defer { s.transport = nil; s.receivers = [:]; s.bySSRC = [:] }
+            defer { s.transport = nil; s.receivers = [:]; s.bySSRC = [:]; s.dataChannelOpen = false }
             return s.transport
         }
         transport?.close()
@@ -235,6 +253,27 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             case .audio(let r)?: r.senderReportArrived(sr.ntpTime, at: now)
             case nil: continue
             }
+        }
+    }
+
+    func transport(_ transport: ClientTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
+        guard state.withLock({ $0.transport === transport }) else { return }
+        switch event {
+        case .opened(let info) where info.id == SignalDataChannel.reliableID:
+            state.withLock { $0.dataChannelOpen = true }
+        case .closed(SignalDataChannel.reliableID), .shutDown:
+            state.withLock { $0.dataChannelOpen = false }
+        case .message(SignalDataChannel.reliableID, let data, binary: false):
+            // Signaling events, as on the WebSocket; only those the data channel carries count.
+            guard let text = String(validating: data, as: UTF8.self),
+                  case .event(let event)? = try? SignalCodec.decodeServerMessage(text), event.travelsOnDataChannel else {
+                context.logger.debug("dropped a data channel message that is no event it carries")
+                return
+            }
+            receivedDataEvents.add(1, ordering: .relaxed)
+            dataEvents.function?(event)
+        default:
+            break
         }
     }
 }

@@ -21,6 +21,14 @@ public enum SRTCError: Error, Sendable, Equatable, CustomStringConvertible {
     case mediaFailed(String)
     /// The session ended while the call was under way.
     case disconnected(DisconnectReason)
+    /// The documentation's `RTCEngineErrorConflict`: the call clashes with the current state
+    /// (a component installed twice, or enabled before it is installed).
+    case conflict(String)
+    /// The documentation's `RTCEngineErrorNotFound`: a file or device the call names does not exist.
+    case notFound(String)
+    /// The documentation's `RTCEngineErrorSystemError`: the system refused (a model that cannot be
+    /// loaded, a device that cannot be opened, a sound or display server that cannot be reached).
+    case systemError(String)
 
     /// A numeric code: the server's for `.server`, 1001... for the SDK's own causes.
     public var code: Int {
@@ -34,6 +42,9 @@ public enum SRTCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let code, _): code
         case .mediaFailed: 1007
         case .disconnected: 1008
+        case .conflict: 1009
+        case .notFound: 1010
+        case .systemError: 1011
         }
     }
 
@@ -54,6 +65,9 @@ public enum SRTCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let code, let message): "server refused (\(code)): \(message)"
         case .mediaFailed(let why): "media failed: \(why)"
         case .disconnected(let reason): "disconnected: \(reason.rawValue)"
+        case .conflict(let why): "conflict: \(why)"
+        case .notFound(let what): "not found: \(what)"
+        case .systemError(let why): "system error: \(why)"
         }
     }
 

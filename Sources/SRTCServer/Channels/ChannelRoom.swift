@@ -131,6 +131,10 @@ actor ChannelRoom {
         broadcast(.userJoined(userInfo(participant)), except: uid)
         broadcast(.channelUpdated(info), except: uid)
         observer.userJoined(room: key, uid: uid)
+        if request.dataChannel == true {
+            // The offer is posted to the inbox, so it follows the join response.
+            await mediaOf(participant)?.openDataChannels()
+        }
         return .success(response)
     }
 
@@ -189,6 +193,14 @@ actor ChannelRoom {
             participants[report.uid]?.send(.qualityReport(report))
         case .connectionQuality(let change):
             broadcast(.connectionQuality(change))
+        case .dataChannelOpened(let uid, let owner, let connection):
+            // A late event of an earlier session's media finds another owner.
+            guard let p = participants[uid], let media = p.media, ObjectIdentifier(media) == owner else { return }
+            if connection.channel == SignalDataChannel.reliableID { p.dataChannel = connection }
+        case .dataChannelClosed(let uid, let transport, let channel):
+            guard let p = participants[uid], let open = p.dataChannel as? DataChannelConnection,
+                  open.transport.rawValue == transport, channel == nil || channel == open.channel else { return }
+            p.dataChannel = nil
         case .graceExpired(let uid, let sessionId):
             guard let p = participants[uid], p.sessionId == sessionId, p.connection == nil else { return }
             await remove(p, reason: .timeout)

@@ -3,8 +3,9 @@ import RTCMedia
 import SRTCProtocol
 import Synchronization
 
-/// A local video track: frames go through `videoProcessors`, then to local renderers (preview)
-/// and to the VP8 encoder of every channel the track is published in.
+/// A local video track: frames go through the engine's render module (camera tracks only: beauty,
+/// virtual background), then `videoProcessors`, then to local renderers (preview) and to the VP8
+/// encoder of every channel the track is published in.
 public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
     // MARK: - Properties
 
@@ -12,6 +13,9 @@ public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
     public let preset: VideoPreset
     /// Whether the track is sent as two simulcast layers (`camera_big` rid `h`, `camera_small` rid `l`).
     public let simulcast: Bool
+    /// Whether the engine's beauty filter and virtual background apply: camera tracks (the device
+    /// camera, and custom tracks with a camera description such as `camera_big`).
+    public let isCameraPipeline: Bool
     private let processors = Mutex<ProcessorList>(ProcessorList(items: []))
     private let renderers = WeakList<VideoRenderer>()
     /// Encoders and RTP senders; created on first publish.
@@ -24,6 +28,7 @@ public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
     init(desc: String, preset: VideoPreset, simulcast: Bool, context: EngineContext) {
         self.preset = preset
         self.simulcast = simulcast
+        self.isCameraPipeline = TrackDesc.isCameraLike(desc)
         self.sendPipeline = VideoSendPipeline(preset: preset, simulcast: simulcast, logger: context.logger)
         super.init(kind: .video, desc: desc, info: nil, context: context)
     }
@@ -55,11 +60,12 @@ public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
 
     // MARK: - Internals
 
-    /// Runs a captured or pushed frame through the processors, the preview and the encoders.
-    /// Returns the frame that was sent, or nil when a processor dropped it.
+    /// Runs a captured or pushed frame through the render module, the processors, the preview and
+    /// the encoders. Returns the frame that was sent, or nil when a processor dropped it.
     @discardableResult
     func deliver(_ frame: VideoFrame) -> VideoFrame? {
-        guard let processed = Self.process(frame, through: videoProcessors) else { return nil }
+        let rendered = isCameraPipeline ? context.renderModule.process(frame) : frame
+        guard let processed = Self.process(rendered, through: videoProcessors) else { return nil }
         renderers.forEach { $0.render(frame: processed) }
         if !isMuted { sendPipeline.encodeAndSend(processed) }
         return processed

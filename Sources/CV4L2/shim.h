@@ -1,0 +1,22 @@
+// Video4Linux2 through libv4l2 (which also lets cameras behind vendor formats and plugins work).
+// The ioctl request numbers and pixel format codes are function-like macros in
+// <linux/videodev2.h>, which Swift cannot import: they are exposed here as inline functions.
+#ifndef SRTC_CV4L2_SHIM_H
+#define SRTC_CV4L2_SHIM_H
+#include <linux/videodev2.h>
+#include <libv4l2.h>
+static inline unsigned long srtc_VIDIOC_QUERYCAP(void) { return VIDIOC_QUERYCAP; }
+static inline unsigned long srtc_VIDIOC_ENUM_FMT(void) { return VIDIOC_ENUM_FMT; }
+static inline unsigned long srtc_VIDIOC_S_FMT(void) { return VIDIOC_S_FMT; }
+static inline unsigned long srtc_VIDIOC_S_PARM(void) { return VIDIOC_S_PARM; }
+static inline unsigned long srtc_VIDIOC_REQBUFS(void) { return VIDIOC_REQBUFS; }
+static inline unsigned long srtc_VIDIOC_QUERYBUF(void) { return VIDIOC_QUERYBUF; }
+static inline unsigned long srtc_VIDIOC_QBUF(void) { return VIDIOC_QBUF; }
+static inline unsigned long srtc_VIDIOC_DQBUF(void) { return VIDIOC_DQBUF; }
+static inline unsigned long srtc_VIDIOC_STREAMON(void) { return VIDIOC_STREAMON; }
+static inline unsigned long srtc_VIDIOC_STREAMOFF(void) { return VIDIOC_STREAMOFF; }
+static inline unsigned int srtc_V4L2_PIX_FMT_YUYV(void) { return V4L2_PIX_FMT_YUYV; }
+static inline unsigned int srtc_V4L2_PIX_FMT_MJPEG(void) { return V4L2_PIX_FMT_MJPEG; }
+static inline unsigned int srtc_V4L2_PIX_FMT_NV12(void) { return V4L2_PIX_FMT_NV12; }
+static inline unsigned int srtc_V4L2_PIX_FMT_YUV420(void) { return V4L2_PIX_FMT_YUV420; }
+#endif
