@@ -51,10 +51,22 @@ public enum TestDaemon {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // A child inherits the signal mask and ignored signals of the thread that spawns it; a test
+        // process that blocks or ignores SIGTERM (servers under test watch it) would otherwise make
+        // a daemon deaf to the `kill` that stops it, and it outlived the run (seen with redis-server).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), every = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&every)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &every)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ)
+        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, environ)
         guard rc == 0 else { throw Failure(description: "cannot start \(argv[0]): errno \(rc)") }
         return pid
     }

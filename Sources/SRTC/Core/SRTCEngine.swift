@@ -50,6 +50,17 @@ public final class SRTCEngine: @unchecked Sendable {
 
     let context: EngineContext
     private let channels = Mutex<[Channel]>([])
+    /// The running speed test, if any (one at a time).
+    let speedTester = Mutex<SpeedTester?>(nil)
+    /// IM, while enabled.
+    let imLink = Mutex<IMLink?>(nil)
+    /// `imDelegate`, held weakly.
+    struct WeakIMDelegate: @unchecked Sendable { weak var value: IMDelegate? }
+    let imDelegateBox = Mutex(WeakIMDelegate())
+
+    /// Weak multicast of `SRTCEngineDelegate` (process-level events: the speed test), on the
+    /// delegate queue.
+    public let delegates: MulticastDelegate<SRTCEngineDelegate>
 
     /// The SDK version.
     public static let version = "0.1.0"
@@ -58,6 +69,7 @@ public final class SRTCEngine: @unchecked Sendable {
     /// - Parameter configuration: delegate queue, log level, receive timeout.
     public init(configuration: Configuration = Configuration()) {
         context = EngineContext(configuration: configuration)
+        delegates = MulticastDelegate(queue: configuration.delegateQueue)
     }
 
     /// Creates an engine whose events arrive on `delegateQueue` (a serial queue).
@@ -113,6 +125,8 @@ public final class SRTCEngine: @unchecked Sendable {
     /// be used afterwards.
     public func destroy() async {
         context.isDestroyed = true
+        stopSpeedTest()
+        disableIm()
         let all = channels.withLock { list -> [Channel] in
             defer { list = [] }
             return list

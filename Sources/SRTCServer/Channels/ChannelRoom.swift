@@ -33,9 +33,12 @@ actor ChannelRoom {
     private var joinBucket: TokenBucket
     /// The speaker list sent last (hidden participants removed), so an unchanged one is not resent.
     var lastSpeakers: ActiveSpeakersSnapshot?
+    /// The same limit counted across a cluster (`--redis-url`), checked after this room's bucket.
+    private let sharedJoins: ClusterJoinLimiter?
 
     init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, clock: RoomClock = SystemRoomClock(),
-         modules: [any ServerModule] = []) {
+         modules: [any ServerModule] = [], sharedJoins: ClusterJoinLimiter? = nil) {
+        self.sharedJoins = sharedJoins
         self.key = key
         self.createdAt = clock.now()
         self.limits = limits
@@ -107,6 +110,9 @@ actor ChannelRoom {
         }
         guard joinBucket.take(now: clock.monotonicSeconds()) else {
             return .failure(SignalError(.rateLimited, "too many joins in this channel; retry shortly"))
+        }
+        if let sharedJoins, await !sharedJoins.admit(key, nowMilliseconds: clock.now()) {
+            return .failure(SignalError(.rateLimited, "too many joins in this channel across the cluster; retry shortly"))
         }
         if let old = participants[uid] {
             // A user's token cannot take over a hidden participant's uid (and so end a composite).

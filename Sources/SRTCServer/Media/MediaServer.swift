@@ -25,7 +25,8 @@ final class MediaServer: SFUListener, Sendable {
     }
     private let routes = Mutex(Routes())
 
-    init(bind: String, port: UInt16, publicIP: String?, qualityIntervalSeconds: Double) throws {
+    /// - Parameter speedTest: answers speed-test datagrams on the same port, when given.
+    init(bind: String, port: UInt16, publicIP: String?, qualityIntervalSeconds: Double, speedTest: SpeedTestResponder? = nil) throws {
         guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
         var configuration = SFUConfiguration()
         configuration.qualityIntervalDuration = .milliseconds(Int64(qualityIntervalSeconds * 1000))
@@ -46,6 +47,7 @@ final class MediaServer: SFUListener, Sendable {
                       address: a.0, port: a.1, kind: .host)
         }
         worker.setListener(self)
+        if let speedTest { worker.port.setService(speedTest) }
     }
 
     /// The UDP port media uses.

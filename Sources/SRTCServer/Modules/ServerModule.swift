@@ -58,6 +58,8 @@ public struct ServerModuleContext: Sendable {
     public let metrics: Metrics
     /// Server-side control of live SRTC channels.
     public let channels: ChannelControl
+    /// Notifications one module posts and another delivers (meeting reminders → IM).
+    public let notifications: UserNotifications
     /// Signed webhooks to the customer's backend (a no-op without `--webhook-url`).
     public let webhooks: ModuleWebhooks
     /// The server's own HTTP address, known once it listens (egress workers connect there).
