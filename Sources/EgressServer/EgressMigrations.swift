@@ -1,10 +1,12 @@
 import SRTCServer
 
-/// The egress module's tables, versioned in `egress_schema` (the server's `PRAGMA user_version`
-/// is its own). Steps are appended, never edited once released.
+/// The egress module's tables, versioned in `egress_schema` (the server's version slot belongs to
+/// `Migrations.server`), on SQLite or PostgreSQL (types mapped by `SQLDialect.ddl`). Steps are
+/// appended, never edited once released.
 enum EgressMigrations {
-    static let schema = Migrations([
-        Migrations.Step(version: 1, sql: """
+    static let schema = ModuleMigrations(name: "egress", steps: [
+        [
+            """
             CREATE TABLE egress_recordings (
                 recording_id TEXT PRIMARY KEY,
                 app_id TEXT NOT NULL,
@@ -21,9 +23,11 @@ enum EgressMigrations {
                 ended_at INTEGER,
                 duration_ms INTEGER,
                 size_bytes INTEGER
-            );
-            CREATE INDEX egress_recordings_channel ON egress_recordings (app_id, channel, started_at);
-            CREATE INDEX egress_recordings_status ON egress_recordings (status);
+            )
+            """,
+            "CREATE INDEX egress_recordings_channel ON egress_recordings (app_id, channel, started_at)",
+            "CREATE INDEX egress_recordings_status ON egress_recordings (status)",
+            """
             CREATE TABLE egress_composites (
                 composite_id TEXT PRIMARY KEY,
                 app_id TEXT NOT NULL,
@@ -35,8 +39,9 @@ enum EgressMigrations {
                 restarts INTEGER NOT NULL DEFAULT 0,
                 started_at INTEGER NOT NULL,
                 ended_at INTEGER
-            );
-            CREATE INDEX egress_composites_status ON egress_composites (status)
-            """),
-    ], versionTable: "egress_schema")
+            )
+            """,
+            "CREATE INDEX egress_composites_status ON egress_composites (status)",
+        ],
+    ])
 }

@@ -1,9 +1,7 @@
 import Foundation
-import SRTCProtocol
 
 /// Versioned schema migrations, applied in order inside one transaction each. The version lives
-/// in SQLite's `PRAGMA user_version`, or in the `srtc_schema` table on PostgreSQL (a module's schema
-/// in a table of its own, `versionTable`); a migration is
+/// in SQLite's `PRAGMA user_version`, or in the `srtc_schema` table on PostgreSQL; a migration is
 /// never edited once released, only appended. Steps are written with SQLite's type names and
 /// mapped for PostgreSQL by `SQLDialect.ddl`.
 public struct Migrations: Sendable {
@@ -14,15 +12,10 @@ public struct Migrations: Sendable {
     }
 
     public let steps: [Step]
-    /// Where the version is kept: `nil` for the server's `PRAGMA user_version`; a module names a table
-    /// of its own (`egress_schema`), so each schema in the shared database is versioned on its own.
-    public let versionTable: String?
 
-    public init(_ steps: [Step], versionTable: String? = nil) {
+    public init(_ steps: [Step]) {
         precondition(steps.map(\.version) == Array(1...max(steps.count, 1)).prefix(steps.count).map { $0 }, "migrations must be numbered 1, 2, 3…")
-        precondition(versionTable.map(Identifier.isValid) ?? true, "a version table name is a plain identifier")
         self.steps = steps
-        self.versionTable = versionTable
     }
 
     /// The server's own schema.
@@ -57,10 +50,6 @@ public struct Migrations: Sendable {
 
     /// The version `database` is at (0 before the first step).
     public func currentVersion(of database: any Database) throws(DatabaseError) -> Int {
-        if let table = versionTable {
-            try database.execute("CREATE TABLE IF NOT EXISTS \(table) (version BIGINT NOT NULL)")
-            return Int(try database.query("SELECT MAX(version) FROM \(table)").first?.first?.int ?? 0)
-        }
         switch database.dialect {
         case .sqlite:
             return Int(try database.query("PRAGMA user_version").first?.first?.int ?? 0)
@@ -81,13 +70,9 @@ public struct Migrations: Sendable {
                 for statement in step.sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
                     try tx.query(dialect.ddl(statement))
                 }
-                if let table = versionTable {
-                    try tx.query("INSERT INTO \(table) (version) VALUES (?)", [.integer(Int64(step.version))])
-                } else {
-                    switch dialect {
-                    case .sqlite: try tx.query("PRAGMA user_version = \(step.version)")
-                    case .postgres: try tx.query("INSERT INTO srtc_schema (version) VALUES (?)", [.integer(Int64(step.version))])
-                    }
+                switch dialect {
+                case .sqlite: try tx.query("PRAGMA user_version = \(step.version)")
+                case .postgres: try tx.query("INSERT INTO srtc_schema (version) VALUES (?)", [.integer(Int64(step.version))])
                 }
             }
         }
