@@ -84,7 +84,7 @@ struct EgressPeer {
         try await eventually(timeout: 5, "user_count 4") { viewer.channel.info?.userCount == 4 }
 
         // Each tile shows its own bot's frames, advancing; the fourth tile is black.
-        try await eventually(timeout: 20, "frames in three tiles") { (0..<3).allSatisfy { tiles.numbers(tile: $0).count >= 10 } }
+        try await eventually(timeout: 20, "frames in three tiles (read \((0..<3).map { tiles.numbers(tile: $0).count }) of \(tiles.frames) pictures)") { (0..<3).allSatisfy { tiles.numbers(tile: $0).count >= 10 } }
         for i in 0..<3 {
             let numbers = tiles.numbers(tile: i)
             #expect(numbers.allSatisfy { $0 / 100_000 == i }, "tile \(i): \(numbers.prefix(5))")

@@ -21,11 +21,12 @@ final class ServerProcess: @unchecked Sendable {
     private let outputLines = Lines()
     private(set) var port: UInt16 = 0
 
-    init(dataDir: String) throws {
+    init(dataDir: String, webhookURL: String? = nil) throws {
         self.dataDir = dataDir
         process.executableURL = URL(fileURLWithPath: EgressTestServer.buildDirectory + "/srtc-server")
         process.arguments = ["--data-dir", dataDir, "--http-port", "0", "--udp-port", "0", "--app-id", TestServer.appId,
                              "--app-key", TestServer.appKey, "--web-dir", "", "--log-level", "warn"]
+            + (webhookURL.map { ["--webhook-url", $0] } ?? [])
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -101,7 +102,8 @@ final class ServerProcess: @unchecked Sendable {
     @Test func sigtermFinishesTheFile() async throws {
         let data = try TemporaryDirectory(prefix: "srtc-sigterm")
         defer { data.cleanUp() }
-        let server = try ServerProcess(dataDir: data.path)
+        let hooks = try TestWebhookReceiver()
+        let server = try ServerProcess(dataDir: data.path, webhookURL: hooks.url)
         try await server.ready()
         let (bot, recording) = try await Self.recordABot(server)
         try await Task.sleep(for: .seconds(3))
@@ -115,12 +117,19 @@ final class ServerProcess: @unchecked Sendable {
         let duration = probe.duration ?? 0
         #expect(duration > 1.5, "duration \(duration)")
 
-        let again = try ServerProcess(dataDir: data.path)
+        let again = try ServerProcess(dataDir: data.path, webhookURL: hooks.url)
         try await again.ready()
         let stored = try await Self.listed(again)
         #expect(stored["status"] as? String == "finished", "\(stored)")
+        // Its recording_finished, sent before the exit or, stored, by the next run.
+        let hook = try await hooks.waitFor("recording_finished")
+        #expect(hook.signatureValid && hook.json["data.recording_id"] == recording["recording_id"] as? String)
+        #expect(hook.json["data.status"] == "finished" && hook.json["data.size_bytes"] == stored["size_bytes"].map { "\($0)" })
         again.signal(SIGTERM)
         try await again.waitForExit()
+        // At least once, deduplicated by event_id (server-api.md, "Webhooks"): one event, whichever run sent it.
+        #expect(Set(hooks.deliveries.filter { $0.event == "recording_finished" }.compactMap { $0.json["event_id"] }).count == 1)
+        await hooks.shutdown()
     }
 
     @Test func killMinusNineLeavesAReadableFileMarkedIncompleteAtTheNextStart() async throws {
@@ -146,7 +155,8 @@ final class ServerProcess: @unchecked Sendable {
         #expect(decoded.frameNumbers.count >= 30, "\(decoded.frameNumbers.count) frames readable")
         #expect(frameGaps(decoded.frameNumbers).ordered)
 
-        let again = try ServerProcess(dataDir: data.path)
+        let hooks = try TestWebhookReceiver()
+        let again = try ServerProcess(dataDir: data.path, webhookURL: hooks.url)
         try await again.ready()
         try await eventually(timeout: 5, "marked incomplete") {
             let stored = try? await Self.listed(again)
@@ -154,7 +164,14 @@ final class ServerProcess: @unchecked Sendable {
         }
         let stored = try await Self.listed(again)
         #expect((stored["size_bytes"] as? Int ?? 0) > 10_000 && (stored["duration_ms"] as? Int ?? 0) > 2_000, "\(stored)")
+        // The next run tells the backend: the recording ended incomplete, with the same figures.
+        let hook = try await hooks.waitFor("recording_finished")
+        #expect(hook.signatureValid && hook.json["data.recording_id"] == recording["recording_id"] as? String)
+        for field in ["status", "size_bytes", "duration_ms", "ended_at"] {
+            #expect(hook.json["data.\(field)"] == stored[field].map { "\($0)" }, "\(field): \(hook.json) vs \(stored)")
+        }
         again.signal(SIGTERM)
         try await again.waitForExit()
+        await hooks.shutdown()
     }
 }

@@ -28,7 +28,8 @@ import Glibc
     }
 
     @Test func hlsAdvancesItsSegmentsAreH264AndAACAndTheCDNEnginePlaysIt() async throws {
-        let server = try EgressTestServer()
+        let hooks = try TestWebhookReceiver()
+        let server = try EgressTestServer(webhookURL: hooks.url)
         let (publisher, pusher) = try await Self.compositeOfOne(server, channel: "show")
         let (status, json) = try await server.call("/server/v1/channel/live/start", ["channel": "show", "uid": "mcu"])
         let live = try #require((json["composite"] as? [String: Any])?["live"] as? [String: Any], "\(status) \(json)")
@@ -74,9 +75,19 @@ import Glibc
         let (stopped, _) = try await server.call("/server/v1/channel/live/stop", ["channel": "show", "uid": "mcu"])
         #expect(stopped == 200)
         try await viewer.events.wait(for: "disconnected channel_closed")
+
+        // The backend heard the stream start, then end, signed, with the composite's uid and live object.
+        _ = try await hooks.waitFor("live_ended")
+        let liveHooks = hooks.deliveries.filter { $0.event?.hasPrefix("live_") == true }
+        #expect(liveHooks.map(\.event) == ["live_started", "live_ended"])
+        #expect(liveHooks.allSatisfy { $0.signatureValid && $0.json["channel"] == "show" && $0.json["data.uid"] == "mcu" })
+        #expect(liveHooks.map { $0.data["live"] as? [String: Any] }.map { $0?["status"] as? String } == ["live", "ended"])
+        #expect(liveHooks.allSatisfy { ($0.data["live"] as? [String: Any])?["hls_url"] as? String == path })
+        #expect(liveHooks[0].sequence < liveHooks[1].sequence)
         pusher.stop()
         await publisher.channel.leave()
         await server.stop()
+        await hooks.shutdown()
     }
 
     @Test func rtmpPushReachesALocalReceiver() async throws {

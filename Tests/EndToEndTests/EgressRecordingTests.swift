@@ -37,7 +37,8 @@ import Testing
     }
 
     @Test func tenSecondsOfATrackAndOfAComposite() async throws {
-        let server = try EgressTestServer()
+        let hooks = try TestWebhookReceiver()
+        let server = try EgressTestServer(webhookURL: hooks.url)
         let (publisher, pusher) = try await Self.publisher(server, uid: "alice", channel: "rec")
         let (status, json) = try await server.call("/server/v1/channel/composite/start",
                                                    ["channel": "rec", "uid": "mcu", "width": 320, "height": 180, "frame_rate": 15])
@@ -81,8 +82,21 @@ import Testing
         }
         let (_, list) = try await server.call("/server/v1/channel/record/list", ["channel": "rec"])
         #expect((list["recordings"] as? [[String: Any]])?.count == 3)
+
+        // The backend heard of each, in the order they stopped, with the final figures the API shows.
+        let finishedHooks = try await hooks.waitFor(3, of: "recording_finished")
+        #expect(finishedHooks.map { $0.json["data.recording_id"] } == finished.map { $0["recording_id"] as? String })
+        for (hook, record) in zip(finishedHooks, finished) {
+            #expect(hook.signatureValid && hook.json["channel"] == "rec")
+            for field in ["status", "kind", "format", "uid", "file", "duration_ms", "size_bytes", "started_at", "ended_at"] {
+                #expect(hook.json["data.\(field)"] == record[field].map { "\($0)" }, "\(field): \(hook.json) vs \(record)")
+            }
+        }
+        let sequences = hooks.deliveries.filter { $0.json["channel"] == "rec" }.map(\.sequence)
+        #expect(sequences == Array(1...sequences.count), "per-channel sequence in arrival order: \(sequences)")
         await publisher.channel.leave()
         await server.stop()
+        await hooks.shutdown()
     }
 
     @Test func aPublisherWhoComesBackLeavesNoGapBeyondItsAbsence() async throws {
