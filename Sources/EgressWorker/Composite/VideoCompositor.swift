@@ -6,8 +6,8 @@ import Synchronization
 /// Composes the latest frame of every source into one I420 picture: sources are placed by
 /// `CompositeLayout`, scaled with their aspect kept, and everything else is black (empty tiles,
 /// letterbox bars, muted sources, sources with no frame yet). Frames arrive from the tracks'
-/// decode threads (`update`); `compose` runs on the composite's video clock.
-final class VideoCompositor: @unchecked Sendable {
+/// decode threads (`update`); `compose` runs on the composite's video clock. Public for `srtc-bench`.
+public final class VideoCompositor: @unchecked Sendable {
     private struct State {
         var sources: [String] = []
         var frames: [String: VideoFrame] = [:]
@@ -16,15 +16,15 @@ final class VideoCompositor: @unchecked Sendable {
         var speaker: String?
     }
 
-    let width: Int
-    let height: Int
+    public let width: Int
+    public let height: Int
     private let state: Mutex<State>
     /// Owned by the composing thread.
     private var output: VideoPixelBuffer
     private let scaler = PictureScaler()
     private let black: VideoPixelBuffer
 
-    init(width: Int, height: Int, layout: EgressLayout) throws {
+    public init(width: Int, height: Int, layout: EgressLayout) throws {
         self.width = width
         self.height = height
         black = try VideoPixelBuffer.black(width: width, height: height)
@@ -35,7 +35,7 @@ final class VideoCompositor: @unchecked Sendable {
     // MARK: - Sources (any thread)
 
     /// The sources in tile order.
-    func setSources(_ ids: [String]) {
+    public func setSources(_ ids: [String]) {
         state.withLock { s in
             s.sources = ids
             for id in Array(s.frames.keys) where !ids.contains(id) { s.frames[id] = nil }
@@ -52,7 +52,7 @@ final class VideoCompositor: @unchecked Sendable {
     }
 
     /// The latest decoded frame of source `id`.
-    func update(_ id: String, frame: VideoFrame) {
+    public func update(_ id: String, frame: VideoFrame) {
         state.withLock { s in if s.sources.contains(id) { s.frames[id] = frame } }
     }
 
@@ -71,7 +71,7 @@ final class VideoCompositor: @unchecked Sendable {
     // MARK: - Composing (the video clock's thread)
 
     /// The composite picture now.
-    func compose() -> VideoPixelBuffer {
+    public func compose() -> VideoPixelBuffer {
         let tiles = tiles()
         let (frames, muted) = state.withLock { ($0.frames, $0.muted) }
         output.withMutableData { data in
