@@ -59,6 +59,9 @@ let package = Package(
         // IM: accounts' messages, call signalling and notifications, outside channels.
         .target(name: "IMServer", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
         .target(name: "SMeeting", dependencies: ["SRTC", "SMeetingProtocol", "RTCNet"]),
+        // The load generator of `srtc load-test` and `make bench-sfu`: SDK pieces (package access)
+        // sending pre-encoded media, against our server or Janus VideoRoom.
+        .target(name: "SRTCLoad", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
 
         // Egress: the server-worker conversation, and the worker (composite, recording, live output) on the SDK.
         .target(name: "EgressProtocol"),
@@ -81,10 +84,10 @@ let package = Package(
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer"]),
         .executableTarget(name: "srtc-egress", dependencies: ["EgressWorker"]),
-        .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
+        .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCLoad"]),
         .executableTarget(
             name: "srtc-bench",
-            dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport",
+            dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad",
                            "EgressWorker", "EgressProtocol"],
             path: "Benchmarks/srtc-bench"
         ),
@@ -110,5 +113,6 @@ let package = Package(
                                                           "EgressServer", "MediaTestSupport"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
         .testTarget(name: "EgressServerTests", dependencies: ["EgressServer", "EgressProtocol", "SRTCServer", "SRTCTestSupport"]),
+        .testTarget(name: "SRTCLoadTests", dependencies: ["SRTCLoad", "SRTCProtocol", "RTCMedia", "RTCWire", "RTCNet", "SRTCTestSupport"]),
     ]
 )

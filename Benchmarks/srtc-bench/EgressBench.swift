@@ -4,7 +4,6 @@
 // (the SDK's simulcast). Printed as CPU milliseconds per output frame, never asserted.
 import EgressProtocol
 import EgressWorker
-import Foundation
 import RTCMedia
 
 /// Runs the egress benchmarks and prints their figures.
@@ -17,12 +16,8 @@ func runEgressBenchmarks() {
     }
 }
 
-/// CPU time of this process (all threads), in seconds.
-private func processCPUSeconds() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-}
+/// CPU time of this process (all threads: the encoders may use more than one), in seconds.
+private func processCPUSeconds() -> Double { CPUTime.process() / 1e6 }
 
 private func benchmarkComposite(tiles: Int, inputWidth: Int = 640, inputHeight: Int = 360, width: Int = 1_280, height: Int = 720) throws {
     let frameCount = 90

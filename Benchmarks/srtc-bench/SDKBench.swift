@@ -69,11 +69,7 @@ private struct SDKBench {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
-    private func threadCPUSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    private func threadCPUSeconds() -> Double { CPUTime.thread() / 1e6 }
 
     // MARK: - Memory
 

@@ -10,6 +10,7 @@ if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
 if wants("sfu") { runSFUBenchmarks() }
 if wants("sdk") { runSDKBenchmarks() }
+if wants("sfu-load") { runSFULoadBenchmarks() }
 if wants("speedtest") { runSpeedTestBenchmarks() }
 if wants("render") { runRenderBenchmarks() }
 if wants("egress") { runEgressBenchmarks() }

@@ -8,6 +8,16 @@ struct TransportCounters: Sendable {
     var bytesReceived = 0
     var rtpSent = 0
     var bytesSent = 0
+    var rtcpSent = 0
+    /// Feedback: NACK packets from the peer (as a subscriber) and resends answering them; NACKs,
+    /// PLIs and FIRs to the peer (as a publisher); PLIs and FIRs from it.
+    var nacksReceived = 0
+    var retransmissions = 0
+    var nacksSent = 0
+    var plisReceived = 0
+    var firsReceived = 0
+    var plisSent = 0
+    var firsSent = 0
     /// RTP that matched no producer stream.
     var unknownSSRC = 0
     /// RTP or RTCP that did not parse.
@@ -41,6 +51,8 @@ final class MediaTransport: PeerTransportDelegate {
     /// The peer transport, for closing it; nil with a test sink.
     var peer: PeerTransport?
     private(set) var closed = false
+    /// When the participant joined (Unix ms), until the first packet forwarded to them is counted.
+    var joinedAt: Int64?
 
     // Incoming transport-cc: arrivals since the last feedback.
     private(set) var incomingTWCCID: UInt8 = 0
@@ -185,11 +197,15 @@ final class MediaTransport: PeerTransportDelegate {
     func countSent(bytes: Int) {
         counters.rtpSent += 1
         counters.bytesSent += bytes
+        if let joined = joinedAt {
+            joinedAt = nil
+            router.metrics.joinToFirstPacket.record((MediaClock.unixMilliseconds() - joined) * 1000)
+        }
     }
 
     @inline(__always)
     func recordForwardingLatency(since arrival: Int64) {
-        router.latency?.record(MediaClock.now() - arrival)
+        router.metrics.forwardingLatency.record(MediaClock.now() - arrival)
     }
 }
 

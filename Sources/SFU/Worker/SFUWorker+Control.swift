@@ -1,3 +1,4 @@
+import RTCNet
 import RTCTransport
 import RTCWire
 
@@ -22,10 +23,14 @@ extension SFUWorker {
     /// Creates a `PeerTransport` on the worker's port (ICE-lite, DTLS, SRTP) from negotiated
     /// parameters and attaches it to a router for one participant. It may both publish
     /// (`produce`) and subscribe (`consume`); SRTC uses one of each per participant.
-    /// - Parameter dataChannels: channels agreed out of band (RFC 8831 §6.5) to create at once
-    ///   (they open when the SCTP association is up); needs `parameters.sctp`.
+    /// - Parameters:
+    ///   - dataChannels: channels agreed out of band (RFC 8831 §6.5) to create at once (they open
+    ///     when the SCTP association is up); needs `parameters.sctp`.
+    ///   - joinedAt: when the participant joined (Unix ms): the first packet forwarded on this
+    ///     transport is counted in `SFUMetrics.joinToFirstPacket`.
     public func createTransport(_ id: TransportID, router: RouterID, participant: ParticipantID,
-                                parameters: PeerTransportParameters, dataChannels: [DataChannelInfo] = []) async throws(SFUError) {
+                                parameters: PeerTransportParameters, dataChannels: [DataChannelInfo] = [],
+                                joinedAt: Int64? = nil) async throws(SFUError) {
         let port = self.port
         try await perform { core, now throws(SFUError) in
             guard core.routers[router] != nil else { throw .routerNotFound(router) }
@@ -37,6 +42,7 @@ extension SFUWorker {
             // On the I/O thread no packet can reach the transport before the delegate is set.
             let media = try core.createTransport(id, router: router, participant: participant, sink: peer, now: now)
             media.peer = peer
+            media.joinedAt = joinedAt
             peer.delegate = media
             for c in dataChannels {
                 peer.openDataChannel(label: c.label, protocol: c.protocol, reliability: c.reliability, negotiatedID: c.id)
@@ -160,13 +166,18 @@ extension SFUWorker {
         }
     }
 
-    /// Arrival-to-send percentiles since the last call (`measureForwardingLatency` only), and resets them.
+    /// Arrival-to-send percentiles since the last call.
     public func takeForwardingLatency() async -> ForwardingLatency? {
         try? await perform { core, _ in
-            guard let histogram = core.latency else { return nil }
-            defer { histogram.reset() }
-            return ForwardingLatency(samples: histogram.count, p50Micros: histogram.percentile(0.5),
-                                     p99Micros: histogram.percentile(0.99))
+            var now = LogHistogram()  // its own buffer: sharing the recorder's would make the packet path copy it
+            now.merge(core.metrics.forwardingLatency)
+            let window = now.subtracting(core.latencyTaken)
+            core.latencyTaken = now
+            return ForwardingLatency(samples: UInt64(window.count), p50Micros: Int(window.percentile(0.5)),
+                                     p99Micros: Int(window.percentile(0.99)))
         }
     }
+
+    /// The media plane's counters and distributions as published in the last second (any thread).
+    public var metrics: SFUMetrics { core.metrics.latest }
 }

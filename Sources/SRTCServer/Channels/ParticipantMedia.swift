@@ -31,7 +31,8 @@ protocol RoomMedia: AnyObject, Sendable {
     /// Creates the channel's router and posts its events to `room`'s inbox; called once, before the first participant.
     func prepare(room: ChannelRoom) async throws(SignalError)
     /// The media side of a new participant; it posts its offers to `events` (the room's inbox).
-    func makeParticipant(uid: String, events: RoomInbox) async -> ParticipantMedia
+    /// `joinedAt` (Unix ms) starts the join-to-first-packet metric.
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox) async -> ParticipantMedia
     /// Releases the router.
     func close() async
 }

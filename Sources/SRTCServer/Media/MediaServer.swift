@@ -168,8 +168,8 @@ final class SFURoomMedia: RoomMedia {
         server.register(room: room, router: router)
     }
 
-    func makeParticipant(uid: String, events: RoomInbox) async -> ParticipantMedia {
-        SFUParticipantMedia(server: server, router: router, uid: uid, events: events)
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox) async -> ParticipantMedia {
+        SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: joinedAt, events: events)
     }
 
     func close() async {

@@ -22,11 +22,14 @@ actor SFUParticipantMedia: ParticipantMedia {
     /// Tracks published, by id.
     private var producers: Set<String> = []
     private var closed = false
+    /// When the participant joined (Unix ms): the SFU counts the time to its first forwarded packet.
+    let joinedAt: Int64
 
-    init(server: MediaServer, router: RouterID, uid: String, events: RoomInbox) {
+    init(server: MediaServer, router: RouterID, uid: String, joinedAt: Int64, events: RoomInbox) {
         self.server = server
         self.router = router
         self.uid = uid
+        self.joinedAt = joinedAt
         self.events = events
         negotiation = ServerNegotiation(
             fingerprint: Fingerprint(algorithm: "sha-256", bytes: server.certificate.fingerprint.bytes), candidates: server.candidates,
@@ -56,7 +59,7 @@ actor SFUParticipantMedia: ParticipantMedia {
         server.register(transport: id, router: router, uid: uid, owner: ObjectIdentifier(self))
         do {
             try await server.worker.createTransport(id, router: router, participant: participant, parameters: parameters,
-                                                    dataChannels: subscribeDataChannels)
+                                                    dataChannels: subscribeDataChannels, joinedAt: joinedAt)
         } catch {
             server.unregister(transport: id)
             throw error
