@@ -4,6 +4,7 @@
 // (the SDK's simulcast). Printed as CPU milliseconds per output frame, never asserted.
 import EgressProtocol
 import EgressWorker
+import Foundation
 import RTCMedia
 
 /// Runs the egress benchmarks and prints their figures.
