@@ -14,3 +14,4 @@ if wants("sfu-load") { runSFULoadBenchmarks() }
 if wants("speedtest") { runSpeedTestBenchmarks() }
 if wants("render") { runRenderBenchmarks() }
 if wants("egress") { runEgressBenchmarks() }
+if wants("cluster") { runClusterBenchmarks() }

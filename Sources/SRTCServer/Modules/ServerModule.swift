@@ -60,6 +60,8 @@ public struct ServerModuleContext: Sendable {
     public let channels: ChannelControl
     /// Notifications one module posts and another delivers (meeting reminders → IM).
     public let notifications: UserNotifications
+    /// Where channels run, on a cluster node (`--redis-url`); `nil` on a single node.
+    public var cluster: ClusterPlacement? = nil
     /// Signed webhooks to the customer's backend (a no-op without `--webhook-url`).
     public let webhooks: ModuleWebhooks
     /// The server's own HTTP address, known once it listens (egress workers connect there).
