@@ -157,6 +157,10 @@ public final class APIRouter: Sendable {
         if onIOThread, let route = routes.first(where: { $0.path == path && $0.method == request.method }), case .async = route.handler {
             return .deferred
         }
+        // Reading a file blocks: never on the I/O thread.
+        if onIOThread, !routes.contains(where: { $0.path == path }), fileRoutes.contains(where: { path.hasPrefix($0.prefix) }) {
+            return .deferred
+        }
         if Self.signedPrefixes.contains(where: { path.hasPrefix($0) }) {
             guard request.body.count <= maxBodyBytes else {
                 return .answered(path, Self.error(.payloadTooLarge, "body exceeds \(maxBodyBytes) bytes", now: now))
@@ -185,8 +189,6 @@ public final class APIRouter: Sendable {
         let path = String(request.path)
         let matching = routes.filter { $0.path == path }
         if matching.isEmpty, let files = fileRoutes.first(where: { path.hasPrefix($0.prefix) }) {
-            // Reading a file blocks: never on the I/O thread.
-            if onIOThread { return .deferred }
             return .answered(files.prefix, Self.serveFile(request, path: path, from: files, now: now))
         }
         guard !matching.isEmpty else { return .answered("unmatched", Self.error(.notFound, "no route \(path)", now: now)) }
