@@ -95,6 +95,10 @@ public final class APIRouter: Sendable {
         self.maxBodyBytes = maxBodyBytes
     }
 
+    /// Every route as `METHOD path`, in registration order: the docs contract test checks each
+    /// against docs/openapi.yaml and docs/server-api.md.
+    public var routeNames: [String] { routes.map { "\($0.method) \($0.path)" } }
+
     /// Answers one request; records its metrics.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = DispatchTime.now().uptimeNanoseconds

@@ -216,7 +216,11 @@ public struct ServerConfig: Sendable, Equatable {
     /// The help text of `srtc-server --help`.
     public static var usage: String {
         var lines = ["usage: srtc-server [--flag value]...", "", "Flags (environment variable in brackets; flags win over variables, variables over the config file):"]
-        for s in settings { lines.append("  --\(s.flag.padding(toLength: 16, withPad: " ", startingAt: 0)) [\(s.envName)] \(s.help)") }
+        for s in settings {
+            // `padding(toLength:)` also truncates: a long flag keeps its whole name and one space.
+            let name = ("--" + s.flag).padding(toLength: max(18, s.flag.count + 2), withPad: " ", startingAt: 0)
+            lines.append("  \(name) [\(s.envName)] \(s.help)")
+        }
         lines.append("  --config           [SRTC_CONFIG] JSON file with the same keys in snake_case")
         lines.append("  --help             print this text")
         return lines.joined(separator: "\n")
