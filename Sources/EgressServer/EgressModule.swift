@@ -55,7 +55,7 @@ public final class EgressModule: ServerModule {
 
     public func registerRoutes(in builder: inout APIRouter.Builder) {
         EgressRoutes.register(in: &builder, supervisor: supervisor, channels: channels)
-        if let liveDirectory { builder.addFiles(prefix: "/live/", directory: liveDirectory) }
+        if let liveDirectory { builder.addFiles(prefix: "/live/", directory: liveDirectory, documentedPath: "/live/{app_id}/{channel}/{file}") }
     }
 
     public var webSocketPaths: [String] { [] }

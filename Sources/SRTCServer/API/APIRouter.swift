@@ -42,6 +42,8 @@ public final class APIRouter: Sendable {
     fileprivate struct FileRoute: Sendable {
         let prefix: String
         let directory: String
+        /// The path as the docs name it (`/live/{app_id}/{channel}/{file}`).
+        let documentedPath: String
     }
 
     private let routes: [Route]
@@ -61,10 +63,12 @@ public final class APIRouter: Sendable {
 
         /// Serves the files under `directory` read-only at `prefix` (`GET` / `HEAD`, e.g. `/live/` for
         /// HLS), with the static files' path checks: no dot segments, no hidden files, nothing outside.
-        public mutating func addFiles(prefix: String, directory: String) {
+        /// `documentedPath` is the route as docs/openapi.yaml names it (it starts with `prefix`).
+        public mutating func addFiles(prefix: String, directory: String, documentedPath: String) {
             precondition(prefix.hasPrefix("/") && prefix.hasSuffix("/"), "a file prefix is /name/")
+            precondition(documentedPath.hasPrefix(prefix), "the documented path is under the prefix")
             precondition(!APIRouter.signedPrefixes.contains { prefix.hasPrefix($0) }, "files are never under a signed prefix")
-            fileRoutes.append(FileRoute(prefix: prefix, directory: directory))
+            fileRoutes.append(FileRoute(prefix: prefix, directory: directory, documentedPath: documentedPath))
         }
         /// Adds a route answered on the concurrency pool.
         public mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
@@ -97,7 +101,7 @@ public final class APIRouter: Sendable {
 
     /// Every route as `METHOD path`, in registration order: the docs contract test checks each
     /// against docs/openapi.yaml and docs/server-api.md.
-    public var routeNames: [String] { routes.map { "\($0.method) \($0.path)" } }
+    public var routeNames: [String] { routes.map { "\($0.method) \($0.path)" } + fileRoutes.map { "GET \($0.documentedPath)" } }
 
     /// Answers one request; records its metrics.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
