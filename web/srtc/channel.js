@@ -68,6 +68,8 @@ export class SRTCChannel extends Emitter {
     this._graceSeconds = 20;
     /** uid → UserInfo (with its `tracks`), in join order. */
     this._users = new Map();
+    /** uid → UserInfo of a hidden publisher (the server's composite): its tracks, never a user. */
+    this._hiddenPublishers = new Map();
     /** track id → RemoteTrack. */
     this._remoteTracks = new Map();
     /** My published LocalTracks. */
@@ -451,6 +453,7 @@ export class SRTCChannel extends Emitter {
     this._remoteTracks.clear();
     this._localTracks.clear();
     this._users.clear();
+    this._hiddenPublishers.clear();
     this._setState(ConnectionState.disconnected);
     for (const t of remotes) t._end();
     for (const t of locals) t._ended();
