@@ -18,8 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import ROOT, Server, free_port, stop_gently  # noqa: E402
-from srtc_test_support import dump_browsers, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
-from test_browser_media import CALL_JS  # noqa: E402
+from srtc_test_support import CALL_JS, dump_browsers, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
 
 WAIT = 30
 CHANNEL = "turnroom"
@@ -27,7 +26,7 @@ SECRET = "turn-test-secret-0123456789"
 
 JOIN_JS = """
 const [token, policy, done] = arguments;
-window.summarize = (value) => value;  // what test_browser_media's CALL_JS returns
+window.summarize = (value) => value;  // what srtc_test_support's CALL_JS returns
 import('/sdk/srtc.js').then(async (srtc) => {
   window.srtc = srtc;
   const ch = new srtc.SRTCChannel({iceTransportPolicy: policy});
