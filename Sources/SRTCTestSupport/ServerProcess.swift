@@ -44,7 +44,11 @@ public final class ServerProcess: @unchecked Sendable {
         self.openFileLimit = openFileLimit
     }
 
-    deinit { process?.terminate() }
+    /// A test that failed half way still ends its server (and so, by their parent-death signal, its
+    /// egress workers).
+    deinit {
+        if let process, process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
 
     /// The built `srtc-server`: `$SRTC_BIN_DIR`, else next to the running test binary, else the
     /// package's `.build/debug`.
@@ -123,8 +127,25 @@ public final class ServerProcess: @unchecked Sendable {
         await waitForExit(process)
     }
 
+    /// Sends `sig` (SIGSTOP to freeze it, SIGTERM, SIGKILL...) without waiting.
+    public func signal(_ sig: Int32) {
+        if let process, process.isRunning { Glibc.kill(process.processIdentifier, sig) }
+    }
+
+    /// Waits until the process has exited (after `signal`).
+    public func waitForExit() async {
+        if let process { await waitForExit(process) }
+    }
+
     private func waitForExit(_ process: Process) async {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// A signed server-API call to this process, as app `appId` (the test app by default: pass
+    /// `--app-id`/`--app-key` of `TestServer` in `arguments`).
+    public func call(_ path: String, _ body: [String: Any], appId: String = TestServer.appId,
+                     appKey: String = TestServer.appKey) async throws -> (Int, [String: Any]) {
+        try await SignedCall.post(httpBase, path, body, appId: appId, appKey: appKey)
     }
 
     /// Removes the data directory (after `kill` or `stop`).

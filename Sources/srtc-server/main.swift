@@ -1,3 +1,4 @@
+import EgressServer
 import Foundation
 import IMServer
 import MeetingServer
@@ -27,7 +28,7 @@ if descriptors.current > descriptors.previous {
 
 let app: ServerApp
 do {
-    app = try ServerApp(config: config, modules: [IMModule.factory, MeetingModule.factory])
+    app = try ServerApp(config: config, modules: [IMModule.factory, MeetingModule.factory, EgressModule.factory])
     try app.start()
 } catch {
     FileHandle.standardError.write(Data("srtc-server: cannot start: \(error)\n".utf8))

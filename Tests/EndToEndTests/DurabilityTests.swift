@@ -26,7 +26,7 @@ import SRTCTestSupport
     }
 
     @Test func killDashNineLosesNothingAcknowledged() async throws {
-        let hooks = try WebhookReceiver(appKey: "unknown yet")
+        let hooks = try TestWebhookReceiver(appKey: "unknown yet")
         hooks.setFailing(true)  // the customer's backend is down: webhooks queue up
         let server = ServerProcess(arguments: ["--webhook-url", hooks.url, "--address-joins-per-second", "0"])
         defer { server.removeData() }
@@ -105,7 +105,7 @@ import SRTCTestSupport
         let database = try SQLiteDatabase(path: server.dataDir + "/srtc.sqlite3")
         let integrity = try database.query("PRAGMA integrity_check")
         #expect(integrity.first?.first?.string == "ok")
-        await hooks.stop()
+        await hooks.shutdown()
     }
 
     /// Logs in to the meeting WebSocket with a member token and enters `meetingId`.

@@ -10,7 +10,7 @@ import SRTCTestSupport
 /// The signed channel routes and webhooks, against a real server and a real webhook receiver.
 @Suite(.serialized) struct ChannelAPITests {
     @Test func kickRemovesTheUserTellsOthersAndFiresSignedWebhooks() async throws {
-        let hooks = try WebhookReceiver()
+        let hooks = try TestWebhookReceiver()
         let server = try TestServer(webhookURL: hooks.url)
         let alice = try await TestSignalClient(url: server.wsURL)
         _ = try await alice.join(token: server.token(uid: "alice", channel: "k"))
@@ -39,7 +39,7 @@ import SRTCTestSupport
     }
 
     @Test func webhookDeliveryIsRetriedAfterFailures() async throws {
-        let hooks = try WebhookReceiver(failingFirst: 2)
+        let hooks = try TestWebhookReceiver(failingFirst: 2)
         let server = try TestServer(webhookURL: hooks.url)
         let c = try await TestSignalClient(url: server.wsURL)
         _ = try await c.join(token: server.token(uid: "r", channel: "retry"))

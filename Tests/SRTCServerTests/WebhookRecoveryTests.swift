@@ -8,7 +8,7 @@ import SRTCTestSupport
 
 /// A server that died without closing its channels tells the webhook receiver at the next start.
 @Suite(.serialized) struct WebhookRecoveryTests {
-    private func dispatcher(_ database: any Database, _ apps: AppStore, _ hooks: WebhookReceiver,
+    private func dispatcher(_ database: any Database, _ apps: AppStore, _ hooks: TestWebhookReceiver,
                             node: NodeRegistry? = nil) -> WebhookDispatcher {
         let client = HTTPClient()
         let lease = node.map { OutboxLease(redis: $0.redis, nodeId: $0.nodeId, ttlMilliseconds: 500) }
@@ -28,7 +28,7 @@ import SRTCTestSupport
 
     @Test(arguments: TestStore.allCases)
     func aRestartClosesWhatThePreviousRunLeftLive(_ kind: TestStore) async throws {
-        let hooks = try WebhookReceiver()
+        let hooks = try TestWebhookReceiver()
         let (database, apps) = try await store(kind)
 
         // The first run: two channels, three users of whom one left, then the process dies
@@ -55,7 +55,7 @@ import SRTCTestSupport
         // The next start tells the receiver that alice and bob left and "live" closed, continuing its sequence.
         let second = dispatcher(database, apps, hooks)
         defer { second.stop() }
-        func restartEvents() -> [WebhookReceiver.Delivery] {
+        func restartEvents() -> [TestWebhookReceiver.Delivery] {
             hooks.deliveries.filter { $0.json["data.reason"] == WebhookDispatcher.serverRestartReason }
         }
         try await eventually("three restart events") { restartEvents().count >= 3 }
@@ -71,7 +71,7 @@ import SRTCTestSupport
         defer { third.stop() }
         #expect(try database.query("SELECT COUNT(*) FROM webhook_live_channels").first?.first?.int == 0)
         #expect(try database.query("SELECT COUNT(*) FROM webhook_deliveries WHERE channel = 'live' AND event = 'channel_closed'").first?.first?.int == 1)
-        await hooks.stop()
+        await hooks.shutdown()
     }
 
     /// Nodes of a cluster share the store (the PostgreSQL case is the deployed one) and a real
@@ -79,7 +79,7 @@ import SRTCTestSupport
     /// registry, never a live node's, and two nodes starting at once close each orphan once.
     @Test(arguments: TestStore.allCases)
     func inAClusterARestartClosesOnlyChannelsNoLiveNodeOwns(_ kind: TestStore) async throws {
-        let hooks = try WebhookReceiver()
+        let hooks = try TestWebhookReceiver()
         let (database, apps) = try await store(kind)
         let redis = try await TestRedis.freshURL()
         let a = try ClusterTests.registry(redis, "a"), b = try ClusterTests.registry(redis, "b")
@@ -108,7 +108,7 @@ import SRTCTestSupport
         // a restarts while d starts: a closes its own channel, one of them c's, nobody b's.
         let restarted = dispatcher(database, apps, hooks, node: a), started = dispatcher(database, apps, hooks, node: d)
         defer { restarted.stop(); started.stop(); runs[1].stop() }
-        func restartEvents() -> [WebhookReceiver.Delivery] {
+        func restartEvents() -> [TestWebhookReceiver.Delivery] {
             hooks.deliveries.filter { $0.json["data.reason"] == WebhookDispatcher.serverRestartReason }
         }
         try await eventually("four restart events") { restartEvents().count >= 4 }
@@ -118,11 +118,11 @@ import SRTCTestSupport
         }
         let closed = restartEvents()
         #expect(closed.count == 4)
-        #expect(Set(closed.map { "\($0.json["channel"] ?? "")/\($0.event)/\($0.json["data.uid"] ?? "-")" })
+        #expect(Set(closed.map { "\($0.json["channel"] ?? "")/\($0.event ?? "")/\($0.json["data.uid"] ?? "-")" })
                 == ["room-a/user_left/user-a", "room-a/channel_closed/-", "room-c/user_left/user-c", "room-c/channel_closed/-"])
         #expect(!hooks.deliveries.contains { $0.json["channel"] == "room-b" && $0.event != "channel_created" && $0.event != "user_joined" })
         #expect(try database.query("SELECT channel, node FROM webhook_live_channels").map { $0.compactMap(\.string) } == [["room-b", "b"]])
         #expect(try database.query("SELECT uid FROM webhook_live_users").map { $0.compactMap(\.string) } == [["user-b"]])
-        await hooks.stop()
+        await hooks.shutdown()
     }
 }

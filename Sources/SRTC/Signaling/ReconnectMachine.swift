@@ -3,7 +3,7 @@
 /// (signaling) and SMeeting's engine (the meeting WebSocket) both follow it.
 ///
 /// A value type without I/O: each event returns the actions the owner performs, so every path
-/// is tested without sockets. Times are seconds on a monotonic clock (`now()`).
+/// is tested without sockets. Times are seconds on a monotonic clock (`Monotonic.seconds()`).
 package struct ReconnectMachine: Sendable, Equatable {
     // MARK: - Types
 

@@ -19,14 +19,14 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     /// Delivers one signed POST and returns the HTTP status (throws on network failure).
     typealias Poster = @Sendable (_ url: String, _ headers: [(String, String)], _ body: [UInt8]) async throws -> Int
 
-    struct Event: Encodable {
+    struct Event<Data: Encodable>: Encodable {
         var event_id: String
         var event: String
         var app_id: String
         var channel: String
         var sequence: Int64
         var timestamp: Int64
-        var data: EventData
+        var data: Data
     }
 
     struct EventData: Encodable {
@@ -104,7 +104,8 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
 
     // MARK: - Internals
 
-    private func enqueue(_ key: ChannelKey, _ name: String, _ data: EventData) {
+    /// Stores event `name` of channel `key` (the next sequence number) and wakes the delivery loop.
+    func enqueue<Data: Encodable>(_ key: ChannelKey, _ name: String, _ data: Data) {
         let sequence = sequences.withLock { s -> Int64 in
             let next = (s[key] ?? 0) + 1
             s[key] = next
@@ -113,7 +114,8 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         do {
             try database.transaction { tx throws(DatabaseError) in
                 try Self.insert(tx, key, name, data, sequence: sequence)
-                try recordLiveness(tx, key, name, uid: data.uid, sequence: sequence)
+                // Only the channel events (EventData) name a user; the egress events' data does not.
+                try recordLiveness(tx, key, name, uid: (data as? EventData)?.uid, sequence: sequence)
             }
         } catch {
             Log.error("webhook", "cannot store \(name) for \(key): \(error)")
@@ -122,7 +124,7 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         wakeup.signal()
     }
 
-    private static func insert(_ tx: any SQLExecutor, _ key: ChannelKey, _ name: String, _ data: EventData,
+    private static func insert<Data: Encodable>(_ tx: any SQLExecutor, _ key: ChannelKey, _ name: String, _ data: Data,
                                sequence: Int64) throws(DatabaseError) {
         let now = unixMilliseconds()
         let event = Event(event_id: "EV_" + SecureRandom.string(count: 20), event: name, app_id: key.appId, channel: key.name,

@@ -4,23 +4,33 @@ import SRTCProtocol
 import Synchronization
 import TestWait
 
-/// A customer's backend for tests: an HTTP server that records webhook deliveries after checking
-/// their signatures as docs/server-api.md tells a backend to.
-public final class WebhookReceiver: Sendable {
-    /// One delivery: the body's fields flattened (`event`, `data.uid`...), its sequence number and
-    /// whether its signature verified with the app's key.
+/// An HTTP server on a free loopback port that records webhook deliveries, in the order they
+/// arrive, after checking their signatures like a customer's backend would (docs/server-api.md,
+/// "Webhooks"). Answers 503 to the first `failingFirst` deliveries, and to all while `setFailing(true)`
+/// (the backend is down), to exercise retries.
+public final class TestWebhookReceiver: Sendable {
+    /// One delivery as it arrived.
     public struct Delivery: Sendable {
+        /// Top-level fields and `data.<field>` of the body, as strings.
         public let json: [String: String]
         public let sequence: Int
         public let signatureValid: Bool
-        public var event: String { json["event"] ?? "" }
+        /// The body as sent.
+        public let body: [UInt8]
+
+        /// The event's `data` object (nested objects kept).
+        public var data: [String: Any] {
+            let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+            return object?["data"] as? [String: Any] ?? [:]
+        }
+        public var event: String? { json["event"] }
         public var eventId: String { json["event_id"] ?? "" }
     }
 
     public let server: HTTPServer
-    private let appKey: Mutex<String>
     private let received = Mutex<[Delivery]>([])
-    private let failFirst = Mutex<Int>(0)
+    private let appKey: Mutex<String>
+    private let failFirst: Mutex<Int>
     private let failing = Mutex(false)
 
     /// - Parameters:
@@ -28,8 +38,8 @@ public final class WebhookReceiver: Sendable {
     ///   - failingFirst: answer this many deliveries 503 before accepting.
     public init(appKey: String = TestServer.appKey, failingFirst: Int = 0) throws {
         self.appKey = Mutex(appKey)
-        failFirst.withLock { $0 = failingFirst }
-        let box = Mutex<WebhookReceiver?>(nil)
+        failFirst = Mutex(failingFirst)
+        let box = Mutex<TestWebhookReceiver?>(nil)
         server = HTTPServer(configuration: .init(port: 0, loopCount: 1)) { request in
             box.withLock { $0 }?.receive(request) ?? .text(500, "not ready")
         }
@@ -45,7 +55,7 @@ public final class WebhookReceiver: Sendable {
     /// While `true`, every delivery is answered 503 (the backend is down) and not recorded.
     public func setFailing(_ value: Bool) { failing.withLock { $0 = value } }
 
-    func receive(_ request: HTTPRequest) -> HTTPResponse {
+    private func receive(_ request: HTTPRequest) -> HTTPResponse {
         let h = request.headers
         let expected = RequestSignature.sign(appKey: appKey.withLock { $0 }, appId: h["app_id"] ?? "", nonce: h["nonce"] ?? "",
                                              timestamp: h["timestamp"] ?? "", method: request.method, pathAndQuery: request.target, body: request.body)
@@ -55,19 +65,30 @@ public final class WebhookReceiver: Sendable {
         if let data = object["data"] as? [String: Any] { for (k, v) in data { flat["data.\(k)"] = "\(v)" } }
         let shouldFail = failFirst.withLock { n -> Bool in defer { n -= 1 }; return n > 0 } || failing.withLock { $0 }
         if shouldFail { return .text(503, "try later") }
-        received.withLock { $0.append(Delivery(json: flat, sequence: object["sequence"] as? Int ?? -1, signatureValid: expected == h["signature"])) }
+        received.withLock {
+            $0.append(Delivery(json: flat, sequence: object["sequence"] as? Int ?? -1, signatureValid: expected == h["signature"],
+                               body: request.body))
+        }
         return .json(200, Array("{}".utf8))
     }
 
-    /// Every accepted delivery, in arrival order.
+    /// Every delivery so far, in arrival order.
     public var deliveries: [Delivery] { received.withLock { $0 } }
 
-    /// Waits for a delivery of `event` (for `uid`, when given).
+    /// The first delivery of `event` (for user `uid` if given), waiting for it.
     public func waitFor(_ event: String, uid: String? = nil, timeout: Double = 60) async throws -> Delivery {
-        try await TestWait.waitFor(timeout: timeout, "webhook \(event); got \(deliveries.map { $0.json["event"] ?? "?" })") {
-            deliveries.first { $0.json["event"] == event && (uid == nil || $0.json["data.uid"] == uid) }
+        try await TestWait.waitFor(timeout: timeout, "webhook \(event); got \(deliveries.map { $0.event ?? "?" })") {
+            deliveries.first { $0.event == event && (uid == nil || $0.json["data.uid"] == uid) }
         }
     }
 
-    public func stop() async { await server.shutdown() }
+    /// The deliveries of `event`, once there are at least `count` of them.
+    public func waitFor(_ count: Int, of event: String, timeout: Double = 60) async throws -> [Delivery] {
+        try await TestWait.waitFor(timeout: timeout, "\(count) × webhook \(event); got \(deliveries.map { $0.event ?? "?" })") {
+            let found = deliveries.filter { $0.event == event }
+            return found.count >= count ? found : nil
+        }
+    }
+
+    public func shutdown() async { await server.shutdown() }
 }
