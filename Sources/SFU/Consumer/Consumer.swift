@@ -38,8 +38,12 @@ class Consumer {
     let id: ConsumerID
     /// The subscriber.
     let participant: ParticipantID
-    unowned let transport: MediaTransport
-    unowned let producer: Producer
+    // Unchecked references, read for every packet: SFUCore closes a consumer before its transport
+    // and its producer go (closeTransport, closeProducer), so both outlive it. A checked `unowned`
+    // cost an atomic retain and release per access (the slow side-table path for the transport,
+    // which its PeerTransport references weakly).
+    unowned(unsafe) let transport: MediaTransport
+    unowned(unsafe) let producer: Producer
     let ssrc: UInt32
     let payloadType: UInt8
     let clockRate: UInt32
