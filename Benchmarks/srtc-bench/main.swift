@@ -13,3 +13,4 @@ if wants("sdk") { runSDKBenchmarks() }
 if wants("sfu-load") { runSFULoadBenchmarks() }
 if wants("speedtest") { runSpeedTestBenchmarks() }
 if wants("render") { runRenderBenchmarks() }
+if wants("cluster") { runClusterBenchmarks() }

@@ -64,6 +64,12 @@ export function handleEvent(ch, type, data) {
       break;
     }
     case 'disconnected': serverEnded(ch, data.reason, data.message); break;
+    // The session moves to another node (it drains): reconnect now, as after a dropped
+    // connection; the resume says `moved` (docs/protocol.md, "Moving to another node").
+    case 'reconnect':
+      ch._log('info', `server asked to reconnect (${data.reason})`);
+      ch._signal?.close(1000, 'reconnect');
+      break;
     default: ch._log('warn', `unknown event ${type}`);
   }
 }

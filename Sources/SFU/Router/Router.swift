@@ -14,6 +14,8 @@ final class Router {
     private var lastSpeakerTime: Int64
     private var quality: [ParticipantID: ParticipantQualityMonitor] = [:]
     private var lastQualityTime: Int64
+    /// User data between the transports' data channels.
+    var data = DataFanOut()
 
     init(id: RouterID, configuration: SFUConfiguration, metrics: SFUMetricsRecorder, now: Int64,
          emit: @escaping (SFUEvent) -> Void) {

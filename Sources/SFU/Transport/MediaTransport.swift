@@ -51,6 +51,10 @@ final class MediaTransport: PeerTransportDelegate {
     var state: PeerTransport.State = .new
     /// The peer transport, for closing it; nil with a test sink.
     var peer: PeerTransport?
+    /// Whether the transport has data channels (user data is delivered to it).
+    var carriesData = false
+    /// Whether its participant may publish user data (the token's `publish_data`).
+    var dataPublisher = false
     private(set) var closed = false
     /// When the participant joined (Unix ms), until the first packet forwarded to them is counted.
     var joinedAt: Int64?
@@ -99,13 +103,16 @@ final class MediaTransport: PeerTransportDelegate {
         receiveRTCP(UnsafeRawBufferPointer(packet), now: MediaClock.now())
     }
 
-    /// Data channel events go to the server as they are: it routes data, the SFU does not.
+    /// Binary messages are user data packets the router fans out; other data channel events go
+    /// to the server as they are.
     func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
         guard !closed else { return }
         switch event {
         case .ready: break
         case .opened(let info): router.emit(.dataChannelOpened(id, info))
-        case .message(let channel, let data, let binary): router.emit(.dataChannelMessage(id, channel: channel, data: data, binary: binary))
+        case .message(let channel, let data, binary: true):
+            data.withUnsafeBytes { router.data.route($0, channel: channel, from: self, among: router.transports) }
+        case .message(let channel, let data, binary: false): router.emit(.dataChannelMessage(id, channel: channel, data: data, binary: false))
         case .closed(let channel): router.emit(.dataChannelClosed(id, channel: channel))
         case .shutDown: router.emit(.dataChannelClosed(id, channel: nil))
         }

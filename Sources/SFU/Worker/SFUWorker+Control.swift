@@ -24,13 +24,15 @@ extension SFUWorker {
     /// parameters and attaches it to a router for one participant. It may both publish
     /// (`produce`) and subscribe (`consume`); SRTC uses one of each per participant.
     /// - Parameters:
-    ///   - dataChannels: channels agreed out of band (RFC 8831 §6.5) to create at once (they open
-    ///     when the SCTP association is up); needs `parameters.sctp`.
+    ///   - dataChannels: channels agreed out of band (RFC 8831 §6.5) to create at once
+    ///     (they open when the SCTP association is up); needs `parameters.sctp`. User data
+    ///     packets are delivered to a transport with channels.
+    ///   - dataPublisher: whether the participant's user data packets are forwarded (else dropped).
     ///   - joinedAt: when the participant joined (Unix ms): the first packet forwarded on this
     ///     transport is counted in `SFUMetrics.joinToFirstPacket`.
     public func createTransport(_ id: TransportID, router: RouterID, participant: ParticipantID,
                                 parameters: PeerTransportParameters, dataChannels: [DataChannelInfo] = [],
-                                joinedAt: Int64? = nil) async throws(SFUError) {
+                                dataPublisher: Bool = false, joinedAt: Int64? = nil) async throws(SFUError) {
         let port = self.port
         try await perform { core, now throws(SFUError) in
             guard core.routers[router] != nil else { throw .routerNotFound(router) }
@@ -42,6 +44,8 @@ extension SFUWorker {
             // On the I/O thread no packet can reach the transport before the delegate is set.
             let media = try core.createTransport(id, router: router, participant: participant, sink: peer, now: now)
             media.peer = peer
+            media.carriesData = !dataChannels.isEmpty
+            media.dataPublisher = dataPublisher
             media.joinedAt = joinedAt
             peer.delegate = media
             for c in dataChannels {
@@ -60,6 +64,24 @@ extension SFUWorker {
             guard let peer = core.transports[id]?.peer else { return }
             data.withUnsafeBytes { raw in try? peer.sendData(raw, on: channel, binary: binary) }
         }
+    }
+
+    /// Delivers a user data packet from the customer's backend (docs/protocol.md, "Data
+    /// messages") on `channel` of the router's participants in `uids` (empty: everyone).
+    /// - Returns: how many transports' channels took it.
+    public func publishData(_ payload: [UInt8], topic: String?, channel: UInt16, router id: RouterID,
+                            to uids: Set<String>) async throws(SFUError) -> Int {
+        try await perform { core, _ throws(SFUError) in
+            guard let router = core.routers[id] else { throw .routerNotFound(id) }
+            do { return try router.data.publish(payload: payload, topic: topic, channel: channel, to: uids, among: router.transports) } catch {
+                throw .invalidParameters("data packet: \(error)")
+            }
+        }
+    }
+
+    /// The user data counters of a router.
+    public func dataCounters(router id: RouterID) async -> DataRoutingCounters? {
+        try? await perform { core, _ in core.routers[id]?.data.counters }
     }
 
     /// ICE restart of a transport (RFC 8445 §9): new local and remote credentials, DTLS and SRTP

@@ -89,6 +89,8 @@ extension Channel {
             let actions = state.withLock { $0.reconnect.serverEnded(disconnected.reason) }
             context.logger.info("server ended the session: \(disconnected.reason.rawValue) \(disconnected.message ?? "")")
             perform(actions, error: nil)
+        case .reconnect(let notice):
+            serverAskedToReconnect(notice)
         }
     }
 

@@ -100,10 +100,11 @@ extension Channel {
             defer { s.heldEvents = nil }
             return s.heldEvents ?? []
         }
+        if response.moved == true { dropMovedMedia() }
         perform(actions, error: nil)
         catchUp(with: response)
         for event in held { handle(event) }
-        mediaAfterResume()
+        if state.withLock({ $0.republishPending }) { republishAfterMove() } else { mediaAfterResume() }
     }
 
     /// Events dropped while the connection was down are replayed as the difference between the

@@ -46,6 +46,9 @@ public final class Channel: @unchecked Sendable {
         var signal: SignalClient?
         /// Events that arrived while a join response is being applied; replayed after it.
         var heldEvents: [ServerEvent]?
+        /// The session moved to another node and the local tracks are not published there yet
+        /// (`Channel+Move`); retried after each resume until it succeeds.
+        var republishPending = false
         var reconnect: ReconnectMachine
         var ticker: DispatchSourceTimer?
         /// Media transports, once something was published or subscribed.

@@ -52,6 +52,10 @@ public struct JoinResponse: Codable, Sendable, Equatable {
     public var subscriptions: [SubscribeRequest]
     /// TURN servers with short-lived credentials for this session (empty when none is configured).
     public var iceServers: [ICEServer]
+    /// Set (`true`) on a resume on another node than the session's last one (drain, failover):
+    /// the session's transports did not move, so the client publishes its tracks again and
+    /// answers a fresh subscriber offer (docs/protocol.md, "Moving to another node").
+    public var moved: Bool?
 
     public init(sessionId: String, resumed: Bool, channel: ChannelInfo, me: UserInfo, users: [UserInfo],
                 reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = [],
@@ -62,7 +66,7 @@ public struct JoinResponse: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case resumed, channel, me, users, subscriptions
+        case resumed, channel, me, users, subscriptions, moved
         case sessionId = "session_id"
         case reconnectGraceSeconds = "reconnect_grace_seconds"
         case serverTime = "server_time"
@@ -80,6 +84,7 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         serverTime = try c.decode(Int64.self, forKey: .serverTime)
         subscriptions = try c.decodeIfPresent([SubscribeRequest].self, forKey: .subscriptions) ?? []
         iceServers = try c.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? []
+        moved = try c.decodeIfPresent(Bool.self, forKey: .moved)
     }
 }
 
@@ -136,6 +141,9 @@ public enum ServerEvent: Sendable, Equatable {
     case subscriptionEnded(SubscriptionEnded)
     /// The server ends this session; the WebSocket closes right after.
     case disconnected(Disconnected)
+    /// The session is moving to another node (its node is draining): reconnect and `join` with
+    /// the session id as after a dropped connection; the WebSocket closes right after.
+    case reconnect(ReconnectNotice)
 }
 
 /// `user_left`.
@@ -161,6 +169,13 @@ public struct SubscriptionEnded: Codable, Sendable, Equatable {
         case reason
         case trackId = "track_id"
     }
+}
+
+/// `reconnect` (docs/protocol.md, "Moving to another node").
+public struct ReconnectNotice: Codable, Sendable, Equatable {
+    /// Why: `node_draining`.
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
 }
 
 /// `disconnected`.

@@ -36,10 +36,17 @@ actor ChannelRoom {
     private var joinBucket: TokenBucket
     /// The same limit counted across a cluster (`--redis-url`), checked after this room's bucket.
     private let sharedJoins: ClusterJoinLimiter?
+    /// Where this room's record is kept for the channel's next node, on a cluster (`+Handoff`).
+    private let records: RoomRecordStore?
+    /// The record saved last (a change that leaves it equal writes nothing).
+    private var savedRecord: RoomRecord?
+    /// Handed to another node: the record stays as it was handed over.
+    var handedOff = false
 
     init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, clock: RoomClock = SystemRoomClock(),
-         modules: [any ServerModule] = [], sharedJoins: ClusterJoinLimiter? = nil) {
+         modules: [any ServerModule] = [], sharedJoins: ClusterJoinLimiter? = nil, records: RoomRecordStore? = nil) {
         self.sharedJoins = sharedJoins
+        self.records = records
         self.key = key
         self.createdAt = clock.now()
         self.limits = limits
@@ -49,6 +56,12 @@ actor ChannelRoom {
         self.modules = modules
         self.joinBucket = TokenBucket(ratePerSecond: Double(limits.joinsPerSecond), burst: Double(limits.joinsPerSecond))
         let entries = inbox.entries
+        if let records {
+            // Sessions the channel's previous node recorded are taken over before any join.
+            _ = inbox.post(job: { room in
+                if let record = await records.load(room.key) { room.adopt(record) }
+            })
+        }
         Task { await self.drain(entries) }
     }
 
@@ -56,10 +69,26 @@ actor ChannelRoom {
     private func drain(_ entries: AsyncStream<RoomInbox.Entry>) async {
         for await entry in entries {
             switch entry {
-            case .event(let event): await apply(event)
-            case .job(let job): await job(self)
+            case .event(let event):
+                await apply(event)
+                switch event {
+                case .graceExpired, .tokenExpired: saveRecord()
+                default: break
+                }
+            case .job(let job):
+                await job(self)
+                saveRecord()
             }
         }
+    }
+
+    /// Saves this room's record for the channel's next node when it changed (cluster only).
+    private func saveRecord() {
+        guard let records, !handedOff else { return }
+        let record = self.record
+        guard record != savedRecord else { return }
+        savedRecord = record
+        records.save(key, record.sessions.isEmpty ? nil : record)
     }
 
     // MARK: - Snapshots
@@ -95,7 +124,7 @@ actor ChannelRoom {
         guard let grant = claims.grant else { return .failure(SignalError(.invalidToken, "token has no channel grant")) }
         let uid = claims.sub
         if let sessionId = request.sessionId, let existing = participants[uid], existing.sessionId == sessionId {
-            return .success(resume(existing, connection: connection, grant: grant, claims: claims))
+            return .success(await resume(existing, connection: connection, grant: grant, claims: claims))
         }
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
             return .failure(SignalError(.payloadTooLarge, "custom exceeds \(limits.maxCustomDataBytes) bytes"))
@@ -126,12 +155,12 @@ actor ChannelRoom {
         observer.userJoined(room: key, uid: uid)
         if request.dataChannel == true {
             // The offer is posted to the inbox, so it follows the join response.
-            await mediaOf(participant)?.openDataChannels()
+            await mediaOf(participant)?.openDataChannels(publishData: participant.grant.publishData)
         }
         return .success(response)
     }
 
-    private func resume(_ p: Participant, connection: SignalConnection, grant: ChannelGrant, claims: TokenClaims) -> JoinResponse {
+    private func resume(_ p: Participant, connection: SignalConnection, grant: ChannelGrant, claims: TokenClaims) async -> JoinResponse {
         if let old = p.connection, old !== connection { old.close(code: 1000, reason: "resumed elsewhere") }
         p.connection = connection
         p.disconnectedAt = nil
@@ -140,10 +169,17 @@ actor ChannelRoom {
         p.grant = grant
         scheduleExpiry(p, exp: claims.exp)
         observer.sessionResumed(room: key, uid: p.uid)
-        return JoinResponse(sessionId: p.sessionId, resumed: true, channel: info, me: userInfo(p),
-                            users: users.filter { $0.uid != p.uid }, reconnectGraceSeconds: limits.reconnectGraceSeconds,
-                            serverTime: clock.now(),
-                            subscriptions: p.subscriptions.map { SubscribeRequest(trackId: $0.key, layer: $0.value) }.sorted { $0.trackId < $1.trackId })
+        var response = JoinResponse(sessionId: p.sessionId, resumed: true, channel: info, me: userInfo(p),
+                                    users: users.filter { $0.uid != p.uid }, reconnectGraceSeconds: limits.reconnectGraceSeconds,
+                                    serverTime: clock.now(),
+                                    subscriptions: (p.subscriptions.merging(p.pendingSubscriptions) { a, _ in a })
+                                        .map { SubscribeRequest(trackId: $0.key, layer: $0.value) }.sorted { $0.trackId < $1.trackId })
+        if p.moved {
+            p.moved = false
+            response.moved = true
+            await resubscribePending()
+        }
+        return response
     }
 
     /// The WebSocket of `sessionId` dropped without `leave`: keep the session for the grace period.
@@ -155,8 +191,9 @@ actor ChannelRoom {
         p.graceTimer = clock.schedule(at: deadline) { [inbox] in inbox.post(.graceExpired(uid: uid, sessionId: sessionId)) }
     }
 
-    private func scheduleExpiry(_ p: Participant, exp: Int64) {
+    func scheduleExpiry(_ p: Participant, exp: Int64) {
         p.expiryTimer?.cancel()
+        p.expiresAt = exp
         let uid = p.uid, sessionId = p.sessionId
         // `exp` is the signer's choice, up to Int64.max: saturate.
         p.expiryTimer = clock.schedule(at: exp.multipliedSaturating(by: 1000)) { [inbox] in
@@ -224,6 +261,7 @@ actor ChannelRoom {
         guard let track = tracks.removeValue(forKey: trackId) else { return }
         holds.forget(trackId: trackId)
         publisher.publishedTrackIds.removeAll { $0 == trackId }
+        for p in participants.values { p.pendingSubscriptions[trackId] = nil }
         for p in participants.values where p.subscriptions[trackId] != nil {
             p.subscriptions[trackId] = nil
             await p.media?.unsubscribe(trackId: trackId)
@@ -290,6 +328,15 @@ protocol RoomObserver: Sendable {
     func trackPublished(room: ChannelKey, uid: String, track: TrackInfo)
     func trackUnpublished(room: ChannelKey, uid: String, track: TrackInfo)
     func roomBecameEmpty(_ room: ChannelKey)
+    /// A session taken over from another node (`adopt`): counted, not announced.
+    func sessionAdopted(room: ChannelKey, uid: String)
+    /// A session handed to another node (`handOff`): no longer counted here, not announced.
+    func sessionHandedOff(room: ChannelKey, uid: String)
+}
+
+extension RoomObserver {
+    func sessionAdopted(room: ChannelKey, uid: String) {}
+    func sessionHandedOff(room: ChannelKey, uid: String) {}
 }
 
 /// A token bucket: `burst` tokens, refilled at `ratePerSecond`.

@@ -17,6 +17,15 @@ final class Participant {
     var graceTimer: RoomTimer?
     /// Ends the session when the token expires.
     var expiryTimer: RoomTimer?
+    /// The token's `exp` (Unix seconds).
+    var expiresAt: Int64 = .max
+    /// Taken over from another node (`ChannelRoom+Handoff`) and not resumed yet: the resume
+    /// tells the client its transports stayed behind (`moved`).
+    var moved = false
+    /// Tracks taken over from another node whose media the publisher has not sent here yet.
+    var unboundTrackIds: Set<String> = []
+    /// Subscriptions taken over from another node, made again once both sides have media here.
+    var pendingSubscriptions: [String: String?] = [:]
     /// Track ids I publish, in publish order.
     var publishedTrackIds: [String] = []
     /// Remote track id → requested layer desc (nil = best).
@@ -26,7 +35,7 @@ final class Participant {
     /// The subscribe transport's reliable data channel, once open (docs/protocol.md, "Data channels").
     var dataChannel: SignalConnection?
 
-    init(uid: String, sessionId: String, grant: ChannelGrant, nickname: String?, custom: String?, joinedAt: Int64, connection: SignalConnection) {
+    init(uid: String, sessionId: String, grant: ChannelGrant, nickname: String?, custom: String?, joinedAt: Int64, connection: SignalConnection?) {
         self.uid = uid
         self.sessionId = sessionId
         self.grant = grant

@@ -24,6 +24,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// This node's HTTP base URL as the other nodes reach it (`--node-url`, `SRTC_NODE_URL`);
     /// default `http://<public IP or bind address>:<http port>`.
     public var nodeURL: String?
+    /// Seconds a draining node (`SIGTERM` on a cluster node) keeps serving its channels before it
+    /// moves their remaining clients to other nodes (`--drain-seconds`, `SRTC_DRAIN_SECONDS`).
+    public var drainSeconds: Int = 30
     /// Credentials of the first app (`--app-id` / `SRTC_APP_ID`, `--app-key` / `SRTC_APP_KEY`); both or neither.
     public var appId: String?
     public var appKey: String?
@@ -88,6 +91,10 @@ public struct ServerConfig: Sendable, Equatable {
         },
         Setting("node-id", "SRTC_NODE_ID", "node_id", "this node's id in a cluster (default random)") { c, v in c.nodeId = v },
         Setting("node-url", "SRTC_NODE_URL", "node_url", "this node's HTTP URL as the other nodes reach it") { c, v in c.nodeURL = v },
+        Setting("drain-seconds", "SRTC_DRAIN_SECONDS", "drain_seconds", "on SIGTERM, seconds a cluster node serves its channels before moving their clients (default 30)") { c, v in
+            guard let n = Int(v), (0...86_400).contains(n) else { throw BadValue() }
+            c.drainSeconds = n
+        },
         Setting("webhook-url", "SRTC_WEBHOOK_URL", "webhook_url", "URL that receives signed webhooks") { c, v in c.webhookURL = v },
         Setting("max-body-bytes", "SRTC_MAX_BODY_BYTES", "max_body_bytes", "largest request body (default 1048576)") { c, v in
             c.maxBodyBytes = try positive(v, "max-body-bytes")
@@ -193,7 +200,11 @@ public struct ServerConfig: Sendable, Equatable {
     /// The help text of `srtc-server --help`.
     public static var usage: String {
         var lines = ["usage: srtc-server [--flag value]...", "", "Flags (environment variable in brackets; flags win over variables, variables over the config file):"]
-        for s in settings { lines.append("  --\(s.flag.padding(toLength: 16, withPad: " ", startingAt: 0)) [\(s.envName)] \(s.help)") }
+        for s in settings {
+            // `padding(toLength:)` also truncates: a long flag keeps its whole name and one space.
+            let name = ("--" + s.flag).padding(toLength: max(18, s.flag.count + 2), withPad: " ", startingAt: 0)
+            lines.append("  \(name) [\(s.envName)] \(s.help)")
+        }
         lines.append("  --config           [SRTC_CONFIG] JSON file with the same keys in snake_case")
         lines.append("  --help             print this text")
         return lines.joined(separator: "\n")

@@ -172,6 +172,13 @@ final class SFURoomMedia: RoomMedia {
         SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: joinedAt, events: events)
     }
 
+    func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int {
+        let channel = reliable ? SignalDataChannel.reliableID : SignalDataChannel.lossyID
+        do { return try await server.worker.publishData(payload, topic: topic, channel: channel, router: router, to: uids) } catch {
+            throw SignalError(.invalidParameter, "\(error)")
+        }
+    }
+
     func close() async {
         server.unregister(router: router)
         await server.worker.closeRouter(router)

@@ -51,6 +51,8 @@ public struct ServerModuleContext: Sendable {
     public let channels: ChannelControl
     /// Notifications one module posts and another delivers (meeting reminders → IM).
     public let notifications: UserNotifications
+    /// Where channels run, on a cluster node (`--redis-url`); `nil` on a single node.
+    public var cluster: ClusterPlacement? = nil
 }
 
 /// Creates a module once the server's storage is open.

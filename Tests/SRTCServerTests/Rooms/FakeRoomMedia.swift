@@ -22,6 +22,8 @@ final class FakeRoomMedia: RoomMedia {
         state.withLock { $0.closed += 1 }
     }
 
+    func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int { 0 }
+
     /// Times the router was created and released.
     var preparedCount: Int { state.withLock { $0.prepared } }
     var closedCount: Int { state.withLock { $0.closed } }
@@ -87,7 +89,7 @@ final class FakeParticipantMedia: ParticipantMedia {
         return offer.map { "answer to " + $0 }
     }
 
-    func openDataChannels() async { record("data channels") }
+    func openDataChannels(publishData: Bool) async { record(publishData ? "data channels" : "data channels, no publish") }
 
     func close() async { record("close") }
 }
