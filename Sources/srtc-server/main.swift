@@ -1,3 +1,4 @@
+import EgressServer
 import Foundation
 import IMServer
 import MeetingServer
@@ -21,7 +22,7 @@ Log.setLevel(Log.Level(name: config.logLevel) ?? .info)
 
 let app: ServerApp
 do {
-    app = try ServerApp(config: config, modules: [IMModule.factory, MeetingModule.factory])
+    app = try ServerApp(config: config, modules: [IMModule.factory, MeetingModule.factory, EgressModule.factory])
     try app.start()
 } catch {
     FileHandle.standardError.write(Data("srtc-server: cannot start: \(error)\n".utf8))

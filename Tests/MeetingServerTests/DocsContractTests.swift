@@ -1,3 +1,4 @@
+import EgressServer
 import Foundation
 import IMServer
 import MeetingServer
@@ -16,7 +17,7 @@ import Testing
         var config = ServerConfig()
         config.dataDir = ":memory:"
         config.demoAuth = .loopback  // registers the demo sign-in route, documented as optional
-        let app = try ServerApp(config: config, modules: [IMModule.factory, MeetingModule.factory])
+        let app = try ServerApp(config: config, modules: [IMModule.factory, MeetingModule.factory, EgressModule.factory])
         let routes = Set(app.router.routeNames)
         let webSocketPaths = app.modules.flatMap(\.webSocketPaths)
         await app.shutdown()

@@ -162,6 +162,17 @@ function catchUp(ch, response) {
       else if (JSON.stringify(known) !== JSON.stringify(t)) trackUpdated(ch, t, user.uid);
     }
   }
+  // Hidden publishers (server composites): only their tracks.
+  const hidden = (response.hiddenTracks ?? []).map(trackInfo);
+  const hiddenIds = new Set(hidden.map((t) => t.id));
+  for (const old of [...ch._hiddenPublishers.values()]) {
+    for (const t of [...old.tracks]) if (!hiddenIds.has(t.id)) trackRemoved(ch, t.id, old.uid);
+  }
+  for (const t of hidden) {
+    const known = ch._hiddenPublishers.get(t.uid)?.tracks.find((k) => k.id === t.id);
+    if (!known) trackAdded(ch, t, t.uid);
+    else if (JSON.stringify(known) !== JSON.stringify(t)) trackUpdated(ch, t, t.uid);
+  }
 }
 
 /** After a resume, a media connection that broke meanwhile gets an ICE restart. */

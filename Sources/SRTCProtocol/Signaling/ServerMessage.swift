@@ -52,6 +52,8 @@ public struct JoinResponse: Codable, Sendable, Equatable {
     public var subscriptions: [SubscribeRequest]
     /// TURN servers with short-lived credentials for this session (empty when none is configured).
     public var iceServers: [ICEServer]
+    /// Tracks of hidden participants (server composites), which are in no user list; absent when none.
+    public var hiddenTracks: [TrackInfo]
     /// Set (`true`) on a resume on another node than the session's last one (drain, failover):
     /// the session's transports did not move, so the client publishes its tracks again and
     /// answers a fresh subscriber offer (docs/protocol.md, "Moving to another node").
@@ -59,10 +61,11 @@ public struct JoinResponse: Codable, Sendable, Equatable {
 
     public init(sessionId: String, resumed: Bool, channel: ChannelInfo, me: UserInfo, users: [UserInfo],
                 reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = [],
-                iceServers: [ICEServer] = []) {
+                iceServers: [ICEServer] = [], hiddenTracks: [TrackInfo] = []) {
         self.sessionId = sessionId; self.resumed = resumed; self.channel = channel; self.me = me; self.users = users
         self.reconnectGraceSeconds = reconnectGraceSeconds; self.serverTime = serverTime; self.subscriptions = subscriptions
         self.iceServers = iceServers
+        self.hiddenTracks = hiddenTracks
     }
 
     enum CodingKeys: String, CodingKey {
@@ -71,6 +74,7 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         case reconnectGraceSeconds = "reconnect_grace_seconds"
         case serverTime = "server_time"
         case iceServers = "ice_servers"
+        case hiddenTracks = "hidden_tracks"
     }
 
     public init(from decoder: Decoder) throws {
@@ -84,7 +88,23 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         serverTime = try c.decode(Int64.self, forKey: .serverTime)
         subscriptions = try c.decodeIfPresent([SubscribeRequest].self, forKey: .subscriptions) ?? []
         iceServers = try c.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? []
+        hiddenTracks = try c.decodeIfPresent([TrackInfo].self, forKey: .hiddenTracks) ?? []
         moved = try c.decodeIfPresent(Bool.self, forKey: .moved)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sessionId, forKey: .sessionId)
+        try c.encode(resumed, forKey: .resumed)
+        try c.encode(channel, forKey: .channel)
+        try c.encode(me, forKey: .me)
+        try c.encode(users, forKey: .users)
+        try c.encode(reconnectGraceSeconds, forKey: .reconnectGraceSeconds)
+        try c.encode(serverTime, forKey: .serverTime)
+        try c.encode(subscriptions, forKey: .subscriptions)
+        try c.encode(iceServers, forKey: .iceServers)
+        if !hiddenTracks.isEmpty { try c.encode(hiddenTracks, forKey: .hiddenTracks) }
+        try c.encodeIfPresent(moved, forKey: .moved)
     }
 }
 

@@ -38,7 +38,16 @@ public final class APIRouter: Sendable {
         var channel: ChannelOfRequest?
     }
 
+    /// Files served under a path prefix (no signature: outside the signed prefixes).
+    fileprivate struct FileRoute: Sendable {
+        let prefix: String
+        let directory: String
+        /// The path as the docs name it (`/live/{app_id}/{channel}/{file}`).
+        let documentedPath: String
+    }
+
     private let routes: [Route]
+    private let fileRoutes: [FileRoute]
     private let authenticator: RequestAuthenticator
     private let metrics: Metrics
     private let clock: @Sendable () -> Int64
@@ -49,7 +58,18 @@ public final class APIRouter: Sendable {
     /// Collects routes before the router is built (routes never change while serving).
     public struct Builder {
         fileprivate var routes: [Route] = []
+        fileprivate var fileRoutes: [FileRoute] = []
         public init() {}
+
+        /// Serves the files under `directory` read-only at `prefix` (`GET` / `HEAD`, e.g. `/live/` for
+        /// HLS), with the static files' path checks: no dot segments, no hidden files, nothing outside.
+        /// `documentedPath` is the route as docs/openapi.yaml names it (it starts with `prefix`).
+        public mutating func addFiles(prefix: String, directory: String, documentedPath: String) {
+            precondition(prefix.hasPrefix("/") && prefix.hasSuffix("/"), "a file prefix is /name/")
+            precondition(documentedPath.hasPrefix(prefix), "the documented path is under the prefix")
+            precondition(!APIRouter.signedPrefixes.contains { prefix.hasPrefix($0) }, "files are never under a signed prefix")
+            fileRoutes.append(FileRoute(prefix: prefix, directory: directory, documentedPath: documentedPath))
+        }
         /// Adds a route answered on the concurrency pool.
         public mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
             routes.append(Route(method: method, path: path, handler: .async(handler)))
@@ -72,6 +92,7 @@ public final class APIRouter: Sendable {
                 clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }, forwarder: ClusterForwarder? = nil) {
         self.forwarder = forwarder
         routes = builder.routes
+        fileRoutes = builder.fileRoutes
         self.authenticator = authenticator
         self.metrics = metrics
         self.clock = clock
@@ -80,7 +101,7 @@ public final class APIRouter: Sendable {
 
     /// Every route as `METHOD path`, in registration order: the docs contract test checks each
     /// against docs/openapi.yaml and docs/server-api.md.
-    public var routeNames: [String] { routes.map { "\($0.method) \($0.path)" } }
+    public var routeNames: [String] { routes.map { "\($0.method) \($0.path)" } + fileRoutes.map { "GET \($0.documentedPath)" } }
 
     /// Answers one request; records its metrics.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -144,6 +165,10 @@ public final class APIRouter: Sendable {
         if onIOThread, let route = routes.first(where: { $0.path == path && $0.method == request.method }), case .async = route.handler {
             return .deferred
         }
+        // Reading a file blocks: never on the I/O thread.
+        if onIOThread, !routes.contains(where: { $0.path == path }), fileRoutes.contains(where: { path.hasPrefix($0.prefix) }) {
+            return .deferred
+        }
         if Self.signedPrefixes.contains(where: { path.hasPrefix($0) }) {
             guard request.body.count <= maxBodyBytes else {
                 return .answered(path, Self.error(.payloadTooLarge, "body exceeds \(maxBodyBytes) bytes", now: now))
@@ -171,6 +196,9 @@ public final class APIRouter: Sendable {
     private func route(_ request: HTTPRequest, app: App?, now: Int64) -> Resolution {
         let path = String(request.path)
         let matching = routes.filter { $0.path == path }
+        if matching.isEmpty, let files = fileRoutes.first(where: { path.hasPrefix($0.prefix) }) {
+            return .answered(files.prefix, Self.serveFile(request, path: path, from: files, now: now))
+        }
         guard !matching.isEmpty else { return .answered("unmatched", Self.error(.notFound, "no route \(path)", now: now)) }
         guard let route = matching.first(where: { $0.method == request.method }) else {
             var response = Self.error(.methodNotAllowed, "\(request.method) not allowed on \(path)", now: now)
@@ -182,6 +210,11 @@ public final class APIRouter: Sendable {
         case .immediate(let h): return .immediate(path, h, context)
         case .async(let h): return .async(path, h, context, route.channel)
         }
+    }
+
+    private static func serveFile(_ request: HTTPRequest, path: String, from route: FileRoute, now: Int64) -> HTTPResponse {
+        guard let files = StaticFiles(directory: route.directory) else { return error(.notFound, "no file \(path)", now: now) }
+        return files.response(for: request, target: request.path.dropFirst(route.prefix.count), now: now)
     }
 
     /// The JSON error body every failure uses.

@@ -26,6 +26,8 @@ public final class ServerApp: Sendable {
     private let mediaServer = MediaServerSlot()
     /// Parts built on the server (the meeting backend), in the order they were added.
     public let modules: [any ServerModule]
+    /// The HTTP address, once `start()` listens.
+    public let endpoint = ServerEndpoint()
 
     /// Opens the data directory and database (SQLite there, or PostgreSQL at `--database-url`), applies migrations and makes sure an app exists.
     /// - Parameter modules: factories of the parts built on the server (`MeetingServer`), created
@@ -90,7 +92,8 @@ public final class ServerApp: Sendable {
         }
         let moduleContext = ServerModuleContext(config: config, database: database, apps: apps, metrics: metrics,
                                                 channels: ChannelControl(manager: channels), notifications: UserNotifications(),
-                                                cluster: cluster.map { ClusterPlacement(directory: $0.directory) })
+                                                cluster: cluster.map { ClusterPlacement(directory: $0.directory) },
+                                                webhooks: ModuleWebhooks(dispatcher: webhooks), endpoint: endpoint)
         modules = try moduleFactories.map { try $0(moduleContext) }
         for module in modules { module.registerRoutes(in: &builder) }
         channels.setGatekeepers(modules)
@@ -117,6 +120,7 @@ public final class ServerApp: Sendable {
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
         http.withLock { $0 = server }
+        endpoint.set(host: config.bind, port: server.port)
         let channels = self.channels
         let nodeURL = config.nodeURL ?? "http://\(config.publicIP ?? config.bind):\(server.port)"
         try cluster?.start(httpURL: nodeURL, load: { (channels.count, channels.participantCount) },

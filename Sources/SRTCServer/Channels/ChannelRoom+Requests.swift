@@ -88,7 +88,8 @@ extension ChannelRoom {
             guard !t.desc.isEmpty, t.desc.utf8.count <= 64 else { return .failure(SignalError(.invalidParameter, "track desc must be 1 to 64 bytes")) }
             guard t.kind == .video || t.layers.isEmpty else { return .failure(SignalError(.invalidParameter, "only video tracks have layers")) }
         }
-        if let refusal = await publishRefusal(r.tracks, uid: p.uid) { return .failure(refusal) }
+        // Hidden participants are the server's own egress workers: modules do not gate them (as on join).
+        if !p.hidden, let refusal = await publishRefusal(r.tracks, uid: p.uid) { return .failure(refusal) }
         guard let media = await mediaOf(p) else { return .failure(SignalError(.internalError, "media is not available on this server")) }
         var ids = resumedTrackIds(r.tracks, of: p)
         for t in r.tracks where ids[t.mid] == nil { ids[t.mid] = "TR_" + SecureRandom.string(count: 12) }

@@ -34,6 +34,8 @@ actor ChannelRoom {
     /// The one serial path of every change (see the type's comment).
     nonisolated let inbox = RoomInbox()
     private var joinBucket: TokenBucket
+    /// The speaker list sent last (hidden participants removed), so an unchanged one is not resent.
+    var lastSpeakers: ActiveSpeakersSnapshot?
     /// The same limit counted across a cluster (`--redis-url`), checked after this room's bucket.
     private let sharedJoins: ClusterJoinLimiter?
     /// Where this room's record is kept for the channel's next node, on a cluster (`+Handoff`).
@@ -94,8 +96,11 @@ actor ChannelRoom {
     // MARK: - Snapshots
 
     var info: ChannelInfo {
-        ChannelInfo(channel: key.name, createdAt: createdAt, userCount: participants.count, metadata: metadata)
+        ChannelInfo(channel: key.name, createdAt: createdAt, userCount: visibleCount, metadata: metadata)
     }
+
+    /// Participants that are users (hidden egress workers are not: docs/protocol.md, "Hidden participants").
+    var visibleCount: Int { participants.values.count { !$0.hidden } }
 
     func userInfo(_ p: Participant) -> UserInfo {
         UserInfo(uid: p.uid, nickname: p.nickname, custom: p.custom, joinedAt: p.joinedAt,
@@ -104,7 +109,13 @@ actor ChannelRoom {
 
     /// Every user with tracks, in join order.
     var users: [UserInfo] {
-        participants.values.sorted { ($0.joinedAt, $0.uid) < ($1.joinedAt, $1.uid) }.map(userInfo)
+        participants.values.filter { !$0.hidden }.sorted { ($0.joinedAt, $0.uid) < ($1.joinedAt, $1.uid) }.map(userInfo)
+    }
+
+    /// The tracks of hidden participants other than `uid` (announced in `hidden_tracks`).
+    func hiddenTracks(except uid: String) -> [TrackInfo] {
+        participants.values.filter { $0.hidden && $0.uid != uid }.sorted { $0.uid < $1.uid }
+            .flatMap { p in p.publishedTrackIds.compactMap { tracks[$0] } }
     }
 
     var isEmpty: Bool { participants.isEmpty }
@@ -136,10 +147,14 @@ actor ChannelRoom {
             return .failure(SignalError(.rateLimited, "too many joins in this channel across the cluster; retry shortly"))
         }
         if let old = participants[uid] {
+            // A user's token cannot take over a hidden participant's uid (and so end a composite).
+            guard !old.hidden || grant.hidden else {
+                return .failure(SignalError(.alreadyExists, "uid \(uid) is in use by the server"))
+            }
             old.send(.disconnected(Disconnected(reason: .duplicateLogin, message: "the same uid joined again")))
             old.connection?.close(code: 1000, reason: "duplicate login")
             await remove(old, reason: .duplicateLogin)
-        } else if participants.count >= limits.maxUsersPerChannel {
+        } else if !grant.hidden, visibleCount >= limits.maxUsersPerChannel {
             return .failure(SignalError(.limitReached, "channel has \(limits.maxUsersPerChannel) users, the limit"))
         }
         let participant = Participant(uid: uid, sessionId: "SE_" + SecureRandom.string(count: 20), grant: grant,
@@ -149,7 +164,8 @@ actor ChannelRoom {
         scheduleExpiry(participant, exp: claims.exp)
         let response = JoinResponse(sessionId: participant.sessionId, resumed: false, channel: info, me: userInfo(participant),
                                     users: users.filter { $0.uid != uid }, reconnectGraceSeconds: limits.reconnectGraceSeconds,
-                                    serverTime: clock.now())
+                                    serverTime: clock.now(), hiddenTracks: hiddenTracks(except: uid))
+        guard !participant.hidden else { return .success(response) }
         broadcast(.userJoined(userInfo(participant)), except: uid)
         broadcast(.channelUpdated(info), except: uid)
         observer.userJoined(room: key, uid: uid)
@@ -173,7 +189,8 @@ actor ChannelRoom {
                                     users: users.filter { $0.uid != p.uid }, reconnectGraceSeconds: limits.reconnectGraceSeconds,
                                     serverTime: clock.now(),
                                     subscriptions: (p.subscriptions.merging(p.pendingSubscriptions) { a, _ in a })
-                                        .map { SubscribeRequest(trackId: $0.key, layer: $0.value) }.sorted { $0.trackId < $1.trackId })
+                                        .map { SubscribeRequest(trackId: $0.key, layer: $0.value) }.sorted { $0.trackId < $1.trackId },
+                                    hiddenTracks: hiddenTracks(except: p.uid))
         if p.moved {
             p.moved = false
             response.moved = true
@@ -212,7 +229,12 @@ actor ChannelRoom {
             participants[subscriber]?.send(.layerSwitched(LayerSwitchedInfo(uid: publisher, trackId: trackId, layer: layer,
                                                                              previous: previous, cause: cause)))
         case .activeSpeakers(let snapshot):
-            broadcast(.activeSpeakers(snapshot))
+            // A hidden participant (a composite publishing the mix) is never a speaker; the list
+            // goes out only when what users see of it changed.
+            let visible = ActiveSpeakersSnapshot(speakers: snapshot.speakers.filter { participants[$0.uid]?.hidden != true })
+            guard visible != lastSpeakers else { return }
+            lastSpeakers = visible
+            broadcast(.activeSpeakers(visible))
         case .qualityReport(let report):
             participants[report.uid]?.send(.qualityReport(report))
         case .connectionQuality(let change):
@@ -250,9 +272,11 @@ actor ChannelRoom {
         for trackId in p.publishedTrackIds { await removeTrack(trackId, of: p, notifyPublisher: false) }
         await p.media?.close()
         p.media = nil
-        broadcast(.userLeft(UserLeft(uid: p.uid, reason: reason)))
-        broadcast(.channelUpdated(info))
-        observer.userLeft(room: key, uid: p.uid, reason: reason)
+        if !p.hidden {
+            broadcast(.userLeft(UserLeft(uid: p.uid, reason: reason)))
+            broadcast(.channelUpdated(info))
+            observer.userLeft(room: key, uid: p.uid, reason: reason)
+        }
         if participants.isEmpty { observer.roomBecameEmpty(key) }
     }
 
@@ -297,7 +321,7 @@ actor ChannelRoom {
 
     /// Removes `uid` (server API kick); `false` when not present.
     func kickUser(uid: String, message: String?) async -> Bool {
-        guard let p = participants[uid] else { return false }
+        guard let p = participants[uid], !p.hidden else { return false }
         await end(p, reason: .kicked, message: message)
         return true
     }
@@ -306,7 +330,8 @@ actor ChannelRoom {
     func deliverMessage(_ message: CustomMessage) -> Int {
         var count = 0
         let recipients = message.to.map(Set.init) ?? []
-        for p in participants.values where p.connection != nil && p.uid != message.from && (recipients.isEmpty || recipients.contains(p.uid)) {
+        for p in participants.values where !p.hidden && p.connection != nil && p.uid != message.from
+            && (recipients.isEmpty || recipients.contains(p.uid)) {
             p.send(.message(message))
             count += 1
         }

@@ -6,6 +6,8 @@ final class Participant {
     /// Changes when the same uid joins again (the older session is replaced, not resumed).
     let sessionId: String
     var grant: ChannelGrant
+    /// A hidden participant (an egress worker): in no user list or count, joins and leaves unannounced.
+    let hidden: Bool
     var nickname: String?
     var custom: String?
     let joinedAt: Int64
@@ -39,6 +41,7 @@ final class Participant {
         self.uid = uid
         self.sessionId = sessionId
         self.grant = grant
+        self.hidden = grant.hidden
         self.nickname = nickname
         self.custom = custom
         self.joinedAt = joinedAt

@@ -65,6 +65,12 @@ public struct ServerConfig: Sendable, Equatable {
     public var turnCredentialTTL: Int = 6 * 3600
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
+    /// Directory of recordings (`--recording-dir`, `SRTC_RECORDING_DIR`); nil: `<data-dir>/recordings`.
+    public var recordingDir: String?
+    /// The egress worker executable (`--egress-worker`, `SRTC_EGRESS_WORKER`); nil: `srtc-egress` beside the server.
+    public var egressWorker: String?
+    /// Egress tasks (composites and recordings) this node runs at once (`--egress-max-tasks`, `SRTC_EGRESS_MAX_TASKS`).
+    public var egressMaxTasks: Int = 8
 
     public init() {}
 
@@ -153,6 +159,16 @@ public struct ServerConfig: Sendable, Equatable {
             c.speedTest.maxSessions = try positive(v, "speed-test-sessions")
         },
         Setting("web-dir", "SRTC_WEB_DIR", "web_dir", "web SDK and demo page directory ('' for none; default ./web or <bin>/../../web)") { c, v in c.webDir = v },
+        Setting("recording-dir", "SRTC_RECORDING_DIR", "recording_dir", "recordings directory (default <data-dir>/recordings)") { c, v in
+            c.recordingDir = v
+        },
+        Setting("egress-worker", "SRTC_EGRESS_WORKER", "egress_worker", "egress worker executable (default srtc-egress beside the server)") { c, v in
+            c.egressWorker = v
+        },
+        Setting("egress-max-tasks", "SRTC_EGRESS_MAX_TASKS", "egress_max_tasks", "composites and recordings at once (default 8)") { c, v in
+            guard let n = Int(v), n >= 0, n <= 256 else { throw ConfigError.invalidValue("egress-max-tasks", v) }
+            c.egressMaxTasks = n
+        },
         Setting("demo-auth", "SRTC_DEMO_AUTH", "demo_auth", "demo sign-in for the meeting app: off, loopback or on (default off; never in production)") { c, v in
             guard let mode = DemoAuthMode(rawValue: v) else { throw ConfigError.invalidValue("demo-auth", v) }
             c.demoAuth = mode
