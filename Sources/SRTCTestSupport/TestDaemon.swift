@@ -25,7 +25,7 @@ public enum TestDaemon {
         let argv = (user.map { isRoot ? ["/usr/sbin/runuser", "-u", $0, "--"] : [] } ?? []) + [tool] + arguments
         let log = (NSTemporaryDirectory() as NSString).appendingPathComponent("srtc-tool-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log")
         defer { unlink(log) }
-        let pid = try spawn(argv, output: log)
+        let pid = try spawn(argv, output: .file(log))
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -40,21 +40,55 @@ public enum TestDaemon {
     /// daemon started for the tests never outlives them. The watcher is a detached `sh` with no
     /// inherited output, so it holds no pipe of `swift test` open.
     public static func cleanUpAfterExit(_ commands: String) throws {
-        _ = try spawn(["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(commands)"], output: "/dev/null")
+        _ = try spawn(["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(commands)"], output: .null)
     }
 
-    /// Starts `argv` with stdin from /dev/null and stdout and stderr to `output`.
-    private static func spawn(_ argv: [String], output: String) throws -> pid_t {
+    /// Where a spawned program's standard stream goes.
+    public enum Stream {
+        case null
+        /// A file, created or truncated.
+        case file(String)
+        /// An open descriptor of this process (a pipe end).
+        case descriptor(Int32)
+    }
+
+    /// Starts `argv` (`argv[0]` a path or a name found on PATH) with the given streams (standard
+    /// error goes with the output unless given) and `environment` (nil: this process's), and
+    /// returns its pid; reap it with `waitpid`. The child gets an empty signal mask and default handlers for the stop signals: posix_spawn
+    /// passes on the calling thread's mask, and the runtime's worker threads block most signals,
+    /// so a daemon started from one would never see the SIGTERM that stops it.
+    public static func spawn(_ argv: [String], input: Stream = .null, output: Stream, error: Stream? = nil,
+                             environment: [String: String]? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        func redirect(_ fd: Int32, to stream: Stream, flags: Int32) {
+            switch stream {
+            case .null: posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", flags, 0)
+            case .file(let path): posix_spawn_file_actions_addopen(&actions, fd, path, flags, 0o644)
+            case .descriptor(let source): posix_spawn_file_actions_adddup2(&actions, source, fd)
+            }
+        }
+        redirect(0, to: input, flags: O_RDONLY)
+        redirect(1, to: output, flags: O_WRONLY | O_CREAT | O_TRUNC)
+        if let error { redirect(2, to: error, flags: O_WRONLY | O_CREAT | O_TRUNC) } else { posix_spawn_file_actions_adddup2(&actions, 1, 2) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t(), stops = sigset_t()
+        sigemptyset(&empty)
+        sigemptyset(&stops)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&stops, signal) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &stops)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
+        let cEnv = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { cEnv?.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ)
+        let rc = cEnv.map { posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, $0) }
+            ?? posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, environ)
         guard rc == 0 else { throw Failure(description: "cannot start \(argv[0]): errno \(rc)") }
         return pid
     }

@@ -31,13 +31,17 @@ public final class SRTCEngine: @unchecked Sendable {
         public var receiveTimeout: Double
         /// Local address the media sockets bind to (`0.0.0.0` = every interface).
         public var mediaBindAddress: String
+        /// Linux: the PulseAudio server for microphones and speakers (`unix:/path/native`,
+        /// `tcp:host:4713`); nil uses libpulse's default ($PULSE_SERVER, then the session's server).
+        public var audioServer: String?
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
-                    receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0") {
+                    receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil) {
             self.delegateQueue = delegateQueue
             self.logLevel = logLevel
             self.receiveTimeout = receiveTimeout
             self.mediaBindAddress = mediaBindAddress
+            self.audioServer = audioServer
         }
     }
 
@@ -102,8 +106,8 @@ public final class SRTCEngine: @unchecked Sendable {
     }
 
     /// Destroys every channel, waits until each has left, then releases the engine's resources
-    /// (the audio processors are released, the virtual background uninstalled). The engine cannot
-    /// be used afterwards.
+    /// (the audio processors are released, the virtual background uninstalled, device watching and
+    /// playback stopped). The engine cannot be used afterwards.
     public func destroy() async {
         context.isDestroyed = true
         let all = channels.withLock { list -> [Channel] in
@@ -116,6 +120,7 @@ public final class SRTCEngine: @unchecked Sendable {
         context.setCaptureProcessor(nil)
         context.setRenderProcessor(nil)
         uninstallVirtualBackground()
+        context.devices.shutdown()
     }
 
     /// Forgets a destroyed channel.
