@@ -13,6 +13,18 @@ final class PulseConnection {
         var defaultSource: String?
         var defaultSink: String?
         var changed = false
+
+        static func from(_ userdata: UnsafeMutableRawPointer) -> Collected {
+            Unmanaged<Collected>.fromOpaque(userdata).takeUnretainedValue()
+        }
+
+        /// A source (`.audioInput`) or sink (`.audioOutput`) from a list callback.
+        func add(_ name: UnsafePointer<CChar>, _ description: UnsafePointer<CChar>?, kind: MediaDeviceKind) {
+            let id = String(cString: name)
+            let preferred = kind == .audioInput ? defaultSource : defaultSink
+            devices.append(MediaDevice(deviceId: id, kind: kind, label: description.map { String(cString: $0) } ?? id,
+                                       isDefault: id == preferred))
+        }
     }
 
     private let mainloop: OpaquePointer
@@ -66,19 +78,11 @@ final class PulseConnection {
         }, box))
         run(pa_context_get_source_info_list(context, { _, info, eol, userdata in
             guard eol == 0, let info, let userdata else { return }
-            let collected = Unmanaged<Collected>.fromOpaque(userdata).takeUnretainedValue()
-            let name = String(cString: info.pointee.name)
-            collected.devices.append(MediaDevice(deviceId: name, kind: .audioInput,
-                                                 label: info.pointee.description.map { String(cString: $0) } ?? name,
-                                                 isDefault: name == collected.defaultSource))
+            Collected.from(userdata).add(info.pointee.name, info.pointee.description, kind: .audioInput)
         }, box))
         run(pa_context_get_sink_info_list(context, { _, info, eol, userdata in
             guard eol == 0, let info, let userdata else { return }
-            let collected = Unmanaged<Collected>.fromOpaque(userdata).takeUnretainedValue()
-            let name = String(cString: info.pointee.name)
-            collected.devices.append(MediaDevice(deviceId: name, kind: .audioOutput,
-                                                 label: info.pointee.description.map { String(cString: $0) } ?? name,
-                                                 isDefault: name == collected.defaultSink))
+            Collected.from(userdata).add(info.pointee.name, info.pointee.description, kind: .audioOutput)
         }, box))
         return collected.devices
     }
