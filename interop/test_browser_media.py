@@ -210,6 +210,9 @@ def run(server, driver):
            f"B got didReceiveQualityReport: down {report['downstream']['bitrateBps']} bit/s, RTT {report['rttMs']} ms, {report['quality']}")
     report = tab_a.wait_event("didReceiveQualityReport", lambda a: a[0]["upstream"]["bitrateBps"] > 0)[0]
     expect(report["uid"] == "alice", f"A got didReceiveQualityReport: up {report['upstream']['bitrateBps']} bit/s")
+    # They came on the subscribe connection's data channel (docs/protocol.md, "Data channels").
+    over_data_channel = tab_b.run("return window.ch._subscriber.dataChannelEvents")
+    expect(over_data_channel > 0, f"B got {over_data_channel} events on its data channel (quality, speakers, layers)")
     tab_c.wait_true("return /^up \\d+ kbit\\/s · down [1-9]\\d* kbit\\/s/.test(document.getElementById('my-report').textContent)",
                     "demo quality line")
     ok("the demo page shows its quality report: " + tab_c.run("return document.getElementById('my-report').textContent"))

@@ -12,24 +12,89 @@
 // docs/sdk-web.md.
 
 import { SRTCChannel, SDK_VERSION } from './srtc/channel.js';
+import { Emitter } from './srtc/emitter.js';
+import { SRTCError } from './srtc/errors.js';
+import { SRTCIm } from './srtc/im.js';
+import { runSpeedTest } from './srtc/speed-test.js';
 
 export { SRTCChannel, SDK_VERSION };
 export { SRTCError, ErrorCode, ServerErrorCode } from './srtc/errors.js';
 export { LocalTrack, RemoteTrack } from './srtc/tracks.js';
 export { Emitter } from './srtc/emitter.js';
+export { SRTCIm, imURL } from './srtc/im.js';
+export { runSpeedTest, gradeSpeedTest } from './srtc/speed-test.js';
 export { ConnectionQuality, ConnectionState, DisconnectReason, TrackDesc, PROTOCOL_VERSION, signalingURL } from './srtc/models.js';
 
 /**
  * The process-level engine: creates channel instances (several may be joined at once) and
- * leaves them all on `destroy()`. Optional: `new SRTCChannel()` works on its own.
+ * leaves them all on `destroy()`; holds IM (`enableIm`) and the speed test. Optional:
+ * `new SRTCChannel()` works on its own. Engine events (`engine.on(name, fn)` or
+ * `engine.addDelegate(obj)`), named as the Swift `SRTCEngineDelegate`:
+ * `speedTestDidProgress(progress)`, `speedTestDidFinish(result)`, `speedTestDidFail(error, linkId)`.
  */
-export class SRTCEngine {
+export class SRTCEngine extends Emitter {
   #channels = new Set();
   #destroyed = false;
+  #speedTest = null;
 
   /** @param {object} options defaults for every channel (see `SRTCChannel` options). */
   constructor(options = {}) {
+    super();
     this.options = options;
+    /** The IM service once `enableIm` was called (events: `imDidConnect`, `imDidReceive`, …). */
+    this.im = null;
+  }
+
+  /**
+   * Starts IM for the account (docs/im.md): resolves once logged in. `delegate` (optional) gets
+   * the IM events as methods (`imDidReceive(im, message)`…); `engine.im.on(…)` works too.
+   * Rejects with `conflict` while IM is on, or the server's refusal (40106 for a bad token).
+   */
+  async enableIm(url, token, delegate, { lastSeq } = {}) {
+    if (this.#destroyed) throw new SRTCError('engineDestroyed', 'the engine was destroyed');
+    if (this.im?.isConnected || this.im?._reconnecting) throw new SRTCError('conflict', 'IM is already enabled; disableIm() first');
+    const im = new SRTCIm({ requestTimeoutMs: this.options.requestTimeoutMs ?? 10000 });
+    if (delegate) im.addDelegate(delegate);
+    await im.enable(url, token, { lastSeq });
+    this.im = im;
+    return im;
+  }
+
+  /** Stops IM. */
+  disableIm() {
+    this.im?.disable();
+    this.im = null;
+  }
+
+  /**
+   * Starts a speed test over the server's WebSocket carrier (docs/speed-test.md); resolves with
+   * the result too. Params: `{url, token, linkId, duration, expectedUplinkBitrate,
+   * expectedDownlinkBitrate}`. Rejects with `conflict` (1009) while another runs or while a channel
+   * is joined (the documentation's Conflict).
+   */
+  async startSpeedTest(params) {
+    if (this.#speedTest) throw new SRTCError('conflict', 'a speed test is already running; stop it first');
+    if ([...this.#channels].some((c) => c.connectionState && c.connectionState !== 'disconnected')) {
+      throw new SRTCError('conflict', 'the engine is in a channel; run the speed test before joining');
+    }
+    const abort = new AbortController();
+    this.#speedTest = abort;
+    try {
+      const result = await runSpeedTest(params, { signal: abort.signal, onProgress: (p) => this.emit('speedTestDidProgress', p) });
+      if (!abort.signal.aborted) this.emit('speedTestDidFinish', result);
+      return result;
+    } catch (error) {
+      if (!abort.signal.aborted) this.emit('speedTestDidFail', error, params.linkId ?? '');
+      throw error;
+    } finally {
+      if (this.#speedTest === abort) this.#speedTest = null;
+    }
+  }
+
+  /** Stops the running speed test; nothing more is reported for it. */
+  stopSpeedTest() {
+    this.#speedTest?.abort();
+    this.#speedTest = null;
   }
 
   /** A new channel instance. */
@@ -53,6 +118,8 @@ export class SRTCEngine {
   /** Leaves every channel; the engine cannot create channels afterwards. */
   async destroy() {
     this.#destroyed = true;
+    this.stopSpeedTest();
+    this.disableIm();
     await Promise.all([...this.#channels].map((c) => this.destroyChannel(c)));
   }
 }

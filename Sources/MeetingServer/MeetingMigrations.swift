@@ -86,26 +86,20 @@ public enum MeetingMigrations {
         ]),
     ]
 
+    /// The steps, versioned in `meeting_schema`.
+    public static let schema = ModuleMigrations(name: "meeting", steps: steps.map(\.statements))
+
     /// The latest version this build knows.
-    public static var latestVersion: Int { steps.last?.version ?? 0 }
+    public static var latestVersion: Int { schema.latestVersion }
 
     /// The version `database` is at (0 before the first step).
     public static func currentVersion(of database: any Database) throws(DatabaseError) -> Int {
-        try database.execute("CREATE TABLE IF NOT EXISTS meeting_schema (version INTEGER NOT NULL)")
-        return Int(try database.query("SELECT MAX(version) FROM meeting_schema").first?.first?.int ?? 0)
+        try schema.currentVersion(of: database)
     }
 
     /// Brings `database` to the latest version, one transaction per step; returns the version found.
     @discardableResult
     public static func apply(to database: any Database) throws(DatabaseError) -> Int {
-        let current = try currentVersion(of: database)
-        guard current <= latestVersion else { throw .schemaTooNew(found: current, supported: latestVersion) }
-        for step in steps where step.version > current {
-            try database.transaction { tx throws(DatabaseError) in
-                for statement in step.statements { try tx.query(database.dialect.ddl(statement)) }
-                try tx.query("INSERT INTO meeting_schema (version) VALUES (?)", [.integer(Int64(step.version))])
-            }
-        }
-        return current
+        try schema.apply(to: database)
     }
 }

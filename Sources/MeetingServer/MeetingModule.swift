@@ -20,12 +20,17 @@ public final class MeetingModule: ServerModule {
     /// The meeting store (tests and tools read it directly).
     public let store: MeetingStore
     let service: MeetingService
+    /// Meeting reminders through the notification hub (delivered by the IM module).
+    let reminders: MeetingReminders
+    private let reminderTask: Task<Void, Never>?
 
     public init(context: ServerModuleContext) throws {
         store = try MeetingStore(database: context.database)
         service = MeetingService(store: store, apps: context.apps, channels: context.channels,
                                  maxMembers: context.config.limits.maxUsersPerChannel,
                                  graceSeconds: context.config.limits.reconnectGraceSeconds)
+        reminders = MeetingReminders(store: store, notifications: context.notifications, settings: context.config.im)
+        reminderTask = reminders.start()
     }
 
     public func registerRoutes(in builder: inout APIRouter.Builder) {
@@ -43,6 +48,7 @@ public final class MeetingModule: ServerModule {
     }
 
     public func shutdown() async {
+        reminderTask?.cancel()
         await service.shutdown()
     }
 

@@ -234,6 +234,25 @@ public final class MeetingStore: Sendable {
         } catch { throw Self.storageFailure(error) }
     }
 
+    // MARK: - Reminders
+
+    /// Scheduled appointments of every app whose `plan_time` is after `start` and at most `end`
+    /// (Unix seconds), soonest first (`MeetingReminders`).
+    func appointments(startingAfter start: Int64, upTo end: Int64) throws(MeetingErrorBody) -> [(appId: String, meeting: MeetingInfo)] {
+        let rows: [[SQLValue]]
+        do {
+            rows = try database.query(
+                "SELECT app_id, meeting_id FROM meetings WHERE status = 'scheduled' AND type = 'appointment' AND plan_time > ? AND plan_time <= ? ORDER BY plan_time, meeting_id",
+                [.integer(start), .integer(end)])
+        } catch { throw Self.storageFailure(error) }
+        var result: [(appId: String, meeting: MeetingInfo)] = []
+        for row in rows {
+            guard let appId = row[0].string, let id = row[1].string else { continue }
+            result.append((appId, try meeting(appId: appId, meetingId: id)))
+        }
+        return result
+    }
+
     // MARK: - Internals
 
     private func select(_ tail: String, _ parameters: [SQLValue]) throws(MeetingErrorBody) -> [MeetingInfo] {

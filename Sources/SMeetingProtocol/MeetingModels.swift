@@ -153,3 +153,25 @@ public struct MeetingPage: Codable, Sendable, Equatable {
     /// Whether a later page has more.
     public var hasMore: Bool { page * pageSize < total }
 }
+
+/// The meeting a `meeting_reminder` IM entry is about (its `data`, docs/im.md): sent by the
+/// meeting backend before a scheduled meeting starts.
+public struct MeetingReminder: Codable, Sendable, Equatable {
+    public var meetingId: String
+    public var roomNo: String
+    public var title: String
+    public var hostUid: String
+    /// Unix seconds.
+    public var planTime: Int64
+    /// Minutes.
+    public var planDur: Int?
+
+    public init(meetingId: String, roomNo: String, title: String, hostUid: String, planTime: Int64, planDur: Int?) {
+        self.meetingId = meetingId
+        self.roomNo = roomNo
+        self.title = title
+        self.hostUid = hostUid
+        self.planTime = planTime
+        self.planDur = planDur
+    }
+}

@@ -1,11 +1,19 @@
 import RTCNet
 import RTCTransport
+import RTCWire
 import Synchronization
 
 /// A UDP relay between one client and the server's media port that drops chosen server→client
 /// datagrams before they reach the client's SRTP, as a lossy network does (a packet dropped after
-/// decryption would make its retransmission look like a replay).
+/// decryption would make its retransmission look like a replay). `shape` adds seeded random loss
+/// and a rate-limited bottleneck to either direction (`LinkShaper`).
 public final class LossyRelay: @unchecked Sendable {
+    /// The two shaped directions (client→server is the uplink).
+    public struct Shapers: Sendable {
+        public var uplink: LinkShaper?
+        public var downlink: LinkShaper?
+    }
+
     private let socket: UDPSocket
     private let loop: UDPReceiveLoop
     private let server: SocketAddress
@@ -16,12 +24,17 @@ public final class LossyRelay: @unchecked Sendable {
     public let dropped = Mutex<[[UInt8]]>([])
     /// Drops everything both ways, as a network path that went away.
     public let broken = Mutex(false)
+    /// Shaping per direction (read them for the counters).
+    public let shapers = Mutex(Shapers())
+    private let clock = SpeedTestClock()
 
     public init(server: SocketAddress) throws {
         self.server = server
         socket = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
-        loop = try UDPReceiveLoop(socket: socket)
+        // 1 ms ticks: a shaped bottleneck releases datagrams close to their departure times.
+        loop = try UDPReceiveLoop(socket: socket, tickInterval: .milliseconds(1))
         loop.onDatagram = { [unowned self] bytes, source in self.forward(UnsafeRawBufferPointer(bytes), from: source) }
+        loop.onTick = { [unowned self] _ in self.releaseDue() }
         loop.start(name: "test-relay")
     }
 
@@ -29,6 +42,39 @@ public final class LossyRelay: @unchecked Sendable {
     public var address: SocketAddress { socket.localAddress }
 
     public func stop() { loop.stop() }
+
+    /// Shapes each direction from now on (nil: unshaped); `seed` makes the random loss replay.
+    public func shape(uplink: LinkShaper.Shape?, downlink: LinkShaper.Shape?, seed: UInt64) {
+        shapers.withLock {
+            $0.uplink = uplink.map { LinkShaper($0, seed: seed) }
+            $0.downlink = downlink.map { LinkShaper($0, seed: seed ^ 0x5DEE_CE66_D1CE_4E5B) }
+        }
+    }
+
+    /// Sends through `shaper` (or at once when the direction is unshaped).
+    private func send(_ bytes: UnsafeRawBufferPointer, to destination: SocketAddress, uplink: Bool) {
+        let now = clock.now
+        let passed: (shaped: Bool, bytes: [UInt8]?) = shapers.withLock { s in
+            if uplink, s.uplink != nil { return (true, s.uplink!.offer(bytes, now: now)) }
+            if !uplink, s.downlink != nil { return (true, s.downlink!.offer(bytes, now: now)) }
+            return (false, nil)
+        }
+        if !passed.shaped {
+            _ = socket.send(bytes, to: destination)
+        } else if let out = passed.bytes {
+            _ = socket.send(out, to: destination)
+        }
+    }
+
+    /// Sends the shaped datagrams whose time has come.
+    private func releaseDue() {
+        let now = clock.now
+        let (up, down) = shapers.withLock { s -> ([[UInt8]], [[UInt8]]) in
+            (s.uplink?.due(now: now).map(\.bytes) ?? [], s.downlink?.due(now: now).map(\.bytes) ?? [])
+        }
+        for d in up { _ = socket.send(d, to: server) }
+        if let client = client.withLock({ $0 }) { for d in down { _ = socket.send(d, to: client) } }
+    }
 
     private func forward(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress) {
         guard !broken.withLock({ $0 }) else { return }
@@ -38,10 +84,10 @@ public final class LossyRelay: @unchecked Sendable {
                 dropped.withLock { $0.append(Array(bytes)) }
                 return
             }
-            _ = socket.send(bytes, to: destination)
+            send(bytes, to: destination, uplink: false)
         } else {
             client.withLock { $0 = source }
-            _ = socket.send(bytes, to: server)
+            send(bytes, to: server, uplink: true)
         }
     }
 

@@ -26,16 +26,20 @@ public final class MediaTestClient: @unchecked Sendable {
     /// Set before publishing to route the publish transport through a relay.
     public var publishRelay: LossyRelay?
 
+    /// Takes the subscribe transport's data channels (asked for in `join`).
+    public let dataChannels: Bool
+
     /// Connects and joins `channel` as `uid`.
-    public convenience init(server: TestServer, uid: String, channel: String) async throws {
-        try await self.init(server: server, uid: uid, token: server.token(uid: uid, channel: channel))
+    public convenience init(server: TestServer, uid: String, channel: String, dataChannels: Bool = false) async throws {
+        try await self.init(server: server, uid: uid, token: server.token(uid: uid, channel: channel), dataChannels: dataChannels)
     }
 
     /// Connects and joins with `token` (one a meeting handed out, for example).
-    public init(server: TestServer, uid: String, token: String) async throws {
+    public init(server: TestServer, uid: String, token: String, dataChannels: Bool = false) async throws {
         self.uid = uid
+        self.dataChannels = dataChannels
         signal = try await TestSignalClient(url: server.wsURL)
-        joined = try await signal.join(token: token)
+        joined = try await signal.join(token: token, dataChannel: dataChannels ? true : nil)
         certificate = try DTLSCertificate()
         answerTask = Task { [weak self] in await self?.answerOffers() }
     }
@@ -164,16 +168,34 @@ public final class MediaTestClient: @unchecked Sendable {
                 guard message.revision == offers.last?.revision, let offer = try? SessionDescription(parsing: message.sdp) else { continue }
                 let answer = offer.answer(AnswerOptions(
                     transport: transportParameters(subscribeICE, setup: .active), capabilities: .webRTC, iceLite: false,
-                    sessionID: "2", acceptDataChannel: false,
+                    sessionID: "2", acceptDataChannel: dataChannels,
                     direction: { $0.effectiveDirection == .inactive ? .inactive : .recvonly }))
                 subscribeState.withLock { $0.offers.append(offer) }
                 guard case .success? = try? await signal.request(.subscriberAnswer(SessionDescriptionMessage(sdp: answer.serialize(), revision: message.revision))) else { continue }
-                if subscribeEndpoint == nil, let endpoint = try? TransportEndpoint(localICE: subscribeICE, certificate: certificate, remote: offer, relay: subscribeRelay) {
+                if subscribeEndpoint == nil, let endpoint = try? TransportEndpoint(localICE: subscribeICE, certificate: certificate, remote: offer,
+                                                                                    relay: subscribeRelay,
+                                                                                    dataChannels: dataChannels ? Self.signalDataChannels : []) {
                     subscribeState.withLock { $0.endpoint = endpoint }
                 }
                 subscribeState.withLock { $0.answered = message.revision }
             }
             try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The subscribe transport's negotiated channels (docs/protocol.md, "Data channels").
+    public static let signalDataChannels = [
+        DataChannelInfo(id: SignalDataChannel.reliableID, label: SignalDataChannel.reliableLabel, negotiated: true),
+        DataChannelInfo(id: SignalDataChannel.lossyID, label: SignalDataChannel.lossyLabel, reliability: .lossy, negotiated: true),
+    ]
+
+    /// The events that arrived on the reliable data channel, in order.
+    public var dataChannelEvents: [ServerEvent] {
+        let messages = subscribeEndpoint?.log.withLock { $0.dataChannel } ?? []
+        return messages.compactMap { event -> ServerEvent? in
+            guard case .message(SignalDataChannel.reliableID, let data, false) = event,
+                  case .event(let e)? = try? SignalCodec.decodeServerMessage(String(decoding: data, as: UTF8.self)) else { return nil }
+            return e
         }
     }
 

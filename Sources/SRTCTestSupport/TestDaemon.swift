@@ -54,9 +54,7 @@ public enum TestDaemon {
 
     /// Starts `argv` (`argv[0]` a path or a name found on PATH) with the given streams (standard
     /// error goes with the output unless given) and `environment` (nil: this process's), and
-    /// returns its pid; reap it with `waitpid`. The child gets an empty signal mask and default handlers for the stop signals: posix_spawn
-    /// passes on the calling thread's mask, and the runtime's worker threads block most signals,
-    /// so a daemon started from one would never see the SIGTERM that stops it.
+    /// returns its pid; reap it with `waitpid`.
     public static func spawn(_ argv: [String], input: Stream = .null, output: Stream, error: Stream? = nil,
                              environment: [String: String]? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
@@ -72,15 +70,17 @@ public enum TestDaemon {
         redirect(0, to: input, flags: O_RDONLY)
         redirect(1, to: output, flags: O_WRONLY | O_CREAT | O_TRUNC)
         if let error { redirect(2, to: error, flags: O_WRONLY | O_CREAT | O_TRUNC) } else { posix_spawn_file_actions_adddup2(&actions, 1, 2) }
+        // A child inherits the signal mask and ignored signals of the thread that spawns it; a test
+        // process that blocks or ignores SIGTERM (servers under test watch it) would otherwise make
+        // a daemon deaf to the `kill` that stops it, and it outlived the run (seen with redis-server).
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t(), stops = sigset_t()
-        sigemptyset(&empty)
-        sigemptyset(&stops)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&stops, signal) }
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &stops)
+        var none = sigset_t(), every = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&every)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &every)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }

@@ -39,10 +39,10 @@ public final class TestServer: Sendable {
     }
 
     /// A signed server-API call; returns status and JSON object.
-    public func call(_ path: String, _ body: [String: Any]) async throws -> (Int, [String: Any]) {
+    public func call(_ path: String, _ body: [String: Any], nonce: String = UUID().uuidString) async throws -> (Int, [String: Any]) {
         let data = Array(try JSONSerialization.data(withJSONObject: body))
         let headers = HTTPHeaders(RequestSignature.headers(appId: Self.appId, appKey: Self.appKey, method: "POST", pathAndQuery: path,
-                                                          body: data, timestamp: Int64(Date().timeIntervalSince1970)))
+                                                          body: data, timestamp: Int64(Date().timeIntervalSince1970), nonce: nonce))
         let response = try await HTTPClient().post(httpBase + path, headers: headers, body: data)
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
         return (response.status, object)

@@ -60,8 +60,8 @@ public final class TestSignalClient: Sendable {
     }
 
     /// Joins and returns the response.
-    public func join(token: String, sessionId: String? = nil, nickname: String? = nil) async throws -> JoinResponse {
-        switch try await request(.join(JoinRequest(token: token, sessionId: sessionId, nickname: nickname, sdk: "test"))) {
+    public func join(token: String, sessionId: String? = nil, nickname: String? = nil, dataChannel: Bool? = nil) async throws -> JoinResponse {
+        switch try await request(.join(JoinRequest(token: token, sessionId: sessionId, nickname: nickname, sdk: "test", dataChannel: dataChannel))) {
         case .success(.joined(let r)): return r
         case let other: throw Failure(description: "join failed: \(other)")
         }

@@ -12,14 +12,18 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
         public var states: [PeerTransport.State] = []
         public var rtp: [RTPPacket] = []
         public var rtcp: [RTCPPacket] = []
+        public var dataChannel: [DataChannelEndpoint.Event] = []
     }
 
     public let log = Mutex(Received())
     public private(set) var transport: PeerTransport!
 
     /// Connects to the server described by `remote` (its SDP answer or offer).
-    /// - Parameter relay: send to the server through this relay instead of its announced candidates.
-    public init(localICE: ICECredentials, certificate: DTLSCertificate, remote: SessionDescription, relay: LossyRelay? = nil) throws {
+    /// - Parameters:
+    ///   - relay: send to the server through this relay instead of its announced candidates.
+    ///   - dataChannels: channels agreed out of band to create when `remote` offers an application section.
+    public init(localICE: ICECredentials, certificate: DTLSCertificate, remote: SessionDescription, relay: LossyRelay? = nil,
+                dataChannels: [DataChannelInfo] = []) throws {
         guard let section = remote.media.first(where: { !$0.isRejected }) ?? remote.media.first,
               let ufrag = remote.iceUfrag(of: section), let pwd = remote.icePwd(of: section),
               let fp = remote.fingerprints(of: section).first else { throw TestSignalClient.Failure(description: "remote SDP lacks ICE or DTLS parameters") }
@@ -30,11 +34,16 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
         if let relay { candidates = [ICECandidate(address: relay.address)] }
         guard !candidates.isEmpty else { throw TestSignalClient.Failure(description: "remote SDP has no candidates") }
         let fingerprint = try DTLSFingerprint(sdpValue: fp.description)
+        let application = remote.media.first { $0.kind == .application && !$0.isRejected }
+        let sctp = dataChannels.isEmpty ? nil : application.map { SCTPParameters(remotePort: $0.sctpPort ?? SCTPAssociation.defaultPort) }
         transport = try PeerTransport.client(
             PeerTransportParameters(iceRole: .controlling, localICE: localICE, remoteICE: ICECredentials(ufrag: ufrag, pwd: pwd),
                                     remoteCandidates: candidates, certificate: certificate, remoteFingerprint: fingerprint,
-                                    dtlsRole: .client, connectTimeout: .seconds(15)),
+                                    dtlsRole: .client, connectTimeout: .seconds(15), sctp: sctp),
             bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: self)
+        for c in dataChannels where sctp != nil {
+            transport.execute { t in t.openDataChannel(label: c.label, reliability: c.reliability, negotiatedID: c.id) }
+        }
     }
 
     // MARK: - PeerTransportDelegate (I/O thread)
@@ -53,7 +62,16 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
         log.withLock { $0.rtcp.append(contentsOf: packets) }
     }
 
+    public func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
+        log.withLock { $0.dataChannel.append(event) }
+    }
+
     // MARK: - Use
+
+    /// Sends one message on a data channel.
+    public func send(data: [UInt8], binary: Bool, on channel: UInt16) {
+        transport.execute { t in data.withUnsafeBytes { try? t.sendData($0, on: channel, binary: binary) } }
+    }
 
     /// Waits until DTLS is up.
     public func waitConnected() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import IMServer
 import MeetingServer
 import SRTCServer
 
@@ -20,7 +21,7 @@ Log.setLevel(Log.Level(name: config.logLevel) ?? .info)
 
 let app: ServerApp
 do {
-    app = try ServerApp(config: config, modules: [MeetingModule.factory])
+    app = try ServerApp(config: config, modules: [IMModule.factory, MeetingModule.factory])
     try app.start()
 } catch {
     FileHandle.standardError.write(Data("srtc-server: cannot start: \(error)\n".utf8))
@@ -38,7 +39,7 @@ if let created = app.createdApp {
     print("apps: \(app.apps.all.map(\.appId).joined(separator: ", "))")
 }
 print("srtc-server listening on \(base) (HTTP) and udp \(config.bind):\(app.udpPort) (media)")
-print("  server API: \(base)/server/v1/…   signaling: \(base.replacingOccurrences(of: "http", with: "ws"))/rtc/v1/ws   meetings: \(base.replacingOccurrences(of: "http", with: "ws"))/stm/v1/ws   health: \(base)/healthz")
+print("  server API: \(base)/server/v1/…   signaling: \(base.replacingOccurrences(of: "http", with: "ws"))/rtc/v1/ws   meetings: \(base.replacingOccurrences(of: "http", with: "ws"))/stm/v1/ws   IM: \(base.replacingOccurrences(of: "http", with: "ws"))/im/v1/ws   health: \(base)/healthz")
 if app.webDirectory != nil {
     print("  demo page: \(base)/   web SDK: \(base)/sdk/srtc.js, \(base)/sdk/smeeting.js")
     print("  meeting app: \(base)/meet/")

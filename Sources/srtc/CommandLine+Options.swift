@@ -5,9 +5,12 @@ struct Options {
     private(set) var values: [String: String] = [:]
     private(set) var positional: [String] = []
     private(set) var flags: Set<String> = []
+    /// Every value of a repeatable option, in order.
+    private(set) var repeated: [String: [String]] = [:]
 
-    /// Parses `arguments`; names in `booleans` take no value.
-    init(_ arguments: ArraySlice<String>, booleans: Set<String> = ["help"]) throws(CLIError) {
+    /// Parses `arguments`; names in `booleans` take no value; names in `repeatable` may be given
+    /// several times (`all(_:)`).
+    init(_ arguments: ArraySlice<String>, booleans: Set<String> = ["help"], repeatable: Set<String> = []) throws(CLIError) {
         var it = arguments.makeIterator()
         while let arg = it.next() {
             if arg.hasPrefix("--") {
@@ -23,6 +26,7 @@ struct Options {
                 guard let value = it.next() else { throw .usage("--\(name) needs a value") }
                 name = name.trimmingCharacters(in: [])
                 values[name] = value
+                if repeatable.contains(name) { repeated[name, default: []].append(value) }
             } else if arg == "-h" {
                 flags.insert("help")
             } else {
@@ -32,6 +36,9 @@ struct Options {
     }
 
     subscript(_ name: String) -> String? { values[name] }
+
+    /// Every value given for a repeatable option.
+    func all(_ name: String) -> [String] { repeated[name] ?? [] }
 
     func require(_ name: String, env: String? = nil, environment: [String: String]) throws(CLIError) -> String {
         if let v = values[name] { return v }

@@ -71,14 +71,7 @@ enum JoinCommand {
         let appKey = try o.require("app-key", env: "SRTC_APP_KEY", environment: environment)
         let body: [String: Any] = ["channel": try o.require("channel", environment: environment),
                                    "uid": try o.require("uid", environment: environment)]
-        let json = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-        let response = try await SignedClient(baseURL: url, appId: appId, appKey: appKey)
-            .call(method: "POST", path: "/server/v1/channel/grant", body: Array(json))
-        struct Grant: Decodable { var token: String }
-        guard response.status == 200, let grant = try? JSONDecoder().decode(Grant.self, from: Data(response.body)) else {
-            throw .failed("grant failed (\(response.status)): \(String(decoding: response.body, as: UTF8.self))")
-        }
-        return grant.token
+        return try await SignedClient(baseURL: url, appId: appId, appKey: appKey).grantToken(path: "/server/v1/channel/grant", body: body)
     }
 
     /// Sleeps until `duration` passes or SIGINT/SIGTERM arrives, calling `tick` every `statsInterval`.

@@ -20,4 +20,15 @@ struct SignedClient {
             throw .failed("request to \(url) failed: \(error)")
         }
     }
+
+    /// Asks a grant route (`/server/v1/channel/grant`, `/server/v1/speedtest/grant`, ...) for a token.
+    func grantToken(path: String, body: [String: Any]) async throws(CLIError) -> String {
+        let json = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
+        let response = try await call(method: "POST", path: path, body: Array(json))
+        struct Grant: Decodable { var token: String }
+        guard response.status == 200, let grant = try? JSONDecoder().decode(Grant.self, from: Data(response.body)) else {
+            throw .failed("grant failed (\(response.status)): \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return grant.token
+    }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import RTCMedia
-import SRTC
+@testable import SRTC
 import SRTCTestSupport
 import Synchronization
 import TestWait
@@ -14,9 +14,10 @@ import Testing
         let channel: Channel
         let events = SDKEventRecorder()
 
-        init(receiveTimeout: Double = 3) {
+        init(receiveTimeout: Double = 3, useDataChannel: Bool = true) {
             engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-media-events"), logLevel: .off,
-                                                     receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1"))
+                                                     receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
+                                                     useDataChannel: useDataChannel))
             channel = engine.createChannel()
             channel.delegates.add(delegate: events)
         }
@@ -65,9 +66,11 @@ import Testing
         await server.stop()
     }
 
-    @Test func activeSpeakersAndQualityReportsReachTheDelegate() async throws {
+    /// On the subscribe transport's data channel (the default), or on the WebSocket without it.
+    @Test(arguments: [true, false])
+    func activeSpeakersAndQualityReportsReachTheDelegate(useDataChannel: Bool) async throws {
         let server = try SDKTestServer()
-        let a = Peer(), b = Peer()
+        let a = Peer(), b = Peer(useDataChannel: useDataChannel)
         let subscriber = SDKAutoSubscriber()
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "q"))
@@ -82,6 +85,13 @@ import Testing
         try await b.events.wait(for: "quality report b")
         pusher.stop()
         try await b.events.wait(for: "speakers ") // silence: an empty snapshot
+        // Each of those events came by one path: the data channel when the SDK takes it.
+        let overDataChannel = b.channel.state.withLock { $0.media }?.subscribe.dataEventsReceived ?? 0
+        if useDataChannel {
+            #expect(overDataChannel >= 3)
+        } else {
+            #expect(overDataChannel == 0)
+        }
         await a.channel.leave()
         await b.channel.leave()
         await server.stop()

@@ -126,6 +126,8 @@ import TestRandom
         TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c", publish: false)),
         TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", member: MemberGrant(nickname: "Li \"Lei\"\n\\ 李雷 \u{1}")),
         TokenClaims(iss: "a", sub: "u", iat: -1, nbf: 0, exp: Int64.max, jti: "", member: MemberGrant(nickname: nil)),
+        TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", im: IMGrant(nickname: "Bob \"B\"")),
+        TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", speedTest: SpeedTestGrant()),
     ])
     func handWrittenClaimsJSONDecodesBackToTheSameClaims(_ claims: TokenClaims) throws {
         let decoded = try JSONDecoder().decode(TokenClaims.self, from: Data(claims.jsonBytes))
@@ -136,5 +138,8 @@ import TestRandom
         let claims = TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c"))
         #expect(String(decoding: claims.jsonBytes, as: UTF8.self)
             == #"{"exp":3,"grant":{"channel":"c","publish":true,"publish_data":true,"subscribe":true},"iat":1,"iss":"a","jti":"j","nbf":2,"sub":"u"}"#)
+        let im = TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", im: IMGrant(nickname: "B"), speedTest: SpeedTestGrant())
+        #expect(String(decoding: im.jsonBytes, as: UTF8.self)
+            == #"{"exp":3,"iat":1,"im":{"nickname":"B"},"iss":"a","jti":"j","nbf":2,"speed_test":{},"sub":"u"}"#)
     }
 }

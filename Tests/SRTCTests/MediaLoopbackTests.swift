@@ -123,6 +123,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
         let frame5 = session.sentPackets.values.reduce(0, +) - sentBefore
         #expect(await holds { server.rtp.count == before + frame5 }) // all of frame 5, before the PLI
         #expect(try !isKeyFrame(server.rtp[before]))
+        #expect(!video.sendPipeline.keyFrameRequested) // nothing pending: the wait below sees the PLI itself
         server.send(rtcp: [.pictureLossIndication(PictureLossIndication(senderSSRC: 1, mediaSSRC: ssrc))])
         try await eventually("the PLI reached the encoder") { video.sendPipeline.keyFrameRequested }
         let afterPLI = server.rtp.count

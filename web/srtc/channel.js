@@ -29,6 +29,8 @@ const DEFAULT_OPTIONS = {
   receiveTimeoutMs: 3000,
   /** Delays before reconnection attempts; the last repeats until the grace period ends. */
   reconnectDelaysMs: [0, 500, 1000, 2000, 4000],
+  /** Take quality, speaker and layer events on the subscribe connection's data channel (docs/protocol.md, "Data channels"). */
+  useDataChannel: true,
   /** Extra `RTCPeerConnection` ICE servers (the server is ICE-lite; none are needed on a reachable host). */
   iceServers: [],
   /** `debug`, `info`, `warn`, `error` or `off`. */
@@ -312,7 +314,14 @@ export class SRTCChannel extends Emitter {
     if (nickname != null) data.nickname = String(nickname);
     if (custom != null) data.custom = String(custom);
     if (sessionId) data.session_id = sessionId;
+    if (this.options.useDataChannel) data.data_channel = true;
     return signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs });
+  }
+
+  /** An event from the subscribe connection's data channel: handled like one from the WebSocket. */
+  _dataChannelEvent(type, data) {
+    if (this._heldEvents) this._heldEvents.push([type, data]);
+    else handleEvent(this, type, data);
   }
 
   /** Sends a request on the live connection; `notJoined` / `connectionFailed` otherwise. */
@@ -339,7 +348,7 @@ export class SRTCChannel extends Emitter {
   }
 
   _subscriberFor() {
-    if (!this._subscriber) this._subscriber = new Subscriber(this, this._rtcConfiguration());
+    if (!this._subscriber) this._subscriber = new Subscriber(this, this._rtcConfiguration(), this.options.useDataChannel);
     return this._subscriber;
   }
 

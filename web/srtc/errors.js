@@ -10,6 +10,8 @@ export const ErrorCode = Object.freeze({
   timeout: 1006,
   mediaFailed: 1007,
   disconnected: 1008,
+  /** The documentation's `RTCEngineErrorConflict`: a speed test while another runs or in a channel, IM enabled twice. */
+  conflict: 1009,
 });
 
 /** The server's error codes (docs/server-api.md), by name, for comparisons such as `e.code === ServerErrorCode.permissionDenied`. */
@@ -30,7 +32,7 @@ export const ServerErrorCode = Object.freeze({
 
 /**
  * An SDK failure. `kind` names the cause (`server`, `invalidURL`, `notJoined`, `wrongState`,
- * `engineDestroyed`, `connectionFailed`, `timeout`, `mediaFailed`, `disconnected`); `code` is the
+ * `engineDestroyed`, `connectionFailed`, `timeout`, `mediaFailed`, `disconnected`, `conflict`); `code` is the
  * server's code for `server` errors and 1001… otherwise; `reason` is the `DisconnectReason` of a
  * `disconnected` error.
  */

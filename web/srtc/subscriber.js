@@ -3,7 +3,11 @@
 // m-section turns inactive and is reused later (docs/protocol.md, `subscriber_offer`).
 
 import { ServerErrorCode } from './errors.js';
+import { camelize } from './models.js';
 import { parseMediaSections, sends, trackIdOf } from './sdp.js';
+
+/** The events the server sends on the data channel once it is open (docs/protocol.md, "Data channels"). */
+const DATA_CHANNEL_EVENTS = new Set(['quality_report', 'connection_quality', 'active_speakers', 'layer_switched']);
 
 export class Subscriber {
   #channel;
@@ -13,9 +17,15 @@ export class Subscriber {
   /** The m-sections of the offer being applied / last applied. */
   #lastSections = [];
 
-  constructor(channel, rtcConfiguration) {
+  /**
+   * @param {boolean} useDataChannel create the negotiated channels (the client asked for them in `join`).
+   */
+  constructor(channel, rtcConfiguration, useDataChannel = false) {
     this.#channel = channel;
     this.rtcConfiguration = rtcConfiguration;
+    this.useDataChannel = useDataChannel;
+    /** Events that arrived on the data channel. */
+    this.dataChannelEvents = 0;
     /** The `RTCPeerConnection`, once the server sent an offer. */
     this.pc = null;
     /** The newest offer revision seen; older offers are skipped, never answered. */
@@ -31,8 +41,23 @@ export class Subscriber {
     // Binding happens after each offer is applied; `track` covers a browser that reports a
     // receiver's track only through this event.
     pc.addEventListener('track', (e) => this.#bindTransceiver(e.transceiver, this.#lastSections));
+    if (this.useDataChannel) this.#openDataChannels(pc);
     this.pc = pc;
     return pc;
+  }
+
+  /** The two channels negotiated out of band (RFC 8831 §6.5): ids 0 and 1, no DCEP. */
+  #openDataChannels(pc) {
+    const events = pc.createDataChannel('srtc', { negotiated: true, id: 0 });
+    pc.createDataChannel('srtc-lossy', { negotiated: true, id: 1, ordered: false, maxRetransmits: 0 });
+    events.addEventListener('message', (e) => {
+      if (typeof e.data !== 'string') return;
+      let message;
+      try { message = JSON.parse(e.data); } catch { return; }
+      if (!DATA_CHANNEL_EVENTS.has(message?.type)) return;
+      this.dataChannelEvents += 1;
+      this.#channel._dataChannelEvent(message.type, camelize(message.data ?? {}));
+    });
   }
 
   /** Handles `subscriber_offer {sdp, revision}`: applied in order, answered with `subscriber_answer`. */

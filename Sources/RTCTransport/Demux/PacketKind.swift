@@ -3,6 +3,9 @@
 /// type range 64–95 once the marker bit is included).
 public enum PacketKind: Sendable, Equatable {
     case stun, dtls, rtp, rtcp
+    /// First byte 4–15, which RFC 9443 §3 leaves unassigned: the server's own probes (the
+    /// speed test, `MediaPortService`), never WebRTC traffic.
+    case probe
     /// ZRTP, TURN channel data or anything else; dropped.
     case unknown
 
@@ -12,6 +15,7 @@ public enum PacketKind: Sendable, Equatable {
         guard let first = bytes.first else { return .unknown }
         switch first {
         case 0...3: return .stun
+        case 4...15: return .probe
         case 20...63: return .dtls
         case 128...191:
             guard bytes.count >= 2 else { return .unknown }

@@ -22,6 +22,7 @@ public final class MediaPort: @unchecked Sendable {
     private var byUfrag: [String: PeerTransport] = [:]
     private var byAddress: [SocketAddress: PeerTransport] = [:]
     private var addressesOf: [ObjectIdentifier: Set<SocketAddress>] = [:]
+    private var service: MediaPortService?
 
     /// Binds the port and starts its I/O thread.
     /// - Parameters:
@@ -57,6 +58,21 @@ public final class MediaPort: @unchecked Sendable {
         loop.execute(work)
     }
 
+    /// Hands `probe` datagrams (first byte 4–15) to `service` and ticks it with the transports;
+    /// `nil` drops them again. Thread-safe; the port holds the service strongly.
+    public func setService(_ service: MediaPortService?) {
+        loop.execute { [self] in self.service = service }
+    }
+
+    /// Queues a datagram written by `write` into a send slot (flushed with the batch). I/O thread
+    /// only; returns `false` when the kernel's queue or ours refused it.
+    @discardableResult
+    public func send(to address: SocketAddress, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
+        let queue = loop.sendQueue
+        if queue.isFull { queue.flush(on: loop.socket) }
+        return queue.enqueue(to: address, write)
+    }
+
     /// Stops the I/O thread; transports stop receiving. Thread-safe.
     public func stop() {
         loop.stop()
@@ -66,6 +82,10 @@ public final class MediaPort: @unchecked Sendable {
 
     private func route(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress) {
         let kind = PacketKind.classify(UnsafeRawBufferPointer(bytes))
+        if kind == .probe {
+            if let service { service.mediaPort(self, receive: UnsafeRawBufferPointer(bytes), from: source) } else { unroutedCount += 1 }
+            return
+        }
         if kind == .stun {
             guard let message = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes)) else { unroutedCount += 1; return }
             if message.type == .bindingRequest, let username = message.username {
@@ -84,7 +104,17 @@ public final class MediaPort: @unchecked Sendable {
 
     private func tick(now: ContinuousClock.Instant) {
         for transport in byUfrag.values { transport.tick(now: now) }
+        service?.mediaPort(self, tick: now)
     }
+}
+
+/// A service that answers its own datagrams on the shared media port (the speed-test responder).
+/// Called on the port's I/O thread only; it must not block. It sends with `MediaPort.send`.
+public protocol MediaPortService: AnyObject, Sendable {
+    /// A `probe` datagram (`PacketKind.probe`) from `source`; valid only during the call.
+    func mediaPort(_ port: MediaPort, receive bytes: UnsafeRawBufferPointer, from source: SocketAddress)
+    /// About every 10 ms, with the transports' timers.
+    func mediaPort(_ port: MediaPort, tick now: ContinuousClock.Instant)
 }
 
 extension MediaPort: PeerTransportHost {

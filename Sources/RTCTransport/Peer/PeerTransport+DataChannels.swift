@@ -9,7 +9,8 @@ extension PeerTransport {
     @discardableResult
     public func openDataChannel(label: String, protocol: String = "", reliability: DataChannelReliability = .reliable,
                                 negotiatedID: UInt16? = nil) -> UInt16? {
-        dataChannels?.open(label: label, protocol: `protocol`, reliability: reliability, negotiatedID: negotiatedID)
+        setUpDataChannels()  // before `start` too: the open waits for the association
+        return dataChannels?.open(label: label, protocol: `protocol`, reliability: reliability, negotiatedID: negotiatedID)
     }
 
     /// Sends one message on data channel `id`. I/O thread only.

@@ -47,7 +47,7 @@ extension PeerTransport {
         case .rtp, .rtcp:
             guard let srtp, source == remoteAddress else { return }
             receiveMedia(datagram, rtcp: kind == .rtcp, srtp: srtp)
-        case .unknown:
+        case .probe, .unknown:
             return
         }
     }

@@ -86,6 +86,18 @@ final class MediaTransport: PeerTransportDelegate {
         receiveRTCP(UnsafeRawBufferPointer(packet), now: MediaClock.now())
     }
 
+    /// Data channel events go to the server as they are: it routes data, the SFU does not.
+    func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
+        guard !closed else { return }
+        switch event {
+        case .ready: break
+        case .opened(let info): router.emit(.dataChannelOpened(id, info))
+        case .message(let channel, let data, let binary): router.emit(.dataChannelMessage(id, channel: channel, data: data, binary: binary))
+        case .closed(let channel): router.emit(.dataChannelClosed(id, channel: channel))
+        case .shutDown: router.emit(.dataChannelClosed(id, channel: nil))
+        }
+    }
+
     // MARK: - RTP in
 
     /// Demultiplexes one decrypted RTP packet to its producer stream.

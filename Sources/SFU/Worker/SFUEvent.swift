@@ -49,6 +49,12 @@ public enum SFUEvent: Sendable {
     case qualityReport(RouterID, ParticipantQualityReport)
     /// A participant's quality level changed (after hysteresis).
     case connectionQualityChanged(RouterID, ParticipantID, QualityLevel, previous: QualityLevel)
+    /// A data channel of a transport opened (negotiated, acknowledged, or opened by the peer).
+    case dataChannelOpened(TransportID, DataChannelInfo)
+    /// A message arrived on a transport's data channel (the SFU does not read it).
+    case dataChannelMessage(TransportID, channel: UInt16, data: [UInt8], binary: Bool)
+    /// A data channel closed; `nil`: the transport's SCTP association ended (every channel closed).
+    case dataChannelClosed(TransportID, channel: UInt16?)
 }
 
 /// Receives the SFU's events. Called on the SFU's I/O thread, one at a time: return quickly

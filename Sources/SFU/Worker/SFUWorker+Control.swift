@@ -22,8 +22,10 @@ extension SFUWorker {
     /// Creates a `PeerTransport` on the worker's port (ICE-lite, DTLS, SRTP) from negotiated
     /// parameters and attaches it to a router for one participant. It may both publish
     /// (`produce`) and subscribe (`consume`); SRTC uses one of each per participant.
+    /// - Parameter dataChannels: channels agreed out of band (RFC 8831 §6.5) to create at once
+    ///   (they open when the SCTP association is up); needs `parameters.sctp`.
     public func createTransport(_ id: TransportID, router: RouterID, participant: ParticipantID,
-                                parameters: PeerTransportParameters) async throws(SFUError) {
+                                parameters: PeerTransportParameters, dataChannels: [DataChannelInfo] = []) async throws(SFUError) {
         let port = self.port
         try await perform { core, now throws(SFUError) in
             guard core.routers[router] != nil else { throw .routerNotFound(router) }
@@ -36,6 +38,21 @@ extension SFUWorker {
             let media = try core.createTransport(id, router: router, participant: participant, sink: peer, now: now)
             media.peer = peer
             peer.delegate = media
+            for c in dataChannels {
+                peer.openDataChannel(label: c.label, protocol: c.protocol, reliability: c.reliability, negotiatedID: c.id)
+            }
+        }
+    }
+
+    /// Sends one message on a transport's data channel, after everything posted before it
+    /// (messages of one caller keep their order). Returns at once; a message for a closed
+    /// transport or channel, or one too large for the peer, is dropped.
+    public func sendData(_ data: [UInt8], binary: Bool, transport id: TransportID, channel: UInt16) {
+        guard !stopped.load(ordering: .acquiring) else { return }
+        let core = self.core
+        port.execute {
+            guard let peer = core.transports[id]?.peer else { return }
+            data.withUnsafeBytes { raw in try? peer.sendData(raw, on: channel, binary: binary) }
         }
     }
 

@@ -29,7 +29,7 @@ public final class SFUWorker: Sendable {
     private let listenerBox: ListenerBox
     private let timer: TickTimer
     private let tickPending = AtomicFlag()
-    private let stopped = Atomic<Bool>(false)
+    let stopped = Atomic<Bool>(false)
 
     /// Binds the media port, starts its I/O thread and the SFU's timers.
     /// - Parameters:

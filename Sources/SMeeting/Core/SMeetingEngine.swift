@@ -21,7 +21,10 @@ public final class SMeetingEngine: @unchecked Sendable {
         var client: MeetingClient?
         var uid: String?
         var nickname: String?
-        /// What a resume needs: the member token, the session and the last event handled.
+        /// Forwards IM events while `enableIm()` is on.
+        var imBridge: IMBridge?
+        /// What a resume needs: the member token (`enableIm()` logs in to IM with it too), the
+        /// session and the last event handled.
         var token: String?
         var sessionId: String?
         var lastSeq = 0
@@ -137,6 +140,7 @@ public final class SMeetingEngine: @unchecked Sendable {
     /// Logs out; exits the meeting first if still in one.
     public func logout() async {
         if isInRoom || isInWaitingRoom { await exitRoom() }
+        disableIm()
         let client = state.withLock { s -> MeetingClient? in
             defer { s.dropLogin() }
             return s.client

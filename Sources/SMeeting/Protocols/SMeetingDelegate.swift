@@ -3,7 +3,7 @@ import SMeetingProtocol
 /// Every meeting event. Each method has a default empty implementation; events are delivered on
 /// the engine's delegate queue (the main queue by default), in the order they happened.
 /// Read `getRoomInfo()` / `getUsersInfo()` again in a callback rather than keeping old snapshots.
-public protocol SMeetingDelegate: AnyObject {
+public protocol SMeetingDelegate: SMeetingIMEvents {
     // MARK: Connection
     /// The meeting connection was lost for good: it dropped and could not be resumed within the
     /// server's grace period (the login ended; a meeting in progress was exited first). A drop

@@ -62,6 +62,9 @@ public typealias SignInResult = SMeetingProtocol.SignInResult
 /// Linux any `VideoRenderer` (a recorder, an encoder, a test collector) plays the view's part.
 public typealias NativeVideoView = any VideoRenderer
 
+/// The meeting of a reminder (`SMeetingIMEvents.meeting(_:didReceiveMeetingReminder:)`).
+public typealias MeetingReminder = SMeetingProtocol.MeetingReminder
+
 /// The weak multicast list behind `SMeetingEngine.delegates`: SRTC's `MulticastDelegate`, so
 /// registering never extends an observer's lifetime and every event is delivered asynchronously
 /// on the engine's delegate queue, in order (`meeting.delegates.add(delegate: self)`).

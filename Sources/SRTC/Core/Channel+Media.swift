@@ -112,6 +112,10 @@ extension Channel {
                 guard state == .failed, let self else { return }
                 queue.async { self.mediaPathFailed(.subscribe) }
             }
+            media.subscribe.dataEvents.set { [weak self] event in
+                guard let self else { return }
+                queue.async { self.handle(event) }
+            }
         } else {
             made.close()
         }

@@ -201,7 +201,8 @@ public final class Channel: @unchecked Sendable {
 
     func requestJoin(on signal: SignalClient, parameters: JoinParameters, sessionId: String?) async throws(SRTCError) -> JoinResponse {
         let request = JoinRequest(token: parameters.token, sessionId: sessionId, nickname: parameters.nickname,
-                                  custom: parameters.custom, sdk: "srtc-swift/\(SRTCEngine.version) \(Self.platform)")
+                                  custom: parameters.custom, sdk: "srtc-swift/\(SRTCEngine.version) \(Self.platform)",
+                                  dataChannel: context.configuration.useDataChannel ? true : nil)
         guard case .joined(let response) = try await signal.request(.join(request)) else {
             throw .connectionFailed("join answered without session")
         }

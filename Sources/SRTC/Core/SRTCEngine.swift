@@ -34,14 +34,20 @@ public final class SRTCEngine: @unchecked Sendable {
         /// Linux: the PulseAudio server for microphones and speakers (`unix:/path/native`,
         /// `tcp:host:4713`); nil uses libpulse's default ($PULSE_SERVER, then the session's server).
         public var audioServer: String?
+        /// Take quality, speaker and layer events on the subscribe transport's data channel, as
+        /// the SFU engine sends them (the subscribe transport is set up at join then); `false`
+        /// keeps them on the signaling WebSocket.
+        public var useDataChannel: Bool
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
-                    receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil) {
+                    receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,
+                    useDataChannel: Bool = true) {
             self.delegateQueue = delegateQueue
             self.logLevel = logLevel
             self.receiveTimeout = receiveTimeout
             self.mediaBindAddress = mediaBindAddress
             self.audioServer = audioServer
+            self.useDataChannel = useDataChannel
         }
     }
 
@@ -49,6 +55,17 @@ public final class SRTCEngine: @unchecked Sendable {
 
     let context: EngineContext
     private let channels = Mutex<[Channel]>([])
+    /// The running speed test, if any (one at a time).
+    let speedTester = Mutex<SpeedTester?>(nil)
+    /// IM, while enabled.
+    let imLink = Mutex<IMLink?>(nil)
+    /// `imDelegate`, held weakly.
+    struct WeakIMDelegate: @unchecked Sendable { weak var value: IMDelegate? }
+    let imDelegateBox = Mutex(WeakIMDelegate())
+
+    /// Weak multicast of `SRTCEngineDelegate` (process-level events: the speed test), on the
+    /// delegate queue.
+    public let delegates: MulticastDelegate<SRTCEngineDelegate>
 
     /// The SDK version.
     public static let version = "0.1.0"
@@ -57,6 +74,7 @@ public final class SRTCEngine: @unchecked Sendable {
     /// - Parameter configuration: delegate queue, log level, receive timeout.
     public init(configuration: Configuration = Configuration()) {
         context = EngineContext(configuration: configuration)
+        delegates = MulticastDelegate(queue: configuration.delegateQueue)
     }
 
     /// Creates an engine whose events arrive on `delegateQueue` (a serial queue).
@@ -110,6 +128,8 @@ public final class SRTCEngine: @unchecked Sendable {
     /// playback stopped). The engine cannot be used afterwards.
     public func destroy() async {
         context.isDestroyed = true
+        stopSpeedTest()
+        disableIm()
         let all = channels.withLock { list -> [Channel] in
             defer { list = [] }
             return list

@@ -9,6 +9,12 @@ protocol ClientTransportHandler: AnyObject, Sendable {
     func transport(_ transport: ClientTransport, didChangeState state: PeerTransport.State)
     func transport(_ transport: ClientTransport, didReceiveRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport)
     func transport(_ transport: ClientTransport, didReceiveRTCP packet: UnsafeRawBufferPointer, on peer: PeerTransport)
+    func transport(_ transport: ClientTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event)
+}
+
+extension ClientTransportHandler {
+    /// Sessions without data channels need not implement it.
+    func transport(_ transport: ClientTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {}
 }
 
 /// One ICE + DTLS + SRTP session of this client with the server (a publish or subscribe
@@ -25,8 +31,9 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
     /// Connects to the server described by `remote`.
     /// - Parameters:
     ///   - bind: local address (`0.0.0.0` in general); the family follows the server's candidates.
+    ///   - dataChannels: channels agreed out of band, created at once (needs `remote.sctpPort`).
     init(localICE: ICECredentials, remote: SDPNegotiation.RemoteDescription, certificate: DTLSCertificate,
-         bindAddress: String, handler: any ClientTransportHandler) throws(SRTCError) {
+         bindAddress: String, handler: any ClientTransportHandler, dataChannels: [DataChannelInfo] = []) throws(SRTCError) {
         credentials = Mutex((localICE, remote))
         self.handler = handler
         guard !remote.candidates.isEmpty else { throw .mediaFailed("the server offered no ICE candidate") }
@@ -37,7 +44,8 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
             iceRole: .controlling, localICE: localICE,
             remoteICE: ICECredentials(ufrag: remote.iceUfrag, pwd: remote.icePwd),
             remoteCandidates: remote.candidates, certificate: certificate, remoteFingerprint: remote.fingerprint,
-            dtlsRole: SDPNegotiation.localDTLSRole(remoteSetup: remote.setup), connectTimeout: .seconds(15))
+            dtlsRole: SDPNegotiation.localDTLSRole(remoteSetup: remote.setup), connectTimeout: .seconds(15),
+            sctp: remote.sctpPort.flatMap { dataChannels.isEmpty ? nil : SCTPParameters(remotePort: $0) })
         do {
             // The delegate is set inside `client` before any packet can arrive; `self` is
             // complete enough for that (the delegate methods only read `handler`).
@@ -46,6 +54,11 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
             throw .mediaFailed("could not open the media socket: \(error)")
         }
         peer.delegate = self
+        if parameters.sctp != nil {
+            peer.execute { t in
+                for c in dataChannels { t.openDataChannel(label: c.label, protocol: c.protocol, reliability: c.reliability, negotiatedID: c.id) }
+            }
+        }
     }
 
     deinit {
@@ -96,5 +109,9 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
 
     func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         handler?.transport(self, didReceiveRTCP: UnsafeRawBufferPointer(packet), on: transport)
+    }
+
+    func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
+        handler?.transport(self, didReceiveDataChannelEvent: event)
     }
 }

@@ -25,8 +25,6 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
         var publications: [String: Publication] = [:]
         var nextMid = 0
         var version: UInt64 = 1
-        var localICE = ICECredentials.random()
-        var transport: ClientTransport?
         var onStateChange: (@Sendable (PeerTransport.State) -> Void)?
     }
 
@@ -38,6 +36,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
     private let bindAddress: String
     private let logger: Logger
     private let state = Mutex(State())
+    private let slot = ClientTransportSlot()
 
     init(certificate: DTLSCertificate, bindAddress: String, logger: Logger) {
         self.certificate = certificate
@@ -45,7 +44,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
         self.logger = logger
     }
 
-    var currentTransport: ClientTransport? { state.withLock { $0.transport } }
+    var currentTransport: ClientTransport? { slot.transport }
 
     /// Called (on the I/O thread) when the transport's state changes.
     func onStateChange(_ handler: @escaping @Sendable (PeerTransport.State) -> Void) {
@@ -124,9 +123,10 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
 
     /// The current offer (a new session version each time).
     func makeOffer() -> String {
-        state.withLock { s in
+        let ice = slot.localICE
+        return state.withLock { s in
             s.version += 1
-            return SDPNegotiation.publishOffer(sections: s.sections, ice: s.localICE, fingerprint: certificate.fingerprint,
+            return SDPNegotiation.publishOffer(sections: s.sections, ice: ice, fingerprint: certificate.fingerprint,
                                                sessionID: sessionID, version: s.version, cname: cname)
         }
     }
@@ -134,29 +134,21 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
     /// New ICE credentials for the next offer (ICE restart, RFC 8445 §9); returns the old ones,
     /// to put back with `restoreICE` when the server refuses the restart.
     @discardableResult
-    func restartICE() -> ICECredentials {
-        state.withLock { s in
-            defer { s.localICE = ICECredentials.random() }
-            return s.localICE
-        }
-    }
+    func restartICE() -> ICECredentials { slot.restartICE() }
 
-    func restoreICE(_ credentials: ICECredentials) {
-        state.withLock { $0.localICE = credentials }
-    }
+    func restoreICE(_ credentials: ICECredentials) { slot.restoreICE(credentials) }
 
     /// Applies the server's answer: negotiated payload types and extension ids, and a transport
     /// for the answer's ICE credentials (kept when they did not change).
     func applyAnswer(_ sdp: String) throws(SRTCError) {
         let remote = try SDPNegotiation.describe(sdp)
-        let (senders, needsTransport, localICE) = state.withLock { s -> ([(RTPStreamSender, SDPNegotiation.RemoteSection)], Bool, ICECredentials) in
+        let senders = state.withLock { s -> [(RTPStreamSender, SDPNegotiation.RemoteSection)] in
             var pairs: [(RTPStreamSender, SDPNegotiation.RemoteSection)] = []
             for publication in s.publications.values {
                 guard let answered = remote.section(mid: publication.section.mid) else { continue }
                 for sender in publication.senders { pairs.append((sender, answered)) }
             }
-            let same = s.transport.map { $0.remote.iceUfrag == remote.iceUfrag && $0.localICE == s.localICE && $0.state != .failed } ?? false
-            return (pairs, !same, s.localICE)
+            return pairs
         }
         for (sender, answered) in senders {
             var p = sender.parameters
@@ -166,26 +158,17 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
             p.audioLevelID = answered.audioLevelID
             sender.update(p)
         }
-        guard needsTransport else { return }
-        if let existing = currentTransport, existing.canRestart {
-            existing.restartICE(localICE: localICE, remote: remote)
-            logger.debug("publish transport: ICE restart toward \(remote.candidates.map(\.address))")
-            return
+        let localICE = slot.localICE
+        let outcome = try slot.follow(remote, localICE: localICE) { () throws(SRTCError) in
+            try ClientTransport(localICE: localICE, remote: remote, certificate: certificate, bindAddress: bindAddress, handler: self)
         }
-        let transport = try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
-                                            bindAddress: bindAddress, handler: self)
-        let old = state.withLock { s -> ClientTransport? in
-            defer { s.transport = transport }
-            return s.transport
-        }
-        old?.close()
-        logger.debug("publish transport to \(remote.candidates.map(\.address))")
+        if outcome != .kept { logger.debug("publish transport (\(outcome)) toward \(remote.candidates.map(\.address))") }
     }
 
     /// Sends a sender report for every stream (every second, from the channel's media timer).
     func sendReports() {
-        let (transport, senders) = state.withLock { s in (s.transport, s.publications.values.flatMap(\.senders)) }
-        guard let transport, transport.state == .connected else { return }
+        let senders = state.withLock { s in s.publications.values.flatMap(\.senders) }
+        guard let transport = slot.transport, transport.state == .connected else { return }
         let reports = senders.compactMap { $0.senderReport() }.map { RTCPPacket.senderReport($0) }
         transport.sendRTCP(reports)
     }
@@ -200,12 +183,12 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
     }
 
     func close() {
-        let (transport, publications) = state.withLock { s -> (ClientTransport?, [Publication]) in
-            defer { s.transport = nil; s.publications = [:] }
-            return (s.transport, Array(s.publications.values))
+        let publications = state.withLock { s -> [Publication] in
+            defer { s.publications = [:] }
+            return Array(s.publications.values)
         }
         for publication in publications { detach(publication) }
-        transport?.close()
+        slot.close()
     }
 
     // MARK: - ClientTransportHandler (I/O thread)

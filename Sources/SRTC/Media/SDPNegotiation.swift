@@ -51,6 +51,8 @@ enum SDPNegotiation {
         var iceLite: Bool
         var sections: [RemoteSection]
         var sessionVersion: UInt64
+        /// The `a=sctp-port` of an offered data channel section (RFC 8841), nil without one.
+        var sctpPort: UInt16? = nil
 
         func section(mid: String) -> RemoteSection? { sections.first { $0.mid == mid } }
     }
@@ -141,7 +143,8 @@ enum SDPNegotiation {
         return RemoteDescription(
             iceUfrag: ufrag, icePwd: pwd, fingerprint: DTLSFingerprint(algorithm: fingerprint.algorithm, bytes: fingerprint.bytes),
             setup: description.setup(of: section), candidates: candidates, iceLite: description.iceLite,
-            sections: description.media.compactMap(remoteSection), sessionVersion: description.origin.sessionVersion)
+            sections: description.media.compactMap(remoteSection), sessionVersion: description.origin.sessionVersion,
+            sctpPort: description.media.first { $0.kind == .application && !$0.isRejected }.map { $0.sctpPort ?? SCTPAssociation.defaultPort })
     }
 
     private static func remoteSection(_ m: MediaDescription) -> RemoteSection? {
@@ -165,7 +168,9 @@ enum SDPNegotiation {
     /// The answer to a `subscriber_offer`: Opus and VP8 (NACK, PLI, FIR) only, `recvonly` where
     /// the server sends, `a=setup:active` (this client is the DTLS client) unless the offer
     /// insists on being active itself.
-    static func subscribeAnswer(to sdp: String, ice: ICECredentials, fingerprint: DTLSFingerprint, sessionID: String) throws(SRTCError) -> String {
+    /// With `dataChannels` the offer's application section is accepted (docs/protocol.md, "Data channels").
+    static func subscribeAnswer(to sdp: String, ice: ICECredentials, fingerprint: DTLSFingerprint, sessionID: String,
+                                dataChannels: Bool = false) throws(SRTCError) -> String {
         let offer: SessionDescription
         do {
             offer = try SessionDescription(parsing: sdp)
@@ -177,7 +182,7 @@ enum SDPNegotiation {
                                             fingerprint: Fingerprint(algorithm: fingerprint.algorithm, bytes: fingerprint.bytes),
                                             setup: offeredSetup == .active ? .passive : .active)
         let options = AnswerOptions(transport: transport, capabilities: receiveCapabilities, sessionID: sessionID,
-                                    acceptDataChannel: false)
+                                    acceptDataChannel: dataChannels)
         return offer.answer(options).serialize()
     }
 

@@ -1,6 +1,8 @@
 import Foundation
+import RTCNet
 import RTCTransport
 import RTCWire
+import SRTCProtocol
 import Synchronization
 
 /// The subscribe transport of one channel: answers the server's `subscriber_offer`s, binds each
@@ -35,14 +37,13 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     }
 
     private struct State {
-        var localICE = ICECredentials.random()
-        var transport: ClientTransport?
         /// Receivers by mid, and the SSRC → mid routing.
         var receivers: [String: Receiver] = [:]
         var bySSRC: [UInt32: String] = [:]
         var midID: UInt8?
         var revision = -1
         var onStateChange: (@Sendable (PeerTransport.State) -> Void)?
+        var dataChannelOpen = false
     }
 
     // MARK: - Properties
@@ -53,13 +54,27 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     let feedbackSSRC = UInt32.random(in: 1...UInt32.max)
     private let context: EngineContext
     private let state = Mutex(State())
+    private let slot = ClientTransportSlot()
+    /// Receives the events that arrive on the reliable data channel (I/O thread).
+    let dataEvents = CallbackSlot<@Sendable (ServerEvent) -> Void>()
+    /// Whether the reliable data channel is open.
+    var dataChannelOpen: Bool { state.withLock { $0.dataChannelOpen } }
+    /// Events that arrived on the data channel (for stats and tests).
+    var dataEventsReceived: Int { receivedDataEvents.load(ordering: .relaxed) }
+    private let receivedDataEvents = Atomic<Int>(0)
 
     init(certificate: DTLSCertificate, context: EngineContext) {
         self.certificate = certificate
         self.context = context
     }
 
-    var currentTransport: ClientTransport? { state.withLock { $0.transport } }
+    /// The negotiated channels of the subscribe transport (docs/protocol.md, "Data channels").
+    static let dataChannels = [
+        DataChannelInfo(id: SignalDataChannel.reliableID, label: SignalDataChannel.reliableLabel, negotiated: true),
+        DataChannelInfo(id: SignalDataChannel.lossyID, label: SignalDataChannel.lossyLabel, reliability: .lossy, negotiated: true),
+    ]
+
+    var currentTransport: ClientTransport? { slot.transport }
 
     /// Called (on the I/O thread) when the transport's state changes.
     func onStateChange(_ handler: @escaping @Sendable (PeerTransport.State) -> Void) {
@@ -73,11 +88,10 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     /// Answers offer `revision`; `track` finds the remote track a section's msid names.
     func apply(offer sdp: String, revision: Int, track: (String) -> RemoteTrack?) throws(SRTCError) -> OfferResult {
         let remote = try SDPNegotiation.describe(sdp)
-        let localICE = state.withLock { s -> ICECredentials in
-            s.revision = max(s.revision, revision)
-            return s.localICE
-        }
-        let answer = try SDPNegotiation.subscribeAnswer(to: sdp, ice: localICE, fingerprint: certificate.fingerprint, sessionID: sessionID)
+        state.withLock { $0.revision = max($0.revision, revision) }
+        let localICE = slot.localICE
+        let answer = try SDPNegotiation.subscribeAnswer(to: sdp, ice: localICE, fingerprint: certificate.fingerprint, sessionID: sessionID,
+                                                        dataChannels: context.configuration.useDataChannel)
         var result = OfferResult(answer: answer, bound: [], unbound: [], remote: remote, localICE: localICE)
         var wanted: [String: (SDPNegotiation.RemoteSection, RemoteTrack)] = [:]
         for section in remote.sections where !section.rejected && section.direction.sends {
@@ -131,39 +145,26 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
 
     /// Fresh local ICE credentials, used from the next offer on (ICE restart); returns the old ones.
     @discardableResult
-    func restartICE() -> ICECredentials {
-        state.withLock { s in
-            defer { s.localICE = ICECredentials.random() }
-            return s.localICE
-        }
-    }
+    func restartICE() -> ICECredentials { slot.restartICE() }
 
-    func restoreICE(_ credentials: ICECredentials) {
-        state.withLock { $0.localICE = credentials }
-    }
+    func restoreICE(_ credentials: ICECredentials) { slot.restoreICE(credentials) }
 
     private func connectIfNeeded(_ remote: SDPNegotiation.RemoteDescription, localICE: ICECredentials) throws(SRTCError) {
-        let same = state.withLock { s in
-            s.transport.map { $0.remote.iceUfrag == remote.iceUfrag && $0.localICE == localICE && $0.state != .failed } ?? false
+        // An offer with every section rejected (nothing subscribed) leaves the transport as it is.
+        guard remote.sections.contains(where: { !$0.rejected }) else { return }
+        try slot.follow(remote, localICE: localICE) { () throws(SRTCError) in
+            // A new transport's data channel opens anew.
+            state.withLock { $0.dataChannelOpen = false }
+            return try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
+                                       bindAddress: context.configuration.mediaBindAddress, handler: self,
+                                       dataChannels: context.configuration.useDataChannel ? Self.dataChannels : [])
         }
-        guard !same, remote.sections.contains(where: { !$0.rejected }) else { return }
-        if let existing = state.withLock({ $0.transport }), existing.canRestart {
-            existing.restartICE(localICE: localICE, remote: remote)
-            return
-        }
-        let transport = try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
-                                            bindAddress: context.configuration.mediaBindAddress, handler: self)
-        let old = state.withLock { s -> ClientTransport? in
-            defer { s.transport = transport }
-            return s.transport
-        }
-        old?.close()
     }
 
     /// Sends a receiver report covering every stream (every second).
     func sendReports() {
-        let (transport, receivers) = state.withLock { ($0.transport, Array($0.receivers.values)) }
-        guard let transport, transport.state == .connected else { return }
+        let receivers = state.withLock { Array($0.receivers.values) }
+        guard let transport = slot.transport, transport.state == .connected else { return }
         let now = RTPStreamSender.wallClock()
         let blocks = receivers.compactMap { receiver -> ReceptionReport? in
             switch receiver {
@@ -181,11 +182,12 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     var receiverCount: Int { state.withLock { $0.receivers.count } }
 
     func close() {
-        let transport = state.withLock { s -> ClientTransport? in
-            defer { s.transport = nil; s.receivers = [:]; s.bySSRC = [:] }
-            return s.transport
+        state.withLock { s in
+            s.receivers = [:]
+            s.bySSRC = [:]
+            s.dataChannelOpen = false
         }
-        transport?.close()
+        slot.close()
     }
 
     // MARK: - ClientTransportHandler (I/O thread)
@@ -235,6 +237,27 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             case .audio(let r)?: r.senderReportArrived(sr.ntpTime, at: now)
             case nil: continue
             }
+        }
+    }
+
+    func transport(_ transport: ClientTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
+        guard slot.transport === transport else { return }
+        switch event {
+        case .opened(let info) where info.id == SignalDataChannel.reliableID:
+            state.withLock { $0.dataChannelOpen = true }
+        case .closed(SignalDataChannel.reliableID), .shutDown:
+            state.withLock { $0.dataChannelOpen = false }
+        case .message(SignalDataChannel.reliableID, let data, binary: false):
+            // Signaling events, as on the WebSocket; only those the data channel carries count.
+            guard let text = String(validating: data, as: UTF8.self),
+                  case .event(let event)? = try? SignalCodec.decodeServerMessage(text), event.travelsOnDataChannel else {
+                context.logger.debug("dropped a data channel message that is no event it carries")
+                return
+            }
+            receivedDataEvents.add(1, ordering: .relaxed)
+            dataEvents.function?(event)
+        default:
+            break
         }
     }
 }

@@ -68,7 +68,9 @@ final class VideoSendPipeline: Sendable {
     /// Asks the next frame of `layer` (every layer when nil) to be a key frame.
     func requestKeyFrame(layer: Int?) {
         keyFrameRequests.withLock { requests in
-            if let layer { requests.insert(layer) } else { requests.formUnion([0, 1]) }
+            // Only layers that exist: a request for a layer no encoder takes would stay pending forever
+            // and make `keyFrameRequested` true for good.
+            if let layer { requests.insert(layer) } else { requests.formUnion(0..<(simulcast ? 2 : 1)) }
         }
     }
 

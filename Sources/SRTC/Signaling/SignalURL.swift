@@ -7,12 +7,13 @@
 /// | `ws://host:7880` | `ws://host:7880/rtc/v1/ws` |
 /// | `wss://host/custom/path` | unchanged (a path given with a WebSocket scheme is kept) |
 ///
-/// A trailing slash is ignored; a query on an http(s) URL is kept after the path.
+/// A trailing slash is ignored; a query on an http(s) URL is kept after the path. The IM
+/// WebSocket (`/im/v1/ws`) is derived the same way with its own path.
 enum SignalURL {
     /// The signaling path of protocol version 1 (docs/protocol.md).
     static let path = "/rtc/v1/ws"
 
-    static func webSocketURL(for url: String) throws(SRTCError) -> String {
+    static func webSocketURL(for url: String, path endpoint: String = SignalURL.path) throws(SRTCError) -> String {
         let trimmed = url.trimmingWhitespace
         guard let schemeEnd = trimmed.range(of: "://") else { throw .invalidURL(url) }
         let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
@@ -34,7 +35,7 @@ enum SignalURL {
         default: throw .invalidURL(url)
         }
         let keepPath = (scheme == "ws" || scheme == "wss") && !path.isEmpty
-        return wsScheme + "://" + authority + (keepPath ? path : path + Self.path) + query
+        return wsScheme + "://" + authority + (keepPath ? path : path + endpoint) + query
     }
 }
 

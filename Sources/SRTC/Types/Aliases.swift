@@ -48,3 +48,14 @@ public typealias VideoPixelBuffer = RTCMedia.VideoPixelBuffer
 public typealias VideoRotation = RTCMedia.VideoRotation
 /// Interleaved PCM audio, 16-bit or float.
 public typealias AudioPCMBuffer = RTCMedia.AudioPCMBuffer
+
+// MARK: - IM
+
+/// One entry of my IM mailbox (a message, notification, meeting reminder or call event).
+public typealias IMMessage = SRTCProtocol.IMMessage
+/// What an IM entry is.
+public typealias IMMessageKind = SRTCProtocol.IMMessageKind
+/// The answer to `sendImMessage(to:content:)`.
+public typealias IMSendResponse = SRTCProtocol.IMSendResponse
+/// The answer to `sendCallInvite(to:channel:content:timeoutSeconds:)`: the call's id.
+public typealias IMInviteResponse = SRTCProtocol.IMInviteResponse

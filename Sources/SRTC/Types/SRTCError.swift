@@ -22,7 +22,8 @@ public enum SRTCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The session ended while the call was under way.
     case disconnected(DisconnectReason)
     /// The documentation's `RTCEngineErrorConflict`: the call clashes with the current state
-    /// (a component installed twice, or enabled before it is installed).
+    /// (a component installed twice, or enabled before it is installed; a speed test while
+    /// another runs or while in a channel).
     case conflict(String)
     /// The documentation's `RTCEngineErrorNotFound`: a file or device the call names does not exist.
     case notFound(String)

@@ -40,16 +40,21 @@ public struct JoinRequest: Codable, Sendable, Equatable {
     public var custom: String?
     /// A label for logs (`srtc-swift/1.0 linux`, the browser's user agent).
     public var sdk: String?
+    /// The client takes the subscribe transport's data channels (docs/protocol.md, "Data
+    /// channels"): the server offers the transport at once, with an application section.
+    public var dataChannel: Bool?
 
-    public init(token: String, protocolVersion: Int = signalingProtocolVersion, sessionId: String? = nil, nickname: String? = nil, custom: String? = nil, sdk: String? = nil) {
+    public init(token: String, protocolVersion: Int = signalingProtocolVersion, sessionId: String? = nil, nickname: String? = nil,
+                custom: String? = nil, sdk: String? = nil, dataChannel: Bool? = nil) {
         self.token = token; self.protocolVersion = protocolVersion; self.sessionId = sessionId
-        self.nickname = nickname; self.custom = custom; self.sdk = sdk
+        self.nickname = nickname; self.custom = custom; self.sdk = sdk; self.dataChannel = dataChannel
     }
 
     enum CodingKeys: String, CodingKey {
         case token, nickname, custom, sdk
         case protocolVersion = "protocol"
         case sessionId = "session_id"
+        case dataChannel = "data_channel"
     }
 
     /// `token` may be absent when the WebSocket URL carried it (`?token=`, docs/protocol.md).
@@ -61,6 +66,7 @@ public struct JoinRequest: Codable, Sendable, Equatable {
         nickname = try c.decodeIfPresent(String.self, forKey: .nickname)
         custom = try c.decodeIfPresent(String.self, forKey: .custom)
         sdk = try c.decodeIfPresent(String.self, forKey: .sdk)
+        dataChannel = try c.decodeIfPresent(Bool.self, forKey: .dataChannel)
     }
 }
 

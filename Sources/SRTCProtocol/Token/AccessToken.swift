@@ -91,6 +91,11 @@ extension TokenClaims {
             json.endObject()
         }
         json.field("iat", iat)
+        if let im {
+            json.beginObject("im")
+            json.field("nickname", im.nickname)
+            json.endObject()
+        }
         json.field("iss", iss)
         json.field("jti", jti)
         if let member {
@@ -99,6 +104,10 @@ extension TokenClaims {
             json.endObject()
         }
         json.field("nbf", nbf)
+        if speedTest != nil {
+            json.beginObject("speed_test")
+            json.endObject()
+        }
         json.field("sub", sub)
         json.endObject()
         return json.bytes

@@ -31,6 +31,21 @@ public struct MemberGrant: Codable, Sendable, Equatable {
     }
 }
 
+/// What an IM token carries (`POST /server/v1/im/grant`, docs/im.md): the account's display name.
+public struct IMGrant: Codable, Sendable, Equatable {
+    public var nickname: String?
+
+    public init(nickname: String? = nil) {
+        self.nickname = nickname
+    }
+}
+
+/// What a speed-test token carries (`POST /server/v1/speedtest/grant`, docs/speed-test.md):
+/// nothing but its presence; the server's limits apply.
+public struct SpeedTestGrant: Codable, Sendable, Equatable {
+    public init() {}
+}
+
 /// The claims of a join token: RFC 7519 registered claims plus one grant.
 public struct TokenClaims: Codable, Sendable, Equatable {
     /// Issuer: the `app_id` whose `app_key` signed the token.
@@ -49,8 +64,13 @@ public struct TokenClaims: Codable, Sendable, Equatable {
     public var grant: ChannelGrant?
     /// Present on SMeeting member tokens.
     public var member: MemberGrant?
+    /// Present on IM tokens.
+    public var im: IMGrant?
+    /// Present on speed-test tokens.
+    public var speedTest: SpeedTestGrant?
 
-    public init(iss: String, sub: String, iat: Int64, nbf: Int64, exp: Int64, jti: String, grant: ChannelGrant? = nil, member: MemberGrant? = nil) {
+    public init(iss: String, sub: String, iat: Int64, nbf: Int64, exp: Int64, jti: String, grant: ChannelGrant? = nil, member: MemberGrant? = nil,
+                im: IMGrant? = nil, speedTest: SpeedTestGrant? = nil) {
         self.iss = iss
         self.sub = sub
         self.iat = iat
@@ -59,5 +79,12 @@ public struct TokenClaims: Codable, Sendable, Equatable {
         self.jti = jti
         self.grant = grant
         self.member = member
+        self.im = im
+        self.speedTest = speedTest
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, iat, nbf, exp, jti, grant, member, im
+        case speedTest = "speed_test"
     }
 }

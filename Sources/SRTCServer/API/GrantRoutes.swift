@@ -2,9 +2,10 @@ import RTCCrypto
 import RTCNet
 import SRTCProtocol
 
-/// `POST /server/v1/channel/grant` and `POST /stm/srvapi/v1/member/grant`: join tokens signed
-/// with the calling app's key (docs/server-api.md).
-enum GrantRoutes {
+/// `POST /server/v1/channel/grant`, `POST /stm/srvapi/v1/member/grant` and
+/// `POST /server/v1/speedtest/grant`: tokens signed with the calling app's key
+/// (docs/server-api.md); `userGrant` also serves the IM module's grant.
+public enum GrantRoutes {
     struct Permissions: Decodable {
         var publish: Bool?
         var subscribe: Bool?
@@ -18,11 +19,14 @@ enum GrantRoutes {
         var permissions: Permissions?
     }
 
-    struct MemberGrantRequest: Decodable {
+    struct UserGrantRequest: Decodable {
         var uid: String
         var nickname: String?
         var expire_seconds: Int64?
     }
+
+    /// Speed-test tokens are short-lived: a test lasts seconds.
+    static let speedTestLifetime: (default: Int64, range: ClosedRange<Int64>) = (300, 10...3600)
 
     /// `{"expire_at": …, "token": …}`, written directly (this is the hot route).
     static func grantResponse(token: String, expireAt: Int64) -> HTTPResponse {
@@ -37,6 +41,13 @@ enum GrantRoutes {
     static func register(in builder: inout APIRouter.Builder) {
         builder.addImmediate("POST", "/server/v1/channel/grant", channelGrant)
         builder.addImmediate("POST", "/stm/srvapi/v1/member/grant", memberGrant)
+        builder.addImmediate("POST", "/server/v1/speedtest/grant", speedTestGrant)
+    }
+
+    /// `POST /server/v1/speedtest/grant {uid, expire_seconds?}`: a token the speed test presents
+    /// to the media port (docs/speed-test.md).
+    static func speedTestGrant(_ context: RouteContext) -> HTTPResponse {
+        userGrant(context, lifetime: speedTestLifetime) { claims, _ in claims.speedTest = SpeedTestGrant() }
     }
 
     static func channelGrant(_ context: RouteContext) -> HTTPResponse {
@@ -61,9 +72,18 @@ enum GrantRoutes {
     }
 
     static func memberGrant(_ context: RouteContext) -> HTTPResponse {
+        userGrant(context) { claims, nickname in claims.member = MemberGrant(nickname: nickname) }
+    }
+
+    /// A token for one uid of the signing app (`{uid, nickname?, expire_seconds?}` → `{expire_at,
+    /// token}`), its grant set by `grant`: the member, speed-test and IM grant routes.
+    /// - Parameter lifetime: default and accepted range of `expire_seconds`.
+    public static func userGrant(_ context: RouteContext,
+                                 lifetime: (default: Int64, range: ClosedRange<Int64>) = (TokenLifetime.defaultSeconds, TokenLifetime.minimumSeconds...TokenLifetime.maximumSeconds),
+                                 grant: (inout TokenClaims, _ nickname: String?) -> Void) -> HTTPResponse {
         guard let app = context.app else { return APIRouter.error(.internalError, "unsigned grant", now: context.now) }
-        let body: MemberGrantRequest
-        switch JSONBody.decode(MemberGrantRequest.self, from: context.request.body, now: context.now) {
+        let body: UserGrantRequest
+        switch JSONBody.decode(UserGrantRequest.self, from: context.request.body, now: context.now) {
         case .success(let b): body = b
         case .failure(let e): return e.response
         }
@@ -71,12 +91,14 @@ enum GrantRoutes {
         if let nickname = body.nickname, !isValidNickname(nickname) {
             return APIRouter.error(.invalidParameter, nicknameRule, now: context.now)
         }
-        let lifetime: Int64
-        switch validLifetime(body.expire_seconds, now: context.now) {
-        case .success(let l): lifetime = l
-        case .failure(let e): return e.response
+        let seconds = body.expire_seconds ?? lifetime.default
+        guard lifetime.range.contains(seconds) else {
+            return APIRouter.error(.invalidParameter, "expire_seconds must be between \(lifetime.range.lowerBound) and \(lifetime.range.upperBound)",
+                                   now: context.now)
         }
-        let claims = memberClaims(app: app, uid: body.uid, nickname: body.nickname, lifetime: lifetime, now: context.now)
+        var claims = TokenClaims(iss: app.appId, sub: body.uid, iat: context.now, nbf: context.now, exp: context.now + seconds,
+                                 jti: SecureRandom.string(count: 16))
+        grant(&claims, body.nickname)
         return grantResponse(token: AccessToken.sign(claims, key: app.appKey), expireAt: claims.exp)
     }
 

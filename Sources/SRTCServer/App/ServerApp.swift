@@ -19,6 +19,8 @@ public final class ServerApp: Sendable {
     public let webDirectory: String?
     /// Delivers channel events to `--webhook-url`, when configured.
     let webhooks: WebhookDispatcher?
+    /// This process as a cluster node (`--redis-url`): registry, channel directory, shared nonces and join limit.
+    public let cluster: ClusterNode?
     private let http: Mutex<HTTPServer?> = Mutex(nil)
     /// The SFU and its UDP port, bound by `start()`.
     private let mediaServer = MediaServerSlot()
@@ -50,21 +52,28 @@ public final class ServerApp: Sendable {
         } else {
             createdApp = nil
         }
+        if config.redisURL != nil {
+            cluster = try ClusterNode(config: config, node: NodeInfo(id: ClusterNode.nodeId(configured: config.nodeId),
+                                                                      httpURL: config.nodeURL ?? "", publicIP: config.publicIP))
+        } else {
+            cluster = nil
+        }
         metrics = Metrics()
         webDirectory = WebDirectory.resolveForProcess(configured: config.webDir)
         if let url = config.webhookURL {
             let client = HTTPClient(configuration: .init(timeout: .seconds(10)))
-            webhooks = WebhookDispatcher(url: url, database: database, apps: apps) { url, headers, body in
+            webhooks = WebhookDispatcher(url: url, database: database, apps: apps, lease: cluster?.outboxLease) { url, headers, body in
                 try await client.post(url, headers: HTTPHeaders(headers), body: body).status
             }
         } else {
             webhooks = nil
         }
         let mediaServer = self.mediaServer
-        channels = ChannelManager(limits: config.limits, events: webhooks ?? NoChannelEvents(), mediaFactory: { key in
+        let events: any ChannelEventSink = webhooks ?? NoChannelEvents()
+        channels = ChannelManager(limits: config.limits, events: cluster.map { ClusterChannelEvents(directory: $0.directory, next: events) } ?? events, sharedJoins: cluster?.joins, mediaFactory: { key in
             mediaServer.current.map { SFURoomMedia(server: $0, key: key) }
         })
-        let authenticator = RequestAuthenticator(apps: apps, nonces: NonceCache(capacity: config.nonceCacheCapacity),
+        let authenticator = RequestAuthenticator(apps: apps, nonces: cluster?.nonces ?? NonceCache(capacity: config.nonceCacheCapacity),
                                                  windowSeconds: config.signatureWindowSeconds)
         var builder = APIRouter.Builder()
         let metrics = self.metrics
@@ -77,7 +86,7 @@ public final class ServerApp: Sendable {
             appId.flatMap(apps.app(id:)) ?? apps.all.first
         }
         let moduleContext = ServerModuleContext(config: config, database: database, apps: apps, metrics: metrics,
-                                                channels: ChannelControl(manager: channels))
+                                                channels: ChannelControl(manager: channels), notifications: UserNotifications())
         modules = try moduleFactories.map { try $0(moduleContext) }
         for module in modules { module.registerRoutes(in: &builder) }
         channels.setGatekeepers(modules)
@@ -86,19 +95,26 @@ public final class ServerApp: Sendable {
 
     /// Starts the HTTP server (API, signaling); returns once it listens.
     public func start() throws {
+        let apps = self.apps
+        let speedTest = config.speedTest.enabled
+            ? SpeedTestResponder(settings: config.speedTest, keyForIssuer: { apps.app(id: $0)?.appKey }) : nil
         let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP,
-                                    qualityIntervalSeconds: config.qualityIntervalSeconds)
+                                    qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
             limits: .init(maxBodyBytes: config.maxBodyBytes))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
-                                          modules: modules, turn: TURNCredentialIssuer(config: config))
+                                          modules: modules, speedTest: config.speedTest.enabled ? config.speedTest : nil,
+                                          turn: TURNCredentialIssuer(config: config), cluster: cluster)
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
         http.withLock { $0 = server }
+        let channels = self.channels
+        let nodeURL = config.nodeURL ?? "http://\(config.publicIP ?? config.bind):\(server.port)"
+        try cluster?.start(httpURL: nodeURL) { (channels.count, channels.participantCount) }
     }
 
     /// The bound UDP media port (useful with port 0).
@@ -109,6 +125,7 @@ public final class ServerApp: Sendable {
 
     /// Ends every session and stops serving, letting in-flight requests finish.
     public func shutdown() async {
+        cluster?.stop()
         for module in modules { await module.shutdown() }
         await channels.closeAll()
         webhooks?.stop()

@@ -1,5 +1,6 @@
 import Foundation
 import RTCNet
+import RTCWire
 import SRTCProtocol
 
 /// Connects the HTTP server to the API router (fast path on the I/O thread where possible) and
@@ -14,8 +15,13 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
     let metrics: Metrics
     /// Modules answering WebSocket paths of their own.
     var modules: [any ServerModule] = []
+    /// The speed test's WebSocket carrier (`/rtc/v1/speedtest`), when speed tests are on.
+    var speedTest: SpeedTestSettings?
+    let speedTestSockets = SpeedTestSocketCount()
     /// TURN credentials for join responses, when configured.
     var turn: TURNCredentialIssuer?
+    /// Cluster membership, when `--redis-url` is set (sessions of channels owned elsewhere are relayed).
+    var cluster: ClusterNode?
 
     func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
         router.handleImmediately(request)
@@ -38,6 +44,12 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
         if request.path != Self.signalingPath, let module = modules.first(where: { $0.webSocketPaths.contains(String(request.path)) }) {
             return await module.upgrade(request)
         }
+        if request.path == SpeedTestSocket.path, let settings = speedTest {
+            let configuration = WebSocketConfiguration(maxMessageSize: SpeedTestPacket.maximumSize, pingInterval: .seconds(15))
+            return .accept(configuration: configuration) { [apps, speedTestSockets] socket in
+                SpeedTestSocket(socket: socket, settings: settings, sessions: speedTestSockets, keyForIssuer: { apps.app(id: $0)?.appKey }).start()
+            }
+        }
         guard request.path == Self.signalingPath else {
             return .reject(APIRouter.error(.notFound, "no WebSocket endpoint at \(request.path)", now: now))
         }
@@ -51,9 +63,9 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
             }
         }
         let configuration = WebSocketConfiguration(maxMessageSize: limits.maxSignalMessageBytes, pingInterval: .seconds(15))
-        return .accept(configuration: configuration) { [manager, apps, limits, metrics, turn] socket in
+        return .accept(configuration: configuration) { [manager, apps, limits, metrics, turn, cluster] socket in
             SignalingSession(socket: socket, manager: manager, apps: apps, limits: limits, preverifiedToken: token, metrics: metrics,
-                             turn: turn).start()
+                             turn: turn, cluster: cluster).start()
         }
     }
 }

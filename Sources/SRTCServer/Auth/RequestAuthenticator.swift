@@ -14,10 +14,10 @@ public struct AuthFailure: Error, Sendable, Equatable {
 /// verified, so unsigned junk cannot fill the replay cache.
 public struct RequestAuthenticator: Sendable {
     public let apps: AppStore
-    public let nonces: NonceCache
+    public let nonces: any NonceStore
     public let windowSeconds: Int64
 
-    public init(apps: AppStore, nonces: NonceCache, windowSeconds: Int64 = 300) {
+    public init(apps: AppStore, nonces: any NonceStore, windowSeconds: Int64 = 300) {
         self.apps = apps
         self.nonces = nonces
         self.windowSeconds = windowSeconds

@@ -12,8 +12,14 @@ public final class ChannelManager: Sendable {
     let limits: ChannelLimits
     let mediaFactory: (@Sendable (ChannelKey) -> RoomMedia?)
     let events: ChannelEventSink
+    /// The join limit counted across a cluster's nodes (`--redis-url`), on top of each room's own.
+    let sharedJoins: ClusterJoinLimiter?
+    /// Users connected in every room (a cluster node's load).
+    private let participants = Atomic<Int>(0)
 
-    init(limits: ChannelLimits, events: ChannelEventSink, mediaFactory: @escaping @Sendable (ChannelKey) -> RoomMedia?) {
+    init(limits: ChannelLimits, events: ChannelEventSink, sharedJoins: ClusterJoinLimiter? = nil,
+         mediaFactory: @escaping @Sendable (ChannelKey) -> RoomMedia?) {
+        self.sharedJoins = sharedJoins
         self.limits = limits
         self.events = events
         self.mediaFactory = mediaFactory
@@ -24,7 +30,7 @@ public final class ChannelManager: Sendable {
         let (room, created) = rooms.withLock { rooms -> (ChannelRoom, Bool) in
             if let r = rooms[key] { return (r, false) }
             let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self),
-                                modules: gatekeepers.withLock { $0 })
+                                modules: gatekeepers.withLock { $0 }, sharedJoins: sharedJoins)
             rooms[key] = r
             return (r, true)
         }
@@ -44,6 +50,9 @@ public final class ChannelManager: Sendable {
 
     /// Number of live channels (metrics).
     var count: Int { rooms.withLock { $0.count } }
+
+    /// Users connected now, over every room.
+    var participantCount: Int { participants.load(ordering: .relaxed) }
 
     fileprivate func forgetIfEmpty(_ key: ChannelKey) {
         Task {
@@ -97,8 +106,14 @@ public final class ChannelManager: Sendable {
 
     private struct RoomObserverAdapter: RoomObserver {
         weak let manager: ChannelManager?
-        func userJoined(room: ChannelKey, uid: String) { manager?.events.userJoined(room, uid: uid) }
-        func userLeft(room: ChannelKey, uid: String, reason: DisconnectReason) { manager?.events.userLeft(room, uid: uid, reason: reason) }
+        func userJoined(room: ChannelKey, uid: String) {
+            manager?.participants.add(1, ordering: .relaxed)
+            manager?.events.userJoined(room, uid: uid)
+        }
+        func userLeft(room: ChannelKey, uid: String, reason: DisconnectReason) {
+            manager?.participants.subtract(1, ordering: .relaxed)
+            manager?.events.userLeft(room, uid: uid, reason: reason)
+        }
         func sessionResumed(room: ChannelKey, uid: String) {}
         func trackPublished(room: ChannelKey, uid: String, track: TrackInfo) { manager?.events.trackPublished(room, uid: uid, track: track) }
         func trackUnpublished(room: ChannelKey, uid: String, track: TrackInfo) { manager?.events.trackUnpublished(room, uid: uid, track: track) }

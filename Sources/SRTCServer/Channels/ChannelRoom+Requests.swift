@@ -54,7 +54,7 @@ extension ChannelRoom {
 
     // MARK: - Publishing
 
-    private func mediaOf(_ p: Participant) async -> ParticipantMedia? {
+    func mediaOf(_ p: Participant) async -> ParticipantMedia? {
         if let m = p.media { return m }
         guard let media else { return nil }
         if !mediaPrepared {

@@ -31,9 +31,12 @@ actor ChannelRoom {
     /// The one serial path of every change (see the type's comment).
     nonisolated let inbox = RoomInbox()
     private var joinBucket: TokenBucket
+    /// The same limit counted across a cluster (`--redis-url`), checked after this room's bucket.
+    private let sharedJoins: ClusterJoinLimiter?
 
     init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, clock: RoomClock = SystemRoomClock(),
-         modules: [any ServerModule] = []) {
+         modules: [any ServerModule] = [], sharedJoins: ClusterJoinLimiter? = nil) {
+        self.sharedJoins = sharedJoins
         self.key = key
         self.createdAt = clock.now()
         self.limits = limits
@@ -97,6 +100,9 @@ actor ChannelRoom {
         guard joinBucket.take(now: clock.monotonicSeconds()) else {
             return .failure(SignalError(.rateLimited, "too many joins in this channel; retry shortly"))
         }
+        if let sharedJoins, await !sharedJoins.admit(key, nowMilliseconds: clock.now()) {
+            return .failure(SignalError(.rateLimited, "too many joins in this channel across the cluster; retry shortly"))
+        }
         if let old = participants[uid] {
             old.send(.disconnected(Disconnected(reason: .duplicateLogin, message: "the same uid joined again")))
             old.connection?.close(code: 1000, reason: "duplicate login")
@@ -115,6 +121,10 @@ actor ChannelRoom {
         broadcast(.userJoined(userInfo(participant)), except: uid)
         broadcast(.channelUpdated(info), except: uid)
         observer.userJoined(room: key, uid: uid)
+        if request.dataChannel == true {
+            // The offer is posted to the inbox, so it follows the join response.
+            await mediaOf(participant)?.openDataChannels()
+        }
         return .success(response)
     }
 
@@ -167,6 +177,14 @@ actor ChannelRoom {
             participants[report.uid]?.send(.qualityReport(report))
         case .connectionQuality(let change):
             broadcast(.connectionQuality(change))
+        case .dataChannelOpened(let uid, let owner, let connection):
+            // A late event of an earlier session's media finds another owner.
+            guard let p = participants[uid], let media = p.media, ObjectIdentifier(media) == owner else { return }
+            if connection.channel == SignalDataChannel.reliableID { p.dataChannel = connection }
+        case .dataChannelClosed(let uid, let transport, let channel):
+            guard let p = participants[uid], let open = p.dataChannel as? DataChannelConnection,
+                  open.transport.rawValue == transport, channel == nil || channel == open.channel else { return }
+            p.dataChannel = nil
         case .graceExpired(let uid, let sessionId):
             guard let p = participants[uid], p.sessionId == sessionId, p.connection == nil else { return }
             await remove(p, reason: .timeout)

@@ -23,6 +23,8 @@ final class Participant {
     var subscriptions: [String: String?] = [:]
     /// The media side (publish and subscribe transports), created on first use.
     var media: ParticipantMedia?
+    /// The subscribe transport's reliable data channel, once open (docs/protocol.md, "Data channels").
+    var dataChannel: SignalConnection?
 
     init(uid: String, sessionId: String, grant: ChannelGrant, nickname: String?, custom: String?, joinedAt: Int64, connection: SignalConnection) {
         self.uid = uid
@@ -35,9 +37,14 @@ final class Participant {
     }
 
     /// Sends to the live connection, if any (events during the grace period are dropped; the
-    /// resume response carries the current state instead).
+    /// resume response carries the current state instead). Quality, speaker and layer events go
+    /// on the data channel when it is open.
     func send(_ event: ServerEvent) {
-        connection?.send(event: event)
+        if event.travelsOnDataChannel, let dataChannel {
+            dataChannel.send(event: event)
+        } else {
+            connection?.send(event: event)
+        }
     }
 
     func cancelTimers() {

@@ -20,6 +20,8 @@ protocol ParticipantMedia: AnyObject, Sendable {
     func applySubscriberAnswer(sdp: String, revision: Int) async throws(SignalError)
     /// ICE restart of a transport; returns the publish answer when `transport` is `.publish`.
     func restartICE(_ transport: TransportRole, offer: String?) async throws(SignalError) -> String?
+    /// Offers the subscribe transport with its data channels now (the client asked in `join`).
+    func openDataChannels() async
     /// Closes both transports.
     func close() async
 }

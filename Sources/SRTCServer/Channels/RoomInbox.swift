@@ -13,6 +13,10 @@ enum RoomEvent: Sendable {
     case qualityReport(QualityReport)
     /// A participant's quality level changed (everyone gets it).
     case connectionQuality(ConnectionQualityChange)
+    /// A data channel of `uid`'s media (`owner`, the `ParticipantMedia`) opened.
+    case dataChannelOpened(uid: String, owner: ObjectIdentifier, DataChannelConnection)
+    /// A data channel of `uid`'s transport closed; `channel` nil: all of them.
+    case dataChannelClosed(uid: String, transport: String, channel: UInt16?)
     /// The resume grace period of a session whose WebSocket dropped has passed.
     case graceExpired(uid: String, sessionId: String)
     /// A session's token expired.

@@ -16,6 +16,14 @@ public struct ServerConfig: Sendable, Equatable {
     /// PostgreSQL instead of SQLite (`--database-url`, `SRTC_DATABASE_URL`): `postgres://user:password@host:port/db`.
     /// Every node of a cluster names the same database (docs/deploy.md, "A cluster of nodes").
     public var databaseURL: String?
+    /// Redis shared by a cluster's nodes (`--redis-url`, `SRTC_REDIS_URL`): `redis://[:password@]host:port[/db]`.
+    /// Unset: one node, nothing shared (docs/deploy.md, "A cluster of nodes").
+    public var redisURL: String?
+    /// This node's id in the cluster (`--node-id`, `SRTC_NODE_ID`); random at start when unset.
+    public var nodeId: String?
+    /// This node's HTTP base URL as the other nodes reach it (`--node-url`, `SRTC_NODE_URL`);
+    /// default `http://<public IP or bind address>:<http port>`.
+    public var nodeURL: String?
     /// Credentials of the first app (`--app-id` / `SRTC_APP_ID`, `--app-key` / `SRTC_APP_KEY`); both or neither.
     public var appId: String?
     public var appKey: String?
@@ -35,6 +43,10 @@ public struct ServerConfig: Sendable, Equatable {
     public var qualityIntervalSeconds: Double = 5
     /// Channel and signaling limits (`--max-users-per-channel`, `--max-tracks-per-user`, `--reconnect-grace-seconds`, ...).
     public var limits = ChannelLimits()
+    /// The IM service's limits (`--im-max-content-bytes`, `--im-mailbox-size`, ...).
+    public var im = IMSettings()
+    /// The speed-test responder on the media port (`--speed-test`, `--speed-test-max-bitrate`, ...).
+    public var speedTest = SpeedTestSettings()
     /// Directory of the web SDK and demo page served at `/` and `/sdk/` (`--web-dir`, `SRTC_WEB_DIR`);
     /// `nil`: `./web` if it exists, else `<executable dir>/../../web`, else none; empty: none.
     public var webDir: String?
@@ -70,6 +82,12 @@ public struct ServerConfig: Sendable, Equatable {
             guard ["debug", "info", "warn", "error"].contains(v) else { throw ConfigError.invalidValue("log-level", v) }
             c.logLevel = v
         },
+        Setting("redis-url", "SRTC_REDIS_URL", "redis_url", "Redis redis://host:port shared by a cluster's nodes") { c, v in
+            guard v.hasPrefix("redis://") else { throw ConfigError.invalidValue("redis-url", "a URL not starting with redis://") }
+            c.redisURL = v
+        },
+        Setting("node-id", "SRTC_NODE_ID", "node_id", "this node's id in a cluster (default random)") { c, v in c.nodeId = v },
+        Setting("node-url", "SRTC_NODE_URL", "node_url", "this node's HTTP URL as the other nodes reach it") { c, v in c.nodeURL = v },
         Setting("webhook-url", "SRTC_WEBHOOK_URL", "webhook_url", "URL that receives signed webhooks") { c, v in c.webhookURL = v },
         Setting("max-body-bytes", "SRTC_MAX_BODY_BYTES", "max_body_bytes", "largest request body (default 1048576)") { c, v in
             c.maxBodyBytes = try positive(v, "max-body-bytes")
@@ -92,6 +110,40 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("quality-interval-seconds", "SRTC_QUALITY_INTERVAL_SECONDS", "quality_interval_seconds", "seconds between quality reports (default 5)") { c, v in
             guard let n = Double(v), n >= 0.2, n <= 600 else { throw BadValue() }
             c.qualityIntervalSeconds = n
+        },
+        Setting("im-max-content-bytes", "SRTC_IM_MAX_CONTENT_BYTES", "im_max_content_bytes", "largest IM message content (default 4096)") { c, v in
+            guard let n = Int(v), (1...65536).contains(n) else { throw BadValue() }
+            c.im.maxContentBytes = n
+        },
+        Setting("im-mailbox-size", "SRTC_IM_MAILBOX_SIZE", "im_mailbox_size", "IM entries kept per user (default 1000)") { c, v in
+            c.im.mailboxSize = try positive(v, "im-mailbox-size")
+        },
+        Setting("im-retention-seconds", "SRTC_IM_RETENTION_SECONDS", "im_retention_seconds", "how long IM entries are kept (default 604800)") { c, v in
+            c.im.retentionSeconds = try positive(v, "im-retention-seconds")
+        },
+        Setting("meeting-reminder-seconds", "SRTC_MEETING_REMINDER_SECONDS", "meeting_reminder_seconds",
+                "remind attendees this long before a scheduled meeting; 0: never (default 600)") { c, v in
+            guard let n = Int(v), n >= 0 else { throw BadValue() }
+            c.im.meetingReminderSeconds = n
+        },
+        Setting("meeting-reminder-scan-seconds", "SRTC_MEETING_REMINDER_SCAN_SECONDS", "meeting_reminder_scan_seconds",
+                "how often scheduled meetings are checked for reminders (default 15)") { c, v in
+            c.im.meetingReminderScanSeconds = try positive(v, "meeting-reminder-scan-seconds")
+        },
+        Setting("speed-test", "SRTC_SPEED_TEST", "speed_test", "answer speed tests on the media port: on or off (default on)") { c, v in
+            guard v == "on" || v == "off" else { throw BadValue() }
+            c.speedTest.enabled = v == "on"
+        },
+        Setting("speed-test-max-bitrate", "SRTC_SPEED_TEST_MAX_BITRATE", "speed_test_max_bitrate", "bits/s one speed test may use each way (default 20000000)") { c, v in
+            guard let n = Int(v), (100_000...1_000_000_000).contains(n) else { throw BadValue() }
+            c.speedTest.maxBitrate = n
+        },
+        Setting("speed-test-max-seconds", "SRTC_SPEED_TEST_MAX_SECONDS", "speed_test_max_seconds", "longest speed test (default 30)") { c, v in
+            guard let n = Int(v), (1...600).contains(n) else { throw BadValue() }
+            c.speedTest.maxDurationSeconds = n
+        },
+        Setting("speed-test-sessions", "SRTC_SPEED_TEST_SESSIONS", "speed_test_sessions", "speed tests at once (default 16)") { c, v in
+            c.speedTest.maxSessions = try positive(v, "speed-test-sessions")
         },
         Setting("web-dir", "SRTC_WEB_DIR", "web_dir", "web SDK and demo page directory ('' for none; default ./web or <bin>/../../web)") { c, v in c.webDir = v },
         Setting("demo-auth", "SRTC_DEMO_AUTH", "demo_auth", "demo sign-in for the meeting app: off, loopback or on (default off; never in production)") { c, v in

@@ -20,10 +20,13 @@ final class MediaServer: SFUListener, Sendable {
     private struct Routes {
         var rooms: [RouterID: RoomInbox] = [:]
         var consumers: [ConsumerID: (room: RouterID, uid: String, trackId: String)] = [:]
+        /// Transports with data channels: their room, participant and `ParticipantMedia`.
+        var transports: [TransportID: (room: RouterID, uid: String, owner: ObjectIdentifier)] = [:]
     }
     private let routes = Mutex(Routes())
 
-    init(bind: String, port: UInt16, publicIP: String?, qualityIntervalSeconds: Double) throws {
+    /// - Parameter speedTest: answers speed-test datagrams on the same port, when given.
+    init(bind: String, port: UInt16, publicIP: String?, qualityIntervalSeconds: Double, speedTest: SpeedTestResponder? = nil) throws {
         guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
         var configuration = SFUConfiguration()
         configuration.qualityIntervalDuration = .milliseconds(Int64(qualityIntervalSeconds * 1000))
@@ -44,6 +47,7 @@ final class MediaServer: SFUListener, Sendable {
                       address: a.0, port: a.1, kind: .host)
         }
         worker.setListener(self)
+        if let speedTest { worker.port.setService(speedTest) }
     }
 
     /// The UDP port media uses.
@@ -61,7 +65,17 @@ final class MediaServer: SFUListener, Sendable {
         routes.withLock { r in
             r.rooms[router] = nil
             r.consumers = r.consumers.filter { $0.value.room != router }
+            r.transports = r.transports.filter { $0.value.room != router }
         }
+    }
+
+    /// Routes the data channel events of `transport` to `uid` in `router`'s room.
+    func register(transport: TransportID, router: RouterID, uid: String, owner: ObjectIdentifier) {
+        routes.withLock { $0.transports[transport] = (router, uid, owner) }
+    }
+
+    func unregister(transport: TransportID) {
+        _ = routes.withLock { $0.transports.removeValue(forKey: transport) }
     }
 
     func register(consumer: ConsumerID, router: RouterID, uid: String, trackId: String) {
@@ -96,10 +110,26 @@ final class MediaServer: SFUListener, Sendable {
             guard let (inbox, uid, trackId) = route else { return }
             inbox.post(.layerSwitched(subscriber: uid, trackId: trackId, layer: change.layer, previous: change.previous,
                                       cause: change.cause.rawValue))
+        case .dataChannelOpened(let transport, let info):
+            guard let (inbox, uid, owner) = route(transport) else { return }
+            inbox.post(.dataChannelOpened(uid: uid, owner: owner,
+                                          DataChannelConnection(worker: worker, transport: transport, channel: info.id)))
+        case .dataChannelClosed(let transport, let channel):
+            guard let (inbox, uid, _) = route(transport) else { return }
+            inbox.post(.dataChannelClosed(uid: uid, transport: transport.rawValue, channel: channel))
+        case .dataChannelMessage:
+            break
         case .transportStateChanged(let id, let state):
             Log.debug("media", "transport \(id) \(state)")
         case .producerClosed, .consumerClosed:
             break  // the room already knows: it closed them, or their participant left
+        }
+    }
+
+    private func route(_ transport: TransportID) -> (RoomInbox, String, ObjectIdentifier)? {
+        routes.withLock { r in
+            guard let t = r.transports[transport], let inbox = r.rooms[t.room] else { return nil }
+            return (inbox, t.uid, t.owner)
         }
     }
 

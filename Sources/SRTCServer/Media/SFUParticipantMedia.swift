@@ -37,9 +37,30 @@ actor SFUParticipantMedia: ParticipantMedia {
 
     private func consumerID(_ trackId: String) -> ConsumerID { ConsumerID("\(uid)#\(instance)/\(trackId)") }
 
-    private func parameters(_ remote: ServerNegotiation.RemoteTransport, local: ICECredentials) -> PeerTransportParameters {
+    private func parameters(_ remote: ServerNegotiation.RemoteTransport, local: ICECredentials,
+                            sctp: SCTPParameters? = nil) -> PeerTransportParameters {
         PeerTransportParameters(iceRole: .lite, localICE: local, remoteICE: remote.ice, certificate: server.certificate,
-                                remoteFingerprint: remote.fingerprint, dtlsRole: remote.dtlsRole)
+                                remoteFingerprint: remote.fingerprint, dtlsRole: remote.dtlsRole, sctp: sctp)
+    }
+
+    /// The subscribe transport's SCTP setup and channels, when it carries data channels.
+    private var subscribeSCTP: SCTPParameters? { negotiation.dataChannels ? SCTPParameters() : nil }
+    private var subscribeDataChannels: [DataChannelInfo] {
+        guard negotiation.dataChannels else { return [] }
+        return [DataChannelInfo(id: SignalDataChannel.reliableID, label: SignalDataChannel.reliableLabel, negotiated: true),
+                DataChannelInfo(id: SignalDataChannel.lossyID, label: SignalDataChannel.lossyLabel, reliability: .lossy, negotiated: true)]
+    }
+
+    /// Creates the subscribe transport `id` and routes its data channels' events to the room.
+    private func createSubscribeTransport(_ id: TransportID, parameters: PeerTransportParameters) async throws(SFUError) {
+        server.register(transport: id, router: router, uid: uid, owner: ObjectIdentifier(self))
+        do {
+            try await server.worker.createTransport(id, router: router, participant: participant, parameters: parameters,
+                                                    dataChannels: subscribeDataChannels)
+        } catch {
+            server.unregister(transport: id)
+            throw error
+        }
     }
 
     // MARK: - Publishing
@@ -91,6 +112,12 @@ actor SFUParticipantMedia: ParticipantMedia {
         send(offer)
     }
 
+    func openDataChannels() async {
+        guard !closed, let offer = negotiation.offerDataChannels() else { return }
+        await prepareSubscribeTransport()
+        send(offer)
+    }
+
     /// Makes the subscribe transport with the first offer, so the client's checks are answered
     /// from its first one (RFC 8445 §7.3) instead of after our answer arrived: a client that
     /// checks at once (aiortc) otherwise waits out its retransmission timer (~500 ms).
@@ -98,9 +125,8 @@ actor SFUParticipantMedia: ParticipantMedia {
         guard subscribeTransport == nil else { return }
         let id = TransportID("\(uid)#\(instance)/subscribe")
         do {
-            try await server.worker.createTransport(id, router: router, participant: participant,
-                                                    parameters: .awaitingAnswer(localICE: negotiation.subscribeICE,
-                                                                                certificate: server.certificate))
+            try await createSubscribeTransport(id, parameters: .awaitingAnswer(localICE: negotiation.subscribeICE,
+                                                                              certificate: server.certificate, sctp: subscribeSCTP))
             subscribeTransport = id
         } catch {
             Log.warn("media", "\(uid) cannot create the subscribe transport early: \(error)")
@@ -138,14 +164,14 @@ actor SFUParticipantMedia: ParticipantMedia {
             } else {
                 // The client wants to be the DTLS server: the early transport assumed otherwise.
                 await server.worker.closeTransport(early)
+                server.unregister(transport: early)
                 subscribeTransport = nil
             }
         }
         if let remote = plan.transport ?? (subscribeTransport == nil ? plan.complete : nil) {
             let id = TransportID("\(uid)#\(instance)/subscribe-\(negotiation.revision)")
             do {
-                try await server.worker.createTransport(id, router: router, participant: participant,
-                                                        parameters: parameters(remote, local: negotiation.subscribeICE))
+                try await createSubscribeTransport(id, parameters: parameters(remote, local: negotiation.subscribeICE, sctp: subscribeSCTP))
             } catch {
                 throw SignalError(.internalError, "cannot create the subscribe transport: \(error)")
             }
@@ -188,7 +214,10 @@ actor SFUParticipantMedia: ParticipantMedia {
         closed = true
         for trackId in negotiation.consumingTrackIds { server.unregister(consumer: consumerID(trackId)) }
         if let publishTransport { await server.worker.closeTransport(publishTransport) }
-        if let subscribeTransport { await server.worker.closeTransport(subscribeTransport) }
+        if let subscribeTransport {
+            await server.worker.closeTransport(subscribeTransport)
+            server.unregister(transport: subscribeTransport)
+        }
         publishTransport = nil
         subscribeTransport = nil
     }

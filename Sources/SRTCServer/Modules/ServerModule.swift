@@ -49,6 +49,8 @@ public struct ServerModuleContext: Sendable {
     public let metrics: Metrics
     /// Server-side control of live SRTC channels.
     public let channels: ChannelControl
+    /// Notifications one module posts and another delivers (meeting reminders → IM).
+    public let notifications: UserNotifications
 }
 
 /// Creates a module once the server's storage is open.

@@ -11,22 +11,27 @@ final class SignalingSession: Sendable {
         var uid: String?
         var sessionId: String?
         var left = false
+        /// The owner node's signaling socket, when this node relays the session (`+Relay`).
+        var upstream: WebSocket?
     }
 
-    private let socket: WebSocket
+    let socket: WebSocket
     private let reader: WebSocketSessionReader
     private let connection: WebSocketSignalConnection
     private let manager: ChannelManager
     private let apps: AppStore
-    private let limits: ChannelLimits
-    private let preverifiedToken: String?
+    let limits: ChannelLimits
+    let preverifiedToken: String?
     private let metrics: Metrics
     private let turn: TURNCredentialIssuer?
+    /// This node's cluster membership (`--redis-url`), which says where each channel runs.
+    private let cluster: ClusterNode?
     private let state = Mutex(State())
 
     init(socket: WebSocket, manager: ChannelManager, apps: AppStore, limits: ChannelLimits, preverifiedToken: String?, metrics: Metrics,
-         turn: TURNCredentialIssuer? = nil) {
+         turn: TURNCredentialIssuer? = nil, cluster: ClusterNode? = nil) {
         self.turn = turn
+        self.cluster = cluster
         self.socket = socket
         self.reader = WebSocketSessionReader(socket: socket, admission: "join", admissionTimeout: .seconds(limits.joinTimeoutSeconds),
                                              maxBadMessagesPer10s: limits.maxBadMessagesPer10s)
@@ -40,13 +45,17 @@ final class SignalingSession: Sendable {
 
     /// Starts reading; returns at once. The session lives until the socket closes.
     func start() {
-        reader.start(admitted: { [self] in state.withLock { $0.room != nil } },
+        reader.start(admitted: { [self] in state.withLock { $0.room != nil || $0.upstream != nil } },
                      onBadMessage: { [self] in badMessage($0) },
                      receive: { [self] in await receive($0) },
                      closed: { [self] in await socketClosed() })
     }
 
     private func receive(_ text: String) async {
+        if let upstream = state.withLock({ $0.upstream }) {
+            upstream.send(text: text)
+            return
+        }
         let request: ClientRequest
         do {
             request = try SignalCodec.decodeClientRequest(text, maxBytes: limits.maxSignalMessageBytes)
@@ -63,7 +72,7 @@ final class SignalingSession: Sendable {
                 respond(id: request.id, type: request.body.typeName, .failure(SignalError(.wrongState, "send join first")))
                 return
             }
-            await handleJoin(join, id: request.id)
+            await handleJoin(join, id: request.id, text: text)
             return
         }
         // The room sends the response itself, in order with its events.
@@ -74,7 +83,7 @@ final class SignalingSession: Sendable {
         }
     }
 
-    private func handleJoin(_ join: JoinRequest, id: Int) async {
+    private func handleJoin(_ join: JoinRequest, id: Int, text: String) async {
         let now = Int64(Date().timeIntervalSince1970)
         let token = join.token.isEmpty ? (preverifiedToken ?? "") : join.token
         let claims: TokenClaims
@@ -96,6 +105,19 @@ final class SignalingSession: Sendable {
             return
         }
         let key = ChannelKey(appId: claims.iss, name: grant.channel)
+        if let cluster {
+            do {
+                let owner = try await cluster.directory.owner(of: key)
+                if owner.id != cluster.registry.nodeId {
+                    if await relay(join: text, to: owner) { return }
+                    respond(id: id, type: "join", .failure(SignalError(.internalError, "the channel's node cannot be reached; retry")))
+                    return
+                }
+            } catch {
+                respond(id: id, type: "join", .failure(SignalError(.internalError, "no node can take the channel: \(error)")))
+                return
+            }
+        }
         let iceServers = turn?.iceServers(uid: claims.sub, now: now) ?? []
         switch await manager.join(key, join, claims: claims, connection: connection, requestId: id, iceServers: iceServers) {
         case .success(let (room, response)):
@@ -110,10 +132,13 @@ final class SignalingSession: Sendable {
     }
 
     private func socketClosed() async {
+        state.withLock { $0.upstream }?.close(code: .goingAway, reason: "client left")
         let (room, uid, sessionId, left) = state.withLock { ($0.room, $0.uid, $0.sessionId, $0.left) }
         guard let room, let uid, let sessionId, !left else { return }
         await room.connectionLost(uid: uid, sessionId: sessionId, connection: connection)
     }
+
+    func setUpstream(_ upstream: WebSocket) { state.withLock { $0.upstream = upstream } }
 
     private func respond(id: Int, type: String, _ result: Result<ResponseData, SignalError>) {
         connection.send(.response(id: id, Response(type: type, result: result)))

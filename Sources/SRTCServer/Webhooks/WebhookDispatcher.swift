@@ -39,7 +39,11 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     private let wakeup = Wakeup()
     private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    init(url: String, database: any Database, apps: AppStore, maxAttempts: Int = 10, post: @escaping Poster) {
+    /// In a cluster, only the holder of this lease sends (the outbox table is shared).
+    private let lease: OutboxLease?
+
+    init(url: String, database: any Database, apps: AppStore, maxAttempts: Int = 10, lease: OutboxLease? = nil, post: @escaping Poster) {
+        self.lease = lease
         self.url = url
         self.database = database
         self.apps = apps
@@ -49,8 +53,10 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 guard let next = await self?.deliverDue() else { return }
-                // Sleep until the next retry is due or a new event arrives.
-                await wakeup.wait(seconds: next.map { max(0.05, $0) } ?? 3600)
+                // Sleep until the next retry is due or a new event arrives; in a cluster at most
+                // 1 s, since the other nodes store events this one must send.
+                let longest: Double = lease == nil ? 3600 : 1
+                await wakeup.wait(seconds: min(longest, next.map { max(0.05, $0) } ?? longest))
             }
         }
         loop.withLock { $0 = task }
@@ -99,6 +105,7 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
 
     /// Attempts every due delivery once; returns seconds until the next one is due (`.some(nil)`: none pending).
     private func deliverDue() async -> Double?? {
+        if let lease, await !lease.hold() { return .some(nil) }
         let now = unixMilliseconds()
         let due = (try? database.query(
             "SELECT event_id, app_id, body, attempts FROM webhook_deliveries WHERE delivered_at IS NULL AND attempts < ? AND next_attempt_at <= ? ORDER BY created_at, sequence LIMIT 100",

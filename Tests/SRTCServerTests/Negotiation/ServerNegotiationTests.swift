@@ -227,6 +227,25 @@ struct ServerNegotiationTests {
         #expect(sections[0].ssrcs.contains(SSRCAttribute(ssrc: 404, name: "cname", value: "bob")) && sections[2].kind == .video)
     }
 
+    @Test func dataChannelsComeFirstInEveryOfferAndTheirAnswerStartsNoConsumer() throws {
+        var n = Self.negotiation()
+        let made = n.offerDataChannels()
+        let again = n.offerDataChannels()
+        let data = try #require(made)
+        #expect(again == nil)  // once
+        let first = try Self.parse(data.sdp)
+        #expect(data.revision == 1 && first.media.map(\.kind) == [.application] && first.media[0].mid == "data")
+        #expect(first.media[0].sctpPort == 5000 && first.media[0].maxMessageSize == 262_144 && first.bundleMids == ["data"])
+        let plan = try n.applySubscriberAnswer(try Self.clientAnswer(data.sdp), revision: 1, transportExists: true)
+        #expect(plan.complete?.ice == Self.clientICE && plan.consumers.isEmpty)
+
+        let audio = n.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 101)
+        let offer = try Self.parse(audio.sdp)
+        #expect(offer.media.map(\.mid) == ["data", "0"] && offer.media.map(\.kind) == [.application, .audio])
+        let started = try n.applySubscriberAnswer(try Self.clientAnswer(audio.sdp), revision: 2, transportExists: true)
+        #expect(started.consumers.map(\.trackId) == ["TR_a"] && started.complete == nil)
+    }
+
     // MARK: - Subscribe: answers
 
     @Test func anAnswerStartsTheSubscriptionsItsOfferCarried() throws {

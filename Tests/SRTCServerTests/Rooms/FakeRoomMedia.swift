@@ -87,5 +87,7 @@ final class FakeParticipantMedia: ParticipantMedia {
         return offer.map { "answer to " + $0 }
     }
 
+    func openDataChannels() async { record("data channels") }
+
     func close() async { record("close") }
 }

@@ -74,6 +74,15 @@ extension ServerNegotiation {
         return nextOffer()
     }
 
+    /// Adds the data channels to the subscribe transport (docs/protocol.md, "Data channels") and
+    /// makes the offer; nil when they are there already. The application section comes first
+    /// in this and every later offer (sections never move, RFC 8829 §5.2.2).
+    mutating func offerDataChannels() -> SubscriberOffer? {
+        guard !dataChannels else { return nil }
+        dataChannels = true
+        return nextOffer()
+    }
+
     /// Records the layer of a subscription; true when its consumer runs (the SFU must switch now,
     /// else the layer applies when the consumer starts).
     mutating func setLayer(trackId: String, layer: String?) throws(SignalError) -> Bool {
@@ -158,8 +167,9 @@ extension ServerNegotiation {
             }
             return section
         }
+        let data = dataChannels ? [MediaDescription.dataChannel(mid: Self.dataChannelMid, maxMessageSize: UInt64(SCTPAssociation.maxMessageSize))] : []
         var offer = SessionDescription.offer(sessionID: sessionID, transport: transportParameters(subscribeICE, setup: .actpass),
-                                             media: media, iceLite: true)
+                                             media: data + media, iceLite: true)
         offer.origin.sessionVersion = subscribeVersion
         subscribeVersion += 1
         return SubscriberOffer(sdp: offer.serialize(), revision: revision)

@@ -57,6 +57,10 @@ struct ServerNegotiation: Sendable {
     var slots: [Slot] = []
     /// The revision of the latest subscriber offer.
     var revision = 0
+    /// The subscribe transport carries data channels: its offers start with an application
+    /// section (`dataChannelMid`), set once by `offerDataChannels`.
+    var dataChannels = false
+    static let dataChannelMid = "data"
 
     init(fingerprint: Fingerprint, candidates: [Candidate], sessionID: String, publishICE: ICECredentials, subscribeICE: ICECredentials) {
         self.fingerprint = fingerprint

@@ -1,0 +1,4 @@
+#ifndef SRTC_CHIREDIS_SHIM_H
+#define SRTC_CHIREDIS_SHIM_H
+#include <hiredis/hiredis.h>
+#endif

@@ -1,0 +1,23 @@
+/// Process-level events of the engine (the documentation's `RTCEngineDelegate`): the network
+/// speed test. Register with `srtc.delegates.add(delegate: self)`.
+///
+/// Every method has a default empty implementation. Events arrive on the engine's delegate
+/// queue. Audio-route events come from `AudioRouteSession` on iOS (not part of the Linux build);
+/// in-channel events from `ChannelDelegate`.
+public protocol SRTCEngineDelegate: AnyObject {
+    /// A running speed test moved on (about every 0.5 s and at each phase change).
+    func engine(_ engine: SRTCEngine, speedTestDidProgress progress: SpeedTestProgress)
+    /// A speed test completed with its measurements.
+    func engine(_ engine: SRTCEngine, speedTestDidFinish result: SpeedTestResult)
+    /// A speed test could not run: the server did not answer (`.timeout`), refused the token
+    /// (`.server`: 40107 expired, 40301 not a speed-test or channel token, 42901 too many tests),
+    /// or the address could not be used (`.invalidURL`, `.connectionFailed`). `stopSpeedTest()`
+    /// reports nothing.
+    func engine(_ engine: SRTCEngine, speedTestDidFail error: SRTCError, linkId: String)
+}
+
+extension SRTCEngineDelegate {
+    public func engine(_ engine: SRTCEngine, speedTestDidProgress progress: SpeedTestProgress) {}
+    public func engine(_ engine: SRTCEngine, speedTestDidFinish result: SpeedTestResult) {}
+    public func engine(_ engine: SRTCEngine, speedTestDidFail error: SRTCError, linkId: String) {}
+}

@@ -1,0 +1,64 @@
+import Dispatch
+import Foundation
+import RTCCrypto
+import Synchronization
+
+/// This process as one node of a cluster (`--redis-url`): its entry in the node registry with
+/// heartbeats and load, the channel directory, the shared nonce cache and the shared join limit.
+/// Without `--redis-url` the server is one node and none of this exists.
+public final class ClusterNode: Sendable {
+    public let redis: RedisClient
+    public let registry: NodeRegistry
+    public let directory: ChannelDirectory
+    public let nonces: RedisNonceStore
+    public let joins: ClusterJoinLimiter
+    /// Who sends the shared webhook outbox.
+    public let outboxLease: OutboxLease
+    private let heartbeat = DispatchQueue(label: "srtc.cluster.heartbeat")
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+
+    /// Connects to Redis (failing now if it cannot be reached).
+    /// - Parameter node: this node (id, public IP); its HTTP URL is set by `start`.
+    public init(config: ServerConfig, node: NodeInfo, heartbeatInterval: Duration = .seconds(2), ttl: Duration = .seconds(6)) throws {
+        guard let url = config.redisURL else { throw RedisError.invalidURL("no --redis-url") }
+        redis = try RedisClient(url: url)
+        registry = NodeRegistry(redis: redis, node: node, interval: heartbeatInterval, ttl: ttl)
+        directory = ChannelDirectory(registry: registry)
+        nonces = RedisNonceStore(redis: redis)
+        joins = ClusterJoinLimiter(redis: redis, joinsPerSecond: config.limits.joinsPerSecond)
+        outboxLease = OutboxLease(redis: redis, nodeId: node.id)
+    }
+
+    /// A node id for this process: `--node-id`, else random.
+    public static func nodeId(configured: String?) -> String {
+        configured ?? "node_" + SecureRandom.string(count: 10, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789")
+    }
+
+    /// Publishes this node, reachable at `httpURL`, now, then every heartbeat interval with the
+    /// load `load` reports. Each beat blocks for a Redis round trip, so it runs on the node's
+    /// heartbeat queue, never on a cooperative thread.
+    public func start(httpURL: String, load: @escaping @Sendable () -> (channels: Int, participants: Int)) throws {
+        registry.setHTTPURL(httpURL)
+        try registry.beat(load())
+        let registry = self.registry, queue = heartbeat
+        let task = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: registry.interval)
+                guard !Task.isCancelled else { return }
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    queue.async {
+                        do { try registry.beat(load()) } catch { Log.warn("cluster", "heartbeat failed: \(error)") }
+                        done.resume()
+                    }
+                }
+            }
+        }
+        loop.withLock { $0 = task }
+    }
+
+    /// Stops heart-beating and leaves the registry (the others see it gone at once).
+    public func stop() {
+        loop.withLock { $0?.cancel(); $0 = nil }
+        heartbeat.sync { registry.leave() }
+    }
+}

@@ -1,0 +1,71 @@
+import TestRandom
+
+/// One direction of a shaped test path: random loss (seeded, so a run replays), then a
+/// bottleneck of `bitrate` bits per second with a tail-drop queue of `queueMilliseconds`, as a
+/// real access link behaves. Counts what it drops for each cause. Not thread-safe: the relay's
+/// I/O thread owns it.
+public struct LinkShaper: Sendable {
+    /// How a direction behaves.
+    public struct Shape: Sendable, Equatable {
+        /// Bits per second of UDP payload; nil: unlimited.
+        public var bitrate: Int?
+        /// Probability each datagram is lost before the bottleneck, 0…1.
+        public var lossRate: Double
+        /// Queue in front of the bottleneck, in milliseconds of transmission at `bitrate`.
+        public var queueMilliseconds: Double
+
+        public init(bitrate: Int? = nil, lossRate: Double = 0, queueMilliseconds: Double = 50) {
+            self.bitrate = bitrate
+            self.lossRate = lossRate
+            self.queueMilliseconds = queueMilliseconds
+        }
+    }
+
+    public let shape: Shape
+    private var random: SeededRandom
+    /// Datagrams waiting, with their departure time (µs), oldest first.
+    private var queue: [(bytes: [UInt8], departure: UInt64)] = []
+    private var head = 0
+    /// When the bottleneck finishes sending what it holds (µs).
+    private var busyUntil: UInt64 = 0
+    public private(set) var offered = 0
+    public private(set) var randomlyLost = 0
+    public private(set) var queueDropped = 0
+
+    public init(_ shape: Shape, seed: UInt64) {
+        self.shape = shape
+        random = SeededRandom(seed: seed)
+    }
+
+    /// Takes a datagram at `now`; returns it at once when there is no bottleneck, else queues it
+    /// (or drops it).
+    public mutating func offer(_ bytes: UnsafeRawBufferPointer, now: UInt64) -> [UInt8]? {
+        offered += 1
+        if shape.lossRate > 0, Double(random.next() >> 11) / Double(1 << 53) < shape.lossRate {
+            randomlyLost += 1
+            return nil
+        }
+        guard let bitrate = shape.bitrate else { return Array(bytes) }
+        let start = max(now, busyUntil)
+        guard Double(start - now) <= shape.queueMilliseconds * 1000 else {
+            queueDropped += 1
+            return nil
+        }
+        busyUntil = start + UInt64(Double(bytes.count * 8) * 1e6 / Double(bitrate))
+        queue.append((Array(bytes), busyUntil))
+        return nil
+    }
+
+    /// The queued datagrams whose transmission has finished by `now`, in order.
+    public mutating func due(now: UInt64) -> ArraySlice<(bytes: [UInt8], departure: UInt64)> {
+        let start = head
+        while head < queue.count, queue[head].departure <= now { head += 1 }
+        let out = queue[start..<head]
+        if head > 1024, head * 2 > queue.count {
+            queue.removeFirst(head)
+            head = 0
+            return ArraySlice(out)
+        }
+        return out
+    }
+}
