@@ -60,7 +60,8 @@ final class DeviceEventRecorder: DeviceChangeDelegate, @unchecked Sendable {
         try await eventually(timeout: 5, "half a second recorded while muted") { speaker.count > mutedFrom + 36_000 }
         let afterMute = Array(speaker.all[(mutedFrom + 12_000)...])
         #expect(FrequencyEstimator.rms(afterMute) < 0.001, "muted level \(FrequencyEstimator.rms(afterMute))")
-        #expect(subscriber.collector.toneFrequency.map { abs($0 - 440) < 10 } == true)
+        let stillReceived = subscriber.collector.toneFrequency
+        #expect(stillReceived.map { abs($0 - 440) < 10 } == true, "B decoded \(String(describing: stillReceived)) Hz while muted")
 
         microphone.stopCapture()
         b.stopAudioPlayback()
