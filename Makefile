@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc)
 # The demo sign-in of the meeting app, for loopback clients only (README, "Configuration").
 SERVE_FLAGS ?= --demo-auth loopback
 
-.PHONY: deps build serve test test-swift test-interop bench fuzz clean
+.PHONY: deps build serve test test-swift test-interop bench bench-sfu fuzz clean
 
 deps:
 	@scripts/install-deps
@@ -40,10 +40,18 @@ test-swift:
 test-interop:
 	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; python3 "$$t" || exit 1; done
 
-## bench: release build, then print the figures of every benchmark (never asserted).
+## bench: release build, then print the figures of every benchmark (never asserted), bench-sfu's table last.
 bench: deps
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
 	.build/release/srtc-bench
+
+## bench-sfu: our release server and Janus VideoRoom under the same load (srtc load-test's clients):
+## forwarded packets/s, server CPU per packet against the bare sendmmsg floor, delay, loss, ours/Janus.
+bench-sfu: deps
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
+	.build/release/srtc-bench sfu-load
 
 ## fuzz: build each libFuzzer target under fuzz/ and run it for a bounded time.
 fuzz: deps

@@ -53,6 +53,9 @@ let package = Package(
         // IM: accounts' messages, call signalling and notifications, outside channels.
         .target(name: "IMServer", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
         .target(name: "SMeeting", dependencies: ["SRTC", "SMeetingProtocol", "RTCNet"]),
+        // The load generator of `srtc load-test` and `make bench-sfu`: SDK pieces (package access)
+        // sending pre-encoded media, against our server or Janus VideoRoom.
+        .target(name: "SRTCLoad", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
 
         // Seeded randomness shared by every test target (random-input tests replay from their seed).
         .target(name: "TestRandom", path: "Sources/TestRandom"),
@@ -66,10 +69,10 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer"]),
-        .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia"]),
+        .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCLoad"]),
         .executableTarget(
             name: "srtc-bench",
-            dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport"],
+            dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad"],
             path: "Benchmarks/srtc-bench"
         ),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
@@ -89,5 +92,6 @@ let package = Package(
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
+        .testTarget(name: "SRTCLoadTests", dependencies: ["SRTCLoad", "SRTCProtocol", "RTCMedia", "RTCWire", "RTCNet", "SRTCTestSupport"]),
     ]
 )

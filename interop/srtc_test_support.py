@@ -103,6 +103,37 @@ class Server:
         self.close()
 
 
+class JoinBot:
+    """`srtc join` (the Swift SDK) as a participant of `channel` on `server`, with the app's
+    credentials; its output goes to `log_path`. Stops with SIGINT (it leaves), then SIGKILL."""
+
+    def __init__(self, server, channel, uid, *args):
+        import tempfile
+        self.log_path = os.path.join(tempfile.mkdtemp(prefix="srtc-bot-"), f"{uid}.log")
+        env = dict(os.environ, SRTC_APP_ID=server.app_id, SRTC_APP_KEY=server.app_key)
+        with open(self.log_path, "w") as log:
+            self.proc = subprocess.Popen([bin_path("srtc"), "join", "--url", server.base, "--channel", channel, "--uid", uid, *args],
+                                         env=env, stdout=log, stderr=subprocess.STDOUT)
+
+    def read_log(self):
+        with open(self.log_path, errors="replace") as f:
+            return f.read()
+
+    def stop(self):
+        stop_gently(self.proc)
+
+
+def stop_gently(proc):
+    """SIGINT (an `srtc` command leaves its channel or logs out), then SIGKILL after 10 s."""
+    import signal
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 # ---- Browser tests -----------------------------------------------------------------------------
 
 class CheckFailed(Exception):

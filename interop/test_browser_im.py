@@ -10,14 +10,13 @@ srtc-server, plus the browser's speed test over the WebSocket carrier:
 """
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import ROOT, Server, bin_path  # noqa: E402
+from srtc_test_support import ROOT, Server, bin_path, stop_gently  # noqa: E402
 from srtc_test_support import CheckFailed, expect, make_driver, ok  # noqa: E402
 from test_browser_media import CALL_JS, Tab  # noqa: E402
 
@@ -75,12 +74,7 @@ class Bot:
         raise CheckFailed(f"{what} not seen; log:\n" + "\n".join(self.lines()[-20:]))
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_gently(self.proc)
 
 
 def run(server, driver):

@@ -5,20 +5,21 @@ SDK's own media stack on Linux) in one channel of a real srtc-server:
 - the browser decodes the Swift participant's VP8 test pattern (`getStats()` inbound-rtp
   `framesDecoded > 0`) and receives its Opus (`packetsReceived > 0`);
 - the Swift participant receives the browser's fake camera and microphone: its statistics show
-  VP8 frames decoded and Opus packets received for the browser's tracks.
+  VP8 frames decoded and Opus packets received for the browser's tracks;
+- user data on the data channels both ways: the browser's 100 reliable messages reach the Swift
+  participant and come back (echoed) all and in order, its lossy ones come back each at most once;
+  a backend message (`/server/v1/channel/data`) reaches the browser with no sender.
 
 Runs in a loopback-only network namespace when `unshare -n` is allowed, like the other media tests.
 """
+import base64
 import os
 import re
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import ROOT, Server, bin_path  # noqa: E402
+from srtc_test_support import ROOT, JoinBot, Server  # noqa: E402
 from srtc_test_support import CheckFailed, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
 from test_browser_media import JOIN_JS, Tab  # noqa: E402
 
@@ -46,7 +47,8 @@ def bot_stats(log_path, uid, desc):
     return frames, packets
 
 
-def run(server, driver, bot_log):
+def run(server, driver, bot):
+    bot_log = bot.log_path
     driver.get(server.base + "/")
     tab = Tab(driver, driver.current_window_handle, "browser")
     joined = tab.run_async(JOIN_JS, grant(server, "browser"))
@@ -88,22 +90,85 @@ def run(server, driver, bot_log):
         time.sleep(0.5)
     expect(video[0] > 10 and video[1] > 0, f"the Swift participant decodes the browser's VP8 ({video[0]} frames, {video[1]} packets)")
     expect(audio[1] > 20, f"the Swift participant receives the browser's Opus ({audio[1]} packets)")
+    data_checks(server, driver, bot)
+
+
+SEND_JS = """
+const done = arguments[0];
+try {
+  for (let i = 0; i < 100; i++) window.ch.publishData(`r${i}`, {to: ['swiftbot'], topic: 'count'});
+  for (let i = 0; i < 50; i++) window.ch.publishData(`l${i}`, {reliable: false, to: 'swiftbot'});
+  let tooLarge = null;
+  try { window.ch.publishData(new Uint8Array(16382)); } catch (e) { tooLarge = e.code; }
+  done({ok: true, tooLarge});
+} catch (e) { done({ok: false, error: String(e)}); }
+"""
+
+
+def wait_for(predicate, what):
+    deadline = time.time() + WAIT
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise CheckFailed(f"{what} not reached within {WAIT} s")
+
+
+def data_checks(server, driver, bot):
+    """User data (docs/protocol.md, "Data messages"): the browser publishes 100 reliable and 50
+    lossy numbered messages to the Swift participant, which echoes each on the same channel
+    (`--echo-data`); then a backend message reaches the browser with no sender."""
+    driver.execute_script("""window.received = [];
+      window.ch.on('didReceiveData', (m) => window.received.push({from: m.from, topic: m.topic, reliable: m.reliable,
+                                                                  text: new TextDecoder().decode(m.data)}));""")
+    wait_for(lambda: driver.execute_script("return window.ch._subscriber?.dataChannels?.reliable.readyState === 'open' "
+                                           "&& window.ch._subscriber.dataChannels.lossy.readyState === 'open'"),
+             "the browser's data channels open")
+    # The bot's channels open on its own join; it prints nothing until data arrives, so the
+    # browser retries a probe until the bot echoes it.
+    def probe():
+        driver.execute_script("window.ch.publishData('probe', {to: ['swiftbot'], topic: 'probe'})")
+        time.sleep(0.2)
+        return driver.execute_script("return window.received.some((m) => m.topic === 'probe')")
+    wait_for(probe, "the Swift participant's echo of a probe")
+    driver.execute_script("window.received = []")
+
+    sent = driver.execute_async_script(SEND_JS)
+    expect(sent["ok"], f"the browser published 100 reliable and 50 lossy messages ({sent.get('error', 'ok')})")
+    expect(sent["tooLarge"] == 41301, "a 16 KiB message with its header is refused with payload_too_large (41301)")
+    counted = lambda r: [m for m in r if m["reliable"] and m["topic"] == "count"]  # noqa: E731 (late probe echoes are skipped)
+    received = wait_for(lambda: (lambda r: r if len(counted(r)) >= 100 else None)(
+        driver.execute_script("return window.received")), "100 reliable echoes")
+    reliable = [m["text"] for m in counted(received)]
+    expect(reliable == [f"r{i}" for i in range(100)], "every reliable echo arrived once, in order")
+    expect(all(m["from"] == "swiftbot" for m in counted(received)), "from the Swift participant, with the topic")
+    lossy = [m["text"] for m in driver.execute_script("return window.received") if not m["reliable"]]
+    expect(lossy and len(set(lossy)) == len(lossy) and set(lossy) <= {f"l{i}" for i in range(50)},
+           f"{len(lossy)} of 50 lossy echoes arrived, each once, on the lossy channel")
+    lines = bot.read_log().splitlines()
+    expect(sum("data from browser (reliable, topic count)" in line for line in lines) == 100,
+           "the Swift SDK received the 100 reliable messages")
+    expect(sum("data from browser (lossy" in line for line in lines) >= len(lossy), "and at least the lossy ones it echoed")
+
+    status, body = server.call("POST", "/server/v1/channel/data", {"channel": CHANNEL, "to": ["browser"],
+                                                                   "data": base64.b64encode(b"from the backend").decode()})
+    expect(status == 200 and body["delivered"] == 1, f"the backend's data message was delivered to one user ({body})")
+    wait_for(lambda: driver.execute_script("return window.received.some((m) => m.from === null && m.text === 'from the backend')"),
+             "the backend's message in the browser")
+    expect(True, "the browser got the backend's message with no sender")
 
 
 def main():
     reexec_in_loopback_namespace(__file__)
     driver = None
     bot = None
-    bot_log = os.path.join(tempfile.mkdtemp(prefix="srtc-bot-"), "bot.log")
     with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"))) as server:
         try:
-            env = dict(os.environ, SRTC_APP_ID=server.app_id, SRTC_APP_KEY=server.app_key)
-            with open(bot_log, "w") as log:
-                bot = subprocess.Popen([bin_path("srtc"), "join", "--url", server.base, "--channel", CHANNEL, "--uid", "swiftbot",
-                                        "--size", "320x180", "--duration", "120", "--stats-interval", "1"],
-                                       env=env, stdout=log, stderr=subprocess.STDOUT)
+            bot = JoinBot(server, CHANNEL, "swiftbot", "--size", "320x180", "--duration", "120", "--stats-interval", "1",
+                          "--echo-data")
             driver = make_driver(WAIT + 10)
-            run(server, driver, bot_log)
+            run(server, driver, bot)
             print("browser and Swift SDK: all checks passed")
             return 0
         except Exception as error:
@@ -117,18 +182,14 @@ def main():
                 for line in tab.console()[-60:]:
                     print(line)
             print("--- Swift participant (srtc join) log ---")
-            with open(bot_log, errors="replace") as f:
-                print(f.read()[-6000:])
+            if bot:
+                print(bot.read_log()[-6000:])
             print("--- server log ---")
             print(server.read_log()[-6000:])
             return 1
         finally:
-            if bot and bot.poll() is None:
-                bot.send_signal(signal.SIGINT)
-                try:
-                    bot.wait(10)
-                except subprocess.TimeoutExpired:
-                    bot.kill()
+            if bot:
+                bot.stop()
             if driver:
                 driver.quit()
 

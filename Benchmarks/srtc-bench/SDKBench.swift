@@ -69,11 +69,7 @@ private struct SDKBench {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
-    private func threadCPUSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    private func threadCPUSeconds() -> Double { CPUTime.thread() / 1e6 }
 
     // MARK: - Memory
 
@@ -161,12 +157,31 @@ private struct SDKBench {
             if let at = watcher.firstFrameAt { times.append(Double(at - start) / 1e6) }
             await e.destroy()
         }
+        times.sort()
+        if !times.isEmpty {
+            print(String(format: "join to first decoded remote frame, Swift SDK (720p simulcast, loopback): median %.0f ms, min %.0f ms, max %.0f ms over %d joins",
+                         times[times.count / 2], times.first!, times.last!, times.count))
+        } else {
+            print("join to first frame, Swift SDK: no frame arrived")
+        }
+        try await otherClientsJoinToFirstFrame(url: url, channel: "first-frame")
         running.withLock { $0 = false }
         await publisher.destroy()
-        times.sort()
-        guard !times.isEmpty else { print("join to first frame: no frame arrived"); return }
-        print(String(format: "join to first decoded remote frame (720p simulcast, loopback): median %.0f ms, min %.0f ms, max %.0f ms over %d joins",
-                     times[times.count / 2], times.first!, times.last!, times.count))
+    }
+
+    /// The same measure for aiortc and Chromium (interop/bench_first_frame.py), against this
+    /// server while the publisher still sends; the script prints its own lines.
+    private func otherClientsJoinToFirstFrame(url: String, channel: String) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "interop/bench_first_frame.py", "--url", url, "--channel", channel,
+                             "--app-id", Self.appId, "--app-key", Self.appKey]
+        fflush(nil)  // our lines first: the script writes to the same stdout
+        do { try process.run() } catch {
+            print("join to first frame, aiortc and Chromium: cannot run interop/bench_first_frame.py (\(error))")
+            return
+        }
+        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
     }
 }
 

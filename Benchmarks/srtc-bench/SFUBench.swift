@@ -85,9 +85,7 @@ enum SFUBench {
     }
 
     static func run(subscribers: Int, packetsPerSecond: Int) throws -> Result {
-        var configuration = SFUConfiguration()
-        configuration.measureForwardingLatency = true
-        let worker = try SFUWorker(bind: SocketAddress(ip: "127.0.0.1", port: 0)!, configuration: configuration)
+        let worker = try SFUWorker(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
         defer { worker.stop() }
         let certificate = try DTLSCertificate()
         try blocking { try await worker.createRouter("bench") }
@@ -131,18 +129,18 @@ enum SFUBench {
         let sentBefore = try consumerTotal(worker, subscribers)
         let receivedBefore = clients.reduce(0) { $0 + $1.1.rtp.load(ordering: .relaxed) }
         let threadBefore = ioThreadCPU(worker)
-        let processBefore = processCPU()
+        let processBefore = CPUTime.process()
         let start = Date()
         try pace(publisher, source, packetsPerSecond: packetsPerSecond, seconds: measureSeconds)
         Thread.sleep(forTimeInterval: 0.2)
         let elapsed = Date().timeIntervalSince(start) - 0.2
         let threadAfter = ioThreadCPU(worker)
-        let processAfter = processCPU()
+        let processAfter = CPUTime.process()
         let forwarded = try consumerTotal(worker, subscribers) - sentBefore
         let received = clients.reduce(0) { $0 + $1.1.rtp.load(ordering: .relaxed) } - receivedBefore
         let latency = blocking { await worker.takeForwardingLatency() }
-        let floor = kernelFloor(to: clients.map(\.0.localAddress), packetsPerSecond: packetsPerSecond,
-                                size: forwardedDatagramSize)
+        let floor = KernelFloor.measure(clients.map { KernelFloor.Target(address: $0.0.localAddress, packetsPerSecond: Double(packetsPerSecond),
+                                                                         size: forwardedDatagramSize) }, seconds: measureSeconds / 2)
         return Result(subscribers: subscribers, forwarded: forwarded, seconds: elapsed,
                       ioThreadMicros: threadAfter - threadBefore, processMicros: processAfter - processBefore,
                       latency: latency, delivered: received, idlePerSecond: idlePerSecond, floorMicros: floor)
@@ -193,47 +191,6 @@ enum SFUBench {
         return (client, counter)
     }
 
-    /// Thread CPU per datagram of a plain socket sending `size`-byte datagrams to every address
-    /// `packetsPerSecond` times a second, batched with `sendmmsg` like the media port.
-    static func kernelFloor(to addresses: [SocketAddress], packetsPerSecond: Int, size: Int) -> Double {
-        guard let socket = try? UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!) else { return 0 }
-        defer { socket.close() }
-        // Looks like SRTP (RTP first byte): the clients spend their own time rejecting it.
-        let datagram = [UInt8](repeating: 0x5A, count: size).enumerated().map { $0.offset == 0 ? 0x80 : $0.offset == 1 ? 96 : $0.element }
-        let result = Mutex<Double>(0)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            let queue = UDPSendQueue(capacity: 64)
-            let cpuStart = threadCPU()
-            let start = Date()
-            var rounds = 0
-            while Date().timeIntervalSince(start) < measureSeconds / 2 {
-                let due = Int(Date().timeIntervalSince(start) * Double(packetsPerSecond)) - rounds
-                for _ in 0 ..< max(0, due) {
-                    for address in addresses {
-                        if queue.isFull { queue.flush(on: socket) }
-                        datagram.withUnsafeBytes { _ = queue.enqueue($0, to: address) }
-                    }
-                    rounds += 1
-                }
-                queue.flush(on: socket)
-                Thread.sleep(forTimeInterval: 0.001)
-            }
-            let cpu = threadCPU() - cpuStart
-            result.withLock { $0 = cpu / Double(max(1, rounds * addresses.count)) }
-            done.signal()
-        }
-        thread.start()
-        done.wait()
-        return result.withLock { $0 }
-    }
-
-    static func threadCPU() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return Double(spec.tv_sec) * 1e6 + Double(spec.tv_nsec) / 1000
-    }
-
     static func consumerTotal(_ worker: SFUWorker, _ count: Int) throws -> Int {
         try blocking {
             var total = 0
@@ -247,20 +204,13 @@ enum SFUBench {
         let value = Mutex<Double>(0)
         let done = DispatchSemaphore(value: 0)
         worker.port.execute {
-            value.withLock { $0 = threadCPU() }
+            value.withLock { $0 = CPUTime.thread() }
             done.signal()
         }
         done.wait()
         return value.withLock { $0 }
     }
 
-    /// User + system CPU time of the whole process, µs.
-    static func processCPU() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6
-            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
-    }
 }
 
 /// VP8-sized RTP packets of one stream: a key frame first, then delta frames of 5 packets.

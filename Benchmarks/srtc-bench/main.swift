@@ -10,5 +10,6 @@ if wants("srtp") { runSRTPBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
 if wants("sfu") { runSFUBenchmarks() }
 if wants("sdk") { runSDKBenchmarks() }
+if wants("sfu-load") { runSFULoadBenchmarks() }
 if wants("speedtest") { runSpeedTestBenchmarks() }
 if wants("render") { runRenderBenchmarks() }

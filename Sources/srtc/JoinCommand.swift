@@ -10,7 +10,7 @@ enum JoinCommand {
     usage: srtc join --url URL (--token TOKEN | --channel C --uid U [--app-id ID --app-key KEY])
                      [--video pattern|none|FILE.y4m] [--audio tone|none|FILE.wav] [--desc camera_big]
                      [--size 640x360] [--fps 30] [--tone-hz 440] [--record DIR] [--layer camera_big|camera_small]
-                     [--no-subscribe] [--duration SECONDS] [--stats-interval SECONDS] [--nickname NAME] [--verbose]
+                     [--no-subscribe] [--echo-data] [--duration SECONDS] [--stats-interval SECONDS] [--nickname NAME] [--verbose]
 
     Joins the channel on the server at --url (http(s)://host:7880; the signaling WebSocket is
     ws(s)://host:7880/rtc/v1/ws) with --token, or with a token granted on the spot with the app's
@@ -24,14 +24,15 @@ enum JoinCommand {
       --desc D             the video track's description (camera_big sends two simulcast layers)
     Receiving: every remote track is subscribed (video at --layer) and, with --record DIR, written
     to DIR/<uid>-<desc>-<track>.y4m / .wav. Statistics print every --stats-interval seconds (2).
+    Data messages print as they arrive; --echo-data sends each back to its sender (same channel, topic).
     Runs for --duration seconds, or until interrupted (Ctrl-C), then leaves.
     """
 
     static func run(_ args: ArraySlice<String>, environment: [String: String]) async throws(CLIError) {
-        let o = try Options(args, booleans: ["help", "no-subscribe", "verbose"])
+        let o = try Options(args, booleans: ["help", "no-subscribe", "echo-data", "verbose"])
         if o.wantsHelp { print(help); return }
         try o.rejectUnknown(allowed: ["url", "token", "channel", "uid", "app-id", "app-key", "video", "audio", "desc", "size", "fps",
-                                      "tone-hz", "record", "layer", "no-subscribe", "duration", "stats-interval", "nickname", "verbose"])
+                                      "tone-hz", "record", "layer", "no-subscribe", "echo-data", "duration", "stats-interval", "nickname", "verbose"])
         let url = o["url"] ?? environment["SRTC_URL"] ?? "http://127.0.0.1:7880"
         let token = try await obtainToken(o, url: url, environment: environment)
         let settings = try JoinSettings(o)
@@ -40,7 +41,8 @@ enum JoinCommand {
                                                      logLevel: o.flags.contains("verbose") ? .debug : .warning))
         let channel = engine.createChannel()
         let recorder = JoinRecorder(channel: channel, recordDirectory: settings.recordDirectory,
-                                    subscribe: !o.flags.contains("no-subscribe"), layer: settings.layer)
+                                    subscribe: !o.flags.contains("no-subscribe"), layer: settings.layer,
+                                    echoData: o.flags.contains("echo-data"))
         channel.delegates.add(delegate: recorder)
         do {
             let info = try await channel.join(url: url, token: token, nickname: o["nickname"])

@@ -11,9 +11,12 @@ final class JoinRecorder: ChannelDelegate, @unchecked Sendable {
     private let subscribe: Bool
     private let layer: VideoLayer?
     private let sinks = Mutex<[String: TrackSink]>([:])
+    /// Sends every data message back to its sender (`--echo-data`).
+    private let echoData: Bool
 
-    init(channel: Channel, recordDirectory: String?, subscribe: Bool, layer: VideoLayer?) {
+    init(channel: Channel, recordDirectory: String?, subscribe: Bool, layer: VideoLayer?, echoData: Bool = false) {
         self.channel = channel
+        self.echoData = echoData
         self.directory = recordDirectory
         self.subscribe = subscribe
         self.layer = layer
@@ -32,6 +35,13 @@ final class JoinRecorder: ChannelDelegate, @unchecked Sendable {
         say("disconnected (\(reason.rawValue))\(error.map { ": \($0)" } ?? "")")
     }
     func channel(_ channel: Channel, didReceiveCustomMessage message: CustomMessage) { say("message from \(message.from ?? "backend"): \(message.data)") }
+    func channel(_ channel: Channel, didReceiveData message: DataMessage) {
+        say("data from \(message.from ?? "backend") (\(message.reliable ? "reliable" : "lossy"), topic \(message.topic ?? "-")): \(message.data.count) bytes")
+        guard echoData, let from = message.from else { return }
+        do { try channel.publishData(message.data, reliable: message.reliable, to: [from], topic: message.topic) } catch {
+            say("echo failed: \(error)")
+        }
+    }
     func channel(_ channel: Channel, didChangeReceiveStreamStatus status: ReceiveStreamStatus) {
         say("\(status.uid)/\(status.desc): \(status.timedOut ? "no frames (timed out)" : "frames flowing")")
     }

@@ -83,6 +83,20 @@ import RTCNet
         await server.stop()
     }
 
+    /// The room's media router is made once even when two first publishes race (the room actor
+    /// awaits its creation; the second used to try again, fail and answer `internal_error`).
+    @Test func twoParticipantsPublishingAtOnceIntoANewRoomBothGetMedia() async throws {
+        let server = try TestServer()
+        let alice = try await MediaTestClient(server: server, uid: "alice", channel: "race")
+        let bob = try await MediaTestClient(server: server, uid: "bob", channel: "race")
+        async let aliceTracks = alice.publish(audioSSRC: 0xA11C_0001)
+        async let bobTracks = bob.publish(audioSSRC: 0xB0B0_0001)
+        let (a, b) = try await (aliceTracks, bobTracks)
+        #expect(a.map(\.kind) == [.audio])
+        #expect(b.map(\.kind) == [.audio])
+        await server.stop()
+    }
+
     @Test func layerSwitchLandsOnAKeyFrameAndIsAnnounced() async throws {
         let server = try TestServer()
         let alice = try await MediaTestClient(server: server, uid: "alice", channel: "switch")

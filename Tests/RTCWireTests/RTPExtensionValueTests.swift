@@ -1,7 +1,7 @@
 import Testing
 @testable import RTCWire
 
-/// Known header extension values: RFC 6464, abs-send-time, transport-wide sequence, SDES ids.
+/// Known header extension values: RFC 6464, abs-send-time, abs-capture-time, transport-wide sequence, SDES ids.
 @Suite struct RTPExtensionValueTests {
     @Test func audioLevelPacksVoiceBitAndLevel() throws {
         // RFC 6464 §3: V=1, level=0x21 (33 -dBov) → 0xA1.
@@ -19,6 +19,18 @@ import Testing
         #expect(AbsSendTimeExtension(ntpTimestamp: 0x0000_0001_8000_0000).rawValue == 0x06_0000)
         #expect(AbsSendTimeExtension(rawValue: 0x12_3456).serialize() == [0x12, 0x34, 0x56])
         #expect(throws: RTPError.invalidExtensionValue) { try AbsSendTimeExtension(parsing: [1, 2]) }
+    }
+
+    @Test func absCaptureTimeIsNTPWithOptionalOffset() throws {
+        // Short form: 8 bytes of NTP 32.32 time (2 s + 0.5 s = 0x00000002_80000000).
+        let short = AbsCaptureTimeExtension(captureTime: 0x0000_0002_8000_0000)
+        #expect(short.serialize() == [0, 0, 0, 2, 0x80, 0, 0, 0])
+        #expect(try AbsCaptureTimeExtension(parsing: short.serialize()) == short)
+        // Long form: the clock offset follows, signed 32.32 (−1.0 s).
+        let long = AbsCaptureTimeExtension(captureTime: 1, clockOffset: -0x1_0000_0000)
+        #expect(long.serialize() == [0, 0, 0, 0, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0])
+        #expect(try AbsCaptureTimeExtension(parsing: long.serialize()) == long)
+        #expect(throws: RTPError.invalidExtensionValue) { try AbsCaptureTimeExtension(parsing: [UInt8](repeating: 0, count: 9)) }
     }
 
     @Test func transportSequenceNumberIsBigEndian16Bit() throws {

@@ -50,6 +50,28 @@ struct SimpleForwardingTests {
         #expect(abs1.rawValue &- abs0.rawValue == 20 * 262_144 / 1000)
     }
 
+    @Test func absCaptureTimeReachesTheSubscriberUnchangedUnderItsOwnID() throws {
+        let h = try SFUHarness()
+        let capture = RTPHeaderExtensionParameters(uri: RTPHeaderExtensionURI.absCaptureTime, id: 6)
+        var producer = H.audioProducer()
+        producer.headerExtensions.append(capture)
+        try h.core.produce("mic", transport: "alice/pub", kind: .audio, parameters: producer, muted: false)
+        var subscriber = H.subscriberParameters(kind: .audio)
+        subscriber.headerExtensions.append(RTPHeaderExtensionParameters(uri: RTPHeaderExtensionURI.absCaptureTime, id: 12))
+        _ = try h.core.consume("bob/mic", transport: "bob/sub", producer: "mic", parameters: subscriber,
+                               preferredLayer: nil, paused: false, now: h.now)
+        let ntp: [UInt8] = [0xE9, 0x1A, 0x2B, 0x3C, 0x80, 0x00, 0x00, 0x01]
+        h.publish(PacketFactory.rtp(pt: 111, seq: 1, ts: 0, ssrc: 0x1111,
+                                    extensions: [(H.pubMid, Array("0".utf8)), (6, ntp)], payload: [0xFC]))
+        // A malformed value (not 8 or 16 bytes) is not forwarded.
+        h.publish(PacketFactory.rtp(pt: 111, seq: 2, ts: 960, ssrc: 0x1111,
+                                    extensions: [(H.pubMid, Array("0".utf8)), (6, [1, 2, 3])], payload: [0xFC]))
+        let out = h.subscriberSink.packets
+        try #require(out.count == 2)
+        #expect(out[0].extensionValue(id: 12) == ntp)
+        #expect(out[1].extensionValue(id: 12) == nil)
+    }
+
     @Test func forwardedBytesAreExactlyTheRewrittenPacket() throws {
         let (h, _) = try harnessWithAudioConsumer()
         h.publish(Self.opus(10, ts: 1000, level: 40, twcc: 1, payload: [9, 8, 7], padding: 4))

@@ -3,7 +3,8 @@
 // handled in channel-events.js, reconnection in channel-reconnect.js.
 
 import { Emitter } from './emitter.js';
-import { SRTCError } from './errors.js';
+import { encodePublish, MAX_DATA_PACKET } from './data-packet.js';
+import { SRTCError, ServerErrorCode } from './errors.js';
 import { ConnectionState, DisconnectReason, PROTOCOL_VERSION, TrackDesc, signalingURL } from './models.js';
 import { SignalClient } from './signal-client.js';
 import { LocalTrack } from './tracks.js';
@@ -254,6 +255,33 @@ export class SRTCChannel extends Emitter {
   async sendCustomMessage(data, to) {
     const list = to == null ? undefined : (Array.isArray(to) ? to : [to]).map(String);
     await this._request('send_message', { data: String(data), ...(list && list.length ? { to: list } : {}) });
+  }
+
+  /**
+   * Sends user data on the data channel (docs/protocol.md, "Data messages") to the uids in `to`,
+   * or to everyone else; recipients get `didReceiveData`. `reliable` (default) is ordered and
+   * retransmitted, otherwise it is sent once, unordered. Needs `useDataChannel` and the token's
+   * `publish_data` (the server drops it otherwise).
+   * @param {Uint8Array|string} data bytes, or text sent as UTF-8
+   * @param {{reliable?: boolean, to?: string[]|string, topic?: string}} options
+   */
+  publishData(data, { reliable = true, to, topic } = {}) {
+    this._requireJoined();
+    const payload = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data);
+    const list = to == null ? [] : (Array.isArray(to) ? to : [to]).map(String);
+    let packet;
+    try { packet = encodePublish(payload, list, topic); } catch (e) {
+      throw SRTCError.server({ code: ServerErrorCode.invalidParameter, message: `data packet: ${e.message}` });
+    }
+    if (packet.length > MAX_DATA_PACKET) {
+      throw SRTCError.server({ code: ServerErrorCode.payloadTooLarge, message: `data packet exceeds ${MAX_DATA_PACKET} bytes` });
+    }
+    if (!this._subscriber?.sendData(packet, reliable)) throw new SRTCError('wrongState', 'the data channel is not open');
+  }
+
+  /** A data packet from the subscribe connection: `didReceiveData {from, topic, data, reliable}`. */
+  _dataMessage(message) {
+    this.emit('didReceiveData', message);
   }
 
   /** Changes my nickname and/or custom data (fields left out stay); I get `meDidUpdate`, others `userDidUpdate`. */

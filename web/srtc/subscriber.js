@@ -2,6 +2,7 @@
 // `a=msid:<uid> <track id>`), the browser answers recvonly, revision by revision; an unsubscribed
 // m-section turns inactive and is reused later (docs/protocol.md, `subscriber_offer`).
 
+import { decodeDelivery } from './data-packet.js';
 import { ServerErrorCode } from './errors.js';
 import { camelize } from './models.js';
 import { parseMediaSections, sends, trackIdOf } from './sdp.js';
@@ -26,6 +27,8 @@ export class Subscriber {
     this.useDataChannel = useDataChannel;
     /** Events that arrived on the data channel. */
     this.dataChannelEvents = 0;
+    /** The two `RTCDataChannel`s (reliable id 0, lossy id 1), once the connection exists. */
+    this.dataChannels = null;
     /** The `RTCPeerConnection`, once the server sent an offer. */
     this.pc = null;
     /** The newest offer revision seen; older offers are skipped, never answered. */
@@ -49,7 +52,16 @@ export class Subscriber {
   /** The two channels negotiated out of band (RFC 8831 §6.5): ids 0 and 1, no DCEP. */
   #openDataChannels(pc) {
     const events = pc.createDataChannel('srtc', { negotiated: true, id: 0 });
-    pc.createDataChannel('srtc-lossy', { negotiated: true, id: 1, ordered: false, maxRetransmits: 0 });
+    const lossy = pc.createDataChannel('srtc-lossy', { negotiated: true, id: 1, ordered: false, maxRetransmits: 0 });
+    this.dataChannels = { reliable: events, lossy };
+    for (const [dc, reliable] of [[events, true], [lossy, false]]) {
+      dc.binaryType = 'arraybuffer';
+      dc.addEventListener('message', (e) => {
+        if (typeof e.data === 'string') return;
+        const packet = decodeDelivery(e.data);
+        if (packet) this.#channel._dataMessage({ ...packet, reliable });
+      });
+    }
     events.addEventListener('message', (e) => {
       if (typeof e.data !== 'string') return;
       let message;
@@ -58,6 +70,14 @@ export class Subscriber {
       this.dataChannelEvents += 1;
       this.#channel._dataChannelEvent(message.type, camelize(message.data ?? {}));
     });
+  }
+
+  /** Sends a kind-1 data packet on the reliable or the lossy channel; false when it is not open. */
+  sendData(packet, reliable) {
+    const dc = reliable ? this.dataChannels?.reliable : this.dataChannels?.lossy;
+    if (dc?.readyState !== 'open') return false;
+    dc.send(packet);
+    return true;
   }
 
   /** Handles `subscriber_offer {sdp, revision}`: applied in order, answered with `subscriber_answer`. */

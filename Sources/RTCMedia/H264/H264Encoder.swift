@@ -24,7 +24,7 @@ public final class H264Encoder {
 
     public private(set) var configuration: Configuration
     private var encoder: UnsafeMutablePointer<ISVCEncoder?>?
-    private var keyFrameRequested = false
+    private let keyFrame = KeyFrameRequest()
 
     /// - Throws: `H264CodecError.invalidConfiguration` or `.initializationFailed`.
     public init(configuration: Configuration) throws {
@@ -35,7 +35,7 @@ public final class H264Encoder {
     deinit { close() }
 
     /// Asks for the next encoded frame to be an IDR.
-    public func requestKeyFrame() { keyFrameRequested = true }
+    public func requestKeyFrame() { keyFrame.request() }
 
     /// Encodes one frame (converted to I420 when it is not).
     /// - Returns: the access unit, or nil when rate control skipped the frame.
@@ -50,8 +50,7 @@ public final class H264Encoder {
             try open()
         }
         guard let encoder, let vtable = encoder.pointee?.pointee else { throw H264CodecError.initializationFailed(-1) }
-        if forceKeyFrame || keyFrameRequested { _ = vtable.ForceIntraFrame(encoder, true) }
-        keyFrameRequested = false
+        if keyFrame.take(forced: forceKeyFrame) { _ = vtable.ForceIntraFrame(encoder, true) }
 
         var info = SFrameBSInfo()
         let status = pixels.data.withUnsafeBufferPointer { bytes -> Int32 in

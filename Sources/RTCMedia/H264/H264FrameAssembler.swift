@@ -4,17 +4,17 @@
 // discards the unit in progress and withholds later units until one with an IDR slice arrives.
 
 /// Reassembles H.264 access units from in-order RTP payloads and detects gaps.
-public struct H264FrameAssembler: Sendable {
-    public typealias Output = VP8FrameAssembler.Output
+public struct H264FrameAssembler: RTPFrameAssembler, Sendable {
+    public typealias Output = FrameAssemblerOutput
 
     /// Largest access unit accepted; a larger one is discarded (bounds memory on hostile input).
     public let maxFrameSize: Int
     /// Whether the receiver should ask for a key frame (nothing decodable since a gap, or yet).
-    public private(set) var needsKeyFrame = true
-    public private(set) var lostPacketCount = 0
-    public private(set) var discardedFrameCount = 0
+    public var needsKeyFrame: Bool { losses.needsKeyFrame }
+    public var lostPacketCount: Int { losses.lostPacketCount }
+    public var discardedFrameCount: Int { losses.discardedFrameCount }
 
-    private var sequence = InOrderSequence()
+    private var losses = FrameLossTracker()
     private var current: [UInt8] = []
     private var inFrame = false
     private var broken = false
@@ -31,13 +31,9 @@ public struct H264FrameAssembler: Sendable {
     /// - Throws: `RTPPayloadError` for a malformed payload; the unit in progress is then discarded.
     public mutating func push(payload: UnsafeRawBufferPointer, sequenceNumber: UInt16, timestamp: UInt32,
                               marker: Bool) throws(RTPPayloadError) -> Output {
-        guard let lost = sequence.advance(to: sequenceNumber) else { return Output(frame: nil, lostPackets: 0) }
-        if lost > 0 {
-            lostPacketCount += lost
-            needsKeyFrame = true
-        }
+        guard let lost = losses.arrive(sequenceNumber) else { return Output(frame: nil, lostPackets: 0) }
         if !inFrame || timestamp != currentTimestamp {
-            if inFrame { discardedFrameCount += 1 }
+            if inFrame { losses.discardFrame() }
             inFrame = true
             broken = false
             inFragment = false
@@ -52,7 +48,7 @@ public struct H264FrameAssembler: Sendable {
             if !broken { try append(payload) }
         } catch {
             broken = true
-            needsKeyFrame = true
+            losses.needKeyFrame()
             throw error
         }
         guard current.count <= maxFrameSize else {
@@ -64,27 +60,13 @@ public struct H264FrameAssembler: Sendable {
 
         inFrame = false
         guard !broken, !current.isEmpty, !inFragment else {
-            discardedFrameCount += 1
+            losses.discardFrame()
             return Output(frame: nil, lostPackets: lost)
         }
-        if needsKeyFrame && !hasIDR {
-            discardedFrameCount += 1
-            return Output(frame: nil, lostPackets: lost)
-        }
-        if hasIDR { needsKeyFrame = false }
+        guard losses.admit(keyFrame: hasIDR) else { return Output(frame: nil, lostPackets: lost) }
         let frame = DepacketizedVideoFrame(data: current, rtpTimestamp: currentTimestamp, isKeyFrame: hasIDR, pictureID: nil,
                                            firstSequenceNumber: currentFirst, lastSequenceNumber: sequenceNumber)
         return Output(frame: frame, lostPackets: lost)
-    }
-
-    /// Adds the next packet's payload held in an array.
-    public mutating func push(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32,
-                              marker: Bool) throws(RTPPayloadError) -> Output {
-        try payload.withUnsafeBytes { bytes in
-            Result { () throws(RTPPayloadError) in
-                try push(payload: bytes, sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker)
-            }
-        }.get()
     }
 
     // MARK: - Internals

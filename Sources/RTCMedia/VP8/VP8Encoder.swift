@@ -46,7 +46,7 @@ public final class VP8Encoder {
     private let image = UnsafeMutablePointer<vpx_image_t>.allocate(capacity: 1)
     private var settings = vpx_codec_enc_cfg_t()
     private var isOpen = false
-    private var keyFrameRequested = false
+    private let keyFrame = KeyFrameRequest()
     private var lastPts: Int64 = .min
 
     // MARK: - Public API
@@ -65,7 +65,7 @@ public final class VP8Encoder {
     }
 
     /// Asks for the next encoded frame to be a key frame (on a PLI or FIR from a receiver).
-    public func requestKeyFrame() { keyFrameRequested = true }
+    public func requestKeyFrame() { keyFrame.request() }
 
     /// Encodes one frame. I420 pixels are handed to libvpx in place; NV12 and BGRA are converted to I420 first.
     /// - Parameters:
@@ -80,8 +80,7 @@ public final class VP8Encoder {
             resized.height = pixels.height
             try reconfigure(resized)
         }
-        let flags: vpx_enc_frame_flags_t = (forceKeyFrame || keyFrameRequested) ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
-        keyFrameRequested = false
+        let flags: vpx_enc_frame_flags_t = keyFrame.take(forced: forceKeyFrame) ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
         // Timestamps on the 90 kHz time base; kept strictly increasing so rate control sees sane durations.
         let duration = Int64(90_000 / max(1, configuration.frameRate))
         var pts = frame.timestampUs.multipliedReportingOverflow(by: 9).partialValue / 100

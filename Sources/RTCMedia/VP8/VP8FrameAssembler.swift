@@ -11,25 +11,19 @@ import RTCWire
 // MARK: - Types
 
 /// Reassembles complete VP8 frames from in-order RTP payloads and detects gaps.
-public struct VP8FrameAssembler: Sendable {
-    /// What one pushed packet produced.
-    public struct Output: Sendable, Equatable {
-        /// The frame this packet completed, if any.
-        public var frame: DepacketizedVideoFrame?
-        /// Packets missing just before this one (0 when the sequence was contiguous).
-        public var lostPackets: Int
-    }
+public struct VP8FrameAssembler: RTPFrameAssembler, Sendable {
+    public typealias Output = FrameAssemblerOutput
 
     /// Largest frame accepted; a frame growing past it is discarded (bounds memory on hostile input).
     public let maxFrameSize: Int
     /// Whether the receiver should ask the sender for a key frame (nothing decodable since a gap, or yet).
-    public private(set) var needsKeyFrame = true
+    public var needsKeyFrame: Bool { losses.needsKeyFrame }
     /// Packets found missing so far.
-    public private(set) var lostPacketCount = 0
+    public var lostPacketCount: Int { losses.lostPacketCount }
     /// Frames given up (incomplete, oversized, or delta frames withheld while waiting for a key frame).
-    public private(set) var discardedFrameCount = 0
+    public var discardedFrameCount: Int { losses.discardedFrameCount }
 
-    private var sequence = InOrderSequence()
+    private var losses = FrameLossTracker()
     private var current: [UInt8] = []
     private var inFrame = false
     private var currentTimestamp: UInt32 = 0
@@ -53,24 +47,20 @@ public struct VP8FrameAssembler: Sendable {
     /// - Throws: `RTPPayloadError` for a malformed descriptor; the frame in progress is then discarded.
     public mutating func push(payload: UnsafeRawBufferPointer, sequenceNumber: UInt16, timestamp: UInt32,
                               marker: Bool) throws(RTPPayloadError) -> Output {
-        guard let lost = sequence.advance(to: sequenceNumber) else { return Output(frame: nil, lostPackets: 0) }
-        if lost > 0 {
-            lostPacketCount += lost
-            abandonFrame()
-            needsKeyFrame = true
-        }
+        guard let lost = losses.arrive(sequenceNumber) else { return Output(frame: nil, lostPackets: 0) }
+        if lost > 0 { abandonFrame() }
         let parsed: (descriptor: VP8PayloadDescriptor, length: Int)
         do {
             parsed = try VP8PayloadDescriptor.parse(payload)
         } catch {
             abandonFrame()
-            needsKeyFrame = true
+            losses.needKeyFrame()
             throw error
         }
         let data = UnsafeRawBufferPointer(rebasing: payload[parsed.length...])
         if parsed.descriptor.isFrameStart {
             if inFrame { abandonFrame() }     // previous frame never got its marker
-            guard data.count >= 3 else { needsKeyFrame = true; throw RTPPayloadError.truncatedVP8Header }
+            guard data.count >= 3 else { losses.needKeyFrame(); throw RTPPayloadError.truncatedVP8Header }
             inFrame = true
             current.removeAll(keepingCapacity: true)
             currentTimestamp = timestamp
@@ -91,28 +81,13 @@ public struct VP8FrameAssembler: Sendable {
         inFrame = false
         let frame = DepacketizedVideoFrame.assemble(data: current, rtpTimestamp: currentTimestamp,
                                                     pictureID: currentPictureID, first: currentFirst, last: sequenceNumber)
-        if needsKeyFrame && !frame.isKeyFrame {
-            discardedFrameCount += 1
-            return Output(frame: nil, lostPackets: lost)
-        }
-        if frame.isKeyFrame { needsKeyFrame = false }
-        return Output(frame: frame, lostPackets: lost)
-    }
-
-    /// Adds the next packet's payload held in an array (see the buffer overload).
-    public mutating func push(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32,
-                              marker: Bool) throws(RTPPayloadError) -> Output {
-        try payload.withUnsafeBytes { bytes in
-            Result { () throws(RTPPayloadError) in
-                try push(payload: bytes, sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker)
-            }
-        }.get()
+        return Output(frame: losses.admit(keyFrame: frame.isKeyFrame) ? frame : nil, lostPackets: lost)
     }
 
     // MARK: - Internals
 
     private mutating func abandonFrame() {
-        if inFrame { discardedFrameCount += 1 }
+        if inFrame { losses.discardFrame() }
         inFrame = false
         current.removeAll(keepingCapacity: true)
     }

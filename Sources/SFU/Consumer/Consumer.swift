@@ -129,9 +129,7 @@ class Consumer {
         var extensions = OutgoingExtensions(
             ids: extensionIDs, mid: mid, audioLevel: nil,
             absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
-        if extensionIDs.audioLevel != 0, producer.extensionIDs.audioLevel != 0 {
-            extensions.audioLevel = view.extensionValue(id: producer.extensionIDs.audioLevel)?.first
-        }
+        copyOriginExtensions(of: view, into: &extensions)
         var deltas: (UInt16, UInt8) = (0, 0)
         var length = 0
         let sent = transport.sink.sendRTP { slot in
@@ -180,9 +178,7 @@ class Consumer {
         let twcc = transport.transportSequence
         var extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
                                             absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
-        if extensionIDs.audioLevel != 0, producer.extensionIDs.audioLevel != 0 {
-            extensions.audioLevel = view.extensionValue(id: producer.extensionIDs.audioLevel)?.first
-        }
+        copyOriginExtensions(of: view, into: &extensions)
         let rewriteVP8 = pictureIDs != nil
         var length = 0
         let sent = transport.sink.sendRTP { slot in
@@ -202,7 +198,23 @@ class Consumer {
         transport.countSent(bytes: length)
         history.markResent(record.outSequence, at: now)
         counters.retransmissions += 1
+        transport.counters.retransmissions += 1
         counters.bytesSent += length
+    }
+
+    /// The values the publisher's packet carries that go to the subscriber unchanged: the RFC 6464
+    /// audio level and abs-capture-time (both only when each side negotiated them).
+    @inline(__always)
+    private func copyOriginExtensions(of view: RTPPacketView, into extensions: inout OutgoingExtensions) {
+        let source = producer.extensionIDs
+        if extensionIDs.audioLevel != 0, source.audioLevel != 0 {
+            extensions.audioLevel = view.extensionValue(id: source.audioLevel)?.first
+        }
+        if extensionIDs.absCaptureTime != 0, source.absCaptureTime != 0,
+           let value = view.extensionValue(id: source.absCaptureTime),
+           value.count == AbsCaptureTimeExtension.shortSize || value.count == AbsCaptureTimeExtension.longSize {
+            extensions.absCaptureTime = value
+        }
     }
 
     // MARK: - Feedback from the subscriber

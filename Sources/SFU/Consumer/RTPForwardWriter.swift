@@ -12,6 +12,9 @@ struct OutgoingExtensions {
     var absSendTime: UInt32
     /// The subscriber transport's transport-wide sequence number for this packet.
     var transportSequence: UInt16
+    /// The publisher's abs-capture-time value (8 or 16 bytes), forwarded unchanged; it points
+    /// into the source packet, so it is valid only while that packet is.
+    var absCaptureTime: UnsafeRawBufferPointer?
 
     /// Bytes of the RFC 8285 block (header and padding included), and whether it is two-byte.
     func blockSize() -> (size: Int, twoByte: Bool) {
@@ -22,6 +25,7 @@ struct OutgoingExtensions {
         if ids.audioLevel != 0, audioLevel != nil { size += perElement + 1 }
         if ids.absSendTime != 0 { size += perElement + 3 }
         if ids.transportWideCC != 0 { size += perElement + 2 }
+        if ids.absCaptureTime != 0, let value = absCaptureTime { size += perElement + value.count }
         guard size > 0 else { return (0, false) }
         return (4 + (size + 3) & ~3, twoByte)
     }
@@ -97,6 +101,11 @@ enum RTPForwardWriter {
             element(e.ids.transportWideCC, 2)
             cursor.storeBytes(of: e.transportSequence.bigEndian, as: UInt16.self)
             cursor += 2
+        }
+        if e.ids.absCaptureTime != 0, let value = e.absCaptureTime, let source = value.baseAddress {
+            element(e.ids.absCaptureTime, value.count)
+            cursor.copyMemory(from: source, byteCount: value.count)
+            cursor += value.count
         }
         // Zero padding to the word boundary (RFC 8285 §4.1).
         let end = block + size

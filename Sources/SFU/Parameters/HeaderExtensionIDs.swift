@@ -10,6 +10,7 @@ struct HeaderExtensionIDs: Hashable, Sendable {
     var audioLevel: UInt8 = 0
     var absSendTime: UInt8 = 0
     var transportWideCC: UInt8 = 0
+    var absCaptureTime: UInt8 = 0
 
     init() {}
 
@@ -22,6 +23,7 @@ struct HeaderExtensionIDs: Hashable, Sendable {
             case RTPHeaderExtensionURI.audioLevel: audioLevel = ext.id
             case RTPHeaderExtensionURI.absSendTime: absSendTime = ext.id
             case RTPHeaderExtensionURI.transportWideCC: transportWideCC = ext.id
+            case RTPHeaderExtensionURI.absCaptureTime: absCaptureTime = ext.id
             default: continue
             }
         }
@@ -29,7 +31,7 @@ struct HeaderExtensionIDs: Hashable, Sendable {
 
     /// True when every id the SFU writes fits the one-byte form (RFC 8285 §4.2: ids 1–14).
     var fitOneByteForm: Bool {
-        mid <= 14 && audioLevel <= 14 && absSendTime <= 14 && transportWideCC <= 14
+        mid <= 14 && audioLevel <= 14 && absSendTime <= 14 && transportWideCC <= 14 && absCaptureTime <= 14
     }
 }
 

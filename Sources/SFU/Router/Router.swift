@@ -5,8 +5,8 @@ final class Router {
     let configuration: SFUConfiguration
     /// Delivers events to the worker's listener.
     let emit: (SFUEvent) -> Void
-    /// Shared forwarding-latency recorder (benchmarks), nil unless configured.
-    let latency: LatencyHistogram?
+    /// The worker's metrics, where reports and forwarding record their distributions.
+    let metrics: SFUMetricsRecorder
 
     private(set) var transports: [MediaTransport] = []
     private(set) var producers: [Producer] = []
@@ -14,14 +14,16 @@ final class Router {
     private var lastSpeakerTime: Int64
     private var quality: [ParticipantID: ParticipantQualityMonitor] = [:]
     private var lastQualityTime: Int64
+    /// User data between the transports' data channels.
+    var data = DataFanOut()
 
-    init(id: RouterID, configuration: SFUConfiguration, latency: LatencyHistogram?, now: Int64,
+    init(id: RouterID, configuration: SFUConfiguration, metrics: SFUMetricsRecorder, now: Int64,
          emit: @escaping (SFUEvent) -> Void) {
         lastSpeakerTime = now
         lastQualityTime = now
         self.id = id
         self.configuration = configuration
-        self.latency = latency
+        self.metrics = metrics
         self.emit = emit
         speakers = ActiveSpeakerDetector(configuration: configuration.speakers)
     }

@@ -22,15 +22,18 @@ extension MediaTransport {
                 for block in report.reports { receivedReportBlock(block, now: now) }
             case (RTCPPacketType.transportFeedback, TransportLayerNack.format):
                 guard let nack = try? TransportLayerNack(parsing: slice.bytes) else { counters.malformed += 1; continue }
+                counters.nacksReceived += 1
                 consumer(ssrc: nack.mediaSSRC)?.retransmit(nack.lostSequenceNumbers, now: now)
             case (RTCPPacketType.transportFeedback, TransportLayerCC.format):
                 guard let feedback = try? TransportLayerCC(parsing: slice.bytes) else { counters.malformed += 1; continue }
                 receivedTransportFeedback(feedback, now: now)
             case (RTCPPacketType.payloadFeedback, PictureLossIndication.format):
                 guard let pli = try? PictureLossIndication(parsing: slice.bytes) else { counters.malformed += 1; continue }
+                counters.plisReceived += 1
                 consumer(ssrc: pli.mediaSSRC)?.receivedKeyFrameRequest(now: now)
             case (RTCPPacketType.payloadFeedback, FullIntraRequest.format):
                 guard let fir = try? FullIntraRequest(parsing: slice.bytes) else { counters.malformed += 1; continue }
+                counters.firsReceived += 1
                 for entry in fir.entries { consumer(ssrc: entry.ssrc)?.receivedKeyFrameRequest(now: now) }
             case (RTCPPacketType.payloadFeedback, ReceiverEstimatedMaxBitrate.format):
                 // Other application-layer feedback is ignored.
@@ -51,11 +54,17 @@ extension MediaTransport {
         consumer.report.cumulativeLost = block.totalLost
         consumer.report.jitter = block.jitter
         consumer.report.receivedAt = now
+        let metrics = router.metrics
+        metrics.subscriberLoss.record(Int64(block.fractionLost) * 1000 / 256)
+        metrics.subscriberJitter.record(Int64(block.jitter) * 1_000_000 / Int64(max(1, consumer.clockRate)))
         guard block.lastSenderReport != 0,
               let sent = consumer.sentReports.first(where: { $0.lsr == block.lastSenderReport }) else { return }
         let delay = Int64(block.delay) * 1_000_000 / 65_536
         let rtt = now - sent.at - delay
-        if rtt >= 0 { consumer.report.roundTripTime = max(1, rtt) }
+        if rtt >= 0 {
+            consumer.report.roundTripTime = max(1, rtt)
+            metrics.subscriberRTT.record(rtt)
+        }
     }
 
     /// Transport-cc feedback on our packets: joined with the send history for the estimator.

@@ -44,8 +44,10 @@ extension MediaTransport {
             let sequence = firSequence[ssrc, default: 0] &+ 1
             firSequence[ssrc] = sequence
             packet = .fullIntraRequest(FullIntraRequest(senderSSRC: rtcpSSRC, entries: [.init(ssrc: ssrc, sequenceNumber: sequence)]))
+            counters.firsSent += 1
         } else {
             packet = .pictureLossIndication(PictureLossIndication(senderSSRC: rtcpSSRC, mediaSSRC: ssrc))
+            counters.plisSent += 1
         }
         send([packet])
         return true
@@ -58,6 +60,7 @@ extension MediaTransport {
         let exhausted = stream.nack!.poll(now: now, rtt: rtt, into: &dueNacks)
         if !dueNacks.isEmpty {
             send([.nack(TransportLayerNack(senderSSRC: rtcpSSRC, mediaSSRC: ssrc, lost: dueNacks))])
+            counters.nacksSent += 1
         }
         if exhausted { stream.producer.requestKeyFrame(layer: stream.index, now: now) }
     }
@@ -123,7 +126,7 @@ extension MediaTransport {
     /// Serializes and queues a compound.
     func send(_ packets: [RTCPPacket]) {
         let bytes = RTCPCompound.serialize(packets)
-        bytes.withUnsafeBytes { _ = sink.sendRTCP($0) }
+        if bytes.withUnsafeBytes({ sink.sendRTCP($0) }) { counters.rtcpSent += 1 }
     }
 }
 

@@ -8,6 +8,16 @@ struct TransportCounters: Sendable {
     var bytesReceived = 0
     var rtpSent = 0
     var bytesSent = 0
+    var rtcpSent = 0
+    /// Feedback: NACK packets from the peer (as a subscriber) and resends answering them; NACKs,
+    /// PLIs and FIRs to the peer (as a publisher); PLIs and FIRs from it.
+    var nacksReceived = 0
+    var retransmissions = 0
+    var nacksSent = 0
+    var plisReceived = 0
+    var firsReceived = 0
+    var plisSent = 0
+    var firsSent = 0
     /// RTP that matched no producer stream.
     var unknownSSRC = 0
     /// RTP or RTCP that did not parse.
@@ -40,7 +50,13 @@ final class MediaTransport: PeerTransportDelegate {
     var state: PeerTransport.State = .new
     /// The peer transport, for closing it; nil with a test sink.
     var peer: PeerTransport?
+    /// Whether the transport has data channels (user data is delivered to it).
+    var carriesData = false
+    /// Whether its participant may publish user data (the token's `publish_data`).
+    var dataPublisher = false
     private(set) var closed = false
+    /// When the participant joined (Unix ms), until the first packet forwarded to them is counted.
+    var joinedAt: Int64?
 
     // Incoming transport-cc: arrivals since the last feedback.
     private(set) var incomingTWCCID: UInt8 = 0
@@ -86,13 +102,16 @@ final class MediaTransport: PeerTransportDelegate {
         receiveRTCP(UnsafeRawBufferPointer(packet), now: MediaClock.now())
     }
 
-    /// Data channel events go to the server as they are: it routes data, the SFU does not.
+    /// Binary messages are user data packets the router fans out; other data channel events go
+    /// to the server as they are.
     func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
         guard !closed else { return }
         switch event {
         case .ready: break
         case .opened(let info): router.emit(.dataChannelOpened(id, info))
-        case .message(let channel, let data, let binary): router.emit(.dataChannelMessage(id, channel: channel, data: data, binary: binary))
+        case .message(let channel, let data, binary: true):
+            data.withUnsafeBytes { router.data.route($0, channel: channel, from: self, among: router.transports) }
+        case .message(let channel, let data, binary: false): router.emit(.dataChannelMessage(id, channel: channel, data: data, binary: false))
         case .closed(let channel): router.emit(.dataChannelClosed(id, channel: channel))
         case .shutDown: router.emit(.dataChannelClosed(id, channel: nil))
         }
@@ -185,11 +204,15 @@ final class MediaTransport: PeerTransportDelegate {
     func countSent(bytes: Int) {
         counters.rtpSent += 1
         counters.bytesSent += bytes
+        if let joined = joinedAt {
+            joinedAt = nil
+            router.metrics.joinToFirstPacket.record((MediaClock.unixMilliseconds() - joined) * 1000)
+        }
     }
 
     @inline(__always)
     func recordForwardingLatency(since arrival: Int64) {
-        router.latency?.record(MediaClock.now() - arrival)
+        router.metrics.forwardingLatency.record(MediaClock.now() - arrival)
     }
 }
 

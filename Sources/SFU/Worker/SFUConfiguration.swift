@@ -16,8 +16,6 @@ public struct SFUConfiguration: Sendable {
     public var speakerSilenceDBov: Double = 50
     /// The REMB cap sent to publishers that negotiated `goog-remb`, bits per second.
     public var maxIncomingBitrate: Int = 10_000_000
-    /// Record arrival-to-send times of forwarded packets (for benchmarks).
-    public var measureForwardingLatency = false
 
     public init() {}
 

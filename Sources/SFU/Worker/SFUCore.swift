@@ -1,3 +1,4 @@
+import RTCNet
 import RTCWire
 
 /// Everything the SFU owns, on the I/O thread: routers, transports, producers, consumers by id.
@@ -6,7 +7,9 @@ import RTCWire
 final class SFUCore: @unchecked Sendable {
     let configuration: SFUConfiguration
     var emit: (SFUEvent) -> Void
-    let latency: LatencyHistogram?
+    let metrics = SFUMetricsRecorder()
+    /// `forwardingLatency` when `takeForwardingLatency` was last called (benchmarks).
+    var latencyTaken = LogHistogram()
 
     private(set) var routers: [RouterID: Router] = [:]
     private(set) var transports: [TransportID: MediaTransport] = [:]
@@ -16,14 +19,13 @@ final class SFUCore: @unchecked Sendable {
     init(configuration: SFUConfiguration, emit: @escaping (SFUEvent) -> Void = { _ in }) {
         self.configuration = configuration
         self.emit = emit
-        latency = configuration.measureForwardingLatency ? LatencyHistogram() : nil
     }
 
     // MARK: - Routers
 
     func createRouter(_ id: RouterID, now: Int64) throws(SFUError) {
         guard routers[id] == nil else { throw .duplicateID(id.rawValue) }
-        routers[id] = Router(id: id, configuration: configuration, latency: latency, now: now) { [weak self] event in
+        routers[id] = Router(id: id, configuration: configuration, metrics: metrics, now: now) { [weak self] event in
             self?.emit(event)
         }
     }
@@ -56,6 +58,7 @@ final class SFUCore: @unchecked Sendable {
         for producer in transport.producers { closeProducer(producer.id, reason: objectReason) }
         for consumer in transport.consumers { closeConsumer(consumer.id, reason: objectReason) }
         transport.markClosed()
+        metrics.retire(transport.counters)
         transport.router.remove(transport)
         transports[id] = nil
         transport.peer?.close()
@@ -171,6 +174,7 @@ final class SFUCore: @unchecked Sendable {
 
     func tick(now: Int64) {
         for router in routers.values { router.tick(now: now) }
+        metrics.publishIfDue(now: now, core: self)
     }
 }
 

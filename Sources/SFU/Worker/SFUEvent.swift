@@ -51,7 +51,7 @@ public enum SFUEvent: Sendable {
     case connectionQualityChanged(RouterID, ParticipantID, QualityLevel, previous: QualityLevel)
     /// A data channel of a transport opened (negotiated, acknowledged, or opened by the peer).
     case dataChannelOpened(TransportID, DataChannelInfo)
-    /// A message arrived on a transport's data channel (the SFU does not read it).
+    /// A text message arrived on a transport's data channel (binary ones are user data the SFU routes).
     case dataChannelMessage(TransportID, channel: UInt16, data: [UInt8], binary: Bool)
     /// A data channel closed; `nil`: the transport's SCTP association ended (every channel closed).
     case dataChannelClosed(TransportID, channel: UInt16?)

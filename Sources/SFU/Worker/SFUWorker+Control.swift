@@ -1,3 +1,4 @@
+import RTCNet
 import RTCTransport
 import RTCWire
 
@@ -22,10 +23,16 @@ extension SFUWorker {
     /// Creates a `PeerTransport` on the worker's port (ICE-lite, DTLS, SRTP) from negotiated
     /// parameters and attaches it to a router for one participant. It may both publish
     /// (`produce`) and subscribe (`consume`); SRTC uses one of each per participant.
-    /// - Parameter dataChannels: channels agreed out of band (RFC 8831 §6.5) to create at once
-    ///   (they open when the SCTP association is up); needs `parameters.sctp`.
+    /// - Parameters:
+    ///   - dataChannels: channels agreed out of band (RFC 8831 §6.5) to create at once
+    ///     (they open when the SCTP association is up); needs `parameters.sctp`. User data
+    ///     packets are delivered to a transport with channels.
+    ///   - dataPublisher: whether the participant's user data packets are forwarded (else dropped).
+    ///   - joinedAt: when the participant joined (Unix ms): the first packet forwarded on this
+    ///     transport is counted in `SFUMetrics.joinToFirstPacket`.
     public func createTransport(_ id: TransportID, router: RouterID, participant: ParticipantID,
-                                parameters: PeerTransportParameters, dataChannels: [DataChannelInfo] = []) async throws(SFUError) {
+                                parameters: PeerTransportParameters, dataChannels: [DataChannelInfo] = [],
+                                dataPublisher: Bool = false, joinedAt: Int64? = nil) async throws(SFUError) {
         let port = self.port
         try await perform { core, now throws(SFUError) in
             guard core.routers[router] != nil else { throw .routerNotFound(router) }
@@ -37,6 +44,9 @@ extension SFUWorker {
             // On the I/O thread no packet can reach the transport before the delegate is set.
             let media = try core.createTransport(id, router: router, participant: participant, sink: peer, now: now)
             media.peer = peer
+            media.carriesData = !dataChannels.isEmpty
+            media.dataPublisher = dataPublisher
+            media.joinedAt = joinedAt
             peer.delegate = media
             for c in dataChannels {
                 peer.openDataChannel(label: c.label, protocol: c.protocol, reliability: c.reliability, negotiatedID: c.id)
@@ -54,6 +64,24 @@ extension SFUWorker {
             guard let peer = core.transports[id]?.peer else { return }
             data.withUnsafeBytes { raw in try? peer.sendData(raw, on: channel, binary: binary) }
         }
+    }
+
+    /// Delivers a user data packet from the customer's backend (docs/protocol.md, "Data
+    /// messages") on `channel` of the router's participants in `uids` (empty: everyone).
+    /// - Returns: how many transports' channels took it.
+    public func publishData(_ payload: [UInt8], topic: String?, channel: UInt16, router id: RouterID,
+                            to uids: Set<String>) async throws(SFUError) -> Int {
+        try await perform { core, _ throws(SFUError) in
+            guard let router = core.routers[id] else { throw .routerNotFound(id) }
+            do { return try router.data.publish(payload: payload, topic: topic, channel: channel, to: uids, among: router.transports) } catch {
+                throw .invalidParameters("data packet: \(error)")
+            }
+        }
+    }
+
+    /// The user data counters of a router.
+    public func dataCounters(router id: RouterID) async -> DataRoutingCounters? {
+        try? await perform { core, _ in core.routers[id]?.data.counters }
     }
 
     /// ICE restart of a transport (RFC 8445 §9): new local and remote credentials, DTLS and SRTP
@@ -160,13 +188,18 @@ extension SFUWorker {
         }
     }
 
-    /// Arrival-to-send percentiles since the last call (`measureForwardingLatency` only), and resets them.
+    /// Arrival-to-send percentiles since the last call.
     public func takeForwardingLatency() async -> ForwardingLatency? {
         try? await perform { core, _ in
-            guard let histogram = core.latency else { return nil }
-            defer { histogram.reset() }
-            return ForwardingLatency(samples: histogram.count, p50Micros: histogram.percentile(0.5),
-                                     p99Micros: histogram.percentile(0.99))
+            var now = LogHistogram()  // its own buffer: sharing the recorder's would make the packet path copy it
+            now.merge(core.metrics.forwardingLatency)
+            let window = now.subtracting(core.latencyTaken)
+            core.latencyTaken = now
+            return ForwardingLatency(samples: UInt64(window.count), p50Micros: Int(window.percentile(0.5)),
+                                     p99Micros: Int(window.percentile(0.99)))
         }
     }
+
+    /// The media plane's counters and distributions as published in the last second (any thread).
+    public var metrics: SFUMetrics { core.metrics.latest }
 }

@@ -116,6 +116,10 @@ extension Channel {
                 guard let self else { return }
                 queue.async { self.handle(event) }
             }
+            media.subscribe.dataMessages.set { [weak self] message in
+                guard let self else { return }
+                queue.async { self.receiveData(message) }
+            }
         } else {
             made.close()
         }

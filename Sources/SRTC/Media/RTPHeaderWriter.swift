@@ -1,14 +1,14 @@
 /// Writes an RTP header (RFC 3550 §5.1) with RFC 8285 one-byte header extensions straight into a
 /// send buffer, so sending builds no intermediate packet value.
-struct RTPHeaderWriter {
+package struct RTPHeaderWriter {
     /// One extension element: its negotiated id (1–14) and value (1–16 bytes).
-    struct Element {
-        var id: UInt8
+    package struct Element {
+        package var id: UInt8
         var value: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
         var length: Int
 
         /// An element holding `bytes` (1–16 of them); nil for an id outside the one-byte form's 1–14.
-        init?(id: UInt8, bytes: some Collection<UInt8>) {
+        package init?(id: UInt8, bytes: some Collection<UInt8>) {
             guard (1...14).contains(id), !bytes.isEmpty else { return nil }
             self.id = id
             value = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -20,7 +20,7 @@ struct RTPHeaderWriter {
     }
 
     /// Bytes the header takes with `elements`: 12, plus the extension block (4 + elements, padded to 32 bits).
-    static func headerLength(_ elements: [Element]) -> Int {
+    package static func headerLength(_ elements: [Element]) -> Int {
         guard !elements.isEmpty else { return 12 }
         var data = 0
         for element in elements { data += 1 + element.length }
@@ -29,7 +29,7 @@ struct RTPHeaderWriter {
 
     /// Writes the header at the start of `buffer` and returns its length.
     /// - Precondition: `buffer.count >= headerLength(elements)`.
-    static func write(into buffer: UnsafeMutableRawBufferPointer, marker: Bool, payloadType: UInt8, sequenceNumber: UInt16,
+    package static func write(into buffer: UnsafeMutableRawBufferPointer, marker: Bool, payloadType: UInt8, sequenceNumber: UInt16,
                       timestamp: UInt32, ssrc: UInt32, elements: [Element]) -> Int {
         let length = headerLength(elements)
         precondition(buffer.count >= length, "RTP header does not fit")

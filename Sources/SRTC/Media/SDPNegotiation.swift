@@ -5,63 +5,72 @@ import RTCWire
 /// The SDP this client writes and reads (RFC 8829 JSEP over RTCWire's model):
 /// the publish offer (client offers, `sendonly`, `a=setup:actpass`), the reading of the server's
 /// answers and `subscriber_offer`s, and the subscribe answer (`recvonly`, `a=setup:active`).
-enum SDPNegotiation {
+package enum SDPNegotiation {
     // MARK: - Types
 
     /// One m-section of the publish transport.
-    struct PublishSection: Sendable, Equatable {
-        var mid: String
-        var kind: TrackKind
+    package struct PublishSection: Sendable, Equatable {
+        package var mid: String
+        package var kind: TrackKind
         /// `a=msid` stream and track labels (the track label is local; the server assigns ids).
-        var streamLabel: String
-        var trackLabel: String
+        package var streamLabel: String
+        package var trackLabel: String
         /// SSRCs of the streams, best layer first.
-        var ssrcs: [UInt32]
+        package var ssrcs: [UInt32]
         /// Simulcast rids, best first (`h`, `l`); empty for one stream.
-        var rids: [String]
+        package var rids: [String]
         /// False once unpublished: the section stays (mids are never reused) as `inactive`.
-        var active: Bool = true
+        package var active: Bool = true
+
+        package init(mid: String, kind: TrackKind, streamLabel: String, trackLabel: String, ssrcs: [UInt32], rids: [String]) {
+            self.mid = mid
+            self.kind = kind
+            self.streamLabel = streamLabel
+            self.trackLabel = trackLabel
+            self.ssrcs = ssrcs
+            self.rids = rids
+        }
     }
 
     /// What a remote description says about one m-section.
-    struct RemoteSection: Sendable, Equatable {
-        var mid: String
-        var kind: TrackKind?
+    package struct RemoteSection: Sendable, Equatable {
+        package var mid: String
+        package var kind: TrackKind?
         /// The remote side's direction.
-        var direction: Direction
-        var rejected: Bool
+        package var direction: Direction
+        package var rejected: Bool
         /// The forwarded codec's payload type (Opus or VP8), when negotiated.
-        var payloadType: UInt8?
-        var midID: UInt8?
-        var ridID: UInt8?
-        var audioLevelID: UInt8?
-        var ssrcs: [UInt32]
+        package var payloadType: UInt8?
+        package var midID: UInt8?
+        package var ridID: UInt8?
+        package var audioLevelID: UInt8?
+        package var ssrcs: [UInt32]
         /// `a=msid` track id: the server's track id in a `subscriber_offer`.
-        var trackID: String?
-        var streamID: String?
+        package var trackID: String?
+        package var streamID: String?
     }
 
     /// The transport half of a remote description (shared by all sections with BUNDLE).
-    struct RemoteDescription: Sendable, Equatable {
-        var iceUfrag: String
-        var icePwd: String
-        var fingerprint: DTLSFingerprint
-        var setup: SetupRole?
-        var candidates: [ICECandidate]
-        var iceLite: Bool
-        var sections: [RemoteSection]
-        var sessionVersion: UInt64
+    package struct RemoteDescription: Sendable, Equatable {
+        package var iceUfrag: String
+        package var icePwd: String
+        package var fingerprint: DTLSFingerprint
+        package var setup: SetupRole?
+        package var candidates: [ICECandidate]
+        package var iceLite: Bool
+        package var sections: [RemoteSection]
+        package var sessionVersion: UInt64
         /// The `a=sctp-port` of an offered data channel section (RFC 8841), nil without one.
-        var sctpPort: UInt16? = nil
+        package var sctpPort: UInt16? = nil
 
-        func section(mid: String) -> RemoteSection? { sections.first { $0.mid == mid } }
+        package func section(mid: String) -> RemoteSection? { sections.first { $0.mid == mid } }
     }
 
     // MARK: - Codecs and extensions
 
     /// Payload types this client offers.
-    static let opusPayloadType: UInt8 = 111
-    static let vp8PayloadType: UInt8 = 96
+    package static let opusPayloadType: UInt8 = 111
+    package static let vp8PayloadType: UInt8 = 96
 
     /// The RTCP feedback this client uses for video: NACK, PLI, FIR (it answers them as a sender and sends them as a receiver).
     static let videoFeedback = [RTCPFeedback(type: "nack"), RTCPFeedback(type: "nack", parameter: "pli"),
@@ -85,7 +94,7 @@ enum SDPNegotiation {
     }
 
     /// What this client accepts on the subscribe transport.
-    static let receiveCapabilities = MediaCapabilities(
+    package static let receiveCapabilities = MediaCapabilities(
         audioCodecs: codecs(for: .audio), videoCodecs: codecs(for: .video),
         headerExtensions: [RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.audioLevel])
 
@@ -94,11 +103,13 @@ enum SDPNegotiation {
     /// The publish transport's offer: one `sendonly` section per track (BUNDLE, rtcp-mux),
     /// `a=setup:actpass`, ICE credentials and the DTLS fingerprint; no candidates (the server is
     /// ICE-lite and learns this client's address from its checks).
-    static func publishOffer(sections: [PublishSection], ice: ICECredentials, fingerprint: DTLSFingerprint,
-                             sessionID: String, version: UInt64, cname: String) -> String {
+    /// - Parameter extraExtensions: offered on every section after the usual ones (the load
+    ///   tester's abs-capture-time).
+    package static func publishOffer(sections: [PublishSection], ice: ICECredentials, fingerprint: DTLSFingerprint,
+                                     sessionID: String, version: UInt64, cname: String, extraExtensions: [ExtMap] = []) -> String {
         let media = sections.map { s -> MediaDescription in
             var m = MediaDescription(kind: s.kind == .audio ? .audio : .video, mid: s.mid, direction: s.active ? .sendonly : .inactive,
-                                     codecs: codecs(for: s.kind), extensions: publishExtensions(for: s.kind))
+                                     codecs: codecs(for: s.kind), extensions: publishExtensions(for: s.kind) + extraExtensions)
             guard s.active else { return m }
             if s.rids.isEmpty, let ssrc = s.ssrcs.first {
                 m.addSendStream(ssrc: ssrc, cname: cname, streamID: s.streamLabel, trackID: s.trackLabel)
@@ -120,7 +131,7 @@ enum SDPNegotiation {
 
     /// Reads an answer or offer from the server.
     /// - Throws: `SRTCError.mediaFailed` when it does not parse or lacks ICE credentials or a fingerprint.
-    static func describe(_ sdp: String) throws(SRTCError) -> RemoteDescription {
+    package static func describe(_ sdp: String) throws(SRTCError) -> RemoteDescription {
         let description: SessionDescription
         do {
             description = try SessionDescription(parsing: sdp)
@@ -169,8 +180,10 @@ enum SDPNegotiation {
     /// the server sends, `a=setup:active` (this client is the DTLS client) unless the offer
     /// insists on being active itself.
     /// With `dataChannels` the offer's application section is accepted (docs/protocol.md, "Data channels").
-    static func subscribeAnswer(to sdp: String, ice: ICECredentials, fingerprint: DTLSFingerprint, sessionID: String,
-                                dataChannels: Bool = false) throws(SRTCError) -> String {
+    /// - Parameter capabilities: what to accept (the SDK's own by default).
+    package static func subscribeAnswer(to sdp: String, ice: ICECredentials, fingerprint: DTLSFingerprint, sessionID: String,
+                                        dataChannels: Bool = false,
+                                        capabilities: MediaCapabilities = receiveCapabilities) throws(SRTCError) -> String {
         let offer: SessionDescription
         do {
             offer = try SessionDescription(parsing: sdp)
@@ -181,13 +194,13 @@ enum SDPNegotiation {
         let transport = TransportParameters(iceUfrag: ice.ufrag, icePwd: ice.pwd,
                                             fingerprint: Fingerprint(algorithm: fingerprint.algorithm, bytes: fingerprint.bytes),
                                             setup: offeredSetup == .active ? .passive : .active)
-        let options = AnswerOptions(transport: transport, capabilities: receiveCapabilities, sessionID: sessionID,
+        let options = AnswerOptions(transport: transport, capabilities: capabilities, sessionID: sessionID,
                                     acceptDataChannel: dataChannels)
         return offer.answer(options).serialize()
     }
 
     /// The DTLS role this client takes given the remote side's `a=setup` (RFC 5763 §5).
-    static func localDTLSRole(remoteSetup: SetupRole?) -> DTLSEndpoint.Role {
+    package static func localDTLSRole(remoteSetup: SetupRole?) -> DTLSEndpoint.Role {
         remoteSetup == .active ? .server : .client
     }
 }

@@ -59,6 +59,8 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     let dataEvents = CallbackSlot<@Sendable (ServerEvent) -> Void>()
     /// Whether the reliable data channel is open.
     var dataChannelOpen: Bool { state.withLock { $0.dataChannelOpen } }
+    /// Receives user data packets that arrive on either data channel (I/O thread).
+    let dataMessages = CallbackSlot<@Sendable (DataMessage) -> Void>()
     /// Events that arrived on the data channel (for stats and tests).
     var dataEventsReceived: Int { receivedDataEvents.load(ordering: .relaxed) }
     private let receivedDataEvents = Atomic<Int>(0)
@@ -161,6 +163,14 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
         }
     }
 
+    /// Sends one binary message on data channel `channel` of the current transport, after the
+    /// messages sent before it; dropped when the transport or channel is gone.
+    func sendData(_ packet: [UInt8], on channel: UInt16) {
+        slot.transport?.execute { peer in
+            packet.withUnsafeBytes { raw in _ = try? peer.sendData(raw, on: channel, binary: true) }
+        }
+    }
+
     /// Sends a receiver report covering every stream (every second).
     func sendReports() {
         let receivers = state.withLock { Array($0.receivers.values) }
@@ -247,6 +257,13 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             state.withLock { $0.dataChannelOpen = true }
         case .closed(SignalDataChannel.reliableID), .shutDown:
             state.withLock { $0.dataChannelOpen = false }
+        case .message(let channel, let data, binary: true) where channel == SignalDataChannel.reliableID || channel == SignalDataChannel.lossyID:
+            guard let packet = try? data.withUnsafeBytes({ raw throws(DataPacketError) in try DataPacket.Delivery(parsing: raw) }) else {
+                context.logger.debug("dropped a malformed data packet")
+                return
+            }
+            dataMessages.function?(DataMessage(from: packet.from, topic: packet.topic, data: Data(packet.payload),
+                                               reliable: channel == SignalDataChannel.reliableID))
         case .message(SignalDataChannel.reliableID, let data, binary: false):
             // Signaling events, as on the WebSocket; only those the data channel carries count.
             guard let text = String(validating: data, as: UTF8.self),

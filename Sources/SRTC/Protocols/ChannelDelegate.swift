@@ -47,6 +47,8 @@ public protocol ChannelDelegate: AnyObject {
     func channel(_ channel: Channel, didReceiveCustomMessage message: CustomMessage)
     /// Channel info was updated (user count, metadata).
     func channel(_ channel: Channel, didUpdateInfo info: ChannelInfo)
+    /// User data arrived on the data channel (`Channel.publishData`, or the backend).
+    func channel(_ channel: Channel, didReceiveData message: DataMessage)
 
     // MARK: Call quality
 
@@ -75,6 +77,7 @@ extension ChannelDelegate {
     public func channel(_ channel: Channel, didChangeReceiveStreamStatus status: ReceiveStreamStatus) {}
     public func channel(_ channel: Channel, didReceiveCustomMessage message: CustomMessage) {}
     public func channel(_ channel: Channel, didUpdateInfo info: ChannelInfo) {}
+    public func channel(_ channel: Channel, didReceiveData message: DataMessage) {}
     public func channel(_ channel: Channel, didReceiveQualityReport report: QualityReport) {}
     public func channel(_ channel: Channel, didChangeConnectionQuality change: ConnectionQualityChange) {}
     public func channel(_ channel: Channel, didChangeActiveSpeakers snapshot: ActiveSpeakersSnapshot) {}

@@ -6,7 +6,7 @@ import SRTCProtocol
 /// events, keep-alive pings, on RTCNet's `WebSocketRequestClient` (shared with SMeeting's
 /// `MeetingClient`). A new `SignalClient` is made for every (re)connection; the channel owns the
 /// session across them.
-final class SignalClient: Sendable {
+package final class SignalClient: Sendable {
     private let session: WebSocketRequestClient<Response, ServerEvent>
     /// How often an idle client pings (docs/protocol.md: every 10 s).
     let pingInterval: Duration
@@ -30,7 +30,7 @@ final class SignalClient: Sendable {
     /// - Parameters:
     ///   - url: the `ws(s)://…/rtc/v1/ws` URL.
     ///   - timeout: limit for TCP, TLS and the upgrade.
-    static func connect(url: String, timeout: Duration = .seconds(10), pingInterval: Duration = .seconds(10)) async throws(SRTCError) -> SignalClient {
+    package static func connect(url: String, timeout: Duration = .seconds(10), pingInterval: Duration = .seconds(10)) async throws(SRTCError) -> SignalClient {
         do {
             // WebSocket pings every 5 s: a dead TCP path closes the socket (1006) within 10 s.
             let configuration = WebSocketConfiguration(maxMessageSize: 4 * SignalCodec.defaultMaxMessageBytes,
@@ -59,7 +59,7 @@ final class SignalClient: Sendable {
 
     /// Starts delivering events (on the socket's I/O thread, in order) and the keep-alive: a ping
     /// when idle for `pingInterval`; a ping without answer closes the socket so the channel reconnects.
-    func start(onEvent: @escaping @Sendable (ServerEvent) -> Void, onClose: @escaping @Sendable (WebSocketCloseInfo) -> Void) {
+    package func start(onEvent: @escaping @Sendable (ServerEvent) -> Void, onClose: @escaping @Sendable (WebSocketCloseInfo) -> Void) {
         session.start(onEvent: onEvent, onClose: onClose)
         session.keepAlive(every: pingInterval) { [weak self, pingInterval] () throws(WebSocketRequestClient<Response, ServerEvent>.Failure) in
             guard let self else { return }
@@ -73,7 +73,7 @@ final class SignalClient: Sendable {
     /// - Throws: `.server` when the server answers `ok: false`, `.timeout`, or
     ///   `.connectionFailed` when the socket closes first.
     @discardableResult
-    func request(_ body: ClientRequest.Body, timeout: Duration = .seconds(15)) async throws(SRTCError) -> ResponseData {
+    package func request(_ body: ClientRequest.Body, timeout: Duration = .seconds(15)) async throws(SRTCError) -> ResponseData {
         let response: Response
         do throws(WebSocketRequestClient<Response, ServerEvent>.Failure) {
             response = try await session.request(timeout: timeout) { SignalCodec.encode(ClientRequest(id: $0, body)) }
@@ -91,12 +91,12 @@ final class SignalClient: Sendable {
 
     /// Sends a request whose answer nobody waits for (its response is dropped on arrival), in
     /// order with everything else sent on this connection.
-    func send(_ body: ClientRequest.Body) {
+    package func send(_ body: ClientRequest.Body) {
         session.send { SignalCodec.encode(ClientRequest(id: $0, body)) }
     }
 
     /// Closes the connection (normal closure); pending requests fail.
-    func close() {
+    package func close() {
         session.close()
     }
 

@@ -3,7 +3,7 @@
 /// and labels and may send as soon as the SCTP association is up.
 ///
 /// Text messages from the server are signaling events, exactly as on the WebSocket; binary
-/// messages are user data packets (`DataPacket`).
+/// messages are user data packets (`RTCWire.DataPacket`), routed by the SFU.
 public enum SignalDataChannel: Sendable {
     /// Reliable and ordered: events, and reliable user data.
     public static let reliableID: UInt16 = 0

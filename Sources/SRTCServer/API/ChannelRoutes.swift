@@ -1,12 +1,15 @@
+import Foundation
 import RTCNet
+import RTCWire
 import SRTCProtocol
 
-/// The signed channel routes of docs/server-api.md: list, info, users, kick, close, message, update.
+/// The signed channel routes of docs/server-api.md: list, info, users, kick, close, message, data, update.
 /// All are `POST` with a JSON body, scoped to the calling app's channels.
 enum ChannelRoutes {
     struct ChannelRef: Decodable { var channel: String }
     struct KickRequest: Decodable { var channel: String; var uid: String; var reason: String? }
     struct MessageRequest: Decodable { var channel: String; var to: [String]?; var data: String }
+    struct DataRequest: Decodable { var channel: String; var to: [String]?; var data: String; var topic: String?; var reliable: Bool? }
     struct UpdateRequest: Decodable { var channel: String; var metadata: String? }
     struct ChannelList: Encodable { var channels: [ChannelInfo] }
     struct UserList: Encodable { var channel: String; var users: [UserInfo] }
@@ -51,6 +54,24 @@ enum ChannelRoutes {
                 }
                 let message = CustomMessage(from: nil, to: body.to?.isEmpty == true ? nil : body.to, data: body.data, timestamp: unixMilliseconds())
                 return .json(200, JSONBody.encode(Delivered(delivered: await room.deliver(message))))
+            }
+        }
+        builder.add("POST", "/server/v1/channel/data") { context in
+            await withRoom(context, DataRequest.self, manager, \.channel) { room, body in
+                guard let payload = Data(base64Encoded: body.data) else {
+                    return APIRouter.error(.invalidParameter, "data is not base64", now: context.now)
+                }
+                guard (body.topic?.utf8.count ?? 0) <= 255 else {
+                    return APIRouter.error(.invalidParameter, "topic exceeds 255 bytes", now: context.now)
+                }
+                // The delivery header: kind, sender length, topic length and topic (docs/protocol.md, "Data messages").
+                guard payload.count + 3 + (body.topic?.utf8.count ?? 0) <= DataPacket.maxSize else {
+                    return APIRouter.error(.payloadTooLarge, "data packet exceeds \(DataPacket.maxSize) bytes", now: context.now)
+                }
+                switch await room.deliverData(Array(payload), topic: body.topic, reliable: body.reliable ?? true, to: Set(body.to ?? [])) {
+                case .success(let count): return .json(200, JSONBody.encode(Delivered(delivered: count)))
+                case .failure(let error): return APIRouter.error(error.errorCode ?? .invalidParameter, error.message, now: context.now)
+                }
             }
         }
         builder.add("POST", "/server/v1/channel/update") { context in

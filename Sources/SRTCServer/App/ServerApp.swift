@@ -77,6 +77,8 @@ public final class ServerApp: Sendable {
                                                  windowSeconds: config.signatureWindowSeconds)
         var builder = APIRouter.Builder()
         let metrics = self.metrics
+        metrics.register(MediaMetrics(channels: channels, media: mediaServer))
+        if let webhooks { metrics.register(webhooks) }
         builder.addImmediate("GET", "/healthz") { _ in .json(200, Array(#"{"status":"ok"}"#.utf8)) }
         builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)

@@ -81,6 +81,17 @@ extension ChannelRoom {
         await perform(ifClosed: 0) { $0.deliverMessage(message) }
     }
 
+    /// Delivers a user data packet from the backend on the data channels of `uids` (empty:
+    /// everyone); returns how many took it (0 before any media).
+    nonisolated func deliverData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async -> Result<Int, SignalError> {
+        await perform(ifClosed: .success(0)) { room in
+            guard room.mediaPrepared, let media = room.media else { return .success(0) }
+            do throws(SignalError) { return .success(try await media.publishData(payload, topic: topic, reliable: reliable, to: uids)) } catch {
+                return .failure(error)
+            }
+        }
+    }
+
     /// Sets the channel's metadata and tells everyone (`updateMetadata`).
     nonisolated func setMetadata(_ value: String?) async {
         await perform(ifClosed: ()) { $0.updateMetadata(value) }

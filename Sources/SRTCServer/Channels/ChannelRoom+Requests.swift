@@ -58,14 +58,21 @@ extension ChannelRoom {
         if let m = p.media { return m }
         guard let media else { return nil }
         if !mediaPrepared {
-            do { try await media.prepare(room: self) } catch {
-                Log.error("media", "\(key): \(error.message)")
-                return nil
+            let preparation = mediaPreparation ?? Task { [key] in
+                do throws(SignalError) { try await media.prepare(room: self) } catch {
+                    Log.error("media", "\(key): \(error.message)")
+                    return false
+                }
+                return true
             }
+            mediaPreparation = preparation
+            let prepared = await preparation.value
+            mediaPreparation = nil
+            guard prepared else { return nil }
             mediaPrepared = true
         }
         if let m = p.media { return m }  // another request created it while we awaited
-        let m = await media.makeParticipant(uid: p.uid, events: inbox)
+        let m = await media.makeParticipant(uid: p.uid, joinedAt: p.joinedAt, events: inbox)
         p.media = m
         return m
     }

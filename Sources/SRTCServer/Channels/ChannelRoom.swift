@@ -22,6 +22,9 @@ actor ChannelRoom {
     let media: RoomMedia?
     /// The media router exists (created on the first publish or subscribe).
     var mediaPrepared = false
+    /// The router's creation while it is under way: requests arriving meanwhile (the actor is
+    /// reentrant across the await) wait for it instead of creating it a second time.
+    var mediaPreparation: Task<Bool, Never>?
     let observer: RoomObserver
     let clock: RoomClock
     /// The modules asked before a publish (`ChannelRoom+Authority`); set once when the room is made.
@@ -123,7 +126,7 @@ actor ChannelRoom {
         observer.userJoined(room: key, uid: uid)
         if request.dataChannel == true {
             // The offer is posted to the inbox, so it follows the join response.
-            await mediaOf(participant)?.openDataChannels()
+            await mediaOf(participant)?.openDataChannels(publishData: participant.grant.publishData)
         }
         return .success(response)
     }

@@ -20,8 +20,9 @@ protocol ParticipantMedia: AnyObject, Sendable {
     func applySubscriberAnswer(sdp: String, revision: Int) async throws(SignalError)
     /// ICE restart of a transport; returns the publish answer when `transport` is `.publish`.
     func restartICE(_ transport: TransportRole, offer: String?) async throws(SignalError) -> String?
-    /// Offers the subscribe transport with its data channels now (the client asked in `join`).
-    func openDataChannels() async
+    /// Offers the subscribe transport with its data channels now (the client asked in `join`);
+    /// `publishData`: whether the user data it sends there is forwarded (the grant's `publish_data`).
+    func openDataChannels(publishData: Bool) async
     /// Closes both transports.
     func close() async
 }
@@ -31,7 +32,11 @@ protocol RoomMedia: AnyObject, Sendable {
     /// Creates the channel's router and posts its events to `room`'s inbox; called once, before the first participant.
     func prepare(room: ChannelRoom) async throws(SignalError)
     /// The media side of a new participant; it posts its offers to `events` (the room's inbox).
-    func makeParticipant(uid: String, events: RoomInbox) async -> ParticipantMedia
+    /// `joinedAt` (Unix ms) starts the join-to-first-packet metric.
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox) async -> ParticipantMedia
+    /// Delivers a user data packet from the backend on the data channels of `uids` (empty:
+    /// everyone), reliable or lossy; returns how many took it.
+    func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int
     /// Releases the router.
     func close() async
 }

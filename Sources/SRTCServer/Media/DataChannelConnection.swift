@@ -19,11 +19,6 @@ final class DataChannelConnection: SignalConnection {
         worker.sendData(Array(text.utf8), binary: false, transport: transport, channel: channel)
     }
 
-    /// Sends a binary message (a user data packet).
-    func send(binary: [UInt8]) {
-        worker.sendData(binary, binary: true, transport: transport, channel: channel)
-    }
-
     /// The channel lives as long as its transport; the room only stops using it.
     func close(code: UInt16, reason: String) {}
 }

@@ -168,8 +168,15 @@ final class SFURoomMedia: RoomMedia {
         server.register(room: room, router: router)
     }
 
-    func makeParticipant(uid: String, events: RoomInbox) async -> ParticipantMedia {
-        SFUParticipantMedia(server: server, router: router, uid: uid, events: events)
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox) async -> ParticipantMedia {
+        SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: joinedAt, events: events)
+    }
+
+    func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int {
+        let channel = reliable ? SignalDataChannel.reliableID : SignalDataChannel.lossyID
+        do { return try await server.worker.publishData(payload, topic: topic, channel: channel, router: router, to: uids) } catch {
+            throw SignalError(.invalidParameter, "\(error)")
+        }
     }
 
     func close() async {

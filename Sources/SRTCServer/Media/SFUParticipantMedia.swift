@@ -22,11 +22,16 @@ actor SFUParticipantMedia: ParticipantMedia {
     /// Tracks published, by id.
     private var producers: Set<String> = []
     private var closed = false
+    /// Whether the user data this participant sends on its data channels is forwarded.
+    private var dataPublisher = false
+    /// When the participant joined (Unix ms): the SFU counts the time to its first forwarded packet.
+    let joinedAt: Int64
 
-    init(server: MediaServer, router: RouterID, uid: String, events: RoomInbox) {
+    init(server: MediaServer, router: RouterID, uid: String, joinedAt: Int64, events: RoomInbox) {
         self.server = server
         self.router = router
         self.uid = uid
+        self.joinedAt = joinedAt
         self.events = events
         negotiation = ServerNegotiation(
             fingerprint: Fingerprint(algorithm: "sha-256", bytes: server.certificate.fingerprint.bytes), candidates: server.candidates,
@@ -56,7 +61,8 @@ actor SFUParticipantMedia: ParticipantMedia {
         server.register(transport: id, router: router, uid: uid, owner: ObjectIdentifier(self))
         do {
             try await server.worker.createTransport(id, router: router, participant: participant, parameters: parameters,
-                                                    dataChannels: subscribeDataChannels)
+                                                    dataChannels: subscribeDataChannels, dataPublisher: dataPublisher,
+                                                    joinedAt: joinedAt)
         } catch {
             server.unregister(transport: id)
             throw error
@@ -112,7 +118,8 @@ actor SFUParticipantMedia: ParticipantMedia {
         send(offer)
     }
 
-    func openDataChannels() async {
+    func openDataChannels(publishData: Bool) async {
+        dataPublisher = publishData
         guard !closed, let offer = negotiation.offerDataChannels() else { return }
         await prepareSubscribeTransport()
         send(offer)

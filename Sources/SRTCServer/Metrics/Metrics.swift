@@ -1,8 +1,10 @@
 import Foundation
+import RTCNet
 import Synchronization
 
-/// Prometheus counters and one latency histogram, rendered in the text exposition format.
-/// Label sets are few (route × status, auth cause), so a locked dictionary is enough.
+/// Prometheus counters and one latency histogram, rendered in the text exposition format, plus
+/// what registered sources add (the media plane, webhooks). Label sets are few (route × status,
+/// auth cause), so a locked dictionary is enough.
 public final class Metrics: Sendable {
     /// Upper bounds of the latency histogram buckets, in seconds.
     public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
@@ -10,13 +12,13 @@ public final class Metrics: Sendable {
     private struct State {
         var requests: [String: UInt64] = [:]          // "route\u{0}status"
         var authFailures: [String: UInt64] = [:]      // cause
-        var bucketCounts = [UInt64](repeating: 0, count: Metrics.latencyBuckets.count)
-        var latencyCount: UInt64 = 0
-        var latencySum: Double = 0
+        /// Request durations, µs.
+        var latency = LogHistogram()
         var gauges: [String: Double] = [:]
     }
 
     private let state = Mutex(State())
+    private let sources = Mutex<[any MetricsSource]>([])
 
     public init() {}
 
@@ -24,15 +26,18 @@ public final class Metrics: Sendable {
     public func recordRequest(route: String, status: Int, seconds: Double) {
         state.withLock { s in
             s.requests["\(route)\u{0}\(status)", default: 0] += 1
-            s.latencyCount += 1
-            s.latencySum += seconds
-            if let i = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) { s.bucketCounts[i] += 1 }
+            s.latency.record(Int64((seconds * 1e6).rounded()))
         }
     }
 
     /// Counts one refused signature or token, by cause (`APIErrorCode.name`).
     public func recordAuthFailure(cause: String) {
         state.withLock { $0.authFailures[cause, default: 0] += 1 }
+    }
+
+    /// Adds `source`'s families to every rendering (set up while the server is built).
+    func register(_ source: any MetricsSource) {
+        sources.withLock { $0.append(source) }
     }
 
     /// Sets a gauge (channels, users, peers...).
@@ -53,31 +58,23 @@ public final class Metrics: Sendable {
     /// The text exposition format (version 0.0.4).
     public func render() -> String {
         let s = state.withLock { $0 }
-        var out = "# HELP srtc_http_requests_total HTTP requests by route and status.\n# TYPE srtc_http_requests_total counter\n"
+        var text = PrometheusText()
+        text.family("srtc_http_requests_total", "counter", "HTTP requests by route and status.")
         for (key, value) in s.requests.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
-            out += "srtc_http_requests_total{route=\"\(escape(parts[0]))\",status=\"\(parts[1])\"} \(value)\n"
+            text.sample("srtc_http_requests_total", ["route": String(parts[0]), "status": String(parts[1])], Int(value))
         }
-        out += "# HELP srtc_http_request_duration_seconds Time from request parsed to response ready.\n# TYPE srtc_http_request_duration_seconds histogram\n"
-        var cumulative: UInt64 = 0
-        for (i, bound) in Self.latencyBuckets.enumerated() {
-            cumulative += s.bucketCounts[i]
-            out += "srtc_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
-        }
-        out += "srtc_http_request_duration_seconds_bucket{le=\"+Inf\"} \(s.latencyCount)\n"
-        out += "srtc_http_request_duration_seconds_sum \(s.latencySum)\n"
-        out += "srtc_http_request_duration_seconds_count \(s.latencyCount)\n"
-        out += "# HELP srtc_auth_failures_total Refused signatures and tokens by cause.\n# TYPE srtc_auth_failures_total counter\n"
+        text.histogram("srtc_http_request_duration_seconds", "Time from request parsed to response ready.", s.latency,
+                       bounds: Self.latencyBuckets, unitsPerBound: 1e6)
+        text.family("srtc_auth_failures_total", "counter", "Refused signatures and tokens by cause.")
         for (cause, value) in s.authFailures.sorted(by: { $0.key < $1.key }) {
-            out += "srtc_auth_failures_total{cause=\"\(escape(Substring(cause)))\"} \(value)\n"
+            text.sample("srtc_auth_failures_total", ["cause": cause], Int(value))
         }
         for (name, value) in s.gauges.sorted(by: { $0.key < $1.key }) {
-            out += "# TYPE \(name) gauge\n\(name) \(value)\n"
+            text.family(name, "gauge", name)
+            text.sample(name, value)
         }
-        return out
-    }
-
-    private func escape(_ s: Substring) -> String {
-        s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+        for source in sources.withLock({ $0 }) { source.render(into: &text) }
+        return text.text
     }
 }

@@ -32,11 +32,13 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     let maxAttempts: Int
 
     private let url: String
-    private let database: any Database
+    let database: any Database
     private let apps: AppStore
     private let post: Poster
     private let sequences = Mutex<[ChannelKey: Int64]>([:])
     private let wakeup = Wakeup()
+    /// Attempts answered 2xx, attempts that failed, events given up (for `/metrics`).
+    let outcomes = Mutex<(delivered: Int, failed: Int, abandoned: Int)>((0, 0, 0))
     private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
 
     /// In a cluster, only the holder of this lease sends (the outbox table is shared).
@@ -130,11 +132,13 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         do { status = try await post(url, headers, body) } catch { status = 0 }
         let now = unixMilliseconds()
         if (200..<300).contains(status) {
+            outcomes.withLock { $0.delivered += 1 }
             _ = try? database.query("UPDATE webhook_deliveries SET delivered_at = ?, attempts = attempts + 1 WHERE event_id = ?", [.integer(now), .text(id)])
         } else {
             let delay = Self.backoffSeconds[min(attempts, Self.backoffSeconds.count - 1)]
             _ = try? database.query("UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ? WHERE event_id = ?",
                                     [.integer(now + delay * 1000), .text(id)])
+            outcomes.withLock { $0.failed += 1; if attempts + 1 >= maxAttempts { $0.abandoned += 1 } }
             if attempts + 1 >= maxAttempts { Log.warn("webhook", "giving up on event \(id) after \(attempts + 1) attempts (last status \(status))") }
         }
     }

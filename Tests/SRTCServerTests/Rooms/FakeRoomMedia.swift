@@ -12,7 +12,7 @@ final class FakeRoomMedia: RoomMedia {
         state.withLock { $0.prepared += 1 }
     }
 
-    func makeParticipant(uid: String, events: RoomInbox) async -> ParticipantMedia {
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox) async -> ParticipantMedia {
         let media = FakeParticipantMedia(uid: uid, events: events)
         state.withLock { $0.participants[uid] = media }
         return media
@@ -21,6 +21,8 @@ final class FakeRoomMedia: RoomMedia {
     func close() async {
         state.withLock { $0.closed += 1 }
     }
+
+    func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int { 0 }
 
     /// Times the router was created and released.
     var preparedCount: Int { state.withLock { $0.prepared } }
@@ -87,7 +89,7 @@ final class FakeParticipantMedia: ParticipantMedia {
         return offer.map { "answer to " + $0 }
     }
 
-    func openDataChannels() async { record("data channels") }
+    func openDataChannels(publishData: Bool) async { record(publishData ? "data channels" : "data channels, no publish") }
 
     func close() async { record("close") }
 }

@@ -12,6 +12,9 @@ public enum RTPHeaderExtensionURI {
     public static let rid = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"
     /// RFC 8852 §3.2 RepairedRtpStreamId (the rid an RTX stream repairs).
     public static let repairedRid = "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id"
+    /// abs-capture-time: the 64-bit NTP time the media was captured (webrtc.org), forwarded
+    /// unchanged by SFUs so a receiver can relate media to its origin across hops.
+    public static let absCaptureTime = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time"
     /// RFC 5285-era transmission time offset, listed for completeness.
     public static let transmissionTimeOffset = "urn:ietf:params:rtp-hdrext:toffset"
 }

@@ -35,12 +35,13 @@ enum ServerMedia {
     static let capabilities = MediaCapabilities(
         audioCodecs: [opus], videoCodecs: [vp8, h264],
         headerExtensions: [RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.absSendTime, RTPHeaderExtensionURI.transportWideCC,
-                           RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.rid, RTPHeaderExtensionURI.repairedRid])
+                           RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.rid, RTPHeaderExtensionURI.repairedRid,
+                           RTPHeaderExtensionURI.absCaptureTime])
 
     /// Header extensions offered to subscribers, with the ids the server chose.
     static func subscriberExtensions(for kind: MediaKind) -> [ExtMap] {
         var maps = [ExtMap(id: 2, uri: RTPHeaderExtensionURI.absSendTime), ExtMap(id: 3, uri: RTPHeaderExtensionURI.transportWideCC),
-                    ExtMap(id: 4, uri: RTPHeaderExtensionURI.mid)]
+                    ExtMap(id: 4, uri: RTPHeaderExtensionURI.mid), ExtMap(id: 5, uri: RTPHeaderExtensionURI.absCaptureTime)]
         if kind == .audio { maps.insert(ExtMap(id: 1, uri: RTPHeaderExtensionURI.audioLevel), at: 0) }
         return maps
     }

@@ -1,0 +1,173 @@
+// `make bench-sfu` (`srtc-bench sfu-load`): the same load against our release server and Janus
+// VideoRoom (Debian's Janus 1.1, `event_loops = 2`), each started here in its own process on
+// loopback. The load comes from this process (`SRTCLoad`: pre-encoded VP8 and Opus, subscribers
+// that decode nothing); each server's whole-process CPU is read from /proc over the window, and a
+// bare `sendmmsg` loop sends the same datagrams to the same subscriber sockets for the kernel's
+// floor. Figures are printed, never asserted.
+import Foundation
+import SRTCLoad
+
+/// Runs every scenario against both servers and prints one table.
+func runSFULoadBenchmarks() {
+    do { try blocking { try await SFULoadBench().run() } } catch { print("sfu-load benchmark failed: \(error)") }
+}
+
+struct SFULoadBench {
+    static let appId = "app_bench", appKey = "key_bench_0123456789"
+    /// Seconds measured per scenario and server (`SRTC_SFU_LOAD_SECONDS`).
+    let window = Double(ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_SECONDS"] ?? "") ?? 10
+    let warmUp = 2.0
+
+    /// The scenarios of the issue; `SRTC_SFU_LOAD_ONLY="1→50,idle"` picks some by name.
+    static let scenarios: [(name: String, scenario: LoadScenario, media: Bool)] = [
+        ("1→8", LoadScenario(publishers: 1, subscribers: 8, joinRate: 100), true),
+        ("1→50", LoadScenario(publishers: 1, subscribers: 50, joinRate: 100), true),
+        ("1→200", LoadScenario(publishers: 1, subscribers: 200, joinRate: 100), true),
+        ("10 rooms × 5", LoadScenario(rooms: 10, publishers: 5, subscribers: 0, joinRate: 100), true),
+        ("50 rooms × 2", LoadScenario(rooms: 50, publishers: 2, subscribers: 0, joinRate: 100), true),
+        ("idle 50 × 2", LoadScenario(rooms: 50, publishers: 2, subscribers: 0, joinRate: 100), false),
+    ]
+
+    /// One scenario on one server.
+    struct Row {
+        var scenario: String
+        var server: String
+        var report: LoadReport?
+        var error: String?
+        /// Server CPU over the window, µs.
+        var cpu = 0.0
+        var floor = 0.0
+        var participants = 0
+
+        var cpuPerPacket: Double { cpu / Double(max(1, report?.packetsReceived ?? 0)) }
+        var packetsPerCPUSecond: Double { Double(report?.packetsReceived ?? 0) / max(1e-9, cpu / 1e6) }
+        /// Share of one core per joined participant, %.
+        var idleShare: Double { 100 * cpu / 1e6 / max(0.001, report?.seconds ?? 1) / Double(max(1, participants)) }
+    }
+
+    func run() async throws {
+        let only = ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
+        let chosen = Self.scenarios.filter { only?.contains($0.name) ?? true }
+        print("== sfu-load: \(window) s windows after \(warmUp) s warm-up; loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        let media = try await LoadMedia.shared()
+        print("   load: VP8 640×360 \(media.big.bitrate / 1000) kbit/s (\(Int(media.big.packetRate)) pkt/s), "
+              + "Opus \(media.audio.bitrate / 1000) kbit/s (\(Int(media.audio.packetRate)) pkt/s) per publisher; subscribers decode nothing")
+        let ours = try await startOurServer()
+        defer { ours.process.stop() }
+        let janus = try await JanusServer.start()
+        defer { janus.stop() }
+        print("   servers: srtc-server (release, pid \(ours.process.pid)), janus 1.1 VideoRoom (pid \(janus.process.pid), event_loops = 2, ICE-lite)")
+        var rows: [Row] = []
+        for (name, scenario, sendsMedia) in chosen {
+            let targets: [(any LoadTarget, Int32)] = [
+                (SRTCLoadTarget(baseURL: "http://127.0.0.1:\(ours.port)", appId: Self.appId, appKey: Self.appKey), ours.process.pid),
+                (JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid),
+            ]
+            for (target, pid) in targets {
+                let row = await measure(name, scenario, target: target, pid: pid, sendsMedia: sendsMedia)
+                print("   " + Self.progressLine(row))
+                rows.append(row)
+            }
+        }
+        print(Self.table(rows))
+    }
+
+    private func measure(_ name: String, _ scenario: LoadScenario, target: any LoadTarget, pid: Int32, sendsMedia: Bool) async -> Row {
+        var row = Row(scenario: name, server: target.name, participants: scenario.rooms * scenario.participantsPerRoom)
+        do {
+            let run = try await LoadRun(scenario: scenario, target: target, sendMedia: sendsMedia)
+            do {
+                try await run.setUp()
+            } catch {
+                await run.tearDown()
+                throw error
+            }
+            try? await Task.sleep(for: .seconds(warmUp))
+            let before = CPUTime.process(pid: pid) ?? 0
+            let report = await run.measure(seconds: window)
+            row.cpu = (CPUTime.process(pid: pid) ?? 0) - before
+            row.report = report
+            if sendsMedia {
+                run.stopSending()
+                try? await Task.sleep(for: .milliseconds(300))
+                let targets = run.lastWindowDestinations.filter { $0.packets > 0 }.map {
+                    // The wire size: RTP plus the 16-byte SRTP tag (AES-GCM).
+                    KernelFloor.Target(address: $0.address, packetsPerSecond: Double($0.packets) / report.seconds,
+                                       size: $0.bytes / $0.packets + 16)
+                }
+                row.floor = KernelFloor.measure(targets, seconds: 3)
+            }
+            await run.tearDown()
+        } catch {
+            row.error = "\(error)"
+        }
+        return row
+    }
+
+    // MARK: - Our server
+
+    private func startOurServer() async throws -> (process: ServerProcess, port: UInt16) {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("srtc-server").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw LoadError.setup("no \(executable): build it first (make bench-sfu builds it)")
+        }
+        let directory = NSTemporaryDirectory() + "srtc-bench-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let port = try ServerProcess.freePort()
+        let process = try ServerProcess(name: "srtc-server", executable: executable, arguments: [
+            "--http-port", "\(port)", "--udp-port", "0", "--data-dir", directory, "--app-id", Self.appId, "--app-key", Self.appKey,
+            "--max-users-per-channel", "1000", "--joins-per-second", "1000", "--log-level", "warn", "--web-dir", "",
+        ], logPath: "\(directory)/server.log")
+        try await process.waitUntilReady(url: "http://127.0.0.1:\(port)/healthz")
+        return (process, port)
+    }
+
+    // MARK: - Output
+
+    static func progressLine(_ row: Row) -> String {
+        guard let report = row.report else { return "\(row.scenario) \(row.server): failed: \(row.error ?? "?")" }
+        let failures = report.failures.isEmpty ? "" : "  (\(report.failures.count) failure(s): \(report.failures.first!))"
+        return "\(row.scenario) \(row.server): set up in \(report.setupSeconds) s, \(Int(report.receiveRate)) pkt/s delivered, "
+            + String(format: "server CPU %.1f%% of a core", 100 * row.cpu / 1e6 / report.seconds) + failures
+    }
+
+    static func table(_ rows: [Row]) -> String {
+        func pad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+        }
+        func left(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        var lines = ["", "SFU under the same load: srtc-server (release) vs Janus 1.1.2 VideoRoom",
+                     left("scenario", 14) + left("server", 7) + pad("fwd pkt/s", 10) + pad("CPU µs/pkt", 11) + pad("floor", 7)
+                        + pad("×floor", 7) + pad("pkt/CPU-s", 11) + pad("e2e p50 ms", 11) + pad("p99 ms", 8) + pad("loss", 8)
+                        + pad("ours/Janus", 11)]
+        for (index, row) in rows.enumerated() {
+            guard let report = row.report else {
+                lines.append(left(row.scenario, 14) + left(row.server, 7) + "  failed: \(row.error ?? "?")")
+                continue
+            }
+            if !report.scenario.audio && !report.scenario.video { continue }
+            let janus = row.server == "srtc" && index + 1 < rows.count ? rows[index + 1] : nil
+            let ratio = janus.flatMap { $0.report == nil ? nil : row.packetsPerCPUSecond / max(1e-9, $0.packetsPerCPUSecond) }
+            if report.packetsReceived == 0 {
+                // An idle run: the cost of a joined participant, as a share of one core.
+                lines.append(left(row.scenario, 14) + left(row.server, 7)
+                             + String(format: "  idle: %.3f%% of a core per joined participant (%d participants, %.1f%% in all)",
+                                      row.idleShare, row.participants, 100 * row.cpu / 1e6 / report.seconds)
+                             + (janus.map { String(format: "; Janus %.3f%%", $0.idleShare) } ?? ""))
+                continue
+            }
+            lines.append(left(row.scenario, 14) + left(row.server, 7) + pad(String(format: "%.0f", report.receiveRate), 10)
+                         + pad(String(format: "%.2f", row.cpuPerPacket), 11) + pad(String(format: "%.2f", row.floor), 7)
+                         + pad(String(format: "%.2f", row.cpuPerPacket / max(1e-9, row.floor)), 7)
+                         + pad(String(format: "%.0f", row.packetsPerCPUSecond), 11)
+                         + pad(String(format: "%.2f", report.latency.p50), 11) + pad(String(format: "%.2f", report.latency.p99), 8)
+                         + pad(String(format: "%.2f%%", 100 * (1 - min(1, report.delivery))), 8)
+                         + pad(ratio.map { String(format: "%.2f×", $0) } ?? "", 11)
+                         + (report.failures.isEmpty ? "" : "  (\(report.failures.count) setup failure(s))"))
+        }
+        lines.append("fwd pkt/s: packets subscribers received per second; CPU µs/pkt: the server's whole-process CPU (/proc) over the")
+        lines.append("window per delivered packet; floor: a bare sendmmsg loop sending the same datagrams to the same sockets; e2e:")
+        lines.append("publisher send to subscriber arrival; ours/Janus: delivered packets per server CPU-second, ours over Janus's.")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,82 @@
+import RTCNet
+
+/// The media plane's counters and distributions, as `/metrics` shows them. A worker publishes a
+/// copy once a second (`SFUWorker.metrics`); counters only grow, gauges are the current values.
+/// Label sets stay bounded: nothing here is per participant.
+public struct SFUMetrics: Sendable, Equatable {
+    /// Packet counters, summed over every transport that ever existed.
+    public struct Counters: Sendable, Equatable {
+        public var rtpPacketsIn = 0
+        public var rtpBytesIn = 0
+        public var rtcpPacketsIn = 0
+        public var rtpPacketsOut = 0
+        public var rtpBytesOut = 0
+        public var rtcpPacketsOut = 0
+        /// NACK packets from subscribers, and retransmissions answering them.
+        public var nacksReceived = 0
+        public var retransmissions = 0
+        /// NACK packets the SFU sent to publishers.
+        public var nacksSent = 0
+        /// Key-frame requests from subscribers and to publishers (RFC 4585 PLI, RFC 5104 FIR).
+        public var plisReceived = 0
+        public var firsReceived = 0
+        public var plisSent = 0
+        public var firsSent = 0
+        /// RTP from no known producer, and RTP or RTCP that did not parse.
+        public var unknownSSRC = 0
+        public var malformed = 0
+
+        public init() {}
+
+        mutating func add(_ other: Counters) {
+            rtpPacketsIn += other.rtpPacketsIn; rtpBytesIn += other.rtpBytesIn; rtcpPacketsIn += other.rtcpPacketsIn
+            rtpPacketsOut += other.rtpPacketsOut; rtpBytesOut += other.rtpBytesOut; rtcpPacketsOut += other.rtcpPacketsOut
+            nacksReceived += other.nacksReceived; retransmissions += other.retransmissions; nacksSent += other.nacksSent
+            plisReceived += other.plisReceived; firsReceived += other.firsReceived
+            plisSent += other.plisSent; firsSent += other.firsSent
+            unknownSSRC += other.unknownSSRC; malformed += other.malformed
+        }
+    }
+
+    public var counters = Counters()
+    /// Live objects: routers (channels with media), transports, distinct participants with a
+    /// transport, producers (published tracks) and consumers (subscriptions).
+    public var routers = 0
+    public var transports = 0
+    public var participants = 0
+    public var producers = 0
+    public var consumers = 0
+    /// Subscribers' receiver reports: fraction lost (per mille), jitter (µs), round-trip time (µs).
+    public var subscriberLoss = LogHistogram()
+    public var subscriberJitter = LogHistogram()
+    public var subscriberRTT = LogHistogram()
+    /// Each subscribe transport's bandwidth estimate, once a second (kbit/s).
+    public var bandwidthEstimate = LogHistogram()
+    /// From a participant's join to the first packet the SFU forwarded to them (µs).
+    public var joinToFirstPacket = LogHistogram()
+    /// From a packet's arrival to its copies being handed to the kernel (µs), every copy.
+    public var forwardingLatency = LogHistogram()
+    /// Share of the last second each worker's I/O thread spent on the CPU, by worker index.
+    public var busyRatios: [Double] = []
+
+    public init() {}
+
+    /// Adds another worker's figures (one server, several workers).
+    public mutating func merge(_ other: SFUMetrics) {
+        counters.add(other.counters)
+        routers += other.routers; transports += other.transports; participants += other.participants
+        producers += other.producers; consumers += other.consumers
+        subscriberLoss.merge(other.subscriberLoss); subscriberJitter.merge(other.subscriberJitter)
+        subscriberRTT.merge(other.subscriberRTT); bandwidthEstimate.merge(other.bandwidthEstimate)
+        joinToFirstPacket.merge(other.joinToFirstPacket); forwardingLatency.merge(other.forwardingLatency)
+        busyRatios += other.busyRatios
+    }
+}
+
+/// A summary of forwarding latency.
+public struct ForwardingLatency: Hashable, Sendable {
+    /// Packets measured.
+    public var samples: UInt64
+    public var p50Micros: Int
+    public var p99Micros: Int
+}

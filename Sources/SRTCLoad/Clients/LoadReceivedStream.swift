@@ -1,0 +1,141 @@
+import RTCWire
+import SRTC
+import SRTCProtocol
+
+/// One stream a load subscriber receives: RFC 3550 reception statistics (for loss and receiver
+/// reports), the sequence numbers it NACKed and still waits for, and when its first packet came.
+/// I/O thread only (the subscriber's), hence `@unchecked Sendable`: it is built elsewhere and
+/// handed over once.
+package final class LoadReceivedStream: @unchecked Sendable {
+    /// Counters of one stream over the subscriber's life.
+    package struct Statistics: Sendable {
+        /// The section's mid in the subscriber's transport.
+        package var mid: String
+        package var kind: TrackKind
+        package var received: Int
+        package var bytes: Int
+        /// Packets from the first to the highest sequence number seen.
+        package var expected: Int
+        /// `expected − received`, clamped at 0 (duplicates count once).
+        package var lost: Int
+        /// NACK packets sent, and the sequence numbers they asked for.
+        package var nacksSent: Int
+        package var nackedPackets: Int
+        /// Asked-for packets that then arrived.
+        package var recovered: Int
+        package var plisSent: Int
+        /// From the subscription request to the first packet, µs (nil before it).
+        package var firstPacketDelay: Int64?
+        /// Packets the publisher sent on this stream since the first one arrived here (nil when
+        /// the source is unknown).
+        package var sourceSent: Int?
+    }
+
+    /// One received packet kept for a check that decodes (interop tests only).
+    package struct CapturedPacket: Sendable {
+        package var sequenceNumber: UInt16
+        package var timestamp: UInt32
+        package var marker: Bool
+        package var payload: [UInt8]
+    }
+
+    let mid: String
+    let kind: TrackKind
+    var ssrc: UInt32
+    /// Every packet's payload, when the subscriber captures (never in a load run: it allocates).
+    private(set) var captured: [CapturedPacket]?
+    let absCaptureTimeID: UInt8
+    let source: LoadStreamSender?
+
+    private var statistics: RTPReceiveStatistics
+    private var unwrapper = SequenceNumberUnwrapper()
+    private var highest: Int64?
+    /// NACKed sequence numbers still missing, with when they were found missing.
+    private var missing: [(sequence: Int64, since: Int64)] = []
+    private var firstArrival: Int64?
+    private var sourceSentAtFirst = 0
+    private var nacksSent = 0
+    private var nackedPackets = 0
+    private var recovered = 0
+    private var plisSent = 0
+    private var lastPLI: Int64 = .min
+
+    /// NACK at most this many packets of one gap; a longer gap waits for a key frame.
+    static let maxNackPerGap = 64
+
+    init(mid: String, kind: TrackKind, ssrc: UInt32, absCaptureTimeID: UInt8, source: LoadStreamSender?, capture: Bool = false) {
+        captured = capture ? [] : nil
+        self.mid = mid
+        self.kind = kind
+        self.ssrc = ssrc
+        self.absCaptureTimeID = absCaptureTimeID
+        self.source = source
+        statistics = RTPReceiveStatistics(clockRate: kind == .audio ? 48_000 : 90_000)
+        missing.reserveCapacity(256)
+    }
+
+    var isEmpty: Bool { firstArrival == nil }
+
+    // MARK: - Packets
+
+    /// Counts one packet; returns the sequence numbers to NACK now (a new gap before it).
+    func receive(_ view: RTPPacketView, now: Int64) -> [UInt16] {
+        if firstArrival == nil {
+            firstArrival = now
+            sourceSentAtFirst = source?.packetsSent.load(ordering: .relaxed) ?? 0
+        }
+        statistics.update(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrivalMicros: now, size: view.bytes.count)
+        captured?.append(CapturedPacket(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
+                                        payload: Array(view.payload)))
+        let extended = unwrapper.unwrap(view.sequenceNumber)
+        guard let last = highest else { highest = extended; return [] }
+        if extended <= last {
+            if let index = missing.firstIndex(where: { $0.sequence == extended }) {
+                missing.remove(at: index)
+                recovered += 1
+            }
+            return []
+        }
+        highest = extended
+        guard extended > last + 1 else { return [] }
+        let gap = (last + 1) ..< min(extended, last + 1 + Int64(Self.maxNackPerGap))
+        var lost: [UInt16] = []
+        for sequence in gap {
+            if missing.count < missing.capacity { missing.append((sequence, now)) }
+            lost.append(UInt16(truncatingIfNeeded: sequence))
+        }
+        nacksSent += 1
+        nackedPackets += lost.count
+        return lost
+    }
+
+    /// Drops sequence numbers missing for over a second; true when a video stream should ask
+    /// for a key frame (at most once a second).
+    func expireMissing(now: Int64) -> Bool {
+        let before = missing.count
+        missing.removeAll { now - $0.since > 1_000_000 }
+        guard kind == .video, missing.count < before, lastPLI == .min || now - lastPLI >= 1_000_000 else { return false }
+        lastPLI = now
+        plisSent += 1
+        return true
+    }
+
+    func senderReportArrived(_ ntp: NTPTime, at seconds: Double) {
+        statistics.senderReportArrived(ntp: ntp, arrivalMicros: Int64(seconds * 1e6))
+    }
+
+    /// This stream's receiver-report block, once something arrived.
+    func receptionReport(now seconds: Double) -> ReceptionReport? {
+        guard firstArrival != nil else { return nil }
+        return statistics.makeReportBlock(ssrc: ssrc, nowMicros: Int64(seconds * 1e6))
+    }
+
+    func statistics(now: Int64, requestTime: Int64) -> Statistics {
+        let expected = Int(statistics.packetsExpected), received = Int(statistics.packetsReceived)
+        return Statistics(
+            mid: mid, kind: kind, received: received, bytes: Int(statistics.bytesReceived), expected: expected,
+            lost: max(0, expected - received), nacksSent: nacksSent, nackedPackets: nackedPackets,
+            recovered: recovered, plisSent: plisSent, firstPacketDelay: firstArrival.map { $0 - requestTime },
+            sourceSent: firstArrival == nil ? 0 : source.map { $0.packetsSent.load(ordering: .relaxed) - sourceSentAtFirst })
+    }
+}

@@ -1,0 +1,167 @@
+import RTCTransport
+import RTCWire
+import SRTC
+import Synchronization
+
+/// One RTP stream a load publisher sends from an `EncodedLoop`: a frame's packets go out as one
+/// burst when the frame is due (as an encoder's output would), stamped with the send time; NACKs
+/// are answered by writing the packet again from the loop; a key-frame request (PLI/FIR) makes
+/// the next frame the loop's key frame, as an encoder would.
+///
+/// Everything but the counters runs on the publisher transport's I/O thread.
+package final class LoadStreamSender: @unchecked Sendable {
+    /// What a sent packet was, to write it again for a NACK.
+    private struct SentRecord {
+        var sequence: UInt16
+        var frame: Int32 = -1
+        var packet: Int32 = 0
+        var timestamp: UInt32 = 0
+        var pictureID: UInt16 = 0
+        var sendTime: UInt64 = 0
+    }
+
+    let loop: EncodedLoop
+    let ssrc: UInt32
+    let payloadType: UInt8
+    let stamp: SendTimeStamp
+    /// Packets sent so far (first sends), readable from any thread.
+    let packetsSent = Atomic<Int>(0)
+    let bytesSent = Atomic<Int>(0)
+    let retransmissions = Atomic<Int>(0)
+    let nacksReceived = Atomic<Int>(0)
+    let keyFrameRequests = Atomic<Int>(0)
+
+    private var elements: [RTPHeaderWriter.Element]
+    private let stampIndex: Int?
+    private var sequence = UInt16.random(in: 0 ... .max)
+    private let timestampBase = UInt32.random(in: 0 ... .max)
+    private var pictureID = UInt16.random(in: 0 ... 0x7FFF)
+    /// Frames sent since the start (drives the timestamp and the schedule).
+    private var framesSent: Int64 = 0
+    /// The next frame of the loop to send.
+    private var loopIndex = 0
+    private var lastKeyFrameRequest: Int64 = .min
+    private var history: [SentRecord]
+    private var octets: UInt32 = 0
+    /// The last frame's RTP timestamp and NTP send time (for sender reports).
+    private var lastFrame: (timestamp: UInt32, sendTime: UInt64)?
+
+    /// - Parameters:
+    ///   - headerElements: mid, rid and audio-level elements (ids as negotiated).
+    init(loop: EncodedLoop, ssrc: UInt32, payloadType: UInt8, headerElements: [RTPHeaderWriter.Element], stamp: SendTimeStamp) {
+        self.loop = loop
+        self.ssrc = ssrc
+        self.payloadType = payloadType
+        self.stamp = stamp
+        var elements = headerElements
+        if case .absCaptureTime(let id) = stamp, let element = RTPHeaderWriter.Element(id: id, bytes: [UInt8](repeating: 0, count: 8)) {
+            elements.append(element)
+            stampIndex = elements.count - 1
+        } else {
+            stampIndex = nil
+        }
+        self.elements = elements
+        history = [SentRecord](repeating: SentRecord(sequence: 0), count: 1024)
+    }
+
+    /// When the next frame is due, µs after the publisher's start.
+    var nextDue: Int64 { framesSent * loop.frameInterval }
+
+    // MARK: - Sending (I/O thread)
+
+    /// Sends every frame due by `elapsed` µs after the start (catching up after a late wake-up).
+    func sendDue(elapsed: Int64, on transport: PeerTransport) {
+        while nextDue <= elapsed {
+            sendFrame(on: transport)
+        }
+    }
+
+    private func sendFrame(on transport: PeerTransport) {
+        let frame = loop.frames[loopIndex]
+        let timestamp = timestampBase &+ UInt32(truncatingIfNeeded: framesSent) &* loop.ticksPerFrame
+        let now = SendTimeStamp.now()
+        for (index, payload) in frame.payloads.enumerated() {
+            let record = SentRecord(sequence: sequence, frame: Int32(loopIndex), packet: Int32(index), timestamp: timestamp,
+                                    pictureID: pictureID, sendTime: now)
+            if let length = write(record, marker: index == frame.payloads.count - 1, payload: payload, on: transport) {
+                packetsSent.add(1, ordering: .relaxed)
+                bytesSent.add(length, ordering: .relaxed)
+                octets &+= UInt32(truncatingIfNeeded: payload.count)
+            }
+            history[Int(sequence) % history.count] = record
+            sequence &+= 1
+        }
+        lastFrame = (timestamp, now)
+        framesSent += 1
+        loopIndex = (loopIndex + 1) % loop.frames.count
+        if loop.isVP8 { pictureID = (pictureID &+ 1) & 0x7FFF }
+    }
+
+    /// Writes one packet into the transport's send queue; returns its length.
+    private func write(_ record: SentRecord, marker: Bool, payload: [UInt8], on transport: PeerTransport) -> Int? {
+        if let stampIndex, let element = withUnsafeBytes(of: record.sendTime.bigEndian, { RTPHeaderWriter.Element(id: elements[stampIndex].id, bytes: $0) }) {
+            elements[stampIndex] = element
+        }
+        let padding = stamp == .padding ? SendTimeStamp.paddingLength : 0
+        var length = 0
+        let headerElements = elements
+        let sent = transport.sendRTP { slot in
+            let header = RTPHeaderWriter.headerLength(headerElements)
+            let total = header + payload.count + padding
+            guard total <= slot.count else { return nil }
+            _ = RTPHeaderWriter.write(into: slot, marker: marker, payloadType: payloadType, sequenceNumber: record.sequence,
+                                      timestamp: record.timestamp, ssrc: ssrc, elements: headerElements)
+            payload.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: slot[header ..< header + payload.count]).copyMemory(from: $0) }
+            if loop.isVP8, payload.count >= 4 {
+                // RFC 7741 §4.2: M=1 and the 15-bit PictureID in the descriptor's 3rd and 4th bytes.
+                slot[header + 2] = 0x80 | UInt8(record.pictureID >> 8)
+                slot[header + 3] = UInt8(record.pictureID & 0xFF)
+            }
+            if padding > 0 {
+                slot[0] |= 0x20
+                withUnsafeBytes(of: record.sendTime.bigEndian) { time in
+                    UnsafeMutableRawBufferPointer(rebasing: slot[header + payload.count ..< header + payload.count + 8]).copyMemory(from: time)
+                }
+                slot[total - 1] = UInt8(padding)
+            }
+            length = total
+            return total
+        }
+        return sent ? length : nil
+    }
+
+    // MARK: - Feedback (I/O thread)
+
+    /// Resends the listed packets still in the history, exactly as first sent (RFC 4585 §6.2.1).
+    func retransmit(_ sequences: [UInt16], on transport: PeerTransport) {
+        nacksReceived.add(1, ordering: .relaxed)
+        for wanted in sequences {
+            let record = history[Int(wanted) % history.count]
+            guard record.sequence == wanted, record.frame >= 0 else { continue }
+            let frame = loop.frames[Int(record.frame)]
+            let payload = frame.payloads[Int(record.packet)]
+            if write(record, marker: Int(record.packet) == frame.payloads.count - 1, payload: payload, on: transport) != nil {
+                retransmissions.add(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// A PLI or FIR: the next frame is the loop's key frame (at most every 250 ms, as encoders
+    /// limit forced key frames).
+    func keyFrameRequested(now: Int64) {
+        keyFrameRequests.add(1, ordering: .relaxed)
+        guard loop.isVP8, lastKeyFrameRequest == .min || now - lastKeyFrameRequest >= 250_000 else { return }
+        lastKeyFrameRequest = now
+        loopIndex = 0
+    }
+
+    /// An RTCP sender report for this stream (RFC 3550 §6.4.1), once something was sent.
+    func senderReport() -> SenderReport? {
+        guard let lastFrame else { return nil }
+        let now = SendTimeStamp.now()
+        let elapsed = max(0, SendTimeStamp.micros(from: lastFrame.sendTime, to: now))
+        let rtp = lastFrame.timestamp &+ UInt32(truncatingIfNeeded: elapsed * Int64(loop.clockRate) / 1_000_000)
+        return SenderReport(ssrc: ssrc, ntpTime: NTPTime(rawValue: now), rtpTime: rtp,
+                            packetCount: UInt32(truncatingIfNeeded: packetsSent.load(ordering: .relaxed)), octetCount: octets)
+    }
+}

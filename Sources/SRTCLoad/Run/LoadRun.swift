@@ -1,0 +1,292 @@
+import Foundation
+import RTCNet
+import RTCTransport
+import SRTCProtocol
+import Synchronization
+
+/// One load test: sets the scenario up on a target (everyone joins, publishers publish,
+/// everyone subscribes, every stream's first packet arrives), measures windows, and tears down.
+///
+/// ```swift
+/// let run = try await LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 50), target: target)
+/// try await run.setUp()
+/// let report = await run.measure(seconds: 10) { print($0) }
+/// await run.tearDown()
+/// ```
+package final class LoadRun: @unchecked Sendable {
+    /// One participant: its signaling session and its media clients.
+    final class Participant: @unchecked Sendable {
+        let room: String
+        let uid: String
+        let publishes: Bool
+        var session: (any LoadSession)?
+        var publisher: LoadPublisher?
+        var publication: LoadPublication?
+        var subscriber: LoadSubscriber?
+
+        init(room: String, uid: String, publishes: Bool) {
+            self.room = room
+            self.uid = uid
+            self.publishes = publishes
+        }
+    }
+
+    package let scenario: LoadScenario
+    package let target: any LoadTarget
+    private let media: LoadMedia
+    private let certificate: DTLSCertificate
+    private let pacer: LoadPacer
+    private let failures = Mutex<[String]>([])
+    private var participants: [Participant] = []
+    private var rooms: [String] = []
+    package private(set) var setupSeconds = 0.0
+    /// What each subscriber socket received in the last measured window (the same datagrams a
+    /// bare `sendmmsg` loop can send for comparison).
+    package private(set) var lastWindowDestinations: [LoadDestination] = []
+
+    /// Subscribers keep every payload (interop checks that decode; never for load).
+    private let capture: Bool
+
+    /// Publishers send media (otherwise everyone joins, publishes and subscribes, and only the
+    /// transports' timers, consent checks and reports run: a joined participant's idle cost).
+    package let sendsMedia: Bool
+
+    /// - Parameters:
+    ///   - capture: subscribers keep every payload, for checks that decode what arrived.
+    ///   - sendMedia: false to measure idle participants.
+    /// - Throws: `LoadError.invalidScenario` when the scenario is out of bounds.
+    package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true) async throws {
+        try scenario.validate()
+        self.capture = capture
+        sendsMedia = sendMedia
+        pacer = LoadPacer(sendsMedia: sendMedia)
+        self.scenario = scenario
+        self.target = target
+        media = try await LoadMedia.shared()
+        certificate = try DTLSCertificate(commonName: "srtc-load")
+    }
+
+    // MARK: - Setup
+
+    /// Joins everyone, publishes, subscribes, and waits (up to `timeout`) for every stream's
+    /// first packet. Participants that fail are reported in `LoadReport.failures`.
+    /// - Throws: when nobody could publish.
+    package func setUp(timeout: Duration = .seconds(30), log: @escaping @Sendable (String) -> Void = { _ in }) async throws {
+        let started = Date()
+        let runID = String(UInt32.random(in: 0 ... .max), radix: 36)
+        rooms = (0..<scenario.rooms).map { "load-\(runID)-\($0)" }
+        try await target.prepare(rooms: rooms, publishersPerRoom: scenario.publishers)
+        for room in rooms {
+            for index in 0..<scenario.publishers { participants.append(Participant(room: room, uid: "\(room)-p\(index)", publishes: true)) }
+            for index in 0..<scenario.subscribers { participants.append(Participant(room: room, uid: "\(room)-s\(index)", publishes: false)) }
+        }
+        let publishers = participants.filter(\.publishes)
+        log("publishing: \(publishers.count) participant(s) in \(rooms.count) room(s)")
+        await paced(publishers) { [self] participant in try await publish(participant) }
+        guard publishers.contains(where: { $0.publisher != nil }) else {
+            throw LoadError.setup("no publisher could publish: \(failures.withLock { $0.first ?? "" })")
+        }
+        await waitUntil(timeout: timeout) { publishers.allSatisfy { $0.publisher?.connected.load(ordering: .acquiring) ?? true } }
+        for participant in publishers where participant.publisher?.connected.load(ordering: .acquiring) == false {
+            fail("\(participant.uid): publish transport did not connect")
+        }
+        pacer.start()
+        let subscribing = participants.filter { !$0.publishes || scenario.publishers > 1 }
+        log("subscribing: \(subscribing.count) participant(s)")
+        await paced(subscribing) { [self] participant in try await subscribe(participant) }
+        if sendsMedia {
+            await waitUntil(timeout: timeout) { [self] in await allStreamsStarted() }
+            for (participant, snapshot) in await subscriberSnapshots(resetLatency: true) {
+                let missing = expectedStreams(of: participant) - snapshot.streams.filter { $0.firstPacketDelay != nil }.count
+                if missing > 0 { fail("\(participant.uid): \(missing) stream(s) never started") }
+            }
+        } else {
+            let subscribers = participants.compactMap(\.subscriber)
+            await waitUntil(timeout: timeout) { subscribers.allSatisfy { $0.connected.load(ordering: .acquiring) } }
+            for participant in participants where participant.subscriber?.connected.load(ordering: .acquiring) == false {
+                fail("\(participant.uid): subscribe transport did not connect")
+            }
+        }
+        setupSeconds = Date().timeIntervalSince(started)
+        log("set up in \(String(format: "%.1f", setupSeconds)) s")
+    }
+
+    private func publish(_ participant: Participant) async throws {
+        let session = try await target.join(room: participant.room, uid: participant.uid)
+        participant.session = session
+        let offer = LoadPublisher.makeOffer(certificate: certificate, simulcast: scenario.simulcast,
+                                            audio: scenario.audio, video: scenario.video)
+        let (answer, publication) = try await session.publish(offer)
+        let publisher = LoadPublisher()
+        try publisher.connect(offer: offer, answer: answer, media: media, certificate: certificate, bindAddress: target.bindAddress)
+        participant.publisher = publisher
+        participant.publication = publication
+        pacer.add(publisher)
+    }
+
+    private func subscribe(_ participant: Participant) async throws {
+        let session: any LoadSession
+        if let existing = participant.session {
+            session = existing
+        } else {
+            session = try await target.join(room: participant.room, uid: participant.uid)
+            participant.session = session
+        }
+        let sources = participants.filter { $0.room == participant.room && $0 !== participant && $0.publication != nil }
+        let subscriber = LoadSubscriber(certificate: certificate, bindAddress: target.bindAddress, capture: capture)
+        participant.subscriber = subscriber
+        let layer = scenario.simulcast ? scenario.layer : nil
+        let small = layer == TrackDescName.cameraSmall
+        try await session.subscribe(to: sources.compactMap(\.publication), layer: layer, subscriber: subscriber) { track in
+            guard let owner = sources.first(where: { $0.publication?.track(key: track.key) != nil })?.publisher else { return nil }
+            return owner.stream(kind: track.kind, small: small)
+        }
+        pacer.add(subscriber)
+    }
+
+    /// Runs `body` for every participant, at most `joinRate` starts a second and 16 at a time;
+    /// failures are recorded, not thrown.
+    private func paced(_ list: [Participant], _ body: @escaping @Sendable (Participant) async throws -> Void) async {
+        let interval = 1.0 / scenario.joinRate
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            for (index, participant) in list.enumerated() {
+                if running >= 16 { await group.next(); running -= 1 }
+                if index > 0 { try? await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
+                running += 1
+                group.addTask { [self] in
+                    do { try await body(participant) } catch { fail("\(participant.uid): \(error)") }
+                }
+            }
+        }
+    }
+
+    // MARK: - Measuring
+
+    /// Measures `seconds`, calling `progress` every second with a one-line summary.
+    package func measure(seconds: Double, progress: (@Sendable (String) -> Void)? = nil) async -> LoadReport {
+        let start = await counters(resetLatency: true)
+        let began = ContinuousClock.now
+        var previous = start
+        // One progress line per whole second; the window ends exactly `seconds` after it began.
+        for second in 1...max(1, Int(seconds.rounded(.up))) {
+            try? await Task.sleep(until: began + .milliseconds(Int(min(seconds, Double(second)) * 1000)), clock: .continuous)
+            guard let progress, Double(second) <= seconds else { continue }
+            let now = await counters(resetLatency: false)
+            progress(LoadCounters.progressLine(second: Double(second), scenario: scenario, target: target.name,
+                                               previous: previous, current: now))
+            previous = now
+        }
+        let elapsed = ContinuousClock.now - began
+        let end = await counters(resetLatency: false)
+        let received = end.received(since: start)
+        lastWindowDestinations = participants.compactMap { participant in
+            guard let address = participant.subscriber?.localAddress, let counts = received[participant.uid] else { return nil }
+            return LoadDestination(address: address, packets: counts.packets, bytes: counts.bytes)
+        }
+        return end.report(since: start, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                          run: self)
+    }
+
+    private func counters(resetLatency: Bool) async -> LoadCounters {
+        var counters = LoadCounters()
+        for participant in participants {
+            if let streams = participant.publisher?.streams {
+                for stream in streams {
+                    counters.sent += stream.packetsSent.load(ordering: .relaxed)
+                    counters.publisherNacks += stream.nacksReceived.load(ordering: .relaxed)
+                    counters.publisherKeyFrameRequests += stream.keyFrameRequests.load(ordering: .relaxed)
+                    counters.retransmissions += stream.retransmissions.load(ordering: .relaxed)
+                }
+            }
+        }
+        for (participant, snapshot) in await subscriberSnapshots(resetLatency: resetLatency) {
+            counters.subscribers[participant.uid] = snapshot
+        }
+        return counters
+    }
+
+    private func subscriberSnapshots(resetLatency: Bool) async -> [(Participant, LoadSubscriberSnapshot)] {
+        var result: [(Participant, LoadSubscriberSnapshot)] = []
+        for participant in participants {
+            guard let subscriber = participant.subscriber else { continue }
+            result.append((participant, await subscriber.snapshot(resetLatency: resetLatency)))
+        }
+        return result
+    }
+
+    private func allStreamsStarted() async -> Bool {
+        for (participant, snapshot) in await subscriberSnapshots(resetLatency: false) {
+            if snapshot.streams.filter({ $0.firstPacketDelay != nil }).count < expectedStreams(of: participant) { return false }
+        }
+        return true
+    }
+
+    /// Streams `participant` should receive: every track of every other publisher of its room.
+    private func expectedStreams(of participant: Participant) -> Int {
+        participants.filter { $0.room == participant.room && $0 !== participant && $0.publication != nil }
+            .reduce(0) { $0 + ($1.publication?.tracks.count ?? 0) }
+    }
+
+    /// Every subscribing participant's media client.
+    package var subscribers: [LoadSubscriber] { participants.compactMap(\.subscriber) }
+
+    var publisherCount: Int { participants.filter { $0.publisher != nil }.count }
+    var subscriberCount: Int { participants.filter { $0.subscriber != nil }.count }
+    var failureList: [String] { failures.withLock { $0 } }
+
+    private func fail(_ text: String) {
+        failures.withLock { $0.append(text) }
+    }
+
+    private func waitUntil(timeout: Duration, _ condition: @escaping () async -> Bool) async {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await condition() { return }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    // MARK: - Teardown
+
+    /// Publishers stop sending (transports stay up); `tearDown` does this too.
+    package func stopSending() {
+        pacer.stop()
+    }
+
+    /// Stops sending, leaves, closes every transport, and lets the target clean up.
+    package func tearDown() async {
+        pacer.stop()
+        await withTaskGroup(of: Void.self) { group in
+            for participant in participants {
+                group.addTask { await participant.session?.leave() }
+            }
+        }
+        for participant in participants {
+            participant.publisher?.close()
+            participant.subscriber?.close()
+        }
+        await target.finish()
+    }
+
+    /// Sets up, measures `scenario.duration`, tears down.
+    package func run(progress: (@Sendable (String) -> Void)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) async throws -> LoadReport {
+        do {
+            try await setUp(log: log)
+        } catch {
+            await tearDown()
+            throw error
+        }
+        let report = await measure(seconds: scenario.duration, progress: progress)
+        await tearDown()
+        return report
+    }
+}
+
+/// One subscriber socket and what reached it in a window.
+package struct LoadDestination: Sendable {
+    package var address: SocketAddress
+    package var packets: Int
+    /// Bytes of RTP (after SRTP was removed).
+    package var bytes: Int
+}

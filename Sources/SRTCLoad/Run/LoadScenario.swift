@@ -1,0 +1,78 @@
+import SRTCProtocol
+
+/// What a load test runs: `rooms` rooms, each with `publishers` participants who publish a camera
+/// and a microphone and subscribe to each other, and `subscribers` who only subscribe to every
+/// publisher of their room; for `duration` seconds. Bounded, so one machine's load generator
+/// cannot be asked for more threads and sockets than it has.
+package struct LoadScenario: Codable, Sendable, Equatable {
+    package var rooms: Int
+    package var publishers: Int
+    package var subscribers: Int
+    /// Seconds measured (after everyone is set up).
+    package var duration: Double
+    /// Cameras send two simulcast layers (`camera_big`, `camera_small`).
+    package var simulcast: Bool
+    /// The layer subscribers ask for (`camera_big` or `camera_small`); nil for the best.
+    package var layer: String?
+    package var audio: Bool
+    package var video: Bool
+    /// Participants joining per second (a server limits joins per channel per second).
+    package var joinRate: Double
+
+    package init(rooms: Int = 1, publishers: Int = 1, subscribers: Int = 1, duration: Double = 10, simulcast: Bool = false,
+                 layer: String? = nil, audio: Bool = true, video: Bool = true, joinRate: Double = 20) {
+        self.rooms = rooms
+        self.publishers = publishers
+        self.subscribers = subscribers
+        self.duration = duration
+        self.simulcast = simulcast
+        self.layer = layer
+        self.audio = audio
+        self.video = video
+        self.joinRate = joinRate
+    }
+
+    // MARK: - Bounds
+
+    static let maxRooms = 200
+    static let maxPublishersPerRoom = 16
+    static let maxSubscribersPerRoom = 500
+    /// Each participant holds one or two transports, each a socket and a thread.
+    static let maxParticipants = 600
+    static let maxDuration = 3600.0
+
+    /// Every participant of a room.
+    package var participantsPerRoom: Int { publishers + subscribers }
+
+    /// Streams each subscribing participant receives from one publisher.
+    var streamsPerPublisher: Int { (audio ? 1 : 0) + (video ? 1 : 0) }
+
+    /// Streams received over the whole run (every subscription of every participant).
+    package var subscribedStreams: Int {
+        rooms * (publishers * (publishers - 1) + subscribers * publishers) * streamsPerPublisher
+    }
+
+    /// Throws `LoadError.invalidScenario` naming the first value out of bounds.
+    package func validate() throws(LoadError) {
+        func check(_ ok: Bool, _ text: String) throws(LoadError) { if !ok { throw .invalidScenario(text) } }
+        try check((1...Self.maxRooms).contains(rooms), "rooms must be 1...\(Self.maxRooms)")
+        try check((1...Self.maxPublishersPerRoom).contains(publishers), "publishers must be 1...\(Self.maxPublishersPerRoom) per room")
+        try check((0...Self.maxSubscribersPerRoom).contains(subscribers), "subscribers must be 0...\(Self.maxSubscribersPerRoom) per room")
+        try check(rooms * participantsPerRoom <= Self.maxParticipants,
+                  "at most \(Self.maxParticipants) participants in all (rooms × (publishers + subscribers))")
+        try check(duration >= 1 && duration <= Self.maxDuration, "duration must be 1...\(Int(Self.maxDuration)) seconds")
+        try check(audio || video, "send audio, video or both")
+        try check(subscribers > 0 || publishers > 1, "nobody would receive anything: add subscribers or a second publisher")
+        try check(joinRate > 0 && joinRate <= 1000, "join rate must be in (0, 1000] per second")
+        if let layer {
+            try check(layer == TrackDescName.cameraBig || layer == TrackDescName.cameraSmall, "layer must be camera_big or camera_small")
+            try check(simulcast, "--layer needs --simulcast")
+        }
+    }
+
+    /// `1→50`, `10 rooms × 5`.
+    package var label: String {
+        let core = subscribers > 0 && publishers == 1 ? "1→\(subscribers)" : "\(publishers)+\(subscribers)"
+        return rooms == 1 ? core : "\(rooms) rooms × \(core)"
+    }
+}

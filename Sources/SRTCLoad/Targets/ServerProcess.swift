@@ -1,0 +1,82 @@
+import Foundation
+import RTCNet
+
+/// A server this process started (Janus for the interop test and the benchmark, the release
+/// `srtc-server` for the benchmark): its pid, its log file, and a stop that waits for it to exit.
+package final class ServerProcess: @unchecked Sendable {
+    package let name: String
+    package let process: Process
+    /// Where its standard output and error go.
+    package let logPath: String
+
+    /// Starts `executable` with `arguments`, output to `logPath`.
+    package init(name: String, executable: String, arguments: [String], logPath: String,
+                 environment: [String: String]? = nil) throws {
+        self.name = name
+        self.logPath = logPath
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+            throw LoadError.setup("cannot create \(logPath)")
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = log
+        process.standardError = log
+        if let environment { process.environment = environment }
+        try process.run()
+    }
+
+    package var pid: Int32 { process.processIdentifier }
+    package var isRunning: Bool { process.isRunning }
+
+    /// Waits until `GET url` answers 200, the process exits, or `timeout` passes.
+    package func waitUntilReady(url: String, timeout: Duration = .seconds(20)) async throws {
+        let client = HTTPClient(configuration: .init(connectTimeout: .seconds(1), timeout: .seconds(2), keepAlive: false))
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw LoadError.setup("\(name) exited at start; see \(logPath):\n\(logTail())") }
+            if let response = try? await client.get(url), response.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw LoadError.setup("\(name) did not answer \(url) within \(timeout); see \(logPath)")
+    }
+
+    /// SIGTERM, then SIGKILL if it has not exited after `grace`; waits for the exit.
+    package func stop(grace: Duration = .seconds(5)) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// The last lines of the log (for error messages).
+    package func logTail(lines: Int = 20) -> String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
+    /// A TCP port free on loopback now (the kernel's choice; the caller binds it soon after).
+    package static func freePort() throws -> UInt16 {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw LoadError.setup("socket() failed: errno \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(descriptor, raw, length) == 0 && getsockname(descriptor, raw, &length) == 0
+            }
+        }
+        guard bound else { throw LoadError.setup("no free port on loopback: errno \(errno)") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import RTCNet
+import SRTCTestSupport
+import Testing
+@testable import SRTCLoad
+
+/// The small load test of `make test`: one publisher to four subscribers on the real server
+/// in-process, three seconds. Delivery is asserted; delays are measured but never judged here
+/// (speed lives in `make bench-sfu`).
+struct LoadTestAgainstServerTests {
+    @Test func onePublisherToFourSubscribersDeliversWhatWasSent() async throws {
+        // Webhooks to a port nobody listens on: the webhook families show failed attempts.
+        let server = try TestServer(webhookURL: "http://127.0.0.1:9/hooks")
+        let target = SRTCLoadTarget(baseURL: server.httpBase, appId: TestServer.appId, appKey: TestServer.appKey)
+        let run = try await LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 4, duration: 3), target: target)
+        try await run.setUp()
+        let report = await run.measure(seconds: 3)
+        // /metrics shows the load while it runs (the SFU publishes its figures every second).
+        let metrics = String(decoding: try await HTTPClient().get(server.httpBase + "/metrics").body, as: UTF8.self)
+        await run.tearDown()
+        await server.stop()
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(report.subscribers == 4)
+        #expect(report.streams == 8)                       // audio and video to each subscriber
+        #expect(report.packetsSent > 300)                  // ~66 video + 50 audio packets a second
+        // Every subscriber got at least 95 % of what the publisher sent on its streams.
+        #expect(report.packetsExpected >= 4 * report.packetsSent * 9 / 10)
+        #expect(report.worstSubscriberDelivery >= 0.95, "delivery \(report.worstSubscriberDelivery)")
+        #expect(report.delivery >= 0.95)
+        // Every packet carried its send time (abs-capture-time through our server): delays measured.
+        #expect(report.latency.samples == report.packetsReceived)
+        #expect(report.latency.p50 > 0)
+        #expect(report.firstPacket.samples == 8)
+
+        #expect(metrics.contains("srtc_media_subscriptions 8\n"))
+        #expect(metrics.contains("srtc_media_published_tracks 2\n"))
+        #expect(metrics.contains("srtc_media_participants 5\n"))
+        // Published up to a second before the scrape: most of the window is in it.
+        let forwarded = Self.value(of: #"srtc_media_packets_total{direction="out",kind="rtp"}"#, in: metrics)
+        #expect(forwarded >= Double(report.packetsReceived) / 2)
+        #expect(Self.value(of: "srtc_media_join_to_first_packet_seconds_count", in: metrics) == 4)
+        #expect(Self.value(of: "srtc_media_forwarding_latency_seconds_count", in: metrics) >= forwarded)
+        #expect(Self.value(of: "srtc_media_subscriber_loss_ratio_count", in: metrics) > 0)
+        #expect(Self.value(of: "srtc_webhook_queue_depth", in: metrics) + Self.value(of: "srtc_webhook_failures_total", in: metrics) > 0)
+
+        // Every series the Grafana dashboard (deploy/grafana) queries is one the server exports.
+        let dashboard = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("deploy/grafana/srtc-dashboard.json")
+        let queried = Set(try String(contentsOf: dashboard, encoding: .utf8).matches(of: /srtc_[a-z_]+/).map { String($0.output) })
+        #expect(queried.count > 15)
+        for name in queried.sorted() {
+            // A sample, or at least the family (counters by label have no sample before their first event).
+            let family = name.replacingOccurrences(of: "_bucket", with: "")
+            #expect(metrics.split(separator: "\n").contains { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") || $0 == "# TYPE \(family) counter" },
+                    "the dashboard queries \(name), which /metrics does not export")
+        }
+    }
+
+    /// The value of the sample `name` (with its labels) in Prometheus text; -1 when absent.
+    static func value(of name: String, in text: String) -> Double {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.dropFirst(name.count + 1)) ?? -1
+        }
+        return -1
+    }
+}
