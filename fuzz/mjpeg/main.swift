@@ -9,14 +9,14 @@
 import RTCMedia
 #endif
 
-#if canImport(CTurboJPEG)
+#if os(Linux)   // RTCMedia links libjpeg-turbo (CTurboJPEG) on Linux
 nonisolated(unsafe) let decoder = try! JPEGDecoder()
 #endif
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func mjpegFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = UnsafeRawBufferPointer(start: data, count: size)
-    #if canImport(CTurboJPEG)
+    #if os(Linux)   // RTCMedia links libjpeg-turbo (CTurboJPEG) on Linux
     if let picture = try? decoder.decode(input) {
         precondition(picture.format == .i420 && picture.width > 0 && picture.height > 0, "bad picture")
         precondition(picture.width <= VideoPixelBuffer.maxDimension && picture.height <= VideoPixelBuffer.maxDimension, "oversized")
