@@ -1,4 +1,5 @@
 #if canImport(SwiftUI) && canImport(AVFoundation) && (os(iOS) || os(macOS))
+import SMeetingProtocol
 import SRTC
 import SwiftUI
 

@@ -1,4 +1,5 @@
 #if os(Linux)
+import SMeetingProtocol
 import SRTC
 import Synchronization
 
