@@ -31,11 +31,21 @@ test: deps
 # failure deadlines pass (the whole run took 103 s with 9 starved tests; with 4 at once, 37 s and
 # none). The limit is Swift Testing's own (SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH).
 TEST_WIDTH ?= 4
+# Suites that run media workers in processes of their own (egress: bots, composites, encoders)
+# keep both cores busy outside that count; they run last, one at a time.
+HEAVY_SUITES := Egress|SMeetingMcu
+
+# One `swift test` pass: $(1) its selection, $(2) its full log.
+define swift_test_pass
+@set -o pipefail; SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build $(1) 2>&1 | tee $(2) \
+	| grep -E --line-buffered '(^✘|^✔ Test run|^Test run|error:|Fatal error|Exited with)'; \
+status=$${PIPESTATUS[0]}; \
+if [ $$status -ne 0 ]; then echo "Swift tests FAILED (exit $$status); full log in $(2)"; exit $$status; fi
+endef
+
 test-swift:
-	@set -o pipefail; SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt \
-		| grep -E --line-buffered '(^✘|^✔ Test run|^Test run|error:|Fatal error|Exited with)'; \
-	status=$${PIPESTATUS[0]}; \
-	if [ $$status -ne 0 ]; then echo "Swift tests FAILED (exit $$status); full log in .build/test-output.txt"; exit $$status; fi
+	$(call swift_test_pass,--skip '$(HEAVY_SUITES)',.build/test-output.txt)
+	$(call swift_test_pass,--no-parallel --filter '$(HEAVY_SUITES)',.build/test-output-heavy.txt)
 
 test-interop:
 	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; python3 "$$t" || exit 1; done

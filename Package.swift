@@ -30,6 +30,11 @@ let package = Package(
         .systemLibrary(name: "CX11", pkgConfig: "xext", providers: [.apt(["libx11-dev", "libxext-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // FFmpeg: containers (WebM, MP4, HLS, FLV/RTMP), H.264 and AAC, scaling (egress and the CDN engine).
+        .systemLibrary(name: "CAVUtil", pkgConfig: "libavutil", providers: [.apt(["libavutil-dev"])]),
+        .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev"])]),
+        .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
+        .systemLibrary(name: "CSWScale", pkgConfig: "libswscale", providers: [.apt(["libswscale-dev"])]),
         // libsrtp's AES-GCM, AES-ICM and HMAC-SHA1 types on OpenSSL EVP (replacing Debian's NSS ones).
         .target(name: "CSRTPCrypto", dependencies: ["COpenSSL", "CSRTP"]),
 
@@ -41,9 +46,13 @@ let package = Package(
         .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX", "COpenH264",
                                                  .target(name: "CTurboJPEG", condition: .when(platforms: [.linux]))]),
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
+        // FFmpeg's libav* behind Swift types: muxers, H.264/AAC encoders, demuxer and decoders, scaling.
+        .target(name: "RTCAV", dependencies: ["RTCMedia", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale"]),
         .target(name: "SFU", dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia"]),
         .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite", "CPQ", "CHiredis"]),
+        // The CDN engine reads streams with FFmpeg, which Apple's mobile platforms do not have.
         .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCCrypto", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire",
+                                             .target(name: "RTCAV", condition: .when(platforms: [.linux, .macOS])),
                                              .target(name: "CPulse", condition: .when(platforms: [.linux])),
                                              .target(name: "CX11", condition: .when(platforms: [.linux])),
                                              .target(name: "CV4L2", condition: .when(platforms: [.linux]))]),
@@ -57,10 +66,18 @@ let package = Package(
         // sending pre-encoded media, against our server or Janus VideoRoom.
         .target(name: "SRTCLoad", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
 
+        // Egress: the server-worker conversation, and the worker (composite, recording, live output) on the SDK.
+        .target(name: "EgressProtocol"),
+        .target(name: "EgressWorker", dependencies: ["EgressProtocol", "SRTC", "SRTCProtocol", "RTCAV", "RTCMedia", "CSystem"]),
+        .target(name: "EgressServer", dependencies: ["EgressProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
+
         // Seeded randomness shared by every test target (random-input tests replay from their seed).
         .target(name: "TestRandom", path: "Sources/TestRandom"),
         // Waiting for a condition with a deadline (never a blind sleep), shared by every test target.
         .target(name: "TestWait", path: "Sources/TestWait"),
+
+        // Checks of media files shared by the tests: ffprobe, decoding back to frame numbers and PCM.
+        .target(name: "MediaTestSupport", dependencies: ["RTCAV", "RTCMedia", "TestWait"]),
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
@@ -68,11 +85,13 @@ let package = Package(
                                                        "MeetingServer", "SMeetingProtocol", "TestWait"]),
 
         // MARK: - Executables
-        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer"]),
+        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer"]),
+        .executableTarget(name: "srtc-egress", dependencies: ["EgressWorker"]),
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCLoad"]),
         .executableTarget(
             name: "srtc-bench",
-            dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad"],
+            dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad",
+                           "EgressWorker", "EgressProtocol"],
             path: "Benchmarks/srtc-bench"
         ),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
@@ -84,14 +103,19 @@ let package = Package(
         .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "TestWait", "RTCNet"]),
         .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "TestWait", "RTCTransport", "RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
         .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "COpus"]),
+        .testTarget(name: "RTCAVTests", dependencies: ["TestRandom", "RTCAV", "RTCMedia", "MediaTestSupport"]),
+        .testTarget(name: "EgressWorkerTests", dependencies: ["TestRandom", "EgressWorker", "EgressProtocol", "RTCMedia", "SRTCProtocol"]),
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol", "RTCCrypto"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "TestWait", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTCProtocol", "RTCCrypto", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
         .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTC", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
-        .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
-        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport"]),
+        .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "EgressServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
+        .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
+                                                          "EgressServer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
+                                                          "EgressServer", "MediaTestSupport"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
+        .testTarget(name: "EgressServerTests", dependencies: ["EgressServer", "EgressProtocol", "SRTCServer", "SRTCTestSupport"]),
         .testTarget(name: "SRTCLoadTests", dependencies: ["SRTCLoad", "SRTCProtocol", "RTCMedia", "RTCWire", "RTCNet", "SRTCTestSupport"]),
     ]
 )

@@ -87,6 +87,13 @@ class Server:
     def call(self, method, path, payload=None, **kw):
         return call(self.base, self.app_id, self.app_key, method, path, payload, **kw)
 
+    def channel_token(self, channel, uid, **extra):
+        """A channel token from the signed grant (`extra`: more grant fields, e.g. `permissions`)."""
+        status, body = self.call("POST", "/server/v1/channel/grant", {"channel": channel, "uid": uid, **extra})
+        if status != 200:
+            raise CheckFailed(f"grant for {uid} in {channel}: {status} {body}")
+        return body["token"]
+
     def close(self):
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -188,8 +195,8 @@ def make_driver(script_timeout=30, extra_flags=()):
     return driver
 
 
-def dump_browsers(driver, names, server, output_dir=None):
-    """After a failure: a screenshot of each window (into `output_dir`), its console, the server log."""
+def dump_browsers(driver, names, output_dir=None):
+    """After a failure: a screenshot of each window (into `output_dir`) and its console."""
     for handle, name in zip(driver.window_handles, names):
         driver.switch_to.window(handle)
         if output_dir:
@@ -203,5 +210,129 @@ def dump_browsers(driver, names, server, output_dir=None):
                 print(entry.get("message"))
         except Exception as error:
             print(f"(no console log: {error})")
-    print("--- server log ---")
-    print(server.read_log()[-8000:])
+
+
+def run_browser_test(title, run, server_args=(), driver_flags=(), wait_seconds=20, dump=None):
+    """The frame of a browser test: a real srtc-server serving the checkout's `web/` (plus
+    `server_args`) and headless Chromium (plus `driver_flags`), then `run(server, driver)`. On a
+    failure, `dump(driver)` prints what the test knows (events, consoles), then the server log's
+    tail. Returns the exit status; everything started is stopped."""
+    driver = None
+    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"), *server_args)) as server:
+        try:
+            driver = make_driver(wait_seconds + 10, extra_flags=driver_flags)
+            started = time.time()
+            run(server, driver)
+            print(f"{title}: all checks passed in {time.time() - started:.1f} s")
+            return 0
+        except Exception as error:
+            print(f"FAIL: {type(error).__name__}: {error}")
+            if driver and dump:
+                try:
+                    dump(driver)
+                except Exception as e:  # a window may be gone
+                    print(f"(no dump: {e})")
+            print("--- server log ---")
+            print(server.read_log()[-8000:])
+            return 1
+        finally:
+            if driver:
+                driver.quit()
+
+
+def wait_until(predicate, what, timeout=20, interval=0.2):
+    """Polls `predicate()` until it returns something true (returned) or `timeout` seconds pass
+    (then `CheckFailed` names `what`)."""
+    deadline = time.time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.time() >= deadline:
+            raise CheckFailed(f"{what} not reached within {timeout} s")
+        time.sleep(interval)
+
+
+# Turns anything the SDKs pass to listeners into JSON a test can read: tracks by id, errors by code.
+SUMMARIZE_JS = """
+window.summarize = (a) => {
+  if (a && typeof a === 'object' && 'mediaStreamTrack' in a) return {track: a.id, uid: a.uid, kind: a.kind, desc: a.desc, muted: a.muted, layers: a.layers};
+  if (a instanceof Error) return {error: a.message, code: a.code, kind: a.kind};
+  try { return JSON.parse(JSON.stringify(a === undefined ? null : a)); } catch (e) { return String(a); }
+};
+"""
+
+# Runs `body` (an async function body using `ch` and `srtc`, the page's `window.ch` and
+# `window.srtc`) and returns {ok, value} or {ok: false, error, code, kind}.
+CALL_JS = """
+const [body, done] = arguments;
+const fn = new Function('ch', 'srtc', 'return (async () => {' + body + '})()');
+fn(window.ch, window.srtc).then((value) => done({ok: true, value: window.summarize(value)}),
+                                 (e) => done({ok: false, error: e.message, code: e.code, kind: e.kind}));
+"""
+
+
+class Tab:
+    """One browser window of a test; every call switches to it first. Pages record SDK events in
+    `window.events` as `{name, args}` (summarized with `SUMMARIZE_JS`)."""
+
+    WAIT_SECONDS = 20
+
+    def __init__(self, driver, handle, name):
+        self.driver, self.handle, self.name = driver, handle, name
+
+    def focus(self):
+        self.driver.switch_to.window(self.handle)
+
+    def run(self, script, *args):
+        self.focus()
+        return self.driver.execute_script(script, *args)
+
+    def run_async(self, script, *args):
+        self.focus()
+        return self.driver.execute_async_script(script, *args)
+
+    def call(self, body):
+        """Runs SDK code in the page (`CALL_JS`); returns the result dict."""
+        return self.run_async(CALL_JS, body)
+
+    def events(self):
+        return self.run("return window.events || []")
+
+    def wait_event(self, name, predicate=lambda args: True, timeout=None, after=0):
+        """The args of the first event `name` (at index >= after) matching `predicate`."""
+        timeout = timeout or self.WAIT_SECONDS
+
+        def found():
+            for event in self.events()[after:]:
+                if event["name"] == name and predicate(event["args"]):
+                    return {"args": event["args"]}
+            return None
+        try:
+            return wait_until(found, f"{self.name}: {name} event", timeout, 0.1)["args"]
+        except CheckFailed:
+            raise CheckFailed(f"{self.name}: no {name} event within {timeout} s") from None
+
+    def wait_true(self, script, what, timeout=None, *args):
+        """Waits until `script` (run in the page with `args`) returns something true; returns it."""
+        return wait_until(lambda: self.run(script, *args), f"{self.name}: {what}", timeout or self.WAIT_SECONDS, 0.1)
+
+    def wait_value(self, fetch, predicate, what, timeout=None, interval=0.25):
+        """Waits until `predicate(fetch())`; returns that value. The last one is in the failure."""
+        last = [None]
+
+        def check():
+            last[0] = fetch()
+            return predicate(last[0])
+        try:
+            wait_until(check, what, timeout or self.WAIT_SECONDS, interval)
+        except CheckFailed:
+            raise CheckFailed(f"{self.name}: {what} not reached within {timeout or self.WAIT_SECONDS} s; last {json.dumps(last[0])}") from None
+        return last[0]
+
+    def console(self):
+        self.focus()
+        try:
+            return [entry.get("message") for entry in self.driver.get_log("browser")]
+        except Exception as error:  # the log may be unavailable
+            return [f"(no console log: {error})"]

@@ -13,22 +13,16 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import ROOT, Server, bin_path, stop_gently  # noqa: E402
-from srtc_test_support import CheckFailed, expect, make_driver, ok  # noqa: E402
-from test_browser_media import CALL_JS, Tab  # noqa: E402
+from srtc_test_support import bin_path, stop_gently  # noqa: E402
+from srtc_test_support import SUMMARIZE_JS, CheckFailed, Tab, expect, ok, run_browser_test, wait_until  # noqa: E402
 
 WAIT = 20
 
-SETUP_JS = """
+SETUP_JS = SUMMARIZE_JS + """
 const [token, done] = arguments;
 window.events = [];
-window.summarize = (a) => {
-  if (a instanceof Error) return {error: a.message, code: a.code, kind: a.kind};
-  try { return JSON.parse(JSON.stringify(a === undefined ? null : a)); } catch (e) { return String(a); }
-};
 import('/sdk/srtc.js').then(async (srtc) => {
   window.srtc = srtc;
   const engine = new srtc.SRTCEngine();
@@ -66,12 +60,10 @@ class Bot:
         return out
 
     def wait(self, predicate, what):
-        deadline = time.time() + WAIT
-        while time.time() < deadline:
-            if predicate(self):
-                return
-            time.sleep(0.1)
-        raise CheckFailed(f"{what} not seen; log:\n" + "\n".join(self.lines()[-20:]))
+        try:
+            wait_until(lambda: predicate(self), what, WAIT, 0.1)
+        except CheckFailed:
+            raise CheckFailed(f"{what} not seen; log:\n" + "\n".join(self.lines()[-20:])) from None
 
     def stop(self):
         stop_gently(self.proc)
@@ -140,28 +132,16 @@ def run(server, driver):
         bot.stop()
 
 
+def dump(driver):
+    tab = Tab(driver, driver.current_window_handle, "browser")
+    for event in tab.events()[-30:]:
+        print(str(event)[:300])
+    for line in tab.console()[-40:]:
+        print(line)
+
+
 def main():
-    driver = None
-    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"))) as server:
-        try:
-            driver = make_driver(WAIT + 10)
-            run(server, driver)
-            print("browser IM with Swift SDK clients: all checks passed")
-            return 0
-        except Exception as error:
-            print(f"FAIL: {type(error).__name__}: {error}")
-            if driver:
-                tab = Tab(driver, driver.current_window_handle, "browser")
-                for event in tab.events()[-30:]:
-                    print(str(event)[:300])
-                for line in tab.console()[-40:]:
-                    print(line)
-            print("--- server log ---")
-            print(server.read_log()[-4000:])
-            return 1
-        finally:
-            if driver:
-                driver.quit()
+    return run_browser_test("browser IM with Swift SDK clients", run, wait_seconds=WAIT, dump=dump)
 
 
 if __name__ == "__main__":

@@ -18,24 +18,19 @@ The browser and the server run in a fresh network namespace with only loopback w
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import ROOT, Server  # noqa: E402
-from srtc_test_support import CheckFailed, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
+from srtc_test_support import SUMMARIZE_JS, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
+from srtc_test_support import Tab as SupportTab  # noqa: E402
 
 WAIT_SECONDS = 20
 CHANNEL = "mediaroom"
 
 
-JOIN_JS = """
+JOIN_JS = SUMMARIZE_JS + """
 const [token, done] = arguments;
 window.events = [];
-window.summarize = (a) => {
-  if (a && typeof a === 'object' && 'mediaStreamTrack' in a) return {track: a.id, uid: a.uid, kind: a.kind, desc: a.desc, layers: a.layers};
-  if (a instanceof Error) return {error: a.message, code: a.code, kind: a.kind};
-  try { return JSON.parse(JSON.stringify(a === undefined ? null : a)); } catch (e) { return String(a); }
-};
 import('/sdk/srtc.js').then(async (srtc) => {
   window.srtc = srtc;
   const ch = new srtc.SRTCChannel({logLevel: 'debug', logger: (level, m) => console.log('[srtc ' + level + '] ' + m)});
@@ -44,13 +39,6 @@ import('/sdk/srtc.js').then(async (srtc) => {
   await ch.join(location.origin, token);
   done({ok: true, uid: ch.uid});
 }).catch((e) => done({ok: false, error: String(e), code: e.code}));
-"""
-
-CALL_JS = """
-const [body, done] = arguments;
-const fn = new Function('ch', 'srtc', 'return (async () => {' + body + '})()');
-fn(window.ch, window.srtc).then((value) => done({ok: true, value: window.summarize(value)}),
-                                 (e) => done({ok: false, error: e.message, code: e.code, kind: e.kind}));
 """
 
 # Inbound statistics of the subscribe connection, by kind, plus outbound per rid on the publish side.
@@ -71,67 +59,20 @@ window.ch.getStats().then(({publish, subscribe}) => {
 """
 
 
-class Tab:
-    def __init__(self, driver, handle, name):
-        self.driver, self.handle, self.name = driver, handle, name
+class Tab(SupportTab):
+    """A window joined with `JOIN_JS`, with its channel's media statistics."""
 
-    def run(self, script, *args):
-        self.driver.switch_to.window(self.handle)
-        return self.driver.execute_script(script, *args)
-
-    def run_async(self, script, *args):
-        self.driver.switch_to.window(self.handle)
-        return self.driver.execute_async_script(script, *args)
-
-    def call(self, body):
-        return self.run_async(CALL_JS, body)
+    WAIT_SECONDS = WAIT_SECONDS
 
     def stats(self):
         return self.run_async(STATS_JS)
 
-    def events(self):
-        return self.run("return window.events || []")
-
-    def wait_event(self, name, predicate=lambda args: True, timeout=WAIT_SECONDS, after=0):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            for event in self.events()[after:]:
-                if event["name"] == name and predicate(event["args"]):
-                    return event["args"]
-            time.sleep(0.2)
-        raise CheckFailed(f"{self.name}: no {name} event within {timeout} s")
-
     def wait_stats(self, predicate, what, timeout=WAIT_SECONDS):
-        deadline = time.time() + timeout
-        stats = {}
-        while time.time() < deadline:
-            stats = self.stats()
-            if predicate(stats):
-                return stats
-            time.sleep(0.25)
-        raise CheckFailed(f"{self.name}: {what} not reached within {timeout} s; last stats {json.dumps(stats)}")
-
-    def wait_true(self, script, what, timeout=WAIT_SECONDS):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.run(script):
-                return True
-            time.sleep(0.2)
-        raise CheckFailed(f"{self.name}: {what} not reached within {timeout} s")
-
-    def console(self):
-        self.driver.switch_to.window(self.handle)
-        try:
-            return [entry.get("message") for entry in self.driver.get_log("browser")]
-        except Exception as error:
-            return [f"(no console log: {error})"]
+        return self.wait_value(self.stats, predicate, what, timeout)
 
 
 def grant(server, uid):
-    status, body = server.call("POST", "/server/v1/channel/grant", {"channel": CHANNEL, "uid": uid})
-    if status != 200:
-        raise CheckFailed(f"grant for {uid}: {status} {body}")
-    return body["token"]
+    return server.channel_token(CHANNEL, uid)
 
 
 def run(server, driver):

@@ -4,8 +4,10 @@
 A real srtc-server with the demo sign-in (`--demo-auth loopback`); three windows of headless
 Chromium with a fake camera and microphone sign in through the app's pre-join screen:
 
-- the host starts a meeting with a password; the others enter by room number, a wrong password
-  first (the form shows "Wrong password.");
+- the host starts a meeting with a password and a waiting room; the others enter by room number,
+  a wrong password first (the form shows "Wrong password."), then wait: the host's admission list
+  names who waits; Bob is admitted, Carol is sent away (and told), enters again and is admitted with
+  "Admit all";
 - everyone sees everyone: every remote tile's video decodes (`getStats()` inbound-rtp
   `framesDecoded` of the tile's own track rises), and tiles ask for the layer their size needs;
 - a member raises a hand and the host sees it; chat arrives;
@@ -13,16 +15,26 @@ Chromium with a fake camera and microphone sign in through the app's pre-join sc
   host (inbound audio `packetsReceived` stops growing);
 - a member shares its screen (Chromium's fake display capture) and the others see the share tile
   decode;
-- the host asks a member to unmute (accepted: its audio flows again) and makes it co-host (it gets
-  the room controls);
+- the host asks a member to unmute (accepted: its audio flows again);
+- sign-in and roll call: the host starts a sign-in, Bob signs in and Carol does not (the host's
+  count and the stored results say so); the host calls Carol, who answers;
+- breakout rooms: the host creates two, puts Carol in Room 1 and opens them: Carol moves to the
+  room's channel and sees only herself, asks for help (the host sees the room marked), gets the
+  host's broadcast; the host visits Room 1 and decodes Carol's video there, goes back and decodes
+  Bob; closing the rooms brings Carol back, decoded by the host again;
+- the host makes Bob co-host (he gets the room controls);
+- training mode: Carol's camera closes and may not reopen until the host approves her raised hand
+  (she becomes presenter; the host decodes her camera again);
+- Bob publishes a canvas with the SDK's view capture: the host decodes it as his screen; stopping it
+  removes the track;
 - the host removes a member, who is told who did it;
-- a member's meeting connection drops: the reconnecting banner shows, then it is back in the
-  meeting with its camera, and the host decodes it again; a dropped media connection alone also
-  shows the banner and resumes;
+- a member's meeting connection drops: the reconnecting banner shows, the session resumes: a chat
+  sent meanwhile arrives, the host never saw the member leave, its camera track is the same one and
+  the host keeps decoding it; a dropped media connection alone also shows the banner and resumes;
 - the host ends the meeting and the member is told.
 
-Screenshots of the pre-join, home, grid, speaker and participants views (and the participants
-panel at phone width) go to the output folder
+Screenshots of the pre-join, home, waiting, grid, speaker, participants and breakout views (and
+the participants panel at phone width) go to the output folder
 (`SRTC_TEST_OUTPUT`, default `.build/test-output/test_browser_meet/`), and axe-core (from the
 PyPI package `selenium-axe-python`) finds no serious or critical violation on each screen.
 """
@@ -32,8 +44,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import ROOT, Server  # noqa: E402
-from srtc_test_support import CheckFailed, dump_browsers, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
+from srtc_test_support import ROOT  # noqa: E402
+from srtc_test_support import CheckFailed, Tab, dump_browsers, expect, ok, reexec_in_loopback_namespace, run_browser_test  # noqa: E402
 
 WAIT_SECONDS = 25
 OUTPUT = os.environ.get("SRTC_TEST_OUTPUT") or os.path.join(ROOT, ".build", "test-output", "test_browser_meet")
@@ -78,22 +90,19 @@ window.bannerObserver.observe(banner, {attributes: true, childList: true, charac
 """
 
 
-class Participant:
+class Participant(Tab):
     """One browser window running the app."""
 
-    def __init__(self, driver, handle, name):
-        self.driver, self.handle, self.name = driver, handle, name
+    WAIT_SECONDS = WAIT_SECONDS
 
-    def focus(self):
-        self.driver.switch_to.window(self.handle)
-
-    def run(self, script, *args):
-        self.focus()
-        return self.driver.execute_script(script, *args)
-
-    def run_async(self, script, *args):
-        self.focus()
-        return self.driver.execute_async_script(script, *args)
+    def call_sdk(self, body):
+        """Runs an async function body with `m`, the app's SMeetingEngine; returns its value or fails."""
+        result = self.run_async("""const [body, done] = arguments;
+          new Function('m', 'return (async () => {' + body + '})()')(window.meetApp.meeting)
+            .then((value) => done({ok: true, value}), (e) => done({ok: false, error: e.message}));""", body)
+        if not result["ok"]:
+            raise CheckFailed(f"{self.name}: {result['error']}")
+        return result["value"]
 
     def find(self, css):
         from selenium.webdriver.common.by import By
@@ -111,14 +120,6 @@ class Participant:
     def text(self, css):
         return self.run("const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css)
 
-    def wait_true(self, script, what, timeout=WAIT_SECONDS, *args):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.run(script, *args):
-                return
-            time.sleep(0.2)
-        raise CheckFailed(f"{self.name}: {what} not reached within {timeout} s")
-
     def tiles(self):
         result = self.run_async(TILES_JS)
         if "error" in result:
@@ -126,14 +127,7 @@ class Participant:
         return result
 
     def wait_tiles(self, predicate, what, timeout=WAIT_SECONDS):
-        deadline = time.time() + timeout
-        last = None
-        while time.time() < deadline:
-            last = self.tiles()
-            if predicate(last):
-                return last
-            time.sleep(0.3)
-        raise CheckFailed(f"{self.name}: {what} not reached within {timeout} s; last {json.dumps(last)}")
+        return self.wait_value(self.tiles, predicate, what, timeout, 0.3)
 
     def screenshot(self, name):
         self.focus()
@@ -220,6 +214,7 @@ def run(server, driver):
     # The host starts a meeting with a password.
     host.type("#start-title-input", "Design review")
     host.type("#start-password", "2468")
+    host.click("#start-waiting")
     host.click("#start-button")
     host.wait_true("return !document.getElementById('meeting').hidden && document.getElementById('room-no').textContent.length > 0", "the meeting screen")
     room_no = host.text("#room-no").replace(" ", "")
@@ -230,12 +225,39 @@ def run(server, driver):
     enter_by_number(bob, room_no, "1111")
     bob.wait_true("return document.getElementById('join-error').textContent.includes('Wrong password')", "the wrong-password error")
     expect(bob.run("return document.getElementById('meeting').hidden"), "Bob: a wrong password is shown as an error and Bob stays outside")
+    # The waiting room: the host's admission list names who waits; admitted, Bob is in.
+    host.click("#btn-people")
     enter_by_number(bob, room_no, "2468")
-    bob.wait_true("return !document.getElementById('meeting').hidden", "Bob in the meeting")
+    bob.wait_true("return !document.getElementById('waiting').hidden && window.meetApp.meeting.isInWaitingRoom", "Bob's waiting screen")
+    bob.screenshot("waiting")
+    bob.accessibility("waiting")
+    bob_uid = bob.run("return window.meetApp.meeting.currentUserId")
+    host.wait_true(f"return !!document.querySelector('#waiting-list li[data-uid=\"{bob_uid}\"]')", "Bob in the host's waiting list")
+    waiting = host.run("return [...document.querySelectorAll('#waiting-list li .name')].map((n) => n.textContent)")
+    expect(waiting == ["Bob"] and not host.run(f"return window.meetApp.meeting.getUsersInfo().has('{bob_uid}')"),
+           f"the host's admission list shows who waits ({waiting}); Bob is not in the meeting yet")
+    host.click(f'[data-action="admit:{bob_uid}"]')
+    bob.wait_true("return !document.getElementById('meeting').hidden && window.meetApp.meeting.isInRoom", "Bob admitted into the meeting")
+    host.wait_true(f"return window.meetApp.meeting.getUsersInfo().has('{bob_uid}') && !document.querySelector('#waiting-list li')", "Bob in the host's meeting")
+    ok("the host admitted Bob from the waiting room and Bob is in the meeting")
+
+    # Carol is sent away first (and told), then admitted with "Admit all".
     sign_in(carol, server.base, "Carol")
     enter_by_number(carol, room_no, "2468")
-    carol.wait_true("return !document.getElementById('meeting').hidden", "Carol in the meeting")
-    ok("Bob and Carol entered by room number and password")
+    carol.wait_true("return window.meetApp.meeting.isInWaitingRoom", "Carol waiting")
+    carol_uid = carol.run("return window.meetApp.meeting.currentUserId")
+    host.wait_true(f"return !!document.querySelector('[data-action=\"deny:{carol_uid}\"]')", "Carol in the host's waiting list")
+    host.click(f'[data-action="deny:{carol_uid}"]')
+    carol.wait_true("return !document.getElementById('home').hidden", "Carol sent back home")
+    notice = carol.text("#home-notice")
+    expect("did not let you in" in notice and not carol.run("return window.meetApp.meeting.isInWaitingRoom"),
+           f"Carol, sent away from the waiting room, is told: {notice!r}")
+    enter_by_number(carol, room_no, "2468")
+    host.wait_true(f"return !!document.querySelector('#waiting-list li[data-uid=\"{carol_uid}\"]')", "Carol waiting again")
+    host.click("#admit-all")
+    carol.wait_true("return !document.getElementById('meeting').hidden && window.meetApp.meeting.isInRoom", "Carol in the meeting")
+    host.click("#btn-people")
+    ok("Carol entered again and the host admitted everyone waiting")
 
     # Everyone sees everyone.
     for p in (host, bob, carol):
@@ -250,7 +272,7 @@ def run(server, driver):
     host.screenshot("grid")
     host.accessibility("meeting-grid")
 
-    bob_uid, carol_uid = uid_of(host, "Bob"), uid_of(host, "Carol")
+    expect((uid_of(host, "Bob"), uid_of(host, "Carol")) == (bob_uid, carol_uid), "the host's member list has Bob and Carol")
 
     # A raised hand reaches the host (Bob uses the keyboard shortcut H).
     from selenium.webdriver.common.action_chains import ActionChains
@@ -292,6 +314,64 @@ def run(server, driver):
     host.wait_tiles(lambda s: s["audioPackets"] > after + 20, "Bob's audio arriving again")
     ok("the host asked Bob to unmute, Bob accepted, and his audio reaches the host again")
 
+    # Sign-in: Bob signs in, Carol does not; the host's count and the stored results say so.
+    host.click("#signin-toggle")
+    for p in (bob, carol):
+        p.wait_true("return document.getElementById('dialog').open && document.getElementById('dialog-title').textContent === 'Sign in'", "the sign-in question")
+    bob.click('#dialog-buttons button[value="yes"]')
+    carol.click('#dialog-buttons button[value="no"]')
+    host.wait_true("return document.getElementById('signin-status').textContent === 'Signed in: 1 of 2'", "the host's count 1 of 2")
+    host.click("#signin-toggle")
+    host.wait_true("return document.getElementById('signin-status').textContent.startsWith('Last sign-in: 1 of 2')", "the host's result")
+    results = host.run_async("""const done = arguments[0]; const m = window.meetApp.meeting;
+      m.getSignInResults(m.getRoomInfo().meetingId).then(done, (e) => done({error: e.message}));""")
+    records = {r["uid"]: bool(r.get("signedAt")) for r in results["results"][-1]["records"]}
+    expect(records == {bob_uid: True, carol_uid: False}, f"the stored sign-in: Bob signed in, Carol did not ({records})")
+
+    # Roll call: the host calls Carol, who answers.
+    host.click(f'[data-action="rollcall:{carol_uid}"]')
+    carol.wait_true("return document.getElementById('dialog').open && document.getElementById('dialog-title').textContent === 'Roll call'", "the roll call on Carol's screen")
+    carol.click('#dialog-buttons button[value="yes"]')
+    host.wait_true("return document.getElementById('toasts').textContent.includes('Roll call: Carol answered')", "the roll call's answer at the host")
+    ok("the host called Carol's name and she answered")
+
+    # Breakout rooms: Carol goes to Room 1; the host visits her there, comes back, closes the rooms.
+    host.click('[data-action="create-breakouts"]')
+    host.wait_true(f"return !!document.querySelector('select[data-action=\"assign:{carol_uid}\"]')", "the breakout room pickers")
+    host.run(f"""const s = document.querySelector('select[data-action="assign:{carol_uid}"]');
+      s.value = 'S1'; s.dispatchEvent(new Event('change'));""")
+    host.wait_true("return window.meetApp.meeting.getSubMeetings().find((s) => s.subMeetingId === 'S1')?.members.length === 1", "Carol assigned to Room 1")
+    host.click('[data-action="open-breakouts"]')
+    carol.wait_true("return window.meetApp.meeting.currentSubMeetingId === 'S1' && window.meetApp.meeting.channel?.isJoined"
+                    " && window.meetApp.meeting.channel.channelId.endsWith('.S1') && !document.getElementById('place-bar').hidden", "Carol in Room 1's channel")
+    carol.wait_true("return window.meetApp.meeting.cameraTrack !== null", "Carol's camera open again in Room 1")
+    keys = carol.run("return [...document.querySelectorAll('#stage .tile')].map((t) => t.dataset.key)")
+    expect(keys == [carol_uid], f"in Room 1 Carol sees only herself ({keys})")
+    host.wait_tiles(lambda s: [t["uid"] for t in s["tiles"] if not t["local"]] == [bob_uid], "only Bob's tile at the host")
+    ok("Carol moved to Room 1's channel; the main meeting no longer shows her")
+    carol.click("#btn-help")
+    host.wait_true("return !!document.querySelector('.room-card.help[data-sub=\"S1\"]')", "Room 1 marked as asking for help")
+    host.type("#breakout-text", "five minutes left")
+    host.click('[data-action="broadcast"]')
+    for p in (carol, bob):
+        p.wait_true("return document.getElementById('toasts').textContent.includes('five minutes left')", "the host's broadcast")
+    ok("Carol's help request reached the host; the host's broadcast reached Room 1 and the main meeting")
+    host.screenshot("breakouts")
+    host.accessibility("breakouts")
+    host.click('[data-action="visit:S1"]')
+    host.wait_true("return window.meetApp.meeting.currentSubMeetingId === 'S1'", "the host in Room 1")
+    remote_tiles_decode(host, 1, "the host visiting Room 1")
+    expect([t["uid"] for t in host.tiles()["tiles"] if not t["local"]] == [carol_uid], "in Room 1 the host decodes Carol's video")
+    host.click("#btn-return")
+    host.wait_true("return window.meetApp.meeting.currentSubMeetingId === null", "the host back in the main meeting")
+    remote_tiles_decode(host, 1, "the host back in the main meeting")
+    host.type("#breakout-countdown", "0")
+    host.click('[data-action="close-breakouts"]')
+    carol.wait_true("return window.meetApp.meeting.currentSubMeetingId === null && document.getElementById('place-bar').hidden", "Carol back in the main meeting")
+    host.wait_true("return window.meetApp.meeting.getSubMeetings().length === 0", "no breakout rooms left")
+    remote_tiles_decode(host, 2, "everyone back in the main meeting")
+    ok("closing the rooms brought Carol back; the host decodes Bob and Carol again")
+
     # Co-host: Bob gets the room controls.
     host.click(f'[data-action="cohost:{bob_uid}"]')
     bob.wait_true("return window.meetApp.meeting.me.role === 'co_host'", "Bob a co-host")
@@ -299,6 +379,23 @@ def run(server, driver):
     bob.wait_true("return !document.getElementById('room-controls').hidden && !!document.querySelector('[data-action=\"mute-all\"]')", "Bob's room controls")
     bob.click("#btn-people")
     ok("the host made Bob co-host and Bob sees the room controls")
+
+    # Training mode: Carol, a member, loses her camera and may not reopen it; her raised hand,
+    # approved, makes her a presenter and the host decodes her camera again.
+    host.click('[data-action="training"]')
+    carol.wait_true("const m = window.meetApp.meeting; return m.getRoomInfo().mode === 'training' && m.me.cameraState === 'off' && !m.cameraTrack",
+                    "Carol's camera closed by training mode")
+    refused = carol.call_sdk("try { await m.requestOpenCamera(); return 'opened'; } catch (e) { return e.kind; }")
+    expect(refused == "unauthorized", f"in training mode a member who is no presenter cannot open the camera ({refused})")
+    carol.click("#btn-hand")
+    host.wait_true(f"return !!document.querySelector('[data-action=\"approve:{carol_uid}\"]')", "Carol's raised hand with Approve")
+    host.click(f'[data-action="approve:{carol_uid}"]')
+    carol.wait_true("const me = window.meetApp.meeting.me; return me.presenter && !me.handRaised", "Carol a presenter")
+    carol.click("#btn-camera")
+    remote_tiles_decode(host, 2, "Carol presenting")
+    host.click('[data-action="training"]')
+    host.wait_true("return window.meetApp.meeting.getRoomInfo().mode === 'normal'", "training mode off")
+    ok("training mode: Carol's approved hand made her a presenter and the host decodes her camera")
 
     # Screen share: the others see the share tile decode; the host switches to the speaker view.
     bob.click("#btn-share")
@@ -315,6 +412,32 @@ def run(server, driver):
     bob.click("#btn-share")
     host.wait_tiles(lambda s: not any(t["share"] for t in s["tiles"]), "the share tile gone after Bob stops")
     ok("Bob stopped sharing and the share tile is gone")
+
+    # A view capture (the SDK's startViewCapture of a canvas): the host plays it as Bob's screen.
+    view = bob.call_sdk("""const canvas = Object.assign(document.createElement('canvas'), {width: 320, height: 180});
+      const g = canvas.getContext('2d');
+      window.painter = setInterval(() => { g.fillStyle = `hsl(${Date.now() / 10 % 360} 80% 50%)`; g.fillRect(0, 0, 320, 180); }, 50);
+      const track = await m.startViewCapture(canvas.captureStream(15).getVideoTracks()[0]);
+      return [track.desc, m.me.viewCapture];""")
+    expect(view == ["screen", True], f"Bob publishes a canvas as a view capture ({view})")
+    host.wait_true(f"return window.meetApp.meeting.getUserInfo('{bob_uid}').viewCapture", "Bob's view capture at the host")
+    played = host.call_sdk(f"""const v = document.createElement('video');
+      window.capturePlayer = v;
+      const track = await m.startPlayRemoteVideo(v, '{bob_uid}', 'screen');
+      for (let i = 0; i < 100; i++) {{
+        const stats = await m.channel.getStats();
+        let frames = 0;
+        stats.subscribe?.forEach((r) => {{ if (r.type === 'inbound-rtp' && r.trackIdentifier === track.mediaStreamTrack?.id) frames = r.framesDecoded || 0; }});
+        if (frames > 5) return frames;
+        await new Promise((r) => setTimeout(r, 200));
+      }}
+      return 0;""")
+    expect(played > 5, f"the host decodes Bob's view capture ({played} frames)")
+    bob.call_sdk("await m.stopViewCapture(); clearInterval(window.painter);")
+    host.wait_true(f"return !window.meetApp.meeting.getUserInfo('{bob_uid}').viewCapture"
+                   f" && !window.meetApp.meeting.channel.remoteTracksOf('{bob_uid}').some((t) => t.desc === 'screen')", "the view capture gone at the host")
+    host.call_sdk(f"await m.stopPlayRemoteVideo(window.capturePlayer, '{bob_uid}', 'screen');")
+    ok("Bob stopped his view capture and its screen track is gone at the host")
 
     # The host removes Carol, who sees why.
     host.click("#btn-people")
@@ -333,19 +456,32 @@ def run(server, driver):
     bob.wait_true("return document.getElementById('banner').hidden && window.meetApp.meeting.connectionState === 'connected'", "the media connection back")
     ok("a dropped media connection shows the reconnecting banner and resumes")
 
-    # A dropped meeting connection: Bob gets back in, camera included.
+    # A dropped meeting connection: the session resumes. Bob waits 1.5 s before trying, so a chat
+    # sent meanwhile is one he missed; the host never sees him leave, his camera stays published.
+    host.run("window.exits = []; window.meetApp.meeting.addEventListener('userDidExit', (e) => window.exits.push(e.detail.user.uid));")
+    camera = bob.run("return window.meetApp.meeting.cameraTrack.id")
     bob.run(BANNER_LATCH_JS)
-    bob.run("window.meetApp.meeting._client.close(4001, 'test: meeting connection dropped')")
+    bob.run("window.meetApp.meeting.options.reconnectDelaysMs = [1500];"
+            "window.meetApp.meeting._client.close(4001, 'test: meeting connection dropped')")
     bob.wait_true("return window.bannerSeen", "the reconnecting banner (meeting connection)", 10)
-    bob.wait_true("return document.getElementById('banner').hidden && window.meetApp.meeting.isInRoom && !!window.meetApp.meeting.cameraTrack",
-                  "Bob back in the meeting with his camera")
-    remote_tiles_decode(host, 1, "after Bob reconnected")
-    ok("a dropped meeting connection shows the banner, then Bob is back and the host decodes his video again")
+    host.click("#btn-chat")
+    host.type("#chat-input", "said while bob was away")
+    host.click("#chat-form button[type=submit]")
+    bob.wait_true("return document.getElementById('banner').hidden && window.meetApp.meeting.connectionState === 'connected'", "Bob's session resumed")
+    bob.wait_true("return [...document.querySelectorAll('#chat-log li .text')].some((n) => n.textContent === 'said while bob was away')", "the chat Bob missed")
+    expect(bob.run("return window.meetApp.meeting.isInRoom && window.meetApp.meeting.cameraTrack?.id") == camera and host.run("return window.exits") == [],
+           "Bob is still in the meeting with the same camera track, and the host never saw him leave")
+    remote_tiles_decode(host, 1, "after Bob's session resumed")
+    host.click("#btn-people")
+    ok("a dropped meeting connection shows the banner; the session resumes with the missed chat and the host keeps decoding Bob")
 
     # Phone width: the same meeting in a narrow window.
     bob.focus()
     driver.set_window_size(390, 844)
     bob.wait_true("return document.getElementById('stage').getBoundingClientRect().width < 400", "the narrow layout")
+    expect(bob.run("return document.documentElement.scrollWidth <= window.innerWidth"
+                   " && [...document.querySelectorAll('.controls button')].every((b) => b.getBoundingClientRect().height > 0 && b.textContent.trim())"),
+           "at phone width nothing overflows the page and every control is a labelled button (the bar scrolls)")
     bob.click("#btn-people")
     bob.screenshot("phone-participants")
     bob.accessibility("phone")
@@ -360,22 +496,9 @@ def run(server, driver):
 
 def main():
     reexec_in_loopback_namespace(__file__)
-    driver = None
-    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"), "--demo-auth", "loopback", "--quality-interval-seconds", "1")) as server:
-        try:
-            driver = make_driver(WAIT_SECONDS + 10, extra_flags=("--auto-select-desktop-capture-source=Entire screen",))
-            started = time.time()
-            run(server, driver)
-            print(f"meeting app: all checks passed in {time.time() - started:.1f} s")
-            return 0
-        except Exception as error:
-            print(f"FAIL: {type(error).__name__}: {error}")
-            if driver:
-                dump_browsers(driver, ("Host", "Bob", "Carol"), server, OUTPUT)
-            return 1
-        finally:
-            if driver:
-                driver.quit()
+    return run_browser_test("meeting app", run, ("--demo-auth", "loopback", "--quality-interval-seconds", "1"),
+                            ("--auto-select-desktop-capture-source=Entire screen",), WAIT_SECONDS,
+                            lambda driver: dump_browsers(driver, ("Host", "Bob", "Carol"), OUTPUT))
 
 
 if __name__ == "__main__":

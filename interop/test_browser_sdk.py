@@ -28,10 +28,7 @@ WAIT = 25
 
 
 def grant(server, uid):
-    status, body = server.call("POST", "/server/v1/channel/grant", {"channel": CHANNEL, "uid": uid})
-    if status != 200:
-        raise CheckFailed(f"grant for {uid}: {status} {body}")
-    return body["token"]
+    return server.channel_token(CHANNEL, uid)
 
 
 def bot_stats(log_path, uid, desc):

@@ -22,20 +22,14 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import ROOT, Server  # noqa: E402
-from srtc_test_support import CheckFailed, expect, make_driver, ok  # noqa: E402
+from srtc_test_support import SUMMARIZE_JS, Tab, expect, ok, run_browser_test  # noqa: E402
 
 WAIT_SECONDS = 15
 CHANNEL = "webroom"
 
 
-RECORDER_JS = """
+RECORDER_JS = SUMMARIZE_JS + """
 window.events = window.events || [];
-window.summarize = (a) => {
-  if (a && typeof a === 'object' && 'mediaStreamTrack' in a) return {track: a.id, uid: a.uid, kind: a.kind, desc: a.desc};
-  if (a instanceof Error) return {error: a.message, code: a.code, kind: a.kind};
-  try { return JSON.parse(JSON.stringify(a === undefined ? null : a)); } catch (e) { return String(a); }
-};
 window.record = (ch) => ch.onAny((name, ...args) => window.events.push({name, args: args.map(window.summarize)}));
 """
 
@@ -52,68 +46,11 @@ import('/sdk/srtc.js').then(async (srtc) => {
 }).catch((e) => done({ok: false, error: String(e), code: e.code}));
 """
 
-# Runs `body` (an async function body using `ch` and `srtc`) and returns {ok, value} or {ok: false, error, code, kind}.
-CALL_JS = """
-const [body, done] = arguments;
-const fn = new Function('ch', 'srtc', 'return (async () => {' + body + '})()');
-fn(window.ch, window.srtc).then((value) => done({ok: true, value: window.summarize(value)}),
-                                 (e) => done({ok: false, error: e.message, code: e.code, kind: e.kind}));
-"""
-
-
-class Tab:
-    """One browser tab; every call switches to it first."""
-
-    def __init__(self, driver, handle, name):
-        self.driver, self.handle, self.name = driver, handle, name
-
-    def run(self, script, *args):
-        self.driver.switch_to.window(self.handle)
-        return self.driver.execute_script(script, *args)
-
-    def run_async(self, script, *args):
-        self.driver.switch_to.window(self.handle)
-        return self.driver.execute_async_script(script, *args)
-
-    def call(self, body):
-        """Runs SDK code in the tab; returns the result dict."""
-        return self.run_async(CALL_JS, body)
-
-    def events(self):
-        return self.run("return window.events || []")
-
-    def wait_event(self, name, predicate=lambda args: True, timeout=WAIT_SECONDS, after=0):
-        """The args of the first event `name` (at index >= after) matching `predicate`."""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            for event in self.events()[after:]:
-                if event["name"] == name and predicate(event["args"]):
-                    return event["args"]
-            time.sleep(0.1)
-        raise CheckFailed(f"{self.name}: no {name} event within {timeout} s")
-
-    def wait_true(self, script, what, timeout=WAIT_SECONDS):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            value = self.run(script)
-            if value:
-                return value
-            time.sleep(0.1)
-        raise CheckFailed(f"{self.name}: {what} not true within {timeout} s")
-
-    def console(self):
-        self.driver.switch_to.window(self.handle)
-        try:
-            return [entry.get("message") for entry in self.driver.get_log("browser")]
-        except Exception as error:  # the log may be unavailable
-            return [f"(no console log: {error})"]
+Tab.WAIT_SECONDS = WAIT_SECONDS
 
 
 def grant(server, uid, channel=CHANNEL, **extra):
-    status, body = server.call("POST", "/server/v1/channel/grant", {"channel": channel, "uid": uid, **extra})
-    if status != 200:
-        raise CheckFailed(f"grant for {uid}: {status} {body}")
-    return body["token"]
+    return server.channel_token(channel, uid, **extra)
 
 
 def check_static(server):
@@ -285,36 +222,19 @@ def run(server, driver):
            f"B got didDisconnect({reason[0]}) and did not try to reconnect")
 
 
+def dump(driver):
+    for handle, name in zip(driver.window_handles, ("B (SDK)", "A (demo page)")):
+        tab = Tab(driver, handle, name)
+        print(f"--- events of {name} ---")
+        for event in tab.events():
+            print(json.dumps(event)[:400])
+        print(f"--- browser console of {name} ---")
+        for line in tab.console():
+            print(line)
+
+
 def main():
-    driver = None
-    tabs = []
-    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"))) as server:
-        try:
-            driver = make_driver(WAIT_SECONDS + 10)
-            run(server, driver)
-            print("browser signaling: all checks passed")
-            return 0
-        except Exception as error:
-            print(f"FAIL: {type(error).__name__}: {error}")
-            if driver:
-                for handle, name in zip(driver.window_handles, ("B (SDK)", "A (demo page)")):
-                    tab = Tab(driver, handle, name)
-                    tabs.append(tab)
-                    try:
-                        print(f"--- events of {name} ---")
-                        for event in tab.events():
-                            print(json.dumps(event)[:400])
-                    except Exception as e:  # the tab may be gone
-                        print(f"(no events: {e})")
-                    print(f"--- browser console of {name} ---")
-                    for line in tab.console():
-                        print(line)
-            print("--- server log ---")
-            print(server.read_log())
-            return 1
-        finally:
-            if driver:
-                driver.quit()
+    return run_browser_test("browser signaling", run, wait_seconds=WAIT_SECONDS, dump=dump)
 
 
 if __name__ == "__main__":

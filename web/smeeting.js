@@ -17,5 +17,5 @@ export { DeviceKind } from './smeeting/engine-media.js';
 export { MeetingEventTarget } from './smeeting/event-target.js';
 export {
   AttendType, CameraPreset, CameraState, ExitReason, MeetingMode, MeetingStatus, MeetingType, MicPreset, MicState,
-  Role, ScreenPreset, ShareType, TrackDesc, isAdmin, meetingURL,
+  Role, ScreenPreset, ShareType, SignInKind, SubMeetingStatus, TrackDesc, WaitingLeaveReason, isAdmin, meetingURL,
 } from './smeeting/models.js';

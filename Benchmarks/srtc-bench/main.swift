@@ -13,3 +13,5 @@ if wants("sdk") { runSDKBenchmarks() }
 if wants("sfu-load") { runSFULoadBenchmarks() }
 if wants("speedtest") { runSpeedTestBenchmarks() }
 if wants("render") { runRenderBenchmarks() }
+if wants("egress") { runEgressBenchmarks() }
+if wants("cluster") { runClusterBenchmarks() }

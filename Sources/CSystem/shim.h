@@ -1,5 +1,5 @@
-// Linux system calls Swift's Glibc module leaves out: epoll, eventfd, timerfd, and the batched
-// socket calls recvmmsg/sendmmsg/accept4.
+// Linux system calls Swift's Glibc module leaves out: epoll, eventfd, timerfd, prctl (egress
+// workers ask for a signal when the server dies), and the batched socket calls recvmmsg/sendmmsg/accept4.
 //
 // glibc declares the batched calls only under _GNU_SOURCE, but defining _GNU_SOURCE here changes
 // glibc's fd_set (fds_bits vs __fds_bits) and clashes with the SwiftGlibc module, depending on
@@ -12,6 +12,11 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <sys/prctl.h>
+// prctl is variadic, which Swift cannot call.
+static inline int srtc_set_parent_death_signal(int signal) {
+    return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0UL, 0UL, 0UL);
+}
 #include <time.h>
 
 #ifndef __USE_GNU

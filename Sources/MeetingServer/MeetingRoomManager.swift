@@ -34,12 +34,21 @@ final class MeetingRoomManager: Sendable {
                 self?.forget(room, key: key)
             }
             rooms[key] = r
+            // A `.mix` meeting has a server-side composite from its start (the egress module makes it).
+            if meeting.mode == .mix {
+                Task { [channels] in await channels.startComposite(r.channelKey, uid: MeetingMode.mixCompositeUid) }
+            }
             return r
         }
     }
 
     private func forget(_ room: MeetingRoom, key: Key) {
-        rooms.withLock { if $0[key] === room { $0[key] = nil } }
+        let removed = rooms.withLock { rooms -> Bool in
+            guard rooms[key] === room else { return false }
+            rooms[key] = nil
+            return true
+        }
+        if removed { Task { [channels] in await channels.stopComposite(room.channelKey, uid: MeetingMode.mixCompositeUid) } }
     }
 
     /// Live rooms (shutdown).

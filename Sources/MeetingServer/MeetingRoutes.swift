@@ -47,14 +47,14 @@ enum MeetingRoutes {
                                        waitingRoom: body.waitingRoom ?? false)
             return try store.create(appId: app.appId, hostUid: body.hostUid, req)
         }
-        route(&builder, "info", MeetingRef.self) { app, body in
+        route(&builder, "info", live: true, MeetingRef.self) { app, body in
             let meeting = try store.meeting(appId: app.appId, ref: body)
             return InfoAnswer(meeting: meeting, members: await service.members(appId: app.appId, meetingId: meeting.meetingId))
         }
         route(&builder, "list", ListBody.self) { app, body in
             try store.list(appId: app.appId, status: body.status, hostUid: body.hostUid, page: body.page ?? 1, pageSize: body.pageSize ?? 20)
         }
-        route(&builder, "update", UpdateBody.self) { app, body in
+        route(&builder, "update", live: true, UpdateBody.self) { app, body in
             let req = MeetingUpdateReq(title: body.title, mode: body.mode, attendType: body.attendType, password: body.password,
                                        conferee: body.conferee, planTime: body.planTime, planDur: body.planDur, waitingRoom: body.waitingRoom)
             return try await service.update(appId: app.appId, meetingId: body.meetingId, by: nil, req)
@@ -62,26 +62,26 @@ enum MeetingRoutes {
         route(&builder, "cancel", IdBody.self) { app, body in
             try store.cancel(appId: app.appId, meetingId: body.meetingId, by: nil)
         }
-        route(&builder, "end", IdBody.self) { app, body in
+        route(&builder, "end", live: true, IdBody.self) { app, body in
             try await service.end(appId: app.appId, meetingId: body.meetingId, by: nil)
         }
-        route(&builder, "kick", KickBody.self) { app, body in
+        route(&builder, "kick", live: true, KickBody.self) { app, body in
             try await service.liveRoom(appId: app.appId, meetingId: body.meetingId).backendKick(body.uid)
             return EmptyPayload()
         }
         route(&builder, "attendance", IdBody.self) { app, body in
             AttendanceAnswer(meetingId: body.meetingId, records: try store.attendance(appId: app.appId, meetingId: body.meetingId))
         }
-        route(&builder, "waiting_list", IdBody.self) { app, body in
+        route(&builder, "waiting_list", live: true, IdBody.self) { app, body in
             WaitingListEvent(users: try await service.liveRoom(appId: app.appId, meetingId: body.meetingId).waitingList)
         }
-        route(&builder, "waiting_admit", AdmitBody.self) { app, body in
+        route(&builder, "waiting_admit", live: true, AdmitBody.self) { app, body in
             let room = try service.liveRoom(appId: app.appId, meetingId: body.meetingId)
             guard let uid = body.uid else { return WaitingListEvent(users: await room.admitEveryone(by: nil)) }
             let admitted = try await room.admitOne(uid)
             return WaitingListEvent(users: [admitted])
         }
-        route(&builder, "waiting_remove", KickBody.self) { app, body in
+        route(&builder, "waiting_remove", live: true, KickBody.self) { app, body in
             try await service.liveRoom(appId: app.appId, meetingId: body.meetingId).removeWaiting(body.uid, by: nil)
             return EmptyPayload()
         }
@@ -91,11 +91,13 @@ enum MeetingRoutes {
     }
 
     /// Adds `POST /server/v1/meeting/<name>`: decodes the body, runs `handler` for the signing app.
+    /// `live` routes act on the meeting's live room: on a cluster node, they are answered by the
+    /// node that runs the meeting's channel (`mt_<meeting_id>`), where its members are.
     private static func route<Body: Decodable & Sendable>(
-        _ builder: inout APIRouter.Builder, _ name: String, _ type: Body.Type,
+        _ builder: inout APIRouter.Builder, _ name: String, live: Bool = false, _ type: Body.Type,
         _ handler: @escaping @Sendable (App, Body) async throws -> any Encodable & Sendable
     ) {
-        builder.add("POST", "/server/v1/meeting/" + name) { context in
+        builder.add("POST", "/server/v1/meeting/" + name, channel: live ? meetingChannel : storedOnly) { context in
             guard let app = context.app else { return APIRouter.error(.internalError, "unsigned meeting route", now: context.now) }
             let body: Body
             do throws(MeetingErrorBody) {
@@ -114,6 +116,18 @@ enum MeetingRoutes {
                 return answer(MeetingErrorBody(.internalError, "\(error)"), now: context.now)
             }
         }
+    }
+
+    /// Calls that only read or write stored meetings are answered on any node.
+    static let storedOnly: APIRouter.ChannelOfRequest = { _ in nil }
+
+    /// The channel of the meeting a call names (`meeting_id`), for the calling app.
+    static let meetingChannel: APIRouter.ChannelOfRequest = { context in
+        struct Ref: Decodable { var meetingId: String? }
+        guard let app = context.app, !context.request.body.isEmpty,
+              let id = try? MeetingCodec.payload(Ref.self, from: #"{"data":"# + String(decoding: context.request.body, as: UTF8.self) + "}").meetingId,
+              Identifier.isValid(id) else { return nil }
+        return ChannelKey(appId: app.appId, name: MeetingRoom.channelName(id))
     }
 
     /// The server API's error body; meeting-only causes map to the nearest server API code.

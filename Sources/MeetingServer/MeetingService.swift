@@ -14,8 +14,11 @@ final class MeetingService: Sendable {
     /// How long a session whose connection dropped is kept for a resume (SRTC's
     /// `reconnect_grace_seconds`).
     let graceSeconds: Int
+    /// Where meetings' channels run, on a cluster node: a meeting's live room runs there too.
+    let cluster: ClusterPlacement?
 
-    init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int, graceSeconds: Int) {
+    init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int, graceSeconds: Int, cluster: ClusterPlacement? = nil) {
+        self.cluster = cluster
         self.store = store
         self.apps = apps
         self.graceSeconds = graceSeconds

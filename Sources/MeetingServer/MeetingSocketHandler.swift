@@ -2,6 +2,7 @@ import Foundation
 import RTCCrypto
 import RTCNet
 import SMeetingProtocol
+import SRTCServer
 import Synchronization
 
 /// One meeting WebSocket: reads requests in arrival order (RTCNet's `WebSocketSessionReader`, the
@@ -12,6 +13,10 @@ import Synchronization
 final class MeetingSocketHandler: Sendable {
     private struct State {
         var session: MeetingSession?
+        /// The `login` that admitted this socket (sent again to a meeting's node when relaying).
+        var login: String?
+        /// The meeting's node's socket, once this node relays the session (`+Relay`).
+        var upstream: WebSocket?
     }
 
     static let loginTimeoutSeconds = 10
@@ -31,13 +36,21 @@ final class MeetingSocketHandler: Sendable {
 
     /// Starts reading; the handler lives until the socket closes.
     func start() {
-        reader.start(admitted: { [self] in state.withLock { $0.session != nil } },
+        reader.start(admitted: { [self] in state.withLock { $0.session != nil || $0.upstream != nil } },
                      onBadMessage: { [self] _ in badMessage() },
                      receive: { [self] in await receive($0) },
-                     closed: { [self] in state.withLock { $0.session }?.detach(socket) })
+                     closed: { [self] in
+                         let (session, upstream) = state.withLock { ($0.session, $0.upstream) }
+                         session?.detach(socket)
+                         upstream?.close(code: .goingAway, reason: "client left")
+                     })
     }
 
     private func receive(_ text: String) async {
+        if let upstream = state.withLock({ $0.upstream }) {
+            upstream.send(text: text)
+            return
+        }
         let head: MeetingCodec.Head
         do { head = try MeetingCodec.head(of: text) } catch {
             badMessage()
@@ -56,9 +69,11 @@ final class MeetingSocketHandler: Sendable {
             let session = state.withLock { $0.session }
             if type == .login, session == nil {
                 try login(id: id, MeetingCodec.payload(LoginReq.self, from: text))
+                state.withLock { $0.login = text }
                 return
             }
             guard let session else { throw MeetingErrorBody(.wrongState, "send login first") }
+            if type == .enterRoom, try await relayToMeetingsNode(text, session: session) { return }
             let data = try await session.handle(type, text)
             respond(MeetingCodec.success(id: id, type: typeName, data))
             if type == .logout { socket.close(code: .normalClosure, reason: "logout") }
@@ -69,6 +84,37 @@ final class MeetingSocketHandler: Sendable {
     }
 
     private func respond(_ text: String) { socket.send(text: text) }
+
+    /// On a cluster, a meeting's live room runs on the node that runs its channel
+    /// (`mt_<meeting_id>`): entering a meeting another node runs relays this socket there, with
+    /// the `login` that admitted it (whose answer the client already has) and the `enter_room`;
+    /// the local session ends. `false` when the meeting runs here (or on a single node).
+    private func relayToMeetingsNode(_ text: String, session: MeetingSession) async throws(MeetingErrorBody) -> Bool {
+        guard let cluster = service.cluster, let login = state.withLock({ $0.login }) else { return false }
+        let req = try MeetingCodec.payload(MeetingEnterReq.self, from: text)
+        let meeting = try service.store.meeting(appId: session.appId, ref: MeetingRef(meetingId: req.meetingId, roomNo: req.roomNo))
+        let channel = ChannelKey(appId: session.appId, name: MeetingRoom.channelName(meeting.meetingId))
+        let node: String?
+        do { node = try await cluster.node(running: channel) } catch {
+            throw MeetingErrorBody(.internalError, "no node can take the meeting: \(error)")
+        }
+        guard let node else { return false }
+        let loginId = (try? MeetingCodec.head(of: login))?.id
+        let skip: @Sendable (String) -> Bool = { answer in
+            guard let head = try? MeetingCodec.head(of: answer) else { return false }
+            return head.type == MeetingRequestType.login.rawValue && head.id == loginId
+        }
+        guard let upstream = await WebSocketRelay.open(nodeURL: node, path: MeetingModule.webSocketPath, sending: [login, text], to: socket,
+                                                       maxMessageSize: MeetingCodec.maxMessageBytes, skip: skip) else {
+            throw MeetingErrorBody(.internalError, "the meeting's node cannot be reached; retry")
+        }
+        state.withLock {
+            $0.upstream = upstream
+            $0.session = nil
+        }
+        await session.end(reason: .exit)
+        return true
+    }
 
     /// Logs in: resumes the session `session_id` names when it is this member's and still kept
     /// with every event after `last_seq`; otherwise starts a new session (ending the old one).

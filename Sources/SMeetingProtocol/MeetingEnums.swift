@@ -11,6 +11,10 @@ public enum MeetingMode: String, Codable, Sendable, CaseIterable {
     case voice
     case training
     case subMeeting = "sub_meeting"
+
+    /// The uid under which a `.mix` meeting's server-side composite (every camera in one picture,
+    /// docs/egress.md) is published in the meeting's channel; it is not a member.
+    public static let mixCompositeUid = "mcu"
 }
 
 /// Who may enter: anyone with the room number, anyone with the password, or the invited

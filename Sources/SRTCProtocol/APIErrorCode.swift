@@ -33,6 +33,8 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
     case methodNotAllowed = 40501
     /// The request is not valid in the current state (not joined, already published...).
     case wrongState = 40901
+    /// Something with this identity already exists (a composite with this uid, a recording of this track).
+    case alreadyExists = 40902
     /// The body or message exceeds the size limit.
     case payloadTooLarge = 41301
     /// A configured limit was reached (users per channel, tracks per user...).
@@ -41,6 +43,8 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
     case rateLimited = 42902
     /// The server failed; the message says what, never a secret.
     case internalError = 50001
+    /// The recording directory cannot be written: missing, not writable, or full.
+    case storageFailed = 50701
 
     /// The HTTP status that carries this code.
     public var httpStatus: Int {
@@ -51,10 +55,11 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
         case .permissionDenied, .policyForbidden: return 403
         case .notFound: return 404
         case .methodNotAllowed: return 405
-        case .wrongState: return 409
+        case .wrongState, .alreadyExists: return 409
         case .payloadTooLarge: return 413
         case .limitReached, .rateLimited: return 429
         case .internalError: return 500
+        case .storageFailed: return 507
         }
     }
 
@@ -76,10 +81,12 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
         case .notFound: return "not_found"
         case .methodNotAllowed: return "method_not_allowed"
         case .wrongState: return "wrong_state"
+        case .alreadyExists: return "already_exists"
         case .payloadTooLarge: return "payload_too_large"
         case .limitReached: return "limit_reached"
         case .rateLimited: return "rate_limited"
         case .internalError: return "internal_error"
+        case .storageFailed: return "storage_failed"
         }
     }
 }

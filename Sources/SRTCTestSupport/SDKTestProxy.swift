@@ -6,11 +6,12 @@ import Glibc
 
 /// A TCP relay in front of the server's HTTP port, so a test can cut a client's signaling
 /// connection the way a network failure would (both TCP sides closed, no WebSocket close frame)
-/// and refuse new connections for a while.
+/// and refuse new connections for a while. In front of several ports (a cluster's nodes) it is a
+/// plain TCP load balancer: each connection goes to the next port in turn that accepts it.
 public final class SDKTestProxy: @unchecked Sendable {
     private let listener: Int32
     public let port: UInt16
-    private let target: UInt16
+    private let targets: [UInt16]
     private let state = Mutex(State())
 
     private struct State {
@@ -18,10 +19,15 @@ public final class SDKTestProxy: @unchecked Sendable {
         var refusing = false
         var refused = 0
         var stopped = false
+        var next = 0
     }
 
-    public init(to target: UInt16) throws {
-        self.target = target
+    public convenience init(to target: UInt16) throws {
+        try self.init(to: [target])
+    }
+
+    public init(to targets: [UInt16]) throws {
+        self.targets = targets
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
         var one: Int32 = 1
@@ -77,16 +83,26 @@ public final class SDKTestProxy: @unchecked Sendable {
                 state.withLock { $0.refused += 1 }
                 continue
             }
-            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = Self.loopback(port: target)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { close(client); close(upstream); continue }
+            guard let upstream = connectToNextTarget() else { close(client); continue }
             state.withLock { $0.pairs.append((client, upstream)) }
             Thread.detachNewThread { Self.pump(from: client, to: upstream) }
             Thread.detachNewThread { Self.pump(from: upstream, to: client) }
         }
+    }
+
+    /// A connection to the first target, from the next in turn, that accepts one.
+    private func connectToNextTarget() -> Int32? {
+        let first = state.withLock { s -> Int in defer { s.next += 1 }; return s.next }
+        for i in 0..<targets.count {
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = Self.loopback(port: targets[(first + i) % targets.count])
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if connected == 0 { return upstream }
+            close(upstream)
+        }
+        return nil
     }
 
     /// Copies bytes until either side ends, then closes both.

@@ -43,6 +43,14 @@ public enum TestDaemon {
         _ = try spawn(["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(commands)"], output: .null)
     }
 
+    /// Starts `argv` (a long-running process the caller stops) with its output in `output`; it is
+    /// killed (-9) once this test process exits, if still running.
+    public static func start(_ argv: [String], output: String) throws -> pid_t {
+        let pid = try spawn(argv, output: .file(output))
+        try cleanUpAfterExit("kill -9 \(pid) 2>/dev/null")
+        return pid
+    }
+
     /// Where a spawned program's standard stream goes.
     public enum Stream {
         case null

@@ -1,3 +1,4 @@
+import EgressServer
 import Foundation
 import IMServer
 import MeetingServer
@@ -21,7 +22,7 @@ Log.setLevel(Log.Level(name: config.logLevel) ?? .info)
 
 let app: ServerApp
 do {
-    app = try ServerApp(config: config, modules: [IMModule.factory, MeetingModule.factory])
+    app = try ServerApp(config: config, modules: [IMModule.factory, MeetingModule.factory, EgressModule.factory])
     try app.start()
 } catch {
     FileHandle.standardError.write(Data("srtc-server: cannot start: \(error)\n".utf8))
@@ -59,14 +60,16 @@ if config.demoAuth != .off {
 }
 fflush(nil)  // flush every stream: output may be a pipe (tests read the credentials from it)
 
-// Serve until a termination signal, then shut down gracefully.
+// Serve until a termination signal, then shut down gracefully. On a cluster node, SIGTERM drains
+// first: no new channels, then the remaining clients move to other nodes (docs/deploy.md).
 signal(SIGINT, SIG_IGN)
 signal(SIGTERM, SIG_IGN)
 let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
-for source in signals {
+for (source, number) in zip(signals, [SIGINT, SIGTERM]) {
     source.setEventHandler {
-        Log.info("server", "shutting down")
+        Log.info("server", number == SIGTERM && app.cluster != nil ? "draining, then shutting down" : "shutting down")
         Task {
+            if number == SIGTERM { await app.drain(deadline: .seconds(config.drainSeconds)) }
             await app.shutdown()
             exit(0)
         }

@@ -9,7 +9,7 @@ enum JoinCommand {
     static let help = """
     usage: srtc join --url URL (--token TOKEN | --channel C --uid U [--app-id ID --app-key KEY])
                      [--video pattern|none|FILE.y4m] [--audio tone|none|FILE.wav] [--desc camera_big]
-                     [--size 640x360] [--fps 30] [--tone-hz 440] [--record DIR] [--layer camera_big|camera_small]
+                     [--size 640x360] [--fps 30] [--pattern-start 0] [--tone-hz 440] [--record DIR] [--layer camera_big|camera_small]
                      [--no-subscribe] [--echo-data] [--duration SECONDS] [--stats-interval SECONDS] [--nickname NAME] [--verbose]
 
     Joins the channel on the server at --url (http(s)://host:7880; the signaling WebSocket is
@@ -17,7 +17,7 @@ enum JoinCommand {
     credentials (--app-id/--app-key or $SRTC_APP_ID/$SRTC_APP_KEY; never ship those in a client).
 
     Publishing (default: a test pattern and a tone):
-      --video pattern      frames whose pixels carry their frame number, at --size and --fps
+      --video pattern      frames whose pixels carry their frame number (from --pattern-start), at --size and --fps
       --video FILE.y4m     the file's frames, looped
       --audio tone         a sine tone of --tone-hz (default 440 Hz)
       --audio FILE.wav     the file's audio, looped
@@ -32,7 +32,8 @@ enum JoinCommand {
         let o = try Options(args, booleans: ["help", "no-subscribe", "echo-data", "verbose"])
         if o.wantsHelp { print(help); return }
         try o.rejectUnknown(allowed: ["url", "token", "channel", "uid", "app-id", "app-key", "video", "audio", "desc", "size", "fps",
-                                      "tone-hz", "record", "layer", "no-subscribe", "echo-data", "duration", "stats-interval", "nickname", "verbose"])
+                                      "tone-hz", "record", "layer", "no-subscribe", "echo-data", "duration", "stats-interval", "nickname", "verbose",
+                                      "pattern-start"])
         let url = o["url"] ?? environment["SRTC_URL"] ?? "http://127.0.0.1:7880"
         let token = try await obtainToken(o, url: url, environment: environment)
         let settings = try JoinSettings(o)
@@ -77,10 +78,11 @@ enum JoinCommand {
     }
 
     /// Sleeps until `duration` passes or SIGINT/SIGTERM arrives, calling `tick` every `statsInterval`.
-    private static func runUntilDone(duration: Double?, statsInterval: Double, tick: @escaping @Sendable () -> Void) async {
+    static func runUntilDone(duration: Double?, statsInterval: Double, tick: @escaping @Sendable () -> Void,
+                             until finished: @Sendable () -> Bool = { false }) async {
         let stop = StopSignal()
         let start = Date()
-        while !stop.requested {
+        while !stop.requested && !finished() {
             try? await Task.sleep(for: .milliseconds(Int(statsInterval * 1_000)))
             tick()
             if let duration, Date().timeIntervalSince(start) >= duration { break }
@@ -99,6 +101,8 @@ struct JoinSettings: Sendable {
     var width: Int
     var height: Int
     var fps: Int
+    /// The number of the first test-pattern frame (bots told apart by their numbers).
+    var patternStart: Int
     var toneHz: Double
     var recordDirectory: String?
     var layer: VideoLayer?
@@ -122,6 +126,8 @@ struct JoinSettings: Sendable {
         (width, height) = (size[0], size[1])
         guard let fps = Int(o["fps"] ?? "30"), (1...60).contains(fps) else { throw .usage("--fps must be 1...60") }
         self.fps = fps
+        guard let start = Int(o["pattern-start"] ?? "0"), (0...16_000_000).contains(start) else { throw .usage("--pattern-start must be 0...16000000") }
+        patternStart = start
         guard let hz = Double(o["tone-hz"] ?? "440"), hz > 0, hz < 20_000 else { throw .usage("--tone-hz must be in (0, 20000)") }
         toneHz = hz
         recordDirectory = o["record"]

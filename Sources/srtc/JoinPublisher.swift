@@ -32,7 +32,7 @@ final class JoinPublisher: @unchecked Sendable {
             try await channel.publishLocalTrack(track)
             let generator = try TestPatternGenerator(width: settings.width, height: settings.height, frameRate: settings.fps)
             startLoop(name: "srtc-join-video", interval: 1.0 / Double(settings.fps)) { [self] n in
-                track.pushFrame(generator.videoFrame(number: n))
+                track.pushFrame(generator.videoFrame(number: settings.patternStart + n))
                 counts.withLock { $0.video += 1 }
             }
         case .file(let path):

@@ -9,6 +9,7 @@ commands:
   grant          obtain a channel join token from a server (signed call to /server/v1/channel/grant)
   token decode   show a token's claims, optionally verifying it
   join           join a channel as a bot on the Swift SDK: publish a test pattern or files, record what arrives
+  play           play a live stream (HLS, RTMP…) with the SDK's receive-only CDN engine; record what arrives
   load-test      publishers and subscribers on this machine against our server or Janus VideoRoom: delivery, loss, delay
   speedtest      measure bandwidth, RTT, jitter and loss to a server's media port
   im             an IM client: print received messages, calls and notifications; send, invite, echo
@@ -25,6 +26,7 @@ do {
     case "sign": try SignCommand.run(arguments.dropFirst(), environment: environment)
     case "grant": try await GrantCommand.run(arguments.dropFirst(), environment: environment)
     case "join": try await JoinCommand.run(arguments.dropFirst(), environment: environment)
+    case "play": try await PlayCommand.run(arguments.dropFirst(), environment: environment)
     case "token": try TokenCommand.run(arguments.dropFirst(), environment: environment)
     case "load-test": try await LoadTestCommand.run(arguments.dropFirst(), environment: environment)
     case "speedtest": try await SpeedTestCommand.run(arguments.dropFirst(), environment: environment)

@@ -13,10 +13,13 @@ final class SDKMediaPusher: @unchecked Sendable {
     private let state = Mutex((running: true, paused: false, frames: 0))
     private var tone: SineToneGenerator
 
-    init(video: LocalCustomVideoTrack?, audio: LocalCustomAudioTrack?, width: Int, height: Int, fps: Int = 30, toneHz: Double = 440) throws {
+    /// - Parameter firstNumber: the number of the first frame (publishers told apart by their numbers).
+    init(video: LocalCustomVideoTrack?, audio: LocalCustomAudioTrack?, width: Int, height: Int, fps: Int = 30, toneHz: Double = 440,
+         firstNumber: Int = 0) throws {
         self.video = video
         self.audio = audio
         self.fps = fps
+        state.withLock { $0.frames = firstNumber }
         generator = try TestPatternGenerator(width: width, height: height, frameRate: fps)
         tone = SineToneGenerator(frequency: toneHz, amplitude: 0.4)
         let thread = Thread { [self] in loop() }

@@ -124,6 +124,7 @@ import TestRandom
 @Suite struct TokenJSONTests {
     @Test(arguments: [
         TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c", publish: false)),
+        TokenClaims(iss: "a", sub: "mcu", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c", publishData: false, hidden: true)),
         TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", member: MemberGrant(nickname: "Li \"Lei\"\n\\ 李雷 \u{1}")),
         TokenClaims(iss: "a", sub: "u", iat: -1, nbf: 0, exp: Int64.max, jti: "", member: MemberGrant(nickname: nil)),
         TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", im: IMGrant(nickname: "Bob \"B\"")),
@@ -141,5 +142,14 @@ import TestRandom
         let im = TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", im: IMGrant(nickname: "B"), speedTest: SpeedTestGrant())
         #expect(String(decoding: im.jsonBytes, as: UTF8.self)
             == #"{"exp":3,"iat":1,"im":{"nickname":"B"},"iss":"a","jti":"j","nbf":2,"speed_test":{},"sub":"u"}"#)
+    }
+
+    @Test func aHiddenGrantIsWrittenOnlyWhenSetAndReadAsFalseWhenAbsent() throws {
+        let hidden = TokenClaims(iss: "a", sub: "mcu", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c", hidden: true))
+        #expect(String(decoding: hidden.jsonBytes, as: UTF8.self)
+            == #"{"exp":3,"grant":{"channel":"c","hidden":true,"publish":true,"publish_data":true,"subscribe":true},"iat":1,"iss":"a","jti":"j","nbf":2,"sub":"mcu"}"#)
+        let old = #"{"channel":"c","publish":true,"publish_data":false,"subscribe":true}"#
+        #expect(try JSONDecoder().decode(ChannelGrant.self, from: Data(old.utf8)) == ChannelGrant(channel: "c", publishData: false))
+        #expect(try String(decoding: JSONEncoder().encode(ChannelGrant(channel: "c")), as: UTF8.self).contains("hidden") == false)
     }
 }

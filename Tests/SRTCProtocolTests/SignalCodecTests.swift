@@ -51,6 +51,7 @@ import TestRandom
         .event(.layerSwitched(LayerSwitchedInfo(uid: "alice", trackId: "TR_1", layer: "camera_big", previous: "camera_small", cause: "requested"))),
         .event(.subscriptionEnded(SubscriptionEnded(trackId: "TR_1", reason: "track_removed"))),
         .event(.disconnected(Disconnected(reason: .duplicateLogin, message: "joined elsewhere"))),
+        .event(.reconnect(ReconnectNotice(reason: "node_draining"))),
         .response(id: 1, Response(type: "join", result: .success(.joined(JoinResponse(
             sessionId: "S", resumed: false, channel: ChannelInfo(channel: "c", createdAt: 1, userCount: 1), me: user, users: [],
             reconnectGraceSeconds: 20, serverTime: 9))))),
@@ -59,6 +60,18 @@ import TestRandom
         .response(id: 4, Response(type: "ping", result: .success(.pong(PongResponse(serverTime: 77))))),
         .response(id: 5, Response(type: "subscribe", result: .failure(SignalError(.notFound, "no track TR_9")))),
     ]
+
+    @Test func aMovedResumeSaysSoAndOthersLeaveItOut() throws {
+        var response = JoinResponse(sessionId: "S", resumed: true, channel: ChannelInfo(channel: "c", createdAt: 1, userCount: 1),
+                                    me: Self.user, users: [], reconnectGraceSeconds: 20, serverTime: 9)
+        let plain = SignalCodec.encode(.response(id: 1, Response(type: "join", result: .success(.joined(response)))))
+        #expect(!plain.contains("moved"))
+        response.moved = true
+        let moved = SignalCodec.encode(.response(id: 1, Response(type: "join", result: .success(.joined(response)))))
+        #expect(moved.contains(#""moved":true"#))
+        #expect(try SignalCodec.decodeServerMessage(moved) == .response(id: 1, Response(type: "join", result: .success(.joined(response)))))
+        #expect(SignalCodec.encode(.event(.reconnect(ReconnectNotice(reason: "node_draining")))) == #"{"data":{"reason":"node_draining"},"type":"reconnect"}"#)
+    }
 
     @Test(arguments: events)
     func serverMessagesRoundTrip(_ message: ServerMessage) throws {

@@ -9,51 +9,8 @@ import SRTCTestSupport
 
 /// The signed channel routes and webhooks, against a real server and a real webhook receiver.
 @Suite(.serialized) struct ChannelAPITests {
-    /// An HTTP server that records webhook deliveries after checking their signatures like a
-    /// customer's backend would.
-    final class WebhookReceiver: Sendable {
-        struct Delivery: Sendable { let json: [String: String]; let sequence: Int; let signatureValid: Bool }
-        let server: HTTPServer
-        private let received = Mutex<[Delivery]>([])
-        private let failFirst = Mutex<Int>(0)
-
-        init(failingFirst: Int = 0) throws {
-            failFirst.withLock { $0 = failingFirst }
-            let box = Mutex<WebhookReceiver?>(nil)
-            server = HTTPServer(configuration: .init(port: 0, loopCount: 1)) { request in
-                box.withLock { $0 }?.receive(request) ?? .text(500, "not ready")
-            }
-            box.withLock { $0 = self }
-            try server.start()
-        }
-
-        var url: String { "http://127.0.0.1:\(server.port)/hooks/srtc?v=1" }
-
-        func receive(_ request: HTTPRequest) -> HTTPResponse {
-            let h = request.headers
-            let expected = RequestSignature.sign(appKey: TestServer.appKey, appId: h["app_id"] ?? "", nonce: h["nonce"] ?? "",
-                                                 timestamp: h["timestamp"] ?? "", method: request.method, pathAndQuery: request.target, body: request.body)
-            let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
-            var flat: [String: String] = [:]
-            for (k, v) in object { flat[k] = "\(v)" }
-            if let data = object["data"] as? [String: Any] { for (k, v) in data { flat["data.\(k)"] = "\(v)" } }
-            let shouldFail = failFirst.withLock { n -> Bool in defer { n -= 1 }; return n > 0 }
-            if shouldFail { return .text(503, "try later") }
-            received.withLock { $0.append(Delivery(json: flat, sequence: object["sequence"] as? Int ?? -1, signatureValid: expected == h["signature"])) }
-            return .json(200, Array("{}".utf8))
-        }
-
-        var deliveries: [Delivery] { received.withLock { $0 } }
-
-        func waitFor(_ event: String, uid: String? = nil) async throws -> Delivery {
-            try await TestWait.waitFor("webhook \(event); got \(deliveries.map { $0.json["event"] ?? "?" })") {
-                deliveries.first { $0.json["event"] == event && (uid == nil || $0.json["data.uid"] == uid) }
-            }
-        }
-    }
-
     @Test func kickRemovesTheUserTellsOthersAndFiresSignedWebhooks() async throws {
-        let hooks = try WebhookReceiver()
+        let hooks = try TestWebhookReceiver()
         let server = try TestServer(webhookURL: hooks.url)
         let alice = try await TestSignalClient(url: server.wsURL)
         _ = try await alice.join(token: server.token(uid: "alice", channel: "k"))
@@ -82,7 +39,7 @@ import SRTCTestSupport
     }
 
     @Test func webhookDeliveryIsRetriedAfterFailures() async throws {
-        let hooks = try WebhookReceiver(failingFirst: 2)
+        let hooks = try TestWebhookReceiver(failingFirst: 2)
         let server = try TestServer(webhookURL: hooks.url)
         let c = try await TestSignalClient(url: server.wsURL)
         _ = try await c.join(token: server.token(uid: "r", channel: "retry"))

@@ -51,7 +51,7 @@ import TestWait
     }
 
     @Test func eachWebhookIsSentOnceWhenTwoNodesShareTheOutbox() async throws {
-        let hooks = try ChannelAPITests.WebhookReceiver()
+        let hooks = try TestWebhookReceiver()
         let redisURL = try await TestRedis.freshURL()
         var shared = ServerConfig()
         try await TestStore.postgres.configure(&shared)

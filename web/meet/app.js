@@ -1,5 +1,5 @@
 // SRTC Meet: the meeting app served at /meet/. Pre-join → sign-in → home (start, join, scheduled
-// meetings) → the meeting. Built only on the SMeeting web SDK (/sdk/smeeting.js).
+// meetings) → (the waiting room →) the meeting. Built only on the SMeeting web SDK (/sdk/smeeting.js).
 //
 // Sign-in: the app asks the server's demo sign-in (POST /demo/v1/sign-in, on with
 // `--demo-auth`) for a member token for the name typed; without it, it asks for a member token
@@ -94,11 +94,13 @@ async function enter(req, errorNode) {
 $('start-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const password = $('start-password').value.trim();
+  const waitingRoom = $('start-waiting').checked;
+  const mode = $('start-mode').value;
   const title = $('start-title-input').value.trim() || `${meeting.currentNickname}'s meeting`;
   const error = $('start-error');
   $('start-button').disabled = true;
   try {
-    const info = await meeting.createRoom({ title, type: MeetingType.instant, attendType: password ? AttendType.password : AttendType.open, password: password || undefined });
+    const info = await meeting.createRoom({ title, type: MeetingType.instant, attendType: password ? AttendType.password : AttendType.open, password: password || undefined, waitingRoom, mode });
     await enter({ meetingId: info.meetingId, password: password || undefined }, error);
   } catch (e) {
     error.textContent ||= errorText(e);

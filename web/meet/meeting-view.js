@@ -1,12 +1,15 @@
 // SRTC Meet: the meeting screen. Tiles (grid or speaker layout, the active speaker highlighted,
-// each asking for the camera layer its size needs), the controls, the reconnecting banner,
-// host requests and keyboard shortcuts. The participants panel and chat live in their own files.
+// each asking for the camera layer its size needs) of the members in my place (the main meeting or
+// my breakout room), the controls, the waiting screen, the reconnecting banner, host requests and
+// keyboard shortcuts. The participants panel, breakout rooms, sign-in and chat live in their own files.
 
 import { CameraPreset, MicPreset, ShareType, TrackDesc } from '/sdk/smeeting.js';
 import { $, ask, el, errorText, formatRoomNo, initials, showScreen, toast } from './ui.js';
 import { ParticipantsPanel } from './participants.js';
 import { icon } from './icons.js';
 import { ChatPanel } from './chat.js';
+import { BreakoutPanel } from './breakouts.js';
+import { Attendance } from './attendance.js';
 
 /** `?quality=low` sends 360p instead of 720p (slow machines, tests). */
 const CAMERA_PRESET = new URLSearchParams(location.search).get('quality') === 'low' ? CameraPreset.h360p : CameraPreset.h720p;
@@ -25,23 +28,45 @@ export class MeetingView {
     this.speakerUid = null;
     this.exitNotice = null;
     this.participants = new ParticipantsPanel(meeting, () => this.openPanel('participants'));
+    this.breakouts = new BreakoutPanel(meeting);
+    this.attendance = new Attendance(meeting, (uid) => this.#name(uid));
     this.chat = new ChatPanel(meeting);
     this.#wireControls();
     this.#wireEvents();
   }
 
-  /** Enters a meeting, shows it, then opens the camera and microphone chosen before. */
+  /**
+   * Enters a meeting, shows it, then opens the camera and microphone chosen before. With a
+   * waiting room, the waiting screen shows until a host lets me in.
+   */
   async enter(req) {
     // The name typed last on the pre-join screen (it may have changed since signing in).
     const nickname = localStorage.getItem('srtc-meet-name') || this.meeting.currentNickname;
-    await this.meeting.enterRoom({ ...req, nickname });
     this.exitNotice = null;
+    const room = await this.meeting.enterRoom({ ...req, nickname });
+    if (this.meeting.isInWaitingRoom) {
+      showScreen('waiting');
+      $('waiting-text').textContent = `The host of “${room.title}” will let you in soon.`;
+      document.title = `Waiting · ${room.title} · SRTC Meet`;
+      $('waiting-leave').focus();
+      return;
+    }
+    await this.#show();
+  }
+
+  /** Shows the meeting I am in and opens my devices. */
+  async #show() {
     this.layout = 'grid';
     this.speakerUid = null;
     showScreen('meeting');
     this.#renderAll();
     $('btn-mic').focus();
     this.#quality(this.meeting.currentUserId, this.meeting.getConnectionQuality());
+    await this.#openChosenDevices();
+  }
+
+  /** The camera and microphone the pre-join screen turned on. */
+  async #openChosenDevices() {
     const choice = this.deviceChoice();
     const opening = [];
     if (choice.cameraOn) opening.push(this.#openCamera());
@@ -97,6 +122,11 @@ export class MeetingView {
       this.#applyLayout();
     });
     $('btn-leave').addEventListener('click', () => this.#leave());
+    $('waiting-leave').addEventListener('click', () => m.exitRoom());
+    $('btn-help').addEventListener('click', async () => {
+      try { await m.requestSubMeetingHelp(); toast('The host was asked for help'); } catch (e) { toast(errorText(e)); }
+    });
+    $('btn-return').addEventListener('click', () => m.adminVisitSubMeeting(null).catch((e) => toast(errorText(e))));
     $('room-info').addEventListener('click', async () => {
       const link = `${location.origin}/meet/?room=${m.getRoomInfo()?.roomNo ?? ''}`;
       try { await navigator.clipboard.writeText(link); toast('Invitation link copied'); } catch (e) { toast(link, 10000); }
@@ -127,12 +157,40 @@ export class MeetingView {
   #wireEvents() {
     const m = this.meeting;
     const on = (type, fn) => m.addEventListener(type, (e) => { if (m.isInRoom || type === 'didExitRoom') fn(e.detail); });
-    on('userDidEnter', ({ user }) => { this.#ensureTile(user); this.#afterMembersChanged(); toast(`${user.nickname} joined`, 3000); });
+    on('userDidEnter', ({ user }) => { if (this.#here(user)) this.#ensureTile(user); this.#afterMembersChanged(); toast(`${user.nickname} joined`, 3000); });
     on('userDidExit', ({ user, reason }) => { this.#removeTile(user.uid); this.#afterMembersChanged(); if (reason !== 'duplicate_login') toast(`${user.nickname} left${reason === 'kicked' ? ' (removed)' : ''}`, 3000); });
-    on('userInfoDidChange', ({ user }) => { this.#updateTile(user); this.participants.render(); this.#renderControls(); });
+    on('userInfoDidChange', ({ user, fields }) => {
+      if (user.uid !== m.currentUserId && fields.includes('sub_meeting_id')) {
+        // Someone came into my place or left it.
+        if (this.#here(user)) this.#ensureTile(user); else this.#removeTile(user.uid);
+        this.#syncShareTile(m.getRoomInfo());
+      }
+      this.#updateTile(user);
+      this.participants.render();
+      this.breakouts.render();
+      this.#renderControls();
+    });
+    m.addEventListener('wasAdmittedFromWaitingRoom', () => { toast('The host let you in', 3000); this.#show().catch((e) => toast(errorText(e))); });
+    m.addEventListener('wasRemovedFromWaitingRoom', ({ detail }) => {
+      this.exitNotice = detail.adminUid ? 'The host did not let you in.' : 'You were not let in.';
+    });
+    on('waitingUserDidEnter', ({ user }) => { toast(`${user.nickname} is waiting to join`); this.#afterMembersChanged(); });
+    on('waitingUserDidLeave', () => this.#afterMembersChanged());
+    on('waitingListDidChange', () => this.#afterMembersChanged());
+    on('didMoveToSubMeeting', ({ subMeeting }) => {
+      toast(subMeeting ? `You are in ${subMeeting.title}` : 'You are back in the main meeting', 3000);
+      this.#renderAll();
+      this.#openChosenDevices().catch(() => {});
+    });
+    on('subMeetingsDidChange', () => { this.participants.render(); this.breakouts.render(); this.#renderPlace(); });
+    on('didReceiveSubMeetingBroadcast', ({ message }) => toast(`${message.fromNickname ?? this.#name(message.from)} to everyone: ${message.text}`, 10000));
+    on('subMeetingsWillClose', ({ countdown }) => toast(`Breakout rooms close in ${countdown} s`, Math.max(3000, countdown * 1000)));
     on('userHandDidChange', ({ user }) => { if (user.handRaised && user.uid !== m.currentUserId) toast(`${user.nickname} raised a hand`); });
     on('userMicStateDidChange', ({ user, by }) => { if (user.uid === m.currentUserId && by && user.micState === 'off') toast('The host muted you'); });
     on('userCameraStateDidChange', ({ user, by }) => { if (user.uid === m.currentUserId && by && user.cameraState === 'off') toast('The host turned your camera off'); });
+    on('userPresenterDidChange', ({ user }) => {
+      if (user.uid === m.currentUserId) toast(user.presenter ? 'You are a presenter: you may turn on your microphone and camera' : 'You are no longer a presenter');
+    });
     on('userRoleDidChange', ({ user }) => { if (user.uid === m.currentUserId) toast(`You are now ${user.role === 'co_host' ? 'a co-host' : user.role}`); });
     on('roomInfoDidChange', ({ room }) => { this.#renderHeader(); this.#syncShareTile(room); this.participants.render(); this.#renderControls(); });
     on('activeSpeakersDidChange', ({ speakers }) => this.#speakers(speakers));
@@ -152,6 +210,7 @@ export class MeetingView {
     on('didExitRoom', ({ reason }) => {
       for (const key of [...this.tiles.keys()]) this.#removeTile(key);
       this.chat.reset();
+      this.attendance.reset();
       $('side-panel').hidden = true;
       $('banner').hidden = true;
       const notices = { duplicate_login: 'You joined this meeting from another window.', disconnected: 'The connection to the meeting was lost.' };
@@ -159,12 +218,30 @@ export class MeetingView {
     });
     m.addEventListener('connectionStateDidChange', ({ detail }) => {
       const banner = $('banner');
-      banner.hidden = detail.state !== 'reconnecting' || !m.isInRoom;
+      banner.hidden = detail.state !== 'reconnecting' || !(m.isInRoom || m.isInWaitingRoom);
       banner.textContent = banner.hidden ? '' : 'Reconnecting…';
       if (detail.previous === 'reconnecting' && detail.state === 'connected' && m.isInRoom) toast('Reconnected', 3000);
     });
-    // The differences were replayed as member events; the room and my controls may have changed.
-    m.addEventListener('meetingDidReconnect', ({ detail }) => { this.#renderHeader(); this.#syncShareTile(detail.room); this.#afterMembersChanged(); });
+    // The session resumed: what was missed arrives as normal events; redraw what they change.
+    m.addEventListener('meetingDidReconnect', () => { if (m.isInRoom) { this.#renderHeader(); this.#afterMembersChanged(); } });
+  }
+
+  /** Whether `user` is where I am: the main meeting or my breakout room. */
+  #here(user) {
+    return (user.subMeetingId ?? null) === this.meeting.currentSubMeetingId;
+  }
+
+  /** The bar that says which breakout room I am in (with help for members, the way back for hosts). */
+  #renderPlace() {
+    const m = this.meeting;
+    const id = m.currentSubMeetingId;
+    $('place-bar').hidden = !id;
+    if (!id) return;
+    const sub = m.getSubMeetings().find((s) => s.subMeetingId === id);
+    $('place-text').textContent = `Breakout room: ${sub?.title ?? id}`;
+    const admin = m.me?.role === 'host' || m.me?.role === 'co_host';
+    $('btn-help').hidden = admin;
+    $('btn-return').hidden = !admin;
   }
 
   #name(uid) { return this.meeting.getUsersInfo().get(uid)?.nickname ?? uid; }
@@ -173,9 +250,10 @@ export class MeetingView {
 
   #renderAll() {
     for (const key of [...this.tiles.keys()]) this.#removeTile(key);
-    for (const user of this.meeting.getUsersInfoList()) this.#ensureTile(user);
+    for (const user of this.meeting.getUsersInfoList()) if (this.#here(user)) this.#ensureTile(user);
     this.#syncShareTile(this.meeting.getRoomInfo());
     this.#renderHeader();
+    this.#renderPlace();
     this.#afterMembersChanged();
   }
 
@@ -185,7 +263,7 @@ export class MeetingView {
     $('meeting-title').textContent = room.title;
     document.title = `${room.title} · SRTC Meet`;
     $('room-no').textContent = formatRoomNo(room.roomNo);
-    const flags = [room.locked && 'Locked', room.muteAll && 'Muted by host', room.cameraOffAll && 'Cameras off', room.shareDisabled && 'Sharing off'].filter(Boolean);
+    const flags = [room.mode === 'training' && 'Training', room.mode === 'voice' && 'Voice only', room.locked && 'Locked', room.muteAll && 'Muted by host', room.cameraOffAll && 'Cameras off', room.shareDisabled && 'Sharing off'].filter(Boolean);
     $('room-flags').textContent = flags.join(' · ');
   }
 
@@ -207,8 +285,11 @@ export class MeetingView {
   }
 
   #afterMembersChanged() {
-    $('people-count').textContent = String(this.meeting.getUsersInfoList().length);
+    const waiting = this.meeting.getWaitingList().length;
+    $('people-count').textContent = waiting ? `${this.meeting.getUsersInfoList().length} + ${waiting} waiting` : String(this.meeting.getUsersInfoList().length);
     this.participants.render();
+    this.breakouts.render();
+    this.attendance.render();
     this.chat.membersChanged();
     this.#renderControls();
     this.#applyLayout();
@@ -274,8 +355,10 @@ export class MeetingView {
     for (const [key, tile] of this.tiles) {
       if (tile.share && (room?.sharingUid !== tile.uid || room?.shareType !== ShareType.screen)) this.#removeTile(key);
     }
-    if (room?.sharingUid && room.shareType === ShareType.screen && !this.tiles.has(`share:${room.sharingUid}`)) {
-      const user = this.meeting.getUsersInfo().get(room.sharingUid) ?? { uid: room.sharingUid, nickname: room.sharingUid };
+    const sharer = room?.sharingUid ? this.meeting.getUsersInfo().get(room.sharingUid) : null;
+    if (sharer && !this.#here(sharer)) this.#removeTile(`share:${room.sharingUid}`);
+    else if (room?.sharingUid && room.shareType === ShareType.screen && !this.tiles.has(`share:${room.sharingUid}`)) {
+      const user = sharer ?? { uid: room.sharingUid, nickname: room.sharingUid };
       this.#ensureTile(user, `share:${room.sharingUid}`, true);
       if (this.layout === 'grid' && room.sharingUid !== this.meeting.currentUserId) this.layout = 'speaker';
     }

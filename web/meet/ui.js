@@ -18,6 +18,20 @@ export function el(tag, props = {}, ...children) {
   return node;
 }
 
+/**
+ * A button that runs `run` (a failure becomes a toast), then `after` (a redraw). `action` goes to
+ * `data-action`: it keeps the focus across redraws and names the control for tests.
+ */
+export function actionButton(action, label, run, { cls, ariaLabel, after } = {}) {
+  return el('button', {
+    type: 'button', class: cls ?? undefined, dataset: { action }, 'aria-label': ariaLabel ?? undefined,
+    onclick: async () => {
+      try { await run(); } catch (e) { toast(errorText(e)); }
+      after?.();
+    },
+  }, label);
+}
+
 /** Shows one screen (`prejoin`, `home`, `meeting`) and hides the others. */
 export function showScreen(id) {
   for (const screen of document.querySelectorAll('.screen')) screen.hidden = screen.id !== id;
@@ -30,20 +44,32 @@ export function toast(text, ms = 5000) {
   setTimeout(() => node.remove(), ms);
 }
 
+/** The answer function of the question on screen. */
+let answerOpenQuestion = null;
+
 /**
  * A modal question; resolves with the value of the button pressed (`buttons`: `[{label, value,
- * primary}]`), or `null` when dismissed.
+ * primary}]`), or `null` when dismissed or replaced by a newer question.
  */
 export function ask(title, text, buttons) {
   const dialog = $('dialog');
+  if (!dialog.dataset.wired) {
+    dialog.dataset.wired = '1';
+    dialog.addEventListener('close', () => {
+      const answer = answerOpenQuestion;
+      answerOpenQuestion = null;
+      answer?.(dialog.returnValue || null);
+    });
+  }
+  answerOpenQuestion?.(null);
   $('dialog-title').textContent = title;
   $('dialog-text').textContent = text;
   const row = $('dialog-buttons');
   row.replaceChildren(...buttons.map((b) => el('button', { value: b.value, class: b.primary ? 'primary' : undefined }, b.label)));
   return new Promise((resolve) => {
-    dialog.addEventListener('close', () => resolve(dialog.returnValue || null), { once: true });
+    answerOpenQuestion = resolve;
     dialog.returnValue = '';
-    dialog.showModal();
+    if (!dialog.open) dialog.showModal();
   });
 }
 

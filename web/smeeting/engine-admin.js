@@ -3,7 +3,7 @@
 // Mixed into `SMeetingEngine`.
 
 function inMeetingCall(engine, type, data) {
-  engine._inMeeting();
+  engine._inRoom();
   return engine._call(type, data);
 }
 
@@ -47,8 +47,14 @@ export const AdminMethods = {
   adminStopShare(uid) { return inMeetingCall(this, 'admin_stop_share', { uid }); },
   /** Disables (or enables again) chat for one member. */
   adminDisableChat(uid, disabled = true) { return inMeetingCall(this, 'admin_disable_chat', { uid, enable: Boolean(disabled) }); },
-  /** Lowers a member's hand. */
+  /** Lowers a member's hand (in a training meeting: declines it). */
   adminLowerHand(uid) { return inMeetingCall(this, 'admin_lower_hand', { uid }); },
+  /** Forbids (or allows again) a member to draw on the whiteboard (`drawDisabled`; myself too). */
+  adminDisableDraw(uid, disabled = true) { return inMeetingCall(this, 'admin_disable_draw', { uid, enable: Boolean(disabled) }); },
+  /** Names a training meeting's presenter, or takes it back (its mic, camera and share close). */
+  adminSetPresenter(uid, enable = true) { return inMeetingCall(this, 'admin_set_presenter', { uid, enable: Boolean(enable) }); },
+  /** Approves a raised hand in a training meeting: the member becomes presenter (`apiError` 40901 if not raised). */
+  adminApproveHand(uid) { return inMeetingCall(this, 'admin_approve_hand', { uid }); },
 
   // MARK: Chat and hands
 

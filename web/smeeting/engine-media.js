@@ -179,6 +179,35 @@ export const MediaMethods = {
     await this._call('stop_share').catch(() => {});
   },
 
+  /**
+   * Publishes `mediaStreamTrack`, a video track of the app's own content (a whiteboard canvas's
+   * `captureStream()`, a slide), as my `screen` track without a sharing state: the view capture
+   * of docs/meeting-protocol.md. The sharing rules apply: `unauthorized` while sharing is
+   * disabled for members, `apiError` 40904 while someone else holds the screen, 40901 while I
+   * share mine. Others see `viewCapture` in my `MeetingUserInfo` and play it as `screen`.
+   * @returns {Promise<LocalTrack>}
+   */
+  async startViewCapture(mediaStreamTrack) {
+    const channel = this._inMeeting();
+    if (this._local.screen) throw SMeetingError.internal('already sharing or capturing a view');
+    await this._call('start_view_capture');
+    try {
+      const track = await channel.publishLocalTrack(mediaStreamTrack, { desc: TrackDesc.screen });
+      this._local.screen = { track, media: mediaStreamTrack, view: null, viewCapture: true };
+      return track;
+    } catch (error) {
+      await this._call('stop_view_capture').catch(() => {});
+      throw SMeetingError.from(error);
+    }
+  },
+
+  /** Ends my view capture: the `screen` track is unpublished and its capture stopped. Never throws. */
+  async stopViewCapture() {
+    if (!this._room) return;
+    if (this._local.screen?.viewCapture) await this._stopLocal('screen');
+    await this._call('stop_view_capture').catch(() => {});
+  },
+
   // MARK: Remote video
 
   /**
@@ -186,17 +215,18 @@ export const MediaMethods = {
    * member and track: the subscription ends when the last view is stopped. A view keeps showing
    * the member's camera (or screen) when it is turned off and on again. `trackDesc`:
    * `camera_big`, `camera_small` or `screen`; with `{layerBySize: true}` the camera layer follows
-   * the views' rendered size (the biggest view of a member decides).
+   * the views' rendered size (the biggest view of a member decides). A view bound while the
+   * channel switches (a sub-meeting move) shows the member once the new channel has its track.
    * @returns {Promise<RemoteTrack>}
    */
   startPlayRemoteVideo(view, uid, trackDesc = TrackDesc.cameraBig, { layerBySize = false } = {}) {
-    this._inMeeting();
+    this._inRoom();
     return this._views.start(view, uid, trackDesc, { layerBySize });
   },
 
   /** Stops showing `uid`'s video in `view`; unsubscribes once no view shows it. */
   async stopPlayRemoteVideo(view, uid, trackDesc = TrackDesc.cameraBig) {
-    this._inMeeting();
+    this._inRoom();
     await this._views.stop(view, uid, trackDesc);
   },
 

@@ -1,37 +1,24 @@
-// SMeeting web SDK: losing a connection. When the meeting WebSocket drops, the SDK logs in again
-// with the same token and, if it was in a meeting, enters it again and rejoins its channel, then
-// reopens the microphone and camera that were on (docs/meeting-protocol.md: today a dropped
-// meeting connection exits the meeting at once, so the others see the member exit and enter
-// again). When only the SRTC channel drops, the channel resumes its session by itself
-// (docs/sdk-web.md, Reconnection); a channel that ends while the member is still in the meeting is
-// joined again. The engine's `connectionState` tells the app which it is.
+// SMeeting web SDK: losing a connection. A dropped meeting WebSocket is not the end of the
+// meeting: the server keeps the session for its grace period (docs/meeting-protocol.md, "Resuming
+// a session"), so the SDK opens a new WebSocket and logs in with the session id and the last event
+// it handled; the server sends what was missed, in order, and I never left the meeting for the
+// others. The meeting's SRTC channel is untouched meanwhile (it resumes its own session when its
+// WebSocket drops: docs/sdk-web.md, Reconnection); a channel that ends while I am still in the
+// meeting is joined again. The engine's `connectionState` tells the app which it is.
 
 import { SMeetingError, MeetingErrorCode } from './errors.js';
 import { ExitReason } from './models.js';
 
-/** Refusals after which trying again cannot help: the member is out for good. */
-const FATAL_CODES = new Set([
-  MeetingErrorCode.invalidToken, MeetingErrorCode.tokenExpired, MeetingErrorCode.tokenNotYetValid,
-  MeetingErrorCode.meetingClosed, MeetingErrorCode.notFound, MeetingErrorCode.wrongPassword,
-  MeetingErrorCode.roomLocked, MeetingErrorCode.notInvited, MeetingErrorCode.limitReached,
-]);
+/** Refusals after which trying again cannot help. */
+const FATAL_CODES = new Set([MeetingErrorCode.invalidToken, MeetingErrorCode.tokenExpired, MeetingErrorCode.tokenNotYetValid]);
 
-/** The meeting WebSocket `client` closed without `logout`: get back in, or give up. */
+/** The meeting WebSocket `client` closed without `logout`: resume the session, or give up. */
 export function meetingConnectionLost(engine, client, info) {
   if (engine._client !== client) return;
   engine._client = null;
   if (engine._uid === null) return;
-  engine._log('info', `meeting connection lost (${info.code}${info.reason ? ' ' + info.reason : ''})`);
-  const wasInRoom = engine._room !== null;
-  engine._reconnect = {
-    startedAt: performance.now(),
-    attempt: 0,
-    timer: 0,
-    wasInRoom,
-    enterReq: engine._enterReq,
-    users: new Map(engine._users),
-    media: wasInRoom ? engine._detachChannel() : null,
-  };
+  engine._log('info', `meeting connection lost (${info.code}${info.reason ? ' ' + info.reason : ''}); resuming session ${engine._sessionId}`);
+  engine._reconnect = { startedAt: performance.now(), attempt: 0, timer: 0 };
   engine._updateState();
   schedule(engine, engine._reconnect);
 }
@@ -50,54 +37,46 @@ function schedule(engine, r) {
 async function attempt(engine, r) {
   if (engine._reconnect !== r) return;
   r.attempt += 1;
+  let client;
+  let response;
   try {
-    const { client, response } = await engine._connect(engine._token);
-    if (engine._reconnect !== r) { client.close(1000, 'abandoned'); return; }
-    engine._client = client;
-    engine._nickname = response.nickname;
-    if (r.wasInRoom) {
-      await engine._enter(r.enterReq);
-      replayDifferences(engine, r.users);
-      await engine._joinChannel();
-    }
+    ({ client, response } = await engine._connect({ token: engine._token, sessionId: engine._sessionId, lastSeq: engine._lastSeq }));
   } catch (error) {
     if (engine._reconnect !== r) return;
     const e = SMeetingError.from(error);
-    engine._log('warn', `reconnect attempt ${r.attempt} failed: ${e.message}`);
-    if (FATAL_CODES.has(e.code)) { giveUp(engine, r, e); return; }
-    const client = engine._client;
-    engine._client = null;
-    client?.close(1000, 'reconnect failed');
-    if (engine._channel) engine._detachChannel();
-    schedule(engine, r);
+    engine._log('warn', `resume attempt ${r.attempt} failed: ${e.message}`);
+    if (FATAL_CODES.has(e.code)) giveUp(engine, r, e);
+    else schedule(engine, r);
     return;
   }
+  if (engine._reconnect !== r) { client.close(1000, 'abandoned'); return; }
   engine._reconnect = null;
+  engine._client = client;
+  engine._nickname = response.nickname;
+  if (!response.resumed) {
+    // A new session: the old one ended (grace period over, or the server restarted), and with it
+    // my place in the meeting. The login itself is good.
+    engine._log('warn', 'the meeting session could not be resumed; a new session started');
+    engine._sessionId = response.sessionId ?? null;
+    engine._lastSeq = 0;
+    if (engine._room !== null || engine._waiting !== null) engine._tearDown(ExitReason.disconnected);
+    engine._updateState();
+    return;
+  }
+  if (r.exitAfterResume) client.request('exit_room').catch(() => {});
+  // The missed events follow the answer on this socket and are applied as they come.
   engine._updateState();
-  engine.emit('meetingDidReconnect', { room: engine._room });
-  if (r.media) await engine._restoreMedia(r.media);
-}
-
-/** Members who left or came while the connection was down, and changed states, as normal events. */
-function replayDifferences(engine, before) {
-  for (const [uid, user] of before) {
-    if (uid !== engine._uid && !engine._users.has(uid)) engine.emit('userDidExit', { user, reason: ExitReason.disconnected });
-  }
-  for (const [uid, user] of engine._users) {
-    const old = before.get(uid);
-    if (!old) { if (uid !== engine._uid) engine.emit('userDidEnter', { user }); continue; }
-    if (JSON.stringify(old) !== JSON.stringify(user)) engine.emit('userInfoDidChange', { user, fields: [], by: null });
-  }
-  engine.emit('roomInfoDidChange', { room: engine._room, fields: [], by: null });
+  engine.emit('meetingDidReconnect', { room: engine._room, waitingRoom: engine._waiting });
 }
 
 function giveUp(engine, r, error) {
   if (engine._reconnect !== r) return;
   engine._reconnect = null;
   engine._log('warn', `meeting connection lost for good: ${error.message}`);
-  if (engine._room !== null || r.wasInRoom) engine._tearDown(ExitReason.disconnected);
+  if (engine._room !== null || engine._waiting !== null) engine._tearDown(ExitReason.disconnected);
   engine._uid = null;
   engine._token = null;
+  engine._sessionId = null;
   clearInterval(engine._ticker);
   engine._updateState();
   engine.emit('meetingConnectionDidLose', { error });
@@ -105,10 +84,14 @@ function giveUp(engine, r, error) {
 
 export const ConnectionMethods = {
   /**
-   * `disconnected` (not logged in), `connected`, or `reconnecting` (the meeting connection or the
-   * meeting's media channel is being restored). `connectionStateDidChange` tells each change.
+   * `disconnected` (not logged in), `connected`, or `reconnecting` (the meeting session or the
+   * meeting's media channel is being resumed, or the channel is switching). `connectionStateDidChange`
+   * tells each change.
    */
   get connectionState() { return this._state; },
+
+  /** Whether the meeting connection is being resumed after a drop. */
+  get isReconnecting() { return this._reconnect !== null; },
 
   _updateState() {
     let state;
@@ -138,7 +121,7 @@ export const ConnectionMethods = {
   },
 
   /**
-   * Drops the meeting's channel but keeps the meeting: views stay bound (they show the new
+   * Drops the meeting's channel but keeps the meeting: views stay bound (they show the next
    * channel's tracks), local capture stops. Returns the media to reopen afterwards.
    */
   _detachChannel() {
@@ -161,13 +144,30 @@ export const ConnectionMethods = {
     return media;
   },
 
-  /** Reopens the microphone and camera that were on before a reconnection (errors are logged). */
+  /** Reopens the microphone and camera that were on before the channel was joined again (errors are logged). */
   async _restoreMedia(media) {
     const open = async (what, fn) => {
       try { await fn(); } catch (e) { this._log('warn', `could not reopen the ${what}: ${e.message}`); this.emit('mediaRestoreDidFail', { kind: what, error: e }); }
     };
     if (media.mic) await open('mic', () => this.requestOpenMic({ deviceId: media.mic.deviceId ?? undefined, preset: media.mic.preset }));
     if (media.camera) await open('camera', () => this.requestOpenCamera({ deviceId: media.camera.deviceId ?? undefined, view: media.camera.view, preset: media.camera.preset }));
+  },
+
+  /**
+   * Leaves the channel I am in for the one `rtc` grants (an admission, a move to or from a
+   * sub-meeting), after any earlier switch; resolves once joined. My mic, camera and sharing end
+   * with the old channel (the meeting closed them).
+   */
+  _switchChannel(rtc) {
+    const run = async () => {
+      if (!this._room) throw SMeetingError.notInMeeting();
+      this._detachChannel();
+      this._rtc = rtc;
+      await this._joinChannel();
+    };
+    const switched = this._switching.then(run, run);
+    this._switching = switched.catch(() => {});
+    return switched;
   },
 
   /** The meeting's channel ended by itself (not by `exitRoom`) while I am still in the meeting: join it again. */

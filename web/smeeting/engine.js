@@ -1,6 +1,8 @@
-// SMeeting web SDK: the engine. Login, meetings before they start, entering and exiting, and the
-// in-meeting snapshot. Meeting events are applied in engine-events.js, media in engine-media.js,
-// host controls in engine-admin.js, losing the connection in engine-reconnect.js.
+// SMeeting web SDK: the engine. Login, meetings before they start, entering and exiting (the
+// waiting room included), and the in-meeting snapshot. Meeting events are applied in
+// engine-events.js, media in engine-media.js, host controls in engine-admin.js, the waiting room in
+// engine-waiting.js, sub-meetings in engine-sub-meetings.js, sign-in and roll call in
+// engine-sign-in.js, resuming a dropped connection in engine-reconnect.js.
 
 import { SRTCEngine } from '../srtc.js';
 import { SignalClient } from '../srtc/signal-client.js';
@@ -11,6 +13,9 @@ import { applyEnterSnapshot, handleMeetingEvent } from './engine-events.js';
 import { MediaMethods } from './engine-media.js';
 import { AdminMethods } from './engine-admin.js';
 import { ConnectionMethods, meetingConnectionLost } from './engine-reconnect.js';
+import { WaitingMethods } from './engine-waiting.js';
+import { SubMeetingMethods } from './engine-sub-meetings.js';
+import { SignInMethods } from './engine-sign-in.js';
 import { RemoteVideoViews } from './remote-video.js';
 import { RemoteAudio } from './remote-audio.js';
 
@@ -22,7 +27,7 @@ const DEFAULT_OPTIONS = {
   requestTimeoutMs: 10000,
   /** A `ping` goes out after this long without a request; an unanswered one counts as a lost connection. */
   pingIntervalMs: 10000,
-  /** How long the SDK tries to get back into the meeting after losing its connection. */
+  /** How long the SDK tries to resume the meeting session after losing its connection. */
   reconnectTimeoutMs: 30000,
   /** Delays before reconnection attempts (the last repeats). */
   reconnectDelaysMs: [0, 500, 1000, 2000, 4000],
@@ -63,11 +68,22 @@ export class SMeetingEngine extends MeetingEventTarget {
     this._token = null;
     this._uid = null;
     this._nickname = null;
+    /** The meeting session (docs/meeting-protocol.md, Resuming a session) and the last event handled. */
+    this._sessionId = null;
+    this._lastSeq = 0;
     this._room = null;
+    /** The room whose waiting room I am in (then `_room` is null). */
+    this._waiting = null;
     this._users = new Map();
+    /** Hosts and co-hosts: who waits, by uid. */
+    this._waitingUsers = new Map();
+    this._subMeetings = [];
+    this._signIn = null;
+    this._rollCalls = new Map();
+    /** Channel switches (admission, sub-meeting moves) run one after the other. */
+    this._switching = Promise.resolve();
     /** uid → connection quality level, once it differs from `excellent`. */
     this._quality = new Map();
-    this._enterReq = null;
     this._rtc = null;
     this._held = null;
     this._channel = null;
@@ -96,11 +112,13 @@ export class SMeetingEngine extends MeetingEventTarget {
    */
   async login(token) {
     if (this._client || this._reconnect) throw new SMeetingError('apiError', 'already logged in', { code: 40901 });
-    const { client, response } = await this._connect(String(token ?? ''));
+    const { client, response } = await this._connect({ token: String(token ?? '') });
     this._client = client;
     this._token = String(token);
     this._uid = response.uid;
     this._nickname = response.nickname;
+    this._sessionId = response.sessionId ?? null;
+    this._lastSeq = 0;
     this._setState('connected');
     this._startTicker();
     return response;
@@ -108,13 +126,14 @@ export class SMeetingEngine extends MeetingEventTarget {
 
   /** Logs out; exits the meeting first if still in one. Never throws. */
   async logout() {
-    if (this.isInRoom) await this.exitRoom();
+    if (this.isInRoom || this.isInWaitingRoom) await this.exitRoom();
     this._stopReconnecting();
     clearInterval(this._ticker);
     const client = this._client;
     this._client = null;
     this._uid = null;
     this._token = null;
+    this._sessionId = null;
     client?.close(1000, 'logout');
     this._setState('disconnected');
   }
@@ -124,14 +143,14 @@ export class SMeetingEngine extends MeetingEventTarget {
   /**
    * Creates a meeting hosted by me.
    * @param {{title: string, type?: string, mode?: string, attendType?: string, password?: string,
-   *   conferee?: string[], planTime?: number, planDur?: number}} req
+   *   conferee?: string[], planTime?: number, planDur?: number, waitingRoom?: boolean}} req
    * @returns {Promise<object>} the `MeetingInfo` (`meetingId`, `roomNo`, …).
    */
   createRoom(req) {
     return this._call('create_room', { type: 'instant', mode: 'normal', attendType: 'open', ...req });
   }
 
-  /** Changes a meeting I host: `req` has any of `title, mode, attendType, password, conferee, planTime, planDur`. */
+  /** Changes a meeting I host: `req` has any of `title, mode, attendType, password, conferee, planTime, planDur, waitingRoom`. */
   updateRoom(meetingId, req) { return this._call('update_room', { meetingId, update: req }); }
 
   /** Cancels a meeting I host that has not started. */
@@ -146,22 +165,40 @@ export class SMeetingEngine extends MeetingEventTarget {
   /** Meetings I entered, the most recent first: `{list, page, pageSize, total}`. */
   attendedRoom(page = 1, pageSize = 20) { return this._call('attended_room', { page, pageSize }); }
 
+  /**
+   * The sign-ins and roll calls of a meeting I host, during or after it:
+   * `{meetingId, results: [SignInResult]}`.
+   */
+  getSignInResults(meetingId) { return this._call('sign_in_results', { meetingId }); }
+
   // MARK: - Enter and exit
 
-  /** Whether I am in a meeting. */
+  /** Whether I am in a meeting (admitted; not while waiting). */
   get isInRoom() { return this._room !== null; }
+
+  /** Whether I wait in a meeting's waiting room. */
+  get isInWaitingRoom() { return this._waiting !== null; }
+
+  /** The room whose waiting room I am in, or `null`. */
+  getWaitingRoomInfo() { return this._waiting; }
 
   /**
    * Enters a meeting by `meetingId` or `roomNo` (with `password` when it has one): the server
    * admits me and grants the meeting's SRTC channel, which the SDK joins; remote audio is then
-   * subscribed and played automatically.
+   * subscribed and played automatically. With the meeting's waiting room on, it resolves at once
+   * with `isInWaitingRoom` true (`didEnterWaitingRoom`); `wasAdmittedFromWaitingRoom` follows once
+   * a host lets me in (the SDK then joins the channel), `wasRemovedFromWaitingRoom` if sent away.
    * @param {{meetingId?: string, roomNo?: string, password?: string, nickname?: string}} req
    * @returns {Promise<object>} the `RoomInfo`.
    */
   async enterRoom(req) {
     this._loggedIn();
-    if (this._room || this._held) throw new SMeetingError('apiError', 'already in a meeting', { code: 40901 });
+    if (this._room || this._waiting || this._held) throw new SMeetingError('apiError', 'already in a meeting', { code: 40901 });
     const response = await this._enter(req);
+    if (response.waiting) {
+      this.emit('didEnterWaitingRoom', { room: this._waiting });
+      return this._waiting;
+    }
     try {
       await this._joinChannel();
     } catch (error) {
@@ -172,11 +209,11 @@ export class SMeetingEngine extends MeetingEventTarget {
     return this._room;
   }
 
-  /** Exits the current meeting (the login stays). Never throws; does nothing outside a meeting. */
+  /** Exits the current meeting or its waiting room (the login stays). Never throws; does nothing outside one. */
   async exitRoom() {
-    if (!this._room) return;
-    // While reconnecting, the login is still restored but the meeting is not entered again.
-    if (this._reconnect) Object.assign(this._reconnect, { wasInRoom: false, media: null });
+    if (!this._room && !this._waiting) return;
+    // While the session is being resumed, the exit is sent once it is back.
+    if (this._reconnect) this._reconnect.exitAfterResume = true;
     await this._call('exit_room').catch(() => {});
     await this._tearDown(ExitReason.exit);
   }
@@ -224,18 +261,18 @@ export class SMeetingEngine extends MeetingEventTarget {
     (console[level] ?? console.log)(`[smeeting] ${message}`);
   }
 
-  /** Opens a meeting WebSocket and logs in on it. */
-  async _connect(token) {
+  /** Opens a meeting WebSocket and logs in on it (`login`: `{token, sessionId?, lastSeq?}`). */
+  async _connect(login) {
     let client = null;
     client = new SignalClient(meetingURL(this.url), {
       requestTimeoutMs: this.options.requestTimeoutMs,
       log: (level, message) => this._log(level, message),
-      onEvent: (type, data) => { if (this._client === client) this._onEvent(type, data); },
+      onEvent: (type, data, seq) => { if (this._client === client) this._onEvent(type, data, seq); },
       onClose: (info) => { if (this._client === client) meetingConnectionLost(this, client, info); },
     });
     try {
       await client.connect(this.options.requestTimeoutMs);
-      const response = await client.request('login', { token });
+      const response = await client.request('login', snakeize(login));
       return { client, response };
     } catch (error) {
       client.close(1000, 'login failed');
@@ -264,6 +301,12 @@ export class SMeetingEngine extends MeetingEventTarget {
     return this._channel;
   }
 
+  /** In a meeting (its channel may be switching, as after a move to a sub-meeting). */
+  _inRoom() {
+    this._loggedIn();
+    if (!this._room) throw SMeetingError.notInMeeting();
+  }
+
   /** `enter_room`: events that arrive before the answer wait for its snapshot. */
   async _enter(req) {
     this._held = [];
@@ -274,8 +317,7 @@ export class SMeetingEngine extends MeetingEventTarget {
       this._held = null;
       throw error;
     }
-    this._enterReq = { meetingId: response.room.meetingId, password: req.password, nickname: req.nickname };
-    this._rtc = response.rtc;
+    this._rtc = response.rtc ?? null;
     const held = this._held;
     this._held = null;
     applyEnterSnapshot(this, response);
@@ -283,9 +325,14 @@ export class SMeetingEngine extends MeetingEventTarget {
     return response;
   }
 
-  _onEvent(type, data) {
+  /** An event from the meeting WebSocket: one a resumed session sends again is skipped. */
+  _onEvent(type, data, seq) {
+    if (seq !== undefined) {
+      if (seq <= this._lastSeq) return;
+      this._lastSeq = seq;
+    }
     if (this._held) this._held.push([type, data]);
-    else if (this._room) handleMeetingEvent(this, type, data);
+    else if (this._room || this._waiting) handleMeetingEvent(this, type, data);
   }
 
   /** Joins the meeting's SRTC channel with the token `enter_room` granted. */
@@ -310,12 +357,17 @@ export class SMeetingEngine extends MeetingEventTarget {
    */
   async _tearDown(reason) {
     const channel = this._channel;
+    const wasIn = this._room !== null || this._waiting !== null;
     this._room = null;
+    this._waiting = null;
     this._users.clear();
+    this._waitingUsers.clear();
+    this._subMeetings = [];
+    this._signIn = null;
+    this._rollCalls.clear();
     this._quality.clear();
     this._held = null;
     this._rtc = null;
-    this._enterReq = null;
     this._channel = null;
     this._rejoining = false;
     for (const off of this._channelOffs) off();
@@ -323,7 +375,7 @@ export class SMeetingEngine extends MeetingEventTarget {
     this._views.reset();
     this._audio.reset();
     for (const kind of ['mic', 'camera', 'screen']) this._stopLocal(kind);
-    if (reason) this.emit('didExitRoom', { reason });
+    if (reason && wasIn) this.emit('didExitRoom', { reason });
     this._updateState();
     if (channel) await this.srtc.destroyChannel(channel).catch(() => {});
   }
@@ -343,4 +395,4 @@ export class SMeetingEngine extends MeetingEventTarget {
   }
 }
 
-mixin(SMeetingEngine, MediaMethods, AdminMethods, ConnectionMethods);
+mixin(SMeetingEngine, MediaMethods, AdminMethods, ConnectionMethods, WaitingMethods, SubMeetingMethods, SignInMethods);

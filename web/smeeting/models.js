@@ -41,6 +41,15 @@ export const ExitReason = Object.freeze({
   duplicateLogin: 'duplicate_login',
 });
 
+/** Why someone left the waiting room (`waitingUserDidLeave`). */
+export const WaitingLeaveReason = Object.freeze({ admitted: 'admitted', removed: 'removed', left: 'left' });
+
+/** Where a sub-meeting is in its life. */
+export const SubMeetingStatus = Object.freeze({ created: 'created', open: 'open', closing: 'closing' });
+
+/** A sign-in of everyone, or a roll call of one member (`SignInInfo.kind`). */
+export const SignInKind = Object.freeze({ signIn: 'sign_in', rollCall: 'roll_call' });
+
 /** Camera capture presets (`requestOpenCamera({preset})`): the capture size asked of the browser. */
 export const CameraPreset = Object.freeze({
   h180p: { width: 320, height: 180, frameRate: 15 },
@@ -108,6 +117,9 @@ export function userInfo(data) {
     chatDisabled: Boolean(data.chatDisabled),
     drawDisabled: Boolean(data.drawDisabled),
     handRaised: Boolean(data.handRaised),
+    presenter: Boolean(data.presenter),
+    viewCapture: Boolean(data.viewCapture),
+    subMeetingId: data.subMeetingId ?? null,
     trackDescs: data.trackDescs ?? [],
     enteredAt: data.enteredAt ?? 0,
     ...data,

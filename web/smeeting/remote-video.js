@@ -129,6 +129,7 @@ export class RemoteVideoViews {
   /** The member's channel track; waits up to `trackWaitMs` when the meeting says it is published. */
   async #find(uid, desc, trackDesc) {
     const channel = this.#engine.channel;
+    if (!channel) return null;
     const existing = () => channel.remoteTracksOf(uid).find((t) => t.desc === desc && !t.isEnded) ?? null;
     const found = existing();
     if (found) return found;

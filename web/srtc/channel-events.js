@@ -13,13 +13,17 @@ export function applyFirstJoin(ch, response) {
   ch._info = channelInfo(response.channel);
   ch._me = userInfo(response.me);
   ch._graceSeconds = response.reconnectGraceSeconds ?? 20;
+  // The session's TURN servers and credentials, for the connections made from now on.
+  ch._turnServers = response.iceServers ?? [];
   ch._users.clear();
+  ch._hiddenPublishers.clear();
   ch._remoteTracks.clear();
   const held = ch._heldEvents ?? [];
   ch._heldEvents = null;
   ch._setState(ConnectionState.connected);
   ch.emit('didJoinSucceed', ch._info);
   for (const user of response.users ?? []) userJoined(ch, user);
+  for (const track of response.hiddenTracks ?? []) trackAdded(ch, track, track.uid);
   for (const [type, data] of held) handleEvent(ch, type, data);
 }
 
@@ -64,6 +68,12 @@ export function handleEvent(ch, type, data) {
       break;
     }
     case 'disconnected': serverEnded(ch, data.reason, data.message); break;
+    // The session moves to another node (it drains): reconnect now, as after a dropped
+    // connection; the resume says `moved` (docs/protocol.md, "Moving to another node").
+    case 'reconnect':
+      ch._log('info', `server asked to reconnect (${data.reason})`);
+      ch._signal?.close(1000, 'reconnect');
+      break;
     default: ch._log('warn', `unknown event ${type}`);
   }
 }
@@ -100,9 +110,22 @@ export function userLeft(ch, uid, reason) {
 
 // MARK: - Tracks
 
+/**
+ * The user `uid`, or the hidden publisher `uid` (a server composite, in no user list:
+ * docs/protocol.md, "Hidden participants"), made when `create` and absent.
+ */
+function publisher(ch, uid, create) {
+  const user = ch._users.get(uid) ?? ch._hiddenPublishers.get(uid);
+  if (user || !create || !uid || uid === ch._me?.uid) return user;
+  const hidden = userInfo({ uid, joinedAt: 0, tracks: [] });
+  ch._hiddenPublishers.set(uid, hidden);
+  return hidden;
+}
+
 export function trackAdded(ch, data, uid) {
-  const user = ch._users.get(uid);
-  if (!user || !data?.id || ch._remoteTracks.has(data.id)) return;
+  if (!data?.id || ch._remoteTracks.has(data.id)) return;
+  const user = publisher(ch, uid, true);
+  if (!user) return;
   const info = trackInfo(data);
   if (!user.tracks.some((t) => t.id === info.id)) user.tracks.push(info);
   const track = new RemoteTrack(info);
@@ -111,7 +134,7 @@ export function trackAdded(ch, data, uid) {
 }
 
 export function trackUpdated(ch, data, uid) {
-  const user = ch._users.get(uid);
+  const user = publisher(ch, uid, false);
   if (!user || !data?.id) return;
   const info = trackInfo(data);
   const index = user.tracks.findIndex((t) => t.id === info.id);
@@ -126,11 +149,12 @@ export function trackUpdated(ch, data, uid) {
 }
 
 export function trackRemoved(ch, trackId, uid) {
-  const user = ch._users.get(uid);
+  const user = publisher(ch, uid, false);
   if (!user) return;
   const index = user.tracks.findIndex((t) => t.id === trackId);
   if (index < 0) return;
   user.tracks.splice(index, 1);
+  if (!user.tracks.length && ch._hiddenPublishers.get(uid) === user) ch._hiddenPublishers.delete(uid);
   const track = ch._remoteTracks.get(trackId);
   ch._remoteTracks.delete(trackId);
   if (!track) return;

@@ -86,11 +86,33 @@ async function attempt(ch, generation) {
   ch._heldEvents = null;
   ch._sessionId = response.sessionId;
   ch._graceSeconds = response.reconnectGraceSeconds ?? ch._graceSeconds;
+  // Resumed on another node: the connections to the old one are closed before any event of
+  // the new one (its subscriber offer) is handled.
+  if (response.moved) dropMovedConnections(ch);
   ch._setState(ConnectionState.connected);
   ch.emit('didReconnect', channelInfo(response.channel));
   catchUp(ch, response);
   for (const [type, data] of held) handleEvent(ch, type, data);
-  restartBrokenTransports(ch);
+  if (response.moved) republish(ch);
+  else restartBrokenTransports(ch);
+}
+
+/** Closes the peer connections of the node the session left. */
+function dropMovedConnections(ch) {
+  ch._publisher?.close();
+  ch._subscriber?.close();
+  ch._publisher = null;
+  ch._subscriber = null;
+}
+
+/**
+ * Publishes every local track again on a new connection, in one offer; the server gives each
+ * its old id and makes the subscriptions again itself (docs/protocol.md, "Moving to another node").
+ */
+function republish(ch) {
+  const locals = [...ch._localTracks];
+  if (locals.length === 0) return;
+  ch._publisherFor().publish(locals).catch((e) => ch._log('warn', `could not publish again after moving: ${e.message}`));
 }
 
 /** Server refusals that no retry can fix end the session at once. */
@@ -139,6 +161,17 @@ function catchUp(ch, response) {
       if (!known) trackAdded(ch, t, user.uid);
       else if (JSON.stringify(known) !== JSON.stringify(t)) trackUpdated(ch, t, user.uid);
     }
+  }
+  // Hidden publishers (server composites): only their tracks.
+  const hidden = (response.hiddenTracks ?? []).map(trackInfo);
+  const hiddenIds = new Set(hidden.map((t) => t.id));
+  for (const old of [...ch._hiddenPublishers.values()]) {
+    for (const t of [...old.tracks]) if (!hiddenIds.has(t.id)) trackRemoved(ch, t.id, old.uid);
+  }
+  for (const t of hidden) {
+    const known = ch._hiddenPublishers.get(t.uid)?.tracks.find((k) => k.id === t.id);
+    if (!known) trackAdded(ch, t, t.uid);
+    else if (JSON.stringify(known) !== JSON.stringify(t)) trackUpdated(ch, t, t.uid);
   }
 }
 

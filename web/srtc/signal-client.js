@@ -4,7 +4,11 @@
 import { SRTCError } from './errors.js';
 import { camelize } from './models.js';
 
-/** A WebSocket to `/rtc/v1/ws`. `onEvent(type, data)` gets events; `onClose(info)` the close, once. */
+/**
+ * A WebSocket to `/rtc/v1/ws` (or the meeting's `/stm/v1/ws`). `onEvent(type, data, seq)` gets
+ * events (`seq`: the event's number where the protocol numbers them, else undefined); `onClose(info)`
+ * the close, once.
+ */
 export class SignalClient {
   #ws = null;
   #nextId = 1;
@@ -129,6 +133,6 @@ export class SignalClient {
       else pending.resolve(camelize(message.data ?? {}));
       return;
     }
-    this.onEvent(message.type, camelize(message.data ?? {}));
+    this.onEvent(message.type, camelize(message.data ?? {}), Number.isInteger(message.seq) ? message.seq : undefined);
   }
 }

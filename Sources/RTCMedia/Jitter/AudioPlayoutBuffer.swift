@@ -50,12 +50,14 @@ public struct AudioPlayoutBuffer: Sendable {
     public let configuration: Configuration
     /// Counters since creation.
     public private(set) var statistics = Statistics()
-    private var slots: [(sequence: UInt16, payload: [UInt8])?]
+    private var slots: [(sequence: UInt16, timestamp: UInt32, payload: [UInt8])?]
     /// Next sequence number to play; nil before the first packet.
     private var playhead: UInt16?
     private var started = false
     /// Packets currently held.
     public private(set) var count = 0
+    /// The RTP timestamp of the packet `next()` played last (what a recorder stamps it with).
+    public private(set) var lastPlayedTimestamp: UInt32?
 
     // MARK: - Public API
 
@@ -67,9 +69,9 @@ public struct AudioPlayoutBuffer: Sendable {
         slots = Array(repeating: nil, count: configuration.capacity)
     }
 
-    /// Stores one Opus RTP payload. Returns false when it was dropped (late or duplicate).
+    /// Stores one Opus RTP payload with its RTP timestamp. Returns false when it was dropped (late or duplicate).
     @discardableResult
-    public mutating func insert(payload: [UInt8], sequenceNumber: UInt16) -> Bool {
+    public mutating func insert(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32 = 0) -> Bool {
         if let playhead {
             let distance = SequenceNumber.distance(from: playhead, to: sequenceNumber)
             if distance >= configuration.capacity || distance < -configuration.capacity {
@@ -90,7 +92,7 @@ public struct AudioPlayoutBuffer: Sendable {
             statistics.duplicates += 1
             return false
         }
-        slots[index] = (sequenceNumber, payload)
+        slots[index] = (sequenceNumber, timestamp, payload)
         count += 1
         return true
     }
@@ -112,7 +114,8 @@ public struct AudioPlayoutBuffer: Sendable {
             playhead &+= 1
         }
         defer { self.playhead = playhead }
-        if let payload = take(playhead) {
+        if let (payload, timestamp) = take(playhead) {
+            lastPlayedTimestamp = timestamp
             playhead &+= 1
             statistics.played += 1
             return .packet(payload)
@@ -126,7 +129,12 @@ public struct AudioPlayoutBuffer: Sendable {
     /// Decodes the next slot: the packet, FEC from the following packet, concealment, or silence before start.
     /// - Parameter decoder: the stream's Opus decoder (its state carries over from tick to tick).
     public mutating func nextAudio(decoder: OpusDecoder) throws -> AudioPCMBuffer {
-        switch next() {
+        try Self.decode(next(), decoder: decoder)
+    }
+
+    /// Decodes one slot `next()` returned: the packet, FEC from the following packet, concealment, or silence.
+    public static func decode(_ slot: Slot, decoder: OpusDecoder) throws -> AudioPCMBuffer {
+        switch slot {
         case .packet(let payload):
             return try decoder.decode(payload)
         case .lost(let nextPacket?):
@@ -141,12 +149,12 @@ public struct AudioPlayoutBuffer: Sendable {
 
     // MARK: - Internals
 
-    private mutating func take(_ sequence: UInt16) -> [UInt8]? {
+    private mutating func take(_ sequence: UInt16) -> ([UInt8], UInt32)? {
         let index = Int(sequence) % configuration.capacity
         guard let slot = slots[index], slot.sequence == sequence else { return nil }
         slots[index] = nil
         count -= 1
-        return slot.payload
+        return (slot.payload, slot.timestamp)
     }
 
     private func peek(_ sequence: UInt16) -> [UInt8]? {

@@ -68,7 +68,7 @@ extension SMeetingEngine {
     // MARK: - Internals
 
     /// Subscribes, switches or unsubscribes `remote` to what its bindings need now.
-    private func followBindings(_ remote: RemoteVideoTrack, in channel: Channel) async throws {
+    func followBindings(_ remote: RemoteVideoTrack, in channel: Channel) async throws {
         let wanted = state.withLock { s -> VideoBindings.Need in
             let need = s.videoBindings[remote.id]?.need ?? .none
             if case .none = need { s.videoBindings[remote.id] = nil }

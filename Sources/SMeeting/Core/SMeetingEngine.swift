@@ -58,6 +58,8 @@ public final class SMeetingEngine: @unchecked Sendable {
         var cameraBack = false
         /// Views bound by `startPlayRemoteVideo` and explicit subscriptions, per remote video track id.
         var videoBindings: [String: VideoBindings] = [:]
+        /// The composite track each view of `startPlayRemoteVideoMcu` shows (its binding is in `videoBindings`).
+        var mcuViews: [ObjectIdentifier: String] = [:]
         /// The channel's leave after a server-side exit (kicked, ended), awaited by whoever asks.
         var leaving: Task<Void, Never>?
 
@@ -70,6 +72,7 @@ public final class SMeetingEngine: @unchecked Sendable {
             screenTrack = nil
             viewCaptureTrack = nil
             videoBindings = [:]
+            mcuViews = [:]
         }
 
         /// Forgets the login (logout, or a session that could not be resumed).

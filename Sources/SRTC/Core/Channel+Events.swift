@@ -15,6 +15,7 @@ extension Channel {
             s.info = response.channel
             s.me = response.me
             s.users = []
+            s.hiddenPublishers = [:]
             s.remoteTracks = [:]
             s.connection = .connected
             s.reconnect.joined(graceSeconds: response.reconnectGraceSeconds)
@@ -26,6 +27,7 @@ extension Channel {
         let info = response.channel
         delegates.notify { [self] in $0.channel(self, didJoinSucceed: info) }
         for user in response.users { userJoined(user) }
+        for track in response.hiddenTracks { trackAdded(track, uid: track.uid) }
         for event in held { handle(event) }
         return true
     }
@@ -89,6 +91,8 @@ extension Channel {
             let actions = state.withLock { $0.reconnect.serverEnded(disconnected.reason) }
             context.logger.info("server ended the session: \(disconnected.reason.rawValue) \(disconnected.message ?? "")")
             perform(actions, error: nil)
+        case .reconnect(let notice):
+            serverAskedToReconnect(notice)
         }
     }
 
@@ -128,13 +132,17 @@ extension Channel {
 
     // MARK: - Tracks
 
+    /// A track of a user, or of a hidden publisher (a server composite): a uid that is in no user
+    /// list gets a `UserInfo` of its own, kept in `hiddenPublishers` and never in `users`.
     func trackAdded(_ info: TrackInfo, uid: String) {
         let added = state.withLock { s -> (UserInfo, RemoteTrack)? in
-            guard let index = s.users.firstIndex(where: { $0.uid == uid }), s.remoteTracks[info.id] == nil else { return nil }
-            if !s.users[index].tracks.contains(where: { $0.id == info.id }) { s.users[index].tracks.append(info) }
+            guard s.remoteTracks[info.id] == nil, uid != s.me?.uid else { return nil }
+            let user = Self.editPublisher(uid, in: &s) { user in
+                if !user.tracks.contains(where: { $0.id == info.id }) { user.tracks.append(info) }
+            }
             let track = makeRemoteTrack(info)
             s.remoteTracks[info.id] = track
-            return (s.users[index], track)
+            return (user, track)
         }
         guard let (user, _) = added else { return }
         delegates.notify { [self] in $0.channel(self, user: user, didAddTrack: info) }
@@ -142,25 +150,38 @@ extension Channel {
 
     func trackUpdated(_ info: TrackInfo, uid: String) {
         let updated = state.withLock { s -> (UserInfo, RemoteTrack?)? in
-            guard let index = s.users.firstIndex(where: { $0.uid == uid }) else { return nil }
-            if let t = s.users[index].tracks.firstIndex(where: { $0.id == info.id }) {
-                s.users[index].tracks[t] = info
-            } else {
-                s.users[index].tracks.append(info)
+            guard s.users.contains(where: { $0.uid == uid }) || s.hiddenPublishers[uid] != nil else { return nil }
+            let user = Self.editPublisher(uid, in: &s) { user in
+                if let t = user.tracks.firstIndex(where: { $0.id == info.id }) { user.tracks[t] = info } else { user.tracks.append(info) }
             }
-            return (s.users[index], s.remoteTracks[info.id])
+            return (user, s.remoteTracks[info.id])
         }
         guard let (user, track) = updated else { return }
         track?.update(info: info)
         delegates.notify { [self] in $0.channel(self, user: user, didUpdateTrack: info) }
     }
 
+    /// Applies `change` to the user `uid`, or to the hidden publisher `uid` (made when absent, and
+    /// forgotten once it has no track left); returns the result.
+    static func editPublisher(_ uid: String, in s: inout State, _ change: (inout UserInfo) -> Void) -> UserInfo {
+        if let index = s.users.firstIndex(where: { $0.uid == uid }) {
+            change(&s.users[index])
+            return s.users[index]
+        }
+        var hidden = s.hiddenPublishers[uid] ?? UserInfo(uid: uid, joinedAt: 0)
+        change(&hidden)
+        s.hiddenPublishers[uid] = hidden.tracks.isEmpty ? nil : hidden
+        return hidden
+    }
+
     func trackRemoved(_ trackId: String, uid: String) {
         let removed = state.withLock { s -> (UserInfo, TrackInfo, RemoteTrack?)? in
-            guard let index = s.users.firstIndex(where: { $0.uid == uid }),
-                  let t = s.users[index].tracks.firstIndex(where: { $0.id == trackId }) else { return nil }
-            let info = s.users[index].tracks.remove(at: t)
-            return (s.users[index], info, s.remoteTracks.removeValue(forKey: trackId))
+            let known = s.users.first(where: { $0.uid == uid }) ?? s.hiddenPublishers[uid]
+            guard let t = known?.tracks.firstIndex(where: { $0.id == trackId }) else { return nil }
+            var info: TrackInfo?
+            let user = Self.editPublisher(uid, in: &s) { info = $0.tracks.remove(at: t) }
+            guard let info else { return nil }
+            return (user, info, s.remoteTracks.removeValue(forKey: trackId))
         }
         guard let (user, info, track) = removed else { return }
         if let track {

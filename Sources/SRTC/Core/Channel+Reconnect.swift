@@ -39,6 +39,7 @@ extension Channel {
 
     /// One reconnection attempt: a new WebSocket and `join` with the session id.
     func reconnect(attempt: Int) async {
+        if engineType == .cdn { return await reopenStream(attempt: attempt) }
         let (wanted, parameters, sessionId) = state.withLock { ($0.reconnect.wantsAttempt(attempt), $0.parameters, $0.sessionId) }
         guard wanted, let parameters else { return }
         context.logger.debug("reconnect attempt \(attempt + 1)")
@@ -100,10 +101,11 @@ extension Channel {
             defer { s.heldEvents = nil }
             return s.heldEvents ?? []
         }
+        if response.moved == true { dropMovedMedia() }
         perform(actions, error: nil)
         catchUp(with: response)
         for event in held { handle(event) }
-        mediaAfterResume()
+        if state.withLock({ $0.republishPending }) { republishAfterMove() } else { mediaAfterResume() }
     }
 
     /// Events dropped while the connection was down are replayed as the difference between the
@@ -131,14 +133,25 @@ extension Channel {
                 continue
             }
             if old.nickname != user.nickname || old.custom != user.custom { userUpdated(user) }
-            let newIds = Set(user.tracks.map(\.id))
-            for track in old.tracks where !newIds.contains(track.id) { trackRemoved(track.id, uid: user.uid) }
-            for track in user.tracks {
-                if let known = old.tracks.first(where: { $0.id == track.id }) {
-                    if known != track { trackUpdated(track, uid: user.uid) }
-                } else {
-                    trackAdded(track, uid: user.uid)
-                }
+            catchUpTracks(of: user.uid, known: old.tracks, now: user.tracks)
+        }
+        // Hidden publishers (server composites): only their tracks.
+        let oldHidden = state.withLock { $0.hiddenPublishers }
+        let freshHidden = Dictionary(grouping: response.hiddenTracks, by: \.uid)
+        for uid in Set(oldHidden.keys).union(freshHidden.keys) {
+            catchUpTracks(of: uid, known: oldHidden[uid]?.tracks ?? [], now: freshHidden[uid] ?? [])
+        }
+    }
+
+    /// Reports the difference between the tracks of `uid` we knew and those the server has now.
+    private func catchUpTracks(of uid: String, known: [TrackInfo], now: [TrackInfo]) {
+        let newIds = Set(now.map(\.id))
+        for track in known where !newIds.contains(track.id) { trackRemoved(track.id, uid: uid) }
+        for track in now {
+            if let old = known.first(where: { $0.id == track.id }) {
+                if old != track { trackUpdated(track, uid: uid) }
+            } else {
+                trackAdded(track, uid: uid)
             }
         }
     }
@@ -148,6 +161,7 @@ extension Channel {
     /// Ends the session for good (on `queue`): every remote track ends, media closes, observers
     /// get `didDisconnect`. Idempotent.
     func teardown(reason: DisconnectReason, error: Error?) {
+        stopStream()
         let ended = state.withLock { s -> (SignalClient?, [RemoteTrack], [LocalTrack], DispatchSourceTimer?, ChannelMedia?)? in
             guard s.connection != .disconnected else { return nil }
             s.connection = .disconnected
@@ -157,6 +171,7 @@ extension Channel {
                 s.remoteTracks = [:]
                 s.localTracks = [:]
                 s.users = []
+                s.hiddenPublishers = [:]
                 s.ticker = nil
                 s.media = nil
                 s.heldEvents = nil

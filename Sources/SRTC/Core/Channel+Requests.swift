@@ -26,6 +26,7 @@ extension Channel {
     ///   - track: a track from `didAddTrack` / `remoteTracks`.
     ///   - layer: for a simulcast camera track, `.cameraSmall` or `.cameraBig`; nil picks the best.
     public func subscribe(_ track: RemoteTrack, layer: VideoLayer? = nil) async throws(SRTCError) {
+        if engineType == .cdn { return try setStreamSubscription(track, true) }
         let signal = try liveSignal()
         prepareMediaForSubscription(track)
         try await signal.request(.subscribe(SubscribeRequest(trackId: track.id, layer: layer?.rawValue)))
@@ -40,6 +41,7 @@ extension Channel {
 
     /// Stops receiving a remote track.
     public func unsubscribe(_ track: RemoteTrack) async throws(SRTCError) {
+        if engineType == .cdn { return try setStreamSubscription(track, false) }
         let signal = try liveSignal()
         try await signal.request(.unsubscribe(TrackRef(trackId: track.id)))
         track.setSubscribed(false, layer: nil)

@@ -39,6 +39,8 @@ public final class Channel: @unchecked Sendable {
         var me: UserInfo?
         /// Remote users in join order.
         var users: [UserInfo] = []
+        /// Publishers that are not users (a server composite), with their tracks (`hidden_tracks`).
+        var hiddenPublishers: [String: UserInfo] = [:]
         var remoteTracks: [String: RemoteTrack] = [:]
         /// My published tracks by server id.
         var localTracks: [String: LocalTrack] = [:]
@@ -46,10 +48,16 @@ public final class Channel: @unchecked Sendable {
         var signal: SignalClient?
         /// Events that arrived while a join response is being applied; replayed after it.
         var heldEvents: [ServerEvent]?
+        /// The session moved to another node and the local tracks are not published there yet
+        /// (`Channel+Move`); retried after each resume until it succeeds.
+        var republishPending = false
         var reconnect: ReconnectMachine
         var ticker: DispatchSourceTimer?
         /// Media transports, once something was published or subscribed.
         var media: ChannelMedia?
+        /// The CDN engine's stream reader and its URL, while playing.
+        var cdn: (any Sendable)?
+        var streamURL: String?
     }
 
     // MARK: - Properties
@@ -58,13 +66,16 @@ public final class Channel: @unchecked Sendable {
     public let delegates: MulticastDelegate<ChannelDelegate>
     let context: EngineContext
     weak var engine: SRTCEngine?
+    /// The engine this channel runs on: the SFU (join, publish, subscribe) or the receive-only CDN engine.
+    public let engineType: ChannelEngine
     /// Serializes event handling and state changes.
     let queue = DispatchQueue(label: "srtc.channel")
     let state: Mutex<State>
 
-    init(context: EngineContext, engine: SRTCEngine?) {
+    init(context: EngineContext, engine: SRTCEngine?, engineType: ChannelEngine = .sfu) {
         self.context = context
         self.engine = engine
+        self.engineType = engineType
         self.delegates = MulticastDelegate(queue: context.delegateQueue)
         self.state = Mutex(State(reconnect: ReconnectMachine()))
     }
@@ -119,6 +130,7 @@ public final class Channel: @unchecked Sendable {
     /// - Throws: `SRTCError` (`.server` with the server's code for a refused token).
     @discardableResult
     public func join(url: String, token: String, nickname: String? = nil, custom: String? = nil) async throws(SRTCError) -> ChannelInfo {
+        guard engineType == .sfu else { throw .wrongState("a CDN channel plays a stream: use play(url:)") }
         let webSocketURL = try SignalURL.webSocketURL(for: url)
         guard !context.isDestroyed else { throw .engineDestroyed }
         let parameters = JoinParameters(webSocketURL: webSocketURL, token: token, nickname: nickname, custom: custom)
@@ -211,6 +223,7 @@ public final class Channel: @unchecked Sendable {
 
     /// The signaling connection in use, or `.notJoined`.
     func liveSignal() throws(SRTCError) -> SignalClient {
+        guard engineType == .sfu else { throw .wrongState("the CDN engine is receive-only") }
         let (signal, connection) = state.withLock { ($0.signal, $0.connection) }
         guard connection == .connected || connection == .reconnecting else { throw .notJoined }
         guard let signal, connection == .connected else { throw .connectionFailed("reconnecting") }

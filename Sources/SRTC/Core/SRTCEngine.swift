@@ -119,8 +119,10 @@ public final class SRTCEngine: @unchecked Sendable {
     /// Creates a channel instance. Call it again to join several channels at once; each keeps its
     /// own users, tracks and statistics. After `destroy()` the channel cannot join
     /// (`SRTCError.engineDestroyed`).
-    public func createChannel() -> Channel {
-        let channel = Channel(context: context, engine: self)
+    /// - Parameter engine: `.sfu` (the default) joins with a token and publishes and subscribes;
+    ///   `.cdn` is the receive-only CDN engine that plays a live stream (`play(url:)`).
+    public func createChannel(engine: ChannelEngine = .sfu) -> Channel {
+        let channel = Channel(context: context, engine: self, engineType: engine)
         channels.withLock { $0.append(channel) }
         return channel
     }

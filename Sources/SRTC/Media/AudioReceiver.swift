@@ -38,17 +38,28 @@ final class AudioReceiver: @unchecked Sendable {
             track.setLevel(level.level)
         }
         let payload = Array(packet.payload)
-        let buffers: [AudioPCMBuffer] = state.withLock { s in
-            s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
-                                size: packet.bytes.count)
-            guard s.playout.insert(payload: payload, sequenceNumber: packet.sequenceNumber), let decoder = s.decoder else { return [] }
+        let encoded = track.hasEncodedRenderers
+        let decodes = track.needsDecoding
+        let (buffers, packets) = state.withLock { s -> ([AudioPCMBuffer], [EncodedMediaFrame]) in
+            _ = s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
+                                    size: packet.bytes.count)
+            guard s.playout.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp),
+                  let decoder = s.decoder else { return ([], []) }
             var out: [AudioPCMBuffer] = []
+            var packets: [EncodedMediaFrame] = []
             while s.playout.count >= s.playout.configuration.targetDepth {
-                guard let pcm = try? s.playout.nextAudio(decoder: decoder) else { break }
+                let slot = s.playout.next()
+                if encoded, case .packet(let data) = slot, let timestamp = s.playout.lastPlayedTimestamp {
+                    packets.append(EncodedMediaFrame(kind: .audio, data: data, isKeyFrame: true, rtpTimestamp: timestamp,
+                                                     clockRate: 48_000, receivedAtUs: nowUs))
+                }
+                guard decodes else { continue }
+                guard let pcm = try? AudioPlayoutBuffer.decode(slot, decoder: decoder) else { break }
                 out.append(process(pcm, in: &s))
             }
-            return out
+            return (out, packets)
         }
+        for frame in packets { track.deliverEncoded(frame) }
         for buffer in buffers { track.deliver(buffer) }
     }
 

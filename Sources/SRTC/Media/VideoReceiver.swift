@@ -64,7 +64,14 @@ final class VideoReceiver: @unchecked Sendable {
             }
             return (frames, feedback)
         }
-        if !frames.isEmpty { decode(frames) }
+        guard !frames.isEmpty else { return feedback }
+        if track.hasEncodedRenderers {
+            for frame in frames {
+                track.deliverEncoded(EncodedMediaFrame(kind: .video, data: frame.data, isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.rtpTimestamp,
+                                                       clockRate: 90_000, receivedAtUs: nowUs, width: frame.width, height: frame.height))
+            }
+        }
+        if track.needsDecoding { decode(frames) } else { track.frameArrivedUndecoded() }
         return feedback
     }
 

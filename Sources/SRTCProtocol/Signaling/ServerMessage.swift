@@ -52,21 +52,29 @@ public struct JoinResponse: Codable, Sendable, Equatable {
     public var subscriptions: [SubscribeRequest]
     /// TURN servers with short-lived credentials for this session (empty when none is configured).
     public var iceServers: [ICEServer]
+    /// Tracks of hidden participants (server composites), which are in no user list; absent when none.
+    public var hiddenTracks: [TrackInfo]
+    /// Set (`true`) on a resume on another node than the session's last one (drain, failover):
+    /// the session's transports did not move, so the client publishes its tracks again and
+    /// answers a fresh subscriber offer (docs/protocol.md, "Moving to another node").
+    public var moved: Bool?
 
     public init(sessionId: String, resumed: Bool, channel: ChannelInfo, me: UserInfo, users: [UserInfo],
                 reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = [],
-                iceServers: [ICEServer] = []) {
+                iceServers: [ICEServer] = [], hiddenTracks: [TrackInfo] = []) {
         self.sessionId = sessionId; self.resumed = resumed; self.channel = channel; self.me = me; self.users = users
         self.reconnectGraceSeconds = reconnectGraceSeconds; self.serverTime = serverTime; self.subscriptions = subscriptions
         self.iceServers = iceServers
+        self.hiddenTracks = hiddenTracks
     }
 
     enum CodingKeys: String, CodingKey {
-        case resumed, channel, me, users, subscriptions
+        case resumed, channel, me, users, subscriptions, moved
         case sessionId = "session_id"
         case reconnectGraceSeconds = "reconnect_grace_seconds"
         case serverTime = "server_time"
         case iceServers = "ice_servers"
+        case hiddenTracks = "hidden_tracks"
     }
 
     public init(from decoder: Decoder) throws {
@@ -80,6 +88,23 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         serverTime = try c.decode(Int64.self, forKey: .serverTime)
         subscriptions = try c.decodeIfPresent([SubscribeRequest].self, forKey: .subscriptions) ?? []
         iceServers = try c.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? []
+        hiddenTracks = try c.decodeIfPresent([TrackInfo].self, forKey: .hiddenTracks) ?? []
+        moved = try c.decodeIfPresent(Bool.self, forKey: .moved)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sessionId, forKey: .sessionId)
+        try c.encode(resumed, forKey: .resumed)
+        try c.encode(channel, forKey: .channel)
+        try c.encode(me, forKey: .me)
+        try c.encode(users, forKey: .users)
+        try c.encode(reconnectGraceSeconds, forKey: .reconnectGraceSeconds)
+        try c.encode(serverTime, forKey: .serverTime)
+        try c.encode(subscriptions, forKey: .subscriptions)
+        try c.encode(iceServers, forKey: .iceServers)
+        if !hiddenTracks.isEmpty { try c.encode(hiddenTracks, forKey: .hiddenTracks) }
+        try c.encodeIfPresent(moved, forKey: .moved)
     }
 }
 
@@ -136,6 +161,9 @@ public enum ServerEvent: Sendable, Equatable {
     case subscriptionEnded(SubscriptionEnded)
     /// The server ends this session; the WebSocket closes right after.
     case disconnected(Disconnected)
+    /// The session is moving to another node (its node is draining): reconnect and `join` with
+    /// the session id as after a dropped connection; the WebSocket closes right after.
+    case reconnect(ReconnectNotice)
 }
 
 /// `user_left`.
@@ -161,6 +189,13 @@ public struct SubscriptionEnded: Codable, Sendable, Equatable {
         case reason
         case trackId = "track_id"
     }
+}
+
+/// `reconnect` (docs/protocol.md, "Moving to another node").
+public struct ReconnectNotice: Codable, Sendable, Equatable {
+    /// Why: `node_draining`.
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
 }
 
 /// `disconnected`.

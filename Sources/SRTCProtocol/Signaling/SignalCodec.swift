@@ -218,6 +218,7 @@ struct ServerMessageWire: Codable {
         case "layer_switched": event = .layerSwitched(try data(LayerSwitchedInfo.self))
         case "subscription_ended": event = .subscriptionEnded(try data(SubscriptionEnded.self))
         case "disconnected": event = .disconnected(try data(Disconnected.self))
+        case "reconnect": event = .reconnect(try data(ReconnectNotice.self))
         default: throw SignalDecodeError.unknownType(type, id: nil)
         }
         message = .event(event)
@@ -257,6 +258,7 @@ struct ServerMessageWire: Codable {
             case .layerSwitched(let d): try c.encode(d, forKey: .data)
             case .subscriptionEnded(let d): try c.encode(d, forKey: .data)
             case .disconnected(let d): try c.encode(d, forKey: .data)
+            case .reconnect(let d): try c.encode(d, forKey: .data)
             }
         }
     }
@@ -282,6 +284,7 @@ extension ServerEvent {
         case .layerSwitched: return "layer_switched"
         case .subscriptionEnded: return "subscription_ended"
         case .disconnected: return "disconnected"
+        case .reconnect: return "reconnect"
         }
     }
 }

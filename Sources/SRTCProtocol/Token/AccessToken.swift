@@ -85,6 +85,7 @@ extension TokenClaims {
         if let grant {
             json.beginObject("grant")
             json.field("channel", grant.channel)
+            if grant.hidden { json.field("hidden", true) }
             json.field("publish", grant.publish)
             json.field("publish_data", grant.publishData)
             json.field("subscribe", grant.subscribe)

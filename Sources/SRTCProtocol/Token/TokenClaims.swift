@@ -8,17 +8,41 @@ public struct ChannelGrant: Codable, Sendable, Equatable {
     public var subscribe: Bool
     /// May send custom messages and update its own profile.
     public var publishData: Bool
+    /// A hidden participant (the server's egress workers: composites, recorders): never in user
+    /// lists or `user_count`, not counted against the user limit, no `user_joined` / `user_left`;
+    /// its tracks are announced like any other. Only tokens the server mints with the app's key
+    /// carry it; `/server/v1/channel/grant` never does. Absent means `false`.
+    public var hidden: Bool
 
-    public init(channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true) {
+    public init(channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true, hidden: Bool = false) {
         self.channel = channel
         self.publish = publish
         self.subscribe = subscribe
         self.publishData = publishData
+        self.hidden = hidden
     }
 
     enum CodingKeys: String, CodingKey {
-        case channel, publish, subscribe
+        case channel, publish, subscribe, hidden
         case publishData = "publish_data"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        channel = try c.decode(String.self, forKey: .channel)
+        publish = try c.decode(Bool.self, forKey: .publish)
+        subscribe = try c.decode(Bool.self, forKey: .subscribe)
+        publishData = try c.decode(Bool.self, forKey: .publishData)
+        hidden = try c.decodeIfPresent(Bool.self, forKey: .hidden) ?? false
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(channel, forKey: .channel)
+        try c.encode(publish, forKey: .publish)
+        try c.encode(subscribe, forKey: .subscribe)
+        try c.encode(publishData, forKey: .publishData)
+        if hidden { try c.encode(true, forKey: .hidden) }
     }
 }
 

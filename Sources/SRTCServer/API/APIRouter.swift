@@ -27,25 +27,59 @@ public final class APIRouter: Sendable {
     /// Path prefixes whose every route needs the four-header signature.
     public static let signedPrefixes = ["/server/v1/", "/stm/srvapi/v1/"]
 
+    /// For a route that acts on one live channel: which channel (from the request), so a cluster
+    /// node that does not run it forwards the call to the node that does.
+    public typealias ChannelOfRequest = @Sendable (RouteContext) -> ChannelKey?
+
     fileprivate struct Route: Sendable {
         let method: String
         let path: String
         let handler: RouteHandler
+        var channel: ChannelOfRequest?
+    }
+
+    /// Files served under a path prefix (no signature: outside the signed prefixes).
+    fileprivate struct FileRoute: Sendable {
+        let prefix: String
+        let directory: String
+        /// The path as the docs name it (`/live/{app_id}/{channel}/{file}`).
+        let documentedPath: String
     }
 
     private let routes: [Route]
+    private let fileRoutes: [FileRoute]
     private let authenticator: RequestAuthenticator
     private let metrics: Metrics
     private let clock: @Sendable () -> Int64
     private let maxBodyBytes: Int
+    /// Sends calls on channels run by other nodes to them (`--redis-url`).
+    private let forwarder: ClusterForwarder?
 
     /// Collects routes before the router is built (routes never change while serving).
     public struct Builder {
         fileprivate var routes: [Route] = []
+        fileprivate var fileRoutes: [FileRoute] = []
         public init() {}
+
+        /// Serves the files under `directory` read-only at `prefix` (`GET` / `HEAD`, e.g. `/live/` for
+        /// HLS), with the static files' path checks: no dot segments, no hidden files, nothing outside.
+        /// `documentedPath` is the route as docs/openapi.yaml names it (it starts with `prefix`).
+        public mutating func addFiles(prefix: String, directory: String, documentedPath: String) {
+            precondition(prefix.hasPrefix("/") && prefix.hasSuffix("/"), "a file prefix is /name/")
+            precondition(documentedPath.hasPrefix(prefix), "the documented path is under the prefix")
+            precondition(!APIRouter.signedPrefixes.contains { prefix.hasPrefix($0) }, "files are never under a signed prefix")
+            fileRoutes.append(FileRoute(prefix: prefix, directory: directory, documentedPath: documentedPath))
+        }
         /// Adds a route answered on the concurrency pool.
         public mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
             routes.append(Route(method: method, path: path, handler: .async(handler)))
+        }
+
+        /// Adds a route that acts on the live channel `channel` names: on a cluster node that does
+        /// not run it, the call is forwarded to the channel's node (docs/deploy.md, "Server API
+        /// on any node"); otherwise, or when `channel` is `nil`, `handler` answers here.
+        public mutating func add(_ method: String, _ path: String, channel: @escaping ChannelOfRequest, _ handler: @escaping Handler) {
+            routes.append(Route(method: method, path: path, handler: .async(handler), channel: channel))
         }
 
         /// Adds a route answered synchronously on the I/O thread; it must not block.
@@ -55,24 +89,39 @@ public final class APIRouter: Sendable {
     }
 
     public init(_ builder: Builder, authenticator: RequestAuthenticator, metrics: Metrics, maxBodyBytes: Int,
-                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }, forwarder: ClusterForwarder? = nil) {
+        self.forwarder = forwarder
         routes = builder.routes
+        fileRoutes = builder.fileRoutes
         self.authenticator = authenticator
         self.metrics = metrics
         self.clock = clock
         self.maxBodyBytes = maxBodyBytes
     }
 
+    /// Every route as `METHOD path`, in registration order: the docs contract test checks each
+    /// against docs/openapi.yaml and docs/server-api.md.
+    public var routeNames: [String] { routes.map { "\($0.method) \($0.path)" } + fileRoutes.map { "GET \($0.documentedPath)" } }
+
     /// Answers one request; records its metrics.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         let route: String
         let response: HTTPResponse
-        switch resolve(request, onIOThread: false) {
+        var resolution = resolve(request, onIOThread: false)
+        if case .awaitingNonce(let now) = resolution {
+            resolution = authenticated(request, await authenticator.authenticate(request, now: now), now: now)
+        }
+        switch resolution {
         case .answered(let r, let resp): (route, response) = (r, resp)
         case .immediate(let r, let handler, let context): (route, response) = (r, handler(context))
-        case .async(let r, let handler, let context): (route, response) = (r, await handler(context))
-        case .deferred: return Self.error(.internalError, "unroutable", now: clock())
+        case .async(let r, let handler, let context, let channel):
+            if let forwarder, let key = channel?(context), let forwarded = await forwarder.forward(context, channel: key) {
+                (route, response) = (r, forwarded)
+            } else {
+                (route, response) = (r, await handler(context))
+            }
+        case .deferred, .awaitingNonce: return Self.error(.internalError, "unroutable", now: clock())
         }
         record(route, response, since: started)
         return response
@@ -87,7 +136,7 @@ public final class APIRouter: Sendable {
         switch resolve(request, onIOThread: true) {
         case .answered(let r, let resp): (route, response) = (r, resp)
         case .immediate(let r, let handler, let context): (route, response) = (r, handler(context))
-        case .async, .deferred: return nil
+        case .async, .deferred, .awaitingNonce: return nil
         }
         record(route, response, since: started)
         return response
@@ -96,10 +145,13 @@ public final class APIRouter: Sendable {
     private enum Resolution {
         case answered(String, HTTPResponse)
         case immediate(String, ImmediateHandler, RouteContext)
-        case async(String, Handler, RouteContext)
+        case async(String, Handler, RouteContext, ChannelOfRequest?)
         /// An async route seen on the I/O thread: nothing done yet (the nonce is not consumed),
         /// the pool path resolves it again.
         case deferred
+        /// Signed and verified, but the nonce store needs a round trip (Redis): nothing recorded
+        /// yet; the pool path awaits `authenticate` and routes on.
+        case awaitingNonce(now: Int64)
     }
 
     private func record(_ route: String, _ response: HTTPResponse, since started: UInt64) {
@@ -113,20 +165,40 @@ public final class APIRouter: Sendable {
         if onIOThread, let route = routes.first(where: { $0.path == path && $0.method == request.method }), case .async = route.handler {
             return .deferred
         }
-        var app: App?
+        // Reading a file blocks: never on the I/O thread.
+        if onIOThread, !routes.contains(where: { $0.path == path }), fileRoutes.contains(where: { path.hasPrefix($0.prefix) }) {
+            return .deferred
+        }
         if Self.signedPrefixes.contains(where: { path.hasPrefix($0) }) {
             guard request.body.count <= maxBodyBytes else {
                 return .answered(path, Self.error(.payloadTooLarge, "body exceeds \(maxBodyBytes) bytes", now: now))
             }
-            switch authenticator.authenticate(request, now: now) {
-            case .success(let a): app = a
-            case .failure(let failure):
-                metrics.recordAuthFailure(cause: failure.code.name)
-                let route = routes.first { $0.path == path }?.path ?? "unmatched"
-                return .answered(route, Self.error(failure.code, failure.message, now: now))
+            guard let result = authenticator.authenticateImmediately(request, now: now) else {
+                return onIOThread ? .deferred : .awaitingNonce(now: now)
             }
+            return authenticated(request, result, now: now)
         }
+        return route(request, app: nil, now: now)
+    }
+
+    /// Routes a signed request once its signature and nonce are decided.
+    private func authenticated(_ request: HTTPRequest, _ result: Result<App, AuthFailure>, now: Int64) -> Resolution {
+        switch result {
+        case .success(let app): return route(request, app: app, now: now)
+        case .failure(let failure):
+            metrics.recordAuthFailure(cause: failure.code.name)
+            let path = String(request.path)
+            let route = routes.first { $0.path == path }?.path ?? "unmatched"
+            return .answered(route, Self.error(failure.code, failure.message, now: now))
+        }
+    }
+
+    private func route(_ request: HTTPRequest, app: App?, now: Int64) -> Resolution {
+        let path = String(request.path)
         let matching = routes.filter { $0.path == path }
+        if matching.isEmpty, let files = fileRoutes.first(where: { path.hasPrefix($0.prefix) }) {
+            return .answered(files.prefix, Self.serveFile(request, path: path, from: files, now: now))
+        }
         guard !matching.isEmpty else { return .answered("unmatched", Self.error(.notFound, "no route \(path)", now: now)) }
         guard let route = matching.first(where: { $0.method == request.method }) else {
             var response = Self.error(.methodNotAllowed, "\(request.method) not allowed on \(path)", now: now)
@@ -136,8 +208,13 @@ public final class APIRouter: Sendable {
         let context = RouteContext(request: request, app: app, now: now)
         switch route.handler {
         case .immediate(let h): return .immediate(path, h, context)
-        case .async(let h): return .async(path, h, context)
+        case .async(let h): return .async(path, h, context, route.channel)
         }
+    }
+
+    private static func serveFile(_ request: HTTPRequest, path: String, from route: FileRoute, now: Int64) -> HTTPResponse {
+        guard let files = StaticFiles(directory: route.directory) else { return error(.notFound, "no file \(path)", now: now) }
+        return files.response(for: request, target: request.path.dropFirst(route.prefix.count), now: now)
     }
 
     /// The JSON error body every failure uses.

@@ -16,22 +16,28 @@ enum ChannelRoutes {
     struct Delivered: Encodable { var delivered: Int }
     struct Empty: Encodable {}
 
-    static func register(in builder: inout APIRouter.Builder, manager: ChannelManager, limits: ChannelLimits) {
+    struct ChannelListAnswer: Decodable { var channels: [ChannelInfo] }
+
+    /// - Parameter forwarder: on a cluster node, `list` adds every other node's channels.
+    static func register(in builder: inout APIRouter.Builder, manager: ChannelManager, limits: ChannelLimits, forwarder: ClusterForwarder? = nil) {
         builder.add("POST", "/server/v1/channel/list") { context in
             guard let app = context.app else { return unsigned(context) }
             var infos: [ChannelInfo] = []
             for room in manager.rooms(of: app.appId) where await !room.closed { infos.append(await room.info) }
-            return .json(200, JSONBody.encode(ChannelList(channels: infos)))
+            for answer in await forwarder?.gather(context) ?? [] {
+                infos += (try? JSONDecoder().decode(ChannelListAnswer.self, from: Data(answer.body)))?.channels ?? []
+            }
+            return .json(200, JSONBody.encode(ChannelList(channels: infos.sorted { $0.channel < $1.channel })))
         }
-        builder.add("POST", "/server/v1/channel/info") { context in
+        builder.add("POST", "/server/v1/channel/info", channel: channelOfBody) { context in
             await withRoom(context, ChannelRef.self, manager, \.channel) { room, _ in .json(200, JSONBody.encode(await room.info)) }
         }
-        builder.add("POST", "/server/v1/channel/users") { context in
+        builder.add("POST", "/server/v1/channel/users", channel: channelOfBody) { context in
             await withRoom(context, ChannelRef.self, manager, \.channel) { room, body in
                 .json(200, JSONBody.encode(UserList(channel: body.channel, users: await room.users)))
             }
         }
-        builder.add("POST", "/server/v1/channel/kick") { context in
+        builder.add("POST", "/server/v1/channel/kick", channel: channelOfBody) { context in
             await withRoom(context, KickRequest.self, manager, \.channel) { room, body in
                 guard Identifier.isValid(body.uid) else { return APIRouter.error(.invalidParameter, "invalid uid", now: context.now) }
                 guard (body.reason?.count ?? 0) <= 256 else { return APIRouter.error(.invalidParameter, "reason is at most 256 characters", now: context.now) }
@@ -41,13 +47,13 @@ enum ChannelRoutes {
                 return .json(200, JSONBody.encode(Empty()))
             }
         }
-        builder.add("POST", "/server/v1/channel/close") { context in
+        builder.add("POST", "/server/v1/channel/close", channel: channelOfBody) { context in
             await withRoom(context, ChannelRef.self, manager, \.channel) { room, _ in
                 await room.close(reason: .channelClosed)
                 return .json(200, JSONBody.encode(Empty()))
             }
         }
-        builder.add("POST", "/server/v1/channel/message") { context in
+        builder.add("POST", "/server/v1/channel/message", channel: channelOfBody) { context in
             await withRoom(context, MessageRequest.self, manager, \.channel) { room, body in
                 guard body.data.utf8.count <= limits.maxCustomMessageBytes else {
                     return APIRouter.error(.payloadTooLarge, "data exceeds \(limits.maxCustomMessageBytes) bytes", now: context.now)
@@ -56,7 +62,7 @@ enum ChannelRoutes {
                 return .json(200, JSONBody.encode(Delivered(delivered: await room.deliver(message))))
             }
         }
-        builder.add("POST", "/server/v1/channel/data") { context in
+        builder.add("POST", "/server/v1/channel/data", channel: channelOfBody) { context in
             await withRoom(context, DataRequest.self, manager, \.channel) { room, body in
                 guard let payload = Data(base64Encoded: body.data) else {
                     return APIRouter.error(.invalidParameter, "data is not base64", now: context.now)
@@ -74,7 +80,7 @@ enum ChannelRoutes {
                 }
             }
         }
-        builder.add("POST", "/server/v1/channel/update") { context in
+        builder.add("POST", "/server/v1/channel/update", channel: channelOfBody) { context in
             await withRoom(context, UpdateRequest.self, manager, \.channel) { room, body in
                 guard (body.metadata?.utf8.count ?? 0) <= limits.maxCustomDataBytes else {
                     return APIRouter.error(.payloadTooLarge, "metadata exceeds \(limits.maxCustomDataBytes) bytes", now: context.now)
@@ -102,6 +108,13 @@ enum ChannelRoutes {
             return APIRouter.error(.notFound, "channel \(name) is not live", now: context.now)
         }
         return await handler(room, body)
+    }
+
+    /// The channel a call names in its body (`channel`), for the calling app.
+    static let channelOfBody: APIRouter.ChannelOfRequest = { context in
+        guard let app = context.app, let body = try? JSONDecoder().decode(ChannelRef.self, from: Data(context.request.body)),
+              Identifier.isValid(body.channel) else { return nil }
+        return ChannelKey(appId: app.appId, name: body.channel)
     }
 
     private static func unsigned(_ context: RouteContext) -> HTTPResponse {

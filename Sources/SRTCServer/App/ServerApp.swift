@@ -26,6 +26,8 @@ public final class ServerApp: Sendable {
     private let mediaServer = MediaServerSlot()
     /// Parts built on the server (the meeting backend), in the order they were added.
     public let modules: [any ServerModule]
+    /// The HTTP address, once `start()` listens.
+    public let endpoint = ServerEndpoint()
 
     /// Opens the data directory and database (SQLite there, or PostgreSQL at `--database-url`), applies migrations and makes sure an app exists.
     /// - Parameter modules: factories of the parts built on the server (`MeetingServer`), created
@@ -70,7 +72,7 @@ public final class ServerApp: Sendable {
         }
         let mediaServer = self.mediaServer
         let events: any ChannelEventSink = webhooks ?? NoChannelEvents()
-        channels = ChannelManager(limits: config.limits, events: cluster.map { ClusterChannelEvents(directory: $0.directory, next: events) } ?? events, sharedJoins: cluster?.joins, mediaFactory: { key in
+        channels = ChannelManager(limits: config.limits, events: cluster.map { ClusterChannelEvents(directory: $0.directory, next: events) } ?? events, sharedJoins: cluster?.joins, records: cluster?.rooms, mediaFactory: { key in
             mediaServer.current.map { SFURoomMedia(server: $0, key: key) }
         })
         let authenticator = RequestAuthenticator(apps: apps, nonces: cluster?.nonces ?? NonceCache(capacity: config.nonceCacheCapacity),
@@ -82,17 +84,21 @@ public final class ServerApp: Sendable {
         builder.addImmediate("GET", "/healthz") { _ in .json(200, Array(#"{"status":"ok"}"#.utf8)) }
         builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)
-        ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits)
+        let forwarder: ClusterForwarder? = if let cluster { ClusterForwarder(directory: cluster.directory, apps: apps) } else { nil }
+        ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits, forwarder: forwarder)
         let apps = self.apps
         DemoSignInRoutes.register(in: &builder, mode: config.demoAuth) { [appId = config.appId] in
             appId.flatMap(apps.app(id:)) ?? apps.all.first
         }
         let moduleContext = ServerModuleContext(config: config, database: database, apps: apps, metrics: metrics,
-                                                channels: ChannelControl(manager: channels), notifications: UserNotifications())
+                                                channels: ChannelControl(manager: channels), notifications: UserNotifications(),
+                                                cluster: cluster.map { ClusterPlacement(directory: $0.directory) },
+                                                webhooks: ModuleWebhooks(dispatcher: webhooks), endpoint: endpoint)
         modules = try moduleFactories.map { try $0(moduleContext) }
         for module in modules { module.registerRoutes(in: &builder) }
         channels.setGatekeepers(modules)
-        router = APIRouter(builder, authenticator: authenticator, metrics: metrics, maxBodyBytes: config.maxBodyBytes, clock: clock)
+        router = APIRouter(builder, authenticator: authenticator, metrics: metrics, maxBodyBytes: config.maxBodyBytes, clock: clock,
+                            forwarder: forwarder)
     }
 
     /// Starts the HTTP server (API, signaling); returns once it listens.
@@ -114,9 +120,11 @@ public final class ServerApp: Sendable {
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
         http.withLock { $0 = server }
+        endpoint.set(host: config.bind, port: server.port)
         let channels = self.channels
         let nodeURL = config.nodeURL ?? "http://\(config.publicIP ?? config.bind):\(server.port)"
-        try cluster?.start(httpURL: nodeURL) { (channels.count, channels.participantCount) }
+        try cluster?.start(httpURL: nodeURL, load: { (channels.count, channels.participantCount) },
+                           forwarded: { media.worker.metrics.counters.rtpPacketsOut })
     }
 
     /// The bound UDP media port (useful with port 0).
@@ -124,6 +132,22 @@ public final class ServerApp: Sendable {
 
     /// The bound HTTP port (useful with port 0).
     public var httpPort: UInt16 { http.withLock { $0?.port ?? 0 } }
+
+    /// Drains this cluster node (`SIGTERM`, docs/deploy.md "Drain and failover"): it takes no new
+    /// channels, serves its channels until they empty or `deadline` passes, then hands the rest
+    /// to the cluster: their clients get `reconnect` and resume on the channel's next node.
+    /// Nothing happens on a single node. Call `shutdown` afterwards.
+    public func drain(deadline: Duration) async {
+        guard let cluster else { return }
+        Log.info("cluster", "draining: no new channels; \(channels.count) channel(s) served for up to \(deadline)")
+        await cluster.startDraining()
+        let end = ContinuousClock.now + deadline
+        while channels.count > 0, ContinuousClock.now < end {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        let directory = cluster.directory
+        await channels.handOffAll { await directory.release($0) }
+    }
 
     /// Ends every session and stops serving, letting in-flight requests finish.
     public func shutdown() async {

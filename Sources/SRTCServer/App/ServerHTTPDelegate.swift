@@ -53,6 +53,13 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
         guard request.path == Self.signalingPath else {
             return .reject(APIRouter.error(.notFound, "no WebSocket endpoint at \(request.path)", now: now))
         }
+        if manager.handsOff {
+            // Drained: a client moving off this node (or any new one) must reach another node,
+            // not be relayed by this one, which is about to stop (docs/deploy.md, "Drain and failover").
+            var refusal = APIRouter.error(.internalError, "this node is draining; connect to another node", now: now)
+            refusal.status = 503
+            return .reject(refusal)
+        }
         let token = request.queryParameter("token")
         if let token, !token.isEmpty {
             do {

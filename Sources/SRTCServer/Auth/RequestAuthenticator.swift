@@ -23,10 +23,35 @@ public struct RequestAuthenticator: Sendable {
         self.windowSeconds = windowSeconds
     }
 
-    /// The app that signed `request`, or why it is refused.
+    /// The app that signed `request`, or why it is refused, when that is known without waiting;
+    /// `nil` when the nonce store needs a round trip (nothing is recorded then: call
+    /// `authenticate` off the I/O thread).
     /// - Parameter now: server time in Unix seconds.
-    public func authenticate(_ request: HTTPRequest, now: Int64) -> Result<App, AuthFailure> {
-        func fail(_ code: APIErrorCode, _ message: String) -> Result<App, AuthFailure> {
+    public func authenticateImmediately(_ request: HTTPRequest, now: Int64) -> Result<App, AuthFailure>? {
+        switch verify(request, now: now) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let (app, signed)):
+            let expiresAt = signed.nonceExpiry(windowSeconds: windowSeconds)
+            return nonces.recordImmediately(appId: signed.appId, nonce: signed.nonce, expiresAt: expiresAt, now: now)
+                .map { outcome(app, $0) }
+        }
+    }
+
+    /// The app that signed `request`, or why it is refused, awaiting the nonce store.
+    public func authenticate(_ request: HTTPRequest, now: Int64) async -> Result<App, AuthFailure> {
+        switch verify(request, now: now) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let (app, signed)):
+            let expiresAt = signed.nonceExpiry(windowSeconds: windowSeconds)
+            return outcome(app, await nonces.record(appId: signed.appId, nonce: signed.nonce, expiresAt: expiresAt, now: now))
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Everything but the nonce: headers, app, timestamp window, signature.
+    private func verify(_ request: HTTPRequest, now: Int64) -> Result<(App, SignedRequestHeaders), AuthFailure> {
+        func fail(_ code: APIErrorCode, _ message: String) -> Result<(App, SignedRequestHeaders), AuthFailure> {
             .failure(AuthFailure(code: code, message: message))
         }
         let signed: SignedRequestHeaders
@@ -43,12 +68,14 @@ public struct RequestAuthenticator: Sendable {
         guard signed.verifies(appKey: app.appKey, method: request.method, pathAndQuery: request.target, body: request.body) else {
             return fail(.badSignature, "signature does not match; see docs/server-api.md for the string to sign")
         }
-        let appId = signed.appId, nonce = signed.nonce
-        let expiresAt = signed.nonceExpiry(windowSeconds: windowSeconds)
-        switch nonces.insert(appId: appId, nonce: nonce, expiresAt: expiresAt, now: now) {
+        return .success((app, signed))
+    }
+
+    private func outcome(_ app: App, _ outcome: NonceCache.Outcome) -> Result<App, AuthFailure> {
+        switch outcome {
         case .fresh: return .success(app)
-        case .replayed: return fail(.nonceReplayed, "nonce already used within the last \(windowSeconds) s")
-        case .full: return fail(.rateLimited, "too many signed requests in the window; retry later")
+        case .replayed: return .failure(AuthFailure(code: .nonceReplayed, message: "nonce already used within the last \(windowSeconds) s"))
+        case .full: return .failure(AuthFailure(code: .rateLimited, message: "too many signed requests in the window; retry later"))
         }
     }
 }

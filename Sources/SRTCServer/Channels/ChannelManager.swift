@@ -5,6 +5,13 @@ import Synchronization
 /// last user leaves; answers the server API's channel routes.
 public final class ChannelManager: Sendable {
     private let rooms = Mutex<[ChannelKey: ChannelRoom]>([:])
+    /// Channels this node handed to the cluster while draining: a late join is sent back to retry.
+    private let handedOff = Mutex<Set<ChannelKey>>([])
+    /// Set once this node hands its channels off (drain): new signaling sessions go elsewhere.
+    private let handingOff = Atomic<Bool>(false)
+
+    /// Whether this node drained its channels away and takes no new signaling sessions.
+    var handsOff: Bool { handingOff.load(ordering: .relaxed) }
     /// Asked in order before every join and publish (the meeting backend may refuse); none admits
     /// all. Set once while the server is built: a list of modules, not a stored closure (see
     /// `CallbackSlot`); each room keeps the list it was made with.
@@ -16,10 +23,13 @@ public final class ChannelManager: Sendable {
     let sharedJoins: ClusterJoinLimiter?
     /// Users connected in every room (a cluster node's load).
     private let participants = Atomic<Int>(0)
+    /// Where rooms keep their records for the channel's next node (`--redis-url`).
+    let records: RoomRecordStore?
 
-    init(limits: ChannelLimits, events: ChannelEventSink, sharedJoins: ClusterJoinLimiter? = nil,
+    init(limits: ChannelLimits, events: ChannelEventSink, sharedJoins: ClusterJoinLimiter? = nil, records: RoomRecordStore? = nil,
          mediaFactory: @escaping @Sendable (ChannelKey) -> RoomMedia?) {
         self.sharedJoins = sharedJoins
+        self.records = records
         self.limits = limits
         self.events = events
         self.mediaFactory = mediaFactory
@@ -30,7 +40,7 @@ public final class ChannelManager: Sendable {
         let (room, created) = rooms.withLock { rooms -> (ChannelRoom, Bool) in
             if let r = rooms[key] { return (r, false) }
             let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self),
-                                modules: gatekeepers.withLock { $0 }, sharedJoins: sharedJoins)
+                                modules: gatekeepers.withLock { $0 }, sharedJoins: sharedJoins, records: records)
             rooms[key] = r
             return (r, true)
         }
@@ -66,6 +76,9 @@ public final class ChannelManager: Sendable {
         }
     }
 
+    /// The server's modules (gatekeepers of joins, makers of composites).
+    var modules: [any ServerModule] { gatekeepers.withLock { $0 } }
+
     /// Installs the modules asked before every join; the first with a verdict decides.
     func setGatekeepers(_ modules: [any ServerModule]) {
         gatekeepers.withLock { $0 = modules }
@@ -83,10 +96,14 @@ public final class ChannelManager: Sendable {
     /// between lookup and join). On success the room has queued the `joined` response to `requestId`.
     func join(_ key: ChannelKey, _ request: JoinRequest, claims: TokenClaims, connection: SignalConnection, requestId: Int?,
               iceServers: [ICEServer] = []) async -> Result<(ChannelRoom, JoinResponse), SignalError> {
-        if await !admits(key, uid: claims.sub) {
+        // Hidden participants carry a token only the server mints (egress workers); modules do not gate them.
+        if claims.grant?.hidden != true, await !admits(key, uid: claims.sub) {
             return .failure(SignalError(.permissionDenied, "not admitted to channel \(key.name)"))
         }
         for _ in 0..<3 {
+            if handedOff.withLock({ $0.contains(key) }) {
+                return .failure(SignalError(.internalError, "channel \(key.name) moved to another node; retry"))
+            }
             let room = room(for: key)
             switch await room.join(request, claims: claims, connection: connection, requestId: requestId, iceServers: iceServers) {
             case .success(let response): return .success((room, response))
@@ -104,6 +121,26 @@ public final class ChannelManager: Sendable {
         for room in rooms.withLock({ Array($0.values) }) { await room.close(reason: .serverShutdown) }
     }
 
+    /// Hands every channel to the cluster (this node drains): each room's record is saved as it
+    /// is now, `release` gives up the channel's owner entry (so the next join places it on
+    /// another node), then the room's clients are told to reconnect (`ChannelRoom.handOff`).
+    func handOffAll(release: @escaping @Sendable (ChannelKey) async -> Void) async {
+        let records = self.records
+        handingOff.store(true, ordering: .relaxed)
+        for room in rooms.withLock({ Array($0.values) }) {
+            handedOff.withLock { _ = $0.insert(room.key) }
+            // One job: nothing changes the room between its last record and its clients' notice.
+            await room.perform(ifClosed: ()) { room in
+                room.handedOff = true
+                let record = room.record
+                records?.save(room.key, record.sessions.isEmpty ? nil : record)
+                await release(room.key)
+                _ = await room.handOff()
+            }
+            rooms.withLock { if $0[room.key] === room { $0[room.key] = nil } }
+        }
+    }
+
     private struct RoomObserverAdapter: RoomObserver {
         weak let manager: ChannelManager?
         func userJoined(room: ChannelKey, uid: String) {
@@ -118,6 +155,8 @@ public final class ChannelManager: Sendable {
         func trackPublished(room: ChannelKey, uid: String, track: TrackInfo) { manager?.events.trackPublished(room, uid: uid, track: track) }
         func trackUnpublished(room: ChannelKey, uid: String, track: TrackInfo) { manager?.events.trackUnpublished(room, uid: uid, track: track) }
         func roomBecameEmpty(_ room: ChannelKey) { manager?.forgetIfEmpty(room) }
+        func sessionAdopted(room: ChannelKey, uid: String) { manager?.participants.add(1, ordering: .relaxed) }
+        func sessionHandedOff(room: ChannelKey, uid: String) { manager?.participants.subtract(1, ordering: .relaxed) }
     }
 }
 

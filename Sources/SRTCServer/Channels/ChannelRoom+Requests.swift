@@ -28,6 +28,7 @@ extension ChannelRoom {
         case .setLayer(let r):
             return await setLayer(r, by: p)
         case .unsubscribe(let r):
+            if p.pendingSubscriptions.removeValue(forKey: r.trackId) != nil { return .success(.empty) }
             guard p.subscriptions.removeValue(forKey: r.trackId) != nil else {
                 return .failure(SignalError(.notFound, "not subscribed to \(r.trackId)"))
             }
@@ -87,10 +88,11 @@ extension ChannelRoom {
             guard !t.desc.isEmpty, t.desc.utf8.count <= 64 else { return .failure(SignalError(.invalidParameter, "track desc must be 1 to 64 bytes")) }
             guard t.kind == .video || t.layers.isEmpty else { return .failure(SignalError(.invalidParameter, "only video tracks have layers")) }
         }
-        if let refusal = await publishRefusal(r.tracks, uid: p.uid) { return .failure(refusal) }
+        // Hidden participants are the server's own egress workers: modules do not gate them (as on join).
+        if !p.hidden, let refusal = await publishRefusal(r.tracks, uid: p.uid) { return .failure(refusal) }
         guard let media = await mediaOf(p) else { return .failure(SignalError(.internalError, "media is not available on this server")) }
-        var ids: [String: String] = [:]
-        for t in r.tracks { ids[t.mid] = "TR_" + SecureRandom.string(count: 12) }
+        var ids = resumedTrackIds(r.tracks, of: p)
+        for t in r.tracks where ids[t.mid] == nil { ids[t.mid] = "TR_" + SecureRandom.string(count: 12) }
         let produced = applyingHolds(r.tracks, uid: p.uid)
         let answer: String
         do { answer = try await media.publish(offer: r.sdp, tracks: produced, trackIds: ids) } catch { return .failure(error) }
@@ -104,11 +106,16 @@ extension ChannelRoom {
                                  codec: codec)
             await startHeldIfNeeded(&info, producedMuted: sent.muted, of: p)
             tracks[info.id] = info
-            p.publishedTrackIds.append(info.id)
             added.append(info)
+            if p.unboundTrackIds.remove(info.id) != nil {
+                // Published again after a move: the others know it already (same id).
+                continue
+            }
+            p.publishedTrackIds.append(info.id)
             broadcast(.trackAdded(TrackEvent(uid: p.uid, track: info)), except: p.uid)
             observer.trackPublished(room: key, uid: p.uid, track: info)
         }
+        await resubscribePending()
         return .success(.answer(PublishResponse(sdp: answer, tracks: added)))
     }
 
@@ -147,7 +154,14 @@ extension ChannelRoom {
         if let layer = r.layer, !track.layers.isEmpty, !track.layers.contains(where: { $0.desc == layer }) {
             return .failure(SignalError(.invalidParameter, "track \(r.trackId) has no layer \(layer)"))
         }
-        guard p.subscriptions[r.trackId] == nil else { return .failure(SignalError(.wrongState, "already subscribed to \(r.trackId)")) }
+        guard p.subscriptions[r.trackId] == nil, p.pendingSubscriptions[r.trackId] == nil else {
+            return .failure(SignalError(.wrongState, "already subscribed to \(r.trackId)"))
+        }
+        if participants[track.uid]?.unboundTrackIds.contains(r.trackId) == true {
+            // Its publisher moved here and has not sent it again yet: subscribed once it does.
+            p.pendingSubscriptions[r.trackId] = .some(r.layer)
+            return .success(.empty)
+        }
         guard let publisher = participants[track.uid], let publisherMedia = publisher.media else {
             return .failure(SignalError(.notFound, "track \(r.trackId) has no media"))
         }

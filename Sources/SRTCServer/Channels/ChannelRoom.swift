@@ -34,12 +34,21 @@ actor ChannelRoom {
     /// The one serial path of every change (see the type's comment).
     nonisolated let inbox = RoomInbox()
     private var joinBucket: TokenBucket
+    /// The speaker list sent last (hidden participants removed), so an unchanged one is not resent.
+    var lastSpeakers: ActiveSpeakersSnapshot?
     /// The same limit counted across a cluster (`--redis-url`), checked after this room's bucket.
     private let sharedJoins: ClusterJoinLimiter?
+    /// Where this room's record is kept for the channel's next node, on a cluster (`+Handoff`).
+    private let records: RoomRecordStore?
+    /// The record saved last (a change that leaves it equal writes nothing).
+    private var savedRecord: RoomRecord?
+    /// Handed to another node: the record stays as it was handed over.
+    var handedOff = false
 
     init(key: ChannelKey, limits: ChannelLimits, media: RoomMedia?, observer: RoomObserver, clock: RoomClock = SystemRoomClock(),
-         modules: [any ServerModule] = [], sharedJoins: ClusterJoinLimiter? = nil) {
+         modules: [any ServerModule] = [], sharedJoins: ClusterJoinLimiter? = nil, records: RoomRecordStore? = nil) {
         self.sharedJoins = sharedJoins
+        self.records = records
         self.key = key
         self.createdAt = clock.now()
         self.limits = limits
@@ -49,6 +58,12 @@ actor ChannelRoom {
         self.modules = modules
         self.joinBucket = TokenBucket(ratePerSecond: Double(limits.joinsPerSecond), burst: Double(limits.joinsPerSecond))
         let entries = inbox.entries
+        if let records {
+            // Sessions the channel's previous node recorded are taken over before any join.
+            _ = inbox.post(job: { room in
+                if let record = await records.load(room.key) { room.adopt(record) }
+            })
+        }
         Task { await self.drain(entries) }
     }
 
@@ -56,17 +71,36 @@ actor ChannelRoom {
     private func drain(_ entries: AsyncStream<RoomInbox.Entry>) async {
         for await entry in entries {
             switch entry {
-            case .event(let event): await apply(event)
-            case .job(let job): await job(self)
+            case .event(let event):
+                await apply(event)
+                switch event {
+                case .graceExpired, .tokenExpired: saveRecord()
+                default: break
+                }
+            case .job(let job):
+                await job(self)
+                saveRecord()
             }
         }
+    }
+
+    /// Saves this room's record for the channel's next node when it changed (cluster only).
+    private func saveRecord() {
+        guard let records, !handedOff else { return }
+        let record = self.record
+        guard record != savedRecord else { return }
+        savedRecord = record
+        records.save(key, record.sessions.isEmpty ? nil : record)
     }
 
     // MARK: - Snapshots
 
     var info: ChannelInfo {
-        ChannelInfo(channel: key.name, createdAt: createdAt, userCount: participants.count, metadata: metadata)
+        ChannelInfo(channel: key.name, createdAt: createdAt, userCount: visibleCount, metadata: metadata)
     }
+
+    /// Participants that are users (hidden egress workers are not: docs/protocol.md, "Hidden participants").
+    var visibleCount: Int { participants.values.count { !$0.hidden } }
 
     func userInfo(_ p: Participant) -> UserInfo {
         UserInfo(uid: p.uid, nickname: p.nickname, custom: p.custom, joinedAt: p.joinedAt,
@@ -75,7 +109,13 @@ actor ChannelRoom {
 
     /// Every user with tracks, in join order.
     var users: [UserInfo] {
-        participants.values.sorted { ($0.joinedAt, $0.uid) < ($1.joinedAt, $1.uid) }.map(userInfo)
+        participants.values.filter { !$0.hidden }.sorted { ($0.joinedAt, $0.uid) < ($1.joinedAt, $1.uid) }.map(userInfo)
+    }
+
+    /// The tracks of hidden participants other than `uid` (announced in `hidden_tracks`).
+    func hiddenTracks(except uid: String) -> [TrackInfo] {
+        participants.values.filter { $0.hidden && $0.uid != uid }.sorted { $0.uid < $1.uid }
+            .flatMap { p in p.publishedTrackIds.compactMap { tracks[$0] } }
     }
 
     var isEmpty: Bool { participants.isEmpty }
@@ -95,7 +135,7 @@ actor ChannelRoom {
         guard let grant = claims.grant else { return .failure(SignalError(.invalidToken, "token has no channel grant")) }
         let uid = claims.sub
         if let sessionId = request.sessionId, let existing = participants[uid], existing.sessionId == sessionId {
-            return .success(resume(existing, connection: connection, grant: grant, claims: claims))
+            return .success(await resume(existing, connection: connection, grant: grant, claims: claims))
         }
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
             return .failure(SignalError(.payloadTooLarge, "custom exceeds \(limits.maxCustomDataBytes) bytes"))
@@ -107,10 +147,14 @@ actor ChannelRoom {
             return .failure(SignalError(.rateLimited, "too many joins in this channel across the cluster; retry shortly"))
         }
         if let old = participants[uid] {
+            // A user's token cannot take over a hidden participant's uid (and so end a composite).
+            guard !old.hidden || grant.hidden else {
+                return .failure(SignalError(.alreadyExists, "uid \(uid) is in use by the server"))
+            }
             old.send(.disconnected(Disconnected(reason: .duplicateLogin, message: "the same uid joined again")))
             old.connection?.close(code: 1000, reason: "duplicate login")
             await remove(old, reason: .duplicateLogin)
-        } else if participants.count >= limits.maxUsersPerChannel {
+        } else if !grant.hidden, visibleCount >= limits.maxUsersPerChannel {
             return .failure(SignalError(.limitReached, "channel has \(limits.maxUsersPerChannel) users, the limit"))
         }
         let participant = Participant(uid: uid, sessionId: "SE_" + SecureRandom.string(count: 20), grant: grant,
@@ -120,7 +164,8 @@ actor ChannelRoom {
         scheduleExpiry(participant, exp: claims.exp)
         let response = JoinResponse(sessionId: participant.sessionId, resumed: false, channel: info, me: userInfo(participant),
                                     users: users.filter { $0.uid != uid }, reconnectGraceSeconds: limits.reconnectGraceSeconds,
-                                    serverTime: clock.now())
+                                    serverTime: clock.now(), hiddenTracks: hiddenTracks(except: uid))
+        guard !participant.hidden else { return .success(response) }
         broadcast(.userJoined(userInfo(participant)), except: uid)
         broadcast(.channelUpdated(info), except: uid)
         observer.userJoined(room: key, uid: uid)
@@ -131,7 +176,7 @@ actor ChannelRoom {
         return .success(response)
     }
 
-    private func resume(_ p: Participant, connection: SignalConnection, grant: ChannelGrant, claims: TokenClaims) -> JoinResponse {
+    private func resume(_ p: Participant, connection: SignalConnection, grant: ChannelGrant, claims: TokenClaims) async -> JoinResponse {
         if let old = p.connection, old !== connection { old.close(code: 1000, reason: "resumed elsewhere") }
         p.connection = connection
         p.disconnectedAt = nil
@@ -140,10 +185,18 @@ actor ChannelRoom {
         p.grant = grant
         scheduleExpiry(p, exp: claims.exp)
         observer.sessionResumed(room: key, uid: p.uid)
-        return JoinResponse(sessionId: p.sessionId, resumed: true, channel: info, me: userInfo(p),
-                            users: users.filter { $0.uid != p.uid }, reconnectGraceSeconds: limits.reconnectGraceSeconds,
-                            serverTime: clock.now(),
-                            subscriptions: p.subscriptions.map { SubscribeRequest(trackId: $0.key, layer: $0.value) }.sorted { $0.trackId < $1.trackId })
+        var response = JoinResponse(sessionId: p.sessionId, resumed: true, channel: info, me: userInfo(p),
+                                    users: users.filter { $0.uid != p.uid }, reconnectGraceSeconds: limits.reconnectGraceSeconds,
+                                    serverTime: clock.now(),
+                                    subscriptions: (p.subscriptions.merging(p.pendingSubscriptions) { a, _ in a })
+                                        .map { SubscribeRequest(trackId: $0.key, layer: $0.value) }.sorted { $0.trackId < $1.trackId },
+                                    hiddenTracks: hiddenTracks(except: p.uid))
+        if p.moved {
+            p.moved = false
+            response.moved = true
+            await resubscribePending()
+        }
+        return response
     }
 
     /// The WebSocket of `sessionId` dropped without `leave`: keep the session for the grace period.
@@ -155,8 +208,9 @@ actor ChannelRoom {
         p.graceTimer = clock.schedule(at: deadline) { [inbox] in inbox.post(.graceExpired(uid: uid, sessionId: sessionId)) }
     }
 
-    private func scheduleExpiry(_ p: Participant, exp: Int64) {
+    func scheduleExpiry(_ p: Participant, exp: Int64) {
         p.expiryTimer?.cancel()
+        p.expiresAt = exp
         let uid = p.uid, sessionId = p.sessionId
         // `exp` is the signer's choice, up to Int64.max: saturate.
         p.expiryTimer = clock.schedule(at: exp.multipliedSaturating(by: 1000)) { [inbox] in
@@ -175,7 +229,12 @@ actor ChannelRoom {
             participants[subscriber]?.send(.layerSwitched(LayerSwitchedInfo(uid: publisher, trackId: trackId, layer: layer,
                                                                              previous: previous, cause: cause)))
         case .activeSpeakers(let snapshot):
-            broadcast(.activeSpeakers(snapshot))
+            // A hidden participant (a composite publishing the mix) is never a speaker; the list
+            // goes out only when what users see of it changed.
+            let visible = ActiveSpeakersSnapshot(speakers: snapshot.speakers.filter { participants[$0.uid]?.hidden != true })
+            guard visible != lastSpeakers else { return }
+            lastSpeakers = visible
+            broadcast(.activeSpeakers(visible))
         case .qualityReport(let report):
             participants[report.uid]?.send(.qualityReport(report))
         case .connectionQuality(let change):
@@ -213,9 +272,11 @@ actor ChannelRoom {
         for trackId in p.publishedTrackIds { await removeTrack(trackId, of: p, notifyPublisher: false) }
         await p.media?.close()
         p.media = nil
-        broadcast(.userLeft(UserLeft(uid: p.uid, reason: reason)))
-        broadcast(.channelUpdated(info))
-        observer.userLeft(room: key, uid: p.uid, reason: reason)
+        if !p.hidden {
+            broadcast(.userLeft(UserLeft(uid: p.uid, reason: reason)))
+            broadcast(.channelUpdated(info))
+            observer.userLeft(room: key, uid: p.uid, reason: reason)
+        }
         if participants.isEmpty { observer.roomBecameEmpty(key) }
     }
 
@@ -224,6 +285,7 @@ actor ChannelRoom {
         guard let track = tracks.removeValue(forKey: trackId) else { return }
         holds.forget(trackId: trackId)
         publisher.publishedTrackIds.removeAll { $0 == trackId }
+        for p in participants.values { p.pendingSubscriptions[trackId] = nil }
         for p in participants.values where p.subscriptions[trackId] != nil {
             p.subscriptions[trackId] = nil
             await p.media?.unsubscribe(trackId: trackId)
@@ -259,7 +321,7 @@ actor ChannelRoom {
 
     /// Removes `uid` (server API kick); `false` when not present.
     func kickUser(uid: String, message: String?) async -> Bool {
-        guard let p = participants[uid] else { return false }
+        guard let p = participants[uid], !p.hidden else { return false }
         await end(p, reason: .kicked, message: message)
         return true
     }
@@ -268,7 +330,8 @@ actor ChannelRoom {
     func deliverMessage(_ message: CustomMessage) -> Int {
         var count = 0
         let recipients = message.to.map(Set.init) ?? []
-        for p in participants.values where p.connection != nil && p.uid != message.from && (recipients.isEmpty || recipients.contains(p.uid)) {
+        for p in participants.values where !p.hidden && p.connection != nil && p.uid != message.from
+            && (recipients.isEmpty || recipients.contains(p.uid)) {
             p.send(.message(message))
             count += 1
         }
@@ -290,6 +353,15 @@ protocol RoomObserver: Sendable {
     func trackPublished(room: ChannelKey, uid: String, track: TrackInfo)
     func trackUnpublished(room: ChannelKey, uid: String, track: TrackInfo)
     func roomBecameEmpty(_ room: ChannelKey)
+    /// A session taken over from another node (`adopt`): counted, not announced.
+    func sessionAdopted(room: ChannelKey, uid: String)
+    /// A session handed to another node (`handOff`): no longer counted here, not announced.
+    func sessionHandedOff(room: ChannelKey, uid: String)
+}
+
+extension RoomObserver {
+    func sessionAdopted(room: ChannelKey, uid: String) {}
+    func sessionHandedOff(room: ChannelKey, uid: String) {}
 }
 
 /// A token bucket: `burst` tokens, refilled at `ratePerSecond`.

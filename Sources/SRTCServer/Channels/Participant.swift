@@ -6,6 +6,8 @@ final class Participant {
     /// Changes when the same uid joins again (the older session is replaced, not resumed).
     let sessionId: String
     var grant: ChannelGrant
+    /// A hidden participant (an egress worker): in no user list or count, joins and leaves unannounced.
+    let hidden: Bool
     var nickname: String?
     var custom: String?
     let joinedAt: Int64
@@ -17,6 +19,15 @@ final class Participant {
     var graceTimer: RoomTimer?
     /// Ends the session when the token expires.
     var expiryTimer: RoomTimer?
+    /// The token's `exp` (Unix seconds).
+    var expiresAt: Int64 = .max
+    /// Taken over from another node (`ChannelRoom+Handoff`) and not resumed yet: the resume
+    /// tells the client its transports stayed behind (`moved`).
+    var moved = false
+    /// Tracks taken over from another node whose media the publisher has not sent here yet.
+    var unboundTrackIds: Set<String> = []
+    /// Subscriptions taken over from another node, made again once both sides have media here.
+    var pendingSubscriptions: [String: String?] = [:]
     /// Track ids I publish, in publish order.
     var publishedTrackIds: [String] = []
     /// Remote track id → requested layer desc (nil = best).
@@ -26,10 +37,11 @@ final class Participant {
     /// The subscribe transport's reliable data channel, once open (docs/protocol.md, "Data channels").
     var dataChannel: SignalConnection?
 
-    init(uid: String, sessionId: String, grant: ChannelGrant, nickname: String?, custom: String?, joinedAt: Int64, connection: SignalConnection) {
+    init(uid: String, sessionId: String, grant: ChannelGrant, nickname: String?, custom: String?, joinedAt: Int64, connection: SignalConnection?) {
         self.uid = uid
         self.sessionId = sessionId
         self.grant = grant
+        self.hidden = grant.hidden
         self.nickname = nickname
         self.custom = custom
         self.joinedAt = joinedAt

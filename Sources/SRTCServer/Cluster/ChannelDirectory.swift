@@ -37,6 +37,14 @@ public struct ChannelDirectory: Sendable {
         return try await registry.liveNodes().first { $0.id == claimed } ?? candidate
     }
 
+    /// The live node that runs `channel`, without placing it; `nil` when none does (Redis down
+    /// included: the caller answers from this node).
+    public func liveOwner(of channel: ChannelKey) async -> NodeInfo? {
+        guard case .string(let id) = try? await registry.redis.run(["GET", Self.key(channel)]) else { return nil }
+        if id == registry.nodeId { return registry.current }
+        return try? await registry.liveNodes().first { $0.id == id }
+    }
+
     /// Forgets `channel`'s owner if it is this node (the channel ended here).
     public func release(_ channel: ChannelKey) async {
         _ = try? await registry.redis.run(["EVAL", Self.releaseScript, "1", Self.key(channel), registry.nodeId])

@@ -14,6 +14,8 @@ public final class ClusterNode: Sendable {
     public let joins: ClusterJoinLimiter
     /// Who sends the shared webhook outbox.
     public let outboxLease: OutboxLease
+    /// Channel records, for the node that takes a channel over.
+    let rooms: ClusterRoomRecords
     private let heartbeat = DispatchQueue(label: "srtc.cluster.heartbeat")
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
@@ -27,6 +29,7 @@ public final class ClusterNode: Sendable {
         nonces = RedisNonceStore(redis: redis)
         joins = ClusterJoinLimiter(redis: redis, joinsPerSecond: config.limits.joinsPerSecond)
         outboxLease = OutboxLease(redis: redis, nodeId: node.id)
+        rooms = ClusterRoomRecords(redis: redis)
     }
 
     /// A node id for this process: `--node-id`, else random.
@@ -35,9 +38,10 @@ public final class ClusterNode: Sendable {
     }
 
     /// Publishes this node, reachable at `httpURL`, now, then every heartbeat interval with the
-    /// load `load` reports. Each beat blocks for a Redis round trip, so it runs on the node's
-    /// heartbeat queue, never on a cooperative thread.
-    public func start(httpURL: String, load: @escaping @Sendable () -> (channels: Int, participants: Int)) throws {
+    /// load `load` reports and the packets `forwarded` says the SFU sent. Each beat blocks for a
+    /// Redis round trip, so it runs on the node's heartbeat queue, never on a cooperative thread.
+    public func start(httpURL: String, load: @escaping @Sendable () -> (channels: Int, participants: Int),
+                      forwarded: @escaping @Sendable () async -> Int? = { nil }) throws {
         registry.setHTTPURL(httpURL)
         try registry.beat(load())
         let registry = self.registry, queue = heartbeat
@@ -45,15 +49,26 @@ public final class ClusterNode: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: registry.interval)
                 guard !Task.isCancelled else { return }
+                let packets = await forwarded()
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                     queue.async {
-                        do { try registry.beat(load()) } catch { Log.warn("cluster", "heartbeat failed: \(error)") }
+                        do { try registry.beat(load(), forwardedPackets: packets) } catch { Log.warn("cluster", "heartbeat failed: \(error)") }
                         done.resume()
                     }
                 }
             }
         }
         loop.withLock { $0 = task }
+    }
+
+    /// Marks this node draining in the registry now (no new channels are placed here).
+    public func startDraining() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            heartbeat.async { [registry] in
+                do { try registry.setDraining(true) } catch { Log.warn("cluster", "could not publish the draining state: \(error)") }
+                done.resume()
+            }
+        }
     }
 
     /// Stops heart-beating and leaves the registry (the others see it gone at once).

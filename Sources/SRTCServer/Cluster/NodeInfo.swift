@@ -14,6 +14,8 @@ public struct NodeInfo: Codable, Sendable, Equatable {
     public var participants: Int = 0
     /// CPU time the process used per second of wall time since the previous heartbeat (1.0 = one core).
     public var cpu: Double = 0
+    /// RTP packets the node's SFU forwarded per second since the previous heartbeat.
+    public var packetsPerSecond: Double = 0
     /// Unix milliseconds of the heartbeat that wrote this.
     public var heartbeatAt: Int64 = 0
 

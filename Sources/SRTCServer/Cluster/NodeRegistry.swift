@@ -19,8 +19,8 @@ public final class NodeRegistry: Sendable {
     public let interval: Duration
     public let ttl: Duration
     private let info: Mutex<NodeInfo>
-    /// Process CPU seconds and wall time at the previous heartbeat.
-    private let lastCPU = Mutex<(cpu: Double, wall: Double)?>(nil)
+    /// Process CPU seconds, wall time and forwarded packets at the previous heartbeat.
+    private let lastSample = Mutex<(cpu: Double, wall: Double, packets: Int?)?>(nil)
 
     public init(redis: RedisClient, node: NodeInfo, interval: Duration = .seconds(2), ttl: Duration = .seconds(6)) {
         self.redis = redis
@@ -39,7 +39,7 @@ public final class NodeRegistry: Sendable {
     /// Marks this node draining (no new channels) and publishes it now.
     public func setDraining(_ draining: Bool) throws {
         let current = info.withLock { $0.draining = draining; return $0 }
-        try beat((current.channels, current.participants))
+        try beat((current.channels, current.participants), forwardedPackets: nil)
     }
 
     /// Sets the URL other nodes reach this one at (known once the HTTP server is bound).
@@ -66,12 +66,15 @@ public final class NodeRegistry: Sendable {
     }
 
     /// Publishes this node with `load` (blocking for two round trips: call it off the cooperative pool).
-    public func beat(_ load: (channels: Int, participants: Int)) throws {
-        let cpu = cpuSinceLastBeat()
+    /// - Parameter forwardedPackets: the SFU's packets forwarded since start, if known (the
+    ///   published figure is their rate since the previous beat).
+    public func beat(_ load: (channels: Int, participants: Int), forwardedPackets: Int? = nil) throws {
+        let rates = ratesSinceLastBeat(forwardedPackets: forwardedPackets)
         let node = info.withLock { node -> NodeInfo in
             node.channels = load.channels
             node.participants = load.participants
-            if let cpu { node.cpu = cpu }
+            if let cpu = rates.cpu { node.cpu = cpu }
+            if let packets = rates.packets { node.packetsPerSecond = packets }
             node.heartbeatAt = Int64(Date().timeIntervalSince1970 * 1000)
             return node
         }
@@ -84,16 +87,20 @@ public final class NodeRegistry: Sendable {
     // MARK: - Internals
 
 
-    /// Process CPU seconds per wall second since the previous call (`getrusage`), or `nil` the first time.
-    private func cpuSinceLastBeat() -> Double? {
+    /// Process CPU seconds and forwarded packets per wall second since the previous call
+    /// (`getrusage`), each `nil` when there is nothing to compare with yet.
+    private func ratesSinceLastBeat(forwardedPackets: Int?) -> (cpu: Double?, packets: Double?) {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         let wall = Date().timeIntervalSince1970
-        return lastCPU.withLock { last -> Double? in
-            defer { last = (cpu, wall) }
-            guard let last, wall > last.wall else { return nil }
-            return (cpu - last.cpu) / (wall - last.wall)
+        return lastSample.withLock { last -> (Double?, Double?) in
+            defer { last = (cpu, wall, forwardedPackets ?? last?.packets) }
+            guard let last, wall > last.wall else { return (nil, nil) }
+            let elapsed = wall - last.wall
+            var packets: Double?
+            if let now = forwardedPackets, let before = last.packets { packets = Double(max(0, now - before)) / elapsed }
+            return ((cpu - last.cpu) / elapsed, packets)
         }
     }
 }

@@ -76,6 +76,17 @@ public final class RedisClient: Sendable {
         }
     }
 
+    /// `command` on the client's queue without waiting for the reply (errors are logged):
+    /// commands sent from one context are applied in the order they were sent, before any later
+    /// `run` of this client.
+    public func send(_ arguments: [String]) {
+        queue.async {
+            do throws(RedisError) { try self.command(arguments) } catch {
+                Log.warn("cluster", "redis \(arguments.first ?? "") failed: \(error)")
+            }
+        }
+    }
+
     // MARK: - Internals
 
     private func connect() throws(RedisError) -> UnsafeMutablePointer<redisContext> {

@@ -24,6 +24,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// This node's HTTP base URL as the other nodes reach it (`--node-url`, `SRTC_NODE_URL`);
     /// default `http://<public IP or bind address>:<http port>`.
     public var nodeURL: String?
+    /// Seconds a draining node (`SIGTERM` on a cluster node) keeps serving its channels before it
+    /// moves their remaining clients to other nodes (`--drain-seconds`, `SRTC_DRAIN_SECONDS`).
+    public var drainSeconds: Int = 30
     /// Credentials of the first app (`--app-id` / `SRTC_APP_ID`, `--app-key` / `SRTC_APP_KEY`); both or neither.
     public var appId: String?
     public var appKey: String?
@@ -62,6 +65,12 @@ public struct ServerConfig: Sendable, Equatable {
     public var turnCredentialTTL: Int = 6 * 3600
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
+    /// Directory of recordings (`--recording-dir`, `SRTC_RECORDING_DIR`); nil: `<data-dir>/recordings`.
+    public var recordingDir: String?
+    /// The egress worker executable (`--egress-worker`, `SRTC_EGRESS_WORKER`); nil: `srtc-egress` beside the server.
+    public var egressWorker: String?
+    /// Egress tasks (composites and recordings) this node runs at once (`--egress-max-tasks`, `SRTC_EGRESS_MAX_TASKS`).
+    public var egressMaxTasks: Int = 8
 
     public init() {}
 
@@ -88,6 +97,10 @@ public struct ServerConfig: Sendable, Equatable {
         },
         Setting("node-id", "SRTC_NODE_ID", "node_id", "this node's id in a cluster (default random)") { c, v in c.nodeId = v },
         Setting("node-url", "SRTC_NODE_URL", "node_url", "this node's HTTP URL as the other nodes reach it") { c, v in c.nodeURL = v },
+        Setting("drain-seconds", "SRTC_DRAIN_SECONDS", "drain_seconds", "on SIGTERM, seconds a cluster node serves its channels before moving their clients (default 30)") { c, v in
+            guard let n = Int(v), (0...86_400).contains(n) else { throw BadValue() }
+            c.drainSeconds = n
+        },
         Setting("webhook-url", "SRTC_WEBHOOK_URL", "webhook_url", "URL that receives signed webhooks") { c, v in c.webhookURL = v },
         Setting("max-body-bytes", "SRTC_MAX_BODY_BYTES", "max_body_bytes", "largest request body (default 1048576)") { c, v in
             c.maxBodyBytes = try positive(v, "max-body-bytes")
@@ -146,6 +159,16 @@ public struct ServerConfig: Sendable, Equatable {
             c.speedTest.maxSessions = try positive(v, "speed-test-sessions")
         },
         Setting("web-dir", "SRTC_WEB_DIR", "web_dir", "web SDK and demo page directory ('' for none; default ./web or <bin>/../../web)") { c, v in c.webDir = v },
+        Setting("recording-dir", "SRTC_RECORDING_DIR", "recording_dir", "recordings directory (default <data-dir>/recordings)") { c, v in
+            c.recordingDir = v
+        },
+        Setting("egress-worker", "SRTC_EGRESS_WORKER", "egress_worker", "egress worker executable (default srtc-egress beside the server)") { c, v in
+            c.egressWorker = v
+        },
+        Setting("egress-max-tasks", "SRTC_EGRESS_MAX_TASKS", "egress_max_tasks", "composites and recordings at once (default 8)") { c, v in
+            guard let n = Int(v), n >= 0, n <= 256 else { throw ConfigError.invalidValue("egress-max-tasks", v) }
+            c.egressMaxTasks = n
+        },
         Setting("demo-auth", "SRTC_DEMO_AUTH", "demo_auth", "demo sign-in for the meeting app: off, loopback or on (default off; never in production)") { c, v in
             guard let mode = DemoAuthMode(rawValue: v) else { throw ConfigError.invalidValue("demo-auth", v) }
             c.demoAuth = mode
@@ -193,7 +216,11 @@ public struct ServerConfig: Sendable, Equatable {
     /// The help text of `srtc-server --help`.
     public static var usage: String {
         var lines = ["usage: srtc-server [--flag value]...", "", "Flags (environment variable in brackets; flags win over variables, variables over the config file):"]
-        for s in settings { lines.append("  --\(s.flag.padding(toLength: 16, withPad: " ", startingAt: 0)) [\(s.envName)] \(s.help)") }
+        for s in settings {
+            // `padding(toLength:)` also truncates: a long flag keeps its whole name and one space.
+            let name = ("--" + s.flag).padding(toLength: max(18, s.flag.count + 2), withPad: " ", startingAt: 0)
+            lines.append("  \(name) [\(s.envName)] \(s.help)")
+        }
         lines.append("  --config           [SRTC_CONFIG] JSON file with the same keys in snake_case")
         lines.append("  --help             print this text")
         return lines.joined(separator: "\n")

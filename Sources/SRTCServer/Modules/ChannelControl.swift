@@ -23,6 +23,32 @@ public struct ChannelControl: Sendable {
         return true
     }
 
+    /// Starts the server-side composite (MCU) of channel `key` published under `uid`, with the
+    /// composite defaults of docs/egress.md; `false` when no module makes composites or it refused.
+    @discardableResult
+    public func startComposite(_ key: ChannelKey, uid: String) async -> Bool {
+        for module in manager.modules {
+            if let started = await module.startComposite(key, uid: uid) { return started }
+        }
+        return false
+    }
+
+    /// Stops that composite; `false` when there was none.
+    @discardableResult
+    public func stopComposite(_ key: ChannelKey, uid: String) async -> Bool {
+        for module in manager.modules {
+            if let stopped = await module.stopComposite(key, uid: uid) { return stopped }
+        }
+        return false
+    }
+
+    /// Every track published in the live channel `key`, hidden participants' too, by publisher and
+    /// description; nil when the channel is not live.
+    public func tracks(_ key: ChannelKey) async -> [TrackInfo]? {
+        guard let room = manager.existingRoom(key), await !room.closed else { return nil }
+        return await room.tracks.values.sorted { ($0.uid, $0.desc, $0.id) < ($1.uid, $1.desc, $1.id) }
+    }
+
     /// The uids in the live channel `key` (empty when it is not live).
     public func users(_ key: ChannelKey) async -> [String] {
         guard let room = manager.existingRoom(key), await !room.closed else { return [] }

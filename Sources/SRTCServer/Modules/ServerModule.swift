@@ -1,5 +1,6 @@
 import RTCNet
 import SRTCProtocol
+import Synchronization
 
 /// A part of the server built outside `SRTCServer` (the meeting backend, `MeetingServer`), added
 /// to a `ServerApp` when it is created. A module adds routes to the API router (signed ones under
@@ -23,11 +24,19 @@ public protocol ServerModule: Sendable {
     /// answered `policy_forbidden` (40311) with the verdict's message. Holds the module sets with
     /// `ChannelControl.setMuted` apply on top (a track allowed here may still start muted).
     func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict?
+
+    /// Starts a server-side composite (MCU) of channel `key` published under `uid`, asked by another
+    /// module (the meeting backend, for a `.mix` meeting); `nil` when this module makes no composites.
+    func startComposite(_ key: ChannelKey, uid: String) async -> Bool?
+    /// Stops that composite; `nil` when this module makes no composites.
+    func stopComposite(_ key: ChannelKey, uid: String) async -> Bool?
 }
 
 extension ServerModule {
     public func admits(_ key: ChannelKey, uid: String) async -> Bool? { nil }
     public func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict? { nil }
+    public func startComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
+    public func stopComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
 }
 
 /// A module's answer to `mayPublish`.
@@ -51,6 +60,39 @@ public struct ServerModuleContext: Sendable {
     public let channels: ChannelControl
     /// Notifications one module posts and another delivers (meeting reminders → IM).
     public let notifications: UserNotifications
+    /// Where channels run, on a cluster node (`--redis-url`); `nil` on a single node.
+    public var cluster: ClusterPlacement? = nil
+    /// Signed webhooks to the customer's backend (a no-op without `--webhook-url`).
+    public let webhooks: ModuleWebhooks
+    /// The server's own HTTP address, known once it listens (egress workers connect there).
+    public let endpoint: ServerEndpoint
+}
+
+/// Webhooks a module sends: stored, signed and retried like the channel events, with the channel's
+/// next sequence number (docs/server-api.md, "Webhooks").
+public struct ModuleWebhooks: Sendable {
+    let dispatcher: WebhookDispatcher?
+
+    /// Queues event `name` of channel `key`, with `data` as the event's `data` object.
+    public func send<Data: Encodable & Sendable>(_ key: ChannelKey, event name: String, data: Data) {
+        dispatcher?.enqueue(key, name, data)
+    }
+}
+
+/// Where this server is reached from the same machine, set when `ServerApp.start()` bound its port.
+public final class ServerEndpoint: Sendable {
+    private let url = Mutex<String?>(nil)
+
+    init() {}
+
+    /// `http://host:port` of the API and signaling, or nil before the server listens.
+    public var httpURL: String? { url.withLock { $0 } }
+
+    func set(host: String, port: UInt16) {
+        let reachable = host == "0.0.0.0" || host == "::" || host.isEmpty ? "127.0.0.1" : host
+        let literal = reachable.contains(":") ? "[\(reachable)]" : reachable
+        url.withLock { $0 = "http://\(literal):\(port)" }
+    }
 }
 
 /// Creates a module once the server's storage is open.

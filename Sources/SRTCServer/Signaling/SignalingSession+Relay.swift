@@ -11,32 +11,11 @@ extension SignalingSession {
     /// Opens the relay to `owner` and forwards the client's `join` (its original text); `false`
     /// when the owner cannot be reached.
     func relay(join text: String, to owner: NodeInfo) async -> Bool {
-        var url = Self.webSocketBase(of: owner.httpURL) + ServerHTTPDelegate.signalingPath
-        if let token = preverifiedToken { url += "?token=" + token }
-        let upstream: WebSocket
-        do {
-            upstream = try await WebSocketClient.connect(url: url, configuration: .init(maxMessageSize: limits.maxSignalMessageBytes), timeout: .seconds(5))
-        } catch {
-            Log.warn("cluster", "cannot relay to node \(owner.id) at \(owner.httpURL): \(error)")
-            return false
-        }
+        var path = ServerHTTPDelegate.signalingPath
+        if let token = preverifiedToken { path += "?token=" + token }
+        guard let upstream = await WebSocketRelay.open(nodeURL: owner.httpURL, path: path, sending: [text], to: socket,
+                                                       maxMessageSize: limits.maxSignalMessageBytes) else { return false }
         setUpstream(upstream)
-        upstream.send(text: text)
-        let client = socket
-        Task {
-            for await message in upstream.messages {
-                if case .text(let answer) = message { client.send(text: answer) }
-            }
-            // The owner ended the session (or died): end the client's too, so its retry loop reconnects.
-            client.close(code: .goingAway, reason: "channel node closed")
-        }
         return true
-    }
-
-    /// `ws://…` or `wss://…` for a node's `http://…` or `https://…` base URL.
-    static func webSocketBase(of httpURL: String) -> String {
-        if httpURL.hasPrefix("https://") { return "wss://" + httpURL.dropFirst("https://".count) }
-        if httpURL.hasPrefix("http://") { return "ws://" + httpURL.dropFirst("http://".count) }
-        return httpURL
     }
 }

@@ -30,6 +30,11 @@ struct StaticFiles: Sendable {
     /// The answer to a request for a static path, or `nil` when the path is not static.
     func response(for request: HTTPRequest, now: Int64) -> HTTPResponse? {
         guard let encoded = Self.staticTarget(request.path) else { return nil }
+        return response(for: request, target: encoded, now: now)
+    }
+
+    /// The answer for the file at the still-encoded relative path `encoded`.
+    func response(for request: HTTPRequest, target encoded: Substring, now: Int64) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
             var response = APIRouter.error(.methodNotAllowed, "\(request.method) not allowed on static files", now: now)
             response.headers.add(name: "Allow", value: "GET, HEAD")
@@ -125,6 +130,8 @@ struct StaticFiles: Sendable {
         "css": "text/css; charset=utf-8", "json": "application/json", "map": "application/json",
         "svg": "image/svg+xml", "png": "image/png", "ico": "image/x-icon", "txt": "text/plain; charset=utf-8",
         "md": "text/markdown; charset=utf-8", "wasm": "application/wasm",
+        // HLS (RFC 8216 §4) and recordings.
+        "m3u8": "application/vnd.apple.mpegurl", "ts": "video/mp2t", "webm": "video/webm", "mp4": "video/mp4",
     ]
 
     static func contentType(of path: String) -> String {

@@ -11,14 +11,14 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
     /// Delivers one signed POST and returns the HTTP status (throws on network failure).
     typealias Poster = @Sendable (_ url: String, _ headers: [(String, String)], _ body: [UInt8]) async throws -> Int
 
-    struct Event: Encodable {
+    struct Event<Data: Encodable>: Encodable {
         var event_id: String
         var event: String
         var app_id: String
         var channel: String
         var sequence: Int64
         var timestamp: Int64
-        var data: EventData
+        var data: Data
     }
 
     struct EventData: Encodable {
@@ -84,7 +84,8 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
 
     // MARK: - Internals
 
-    private func enqueue(_ key: ChannelKey, _ name: String, _ data: EventData) {
+    /// Stores event `name` of channel `key` (the next sequence number) and wakes the delivery loop.
+    func enqueue<Data: Encodable>(_ key: ChannelKey, _ name: String, _ data: Data) {
         let sequence = sequences.withLock { s -> Int64 in
             let next = (s[key] ?? 0) + 1
             s[key] = next

@@ -30,6 +30,8 @@ public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
 
     override var decodedFrameCount: Int { framesDecoded }
 
+    override var hasDecodedRenderers: Bool { !renderers.isEmpty }
+
     // MARK: - Internals
 
     func deliver(_ buffer: AudioPCMBuffer) {

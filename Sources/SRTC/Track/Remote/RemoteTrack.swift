@@ -13,6 +13,7 @@ public class RemoteTrack: Track, @unchecked Sendable {
     private let subscription = Mutex<Subscription>(Subscription())
     /// Reads the receiver's counters; set while a receiver is bound.
     let statisticsSource = CallbackSlot<@Sendable () -> RTPReceiveStatistics>()
+    private let encodedRenderers = WeakList<EncodedFrameRenderer>()
 
     struct Subscription {
         var subscribed = false
@@ -42,6 +43,26 @@ public class RemoteTrack: Track, @unchecked Sendable {
 
     /// Whether the track has simulcast layers.
     public var isSimulcast: Bool { (info?.layers.count ?? 0) > 1 }
+
+    /// Adds a receiver of the compressed frames (held weakly), called on the track's receive thread.
+    public func add(encodedFrameRenderer: EncodedFrameRenderer) { encodedRenderers.add(encodedFrameRenderer) }
+
+    /// Removes a receiver of the compressed frames.
+    public func remove(encodedFrameRenderer: EncodedFrameRenderer) { encodedRenderers.remove(encodedFrameRenderer) }
+
+    /// Whether someone takes the compressed frames.
+    var hasEncodedRenderers: Bool { !encodedRenderers.isEmpty }
+
+    /// Hands a compressed frame to the encoded renderers.
+    func deliverEncoded(_ frame: EncodedMediaFrame) {
+        encodedRenderers.forEach { $0.render(encodedFrame: frame) }
+    }
+
+    /// Whether the receiver decodes: someone takes decoded media, or nobody takes compressed frames.
+    var needsDecoding: Bool { hasDecodedRenderers || !hasEncodedRenderers }
+
+    /// Whether decoded-media renderers are attached (overridden by the media subclasses).
+    var hasDecodedRenderers: Bool { false }
 
     // MARK: - Internals
 

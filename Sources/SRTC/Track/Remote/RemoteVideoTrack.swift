@@ -46,6 +46,8 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
 
     override var decodedFrameCount: Int { framesDecoded }
 
+    override var hasDecodedRenderers: Bool { !renderers.isEmpty }
+
     // MARK: - Internals
 
     /// A decoded frame: renderers, counters, the receive-timeout monitor.
@@ -56,6 +58,12 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
             $0.lastHeight = frame.height
         }
         renderers.forEach { $0.render(frame: frame) }
+        let change = monitor.withLock { $0.frameArrived(now: Self.now()) }
+        if let change { report(change) }
+    }
+
+    /// A frame arrived that is not decoded (only encoded renderers): it still counts as received.
+    func frameArrivedUndecoded() {
         let change = monitor.withLock { $0.frameArrived(now: Self.now()) }
         if let change { report(change) }
     }

@@ -1,0 +1,87 @@
+// Cluster benchmarks (docs/deploy.md, "A cluster of nodes"): two nodes on one throwaway
+// `redis-server` (started here like the tests' own) on loopback. Printed, never asserted.
+import Foundation
+import RTCNet
+import SRTCProtocol
+import SRTCServer
+import SRTCTestSupport
+
+/// Join latency through the channel's node vs through another node (relayed), a channel call
+/// answered by the owner vs forwarded to it, and signed grants per second with the nonce cache
+/// in the process vs in Redis.
+func runClusterBenchmarks() {
+    print("== cluster (two nodes on one redis-server, loopback)")
+    do {
+        try blocking { try await ClusterBench().run() }
+    } catch {
+        print("  cluster benchmark skipped: \(error)")
+    }
+}
+
+private struct ClusterBenchError: Error, CustomStringConvertible {
+    let description: String
+}
+
+private struct ClusterBench {
+    func run() async throws {
+        let redis = try await TestRedis.freshURL()
+        // Sequential joins of one channel outrun --joins-per-second (20): lift it for the run.
+        let a = try TestServer { $0.redisURL = redis; $0.nodeId = "a"; $0.logLevel = "error"; $0.httpThreads = 2; $0.limits.joinsPerSecond = 100_000 }
+        let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b"; $0.logLevel = "error"; $0.httpThreads = 2; $0.limits.joinsPerSecond = 100_000 }
+        let single = try TestServer { $0.logLevel = "error"; $0.httpThreads = 2 }
+        // The channel is placed on a (both idle: ties go to the smaller id) by its first join.
+        let anchor = try await TestSignalClient(url: a.wsURL)
+        _ = try await anchor.join(token: a.token(uid: "anchor", channel: "bench"))
+        for (label, server) in [("join on the channel's node", a), ("join relayed by another node", b)] {
+            var times: [Double] = []
+            for i in 0..<60 {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let client = try await TestSignalClient(url: server.wsURL)
+                _ = try await client.join(token: server.token(uid: "u\(i)", channel: "bench"))
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                client.close()
+            }
+            print(Self.line(label, times.dropFirst(10).sorted()))
+        }
+        for (label, server) in [("channel/users on the channel's node", a), ("channel/users forwarded to it", b)] {
+            var times: [Double] = []
+            for _ in 0..<110 {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let (status, _) = try await server.call("/server/v1/channel/users", ["channel": "bench"])
+                guard status == 200 else { throw ClusterBenchError(description: "channel/users answered \(status)") }
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            print(Self.line(label, times.dropFirst(10).sorted()))
+        }
+        for (label, server) in [("grants, nonces in the process", single), ("grants, nonces in redis", a)] {
+            let result = grantLoad(port: server.app.httpPort)
+            print(String(format: "  %-40@ %9.0f req/s   p50 %6.3f ms   p99 %6.3f ms", label as NSString,
+                         result.requestsPerSecond, result.p50 * 1000, result.p99 * 1000))
+        }
+        anchor.close()
+        await single.stop()
+        await b.stop()
+        await a.stop()
+    }
+
+    static func line(_ label: String, _ sorted: [Double]) -> String {
+        let p50 = sorted[sorted.count / 2], p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
+        return String(format: "  %-40@ p50 %7.2f ms   p99 %7.2f ms   (%d runs)", label as NSString, p50, p99, sorted.count)
+    }
+
+    /// Signed grants for 2 s from 2 threads x 8 keep-alive connections, each with its own nonce.
+    func grantLoad(port: UInt16) -> HTTPLoadClient.Result {
+        let now = Int64(Date().timeIntervalSince1970)
+        let body = Array(#"{"channel":"bench-room","uid":"user-0001"}"#.utf8)
+        let run = UInt32.random(in: 0...UInt32.max)
+        let prepared = (0..<200_000).map { i -> [UInt8] in
+            let headers = RequestSignature.headers(appId: TestServer.appId, appKey: TestServer.appKey, method: "POST",
+                                                   pathAndQuery: "/server/v1/channel/grant", body: body, timestamp: now,
+                                                   nonce: String(format: "c%08x%09d", run, i))
+            var text = "POST /server/v1/channel/grant HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+            for (name, value) in headers { text += "\(name): \(value)\r\n" }
+            return Array((text + "\r\n").utf8) + body
+        }
+        return HTTPLoadClient(port: port, requests: prepared, threads: 2, connectionsPerThread: 8).run(warmup: 0.3, duration: 2)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// Encodes and decodes the worker conversation's lines: `{"type": "...", ...}` JSON objects,
+/// snake_case keys, one per line. A line that does not decode is an error for the reader to
+/// count and skip; nothing in it can stop either side.
+public enum WorkerCodec {
+    /// Longest line either side accepts.
+    public static let maxLineBytes = 64 * 1024
+
+    /// Why a line was refused.
+    public enum DecodeError: Error, Sendable, Equatable {
+        /// Not JSON, too long, or no `type`.
+        case malformed
+        /// A `type` this side does not know.
+        case unknownType(String)
+        /// The fields of a known type are missing or wrong.
+        case invalidData(String)
+    }
+
+    private static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.keyEncodingStrategy = .convertToSnakeCase
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let d = JSONDecoder()
+        d.keyDecodingStrategy = .convertFromSnakeCase
+        return d
+    }()
+
+    // MARK: - Task
+
+    /// The task line.
+    public static func line(_ task: WorkerTask) -> String { encode(Envelope(type: "task", task: task)) }
+
+    public static func task(from line: String) throws(DecodeError) -> WorkerTask {
+        let envelope = try decodeEnvelope(line)
+        guard envelope.type == "task" else { throw .unknownType(envelope.type) }
+        guard let task = envelope.task else { throw .invalidData("task") }
+        return task
+    }
+
+    // MARK: - Commands
+
+    public static func line(_ command: WorkerCommand) -> String {
+        switch command {
+        case .stop: encode(Envelope(type: "stop"))
+        case .setLayout(let layout): encode(Envelope(type: "set_layout", layout: layout))
+        case .startLive(let live): encode(Envelope(type: "start_live", live: live))
+        case .stopLive: encode(Envelope(type: "stop_live"))
+        }
+    }
+
+    public static func command(from line: String) throws(DecodeError) -> WorkerCommand {
+        let e = try decodeEnvelope(line)
+        switch e.type {
+        case "stop": return .stop
+        case "set_layout":
+            guard let layout = e.layout else { throw .invalidData("layout") }
+            return .setLayout(layout)
+        case "start_live":
+            guard let live = e.live else { throw .invalidData("live") }
+            return .startLive(live)
+        case "stop_live": return .stopLive
+        default: throw .unknownType(e.type)
+        }
+    }
+
+    // MARK: - Events
+
+    public static func line(_ event: WorkerEvent) -> String {
+        switch event {
+        case .started: encode(Envelope(type: "started"))
+        case .liveStarted: encode(Envelope(type: "live_started"))
+        case .liveEnded(let error): encode(Envelope(type: "live_ended", error: error))
+        case .finished(let result): encode(Envelope(type: "finished", result: result))
+        case .failed(let code, let message): encode(Envelope(type: "failed", code: code, message: message))
+        case .ended(let reason): encode(Envelope(type: "ended", reason: reason))
+        }
+    }
+
+    public static func event(from line: String) throws(DecodeError) -> WorkerEvent {
+        let e = try decodeEnvelope(line)
+        switch e.type {
+        case "started": return .started
+        case "live_started": return .liveStarted
+        case "live_ended": return .liveEnded(error: e.error)
+        case "finished":
+            guard let result = e.result else { throw .invalidData("result") }
+            return .finished(result)
+        case "failed":
+            guard let code = e.code else { throw .invalidData("code") }
+            return .failed(code: code, message: e.message ?? "")
+        case "ended": return .ended(reason: e.reason ?? "")
+        default: throw .unknownType(e.type)
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Every line's fields; each type uses a few.
+    struct Envelope: Codable {
+        var type: String
+        var task: WorkerTask?
+        var layout: EgressLayout?
+        var live: LiveSettings?
+        var result: RecordingResult?
+        var code: String?
+        var message: String?
+        var error: String?
+        var reason: String?
+    }
+
+    static func encode(_ envelope: Envelope) -> String {
+        guard let data = try? encoder.encode(envelope) else { return #"{"type":"invalid"}"# }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decodeEnvelope(_ line: String) throws(DecodeError) -> Envelope {
+        guard line.utf8.count <= maxLineBytes else { throw .malformed }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["type"] is String else {
+            throw .malformed
+        }
+        do {
+            return try decoder.decode(Envelope.self, from: Data(line.utf8))
+        } catch {
+            throw .invalidData("\(error)")
+        }
+    }
+}

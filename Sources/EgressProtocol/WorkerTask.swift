@@ -1,0 +1,81 @@
+// The conversation between the server's egress supervisor and one `srtc-egress` worker process:
+// the task as the first line of the worker's standard input, then commands, one JSON object per
+// line; events back on its standard output, one per line (docs/egress.md, "Workers").
+
+/// A worker's task: where to join and what to make.
+public struct WorkerTask: Codable, Sendable, Equatable {
+    /// The server's id of the task (`CP_…` composite, `RC_…` recording).
+    public var taskId: String
+    /// The server to join (`http://127.0.0.1:7880`).
+    public var serverURL: String
+    public var channel: String
+    /// A hidden channel token the server minted for this worker.
+    public var token: String
+    public var composite: CompositeSettings?
+    public var recording: RecordingSettings?
+    /// Live output to start with the composite.
+    public var live: LiveSettings?
+
+    public init(taskId: String, serverURL: String, channel: String, token: String, composite: CompositeSettings? = nil,
+                recording: RecordingSettings? = nil, live: LiveSettings? = nil) {
+        self.taskId = taskId
+        self.serverURL = serverURL
+        self.channel = channel
+        self.token = token
+        self.composite = composite
+        self.recording = recording
+        self.live = live
+    }
+
+    /// `serverUrl`: the codec's snake_case conversion turns `server_url` back into this spelling.
+    enum CodingKeys: String, CodingKey {
+        case taskId, channel, token, composite, recording, live
+        case serverURL = "serverUrl"
+    }
+}
+
+/// What the server tells a running worker.
+public enum WorkerCommand: Sendable, Equatable {
+    /// Finish: finalize files, leave the channel, exit.
+    case stop
+    /// Re-lay the composite without restarting.
+    case setLayout(EgressLayout)
+    /// Start live output of the composite.
+    case startLive(LiveSettings)
+    /// Stop live output (the playlist gets its end tag).
+    case stopLive
+}
+
+/// What a worker tells the server.
+public enum WorkerEvent: Sendable, Equatable {
+    /// Joined and producing (publishing the composite, or recording).
+    case started
+    /// Live output is on the air.
+    case liveStarted
+    /// Live output ended (stopped, or failed with `error`).
+    case liveEnded(error: String?)
+    /// A recording's file was finalized.
+    case finished(RecordingResult)
+    /// The task failed; `code` is an API error name (`storage_failed`, `not_found`, …).
+    case failed(code: String, message: String)
+    /// The task ended on its own: the channel closed, the source or the users stayed away.
+    case ended(reason: String)
+}
+
+/// What a finished recording holds.
+public struct RecordingResult: Codable, Sendable, Equatable {
+    public var bytes: Int64
+    public var durationMs: Int64
+    public var videoFrames: Int
+    public var audioFrames: Int
+    /// Whether every write succeeded and the trailer was written.
+    public var complete: Bool
+
+    public init(bytes: Int64, durationMs: Int64, videoFrames: Int, audioFrames: Int, complete: Bool) {
+        self.bytes = bytes
+        self.durationMs = durationMs
+        self.videoFrames = videoFrames
+        self.audioFrames = audioFrames
+        self.complete = complete
+    }
+}

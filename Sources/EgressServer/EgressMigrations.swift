@@ -1,0 +1,47 @@
+import SRTCServer
+
+/// The egress module's tables, versioned in `egress_schema` (the server's version slot belongs to
+/// `Migrations.server`), on SQLite or PostgreSQL (types mapped by `SQLDialect.ddl`). Steps are
+/// appended, never edited once released.
+enum EgressMigrations {
+    static let schema = ModuleMigrations(name: "egress", steps: [
+        [
+            """
+            CREATE TABLE egress_recordings (
+                recording_id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                format TEXT NOT NULL,
+                uid TEXT NOT NULL,
+                track_desc TEXT,
+                path TEXT NOT NULL,
+                file TEXT NOT NULL,
+                status TEXT NOT NULL,
+                error TEXT,
+                started_at INTEGER NOT NULL,
+                ended_at INTEGER,
+                duration_ms INTEGER,
+                size_bytes INTEGER
+            )
+            """,
+            "CREATE INDEX egress_recordings_channel ON egress_recordings (app_id, channel, started_at)",
+            "CREATE INDEX egress_recordings_status ON egress_recordings (status)",
+            """
+            CREATE TABLE egress_composites (
+                composite_id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                uid TEXT NOT NULL,
+                settings TEXT NOT NULL,
+                status TEXT NOT NULL,
+                error TEXT,
+                restarts INTEGER NOT NULL DEFAULT 0,
+                started_at INTEGER NOT NULL,
+                ended_at INTEGER
+            )
+            """,
+            "CREATE INDEX egress_composites_status ON egress_composites (status)",
+        ],
+    ])
+}

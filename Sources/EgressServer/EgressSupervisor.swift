@@ -1,0 +1,194 @@
+import EgressProtocol
+import Foundation
+import RTCCrypto
+import SRTCProtocol
+import SRTCServer
+
+/// Runs every egress task of this node as an `srtc-egress` worker process, out of the SFU's
+/// process so a bad frame can only kill a worker: starts it with a hidden channel token, follows
+/// its events, restarts a composite whose worker died (with backoff), records what each
+/// recording's worker reports, enforces the node's task limit, and stops everything cleanly at
+/// shutdown. An actor: API calls, worker events and exits are serialized.
+actor EgressSupervisor {
+    // MARK: - Types
+
+    /// Where files go and which worker runs.
+    struct Settings: Sendable {
+        var recordingDirectory: String?
+        var liveDirectory: String?
+        var workerExecutable: String
+        var maxTasks: Int
+        /// Seconds a start waits for the worker to report that it runs.
+        var startTimeout: Double = 15
+        /// Seconds a stop waits for the worker to finish its files before killing it.
+        var stopTimeout: Double = 15
+    }
+
+    /// A worker's report, in the order it happened.
+    enum Message: Sendable {
+        case event(taskId: String, generation: Int, WorkerEvent)
+        case exit(taskId: String, generation: Int, status: Int32)
+    }
+
+    final class Composite {
+        var info: CompositeInfo
+        let appId: String
+        let key: ChannelKey
+        var settings: CompositeSettings
+        var live: LiveSettings?
+        var worker: WorkerProcess?
+        var generation = 0
+        var stopping = false
+        /// Why the worker ended on its own, when it said so.
+        var endReason: String?
+        var failure: (code: String, message: String)?
+
+        init(info: CompositeInfo, appId: String, key: ChannelKey, settings: CompositeSettings) {
+            self.info = info
+            self.appId = appId
+            self.key = key
+            self.settings = settings
+        }
+    }
+
+    final class Recording {
+        var info: RecordingInfo
+        let appId: String
+        let key: ChannelKey
+        let path: String
+        let settings: RecordingSettings
+        var worker: WorkerProcess?
+        var stopping = false
+        var result: RecordingResult?
+        var failure: (code: String, message: String)?
+
+        init(info: RecordingInfo, appId: String, key: ChannelKey, path: String, settings: RecordingSettings) {
+            self.info = info
+            self.appId = appId
+            self.key = key
+            self.path = path
+            self.settings = settings
+        }
+    }
+
+    // MARK: - Properties
+
+    let settings: Settings
+    let store: EgressStore
+    let apps: AppStore
+    let channels: ChannelControl
+    let webhooks: ModuleWebhooks
+    let endpoint: ServerEndpoint
+    var composites: [String: Composite] = [:]
+    var recordings: [String: Recording] = [:]
+    private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    private let messages: AsyncStream<Message>.Continuation
+    private var shuttingDown = false
+
+    init(settings: Settings, store: EgressStore, apps: AppStore, channels: ChannelControl, webhooks: ModuleWebhooks, endpoint: ServerEndpoint) {
+        self.settings = settings
+        self.store = store
+        self.apps = apps
+        self.channels = channels
+        self.webhooks = webhooks
+        self.endpoint = endpoint
+        // A write to a worker that just died must not kill the server.
+        signal(SIGPIPE, SIG_IGN)
+        let (stream, continuation) = AsyncStream.makeStream(of: Message.self)
+        messages = continuation
+        Task { [weak self] in
+            for await message in stream {
+                guard let self else { return }
+                await self.handle(message)
+            }
+        }
+    }
+
+    /// Tasks running on this node (the limit counts them).
+    var activeCount: Int { composites.count + recordings.count }
+
+    // MARK: - Workers
+
+    /// Starts a worker for `task`; events and its exit come back as messages tagged `generation`.
+    func spawn(_ task: WorkerTask, generation: Int) throws(EgressError) -> WorkerProcess {
+        let messages = self.messages
+        let id = task.taskId
+        let worker = WorkerProcess(executable: settings.workerExecutable,
+                                   onEvent: { messages.yield(.event(taskId: id, generation: generation, $0)) },
+                                   onExit: { messages.yield(.exit(taskId: id, generation: generation, status: $0)) })
+        try worker.start(task)
+        return worker
+    }
+
+    /// A hidden channel token for a worker, signed with the app's key.
+    func workerToken(appId: String, key: ChannelKey, uid: String, publish: Bool) throws(EgressError) -> String {
+        guard let app = apps.app(id: appId) else { throw EgressError(.internalError, "unknown app \(appId)") }
+        let now = Int64(Date().timeIntervalSince1970)
+        // A day: a longer task is restarted with a fresh token when this one expires.
+        let claims = TokenClaims(iss: appId, sub: uid, iat: now, nbf: now - 5, exp: now + 86_400, jti: SecureRandom.string(count: 16),
+                                 grant: ChannelGrant(channel: key.name, publish: publish, subscribe: true, publishData: false, hidden: true))
+        return AccessToken.sign(claims, key: app.appKey)
+    }
+
+    /// The server's address for workers.
+    func serverURL() throws(EgressError) -> String {
+        guard let url = endpoint.httpURL else { throw EgressError(.internalError, "the server is not listening yet") }
+        return url
+    }
+
+    private func handle(_ message: Message) async {
+        switch message {
+        case .event(let id, let generation, let event):
+            if let c = composites[id], c.generation == generation { compositeEvent(c, event) }
+            if let r = recordings[id] { recordingEvent(r, event) }
+        case .exit(let id, let generation, let status):
+            if let c = composites[id], c.generation == generation { await compositeExited(c, status: status) }
+            if let r = recordings[id] { recordingExited(r, status: status) }
+        }
+    }
+
+    // MARK: - Waiting
+
+    /// Waits until `wake(name)` or `timeout` seconds pass.
+    func wait(_ name: String, timeout: Double) async {
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(timeout))
+            await self?.wake(name)
+        }
+        await withCheckedContinuation { waiters[name, default: []].append($0) }
+        timer.cancel()
+    }
+
+    func wake(_ name: String) {
+        for waiter in waiters.removeValue(forKey: name) ?? [] { waiter.resume() }
+    }
+
+    // MARK: - Shutdown
+
+    /// Stops every task, letting each worker finalize its files.
+    func shutdown() async {
+        shuttingDown = true
+        let compositeTargets = composites.values.map { ($0.appId, $0.key, $0.settings.uid) }
+        let recordingTargets = recordings.values.map { ($0.appId, $0.info.recordingId) }
+        await withTaskGroup(of: Void.self) { group in
+            for (appId, key, uid) in compositeTargets { group.addTask { _ = try? await self.stopComposite(appId: appId, key: key, uid: uid) } }
+            for (appId, id) in recordingTargets { group.addTask { _ = try? await self.stopRecording(appId: appId, id: id) } }
+        }
+    }
+
+    var isShuttingDown: Bool { shuttingDown }
+
+    /// Waits for a worker to exit after it was told to stop; kills it after the stop timeout.
+    func awaitExit(_ name: String, worker: WorkerProcess?, stillRunning: () -> Bool) async {
+        guard let worker else { return }
+        worker.send(.stop)
+        worker.closeInput()
+        await wait(name, timeout: settings.stopTimeout)
+        if stillRunning() {
+            worker.kill()
+            await wait(name, timeout: 5)
+        }
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}

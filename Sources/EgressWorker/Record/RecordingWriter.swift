@@ -1,0 +1,194 @@
+import EgressProtocol
+import Foundation
+import RTCAV
+import RTCMedia
+import SRTC
+
+/// Writes one recording file on its own queue (disk writes never run on a receive thread).
+///
+/// WebM stores the frames as they arrived (VP8, Opus): no transcoding. MP4 gets H.264 and AAC
+/// encoded from the decoded media. The file starts at the first video key frame (or the first
+/// audio packet of an audio-only recording); every stream is placed on one timeline by its
+/// `MediaClock`, so an outage leaves a gap as long as the outage and no longer.
+final class RecordingWriter: @unchecked Sendable {
+    let settings: RecordingSettings
+    private let hasVideo: Bool
+    private let hasAudio: Bool
+    private let queue = DispatchQueue(label: "srtc-egress.record")
+    private let onFailure: @Sendable (String) -> Void
+
+    // Owned by `queue`.
+    private var muxer: MediaMuxer?
+    private var streams: (video: Int?, audio: Int?) = (nil, nil)
+    private var videoClock = MediaClock(clockRate: 90_000)
+    private var audioClock = MediaClock(clockRate: 48_000)
+    private var originUs: Int64?
+    private var lastUs: Int64 = 0
+    private var counts = (video: 0, audio: 0)
+    private var failed = false
+    private var finished = false
+    // MP4 only.
+    private var h264: AVH264Encoder?
+    private var aac: AACEncoder?
+    private var scaler: PictureScaler?
+    private var samplesSeen: UInt32 = 0
+    private var nextAudioUs: Int64?
+
+    /// - Parameter onFailure: called once, on the writer's queue, when the file can no longer be written.
+    init(settings: RecordingSettings, video: Bool, audio: Bool, onFailure: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        hasVideo = video
+        hasAudio = audio
+        self.onFailure = onFailure
+    }
+
+    // MARK: - WebM: compressed frames as they arrived
+
+    func write(encoded frame: EncodedMediaFrame) {
+        queue.async { [self] in
+            guard !failed, !finished else { return }
+            let isVideo = frame.kind == .video
+            var clock = isVideo ? videoClock : audioClock
+            let t = clock.time(rtpTimestamp: frame.rtpTimestamp, arrivalUs: frame.receivedAtUs)
+            if isVideo { videoClock = clock } else { audioClock = clock }
+            if muxer == nil {
+                guard isVideo ? (frame.isKeyFrame && frame.width > 0) : !hasVideo else { return }
+                open(video: isVideo ? .video(.vp8, width: frame.width, height: frame.height) : nil,
+                     audio: hasAudio ? .opus(channels: 1) : nil, at: t)
+            }
+            guard let origin = originUs, t >= origin, let stream = isVideo ? streams.video : streams.audio else { return }
+            append(stream: stream, bytes: frame.data, ptsUs: t - origin, key: frame.isKeyFrame, video: isVideo)
+        }
+    }
+
+    // MARK: - MP4: decoded media, transcoded
+
+    func write(decoded frame: VideoFrame, arrivalUs: Int64) {
+        queue.async { [self] in
+            guard !failed, !finished else { return }
+            // The decoder keeps the RTP time (µs on the 90 kHz clock): recover the 32-bit timestamp.
+            let rtp = UInt32(truncatingIfNeeded: frame.timestampUs * 9 / 100)
+            let t = videoClock.time(rtpTimestamp: rtp, arrivalUs: arrivalUs)
+            if muxer == nil {
+                let width = frame.width & ~1, height = frame.height & ~1
+                var configuration = AVH264Encoder.Configuration(width: max(16, width), height: max(16, height))
+                configuration.keyFrameInterval = 60
+                configuration.globalHeader = true
+                do throws(AVMediaError) {
+                    let encoder = try AVH264Encoder(configuration: configuration)
+                    h264 = encoder
+                    if hasAudio { aac = try AACEncoder(sampleRate: 48_000, channels: 1, globalHeader: true) }
+                } catch {
+                    return fail("H.264/AAC encoder: \(error)")
+                }
+                open(video: h264?.streamSpec, audio: aac?.streamSpec, at: t)
+            }
+            guard let origin = originUs, t >= origin, let encoder = h264, let stream = streams.video else { return }
+            var picture = frame.buffer.toI420()
+            let (w, h) = (encoder.configuration.width, encoder.configuration.height)
+            if picture.width != w || picture.height != h {
+                // The publisher changed size: scale to the file's size.
+                guard var resized = try? VideoPixelBuffer.black(width: w, height: h) else { return }
+                let scaler = self.scaler ?? PictureScaler()
+                self.scaler = scaler
+                try? scaler.scale(picture, into: &resized, x: 0, y: 0, width: w, height: h)
+                picture = resized
+            }
+            do throws(AVMediaError) {
+                for packet in try encoder.encode(VideoFrame(buffer: picture, timestampUs: t - origin), ptsUs: t - origin) {
+                    append(stream: stream, bytes: packet.data, ptsUs: packet.ptsUs, key: packet.isKeyFrame, video: true)
+                }
+            } catch {
+                fail("H.264: \(error)")
+            }
+        }
+    }
+
+    func write(decoded pcm: AudioPCMBuffer, arrivalUs: Int64) {
+        queue.async { [self] in
+            guard !failed, !finished else { return }
+            samplesSeen &+= UInt32(pcm.frameCount)
+            let t = audioClock.time(rtpTimestamp: samplesSeen, arrivalUs: arrivalUs) - pcm.durationUs
+            if muxer == nil, !hasVideo {
+                do throws(AVMediaError) { aac = try AACEncoder(sampleRate: 48_000, channels: 1, globalHeader: true) } catch { return fail("AAC: \(error)") }
+                open(video: nil, audio: aac?.streamSpec, at: t)
+            }
+            guard let origin = originUs, t >= origin, let encoder = aac, let stream = streams.audio else { return }
+            var mono = pcm.channels == 1 ? pcm.floatSamples : pcm.channel(0)
+            if pcm.sampleRate != 48_000 { return }
+            // The encoder counts samples: fill an outage with silence so audio stays in step with video.
+            let due = nextAudioUs ?? t
+            let gapSamples = Int((t - due) * 48 / 1_000)
+            if gapSamples > 960 { mono = [Float](repeating: 0, count: min(gapSamples, 48_000 * settings.idleTimeoutSeconds)) + mono }
+            nextAudioUs = t + pcm.durationUs
+            do throws(AVMediaError) {
+                for packet in try encoder.encode(interleaved: mono, ptsUs: due - origin) {
+                    append(stream: stream, bytes: packet.data, ptsUs: packet.ptsUs, key: true, video: false)
+                }
+            } catch {
+                fail("AAC: \(error)")
+            }
+        }
+    }
+
+    // MARK: - End
+
+    /// Finalizes the file (trailer, cues) and returns what it holds. Blocks until written.
+    func finish() -> RecordingResult {
+        queue.sync {
+            if !finished {
+                finished = true
+                if let muxer, !failed {
+                    if let h264, let stream = streams.video {
+                        for p in (try? h264.flush()) ?? [] { append(stream: stream, bytes: p.data, ptsUs: p.ptsUs, key: p.isKeyFrame, video: true) }
+                    }
+                    if let aac, let stream = streams.audio {
+                        for p in (try? aac.flush()) ?? [] { append(stream: stream, bytes: p.data, ptsUs: p.ptsUs, key: true, video: false) }
+                    }
+                    do throws(AVMediaError) { try muxer.finish() } catch { fail("finishing: \(error)") }
+                } else if let muxer {
+                    try? muxer.finish()
+                }
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: settings.path)[.size] as? NSNumber)?.int64Value ?? 0
+            return RecordingResult(bytes: size, durationMs: lastUs / 1_000, videoFrames: counts.video, audioFrames: counts.audio,
+                                   complete: !failed && muxer != nil)
+        }
+    }
+
+    /// Whether anything has been written.
+    var hasStarted: Bool { queue.sync { muxer != nil } }
+
+    // MARK: - Internals (queue)
+
+    private func open(video: MediaStreamSpec?, audio: MediaStreamSpec?, at t: Int64) {
+        let container: MediaContainer = settings.format == .webm ? .webm : .fragmentedMP4
+        do throws(AVMediaError) {
+            let m = try MediaMuxer(url: settings.path, container: container)
+            if let video { streams.video = try m.addStream(video) }
+            if let audio { streams.audio = try m.addStream(audio) }
+            try m.start()
+            muxer = m
+            originUs = t
+        } catch {
+            fail("cannot write \(settings.path): \(error)")
+        }
+    }
+
+    private func append(stream: Int, bytes: [UInt8], ptsUs: Int64, key: Bool, video: Bool) {
+        guard let muxer, !failed else { return }
+        do throws(AVMediaError) {
+            try muxer.write(stream: stream, bytes: bytes, ptsUs: ptsUs, durationUs: video ? 0 : 20_000, isKeyFrame: key)
+            if video { counts.video += 1 } else { counts.audio += 1 }
+            lastUs = max(lastUs, ptsUs + (video ? 0 : 20_000))
+        } catch {
+            fail("writing \(settings.path): \(error)")
+        }
+    }
+
+    private func fail(_ why: String) {
+        guard !failed else { return }
+        failed = true
+        onFailure(why)
+    }
+}

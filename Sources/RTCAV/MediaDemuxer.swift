@@ -1,0 +1,120 @@
+// Reads any input libavformat opens (an HLS playlist over HTTP, an RTMP stream, a file) packet by
+// packet: what the SDK's CDN engine and the tests' checks read recordings and live streams with.
+import CAVCodec
+import CAVFormat
+import CAVUtil
+import CSWScale
+
+/// One compressed packet read from a `MediaDemuxer`; reused from read to read.
+public final class MediaPacket {
+    let pointer: UnsafeMutablePointer<AVPacket>
+    var timeBase = AVRational(num: 1, den: 1_000_000)
+
+    public init() {
+        pointer = av_packet_alloc()
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&p)
+    }
+
+    /// The stream it belongs to.
+    public var streamIndex: Int { Int(pointer.pointee.stream_index) }
+    /// Presentation time in microseconds, when the container gives one.
+    public var ptsUs: Int64? {
+        let pts = pointer.pointee.pts
+        return pts == srtc_av_nopts_value ? nil : av_rescale_q(pts, timeBase, AVRational(num: 1, den: 1_000_000))
+    }
+    /// Whether a decoder can start here.
+    public var isKeyFrame: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    /// The compressed bytes.
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size))) }
+}
+
+/// An opened input.
+public final class MediaDemuxer {
+    /// What the input holds in one stream.
+    public struct StreamInfo: Sendable, Equatable {
+        public var index: Int
+        public var isVideo: Bool
+        /// libavcodec's codec name (`h264`, `aac`, `vp8`, `opus`, …).
+        public var codecName: String
+        public var width: Int
+        public var height: Int
+        public var sampleRate: Int
+        public var channels: Int
+    }
+
+    public let url: String
+    /// The audio and video streams of the input.
+    public private(set) var streams: [StreamInfo] = []
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let interrupt: AVInterrupt
+
+    /// Opens `url` and reads enough to know its streams.
+    /// - Parameters:
+    ///   - options: demuxer and protocol options (`live_start_index` for HLS, `rw_timeout`, …).
+    ///   - interrupt: `stop()` it from another thread to end a blocking open or read.
+    public init(url: String, options: [(String, String)] = [], interrupt: AVInterrupt = AVInterrupt()) throws(AVMediaError) {
+        AVLibrary.initialize()
+        self.url = url
+        self.interrupt = interrupt
+        guard let ctx = avformat_alloc_context() else { throw .failed(call: "avformat_alloc_context", code: -1, message: "out of memory") }
+        ctx.pointee.interrupt_callback = interrupt.callback
+        var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
+        var dictionary: OpaquePointer?
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        let rc = avformat_open_input(&opened, url, nil, &dictionary)
+        av_dict_free(&dictionary)
+        // On failure avformat_open_input frees the context itself.
+        try AVMediaError.check(rc, "avformat_open_input(\(url))")
+        context = opened
+        do {
+            try AVMediaError.check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info")
+        } catch {
+            avformat_close_input(&context)
+            throw error
+        }
+        guard let opened else { return }
+        for i in 0..<Int(opened.pointee.nb_streams) {
+            guard let st = opened.pointee.streams[i], let par = st.pointee.codecpar else { continue }
+            let type = par.pointee.codec_type
+            guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO else { continue }
+            streams.append(StreamInfo(index: i, isVideo: type == AVMEDIA_TYPE_VIDEO,
+                                      codecName: String(cString: avcodec_get_name(par.pointee.codec_id)),
+                                      width: Int(par.pointee.width), height: Int(par.pointee.height),
+                                      sampleRate: Int(par.pointee.sample_rate), channels: Int(par.pointee.ch_layout.nb_channels)))
+        }
+    }
+
+    deinit { avformat_close_input(&context) }
+
+    /// The first video (or audio) stream.
+    public func firstStream(video: Bool) -> StreamInfo? { streams.first { $0.isVideo == video } }
+
+    /// The container's duration in microseconds, when it states one.
+    public var durationUs: Int64? {
+        guard let d = context?.pointee.duration, d != srtc_av_nopts_value, d > 0 else { return nil }
+        return d
+    }
+
+    /// A decoder for stream `index`.
+    public func makeDecoder(for index: Int) throws(AVMediaError) -> MediaDecoder {
+        guard let context, index >= 0, index < Int(context.pointee.nb_streams), let st = context.pointee.streams[index],
+              let par = st.pointee.codecpar else { throw .noStream("#\(index)") }
+        return try MediaDecoder(parameters: par, timeBase: st.pointee.time_base)
+    }
+
+    /// Reads the next packet of any stream into `packet`; `false` at the end of the input.
+    /// - Throws: `.interrupted` when stopped; `.failed` on an I/O or format error.
+    public func read(into packet: MediaPacket) throws(AVMediaError) -> Bool {
+        guard let context else { throw .wrongState("closed") }
+        av_packet_unref(packet.pointer)
+        let rc = av_read_frame(context, packet.pointer)
+        if rc == srtc_averror_eof { return false }
+        try AVMediaError.check(rc, "av_read_frame")
+        if let st = context.pointee.streams[Int(packet.pointer.pointee.stream_index)] { packet.timeBase = st.pointee.time_base }
+        return true
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import SRTCProtocol
+
+// The session moved to another server node (docs/protocol.md, "Moving to another node"): the
+// server's `reconnect` event, and a resume answered with `moved`, after which the media is
+// negotiated afresh with the new node while users, tracks and subscriptions stay as they were.
+extension Channel {
+    /// `reconnect`: the server's node is draining. Reconnect now, as after a dropped connection.
+    func serverAskedToReconnect(_ notice: ReconnectNotice) {
+        context.logger.info("server asked to reconnect (\(notice.reason))")
+        guard let signal = state.withLock({ $0.signal }) else { return }
+        signal.close()
+        signalClosed(signal, reason: notice.reason)
+    }
+
+    /// Drops the transports of the previous node (before any event of the new one is handled).
+    func dropMovedMedia() {
+        let old = state.withLock { s -> ChannelMedia? in
+            defer {
+                s.media = nil
+                s.republishPending = true
+            }
+            return s.media
+        }
+        old?.close()
+    }
+
+    /// Publishes every local track again on a new publish transport, in one offer. The server
+    /// gives each the id it had, so subscribers keep their tracks; it makes the recorded
+    /// subscriptions again and sends a new subscriber offer by itself. Until it succeeds,
+    /// `republishPending` stays set and each later resume calls this again.
+    func republishAfterMove() {
+        let published = state.withLock { s in s.localTracks.sorted { $0.key < $1.key } }
+        guard !published.isEmpty else {
+            state.withLock { $0.republishPending = false }
+            return
+        }
+        Task { [self] in
+            do throws(SRTCError) {
+                let signal = try liveSignal()
+                let media = try ensureMedia()
+                try await media.publishLock.run { () async throws(SRTCError) in
+                    var announced: [PublishTrack] = []
+                    for (_, track) in published {
+                        // A section an earlier, interrupted attempt added is offered again.
+                        let mid = media.publish.mid(of: track) ?? media.publish.add(track).mid
+                        announced.append(PublishTrack(mid: mid, kind: track.kind, desc: track.desc, muted: track.isMuted,
+                                                      layers: (track as? LocalVideoTrack)?.layers ?? []))
+                    }
+                    let data = try await signal.request(.publish(PublishRequest(sdp: media.publish.makeOffer(), tracks: announced)))
+                    guard case .answer(let answer) = data else { throw .mediaFailed("publish was answered without an SDP answer") }
+                    try media.publish.applyAnswer(answer.sdp)
+                    for (sent, info) in zip(announced, answer.tracks) {
+                        media.publish.attach(mid: sent.mid)
+                        guard let old = published.first(where: { $0.value.desc == info.desc && $0.value.kind == info.kind }),
+                              old.key != info.id else { continue }
+                        // The server did not keep the id (the track was gone there): rebind.
+                        state.withLock { $0.localTracks[old.key] = nil; $0.localTracks[info.id] = old.value }
+                        old.value.didPublish(in: self, info: info)
+                    }
+                }
+                state.withLock { $0.republishPending = false }
+                context.logger.info("published \(published.count) track(s) again on the channel's new node")
+            } catch {
+                // The connection dropped again meanwhile: the next resume tries again.
+                context.logger.warning("could not publish again after moving: \(error)")
+            }
+        }
+    }
+}

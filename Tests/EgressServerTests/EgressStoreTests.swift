@@ -1,0 +1,124 @@
+@testable import EgressServer
+import EgressProtocol
+import Foundation
+import SRTCServer
+import SRTCTestSupport
+import Testing
+
+/// The egress tables on both engines (SQLite, PostgreSQL): schema versioning, recordings' metadata
+/// through their lifecycle, what a restart finds unfinished, and composites' lifecycle.
+@Suite struct EgressStoreTests {
+    /// Unix milliseconds of late 2026: beyond 32 bits, so a column that is not 64-bit fails.
+    static let t0: Int64 = 1_796_000_000_000
+
+    static func recording(_ id: String, channel: String = "c", status: RecordingInfo.Status = .recording, startedAt: Int64 = t0,
+                          kind: RecordingKind = .track, format: RecordingFormat = .webm, desc: String? = "camera_big") -> RecordingInfo {
+        RecordingInfo(recordingId: id, channel: channel, kind: kind, format: format, uid: "alice", desc: desc,
+                      file: "app/\(channel)/\(id).\(format.rawValue)", status: status, startedAt: startedAt)
+    }
+
+    @Test(arguments: TestStore.allCases)
+    func migrationsAreVersionedOnTheirOwnAndIdempotent(_ kind: TestStore) async throws {
+        let database = try await kind.open()
+        try Migrations.server.apply(to: database)
+        #expect(try EgressMigrations.schema.apply(to: database) == 0)
+        #expect(try EgressMigrations.schema.apply(to: database) == 1)
+        #expect(try EgressMigrations.schema.currentVersion(of: database) == 1)
+        // The server's own version is untouched: both live in one database.
+        #expect(try Migrations.server.currentVersion(of: database) == Migrations.server.latestVersion)
+        try database.query("INSERT INTO egress_schema (version) VALUES (7)")
+        #expect(throws: DatabaseError.schemaTooNew(found: 7, supported: 1)) { try EgressStore(database: database) }
+    }
+
+    @Test(arguments: TestStore.allCases)
+    func aRecordingKeepsEveryFieldThroughItsLifecycle(_ kind: TestStore) async throws {
+        let store = try EgressStore(database: try await kind.open())
+        var r = Self.recording("RC_1", status: .starting)
+        try store.insert(r, appId: "app", path: "/data/recordings/app/c/RC_1.webm")
+        #expect(store.recording(appId: "app", id: "RC_1")?.info == r)
+        #expect(store.recording(appId: "app", id: "RC_1")?.path == "/data/recordings/app/c/RC_1.webm")
+        #expect(store.recording(appId: "other", id: "RC_1") == nil, "another app does not see it")
+
+        r.status = .finished
+        r.endedAt = Self.t0 + 10_250
+        r.durationMs = 10_250
+        r.sizeBytes = 5_000_000_000
+        store.update(r)
+        #expect(store.recording(appId: "app", id: "RC_1")?.info == r)
+
+        var failed = Self.recording("RC_2", kind: .composite, format: .mp4, desc: nil)
+        try store.insert(failed, appId: "app", path: "/p2")
+        failed.status = .failed
+        failed.error = "storage_failed: No space left on device"
+        store.update(failed)
+        #expect(store.recording(appId: "app", id: "RC_2")?.info == failed)
+        // An id is stored once.
+        #expect(throws: DatabaseError.self) { try store.insert(Self.recording("RC_1"), appId: "app", path: "/again") }
+    }
+
+    @Test(arguments: TestStore.allCases)
+    func listsFilterByChannelAndStatusNewestFirstWithinTheLimit(_ kind: TestStore) async throws {
+        let store = try EgressStore(database: try await kind.open())
+        let rows: [(String, String, RecordingInfo.Status, Int64)] = [
+            ("RC_a", "one", .finished, 1), ("RC_b", "one", .recording, 3), ("RC_c", "two", .finished, 2), ("RC_d", "one", .finished, 4),
+        ]
+        for (id, channel, status, offset) in rows {
+            try store.insert(Self.recording(id, channel: channel, status: status, startedAt: Self.t0 + offset), appId: "app", path: "/" + id)
+        }
+        try store.insert(Self.recording("RC_x", channel: "one"), appId: "other", path: "/x")
+        #expect(store.recordings(appId: "app", channel: nil, status: nil, limit: 10).map(\.recordingId) == ["RC_d", "RC_b", "RC_c", "RC_a"])
+        #expect(store.recordings(appId: "app", channel: "one", status: nil, limit: 10).map(\.recordingId) == ["RC_d", "RC_b", "RC_a"])
+        #expect(store.recordings(appId: "app", channel: "one", status: .finished, limit: 10).map(\.recordingId) == ["RC_d", "RC_a"])
+        #expect(store.recordings(appId: "app", channel: nil, status: nil, limit: 2).map(\.recordingId) == ["RC_d", "RC_b"])
+        #expect(store.recordings(appId: "app", channel: "three", status: nil, limit: 10).isEmpty)
+    }
+
+    @Test(arguments: TestStore.allCases)
+    func aRestartFindsTheRecordingsLeftOpenInEveryApp(_ kind: TestStore) async throws {
+        let database = try await kind.open()
+        let store = try EgressStore(database: database)
+        try store.insert(Self.recording("RC_s", status: .starting), appId: "app", path: "/s")
+        try store.insert(Self.recording("RC_r", status: .recording), appId: "app2", path: "/r")
+        try store.insert(Self.recording("RC_f", status: .finished), appId: "app", path: "/f")
+        try store.insert(Self.recording("RC_i", status: .incomplete), appId: "app", path: "/i")
+        // The next run opens the same database.
+        let again = try EgressStore(database: database)
+        let open = again.unfinishedRecordings().sorted { $0.info.recordingId < $1.info.recordingId }
+        #expect(open.map(\.info.recordingId) == ["RC_r", "RC_s"])
+        #expect(open.map(\.appId) == ["app2", "app"] && open.map(\.path) == ["/r", "/s"])
+    }
+
+    @Test(arguments: TestStore.allCases)
+    func compositesAreStoredUpdatedAndClosedByTheNextRun(_ kind: TestStore) async throws {
+        let database = try await kind.open()
+        let store = try EgressStore(database: database)
+        let settings = CompositeSettings(uid: "mcu", layout: .speaker, width: 640, height: 360, frameRate: 15)
+        func composite(_ id: String, _ status: CompositeInfo.Status) -> CompositeInfo {
+            CompositeInfo(compositeId: id, channel: "c", uid: "mcu", layout: .speaker, width: 640, height: 360, frameRate: 15, bitrate: 1_000_000,
+                          audio: true, status: status, restarts: 0, startedAt: Self.t0)
+        }
+        store.insert(composite("CP_1", .starting), appId: "app", settings: settings)
+        store.insert(composite("CP_2", .starting), appId: "app", settings: settings)
+        var running = composite("CP_1", .restarting)
+        running.restarts = 2
+        running.error = "the worker exited (status 9)"
+        store.update(running)
+        var stopped = composite("CP_2", .stopped)
+        stopped.endedAt = Self.t0 + 60_000
+        store.update(stopped)
+
+        func row(_ id: String) throws -> [SQLValue] {
+            try #require(try database.query("SELECT status, error, restarts, ended_at, settings, app_id FROM egress_composites WHERE composite_id = ?",
+                                             [.text(id)]).first)
+        }
+        let first = try row("CP_1")
+        #expect(first[0].string == "restarting" && first[1].string == running.error && first[2].int == 2 && first[3] == .null)
+        let stored = try JSONDecoder().decode(CompositeSettings.self, from: Data((first[4].string ?? "").utf8))
+        #expect(stored == settings && first[5].string == "app")
+
+        store.closeUnfinishedComposites(now: Self.t0 + 90_000)
+        let closed = try row("CP_1"), untouched = try row("CP_2")
+        #expect(closed[0].string == "stopped" && closed[1].string == "the server restarted" && closed[3].int == Self.t0 + 90_000)
+        #expect(untouched[0].string == "stopped" && untouched[1] == .null && untouched[3].int == Self.t0 + 60_000)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import MediaTestSupport
+import RTCMedia
+import SRTC
+import SRTCTestSupport
+import Synchronization
+import TestWait
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Watches a channel for a composite's tracks (published under `uid`, a hidden participant) and
+/// subscribes to them: video into `tiles`, audio into `audio`. Subscribes again when the
+/// composite comes back (a restarted worker publishes new tracks).
+final class CompositeViewer: ChannelDelegate, @unchecked Sendable {
+    let uid: String
+    let tiles: TileReader
+    let audio = SDKMediaCollector()
+    private let added = Mutex(0)
+
+    init(uid: String, tiles: TileReader) {
+        self.uid = uid
+        self.tiles = tiles
+    }
+
+    /// How many times the composite's video track appeared.
+    var videoTracksSeen: Int { added.withLock { $0 } }
+
+    func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
+        guard track.uid == uid, let remote = channel.remoteTrack(trackId: track.id) else { return }
+        if let video = remote as? RemoteVideoTrack {
+            video.add(videoRenderer: tiles)
+            added.withLock { $0 += 1 }
+        }
+        if let sound = remote as? RemoteAudioTrack { sound.add(audioRenderer: audio) }
+        Task { try? await channel.subscribe(remote) }
+    }
+}
+
+/// One SDK engine joined to a channel, observed.
+struct EgressPeer {
+    let engine: SRTCEngine
+    let channel: Channel
+    let events = SDKEventRecorder()
+
+    init(engine kind: ChannelEngine = .sfu) {
+        engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "egress-peer"), logLevel: .off, receiveTimeout: 3,
+                                                 mediaBindAddress: "127.0.0.1"))
+        channel = engine.createChannel(engine: kind)
+        channel.delegates.add(delegate: events)
+    }
+}
+
+/// The composite (MCU) end to end: `srtc join` bots, the egress module's worker process, an SDK
+/// viewer reading each tile's frame numbers and listening for every bot's tone.
+@Suite(.serialized) struct EgressCompositeTests {
+    static let quadrants = [(x: 0, y: 0, width: 320, height: 180), (x: 320, y: 0, width: 320, height: 180),
+                            (x: 0, y: 180, width: 320, height: 180), (x: 320, y: 180, width: 320, height: 180)]
+
+    @Test func threeBotsInAGridTheirTonesMixedAWorkerRestartAndAReLayout() async throws {
+        let server = try EgressTestServer()
+        let tones = [300.0, 700.0, 1_100.0]
+        var bots: [BotProcess] = []
+        let viewer = EgressPeer()
+        let tiles = TileReader(tiles: Self.quadrants)
+        let composite = CompositeViewer(uid: "mcu", tiles: tiles)
+        viewer.channel.delegates.add(delegate: composite)
+        try await viewer.channel.join(url: server.url, token: server.token(uid: "viewer", channel: "mix"))
+        for i in 0..<3 {
+            bots.append(try BotProcess(url: server.url, channel: "mix", uid: "bot\(i + 1)", patternStart: i * 100_000, toneHz: tones[i]))
+            // Join order is tile order: each bot is in before the next starts.
+            try await viewer.events.wait(for: "track+ bot\(i + 1) camera_big")
+        }
+
+        let (status, json) = try await server.call("/server/v1/channel/composite/start",
+                                                   ["channel": "mix", "uid": "mcu", "width": 640, "height": 360, "frame_rate": 15])
+        #expect(status == 200, "\(json)")
+        #expect((json["composite"] as? [String: Any])?["status"] as? String == "running")
+        try await viewer.events.wait(for: "track+ mcu camera_big")
+        // A hidden participant: in no user list, not counted.
+        #expect(!viewer.channel.users.contains { $0.uid == "mcu" })
+        #expect(viewer.channel.users.count == 3)
+        try await eventually(timeout: 5, "user_count 4") { viewer.channel.info?.userCount == 4 }
+
+        // Each tile shows its own bot's frames, advancing; the fourth tile is black.
+        try await eventually(timeout: 20, "frames in three tiles (read \((0..<3).map { tiles.numbers(tile: $0).count }) of \(tiles.frames) pictures)") { (0..<3).allSatisfy { tiles.numbers(tile: $0).count >= 10 } }
+        for i in 0..<3 {
+            let numbers = tiles.numbers(tile: i)
+            #expect(numbers.allSatisfy { $0 / 100_000 == i }, "tile \(i): \(numbers.prefix(5))")
+            #expect(nonDecreasing(numbers) && numbers.last! > numbers.first!, "tile \(i) advances")
+        }
+        #expect(tiles.numbers(tile: 3).isEmpty)
+        // The mix holds all three tones.
+        try await eventually(timeout: 10, "2 s of mixed audio") { composite.audio.samples.count >= 96_000 }
+        let mix = Array(composite.audio.samples.suffix(48_000))
+        let floor = [500.0, 900.0, 1_500.0].map { FrequencyEstimator.goertzelPower(mix, frequency: $0, sampleRate: 48_000) }.max()!
+        for hz in tones {
+            let power = FrequencyEstimator.goertzelPower(mix, frequency: hz, sampleRate: 48_000)
+            #expect(power > 20 * floor, "\(hz) Hz at \(power), floor \(floor)")
+        }
+
+        // The worker dies: the supervisor starts another, whose composite the viewer gets again.
+        let workers = egressWorkerPIDs()
+        #expect(workers.count == 1, "one worker: \(workers)")
+        for pid in workers { kill(pid, SIGKILL) }
+        let before = tiles.numbers(tile: 0).last ?? 0
+        try await eventually(timeout: 20, "the composite back after its worker died") {
+            let restarts = (try? await server.composite("mix", uid: "mcu"))?["restarts"] as? Int ?? 0
+            return restarts >= 1 && composite.videoTracksSeen >= 2 && (tiles.numbers(tile: 0).last ?? 0) > before + 15
+        }
+        #expect(egressWorkerPIDs().count == 1 && egressWorkerPIDs() != workers)
+
+        // Bot 2 leaves: two tiles side by side, each letterboxed in its half.
+        await bots[1].stop()
+        tiles.watch([(x: 0, y: 90, width: 320, height: 180), (x: 320, y: 90, width: 320, height: 180)])
+        try await eventually(timeout: 15, "the grid of two") { tiles.numbers(tile: 0).count >= 5 && tiles.numbers(tile: 1).count >= 5 }
+        #expect(tiles.numbers(tile: 0).allSatisfy { $0 < 100_000 })
+        #expect(tiles.numbers(tile: 1).allSatisfy { $0 >= 200_000 })
+
+        let (stopped, answer) = try await server.call("/server/v1/channel/composite/stop", ["channel": "mix", "uid": "mcu"])
+        #expect(stopped == 200 && (answer["composite"] as? [String: Any])?["status"] as? String == "stopped")
+        try await viewer.events.wait(for: "track- mcu camera_big")
+        try await eventually(timeout: 10, "no worker left") { egressWorkerPIDs().isEmpty }
+        for bot in bots { await bot.stop() }
+        await viewer.channel.leave()
+        await server.stop()
+    }
+}

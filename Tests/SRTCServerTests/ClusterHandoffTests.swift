@@ -1,0 +1,88 @@
+import Foundation
+import SRTCProtocol
+@testable import SRTCServer
+import SRTCTestSupport
+import Testing
+import TestWait
+
+/// A channel's sessions moving to another node (docs/deploy.md, "Drain and failover"), at the
+/// signaling level: the owner's record in Redis, the drain's `reconnect`, and the resume with
+/// the same session on the node that takes the channel over.
+@Suite struct ClusterHandoffTests {
+    @Test func aDrainedChannelsSessionsResumeOnTheNextNodeWithoutAnyoneLeaving() async throws {
+        let url = try await TestRedis.freshURL()
+        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
+        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
+        let alice = try await TestSignalClient(url: a.wsURL)
+        let aliceJoin = try await alice.join(token: a.token(uid: "alice", channel: "m"), nickname: "Alice")
+        let bob = try await TestSignalClient(url: a.wsURL)
+        let bobJoin = try await bob.join(token: a.token(uid: "bob", channel: "m"))
+        #expect(a.app.channels.count == 1 && b.app.channels.count == 0)
+
+        // The owner keeps the channel's sessions in Redis.
+        let redis = try RedisClient(url: url)
+        try await eventually(timeout: 10, "both sessions recorded") {
+            guard case .string(let json) = try redis.command(["GET", "srtc:room:\(TestServer.appId)/m"]),
+                  let record = try? JSONDecoder().decode(RoomRecord.self, from: Data(json.utf8)) else { return false }
+            return record.sessions.map(\.sessionId) == [aliceJoin.sessionId, bobJoin.sessionId]
+                && record.sessions.first?.nickname == "Alice"
+        }
+
+        // a drains: each client is told to reconnect; the channel is no longer a's.
+        await a.app.drain(deadline: .zero)
+        for client in [alice, bob] {
+            let notice = try await client.event { if case .reconnect(let r) = $0 { return r }; return nil }
+            #expect(notice.reason == "node_draining")
+        }
+        #expect(a.app.channels.count == 0)
+
+        // Both resume on b with their session ids: the same users, joined when they were.
+        let alice2 = try await TestSignalClient(url: b.wsURL)
+        let resumed = try await alice2.join(token: b.token(uid: "alice", channel: "m"), sessionId: aliceJoin.sessionId)
+        #expect(resumed.resumed && resumed.moved == true && resumed.sessionId == aliceJoin.sessionId)
+        #expect(resumed.users.map(\.uid) == ["bob"] && resumed.users.first?.joinedAt == bobJoin.me.joinedAt)
+        #expect(resumed.me.nickname == "Alice")
+        let bob2 = try await TestSignalClient(url: b.wsURL)
+        let bobResumed = try await bob2.join(token: b.token(uid: "bob", channel: "m"), sessionId: bobJoin.sessionId)
+        #expect(bobResumed.resumed && bobResumed.moved == true && bobResumed.users.map(\.uid) == ["alice"])
+        #expect(b.app.channels.existingRoom(ChannelKey(appId: TestServer.appId, name: "m")) != nil)
+        // Nobody saw anyone leave; a second resume is an ordinary one.
+        try await Task.sleep(for: .milliseconds(300))
+        for client in [alice, bob, alice2, bob2] {
+            #expect(!client.events.contains { if case .userLeft = $0 { return true }; return false }, "\(client.events)")
+        }
+        alice2.close()
+        let alice3 = try await TestSignalClient(url: b.wsURL)
+        let again = try await alice3.join(token: b.token(uid: "alice", channel: "m"), sessionId: aliceJoin.sessionId)
+        #expect(again.resumed && again.moved == nil)
+
+        for client in [alice, bob, bob2, alice3] { client.close() }
+        await b.stop()
+        await a.stop()
+    }
+
+    @Test func aSessionThatDoesNotComeBackLeavesAfterTheGracePeriod() async throws {
+        let url = try await TestRedis.freshURL()
+        let a = try TestServer(grace: 1) { $0.redisURL = url; $0.nodeId = "a" }
+        let b = try TestServer(grace: 1) { $0.redisURL = url; $0.nodeId = "b" }
+        let alice = try await TestSignalClient(url: a.wsURL)
+        let aliceJoin = try await alice.join(token: a.token(uid: "alice", channel: "m"))
+        let bob = try await TestSignalClient(url: a.wsURL)
+        _ = try await bob.join(token: a.token(uid: "bob", channel: "m"))
+        let redis = try RedisClient(url: url)
+        try await eventually(timeout: 10, "both sessions recorded") {
+            guard case .string(let json) = try redis.command(["GET", "srtc:room:\(TestServer.appId)/m"]) else { return false }
+            return json.contains("\"bob\"") && json.contains("\"alice\"")
+        }
+        await a.app.drain(deadline: .zero)
+        // Only alice comes back: bob leaves (timeout) once the grace period passes on b.
+        let alice2 = try await TestSignalClient(url: b.wsURL)
+        let resumed = try await alice2.join(token: b.token(uid: "alice", channel: "m"), sessionId: aliceJoin.sessionId)
+        #expect(resumed.resumed && resumed.users.map(\.uid) == ["bob"])
+        let left = try await alice2.event { if case .userLeft(let u) = $0 { return u }; return nil }
+        #expect(left.uid == "bob" && left.reason == .timeout)
+        for client in [alice, bob, alice2] { client.close() }
+        await b.stop()
+        await a.stop()
+    }
+}
