@@ -34,16 +34,18 @@ struct CameraFrameConverterTests {
         return try bytes.withUnsafeBytes { try converter.convert($0, format: format, width: Self.width, height: Self.height, stride: stride) }
     }
 
+    /// What a conversion must return, derived from the input fixture by Fixtures/camera/make-expected.py.
+    static func expected(_ name: String) throws -> VideoPixelBuffer {
+        try VideoPixelBuffer(format: .i420, width: width, height: height, data: try fixture("\(name).expected.i420"))
+    }
+
     @Test func yuyvWithPaddedRowsKeepsLumaAndAveragesChromaRows() throws {
         let picture = try convert(try Self.fixture("yuyv-64x48-stride160.raw"), .yuyv, stride: 160)
-        let reference = try Self.reference
         #expect(picture.format == .i420 && picture.width == Self.width && picture.height == Self.height)
-        #expect(Self.difference(picture, reference, plane: 0).max == 0)   // luma is stored as is
-        // FFmpeg interpolated the chroma rows up to 4:2:2; averaging them back lands within one or two steps.
-        for plane in 1...2 {
-            let d = Self.difference(picture, reference, plane: plane)
-            #expect(d.mean < 1.5 && d.max <= 8, "plane \(plane): \(d)")
-        }
+        #expect(Self.difference(picture, try Self.reference, plane: 0).max == 0)   // luma is stored as is
+        // Chroma: the rounded mean of each pair of rows, exactly.
+        let expected = try Self.expected("yuyv-64x48")
+        for plane in 0...2 { #expect(Self.difference(picture, expected, plane: plane).max == 0, "plane \(plane)") }
     }
 
     @Test func nv12WithPaddedRowsIsExact() throws {
@@ -69,13 +71,14 @@ struct CameraFrameConverterTests {
     @Test(arguments: ["422", "420", "444"])
     func mjpegFramesDecodeToTheReference(subsampling: String) throws {
         let picture = try convert(try Self.fixture("mjpeg-\(subsampling)-64x48.jpg"), .mjpeg, stride: 0)
-        let reference = try Self.reference
         #expect(picture.width == Self.width && picture.height == Self.height)
-        // Quality 2 JPEG plus the full-range round trip: a step or two per pixel, more on edges.
-        for plane in 0...2 {
-            let d = Self.difference(picture, reference, plane: plane)
-            #expect(d.mean < 3 && d.max < 48, "\(subsampling) plane \(plane): \(d)")
-        }
+        // Exactly libjpeg-turbo's planes, chroma averaged down to 4:2:0 and mapped to BT.601 video range.
+        let expected = try Self.expected("mjpeg-\(subsampling)-64x48")
+        for plane in 0...2 { #expect(Self.difference(picture, expected, plane: plane).max == 0, "\(subsampling) plane \(plane)") }
+        // And it is the reference picture: quality 2 JPEG plus the full-range round trip cost a
+        // step or two of luma per pixel, more on edges.
+        let d = Self.difference(picture, try Self.reference, plane: 0)
+        #expect(d.mean < 3 && d.max < 48, "\(subsampling) luma: \(d)")
     }
 
     @Test func greyscaleMJPEGHasTheLumaAndNeutralChroma() throws {
@@ -86,9 +89,11 @@ struct CameraFrameConverterTests {
     }
 
     /// Camera streams carry damaged frames: cut-off and bit-flipped JPEGs and random bytes give a
-    /// `JPEGError` or a picture of the size the header announces, never a crash.
+    /// `JPEGError` or a picture of the size the header announces, never a crash, and the next good
+    /// frame decodes (a refused frame once left libjpeg-turbo's decompressor unusable).
     @Test func damagedAndRandomMJPEGFramesAreRefusedOrDecoded() throws {
         let jpeg = try Self.fixture("mjpeg-422-64x48.jpg")
+        let expected = try Self.expected("mjpeg-422-64x48")
         let decoder = try JPEGDecoder()
         var random = SeededRandom(seed: 0xCA3E7A)
         var refused = 0, decoded = 0
@@ -107,12 +112,25 @@ struct CameraFrameConverterTests {
                 decoded += 1
             } catch is JPEGError {
                 refused += 1
+                let good = try jpeg.withUnsafeBytes { try decoder.decode($0) }
+                for plane in 0...2 { #expect(Self.difference(good, expected, plane: plane).max == 0, "round \(round) plane \(plane)") }
             }
         }
         #expect(refused > 0 && decoded > 0)
-        // The decoder is still good afterwards.
-        let picture = try jpeg.withUnsafeBytes { try decoder.decode($0) }
-        #expect(Self.difference(picture, try Self.reference, plane: 0).mean < 3)
+    }
+
+    /// The frame that broke the decoder: a DHT segment cut off in the middle (libjpeg's error exit
+    /// left the decompressor mid-table; the next good frame failed "Bogus Huffman table definition").
+    @Test func aGoodFrameDecodesAfterATruncatedHuffmanTable() throws {
+        let jpeg = try Self.fixture("mjpeg-420-64x48.jpg")
+        let dht = try #require((0..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC4 })
+        let decoder = try JPEGDecoder()
+        for cut in [dht + 6, dht + 20] {
+            #expect(throws: JPEGError.self) { try Array(jpeg.prefix(cut)).withUnsafeBytes { try decoder.decode($0) } }
+            let picture = try jpeg.withUnsafeBytes { try decoder.decode($0) }
+            let expected = try Self.expected("mjpeg-420-64x48")
+            for plane in 0...2 { #expect(Self.difference(picture, expected, plane: plane).max == 0, "cut \(cut) plane \(plane)") }
+        }
     }
     #endif
 

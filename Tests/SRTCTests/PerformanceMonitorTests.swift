@@ -13,10 +13,14 @@ struct PerformanceMonitorTests {
     static let statm = "366502 5120 2781 1 0 12029 0\n"
 
     @Test func procTextIsParsed() {
-        #expect(ProcStatReader.processTicks(stat: Self.stat) == 1234 + 567)
+        // The expected values are typed: an untyped sum in `#expect` is compared as a different
+        // integer type, and an `Int64?` never equals an `Int` there, whatever the numbers.
+        let processTicks: Int64 = 1234 + 567   // utime + stime
+        let total: Int64 = 1000 + 20 + 300 + 5000 + 100 + 7 + 8 + 9, busy: Int64 = total - 5000 - 100   // less idle and iowait
+        #expect(ProcStatReader.processTicks(stat: Self.stat) == processTicks)
         let system = ProcStatReader.systemTicks(stat: Self.systemStat)
-        #expect(system?.total == 1000 + 20 + 300 + 5000 + 100 + 7 + 8 + 9)
-        #expect(system?.busy == 1000 + 20 + 300 + 7 + 8 + 9)
+        #expect(system?.total == total)
+        #expect(system?.busy == busy)
         #expect(ProcStatReader.residentPages(statm: Self.statm) == 5120)
         for bad in ["", "4242 (app", "4242 (app) S 1 2", ")", "cpu0 1 2 3 4", "cpu  -1 2 3 4", "x"] {
             #expect(ProcStatReader.processTicks(stat: bad) == nil && ProcStatReader.systemTicks(stat: bad) == nil)

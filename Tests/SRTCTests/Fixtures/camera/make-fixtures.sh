@@ -30,3 +30,4 @@ TJPF_GRAY, TJSAMP_GRAY = 6, 3
 assert tj.tjCompress2(handle, full, 64, 64, 48, TJPF_GRAY, ctypes.byref(out), ctypes.byref(size), TJSAMP_GRAY, 95, 0) == 0
 open("mjpeg-gray-64x48.jpg", "wb").write(ctypes.string_at(out, size.value))
 PY
+python3 make-expected.py
