@@ -29,9 +29,10 @@ import Testing
         let user = UserInfo(uid: "bob", nickname: "Bob", custom: "{}", joinedAt: 1, tracks: [track])
         let channel = ChannelInfo(channel: "room1", createdAt: 1, userCount: 2, metadata: "m")
         let link = LinkStats(bitrateBps: 1, packets: 1, lossRate: 0.1, jitterMs: 2)
-        let joined = JoinResponse(sessionId: "SE_1", resumed: false, channel: channel, me: user, users: [user], reconnectGraceSeconds: 20,
+        var joined = JoinResponse(sessionId: "SE_1", resumed: false, channel: channel, me: user, users: [user], reconnectGraceSeconds: 20,
                                   serverTime: 1, subscriptions: [SubscribeRequest(trackId: "TR_1", layer: "camera_small")],
                                   iceServers: [ICEServer(urls: ["turn:turn.example.com:3478"], username: "1:bob", credential: "c")])
+        joined.moved = true
         let events: [ServerEvent] = [
             .userJoined(user), .userLeft(UserLeft(uid: "bob", reason: .kicked)), .trackAdded(TrackEvent(uid: "bob", track: track)),
             .subscriberOffer(SessionDescriptionMessage(sdp: "v=0", revision: 1)),
@@ -41,7 +42,7 @@ import Testing
             .activeSpeakers(ActiveSpeakersSnapshot(speakers: [ActiveSpeaker(uid: "bob", trackId: "TR_2", level: 0.5)])),
             .layerSwitched(LayerSwitchedInfo(uid: "bob", trackId: "TR_1", layer: "camera_small", previous: "camera_big", cause: "bandwidth")),
             .subscriptionEnded(SubscriptionEnded(trackId: "TR_1", reason: "track_removed")),
-            .disconnected(Disconnected(reason: .kicked, message: "bye")),
+            .disconnected(Disconnected(reason: .kicked, message: "bye")), .reconnect(ReconnectNotice(reason: "node_draining")),
         ]
         let responses: [ResponseData] = [.joined(joined), .answer(PublishResponse(sdp: "v=0", tracks: [track])), .pong(PongResponse(serverTime: 1))]
         let requests: [ClientRequest.Body] = [

@@ -13,6 +13,8 @@ export function applyFirstJoin(ch, response) {
   ch._info = channelInfo(response.channel);
   ch._me = userInfo(response.me);
   ch._graceSeconds = response.reconnectGraceSeconds ?? 20;
+  // The session's TURN servers and credentials, for the connections made from now on.
+  ch._turnServers = response.iceServers ?? [];
   ch._users.clear();
   ch._hiddenPublishers.clear();
   ch._remoteTracks.clear();

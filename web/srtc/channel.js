@@ -32,8 +32,10 @@ const DEFAULT_OPTIONS = {
   reconnectDelaysMs: [0, 500, 1000, 2000, 4000],
   /** Take quality, speaker and layer events on the subscribe connection's data channel (docs/protocol.md, "Data channels"). */
   useDataChannel: true,
-  /** Extra `RTCPeerConnection` ICE servers (the server is ICE-lite; none are needed on a reachable host). */
+  /** Extra `RTCPeerConnection` ICE servers, besides the TURN servers of the join response. */
   iceServers: [],
+  /** `all`, or `relay`: media only through TURN (the join response's `ice_servers`, docs/protocol.md). */
+  iceTransportPolicy: 'all',
   /** `debug`, `info`, `warn`, `error` or `off`. */
   logLevel: 'warn',
   /** `(level, message) => {}` replaces console logging. */
@@ -368,7 +370,8 @@ export class SRTCChannel extends Emitter {
   }
 
   _rtcConfiguration() {
-    return { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceServers: this.options.iceServers };
+    return { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceTransportPolicy: this.options.iceTransportPolicy,
+             iceServers: [...this.options.iceServers, ...(this._turnServers ?? [])] };
   }
 
   _publisherFor() {
