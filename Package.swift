@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "srtc-bench",
             dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad",
-                           "EgressWorker", "EgressProtocol"],
+                           "EgressWorker", "EgressProtocol", "EgressServer", "MediaTestSupport"],
             path: "Benchmarks/srtc-bench"
         ),
         // `make soak`: participants through lossy relays against a real srtc-server process (SoakRunner).

@@ -77,7 +77,7 @@ import Glibc
         try await Task.sleep(for: .seconds(4))
         // The machine dies: the server stops still (it can record nothing more), its worker and it are killed.
         server.signal(SIGSTOP)
-        let workers = egressWorkerPIDs(parent: try #require(server.pid))
+        let workers = EgressWorkers.pids(parent: try #require(server.pid))
         #expect(workers.count == 1)
         for pid in workers { kill(pid, SIGKILL) }
         server.signal(SIGKILL)
