@@ -33,6 +33,8 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let pending = Mutex<[@Sendable () -> Void]>([])
+    /// The closures being run (loop thread only).
+    private var running: [@Sendable () -> Void] = []
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let threadID = Mutex<pthread_t?>(nil)
@@ -191,13 +193,14 @@ public final class UDPReceiveLoop: @unchecked Sendable {
         while read(wakeRead, &scratch, 64) > 0 {}
     }
 
+    /// Runs the closures handed over so far. The two lists trade places under the lock, so
+    /// checking on every loop iteration costs neither an allocation nor a copy (copying the
+    /// queue out and clearing it made a fresh buffer each time).
     private func runPending() {
-        let work = pending.withLock { queue -> [@Sendable () -> Void] in
-            defer { queue.removeAll(keepingCapacity: true) }
-            return queue
-        }
-        guard !work.isEmpty else { return }
-        for item in work { item() }
+        pending.withLock { swap(&$0, &running) }
+        guard !running.isEmpty else { return }
+        for item in running { item() }
+        running.removeAll(keepingCapacity: true)
         sendQueue.flush(on: socket)
     }
 }

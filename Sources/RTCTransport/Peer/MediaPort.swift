@@ -26,6 +26,7 @@ public final class MediaPort: @unchecked Sendable {
     private var byAddress: [SocketAddress: PeerTransport] = [:]
     private var addressesOf: [ObjectIdentifier: Set<SocketAddress>] = [:]
     private var service: MediaPortService?
+    private var tickHandler: ((ContinuousClock.Instant) -> Void)?
     /// ICE-TCP (I/O thread; see `MediaPort+TCP.swift`).
     var tcpListener: TCPSocket?
     var tcpConnections: [ObjectIdentifier: ICETCPConnection] = [:]
@@ -76,6 +77,14 @@ public final class MediaPort: @unchecked Sendable {
         loop.execute { [self] in self.service = service }
     }
 
+    /// Calls `handler` on the I/O thread about every 10 ms, after the transports' timers, or stops
+    /// with nil. The SFU runs its periodic work here: a timer thread of its own would wake the I/O
+    /// thread through the pipe on every tick (two extra threads and a context switch each time).
+    /// Thread-safe; the port holds the handler strongly.
+    public func setTickHandler(_ handler: (@Sendable (ContinuousClock.Instant) -> Void)?) {
+        loop.execute { [self] in tickHandler = handler }
+    }
+
     /// Queues a datagram written by `write` into a send slot (flushed with the batch). I/O thread
     /// only; returns `false` when the kernel's queue or ours refused it.
     @discardableResult
@@ -118,6 +127,7 @@ public final class MediaPort: @unchecked Sendable {
     private func tick(now: ContinuousClock.Instant) {
         for transport in byUfrag.values { transport.tick(now: now) }
         service?.mediaPort(self, tick: now)
+        tickHandler?(now)
         if !tcpConnections.isEmpty { closeIdleConnections(now: now) }
     }
 

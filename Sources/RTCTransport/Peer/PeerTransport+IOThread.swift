@@ -78,7 +78,12 @@ extension PeerTransport {
         guard currentState != .closed, currentState != .failed || restarting else { return }
         let actions: [ICEAction]
         switch ice {
+        case .lite where nextLiteTick.map({ now < $0 }) ?? false:
+            // ICE-lite only watches its consent deadline (seconds): every 100 ms is plenty, and
+            // taking the machine out of its enum copies it (a server ticks every peer every 10 ms).
+            actions = []
         case .lite(var lite):
+            nextLiteTick = now + .milliseconds(100)
             actions = lite.tick(now: now)
             ice = .lite(lite)
         case .controlling(var agent):

@@ -52,6 +52,8 @@ public final class PeerTransport: @unchecked Sendable {
     let sharedState = Mutex<State>(.new)
     var currentState: State = .new
     var deadline: ContinuousClock.Instant?
+    /// When an ICE-lite machine's timer next needs a look (see `tick`).
+    var nextLiteTick: ContinuousClock.Instant?
     var started = false
     /// An ICE restart is under way after a recoverable ICE failure (DTLS and SRTP kept).
     var restarting = false
