@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "srtc-bench",
             dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad",
-                           "EgressWorker", "EgressProtocol"],
+                           "EgressWorker", "EgressProtocol", "EgressServer", "MediaTestSupport"],
             path: "Benchmarks/srtc-bench"
         ),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
