@@ -61,7 +61,9 @@ actor ChannelRoom {
         if let records {
             // Sessions the channel's previous node recorded are taken over before any join.
             _ = inbox.post(job: { room in
-                if let record = await records.load(room.key) { room.adopt(record) }
+                let record = await records.load(room.key)
+                if let record { room.adopt(record) }
+                room.observer.channelOpened(room: room.key, takenOver: record != nil)
             })
         }
         Task { await self.drain(entries) }
@@ -135,7 +137,7 @@ actor ChannelRoom {
         guard let grant = claims.grant else { return .failure(SignalError(.invalidToken, "token has no channel grant")) }
         let uid = claims.sub
         if let sessionId = request.sessionId, let existing = participants[uid], existing.sessionId == sessionId {
-            return .success(await resume(existing, connection: connection, grant: grant, claims: claims))
+            return .success(await resume(existing, connection: connection, grant: grant, claims: claims, dataChannel: request.dataChannel == true))
         }
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
             return .failure(SignalError(.payloadTooLarge, "custom exceeds \(limits.maxCustomDataBytes) bytes"))
@@ -176,7 +178,9 @@ actor ChannelRoom {
         return .success(response)
     }
 
-    private func resume(_ p: Participant, connection: SignalConnection, grant: ChannelGrant, claims: TokenClaims) async -> JoinResponse {
+    /// - Parameter dataChannel: the client asks for data channels (after a move they are opened again here).
+    private func resume(_ p: Participant, connection: SignalConnection, grant: ChannelGrant, claims: TokenClaims,
+                        dataChannel: Bool) async -> JoinResponse {
         if let old = p.connection, old !== connection { old.close(code: 1000, reason: "resumed elsewhere") }
         p.connection = connection
         p.disconnectedAt = nil
@@ -195,6 +199,9 @@ actor ChannelRoom {
             p.moved = false
             response.moved = true
             await resubscribePending()
+            // The data channels stayed behind with the previous node's transport: offered again
+            // on this node's subscribe transport (posted, so the offer follows the response).
+            if dataChannel, !p.hidden { await mediaOf(p)?.openDataChannels(publishData: p.grant.publishData) }
         }
         return response
     }
@@ -357,11 +364,15 @@ protocol RoomObserver: Sendable {
     func sessionAdopted(room: ChannelKey, uid: String)
     /// A session handed to another node (`handOff`): no longer counted here, not announced.
     func sessionHandedOff(room: ChannelKey, uid: String)
+    /// On a cluster, the room looked for its previous node's record before any join:
+    /// `takenOver` when it continues a channel another node ran (not a new channel).
+    func channelOpened(room: ChannelKey, takenOver: Bool)
 }
 
 extension RoomObserver {
     func sessionAdopted(room: ChannelKey, uid: String) {}
     func sessionHandedOff(room: ChannelKey, uid: String) {}
+    func channelOpened(room: ChannelKey, takenOver: Bool) {}
 }
 
 /// A token bucket: `burst` tokens, refilled at `ratePerSecond`.
