@@ -53,6 +53,7 @@ test-interop:
 ## bench: release build, then print the figures of every benchmark (never asserted), bench-sfu's table last.
 bench: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-egress
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
 	.build/release/srtc-bench
 

@@ -12,9 +12,9 @@ Chromium with a fake camera and microphone sign in through the app's pre-join sc
   `framesDecoded` of the tile's own track rises), and tiles ask for the layer their size needs;
 - a member raises a hand and the host sees it; chat arrives;
 - the host mutes all from the participants panel and the members' audio stops arriving at the
-  host (inbound audio `packetsReceived` stops growing);
+  host (inbound audio `packetsReceived` stops growing: waited on until it held still 2 s);
 - a member shares its screen (Chromium's fake display capture) and the others see the share tile
-  decode;
+  decode; then presents a whiteboard (the state only): the others see its tile, no media flows;
 - the host asks a member to unmute (accepted: its audio flows again);
 - sign-in and roll call: the host starts a sign-in, Bob signs in and Carol does not (the host's
   count and the stored results say so); the host calls Carol, who answers;
@@ -31,12 +31,14 @@ Chromium with a fake camera and microphone sign in through the app's pre-join sc
 - a member's meeting connection drops: the reconnecting banner shows, the session resumes: a chat
   sent meanwhile arrives, the host never saw the member leave, its camera track is the same one and
   the host keeps decoding it; a dropped media connection alone also shows the banner and resumes;
+- the connection-quality dots show the SDK's levels: Bob's media goes silent and the host's dot on
+  his tile turns to lost, as the last quality event said;
 - the host ends the meeting and the member is told.
 
 Screenshots of the pre-join, home, waiting, grid, speaker, participants and breakout views (and
 the participants panel at phone width) go to the output folder
 (`SRTC_TEST_OUTPUT`, default `.build/test-output/test_browser_meet/`), and axe-core (from the
-PyPI package `selenium-axe-python`) finds no serious or critical violation on each screen.
+PyPI package `selenium-axe-python`) finds no violation (of any impact) on each screen.
 """
 import json
 import os
@@ -136,7 +138,7 @@ class Participant(Tab):
         ok(f"screenshot {os.path.relpath(path, ROOT)}")
 
     def accessibility(self, screen):
-        """axe-core on the page as it is: no serious or critical violation."""
+        """axe-core on the page as it is: no violation."""
         from selenium_axe_python import Axe
         self.focus()
         axe = Axe(self.driver)
@@ -148,11 +150,11 @@ class Participant(Tab):
             raise CheckFailed(f"axe failed on {screen}: {results['error']}")
         with open(os.path.join(OUTPUT, f"axe-{screen}.json"), "w") as f:
             json.dump(results["violations"], f, indent=1)
-        bad = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+        # Every finding fails, minor ones too (the issue asks for no serious one; there is none of any kind).
+        bad = results["violations"]
         if bad:
-            raise CheckFailed(f"axe: {len(bad)} serious violation(s) on {screen}:\n" + Axe.report(bad))
-        minor = ", ".join(v["id"] for v in results["violations"]) or "none"
-        ok(f"axe-core {results['testEngine']['version']}: no serious violation on the {screen} screen (minor: {minor})")
+            raise CheckFailed(f"axe: {len(bad)} violation(s) on {screen}:\n" + Axe.report(bad))
+        ok(f"axe-core {results['testEngine']['version']}: no violation on the {screen} screen")
 
 
 def sign_in(p, base, name):
@@ -183,6 +185,30 @@ def remote_tiles_decode(p, count, what):
     after = p.wait_tiles(lambda s: all(t["frames"] > before.get(t["key"], 0) for t in s["tiles"] if not t["local"] and t["key"] in before),
                          f"frames rising in every remote tile ({what})")
     return after
+
+
+def wait_audio_silent(p, what, quiet_seconds=2.0):
+    """Waits until no audio packet reached `p` for `quiet_seconds` (packets in flight drain
+    first); fails if audio keeps arriving. Returns the packet count."""
+    deadline = time.time() + WAIT_SECONDS
+    count, since = p.tiles()["audioPackets"], time.time()
+    while time.time() - since < quiet_seconds:
+        if time.time() > deadline:
+            raise CheckFailed(f"{what}: audio still reaches {p.name} after {WAIT_SECONDS} s ({count} packets)")
+        time.sleep(0.3)
+        now = p.tiles()["audioPackets"]
+        if now != count:
+            count, since = now, time.time()
+    ok(f"{what} no more audio reaches {p.name} (still {count} packets after {quiet_seconds} s)")
+    return count
+
+
+# The quality level a tile's dot shows (its class and label) and the SDK's level for its member.
+DOT_JS = """
+const m = window.meetApp.meeting, uid = arguments[0];
+const dot = document.querySelector(`#stage .tile[data-key="${uid}"] .quality`);
+return dot && {shown: dot.className.replace('quality', '').trim(), label: dot.getAttribute('aria-label'), sdk: m.getConnectionQuality(uid)};
+"""
 
 
 def run(server, driver):
@@ -218,6 +244,8 @@ def run(server, driver):
     host.click("#start-button")
     host.wait_true("return !document.getElementById('meeting').hidden && document.getElementById('room-no').textContent.length > 0", "the meeting screen")
     room_no = host.text("#room-no").replace(" ", "")
+    host.run("window.qualityEvents = []; window.meetApp.meeting.addEventListener('connectionQualityDidChange',"
+             " (e) => qualityEvents.push([e.detail.uid, e.detail.quality]));")
     expect(len(room_no) == 9 and room_no.isdigit(), f"the host is in meeting {room_no} (shown as {host.text('#room-no')!r})")
 
     # The others enter by room number: a wrong password first.
@@ -269,6 +297,10 @@ def run(server, driver):
     remote = [t for t in grid["tiles"] if not t["local"]]
     expect(all(t["height"] > 1.5 * 90 and t["layer"] == "camera_big" for t in remote),
            f"grid tiles taller than 1.5× the small layer ask for camera_big ({[(t['height'], t['layer']) for t in remote]})")
+    for uid in (bob_uid, carol_uid):
+        dot = host.run(DOT_JS, uid)
+        expect(dot and dot["shown"] == dot["sdk"] and dot["label"] == f"connection quality {dot['sdk']}",
+               f"the host's quality dot on {uid}'s tile shows the SDK's level ({dot})")
     host.screenshot("grid")
     host.accessibility("meeting-grid")
 
@@ -300,11 +332,7 @@ def run(server, driver):
     host.click('[data-action="mute-all"]')
     for p in (bob, carol):
         p.wait_true("return window.meetApp.meeting.me.micState === 'off' && !window.meetApp.meeting.micTrack", "mic closed by mute all")
-    time.sleep(1.0)  # packets already in flight
-    muted_at = host.tiles()["audioPackets"]
-    time.sleep(2.0)
-    after = host.tiles()["audioPackets"]
-    expect(after <= muted_at, f"after mute all no more audio reaches the host ({muted_at} → {after} packets)")
+    after = wait_audio_silent(host, "after mute all")
 
     # The host asks Bob to unmute; Bob accepts (by_admin passes mute all) and his audio flows again.
     host.click(f'[data-action="ask-mic:{bob_uid}"]')
@@ -413,6 +441,24 @@ def run(server, driver):
     host.wait_tiles(lambda s: not any(t["share"] for t in s["tiles"]), "the share tile gone after Bob stops")
     ok("Bob stopped sharing and the share tile is gone")
 
+    # A whiteboard share announces the state only: everyone sees Bob's whiteboard tile, no media flows.
+    bob.click("#btn-whiteboard")
+    board_js = (f"const t = document.querySelector('#stage .tile.whiteboard-share[data-uid=\"{bob_uid}\"]');"
+                " const room = window.meetApp.meeting.getRoomInfo();"
+                " return t && [room.sharingUid, room.shareType, t.querySelector('.name').textContent];")
+    for p in (host, carol):
+        board = p.wait_true(board_js, "Bob's whiteboard tile")
+        expect(board == [bob_uid, 2, "Bob is presenting a whiteboard"], f"{p.name} sees Bob presenting a whiteboard ({board})")
+    expect(bob.run("return [document.getElementById('btn-whiteboard').getAttribute('aria-pressed'), window.meetApp.meeting.screenTrack]") == ["true", None]
+           and not host.run(f"return window.meetApp.meeting.channel.remoteTracksOf('{bob_uid}').some((t) => t.desc === 'screen')"),
+           "Bob's whiteboard button is pressed, and a whiteboard share publishes no screen track")
+    host.screenshot("whiteboard")
+    host.accessibility("meeting-whiteboard")
+    bob.click("#btn-whiteboard")
+    for p in (host, carol):
+        p.wait_true("return !document.querySelector('#stage .tile.whiteboard-share') && !window.meetApp.meeting.getRoomInfo().sharingUid", "the whiteboard tile gone")
+    ok("Bob's whiteboard share took the stage for the host and Carol and ended when he stopped it")
+
     # A view capture (the SDK's startViewCapture of a canvas): the host plays it as Bob's screen.
     view = bob.call_sdk("""const canvas = Object.assign(document.createElement('canvas'), {width: 320, height: 180});
       const g = canvas.getContext('2d');
@@ -485,6 +531,20 @@ def run(server, driver):
     bob.click("#btn-people")
     bob.screenshot("phone-participants")
     bob.accessibility("phone")
+
+    # Connection-quality dots follow the quality events: Bob's media goes silent (his page closes
+    # its peer connections, telling nobody); the server grades him lost and the host's dot on his
+    # tile turns red with the level the host's SDK was told.
+    bob.run("for (const pc of Object.values(window.meetApp.meeting.channel.peerConnections)) pc?.close();")
+    host.wait_true(f"return window.qualityEvents.some(([uid, q]) => uid === '{bob_uid}' && q === 'lost')", "the host told that Bob's connection is lost")
+    dot = host.wait_value(lambda: host.run(DOT_JS, bob_uid), lambda d: d and d["shown"] == "lost", "Bob's dot lost", WAIT_SECONDS, 0.2)
+    last = [q for uid, q in host.run("return window.qualityEvents") if uid == bob_uid][-1]
+    expect(dot == {"shown": "lost", "label": "connection quality lost", "sdk": "lost"} and last == "lost",
+           f"the host's dot on Bob's tile shows the last quality event for him ({dot}, events for Bob end with {last})")
+    color = host.run(f"return getComputedStyle(document.querySelector('#stage .tile[data-key=\"{bob_uid}\"] .quality')).backgroundColor")
+    danger = host.run("const e = document.createElement('span'); e.style.color = getComputedStyle(document.documentElement).getPropertyValue('--danger');"
+                      " document.body.append(e); const c = getComputedStyle(e).color; e.remove(); return c;")
+    expect(color == danger, f"the lost dot is drawn in the danger colour ({color}, {danger})")
 
     # The host ends the meeting for everyone.
     host.click('[data-action="end"]')

@@ -12,7 +12,7 @@ video and received audio in `getStats()`; the receive status; the newest revisio
 `didSwitchLayer`; mute seen as `didUpdateTrack`; an unsubscribed m-section turns inactive and is
 reused by the next subscribe, which decodes again; unpublish renegotiates with the m-section
 inactive; publishing again; an ICE restart of the publish connection; a publish the server refuses
-(over `--max-tracks-per-user`) rolls the connection back; a request the server does not
+(over `--max-tracks-per-user`) rolls the connection back and the next publish works; a request the server does not
 answer in time (the server is stopped with SIGSTOP for a moment) rejects with `timeout` and its late
 answer changes nothing; leave.
 """
@@ -208,16 +208,26 @@ def run(server, driver):
            f"an unanswered request rejects with timeout 1006 after requestTimeoutMs; the late answer changes nothing ({result.get('value')}, {late.get('value')})")
 
     # A publish over the server's track limit (2) is refused: the connection rolls back to stable
-    # and the refused offer's transceivers are stopped (Chromium keeps them listed as 'stopped').
-    # Known: Chromium then leaves the next offer's new transceiver without a mid, so publishing
-    # again on this connection fails; this test stops at the refusal until the SDK handles it.
+    # and the refused offer's transceiver is set aside, inactive and without a track.
     state_js = ("const pc = window.chs.alice.peerConnections.publish;"
-                "return [pc.signalingState, pc.getTransceivers().filter((x) => x.direction !== 'stopped').length];")
-    transceivers = page.run(state_js)[1]
+                "return [pc.signalingState, pc.getTransceivers().map((x) => [x.mid, x.direction, !!x.sender.track])];")
+    before = page.run(state_js)[1]
     result = page.call("await alice.publishLocalTracks([{track: window.local.audio.clone(), desc: 'mic3'}]);")
-    state = page.run(state_js)
-    expect(not result["ok"] and result["code"] == 42901 and state == ["stable", transceivers],
-           f"a publish over the server's track limit rejects with 42901 ({result.get('code')}), rolls the connection back and stops its transceiver ({state})")
+    state, refused = page.run(state_js), None
+    if len(state[1]) == len(before) + 1:
+        refused = state[1][-1]
+    expect(not result["ok"] and result["code"] == 42901 and state[0] == "stable" and state[1][:-1] == before and refused and refused[1:] == ["inactive", False],
+           f"a publish over the server's track limit rejects with 42901 ({result.get('code')}), rolls the connection back and sets its transceiver aside ({state})")
+    # The same connection publishes again once under the limit (the refused transceiver sends the
+    # new track): the offer gives it an m-section with a mid, the server answers, bob gets it.
+    result = page.call(f"await alice.unpublish('{mic2}'); return (await alice.publishLocalTrack(window.local.audio.clone(), {{desc: 'mic'}})).id;")
+    expect(result["ok"] and result["value"].startswith("TR_"), f"publishing again after a refused publish works ({result.get('value') or result.get('error')})")
+    mic3 = result["value"]
+    page.wait_for("bob", "didAddTrack", lambda a: a[1]["track"] == mic3)
+    after = page.run(state_js)
+    expect(len(after[1]) == len(state[1]) and after[1][-1][0] is not None and after[1][-1][1:] == ["sendonly", True],
+           f"the refused publish's transceiver carries the new mic, no transceiver was added ({after[1]})")
+    ok("bob got didAddTrack for the mic published after the refusal")
 
     # Leave: the other side sees it and the camera ends.
     page.call("await alice.leave();")

@@ -15,6 +15,7 @@ func runEgressBenchmarks() {
     } catch {
         print("egress benchmark failed: \(error)")
     }
+    runEgressWorkerBenchmarks()
 }
 
 /// CPU time of this process (all threads: the encoders may use more than one), in seconds.

@@ -1,6 +1,7 @@
 // Video4Linux2 through libv4l2 (which also lets cameras behind vendor formats and plugins work).
 // The ioctl request numbers and pixel format codes are function-like macros in
-// <linux/videodev2.h>, which Swift cannot import: they are exposed here as inline functions.
+// <linux/videodev2.h>, and v4l2_ioctl is variadic: Swift can use neither, so both are exposed
+// here as inline functions.
 #ifndef SRTC_CV4L2_SHIM_H
 #define SRTC_CV4L2_SHIM_H
 #include <linux/videodev2.h>
@@ -19,4 +20,6 @@ static inline unsigned int srtc_V4L2_PIX_FMT_YUYV(void) { return V4L2_PIX_FMT_YU
 static inline unsigned int srtc_V4L2_PIX_FMT_MJPEG(void) { return V4L2_PIX_FMT_MJPEG; }
 static inline unsigned int srtc_V4L2_PIX_FMT_NV12(void) { return V4L2_PIX_FMT_NV12; }
 static inline unsigned int srtc_V4L2_PIX_FMT_YUV420(void) { return V4L2_PIX_FMT_YUV420; }
+// v4l2_ioctl is variadic, which Swift cannot call.
+static inline int srtc_v4l2_ioctl(int fd, unsigned long request, void *argument) { return v4l2_ioctl(fd, request, argument); }
 #endif

@@ -6,12 +6,12 @@ import SRTCServer
 import Synchronization
 
 /// One client's IM WebSocket (docs/im.md): `login` first, then requests answered in arrival
-/// order; mailbox entries arrive as `message` events.
+/// order (RTCNet's `WebSocketSessionReader`, the read loop of signaling and meeting sessions);
+/// mailbox entries arrive as `message` events.
 final class IMSession: IMConnection, Sendable {
     struct State {
         var appId: String?
         var uid: String?
-        var badMessages: [Double] = []
         /// Request tokens (a bucket of `requestsPerSecond`, refilled continuously).
         var tokens: Double
         var refilledAt: Double
@@ -25,6 +25,7 @@ final class IMSession: IMConnection, Sendable {
     let apps: AppStore
     let settings: IMSettings
     let sessionId = "IS" + SecureRandom.string(count: 16)
+    private let reader: WebSocketSessionReader
     private let state: Mutex<State>
 
     init(socket: WebSocket, service: IMService, apps: AppStore, settings: IMSettings) {
@@ -32,6 +33,8 @@ final class IMSession: IMConnection, Sendable {
         self.service = service
         self.apps = apps
         self.settings = settings
+        reader = WebSocketSessionReader(socket: socket, admission: "login", admissionTimeout: .seconds(Self.loginTimeoutSeconds),
+                                        maxBadMessagesPer10s: Self.maxBadMessagesPer10s)
         state = Mutex(State(tokens: Double(settings.requestsPerSecond), refilledAt: Date().timeIntervalSince1970))
     }
 
@@ -42,25 +45,14 @@ final class IMSession: IMConnection, Sendable {
 
     /// Starts reading; the session lives until the socket closes.
     func start() {
-        let messages = socket.messages
-        Task {
-            let loginTimeout = Task { [self] in
-                try? await Task.sleep(for: .seconds(Self.loginTimeoutSeconds))
-                guard !Task.isCancelled, state.withLock({ $0.uid == nil }) else { return }
-                socket.close(code: .policyViolation, reason: "no login within \(Self.loginTimeoutSeconds) s")
-            }
-            for await message in messages {
-                guard case .text(let text) = message else {
-                    badMessage()
-                    continue
-                }
-                await receive(text)
-            }
-            loginTimeout.cancel()
-            if let (appId, uid) = state.withLock({ s in s.uid.map { (s.appId ?? "", $0) } }) {
-                await service.logout(self, appId: appId, uid: uid)
-            }
-        }
+        reader.start(admitted: { [self] in state.withLock { $0.uid != nil } },
+                     onBadMessage: { [self] _ in badMessage() },
+                     receive: { [self] in await receive($0) },
+                     closed: { [self] in
+                         if let (appId, uid) = state.withLock({ s in s.uid.map { (s.appId ?? "", $0) } }) {
+                             await service.logout(self, appId: appId, uid: uid)
+                         }
+                     })
     }
 
     // MARK: - Requests
@@ -157,13 +149,8 @@ final class IMSession: IMConnection, Sendable {
         }
     }
 
-    /// Counts malformed messages; too many in 10 s closes the socket with 1008.
+    /// Counts a malformed message; too many in 10 s closes the socket with 1008 (the reader's limit).
     private func badMessage() {
-        let now = Date().timeIntervalSince1970
-        let count = state.withLock { s -> Int in
-            s.badMessages = s.badMessages.filter { now - $0 < 10 } + [now]
-            return s.badMessages.count
-        }
-        if count > Self.maxBadMessagesPer10s { socket.close(code: .policyViolation, reason: "too many malformed messages") }
+        reader.countBadMessage()
     }
 }

@@ -1,7 +1,10 @@
 import Foundation
+import SRTCProtocol
 
-/// Encodes and decodes the meeting WebSocket's JSON messages (docs/meeting-protocol.md): keys
-/// are snake_case, every request has an integer `id`, every response echoes it.
+/// Encodes and decodes the meeting WebSocket's JSON messages (docs/meeting-protocol.md): the
+/// envelope shared with IM and signaling (`JSONEnvelope`: snake_case keys, every request with an
+/// integer `id` its response echoes), with the meeting's request and event names, its error
+/// body, its size limit and the `seq` of events.
 public enum MeetingCodec {
     /// The largest message either side accepts (bigger ones close the socket with 1009).
     public static let maxMessageBytes = 64 * 1024
@@ -16,91 +19,45 @@ public enum MeetingCodec {
         public var seq: Int?
     }
 
-    private struct DataEnvelope<T: Decodable>: Decodable { var data: T? }
-    private struct Request<T: Encodable>: Encodable { var id: Int; var type: String; var data: T }
-    private struct Response<T: Encodable>: Encodable { var id: Int; var type: String; var ok: Bool; var data: T?; var error: MeetingErrorBody? }
-    private struct Event<T: Encodable>: Encodable { var type: String; var data: T }
-
-    private static func makeEncoder() -> JSONEncoder {
-        let e = JSONEncoder()
-        e.keyEncodingStrategy = .convertToSnakeCase
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return e
-    }
-
-    private static func makeDecoder() -> JSONDecoder {
-        let d = JSONDecoder()
-        d.keyDecodingStrategy = .convertFromSnakeCase
-        return d
-    }
-
     /// Encodes any payload with the protocol's conventions (used by the HTTP routes too).
     public static func encode<T: Encodable>(_ value: T) -> String {
-        (try? makeEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        JSONEnvelope.encode(value)
     }
 
     /// Decodes any payload with the protocol's conventions.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try makeDecoder().decode(T.self, from: data)
+        try JSONEnvelope.decode(T.self, from: data)
     }
 
-    /// Reads the envelope of `text`; throws a `malformed_body` error for non-JSON or oversized text.
+    /// Reads the envelope of `text`; throws a `malformed_body` error for non-JSON, `payload_too_large`
+    /// for oversized text.
     public static func head(of text: String) throws(MeetingErrorBody) -> Head {
-        guard text.utf8.count <= maxMessageBytes else { throw MeetingErrorBody(.payloadTooLarge, "message exceeds \(maxMessageBytes) bytes") }
-        do { return try makeDecoder().decode(Head.self, from: Data(text.utf8)) } catch {
-            throw MeetingErrorBody(.malformedBody, "message is not a JSON object with id and type")
-        }
+        do { return try JSONEnvelope.head(Head.self, of: text, maxBytes: maxMessageBytes) } catch { throw MeetingErrorBody(error) }
     }
 
     /// Decodes the `data` of `text` as `T`; an absent `data` decodes as `{}`. Errors name the field.
     public static func payload<T: Decodable>(_ type: T.Type, from text: String) throws(MeetingErrorBody) -> T {
-        do {
-            if let value = try makeDecoder().decode(DataEnvelope<T>.self, from: Data(text.utf8)).data { return value }
-            return try makeDecoder().decode(T.self, from: Data("{}".utf8))
-        } catch DecodingError.keyNotFound(let key, let context) {
-            throw MeetingErrorBody(.malformedBody, "missing field \(fieldName(context.codingPath + [key]))")
-        } catch DecodingError.typeMismatch(_, let context) {
-            throw MeetingErrorBody(.malformedBody, "field \(fieldName(context.codingPath)) has the wrong type")
-        } catch DecodingError.valueNotFound(_, let context) {
-            throw MeetingErrorBody(.malformedBody, "field \(fieldName(context.codingPath)) is null")
-        } catch DecodingError.dataCorrupted(let context) {
-            throw MeetingErrorBody(.malformedBody, "field \(fieldName(context.codingPath)) has an invalid value")
-        } catch {
-            throw MeetingErrorBody(.malformedBody, "data is not valid")
-        }
-    }
-
-    /// A decoding path as the wire spells it (`update.plan_time`), without the envelope's `data`.
-    private static func fieldName(_ path: [any CodingKey]) -> String {
-        let names = path.dropFirst(path.first?.stringValue == "data" ? 1 : 0).map { key -> String in
-            if let index = key.intValue { return String(index) }
-            var out = ""
-            for c in key.stringValue {
-                if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }
-            }
-            return out
-        }
-        return names.isEmpty ? "data" : names.joined(separator: ".")
+        do { return try JSONEnvelope.payload(T.self, from: text) } catch { throw MeetingErrorBody(error) }
     }
 
     /// A request.
     public static func request<T: Encodable>(id: Int, type: MeetingRequestType, _ data: T) -> String {
-        encode(Request(id: id, type: type.rawValue, data: data))
+        JSONEnvelope.request(id: id, type: type.rawValue, data)
     }
 
     /// A successful response.
     public static func success<T: Encodable>(id: Int, type: String, _ data: T) -> String {
-        encode(Response(id: id, type: type, ok: true, data: data, error: nil))
+        JSONEnvelope.success(id: id, type: type, data)
     }
 
     /// A failed response.
     public static func failure(id: Int, type: String, _ error: MeetingErrorBody) -> String {
-        encode(Response<EmptyPayload>(id: id, type: type, ok: false, data: nil, error: error))
+        JSONEnvelope.failure(id: id, type: type, error)
     }
 
     /// An event (without its `seq`, which each session adds with `sequenced`).
     public static func event<T: Encodable>(_ type: MeetingEventType, _ data: T) -> String {
-        encode(Event(type: type.rawValue, data: data))
+        JSONEnvelope.event(type.rawValue, data)
     }
 
     /// An encoded event with its session's sequence number added as the first key: an event is
@@ -110,5 +67,12 @@ public enum MeetingCodec {
         let rest = event.dropFirst()
         if rest.drop(while: \.isWhitespace).first == "}" { return "{\"seq\":\(seq)}" }
         return "{\"seq\":\(seq)," + rest
+    }
+}
+
+extension MeetingErrorBody {
+    /// The envelope's error (same codes: `malformed_body` 40001, `payload_too_large` 41301).
+    init(_ error: SignalError) {
+        self.init(code: error.code, message: error.message)
     }
 }

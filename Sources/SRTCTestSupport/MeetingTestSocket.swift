@@ -24,49 +24,28 @@ extension TestServer {
     public var meetingURL: String { "ws://127.0.0.1:\(app.httpPort)\(MeetingModule.webSocketPath)" }
 }
 
-/// A protocol-level meeting WebSocket client: numbered requests, recorded events.
-public final class MeetingTestSocket: @unchecked Sendable {
-    public struct Failure: Error, CustomStringConvertible { public let description: String }
+/// The meeting WebSocket's protocol-level client: the envelope client IM tests use too, with the
+/// meeting's request and event names and error body.
+public typealias MeetingTestSocket = TestEnvelopeSocket
 
-    public let socket: WebSocket
-    private let inbox = Mutex<[String]>([])
-    private let nextId = Mutex(1)
-
-    public init(url: String) async throws {
-        socket = try await WebSocketClient.connect(url: url, timeout: hangTimeout)
-        socket.onMessage { [weak self] message in
-            if case .text(let text) = message { self?.inbox.withLock { $0.append(text) } }
-        }
-    }
-
-    /// Every message received so far.
-    public var received: [String] { inbox.withLock { $0 } }
-
+extension TestEnvelopeSocket {
     /// Event types received so far, in order.
     public var events: [String] {
         received.compactMap { try? MeetingCodec.head(of: $0) }.filter { $0.id == nil }.compactMap(\.type)
     }
 
-    /// Sends a raw text and returns the response with `id` (nil for no id).
-    public func send(raw text: String) { socket.send(text: text) }
-
-    /// Sends a request; returns the full response text.
+    /// Sends a meeting request; returns the full response text.
     public func call<T: Encodable>(_ type: MeetingRequestType, _ data: T, timeout: Double = 60) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
-        let id = nextId.withLock { n -> Int in defer { n += 1 }; return n }
-        socket.send(text: MeetingCodec.request(id: id, type: type, data))
-        return try await response(id: id, timeout: timeout)
+        Self.meetingResult(try await call(type.rawValue, data, timeout: timeout))
     }
 
     public func call(_ type: MeetingRequestType) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
         try await call(type, EmptyPayload())
     }
 
+    /// The response to meeting request `id`.
     public func response(id: Int, timeout: Double = 60) async throws -> (ok: Bool, text: String, error: MeetingErrorBody?) {
-        let text = try await waitFor(timeout: timeout, "response \(id); received \(received)") {
-            received.first { (try? MeetingCodec.head(of: $0))?.id == id }
-        }
-        let head = try MeetingCodec.head(of: text)
-        return (head.ok == true, text, head.error)
+        Self.meetingResult(try await answer(id: id, timeout: timeout))
     }
 
     /// Decodes the `data` of a response.
@@ -74,11 +53,11 @@ public final class MeetingTestSocket: @unchecked Sendable {
         try MeetingCodec.payload(T.self, from: text)
     }
 
-    /// Waits for an event of `type`; returns its text.
+    /// Waits for a meeting event of `type`; returns its text.
     @discardableResult
     public func waitEvent(_ type: MeetingEventType, count: Int = 1, timeout: Double = 60) async throws -> String {
-        try await waitFor(timeout: timeout, "event \(type.rawValue) x\(count); received \(events)") {
-            let matching = received.filter { (try? MeetingCodec.head(of: $0)).map { $0.id == nil && $0.type == type.rawValue } ?? false }
+        try await wait(timeout: timeout, "event \(type.rawValue) x\(count)") { texts in
+            let matching = texts.filter { (try? MeetingCodec.head(of: $0)).map { $0.id == nil && $0.type == type.rawValue } ?? false }
             return matching.count >= count ? matching[count - 1] : nil
         }
     }
@@ -89,5 +68,8 @@ public final class MeetingTestSocket: @unchecked Sendable {
         guard r.ok else { throw Failure(description: "login failed: \(r.text)") }
     }
 
-    public func close() { socket.close() }
+    private static func meetingResult(_ answer: Answer) -> (ok: Bool, text: String, error: MeetingErrorBody?) {
+        let head = try? MeetingCodec.head(of: answer.text)
+        return (head?.ok == true, answer.text, head?.error)
+    }
 }

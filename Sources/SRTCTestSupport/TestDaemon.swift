@@ -25,7 +25,7 @@ public enum TestDaemon {
         let argv = (user.map { isRoot ? ["/usr/sbin/runuser", "-u", $0, "--"] : [] } ?? []) + [tool] + arguments
         let log = (NSTemporaryDirectory() as NSString).appendingPathComponent("srtc-tool-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log")
         defer { unlink(log) }
-        let pid = try spawn(argv, output: log)
+        let pid = try spawn(argv, output: .file(log))
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -40,25 +40,44 @@ public enum TestDaemon {
     /// daemon started for the tests never outlives them. The watcher is a detached `sh` with no
     /// inherited output, so it holds no pipe of `swift test` open.
     public static func cleanUpAfterExit(_ commands: String) throws {
-        _ = try spawn(["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(commands)"], output: "/dev/null")
+        _ = try spawn(["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(commands)"], output: .null)
     }
 
     /// Starts `argv` (a long-running process the caller stops) with its output in `output`; it is
     /// killed (-9) once this test process exits, if still running.
     public static func start(_ argv: [String], output: String) throws -> pid_t {
-        let pid = try spawn(argv, output: output)
+        let pid = try spawn(argv, output: .file(output))
         try cleanUpAfterExit("kill -9 \(pid) 2>/dev/null")
         return pid
     }
 
-    /// Starts `argv` with stdin from /dev/null and stdout and stderr to `output`.
-    private static func spawn(_ argv: [String], output: String) throws -> pid_t {
+    /// Where a spawned program's standard stream goes.
+    public enum Stream {
+        case null
+        /// A file, created or truncated.
+        case file(String)
+        /// An open descriptor of this process (a pipe end).
+        case descriptor(Int32)
+    }
+
+    /// Starts `argv` (`argv[0]` a path or a name found on PATH) with the given streams (standard
+    /// error goes with the output unless given) and `environment` (nil: this process's), and
+    /// returns its pid; reap it with `waitpid`.
+    public static func spawn(_ argv: [String], input: Stream = .null, output: Stream, error: Stream? = nil,
+                             environment: [String: String]? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        func redirect(_ fd: Int32, to stream: Stream, flags: Int32) {
+            switch stream {
+            case .null: posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", flags, 0)
+            case .file(let path): posix_spawn_file_actions_addopen(&actions, fd, path, flags, 0o644)
+            case .descriptor(let source): posix_spawn_file_actions_adddup2(&actions, source, fd)
+            }
+        }
+        redirect(0, to: input, flags: O_RDONLY)
+        redirect(1, to: output, flags: O_WRONLY | O_CREAT | O_TRUNC)
+        if let error { redirect(2, to: error, flags: O_WRONLY | O_CREAT | O_TRUNC) } else { posix_spawn_file_actions_adddup2(&actions, 1, 2) }
         // A child inherits the signal mask and ignored signals of the thread that spawns it; a test
         // process that blocks or ignores SIGTERM (servers under test watch it) would otherwise make
         // a daemon deaf to the `kill` that stops it, and it outlived the run (seen with redis-server).
@@ -73,8 +92,11 @@ public enum TestDaemon {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
+        let cEnv = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { cEnv?.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, environ)
+        let rc = cEnv.map { posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, $0) }
+            ?? posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, environ)
         guard rc == 0 else { throw Failure(description: "cannot start \(argv[0]): errno \(rc)") }
         return pid
     }

@@ -101,7 +101,7 @@ struct EgressPeer {
         }
 
         // The worker dies: the supervisor starts another, whose composite the viewer gets again.
-        let workers = egressWorkerPIDs()
+        let workers = EgressWorkers.pids()
         #expect(workers.count == 1, "one worker: \(workers)")
         for pid in workers { kill(pid, SIGKILL) }
         let before = tiles.numbers(tile: 0).last ?? 0
@@ -109,7 +109,7 @@ struct EgressPeer {
             let restarts = (try? await server.composite("mix", uid: "mcu"))?["restarts"] as? Int ?? 0
             return restarts >= 1 && composite.videoTracksSeen >= 2 && (tiles.numbers(tile: 0).last ?? 0) > before + 15
         }
-        #expect(egressWorkerPIDs().count == 1 && egressWorkerPIDs() != workers)
+        #expect(EgressWorkers.pids().count == 1 && EgressWorkers.pids() != workers)
 
         // Bot 2 leaves: two tiles side by side, each letterboxed in its half.
         await bots[1].stop()
@@ -121,7 +121,7 @@ struct EgressPeer {
         let (stopped, answer) = try await server.call("/server/v1/channel/composite/stop", ["channel": "mix", "uid": "mcu"])
         #expect(stopped == 200 && (answer["composite"] as? [String: Any])?["status"] as? String == "stopped")
         try await viewer.events.wait(for: "track- mcu camera_big")
-        try await eventually(timeout: 10, "no worker left") { egressWorkerPIDs().isEmpty }
+        try await eventually(timeout: 10, "no worker left") { EgressWorkers.pids().isEmpty }
         for bot in bots { await bot.stop() }
         await viewer.channel.leave()
         await server.stop()

@@ -141,7 +141,7 @@ final class ServerProcess: @unchecked Sendable {
         try await Task.sleep(for: .seconds(4))
         // The machine dies: the server stops still (it can record nothing more), its worker and it are killed.
         server.signal(SIGSTOP)
-        let workers = egressWorkerPIDs(parent: server.process.processIdentifier)
+        let workers = EgressWorkers.pids(parent: server.process.processIdentifier)
         #expect(workers.count == 1)
         for pid in workers { kill(pid, SIGKILL) }
         server.signal(SIGKILL)

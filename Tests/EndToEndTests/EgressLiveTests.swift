@@ -71,6 +71,27 @@ import Glibc
         #expect(!viewer.events.events.contains { $0.hasPrefix("quality") || $0.hasPrefix("speakers") || $0.hasPrefix("layer") })
         await #expect(throws: SRTCError.self) { try await viewer.channel.publishLocalTrack(viewer.engine.createLocalCustomAudioTrack(desc: "mic")) }
 
+        // `srtc play URL --record DIR`, the CLI on the CDN engine, writes what it played: Y4M
+        // video with the composite's advancing frame numbers, WAV audio with the tone.
+        let played = server.directory.file("played")
+        let play = Process()
+        play.executableURL = URL(fileURLWithPath: EgressTestServer.buildDirectory + "/srtc")
+        play.arguments = ["play", server.url + path, "--record", played, "--duration", "5"]
+        play.standardOutput = FileHandle.nullDevice
+        play.standardError = FileHandle.nullDevice
+        try play.run()
+        _ = try await offPool { play.waitUntilExit() }
+        #expect(play.terminationStatus == 0)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: played)) ?? []
+        let y4m = try #require(files.first { $0.hasSuffix(".y4m") }, "\(files)")
+        let wav = try #require(files.first { $0.hasSuffix(".wav") }, "\(files)")
+        let video = try await offPool { try DecodedMediaFile(url: played + "/" + y4m) }
+        #expect(video.frameNumbers.count >= 20 && nonDecreasing(video.frameNumbers) && video.frameNumbers.last! > video.frameNumbers.first!,
+                "srtc play recorded \(video.frameNumbers.count) numbered frames")
+        let audio = try await offPool { try DecodedMediaFile(url: played + "/" + wav) }
+        let playedHz = try #require(FrequencyEstimator.zeroCrossingFrequency(Array(audio.audio.suffix(audio.sampleRate)), sampleRate: audio.sampleRate))
+        #expect(abs(playedHz - 440) < 15, "srtc play recorded the tone at \(playedHz) Hz")
+
         // Stopping the stream ends the playlist: the CDN channel ends with it.
         let (stopped, _) = try await server.call("/server/v1/channel/live/stop", ["channel": "show", "uid": "mcu"])
         #expect(stopped == 200)

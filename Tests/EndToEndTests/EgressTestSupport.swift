@@ -86,18 +86,6 @@ final class BotProcess: Sendable {
     }
 }
 
-/// The pids of this process's `srtc-egress` children (the workers of an in-process server).
-func egressWorkerPIDs(parent: Int32 = getpid()) -> [Int32] {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap(Int32.init).filter { pid in
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return false }
-        let name = stat[stat.index(after: open)..<close]
-        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-        return name == "srtc-egress" && fields.count > 1 && Int32(fields[1]) == parent
-    }
-}
-
 /// Collects a composite's decoded pictures: the frame number read in each of the given tiles.
 final class TileReader: VideoRenderer, @unchecked Sendable {
     private let tiles: Mutex<[(x: Int, y: Int, width: Int, height: Int)]>

@@ -75,11 +75,14 @@ struct TestMember {
     let events = MeetingRecorder()
     let uid: String
 
-    /// - Parameter url: the server's base URL, or a relay in front of it.
-    init(server: TestServer, uid: String, nickname: String? = nil, url: String? = nil) async throws {
+    /// - Parameters:
+    ///   - url: the server's base URL, or a relay in front of it.
+    ///   - audioServer: the PulseAudio server of the member's microphones and speakers.
+    init(server: TestServer, uid: String, nickname: String? = nil, url: String? = nil, audioServer: String? = nil) async throws {
         self.uid = uid
         engine = SMeetingEngine(url: url ?? server.httpBase, configuration: .init(delegateQueue: DispatchQueue(label: "meeting-\(uid)"), logLevel: .off,
-                                                                                 receiveTimeout: 3, mediaBindAddress: "127.0.0.1"))
+                                                                                 receiveTimeout: 3, mediaBindAddress: "127.0.0.1",
+                                                                                 audioServer: audioServer))
         engine.delegates.add(delegate: events)
         try await engine.login(token: server.memberToken(uid: uid, nickname: nickname))
     }

@@ -15,7 +15,7 @@ import { Attendance } from './attendance.js';
 const CAMERA_PRESET = new URLSearchParams(location.search).get('quality') === 'low' ? CameraPreset.h360p : CameraPreset.h720p;
 
 /** Keyboard shortcuts (outside text fields): key → control button. */
-const SHORTCUTS = { m: 'btn-mic', v: 'btn-camera', s: 'btn-share', h: 'btn-hand', c: 'btn-chat', p: 'btn-people', l: 'btn-layout' };
+const SHORTCUTS = { m: 'btn-mic', v: 'btn-camera', s: 'btn-share', w: 'btn-whiteboard', h: 'btn-hand', c: 'btn-chat', p: 'btn-people', l: 'btn-layout' };
 
 export class MeetingView {
   constructor(meeting, deviceChoice, { onExit }) {
@@ -107,10 +107,15 @@ export class MeetingView {
     const m = this.meeting;
     $('btn-mic').addEventListener('click', () => (m.me?.micState === 'on' ? m.closeMic().then(() => this.#renderControls()) : this.#openMic()));
     $('btn-camera').addEventListener('click', () => (m.me?.cameraState === 'on' ? m.closeCamera().then(() => this.#renderControls()) : this.#openCamera()));
-    $('btn-share').addEventListener('click', async () => {
-      if (m.getRoomInfo()?.sharingUid === m.currentUserId) { await m.stopShare(); return; }
-      try { await m.requestShare({ shareType: ShareType.screen }); } catch (e) { toast(`Share: ${errorText(e)}`); }
+    // Share and Whiteboard: each starts its kind of share, or stops mine of that kind. A whiteboard
+    // share only announces the state (the seed's `requestShare(shareType: .whiteBoard)`): the others
+    // see who presents one, no media flows.
+    const shareButton = (id, shareType, what) => $(id).addEventListener('click', async () => {
+      if (m.me?.shareState === shareType) { await m.stopShare().catch((e) => toast(errorText(e))); return; }
+      try { await m.requestShare({ shareType }); } catch (e) { toast(`${what}: ${errorText(e)}`); }
     });
+    shareButton('btn-share', ShareType.screen, 'Share');
+    shareButton('btn-whiteboard', ShareType.whiteBoard, 'Whiteboard');
     $('btn-hand').addEventListener('click', async () => {
       try { await (m.me?.handRaised ? m.lowerHand() : m.raiseHand()); } catch (e) { toast(errorText(e)); }
     });
@@ -280,6 +285,7 @@ export class MeetingView {
     set('btn-camera', me.cameraState === 'on', 'Stop video', 'Start video');
     $('btn-camera').classList.toggle('off', me.cameraState !== 'on');
     set('btn-share', me.shareState === ShareType.screen, 'Stop sharing', 'Share');
+    set('btn-whiteboard', me.shareState === ShareType.whiteBoard, 'Stop whiteboard', 'Whiteboard');
     set('btn-hand', me.handRaised, 'Lower hand', 'Raise hand');
     $('btn-layout').textContent = this.layout === 'grid' ? 'Speaker view' : 'Grid view';
   }
@@ -295,7 +301,9 @@ export class MeetingView {
     this.#applyLayout();
   }
 
-  #ensureTile(user, key = user.uid, share = false) {
+  /** A member's camera tile, or (`shareType` 1 or 2) the tile of what they share. */
+  #ensureTile(user, key = user.uid, shareType = 0) {
+    const share = shareType !== 0;
     if (this.tiles.has(key)) { this.#updateTile(user); return this.tiles.get(key); }
     const mine = user.uid === this.meeting.currentUserId;
     const video = el('video', { autoplay: true, playsInline: true, muted: true, 'aria-hidden': 'true' });
@@ -307,9 +315,16 @@ export class MeetingView {
     const hand = el('span', { class: 'hand', hidden: true }, icon('hand'), el('span', { class: 'sr-only' }, 'hand raised'));
     const root = el('div', { class: `tile${mine && !share ? ' local' : ''}${share ? ' screen-share' : ''}`, dataset: { uid: user.uid, key }, role: 'group' },
       video, avatar, hand, el('div', { class: 'label' }, quality, name, mic));
-    const tile = { key, uid: user.uid, share, root, video, avatar, name, mic, hand, quality };
+    const tile = { key, uid: user.uid, share, shareType, root, video, avatar, name, mic, hand, quality };
     this.tiles.set(key, tile);
-    if (share) {
+    if (shareType === ShareType.whiteBoard) {
+      name.textContent = `${user.nickname} is presenting a whiteboard`;
+      root.classList.add('whiteboard-share');
+      root.setAttribute('aria-label', `${user.nickname}'s whiteboard`);
+      video.hidden = true;
+      mic.hidden = true;
+      avatar.replaceChildren(`${user.nickname}'s whiteboard`);
+    } else if (share) {
       name.textContent = `${user.nickname} is sharing`;
       root.setAttribute('aria-label', `${user.nickname}'s screen`);
       avatar.hidden = true;
@@ -344,22 +359,24 @@ export class MeetingView {
     if (!tile) return;
     this.tiles.delete(key);
     const mine = tile.uid === this.meeting.currentUserId;
-    if (!mine && this.meeting.isInRoom) {
+    if (!mine && this.meeting.isInRoom && tile.shareType !== ShareType.whiteBoard) {
       this.meeting.stopPlayRemoteVideo(tile.video, tile.uid, tile.share ? TrackDesc.screen : TrackDesc.cameraBig).catch(() => {});
     }
     tile.video.srcObject = null;
     tile.root.remove();
   }
 
+  /** The tile of the room's share (a screen or a whiteboard), when its sharer is where I am. */
   #syncShareTile(room) {
+    const shared = room?.sharingUid && [ShareType.screen, ShareType.whiteBoard].includes(room.shareType) ? room.shareType : 0;
     for (const [key, tile] of this.tiles) {
-      if (tile.share && (room?.sharingUid !== tile.uid || room?.shareType !== ShareType.screen)) this.#removeTile(key);
+      if (tile.share && (room?.sharingUid !== tile.uid || shared !== tile.shareType)) this.#removeTile(key);
     }
     const sharer = room?.sharingUid ? this.meeting.getUsersInfo().get(room.sharingUid) : null;
     if (sharer && !this.#here(sharer)) this.#removeTile(`share:${room.sharingUid}`);
-    else if (room?.sharingUid && room.shareType === ShareType.screen && !this.tiles.has(`share:${room.sharingUid}`)) {
+    else if (shared && !this.tiles.has(`share:${room.sharingUid}`)) {
       const user = sharer ?? { uid: room.sharingUid, nickname: room.sharingUid };
-      this.#ensureTile(user, `share:${room.sharingUid}`, true);
+      this.#ensureTile(user, `share:${room.sharingUid}`, shared);
       if (this.layout === 'grid' && room.sharingUid !== this.meeting.currentUserId) this.layout = 'speaker';
     }
     this.#applyLayout();

@@ -11,6 +11,7 @@ import { MeetingEventTarget, mixin } from './event-target.js';
 import { ExitReason, meetingURL, snakeize } from './models.js';
 import { applyEnterSnapshot, handleMeetingEvent } from './engine-events.js';
 import { MediaMethods } from './engine-media.js';
+import { MIX_COMPOSITE_UID, McuMethods } from './engine-mcu.js';
 import { AdminMethods } from './engine-admin.js';
 import { ConnectionMethods, meetingConnectionLost } from './engine-reconnect.js';
 import { WaitingMethods } from './engine-waiting.js';
@@ -52,6 +53,9 @@ const DEFAULT_OPTIONS = {
  * ```
  */
 export class SMeetingEngine extends MeetingEventTarget {
+  /** The uid a `mix` meeting's composite video is published under (`startPlayRemoteVideoMcu`). */
+  static mixCompositeUid = MIX_COMPOSITE_UID;
+
   /**
    * @param {string} url the server's base URL (`http(s)://host:port`): the meeting WebSocket is
    *   `…/stm/v1/ws`, and the meeting's SRTC channel is joined there too.
@@ -90,6 +94,8 @@ export class SMeetingEngine extends MeetingEventTarget {
     this._channelOffs = [];
     this._local = { mic: null, camera: null, screen: null };
     this._views = new RemoteVideoViews(this);
+    /** view → uid of the composite `startPlayRemoteVideoMcu` shows in it. */
+    this._mcuViews = new Map();
     this._audio = new RemoteAudio(this);
     this._state = 'disconnected';
     this._reconnect = null;
@@ -373,6 +379,7 @@ export class SMeetingEngine extends MeetingEventTarget {
     for (const off of this._channelOffs) off();
     this._channelOffs = [];
     this._views.reset();
+    this._mcuViews.clear();
     this._audio.reset();
     for (const kind of ['mic', 'camera', 'screen']) this._stopLocal(kind);
     if (reason && wasIn) this.emit('didExitRoom', { reason });
@@ -395,4 +402,4 @@ export class SMeetingEngine extends MeetingEventTarget {
   }
 }
 
-mixin(SMeetingEngine, MediaMethods, AdminMethods, ConnectionMethods, WaitingMethods, SubMeetingMethods, SignInMethods);
+mixin(SMeetingEngine, MediaMethods, McuMethods, AdminMethods, ConnectionMethods, WaitingMethods, SubMeetingMethods, SignInMethods);

@@ -11,6 +11,13 @@ const LAYER_BITRATES = { h: 1_500_000, l: 200_000 };
 export class Publisher {
   #channel;
   #queue = Promise.resolve();
+  /**
+   * Transceivers of publishes the server refused: rolled back, inactive and without a track,
+   * kept for the next tracks of their kind. Never stopped: Chromium keeps a stopped transceiver's
+   * m-section in the next offer and gives that offer's new transceiver none (no mid, so the
+   * next publish would fail too).
+   */
+  #spares = [];
 
   constructor(channel, rtcConfiguration) {
     this.#channel = channel;
@@ -44,21 +51,24 @@ export class Publisher {
       const added = [];
       try {
         for (const t of localTracks) {
-          const init = { direction: 'sendonly', streams: [new MediaStream([t.mediaStreamTrack])] };
-          if (t.simulcast) {
-            init.sendEncodings = [
-              { rid: 'h', maxBitrate: LAYER_BITRATES.h },
-              { rid: 'l', maxBitrate: LAYER_BITRATES.l, scaleResolutionDownBy: 4 },
-            ];
+          t.transceiver = await this.#reuseSpare(t);
+          if (!t.transceiver) {
+            const init = { direction: 'sendonly', streams: [new MediaStream([t.mediaStreamTrack])] };
+            if (t.simulcast) {
+              init.sendEncodings = [
+                { rid: 'h', maxBitrate: LAYER_BITRATES.h },
+                { rid: 'l', maxBitrate: LAYER_BITRATES.l, scaleResolutionDownBy: 4 },
+              ];
+            }
+            t.transceiver = pc.addTransceiver(t.mediaStreamTrack, init);
           }
-          t.transceiver = pc.addTransceiver(t.mediaStreamTrack, init);
           t.mediaStreamTrack.enabled = !t.muted;
           added.push(t);
         }
         await pc.setLocalDescription(await pc.createOffer());
       } catch (e) {
-        this.#discard(added);
         await this.#rollback();
+        await this.#setAside(added, true);
         throw asSRTCError(e, 'mediaFailed', 'cannot create the publish offer');
       }
       const tracks = added.map((t) => {
@@ -75,8 +85,8 @@ export class Publisher {
       try {
         response = await this.#channel._request('publish', { sdp: pc.localDescription.sdp, tracks });
       } catch (e) {
-        this.#discard(added);
         await this.#rollback();
+        await this.#setAside(added, true);
         throw e;
       }
       // The response lists the new tracks in the order of the request.
@@ -85,8 +95,9 @@ export class Publisher {
         if (infos.length !== added.length) throw new Error(`publish answered ${infos.length} tracks for ${added.length}`);
         await pc.setRemoteDescription({ type: 'answer', sdp: response.sdp });
       } catch (e) {
-        this.#discard(added);
         await this.#rollback();
+        // The server made these mids tracks: they are unpublished, and their transceivers only idle.
+        await this.#setAside(added, false);
         for (const info of infos) this.#channel._request('unpublish', { track_id: info.id }).catch(() => {});
         throw asSRTCError(e, 'mediaFailed', 'the server\'s publish answer was refused');
       }
@@ -154,11 +165,32 @@ export class Publisher {
     this.pc = null;
   }
 
-  #discard(tracks) {
+  /** After a rollback: the tracks' transceivers go inactive without a track (`spare`: for reuse). */
+  async #setAside(tracks, spare) {
     for (const t of tracks) {
-      try { t.transceiver?.stop(); } catch (e) { /* already stopped */ }
+      const transceiver = t.transceiver;
       t.transceiver = null;
+      if (!transceiver || transceiver.currentDirection === 'stopped') continue;
+      try {
+        await transceiver.sender.replaceTrack(null);
+        transceiver.direction = 'inactive';
+        if (spare) this.#spares.push(transceiver);
+      } catch (e) {
+        this.#channel._log('warn', `cannot set a refused transceiver aside: ${e.message}`);
+      }
     }
+  }
+
+  /** A spare transceiver of `t`'s kind and encodings (simulcast or not), now sending `t`; or null. */
+  async #reuseSpare(t) {
+    const simulcast = Boolean(t.simulcast);
+    const index = this.#spares.findIndex((s) => s.receiver.track.kind === t.kind && (s.sender.getParameters().encodings.length > 1) === simulcast);
+    if (index < 0) return null;
+    const [transceiver] = this.#spares.splice(index, 1);
+    await transceiver.sender.replaceTrack(t.mediaStreamTrack);
+    transceiver.sender.setStreams(new MediaStream([t.mediaStreamTrack]));
+    transceiver.direction = 'sendonly';
+    return transceiver;
   }
 
   async #rollback() {

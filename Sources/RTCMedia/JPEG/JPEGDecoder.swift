@@ -19,9 +19,11 @@ public enum JPEGError: Error, Sendable, Equatable {
 /// 16…240), so the planes are rescaled on the way. 4:2:0 pictures decode straight into the output;
 /// 4:2:2 (what most USB cameras send) and 4:4:4 have their chroma averaged down; greyscale gets
 /// neutral chroma; any other subsampling goes through BGRX. Scratch planes are kept between calls.
-/// Not thread-safe: one decoder per capture thread.
+/// A frame libjpeg-turbo refuses leaves its decompressor unusable (libjpeg's error exit abandons it
+/// mid-stream: the next good frame failed with "Bogus Huffman table definition"), so the handle
+/// is replaced after every refusal. Not thread-safe: one decoder per capture thread.
 public final class JPEGDecoder {
-    private let handle: tjhandle
+    private var handle: tjhandle
     private var scratch: [UInt8] = []
     /// Full range → video range, for luma and for chroma.
     private static let lumaTable: [UInt8] = (0..<256).map { UInt8(16 + ($0 * 219 + 127) / 255) }
@@ -48,7 +50,7 @@ public final class JPEGDecoder {
         }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         guard tjDecompressHeader3(handle, base, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0 else {
-            throw JPEGError.invalidData(message)
+            throw refused()
         }
         let (w, h) = (Int(width), Int(height))
         guard (1...VideoPixelBuffer.maxDimension).contains(w), (1...VideoPixelBuffer.maxDimension).contains(h) else {
@@ -114,7 +116,18 @@ public final class JPEGDecoder {
     /// A warning (recoverable corruption) still produced a picture; an error did not.
     private func check(_ status: Int32) throws {
         guard status != 0, tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) else { return }
-        throw JPEGError.invalidData(message)
+        throw refused()
+    }
+
+    /// The error for the frame just refused, with a fresh decompressor for the next frame (the
+    /// old one is destroyed; if none can be made, the old one stays and the next frame reports it).
+    private func refused() -> JPEGError {
+        let error = JPEGError.invalidData(message)
+        if let fresh = tjInitDecompress() {
+            tjDestroy(handle)
+            handle = fresh
+        }
+        return error
     }
 
     private func decodePlanes(_ jpeg: UnsafePointer<UInt8>, _ size: Int, _ planes: [UnsafeMutablePointer<UInt8>],

@@ -38,8 +38,21 @@ class Consumer {
     let id: ConsumerID
     /// The subscriber.
     let participant: ParticipantID
-    unowned let transport: MediaTransport
-    unowned let producer: Producer
+    // Unchecked back references, read for every packet (a checked `unowned` cost an atomic retain
+    // and release per access, on the slow side-table path for the transport, which its
+    // PeerTransport references weakly). Safe because of one invariant, kept by SFUCore alone:
+    // every object it has registered has its owners registered (consumer → its producer and its
+    // transport, producer → its transport, producer stream → its producer, transport → its
+    // router), because every close path closes children before their owner — closeRouter
+    // (channel close, drain) closes its transports; closeTransport (leave, kick, ICE timeout,
+    // failed negotiation) closes their producers, then their consumers; closeProducer (unpublish)
+    // closes its consumers — and a closed object is held by nothing but the local that closes it
+    // (no lists outside SFUCore's, no posted closures, weak `PeerTransport.delegate`). Back
+    // references are read only from registered objects or inside those close calls, and no
+    // deinit reads one (SFUCore's own deinit may free a router before its transports).
+    // BackReferenceLifetimeTests checks that each close path frees the children with their owner.
+    unowned(unsafe) let transport: MediaTransport
+    unowned(unsafe) let producer: Producer
     let ssrc: UInt32
     let payloadType: UInt8
     let clockRate: UInt32

@@ -10,7 +10,9 @@ final class Producer {
     let id: ProducerID
     let participant: ParticipantID
     let kind: MediaKind
-    unowned let transport: MediaTransport
+    /// Unchecked (read for every packet): SFUCore closes a transport's producers before the
+    /// transport (the invariant is written where `Consumer` declares its back references).
+    unowned(unsafe) let transport: MediaTransport
     let parameters: RTPParameters
     let codec: RTPCodecParameters
     let extensionIDs: HeaderExtensionIDs

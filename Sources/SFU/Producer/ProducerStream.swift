@@ -7,7 +7,9 @@ import RTCWire
 /// key-frame request throttle, the measured bitrate (for layer selection) and the publisher's
 /// last sender report (for RTT, and to map timestamps across simulcast switches). I/O thread only.
 final class ProducerStream {
-    unowned let producer: Producer
+    /// Unchecked (read for every packet): the producer owns its streams and its transport drops
+    /// them from its SSRC map when the producer closes (see `Consumer`'s back references).
+    unowned(unsafe) let producer: Producer
     /// Spatial index: 0 is the lowest layer.
     let index: Int
     let rid: String?

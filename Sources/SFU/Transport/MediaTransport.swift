@@ -35,7 +35,9 @@ struct TransportCounters: Sendable {
 final class MediaTransport: PeerTransportDelegate {
     let id: TransportID
     let participant: ParticipantID
-    unowned let router: Router
+    /// Unchecked (read for every packet): SFUCore closes a router's transports before the router
+    /// (the invariant is written where `Consumer` declares its back references).
+    unowned(unsafe) let router: Router
     let sink: PacketSink
     /// The RTCP sender SSRC of the SFU on this transport.
     let rtcpSSRC: UInt32

@@ -1,6 +1,7 @@
 /// Timings and limits of the SFU; the defaults suit WebRTC browsers and the SRTC SDKs.
 public struct SFUConfiguration: Sendable {
-    /// How often timers run on the I/O thread (NACK retries, feedback, reports).
+    /// How often timers run on the I/O thread (NACK retries, feedback, reports), from the media
+    /// port's 10 ms tick: shorter intervals run every tick.
     public var tickInterval: Duration = .milliseconds(20)
     /// Receiver and sender reports, per transport.
     public var reportIntervalDuration: Duration = .seconds(1)

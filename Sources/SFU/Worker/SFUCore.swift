@@ -172,6 +172,19 @@ final class SFUCore: @unchecked Sendable {
 
     // MARK: - Timers
 
+    /// When `tickIfDue` runs the timers next, µs.
+    private var nextTick: Int64 = .min
+
+    /// Runs the timers when `configuration.tickInterval` has passed (called on every port tick);
+    /// returns whether they ran.
+    @discardableResult
+    func tickIfDue(now: Int64) -> Bool {
+        guard now >= nextTick else { return false }
+        nextTick = now + SFUConfiguration.micros(configuration.tickInterval)
+        tick(now: now)
+        return true
+    }
+
     func tick(now: Int64) {
         for router in routers.values { router.tick(now: now) }
         metrics.publishIfDue(now: now, core: self)

@@ -10,7 +10,7 @@ import Synchronization
 /// caller with the result. Packets are forwarded synchronously on the I/O thread (receive →
 /// SRTP unprotect → producer → consumers rewrite into the send queue → SRTP protect → one
 /// `sendmmsg` per batch) without allocation, locks or `await`. Events reach `listener` on the
-/// I/O thread. Timers run every `configuration.tickInterval`.
+/// I/O thread. Timers run every `configuration.tickInterval` from the port's own 10 ms timer.
 ///
 /// ```swift
 /// let sfu = try SFUWorker(bind: SocketAddress(ip: "0.0.0.0", port: 7881)!, listener: relay)
@@ -27,31 +27,28 @@ public final class SFUWorker: Sendable {
     public let configuration: SFUConfiguration
     let core: SFUCore
     private let listenerBox: ListenerBox
-    private let timer: TickTimer
-    private let tickPending = AtomicFlag()
     let stopped = Atomic<Bool>(false)
 
     /// Binds the media port, starts its I/O thread and the SFU's timers.
     /// - Parameters:
+    ///   - tcpBind: where the port also accepts ICE-TCP connections (`nil`: UDP only).
     ///   - listener: receives events on the I/O thread; held weakly.
-    public init(bind address: SocketAddress, configuration: SFUConfiguration = SFUConfiguration(),
+    public init(bind address: SocketAddress, tcpBind: SocketAddress? = nil, configuration: SFUConfiguration = SFUConfiguration(),
                 listener: SFUListener? = nil) throws(NetError) {
-        port = try MediaPort(bind: address)
+        port = try MediaPort(bind: address, tcpBind: tcpBind)
         self.configuration = configuration
         let box = ListenerBox(listener)
         listenerBox = box
-        core = SFUCore(configuration: configuration)
-        let ticks = TickRelay()
-        timer = TickTimer(intervalMicros: SFUConfiguration.micros(configuration.tickInterval)) { ticks.fire() }
+        let core = SFUCore(configuration: configuration)
+        self.core = core
         core.emit = { [weak self, box] event in
             guard let self, let listener = box.listener else { return }
             listener.sfuWorker(self, didEmit: event)
         }
-        ticks.set { [weak self] in self?.postTick() }
+        port.setTickHandler { _ in core.tickIfDue(now: MediaClock.now()) }
     }
 
     deinit {
-        timer.cancel()
         port.stop()
     }
 
@@ -63,7 +60,6 @@ public final class SFUWorker: Sendable {
     /// Stops timers and the I/O thread; transports stop. Further calls fail with `workerStopped`.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        timer.cancel()
         port.stop()
     }
 
@@ -80,30 +76,6 @@ public final class SFUWorker: Sendable {
         }
         return try result.get()
     }
-
-    private func postTick() {
-        // Skip when the previous tick has not run yet (the I/O thread is busy): no pile-up.
-        guard !tickPending.value.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let core = self.core
-        port.execute { [tickPending] in
-            tickPending.value.store(false, ordering: .releasing)
-            core.tick(now: MediaClock.now())
-        }
-    }
-}
-
-/// A boolean shared across threads.
-final class AtomicFlag: Sendable {
-    let value = Atomic<Bool>(false)
-}
-
-/// Lets the timer reach the worker once it is fully initialized.
-final class TickRelay: Sendable {
-    private let handler = CallbackSlot<@Sendable () -> Void>()
-
-    func set(_ body: @escaping @Sendable () -> Void) { handler.set(body) }
-
-    func fire() { handler.function?() }
 }
 
 /// The listener, weakly, behind a lock so it can be replaced from any thread.

@@ -1,14 +1,17 @@
 #if canImport(SwiftUI) && canImport(AVFoundation) && (os(iOS) || os(macOS))
+import SMeetingProtocol
 import SRTC
 import SwiftUI
 
-/// A member's video in SwiftUI: subscribes on appear, unsubscribes on disappear. Apple only; on
-/// Linux use `startPlayRemoteVideo(view:uid:trackDesc:)` with any `VideoRenderer`.
+/// A member's video in SwiftUI: an `SRTCVideoRenderer` (an `AVSampleBufferDisplayLayer` fed with
+/// the decoded frames) bound with `startPlayRemoteVideo` on appear and unbound on disappear, so
+/// views of the same member share one subscription. On Linux the class of the same name shows
+/// the video in an X11 window.
 public struct SMeetingRemoteVideoView: View {
     let meeting: SMeetingEngine
     let uid: String
     let trackDesc: TrackDesc
-    @State private var sink = FrameSink()
+    @State private var renderer = SRTCVideoRenderer(frame: .zero)
 
     public init(meeting: SMeetingEngine, uid: String, trackDesc: TrackDesc = .cameraBig) {
         self.meeting = meeting
@@ -17,18 +20,30 @@ public struct SMeetingRemoteVideoView: View {
     }
 
     public var body: some View {
-        Color.black
+        RendererHost(renderer: renderer)
             .task {
-                _ = try? await meeting.startPlayRemoteVideo(view: sink, uid: uid, trackDesc: trackDesc)
+                _ = try? await meeting.startPlayRemoteVideo(view: renderer, uid: uid, trackDesc: trackDesc)
             }
             .onDisappear {
-                Task { try? await meeting.stopPlayRemoteVideo(view: sink, uid: uid, trackDesc: trackDesc) }
+                let (meeting, renderer, uid, trackDesc) = (meeting, renderer, uid, trackDesc)
+                Task { try? await meeting.stopPlayRemoteVideo(view: renderer, uid: uid, trackDesc: trackDesc) }
             }
     }
-
-    /// Receives the frames (drawing them is left to the SRTC views).
-    final class FrameSink: VideoRenderer, @unchecked Sendable {
-        func render(frame: VideoFrame) {}
-    }
 }
+
+#if os(iOS)
+/// Puts the renderer (a `UIView`) into SwiftUI.
+struct RendererHost: UIViewRepresentable {
+    let renderer: SRTCVideoRenderer
+    func makeUIView(context: Context) -> SRTCVideoRenderer { renderer }
+    func updateUIView(_ view: SRTCVideoRenderer, context: Context) {}
+}
+#else
+/// Puts the renderer (an `NSView`) into SwiftUI.
+struct RendererHost: NSViewRepresentable {
+    let renderer: SRTCVideoRenderer
+    func makeNSView(context: Context) -> SRTCVideoRenderer { renderer }
+    func updateNSView(_ view: SRTCVideoRenderer, context: Context) {}
+}
+#endif
 #endif

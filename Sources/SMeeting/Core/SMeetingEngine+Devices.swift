@@ -1,40 +1,60 @@
 import SRTC
 
-/// Where the microphone and camera come from: the device on Apple platforms, a custom track the
-/// app feeds on Linux (which has no capture in the SDK).
+/// Where the microphone, camera and screen come from. On Apple platforms the devices are captured
+/// through SRTC. On Linux a `deviceId` (from `srtc.getDevices(kind:)`) captures that PulseAudio
+/// source or V4L2 camera, and no `deviceId` gives a custom track the app feeds (`pushMicAudio`,
+/// `pushCameraFrame`): a bot or recorder has no devices, a desktop client names them.
 extension SMeetingEngine {
-    #if canImport(AVFoundation) && (os(iOS) || os(macOS))
-    func makeMicTrack(preset: MicPreset) async throws -> LocalAudioTrack {
+    #if os(Linux) || (canImport(AVFoundation) && (os(iOS) || os(macOS)))
+    func makeMicTrack(deviceId: String?, preset: MicPreset) async throws -> LocalAudioTrack {
+        #if os(Linux)
+        guard deviceId != nil else { return srtc.createLocalCustomAudioTrack(desc: "mic", preset: preset) }
+        #endif
         let track = srtc.createLocalMicrophoneTrack(preset: preset)
-        do { try await track.startCapture() } catch { throw SMeetingError.deviceError("microphone: \(error)") }
+        do { try await track.startCapture(deviceId: deviceId) } catch { throw SMeetingError.deviceError("microphone: \(error)") }
         return track
     }
 
-    func makeCameraTrack(preset: CameraPreset) async throws -> LocalVideoTrack {
+    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalVideoTrack {
+        #if os(Linux)
+        guard deviceId != nil else { return srtc.createLocalCustomVideoTrack(desc: "camera_big", preset: preset) }
+        #endif
         let track = srtc.createLocalCameraTrack(preset: preset)
-        do { try await track.startCapture() } catch { throw SMeetingError.deviceError("camera: \(error)") }
+        do { try await track.startCapture(deviceId: deviceId) } catch { throw SMeetingError.deviceError("camera: \(error)") }
         return track
     }
 
     func stopCapture(_ track: LocalTrack?) {
         (track as? LocalMicrophoneTrack)?.stopCapture()
         (track as? LocalCameraTrack)?.stopCapture()
+        #if os(Linux)
+        (track as? LocalScreenTrack)?.stopCapture()
+        #endif
     }
 
-    /// Toggles between the front and back cameras (SRTC opens cameras by position, so a
-    /// `deviceId` selects nothing more here).
+    /// Moves a device camera to `deviceId`; without one, iOS and macOS toggle front and back, Linux
+    /// takes the next camera. A custom camera track (Linux) has nothing to switch.
     func switchCameraDevice(_ track: LocalVideoTrack, deviceId: String?) async throws {
         guard let camera = track as? LocalCameraTrack else { return }
-        let back = state.withLock { s -> Bool in s.cameraBack.toggle(); return s.cameraBack }
-        camera.stopCapture()
-        do { try await camera.startCapture(position: back ? .back : .front) } catch { throw SMeetingError.deviceError("camera: \(error)") }
+        do {
+            #if os(Linux)
+            try await camera.switchCamera(deviceId: deviceId)
+            #else
+            if let deviceId { return try await camera.switchCamera(deviceId: deviceId) }
+            let back = state.withLock { s -> Bool in s.cameraBack.toggle(); return s.cameraBack }
+            camera.stopCapture()
+            try await camera.startCapture(position: back ? .back : .front)
+            #endif
+        } catch {
+            throw SMeetingError.deviceError("camera: \(error)")
+        }
     }
     #else
-    func makeMicTrack(preset: MicPreset) async throws -> LocalAudioTrack {
+    func makeMicTrack(deviceId: String?, preset: MicPreset) async throws -> LocalAudioTrack {
         srtc.createLocalCustomAudioTrack(desc: "mic", preset: preset)
     }
 
-    func makeCameraTrack(preset: CameraPreset) async throws -> LocalVideoTrack {
+    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalVideoTrack {
         srtc.createLocalCustomVideoTrack(desc: "camera_big", preset: preset)
     }
 

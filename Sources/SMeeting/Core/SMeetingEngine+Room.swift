@@ -114,7 +114,7 @@ extension SMeetingEngine {
     func joinChannel(_ rtc: RTCGrant, nickname: String) async throws {
         let (old, bridge, devices) = state.withLock { s -> (Channel?, ChannelBridge?, [LocalTrack?]) in
             defer { s.dropChannel() }
-            return (s.channel, s.bridge, [s.micTrack, s.cameraTrack])
+            return (s.channel, s.bridge, [s.micTrack, s.cameraTrack, s.screenTrack])
         }
         if let old {
             if let bridge { old.delegates.remove(delegate: bridge) }
@@ -154,7 +154,7 @@ extension SMeetingEngine {
     /// Leaves the meeting state at once and the SRTC channel in the background; `reason` nil
     /// when the entry itself failed (no exit event then).
     func tearDown(_ reason: ExitReason?) {
-        let (channel, bridge, wasIn) = state.withLock { s -> (Channel?, ChannelBridge?, Bool) in
+        let (channel, bridge, wasIn, devices) = state.withLock { s -> (Channel?, ChannelBridge?, Bool, [LocalTrack?]) in
             defer {
                 s.room = nil
                 s.waitingRoom = nil
@@ -166,8 +166,9 @@ extension SMeetingEngine {
                 s.dropChannel()
                 s.entering = false
             }
-            return (s.channel, s.bridge, s.room != nil || s.waitingRoom != nil)
+            return (s.channel, s.bridge, s.room != nil || s.waitingRoom != nil, [s.micTrack, s.cameraTrack, s.screenTrack])
         }
+        for track in devices { stopCapture(track) }
         if let channel {
             if let bridge { channel.delegates.remove(delegate: bridge) }
             let leaving = Task { await channel.leave() }

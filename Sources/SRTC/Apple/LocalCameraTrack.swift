@@ -11,13 +11,41 @@ public final class LocalCameraTrack: LocalVideoTrack, @unchecked Sendable {
     /// Starts the camera (asks for permission the first time).
     /// - Parameter position: `.front` by default.
     public func startCapture(position: AVCaptureDevice.Position = .front) async throws(SRTCError) {
+        guard let device = AVCaptureDevice.default(.builtInWideAngleCamera, for: .video, position: position)
+                ?? AVCaptureDevice.default(for: .video) else { throw .notFound("no camera") }
+        try await startCapture(device: device)
+    }
+
+    /// Starts the camera `deviceId` (an `AVCaptureDevice.uniqueID` from `getDevices(kind: .videoInput)`;
+    /// nil: the default camera). A running capture moves to it.
+    /// - Throws: `.notFound` for an unknown camera, `.mediaFailed` when access is denied.
+    public func startCapture(deviceId: String?) async throws(SRTCError) {
+        guard let device = deviceId.flatMap(AVCaptureDevice.init(uniqueID:)) ?? AVCaptureDevice.default(for: .video) else {
+            throw .notFound("camera \(deviceId ?? "default")")
+        }
+        try await startCapture(device: device)
+    }
+
+    /// Switches to another camera (nil: the next one); the current one stays if the target fails.
+    public func switchCamera(deviceId: String? = nil) async throws(SRTCError) {
+        guard let current = self.deviceId else { throw .wrongState("the camera is not capturing") }
+        let all = AppleDeviceBackend.cameras().map(\.uniqueID)
+        let next = all.firstIndex(of: current).map { all[($0 + 1) % all.count] } ?? all.first
+        guard let target = deviceId ?? next, target != current else { return }
+        try await startCapture(deviceId: target)
+    }
+
+    /// The camera being captured, or nil.
+    public var deviceId: String? { capture.withLock { $0?.deviceId } }
+
+    private func startCapture(device: AVCaptureDevice) async throws(SRTCError) {
         guard await AVCaptureDevice.requestAccess(for: .video) else { throw .mediaFailed("camera access denied") }
         let camera = CameraCapture(preset: preset) { [weak self] pixelBuffer, timeUs in
             guard let self, let pixels = PixelBufferBridge.videoPixelBuffer(from: pixelBuffer) else { return }
             self.deliver(VideoFrame(buffer: pixels, timestampUs: timeUs))
         }
-        try camera.start(position: position)
-        capture.withLock { $0 = camera }
+        try camera.start(device: device)
+        capture.withLock { c in defer { c = camera }; return c }?.stop()
     }
 
     /// Stops the camera.
@@ -41,12 +69,13 @@ final class CameraCapture: NSObject, AVCaptureVideoDataOutputSampleBufferDelegat
         self.onFrame = onFrame
     }
 
-    func start(position: AVCaptureDevice.Position) throws(SRTCError) {
-        guard let device = AVCaptureDevice.default(.builtInWideAngleCamera, for: .video, position: position)
-                ?? AVCaptureDevice.default(for: .video),
-              let input = try? AVCaptureDeviceInput(device: device), session.canAddInput(input) else {
-            throw .mediaFailed("no usable camera")
+    private(set) var deviceId: String?
+
+    func start(device: AVCaptureDevice) throws(SRTCError) {
+        guard let input = try? AVCaptureDeviceInput(device: device), session.canAddInput(input) else {
+            throw .mediaFailed("camera \(device.localizedName) cannot be used")
         }
+        deviceId = device.uniqueID
         session.beginConfiguration()
         session.sessionPreset = preset.height >= 1080 ? .hd1920x1080 : preset.height >= 720 ? .hd1280x720 : .vga640x480
         session.addInput(input)
@@ -75,8 +104,9 @@ final class CameraCapture: NSObject, AVCaptureVideoDataOutputSampleBufferDelegat
 public final class LocalMicrophoneTrack: LocalAudioTrack, @unchecked Sendable {
     private let engine = AVAudioEngine()
 
-    /// Starts the microphone (asks for permission the first time).
-    public func startCapture() async throws(SRTCError) {
+    /// Starts the microphone (asks for permission the first time). `deviceId` is accepted for the
+    /// Linux signature: on Apple platforms the system's audio route chooses the microphone.
+    public func startCapture(deviceId: String? = nil) async throws(SRTCError) {
         guard await AVCaptureDevice.requestAccess(for: .audio) else { throw .mediaFailed("microphone access denied") }
         let input = engine.inputNode
         let format = input.outputFormat(forBus: 0)
@@ -98,15 +128,4 @@ public final class LocalMicrophoneTrack: LocalAudioTrack, @unchecked Sendable {
     }
 }
 
-extension SRTCEngine {
-    /// The device camera as a local video track (`camera_big`, simulcast). Call `startCapture()`.
-    public func createLocalCameraTrack(preset: CameraPreset = .h720p) -> LocalCameraTrack {
-        LocalCameraTrack(desc: TrackDesc.cameraBig, preset: preset, simulcast: true, context: context)
-    }
-
-    /// The device microphone as a local audio track (`mic`). Call `startCapture()`.
-    public func createLocalMicrophoneTrack(preset: MicPreset = .music) -> LocalMicrophoneTrack {
-        LocalMicrophoneTrack(desc: TrackDesc.mic, preset: preset, context: context)
-    }
-}
 #endif

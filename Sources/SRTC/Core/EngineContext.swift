@@ -14,12 +14,27 @@ final class EngineContext: Sendable {
     let logger: Logger
     /// Beauty and virtual background, shared by every camera track.
     let renderModule = RenderModule()
+    /// Device lists, hot-plug events and the speaker.
+    let devices: DeviceService
     private let processors = Mutex(Processors())
     private let destroyedFlag = Mutex(false)
 
     init(configuration: SRTCEngine.Configuration) {
         self.configuration = configuration
         self.logger = Logger(level: configuration.logLevel)
+        self.devices = DeviceService(backend: Self.deviceBackend(configuration, logger: logger),
+                                     delegates: MulticastDelegate(queue: configuration.delegateQueue))
+    }
+
+    /// The platform's devices.
+    private static func deviceBackend(_ configuration: SRTCEngine.Configuration, logger: Logger) -> DeviceBackend {
+        #if os(Linux)
+        LinuxDeviceBackend(audioServer: configuration.audioServer, logger: logger)
+        #elseif canImport(AVFoundation) && (os(iOS) || os(macOS))
+        AppleDeviceBackend()
+        #else
+        NoDeviceBackend()
+        #endif
     }
 
     var delegateQueue: DispatchQueue { configuration.delegateQueue }

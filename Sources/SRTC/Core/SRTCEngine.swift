@@ -31,18 +31,27 @@ public final class SRTCEngine: @unchecked Sendable {
         public var receiveTimeout: Double
         /// Local address the media sockets bind to (`0.0.0.0` = every interface).
         public var mediaBindAddress: String
+        /// Linux: the PulseAudio server for microphones and speakers (`unix:/path/native`,
+        /// `tcp:host:4713`); nil uses libpulse's default ($PULSE_SERVER, then the session's server).
+        public var audioServer: String?
         /// Take quality, speaker and layer events on the subscribe transport's data channel, as
         /// the SFU engine sends them (the subscribe transport is set up at join then); `false`
         /// keeps them on the signaling WebSocket.
         public var useDataChannel: Bool
+        /// Seconds between performance samples (`SRTCEngineDelegate.engine(_:performanceDidUpdate:)`);
+        /// 0 turns the sampling off.
+        public var performanceInterval: Double
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
-                    receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", useDataChannel: Bool = true) {
+                    receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,
+                    useDataChannel: Bool = true, performanceInterval: Double = 2) {
             self.delegateQueue = delegateQueue
             self.logLevel = logLevel
             self.receiveTimeout = receiveTimeout
             self.mediaBindAddress = mediaBindAddress
+            self.audioServer = audioServer
             self.useDataChannel = useDataChannel
+            self.performanceInterval = performanceInterval
         }
     }
 
@@ -58,8 +67,11 @@ public final class SRTCEngine: @unchecked Sendable {
     struct WeakIMDelegate: @unchecked Sendable { weak var value: IMDelegate? }
     let imDelegateBox = Mutex(WeakIMDelegate())
 
-    /// Weak multicast of `SRTCEngineDelegate` (process-level events: the speed test), on the
-    /// delegate queue.
+    /// Samples performance for `performanceDidUpdate` (nil when turned off or destroyed).
+    let performanceMonitor = Mutex<PerformanceMonitor?>(nil)
+
+    /// Weak multicast of `SRTCEngineDelegate` (process-level events: the speed test, performance),
+    /// on the delegate queue.
     public let delegates: MulticastDelegate<SRTCEngineDelegate>
 
     /// The SDK version.
@@ -70,6 +82,7 @@ public final class SRTCEngine: @unchecked Sendable {
     public init(configuration: Configuration = Configuration()) {
         context = EngineContext(configuration: configuration)
         delegates = MulticastDelegate(queue: configuration.delegateQueue)
+        startPerformanceMonitor()
     }
 
     /// Creates an engine whose events arrive on `delegateQueue` (a serial queue).
@@ -121,8 +134,8 @@ public final class SRTCEngine: @unchecked Sendable {
     }
 
     /// Destroys every channel, waits until each has left, then releases the engine's resources
-    /// (the audio processors are released, the virtual background uninstalled). The engine cannot
-    /// be used afterwards.
+    /// (the audio processors are released, the virtual background uninstalled, device watching and
+    /// playback stopped). The engine cannot be used afterwards.
     public func destroy() async {
         context.isDestroyed = true
         stopSpeedTest()
@@ -137,6 +150,8 @@ public final class SRTCEngine: @unchecked Sendable {
         context.setCaptureProcessor(nil)
         context.setRenderProcessor(nil)
         uninstallVirtualBackground()
+        context.devices.shutdown()
+        performanceMonitor.withLock { m in defer { m = nil }; return m }?.stop()
     }
 
     /// Forgets a destroyed channel.

@@ -1,5 +1,5 @@
 /// Process-level events of the engine (the documentation's `RTCEngineDelegate`): the network
-/// speed test. Register with `srtc.delegates.add(delegate: self)`.
+/// speed test and app performance. Register with `srtc.delegates.add(delegate: self)`.
 ///
 /// Every method has a default empty implementation. Events arrive on the engine's delegate
 /// queue. Audio-route events come from `AudioRouteSession` on iOS (not part of the Linux build);
@@ -14,10 +14,17 @@ public protocol SRTCEngineDelegate: AnyObject {
     /// or the address could not be used (`.invalidURL`, `.connectionFailed`). `stopSpeedTest()`
     /// reports nothing.
     func engine(_ engine: SRTCEngine, speedTestDidFail error: SRTCError, linkId: String)
+    /// The app's performance over the last `Configuration.performanceInterval` seconds (CPU and
+    /// memory from /proc on Linux, each published video track's sent frame rate).
+    func engine(_ engine: SRTCEngine, performanceDidUpdate stats: PerformanceStats)
+    /// A lasting performance problem: high CPU, or a video track sending under half its frame rate.
+    func engine(_ engine: SRTCEngine, performanceWarning warning: PerformanceWarning)
 }
 
 extension SRTCEngineDelegate {
     public func engine(_ engine: SRTCEngine, speedTestDidProgress progress: SpeedTestProgress) {}
     public func engine(_ engine: SRTCEngine, speedTestDidFinish result: SpeedTestResult) {}
     public func engine(_ engine: SRTCEngine, speedTestDidFail error: SRTCError, linkId: String) {}
+    public func engine(_ engine: SRTCEngine, performanceDidUpdate stats: PerformanceStats) {}
+    public func engine(_ engine: SRTCEngine, performanceWarning warning: PerformanceWarning) {}
 }

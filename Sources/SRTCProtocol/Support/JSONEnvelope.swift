@@ -1,8 +1,9 @@
 import Foundation
 
 /// The request / response / event envelope of the JSON WebSocket protocols that carry typed
-/// payloads by name (docs/im.md, "Envelope": the same as signaling's), with snake_case keys and
-/// errors as `SignalError` (`{code, message}`, the server API's codes).
+/// payloads by name (docs/im.md, "Envelope": the same as signaling's; the meeting protocol's
+/// `MeetingCodec` is this envelope with its own names and a `seq` on events), with snake_case keys
+/// and errors as `{code, message}` (the server API's codes; `SignalError` here).
 ///
 /// ```json
 /// {"id": 7, "type": "send", "data": {...}}                       request
@@ -26,7 +27,7 @@ public enum JSONEnvelope {
 
     private struct DataEnvelope<T: Decodable>: Decodable { var data: T? }
     private struct Request<T: Encodable>: Encodable { var id: Int; var type: String; var data: T }
-    private struct Response<T: Encodable>: Encodable { var id: Int; var type: String; var ok: Bool; var data: T?; var error: SignalError? }
+    private struct Response<T: Encodable, E: Encodable>: Encodable { var id: Int; var type: String; var ok: Bool; var data: T?; var error: E? }
     private struct Event<T: Encodable>: Encodable { var type: String; var data: T }
 
     private static func encoder() -> JSONEncoder {
@@ -47,11 +48,21 @@ public enum JSONEnvelope {
         (try? encoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
+    /// Decodes any payload with the envelope's conventions.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try decoder().decode(T.self, from: data)
+    }
+
     /// Reads the envelope; `payload_too_large` past `maxBytes`, `malformed_body` for anything
     /// but a JSON object.
     public static func head(of text: String, maxBytes: Int) throws(SignalError) -> Head {
+        try head(Head.self, of: text, maxBytes: maxBytes)
+    }
+
+    /// Reads the envelope as a protocol's own head type (more fields, its error type).
+    public static func head<H: Decodable>(_ type: H.Type, of text: String, maxBytes: Int) throws(SignalError) -> H {
         guard text.utf8.count <= maxBytes else { throw SignalError(.payloadTooLarge, "message exceeds \(maxBytes) bytes") }
-        do { return try decoder().decode(Head.self, from: Data(text.utf8)) } catch {
+        do { return try decoder().decode(H.self, from: Data(text.utf8)) } catch {
             throw SignalError(.malformedBody, "message is not a JSON object with id and type")
         }
     }
@@ -68,6 +79,8 @@ public enum JSONEnvelope {
             throw SignalError(.malformedBody, "field \(fieldName(context.codingPath)) has the wrong type")
         } catch DecodingError.valueNotFound(_, let context) {
             throw SignalError(.malformedBody, "field \(fieldName(context.codingPath)) is null")
+        } catch DecodingError.dataCorrupted(let context) {
+            throw SignalError(.malformedBody, "field \(fieldName(context.codingPath)) has an invalid value")
         } catch {
             throw SignalError(.malformedBody, "data is not valid")
         }
@@ -89,11 +102,12 @@ public enum JSONEnvelope {
     }
 
     public static func success<T: Encodable>(id: Int, type: String, _ data: T) -> String {
-        encode(Response(id: id, type: type, ok: true, data: data, error: nil))
+        encode(Response<T, SignalError>(id: id, type: type, ok: true, data: data, error: nil))
     }
 
-    public static func failure(id: Int, type: String, _ error: SignalError) -> String {
-        encode(Response<Empty>(id: id, type: type, ok: false, data: nil, error: error))
+    /// A failed response; `error` is `{code, message}` (`SignalError`, `MeetingErrorBody`).
+    public static func failure<E: Encodable>(id: Int, type: String, _ error: E) -> String {
+        encode(Response<Empty, E>(id: id, type: type, ok: false, data: nil, error: error))
     }
 
     public static func event<T: Encodable>(_ type: String, _ data: T) -> String {

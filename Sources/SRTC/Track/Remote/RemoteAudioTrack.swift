@@ -3,7 +3,8 @@ import RTCMedia
 import Synchronization
 
 /// A remote audio track. Add `AudioRenderer`s to observe its decoded PCM (transcription,
-/// recording). The engine's `audioRenderProcessor` runs before the renderers.
+/// recording). The engine's `audioRenderProcessor` runs before the renderers; while the engine
+/// plays audio (`startAudioPlayback`), the track is also mixed into the speaker.
 public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
     private let renderers = WeakList<AudioRenderer>()
     private let counters = Mutex(Counters())
@@ -36,6 +37,7 @@ public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
     func deliver(_ buffer: AudioPCMBuffer) {
         counters.withLock { $0.framesDecoded += 1 }
         renderers.forEach { $0.render(pcmBuffer: buffer) }
+        context.devices.remoteAudio(ObjectIdentifier(self), buffer)
     }
 
     func setLevel(_ level: UInt8) {

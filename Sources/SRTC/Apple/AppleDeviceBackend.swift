@@ -1,0 +1,87 @@
+#if canImport(AVFoundation) && (os(iOS) || os(macOS))
+import AVFoundation
+import Synchronization
+
+/// Devices on Apple platforms: cameras and microphones from AVFoundation's discovery sessions,
+/// hot-plug from `AVCaptureDevice.wasConnected` / `wasDisconnected`, the speaker through
+/// `AVAudioEngine`. Outputs are listed on iOS (the audio session's current route); on macOS the
+/// system output is used and not listed.
+struct AppleDeviceBackend: DeviceBackend {
+    static func cameras() -> [AVCaptureDevice] {
+        AVCaptureDevice.DiscoverySession(deviceTypes: [.builtInWideAngleCamera, .external], mediaType: .video,
+                                         position: .unspecified).devices
+    }
+
+    func devices(_ kind: MediaDeviceKind) -> [MediaDevice] {
+        switch kind {
+        case .videoInput:
+            let preferred = AVCaptureDevice.default(for: .video)?.uniqueID
+            return Self.cameras().map { MediaDevice(deviceId: $0.uniqueID, kind: kind, label: $0.localizedName, isDefault: $0.uniqueID == preferred) }
+        case .audioInput:
+            let preferred = AVCaptureDevice.default(for: .audio)?.uniqueID
+            return AVCaptureDevice.DiscoverySession(deviceTypes: [.microphone, .external], mediaType: .audio, position: .unspecified)
+                .devices.map { MediaDevice(deviceId: $0.uniqueID, kind: kind, label: $0.localizedName, isDefault: $0.uniqueID == preferred) }
+        case .audioOutput:
+            #if os(iOS)
+            return AVAudioSession.sharedInstance().currentRoute.outputs.map {
+                MediaDevice(deviceId: $0.uid, kind: kind, label: $0.portName, isDefault: true)
+            }
+            #else
+            return []
+            #endif
+        }
+    }
+
+    func watch(_ changed: @escaping @Sendable () -> Void) -> DeviceWatch {
+        let center = NotificationCenter.default
+        let observers = [AVCaptureDevice.wasConnectedNotification, AVCaptureDevice.wasDisconnectedNotification].map {
+            center.addObserver(forName: $0, object: nil, queue: nil) { _ in changed() }
+        }
+        return NotificationWatch(observers: UncheckedObservers(list: observers))
+    }
+
+    func openAudioOutput(deviceId: String?, mixer: RemoteAudioMixer) throws(SRTCError) -> DeviceWatch {
+        try AppleAudioOutput(mixer: mixer)
+    }
+}
+
+private struct UncheckedObservers: @unchecked Sendable {
+    let list: [NSObjectProtocol]
+}
+
+private struct NotificationWatch: DeviceWatch {
+    let observers: UncheckedObservers
+
+    func stop() {
+        for observer in observers.list { NotificationCenter.default.removeObserver(observer) }
+    }
+}
+
+/// The speaker on Apple platforms: an `AVAudioSourceNode` whose render block pulls the mixed
+/// remote audio (mono, 48 kHz float) into `AVAudioEngine`'s main mixer.
+private final class AppleAudioOutput: DeviceWatch, @unchecked Sendable {
+    private let engine = AVAudioEngine()
+
+    init(mixer: RemoteAudioMixer) throws(SRTCError) {
+        guard let format = AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: Double(RemoteAudioMixer.sampleRate),
+                                         channels: 1, interleaved: false) else { throw .systemError("no audio format") }
+        let source = AVAudioSourceNode(format: format) { _, _, frameCount, bufferList -> OSStatus in
+            let buffers = UnsafeMutableAudioBufferListPointer(bufferList)
+            guard let data = buffers.first?.mData?.assumingMemoryBound(to: Float.self) else { return noErr }
+            mixer.pull(into: UnsafeMutableBufferPointer(start: data, count: Int(frameCount)))
+            return noErr
+        }
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: format)
+        do {
+            try engine.start()
+        } catch {
+            throw .systemError("audio output: \(error)")
+        }
+    }
+
+    func stop() {
+        engine.stop()
+    }
+}
+#endif

@@ -1,0 +1,105 @@
+import Synchronization
+
+/// The engine's devices: the hot-plug events (`deviceDelegates`) and the speaker that plays the
+/// mixed remote audio. One per engine, shared by its channels through the context.
+final class DeviceService: Sendable {
+    // MARK: - Types
+
+    private struct State: @unchecked Sendable {
+        weak var engine: SRTCEngine?
+        var known: [MediaDevice] = []
+        var watch: DeviceWatch?
+        var output: DeviceWatch?
+        var outputDevice: String?
+    }
+
+    // MARK: - Properties
+
+    let backend: DeviceBackend
+    let delegates: MulticastDelegate<DeviceChangeDelegate>
+    let mixer = RemoteAudioMixer()
+    private let state = Mutex(State())
+    /// Whether remote audio goes to the mixer (checked per 20 ms buffer, without the lock).
+    private let playing = Atomic<Bool>(false)
+
+    init(backend: DeviceBackend, delegates: MulticastDelegate<DeviceChangeDelegate>) {
+        self.backend = backend
+        self.delegates = delegates
+    }
+
+    // MARK: - Hot-plug
+
+    /// Every device now, all kinds.
+    func allDevices() -> [MediaDevice] {
+        MediaDeviceKind.allCases.flatMap { backend.devices($0) }
+    }
+
+    /// Starts watching (once): the current devices are the baseline, later changes are events.
+    func startWatching(engine: SRTCEngine) {
+        let start = state.withLock { s -> Bool in
+            s.engine = engine
+            return s.watch == nil
+        }
+        guard start else { return }
+        let baseline = allDevices()
+        let watch = backend.watch { [weak self] in self?.refresh() }
+        state.withLock {
+            $0.known = baseline
+            $0.watch = watch
+        }
+    }
+
+    /// Lists the devices again and reports the difference.
+    func refresh() {
+        let now = allDevices()
+        let (changes, engine) = state.withLock { s -> ((added: [MediaDevice], removed: [MediaDevice]), SRTCEngine?) in
+            let changes = MediaDevice.changes(from: s.known, to: now)
+            s.known = now
+            return (changes, s.engine)
+        }
+        guard let engine else { return }
+        for device in changes.removed { delegates.notify { $0.engine(engine, didRemoveDevice: device) } }
+        for device in changes.added { delegates.notify { $0.engine(engine, didAddDevice: device) } }
+    }
+
+    // MARK: - Speaker
+
+    /// Plays the mixed remote audio on `deviceId`; a running output moves to the new device.
+    func startPlayback(deviceId: String?) throws(SRTCError) {
+        stopPlayback()
+        let output = try backend.openAudioOutput(deviceId: deviceId, mixer: mixer)
+        state.withLock {
+            $0.output = output
+            $0.outputDevice = deviceId
+        }
+        playing.store(true, ordering: .releasing)
+    }
+
+    func stopPlayback() {
+        playing.store(false, ordering: .releasing)
+        let output = state.withLock { s -> DeviceWatch? in
+            defer { s.output = nil }
+            return s.output
+        }
+        output?.stop()
+        mixer.reset()
+    }
+
+    var isPlaying: Bool { playing.load(ordering: .acquiring) }
+
+    /// A remote audio track's decoded buffer (its receive thread).
+    func remoteAudio(_ source: ObjectIdentifier, _ buffer: AudioPCMBuffer) {
+        guard playing.load(ordering: .relaxed) else { return }
+        mixer.push(source, buffer)
+    }
+
+    /// Stops everything (the engine is destroyed).
+    func shutdown() {
+        stopPlayback()
+        let watch = state.withLock { s -> DeviceWatch? in
+            defer { s.watch = nil }
+            return s.watch
+        }
+        watch?.stop()
+    }
+}

@@ -1,0 +1,171 @@
+import Dispatch
+import RTCMedia
+import Synchronization
+
+/// Mixes the decoded audio of every subscribed remote audio track (of every channel) into the one
+/// mono 48 kHz stream the speaker plays.
+///
+/// Each track (source) fills its own ring buffer from its receive thread, 20 ms at a time, in
+/// network rhythm; the output pulls any number of samples in its own rhythm. A source starts
+/// playing once `prefill` samples are buffered, which absorbs arrival jitter, and buffers again
+/// after running dry. A burst (a sender or a receive thread that stalled and caught up) is played
+/// in full: dropping it would cut the tone short, audibly (and raise its measured pitch). Only a
+/// source that stayed more than `maxDepth` ahead for a whole `trimWindow` (its clock runs faster
+/// than the speaker's) drops its oldest samples down to `prefill`, so latency stays bounded; a
+/// full ring (`capacity`) drops the oldest too. Sources that sent nothing for two seconds are
+/// forgotten. The sum is clamped to ±1. Muted, the mixer outputs silence and discards what
+/// arrives (nothing piles up).
+final class RemoteAudioMixer: Sendable {
+    // MARK: - Types
+
+    private struct Source {
+        var ring: [Float]
+        var read = 0
+        var count = 0
+        var playing = false
+        var lastPush: UInt64 = 0
+        /// Only for sources not at 48 kHz (the SDK's own decoder always is).
+        var resampler: AudioResampler?
+        let prefill: Int
+        /// The fewest samples buffered after a pull in the current trim window, and the samples
+        /// pulled in it: what stayed buffered all along is latency, not jitter.
+        var lowest = Int.max
+        var pulledInWindow = 0
+
+        init(capacity: Int, prefill: Int) {
+            ring = [Float](repeating: 0, count: capacity)
+            self.prefill = prefill
+        }
+
+        /// Appends a decoded buffer, channels averaged to mono (resampled when not at 48 kHz).
+        mutating func append(_ buffer: AudioPCMBuffer, now: UInt64) {
+            lastPush = now
+            if buffer.sampleRate != RemoteAudioMixer.sampleRate {
+                if resampler == nil { resampler = AudioResampler(outputRate: RemoteAudioMixer.sampleRate, outputChannels: 1) }
+                for sample in resampler!.process(buffer) { append(sample) }
+                return
+            }
+            let channels = buffer.channels, scale = 1 / Float(channels)
+            switch buffer.samples {
+            case .float32(let values):
+                for frame in 0..<buffer.frameCount {
+                    var sum: Float = 0
+                    for c in 0..<channels { sum += values[frame * channels + c] }
+                    append(sum * scale)
+                }
+            case .int16(let values):
+                for frame in 0..<buffer.frameCount {
+                    var sum: Float = 0
+                    for c in 0..<channels { sum += Float(values[frame * channels + c]) }
+                    append(sum * scale / 32_768)
+                }
+            }
+        }
+
+        mutating func append(_ sample: Float) {
+            if count == ring.count { read = (read + 1) % ring.count; count -= 1 }   // full: drop the oldest
+            ring[(read + count) % ring.count] = sample
+            count += 1
+        }
+
+        /// Adds this source's next samples to `output` (once it has buffered enough), then trims
+        /// what stayed above `maxDepth` for a whole window of `window` samples.
+        mutating func mix(into output: UnsafeMutableBufferPointer<Float>, maxDepth: Int, window: Int) {
+            if !playing && count >= prefill { playing = true }
+            guard playing else { return }
+            let n = min(output.count, count)
+            for i in 0..<n { output[i] += ring[(read + i) % ring.count] }
+            drop(n)
+            if n < output.count { playing = false }   // ran dry: buffer up again
+            lowest = min(lowest, count)
+            pulledInWindow += output.count
+            guard pulledInWindow >= window else { return }
+            if lowest > maxDepth { drop(lowest - prefill) }
+            lowest = Int.max
+            pulledInWindow = 0
+        }
+
+        /// Empty and silent for two seconds: the track is gone or no longer subscribed.
+        func isStale(now: UInt64) -> Bool {
+            count == 0 && now &- lastPush > 2_000_000_000
+        }
+
+        mutating func drop(_ n: Int) {
+            let n = min(n, count)
+            read = (read + n) % ring.count
+            count -= n
+        }
+    }
+
+    // MARK: - Properties
+
+    static let sampleRate = 48_000
+    /// Buffered before a source plays: 40 ms.
+    let prefill: Int
+    /// Most a source may stay ahead for a whole `trimWindow`: 120 ms.
+    let maxDepth: Int
+    /// How long a source must stay above `maxDepth` before it is trimmed: 1 s.
+    let trimWindow: Int
+    /// Ring size per source (the longest burst played in full): 1 s.
+    let capacity: Int
+    private let sources = Mutex<[ObjectIdentifier: Source]>([:])
+    private let mutedFlag = Atomic<Bool>(false)
+
+    init(prefill: Int = 1_920, maxDepth: Int = 5_760, trimWindow: Int = 48_000, capacity: Int = 48_000) {
+        self.prefill = prefill
+        self.maxDepth = max(prefill, maxDepth)
+        self.trimWindow = max(1, trimWindow)
+        self.capacity = max(self.maxDepth, capacity)
+    }
+
+    // MARK: - Internals
+
+    /// Whether the output is silent.
+    var isMuted: Bool {
+        get { mutedFlag.load(ordering: .relaxed) }
+        set {
+            mutedFlag.store(newValue, ordering: .relaxed)
+            if newValue { sources.withLock { $0.removeAll() } }
+        }
+    }
+
+    /// Adds decoded audio of `source` (any rate; channels averaged to mono).
+    func push(_ source: ObjectIdentifier, _ buffer: AudioPCMBuffer) {
+        guard !isMuted, buffer.frameCount > 0 else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        sources.withLock { all in
+            if all[source] == nil { all[source] = Source(capacity: capacity, prefill: prefill) }
+            all[source]!.append(buffer, now: now)   // in place: the ring is not copied per buffer
+        }
+    }
+
+    /// Fills `output` with the next samples of the mix.
+    func pull(into output: UnsafeMutableBufferPointer<Float>) {
+        output.update(repeating: 0)
+        guard !isMuted else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        sources.withLock { all in
+            // In place (no copy of the table per pull); sources gone quiet are dropped afterwards.
+            var stale = false
+            for index in all.indices {
+                all.values[index].mix(into: output, maxDepth: maxDepth, window: trimWindow)
+                stale = stale || all.values[index].isStale(now: now)
+            }
+            if stale { all = all.filter { !$0.value.isStale(now: now) } }
+        }
+        for i in 0..<output.count { output[i] = max(-1, min(1, output[i])) }
+    }
+
+    /// Samples `source` has buffered (0 when unknown).
+    func bufferedSamples(_ source: ObjectIdentifier) -> Int {
+        sources.withLock { $0[source]?.count ?? 0 }
+    }
+
+    /// How many sources are known (playing or buffering).
+    var sourceCount: Int { sources.withLock { $0.count } }
+
+    /// Forgets every source.
+    func reset() {
+        sources.withLock { $0.removeAll() }
+    }
+}
