@@ -26,18 +26,15 @@ import Testing
         let subscriber: SDKMediaTests.Peer
         let collector: SDKAutoSubscriber
         let pusher: SDKMediaPusher
-        /// The subscriber's data messages (it takes data channels; the publisher does not).
-        let data = SDKDataMessageTests.DataRecorder()
 
         init() async throws {
             let redis = try await TestRedis.freshURL()
             let a = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", "a", "--drain-seconds", "1"])
             let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b" }
             let balancer = try SDKTestProxy(to: [a.httpPort, b.app.httpPort])
-            let publisher = SDKMediaTests.Peer(useDataChannel: false), subscriber = SDKMediaTests.Peer(useDataChannel: true)
+            let publisher = SDKMediaTests.Peer(useDataChannel: false), subscriber = SDKMediaTests.Peer(useDataChannel: false)
             let collector = SDKAutoSubscriber()
             subscriber.channel.delegates.add(delegate: collector)
-            subscriber.channel.delegates.add(delegate: data)
             // Both idle: the channel is placed on "a" (ties go to the smaller id).
             try await publisher.channel.join(url: balancer.url, token: b.token(uid: "pub", channel: "m"))
             try await subscriber.channel.join(url: balancer.url, token: b.token(uid: "sub", channel: "m"))
@@ -72,14 +69,6 @@ import Testing
             }
             #expect(subscriber.channel.users.map(\.uid) == ["pub"] && publisher.channel.users.map(\.uid) == ["sub"])
             #expect(frameGaps(collector.collector.numbers).ordered)
-            // The subscriber's data channels are offered again on b: a data message from b's API
-            // reaches it there (delivered counts open data channels: the subscriber's only).
-            let data = self.data
-            try await eventually(timeout: 30, "a data message on the subscriber's data channel on b") {
-                let (status, answer) = try await b.call("/server/v1/channel/data", ["channel": "m", "data": Data("moved".utf8).base64EncodedString()])
-                guard status == 200, answer["delivered"] as? Int == 1 else { return false }
-                return data.messages.contains { String(decoding: $0.data, as: UTF8.self) == "moved" && $0.from == nil }
-            }
         }
 
         func stop() async {

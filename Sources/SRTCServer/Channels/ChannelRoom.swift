@@ -137,7 +137,7 @@ actor ChannelRoom {
         guard let grant = claims.grant else { return .failure(SignalError(.invalidToken, "token has no channel grant")) }
         let uid = claims.sub
         if let sessionId = request.sessionId, let existing = participants[uid], existing.sessionId == sessionId {
-            return .success(await resume(existing, connection: connection, grant: grant, claims: claims, dataChannel: request.dataChannel == true))
+            return .success(await resume(existing, connection: connection, grant: grant, claims: claims))
         }
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
             return .failure(SignalError(.payloadTooLarge, "custom exceeds \(limits.maxCustomDataBytes) bytes"))
@@ -178,9 +178,7 @@ actor ChannelRoom {
         return .success(response)
     }
 
-    /// - Parameter dataChannel: the client asks for data channels (after a move they are opened again here).
-    private func resume(_ p: Participant, connection: SignalConnection, grant: ChannelGrant, claims: TokenClaims,
-                        dataChannel: Bool) async -> JoinResponse {
+    private func resume(_ p: Participant, connection: SignalConnection, grant: ChannelGrant, claims: TokenClaims) async -> JoinResponse {
         if let old = p.connection, old !== connection { old.close(code: 1000, reason: "resumed elsewhere") }
         p.connection = connection
         p.disconnectedAt = nil
@@ -199,9 +197,6 @@ actor ChannelRoom {
             p.moved = false
             response.moved = true
             await resubscribePending()
-            // The data channels stayed behind with the previous node's transport: offered again
-            // on this node's subscribe transport (posted, so the offer follows the response).
-            if dataChannel, !p.hidden { await mediaOf(p)?.openDataChannels(publishData: p.grant.publishData) }
         }
         return response
     }
