@@ -39,7 +39,8 @@ if let created = app.createdApp {
 } else {
     print("apps: \(app.apps.all.map(\.appId).joined(separator: ", "))")
 }
-print("srtc-server listening on \(base) (HTTP) and udp \(config.bind):\(app.udpPort) (media)")
+print("srtc-server listening on \(base) (HTTP) and udp \(config.bind):\(app.udpPort) (media)"
+      + (app.iceTCPPort.map { ", tcp \(config.bind):\($0) (ICE-TCP)" } ?? ""))
 print("  server API: \(base)/server/v1/…   signaling: \(base.replacingOccurrences(of: "http", with: "ws"))/rtc/v1/ws   meetings: \(base.replacingOccurrences(of: "http", with: "ws"))/stm/v1/ws   IM: \(base.replacingOccurrences(of: "http", with: "ws"))/im/v1/ws   health: \(base)/healthz")
 if app.webDirectory != nil {
     print("  demo page: \(base)/   web SDK: \(base)/sdk/srtc.js, \(base)/sdk/smeeting.js")

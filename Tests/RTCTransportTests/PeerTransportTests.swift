@@ -50,9 +50,12 @@ struct LoopbackPeers {
     let serverDelegate = RecordingDelegate()
     let clientDelegate = RecordingDelegate()
 
+    /// - Parameter candidates: what the client is told to check (default: the port's UDP address);
+    ///   the port listens for ICE-TCP too when given.
     init(clientProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], serverExpects: DTLSFingerprint? = nil,
-         host: String = "127.0.0.1", sctp: SCTPParameters? = nil) throws {
-        port = try MediaPort(bind: SocketAddress(ip: host, port: 0)!)
+         host: String = "127.0.0.1", sctp: SCTPParameters? = nil, candidates: ((MediaPort) -> [ICECandidate])? = nil) throws {
+        let local = SocketAddress(ip: host, port: 0)!
+        port = try MediaPort(bind: local, tcpBind: candidates == nil ? nil : local)
         let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate()
         let serverICE = ICECredentials.random(), clientICE = ICECredentials.random()
         server = try port.makeTransport(PeerTransportParameters(
@@ -62,7 +65,7 @@ struct LoopbackPeers {
             delegate: serverDelegate)
         client = try PeerTransport.client(PeerTransportParameters(
             iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
-            remoteCandidates: [ICECandidate(address: port.localAddress)], certificate: clientCert,
+            remoteCandidates: candidates?(port) ?? [ICECandidate(address: port.localAddress)], certificate: clientCert,
             remoteFingerprint: serverCert.fingerprint, dtlsRole: .client, srtpProfiles: clientProfiles,
             connectTimeout: .seconds(10), sctp: sctp),
             bind: SocketAddress(ip: host, port: 0)!, delegate: clientDelegate)

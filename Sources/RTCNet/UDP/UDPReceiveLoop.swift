@@ -39,6 +39,19 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let threadID = Mutex<pthread_t?>(nil)
     private var started = false
+    // Loop thread only: descriptors polled beside the socket (see `watch`), and a reused list of
+    // the ready ones so a handler may watch or unwatch while they are dispatched.
+    private var extraFDs: [pollfd] = []
+    private var extraHandlers: [Int32: (Readiness) -> Void] = [:]
+    private var ready: [(fd: Int32, events: Int16)] = []
+
+    /// What `poll` reported for a watched descriptor.
+    public struct Readiness: Sendable {
+        public var readable: Bool
+        public var writable: Bool
+        /// Error or hang-up: the descriptor is dead (a read tells how).
+        public var hangup: Bool
+    }
 
     /// - Parameters:
     ///   - socket: the socket this loop reads and owns the sends of.
@@ -91,6 +104,31 @@ public final class UDPReceiveLoop: @unchecked Sendable {
         if !isOnLoopThread { finished.wait() }
     }
 
+    /// Polls `fd` on this thread beside the socket (ICE-TCP streams on the media port's thread);
+    /// `onReady` runs on the loop thread when it is readable or (with `write`) writable. Loop
+    /// thread only; `unwatch` before closing the descriptor.
+    public func watch(_ fd: Int32, read: Bool, write: Bool, onReady: @escaping (Readiness) -> Void) {
+        unwatch(fd)
+        extraFDs.append(pollfd(fd: fd, events: Self.events(read: read, write: write), revents: 0))
+        extraHandlers[fd] = onReady
+    }
+
+    /// Changes what a watched descriptor is polled for. Loop thread only.
+    public func setInterest(_ fd: Int32, read: Bool, write: Bool) {
+        guard let i = extraFDs.firstIndex(where: { $0.fd == fd }) else { return }
+        extraFDs[i].events = Self.events(read: read, write: write)
+    }
+
+    /// Stops polling `fd`. Loop thread only.
+    public func unwatch(_ fd: Int32) {
+        guard extraHandlers.removeValue(forKey: fd) != nil else { return }
+        extraFDs.removeAll { $0.fd == fd }
+    }
+
+    private static func events(read: Bool, write: Bool) -> Int16 {
+        (read ? Int16(POLLIN) : 0) | (write ? Int16(POLLOUT) : 0)
+    }
+
     private func wake() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
@@ -108,8 +146,10 @@ public final class UDPReceiveLoop: @unchecked Sendable {
             // Rounded up: a timeout rounded down to 0 ms would spin until the tick is due.
             let timeout = max(0, Int32(untilTick.components.seconds * 1000
                                        + (untilTick.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
-            fds[0].revents = 0; fds[1].revents = 0
-            _ = poll(&fds, 2, timeout)
+            fds.removeSubrange(2...)
+            fds.append(contentsOf: extraFDs)
+            for i in fds.indices { fds[i].revents = 0 }
+            _ = poll(&fds, nfds_t(fds.count), timeout)
             if fds[1].revents != 0 { drainWake() }
             runPending()
             if fds[0].revents != 0 {
@@ -122,6 +162,7 @@ public final class UDPReceiveLoop: @unchecked Sendable {
                     if n < receiver.batchSize { break }
                 }
             }
+            if fds.count > 2 { dispatchExtra(fds) }
             let now = clock.now
             if now >= nextTick {
                 onTick(now)
@@ -132,9 +173,26 @@ public final class UDPReceiveLoop: @unchecked Sendable {
         runPending()
     }
 
+    private func dispatchExtra(_ fds: [pollfd]) {
+        ready.removeAll(keepingCapacity: true)
+        for p in fds[2...] where p.revents != 0 { ready.append((p.fd, p.revents)) }
+        guard !ready.isEmpty else { return }
+        let hangupBits = Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL)
+        for (fd, events) in ready {
+            // A handler run earlier in this round may have unwatched (and closed) it.
+            guard let handler = extraHandlers[fd] else { continue }
+            handler(Readiness(readable: events & Int16(POLLIN) != 0, writable: events & Int16(POLLOUT) != 0,
+                              hangup: events & hangupBits != 0))
+        }
+        onBatchEnd()
+        sendQueue.flush(on: socket)
+    }
+
     private func drainWake() {
-        var scratch = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &scratch, 64) > 0 {}
+        // On the stack: a wake-up allocates nothing.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { scratch in
+            while read(wakeRead, scratch.baseAddress, 64) > 0 {}
+        }
     }
 
     /// Runs the closures handed over so far. The two lists trade places under the lock, so

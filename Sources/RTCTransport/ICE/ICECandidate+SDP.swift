@@ -5,19 +5,27 @@ import RTCWire
 // `SessionDescription` hand plain values to `PeerTransportParameters` in one step.
 
 extension ICECandidate {
-    /// The transport's view of an SDP candidate; `nil` unless it is UDP with a numeric address
-    /// (mDNS `.local` names are not resolved).
+    /// The transport's view of an SDP candidate; `nil` unless it is UDP, or TCP with a known
+    /// `tcptype` (RFC 6544 §4.5), with a numeric address (mDNS `.local` names are not resolved).
     public init?(_ candidate: Candidate) {
-        guard candidate.transport.lowercased() == "udp",
-              let address = SocketAddress(ip: candidate.address, port: candidate.port) else { return nil }
+        var tcpType: TCPType?
+        switch candidate.transport.lowercased() {
+        case "udp": tcpType = nil
+        case "tcp":
+            guard let value = candidate.extensionValue("tcptype"), let type = TCPType(rawValue: value.lowercased()) else { return nil }
+            tcpType = type
+        default: return nil
+        }
+        guard let address = SocketAddress(ip: candidate.address, port: candidate.port) else { return nil }
         self.init(foundation: candidate.foundation, component: Int(candidate.component), priority: candidate.priority,
-                  address: address, type: candidate.kind.rawValue)
+                  address: address, type: candidate.kind.rawValue, tcpType: tcpType)
     }
 
     /// This candidate in RTCWire's SDP model.
     public var sdpCandidate: Candidate {
-        Candidate(foundation: foundation, component: UInt16(clamping: component), priority: priority,
-                  address: address.ipString, port: address.port, kind: Candidate.Kind(rawValue: type))
+        Candidate(foundation: foundation, component: UInt16(clamping: component), transport: tcpType == nil ? "udp" : "tcp",
+                  priority: priority, address: address.ipString, port: address.port, kind: Candidate.Kind(rawValue: type),
+                  extensions: tcpType.map { [("tcptype", $0.rawValue)] } ?? [])
     }
 }
 

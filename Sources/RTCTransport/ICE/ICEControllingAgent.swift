@@ -3,8 +3,9 @@ import RTCWire
 import RTCCrypto
 
 /// The client's ICE agent in the controlling role (RFC 8445), for talking to our ICE-lite server
-/// or any full agent: it checks each remote candidate from its one host socket, nominates the first
-/// pair that works (a second check with USE-CANDIDATE, RFC 8445 §8.1.1), then keeps consent fresh
+/// or any full agent: it checks each remote candidate from its one host socket (UDP candidates),
+/// or over a TCP connection it opens to it (passive TCP candidates, from an active candidate of
+/// ours, RFC 6544), nominates the first pair that works (a second check with USE-CANDIDATE, RFC 8445 §8.1.1), then keeps consent fresh
 /// (RFC 7675): a check every `consentInterval`, failure after `consentTimeout` without an answer.
 ///
 /// Pure state machine: events in (`start`, `handle`, `tick`), actions out.
@@ -27,6 +28,8 @@ public struct ICEControllingAgent: Sendable {
 
     private struct Pair: Sendable {
         var remote: SocketAddress
+        /// Checked over an ICE-TCP connection.
+        var tcp: Bool
         var firstCheckAt: ContinuousClock.Instant
         var started = false
         var failed = false
@@ -47,6 +50,7 @@ public struct ICEControllingAgent: Sendable {
     private var pairs: [Pair] = []
     private var transactions: [STUNTransactionID: Transaction] = [:]
     private var nominating = false
+    private var selectedPair: Int?
     private var lastConsent: ContinuousClock.Instant?
     private var nextConsent: ContinuousClock.Instant?
 
@@ -58,12 +62,13 @@ public struct ICEControllingAgent: Sendable {
         self.local = local
         self.remote = remote
         self.tieBreaker = tieBreaker
-        let usable = remoteCandidates.filter { $0.component == 1 && $0.address.family == localFamily }
-            .sorted { $0.priority > $1.priority }
-        var seen = Set<SocketAddress>()
+        let usable = remoteCandidates.filter {
+            $0.component == 1 && $0.address.family == localFamily && ($0.tcpType == nil || $0.tcpType == .passive)
+        }.sorted { $0.priority > $1.priority }
+        var seen = Set<ICECandidate.Path>()
         let now = ContinuousClock.now
-        for candidate in usable where seen.insert(candidate.address).inserted {
-            pairs.append(Pair(remote: candidate.address, firstCheckAt: now))
+        for candidate in usable where seen.insert(ICECandidate.Path(address: candidate.address, tcp: candidate.isTCP)).inserted {
+            pairs.append(Pair(remote: candidate.address, tcp: candidate.isTCP, firstCheckAt: now))
         }
     }
 
@@ -104,9 +109,9 @@ public struct ICEControllingAgent: Sendable {
             t.interval = min(t.interval * 2, maxRetransmitInterval)
             t.nextSend = now + t.interval
             transactions[id] = t
-            actions.append(.send(t.bytes, to: pairs[t.pair].remote))
+            actions.append(sendAction(t.bytes, pair: t.pair))
         }
-        if state == .connected, let selected = selectedAddress, let index = pairs.firstIndex(where: { $0.remote == selected }) {
+        if state == .connected, let index = selectedPair {
             if let last = lastConsent, now - last > consentTimeout {
                 state = .failed
                 transactions.removeAll()
@@ -133,7 +138,11 @@ public struct ICEControllingAgent: Sendable {
         let bytes = request.encoded(integrityKey: remote.key, fingerprint: true)
         transactions[id] = Transaction(pair: pair, purpose: purpose, bytes: bytes, transmissions: 1,
                                        nextSend: now + initialRTO, interval: initialRTO)
-        return .send(bytes, to: pairs[pair].remote)
+        return sendAction(bytes, pair: pair)
+    }
+
+    private func sendAction(_ bytes: [UInt8], pair: Int) -> ICEAction {
+        pairs[pair].tcp ? .sendOverStream(bytes, to: pairs[pair].remote) : .send(bytes, to: pairs[pair].remote)
     }
 
     private mutating func response(_ message: STUNMessage, raw: UnsafeRawBufferPointer, from source: SocketAddress,
@@ -157,13 +166,14 @@ public struct ICEControllingAgent: Sendable {
         case .nomination:
             guard state == .checking else { return [] }
             selectedAddress = source
+            selectedPair = t.pair
             state = .connected
             lastConsent = now
             nextConsent = now + consentInterval
             // Stop checking the other pairs.
             transactions = transactions.filter { $0.value.purpose == .consent }
             for i in pairs.indices { pairs[i].started = true }
-            return [.selected(source), .stateChanged(.connected)]
+            return [pairs[t.pair].tcp ? .selectedStream(source) : .selected(source), .stateChanged(.connected)]
         }
     }
 

@@ -42,6 +42,11 @@ public enum ICEAction: Sendable, Equatable {
     case stateChanged(ICEState)
     /// Media should now go to (and is expected from) this remote address.
     case selected(SocketAddress)
+    /// Send these STUN bytes on the ICE-TCP connection to this address, opening it first if
+    /// needed (an active TCP candidate, RFC 6544 §7.1).
+    case sendOverStream([UInt8], to: SocketAddress)
+    /// Media should now use the ICE-TCP connection to this address.
+    case selectedStream(SocketAddress)
 }
 
 /// Why an ICE step refused its input.

@@ -7,6 +7,9 @@ import RTCWire
 /// peer, or a check from a peer's new address, finds it), everything else by source address
 /// (learned from ICE's selection).
 ///
+/// With `tcpBind` it also accepts ICE-TCP connections (RFC 6544 passive candidates) on the same
+/// thread: their RFC 4571-framed packets go through the same routing (see `MediaPort+TCP.swift`).
+///
 /// **Threading.** All routing, every transport's callbacks and all sending run on the port's I/O
 /// thread. `makeTransport`, `execute`, `stop` and `PeerTransport.close` are thread-safe. Sends
 /// made while handling a batch are flushed with one `sendmmsg` at the end of the batch (or when
@@ -24,17 +27,26 @@ public final class MediaPort: @unchecked Sendable {
     private var addressesOf: [ObjectIdentifier: Set<SocketAddress>] = [:]
     private var service: MediaPortService?
     private var tickHandler: ((ContinuousClock.Instant) -> Void)?
+    /// ICE-TCP (I/O thread; see `MediaPort+TCP.swift`).
+    var tcpListener: TCPSocket?
+    var tcpConnections: [ObjectIdentifier: ICETCPConnection] = [:]
+    /// The listening ICE-TCP address, when enabled.
+    public let tcpAddress: SocketAddress?
 
     /// Binds the port and starts its I/O thread.
     /// - Parameters:
+    ///   - tcpBind: where to accept ICE-TCP connections too (port 0 picks one); `nil` for UDP only.
     ///   - batchSize: datagrams per `recvmmsg`; the send queue holds twice as many.
-    public init(bind address: SocketAddress, batchSize: Int = 32) throws(NetError) {
+    public init(bind address: SocketAddress, tcpBind: SocketAddress? = nil, batchSize: Int = 32) throws(NetError) {
         let socket = try UDPSocket(bind: address)
+        let listener = try tcpBind.map { address throws(NetError) in try TCPSocket.listen(on: address) }
+        tcpAddress = listener?.localAddress
         loop = try UDPReceiveLoop(socket: socket, batchSize: batchSize, sendQueueCapacity: batchSize * 2,
                                   tickInterval: .milliseconds(10))
         loop.onDatagram = { [weak self] bytes, source in self?.route(bytes, from: source) }
         loop.onTick = { [weak self] now in self?.tick(now: now) }
         loop.start(name: "srtc-media-port")
+        if let listener { loop.execute { [self] in startAccepting(listener) } }
     }
 
     deinit { loop.stop() }
@@ -84,12 +96,13 @@ public final class MediaPort: @unchecked Sendable {
 
     /// Stops the I/O thread; transports stop receiving. Thread-safe.
     public func stop() {
+        loop.execute { [self] in stopAccepting() }
         loop.stop()
     }
 
     // MARK: - I/O thread
 
-    private func route(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress) {
+    func route(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress) {
         let kind = PacketKind.classify(UnsafeRawBufferPointer(bytes))
         if kind == .probe {
             if let service { service.mediaPort(self, receive: UnsafeRawBufferPointer(bytes), from: source) } else { unroutedCount += 1 }
@@ -115,7 +128,16 @@ public final class MediaPort: @unchecked Sendable {
         for transport in byUfrag.values { transport.tick(now: now) }
         service?.mediaPort(self, tick: now)
         tickHandler?(now)
+        if !tcpConnections.isEmpty { closeIdleConnections(now: now) }
     }
+
+    /// The transport a Binding request is for, by its USERNAME's first part (our ufrag).
+    func transport(forCheck message: STUNMessage) -> PeerTransport? {
+        guard message.type == .bindingRequest, let username = message.username else { return nil }
+        return byUfrag[String(username.prefix { $0 != ":" })]
+    }
+
+    func countUnrouted() { unroutedCount += 1 }
 }
 
 /// A service that answers its own datagrams on the shared media port (the speed-test responder).
@@ -139,6 +161,7 @@ extension MediaPort: PeerTransportHost {
     }
 
     func peerTransportDidFinish(_ transport: PeerTransport) {
+        closeConnections(of: transport)
         let id = ObjectIdentifier(transport)
         for address in addressesOf[id] ?? [] where byAddress[address] === transport { byAddress[address] = nil }
         addressesOf[id] = nil

@@ -18,8 +18,12 @@ extension PeerTransport {
     }
 
     /// Handles one datagram routed to this transport.
-    /// `stun` is the message when the caller already parsed it (the port does, to route by USERNAME).
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, kind: PacketKind, stun: STUNMessage?) {
+    /// `stun` is the message when the caller already parsed it (the port does, to route by USERNAME);
+    /// `stream` is the ICE-TCP connection it came on (`nil` for UDP).
+    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, kind: PacketKind, stun: STUNMessage?,
+                 via stream: ICETCPConnection? = nil) {
+        inboundStream = stream
+        defer { inboundStream = nil }
         switch kind {
         case .stun:
             guard let message = stun ?? (try? STUNMessage(parsing: UnsafeRawBufferPointer(datagram))) else { return }
@@ -36,8 +40,8 @@ extension PeerTransport {
             }
             perform(actions, now: now)
         case .dtls:
-            // DTLS only from the address ICE validated (RFC 8445 §11: media follows checks).
-            guard source == remoteAddress, currentState != .closed, currentState != .failed else { return }
+            // DTLS only from the path ICE validated (RFC 8445 §11: media follows checks).
+            guard source == remoteAddress, stream === selectedStream, currentState != .closed, currentState != .failed else { return }
             if awaitingRemote {
                 // The peer's answer (with its fingerprint) is on its way: keep its first flight.
                 if heldDTLS.count < 8 { heldDTLS.append(Array(datagram)) }
@@ -45,7 +49,7 @@ extension PeerTransport {
             }
             handleDTLS(dtls.handle(UnsafeRawBufferPointer(datagram)))
         case .rtp, .rtcp:
-            guard let srtp, source == remoteAddress else { return }
+            guard let srtp, source == remoteAddress, stream === selectedStream else { return }
             receiveMedia(datagram, rtcp: kind == .rtcp, srtp: srtp)
         case .probe, .unknown:
             return
@@ -73,18 +77,14 @@ extension PeerTransport {
     func tick(now: ContinuousClock.Instant) {
         guard currentState != .closed, currentState != .failed || restarting else { return }
         let actions: [ICEAction]
-        switch ice {
-        case .lite where nextLiteTick.map({ now < $0 }) ?? false:
-            // ICE-lite only watches its consent deadline (seconds): every 100 ms is plenty, and
-            // taking the machine out of its enum copies it (a server ticks every peer every 10 ms).
+        if let next = nextLiteTick, now < next {
+            // ICE-lite (only it sets `nextLiteTick`) watches just its consent deadline (seconds):
+            // every 100 ms is plenty. Checked before `switch ice`, which copies the whole machine
+            // out of the enum, retaining every reference in it, even for a case it then skips (a
+            // server ticks every peer every 10 ms; the copy was 3 % of the server at 1→50).
             actions = []
-        case .lite(var lite):
-            nextLiteTick = now + .milliseconds(100)
-            actions = lite.tick(now: now)
-            ice = .lite(lite)
-        case .controlling(var agent):
-            actions = agent.tick(now: now)
-            ice = .controlling(agent)
+        } else {
+            actions = iceTick(now: now)
         }
         perform(actions, now: now)
         if dtls.state == .handshaking { handleDTLS(dtls.handleTimeout()) }
@@ -96,21 +96,43 @@ extension PeerTransport {
         }
     }
 
+    private func iceTick(now: ContinuousClock.Instant) -> [ICEAction] {
+        let actions: [ICEAction]
+        switch ice {
+        case .lite(var lite):
+            nextLiteTick = now + .milliseconds(100)
+            actions = lite.tick(now: now)
+            ice = .lite(lite)
+        case .controlling(var agent):
+            nextLiteTick = nil
+            actions = agent.tick(now: now)
+            ice = .controlling(agent)
+        }
+        return actions
+    }
+
     func perform(_ actions: [ICEAction], now: ContinuousClock.Instant) {
         for action in actions {
             switch action {
             case .send(let bytes, let to):
-                bytes.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: to) }
-            case .selected(let address):
-                let previous = remoteAddress
-                remoteAddress = address
-                host?.peerTransport(self, didSelect: address, previous: previous)
-                if dtls.role == .client && dtls.state == .new { handleDTLS(dtls.start()) }
-                if restarting, srtp != nil {
-                    // The restart found a path: same keys, media resumes.
-                    restarting = false
-                    setState(.connected)
+                // A reply to a check that came over ICE-TCP goes back on its connection.
+                if let stream = inboundStream, stream.remoteAddress == to {
+                    bytes.withUnsafeBytes { _ = stream.send($0) }
+                } else {
+                    bytes.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: to) }
                 }
+            case .sendOverStream(let bytes, let to):
+                guard let stream = clientStream(to: to) else { continue }
+                bytes.withUnsafeBytes { _ = stream.send($0) }
+            case .selected(let address):
+                if let stream = inboundStream, stream.remoteAddress == address {
+                    select(address, stream: stream)
+                } else {
+                    select(address, stream: nil)
+                }
+            case .selectedStream(let address):
+                guard let stream = clientStreams[address] else { continue }
+                select(address, stream: stream)
             case .stateChanged(let iceState):
                 switch iceState {
                 case .checking: if currentState == .new { setState(.checking) }
@@ -119,6 +141,43 @@ extension PeerTransport {
                 }
             }
         }
+    }
+
+    /// Media now uses `address`, over `stream` when ICE chose an ICE-TCP connection.
+    private func select(_ address: SocketAddress, stream: ICETCPConnection?) {
+        let previous = remoteAddress
+        remoteAddress = address
+        selectedStream = stream
+        stream?.transport = self
+        // The port routes UDP datagrams by source address; a TCP connection is routed by itself.
+        if stream == nil { host?.peerTransport(self, didSelect: address, previous: previous) }
+        // A client's other connections are not needed any more (RFC 6544 §7.2: only the selected pair stays).
+        for (to, other) in clientStreams where other !== stream {
+            other.close()
+            clientStreams[to] = nil
+        }
+        if dtls.role == .client && dtls.state == .new { handleDTLS(dtls.start()) }
+        if restarting, srtp != nil {
+            // The restart found a path: same keys, media resumes.
+            restarting = false
+            setState(.connected)
+        }
+    }
+
+    /// A client's ICE-TCP connection to a passive candidate, opened on first use (RFC 6544 §7.1).
+    private func clientStream(to address: SocketAddress) -> ICETCPConnection? {
+        if let stream = clientStreams[address], !stream.isClosed { return stream }
+        guard let stream = try? ICETCPConnection.connect(to: address, loop: io) else { return nil }
+        stream.transport = self
+        stream.onPacket = { [unowned self] stream, packet in
+            let kind = PacketKind.classify(UnsafeRawBufferPointer(packet))
+            receive(packet, from: stream.remoteAddress, kind: kind, stun: nil, via: stream)
+        }
+        stream.onClose = { [unowned self] stream in
+            if clientStreams[stream.remoteAddress] === stream { clientStreams[stream.remoteAddress] = nil }
+        }
+        clientStreams[address] = stream
+        return stream
     }
 
     func handleDTLS(_ output: DTLSEndpoint.Output) {
@@ -167,6 +226,8 @@ extension PeerTransport {
     func finish(_ final: State) {
         guard currentState != .closed, currentState != .failed || final == .closed else { return }
         srtp = nil
+        for stream in clientStreams.values { stream.close() }
+        clientStreams = [:]
         dataChannels?.association.close()
         setState(final)
         host?.peerTransportDidFinish(self)

@@ -64,6 +64,12 @@ public final class PeerTransport: @unchecked Sendable {
     var heldDTLS: [[UInt8]] = []
     /// The data channels, when the parameters ask for SCTP (I/O thread).
     public internal(set) var dataChannels: DataChannelEndpoint?
+    /// The ICE-TCP connection media uses, when ICE selected one (RFC 6544); `nil` for UDP.
+    public internal(set) var selectedStream: ICETCPConnection?
+    /// The ICE-TCP connection the packet being handled came on (I/O thread, during `receive`).
+    var inboundStream: ICETCPConnection?
+    /// A client's active ICE-TCP connections, by the passive candidate they go to.
+    var clientStreams: [SocketAddress: ICETCPConnection] = [:]
 
     /// The two ICE roles behind one interface.
     enum ICEMachine {
@@ -198,10 +204,8 @@ public final class PeerTransport: @unchecked Sendable {
     @inline(__always)
     private func send(rtcp: Bool, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
         guard let srtp, let to = remoteAddress, currentState == .connected else { return false }
-        let queue = io.sendQueue
-        if queue.isFull { queue.flush(on: io.socket) }
         let overhead = rtcp ? srtp.profile.rtcpOverhead : srtp.profile.rtpOverhead
-        let queued = queue.enqueue(to: to) { slot in
+        func protect(_ slot: UnsafeMutableRawBufferPointer) -> Int? {
             let room = UnsafeMutableRawBufferPointer(rebasing: slot[0..<(slot.count - overhead)])
             guard let length = write(room), length > 0 else { return nil }
             do throws(SRTPError) {
@@ -209,6 +213,14 @@ public final class PeerTransport: @unchecked Sendable {
             } catch {
                 return nil
             }
+        }
+        let queued: Bool
+        if let stream = selectedStream {
+            queued = stream.send(protect)
+        } else {
+            let queue = io.sendQueue
+            if queue.isFull { queue.flush(on: io.socket) }
+            queued = queue.enqueue(to: to, protect)
         }
         if queued {
             if rtcp { stats.rtcpSent += 1 } else { stats.rtpSent += 1 }
@@ -218,9 +230,13 @@ public final class PeerTransport: @unchecked Sendable {
         return queued
     }
 
-    /// Sends control datagrams (STUN, DTLS) right away.
+    /// Sends control datagrams (DTLS) on the selected path.
     func sendControl(_ datagrams: [[UInt8]], to address: SocketAddress?) {
         guard let address else { return }
-        for d in datagrams { d.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: address) } }
+        for d in datagrams {
+            d.withUnsafeBytes { bytes in
+                if let stream = selectedStream { stream.send(bytes) } else { _ = io.sendQueue.enqueue(bytes, to: address) }
+            }
+        }
     }
 }

@@ -31,10 +31,11 @@ public final class SFUWorker: Sendable {
 
     /// Binds the media port, starts its I/O thread and the SFU's timers.
     /// - Parameters:
+    ///   - tcpBind: where the port also accepts ICE-TCP connections (`nil`: UDP only).
     ///   - listener: receives events on the I/O thread; held weakly.
-    public init(bind address: SocketAddress, configuration: SFUConfiguration = SFUConfiguration(),
+    public init(bind address: SocketAddress, tcpBind: SocketAddress? = nil, configuration: SFUConfiguration = SFUConfiguration(),
                 listener: SFUListener? = nil) throws(NetError) {
-        port = try MediaPort(bind: address)
+        port = try MediaPort(bind: address, tcpBind: tcpBind)
         self.configuration = configuration
         let box = ListenerBox(listener)
         listenerBox = box

@@ -145,9 +145,9 @@ package enum SDPNegotiation {
         }
         var candidates: [ICECandidate] = []
         for m in description.media {
-            for c in m.candidates where c.transport.lowercased() == "udp" && c.component == 1 {
-                guard let address = SocketAddress(ip: c.address, port: c.port) else { continue }
-                let candidate = ICECandidate(foundation: c.foundation, priority: c.priority, address: address, type: c.kind.rawValue)
+            // UDP, and passive ICE-TCP candidates (RFC 6544) the transport reaches over TCP when UDP fails.
+            for c in m.candidates where c.component == 1 {
+                guard let candidate = ICECandidate(c) else { continue }
                 if !candidates.contains(candidate) { candidates.append(candidate) }
             }
         }

@@ -106,7 +106,7 @@ public final class ServerApp: Sendable {
         let apps = self.apps
         let speedTest = config.speedTest.enabled
             ? SpeedTestResponder(settings: config.speedTest, keyForIssuer: { apps.app(id: $0)?.appKey }) : nil
-        let media = try MediaServer(bind: config.bind, port: config.udpPort, publicIP: config.publicIP,
+        let media = try MediaServer(bind: config.bind, port: config.udpPort, tcpPort: config.iceTCPPort, publicIP: config.publicIP,
                                     qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
@@ -129,6 +129,9 @@ public final class ServerApp: Sendable {
 
     /// The bound UDP media port (useful with port 0).
     public var udpPort: UInt16 { mediaServer.current?.udpPort ?? 0 }
+
+    /// The bound ICE-TCP port, when `--ice-tcp-port` enabled it (useful with port 0).
+    public var iceTCPPort: UInt16? { mediaServer.current?.tcpPort }
 
     /// The bound HTTP port (useful with port 0).
     public var httpPort: UInt16 { http.withLock { $0?.port ?? 0 } }

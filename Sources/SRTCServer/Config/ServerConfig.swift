@@ -7,6 +7,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var httpPort: UInt16 = 7880
     /// UDP port shared by every media peer (`--udp-port`, `SRTC_UDP_PORT`).
     public var udpPort: UInt16 = 7881
+    /// TCP port for ICE-TCP (RFC 6544 passive candidates beside the UDP ones), for clients whose
+    /// UDP is blocked (`--ice-tcp-port`, `SRTC_ICE_TCP_PORT`); unset: UDP only; 0 picks a free port.
+    public var iceTCPPort: UInt16?
     /// Address to bind (`--bind`, `SRTC_BIND`).
     public var bind: String = "127.0.0.1"
     /// Address announced in ICE candidates; defaults to the bind address (`--public-ip`, `SRTC_PUBLIC_IP`).
@@ -78,6 +81,9 @@ public struct ServerConfig: Sendable, Equatable {
     static let settings: [Setting] = [
         Setting("http-port", "SRTC_HTTP_PORT", "http_port", "HTTP port (default 7880)") { c, v in c.httpPort = try port(v) },
         Setting("udp-port", "SRTC_UDP_PORT", "udp_port", "UDP media port (default 7881)") { c, v in c.udpPort = try port(v) },
+        Setting("ice-tcp-port", "SRTC_ICE_TCP_PORT", "ice_tcp_port", "TCP port for ICE-TCP candidates (default: off; 0 picks one)") { c, v in
+            c.iceTCPPort = try port(v)
+        },
         Setting("bind", "SRTC_BIND", "bind", "address to bind (default 127.0.0.1)") { c, v in c.bind = v },
         Setting("public-ip", "SRTC_PUBLIC_IP", "public_ip", "address announced in ICE candidates") { c, v in c.publicIP = v },
         Setting("data-dir", "SRTC_DATA_DIR", "data_dir", "state directory (default ./srtc-data)") { c, v in c.dataDir = v },

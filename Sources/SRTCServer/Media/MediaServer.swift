@@ -25,12 +25,15 @@ final class MediaServer: SFUListener, Sendable {
     }
     private let routes = Mutex(Routes())
 
-    /// - Parameter speedTest: answers speed-test datagrams on the same port, when given.
-    init(bind: String, port: UInt16, publicIP: String?, qualityIntervalSeconds: Double, speedTest: SpeedTestResponder? = nil) throws {
+    /// - Parameters:
+    ///   - tcpPort: the ICE-TCP port (`--ice-tcp-port`; 0 picks one), `nil` for UDP only.
+    ///   - speedTest: answers speed-test datagrams on the same port, when given.
+    init(bind: String, port: UInt16, tcpPort: UInt16? = nil, publicIP: String?, qualityIntervalSeconds: Double,
+         speedTest: SpeedTestResponder? = nil) throws {
         guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
         var configuration = SFUConfiguration()
         configuration.qualityIntervalDuration = .milliseconds(Int64(qualityIntervalSeconds * 1000))
-        worker = try SFUWorker(bind: address, configuration: configuration)
+        worker = try SFUWorker(bind: address, tcpBind: tcpPort.map { address.with(port: $0) }, configuration: configuration)
         certificate = try DTLSCertificate(commonName: "srtc-server")
         let bound = worker.port.localAddress
         var announced: [(String, UInt16)] = []
@@ -41,17 +44,29 @@ final class MediaServer: SFUListener, Sendable {
         } else {
             announced = [(bind, bound.port)]
         }
-        candidates = announced.enumerated().map { i, a in
+        let udp = announced.enumerated().map { i, a in
             Candidate(foundation: "\(i + 1)", component: 1, transport: "udp",
                       priority: Candidate.priority(typePreference: 126, localPreference: UInt32(65535 - i)),
                       address: a.0, port: a.1, kind: .host)
         }
+        // ICE-TCP (RFC 6544): a passive candidate per announced address, on the TCP port, after UDP.
+        let tcp: [Candidate] = worker.port.tcpAddress.map { listening in
+            announced.enumerated().map { i, a -> Candidate in
+                var candidate = ICECandidate.passiveTCP(address: listening, index: i).sdpCandidate
+                candidate.foundation = "\(announced.count + i + 1)"
+                candidate.address = a.0
+                return candidate
+            }
+        } ?? []
+        candidates = udp + tcp
         worker.setListener(self)
         if let speedTest { worker.port.setService(speedTest) }
     }
 
     /// The UDP port media uses.
     var udpPort: UInt16 { worker.port.localAddress.port }
+    /// The ICE-TCP port, when enabled.
+    var tcpPort: UInt16? { worker.port.tcpAddress?.port }
 
     func stop() { worker.stop() }
 
