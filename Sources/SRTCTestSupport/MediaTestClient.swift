@@ -44,21 +44,21 @@ public final class MediaTestClient: @unchecked Sendable {
 
     /// Connects and joins `channel` as `uid`.
     public convenience init(server: TestServer, uid: String, channel: String, dataChannels: Bool = false) async throws {
-        try await self.init(wsURL: server.wsURL, token: server.token(uid: uid, channel: channel), uid: uid, dataChannels: dataChannels)
+        try await self.init(signalingURL: server.wsURL, uid: uid, token: server.token(uid: uid, channel: channel), dataChannels: dataChannels)
     }
 
     /// Connects and joins with `token` (one a meeting handed out, for example).
     public convenience init(server: TestServer, uid: String, token: String, dataChannels: Bool = false) async throws {
-        try await self.init(wsURL: server.wsURL, token: token, uid: uid, dataChannels: dataChannels)
+        try await self.init(signalingURL: server.wsURL, uid: uid, token: token, dataChannels: dataChannels)
     }
 
-    /// Connects to the signaling endpoint `wsURL` and joins with `token` (whose subject is `uid`).
-    public init(wsURL: String, token: String, uid: String, dataChannels: Bool = false) async throws {
+    /// Connects to the signaling WebSocket at `signalingURL` (a node in its own process, say) and joins with `token`.
+    public init(signalingURL: String, uid: String, token: String, dataChannels: Bool = false) async throws {
         self.uid = uid
-        self.wsURL = wsURL
+        self.wsURL = signalingURL
         self.token = token
         self.dataChannels = dataChannels
-        let signal = try await TestSignalClient(url: wsURL)
+        let signal = try await TestSignalClient(url: signalingURL)
         signalState = Mutex(signal)
         joined = try await signal.join(token: token, dataChannel: dataChannels ? true : nil)
         certificate = try DTLSCertificate()

@@ -106,8 +106,12 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
 
     /// Stores event `name` of channel `key` (the next sequence number) and wakes the delivery loop.
     func enqueue<Data: Encodable>(_ key: ChannelKey, _ name: String, _ data: Data) {
+        // A channel this node took over from another (its first event here is not
+        // channel_created) continues the sequence the shared outbox holds.
+        let known = sequences.withLock { $0[key] != nil }
+        let stored = known || name == "channel_created" ? nil : lastStoredSequence(key)
         let sequence = sequences.withLock { s -> Int64 in
-            let next = (s[key] ?? 0) + 1
+            let next = (s[key] ?? stored ?? 0) + 1
             s[key] = next
             return next
         }
@@ -149,7 +153,10 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
             try tx.query("DELETE FROM webhook_live_channels WHERE app_id = ? AND channel = ?", channel)
             try tx.query("DELETE FROM webhook_live_users WHERE app_id = ? AND channel = ?", channel)
         default:
-            try tx.query("UPDATE webhook_live_channels SET sequence = ? WHERE app_id = ? AND channel = ?", [.integer(sequence)] + channel)
+            // The node is set again: a channel handed to this node in a cluster is this node's now,
+            // so a later death of the node it came from does not close it.
+            try tx.query("UPDATE webhook_live_channels SET sequence = ?, node = ? WHERE app_id = ? AND channel = ?",
+                         [.integer(sequence), .text(node)] + channel)
             if name == "user_joined", let uid {
                 try tx.query("INSERT INTO webhook_live_users (app_id, channel, uid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", channel + [.text(uid)])
             } else if name == "user_left", let uid {
@@ -202,6 +209,13 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
         guard let live = try? await registry.liveNodes().map(\.id) else { return }
         let keep = Set(live + [node]).sorted()
         closeWhatThePreviousRunLeftLive(owners: "node NOT IN (" + keep.map { _ in "?" }.joined(separator: ", ") + ")", keep.map { .text($0) })
+    }
+
+    /// The highest sequence number stored for `key`'s channel, if any.
+    private func lastStoredSequence(_ key: ChannelKey) -> Int64? {
+        let rows = try? database.query("SELECT MAX(sequence) FROM webhook_deliveries WHERE app_id = ? AND channel = ?",
+                                       [.text(key.appId), .text(key.name)])
+        return rows?.first?.first?.int
     }
 
     /// Attempts every due delivery once; returns seconds until the next one is due (`.some(nil)`: none pending).

@@ -36,7 +36,7 @@ final class SoakParticipant: @unchecked Sendable {
         let relay = try LossyRelay(server: udp)
         relay.shape(uplink: nil, downlink: downlink, seed: seed)
         do {
-            let client = try await MediaTestClient(wsURL: wsURL, token: token, uid: uid)
+            let client = try await MediaTestClient(signalingURL: wsURL, uid: uid, token: token)
             client.subscribeRelay = relay
             let participant = SoakParticipant(uid: uid, client: client, relay: relay, receiver: SoakReceiver(clipFrames: clip.frameCount))
             let base = UInt32(0x5000_0000) | UInt32(index) << 16 | UInt32(incarnation & 0xFF) << 8
