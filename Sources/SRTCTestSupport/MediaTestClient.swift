@@ -35,10 +35,15 @@ public final class MediaTestClient: @unchecked Sendable {
     }
 
     /// Connects and joins with `token` (one a meeting handed out, for example).
-    public init(server: TestServer, uid: String, token: String, dataChannels: Bool = false) async throws {
+    public convenience init(server: TestServer, uid: String, token: String, dataChannels: Bool = false) async throws {
+        try await self.init(signalingURL: server.wsURL, uid: uid, token: token, dataChannels: dataChannels)
+    }
+
+    /// Connects to the signaling WebSocket at `signalingURL` (a node in its own process, say) and joins with `token`.
+    public init(signalingURL: String, uid: String, token: String, dataChannels: Bool = false) async throws {
         self.uid = uid
         self.dataChannels = dataChannels
-        signal = try await TestSignalClient(url: server.wsURL)
+        signal = try await TestSignalClient(url: signalingURL)
         joined = try await signal.join(token: token, dataChannel: dataChannels ? true : nil)
         certificate = try DTLSCertificate()
         answerTask = Task { [weak self] in await self?.answerOffers() }

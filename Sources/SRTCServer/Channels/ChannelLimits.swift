@@ -18,6 +18,11 @@ public struct ChannelLimits: Sendable, Equatable {
     public var maxBadMessagesPer10s = 20
     /// Seconds a new WebSocket may wait before sending `join`.
     public var joinTimeoutSeconds = 10
+    /// On a cluster, participants of one channel whose media the channel's node serves itself;
+    /// beyond, a session relayed by another node gets its subscriptions from that node, which
+    /// relays the channel's tracks from this one (docs/deploy.md, "Channels larger than a node").
+    /// 0: no limit.
+    public var nodeChannelSubscribers = 0
 
     public init() {}
 }

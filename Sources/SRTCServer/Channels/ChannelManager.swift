@@ -44,7 +44,9 @@ public final class ChannelManager: Sendable {
             rooms[key] = r
             return (r, true)
         }
-        if created { events.channelCreated(key) }
+        // On a cluster the room tells once it knows whether it continues a moved channel
+        // (`channelOpened`): a channel that moved between nodes is created once.
+        if created, records == nil { events.channelCreated(key) }
         return room
     }
 
@@ -157,6 +159,7 @@ public final class ChannelManager: Sendable {
         func roomBecameEmpty(_ room: ChannelKey) { manager?.forgetIfEmpty(room) }
         func sessionAdopted(room: ChannelKey, uid: String) { manager?.participants.add(1, ordering: .relaxed) }
         func sessionHandedOff(room: ChannelKey, uid: String) { manager?.participants.subtract(1, ordering: .relaxed) }
+        func channelOpened(room: ChannelKey, takenOver: Bool) { if !takenOver { manager?.events.channelCreated(room) } }
     }
 }
 

@@ -61,7 +61,9 @@ actor ChannelRoom {
         if let records {
             // Sessions the channel's previous node recorded are taken over before any join.
             _ = inbox.post(job: { room in
-                if let record = await records.load(room.key) { room.adopt(record) }
+                let record = await records.load(room.key)
+                if let record { room.adopt(record) }
+                room.observer.channelOpened(room: room.key, takenOver: record != nil)
             })
         }
         Task { await self.drain(entries) }
@@ -357,11 +359,15 @@ protocol RoomObserver: Sendable {
     func sessionAdopted(room: ChannelKey, uid: String)
     /// A session handed to another node (`handOff`): no longer counted here, not announced.
     func sessionHandedOff(room: ChannelKey, uid: String)
+    /// On a cluster, the room looked for its previous node's record before any join:
+    /// `takenOver` when it continues a channel another node ran (not a new channel).
+    func channelOpened(room: ChannelKey, takenOver: Bool)
 }
 
 extension RoomObserver {
     func sessionAdopted(room: ChannelKey, uid: String) {}
     func sessionHandedOff(room: ChannelKey, uid: String) {}
+    func channelOpened(room: ChannelKey, takenOver: Bool) {}
 }
 
 /// A token bucket: `burst` tokens, refilled at `ratePerSecond`.

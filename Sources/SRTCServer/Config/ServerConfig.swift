@@ -107,6 +107,10 @@ public struct ServerConfig: Sendable, Equatable {
             guard let n = Int(v), (0...86_400).contains(n) else { throw BadValue() }
             c.drainSeconds = n
         },
+        Setting("node-channel-subscribers", "SRTC_NODE_CHANNEL_SUBSCRIBERS", "node_channel_subscribers", "on a cluster, participants of one channel whose media its node serves before relaying nodes serve the rest (default 0: no limit)") { c, v in
+            guard let n = Int(v), (0...1_000_000).contains(n) else { throw BadValue() }
+            c.limits.nodeChannelSubscribers = n
+        },
         Setting("webhook-url", "SRTC_WEBHOOK_URL", "webhook_url", "URL that receives signed webhooks") { c, v in c.webhookURL = v },
         Setting("max-body-bytes", "SRTC_MAX_BODY_BYTES", "max_body_bytes", "largest request body (default 1048576)") { c, v in
             c.maxBodyBytes = try positive(v, "max-body-bytes")

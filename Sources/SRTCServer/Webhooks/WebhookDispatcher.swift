@@ -86,8 +86,12 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
 
     /// Stores event `name` of channel `key` (the next sequence number) and wakes the delivery loop.
     func enqueue<Data: Encodable>(_ key: ChannelKey, _ name: String, _ data: Data) {
+        // A channel this node took over from another (its first event here is not
+        // channel_created) continues the sequence the shared outbox holds.
+        let known = sequences.withLock { $0[key] != nil }
+        let stored = known || name == "channel_created" ? nil : lastStoredSequence(key)
         let sequence = sequences.withLock { s -> Int64 in
-            let next = (s[key] ?? 0) + 1
+            let next = (s[key] ?? stored ?? 0) + 1
             s[key] = next
             return next
         }
@@ -104,6 +108,13 @@ final class WebhookDispatcher: ChannelEventSink, Sendable {
             return
         }
         wakeup.signal()
+    }
+
+    /// The highest sequence number stored for `key`'s channel, if any.
+    private func lastStoredSequence(_ key: ChannelKey) -> Int64? {
+        let rows = try? database.query("SELECT MAX(sequence) FROM webhook_deliveries WHERE app_id = ? AND channel = ?",
+                                       [.text(key.appId), .text(key.name)])
+        return rows?.first?.first?.int
     }
 
     /// Attempts every due delivery once; returns seconds until the next one is due (`.some(nil)`: none pending).
