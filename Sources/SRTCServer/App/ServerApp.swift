@@ -66,7 +66,7 @@ public final class ServerApp: Sendable {
         webDirectory = WebDirectory.resolveForProcess(configured: config.webDir)
         if let url = config.webhookURL {
             let client = HTTPClient(configuration: .init(timeout: .seconds(10)))
-            webhooks = WebhookDispatcher(url: url, database: database, apps: apps, lease: cluster?.outboxLease) { url, headers, body in
+            webhooks = WebhookDispatcher(url: url, database: database, apps: apps, lease: cluster?.outboxLease, registry: cluster?.registry) { url, headers, body in
                 try await client.post(url, headers: HTTPHeaders(headers), body: body).status
             }
         } else {
@@ -117,13 +117,19 @@ public final class ServerApp: Sendable {
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
-            limits: .init(maxBodyBytes: config.maxBodyBytes))
+            maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+            limits: .init(maxRequestLineBytes: config.maxRequestLineBytes, maxHeaderBytes: config.maxHeaderBytes,
+                          maxHeaderCount: config.maxHeaderCount, maxBodyBytes: config.maxBodyBytes),
+            headerTimeout: .seconds(config.headerTimeoutSeconds), idleTimeout: .seconds(config.idleTimeoutSeconds))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
                                           modules: modules, speedTest: config.speedTest.enabled ? config.speedTest : nil,
                                           turn: TURNCredentialIssuer(config: config), cluster: cluster)
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
+        if server.effectiveMaxConnections < config.maxConnections {
+            Log.warn("server", "open-file limit \(ProcessLimits.openFiles().soft) allows \(server.effectiveMaxConnections) connections, not the configured \(config.maxConnections)")
+        }
         http.withLock { $0 = server }
         endpoint.set(host: config.bind, port: server.port)
         let channels = self.channels

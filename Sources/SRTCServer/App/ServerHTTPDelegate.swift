@@ -63,7 +63,7 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
         let token = request.queryParameter("token")
         if let token, !token.isEmpty {
             do {
-                _ = try AccessToken.verify(token, now: now) { [apps] in apps.app(id: $0)?.appKey }
+                _ = try AccessToken.verify(token, now: now, leeway: limits.tokenLeewaySeconds) { [apps] in apps.app(id: $0)?.appKey }
             } catch {
                 metrics.recordAuthFailure(cause: error.code.name)
                 return .reject(APIRouter.error(error.code, "token refused: \(error)", now: now))

@@ -12,6 +12,17 @@ public struct ChannelLimits: Sendable, Equatable {
     public var maxCustomDataBytes = 4 * 1024
     /// Joins accepted per channel per second (a token bucket with this burst); beyond: `rate_limited`.
     public var joinsPerSecond = 20
+    /// Joins one uid may make in one channel per second, after a burst of `userJoinBurstSeconds`
+    /// seconds' worth; beyond: `rate_limited`. Resumes do not count. 0: no per-user limit.
+    public var userJoinsPerSecond = 1
+    /// The per-user bucket holds this many seconds of joins (5 at the default rate).
+    public static let userJoinBurstSeconds = 5
+    /// Joins (any channel, resumes included) accepted from one IP address per second, with the same
+    /// burst; beyond: `rate_limited`. 0: no per-address limit (behind a proxy that hides clients).
+    public var addressJoinsPerSecond = 20
+    /// Seconds of clock skew tolerated on a token's `exp` and `nbf`; a session accepted with an
+    /// expired-by-less-than-this token ends this long after `exp`.
+    public var tokenLeewaySeconds: Int64 = 5
     /// How long a session whose WebSocket dropped is kept for resumption.
     public var reconnectGraceSeconds = 20
     /// Malformed messages tolerated per 10 s before the session is closed with 1008.

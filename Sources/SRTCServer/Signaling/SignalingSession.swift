@@ -35,7 +35,7 @@ final class SignalingSession: Sendable {
         self.cluster = cluster
         self.socket = socket
         self.reader = WebSocketSessionReader(socket: socket, admission: "join", admissionTimeout: .seconds(limits.joinTimeoutSeconds),
-                                             maxBadMessagesPer10s: limits.maxBadMessagesPer10s)
+                                             maxBadMessagesPer10s: limits.maxBadMessagesPer10s, timers: manager.timers)
         self.connection = WebSocketSignalConnection(socket: socket, relayingNode: relayingNode)
         self.manager = manager
         self.apps = apps
@@ -85,11 +85,15 @@ final class SignalingSession: Sendable {
     }
 
     private func handleJoin(_ join: JoinRequest, id: Int, text: String) async {
+        guard manager.admitsJoin(from: socket.remoteAddress) else {
+            respond(id: id, type: "join", .failure(SignalError(.rateLimited, "too many joins from this address; retry shortly")))
+            return
+        }
         let now = Int64(Date().timeIntervalSince1970)
         let token = join.token.isEmpty ? (preverifiedToken ?? "") : join.token
         let claims: TokenClaims
         do {
-            claims = try AccessToken.verify(token, now: now) { [apps] in apps.app(id: $0)?.appKey }
+            claims = try AccessToken.verify(token, now: now, leeway: limits.tokenLeewaySeconds) { [apps] in apps.app(id: $0)?.appKey }
         } catch {
             metrics.recordAuthFailure(cause: error.code.name)
             respond(id: id, type: "join", .failure(SignalError(error.code, "token refused: \(error)")))
