@@ -23,7 +23,7 @@ import TestWait
     @Test func subscribersOnTwoRelayingNodesDecodeThePublishersFramesAndANackOnTheThirdIsServed() async throws {
         let url = try await TestRedis.freshURL()
         let nodes = try ["a", "b", "c"].map { id in
-            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1; $0.limits.joinsPerSecond = 100 }
+            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1; $0.limits.joinsPerSecond = 100; $0.limits.addressJoinsPerSecond = 100 }
         }
         let (a, b, c) = (nodes[0], nodes[1], nodes[2])
         // All idle: the channel goes to "a" (ties broken by id); alice publishes there directly.
