@@ -39,7 +39,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
     private let state = Mutex(State())
     private let slot = ClientTransportSlot()
 
-    init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay, logger: Logger) {
+    init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay = MediaRelay(policy: .all), logger: Logger) {
         self.certificate = certificate
         self.bindAddress = bindAddress
         self.relay = relay
