@@ -6,8 +6,11 @@ SWIFT ?= swift
 JOBS ?= $(shell nproc)
 # The demo sign-in of the meeting app, for loopback clients only (README, "Configuration").
 SERVE_FLAGS ?= --demo-auth loopback
+# make soak SOAK_MINUTES=10; SOAK_FLAGS="--participants 10 --seed 7".
+SOAK_MINUTES ?= 30
+SOAK_FLAGS ?=
 
-.PHONY: deps build serve test test-swift test-interop bench bench-sfu fuzz clean
+.PHONY: deps build serve test test-swift test-interop test-fuzz bench bench-sfu soak fuzz fuzz-long clean
 
 deps:
 	@scripts/install-deps
@@ -21,10 +24,11 @@ serve: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
 	.build/release/srtc-server $(SERVE_FLAGS)
 
-## test: every test: Swift unit and end-to-end tests, then the cross-implementation checks under interop/.
+## test: every test: Swift unit and end-to-end tests, the cross-implementation checks under interop/,
+## then every fuzz target briefly (so a target that no longer builds fails here, not months later).
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
-	$(MAKE) --no-print-directory test-swift test-interop
+	$(MAKE) --no-print-directory test-swift test-interop test-fuzz
 
 # At most TEST_WIDTH tests run at once. Unbounded, Swift Testing starts every suite together and
 # on 2 cores the end-to-end tests' servers, encoders and sockets starve one another until their
@@ -64,9 +68,25 @@ bench-sfu: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
 	.build/release/srtc-bench sfu-load
 
-## fuzz: build each libFuzzer target under fuzz/ and run it for a bounded time.
+# Whoever runs `make test` already holds the build lock (or nobody else builds): no lock inside.
+test-fuzz:
+	@FUZZ_SECONDS=$${FUZZ_TEST_SECONDS:-3} FUZZ_LOCK=none FUZZ_QUIET=1 fuzz/run-all
+
+## soak: participants through a lossy, jittery relay with churn against the release server for
+## SOAK_MINUTES (default 30); prints figures each minute; fails on a crash, growth or lost media. Not in make test.
+soak: deps
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
+	$(SWIFT) build -c release -j $(JOBS) --product srtc-soak
+	.build/release/srtc-soak --minutes $(SOAK_MINUTES) $(SOAK_FLAGS)
+
+## fuzz: build each libFuzzer target under fuzz/ and run it for FUZZ_SECONDS (default 30), starting
+## from its committed corpus (fuzz/corpus/<target>/) and merging what it found back into it.
 fuzz: deps
-	fuzz/run-all
+	FUZZ_MERGE=1 fuzz/run-all
+
+## fuzz-long: the nightly run: every target for an hour (FUZZ_SECONDS overrides).
+fuzz-long: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-3600} FUZZ_MERGE=1 fuzz/run-all
 
 clean:
 	rm -rf .build fuzz/build

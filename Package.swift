@@ -85,7 +85,7 @@ let package = Package(
                                                        "MeetingServer", "SMeetingProtocol", "TestWait"]),
 
         // MARK: - Executables
-        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer"]),
+        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer", "RTCNet"]),
         .executableTarget(name: "srtc-egress", dependencies: ["EgressWorker"]),
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCLoad"]),
         .executableTarget(
@@ -94,6 +94,8 @@ let package = Package(
                            "EgressWorker", "EgressProtocol", "EgressServer", "MediaTestSupport"],
             path: "Benchmarks/srtc-bench"
         ),
+        // `make soak`: participants through lossy relays against a real srtc-server process (SoakRunner).
+        .executableTarget(name: "srtc-soak", dependencies: ["SRTCTestSupport"]),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
         .executableTarget(name: "interop-echo", dependencies: ["RTCTransport", "RTCNet", "RTCWire"], path: "interop/echo"),
 

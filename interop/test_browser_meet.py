@@ -4,7 +4,8 @@
 A real srtc-server with the demo sign-in (`--demo-auth loopback`); three windows of headless
 Chromium with a fake camera and microphone sign in through the app's pre-join screen:
 
-- the host starts a meeting with a password and a waiting room; the others enter by room number,
+- the host schedules a meeting on the home screen (listed; `updateRoom` / `detailRoom` change and
+  read it; the list's Cancel cancels it), then starts a meeting with a password and a waiting room; the others enter by room number,
   a wrong password first (the form shows "Wrong password."), then wait: the host's admission list
   names who waits; Bob is admitted, Carol is sent away (and told), enters again and is admitted with
   "Admit all";
@@ -236,6 +237,22 @@ def run(server, driver):
     host.wait_true("return !document.getElementById('home').hidden", "the home screen")
     host.screenshot("home")
     host.accessibility("home")
+
+    # Scheduled meetings: the home form schedules one (tomorrow), the list shows it; the SDK's
+    # updateRoom and detailRoom change and read it; the list's Cancel cancels it.
+    host.type("#schedule-title", "Planning")
+    host.run("const t = new Date(Date.now() + 86400000); t.setSeconds(0, 0);"
+             " document.getElementById('schedule-time').value = new Date(t - t.getTimezoneOffset() * 60000).toISOString().slice(0, 16);")
+    host.click("#schedule-form button[type=submit]")
+    host.wait_true("return [...document.querySelectorAll('#scheduled-list strong')].some((n) => n.textContent === 'Planning')", "the scheduled meeting listed")
+    planned = host.call_sdk("const page = await m.attendeeRoom(); const p = page.list.find((x) => x.title === 'Planning');"
+                            " await m.updateRoom(p.meetingId, {title: 'Planning 2', planDur: 45});"
+                            " const d = await m.detailRoom({roomNo: p.roomNo}); return [p.meetingId, d.title, d.planDur, d.status, d.hostUid === m.currentUserId];")
+    expect(planned[1:] == ["Planning 2", 45, "scheduled", True], f"updateRoom changed the scheduled meeting and detailRoom by room number reads it back ({planned})")
+    host.click("[aria-label='Cancel Planning']")
+    host.wait_true("return ![...document.querySelectorAll('#scheduled-list strong')].some((n) => n.textContent.startsWith('Planning'))", "the cancelled meeting gone from the list")
+    status = host.call_sdk(f"return (await m.detailRoom({{meetingId: '{planned[0]}'}})).status;")
+    expect(status == "cancelled", f"the list's Cancel cancelled the scheduled meeting ({status})")
 
     # The host starts a meeting with a password.
     host.type("#start-title-input", "Design review")

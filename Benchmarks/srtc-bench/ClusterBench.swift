@@ -1,5 +1,8 @@
 // Cluster benchmarks (docs/deploy.md, "A cluster of nodes"): two nodes on one throwaway
 // `redis-server` (started here like the tests' own) on loopback. Printed, never asserted.
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import RTCNet
 import SRTCProtocol
@@ -53,15 +56,73 @@ private struct ClusterBench {
             }
             print(Self.line(label, times.dropFirst(10).sorted()))
         }
-        for (label, server) in [("grants, nonces in the process", single), ("grants, nonces in redis", a)] {
+        // Grants on a single node (SQLite, nonces in the process) and on cluster nodes (nonces in
+        // Redis), with SQLite and with PostgreSQL as the store.
+        var postgres = ServerConfig()
+        try await TestStore.postgres.configure(&postgres)
+        let pg = try TestServer { $0.redisURL = redis; $0.nodeId = "p"; $0.logLevel = "error"; $0.httpThreads = 2; $0.databaseURL = postgres.databaseURL }
+        for (label, server) in [("grants, SQLite, nonces in the process", single), ("grants, SQLite, nonces in redis", a),
+                                ("grants, PostgreSQL, nonces in redis", pg)] {
             let result = grantLoad(port: server.app.httpPort)
             print(String(format: "  %-40@ %9.0f req/s   p50 %6.3f ms   p99 %6.3f ms", label as NSString,
                          result.requestsPerSecond, result.p50 * 1000, result.p99 * 1000))
         }
         anchor.close()
+        await pg.stop()
         await single.stop()
         await b.stop()
         await a.stop()
+        try await relayCost(redis: try await TestRedis.freshURL())
+    }
+
+    /// CPU per forwarded packet of a node in its own process: serving a channel's subscribers
+    /// itself, and relaying a channel another node runs to the same subscribers
+    /// (docs/deploy.md, "Channels larger than a node").
+    func relayCost(redis: String, subscribers: Int = 10) async throws {
+        let owner = try TestServer { $0.redisURL = redis; $0.nodeId = "a"; $0.logLevel = "error"; $0.limits.nodeChannelSubscribers = 1
+            $0.limits.joinsPerSecond = 1000 }
+        for (label, relayed) in [("serving its own channel", false), ("relaying another node's channel", true)] {
+            let channel = relayed ? "relayed" : "own"
+            // b runs the channel itself unless a (the smaller id, both idle) took it first.
+            let b = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", relayed ? "b" : "0",
+                                                          "--node-channel-subscribers", "1", "--joins-per-second", "1000", "--log-level", "error"])
+            let publisherURL = relayed ? owner.wsURL : "ws://127.0.0.1:\(b.httpPort)/rtc/v1/ws"
+            let publisher = try await MediaTestClient(signalingURL: publisherURL, uid: "pub", token: owner.token(uid: "pub", channel: channel))
+            let tracks = try await publisher.publish(audioSSRC: 0xBE7C_0001, video: [Self.video])
+            var clients: [MediaTestClient] = []
+            for i in 0..<subscribers {
+                let client = try await MediaTestClient(signalingURL: "ws://127.0.0.1:\(b.httpPort)/rtc/v1/ws", uid: "s\(i)",
+                                                       token: owner.token(uid: "s\(i)", channel: channel))
+                for track in tracks { try await client.subscribe(track.id) }
+                clients.append(client)
+            }
+            let sender = try MediaTestPublisher(client: publisher, audioSSRC: 0xBE7C_0001, video: [Self.video])
+            try await sender.run(seconds: 1)
+            let before = try await Self.packetsOut(b), cpuBefore = CPUTime.process(pid: b.pid) ?? 0
+            try await sender.run(seconds: 4)
+            try await Task.sleep(for: .seconds(1.2))  // the node's metrics are published each second
+            let packets = try await Self.packetsOut(b) - before, cpu = (CPUTime.process(pid: b.pid) ?? 0) - cpuBefore
+            print(String(format: "  node %-35@ %7.0f packets out   %6.1f µs CPU per forwarded packet", label as NSString,
+                         packets, packets > 0 ? cpu / packets : 0))
+            for client in clients { client.close() }
+            publisher.close()
+            b.send(SIGKILL)
+            _ = try await b.waitForExit()
+        }
+        await owner.stop()
+    }
+
+    static let video = MediaTestClient.VideoLayer(rid: "l", desc: "camera_small", ssrc: 0xBE7C_0002, width: 320, height: 180)
+
+    /// RTP packets the node's SFU sent (its `/metrics`).
+    static func packetsOut(_ node: TestNodeProcess) async throws -> Double {
+        let answer = try await HTTPClient().get(node.url + "/metrics")
+        let text = String(decoding: answer.body, as: UTF8.self)
+        let prefix = #"srtc_media_packets_total{direction="out",kind="rtp"} "#
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }), let value = Double(line.dropFirst(prefix.count)) else {
+            throw ClusterBenchError(description: "no packets counter in /metrics")
+        }
+        return value
     }
 
     static func line(_ label: String, _ sorted: [Double]) -> String {

@@ -38,6 +38,8 @@ struct SFULoadBench {
         var cpu = 0.0
         var floor = 0.0
         var participants = 0
+        /// Our server's arrival-to-send p99 over the window, ms (a histogram bound; nil for Janus).
+        var forwardingP99: Double?
 
         var cpuPerPacket: Double { cpu / Double(max(1, report?.packetsReceived ?? 0)) }
         var packetsPerCPUSecond: Double { Double(report?.packetsReceived ?? 0) / max(1e-9, cpu / 1e6) }
@@ -59,12 +61,13 @@ struct SFULoadBench {
         print("   servers: srtc-server (release, pid \(ours.process.pid)), janus 1.1 VideoRoom (pid \(janus.process.pid), event_loops = 2, ICE-lite)")
         var rows: [Row] = []
         for (name, scenario, sendsMedia) in chosen {
-            let targets: [(any LoadTarget, Int32)] = [
-                (SRTCLoadTarget(baseURL: "http://127.0.0.1:\(ours.port)", appId: Self.appId, appKey: Self.appKey), ours.process.pid),
-                (JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid),
+            let targets: [(any LoadTarget, Int32, String?)] = [
+                (SRTCLoadTarget(baseURL: "http://127.0.0.1:\(ours.port)", appId: Self.appId, appKey: Self.appKey), ours.process.pid,
+                 "http://127.0.0.1:\(ours.port)/metrics"),
+                (JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid, nil),
             ]
-            for (target, pid) in targets {
-                let row = await measure(name, scenario, target: target, pid: pid, sendsMedia: sendsMedia)
+            for (target, pid, metricsURL) in targets {
+                let row = await measure(name, scenario, target: target, pid: pid, metricsURL: metricsURL, sendsMedia: sendsMedia)
                 print("   " + Self.progressLine(row))
                 rows.append(row)
             }
@@ -72,7 +75,8 @@ struct SFULoadBench {
         print(Self.table(rows))
     }
 
-    private func measure(_ name: String, _ scenario: LoadScenario, target: any LoadTarget, pid: Int32, sendsMedia: Bool) async -> Row {
+    private func measure(_ name: String, _ scenario: LoadScenario, target: any LoadTarget, pid: Int32, metricsURL: String?,
+                         sendsMedia: Bool) async -> Row {
         var row = Row(scenario: name, server: target.name, participants: scenario.rooms * scenario.participantsPerRoom)
         do {
             let run = try await LoadRun(scenario: scenario, target: target, sendMedia: sendsMedia)
@@ -83,9 +87,16 @@ struct SFULoadBench {
                 throw error
             }
             try? await Task.sleep(for: .seconds(warmUp))
+            // The server publishes its media metrics every second: read a second after each edge.
+            var latencyBefore: ForwardingLatencyProbe?
+            if let metricsURL { latencyBefore = await ForwardingLatencyProbe.read(metricsURL) }
             let before = CPUTime.process(pid: pid) ?? 0
             let report = await run.measure(seconds: window)
             row.cpu = (CPUTime.process(pid: pid) ?? 0) - before
+            if let metricsURL, let latencyBefore {
+                try? await Task.sleep(for: .milliseconds(1100))
+                row.forwardingP99 = await ForwardingLatencyProbe.read(metricsURL).quantile(0.99, since: latencyBefore)
+            }
             row.report = report
             if sendsMedia {
                 run.stopSending()
@@ -138,7 +149,7 @@ struct SFULoadBench {
         func left(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
         var lines = ["", "SFU under the same load: srtc-server (release) vs Janus 1.1.2 VideoRoom",
                      left("scenario", 14) + left("server", 7) + pad("fwd pkt/s", 10) + pad("CPU µs/pkt", 11) + pad("floor", 7)
-                        + pad("×floor", 7) + pad("pkt/CPU-s", 11) + pad("e2e p50 ms", 11) + pad("p99 ms", 8) + pad("loss", 8)
+                        + pad("×floor", 7) + pad("pkt/CPU-s", 11) + pad("e2e p50 ms", 11) + pad("p99 ms", 8) + pad("fwd p99", 8) + pad("loss", 8)
                         + pad("ours/Janus", 11)]
         for (index, row) in rows.enumerated() {
             guard let report = row.report else {
@@ -161,13 +172,15 @@ struct SFULoadBench {
                          + pad(String(format: "%.2f", row.cpuPerPacket / max(1e-9, row.floor)), 7)
                          + pad(String(format: "%.0f", row.packetsPerCPUSecond), 11)
                          + pad(String(format: "%.2f", report.latency.p50), 11) + pad(String(format: "%.2f", report.latency.p99), 8)
+                         + pad(row.forwardingP99.map { $0.isFinite ? "≤" + String(format: "%g", $0) : ">10" } ?? "–", 8)
                          + pad(String(format: "%.2f%%", 100 * (1 - min(1, report.delivery))), 8)
                          + pad(ratio.map { String(format: "%.2f×", $0) } ?? "", 11)
                          + (report.failures.isEmpty ? "" : "  (\(report.failures.count) setup failure(s))"))
         }
         lines.append("fwd pkt/s: packets subscribers received per second; CPU µs/pkt: the server's whole-process CPU (/proc) over the")
         lines.append("window per delivered packet; floor: a bare sendmmsg loop sending the same datagrams to the same sockets; e2e:")
-        lines.append("publisher send to subscriber arrival; ours/Janus: delivered packets per server CPU-second, ours over Janus's.")
+        lines.append("publisher send to subscriber arrival; fwd p99: our server's arrival-to-send p99, ms, as the /metrics histogram")
+        lines.append("bound it falls under; ours/Janus: delivered packets per server CPU-second, ours over Janus's.")
         return lines.joined(separator: "\n")
     }
 }

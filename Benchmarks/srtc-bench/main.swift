@@ -13,5 +13,6 @@ if wants("sdk") { runSDKBenchmarks() }
 if wants("sfu-load") { runSFULoadBenchmarks() }
 if wants("speedtest") { runSpeedTestBenchmarks() }
 if wants("render") { runRenderBenchmarks() }
+if wants("devices") { runDeviceBenchmarks() }
 if wants("egress") { runEgressBenchmarks() }
 if wants("cluster") { runClusterBenchmarks() }

@@ -28,7 +28,8 @@ public final class MeetingModule: ServerModule {
         store = try MeetingStore(database: context.database)
         service = MeetingService(store: store, apps: context.apps, channels: context.channels,
                                  maxMembers: context.config.limits.maxUsersPerChannel,
-                                 graceSeconds: context.config.limits.reconnectGraceSeconds, cluster: context.cluster)
+                                 graceSeconds: context.config.limits.reconnectGraceSeconds,
+                                 tokenLeewaySeconds: context.config.limits.tokenLeewaySeconds, cluster: context.cluster)
         reminders = MeetingReminders(store: store, notifications: context.notifications, settings: context.config.im)
         reminderTask = reminders.start()
     }

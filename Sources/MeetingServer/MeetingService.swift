@@ -14,10 +14,14 @@ final class MeetingService: Sendable {
     /// How long a session whose connection dropped is kept for a resume (SRTC's
     /// `reconnect_grace_seconds`).
     let graceSeconds: Int
+    /// Clock skew tolerated on member tokens (`--token-leeway-seconds`).
+    let tokenLeewaySeconds: Int64
     /// Where meetings' channels run, on a cluster node: a meeting's live room runs there too.
     let cluster: ClusterPlacement?
 
-    init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int, graceSeconds: Int, cluster: ClusterPlacement? = nil) {
+    init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int, graceSeconds: Int,
+         tokenLeewaySeconds: Int64 = 5, cluster: ClusterPlacement? = nil) {
+        self.tokenLeewaySeconds = tokenLeewaySeconds
         self.cluster = cluster
         self.store = store
         self.apps = apps
@@ -31,7 +35,7 @@ final class MeetingService: Sendable {
     func verifyMember(_ token: String) throws(MeetingErrorBody) -> TokenClaims {
         let claims: TokenClaims
         do {
-            claims = try AccessToken.verify(token, now: Self.now()) { [apps] in apps.app(id: $0)?.appKey }
+            claims = try AccessToken.verify(token, now: Self.now(), leeway: tokenLeewaySeconds) { [apps] in apps.app(id: $0)?.appKey }
         } catch {
             let code: MeetingErrorCode = switch error.code {
             case .tokenExpired: .tokenExpired

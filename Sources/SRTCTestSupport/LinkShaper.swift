@@ -2,8 +2,9 @@ import TestRandom
 
 /// One direction of a shaped test path: random loss (seeded, so a run replays), then a
 /// bottleneck of `bitrate` bits per second with a tail-drop queue of `queueMilliseconds`, as a
-/// real access link behaves. Counts what it drops for each cause. Not thread-safe: the relay's
-/// I/O thread owns it.
+/// real access link behaves, then a random delay of up to `jitterMilliseconds` (which reorders
+/// datagrams, as a real path sometimes does). Counts what it drops for each cause. Not
+/// thread-safe: the relay's I/O thread owns it.
 public struct LinkShaper: Sendable {
     /// How a direction behaves.
     public struct Shape: Sendable, Equatable {
@@ -13,17 +14,20 @@ public struct LinkShaper: Sendable {
         public var lossRate: Double
         /// Queue in front of the bottleneck, in milliseconds of transmission at `bitrate`.
         public var queueMilliseconds: Double
+        /// Each datagram leaving the bottleneck is held a further uniformly random 0…jitter ms.
+        public var jitterMilliseconds: Double
 
-        public init(bitrate: Int? = nil, lossRate: Double = 0, queueMilliseconds: Double = 50) {
+        public init(bitrate: Int? = nil, lossRate: Double = 0, queueMilliseconds: Double = 50, jitterMilliseconds: Double = 0) {
             self.bitrate = bitrate
             self.lossRate = lossRate
             self.queueMilliseconds = queueMilliseconds
+            self.jitterMilliseconds = jitterMilliseconds
         }
     }
 
     public let shape: Shape
     private var random: SeededRandom
-    /// Datagrams waiting, with their departure time (µs), oldest first.
+    /// Datagrams waiting, by departure time (µs), earliest first.
     private var queue: [(bytes: [UInt8], departure: UInt64)] = []
     private var head = 0
     /// When the bottleneck finishes sending what it holds (µs).
@@ -37,23 +41,39 @@ public struct LinkShaper: Sendable {
         random = SeededRandom(seed: seed)
     }
 
-    /// Takes a datagram at `now`; returns it at once when there is no bottleneck, else queues it
-    /// (or drops it).
+    /// Takes a datagram at `now`; returns it at once when there is neither bottleneck nor jitter,
+    /// else queues it (or drops it).
     public mutating func offer(_ bytes: UnsafeRawBufferPointer, now: UInt64) -> [UInt8]? {
         offered += 1
         if shape.lossRate > 0, Double(random.next() >> 11) / Double(1 << 53) < shape.lossRate {
             randomlyLost += 1
             return nil
         }
-        guard let bitrate = shape.bitrate else { return Array(bytes) }
-        let start = max(now, busyUntil)
-        guard Double(start - now) <= shape.queueMilliseconds * 1000 else {
-            queueDropped += 1
-            return nil
+        var departure = now
+        if let bitrate = shape.bitrate {
+            let start = max(now, busyUntil)
+            guard Double(start - now) <= shape.queueMilliseconds * 1000 else {
+                queueDropped += 1
+                return nil
+            }
+            busyUntil = start + UInt64(Double(bytes.count * 8) * 1e6 / Double(bitrate))
+            departure = busyUntil
+        } else if shape.jitterMilliseconds <= 0 {
+            return Array(bytes)
         }
-        busyUntil = start + UInt64(Double(bytes.count * 8) * 1e6 / Double(bitrate))
-        queue.append((Array(bytes), busyUntil))
+        if shape.jitterMilliseconds > 0 {
+            departure += random.next() % (UInt64(shape.jitterMilliseconds * 1000) + 1)
+        }
+        insert((Array(bytes), departure))
         return nil
+    }
+
+    /// Keeps the queue in departure order (jitter can put a datagram before earlier ones; equal
+    /// times keep arrival order).
+    private mutating func insert(_ entry: (bytes: [UInt8], departure: UInt64)) {
+        var index = queue.count
+        while index > head, queue[index - 1].departure > entry.departure { index -= 1 }
+        queue.insert(entry, at: index)
     }
 
     /// The queued datagrams whose transmission has finished by `now`, in order.

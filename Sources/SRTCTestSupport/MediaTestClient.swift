@@ -10,16 +10,29 @@ import TestWait
 /// packet: signaling over a real WebSocket, a publish transport (this client offers) and a
 /// subscribe transport (it answers the server's offers, revision by revision).
 public final class MediaTestClient: @unchecked Sendable {
-    public let signal: TestSignalClient
     public let uid: String
     public let joined: JoinResponse
     let certificate: DTLSCertificate
     var publishICE = ICECredentials.random()
     private var publishMedia: [MediaDescription] = []
-    let subscribeICE = ICECredentials.random()
     public private(set) var publishEndpoint: TransportEndpoint?
-    private let subscribeState = Mutex<(endpoint: TransportEndpoint?, answered: Int, offers: [SessionDescription])>((nil, 0, []))
+    private struct SubscribeState {
+        var endpoint: TransportEndpoint?
+        var answered = 0
+        var offers: [SessionDescription] = []
+        /// Our credentials on the subscribe transport; an ICE restart (a server offer with new
+        /// credentials) replaces them.
+        var ice = ICECredentials.random()
+    }
+    private let subscribeState = Mutex(SubscribeState())
+    /// The signaling connection; `resume()` replaces it.
+    private let signalState: Mutex<TestSignalClient>
     private var answerTask: Task<Void, Never>?
+    private let wsURL: String
+    private let token: String
+
+    /// The current signaling connection.
+    public var signal: TestSignalClient { signalState.withLock { $0 } }
 
     /// Set before the first subscription to route the subscribe transport through a lossy relay.
     public var subscribeRelay: LossyRelay?
@@ -31,17 +44,36 @@ public final class MediaTestClient: @unchecked Sendable {
 
     /// Connects and joins `channel` as `uid`.
     public convenience init(server: TestServer, uid: String, channel: String, dataChannels: Bool = false) async throws {
-        try await self.init(server: server, uid: uid, token: server.token(uid: uid, channel: channel), dataChannels: dataChannels)
+        try await self.init(signalingURL: server.wsURL, uid: uid, token: server.token(uid: uid, channel: channel), dataChannels: dataChannels)
     }
 
     /// Connects and joins with `token` (one a meeting handed out, for example).
-    public init(server: TestServer, uid: String, token: String, dataChannels: Bool = false) async throws {
+    public convenience init(server: TestServer, uid: String, token: String, dataChannels: Bool = false) async throws {
+        try await self.init(signalingURL: server.wsURL, uid: uid, token: token, dataChannels: dataChannels)
+    }
+
+    /// Connects to the signaling WebSocket at `signalingURL` (a node in its own process, say) and joins with `token`.
+    public init(signalingURL: String, uid: String, token: String, dataChannels: Bool = false) async throws {
         self.uid = uid
+        self.wsURL = signalingURL
+        self.token = token
         self.dataChannels = dataChannels
-        signal = try await TestSignalClient(url: server.wsURL)
+        let signal = try await TestSignalClient(url: signalingURL)
+        signalState = Mutex(signal)
         joined = try await signal.join(token: token, dataChannel: dataChannels ? true : nil)
         certificate = try DTLSCertificate()
         answerTask = Task { [weak self] in await self?.answerOffers() }
+    }
+
+    /// Drops the signaling WebSocket without `leave` and resumes the session on a new one, as a
+    /// client whose network blinked does (docs/protocol.md, "Reconnection"). Media is untouched.
+    public func resume() async throws {
+        signal.socket.close(code: WebSocketCloseCode(4000), reason: "network blinked")
+        _ = await signal.socket.closed()
+        let fresh = try await TestSignalClient(url: wsURL)
+        let response = try await fresh.join(token: token, sessionId: joined.sessionId, dataChannel: dataChannels ? true : nil)
+        guard response.resumed else { throw TestSignalClient.Failure(description: "\(uid) was not resumed") }
+        signalState.withLock { $0 = fresh }
     }
 
     deinit { answerTask?.cancel() }
@@ -107,6 +139,17 @@ public final class MediaTestClient: @unchecked Sendable {
         return response.tracks
     }
 
+    /// ICE restart of the subscribe transport: the server offers new credentials, which the answer
+    /// (see `answerOffers`) matches with new ones of ours, sending checks to `relay` or to the
+    /// server's candidates. Returns once the restart's offer was answered.
+    public func restartSubscribeICE() async throws {
+        let before = subscribeState.withLock { $0.answered }
+        let result = try await signal.request(.restartICE(RestartICERequest(transport: .subscribe)))
+        guard case .success = result else { throw TestSignalClient.Failure(description: "restart_ice subscribe: \(result)") }
+        let deadline = Date().addingTimeInterval(10)
+        while subscribeState.withLock({ $0.answered }) <= before, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
     /// ICE restart of the publish transport with new credentials (`restart_ice`), sending the new
     /// checks to `relay` (a new network path) or to the server's candidates.
     public func restartPublishICE(via relay: LossyRelay?) async throws {
@@ -119,9 +162,7 @@ public final class MediaTestClient: @unchecked Sendable {
         let answer = try SessionDescription(parsing: response.sdp)
         guard let section = answer.media.first else { throw TestSignalClient.Failure(description: "answer has no media") }
         guard let ufrag = answer.iceUfrag(of: section), let pwd = answer.icePwd(of: section) else { throw TestSignalClient.Failure(description: "answer lacks ICE credentials") }
-        let candidates = relay.map { [ICECandidate(address: $0.address)] } ?? section.candidates.compactMap { c in
-            SocketAddress(ip: c.address, port: c.port).map { ICECandidate(address: $0) }
-        }
+        let candidates = relay.map { [ICECandidate(address: $0.address)] } ?? Self.candidates(of: answer)
         endpoint.transport.restartICE(local: publishICE, remote: ICECredentials(ufrag: ufrag, pwd: pwd), remoteCandidates: candidates)
     }
 
@@ -155,32 +196,55 @@ public final class MediaTestClient: @unchecked Sendable {
         return nil
     }
 
-    /// Answers every `subscriber_offer` as it arrives (recvonly, DTLS client).
+    /// Answers every `subscriber_offer` as it arrives (recvonly, DTLS client). An offer with new
+    /// ICE credentials is an ICE restart: the answer carries new credentials of ours and the
+    /// transport restarts its checks (RFC 8445 §9).
     private func answerOffers() async {
         var handled = 0
+        var reader = signal
         while !Task.isCancelled {
-            let offers = signal.events.compactMap { e -> SessionDescriptionMessage? in
+            let current = signal
+            if current !== reader { reader = current; handled = 0 }  // resumed: a new connection's events
+            let offers = reader.events.compactMap { e -> SessionDescriptionMessage? in
                 if case .subscriberOffer(let o) = e { return o }
                 return nil
             }
             for message in offers.dropFirst(handled) {
                 handled += 1
                 guard message.revision == offers.last?.revision, let offer = try? SessionDescription(parsing: message.sdp) else { continue }
+                let (previous, endpoint) = subscribeState.withLock { ($0.offers.last, $0.endpoint) }
+                var restart: (local: ICECredentials, remote: ICECredentials)?
+                if let previous, let section = offer.media.first, let old = previous.media.first,
+                   let ufrag = offer.iceUfrag(of: section), let pwd = offer.icePwd(of: section), ufrag != previous.iceUfrag(of: old) {
+                    restart = (ICECredentials.random(), ICECredentials(ufrag: ufrag, pwd: pwd))
+                }
+                let ice = subscribeState.withLock { s -> ICECredentials in
+                    if let restart { s.ice = restart.local }
+                    s.offers.append(offer)
+                    return s.ice
+                }
                 let answer = offer.answer(AnswerOptions(
-                    transport: transportParameters(subscribeICE, setup: .active), capabilities: .webRTC, iceLite: false,
+                    transport: transportParameters(ice, setup: .active), capabilities: .webRTC, iceLite: false,
                     sessionID: "2", acceptDataChannel: dataChannels,
                     direction: { $0.effectiveDirection == .inactive ? .inactive : .recvonly }))
-                subscribeState.withLock { $0.offers.append(offer) }
-                guard case .success? = try? await signal.request(.subscriberAnswer(SessionDescriptionMessage(sdp: answer.serialize(), revision: message.revision))) else { continue }
-                if subscribeEndpoint == nil, let endpoint = try? TransportEndpoint(localICE: subscribeICE, certificate: certificate, remote: offer,
-                                                                                    relay: subscribeRelay,
-                                                                                    dataChannels: dataChannels ? Self.signalDataChannels : []) {
-                    subscribeState.withLock { $0.endpoint = endpoint }
+                guard case .success? = try? await reader.request(.subscriberAnswer(SessionDescriptionMessage(sdp: answer.serialize(), revision: message.revision))) else { continue }
+                if let restart, let endpoint {
+                    let candidates = subscribeRelay.map { [ICECandidate(address: $0.address)] } ?? Self.candidates(of: offer)
+                    endpoint.transport.restartICE(local: restart.local, remote: restart.remote, remoteCandidates: candidates)
+                }
+                if endpoint == nil, let created = try? TransportEndpoint(localICE: ice, certificate: certificate, remote: offer, relay: subscribeRelay,
+                                                                         dataChannels: dataChannels ? Self.signalDataChannels : []) {
+                    subscribeState.withLock { $0.endpoint = created }
                 }
                 subscribeState.withLock { $0.answered = message.revision }
             }
             try? await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// The host candidates of an SDP's first media section.
+    static func candidates(of description: SessionDescription) -> [ICECandidate] {
+        (description.media.first?.candidates ?? []).compactMap { c in SocketAddress(ip: c.address, port: c.port).map { ICECandidate(address: $0) } }
     }
 
     /// The subscribe transport's negotiated channels (docs/protocol.md, "Data channels").

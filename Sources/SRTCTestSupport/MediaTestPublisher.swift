@@ -20,19 +20,28 @@ extension TransportEndpoint: MediaTestPath {
 /// test-pattern frames numbered in their pixels, rid and mid header extensions, transport-wide
 /// sequence numbers). Key frames follow the PLI/FIR received. The one test publisher of the SFU,
 /// server and end-to-end tests.
+///
+/// With a `MediaClip` nothing is encoded while sending: the clip's frames are sent in a loop, and
+/// a key-frame request restarts a layer at the clip's first frame (its key frame), so many
+/// publishers cost little CPU (the soak).
 public final class MediaTestPublisher: @unchecked Sendable {
     struct Layer {
         let spec: MediaTestClient.VideoLayer
-        let encoder: VP8Encoder
-        let pattern: TestPatternGenerator
+        let encoder: VP8Encoder?
+        let pattern: TestPatternGenerator?
+        let clip: [EncodedVideoFrame]
+        var clipPosition = 0
         var packetizer = VP8Packetizer()
         var seq: UInt16
         let timestampBase: UInt32
+        var clipTimestamp: UInt32 = 0
     }
 
     let path: MediaTestPath
     public let audioSSRC: UInt32?
     private let opus: OpusEncoder
+    private let clip: MediaClip?
+    private var clipAudioPosition = 0
     private var tone: SineToneGenerator
     private var audioSeq: UInt16 = 65_500   // wraps soon: rewriting must survive it
     private var audioTimestamp: UInt32 = 4_294_000_000
@@ -54,27 +63,31 @@ public final class MediaTestPublisher: @unchecked Sendable {
     /// The video layers, best first.
     public var videoLayers: [MediaTestClient.VideoLayer] { layers.map(\.spec) }
 
-    public init(path: MediaTestPath, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [], toneHz: Double = 440) throws {
+    /// - Parameter clip: send these pre-encoded frames instead of encoding (its layers match `video` by size).
+    public init(path: MediaTestPath, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [], toneHz: Double = 440,
+                clip: MediaClip? = nil) throws {
         self.path = path
         self.audioSSRC = audioSSRC
+        self.clip = clip
         opus = try OpusEncoder()
         tone = SineToneGenerator(frequency: toneHz)
         for (i, spec) in video.enumerated() {
-            var configuration = VP8Encoder.Configuration(width: spec.width, height: spec.height)
-            configuration.bitrate = spec.width * spec.height * 3
-            configuration.cpuUsed = -12
-            configuration.keyFrameInterval = 0
-            layers.append(Layer(spec: spec, encoder: try VP8Encoder(configuration: configuration),
-                                pattern: try TestPatternGenerator(width: spec.width, height: spec.height),
-                                seq: UInt16(1000 + i * 20_000), timestampBase: UInt32(i) * 7_777_777))
+            let seq = UInt16(1000 + i * 20_000), timestampBase = UInt32(i) * 7_777_777
+            if let frames = clip?.video(width: spec.width, height: spec.height) {
+                layers.append(Layer(spec: spec, encoder: nil, pattern: nil, clip: frames, seq: seq, timestampBase: timestampBase))
+                continue
+            }
+            layers.append(Layer(spec: spec, encoder: try MediaClip.encoder(width: spec.width, height: spec.height),
+                                pattern: try TestPatternGenerator(width: spec.width, height: spec.height), clip: [],
+                                seq: seq, timestampBase: timestampBase))
         }
     }
 
     /// A publisher on the publish transport of `client` (publish first).
     public convenience init(client: MediaTestClient, audioSSRC: UInt32? = 0xA0D1_0001, video: [MediaTestClient.VideoLayer] = [],
-                            toneHz: Double = 440) throws {
+                            toneHz: Double = 440, clip: MediaClip? = nil) throws {
         guard let endpoint = client.publishEndpoint else { throw TestSignalClient.Failure(description: "publish first") }
-        try self.init(path: endpoint, audioSSRC: audioSSRC, video: video, toneHz: toneHz)
+        try self.init(path: endpoint, audioSSRC: audioSSRC, video: video, toneHz: toneHz, clip: clip)
     }
 
     private func nextTWCC() -> [UInt8] {
@@ -85,8 +98,14 @@ public final class MediaTestPublisher: @unchecked Sendable {
     /// Encodes and sends 20 ms of audio.
     public func sendAudio() throws {
         guard let audioSSRC else { return }
-        let payload = try opus.encode(tone.next(frameCount: 960))
-        audioPayloads.append(payload)
+        let payload: [UInt8]
+        if let clip {
+            payload = clip.audio[clipAudioPosition % clip.audio.count]
+            clipAudioPosition += 1
+        } else {
+            payload = try opus.encode(tone.next(frameCount: 960))
+            audioPayloads.append(payload)
+        }
         let packet = RTPPacket(payloadType: 111, sequenceNumber: audioSeq, timestamp: audioTimestamp, ssrc: audioSSRC,
                                extensions: [RTPHeaderExtensionElement(id: MediaTestClient.audioLevelID, value: [0x80 | audioLevel]),
                                             RTPHeaderExtensionElement(id: MediaTestClient.midID, value: Array("0".utf8)),
@@ -103,14 +122,13 @@ public final class MediaTestPublisher: @unchecked Sendable {
         let requested = takeKeyFrameRequests()
         var out: [[UInt8]] = []
         for i in layers.indices {
-            let frame = layers[i].pattern.videoFrame(number: frameNumber)
             let force = frameNumber == 0 || requested.contains(layers[i].spec.ssrc)
-            guard let encoded = try layers[i].encoder.encode(frame, forceKeyFrame: force) else { continue }
+            guard let (encoded, rtpTimestamp) = try nextFrame(layer: i, forceKeyFrame: force) else { continue }
             if encoded.isKeyFrame { keyFrames[layers[i].spec.ssrc, default: 0] += 1 }
             let payloads = layers[i].packetizer.packetize(encoded)
             for (position, payload) in payloads.enumerated() {
                 let packet = RTPPacket(marker: position == payloads.count - 1, payloadType: 96, sequenceNumber: layers[i].seq,
-                                       timestamp: encoded.rtpTimestamp &+ layers[i].timestampBase, ssrc: layers[i].spec.ssrc,
+                                       timestamp: rtpTimestamp &+ layers[i].timestampBase, ssrc: layers[i].spec.ssrc,
                                        extensions: [RTPHeaderExtensionElement(id: MediaTestClient.midID, value: Array("1".utf8)),
                                                     RTPHeaderExtensionElement(id: MediaTestClient.ridID, value: Array(layers[i].spec.rid.utf8)),
                                                     RTPHeaderExtensionElement(id: MediaTestClient.twccID, value: nextTWCC())],
@@ -122,6 +140,22 @@ public final class MediaTestPublisher: @unchecked Sendable {
         frameNumber += 1
         packetsSent += out.count
         path.send(rtp: out)
+    }
+
+    /// The next frame of layer `i`, encoded now or taken from the clip, with its RTP timestamp.
+    private func nextFrame(layer i: Int, forceKeyFrame force: Bool) throws -> (EncodedVideoFrame, UInt32)? {
+        if let encoder = layers[i].encoder, let pattern = layers[i].pattern {
+            guard let encoded = try encoder.encode(pattern.videoFrame(number: frameNumber), forceKeyFrame: force) else { return nil }
+            return (encoded, encoded.rtpTimestamp)
+        }
+        let frames = layers[i].clip
+        // The clip's key frame starts it over: on request, and after its last frame.
+        if force || layers[i].clipPosition >= frames.count { layers[i].clipPosition = 0 }
+        let encoded = frames[layers[i].clipPosition]
+        layers[i].clipPosition += 1
+        // Time runs on across restarts of the clip: 90 kHz at the clip's frame rate.
+        defer { layers[i].clipTimestamp &+= UInt32(90_000 / MediaClip.frameRate) }
+        return (encoded, layers[i].clipTimestamp)
     }
 
     private func takeKeyFrameRequests() -> Set<UInt32> {
@@ -150,7 +184,7 @@ public final class MediaTestPublisher: @unchecked Sendable {
             // Catch up after a late wake-up (a loaded test machine): the number of packets sent
             // depends on the duration only, never on how often this task got to run.
             while audio, elapsed >= audioDue { try sendAudio(); audioDue += 0.020 }
-            while video, !layers.isEmpty, elapsed >= videoDue { try sendVideo(); videoDue += 1.0 / 30 }
+            while video, !layers.isEmpty, elapsed >= videoDue { try sendVideo(); videoDue += 1.0 / Double(clip == nil ? 30 : MediaClip.frameRate) }
             try await Task.sleep(for: .milliseconds(4))
         }
     }

@@ -7,6 +7,8 @@ import Synchronization
 public final class PCMRecording: Sendable {
     private let child: ChildProcess
     private let samples = Mutex<[Float]>([])
+    /// When each chunk was read (monotonic ns) and the sample count after it: the recorder's clock.
+    private let arrivals = Mutex<[(count: Int, uptimeNs: UInt64)]>([])
 
     init(server: String, source: String) throws {
         child = try ChildProcess("parec", ["-s", server, "-d", source, "--format=float32le", "--rate=48000", "--channels=1",
@@ -23,7 +25,9 @@ public final class PCMRecording: Sendable {
                     (0..<(whole / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
                 }
                 carry.removeFirst(whole)
-                samples.withLock { $0 += floats }
+                let now = DispatchTime.now().uptimeNanoseconds
+                let count = samples.withLock { $0 += floats; return $0.count }
+                arrivals.withLock { $0.append((count, now)) }
             }
         }
         thread.name = "test.parec"
@@ -41,12 +45,25 @@ public final class PCMRecording: Sendable {
         samples.withLock { Array($0.suffix(Int(seconds * 48_000))) }
     }
 
+    /// When sample `index` passed the source (monotonic ns, `DispatchTime.uptimeNanoseconds`):
+    /// the arrival of the chunk that brought it, less the samples after it in that chunk. As
+    /// exact as `parec`'s 10 ms fragments; nil when not recorded yet.
+    public func uptime(ofSample index: Int) -> UInt64? {
+        arrivals.withLock { all in
+            guard let chunk = all.first(where: { $0.count > index }) else { return nil }
+            return chunk.uptimeNs - UInt64((chunk.count - 1 - index) * 1_000_000_000 / 48_000)
+        }
+    }
+
     /// The frequency of the tone in the last `seconds`, or nil when too little was recorded or
-    /// it is silent.
+    /// it is silent. The median period (`FrequencyEstimator.medianPeriodFrequency`): in a recorded
+    /// run, two dropouts of 6 and 8 ms in the first second of playback (the playback thread
+    /// starved on the loaded 2-core machine) made the span-based estimate read 435 Hz although
+    /// every cycle played was at 440.0.
     public func toneFrequency(lastSeconds seconds: Double = 1) -> Double? {
         let tail = tail(seconds: seconds)
         guard tail.count >= Int(seconds * 48_000 * 0.9), FrequencyEstimator.rms(tail) > 0.02 else { return nil }
-        return FrequencyEstimator.zeroCrossingFrequency(tail, sampleRate: 48_000)
+        return FrequencyEstimator.medianPeriodFrequency(tail, sampleRate: 48_000)
     }
 
     public func stop() async {

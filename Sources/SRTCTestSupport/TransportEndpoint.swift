@@ -17,6 +17,11 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
 
     public let log = Mutex(Received())
     public private(set) var transport: PeerTransport!
+    /// Called on the I/O thread with each RTP packet and each RTCP compound received.
+    public let onRTP = CallbackSlot<@Sendable (RTPPacket) -> Void>()
+    public let onRTCP = CallbackSlot<@Sendable ([RTCPPacket]) -> Void>()
+    /// `false`: packets go to the callbacks only, not into `log` (a long run would keep them all).
+    public let recordsPackets = Atomic(true)
 
     /// Connects to the server described by `remote` (its SDP answer or offer).
     /// - Parameters:
@@ -54,12 +59,14 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
 
     public func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
         guard let parsed = try? RTPPacket(parsing: UnsafeRawBufferPointer(packet)) else { return }
-        log.withLock { $0.rtp.append(parsed) }
+        if recordsPackets.load(ordering: .relaxed) { log.withLock { $0.rtp.append(parsed) } }
+        onRTP.function?(parsed)
     }
 
     public func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         guard let packets = try? RTCPCompound.parse(UnsafeRawBufferPointer(packet)) else { return }
-        log.withLock { $0.rtcp.append(contentsOf: packets) }
+        if recordsPackets.load(ordering: .relaxed) { log.withLock { $0.rtcp.append(contentsOf: packets) } }
+        onRTCP.function?(packets)
     }
 
     public func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {

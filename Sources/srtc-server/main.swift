@@ -2,6 +2,7 @@ import EgressServer
 import Foundation
 import IMServer
 import MeetingServer
+import RTCNet
 import SRTCServer
 
 /// `srtc-server`: parses the configuration, opens the data directory, serves until SIGINT/SIGTERM.
@@ -19,6 +20,11 @@ do {
     exit(2)
 }
 Log.setLevel(Log.Level(name: config.logLevel) ?? .info)
+// Every connection is a descriptor: use the hard limit, not the service manager's soft default.
+let descriptors = ProcessLimits.raiseOpenFileLimit()
+if descriptors.current > descriptors.previous {
+    Log.info("server", "open-file limit raised from \(descriptors.previous) to \(descriptors.current)")
+}
 
 let app: ServerApp
 do {

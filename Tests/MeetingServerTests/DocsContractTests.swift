@@ -153,6 +153,11 @@ import Testing
         #expect(signaling["custom message `data`"] == "\(limits.maxCustomMessageBytes / 1024) KiB")
         #expect(signaling["profile `custom` / channel `metadata`"] == "\(limits.maxCustomDataBytes / 1024) KiB")
         #expect(signaling["joins per channel per second"] == "\(limits.joinsPerSecond)")
+        let userBurst = limits.userJoinsPerSecond * ChannelLimits.userJoinBurstSeconds
+        #expect(signaling["joins of one uid in one channel"]?.hasPrefix("\(userBurst) at once, then \(limits.userJoinsPerSecond) per second") == true)
+        #expect(signaling["joins from one IP address, any channel, resumes included"]
+                == "\(limits.addressJoinsPerSecond) at once, then \(limits.addressJoinsPerSecond) per second")
+        #expect(signaling["token clock skew (`exp`, `nbf`)"] == "\(limits.tokenLeewaySeconds) s")
 
         let im = IMSettings()
         let imRows = DocText.secondColumn(DocText.read("docs/im.md"), header: "limit")

@@ -224,21 +224,51 @@ struct EchoDelegate: HTTPServerDelegate {
         #expect((try? RawClient(port: port)) == nil)  // no longer accepting
     }
 
-    @Test func connectionsPastTheLimitAreClosedAtOnce() async throws {
+    @Test func pastTheLimitTheLongestIdleConnectionMakesRoom() async throws {
         try await withServer(.init(loopCount: 1, maxConnections: 2)) { server in
             let first = try RawClient(port: server.port)
             let second = try RawClient(port: server.port)
             await first.send("GET /sync/1 HTTP/1.1\r\nHost: t\r\n\r\n")
-            await second.send("GET /sync/2 HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(await first.readResponse()?.status == 200)
+            await second.send("GET /sync/2 HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(await second.readResponse()?.status == 200)
+            // Both idle now; the first has been idle longer and is closed for the newcomer.
+            let third = try RawClient(port: server.port)
+            await third.send("GET /sync/3 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await third.readResponse()?.status == 200)
+            #expect(await first.waitForClose())
+            await second.send("GET /sync/4 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await second.readResponse()?.status == 200)
+        }
+    }
+
+    @Test func pastTheLimitWithNoIdleConnectionTheNewOneIsClosedAtOnce() async throws {
+        try await withServer(.init(loopCount: 1, maxConnections: 2)) { server in
+            // Two connections in the middle of a request (half a head each): neither is idle.
+            let first = try RawClient(port: server.port)
+            let second = try RawClient(port: server.port)
+            await first.send("GET /sync/1 HTTP/1.1\r\nHo")
+            await second.send("GET /sync/2 HTTP/1.1\r\nHo")
+            try await eventually("both connections accepted") { server.connectionCount == 2 }
             let third = try RawClient(port: server.port)
             #expect(await third.waitForClose())
-            first.close()
-            try await eventually("the closed connection released") { server.connectionCount <= 1 }
-            let fourth = try RawClient(port: server.port)
-            await fourth.send("GET /sync/4 HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(await fourth.readResponse()?.status == 200)
+            await first.send("st: t\r\n\r\n")
+            #expect(await first.readResponse()?.status == 200)
+        }
+    }
+
+    @Test func oneAddressCannotHoldMoreThanItsShareOfConnections() async throws {
+        try await withServer(.init(loopCount: 1, maxConnectionsPerAddress: 3)) { server in
+            let local = try SocketAddress.resolve(host: "127.0.0.1", port: 0)
+            // An address opening idle connections only ever holds three of them: each new one
+            // replaces its own longest-idle one, and its newest still gets served.
+            var clients: [RawClient] = []
+            for _ in 0..<8 { clients.append(try RawClient(port: server.port)) }
+            let last = try RawClient(port: server.port)
+            await last.send("GET /sync/x HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await last.readResponse()?.status == 200)
+            #expect(await clients[0].waitForClose())
+            try await eventually("the address back at its share") { server.connectionCount(from: local) <= 3 }
         }
     }
 

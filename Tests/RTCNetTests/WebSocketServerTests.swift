@@ -209,4 +209,44 @@ final class WebSocketEchoDelegate: HTTPServerDelegate {
             #expect(await serverSocket.closed().code == .abnormalClosure)
         }
     }
+
+    @Test func anUnfinishedFragmentedMessageIsNotKeptAliveByPings() async throws {
+        let delegate = WebSocketEchoDelegate(configuration: .init(messageTimeout: .milliseconds(400)))
+        try await withServer(delegate: delegate) { server in
+            let raw = try RawClient(port: server.port, timeout: 10)
+            #expect(await raw.upgrade()?.status == 101)
+            // The first fragment of a message that never ends, then pings: the connection is alive,
+            // but its buffered fragment must not be kept for as long as it stays so.
+            await raw.sendFrame(fin: false, opcode: 0x1, payload: Array(repeating: 0x61, count: 1000))
+            var closeCode: UInt16?
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                await raw.sendFrame(opcode: 0x9, payload: [])  // a ping every 50 ms: a client that looks alive
+                try await Task.sleep(for: .milliseconds(50))
+                guard let frame = await raw.readFrame() else { break }
+                if frame.opcode == .close, frame.payload.count >= 2 {
+                    closeCode = UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1])
+                    break
+                }
+            }
+            #expect(closeCode == 1008)
+            let serverSocket = try #require(delegate.lastSocket.withLock { $0 })
+            #expect(await serverSocket.closed().code == .policyViolation)
+        }
+    }
+
+    @Test func aFragmentedMessageFinishedInTimeIsDelivered() async throws {
+        let delegate = WebSocketEchoDelegate(configuration: .init(messageTimeout: .seconds(5)))
+        try await withServer(delegate: delegate) { server in
+            let raw = try RawClient(port: server.port)
+            #expect(await raw.upgrade()?.status == 101)
+            for round in 0..<3 {  // the deadline is per message, re-armed by each new one
+                await raw.sendFrame(fin: false, opcode: 0x1, payload: Array("round ".utf8))
+                await raw.sendFrame(opcode: 0x9, payload: [])
+                await raw.sendFrame(fin: true, opcode: 0x0, payload: Array("\(round)".utf8))
+                #expect(await raw.readFrame()?.opcode == .pong)
+                #expect(await raw.readFrame() == WebSocketFrame(opcode: .text, payload: Array("round \(round)".utf8)))
+            }
+        }
+    }
 }

@@ -61,6 +61,34 @@ import TestWait
         await a.stop()
     }
 
+    /// The webhooks see one channel across the move: created once (by the first node), closed
+    /// once (by the node that ran it last), one sequence.
+    @Test func aChannelThatMovesIsCreatedOnceInTheWebhooks() async throws {
+        let hooks = try TestWebhookReceiver()
+        let url = try await TestRedis.freshURL()
+        var shared = ServerConfig()
+        try await TestStore.postgres.configure(&shared)
+        let databaseURL = try #require(shared.databaseURL)
+        let a = try TestServer(webhookURL: hooks.url) { $0.redisURL = url; $0.databaseURL = databaseURL; $0.nodeId = "a" }
+        let b = try TestServer(webhookURL: hooks.url) { $0.redisURL = url; $0.databaseURL = databaseURL; $0.nodeId = "b" }
+        let alice = try await TestSignalClient(url: a.wsURL)
+        let join = try await alice.join(token: a.token(uid: "alice", channel: "w"))
+        try await eventually(timeout: 30, "channel_created and user_joined delivered") { hooks.deliveries.count >= 2 }
+        await a.app.drain(deadline: .zero)
+        _ = try await alice.event { if case .reconnect = $0 { return true }; return nil }
+        let moved = try await TestSignalClient(url: b.wsURL)
+        let resumed = try await moved.join(token: b.token(uid: "alice", channel: "w"), sessionId: join.sessionId)
+        #expect(resumed.resumed && resumed.moved == true)
+        #expect(try await moved.request(.leave).isSuccess)
+        await a.stop()
+        try await eventually(timeout: 30, "channel_closed delivered") { hooks.deliveries.contains { $0.event == "channel_closed" } }
+        let deliveries = hooks.deliveries.filter { $0.json["channel"] == "w" }
+        #expect(deliveries.map { $0.event ?? "" } == ["channel_created", "user_joined", "user_left", "channel_closed"], "\(deliveries.map(\.json))")
+        #expect(deliveries.map(\.sequence) == [1, 2, 3, 4])
+        for client in [alice, moved] { client.close() }
+        await b.stop()
+    }
+
     @Test func aSessionThatDoesNotComeBackLeavesAfterTheGracePeriod() async throws {
         let url = try await TestRedis.freshURL()
         let a = try TestServer(grace: 1) { $0.redisURL = url; $0.nodeId = "a" }

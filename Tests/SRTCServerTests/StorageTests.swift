@@ -110,6 +110,25 @@ import TestWait
         #expect(try db.query("PRAGMA journal_mode").first?.first?.string == "wal")
     }
 
+    @Test func databaseFilesAreReadableByTheOwnerOnly() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("srtc-mode-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        func mode(_ name: String) throws -> Int? {
+            try FileManager.default.attributesOfItem(atPath: dir + "/" + name)[.posixPermissions] as? Int
+        }
+        // A new database, its WAL and shared-memory files (the umask would give 0644): 0600.
+        let db = try SQLiteDatabase(path: dir + "/new.sqlite3")
+        try db.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
+        #expect(try mode("new.sqlite3") == 0o600)
+        #expect(try mode("new.sqlite3-wal") == 0o600)
+        #expect(try mode("new.sqlite3-shm") == 0o600)
+        // A file an older server left 0644 is narrowed when opened.
+        _ = FileManager.default.createFile(atPath: dir + "/old.sqlite3", contents: nil, attributes: [.posixPermissions: 0o644])
+        _ = try SQLiteDatabase(path: dir + "/old.sqlite3")
+        #expect(try mode("old.sqlite3") == 0o600)
+    }
+
     @Test func placeholdersAreNumberedOutsideQuotesOnlyForPostgres() {
         let sql = "SELECT ? FROM t WHERE a = '?' AND \"b?\" = ? AND c = ?"
         #expect(SQLDialect.postgres.placeholders(sql) == "SELECT $1 FROM t WHERE a = '?' AND \"b?\" = $2 AND c = $3")

@@ -1,8 +1,8 @@
 #if canImport(RTCNet)
 import RTCNet
 #endif
-// libFuzzer target for the HTTP/1.1 request and response parsers. Compiled in one module with the
-// RTCNet sources (see README.md), so it uses their internal API without an import.
+// libFuzzer target for the HTTP/1.1 request and response parsers, built by fuzz/run-all against the
+// RTCNet module (see README.md).
 
 /// Feeds `bytes` to a parser in two pieces split at `cut`, as a socket might deliver them, and
 /// pulls out messages until the parser wants more or refuses the input.

@@ -2,7 +2,7 @@
 import RTCNet
 #endif
 // libFuzzer target for the WebSocket frame parser and message receiver (both directions).
-// Compiled in one module with the RTCNet sources (see README.md).
+// Built by fuzz/run-all against the RTCNet module (see README.md).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func webSocketFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -12,26 +12,38 @@ public enum FrequencyEstimator {
     ///   - samples: one channel's samples (any scale).
     ///   - sampleRate: samples per second.
     public static func zeroCrossingFrequency(_ samples: [Float], sampleRate: Int) -> Double? {
-        // Ignore tiny wiggles around zero (codec noise in silence) with a small hysteresis.
+        let crossings = risingZeroCrossings(samples)
+        guard let first = crossings.first, let last = crossings.last, last > first else { return nil }
+        return Double(crossings.count - 1) * Double(sampleRate) / (last - first)
+    }
+
+    /// Frequency of a tone from the median interval between its rising zero crossings, or nil
+    /// with fewer than three crossings. Unlike `zeroCrossingFrequency`, which divides the cycles
+    /// by the whole span, a dropout (silence inserted by a playback underrun) or a skip in the
+    /// window does not move it: it is the pitch of what was played, glitches aside.
+    public static func medianPeriodFrequency(_ samples: [Float], sampleRate: Int) -> Double? {
+        let crossings = risingZeroCrossings(samples)
+        guard crossings.count >= 3 else { return nil }
+        let periods = zip(crossings.dropFirst(), crossings).map { $0 - $1 }.sorted()
+        return Double(sampleRate) / periods[periods.count / 2]
+    }
+
+    /// Positions (in samples, interpolated) of the rising zero crossings, each armed by a dip
+    /// below 5 % of the peak so that tiny wiggles around zero (codec noise in silence) do not count.
+    static func risingZeroCrossings(_ samples: [Float]) -> [Double] {
         let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
-        guard peak > 0 else { return nil }
+        guard peak > 0 else { return [] }
         let threshold = peak * 0.05
         var armed = false
-        var first: Double?
-        var last = 0.0
-        var crossings = 0
+        var positions: [Double] = []
         for index in 1..<max(1, samples.count) {
             if samples[index - 1] < -threshold { armed = true }
             guard armed, samples[index - 1] < 0, samples[index] >= 0 else { continue }
             let fraction = Double(-samples[index - 1]) / Double(samples[index] - samples[index - 1])
-            let position = Double(index - 1) + fraction
-            if first == nil { first = position }
-            last = position
-            crossings += 1
+            positions.append(Double(index - 1) + fraction)
             armed = false
         }
-        guard let first, crossings >= 2, last > first else { return nil }
-        return Double(crossings - 1) * Double(sampleRate) / (last - first)
+        return positions
     }
 
     /// Frequency of a tone in channel `channel` of a PCM buffer (see `zeroCrossingFrequency`).

@@ -39,7 +39,7 @@ public final class EventLoop: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     // Loop-thread state.
-    private var timers = TimerHeap()
+    private var timers = TimerHeap<() -> Void>()
     private var registrations: [Selectable?] = []
     private var events: [PollEvent] = []
     /// Scratch space every connection of this loop reads into before parsing.

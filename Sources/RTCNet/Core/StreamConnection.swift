@@ -9,7 +9,8 @@ import Darwin
 ///
 /// It buffers what the kernel will not take yet, watches for a handler deadline and for stalled
 /// writes with one lazily rearmed timer, and can close "lingering" (flush, half-close, drain the
-/// peer's bytes) so an error response is not destroyed by a TCP reset.
+/// peer's bytes) so an error response is not destroyed by a TCP reset. Readiness, closing and
+/// deadlines are in `StreamConnection+Readiness`, `+Closing` and `+Deadlines`.
 final class StreamConnection: Selectable, @unchecked Sendable {
     enum State { case connecting, handshaking, active, lingering, closed }
 
@@ -19,18 +20,18 @@ final class StreamConnection: Selectable, @unchecked Sendable {
     let fd: Int32
     let remoteAddress: SocketAddress?
     var handler: StreamHandler?
-    private(set) var state: State
+    var state: State
     /// Plaintext received and not yet consumed by the handler.
     var inbound = ByteBuffer()
     /// Bytes (ciphertext with TLS) waiting for the kernel.
     var outbound = ByteBuffer()
-    private let tls: TLSSession?
-    private var readingEnabled = true
+    let tls: TLSSession?
+    var readingEnabled = true
     /// What the poller watches now.
-    private var interest = (read: false, write: false)
-    private var readClosed = false
-    private var closeWhenFlushed = false
-    private var lingerWhenFlushed = false
+    var interest = (read: false, write: false)
+    var readClosed = false
+    var closeWhenFlushed = false
+    var lingerWhenFlushed = false
     /// Limit on queued outbound bytes; past it the connection closes (a consumer too slow to keep up).
     var maxOutboundBytes = 64 << 20
     /// Close when queued bytes make no progress for this long (nanoseconds); 0 disables.
@@ -142,196 +143,5 @@ final class StreamConnection: Selectable, @unchecked Sendable {
         guard readingEnabled != enabled else { return }
         readingEnabled = enabled
         updateInterest()
-    }
-
-    /// Closes once everything queued is sent. With `linger`, half-closes and drains the peer's
-    /// bytes for up to `lingerTimeout` first, so the peer reads our last response before any reset.
-    func closeAfterFlush(linger: Bool = false, lingerTimeout: Duration = .seconds(2)) {
-        guard state != .closed, !closeWhenFlushed else { return }
-        closeWhenFlushed = true
-        lingerWhenFlushed = linger
-        lingerDeadline = Monotonic.now() &+ Monotonic.nanoseconds(lingerTimeout)
-        if outbound.isEmpty { finishFlushClose() }
-    }
-
-    /// Closes now, dropping anything unsent. `error` is passed to the handler.
-    func close(error: NetError? = nil) {
-        guard state != .closed else { return }
-        state = .closed
-        if let timer { loop.cancelTimer(timer.id) }
-        timer = nil
-        if fd >= 0 {
-            loop.deregister(fd)
-            Sockets.close(fd)
-        }
-        inbound.clear()
-        outbound.clear()
-        let h = handler
-        handler = nil
-        h?.streamClosed(self, error: error)
-    }
-
-    // MARK: - Readiness
-
-    func readable() {
-        switch state {
-        case .connecting, .closed: return
-        case .lingering: drainWhileLingering(); return
-        case .handshaking, .active: break
-        }
-        guard readingEnabled, !readClosed else { return }
-        let scratch = loop.readScratch
-        var eof = false
-        // A few reads per wakeup at most, so one busy peer cannot starve the others on this loop.
-        reading: for _ in 0..<4 {
-            switch Sockets.read(fd, into: scratch) {
-            case .processed(let n):
-                let chunk = UnsafeRawBufferPointer(rebasing: scratch[0..<n])
-                if let tls { tls.feed(chunk) } else { inbound.append(chunk) }
-                if n < scratch.count { break reading }
-            case .wouldBlock:
-                break reading
-            case .endOfStream:
-                eof = true
-                break reading
-            case .failed(let e):
-                close(error: e == ECONNRESET ? .connectionClosed : .system(call: "recv", errno: e))
-                return
-            }
-        }
-        if let tls {
-            if state == .handshaking { advanceHandshake() }
-            guard state == .active else { return }
-            do {
-                if try tls.read(into: &inbound, scratch: scratch) { eof = true }
-            } catch {
-                close(error: error)
-                return
-            }
-            tls.drain(into: &outbound, scratch: scratch)
-            if !outbound.isEmpty { flush() }
-        }
-        if !inbound.isEmpty, state == .active { handler?.streamReceived(self) }
-        if eof, state == .active || state == .handshaking {
-            readClosed = true
-            updateInterest()
-            if state == .handshaking { close(error: .connectionClosed) } else { handler?.streamReadClosed(self) }
-        }
-    }
-
-    func writable() {
-        if state == .connecting {
-            finishConnect()
-            return
-        }
-        flush()
-    }
-
-    func hangup() {
-        if state == .connecting {
-            finishConnect()
-            return
-        }
-        // Either nobody reads for now (backpressure) or the socket is dead: both mean close.
-        if readingEnabled, !readClosed, state == .active || state == .handshaking || state == .lingering {
-            readable()
-        }
-        if state != .closed { close(error: .connectionClosed) }
-    }
-
-    // MARK: - Internals
-
-    private func finishConnect() {
-        let error = Sockets.pendingError(fd)
-        guard error == 0 else {
-            close(error: .system(call: "connect", errno: error))
-            return
-        }
-        state = tls != nil ? .handshaking : .active
-        updateInterest()
-        if tls != nil { advanceHandshake() } else { handler?.streamActive(self) }
-    }
-
-    private func advanceHandshake() {
-        guard let tls else { return }
-        do {
-            let done = try tls.handshake()
-            tls.drain(into: &outbound, scratch: loop.readScratch)
-            flush()
-            guard state == .handshaking else { return }
-            if done {
-                state = .active
-                handler?.streamActive(self)
-                // Application data may have arrived with the last handshake flight.
-                guard state == .active else { return }
-                if try tls.read(into: &inbound, scratch: loop.readScratch) { readClosed = true }
-                if !inbound.isEmpty { handler?.streamReceived(self) }
-            }
-        } catch {
-            close(error: error)
-        }
-    }
-
-    private func flush() {
-        let before = outbound.readableBytes
-        sending: while !outbound.isEmpty {
-            switch outbound.withReadableBytes({ Sockets.write(fd, $0) }) {
-            case .processed(let n):
-                outbound.moveReaderIndex(by: n)
-            case .wouldBlock, .endOfStream:
-                break sending
-            case .failed(let e):
-                close(error: e == EPIPE || e == ECONNRESET ? .connectionClosed : .system(call: "send", errno: e))
-                return
-            }
-        }
-        if outbound.readableBytes != before || before == 0 { lastWriteProgress = Monotonic.now() }
-        updateInterest()
-        if outbound.isEmpty {
-            if closeWhenFlushed { finishFlushClose() } else if before > 0 { handler?.streamFlushed(self) }
-        } else if writeStallTimeout > 0 {
-            armTimer()
-        }
-    }
-
-    private func finishFlushClose() {
-        guard state != .closed, state != .lingering else { return }
-        if lingerWhenFlushed && !readClosed {
-            if let tls {
-                // close_notify, best effort: the peer is about to see our FIN anyway.
-                tls.shutdown()
-                tls.drain(into: &outbound, scratch: loop.readScratch)
-                outbound.withReadableBytes { _ = Sockets.write(fd, $0) }
-                outbound.clear()
-            }
-            state = .lingering
-            Sockets.shutdownWrite(fd)
-            readingEnabled = true
-            updateInterest()
-            armTimer()
-        } else {
-            close()
-        }
-    }
-
-    private func drainWhileLingering() {
-        while true {
-            switch Sockets.read(fd, into: loop.readScratch) {
-            case .processed: continue
-            case .wouldBlock: return
-            case .endOfStream, .failed: close(); return
-            }
-        }
-    }
-
-    /// Tells the poller what to watch, only when it changed: an epoll_ctl per response would cost
-    /// as much as the write itself.
-    private func updateInterest() {
-        guard state != .closed, fd >= 0 else { return }
-        let read = state != .connecting && readingEnabled && !readClosed
-        let write = state == .connecting || !outbound.isEmpty
-        guard read != interest.read || write != interest.write else { return }
-        interest = (read, write)
-        loop.setInterest(fd, read: read, write: write)
     }
 }

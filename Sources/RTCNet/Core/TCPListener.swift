@@ -11,6 +11,8 @@ final class TCPListener: Selectable, @unchecked Sendable {
     /// The bound address (with the port the kernel picked when asked for port 0).
     let localAddress: SocketAddress
     private let onAccept: (Int32, SocketAddress?) -> Void
+    /// Called (loop thread) when `accept` fails for lack of descriptors, so the owner can free one.
+    var onDescriptorsExhausted: (() -> Void)?
     private var closed = false
     private var paused = false
 
@@ -44,6 +46,7 @@ final class TCPListener: Selectable, @unchecked Sendable {
             } catch {
                 if case .system(_, let e) = error, e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
                     pauseAccepting()
+                    if e == EMFILE || e == ENFILE { onDescriptorsExhausted?() }
                 }
                 return
             }

@@ -14,6 +14,10 @@ public enum Monotonic {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
+    /// `now()` in seconds, for state machines that keep time as `Double` seconds.
+    @inline(__always)
+    public static func seconds() -> Double { Double(now()) / 1e9 }
+
     /// `duration` in nanoseconds, clamped to zero and to about 290 years.
     public static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
@@ -28,23 +32,28 @@ public struct TimerID: Hashable, Sendable {
     let value: UInt64
 }
 
-/// A binary min-heap of timers keyed by deadline, owned by one event loop.
+/// A binary min-heap of timers keyed by deadline, owned by one event loop (or one `TimerQueue`).
 ///
-/// Cancelling only removes the timer's action from a dictionary; its heap entry is skipped when it
-/// surfaces. Connections rearm their deadlines lazily, so the heap sees at most one entry per timeout.
-struct TimerHeap {
+/// Cancelling removes the timer's action (and what it captures) at once; its heap entry is skipped
+/// when it surfaces, and the heap is rebuilt from the live entries once cancelled ones outnumber
+/// them, so long timers that are mostly cancelled (session expiry) do not pile up.
+struct TimerHeap<Action> {
     private struct Entry {
         var deadline: UInt64
         var id: UInt64
     }
 
     private var heap: [Entry] = []
-    private var actions: [UInt64: () -> Void] = [:]
+    private var actions: [UInt64: Action] = [:]
     private var nextID: UInt64 = 1
 
     var isEmpty: Bool { actions.isEmpty }
+    /// Live (scheduled, not cancelled, not yet due) timers.
+    var count: Int { actions.count }
+    /// Heap entries, cancelled ones included (for tests of the compaction).
+    var storedEntries: Int { heap.count }
 
-    mutating func schedule(at deadline: UInt64, _ action: @escaping () -> Void) -> TimerID {
+    mutating func schedule(at deadline: UInt64, _ action: Action) -> TimerID {
         let id = nextID
         nextID += 1
         actions[id] = action
@@ -54,8 +63,22 @@ struct TimerHeap {
     }
 
     mutating func cancel(_ timer: TimerID) {
-        actions[timer.value] = nil
-        if actions.isEmpty { heap.removeAll(keepingCapacity: true) }
+        guard actions.removeValue(forKey: timer.value) != nil else { return }
+        if actions.isEmpty {
+            heap.removeAll(keepingCapacity: heap.count <= 1024)
+        } else if heap.count > 64, heap.count > 2 * actions.count {
+            compact()
+        }
+    }
+
+    /// Rebuilds the heap from the live entries only (Floyd's bottom-up construction).
+    private mutating func compact() {
+        heap.removeAll { actions[$0.id] == nil }
+        var index = heap.count / 2
+        while index > 0 {
+            index -= 1
+            siftDown(index)
+        }
     }
 
     /// The earliest deadline of a live timer, dropping cancelled entries on the way.
@@ -68,8 +91,8 @@ struct TimerHeap {
     }
 
     /// Removes and returns the actions of every timer due at `now`, earliest first.
-    mutating func popDue(now: UInt64) -> [() -> Void] {
-        var due: [() -> Void] = []
+    mutating func popDue(now: UInt64) -> [Action] {
+        var due: [Action] = []
         while let top = heap.first, top.deadline <= now {
             popTop()
             if let action = actions.removeValue(forKey: top.id) { due.append(action) }

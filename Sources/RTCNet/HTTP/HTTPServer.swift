@@ -21,12 +21,16 @@ public final class HTTPServer: Sendable {
     private struct State {
         var group: EventLoopGroup?
         var listener: TCPListener?
-        var connections: [Int: HTTPServerConnection] = [:]
+        var connections: ConnectionTable<HTTPServerConnection>
         var nextID = 0
         var started = false
         var stopping = false
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+
+    /// Descriptors kept free for everything that is not an HTTP connection (listening and UDP
+    /// sockets, the database, files served, event-loop wakeups).
+    public static let reservedDescriptors = 128
 
     /// - Parameters:
     ///   - configuration: address, limits and timeouts.
@@ -38,6 +42,18 @@ public final class HTTPServer: Sendable {
         self.delegate = delegate
         providedGroup = group
         tlsContext = configuration.tls.flatMap { try? TLSContext(configuration: $0, role: .server) }
+        state = Mutex(State(connections: ConnectionTable(maxConnections: configuration.maxConnections,
+                                                         maxPerAddress: configuration.maxConnectionsPerAddress)))
+    }
+
+    /// `configuration.maxConnections`, lowered to what the open-file limit leaves after
+    /// `reservedDescriptors` (read at `start()`): past the limit `accept` would fail, and the server
+    /// could neither answer nor shed anyone.
+    public var effectiveMaxConnections: Int { state.withLock { $0.connections.maxConnections } }
+
+    static func connectionLimit(configured: Int, openFileLimit: UInt64) -> Int {
+        let available = openFileLimit > UInt64(Int.max) ? Int.max : Int(openFileLimit) - reservedDescriptors
+        return min(configured, max(16, available))
     }
 
     /// A server answering every request with `handler` (on the concurrency pool).
@@ -64,14 +80,17 @@ public final class HTTPServer: Sendable {
             listener = try TCPListener(address: address, backlog: configuration.backlog, loop: acceptLoop) { [weak self] fd, remote in
                 self?.accepted(fd: fd, remote: remote, group: group)
             }
+            listener.onDescriptorsExhausted = { [weak self] in self?.shedOldestIdle() }
         } catch {
             if providedGroup == nil { group.shutdown() }
             throw error
         }
+        let limit = Self.connectionLimit(configured: configuration.maxConnections, openFileLimit: ProcessLimits.openFiles().soft)
         state.withLock {
             $0.group = group
             $0.listener = listener
             $0.started = true
+            $0.connections = ConnectionTable(maxConnections: limit, maxPerAddress: configuration.maxConnectionsPerAddress)
         }
         // Registration belongs to the loop thread; wait for it so the port is live on return.
         let registered = Mutex<NetError?>(nil)
@@ -93,6 +112,9 @@ public final class HTTPServer: Sendable {
     /// Open connections (HTTP and WebSocket).
     public var connectionCount: Int { state.withLock { $0.connections.count } }
 
+    /// Open connections from `address`'s IP (any port).
+    public func connectionCount(from address: SocketAddress) -> Int { state.withLock { $0.connections.count(from: address) } }
+
     /// Stops accepting, lets requests in progress finish for up to `gracePeriod` (idle keep-alive
     /// connections close at once, WebSockets get Close 1001), then drops what is left and, when the
     /// server made its own threads, stops them.
@@ -100,7 +122,7 @@ public final class HTTPServer: Sendable {
         let (listener, connections, group) = state.withLock { state -> (TCPListener?, [HTTPServerConnection], EventLoopGroup?) in
             if state.stopping { return (nil, [], nil) }
             state.stopping = true
-            return (state.listener, Array(state.connections.values), state.group)
+            return (state.listener, state.connections.connections, state.group)
         }
         guard let group else { return }
         if let listener { await onLoop(listener.loop) { listener.close() } }
@@ -111,7 +133,7 @@ public final class HTTPServer: Sendable {
         while connectionCount > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        for connection in state.withLock({ Array($0.connections.values) }) {
+        for connection in state.withLock({ $0.connections.connections }) {
             connection.streamLoop.execute { connection.forceClose() }
         }
         let hardDeadline = ContinuousClock.now + .seconds(1)
@@ -134,17 +156,22 @@ public final class HTTPServer: Sendable {
                 }
             }
             let stream = StreamConnection(loop: loop, fd: fd, remoteAddress: remote, tls: session, connecting: false)
-            let registered: HTTPServerConnection? = state.withLock { state in
-                guard !state.stopping, state.connections.count < configuration.maxConnections else { return nil }
+            let registered: (HTTPServerConnection, shed: HTTPServerConnection?)? = state.withLock { state in
+                guard !state.stopping,
+                      case .admit(let sheddingID) = state.connections.decide(from: remote, idleSince: { $0.idleSince.load(ordering: .relaxed) })
+                else { return nil }
                 let connection = HTTPServerConnection(id: state.nextID, server: self, stream: stream)
                 state.nextID += 1
-                state.connections[connection.id] = connection
-                return connection
+                state.connections.insert(connection, id: connection.id, address: remote)
+                let shed = sheddingID.flatMap { state.connections.connection($0) }
+                shed?.idleSince.store(0, ordering: .relaxed)  // chosen once: not picked again meanwhile
+                return (connection, shed)
             }
-            guard let connection = registered else {
+            guard let (connection, shed) = registered else {
                 Sockets.close(fd)
                 return
             }
+            if let shed { shed.streamLoop.execute { shed.closeIfIdle() } }
             stream.handler = connection
             // Covers the TLS handshake; a plain connection moves to the idle timeout once active.
             stream.deadline = Monotonic.now() &+ Monotonic.nanoseconds(configuration.headerTimeout)
@@ -154,7 +181,17 @@ public final class HTTPServer: Sendable {
     }
 
     func connectionClosed(_ id: Int) {
-        _ = state.withLock { $0.connections.removeValue(forKey: id) }
+        _ = state.withLock { $0.connections.remove(id) }
+    }
+
+    /// Out of descriptors (accept failed with EMFILE/ENFILE): close the longest-idle connection.
+    private func shedOldestIdle() {
+        let victim = state.withLock { state -> HTTPServerConnection? in
+            let oldest = state.connections.longestIdle { $0.idleSince.load(ordering: .relaxed) }.flatMap { state.connections.connection($0) }
+            oldest?.idleSince.store(0, ordering: .relaxed)
+            return oldest
+        }
+        if let victim { victim.streamLoop.execute { victim.closeIfIdle() } }
     }
 
     private func onLoop(_ loop: EventLoop, _ body: @escaping @Sendable () -> Void) async {

@@ -13,8 +13,15 @@ public struct HTTPServerConfiguration: Sendable {
     public var backend: EventLoop.Backend
     /// Length of the kernel's queue of connections not yet accepted.
     public var backlog: Int32
-    /// Open connections (HTTP and WebSocket) past which new ones are closed at once.
+    /// Open connections (HTTP and WebSocket). A new connection past it closes the longest-idle
+    /// keep-alive connection (one with no request under way) to make room, or is closed at once
+    /// when none is idle. Never more than the descriptor limit allows (see
+    /// `HTTPServer.effectiveMaxConnections`).
     public var maxConnections: Int
+    /// Open connections from one IP address; 0 for no limit. Past it the address's own
+    /// longest-idle connection is closed to make room, or the new one is refused. Behind a reverse
+    /// proxy every client shares the proxy's address: raise it or set 0 there.
+    public var maxConnectionsPerAddress: Int
     /// Request size limits (414 / 431 / 413).
     public var limits: HTTPRequestParser.Limits
     /// From the first byte of a request to the end of its head; past it the connection is closed.
@@ -40,6 +47,7 @@ public struct HTTPServerConfiguration: Sendable {
         backend: EventLoop.Backend = .automatic,
         backlog: Int32 = 1024,
         maxConnections: Int = 10_000,
+        maxConnectionsPerAddress: Int = 256,
         limits: HTTPRequestParser.Limits = .init(),
         headerTimeout: Duration = .seconds(10),
         bodyTimeout: Duration = .seconds(30),
@@ -55,6 +63,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.backend = backend
         self.backlog = backlog
         self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.limits = limits
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout

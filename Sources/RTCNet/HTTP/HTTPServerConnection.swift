@@ -1,10 +1,16 @@
+import Synchronization
+
 /// One accepted HTTP/1.1 connection: parses requests, runs them through the delegate one at a
 /// time (responses stay in request order when clients pipeline), enforces the read deadlines,
-/// and hands the stream to a `WebSocketHandler` on an accepted upgrade. Loop-confined.
+/// and hands the stream to a `WebSocketHandler` on an accepted upgrade. Loop-confined, except
+/// `idleSince`, which the server reads when it must shed a connection.
 final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
     // MARK: - State
 
     let id: Int
+    /// When the connection last became idle (monotonic ns): no request under way, no partial
+    /// request buffered, not a WebSocket. 0 while busy, or once chosen to be shed.
+    let idleSince = Atomic<UInt64>(0)
     private let server: HTTPServer
     private let stream: StreamConnection
     private var parser: HTTPRequestParser
@@ -35,6 +41,7 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
         pipelineLimit = max(64 * 1024, server.configuration.limits.maxHeaderBytes)
         outputLimit = 256 * 1024
         stream.writeStallTimeout = Monotonic.nanoseconds(server.configuration.writeTimeout)
+        idleSince.store(Monotonic.now(), ordering: .relaxed)  // connected, nothing sent yet
     }
 
     private var configuration: HTTPServerConfiguration { server.configuration }
@@ -50,6 +57,7 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
     }
 
     func streamReceived(_ stream: StreamConnection) {
+        idleSince.store(0, ordering: .relaxed)
         processInbound()
     }
 
@@ -90,7 +98,10 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
     private func processInbound() {
         guard !processing else { return }
         processing = true
-        defer { processing = false }
+        defer {
+            processing = false
+            noteIdleness()
+        }
         while !inFlight, !stream.isClosed, webSocket == nil {
             if stream.bufferedOutboundBytes > outputLimit {
                 waitingForDrain = true
@@ -114,6 +125,22 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
             handle(request)
         }
         if inFlight, stream.inbound.readableBytes > pipelineLimit { stream.setReading(false) }
+    }
+
+    /// Publishes whether the connection is idle (for shedding under pressure).
+    private func noteIdleness() {
+        let idle = !inFlight && webSocket == nil && !stream.isClosed && parser.phase == .idle && stream.inbound.isEmpty
+        if !idle {
+            idleSince.store(0, ordering: .relaxed)
+        } else if idleSince.load(ordering: .relaxed) == 0 {
+            idleSince.store(Monotonic.now(), ordering: .relaxed)
+        }
+    }
+
+    /// The server chose this connection to make room: close it unless a request began meanwhile.
+    func closeIfIdle() {
+        guard !inFlight, webSocket == nil, parser.phase == .idle, stream.inbound.isEmpty else { return }
+        stream.close()
     }
 
     /// Moves the read deadline when the parser enters a new phase; deadlines are absolute, so a

@@ -189,8 +189,10 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     }
 
     private func drainWake() {
-        var scratch = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &scratch, 64) > 0 {}
+        // On the stack: a wake-up allocates nothing.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { scratch in
+            while read(wakeRead, scratch.baseAddress, 64) > 0 {}
+        }
     }
 
     /// Runs the closures handed over so far. The two lists trade places under the lock, so

@@ -18,34 +18,12 @@ public final class UDPSendQueue {
     /// Datagrams the kernel refused (buffer full, unreachable); dropped, as UDP allows.
     public private(set) var droppedCount = 0
 
-    private let buffers: UnsafeMutableRawPointer
-    private let addresses: UnsafeMutablePointer<sockaddr_storage>
-    private let iovecs: UnsafeMutablePointer<iovec>
-    #if os(Linux)
-    private let headers: UnsafeMutablePointer<mmsghdr>
-    #endif
+    private let slots: DatagramSlots
 
     public init(capacity: Int = 64, slotSize: Int = 2048) {
         self.capacity = capacity
         self.slotSize = slotSize
-        buffers = UnsafeMutableRawPointer.allocate(byteCount: capacity * slotSize, alignment: 16)
-        addresses = .allocate(capacity: capacity)
-        addresses.initialize(repeating: sockaddr_storage(), count: capacity)
-        iovecs = .allocate(capacity: capacity)
-        iovecs.initialize(repeating: iovec(), count: capacity)
-        #if os(Linux)
-        headers = .allocate(capacity: capacity)
-        headers.initialize(repeating: mmsghdr(), count: capacity)
-        #endif
-    }
-
-    deinit {
-        buffers.deallocate()
-        addresses.deallocate()
-        iovecs.deallocate()
-        #if os(Linux)
-        headers.deallocate()
-        #endif
+        slots = DatagramSlots(count: capacity, slotSize: slotSize)
     }
 
     public var isFull: Bool { count == capacity }
@@ -56,18 +34,9 @@ public final class UDPSendQueue {
     @discardableResult
     public func enqueue(to address: SocketAddress, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
         guard count < capacity else { droppedCount += 1; return false }
-        let slot = UnsafeMutableRawBufferPointer(start: buffers + count * slotSize, count: slotSize)
+        let slot = UnsafeMutableRawBufferPointer(start: slots.slot(count), count: slotSize)
         guard let length = write(slot), length > 0, length <= slotSize else { return false }
-        let nameLength = address.write(to: addresses + count)
-        iovecs[count] = iovec(iov_base: slot.baseAddress, iov_len: length)
-        #if os(Linux)
-        headers[count].msg_hdr = msghdr(msg_name: UnsafeMutableRawPointer(addresses + count), msg_namelen: nameLength,
-                                        msg_iov: iovecs + count, msg_iovlen: 1,
-                                        msg_control: nil, msg_controllen: 0, msg_flags: 0)
-        headers[count].msg_len = 0
-        #else
-        _ = nameLength
-        #endif
+        slots.describe(count, length: length, nameLength: address.write(to: slots.addresses + count))
         count += 1
         return true
     }
@@ -88,7 +57,7 @@ public final class UDPSendQueue {
         #if os(Linux)
         var start = 0
         while start < count {
-            let sent = sendmmsg(socket.descriptor, headers + start, UInt32(count - start), 0)
+            let sent = sendmmsg(socket.descriptor, slots.headers + start, UInt32(count - start), 0)
             if sent <= 0 {
                 // EAGAIN or a per-destination error on the first message: drop that one, go on.
                 droppedCount += 1
@@ -99,10 +68,10 @@ public final class UDPSendQueue {
         }
         #else
         for i in 0..<count {
-            let length = addresses[i].ss_family == sa_family_t(AF_INET6)
+            let length = slots.addresses[i].ss_family == sa_family_t(AF_INET6)
                 ? socklen_t(MemoryLayout<sockaddr_in6>.size) : socklen_t(MemoryLayout<sockaddr_in>.size)
-            let n = (addresses + i).withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                sendto(socket.descriptor, iovecs[i].iov_base, iovecs[i].iov_len, 0, $0, length)
+            let n = (slots.addresses + i).withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(socket.descriptor, slots.iovecs[i].iov_base, slots.iovecs[i].iov_len, 0, $0, length)
             }
             if n < 0 { droppedCount += 1 }
         }

@@ -7,6 +7,9 @@ public enum WebSocketError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidUTF8
     /// A message is larger than the configured maximum (1009).
     case messageTooBig(limit: Int)
+    /// A fragmented message was not completed within the configured time (1008): its fragments
+    /// would otherwise stay buffered for as long as the peer keeps the connection alive.
+    case messageTimedOut(seconds: Double)
     /// The opening handshake failed: an HTTP status other than 101, or a bad accept value.
     case handshakeFailed(status: Int, reason: String)
     /// The connection is closed; nothing can be sent.
@@ -18,6 +21,7 @@ public enum WebSocketError: Error, Sendable, Equatable, CustomStringConvertible 
         case .protocolViolation, .handshakeFailed: return .protocolError
         case .invalidUTF8: return .invalidPayload
         case .messageTooBig: return .messageTooBig
+        case .messageTimedOut: return .policyViolation
         case .closed: return .normalClosure
         }
     }
@@ -27,6 +31,7 @@ public enum WebSocketError: Error, Sendable, Equatable, CustomStringConvertible 
         case .protocolViolation(let why): return "WebSocket protocol violation: \(why)"
         case .invalidUTF8: return "WebSocket text is not valid UTF-8"
         case .messageTooBig(let limit): return "WebSocket message larger than \(limit) bytes"
+        case .messageTimedOut(let seconds): return "WebSocket message not completed within \(seconds) s"
         case .handshakeFailed(let status, let reason): return "WebSocket handshake failed (\(status)): \(reason)"
         case .closed: return "WebSocket closed"
         }

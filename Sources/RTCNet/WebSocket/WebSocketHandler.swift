@@ -19,6 +19,8 @@ final class WebSocketHandler: StreamHandler, @unchecked Sendable {
     private var closeInfo: WebSocketCloseInfo?
     private var lastReceive: UInt64 = 0
     private var pingTimer: TimerID?
+    /// A fragmented message is being assembled and must end before `stream.deadline`.
+    private var messageDeadlineArmed = false
 
     init(role: Role, configuration: WebSocketConfiguration) {
         self.role = role
@@ -64,6 +66,7 @@ final class WebSocketHandler: StreamHandler, @unchecked Sendable {
         guard let stream, !stream.isClosed, !sentClose else { return }
         let wireCode = code.isAllowedOnWire ? code : .normalClosure
         if closeInfo == nil { closeInfo = WebSocketCloseInfo(code: wireCode, reason: reason) }
+        messageDeadlineArmed = false
         sendClose(code: wireCode, reason: reason)
         if receivedClose {
             finishClosing()
@@ -78,13 +81,17 @@ final class WebSocketHandler: StreamHandler, @unchecked Sendable {
         while !receivedClose, !stream.isClosed {
             let event: WebSocketReceiver.Event
             do {
-                guard let next = try receiver.next(from: &stream.inbound) else { return }
+                guard let next = try receiver.next(from: &stream.inbound) else {
+                    trackMessageDeadline()
+                    return
+                }
                 event = next
             } catch {
                 fail(error)
                 return
             }
             lastReceive = Monotonic.now()
+            trackMessageDeadline()
             switch event {
             case .message(let message):
                 socket?.deliver(message)
@@ -109,6 +116,12 @@ final class WebSocketHandler: StreamHandler, @unchecked Sendable {
     }
 
     func streamDeadlineExpired(_ stream: StreamConnection) {
+        if messageDeadlineArmed, !sentClose {
+            // A fragmented message stayed unfinished too long.
+            messageDeadlineArmed = false
+            fail(.messageTimedOut(seconds: Double(Monotonic.nanoseconds(configuration.messageTimeout)) / 1e9))
+            return
+        }
         // The peer did not complete the closing handshake in time.
         stream.close(error: .timeout)
     }
@@ -127,6 +140,19 @@ final class WebSocketHandler: StreamHandler, @unchecked Sendable {
     }
 
     // MARK: - Internals
+
+    /// Arms the stream deadline when a fragmented message begins and clears it when it ends; the
+    /// closing handshake's deadline, once set, takes over.
+    private func trackMessageDeadline() {
+        guard let stream, !sentClose else { return }
+        if receiver.isAssemblingMessage, !messageDeadlineArmed {
+            messageDeadlineArmed = true
+            stream.deadline = Monotonic.now() &+ Monotonic.nanoseconds(configuration.messageTimeout)
+        } else if !receiver.isAssemblingMessage, messageDeadlineArmed {
+            messageDeadlineArmed = false
+            stream.deadline = nil
+        }
+    }
 
     /// Clients mask every frame with a fresh unpredictable key (§5.3); servers never mask.
     private func maskingKey() -> UInt32? {

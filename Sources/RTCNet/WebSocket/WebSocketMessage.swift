@@ -29,9 +29,14 @@ public struct WebSocketConfiguration: Sendable {
     public var maxBufferedBytes: Int
     /// How long queued bytes may make no progress before the connection is dropped.
     public var writeTimeout: Duration
+    /// How long a fragmented message may take from its first fragment to its last; past it the
+    /// connection closes with 1008. Pings and pongs in between do not extend it.
+    public var messageTimeout: Duration
 
     /// - Parameters: see the properties of the same names.
-    public init(maxMessageSize: Int = 1 << 20, closeTimeout: Duration = .seconds(5), pingInterval: Duration? = nil, maxBufferedBytes: Int = 16 << 20, writeTimeout: Duration = .seconds(30)) {
+    public init(maxMessageSize: Int = 1 << 20, closeTimeout: Duration = .seconds(5), pingInterval: Duration? = nil, maxBufferedBytes: Int = 16 << 20,
+                writeTimeout: Duration = .seconds(30), messageTimeout: Duration = .seconds(10)) {
+        self.messageTimeout = messageTimeout
         self.maxMessageSize = maxMessageSize
         self.closeTimeout = closeTimeout
         self.pingInterval = pingInterval

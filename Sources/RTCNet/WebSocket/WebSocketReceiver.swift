@@ -16,6 +16,9 @@ public struct WebSocketReceiver: Sendable {
     private var fragments: [UInt8] = []
     private var fragmentedOpcode: WebSocketOpcode?
 
+    /// A fragmented message has begun and not yet ended (its fragments are buffered).
+    public var isAssemblingMessage: Bool { fragmentedOpcode != nil }
+
     /// - Parameters:
     ///   - expectsMaskedFrames: `true` on the server side.
     ///   - maxMessageSize: limit of a joined message (1009 past it).

@@ -13,11 +13,16 @@ package final class WebSocketSessionReader: Sendable {
     package let maxBadMessagesPer10s: Int
 
     private let socket: WebSocket
+    /// Where the admission deadline waits: a timer queue drops a cancelled deadline at once, where
+    /// a cancelled `Task.sleep` held memory for the full timeout.
+    private let timers: TimerQueue
     /// Arrival times (monotonic) of recent malformed messages.
     private let badMessages = Mutex<[ContinuousClock.Instant]>([])
 
-    package init(socket: WebSocket, admission: String, admissionTimeout: Duration, maxBadMessagesPer10s: Int) {
+    package init(socket: WebSocket, admission: String, admissionTimeout: Duration, maxBadMessagesPer10s: Int,
+                 timers: TimerQueue = .shared) {
         self.socket = socket
+        self.timers = timers
         self.admission = admission
         self.admissionTimeout = admissionTimeout
         self.maxBadMessagesPer10s = maxBadMessagesPer10s
@@ -31,9 +36,8 @@ package final class WebSocketSessionReader: Sendable {
                        receive: @escaping @Sendable (String) async -> Void, closed: @escaping @Sendable () async -> Void) {
         let messages = socket.messages
         Task { [self] in
-            let deadline = Task { [self] in
-                try? await Task.sleep(for: admissionTimeout)
-                guard !Task.isCancelled, !admitted() else { return }
+            let deadline = timers.schedule(after: admissionTimeout) { [self] in
+                guard !admitted() else { return }
                 socket.close(code: .policyViolation, reason: "no \(admission) within \(admissionTimeout.components.seconds) s")
             }
             for await message in messages {
@@ -43,7 +47,7 @@ package final class WebSocketSessionReader: Sendable {
                 }
                 await receive(text)
             }
-            deadline.cancel()
+            timers.cancel(deadline)
             await closed()
         }
     }

@@ -11,6 +11,12 @@ import RTCCrypto
 /// to the fingerprint from the signaling; the check runs inside the handshake, so a mismatch
 /// aborts it with an alert (RFC 8122 §5, RFC 8827 §6.5).
 ///
+/// One stray datagram cannot end an association: `DTLSRecordFilter` drops what is malformed or
+/// unauthenticated (plaintext alerts) before OpenSSL sees it, and a server that has not answered
+/// anything yet starts over with a fresh connection object when a ClientHello still fails (the
+/// real peer's ClientHello, or its retransmission, then succeeds). Only an authenticated alert, a
+/// verdict on the peer's own handshake (fingerprint, profiles) or the timeout fail it.
+///
 /// Not thread-safe: owned by one I/O thread. Handshake traffic is rare, so datagrams are arrays.
 public final class DTLSEndpoint {
     /// DTLS client (SDP `a=setup:active`) or server (`a=setup:passive`), RFC 5763 §5.
@@ -42,10 +48,19 @@ public final class DTLSEndpoint {
     public private(set) var srtpProfile: SRTPProfile?
     /// The exported keying material (RFC 5764 §4.2), after `.connected`.
     public private(set) var keyingMaterial: [UInt8]?
+    /// Datagrams dropped unread (malformed or unauthenticated), and why the last one was.
+    public private(set) var ignoredDatagrams = 0
+    public private(set) var lastIgnored: DTLSRecordFilter.Rejection?
+    /// Handshakes a server restarted because an unanswered ClientHello failed.
+    public private(set) var discardedHandshakes = 0
 
-    private let ssl: OpaquePointer
-    private let outbox = DTLSOutbox()
+    private let context: OpaquePointer
+    private var ssl: OpaquePointer
+    private let mtu: Int
+    private let outbox: DTLSOutbox
     private let verifier: DTLSPeerVerifier
+    /// This endpoint has sent a datagram (a server: it answered a ClientHello).
+    private var hasSent = false
 
     /// - Parameters:
     ///   - remoteFingerprint: from the peer's SDP; the handshake fails unless its certificate matches.
@@ -55,9 +70,10 @@ public final class DTLSEndpoint {
     public init(role: Role, certificate: DTLSCertificate, remoteFingerprint: DTLSFingerprint?,
                 profiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], mtu: Int = 1200) throws(DTLSError) {
         self.role = role
-        verifier = DTLSPeerVerifier(expected: remoteFingerprint)
+        let verifier = DTLSPeerVerifier(expected: remoteFingerprint), outbox = DTLSOutbox()
+        self.verifier = verifier
+        self.outbox = outbox
         guard let ctx = SSL_CTX_new(DTLS_method()) else { throw .setupFailed("SSL_CTX_new: " + Self.openSSLErrors()) }
-        defer { SSL_CTX_free(ctx) } // the SSL keeps its own reference
         var ok = srtc_SSL_CTX_set_min_proto_version(ctx, DTLS1_2_VERSION) == 1
         ok = ok && SSL_CTX_use_certificate(ctx, certificate.certificate) == 1
         ok = ok && SSL_CTX_use_PrivateKey(ctx, certificate.privateKey) == 1
@@ -65,24 +81,42 @@ public final class DTLSEndpoint {
         ok = ok && srtc_SSL_CTX_set1_groups_list(ctx, "X25519:P-256:P-384") == 1
         // Note the inverted convention: 0 means success here.
         ok = ok && SSL_CTX_set_tlsext_use_srtp(ctx, profiles.map(\.openSSLName).joined(separator: ":")) == 0
-        guard ok else { throw .setupFailed("SSL_CTX setup: " + Self.openSSLErrors()) }
+        guard ok else {
+            SSL_CTX_free(ctx)
+            throw .setupFailed("SSL_CTX setup: " + Self.openSSLErrors())
+        }
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, dtlsVerifyCallback)
-
-        guard let ssl = SSL_new(ctx) else { throw .setupFailed("SSL_new: " + Self.openSSLErrors()) }
+        context = ctx
+        self.mtu = mtu
+        guard let ssl = Self.makeConnection(ctx, role: role, mtu: mtu, verifier: verifier, outbox: outbox) else {
+            SSL_CTX_free(ctx)
+            throw .setupFailed("SSL_new: " + Self.openSSLErrors())
+        }
         self.ssl = ssl
+    }
+
+    deinit {
+        SSL_free(ssl)
+        SSL_CTX_free(context)
+    }
+
+    /// One OpenSSL connection object reading from a memory BIO and writing through the outbox.
+    private static func makeConnection(_ ctx: OpaquePointer, role: Role, mtu: Int, verifier: DTLSPeerVerifier,
+                                       outbox: DTLSOutbox) -> OpaquePointer? {
+        guard let ssl = SSL_new(ctx) else { return nil }
         _ = SSL_set_options(ssl, srtc_SSL_OP_NO_QUERY_MTU())
         _ = srtc_SSL_set_mtu(ssl, mtu)
         _ = SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(verifier).toOpaque())
         guard let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(DTLSOutbox.method) else {
-            throw .setupFailed("BIO_new")
+            SSL_free(ssl)
+            return nil
         }
         _ = srtc_BIO_set_mem_eof_return(readBIO, -1) // empty means "retry", not EOF
         BIO_set_data(writeBIO, Unmanaged.passUnretained(outbox).toOpaque())
         SSL_set_bio(ssl, readBIO, writeBIO)
         if role == .client { SSL_set_connect_state(ssl) } else { SSL_set_accept_state(ssl) }
+        return ssl
     }
-
-    deinit { SSL_free(ssl) }
 
     // MARK: - Events in, datagrams out
 
@@ -98,9 +132,14 @@ public final class DTLSEndpoint {
         return role == .client ? step() : Output()
     }
 
-    /// Handles one received DTLS datagram.
+    /// Handles one received DTLS datagram; one that is malformed or unauthenticated is ignored.
     public func handle(_ datagram: UnsafeRawBufferPointer) -> Output {
         guard !datagram.isEmpty, datagram.count < Int(Int32.max) else { return Output() }
+        if let rejection = DTLSRecordFilter.check(datagram, receivedBy: role) {
+            ignoredDatagrams += 1
+            lastIgnored = rejection
+            return Output()
+        }
         switch state {
         case .new:
             state = .handshaking
@@ -170,6 +209,7 @@ public final class DTLSEndpoint {
         // Records that came in the same datagram as the peer's last handshake message.
         if case .connected? = output.event { _ = readAfterHandshake(into: &output.applicationData) }
         output.datagrams = outbox.take()
+        if !output.datagrams.isEmpty { hasSent = true }
         return output
     }
 
@@ -179,6 +219,7 @@ public final class DTLSEndpoint {
         if result == 1 { return finishHandshake() }
         let code = SSL_get_error(ssl, result)
         if code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE { return nil }
+        if role == .server, !hasSent, !verifier.mismatched, restartHandshake() { return nil }
         state = .failed
         return .failed(verifier.mismatched ? .fingerprintMismatch : .handshakeFailed(Self.openSSLErrors()))
     }
@@ -207,6 +248,19 @@ public final class DTLSEndpoint {
         keyingMaterial = material
         state = .connected
         return .connected(profile)
+    }
+
+    /// A server that has answered nothing yet forgets a ClientHello OpenSSL refused (and the alert
+    /// it would send): what failed came from nobody the handshake has heard of, and the real peer's
+    /// ClientHello must still find a server waiting for it.
+    private func restartHandshake() -> Bool {
+        guard let fresh = Self.makeConnection(context, role: role, mtu: mtu, verifier: verifier, outbox: outbox) else { return false }
+        _ = outbox.take()
+        SSL_free(ssl)
+        ssl = fresh
+        discardedHandshakes += 1
+        ERR_clear_error()
+        return true
     }
 
     /// After the handshake come application data (SCTP packets of data channels), alerts

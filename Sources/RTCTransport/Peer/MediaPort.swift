@@ -5,7 +5,7 @@ import RTCWire
 /// It owns the socket and the I/O thread, and routes each datagram to its `PeerTransport`:
 /// a STUN Binding request by its USERNAME (`localUfrag:remoteUfrag`, so the first check of a new
 /// peer, or a check from a peer's new address, finds it), everything else by source address
-/// (learned from ICE's selection).
+/// (learned from ICE's selection, or, for a controlling transport, its peer's candidates).
 ///
 /// With `tcpBind` it also accepts ICE-TCP connections (RFC 6544 passive candidates) on the same
 /// thread: their RFC 4571-framed packets go through the same routing (see `MediaPort+TCP.swift`).
@@ -61,6 +61,14 @@ public final class MediaPort: @unchecked Sendable {
         transport.host = self
         loop.execute { [self] in
             byUfrag[parameters.localICE.ufrag] = transport
+            if case .controlling = parameters.iceRole {
+                // A controlling transport on this port (a node relaying another node's channel)
+                // gets its checks' responses from the peer's candidates before any selection.
+                for candidate in parameters.remoteCandidates where byAddress[candidate.address] == nil {
+                    byAddress[candidate.address] = transport
+                    addressesOf[ObjectIdentifier(transport), default: []].insert(candidate.address)
+                }
+            }
             transport.start(now: .now)
         }
         return transport

@@ -53,6 +53,10 @@ class Consumer {
     // BackReferenceLifetimeTests checks that each close path frees the children with their owner.
     unowned(unsafe) let transport: MediaTransport
     unowned(unsafe) let producer: Producer
+    /// `transport` for `send`, which reaches it once per forwarded packet without even the
+    /// retain a local strong copy of an `unowned(unsafe)` costs (on the side-table path: its
+    /// PeerTransport holds it weakly). Same invariant.
+    private let transportRef: Unmanaged<MediaTransport>
     let ssrc: UInt32
     let payloadType: UInt8
     let clockRate: UInt32
@@ -88,6 +92,7 @@ class Consumer {
         self.id = id
         self.participant = participant
         self.transport = transport
+        transportRef = .passUnretained(transport)
         self.producer = producer
         self.ssrc = ssrc
         payloadType = codec.payloadType
@@ -136,7 +141,14 @@ class Consumer {
     /// Writes `view` rewritten into the transport's send queue.
     @inline(__always)
     final func send(_ view: RTPPacketView, layer: Int, outSequence: UInt16, outTimestamp: UInt32, now: Int64) {
-        let transport = self.transport
+        transportRef._withUnsafeGuaranteedRef { transport in
+            send(view, on: transport, layer: layer, outSequence: outSequence, outTimestamp: outTimestamp, now: now)
+        }
+    }
+
+    @inline(__always)
+    private func send(_ view: RTPPacketView, on transport: MediaTransport, layer: Int, outSequence: UInt16,
+                      outTimestamp: UInt32, now: Int64) {
         let useTWCC = extensionIDs.transportWideCC != 0
         let twcc = transport.transportSequence
         var extensions = OutgoingExtensions(

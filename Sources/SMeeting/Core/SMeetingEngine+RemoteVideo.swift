@@ -95,16 +95,14 @@ extension SMeetingEngine {
         }
     }
 
-    /// The member's video track; waits up to 5 s for it when the meeting says it is published
-    /// (meeting state can arrive before the channel's track).
+    /// The member's video track; waits up to 5 s for the channel to add it when the meeting says
+    /// it is published (meeting state can arrive before the channel's track).
     private func remoteVideoTrack(_ channel: Channel, uid: String, desc: String, trackDesc: TrackDesc) async throws -> RemoteVideoTrack {
         let announced = (try? getUserInfo(uid))?.trackDescs.contains(trackDesc) ?? false
-        let deadline = Date().addingTimeInterval(announced ? 5 : 0)
-        while true {
-            if let remote = channel.remoteTrack(uid: uid, desc: desc) as? RemoteVideoTrack { return remote }
-            guard Date() < deadline else { throw SMeetingError.internalError("\(uid) has no \(trackDesc.rawValue) track") }
-            try await Task.sleep(for: .milliseconds(20))
+        guard let remote = await channel.remoteTrack(uid: uid, desc: desc, waitingUpTo: .seconds(announced ? 5 : 0)) as? RemoteVideoTrack else {
+            throw SMeetingError.internalError("\(uid) has no \(trackDesc.rawValue) track")
         }
+        return remote
     }
 }
 

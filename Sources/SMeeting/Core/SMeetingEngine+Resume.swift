@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import SMeetingProtocol
 import SRTC
 
@@ -23,7 +24,7 @@ extension SMeetingEngine {
             guard s.client === client else { return nil }
             s.client = nil
             guard let token = s.token, let sessionId = s.sessionId else { return nil }
-            return (token, sessionId, s.reconnect.connectionLost(now: ReconnectMachine.now()))
+            return (token, sessionId, s.reconnect.connectionLost(now: Monotonic.seconds()))
         }
         guard let resume else { return }
         Task { await self.resumeSession(token: resume.token, sessionId: resume.sessionId, resume.actions) }
@@ -53,7 +54,7 @@ extension SMeetingEngine {
     private func attemptResume(token: String, sessionId: String, attempt: Int) async -> [ReconnectMachine.Action] {
         let lastSeq = state.withLock { $0.lastSeq }
         guard let (client, resp) = try? await connect(LoginReq(token: token, sessionId: sessionId, lastSeq: lastSeq)) else {
-            return state.withLock { s in s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: ReconnectMachine.now()) : [] }
+            return state.withLock { s in s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: Monotonic.seconds()) : [] }
         }
         let (kept, actions) = state.withLock { s -> (Bool, [ReconnectMachine.Action]) in
             guard s.reconnect.wantsAttempt(attempt) else { return (false, []) }  // logged out meanwhile

@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import SRTCProtocol
 
 // The CDN engine: a channel that plays a pulled live stream instead of joining with a token.
@@ -116,7 +117,7 @@ extension Channel {
         } catch {
             await onQueue { [self] in
                 let actions = state.withLock { s -> [ReconnectMachine.Action] in
-                    s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: ReconnectMachine.now()) : []
+                    s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: Monotonic.seconds()) : []
                 }
                 context.logger.debug("reopening the stream failed: \(error)")
                 perform(actions, error: error)
@@ -162,7 +163,7 @@ extension Channel {
     private func streamEnded(_ outcome: CDNStream.Outcome) {
         switch outcome {
         case .lost(let why):
-            let actions = state.withLock { $0.reconnect.connectionLost(now: ReconnectMachine.now()) }
+            let actions = state.withLock { $0.reconnect.connectionLost(now: Monotonic.seconds()) }
             if !actions.isEmpty { context.logger.info("stream lost (\(why)); reconnecting") }
             perform(actions, error: nil)
         case .ended:

@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import SRTCProtocol
 
 // Server events: each updates the channel's state on its queue, then tells the observers.
@@ -146,7 +147,8 @@ extension Channel {
             s.remoteTracks[info.id] = track
             return (user, track)
         }
-        guard let (user, _) = added else { return }
+        guard let (user, track) = added else { return }
+        resumeTrackWaiters(for: track)
         delegates.notify { [self] in $0.channel(self, user: user, didAddTrack: info) }
     }
 
@@ -219,7 +221,7 @@ extension Channel {
         timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            let now = RemoteVideoTrack.now()
+            let now = Monotonic.seconds()
             for case let track as RemoteVideoTrack in state.withLock({ Array($0.remoteTracks.values) }) where track.isSubscribed {
                 track.tick(now: now)
             }

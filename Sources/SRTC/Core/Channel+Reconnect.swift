@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import SRTCProtocol
 
 // Losing the signaling connection: resume the session within the server's grace period, or end.
@@ -8,7 +9,7 @@ extension Channel {
         let actions = state.withLock { s -> [ReconnectMachine.Action] in
             guard s.signal === signal else { return [] }
             s.signal = nil
-            return s.reconnect.connectionLost(now: ReconnectMachine.now())
+            return s.reconnect.connectionLost(now: Monotonic.seconds())
         }
         if !actions.isEmpty { context.logger.info("signaling connection lost (\(reason)); reconnecting") }
         perform(actions, error: nil)
@@ -64,7 +65,7 @@ extension Channel {
                     guard s.reconnect.wantsAttempt(attempt) else { return [] }
                     if s.signal === failed { s.signal = nil }
                     s.heldEvents = nil
-                    return s.reconnect.attemptFailed(now: ReconnectMachine.now(), fatal: Self.fatalReason(of: error))
+                    return s.reconnect.attemptFailed(now: Monotonic.seconds(), fatal: Self.fatalReason(of: error))
                 }
                 context.logger.warning("reconnect attempt \(attempt + 1) failed: \(error)")
                 failed?.close()

@@ -57,6 +57,9 @@ public final class Channel: @unchecked Sendable {
         var ticker: DispatchSourceTimer?
         /// Media transports, once something was published or subscribed.
         var media: ChannelMedia?
+        /// Callers of `remoteTrack(uid:desc:waitingUpTo:)` waiting for their track.
+        var trackWaiters: [Int: TrackWaiter] = [:]
+        var nextTrackWaiter = 0
         /// The CDN engine's stream reader and its URL, while playing.
         var cdn: (any Sendable)?
         var streamURL: String?

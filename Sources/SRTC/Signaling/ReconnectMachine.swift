@@ -1,11 +1,9 @@
-import Dispatch
-
 /// Decides what a client does when its WebSocket to the server drops: retry with backoff, resume
 /// the session with its id, give up once the server's grace period has passed. SRTC's channels
 /// (signaling) and SMeeting's engine (the meeting WebSocket) both follow it.
 ///
 /// A value type without I/O: each event returns the actions the owner performs, so every path
-/// is tested without sockets. Times are seconds on a monotonic clock (`now()`).
+/// is tested without sockets. Times are seconds on a monotonic clock (`Monotonic.seconds()`).
 package struct ReconnectMachine: Sendable, Equatable {
     // MARK: - Types
 
@@ -129,10 +127,5 @@ package struct ReconnectMachine: Sendable, Equatable {
     package var currentAttempt: Int? {
         if case .reconnecting(let attempt, _) = phase { return attempt }
         return nil
-    }
-
-    /// Seconds on the monotonic clock the machine's times are on.
-    package static func now() -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }

@@ -21,6 +21,8 @@ public final class ServerApp: Sendable {
     let webhooks: WebhookDispatcher?
     /// This process as a cluster node (`--redis-url`): registry, channel directory, shared nonces and join limit.
     public let cluster: ClusterNode?
+    /// The channels of other nodes this node relays (on a cluster).
+    let edges: EdgeService
     private let http: Mutex<HTTPServer?> = Mutex(nil)
     /// The SFU and its UDP port, bound by `start()`.
     private let mediaServer = MediaServerSlot()
@@ -64,16 +66,19 @@ public final class ServerApp: Sendable {
         webDirectory = WebDirectory.resolveForProcess(configured: config.webDir)
         if let url = config.webhookURL {
             let client = HTTPClient(configuration: .init(timeout: .seconds(10)))
-            webhooks = WebhookDispatcher(url: url, database: database, apps: apps, lease: cluster?.outboxLease) { url, headers, body in
+            webhooks = WebhookDispatcher(url: url, database: database, apps: apps, lease: cluster?.outboxLease, registry: cluster?.registry) { url, headers, body in
                 try await client.post(url, headers: HTTPHeaders(headers), body: body).status
             }
         } else {
             webhooks = nil
         }
         let mediaServer = self.mediaServer
+        let forwarder: ClusterForwarder? = if let cluster { ClusterForwarder(directory: cluster.directory, apps: apps) } else { nil }
+        let relaying = forwarder.map { ChannelRelaying(forwarder: $0, limit: config.limits.nodeChannelSubscribers) }
+        edges = EdgeService(media: mediaServer)
         let events: any ChannelEventSink = webhooks ?? NoChannelEvents()
         channels = ChannelManager(limits: config.limits, events: cluster.map { ClusterChannelEvents(directory: $0.directory, next: events) } ?? events, sharedJoins: cluster?.joins, records: cluster?.rooms, mediaFactory: { key in
-            mediaServer.current.map { SFURoomMedia(server: $0, key: key) }
+            mediaServer.current.map { SFURoomMedia(server: $0, key: key, relaying: relaying) }
         })
         let authenticator = RequestAuthenticator(apps: apps, nonces: cluster?.nonces ?? NonceCache(capacity: config.nonceCacheCapacity),
                                                  windowSeconds: config.signatureWindowSeconds)
@@ -84,7 +89,7 @@ public final class ServerApp: Sendable {
         builder.addImmediate("GET", "/healthz") { _ in .json(200, Array(#"{"status":"ok"}"#.utf8)) }
         builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)
-        let forwarder: ClusterForwarder? = if let cluster { ClusterForwarder(directory: cluster.directory, apps: apps) } else { nil }
+        edges.register(in: &builder)
         ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits, forwarder: forwarder)
         let apps = self.apps
         DemoSignInRoutes.register(in: &builder, mode: config.demoAuth) { [appId = config.appId] in
@@ -112,13 +117,19 @@ public final class ServerApp: Sendable {
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
             loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
-            limits: .init(maxBodyBytes: config.maxBodyBytes))
+            maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+            limits: .init(maxRequestLineBytes: config.maxRequestLineBytes, maxHeaderBytes: config.maxHeaderBytes,
+                          maxHeaderCount: config.maxHeaderCount, maxBodyBytes: config.maxBodyBytes),
+            headerTimeout: .seconds(config.headerTimeoutSeconds), idleTimeout: .seconds(config.idleTimeoutSeconds))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
                                           modules: modules, speedTest: config.speedTest.enabled ? config.speedTest : nil,
                                           turn: TURNCredentialIssuer(config: config), cluster: cluster)
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
+        if server.effectiveMaxConnections < config.maxConnections {
+            Log.warn("server", "open-file limit \(ProcessLimits.openFiles().soft) allows \(server.effectiveMaxConnections) connections, not the configured \(config.maxConnections)")
+        }
         http.withLock { $0 = server }
         endpoint.set(host: config.bind, port: server.port)
         let channels = self.channels
@@ -157,6 +168,7 @@ public final class ServerApp: Sendable {
         cluster?.stop()
         for module in modules { await module.shutdown() }
         await channels.closeAll()
+        await edges.closeAll()
         webhooks?.stop()
         let server = http.withLock { s -> HTTPServer? in defer { s = nil }; return s }
         await server?.shutdown(gracePeriod: .seconds(3))

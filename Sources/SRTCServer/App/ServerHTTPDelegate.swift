@@ -63,16 +63,19 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
         let token = request.queryParameter("token")
         if let token, !token.isEmpty {
             do {
-                _ = try AccessToken.verify(token, now: now) { [apps] in apps.app(id: $0)?.appKey }
+                _ = try AccessToken.verify(token, now: now, leeway: limits.tokenLeewaySeconds) { [apps] in apps.app(id: $0)?.appKey }
             } catch {
                 metrics.recordAuthFailure(cause: error.code.name)
                 return .reject(APIRouter.error(error.code, "token refused: \(error)", now: now))
             }
         }
         let configuration = WebSocketConfiguration(maxMessageSize: limits.maxSignalMessageBytes, pingInterval: .seconds(15))
+        // Set by a node relaying the session (SignalingSession+Relay); only a live node's id is
+        // ever used (a relayed session's subscriptions may be served there).
+        let via = cluster == nil ? nil : request.queryParameter("via").flatMap { Identifier.isValid($0) ? $0 : nil }
         return .accept(configuration: configuration) { [manager, apps, limits, metrics, turn, cluster] socket in
             SignalingSession(socket: socket, manager: manager, apps: apps, limits: limits, preverifiedToken: token, metrics: metrics,
-                             turn: turn, cluster: cluster).start()
+                             turn: turn, cluster: cluster, relayingNode: via).start()
         }
     }
 }

@@ -1,3 +1,4 @@
+import RTCNet
 import SRTCProtocol
 import Synchronization
 
@@ -19,6 +20,10 @@ public final class ChannelManager: Sendable {
     let limits: ChannelLimits
     let mediaFactory: (@Sendable (ChannelKey) -> RoomMedia?)
     let events: ChannelEventSink
+    /// Every room's session timers (grace periods, token expiry).
+    let timers = TimerQueue(label: "srtc-channel-timers")
+    /// Joins per remote IP address, across channels.
+    private let addressJoins: Mutex<KeyedTokenBuckets<SocketAddress>>
     /// The join limit counted across a cluster's nodes (`--redis-url`), on top of each room's own.
     let sharedJoins: ClusterJoinLimiter?
     /// Users connected in every room (a cluster node's load).
@@ -33,6 +38,14 @@ public final class ChannelManager: Sendable {
         self.limits = limits
         self.events = events
         self.mediaFactory = mediaFactory
+        addressJoins = Mutex(KeyedTokenBuckets(ratePerSecond: Double(limits.addressJoinsPerSecond), burst: Double(limits.addressJoinsPerSecond)))
+    }
+
+    /// Takes one join from `address`'s allowance (`--address-joins-per-second`); `false`: refuse
+    /// with `rate_limited`. Checked before the token, so a flood of bad joins is cheap to refuse.
+    func admitsJoin(from address: SocketAddress?) -> Bool {
+        guard limits.addressJoinsPerSecond > 0, let address else { return true }
+        return addressJoins.withLock { $0.take(address.with(port: 0), now: Double(Monotonic.now()) / 1e9) }
     }
 
     /// The room of `key`, created when absent.
@@ -40,11 +53,14 @@ public final class ChannelManager: Sendable {
         let (room, created) = rooms.withLock { rooms -> (ChannelRoom, Bool) in
             if let r = rooms[key] { return (r, false) }
             let r = ChannelRoom(key: key, limits: limits, media: mediaFactory(key), observer: RoomObserverAdapter(manager: self),
-                                modules: gatekeepers.withLock { $0 }, sharedJoins: sharedJoins, records: records)
+                                clock: SystemRoomClock(timers: timers), modules: gatekeepers.withLock { $0 },
+                                sharedJoins: sharedJoins, records: records)
             rooms[key] = r
             return (r, true)
         }
-        if created { events.channelCreated(key) }
+        // On a cluster the room tells once it knows whether it continues a moved channel
+        // (`channelOpened`): a channel that moved between nodes is created once.
+        if created, records == nil { events.channelCreated(key) }
         return room
     }
 
@@ -157,6 +173,7 @@ public final class ChannelManager: Sendable {
         func roomBecameEmpty(_ room: ChannelKey) { manager?.forgetIfEmpty(room) }
         func sessionAdopted(room: ChannelKey, uid: String) { manager?.participants.add(1, ordering: .relaxed) }
         func sessionHandedOff(room: ChannelKey, uid: String) { manager?.participants.subtract(1, ordering: .relaxed) }
+        func channelOpened(room: ChannelKey, takenOver: Bool) { if !takenOver { manager?.events.channelCreated(room) } }
     }
 }
 

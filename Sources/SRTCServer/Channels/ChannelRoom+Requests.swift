@@ -73,7 +73,7 @@ extension ChannelRoom {
             mediaPrepared = true
         }
         if let m = p.media { return m }  // another request created it while we awaited
-        let m = await media.makeParticipant(uid: p.uid, joinedAt: p.joinedAt, events: inbox)
+        let m = await media.makeParticipant(uid: p.uid, joinedAt: p.joinedAt, events: inbox, relayedBy: p.connection?.relayingNode)
         p.media = m
         return m
     }

@@ -34,6 +34,9 @@ actor ChannelRoom {
     /// The one serial path of every change (see the type's comment).
     nonisolated let inbox = RoomInbox()
     private var joinBucket: TokenBucket
+    /// Joins per uid (a resume is not a join): one token holder's join loop cannot use up the
+    /// channel's joins and keep everyone else out.
+    private var userJoinBuckets: KeyedTokenBuckets<String>
     /// The speaker list sent last (hidden participants removed), so an unchanged one is not resent.
     var lastSpeakers: ActiveSpeakersSnapshot?
     /// The same limit counted across a cluster (`--redis-url`), checked after this room's bucket.
@@ -57,11 +60,15 @@ actor ChannelRoom {
         self.clock = clock
         self.modules = modules
         self.joinBucket = TokenBucket(ratePerSecond: Double(limits.joinsPerSecond), burst: Double(limits.joinsPerSecond))
+        self.userJoinBuckets = KeyedTokenBuckets(ratePerSecond: Double(limits.userJoinsPerSecond),
+                                                 burst: Double(limits.userJoinsPerSecond * ChannelLimits.userJoinBurstSeconds))
         let entries = inbox.entries
         if let records {
             // Sessions the channel's previous node recorded are taken over before any join.
             _ = inbox.post(job: { room in
-                if let record = await records.load(room.key) { room.adopt(record) }
+                let record = await records.load(room.key)
+                if let record { room.adopt(record) }
+                room.observer.channelOpened(room: room.key, takenOver: record != nil)
             })
         }
         Task { await self.drain(entries) }
@@ -140,7 +147,11 @@ actor ChannelRoom {
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
             return .failure(SignalError(.payloadTooLarge, "custom exceeds \(limits.maxCustomDataBytes) bytes"))
         }
-        guard joinBucket.take(now: clock.monotonicSeconds()) else {
+        let now = clock.monotonicSeconds()
+        guard limits.userJoinsPerSecond == 0 || userJoinBuckets.take(uid, now: now) else {
+            return .failure(SignalError(.rateLimited, "too many joins by \(uid) in this channel; retry shortly"))
+        }
+        guard joinBucket.take(now: now) else {
             return .failure(SignalError(.rateLimited, "too many joins in this channel; retry shortly"))
         }
         if let sharedJoins, await !sharedJoins.admit(key, nowMilliseconds: clock.now()) {
@@ -208,12 +219,14 @@ actor ChannelRoom {
         p.graceTimer = clock.schedule(at: deadline) { [inbox] in inbox.post(.graceExpired(uid: uid, sessionId: sessionId)) }
     }
 
+    /// Ends the session when its token expires: at `exp` plus the leeway the token was accepted
+    /// with, so a token accepted within the leeway is not ended the moment it joins.
     func scheduleExpiry(_ p: Participant, exp: Int64) {
         p.expiryTimer?.cancel()
         p.expiresAt = exp
         let uid = p.uid, sessionId = p.sessionId
         // `exp` is the signer's choice, up to Int64.max: saturate.
-        p.expiryTimer = clock.schedule(at: exp.multipliedSaturating(by: 1000)) { [inbox] in
+        p.expiryTimer = clock.schedule(at: exp.addingSaturating(limits.tokenLeewaySeconds).multipliedSaturating(by: 1000)) { [inbox] in
             inbox.post(.tokenExpired(uid: uid, sessionId: sessionId))
         }
     }
@@ -357,31 +370,13 @@ protocol RoomObserver: Sendable {
     func sessionAdopted(room: ChannelKey, uid: String)
     /// A session handed to another node (`handOff`): no longer counted here, not announced.
     func sessionHandedOff(room: ChannelKey, uid: String)
+    /// On a cluster, the room looked for its previous node's record before any join:
+    /// `takenOver` when it continues a channel another node ran (not a new channel).
+    func channelOpened(room: ChannelKey, takenOver: Bool)
 }
 
 extension RoomObserver {
     func sessionAdopted(room: ChannelKey, uid: String) {}
     func sessionHandedOff(room: ChannelKey, uid: String) {}
-}
-
-/// A token bucket: `burst` tokens, refilled at `ratePerSecond`.
-struct TokenBucket {
-    let ratePerSecond: Double
-    let burst: Double
-    private var tokens: Double
-    private var last: Double?
-
-    init(ratePerSecond: Double, burst: Double) {
-        self.ratePerSecond = ratePerSecond
-        self.burst = burst
-        self.tokens = burst
-    }
-
-    mutating func take(now: Double) -> Bool {
-        if let last { tokens = min(burst, tokens + (now - last) * ratePerSecond) }
-        last = now
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
-    }
+    func channelOpened(room: ChannelKey, takenOver: Bool) {}
 }

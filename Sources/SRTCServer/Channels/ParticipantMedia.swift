@@ -32,8 +32,9 @@ protocol RoomMedia: AnyObject, Sendable {
     /// Creates the channel's router and posts its events to `room`'s inbox; called once, before the first participant.
     func prepare(room: ChannelRoom) async throws(SignalError)
     /// The media side of a new participant; it posts its offers to `events` (the room's inbox).
-    /// `joinedAt` (Unix ms) starts the join-to-first-packet metric.
-    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox) async -> ParticipantMedia
+    /// `joinedAt` (Unix ms) starts the join-to-first-packet metric. `relayedBy`: the cluster node
+    /// that relays the session's signaling, which may serve its subscriptions (`EdgeRelay`).
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?) async -> ParticipantMedia
     /// Delivers a user data packet from the backend on the data channels of `uids` (empty:
     /// everyone), reliable or lossy; returns how many took it.
     func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int

@@ -1,4 +1,5 @@
 import RTCCrypto
+import RTCNet
 import Synchronization
 
 /// Time as a channel room sees it: the wall clock (Unix milliseconds: timestamps, token expiry),
@@ -20,34 +21,60 @@ protocol RoomTimer: Sendable {
     func cancel()
 }
 
-/// The real clocks, with timers as sleeping tasks.
+/// The real clocks, with timers on a `TimerQueue`: a session's timers cost nothing once cancelled
+/// (a cancelled `Task.sleep` held about 1.5 KB until its deadline, so every join kept memory
+/// until its token expired, hours after the user left).
 struct SystemRoomClock: RoomClock {
-    /// The longest single sleep of a timer; it checks the wall clock again after each, so a
-    /// far deadline (a token's `exp` may be anything up to `Int64.max`) never overflows a duration.
+    /// The longest single wait of a timer; it checks the wall clock again after each, so a far
+    /// deadline (a token's `exp` may be anything up to `Int64.max`) never overflows a duration
+    /// and a clock set forward or back moves the deadline with it.
     static let longestWaitMs: Int64 = 24 * 3600 * 1000
+    let timers: TimerQueue
+
+    init(timers: TimerQueue = .shared) { self.timers = timers }
 
     func now() -> Int64 { unixMilliseconds() }
 
-    func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    func monotonicSeconds() -> Double { Double(Monotonic.now()) / 1e9 }
 
     func schedule(at deadline: Int64, _ action: @escaping @Sendable () -> Void) -> RoomTimer {
-        TaskTimer(task: Task {
-            while case let remaining = deadline.subtractingSaturating(unixMilliseconds()), remaining > 0 {
-                try? await Task.sleep(for: .milliseconds(min(remaining, Self.longestWaitMs)))
-                guard !Task.isCancelled else { return }
-            }
-            guard !Task.isCancelled else { return }
-            action()
-        })
+        let timer = QueueTimer(timers: timers)
+        timer.arm(deadline: deadline, action)
+        return timer
     }
 
-    private struct TaskTimer: RoomTimer {
-        let task: Task<Void, Never>
-        func cancel() { task.cancel() }
+    /// One deadline, re-armed in steps of at most `longestWaitMs`.
+    private final class QueueTimer: RoomTimer {
+        let timers: TimerQueue
+        private let state = Mutex<(handle: TimerQueue.Handle?, cancelled: Bool)>((nil, false))
+
+        init(timers: TimerQueue) { self.timers = timers }
+
+        func arm(deadline: Int64, _ action: @escaping @Sendable () -> Void) {
+            let remaining = deadline.subtractingSaturating(unixMilliseconds())
+            guard remaining > 0 else {
+                if !state.withLock({ $0.cancelled }) { action() }
+                return
+            }
+            let handle = timers.schedule(after: .milliseconds(min(remaining, SystemRoomClock.longestWaitMs))) { [self] in
+                arm(deadline: deadline, action)
+            }
+            let stale = state.withLock { s -> Bool in
+                if s.cancelled { return true }
+                s.handle = handle
+                return false
+            }
+            if stale { timers.cancel(handle) }
+        }
+
+        func cancel() {
+            let handle = state.withLock { s -> TimerQueue.Handle? in
+                s.cancelled = true
+                defer { s.handle = nil }
+                return s.handle
+            }
+            if let handle { timers.cancel(handle) }
+        }
     }
 }
 

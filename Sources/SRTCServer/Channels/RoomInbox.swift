@@ -23,6 +23,14 @@ enum RoomEvent: Sendable {
     case tokenExpired(uid: String, sessionId: String)
 }
 
+/// Where a participant's media posts its events (the subscribe transport's offers): its room's
+/// inbox, or, for a session whose subscriptions a relaying node serves, the answer of the call
+/// that caused them (`EdgeChannel`).
+protocol MediaEventSink: Sendable {
+    @discardableResult
+    func post(_ event: RoomEvent) -> Bool
+}
+
 /// The one serial path into a `ChannelRoom` (docs/architecture.md, "One ordered stream per room").
 ///
 /// Everything that changes a channel (signaling requests, the SFU's events, timers, server API
@@ -34,7 +42,7 @@ enum RoomEvent: Sendable {
 /// The inbox holds no reference to its room, so the media side and timers can keep it without
 /// keeping the room alive. After `finish` (the room closed) a post is refused: fire-and-forget
 /// events are dropped, and requests get the room's closed answer (`ChannelRoom.perform`).
-final class RoomInbox: Sendable {
+final class RoomInbox: MediaEventSink {
     /// A request with an answer, run on the room's actor.
     typealias Job = @Sendable (isolated ChannelRoom) async -> Void
 

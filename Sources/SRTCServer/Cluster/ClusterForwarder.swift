@@ -46,12 +46,9 @@ public final class ClusterForwarder: Sendable {
 
     private func send(_ context: RouteContext, app: App, to node: NodeInfo) async -> HTTPResponse {
         let request = context.request
-        var headers = HTTPHeaders(RequestSignature.headers(appId: app.appId, appKey: app.appKey, method: request.method,
-                                                           pathAndQuery: request.target, body: request.body, timestamp: context.now))
-        headers.add(name: "Content-Type", value: request.headers["content-type"] ?? "application/json")
-        headers.add(name: Self.forwardedHeader, value: directory.registry.nodeId)
         do {
-            let answer = try await client.execute(method: request.method, url: node.httpURL + request.target, headers: headers, body: request.body)
+            let answer = try await call(request.method, request.target, body: request.body, app: app, on: node, now: context.now,
+                                        contentType: request.headers["content-type"] ?? "application/json")
             var response = HTTPResponse(status: answer.status, body: answer.body)
             if let type = answer.headers["content-type"] { response.headers.add(name: "Content-Type", value: type) }
             return response
@@ -59,5 +56,16 @@ public final class ClusterForwarder: Sendable {
             Log.warn("cluster", "cannot forward \(request.target) to node \(node.id): \(error)")
             return APIRouter.error(.internalError, "the channel's node \(node.id) cannot be reached; retry", now: context.now)
         }
+    }
+
+    /// Calls `target` on `node`, signed with `app`'s key and marked as sent by this node: the
+    /// forwarded server API calls, and the channel relay's calls on a relaying node (`EdgeRelay`).
+    func call(_ method: String = "POST", _ target: String, body: [UInt8], app: App, on node: NodeInfo, now: Int64,
+              contentType: String = "application/json") async throws(NetError) -> HTTPResponse {
+        var headers = HTTPHeaders(RequestSignature.headers(appId: app.appId, appKey: app.appKey, method: method,
+                                                           pathAndQuery: target, body: body, timestamp: now))
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: Self.forwardedHeader, value: directory.registry.nodeId)
+        return try await client.execute(method: method, url: node.httpURL + target, headers: headers, body: body)
     }
 }

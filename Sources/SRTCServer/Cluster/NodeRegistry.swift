@@ -48,6 +48,12 @@ public final class NodeRegistry: Sendable {
     /// This node as last published.
     public var current: NodeInfo { info.withLock { $0 } }
 
+    /// The live node `id`, or `nil` when it is not (or no longer) registered.
+    public func node(id: String) async -> NodeInfo? {
+        guard let json = try? await redis.run(["GET", Keys.node(id)]).text else { return nil }
+        return try? JSONDecoder().decode(NodeInfo.self, from: Data(json.utf8))
+    }
+
     /// Every live node (its key not expired), forgetting the ids of dead ones.
     public func liveNodes() async throws -> [NodeInfo] {
         guard case .array(let ids) = try await redis.run(["SMEMBERS", Keys.nodes]) else { return [] }

@@ -41,8 +41,23 @@ public struct ServerConfig: Sendable, Equatable {
     public var maxBodyBytes: Int = 1 << 20
     /// Seconds a signed request's timestamp may differ from server time (fixed by the API contract).
     public var signatureWindowSeconds: Int64 = 300
-    /// Most nonces remembered at once; past this, signed requests are refused with `rate_limited`.
+    /// Most nonces remembered at once; past this, signed requests are refused with `rate_limited`
+    /// (`--nonce-cache-capacity`, `SRTC_NONCE_CACHE_CAPACITY`). About 40 bytes each.
     public var nonceCacheCapacity: Int = 4_000_000
+    /// Open HTTP and WebSocket connections (`--max-connections`); never more than the descriptor
+    /// limit minus `HTTPServer.reservedDescriptors`.
+    public var maxConnections: Int = 10_000
+    /// Open connections from one IP address; 0: no limit (`--max-connections-per-address`).
+    public var maxConnectionsPerAddress: Int = 256
+    /// Seconds from a request's first byte to the end of its head (`--header-timeout-seconds`).
+    public var headerTimeoutSeconds: Int = 10
+    /// Seconds a connection may sit without a request (`--idle-timeout-seconds`).
+    public var idleTimeoutSeconds: Int = 60
+    /// Longest request line, head and number of header fields (`--max-request-line-bytes`,
+    /// `--max-header-bytes`, `--max-header-count`): 414 / 431 past them.
+    public var maxRequestLineBytes: Int = 8192
+    public var maxHeaderBytes: Int = 16384
+    public var maxHeaderCount: Int = 100
     /// Number of HTTP event-loop threads; 0 means one per core (`--http-threads`, `SRTC_HTTP_THREADS`).
     public var httpThreads: Int = 0
     /// Seconds between quality reports (`--quality-interval-seconds`, `SRTC_QUALITY_INTERVAL_SECONDS`).
@@ -107,6 +122,10 @@ public struct ServerConfig: Sendable, Equatable {
             guard let n = Int(v), (0...86_400).contains(n) else { throw BadValue() }
             c.drainSeconds = n
         },
+        Setting("node-channel-subscribers", "SRTC_NODE_CHANNEL_SUBSCRIBERS", "node_channel_subscribers", "on a cluster, participants of one channel whose media its node serves before relaying nodes serve the rest (default 0: no limit)") { c, v in
+            guard let n = Int(v), (0...1_000_000).contains(n) else { throw BadValue() }
+            c.limits.nodeChannelSubscribers = n
+        },
         Setting("webhook-url", "SRTC_WEBHOOK_URL", "webhook_url", "URL that receives signed webhooks") { c, v in c.webhookURL = v },
         Setting("max-body-bytes", "SRTC_MAX_BODY_BYTES", "max_body_bytes", "largest request body (default 1048576)") { c, v in
             c.maxBodyBytes = try positive(v, "max-body-bytes")
@@ -122,6 +141,39 @@ public struct ServerConfig: Sendable, Equatable {
         },
         Setting("joins-per-second", "SRTC_JOINS_PER_SECOND", "joins_per_second", "joins per channel per second (default 20)") { c, v in
             c.limits.joinsPerSecond = try positive(v, "joins-per-second")
+        },
+        Setting("user-joins-per-second", "SRTC_USER_JOINS_PER_SECOND", "user_joins_per_second", "joins per uid per channel per second after a burst of 5 s worth (default 1; 0: no limit)") { c, v in
+            c.limits.userJoinsPerSecond = try nonNegative(v, max: 1_000_000)
+        },
+        Setting("address-joins-per-second", "SRTC_ADDRESS_JOINS_PER_SECOND", "address_joins_per_second", "joins per client IP address per second (default 20; 0: no limit)") { c, v in
+            c.limits.addressJoinsPerSecond = try nonNegative(v, max: 1_000_000)
+        },
+        Setting("token-leeway-seconds", "SRTC_TOKEN_LEEWAY_SECONDS", "token_leeway_seconds", "clock skew tolerated on token exp and nbf (default 5, at most 300)") { c, v in
+            c.limits.tokenLeewaySeconds = Int64(try nonNegative(v, max: 300))
+        },
+        Setting("nonce-cache-capacity", "SRTC_NONCE_CACHE_CAPACITY", "nonce_cache_capacity", "signed-request nonces remembered at once (default 4000000)") { c, v in
+            c.nonceCacheCapacity = try positive(v, "nonce-cache-capacity")
+        },
+        Setting("max-connections", "SRTC_MAX_CONNECTIONS", "max_connections", "open HTTP/WebSocket connections (default 10000)") { c, v in
+            c.maxConnections = try positive(v, "max-connections")
+        },
+        Setting("max-connections-per-address", "SRTC_MAX_CONNECTIONS_PER_ADDRESS", "max_connections_per_address", "open connections per client IP address (default 256; 0: no limit)") { c, v in
+            c.maxConnectionsPerAddress = try nonNegative(v, max: Int.max)
+        },
+        Setting("header-timeout-seconds", "SRTC_HEADER_TIMEOUT_SECONDS", "header_timeout_seconds", "seconds to receive a request head (default 10)") { c, v in
+            c.headerTimeoutSeconds = try positive(v, "header-timeout-seconds")
+        },
+        Setting("idle-timeout-seconds", "SRTC_IDLE_TIMEOUT_SECONDS", "idle_timeout_seconds", "seconds a connection may wait between requests (default 60)") { c, v in
+            c.idleTimeoutSeconds = try positive(v, "idle-timeout-seconds")
+        },
+        Setting("max-request-line-bytes", "SRTC_MAX_REQUEST_LINE_BYTES", "max_request_line_bytes", "longest request line (default 8192)") { c, v in
+            c.maxRequestLineBytes = try positive(v, "max-request-line-bytes")
+        },
+        Setting("max-header-bytes", "SRTC_MAX_HEADER_BYTES", "max_header_bytes", "largest request head (default 16384)") { c, v in
+            c.maxHeaderBytes = try positive(v, "max-header-bytes")
+        },
+        Setting("max-header-count", "SRTC_MAX_HEADER_COUNT", "max_header_count", "most header fields in a request (default 100)") { c, v in
+            c.maxHeaderCount = try positive(v, "max-header-count")
         },
         Setting("reconnect-grace-seconds", "SRTC_RECONNECT_GRACE_SECONDS", "reconnect_grace_seconds", "how long a dropped session may resume (default 20)") { c, v in
             c.limits.reconnectGraceSeconds = try positive(v, "reconnect-grace-seconds")
@@ -224,11 +276,11 @@ public struct ServerConfig: Sendable, Equatable {
         var lines = ["usage: srtc-server [--flag value]...", "", "Flags (environment variable in brackets; flags win over variables, variables over the config file):"]
         for s in settings {
             // `padding(toLength:)` also truncates: a long flag keeps its whole name and one space.
-            let name = ("--" + s.flag).padding(toLength: max(18, s.flag.count + 2), withPad: " ", startingAt: 0)
+            let name = ("--" + s.flag).padding(toLength: max(30, s.flag.count + 3), withPad: " ", startingAt: 0)
             lines.append("  \(name) [\(s.envName)] \(s.help)")
         }
-        lines.append("  --config           [SRTC_CONFIG] JSON file with the same keys in snake_case")
-        lines.append("  --help             print this text")
+        lines.append("  --config                       [SRTC_CONFIG] JSON file with the same keys in snake_case")
+        lines.append("  --help                         print this text")
         return lines.joined(separator: "\n")
     }
 
@@ -278,6 +330,11 @@ public struct ServerConfig: Sendable, Equatable {
 
     private static func positive(_ v: String, _ name: String) throws(BadValue) -> Int {
         guard let n = Int(v), n > 0 else { throw BadValue() }
+        return n
+    }
+
+    private static func nonNegative(_ v: String, max: Int) throws(BadValue) -> Int {
+        guard let n = Int(v), n >= 0, n <= max else { throw BadValue() }
         return n
     }
 }

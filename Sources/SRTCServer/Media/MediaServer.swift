@@ -114,6 +114,8 @@ final class MediaServer: SFUListener, Sendable {
                 uid: report.participant.rawValue, timestamp: report.timestamp,
                 upstream: Self.link(report.upstream), downstream: Self.link(report.downstream),
                 rttMs: report.rttMs ?? 0, availableBitrateBps: report.availableBitrate, quality: Self.level(report.level))))
+        case .connectionQualityChanged(_, let participant, _, _) where participant.rawValue.hasPrefix("~"):
+            break  // a node-to-node relay transport (`EdgeRelay`), not a user
         case .connectionQualityChanged(let router, let participant, let level, let previous):
             inbox(router)?.post(.connectionQuality(ConnectionQualityChange(uid: participant.rawValue, quality: Self.level(level),
                                                                            previous: Self.level(previous))))
@@ -170,10 +172,17 @@ final class MediaServer: SFUListener, Sendable {
 final class SFURoomMedia: RoomMedia {
     let server: MediaServer
     let router: RouterID
+    let key: ChannelKey
+    /// On a cluster: where sessions past the per-node limit get their subscriptions.
+    private let relaying: ChannelRelaying?
+    /// Participants whose media this node serves, and the relays to other nodes by node id.
+    private let state = Mutex<(local: Int, relays: [String: EdgeRelay])>((0, [:]))
 
-    init(server: MediaServer, key: ChannelKey) {
+    init(server: MediaServer, key: ChannelKey, relaying: ChannelRelaying? = nil) {
         self.server = server
+        self.key = key
         self.router = RouterID(key.description)
+        self.relaying = relaying
     }
 
     func prepare(room: ChannelRoom) async throws(SignalError) {
@@ -183,8 +192,29 @@ final class SFURoomMedia: RoomMedia {
         server.register(room: room, router: router)
     }
 
-    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox) async -> ParticipantMedia {
-        SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: joinedAt, events: events)
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?) async -> ParticipantMedia {
+        if let relayedBy, let relay = await relay(for: relayedBy) {
+            return EdgeParticipantMedia(local: SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: joinedAt, events: events),
+                                        relay: relay, uid: uid, events: events)
+        }
+        state.withLock { $0.local += 1 }
+        return SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: joinedAt, events: events,
+                                   onClose: { [weak self] in self?.state.withLock { $0.local -= 1 } })
+    }
+
+    /// The relay to `nodeId` when this node serves as many of the channel's participants as it
+    /// may and `nodeId` is another live node; `nil` to serve the session here.
+    private func relay(for nodeId: String) async -> EdgeRelay? {
+        guard let relaying, relaying.limit > 0, nodeId != relaying.forwarder.directory.registry.nodeId,
+              state.withLock({ $0.local }) >= relaying.limit else { return nil }
+        if let existing = state.withLock({ $0.relays[nodeId] }) { return existing }
+        guard let node = await relaying.forwarder.directory.registry.node(id: nodeId), !node.draining else { return nil }
+        let made = EdgeRelay(node: node, key: key, server: server, router: router, caller: relaying.forwarder)
+        return state.withLock { s in
+            if let existing = s.relays[nodeId] { return existing }
+            s.relays[nodeId] = made
+            return made
+        }
     }
 
     func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int {
@@ -195,6 +225,8 @@ final class SFURoomMedia: RoomMedia {
     }
 
     func close() async {
+        let relays = state.withLock { s in defer { s.relays = [:] }; return Array(s.relays.values) }
+        for relay in relays { await relay.close() }
         server.unregister(router: router)
         await server.worker.closeRouter(router)
     }

@@ -11,8 +11,8 @@ actor SFUParticipantMedia: ParticipantMedia {
     let server: MediaServer
     let router: RouterID
     let uid: String
-    /// The room's inbox, where the subscribe transport's offers go.
-    let events: RoomInbox
+    /// Where the subscribe transport's offers go: the room's inbox (or a relaying node's answer).
+    let events: any MediaEventSink
     /// Distinguishes this session's SFU objects from an earlier session of the same uid.
     let instance = SecureRandom.string(count: 8)
 
@@ -27,7 +27,12 @@ actor SFUParticipantMedia: ParticipantMedia {
     /// When the participant joined (Unix ms): the SFU counts the time to its first forwarded packet.
     let joinedAt: Int64
 
-    init(server: MediaServer, router: RouterID, uid: String, joinedAt: Int64, events: RoomInbox) {
+    /// Called once when closed (the room's count of the participants this node serves).
+    private let onClose: @Sendable () -> Void
+
+    init(server: MediaServer, router: RouterID, uid: String, joinedAt: Int64, events: any MediaEventSink,
+         onClose: @escaping @Sendable () -> Void = {}) {
+        self.onClose = onClose
         self.server = server
         self.router = router
         self.uid = uid
@@ -218,7 +223,9 @@ actor SFUParticipantMedia: ParticipantMedia {
     }
 
     func close() async {
+        guard !closed else { return }
         closed = true
+        onClose()
         for trackId in negotiation.consumingTrackIds { server.unregister(consumer: consumerID(trackId)) }
         if let publishTransport { await server.worker.closeTransport(publishTransport) }
         if let subscribeTransport {

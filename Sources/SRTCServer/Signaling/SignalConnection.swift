@@ -7,9 +7,14 @@ public protocol SignalConnection: AnyObject, Sendable {
     func send(text: String)
     /// Sends a close frame with `code` and closes.
     func close(code: UInt16, reason: String)
+    /// The cluster node that relays this connection from its client (docs/deploy.md, "Channels
+    /// larger than a node"); `nil` for a client connected here.
+    var relayingNode: String? { get }
 }
 
 extension SignalConnection {
+    public var relayingNode: String? { nil }
+
     /// Encodes and queues a server message.
     func send(_ message: ServerMessage) {
         send(text: SignalCodec.encode(message))

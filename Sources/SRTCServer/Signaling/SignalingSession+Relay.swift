@@ -11,8 +11,10 @@ extension SignalingSession {
     /// Opens the relay to `owner` and forwards the client's `join` (its original text); `false`
     /// when the owner cannot be reached.
     func relay(join text: String, to owner: NodeInfo) async -> Bool {
-        var path = ServerHTTPDelegate.signalingPath
-        if let token = preverifiedToken { path += "?token=" + token }
+        // `via` names this node: past the channel's per-node limit the owner has this node serve
+        // the session's subscriptions (docs/deploy.md, "Channels larger than a node").
+        var path = ServerHTTPDelegate.signalingPath + "?via=" + (cluster?.registry.nodeId ?? "")
+        if let token = preverifiedToken { path += "&token=" + token }
         guard let upstream = await WebSocketRelay.open(nodeURL: owner.httpURL, path: path, sending: [text], to: socket,
                                                        maxMessageSize: limits.maxSignalMessageBytes) else { return false }
         setUpstream(upstream)

@@ -25,17 +25,18 @@ final class SignalingSession: Sendable {
     private let metrics: Metrics
     private let turn: TURNCredentialIssuer?
     /// This node's cluster membership (`--redis-url`), which says where each channel runs.
-    private let cluster: ClusterNode?
+    let cluster: ClusterNode?
     private let state = Mutex(State())
 
+    /// - Parameter relayingNode: the node that relays this socket from its client (`via`), if any.
     init(socket: WebSocket, manager: ChannelManager, apps: AppStore, limits: ChannelLimits, preverifiedToken: String?, metrics: Metrics,
-         turn: TURNCredentialIssuer? = nil, cluster: ClusterNode? = nil) {
+         turn: TURNCredentialIssuer? = nil, cluster: ClusterNode? = nil, relayingNode: String? = nil) {
         self.turn = turn
         self.cluster = cluster
         self.socket = socket
         self.reader = WebSocketSessionReader(socket: socket, admission: "join", admissionTimeout: .seconds(limits.joinTimeoutSeconds),
-                                             maxBadMessagesPer10s: limits.maxBadMessagesPer10s)
-        self.connection = WebSocketSignalConnection(socket: socket)
+                                             maxBadMessagesPer10s: limits.maxBadMessagesPer10s, timers: manager.timers)
+        self.connection = WebSocketSignalConnection(socket: socket, relayingNode: relayingNode)
         self.manager = manager
         self.apps = apps
         self.limits = limits
@@ -84,11 +85,15 @@ final class SignalingSession: Sendable {
     }
 
     private func handleJoin(_ join: JoinRequest, id: Int, text: String) async {
+        guard manager.admitsJoin(from: socket.remoteAddress) else {
+            respond(id: id, type: "join", .failure(SignalError(.rateLimited, "too many joins from this address; retry shortly")))
+            return
+        }
         let now = Int64(Date().timeIntervalSince1970)
         let token = join.token.isEmpty ? (preverifiedToken ?? "") : join.token
         let claims: TokenClaims
         do {
-            claims = try AccessToken.verify(token, now: now) { [apps] in apps.app(id: $0)?.appKey }
+            claims = try AccessToken.verify(token, now: now, leeway: limits.tokenLeewaySeconds) { [apps] in apps.app(id: $0)?.appKey }
         } catch {
             metrics.recordAuthFailure(cause: error.code.name)
             respond(id: id, type: "join", .failure(SignalError(error.code, "token refused: \(error)")))
@@ -160,7 +165,11 @@ final class SignalingSession: Sendable {
 /// `SignalConnection` over an RTCNet WebSocket.
 final class WebSocketSignalConnection: SignalConnection {
     let socket: WebSocket
-    init(socket: WebSocket) { self.socket = socket }
+    let relayingNode: String?
+    init(socket: WebSocket, relayingNode: String? = nil) {
+        self.socket = socket
+        self.relayingNode = relayingNode
+    }
     func send(text: String) { socket.send(text: text) }
     func close(code: UInt16, reason: String) { socket.close(code: WebSocketCloseCode(rawValue: code), reason: reason) }
 }

@@ -43,6 +43,26 @@ public struct Migrations: Sendable {
             );
             CREATE INDEX webhook_pending ON webhook_deliveries (delivered_at, next_attempt_at);
             """),
+        // What webhook receivers were told is live, so a restart after a crash can tell them it ended.
+        Step(version: 3, sql: """
+            CREATE TABLE webhook_live_channels (
+                app_id TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                PRIMARY KEY (app_id, channel)
+            );
+            CREATE TABLE webhook_live_users (
+                app_id TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                uid TEXT NOT NULL,
+                PRIMARY KEY (app_id, channel, uid)
+            );
+            """),
+        // The cluster node that owns each live channel ('' on a single node), so a node's restart
+        // closes only its own channels (the table is shared by every node of a cluster).
+        Step(version: 4, sql: """
+            ALTER TABLE webhook_live_channels ADD COLUMN node TEXT NOT NULL DEFAULT ''
+            """),
     ])
 
     /// The latest version this build knows.

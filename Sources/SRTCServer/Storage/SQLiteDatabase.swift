@@ -1,5 +1,10 @@
 import CSQLite
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One SQLite connection in WAL mode, serialized by a mutex. The control plane's writes are few
 /// (apps, meetings, webhooks), so one connection is simpler than a pool and fast enough.
@@ -7,8 +12,11 @@ public final class SQLiteDatabase: Database {
     public var dialect: SQLDialect { .sqlite }
     private let handle: Mutex<OpaquePointer?>
 
-    /// Opens (creating if needed) the database at `path`; `":memory:"` for tests.
+    /// Opens (creating if needed) the database at `path`; `":memory:"` for tests. The file holds
+    /// app keys, so it and its WAL and shared-memory files are readable by the owner only (0600),
+    /// whatever the umask; a file an older server created 0644 is narrowed on open.
     public init(path: String) throws(DatabaseError) {
+        if path != ":memory:" { try Self.restrictPermissions(path) }
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK else {
@@ -21,6 +29,17 @@ public final class SQLiteDatabase: Database {
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL")
         try execute("PRAGMA foreign_keys=ON")
+    }
+
+    /// The mode of the database files: SQLite gives its `-wal` and `-shm` files the main file's mode.
+    public static let fileMode: mode_t = 0o600
+
+    private static func restrictPermissions(_ path: String) throws(DatabaseError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, fileMode)
+        guard fd >= 0 else { throw .sqlite(code: SQLITE_CANTOPEN, message: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard fchmod(fd, fileMode) == 0 else { throw .sqlite(code: SQLITE_PERM, message: "cannot chmod \(path): \(String(cString: strerror(errno)))") }
+        for suffix in ["-wal", "-shm"] { _ = chmod(path + suffix, fileMode) }  // absent until SQLite makes them
     }
 
     deinit {

@@ -58,7 +58,8 @@ struct ChannelRoomTests {
         let h = RoomHarness()
         let alice = try await h.join("alice", validFor: 60)
         let bob = try await h.join("bob")
-        h.clock.advance(milliseconds: 59_999)
+        // At `exp` plus the leeway a token is accepted with (docs/protocol.md, "Limits").
+        h.clock.advance(milliseconds: 59_999 + ChannelLimits().tokenLeewaySeconds * 1000)
         await h.settled()
         #expect(alice.connection.closeCode == nil)
         h.clock.advance(milliseconds: 1)

@@ -58,13 +58,13 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
             $0.lastHeight = frame.height
         }
         renderers.forEach { $0.render(frame: frame) }
-        let change = monitor.withLock { $0.frameArrived(now: Self.now()) }
+        let change = monitor.withLock { $0.frameArrived(now: Monotonic.seconds()) }
         if let change { report(change) }
     }
 
     /// A frame arrived that is not decoded (only encoded renderers): it still counts as received.
     func frameArrivedUndecoded() {
-        let change = monitor.withLock { $0.frameArrived(now: Self.now()) }
+        let change = monitor.withLock { $0.frameArrived(now: Monotonic.seconds()) }
         if let change { report(change) }
     }
 
@@ -81,7 +81,7 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
     override func subscriptionStarted() {
         counters.withLock { $0 = Counters() }
         let muted = isMuted
-        monitor.withLock { m in if muted { m.stop() } else { m.start(now: Self.now()) } }
+        monitor.withLock { m in if muted { m.stop() } else { m.start(now: Monotonic.seconds()) } }
     }
 
     override func subscriptionEnded() {
@@ -93,14 +93,10 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
         let wasMuted = isMuted
         super.update(info: info)
         guard wasMuted != info.muted, isSubscribed else { return }
-        monitor.withLock { m in if info.muted { m.stop() } else { m.start(now: Self.now()) } }
+        monitor.withLock { m in if info.muted { m.stop() } else { m.start(now: Monotonic.seconds()) } }
     }
 
     private func report(_ timedOut: Bool) {
         statusHandler.function?(self, timedOut)
-    }
-
-    static func now() -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }

@@ -1,0 +1,153 @@
+import Foundation
+import RTCNet
+import RTCTransport
+import SFU
+import SRTCProtocol
+import Synchronization
+
+/// One channel another node runs, relayed by this node (docs/deploy.md, "Channels larger than a
+/// node"): a router of its own on this node's SFU, an uplink transport to the channel's node on
+/// which the channel's tracks arrive as producers, and the subscribe side of the sessions the
+/// channel's node placed here. Each session is an ordinary `SFUParticipantMedia` on that router,
+/// so its consumers answer NACKs from this node's packet cache, and their key-frame requests
+/// reach the publisher through the uplink (the producer here asks the consumer there, which asks
+/// the publisher's producer). The channel's node drives every step with `EdgeCall`s.
+actor EdgeChannel {
+    let server: MediaServer
+    let router: RouterID
+    private let uplinkID: TransportID
+    private var opened = false
+    /// Tracks received on the uplink.
+    private var tracks: Set<String> = []
+    /// Subscribe sides by the channel node's session instance.
+    private var sessions: [String: (media: SFUParticipantMedia, offers: OfferCollector)] = [:]
+
+    init(server: MediaServer, name: String) {
+        self.server = server
+        router = RouterID("edge:" + name)
+        uplinkID = TransportID("edge:" + name + "/uplink")
+    }
+
+    /// Performs `call`; throws what the client or the channel's node should hear.
+    func perform(_ call: EdgeCall) async throws(SignalError) -> EdgeAnswer {
+        switch call.op {
+        case .open:
+            guard let uplink = call.uplink else { throw SignalError(.malformedBody, "open needs uplink") }
+            return EdgeAnswer(fingerprint: try await open(uplink))
+        case .track:
+            guard let track = call.track, let ssrc = call.ssrc, ssrc != 0 else { throw SignalError(.malformedBody, "track needs track and ssrc") }
+            try await receive(track, ssrc: ssrc)
+            return EdgeAnswer()
+        case .untrack:
+            guard let id = call.trackId, tracks.remove(id) != nil else { return EdgeAnswer() }
+            await server.worker.closeProducer(ProducerID(id))
+            return EdgeAnswer()
+        case .close:
+            await close()
+            return EdgeAnswer()
+        case .subscribe, .unsubscribe, .answer, .restart, .leave:
+            return try await session(call)
+        }
+    }
+
+    private func open(_ uplink: EdgeUplink) async throws(SignalError) -> String {
+        let fingerprint = server.certificate.fingerprint.description
+        guard !opened else { return fingerprint }
+        let candidates = uplink.candidates.compactMap { text -> ICECandidate? in
+            let parts = text.split(separator: " ")
+            guard parts.count == 2, let port = UInt16(parts[1]), let address = SocketAddress(ip: String(parts[0]), port: port) else { return nil }
+            return ICECandidate(address: address)
+        }
+        guard !candidates.isEmpty else { throw SignalError(.invalidParameter, "open needs the channel node's candidates") }
+        let remoteFingerprint: DTLSFingerprint
+        do { remoteFingerprint = try DTLSFingerprint(sdpValue: uplink.fingerprint) } catch {
+            throw SignalError(.invalidParameter, "bad fingerprint")
+        }
+        // This node is the full ICE agent and the DTLS client of the pair: the channel's node
+        // serves the uplink like any subscriber's transport.
+        let parameters = PeerTransportParameters(
+            iceRole: .controlling, localICE: ICECredentials(ufrag: uplink.ufrag, pwd: uplink.pwd),
+            remoteICE: ICECredentials(ufrag: uplink.ownerUfrag, pwd: uplink.ownerPwd), remoteCandidates: candidates,
+            certificate: server.certificate, remoteFingerprint: remoteFingerprint, dtlsRole: .client)
+        do {
+            try await server.worker.createRouter(router)
+            try await server.worker.createTransport(uplinkID, router: router, participant: ParticipantID("~owner"), parameters: parameters)
+        } catch {
+            await server.worker.closeRouter(router)
+            throw SignalError(.internalError, "cannot open the uplink: \(error)")
+        }
+        opened = true
+        return fingerprint
+    }
+
+    private func receive(_ track: TrackInfo, ssrc: UInt32) async throws(SignalError) {
+        guard opened else { throw SignalError(.wrongState, "open first") }
+        guard !tracks.contains(track.id) else { return }
+        do {
+            try await server.worker.produce(ProducerID(track.id), transport: uplinkID, kind: track.kind == .audio ? .audio : .video,
+                                            parameters: EdgeRelay.parameters(of: track, ssrc: ssrc))
+        } catch {
+            throw SignalError(.internalError, "cannot receive track \(track.id): \(error)")
+        }
+        tracks.insert(track.id)
+    }
+
+    private func session(_ call: EdgeCall) async throws(SignalError) -> EdgeAnswer {
+        guard opened else { throw SignalError(.wrongState, "open first") }
+        guard let id = call.session, let uid = call.uid, Identifier.isValid(uid) else {
+            throw SignalError(.malformedBody, "session calls need session and uid")
+        }
+        if call.op == .leave {
+            await sessions.removeValue(forKey: id)?.media.close()
+            return EdgeAnswer()
+        }
+        let session = sessions[id] ?? {
+            let offers = OfferCollector()
+            let media = SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: unixMilliseconds(), events: offers)
+            sessions[id] = (media, offers)
+            return (media, offers)
+        }()
+        switch call.op {
+        case .subscribe:
+            guard let track = call.track else { throw SignalError(.malformedBody, "subscribe needs track") }
+            guard tracks.contains(track.id) else { throw SignalError(.notFound, "track \(track.id) is not relayed here") }
+            try await session.media.subscribe(to: track, of: session.media, layer: call.layer)
+        case .unsubscribe:
+            guard let trackId = call.trackId else { throw SignalError(.malformedBody, "unsubscribe needs trackId") }
+            await session.media.unsubscribe(trackId: trackId)
+        case .answer:
+            guard let sdp = call.sdp, let revision = call.revision else { throw SignalError(.malformedBody, "answer needs sdp and revision") }
+            try await session.media.applySubscriberAnswer(sdp: sdp, revision: revision)
+        case .restart:
+            _ = try await session.media.restartICE(.subscribe, offer: nil)
+        default:
+            break
+        }
+        return EdgeAnswer(offers: session.offers.take())
+    }
+
+    /// Closes every session, the uplink and the router.
+    func close() async {
+        for (_, session) in sessions { await session.media.close() }
+        sessions = [:]
+        tracks = []
+        if opened { await server.worker.closeRouter(router) }
+        opened = false
+    }
+}
+
+/// Keeps the offers a relayed session's media made during one call, for its answer.
+final class OfferCollector: MediaEventSink {
+    private let offers = Mutex<[SessionDescriptionMessage]>([])
+
+    @discardableResult
+    func post(_ event: RoomEvent) -> Bool {
+        guard case .subscriberOffer(_, let sdp, let revision) = event else { return true }
+        offers.withLock { $0.append(SessionDescriptionMessage(sdp: sdp, revision: revision)) }
+        return true
+    }
+
+    func take() -> [SessionDescriptionMessage] {
+        offers.withLock { o in defer { o = [] }; return o }
+    }
+}

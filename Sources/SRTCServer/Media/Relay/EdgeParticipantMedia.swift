@@ -1,0 +1,92 @@
+import RTCCrypto
+import SRTCProtocol
+
+/// The media of a session whose subscriptions a relaying node serves (docs/deploy.md, "Channels
+/// larger than a node"): its channel's node had reached `--node-channel-subscribers` when the
+/// session, relayed by that node, first needed media. Publishing stays here (every publisher
+/// publishes to the channel's node); each subscription makes the track arrive at the relaying
+/// node once (`EdgeRelay`) and is then served there, where the session's subscribe transport
+/// lives. The offers the relaying node makes come back in its answers and go to the client
+/// through the room, in order with the room's other events.
+actor EdgeParticipantMedia: ParticipantMedia {
+    private let local: SFUParticipantMedia
+    private let relay: EdgeRelay
+    private let uid: String
+    private let events: RoomInbox
+    /// This session on the relaying node.
+    private let session = SecureRandom.string(count: 12)
+
+    init(local: SFUParticipantMedia, relay: EdgeRelay, uid: String, events: RoomInbox) {
+        self.local = local
+        self.relay = relay
+        self.uid = uid
+        self.events = events
+    }
+
+    func publish(offer: String, tracks: [PublishTrack], trackIds: [String: String]) async throws(SignalError) -> String {
+        try await local.publish(offer: offer, tracks: tracks, trackIds: trackIds)
+    }
+
+    func unpublish(trackId: String, offer: String?) async throws(SignalError) -> String? {
+        try await local.unpublish(trackId: trackId, offer: offer)
+    }
+
+    func setMuted(trackId: String, muted: Bool) async {
+        await local.setMuted(trackId: trackId, muted: muted)
+    }
+
+    func subscribe(to track: TrackInfo, of publisher: ParticipantMedia, layer: String?) async throws(SignalError) {
+        try await relay.include(track, session: session, layer: layer)
+        var call = await sessionCall(.subscribe)
+        call.track = track
+        call.layer = layer
+        try await perform(call)
+    }
+
+    func setLayer(trackId: String, layer: String?) async throws(SignalError) {
+        await relay.setLayer(trackId: trackId, session: session, layer: layer)
+    }
+
+    func unsubscribe(trackId: String) async {
+        var call = await sessionCall(.unsubscribe)
+        call.trackId = trackId
+        try? await perform(call)
+        await relay.exclude(trackId: trackId, session: session)
+    }
+
+    func applySubscriberAnswer(sdp: String, revision: Int) async throws(SignalError) {
+        var call = await sessionCall(.answer)
+        call.sdp = sdp
+        call.revision = revision
+        try await perform(call)
+    }
+
+    func restartICE(_ transport: TransportRole, offer: String?) async throws(SignalError) -> String? {
+        guard transport == .subscribe else { return try await local.restartICE(transport, offer: offer) }
+        try await perform(await sessionCall(.restart))
+        return nil
+    }
+
+    /// The subscribe transport is on the relaying node, which has no room to deliver data channel
+    /// messages from: this session's events stay on its WebSocket.
+    func openDataChannels(publishData: Bool) async {}
+
+    func close() async {
+        await local.close()
+        try? await perform(await sessionCall(.leave))
+        await relay.excludeAll(session: session)
+    }
+
+    private func sessionCall(_ op: EdgeCall.Op) async -> EdgeCall {
+        var call = await relay.makeCall(op)
+        call.session = session
+        call.uid = uid
+        return call
+    }
+
+    /// Performs a session call there and sends its offers to the client.
+    private func perform(_ call: EdgeCall) async throws(SignalError) {
+        let answer = try await relay.call(call)
+        for offer in answer.offers { events.post(.subscriberOffer(uid: uid, sdp: offer.sdp, revision: offer.revision)) }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import RTCCrypto
+import RTCNet
+import RTCTransport
+import SFU
+import SRTCProtocol
+
+/// On a channel's node: the relay of the channel to one relaying node (docs/deploy.md, "Channels
+/// larger than a node"). One node-to-node transport on the channel's router, served like any
+/// subscriber's (ICE-lite, DTLS server, SRTP): a consumer per relayed track, at the best layer one
+/// of the relaying node's sessions asks for, so the relaying node receives each track once,
+/// whatever number of its subscribers take it. The relaying node is driven with `EdgeCall`s.
+actor EdgeRelay {
+    let node: NodeInfo
+    let key: ChannelKey
+    private let server: MediaServer
+    private let router: RouterID
+    private let caller: ClusterForwarder
+    private let transportID: TransportID
+    private var opened = false
+
+    /// A relayed track: its consumer here, its layers (best first) and the layer each session there asked for.
+    private struct Relayed {
+        var consumer: ConsumerID
+        var layers: [SimulcastLayer]
+        var demand: [String: String?] = [:]
+        var current: String??
+    }
+    private var tracks: [String: Relayed] = [:]
+
+    init(node: NodeInfo, key: ChannelKey, server: MediaServer, router: RouterID, caller: ClusterForwarder) {
+        self.node = node
+        self.key = key
+        self.server = server
+        self.router = router
+        self.caller = caller
+        transportID = TransportID("~edge:\(node.id)@\(router.rawValue)")
+    }
+
+    /// The RTP parameters of a relayed track on both ends of the uplink: the codec at our default
+    /// payload type with its feedback (NACK, PLI, FIR for video), one stream with `ssrc`.
+    static func parameters(of track: TrackInfo, ssrc: UInt32) -> RTPParameters {
+        let codec: RTPCodecParameters
+        if track.kind == .audio {
+            codec = .opus()
+        } else if track.codec?.lowercased() == "h264" {
+            codec = .h264()
+        } else {
+            codec = .vp8()
+        }
+        return RTPParameters(codecs: [codec], encodings: [RTPEncodingParameters(ssrc: ssrc)])
+    }
+
+    /// Calls the relaying node; its refusal is thrown as it answered.
+    func call(_ call: EdgeCall) async throws(SignalError) -> EdgeAnswer {
+        guard let app = caller.apps.app(id: key.appId) else { throw SignalError(.internalError, "no app \(key.appId)") }
+        let response: HTTPResponse
+        do {
+            response = try await caller.call("POST", EdgeService.path, body: JSONBody.encode(call), app: app, on: node,
+                                             now: Int64(Date().timeIntervalSince1970))
+        } catch {
+            throw SignalError(.internalError, "the relaying node \(node.id) cannot be reached: \(error)")
+        }
+        guard response.status == 200 else {
+            throw (try? JSONDecoder().decode(SignalError.self, from: Data(response.body)))
+                ?? SignalError(.internalError, "the relaying node \(node.id) answered \(response.status)")
+        }
+        guard let answer = try? JSONDecoder().decode(EdgeAnswer.self, from: Data(response.body)) else {
+            throw SignalError(.internalError, "the relaying node \(node.id) answered what is not an EdgeAnswer")
+        }
+        return answer
+    }
+
+    func makeCall(_ op: EdgeCall.Op) -> EdgeCall { EdgeCall(op, channel: key.name, owner: caller.directory.registry.nodeId) }
+
+    /// Makes `track` arrive at the relaying node (once) and records that `session` there takes it at `layer`.
+    func include(_ track: TrackInfo, session: String, layer: String?) async throws(SignalError) {
+        try await open()
+        if tracks[track.id] == nil {
+            let ssrc = SecureRandom.uint32() | 1
+            var receive = makeCall(.track)
+            receive.track = track
+            receive.ssrc = ssrc
+            _ = try await call(receive)
+            let consumer = ConsumerID("~edge:\(node.id)/\(track.id)")
+            do {
+                _ = try await server.worker.consume(consumer, transport: transportID, producer: ProducerID(track.id),
+                                                    parameters: Self.parameters(of: track, ssrc: ssrc), preferredLayer: layer)
+            } catch {
+                throw SignalError(.internalError, "cannot relay track \(track.id): \(error)")
+            }
+            tracks[track.id] = Relayed(consumer: consumer, layers: track.layers, current: .some(layer))
+        }
+        tracks[track.id]?.demand[session] = .some(layer)
+        await applyDemand(track.id)
+    }
+
+    /// `session` there now takes `trackId` at `layer`.
+    func setLayer(trackId: String, session: String, layer: String?) async {
+        guard tracks[trackId]?.demand[session] != nil else { return }
+        tracks[trackId]?.demand[session] = .some(layer)
+        await applyDemand(trackId)
+    }
+
+    /// `session` there no longer takes `trackId`; the last one ends the track's relay.
+    func exclude(trackId: String, session: String) async {
+        guard var relayed = tracks[trackId], relayed.demand.removeValue(forKey: session) != nil else { return }
+        guard relayed.demand.isEmpty else {
+            tracks[trackId] = relayed
+            await applyDemand(trackId)
+            return
+        }
+        tracks[trackId] = nil
+        await server.worker.closeConsumer(relayed.consumer)
+        var stop = makeCall(.untrack)
+        stop.trackId = trackId
+        _ = try? await call(stop)
+    }
+
+    /// Every subscription `session` there had.
+    func excludeAll(session: String) async {
+        for (trackId, relayed) in tracks where relayed.demand[session] != nil { await exclude(trackId: trackId, session: session) }
+    }
+
+    /// Relays a simulcast track at the best layer any session there asked for (nil: the best).
+    private func applyDemand(_ trackId: String) async {
+        guard let relayed = tracks[trackId], relayed.layers.count > 1 else { return }
+        let rank = { (layer: String?) -> Int in
+            guard let layer else { return 0 }
+            return relayed.layers.firstIndex { $0.desc == layer || $0.rid == layer } ?? 0
+        }
+        let wanted = relayed.demand.values.min { rank($0) < rank($1) } ?? nil
+        guard relayed.current != .some(wanted) else { return }
+        tracks[trackId]?.current = .some(wanted)
+        try? await server.worker.setPreferredLayer(relayed.consumer, layer: wanted)
+    }
+
+    private func open() async throws(SignalError) {
+        guard !opened else { return }
+        let local = ICECredentials.random(), remote = ICECredentials.random()
+        do {
+            try await server.worker.createTransport(transportID, router: router, participant: ParticipantID("~edge:" + node.id),
+                                                    parameters: .awaitingAnswer(localICE: local, certificate: server.certificate))
+        } catch {
+            throw SignalError(.internalError, "cannot make the relay transport: \(error)")
+        }
+        var request = makeCall(.open)
+        request.uplink = EdgeUplink(ufrag: remote.ufrag, pwd: remote.pwd, ownerUfrag: local.ufrag, ownerPwd: local.pwd,
+                                    fingerprint: server.certificate.fingerprint.description,
+                                    candidates: server.candidates.map { "\($0.address) \($0.port)" })
+        do {
+            let answer = try await call(request)
+            guard let value = answer.fingerprint, let fingerprint = try? DTLSFingerprint(sdpValue: value) else {
+                throw SignalError(.internalError, "the relaying node sent no fingerprint")
+            }
+            try await server.worker.completeNegotiation(transportID, remoteICE: remote, remoteFingerprint: fingerprint)
+        } catch let error as SignalError {
+            await server.worker.closeTransport(transportID)
+            throw error
+        } catch {
+            await server.worker.closeTransport(transportID)
+            throw SignalError(.internalError, "cannot complete the relay transport: \(error)")
+        }
+        opened = true
+    }
+
+    /// Ends the relay on both nodes.
+    func close() async {
+        guard opened else { return }
+        opened = false
+        tracks = [:]
+        _ = try? await call(makeCall(.close))
+        await server.worker.closeTransport(transportID)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import RTCMedia
+import RTCNet
+import RTCWire
+import SRTCProtocol
+@testable import SRTCServer
+import SRTCTestSupport
+import Synchronization
+import Testing
+import TestWait
+
+/// A channel larger than a node (docs/deploy.md, "Channels larger than a node"): past
+/// `--node-channel-subscribers` on the channel's node, the nodes that relay sessions serve their
+/// subscriptions, receiving each track once from the channel's node over a DTLS-SRTP transport.
+@Suite struct ClusterEdgeTests {
+    static let video = MediaTestClient.VideoLayer(rid: "l", desc: TrackDescName.cameraSmall, ssrc: 0x0ED6_E001, width: 320, height: 180)
+
+    /// Subscribers per relaying node: enough to show one relayed stream fanned out to several
+    /// subscribers on each node, few enough for seconds of runtime (each test client runs its
+    /// own UDP thread; issue 12 asks for 30).
+    static let subscribersPerNode = 15
+
+    @Test func subscribersOnTwoRelayingNodesDecodeThePublishersFramesAndANackOnTheThirdIsServed() async throws {
+        let url = try await TestRedis.freshURL()
+        let nodes = try ["a", "b", "c"].map { id in
+            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1; $0.limits.joinsPerSecond = 100; $0.limits.addressJoinsPerSecond = 100 }
+        }
+        let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+        // All idle: the channel goes to "a" (ties broken by id); alice publishes there directly.
+        let alice = try await MediaTestClient(server: a, uid: "alice", channel: "big")
+        let tracks = try await alice.publish(audioSSRC: 0xA11C_E001, video: [Self.video])
+        let audio = try #require(tracks.first { $0.kind == .audio })
+        let video = try #require(tracks.first { $0.kind == .video })
+
+        var subscribers: [(client: MediaTestClient, node: TestServer)] = []
+        for (node, name) in [(b, "b"), (c, "c")] {
+            for i in 0..<Self.subscribersPerNode {
+                let client = try await MediaTestClient(server: node, uid: "\(name)\(i)", channel: "big")
+                subscribers.append((client, node))
+            }
+        }
+        // One subscriber on c loses the 30th video packet on its way from c.
+        let lossy = try #require(subscribers.last { $0.node === c }?.client)
+        let relay = try LossyRelay(server: try #require(SocketAddress(ip: "127.0.0.1", port: c.app.udpPort)))
+        defer { relay.stop() }
+        lossy.subscribeRelay = relay
+        for (client, _) in subscribers {
+            // Everyone sees one channel: alice and her tracks, whichever node they reached.
+            #expect(client.joined.users.first { $0.uid == "alice" }?.tracks.map(\.id).sorted() == [audio.id, video.id].sorted())
+            try await client.subscribe(video.id)
+            try await client.subscribe(audio.id)
+        }
+        // Their subscriptions are served by the node they reached, which relays the channel once.
+        for (client, node) in subscribers {
+            let ports = try #require(client.latestOffer).media.flatMap(\.candidates).map(\.port)
+            #expect(!ports.isEmpty && ports.allSatisfy { $0 == node.app.udpPort }, "\(client.uid) offered \(ports)")
+        }
+        #expect(b.app.edges.count == 1 && c.app.edges.count == 1 && a.app.edges.count == 0)
+
+        let lossySSRC = try #require(lossy.announcedSSRC(of: video.id))
+        let counter = Atomic<Int>(0)
+        relay.drop.set { bytes in
+            LossyRelay.rtpHeader(bytes)?.ssrc == lossySSRC && counter.add(1, ordering: .relaxed).newValue == 30
+        }
+        let publisher = try MediaTestPublisher(client: alice, audioSSRC: 0xA11C_E001, video: [Self.video])
+        try await publisher.run(seconds: 2)
+        try await lossy.waitForMediaToSettle()
+
+        // The lost packet is retransmitted by c when the subscriber asks (from c's packet cache,
+        // within its 3 s).
+        let endpoint = try #require(lossy.subscribeEndpoint)
+        let datagram = try #require(relay.dropped.withLock { $0.first })
+        let lost = try #require(datagram.withUnsafeBytes { LossyRelay.rtpHeader($0) }).seq
+        #expect(!endpoint.packets(ssrc: lossySSRC).contains { $0.sequenceNumber == lost })
+        endpoint.send(rtcp: [.nack(TransportLayerNack(senderSSRC: 0x5EED, mediaSSRC: lossySSRC, lost: [lost]))])
+        #expect(await endpoint.waitFor { log in log.rtp.contains { $0.ssrc == lossySSRC && $0.sequenceNumber == lost } })
+
+        for (client, _) in subscribers { try await client.waitForMediaToSettle() }
+        // Every subscriber decodes the publisher's frames in order, and hears the tone.
+        for (client, _) in subscribers {
+            let ssrc = try #require(client.announcedSSRC(of: video.id))
+            let packets = try #require(client.subscribeEndpoint?.packets(ssrc: ssrc))
+                .sorted { SequenceNumber.distance(from: $1.sequenceNumber, to: $0.sequenceNumber) < 0 }
+            let numbers = try Self.decode(packets)
+            #expect(numbers.count > 20 && zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 + 1 },
+                    "\(client.uid) decoded \(numbers)")
+            let audioSSRC = try #require(client.announcedSSRC(of: audio.id))
+            let audioPackets = try #require(client.subscribeEndpoint?.packets(ssrc: audioSSRC))
+            #expect(audioPackets.count > 40, "\(client.uid) got \(audioPackets.count) audio packets")
+            var samples: [Float] = []
+            let opus = try OpusDecoder()
+            for p in audioPackets.dropFirst(10).prefix(30) { samples += try opus.decode(p.payload).floatSamples }
+            let hz = try #require(FrequencyEstimator.zeroCrossingFrequency(samples, sampleRate: 48_000))
+            #expect(abs(hz - 440) < 10, "\(client.uid) heard \(hz) Hz")
+        }
+
+        // A subscriber leaving is seen on every node; the channel ending ends the relays.
+        #expect(try await subscribers[0].client.signal.request(.leave).isSuccess)
+        let left = try await lossy.signal.event { if case .userLeft(let u) = $0 { return u.uid }; return nil }
+        #expect(left == subscribers[0].client.uid)
+        #expect(try await a.call("/server/v1/channel/close", ["channel": "big"]).0 == 200)
+        try await eventually(timeout: 10, "the relays closed") { b.app.edges.count == 0 && c.app.edges.count == 0 }
+        alice.close()
+        for (client, _) in subscribers { client.close() }
+        for node in nodes.reversed() { await node.stop() }
+    }
+
+    /// Decodes VP8 packets; the test pattern's frame number of each decoded frame.
+    static func decode(_ packets: [RTPPacket]) throws -> [Int] {
+        var assembler = VP8FrameAssembler()
+        let decoder = try VP8Decoder()
+        var numbers: [Int] = []
+        for p in packets {
+            let output = try assembler.push(payload: p.payload, sequenceNumber: p.sequenceNumber, timestamp: p.timestamp, marker: p.marker)
+            guard let frame = output.frame, let decoded = try decoder.decode(frame.encodedFrame),
+                  let number = TestPatternReader.frameNumber(in: decoded) else { continue }
+            numbers.append(number)
+        }
+        return numbers
+    }
+}

@@ -1,0 +1,43 @@
+import SRTCTestSupport
+import Testing
+
+/// The test path's shaper in virtual time: what the soak's 2 % loss and 30 ms jitter really do.
+@Suite struct LinkShaperTests {
+    @Test func jitterDelaysWithinTheBoundAndReorders() throws {
+        var shaper = LinkShaper(.init(lossRate: 0.02, jitterMilliseconds: 30), seed: 7)
+        var sent: [UInt64: UInt64] = [:]
+        var released: [(number: UInt64, sent: UInt64, departure: UInt64)] = []
+        var now: UInt64 = 0
+        for number in UInt64(0)..<2000 {
+            now = number * 1000
+            let passed = withUnsafeBytes(of: number) { shaper.offer($0, now: now) }
+            #expect(passed == nil, "jitter holds every datagram")
+            sent[number] = now
+            for d in shaper.due(now: now) { released.append(Self.entry(d, sent: sent)) }
+        }
+        for d in shaper.due(now: now + 31_000) { released.append(Self.entry(d, sent: sent)) }
+
+        #expect(shaper.offered == 2000)
+        #expect(released.count + shaper.randomlyLost == 2000)
+        #expect((20...60).contains(shaper.randomlyLost), "lost \(shaper.randomlyLost) of 2000 at 2 %")
+        #expect(released.allSatisfy { $0.departure >= $0.sent && $0.departure - $0.sent <= 30_000 })
+        #expect(zip(released, released.dropFirst()).allSatisfy { $0.departure <= $1.departure }, "released in departure order")
+        let reordered = zip(released, released.dropFirst()).filter { $0.number > $1.number }.count
+        #expect(reordered > 100, "a 30 ms jitter at 1 ms spacing reorders often (\(reordered))")
+        let delays = released.map { Double($0.departure - $0.sent) }
+        let mean = delays.reduce(0, +) / Double(delays.count)
+        #expect(abs(mean - 15_000) < 1500, "uniform 0…30 ms delay, mean \(mean) µs")
+    }
+
+    @Test func withoutJitterOrBottleneckDatagramsPassAtOnce() {
+        var shaper = LinkShaper(.init(lossRate: 0), seed: 1)
+        let out = [UInt8](repeating: 9, count: 5).withUnsafeBytes { shaper.offer($0, now: 10) }
+        #expect(out == [9, 9, 9, 9, 9])
+        #expect(shaper.due(now: 1_000_000).isEmpty)
+    }
+
+    private static func entry(_ d: (bytes: [UInt8], departure: UInt64), sent: [UInt64: UInt64]) -> (number: UInt64, sent: UInt64, departure: UInt64) {
+        let number = d.bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        return (number, sent[number] ?? .max, d.departure)
+    }
+}
