@@ -36,6 +36,7 @@ extension PeerTransport {
         }
         guard let parsed = TURNChannelData.parse(raw), let peer = client.peer(for: parsed.channel) else { return false }
         let inner = UnsafeMutableRawBufferPointer(rebasing: datagram[parsed.payload])
+        stats.relayedReceived += 1
         inboundRelayed = true
         defer { inboundRelayed = false }
         receive(inner, from: peer, kind: PacketKind.classify(UnsafeRawBufferPointer(inner)), stun: nil)
@@ -63,12 +64,14 @@ extension PeerTransport {
     func sendRelayed(on channel: UInt16, to server: SocketAddress, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
         let queue = io.sendQueue
         if queue.isFull { queue.flush(on: io.socket) }
-        return queue.enqueue(to: server) { slot in
+        let queued = queue.enqueue(to: server) { slot in
             let room = UnsafeMutableRawBufferPointer(rebasing: slot[TURNChannelData.headerLength...])
             guard let length = write(room), length > 0, length <= 0xFFFF else { return nil }
             TURNChannelData.writeHeader(channel: channel, length: length, into: slot)
             return TURNChannelData.headerLength + length
         }
+        if queued { stats.relayedSent += 1 }
+        return queued
     }
 
     private func performTURN(_ actions: [TURNClient.Action], now: ContinuousClock.Instant) {

@@ -42,6 +42,8 @@ public final class PeerTransport: @unchecked Sendable {
         /// Unprotect failures: forged, corrupt or replayed packets.
         public var unprotectFailures = 0
         public var sendFailures = 0
+        /// ChannelData datagrams (checks, DTLS, SRTP) sent to and received from the TURN relay.
+        public var relayedSent = 0, relayedReceived = 0
     }
 
     let io: UDPReceiveLoop

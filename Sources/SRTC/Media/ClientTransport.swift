@@ -75,6 +75,10 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
     var state: PeerTransport.State { peer.state }
     var localAddress: SocketAddress { peer.localAddress }
     var srtpProfile: SRTPProfile? { peer.srtpProfile }
+    /// Packet counters (read off the I/O thread: a snapshot for statistics and tests).
+    var stats: PeerTransport.Stats { peer.stats }
+    /// The TURN channel media uses, when ICE selected the relayed pair.
+    var relayChannel: UInt16? { peer.relayChannel }
 
     /// Runs `work` on the transport's I/O thread (where sending happens).
     func execute(_ work: @escaping @Sendable (PeerTransport) -> Void) {
