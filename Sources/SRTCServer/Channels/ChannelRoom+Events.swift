@@ -34,8 +34,16 @@ extension ChannelRoom {
         case .layerSwitched(let subscriber, let trackId, let layer, let previous, let cause):
             // The track may be gone already (unpublished): nothing to announce then.
             guard let publisher = tracks[trackId]?.uid else { return }
-            participants[subscriber]?.send(.layerSwitched(LayerSwitchedInfo(uid: publisher, trackId: trackId, layer: layer,
-                                                                             previous: previous, cause: cause)))
+            let info = LayerSwitchedInfo(uid: publisher, trackId: trackId, layer: layer, previous: previous, cause: cause)
+            if subscriber.hasPrefix(EdgeRelay.subscriberPrefix) {
+                // A relay to another node switched: every session that node serves the track to sees it.
+                let node = String(subscriber.dropFirst(EdgeRelay.subscriberPrefix.count))
+                for p in participants.values where p.subscriptions[trackId] != nil && (p.media as? EdgeParticipantMedia)?.servingNode == node {
+                    p.send(.layerSwitched(info))
+                }
+            } else {
+                participants[subscriber]?.send(.layerSwitched(info))
+            }
         case .activeSpeakers(let snapshot):
             // A hidden participant (a composite publishing the mix) is never a speaker; the list
             // goes out only when what users see of it changed.

@@ -10,6 +10,7 @@ extension ChannelRoom {
         guard let grant = claims.grant else { return .failure(SignalError(.invalidToken, "token has no channel grant")) }
         let uid = claims.sub
         if let sessionId = request.sessionId, let existing = participants[uid], existing.sessionId == sessionId {
+            if request.dataChannel == true { existing.wantsDataChannel = true }
             return .success(await resume(existing, connection: connection, grant: grant, claims: claims))
         }
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
@@ -49,6 +50,7 @@ extension ChannelRoom {
         broadcast(.channelUpdated(info), except: uid)
         observer.userJoined(room: key, uid: uid)
         if request.dataChannel == true {
+            participant.wantsDataChannel = true
             // The offer is posted to the inbox, so it follows the join response.
             await mediaOf(participant)?.openDataChannels(publishData: participant.grant.publishData)
         }
@@ -73,6 +75,9 @@ extension ChannelRoom {
         if p.moved {
             p.moved = false
             response.moved = true
+            // The new subscribe transport's first offer carries the data channels (their section
+            // comes first in every offer), before the subscriptions made again add theirs.
+            if p.wantsDataChannel { await mediaOf(p)?.openDataChannels(publishData: p.grant.publishData) }
             await resubscribePending()
         }
         return response
