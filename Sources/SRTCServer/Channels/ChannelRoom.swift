@@ -142,6 +142,7 @@ actor ChannelRoom {
         guard let grant = claims.grant else { return .failure(SignalError(.invalidToken, "token has no channel grant")) }
         let uid = claims.sub
         if let sessionId = request.sessionId, let existing = participants[uid], existing.sessionId == sessionId {
+            if request.dataChannel == true { existing.wantsDataChannel = true }
             return .success(await resume(existing, connection: connection, grant: grant, claims: claims))
         }
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
@@ -181,6 +182,7 @@ actor ChannelRoom {
         broadcast(.channelUpdated(info), except: uid)
         observer.userJoined(room: key, uid: uid)
         if request.dataChannel == true {
+            participant.wantsDataChannel = true
             // The offer is posted to the inbox, so it follows the join response.
             await mediaOf(participant)?.openDataChannels(publishData: participant.grant.publishData)
         }
@@ -205,6 +207,9 @@ actor ChannelRoom {
         if p.moved {
             p.moved = false
             response.moved = true
+            // The new subscribe transport's first offer carries the data channels (their section
+            // comes first in every offer), before the subscriptions made again add theirs.
+            if p.wantsDataChannel { await mediaOf(p)?.openDataChannels(publishData: p.grant.publishData) }
             await resubscribePending()
         }
         return response
@@ -239,8 +244,16 @@ actor ChannelRoom {
         case .layerSwitched(let subscriber, let trackId, let layer, let previous, let cause):
             // The track may be gone already (unpublished): nothing to announce then.
             guard let publisher = tracks[trackId]?.uid else { return }
-            participants[subscriber]?.send(.layerSwitched(LayerSwitchedInfo(uid: publisher, trackId: trackId, layer: layer,
-                                                                             previous: previous, cause: cause)))
+            let info = LayerSwitchedInfo(uid: publisher, trackId: trackId, layer: layer, previous: previous, cause: cause)
+            if subscriber.hasPrefix(EdgeRelay.subscriberPrefix) {
+                // A relay to another node switched: every session that node serves the track to sees it.
+                let node = String(subscriber.dropFirst(EdgeRelay.subscriberPrefix.count))
+                for p in participants.values where p.subscriptions[trackId] != nil && (p.media as? EdgeParticipantMedia)?.servingNode == node {
+                    p.send(.layerSwitched(info))
+                }
+            } else {
+                participants[subscriber]?.send(.layerSwitched(info))
+            }
         case .activeSpeakers(let snapshot):
             // A hidden participant (a composite publishing the mix) is never a speaker; the list
             // goes out only when what users see of it changed.

@@ -18,7 +18,8 @@ final class MediaServer: SFUListener, Sendable {
 
     /// Where SFU events go: rooms' inboxes by router, subscribers by consumer.
     private struct Routes {
-        var rooms: [RouterID: RoomInbox] = [:]
+        /// Rooms' inboxes, and the event sinks of channels relayed here (`EdgeChannel`).
+        var rooms: [RouterID: any MediaEventSink] = [:]
         var consumers: [ConsumerID: (room: RouterID, uid: String, trackId: String)] = [:]
         /// Transports with data channels: their room, participant and `ParticipantMedia`.
         var transports: [TransportID: (room: RouterID, uid: String, owner: ObjectIdentifier)] = [:]
@@ -73,6 +74,9 @@ final class MediaServer: SFUListener, Sendable {
 
     /// The UDP port media uses.
     var udpPort: UInt16 { worker.port.localAddress.port }
+    /// The announced UDP addresses (`ip port`): a relay's uplink candidates, and what this node
+    /// registers as its own (`NodeInfo.mediaAddresses`).
+    var udpAddresses: [String] { candidates.filter { $0.transport == "udp" }.map { "\($0.address) \($0.port)" } }
     /// The ICE-TCP port, when enabled.
     var tcpPort: UInt16? { worker.port.tcpAddress?.port }
 
@@ -81,7 +85,12 @@ final class MediaServer: SFUListener, Sendable {
     // MARK: - Registration
 
     func register(room: ChannelRoom, router: RouterID) {
-        routes.withLock { $0.rooms[router] = room.inbox }
+        register(sink: room.inbox, router: router)
+    }
+
+    /// Routes the SFU events of `router` to `sink`.
+    func register(sink: any MediaEventSink, router: RouterID) {
+        routes.withLock { $0.rooms[router] = sink }
     }
 
     func unregister(router: RouterID) {
@@ -128,7 +137,7 @@ final class MediaServer: SFUListener, Sendable {
             inbox(router)?.post(.connectionQuality(ConnectionQualityChange(uid: participant.rawValue, quality: Self.level(level),
                                                                            previous: Self.level(previous))))
         case .layerSwitched(let consumer, let change):
-            let route = routes.withLock { r -> (RoomInbox, String, String)? in
+            let route = routes.withLock { r -> (any MediaEventSink, String, String)? in
                 guard let c = r.consumers[consumer], let inbox = r.rooms[c.room] else { return nil }
                 return (inbox, c.uid, c.trackId)
             }
@@ -151,14 +160,14 @@ final class MediaServer: SFUListener, Sendable {
         }
     }
 
-    private func route(_ transport: TransportID) -> (RoomInbox, String, ObjectIdentifier)? {
+    private func route(_ transport: TransportID) -> ((any MediaEventSink), String, ObjectIdentifier)? {
         routes.withLock { r in
             guard let t = r.transports[transport], let inbox = r.rooms[t.room] else { return nil }
             return (inbox, t.uid, t.owner)
         }
     }
 
-    private func inbox(_ router: RouterID) -> RoomInbox? {
+    private func inbox(_ router: RouterID) -> (any MediaEventSink)? {
         routes.withLock { $0.rooms[router] }
     }
 

@@ -26,13 +26,16 @@ final class SignalingSession: Sendable {
     private let turn: TURNCredentialIssuer?
     /// This node's cluster membership (`--redis-url`), which says where each channel runs.
     let cluster: ClusterNode?
+    /// Relayed clients whose subscriptions this node may serve (`+Relay`).
+    let edgeClients: EdgeClients?
     private let state = Mutex(State())
 
     /// - Parameter relayingNode: the node that relays this socket from its client (`via`), if any.
     init(socket: WebSocket, manager: ChannelManager, apps: AppStore, limits: ChannelLimits, preverifiedToken: String?, metrics: Metrics,
-         turn: TURNCredentialIssuer? = nil, cluster: ClusterNode? = nil, relayingNode: String? = nil) {
+         turn: TURNCredentialIssuer? = nil, cluster: ClusterNode? = nil, edgeClients: EdgeClients? = nil, relayingNode: String? = nil) {
         self.turn = turn
         self.cluster = cluster
+        self.edgeClients = edgeClients
         self.socket = socket
         self.reader = WebSocketSessionReader(socket: socket, admission: "join", admissionTimeout: .seconds(limits.joinTimeoutSeconds),
                                              maxBadMessagesPer10s: limits.maxBadMessagesPer10s, timers: manager.timers)
@@ -114,7 +117,7 @@ final class SignalingSession: Sendable {
             do {
                 let owner = try await cluster.directory.owner(of: key)
                 if owner.id != cluster.registry.nodeId {
-                    if await relay(join: text, to: owner) { return }
+                    if await relay(join: text, to: owner, key: key, uid: claims.sub) { return }
                     respond(id: id, type: "join", .failure(SignalError(.internalError, "the channel's node cannot be reached; retry")))
                     return
                 }
@@ -144,6 +147,9 @@ final class SignalingSession: Sendable {
     }
 
     func setUpstream(_ upstream: WebSocket) { state.withLock { $0.upstream = upstream } }
+
+    /// The client's side as the channel layer sees it (this node relays it, `+Relay`).
+    var clientConnection: SignalConnection { connection }
 
     private func respond(id: Int, type: String, _ result: Result<ResponseData, SignalError>) {
         connection.send(.response(id: id, Response(type: type, result: result)))
