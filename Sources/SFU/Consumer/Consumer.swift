@@ -157,7 +157,7 @@ class Consumer {
         copyOriginExtensions(of: view, into: &extensions)
         var deltas: (UInt16, UInt8) = (0, 0)
         var length = 0
-        let sent = transport.sink.sendRTP { slot in
+        let sent = transport.sink.sendRTP(stampedAt: now) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: outSequence,
                                                        timestamp: outTimestamp, payloadType: payloadType,
                                                        extensions: extensions) else { return nil }
@@ -179,7 +179,6 @@ class Consumer {
         counters.payloadBytesSent += view.payload.count
         if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
         lastSendTime = now
-        transport.recordForwardingLatency(since: now)
     }
 
     /// Answers a NACK: resends each packet still cached, rewritten exactly as first sent (with a
@@ -206,7 +205,7 @@ class Consumer {
         copyOriginExtensions(of: view, into: &extensions)
         let rewriteVP8 = pictureIDs != nil
         var length = 0
-        let sent = transport.sink.sendRTP { slot in
+        let sent = transport.sink.sendRTP(stampedAt: 0) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: record.outSequence,
                                                        timestamp: record.outTimestamp, payloadType: payloadType,
                                                        extensions: extensions) else { return nil }

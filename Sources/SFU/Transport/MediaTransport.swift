@@ -211,11 +211,6 @@ final class MediaTransport: PeerTransportDelegate {
             router.metrics.joinToFirstPacket.record((MediaClock.unixMilliseconds() - joined) * 1000)
         }
     }
-
-    @inline(__always)
-    func recordForwardingLatency(since arrival: Int64) {
-        router.metrics.forwardingLatency.record(MediaClock.now() - arrival)
-    }
 }
 
 extension PeerTransport: PacketSink {}
