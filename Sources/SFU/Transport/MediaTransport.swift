@@ -69,7 +69,7 @@ final class MediaTransport: PeerTransportDelegate {
 
     // Outgoing: transport-wide numbering, send history, bandwidth.
     private(set) var transportSequence: UInt16 = .random(in: 0 ... .max)
-    var sendHistory = TransportSendHistory()
+    let sendHistory = TransportSendHistory()
     var bandwidth: BandwidthEstimator
     var firstFeedbackTime: Int64 = .min
     var lastReportTime: Int64 = 0
