@@ -73,6 +73,29 @@ public struct H264Depacketizer: Sendable {
         }
     }
 
+    /// Whether a payload carries a sequence parameter set (a single SPS NAL unit, or a STAP-A
+    /// holding one): the first packet of a key access unit, as WebRTC senders put SPS and PPS
+    /// before every IDR. (An IDR slice's own packet comes after them, so it does not count: a
+    /// receiver that jumped to it would lose the parameter sets.) False for malformed payloads.
+    public static func carriesSPS(_ payload: UnsafeRawBufferPointer) -> Bool {
+        guard let header = payload.first, header & 0x80 == 0 else { return false }
+        switch header & 0x1F {
+        case H264.NALType.sps:
+            return true
+        case H264.NALType.stapA:
+            var offset = 1
+            while offset + 2 < payload.count {
+                let size = Int(payload[offset]) << 8 | Int(payload[offset + 1])
+                guard size > 0, offset + 2 + size <= payload.count else { return false }
+                if payload[offset + 2] & 0x1F == H264.NALType.sps { return true }
+                offset += 2 + size
+            }
+            return false
+        default:
+            return false
+        }
+    }
+
     private mutating func appendUnit(_ unit: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         output.append(contentsOf: H264.startCode)
         output.append(contentsOf: unit)

@@ -134,7 +134,8 @@ public struct VideoJitterBuffer: Sendable {
                             pictureID: descriptor.pictureID, payload: payload, dataOffset: offset)
         case .h264:
             guard !payload.isEmpty else { throw RTPPayloadError.emptyPayload }
-            let (start, key) = payload.withUnsafeBytes { (H264Depacketizer.startsNALUnit($0), H264.isKeyFrame(payload: $0)) }
+            // A key access unit starts with its SPS (see `H264Depacketizer.carriesSPS`).
+            let (start, key) = payload.withUnsafeBytes { (H264Depacketizer.startsNALUnit($0), H264Depacketizer.carriesSPS($0)) }
             packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, isFrameStart: start,
                             isKeyFrame: key, pictureID: nil, payload: payload, dataOffset: 0)
         }
