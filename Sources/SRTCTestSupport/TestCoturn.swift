@@ -7,7 +7,8 @@ import TestWait
 
 /// A throwaway coturn (`turnserver`, Debian `coturn`) on a free loopback port with shared-secret
 /// ("TURN REST") credentials, relaying from 127.0.0.1 on a known port range and allowing
-/// loopback peers, for tests of TURN clients. Stopped with `stop()`.
+/// loopback peers, for tests of TURN clients; `--verbose`, so its log names each request and
+/// user. Stopped with `stop()`.
 public final class TestCoturn: Sendable {
     /// `turnserver` is not installed (scripts/install-deps installs `coturn`).
     public struct Unavailable: Error, CustomStringConvertible {
@@ -34,7 +35,7 @@ public final class TestCoturn: Sendable {
                                             "--min-port=\(relayPorts.lowerBound)", "--max-port=\(relayPorts.upperBound)",
                                             "--use-auth-secret", "--static-auth-secret=\(secret)", "--realm=srtc.test",
                                             "--allow-loopback-peers", "--no-cli", "--no-tls", "--no-dtls", "--fingerprint",
-                                            "--log-file=\(logPath)", "--simple-log", "--pidfile=\(directory)/turn.pid"])
+                                            "--log-file=\(logPath)", "--simple-log", "--verbose", "--pidfile=\(directory)/turn.pid"])
         let port = self.port
         try await eventually(timeout: 20, "coturn listening on \(port)") { Self.listening(port) }
     }

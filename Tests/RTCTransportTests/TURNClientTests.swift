@@ -99,7 +99,9 @@ import TestRandom
             let parsed = TURNChannelData.parse(raw)
             #expect(parsed?.channel == 0x4001 && parsed?.payload == 4..<7)
         }
-        [0x40, 0x01, 0x00, 0x04, 9, 8, 7].withUnsafeBytes { #expect(TURNChannelData.parse($0) == nil) }  // length past the end
-        [0x50, 0x00, 0x00, 0x00].withUnsafeBytes { #expect(TURNChannelData.parse($0) == nil) }  // channel out of range
+        let tooLong: [UInt8] = [0x40, 0x01, 0x00, 0x04, 9, 8, 7]  // length past the end
+        tooLong.withUnsafeBytes { #expect(TURNChannelData.parse($0) == nil) }
+        let outOfRange: [UInt8] = [0x50, 0x00, 0x00, 0x00]  // channel out of range
+        outOfRange.withUnsafeBytes { #expect(TURNChannelData.parse($0) == nil) }
     }
 }

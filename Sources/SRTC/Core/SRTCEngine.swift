@@ -76,6 +76,9 @@ public final class SRTCEngine: @unchecked Sendable {
     struct WeakIMDelegate: @unchecked Sendable { weak var value: IMDelegate? }
     let imDelegateBox = Mutex(WeakIMDelegate())
 
+    /// The local preview (`startLocalPreview`).
+    let preview = LocalPreview()
+
     /// Samples performance for `performanceDidUpdate` (nil when turned off or destroyed).
     let performanceMonitor = Mutex<PerformanceMonitor?>(nil)
 
@@ -156,6 +159,7 @@ public final class SRTCEngine: @unchecked Sendable {
         await withTaskGroup(of: Void.self) { group in
             for channel in all { group.addTask { await channel.leave() } }
         }
+        stopLocalPreview()
         context.setCaptureProcessor(nil)
         context.setRenderProcessor(nil)
         uninstallVirtualBackground()

@@ -67,7 +67,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
 
     let relay: MediaRelay
 
-    init(certificate: DTLSCertificate, context: EngineContext, relay: MediaRelay) {
+    init(certificate: DTLSCertificate, context: EngineContext, relay: MediaRelay = MediaRelay(policy: .all)) {
         self.certificate = certificate
         self.context = context
         self.relay = relay
