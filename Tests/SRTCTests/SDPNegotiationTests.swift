@@ -60,11 +60,13 @@ import Testing
 
     /// An answer or `subscriber_offer` names the codec the transport carries; H.264 is read only in
     /// packetization-mode 1 Constrained Baseline, which the subscribe answer alone accepts.
-    @Test(arguments: [("H264", "packetization-mode=1;profile-level-id=42e01f", VideoCodec.h264),
-                      ("VP8", "", VideoCodec.vp8),
-                      ("H264", "packetization-mode=0;profile-level-id=42e01f", nil),
-                      ("H264", "packetization-mode=1;profile-level-id=640c1f", nil)])
-    func theSectionsVideoCodecIsRead(name: String, fmtp: String, expected: VideoCodec?) throws {
+    /// (encoding name, fmtp, the codec read: "" for none).
+    @Test(arguments: [("H264", "packetization-mode=1;profile-level-id=42e01f", "H264"),
+                      ("VP8", "", "VP8"),
+                      ("H264", "packetization-mode=0;profile-level-id=42e01f", ""),
+                      ("H264", "packetization-mode=1;profile-level-id=640c1f", "")])
+    func theSectionsVideoCodecIsRead(name: String, fmtp: String, read: String) throws {
+        let expected = VideoCodec(encodingName: read)
         var text = Self.serverOffer.replacingOccurrences(of: "a=rtpmap:96 VP8/90000\r\na=rtcp-fb:96", with: "a=rtpmap:96 \(name)/90000\r\na=rtcp-fb:96")
         if !fmtp.isEmpty { text = text.replacingOccurrences(of: "a=rtpmap:96 \(name)/90000\r\n", with: "a=rtpmap:96 \(name)/90000\r\na=fmtp:96 \(fmtp)\r\n") }
         let video = try #require(try SDPNegotiation.describe(text).section(mid: "1"))
