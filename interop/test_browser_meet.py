@@ -212,8 +212,8 @@ return dot && {shown: dot.className.replace('quality', '').trim(), label: dot.ge
 """
 
 
-def run(server, driver):
-    os.makedirs(OUTPUT, exist_ok=True)
+def open_windows(driver):
+    """The host's window and Bob's and Carol's, each 1280×800."""
     driver.set_window_size(1280, 800)
     host = Participant(driver, driver.current_window_handle, "Host")
     members = []
@@ -221,7 +221,12 @@ def run(server, driver):
         driver.switch_to.new_window("window")
         driver.set_window_size(1280, 800)
         members.append(Participant(driver, driver.current_window_handle, name))
-    bob, carol = members
+    return [host, *members]
+
+
+def run(server, driver):
+    os.makedirs(OUTPUT, exist_ok=True)
+    host, bob, carol = open_windows(driver)
 
     # Pre-join: name, device pickers, a live preview and a moving level meter.
     host.focus()

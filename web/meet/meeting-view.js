@@ -287,6 +287,9 @@ export class MeetingView {
     set('btn-share', me.shareState === ShareType.screen, 'Stop sharing', 'Share');
     set('btn-whiteboard', me.shareState === ShareType.whiteBoard, 'Stop whiteboard', 'Whiteboard');
     set('btn-hand', me.handRaised, 'Lower hand', 'Raise hand');
+    // The host turned my chat off: the form says so instead of failing on send.
+    $('chat-input').disabled = $('chat-send').disabled = Boolean(me.chatDisabled);
+    $('chat-input').placeholder = me.chatDisabled ? 'Chat turned off by the host' : 'Message';
     $('btn-layout').textContent = this.layout === 'grid' ? 'Speaker view' : 'Grid view';
   }
 

@@ -6,9 +6,10 @@ extension VideoPixelBuffer {
 
     /// Draws this picture scaled to `width`×`height` (nearest sample) as 32-bit B, G, R, 255
     /// pixels (X11's 24-bit TrueColor layout on little-endian machines) into `target`, whose rows
-    /// are `stride` bytes apart. Non-I420 pictures are converted to I420 first.
+    /// are `stride` bytes apart. Non-I420 pictures are converted to I420 first. `mirrored` draws
+    /// the picture flipped left to right (a front camera's preview, like a mirror).
     /// - Precondition: `target` holds `height` rows of `stride ≥ 4 × width` bytes.
-    public func drawBGRA(into target: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int) {
+    public func drawBGRA(into target: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, mirrored: Bool = false) {
         precondition(width >= 0 && height >= 0 && stride >= width * 4, "drawing target too small")
         guard width > 0, height > 0 else { return }
         let source = toI420()
@@ -23,7 +24,7 @@ extension VideoPixelBuffer {
                 let lumaRow = luma + sy * sw, uRow = u + (sy >> 1) * cw, vRow = v + (sy >> 1) * cw
                 let out = (target + y * stride).assumingMemoryBound(to: UInt8.self)
                 for x in 0..<width {
-                    let sx = (x * stepX) >> 16
+                    let sx = ((mirrored ? width - 1 - x : x) * stepX) >> 16
                     let c = 298 * (Int(lumaRow[sx]) - 16)
                     let d = Int(uRow[sx >> 1]) - 128
                     let e = Int(vRow[sx >> 1]) - 128

@@ -20,10 +20,11 @@ public typealias SRTCPlatformView = NSView
 /// (`PixelBufferBridge`, the conversion the Linux build tests) wrapped in a sample buffer marked
 /// "display immediately", and the layer is fed on the main queue; only the newest pending frame
 /// is kept, so a busy main thread skips frames instead of queueing them.
-public final class SRTCVideoRenderer: SRTCPlatformView, VideoRenderer, @unchecked Sendable {
+public final class SRTCVideoRenderer: SRTCPlatformView, MirrorableRenderer, @unchecked Sendable {
     private let displayLayer = AVSampleBufferDisplayLayer()
     private let pending = Mutex<CMSampleBuffer?>(nil)
     private let drawn = Atomic<Int>(0)
+    private let mirror = Atomic<Bool>(false)
 
     public override init(frame: CGRect) {
         super.init(frame: frame)
@@ -51,6 +52,21 @@ public final class SRTCVideoRenderer: SRTCPlatformView, VideoRenderer, @unchecke
         displayLayer.frame = bounds
     }
     #endif
+
+    /// Whether pictures are shown flipped left to right (the local preview of a front camera;
+    /// `SRTCEngine.setLocalPreviewMirror(_:)` sets it): the layer is flipped, never the frames.
+    public nonisolated var mirrored: Bool {
+        get { mirror.load(ordering: .relaxed) }
+        set {
+            mirror.store(newValue, ordering: .relaxed)
+            DispatchQueue.main.async { [weak self] in
+                MainActor.assumeIsolated {
+                    guard let self else { return }
+                    self.displayLayer.setAffineTransform(self.mirror.load(ordering: .relaxed) ? CGAffineTransform(scaleX: -1, y: 1) : .identity)
+                }
+            }
+        }
+    }
 
     /// Frames handed to the layer so far.
     public nonisolated var framesDrawn: Int { drawn.load(ordering: .relaxed) }

@@ -7,12 +7,16 @@ import Synchronization
 ///
 /// Each track (source) fills its own ring buffer from its receive thread, 20 ms at a time, in
 /// network rhythm; the output pulls any number of samples in its own rhythm. A source starts
-/// playing once `prefill` samples are buffered, which absorbs arrival jitter, and buffers again
-/// after running dry. A burst (a sender or a receive thread that stalled and caught up) is played
-/// in full: dropping it would cut the tone short, audibly (and raise its measured pitch). Only a
-/// source that stayed more than `maxDepth` ahead for a whole `trimWindow` (its clock runs faster
-/// than the speaker's) drops its oldest samples down to `prefill`, so latency stays bounded; a
-/// full ring (`capacity`) drops the oldest too. Sources that sent nothing for two seconds are
+/// playing once its playout target is buffered (`AdaptivePlayoutTarget`: 40 ms at first), which
+/// absorbs arrival jitter, and buffers again after running dry. Each time it runs dry while
+/// playing (an underrun) its target grows to cover that gap and 20 ms more, up to `maxPrefill`;
+/// after calm stretches it shrinks again by 10 ms at a time, down to `minPrefill`, dropping as
+/// much buffered audio. A
+/// burst (a sender or a receive thread that stalled and caught up) is played in full: dropping it
+/// would cut the tone short, audibly (and raise its measured pitch). Only a source that stayed
+/// more than `trimMargin` above its target for a whole `trimWindow` (its clock runs faster than
+/// the speaker's) drops its oldest samples down to the target, so latency stays bounded; a full
+/// ring (`capacity`) drops the oldest too. Sources that sent nothing for two seconds are
 /// forgotten. The sum is clamped to ±1. Muted, the mixer outputs silence and discards what
 /// arrives (nothing piles up).
 final class RemoteAudioMixer: Sendable {
@@ -26,20 +30,26 @@ final class RemoteAudioMixer: Sendable {
         var lastPush: UInt64 = 0
         /// Only for sources not at 48 kHz (the SDK's own decoder always is).
         var resampler: AudioResampler?
-        let prefill: Int
+        var target: AdaptivePlayoutTarget
+        /// Samples output since the source ran dry, until audio arrives again (nil: not dry).
+        var dry: Int?
         /// The fewest samples buffered after a pull in the current trim window, and the samples
         /// pulled in it: what stayed buffered all along is latency, not jitter.
         var lowest = Int.max
         var pulledInWindow = 0
 
-        init(capacity: Int, prefill: Int) {
+        init(capacity: Int, target: AdaptivePlayoutTarget) {
             ring = [Float](repeating: 0, count: capacity)
-            self.prefill = prefill
+            self.target = target
         }
 
         /// Appends a decoded buffer, channels averaged to mono (resampled when not at 48 kHz).
         mutating func append(_ buffer: AudioPCMBuffer, now: UInt64) {
             lastPush = now
+            if let gap = dry {
+                target.arrived(afterDry: gap)
+                dry = nil
+            }
             if buffer.sampleRate != RemoteAudioMixer.sampleRate {
                 if resampler == nil { resampler = AudioResampler(outputRate: RemoteAudioMixer.sampleRate, outputChannels: 1) }
                 for sample in resampler!.process(buffer) { append(sample) }
@@ -68,19 +78,28 @@ final class RemoteAudioMixer: Sendable {
             count += 1
         }
 
-        /// Adds this source's next samples to `output` (once it has buffered enough), then trims
-        /// what stayed above `maxDepth` for a whole window of `window` samples.
-        mutating func mix(into output: UnsafeMutableBufferPointer<Float>, maxDepth: Int, window: Int) {
-            if !playing && count >= prefill { playing = true }
-            guard playing else { return }
+        /// Adds this source's next samples to `output` (once it has buffered its target); at the
+        /// end of each window of `window` samples adapts the target and trims what stayed more
+        /// than `trimMargin` above it.
+        mutating func mix(into output: UnsafeMutableBufferPointer<Float>, trimMargin: Int, window: Int) {
+            if !playing && count >= target.samples { playing = true }
+            guard playing else {
+                if let gap = dry { dry = gap + output.count }
+                return
+            }
             let n = min(output.count, count)
             for i in 0..<n { output[i] += ring[(read + i) % ring.count] }
             drop(n)
-            if n < output.count { playing = false }   // ran dry: buffer up again
+            if n < output.count {   // ran dry: buffer up again, deeper
+                playing = false
+                target.underrun()
+                dry = output.count - n
+            }
             lowest = min(lowest, count)
             pulledInWindow += output.count
             guard pulledInWindow >= window else { return }
-            if lowest > maxDepth { drop(lowest - prefill) }
+            drop(target.windowEnded(lowest: lowest))
+            if lowest > target.samples + trimMargin { drop(lowest - target.samples) }
             lowest = Int.max
             pulledInWindow = 0
         }
@@ -100,22 +119,30 @@ final class RemoteAudioMixer: Sendable {
     // MARK: - Properties
 
     static let sampleRate = 48_000
-    /// Buffered before a source plays: 40 ms.
+    /// A new source's playout target: 40 ms.
     let prefill: Int
-    /// Most a source may stay ahead for a whole `trimWindow`: 120 ms.
-    let maxDepth: Int
-    /// How long a source must stay above `maxDepth` before it is trimmed: 1 s.
+    /// The bounds of the adaptive target: 20 ms and 300 ms.
+    let minPrefill: Int
+    let maxPrefill: Int
+    /// Most a source may stay ahead of its target for a whole `trimWindow`: 80 ms.
+    let trimMargin: Int
+    /// How long a source must stay above its target and `trimMargin` before it is trimmed, and
+    /// the window the target adapts over: 1 s.
     let trimWindow: Int
     /// Ring size per source (the longest burst played in full): 1 s.
     let capacity: Int
     private let sources = Mutex<[ObjectIdentifier: Source]>([:])
     private let mutedFlag = Atomic<Bool>(false)
 
-    init(prefill: Int = 1_920, maxDepth: Int = 5_760, trimWindow: Int = 48_000, capacity: Int = 48_000) {
+    /// `minPrefill == maxPrefill == prefill` gives a fixed target.
+    init(prefill: Int = 1_920, minPrefill: Int = 960, maxPrefill: Int = 14_400, trimMargin: Int = 3_840,
+         trimWindow: Int = 48_000, capacity: Int = 48_000) {
+        self.minPrefill = max(0, min(minPrefill, prefill))
+        self.maxPrefill = max(prefill, maxPrefill)
         self.prefill = prefill
-        self.maxDepth = max(prefill, maxDepth)
+        self.trimMargin = max(0, trimMargin)
         self.trimWindow = max(1, trimWindow)
-        self.capacity = max(self.maxDepth, capacity)
+        self.capacity = max(self.maxPrefill + self.trimMargin, capacity)
     }
 
     // MARK: - Internals
@@ -134,7 +161,9 @@ final class RemoteAudioMixer: Sendable {
         guard !isMuted, buffer.frameCount > 0 else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         sources.withLock { all in
-            if all[source] == nil { all[source] = Source(capacity: capacity, prefill: prefill) }
+            if all[source] == nil {
+                all[source] = Source(capacity: capacity, target: AdaptivePlayoutTarget(initial: prefill, minimum: minPrefill, maximum: maxPrefill))
+            }
             all[source]!.append(buffer, now: now)   // in place: the ring is not copied per buffer
         }
     }
@@ -148,7 +177,7 @@ final class RemoteAudioMixer: Sendable {
             // In place (no copy of the table per pull); sources gone quiet are dropped afterwards.
             var stale = false
             for index in all.indices {
-                all.values[index].mix(into: output, maxDepth: maxDepth, window: trimWindow)
+                all.values[index].mix(into: output, trimMargin: trimMargin, window: trimWindow)
                 stale = stale || all.values[index].isStale(now: now)
             }
             if stale { all = all.filter { !$0.value.isStale(now: now) } }
@@ -159,6 +188,11 @@ final class RemoteAudioMixer: Sendable {
     /// Samples `source` has buffered (0 when unknown).
     func bufferedSamples(_ source: ObjectIdentifier) -> Int {
         sources.withLock { $0[source]?.count ?? 0 }
+    }
+
+    /// `source`'s playout target and its underruns so far (nil when unknown).
+    func playout(_ source: ObjectIdentifier) -> (targetSamples: Int, underruns: Int)? {
+        sources.withLock { $0[source].map { ($0.target.samples, $0.target.underruns) } }
     }
 
     /// How many sources are known (playing or buffering).

@@ -2,7 +2,7 @@
 /// speed test and app performance. Register with `srtc.delegates.add(delegate: self)`.
 ///
 /// Every method has a default empty implementation. Events arrive on the engine's delegate
-/// queue. Audio-route events come from `AudioRouteSession` on iOS (not part of the Linux build);
+/// queue. Audio-route events come from an `AudioRouteSession` (iOS only: never on Linux);
 /// in-channel events from `ChannelDelegate`.
 public protocol SRTCEngineDelegate: AnyObject {
     /// A running speed test moved on (about every 0.5 s and at each phase change).
@@ -19,6 +19,9 @@ public protocol SRTCEngineDelegate: AnyObject {
     func engine(_ engine: SRTCEngine, performanceDidUpdate stats: PerformanceStats)
     /// A lasting performance problem: high CPU, or a video track sending under half its frame rate.
     func engine(_ engine: SRTCEngine, performanceWarning warning: PerformanceWarning)
+    /// iOS: the call moved from `previousRoute` to `route` (the documentation's
+    /// `onAudioRouteChange:previousRoute:`), reported by the app's `AudioRouteSession`.
+    func engine(_ engine: SRTCEngine, audioRouteDidChange route: AudioRoute, previousRoute: AudioRoute)
 }
 
 extension SRTCEngineDelegate {
@@ -27,4 +30,5 @@ extension SRTCEngineDelegate {
     public func engine(_ engine: SRTCEngine, speedTestDidFail error: SRTCError, linkId: String) {}
     public func engine(_ engine: SRTCEngine, performanceDidUpdate stats: PerformanceStats) {}
     public func engine(_ engine: SRTCEngine, performanceWarning warning: PerformanceWarning) {}
+    public func engine(_ engine: SRTCEngine, audioRouteDidChange route: AudioRoute, previousRoute: AudioRoute) {}
 }

@@ -112,7 +112,8 @@ public final class ServerApp: Sendable {
         let speedTest = config.speedTest.enabled
             ? SpeedTestResponder(settings: config.speedTest, keyForIssuer: { apps.app(id: $0)?.appKey }) : nil
         let media = try MediaServer(bind: config.bind, port: config.udpPort, tcpPort: config.iceTCPPort, publicIP: config.publicIP,
-                                    qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest)
+                                    qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest,
+                                    threadPriority: config.mediaThreadPriority)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,

@@ -29,12 +29,20 @@ final class MediaServer: SFUListener, Sendable {
     /// - Parameters:
     ///   - tcpPort: the ICE-TCP port (`--ice-tcp-port`; 0 picks one), `nil` for UDP only.
     ///   - speedTest: answers speed-test datagrams on the same port, when given.
+    ///   - threadPriority: asked for the I/O thread (`--media-thread-priority`); a warning says
+    ///     when the kernel allowed less.
     init(bind: String, port: UInt16, tcpPort: UInt16? = nil, publicIP: String?, qualityIntervalSeconds: Double,
-         speedTest: SpeedTestResponder? = nil) throws {
+         speedTest: SpeedTestResponder? = nil, threadPriority: IOThreadPriority = .normal) throws {
         guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
         var configuration = SFUConfiguration()
         configuration.qualityIntervalDuration = .milliseconds(Int64(qualityIntervalSeconds * 1000))
+        configuration.ioThreadPriority = threadPriority
         worker = try SFUWorker(bind: address, tcpBind: tcpPort.map { address.with(port: $0) }, configuration: configuration)
+        let mediaPort = worker.port
+        mediaPort.execute {
+            guard let applied = mediaPort.ioThreadPriority, applied < threadPriority else { return }
+            Log.warn("media", "media thread priority \(threadPriority.rawValue) not allowed (needs CAP_SYS_NICE or RLIMIT_RTPRIO); runs at \(applied.rawValue)")
+        }
         certificate = try DTLSCertificate(commonName: "srtc-server")
         let bound = worker.port.localAddress
         var announced: [(String, UInt16)] = []

@@ -13,6 +13,21 @@ final class SignalingSession: Sendable {
         var left = false
         /// The owner node's signaling socket, when this node relays the session (`+Relay`).
         var upstream: WebSocket?
+        /// A `join` is being handled: the client sent it in time, however long the server takes.
+        var joining = false
+        /// The join deadline passed while a `join` was being handled: closed if that join fails.
+        var deadlinePassedWhileJoining = false
+    }
+
+    /// Whether the session is admitted, asked at the join deadline (`joinTimeoutSeconds` bounds
+    /// the wait for the client's `join`, not the server's work on it: a join that took longer on a
+    /// loaded server was once closed before its answer).
+    private func admittedAtDeadline() -> Bool {
+        state.withLock { s in
+            if s.room != nil || s.upstream != nil { return true }
+            if s.joining { s.deadlinePassedWhileJoining = true }
+            return s.joining
+        }
     }
 
     let socket: WebSocket
@@ -49,7 +64,7 @@ final class SignalingSession: Sendable {
 
     /// Starts reading; returns at once. The session lives until the socket closes.
     func start() {
-        reader.start(admitted: { [self] in state.withLock { $0.room != nil || $0.upstream != nil } },
+        reader.start(admitted: { [self] in admittedAtDeadline() },
                      onBadMessage: { [self] in badMessage($0) },
                      receive: { [self] in await receive($0) },
                      closed: { [self] in await socketClosed() })
@@ -76,7 +91,13 @@ final class SignalingSession: Sendable {
                 respond(id: request.id, type: request.body.typeName, .failure(SignalError(.wrongState, "send join first")))
                 return
             }
+            state.withLock { $0.joining = true }
             await handleJoin(join, id: request.id, text: text)
+            let late = state.withLock { s -> Bool in
+                s.joining = false
+                return s.deadlinePassedWhileJoining && s.room == nil && s.upstream == nil
+            }
+            if late { socket.close(code: .policyViolation, reason: "no join within \(limits.joinTimeoutSeconds) s") }
             return
         }
         // The room sends the response itself, in order with its events.

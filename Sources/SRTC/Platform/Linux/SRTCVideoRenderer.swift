@@ -19,7 +19,7 @@ import Synchronization
 /// let view = try SRTCVideoRenderer(width: 1280, height: 720, title: "Alice")
 /// remoteTrack.add(videoRenderer: view)
 /// ```
-public final class SRTCVideoRenderer: VideoRenderer, @unchecked Sendable {
+public final class SRTCVideoRenderer: MirrorableRenderer, @unchecked Sendable {
     // MARK: - Types
 
     /// What the caller's threads and the window thread share.
@@ -28,6 +28,7 @@ public final class SRTCVideoRenderer: VideoRenderer, @unchecked Sendable {
             var frame: VideoFrame?
             var drawn = 0
             var closed = false
+            var mirrored = false
             var size: (width: Int, height: Int)
         }
 
@@ -77,8 +78,7 @@ public final class SRTCVideoRenderer: VideoRenderer, @unchecked Sendable {
     /// Shows `frame` (the newest frame wins; called on any thread).
     public func render(frame: VideoFrame) {
         shared.pending.withLock { $0.frame = frame }
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
+        wakeUp()
     }
 
     /// Frames drawn so far.
@@ -86,6 +86,17 @@ public final class SRTCVideoRenderer: VideoRenderer, @unchecked Sendable {
 
     /// The window's current size.
     public var size: (width: Int, height: Int) { shared.pending.withLock { $0.size } }
+
+    /// Whether pictures are shown flipped left to right (the local preview of a front camera;
+    /// `SRTCEngine.setLocalPreviewMirror(_:)` sets it). Only what is drawn is flipped, never the
+    /// frames. Takes effect at once: the shown frame is drawn again.
+    public var mirrored: Bool {
+        get { shared.pending.withLock { $0.mirrored } }
+        set {
+            let changed = shared.pending.withLock { p -> Bool in defer { p.mirrored = newValue }; return p.mirrored != newValue }
+            if changed { wakeUp() }
+        }
+    }
 
     /// Whether the window was closed (by `close()` or the window manager).
     public var isClosed: Bool { shared.pending.withLock { $0.closed } }
@@ -99,9 +110,15 @@ public final class SRTCVideoRenderer: VideoRenderer, @unchecked Sendable {
 
     // MARK: - Internals
 
+    private func wakeUp() {
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
     /// The window thread: waits for a frame or an X event, draws, repeats.
     private static func run(_ window: X11Window, shared: Shared, wake: Int32, thread: DeviceThread) {
         var last: VideoFrame?
+        var mirrored = false
         var drain = [UInt8](repeating: 0, count: 64)
         while thread.isRunning && !window.isGone {
             var pollers = [pollfd(fd: window.connection.fileDescriptor, events: Int16(POLLIN), revents: 0),
@@ -109,12 +126,17 @@ public final class SRTCVideoRenderer: VideoRenderer, @unchecked Sendable {
             if XPending(window.connection.display) == 0 { _ = poll(&pollers, 2, 100) }
             _ = drain.withUnsafeMutableBytes { read(wake, $0.baseAddress, $0.count) }
             var redraw = window.handleEvents()
-            if let frame = shared.pending.withLock({ p -> VideoFrame? in defer { p.frame = nil }; return p.frame }) {
-                last = frame
+            let (next, mirror) = shared.pending.withLock { p in defer { p.frame = nil }; return (p.frame, p.mirrored) }
+            if let next {
+                last = next
+                redraw = true
+            }
+            if mirror != mirrored {
+                mirrored = mirror
                 redraw = true
             }
             guard redraw, let frame = last else { continue }
-            window.draw(frame)
+            window.draw(frame, mirrored: mirrored)
             shared.pending.withLock {
                 $0.drawn += 1
                 $0.size = (window.width, window.height)

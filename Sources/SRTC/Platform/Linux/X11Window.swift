@@ -70,8 +70,9 @@ final class X11Window {
         return redraw
     }
 
-    /// Draws `frame` scaled to fit the window, black bars around it.
-    func draw(_ frame: VideoFrame) {
+    /// Draws `frame` scaled to fit the window, black bars around it, flipped left to right when
+    /// `mirrored`.
+    func draw(_ frame: VideoFrame, mirrored: Bool) {
         if image == nil {
             image = try? X11Image(connection, width: width, height: height)
             if let image { image.pixels.initializeMemory(as: UInt8.self, repeating: 0, count: image.stride * height) }
@@ -80,7 +81,7 @@ final class X11Window {
         let fit = Self.fit(frame.width, frame.height, into: width, height)
         if fit.width > 0 && fit.height > 0 {
             frame.buffer.drawBGRA(into: image.pixels + fit.y * image.stride + fit.x * 4, width: fit.width, height: fit.height,
-                                  stride: image.stride)
+                                  stride: image.stride, mirrored: mirrored)
         }
         image.put(on: window, gc: gc)
     }

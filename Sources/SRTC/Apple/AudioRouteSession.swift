@@ -1,0 +1,115 @@
+#if canImport(AVFAudio) && os(iOS)
+import AVFAudio
+import Foundation
+import Synchronization
+
+/// Audio routing of the documentation's engine page (`switchAudioRoute:`, `currentAudioRoute`,
+/// `headphoneDeviceAvailable`, `bluetoothDeviceAvailable`, `onAudioRouteChange:previousRoute:`)
+/// on the process's `AVAudioSession`: a thin layer that reads the session's routes and applies
+/// `AudioRoutePolicy` (tested on Linux). One per process; route changes go to the engine's
+/// delegates as `engine(_:audioRouteDidChange:previousRoute:)`. iOS only: not compiled here.
+public final class AudioRouteSession: @unchecked Sendable {
+    private let engine: SRTCEngine
+    private let policy = Mutex(AudioRoutePolicy())
+    private let last = Mutex<AudioRoute?>(nil)
+    private var observer: NSObjectProtocol?
+
+    public init(engine: SRTCEngine) {
+        self.engine = engine
+        last.withLock { $0 = currentAudioRoute }
+        observer = NotificationCenter.default.addObserver(forName: AVAudioSession.routeChangeNotification, object: nil,
+                                                          queue: nil) { [weak self] _ in self?.routeChanged() }
+    }
+
+    deinit {
+        if let observer { NotificationCenter.default.removeObserver(observer) }
+    }
+
+    /// Asks the session for `route`; the actual route comes with `currentAudioRoute` and the
+    /// delegate event. - Throws: `.notFound` when the route is not present, `.systemError` when
+    /// the session refuses.
+    public func switchAudioRoute(_ route: AudioRoute) throws(SRTCError) {
+        let available = availableRoutes
+        let target = try policy.withLock { (state: inout AudioRoutePolicy) throws(SRTCError) -> AudioRoute in
+            try state.choose(route, available: available)
+        }
+        try apply(target)
+    }
+
+    /// The route the system plays on now.
+    public var currentAudioRoute: AudioRoute {
+        let session = AVAudioSession.sharedInstance()
+        return session.currentRoute.outputs.lazy.compactMap { Self.route(of: $0.portType) }.first ?? .speaker
+    }
+
+    /// Whether a wired headset is connected.
+    public var headphoneDeviceAvailable: Bool { availableRoutes.contains(.wiredHeadset) }
+
+    /// Whether a Bluetooth headset is connected.
+    public var bluetoothDeviceAvailable: Bool { availableRoutes.contains(.bluetooth) }
+
+    // MARK: - Internals
+
+    private var availableRoutes: Set<AudioRoute> {
+        let session = AVAudioSession.sharedInstance()
+        var routes: Set<AudioRoute> = [.speaker]
+        if DeviceHasEarpiece.value { routes.insert(.earpiece) }
+        for port in (session.availableInputs ?? []).map(\.portType) + session.currentRoute.outputs.map(\.portType) {
+            if let route = Self.route(of: port), route != .speaker, route != .earpiece { routes.insert(route) }
+        }
+        return routes
+    }
+
+    private static func route(of port: AVAudioSession.Port) -> AudioRoute? {
+        switch port {
+        case .builtInSpeaker: .speaker
+        case .builtInReceiver: .earpiece
+        case .headphones, .headsetMic: .wiredHeadset
+        case .bluetoothHFP, .bluetoothA2DP, .bluetoothLE: .bluetooth
+        default: nil
+        }
+    }
+
+    private func apply(_ route: AudioRoute) throws(SRTCError) {
+        let session = AVAudioSession.sharedInstance()
+        do {
+            switch route {
+            case .speaker:
+                try session.overrideOutputAudioPort(.speaker)
+            case .earpiece:
+                try session.overrideOutputAudioPort(.none)
+                try session.setPreferredInput(session.availableInputs?.first { $0.portType == .builtInMic })
+            case .wiredHeadset, .bluetooth:
+                try session.overrideOutputAudioPort(.none)
+                let input = session.availableInputs?.first { Self.route(of: $0.portType) == route }
+                try session.setPreferredInput(input)
+            }
+        } catch {
+            throw .systemError("audio session: \(error)")
+        }
+    }
+
+    /// The system changed the route (a headset came or went, the session was reconfigured):
+    /// apply the policy, then report the change.
+    private func routeChanged() {
+        let current = currentAudioRoute, available = availableRoutes
+        if let wanted = policy.withLock({ $0.afterReconfiguration(current: current, available: available) }) {
+            try? apply(wanted)
+        }
+        let now = currentAudioRoute
+        guard let previous = last.withLock({ last in defer { last = now }; return last }), previous != now else { return }
+        engine.delegates.notify { $0.engine(self.engine, audioRouteDidChange: now, previousRoute: previous) }
+    }
+}
+
+/// Whether this device has an earpiece: iPhones do, iPads do not (`uname`'s machine is
+/// `iPhone14,2`, `iPad13,1`; no UIKit, which would need the main actor).
+private enum DeviceHasEarpiece {
+    static let value: Bool = {
+        var info = utsname()
+        uname(&info)
+        let machine = withUnsafeBytes(of: &info.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return machine.hasPrefix("iPhone")
+    }()
+}
+#endif

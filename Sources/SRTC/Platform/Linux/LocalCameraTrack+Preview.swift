@@ -1,0 +1,30 @@
+#if os(Linux)
+// The engine preview's camera on Linux (`SRTCEngine.startLocalPreview(frontCamera:view:)`).
+// V4L2 says nothing of where a camera faces: every camera is `.front` (webcams face the user).
+
+extension LocalCameraTrack {
+    /// Opens the first camera that streams, the default first. `front` does not choose: there is
+    /// no direction to choose by, and any camera is the fallback of another.
+    /// - Returns: where the camera faces.
+    /// - Throws: `.notFound` without cameras, else the last camera's error.
+    func openForPreview(front: Bool) async throws(SRTCError) -> CameraDirection {
+        var failure = SRTCError.notFound("no camera")
+        for camera in V4L2DeviceList.cameras(in: "/dev") {
+            do {
+                try await startCapture(deviceId: camera.deviceId)
+                return .front
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
+    }
+
+    /// Moves the preview to the next camera (the current one stays if it cannot stream).
+    /// - Returns: where the camera now faces.
+    func switchForPreview(from direction: CameraDirection) async throws(SRTCError) -> CameraDirection {
+        try await switchCamera()
+        return .front
+    }
+}
+#endif
