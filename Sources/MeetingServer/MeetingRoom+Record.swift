@@ -6,8 +6,11 @@ import SMeetingProtocol
 // a record starts with its policies, lock, co-hosts and presenters, and gives each returning
 // member its hand, chat and drawing states when it enters again.
 extension MeetingRoom {
+    /// The members in it, and those of the previous node's room not back yet (so a second move
+    /// before they return does not lose their states).
     var record: MeetingRoomRecord {
-        MeetingRoomRecord(room: roomSnapshot, coHosts: coHosts.sorted(), presenters: presenters.sorted(), members: users)
+        let away = returning.values.filter { members[$0.uid] == nil }.sorted { $0.uid < $1.uid }
+        return MeetingRoomRecord(room: roomSnapshot, coHosts: coHosts.sorted(), presenters: presenters.sorted(), members: users + away)
     }
 
     /// The live policies a previous node kept (lock, mute all, cameras off, self-unmute and
@@ -25,6 +28,11 @@ extension MeetingRoom {
     /// The states a member that was in the room on the previous node gets back on entering.
     func returningStates(of uid: String, into info: inout MeetingUserInfo) {
         guard let kept = returning.removeValue(forKey: uid) else { return }
+        // Its devices stay as they were (its SRTC session, taken over too, publishes them again)
+        // and so does its place in the list.
+        info.micState = kept.micState
+        info.cameraState = kept.cameraState
+        info.enteredAt = kept.enteredAt
         info.handRaised = kept.handRaised
         info.chatDisabled = kept.chatDisabled
         info.drawDisabled = kept.drawDisabled
