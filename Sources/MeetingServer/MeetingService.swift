@@ -16,7 +16,7 @@ final class MeetingService: Sendable {
     /// `reconnect_grace_seconds`).
     let graceSeconds: Int
     /// Logins per IP address (`--address-joins-per-second`), resumes included: checked before
-    /// the token is read, so a flood of logins is cheap to refuse.
+    /// the token is read, so a flood of logins is cheap to refuse. A single node only.
     let addressLogins: KeyedRateLimiter<SocketAddress>
     /// Entries (`enter_room`) per member, in any meeting (`--user-joins-per-second`, with the
     /// channels' burst): a member looping in and out would otherwise write an attendance record
