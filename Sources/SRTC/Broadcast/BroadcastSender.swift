@@ -10,7 +10,11 @@ public final class BroadcastSender: @unchecked Sendable {
     private let socket: BroadcastSocket
     private let output = Mutex<[UInt8]>([])
     private var thread: DeviceThread?
-    private let open = Atomic<Bool>(true)
+    /// Whether `onStop` may still be called (a class: the sender's thread shares it).
+    private final class OpenFlag: Sendable {
+        let value = Atomic<Bool>(true)
+    }
+    private let open = OpenFlag()
 
     /// Connects to the host listening on `path`.
     /// - Parameter onStop: called once, on the sender's own thread, when the host asks the
@@ -28,7 +32,7 @@ public final class BroadcastSender: @unchecked Sendable {
                 if n > 0 { chunk.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
                 if n <= 0 || (try? reader.next()) == .stop || reader.pendingBytes > 64 { break }
             }
-            if open.exchange(false, ordering: .acquiringAndReleasing) { onStop() }
+            if open.value.exchange(false, ordering: .acquiringAndReleasing) { onStop() }
         }
         guard send(.hello(version: BroadcastMessage.version)) else { throw .connectionFailed("the broadcast host closed") }
     }
@@ -46,7 +50,7 @@ public final class BroadcastSender: @unchecked Sendable {
     /// Tells the host the user ended the broadcast, and disconnects.
     public func finish() {
         _ = send(.finished)
-        open.store(false, ordering: .releasing)
+        open.value.store(false, ordering: .releasing)
         thread?.stop()
         thread = nil
     }
