@@ -37,9 +37,12 @@ let package = Package(
         .systemLibrary(name: "CSWScale", pkgConfig: "libswscale", providers: [.apt(["libswscale-dev"])]),
         // libsrtp's AES-GCM, AES-ICM and HMAC-SHA1 types on OpenSSL EVP (replacing Debian's NSS ones).
         .target(name: "CSRTPCrypto", dependencies: ["COpenSSL", "CSRTP"]),
+        // OpenSSL initialised before main() without its atexit cleanup, which freed its locks under
+        // threads still using it (a crash at exit; include/COpenSSLRuntime.h).
+        .target(name: "COpenSSLRuntime", dependencies: ["COpenSSL"]),
 
         // MARK: - Libraries
-        .target(name: "RTCCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "RTCCrypto", dependencies: ["COpenSSL", "COpenSSLRuntime"]),
         .target(name: "RTCWire", dependencies: ["RTCCrypto"]),
         .target(name: "RTCNet", dependencies: ["CSystem", "COpenSSL", "RTCCrypto"]),
         .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto", "CUsrSCTP"]),
@@ -81,7 +84,7 @@ let package = Package(
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
-        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "TestRandom",
+        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "RTCCrypto", "TestRandom",
                                                        "MeetingServer", "SMeetingProtocol", "TestWait"]),
 
         // MARK: - Executables

@@ -28,9 +28,12 @@ private struct ClusterBenchError: Error, CustomStringConvertible {
 private struct ClusterBench {
     func run() async throws {
         let redis = try await TestRedis.freshURL()
-        // Sequential joins of one channel outrun --joins-per-second (20): lift it for the run.
-        let a = try TestServer { $0.redisURL = redis; $0.nodeId = "a"; $0.logLevel = "error"; $0.httpThreads = 2; $0.limits.joinsPerSecond = 100_000 }
-        let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b"; $0.logLevel = "error"; $0.httpThreads = 2; $0.limits.joinsPerSecond = 100_000 }
+        // Sequential joins of one channel from one address outrun --joins-per-second and
+        // --address-joins-per-second (20 each): lift both for the run.
+        let a = try TestServer { $0.redisURL = redis; $0.nodeId = "a"; $0.logLevel = "error"; $0.httpThreads = 2; $0.limits.joinsPerSecond = 100_000
+            $0.limits.addressJoinsPerSecond = 0 }
+        let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b"; $0.logLevel = "error"; $0.httpThreads = 2; $0.limits.joinsPerSecond = 100_000
+            $0.limits.addressJoinsPerSecond = 0 }
         let single = try TestServer { $0.logLevel = "error"; $0.httpThreads = 2 }
         // The channel is placed on a (both idle: ties go to the smaller id) by its first join.
         let anchor = try await TestSignalClient(url: a.wsURL)
@@ -80,12 +83,13 @@ private struct ClusterBench {
     /// (docs/deploy.md, "Channels larger than a node").
     func relayCost(redis: String, subscribers: Int = 10) async throws {
         let owner = try TestServer { $0.redisURL = redis; $0.nodeId = "a"; $0.logLevel = "error"; $0.limits.nodeChannelSubscribers = 1
-            $0.limits.joinsPerSecond = 1000 }
+            $0.limits.joinsPerSecond = 1000; $0.limits.addressJoinsPerSecond = 0 }
         for (label, relayed) in [("serving its own channel", false), ("relaying another node's channel", true)] {
             let channel = relayed ? "relayed" : "own"
             // b runs the channel itself unless a (the smaller id, both idle) took it first.
             let b = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", relayed ? "b" : "0",
-                                                          "--node-channel-subscribers", "1", "--joins-per-second", "1000", "--log-level", "error"])
+                                                          "--node-channel-subscribers", "1", "--joins-per-second", "1000",
+                                                          "--address-joins-per-second", "0", "--log-level", "error"])
             let publisherURL = relayed ? owner.wsURL : "ws://127.0.0.1:\(b.httpPort)/rtc/v1/ws"
             let publisher = try await MediaTestClient(signalingURL: publisherURL, uid: "pub", token: owner.token(uid: "pub", channel: channel))
             let tracks = try await publisher.publish(audioSSRC: 0xBE7C_0001, video: [Self.video])

@@ -12,6 +12,17 @@ public enum Digest {
         return out
     }
 
+    /// MD5 of `data` (16 bytes). Only where a protocol mandates it: the STUN long-term credential
+    /// key of TURN (RFC 8489 §9.2.2).
+    public static func md5(_ data: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 16)
+        var length: UInt32 = 0
+        data.withUnsafeBytes { input in
+            _ = EVP_Digest(input.baseAddress, input.count, &out, &length, EVP_md5(), nil)
+        }
+        return out
+    }
+
     /// SHA-256 of `data` (32 bytes).
     public static func sha256(_ data: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))

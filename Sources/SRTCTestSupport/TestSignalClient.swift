@@ -76,8 +76,16 @@ public final class TestSignalClient: Sendable {
     public var events: [ServerEvent] { state.withLock { $0.events } }
     public var rawMessages: [String] { state.withLock { $0.raw } }
 
+    /// Waits for `probe` to find something; fails at once when the socket has closed without it
+    /// (nothing can arrive any more: the close, with its code and reason, is the failure, not a
+    /// timeout a minute later). Messages are recorded on the I/O thread before the close is.
     private func waitFor<T>(_ what: String, timeout: Double, _ probe: (State) -> T?) async throws -> T {
-        try await TestWait.waitFor(timeout: timeout, "\(what); events: \(events.map(\.typeName))") { state.withLock { probe($0) } }
+        try await TestWait.waitFor(timeout: timeout, "\(what); events: \(events.map(\.typeName))") {
+            if let found = state.withLock({ probe($0) }) { return found }
+            guard let closed = socket.closeInfo else { return nil }
+            if let found = state.withLock({ probe($0) }) { return found }
+            throw Failure(description: "the socket closed (\(closed)) before \(what); events: \(events.map(\.typeName))")
+        }
     }
 
     public func close() { socket.close() }

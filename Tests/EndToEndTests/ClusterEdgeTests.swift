@@ -105,6 +105,56 @@ import TestWait
         for node in nodes.reversed() { await node.stop() }
     }
 
+    /// A session a relaying node serves gets its data channel there, and on it the events a
+    /// session of the channel's node gets on its own: the channel's speakers, the layer switches
+    /// of its subscription (the relay's, which its layer request moved) and its subscribe
+    /// transport's quality reports (made on the relaying node).
+    @Test func aSessionARelayingNodeServesGetsItsEventsOnItsDataChannel() async throws {
+        let url = try await TestRedis.freshURL()
+        let nodes = try ["a", "b"].map { id in
+            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1; $0.qualityIntervalSeconds = 0.5 }
+        }
+        let (a, b) = (nodes[0], nodes[1])
+        let layers = [MediaTestClient.VideoLayer(rid: "h", desc: TrackDescName.cameraBig, ssrc: 0x0ED6_E101, width: 640, height: 360),
+                      MediaTestClient.VideoLayer(rid: "l", desc: TrackDescName.cameraSmall, ssrc: 0x0ED6_E102, width: 320, height: 180)]
+        let alice = try await MediaTestClient(server: a, uid: "alice", channel: "events")
+        let tracks = try await alice.publish(audioSSRC: 0xA11C_E101, video: layers)
+        let audio = try #require(tracks.first { $0.kind == .audio })
+        let video = try #require(tracks.first { $0.kind == .video })
+        let bob = try await MediaTestClient(server: b, uid: "bob", channel: "events", dataChannels: true)
+        let endpoint = try await waitFor("bob's subscribe transport") { bob.subscribeEndpoint }
+        let ports = try #require(bob.latestOffer).media.flatMap(\.candidates).map(\.port)
+        #expect(!ports.isEmpty && ports.allSatisfy { $0 == b.app.udpPort }, "bob's transport is on b: \(ports)")
+        try await eventually("bob's data channel open on b") {
+            endpoint.log.withLock { $0.dataChannel }.contains { if case .opened(let info) = $0 { info.id == SignalDataChannel.reliableID } else { false } }
+        }
+        try await bob.subscribe(audio.id)
+        try await bob.subscribe(video.id, layer: TrackDescName.cameraSmall)
+        let publisher = try MediaTestPublisher(client: alice, audioSSRC: 0xA11C_E101, video: layers)
+        publisher.audioLevel = 10
+        try await publisher.run(seconds: 1.5)
+        #expect(try await bob.signal.request(.setLayer(SubscribeRequest(trackId: video.id, layer: TrackDescName.cameraBig))) == .success(.empty))
+        try await publisher.run(seconds: 1.5)
+
+        func speakers(_ events: [ServerEvent]) -> [[String]] {
+            events.compactMap { if case .activeSpeakers(let s) = $0 { s.speakers.map(\.uid) } else { nil } }
+        }
+        func switches(_ events: [ServerEvent]) -> [String] {
+            events.compactMap { if case .layerSwitched(let l) = $0, l.trackId == video.id, l.uid == "alice" { l.layer } else { nil } }
+        }
+        try await eventually("speakers, bob's quality and the switch to camera_big on bob's data channel") {
+            let events = bob.dataChannelEvents
+            return speakers(events).contains(["alice"]) && switches(events).contains(TrackDescName.cameraBig)
+                && events.contains { if case .qualityReport(let r) = $0 { r.uid == "bob" && r.downstream.packets > 0 } else { false } }
+        }
+        #expect(bob.dataChannelEvents.allSatisfy { $0.travelsOnDataChannel })
+        // Sent there instead of the WebSocket, not as well (the channel opened before alice spoke).
+        #expect(speakers(bob.signal.events).isEmpty && switches(bob.signal.events).isEmpty)
+        alice.close()
+        bob.close()
+        for node in nodes.reversed() { await node.stop() }
+    }
+
     /// Decodes VP8 packets; the test pattern's frame number of each decoded frame.
     static func decode(_ packets: [RTPPacket]) throws -> [Int] {
         var assembler = VP8FrameAssembler()

@@ -27,12 +27,13 @@ import Testing
         let collector: SDKAutoSubscriber
         let pusher: SDKMediaPusher
 
-        init() async throws {
+        /// - Parameter dataChannels: the clients ask for data channels (events and user data).
+        init(dataChannels: Bool = false) async throws {
             let redis = try await TestRedis.freshURL()
             let a = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", "a", "--drain-seconds", "1"])
-            let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b" }
+            let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b"; $0.qualityIntervalSeconds = 0.5 }
             let balancer = try SDKTestProxy(to: [a.httpPort, b.app.httpPort])
-            let publisher = SDKMediaTests.Peer(useDataChannel: false), subscriber = SDKMediaTests.Peer(useDataChannel: false)
+            let publisher = SDKMediaTests.Peer(useDataChannel: dataChannels), subscriber = SDKMediaTests.Peer(useDataChannel: dataChannels)
             let collector = SDKAutoSubscriber()
             subscriber.channel.delegates.add(delegate: collector)
             // Both idle: the channel is placed on "a" (ties go to the smaller id).
@@ -88,6 +89,35 @@ import Testing
         // The drained node handed the channel over and exited cleanly.
         #expect(try await cluster.a.waitForExit() == 0, "\(cluster.a.log.suffix(3000))")
         #expect(cluster.a.log.contains("draining"))
+        await cluster.stop()
+    }
+
+    /// After a drain the clients' data channels come back on the new node: events (quality
+    /// reports, every half second on b) arrive there, and user data goes from one client to the
+    /// other. The drained node, whose SCTP associations were live, exits cleanly (it crashed at
+    /// exit in OpenSSL's freed locks before COpenSSLRuntime).
+    @Test func drainingTheChannelsNodeGivesTheMovedClientsTheirDataChannelsBack() async throws {
+        let cluster = try await Cluster(dataChannels: true)
+        let received = SDKDataMessageTests.DataRecorder()
+        cluster.subscriber.channel.delegates.add(delegate: received)
+        func subscribeSession(_ peer: SDKMediaTests.Peer) -> SubscribeSession? { peer.channel.state.withLock { $0.media }?.subscribe }
+        try await eventually("data channels open on a") {
+            subscribeSession(cluster.publisher)?.dataChannelOpen == true && subscribeSession(cluster.subscriber)?.dataChannelOpen == true
+        }
+        let before = try #require(subscribeSession(cluster.subscriber))
+        cluster.a.send(SIGTERM)
+        try await cluster.expectResumedOnB()
+        #expect(try await cluster.a.waitForExit() == 0, "\(cluster.a.log.suffix(3000))")
+        // New transports on b (the old ones stayed behind), with their data channels open again.
+        try await eventually(timeout: 30, "data channels open on b") {
+            guard let pub = subscribeSession(cluster.publisher), let sub = subscribeSession(cluster.subscriber), sub !== before else { return false }
+            return pub.dataChannelOpen && sub.dataChannelOpen
+        }
+        try await eventually("events on the new data channel") { (subscribeSession(cluster.subscriber)?.dataEventsReceived ?? 0) > 0 }
+        try cluster.publisher.channel.publishData(Data("after the move".utf8), topic: "moved")
+        try await eventually("the publisher's data on b") { received.messages.contains { $0.topic == "moved" } }
+        #expect(received.messages.map { String(decoding: $0.data, as: UTF8.self) } == ["after the move"])
+        #expect(received.messages.first?.from == "pub")
         await cluster.stop()
     }
 

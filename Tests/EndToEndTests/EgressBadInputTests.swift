@@ -54,10 +54,10 @@ import Glibc
 
         // Nothing else noticed: bob still decodes alice, the composite runs, the recording records.
         let decoded = subscriber.collector.numbers.count
-        try await eventually(timeout: 10, "bob still receiving") { subscriber.collector.numbers.count > decoded + 15 }
+        try await eventually("bob still receiving") { subscriber.collector.numbers.count > decoded + 15 }
         #expect((try await server.composite("ok", uid: "mcu"))?["status"] as? String == "running")
         let file = server.recordings + "/" + (recording["file"] as? String ?? "")
-        try await eventually(timeout: 10, "the recording writing") { (EgressSupervisorFiles.size(file) ?? 0) > 2_000 }
+        try await eventually("the recording writing") { (EgressSupervisorFiles.size(file) ?? 0) > 2_000 }
         let finished = try await EgressRecordingTests.stop(server, recording)
         #expect(finished["status"] as? String == "finished", "\(finished)")
         pusher.stop()
@@ -104,7 +104,7 @@ import Glibc
         let recording = try await EgressRecordingTests.start(server, ["channel": "full", "uid": "alice", "desc": "camera_big"])
         // 400 kbps fills 256 KiB in about five seconds.
         var final: [String: Any] = [:]
-        try await eventually(timeout: 30, "the recording failing on the full disk") {
+        try await eventually("the recording failing on the full disk") {
             let (_, json) = (try? await server.call("/server/v1/channel/record/list", ["channel": "full"])) ?? (0, [:])
             final = (json["recordings"] as? [[String: Any]])?.first { $0["recording_id"] as? String == recording["recording_id"] as? String } ?? [:]
             return final["status"] as? String == "failed"

@@ -81,10 +81,10 @@ struct EgressPeer {
         // A hidden participant: in no user list, not counted.
         #expect(!viewer.channel.users.contains { $0.uid == "mcu" })
         #expect(viewer.channel.users.count == 3)
-        try await eventually(timeout: 5, "user_count 4") { viewer.channel.info?.userCount == 4 }
+        try await eventually("user_count 4") { viewer.channel.info?.userCount == 4 }
 
         // Each tile shows its own bot's frames, advancing; the fourth tile is black.
-        try await eventually(timeout: 20, "frames in three tiles (read \((0..<3).map { tiles.numbers(tile: $0).count }) of \(tiles.frames) pictures)") { (0..<3).allSatisfy { tiles.numbers(tile: $0).count >= 10 } }
+        try await eventually("frames in three tiles (read \((0..<3).map { tiles.numbers(tile: $0).count }) of \(tiles.frames) pictures)") { (0..<3).allSatisfy { tiles.numbers(tile: $0).count >= 10 } }
         for i in 0..<3 {
             let numbers = tiles.numbers(tile: i)
             #expect(numbers.allSatisfy { $0 / 100_000 == i }, "tile \(i): \(numbers.prefix(5))")
@@ -92,7 +92,7 @@ struct EgressPeer {
         }
         #expect(tiles.numbers(tile: 3).isEmpty)
         // The mix holds all three tones.
-        try await eventually(timeout: 10, "2 s of mixed audio") { composite.audio.samples.count >= 96_000 }
+        try await eventually("2 s of mixed audio") { composite.audio.samples.count >= 96_000 }
         let mix = Array(composite.audio.samples.suffix(48_000))
         let floor = [500.0, 900.0, 1_500.0].map { FrequencyEstimator.goertzelPower(mix, frequency: $0, sampleRate: 48_000) }.max()!
         for hz in tones {
@@ -105,7 +105,7 @@ struct EgressPeer {
         #expect(workers.count == 1, "one worker: \(workers)")
         for pid in workers { kill(pid, SIGKILL) }
         let before = tiles.numbers(tile: 0).last ?? 0
-        try await eventually(timeout: 20, "the composite back after its worker died") {
+        try await eventually("the composite back after its worker died") {
             let restarts = (try? await server.composite("mix", uid: "mcu"))?["restarts"] as? Int ?? 0
             return restarts >= 1 && composite.videoTracksSeen >= 2 && (tiles.numbers(tile: 0).last ?? 0) > before + 15
         }
@@ -114,14 +114,14 @@ struct EgressPeer {
         // Bot 2 leaves: two tiles side by side, each letterboxed in its half.
         await bots[1].stop()
         tiles.watch([(x: 0, y: 90, width: 320, height: 180), (x: 320, y: 90, width: 320, height: 180)])
-        try await eventually(timeout: 15, "the grid of two") { tiles.numbers(tile: 0).count >= 5 && tiles.numbers(tile: 1).count >= 5 }
+        try await eventually("the grid of two") { tiles.numbers(tile: 0).count >= 5 && tiles.numbers(tile: 1).count >= 5 }
         #expect(tiles.numbers(tile: 0).allSatisfy { $0 < 100_000 })
         #expect(tiles.numbers(tile: 1).allSatisfy { $0 >= 200_000 })
 
         let (stopped, answer) = try await server.call("/server/v1/channel/composite/stop", ["channel": "mix", "uid": "mcu"])
         #expect(stopped == 200 && (answer["composite"] as? [String: Any])?["status"] as? String == "stopped")
         try await viewer.events.wait(for: "track- mcu camera_big")
-        try await eventually(timeout: 10, "no worker left") { EgressWorkers.pids().isEmpty }
+        try await eventually("no worker left") { EgressWorkers.pids().isEmpty }
         for bot in bots { await bot.stop() }
         await viewer.channel.leave()
         await server.stop()

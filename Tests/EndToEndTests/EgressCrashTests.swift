@@ -24,7 +24,7 @@ import Glibc
     static func recordABot(_ server: ServerProcess) async throws -> (BotProcess, [String: Any]) {
         let bot = try BotProcess(url: server.httpBase, channel: "crash", uid: "bot", patternStart: 0)
         var recording: [String: Any] = [:]
-        try await eventually(timeout: 20, "the bot's track, recorded") {
+        try await eventually("the bot's track, recorded") {
             guard let (status, json) = try? await server.call("/server/v1/channel/record/start",
                                                               ["channel": "crash", "uid": "bot", "desc": "camera_big"]) else { return false }
             recording = json["recording"] as? [String: Any] ?? [:]
@@ -93,7 +93,7 @@ import Glibc
 
         let hooks = try TestWebhookReceiver()
         let again = try await Self.server(data.path, webhookURL: hooks.url)
-        try await eventually(timeout: 5, "marked incomplete") {
+        try await eventually("marked incomplete") {
             let stored = try? await Self.listed(again)
             return stored?["status"] as? String == "incomplete"
         }

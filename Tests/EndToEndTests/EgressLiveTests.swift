@@ -44,9 +44,9 @@ import Glibc
             let sequence = text.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") }.flatMap { Int($0.dropFirst(22)) } ?? -1
             return (sequence, text.split(separator: "\n").filter { $0.hasSuffix(".ts") }.map(String.init))
         }
-        try await eventually(timeout: 20, "two segments") { await playlist().segments.count >= 2 }
+        try await eventually("two segments") { await playlist().segments.count >= 2 }
         let first = await playlist()
-        try await eventually(timeout: 15, "the playlist advancing") { await playlist().sequence > first.sequence }
+        try await eventually("the playlist advancing") { await playlist().sequence > first.sequence }
         let segment = try #require(await playlist().segments.last)
         let (code, bytes) = try await Self.get(server.url + path.replacingOccurrences(of: "index.m3u8", with: segment))
         #expect(code == 200 && bytes.count > 1_000)
@@ -62,7 +62,7 @@ import Glibc
         #expect(info.channel == "show")
         try await viewer.events.wait(for: "track+ stream camera_big")
         try await viewer.events.wait(for: "track+ stream mic")
-        try await eventually(timeout: 20, "frames from the stream") { subscriber.collector.numbers.count >= 30 }
+        try await eventually("frames from the stream") { subscriber.collector.numbers.count >= 30 }
         let numbers = subscriber.collector.numbers
         #expect(nonDecreasing(numbers) && numbers.last! > numbers.first!)
         let hz = try #require(subscriber.collector.toneFrequency)
@@ -123,7 +123,7 @@ import Glibc
         receiver.standardOutput = FileHandle.nullDevice
         receiver.standardError = FileHandle.nullDevice
         try receiver.run()
-        try await eventually(timeout: 10, "ffmpeg listening") { isListening(port: port) }
+        try await eventually("ffmpeg listening") { isListening(port: port) }
 
         let (status, json) = try await server.call("/server/v1/channel/live/start",
                                                    ["channel": "push", "uid": "mcu", "hls": false, "rtmp_url": "rtmp://127.0.0.1:\(port)/live/stream"])

@@ -3,14 +3,14 @@ import SRTCTestSupport
 
 /// The short soak of `make test` (the 30-minute one is `make soak`): a real `srtc-server` process,
 /// six participants through lossy, jittery relays, with leaves, rejoins, resumes, ICE restarts and
-/// layer switches at random for 30 s.
+/// layer switches at random for 2 minutes (issue #15: "a 2-minute version runs in `make test`").
 @Suite(.serialized) struct SoakTests {
-    @Test func thirtySecondsOfChurnThroughALossyNetwork() async throws {
+    @Test func twoMinutesOfChurnThroughALossyNetwork() async throws {
         var configuration = SoakRunner.Configuration()
         configuration.participants = 6
-        configuration.duration = .seconds(30)
-        configuration.warmUp = .seconds(10)
-        configuration.reportInterval = .seconds(10)
+        configuration.duration = .seconds(120)
+        configuration.warmUp = .seconds(30)
+        configuration.reportInterval = .seconds(20)
         configuration.eventInterval = .seconds(2)
         let result = try await SoakRunner(configuration: configuration).run()
         #expect(result.passed, "\(result.failures)")
@@ -19,6 +19,7 @@ import SRTCTestSupport
         #expect(total.videoExpected > 1000 && total.audioExpected > 1000)
         #expect(total.decoded > 100)
         #expect(total.decodeBreaks * 50 < total.decoded)
-        #expect((result.samples.last?.events.values.reduce(0, +) ?? 0) >= 5)
+        #expect((result.samples.last?.events.values.reduce(0, +) ?? 0) >= 10)
+        #expect(result.samples.allSatisfy { $0.participants >= 5 })
     }
 }

@@ -224,6 +224,44 @@ struct EchoDelegate: HTTPServerDelegate {
         #expect((try? RawClient(port: port)) == nil)  // no longer accepting
     }
 
+    /// The order the graceful-shutdown test once met under load (two loops): a held request's
+    /// answer reached its loop before that loop's `beginShutdown` did, and went out keep-alive.
+    /// Here forced on one loop: the answer is queued first, the shutdown behind it.
+    @Test func anAnswerQueuedBeforeItsLoopSawTheShutdownIsStillTheLast() async throws {
+        let gate = HeldRequests()
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let server = HTTPServer(configuration: .init(loopCount: 1), delegate: HTTPClosureDelegate { _ in
+            await gate.hold()
+            return .text(200, "held")
+        }, group: group)
+        try server.start()
+        let busy = try RawClient(port: server.port)
+        await busy.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
+        try await eventually("the request held") { gate.count > 0 }
+        // Hold the loop thread (a thread of its own, not the cooperative pool's).
+        let blocked = Atomic<Bool>(false)
+        let unblock = DispatchSemaphore(value: 0)
+        loop.execute {
+            blocked.store(true, ordering: .releasing)
+            unblock.wait()
+        }
+        try await eventually("the loop held") { blocked.load(ordering: .acquiring) }
+        gate.releaseAll()
+        try await eventually("the answer queued on the loop") { loop.queuedTaskCount == 1 }
+        async let stopped: Void = server.shutdown(gracePeriod: .seconds(3))
+        try await eventually("the shutdown begun") { server.isStopping && loop.queuedTaskCount == 2 }
+        unblock.signal()
+        let response = try #require(await busy.readResponse())
+        #expect(response.body == Array("held".utf8))
+        #expect(response.headers["Connection"] == "close")
+        #expect(await busy.waitForClose())
+        busy.close()
+        await stopped
+        #expect(server.connectionCount == 0)
+    }
+
     @Test func pastTheLimitTheLongestIdleConnectionMakesRoom() async throws {
         try await withServer(.init(loopCount: 1, maxConnections: 2)) { server in
             let first = try RawClient(port: server.port)

@@ -50,6 +50,41 @@ import TestWait
         await a.stop()
     }
 
+    /// `cluster/edge`'s `open` connects this node to the candidates it names: only addresses the
+    /// channel's node registered are accepted, so the app's key cannot aim a node's ICE checks
+    /// and DTLS at any other address.
+    @Test func aRelayOpensOnlyToMediaAddressesTheOwnerRegistered() async throws {
+        let url = try await TestRedis.freshURL()
+        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
+        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
+        let single = try TestServer()
+        func open(_ node: TestServer, owner: String, candidates: [String]) async throws -> (Int, Int?) {
+            let uplink: [String: Any] = ["ufrag": "edgeufrag", "pwd": "edgepasswordedgepassword", "owner_ufrag": "ownerufr",
+                                         "owner_pwd": "ownerpasswordownerpassword", "candidates": candidates,
+                                         "fingerprint": "sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":")]
+            let (status, body) = try await node.call("/server/v1/cluster/edge", ["op": "open", "channel": "c", "owner": owner, "uplink": uplink])
+            return (status, body["code"] as? Int)
+        }
+        let registered = try #require(await b.app.cluster?.registry.node(id: "a")?.mediaAddresses)
+        #expect(registered == ["127.0.0.1 \(a.app.udpPort)"])
+        // Another address, or a's address with another port, next to a registered one: refused.
+        #expect(try await open(b, owner: "a", candidates: ["192.0.2.7 \(a.app.udpPort)"]) == (403, 40301))
+        #expect(try await open(b, owner: "a", candidates: registered + ["127.0.0.1 \(a.app.udpPort &+ 1)"]) == (403, 40301))
+        // A node that is not live, or the node itself, cannot own a relayed channel.
+        #expect(try await open(b, owner: "z", candidates: registered) == (404, 40401))
+        #expect(try await open(b, owner: "b", candidates: ["127.0.0.1 \(b.app.udpPort)"]) == (404, 40401))
+        // A single node relays nothing.
+        #expect(try await open(single, owner: "a", candidates: registered) == (409, 40901))
+        #expect(b.app.edges.count == 0)
+        // The owner's registered address opens the relay.
+        #expect(try await open(b, owner: "a", candidates: registered).0 == 200)
+        #expect(b.app.edges.count == 1)
+        #expect(try await b.call("/server/v1/cluster/edge", ["op": "close", "channel": "c", "owner": "a"]).0 == 200)
+        await single.stop()
+        await b.stop()
+        await a.stop()
+    }
+
     @Test func eachWebhookIsSentOnceWhenTwoNodesShareTheOutbox() async throws {
         let hooks = try TestWebhookReceiver()
         let redisURL = try await TestRedis.freshURL()

@@ -17,6 +17,11 @@ import SRTCTestSupport
         }
     }
 
+    /// What a start sent for what an earlier run left live.
+    private func restartEvents(_ hooks: TestWebhookReceiver) -> [TestWebhookReceiver.Delivery] {
+        hooks.deliveries.filter { $0.json["data.reason"] == WebhookDispatcher.serverRestartReason }
+    }
+
     /// A fresh store of `kind` with the schema and the test app.
     private func store(_ kind: TestStore) async throws -> (any Database, AppStore) {
         let database = try await kind.open()
@@ -55,11 +60,8 @@ import SRTCTestSupport
         // The next start tells the receiver that alice and bob left and "live" closed, continuing its sequence.
         let second = dispatcher(database, apps, hooks)
         defer { second.stop() }
-        func restartEvents() -> [TestWebhookReceiver.Delivery] {
-            hooks.deliveries.filter { $0.json["data.reason"] == WebhookDispatcher.serverRestartReason }
-        }
-        try await eventually("three restart events") { restartEvents().count >= 3 }
-        let restart = restartEvents()
+        try await eventually("three restart events") { restartEvents(hooks).count >= 3 }
+        let restart = restartEvents(hooks)
         #expect(restart.map(\.event) == ["user_left", "user_left", "channel_closed"])
         #expect(restart.map { $0.json["data.uid"] } == ["alice", "bob", nil])
         #expect(restart.allSatisfy { $0.json["channel"] == "live" && $0.signatureValid })
@@ -108,21 +110,63 @@ import SRTCTestSupport
         // a restarts while d starts: a closes its own channel, one of them c's, nobody b's.
         let restarted = dispatcher(database, apps, hooks, node: a), started = dispatcher(database, apps, hooks, node: d)
         defer { restarted.stop(); started.stop(); runs[1].stop() }
-        func restartEvents() -> [TestWebhookReceiver.Delivery] {
-            hooks.deliveries.filter { $0.json["data.reason"] == WebhookDispatcher.serverRestartReason }
-        }
-        try await eventually("four restart events") { restartEvents().count >= 4 }
+        try await eventually("four restart events") { restartEvents(hooks).count >= 4 }
         // Let any duplicate arrive before counting.
         try await eventually("outbox empty") {
             try database.query("SELECT COUNT(*) FROM webhook_deliveries WHERE delivered_at IS NULL").first?.first?.int == 0
         }
-        let closed = restartEvents()
+        let closed = restartEvents(hooks)
         #expect(closed.count == 4)
         #expect(Set(closed.map { "\($0.json["channel"] ?? "")/\($0.event ?? "")/\($0.json["data.uid"] ?? "-")" })
                 == ["room-a/user_left/user-a", "room-a/channel_closed/-", "room-c/user_left/user-c", "room-c/channel_closed/-"])
         #expect(!hooks.deliveries.contains { $0.json["channel"] == "room-b" && $0.event != "channel_created" && $0.event != "user_joined" })
         #expect(try database.query("SELECT channel, node FROM webhook_live_channels").map { $0.compactMap(\.string) } == [["room-b", "b"]])
         #expect(try database.query("SELECT uid FROM webhook_live_users").map { $0.compactMap(\.string) } == [["user-b"]])
+        await hooks.shutdown()
+    }
+
+    /// A channel handed over in a cluster belongs to the node it went to: the liveness record
+    /// follows every event's node, so the death of the node it came from does not close it.
+    @Test(arguments: TestStore.allCases)
+    func aChannelHandedToAnotherNodeOutlivesTheNodeItCameFrom(_ kind: TestStore) async throws {
+        let hooks = try TestWebhookReceiver()
+        let (database, apps) = try await store(kind)
+        let redis = try await TestRedis.freshURL()
+        let x = try ClusterTests.registry(redis, "x"), y = try ClusterTests.registry(redis, "y")
+        let z = try ClusterTests.registry(redis, "z")
+        try x.beat((2, 1)); try y.beat((0, 0)); try z.beat((0, 0))
+
+        // Both channels start on x; "moved" is handed to y (its next event is y's), "stayed" is not.
+        let moved = ChannelKey(appId: TestServer.appId, name: "moved"), stayed = ChannelKey(appId: TestServer.appId, name: "stayed")
+        let onX = dispatcher(database, apps, hooks, node: x)
+        onX.channelCreated(moved)
+        onX.userJoined(moved, uid: "alice")
+        onX.channelCreated(stayed)
+        onX.userJoined(stayed, uid: "carol")
+        try await eventually("x's events delivered") { hooks.deliveries.count == 4 }
+        let onY = dispatcher(database, apps, hooks, node: y)
+        defer { onY.stop() }
+        onY.userJoined(moved, uid: "bob")
+        try await eventually("y's event delivered") { hooks.deliveries.count == 5 }
+        #expect(try database.query("SELECT channel, node FROM webhook_live_channels ORDER BY channel").map { $0.compactMap(\.string) }
+                == [["moved", "y"], ["stayed", "x"]])
+
+        // x dies (gone from the registry, as once its key expired); z starts and closes what dead
+        // nodes left live: "stayed", not "moved".
+        onX.stop()
+        x.leave()
+        #expect(try await y.liveNodes().map(\.id).sorted() == ["y", "z"])
+        let onZ = dispatcher(database, apps, hooks, node: z)
+        defer { onZ.stop() }
+        try await eventually("stayed closed") { restartEvents(hooks).contains { $0.event == "channel_closed" } }
+        try await eventually("outbox empty") {
+            try database.query("SELECT COUNT(*) FROM webhook_deliveries WHERE delivered_at IS NULL").first?.first?.int == 0
+        }
+        #expect(restartEvents(hooks).map { "\($0.json["channel"] ?? "")/\($0.event ?? "")" } == ["stayed/user_left", "stayed/channel_closed"])
+        #expect(try database.query("SELECT channel, node FROM webhook_live_channels").map { $0.compactMap(\.string) } == [["moved", "y"]])
+        #expect(try database.query("SELECT uid FROM webhook_live_users ORDER BY uid").map { $0.compactMap(\.string) } == [["alice"], ["bob"]])
+        // The moved channel's sequence went on from x's across the handover.
+        #expect(hooks.deliveries.filter { $0.json["channel"] == "moved" }.map(\.sequence) == [1, 2, 3])
         await hooks.shutdown()
     }
 }

@@ -67,6 +67,9 @@ public final class EventLoop: @unchecked Sendable {
     /// `true` when called on this loop's thread.
     public var inEventLoop: Bool { threadToken.load(ordering: .acquiring) == Self.currentThreadToken() }
 
+    /// Tasks posted with `execute` and not yet started (tests wait on it to order their steps).
+    var queuedTaskCount: Int { inbox.withLock { $0.count } }
+
     /// Runs `task` on the loop thread, after the work already queued. Safe from any thread.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         let wasEmpty = inbox.withLock { queue in

@@ -109,6 +109,11 @@ public final class HTTPServer: Sendable {
     /// The bound port (after `start()`); the kernel's pick when configured with port 0.
     public var port: UInt16 { localAddress?.port ?? 0 }
 
+    /// `shutdown` has begun. Connections read this when they answer, not only their own flag:
+    /// their `beginShutdown` reaches each loop in its own time, and a response a loop sends
+    /// before its turn must already be marked as the connection's last.
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
     /// Open connections (HTTP and WebSocket).
     public var connectionCount: Int { state.withLock { $0.connections.count } }
 

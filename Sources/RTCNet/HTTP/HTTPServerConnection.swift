@@ -193,7 +193,7 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
 
     private func respond(_ response: HTTPResponse, to request: HTTPRequest) {
         guard !stream.isClosed else { return }
-        let keepAlive = request.wantsKeepAlive && !shuttingDown && !readClosed
+        let keepAlive = request.wantsKeepAlive && !shuttingDown && !server.isStopping && !readClosed
         var out: [UInt8] = []
         response.serialize(into: &out, keepAlive: keepAlive, headOnly: request.method == "HEAD")
         stream.write(out)
@@ -234,7 +234,7 @@ final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
         case .reject(let response):
             respond(response, to: request)
         case .accept(let acceptance):
-            if shuttingDown {
+            if shuttingDown || server.isStopping {
                 respond(.text(503, "server shutting down\n"), to: request)
                 return
             }

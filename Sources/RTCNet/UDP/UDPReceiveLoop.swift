@@ -19,9 +19,13 @@ import Synchronization
 public final class UDPReceiveLoop: @unchecked Sendable {
     public let socket: UDPSocket
     public let receiver: UDPBatchReceiver
-    /// Datagrams queued by handlers; flushed after `onBatchEnd`, after `execute` work and after ticks.
+    /// Datagrams queued by handlers; flushed once `flushThreshold` wait after a datagram's handler,
+    /// after `onBatchEnd`, after `execute` work and after ticks.
     public let sendQueue: UDPSendQueue
     public let tickInterval: Duration
+    /// Queued datagrams that make the loop send at once after a received datagram, before the
+    /// rest of its batch; fewer wait for the batch's end, so one `sendmmsg` carries several.
+    public let flushThreshold: Int
 
     /// Called for each datagram with a mutable view of it (valid only during the call) and its sender.
     public var onDatagram: (UnsafeMutableRawBufferPointer, SocketAddress) -> Void = { _, _ in }
@@ -38,6 +42,7 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let threadID = Mutex<pthread_t?>(nil)
+    private let priorityInForce = Atomic<Int>(-1)
     private var started = false
     // Loop thread only: descriptors polled beside the socket (see `watch`), and a reused list of
     // the ready ones so a handler may watch or unwatch while they are dispatched.
@@ -57,9 +62,10 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     ///   - socket: the socket this loop reads and owns the sends of.
     ///   - tickInterval: the timer granularity; DTLS and ICE need tens of milliseconds at most.
     public init(socket: UDPSocket, batchSize: Int = 32, slotSize: Int = 2048,
-                sendQueueCapacity: Int = 64, tickInterval: Duration = .milliseconds(10)) throws(NetError) {
+                sendQueueCapacity: Int = 64, flushThreshold: Int = 16, tickInterval: Duration = .milliseconds(10)) throws(NetError) {
         self.socket = socket
         self.tickInterval = tickInterval
+        self.flushThreshold = max(1, min(flushThreshold, sendQueueCapacity))
         receiver = UDPBatchReceiver(batchSize: batchSize, slotSize: slotSize)
         sendQueue = UDPSendQueue(capacity: sendQueueCapacity, slotSize: slotSize)
         var fds: [Int32] = [0, 0]
@@ -75,13 +81,31 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     }
 
     /// Starts the thread. Set the handlers first.
-    public func start(name: String = "srtc-udp") {
+    /// - Parameters:
+    ///   - name: the thread's name as `top -H` and `perf` show it (15 bytes at most on Linux).
+    ///   - priority: asked for as the thread starts (see `appliedPriority` for what it got).
+    public func start(name: String = "srtc-udp", priority: IOThreadPriority = .normal) {
         precondition(!started, "UDPReceiveLoop started twice")
         started = true
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            #if os(Linux)
+            // Foundation's `Thread.name` does not reach the kernel's thread name on Linux.
+            _ = srtc_set_thread_name(name)
+            #endif
+            let applied = priority.applyToCurrentThread()
+            priorityInForce.store(IOThreadPriority.allCases.firstIndex(of: applied)!, ordering: .releasing)
+            run()
+        }
         thread.name = name
         thread.stackSize = 1 << 20
         thread.start()
+    }
+
+    /// The scheduling priority the thread got (the asked one, or the best below it the kernel
+    /// allowed); nil until the thread has started (it is known in any closure it runs).
+    public var appliedPriority: IOThreadPriority? {
+        let index = priorityInForce.load(ordering: .acquiring)
+        return index < 0 ? nil : IOThreadPriority.allCases[index]
     }
 
     /// `true` when called on the loop's thread.
@@ -155,7 +179,13 @@ public final class UDPReceiveLoop: @unchecked Sendable {
             if fds[0].revents != 0 {
                 // Bounded so timers still run under a flood.
                 for _ in 0..<16 {
-                    let n = receiver.receive(from: socket, onDatagram)
+                    let n = receiver.receive(from: socket) { bytes, source in
+                        onDatagram(bytes, source)
+                        // What a datagram made go out now, once it is enough for one system call,
+                        // not after the rest of the batch: a burst of 30 packets fanned out to 50
+                        // each would otherwise hold the first packet's copies for 29 fan-outs.
+                        if sendQueue.count >= flushThreshold { sendQueue.flush(on: socket) }
+                    }
                     if n == 0 { break }
                     onBatchEnd()
                     sendQueue.flush(on: socket)

@@ -24,10 +24,10 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
     /// `nil` for a UDP candidate; the TCP candidate's type otherwise.
     public var tcpType: TCPType?
 
-    /// Where checks go: an address, over UDP or over a TCP connection.
+    /// Where checks go: an address, and the route (`nil`: directly over UDP).
     struct Path: Hashable, Sendable {
         var address: SocketAddress
-        var tcp: Bool
+        var route: ICERoute?
     }
 
     /// `true` for an ICE-TCP candidate.

@@ -28,8 +28,8 @@ public struct ICEControllingAgent: Sendable {
 
     private struct Pair: Sendable {
         var remote: SocketAddress
-        /// Checked over an ICE-TCP connection.
-        var tcp: Bool
+        /// `nil`: directly from our UDP socket.
+        var route: ICERoute?
         var firstCheckAt: ContinuousClock.Instant
         var started = false
         var failed = false
@@ -55,10 +55,14 @@ public struct ICEControllingAgent: Sendable {
     private var nextConsent: ContinuousClock.Instant?
 
     /// - Parameters:
-    ///   - remoteCandidates: the peer's candidates; those of another address family than
-    ///     `localFamily` (our socket's) are skipped.
+    ///   - remoteCandidates: the peer's candidates, checked in priority order (UDP host before
+    ///     TCP); those of another address family than `localFamily` (our socket's), and TCP ones
+    ///     that do not accept connections (not `passive`), are skipped.
+    ///   - relay: also check each UDP candidate through our TURN allocation (after the direct pairs).
+    ///   - relayOnly: check through the relay only (`iceTransportPolicy: relay`).
     public init(local: ICECredentials, remote: ICECredentials, remoteCandidates: [ICECandidate],
-                localFamily: SocketAddress.Family, tieBreaker: UInt64 = SecureRandom.uint64()) {
+                localFamily: SocketAddress.Family, relay: Bool = false, relayOnly: Bool = false,
+                tieBreaker: UInt64 = SecureRandom.uint64()) {
         self.local = local
         self.remote = remote
         self.tieBreaker = tieBreaker
@@ -67,8 +71,10 @@ public struct ICEControllingAgent: Sendable {
         }.sorted { $0.priority > $1.priority }
         var seen = Set<ICECandidate.Path>()
         let now = ContinuousClock.now
-        for candidate in usable where seen.insert(ICECandidate.Path(address: candidate.address, tcp: candidate.isTCP)).inserted {
-            pairs.append(Pair(remote: candidate.address, tcp: candidate.isTCP, firstCheckAt: now))
+        var routes: [(ICECandidate, ICERoute?)] = relayOnly ? [] : usable.map { ($0, $0.isTCP ? .tcp : nil) }
+        if relay || relayOnly { routes += usable.filter { !$0.isTCP }.map { ($0, .relay) } }
+        for (candidate, route) in routes where seen.insert(ICECandidate.Path(address: candidate.address, route: route)).inserted {
+            pairs.append(Pair(remote: candidate.address, route: route, firstCheckAt: now))
         }
     }
 
@@ -142,7 +148,8 @@ public struct ICEControllingAgent: Sendable {
     }
 
     private func sendAction(_ bytes: [UInt8], pair: Int) -> ICEAction {
-        pairs[pair].tcp ? .sendOverStream(bytes, to: pairs[pair].remote) : .send(bytes, to: pairs[pair].remote)
+        guard let route = pairs[pair].route else { return .send(bytes, to: pairs[pair].remote) }
+        return .sendVia(route, bytes, to: pairs[pair].remote)
     }
 
     private mutating func response(_ message: STUNMessage, raw: UnsafeRawBufferPointer, from source: SocketAddress,
@@ -173,7 +180,7 @@ public struct ICEControllingAgent: Sendable {
             // Stop checking the other pairs.
             transactions = transactions.filter { $0.value.purpose == .consent }
             for i in pairs.indices { pairs[i].started = true }
-            return [pairs[t.pair].tcp ? .selectedStream(source) : .selected(source), .stateChanged(.connected)]
+            return [pairs[t.pair].route.map { .selectedVia($0, source) } ?? .selected(source), .stateChanged(.connected)]
         }
     }
 

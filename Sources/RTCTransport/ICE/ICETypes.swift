@@ -42,11 +42,18 @@ public enum ICEAction: Sendable, Equatable {
     case stateChanged(ICEState)
     /// Media should now go to (and is expected from) this remote address.
     case selected(SocketAddress)
-    /// Send these STUN bytes on the ICE-TCP connection to this address, opening it first if
-    /// needed (an active TCP candidate, RFC 6544 §7.1).
-    case sendOverStream([UInt8], to: SocketAddress)
-    /// Media should now use the ICE-TCP connection to this address.
-    case selectedStream(SocketAddress)
+    /// Send these STUN bytes to this address by another route than our UDP socket's direct path.
+    case sendVia(ICERoute, [UInt8], to: SocketAddress)
+    /// Media should now go to this remote address by `route`.
+    case selectedVia(ICERoute, SocketAddress)
+}
+
+/// How a client's checks and media reach a remote candidate other than directly over UDP.
+public enum ICERoute: Sendable, Hashable {
+    /// An ICE-TCP connection opened to a passive TCP candidate (RFC 6544 §7.1).
+    case tcp
+    /// Through the client's TURN allocation, on a channel to the candidate (RFC 8656).
+    case relay
 }
 
 /// Why an ICE step refused its input.

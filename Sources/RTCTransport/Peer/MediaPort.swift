@@ -17,6 +17,9 @@ import RTCWire
 public final class MediaPort: @unchecked Sendable {
     /// The bound address (the port the kernel chose when asked for port 0).
     public var localAddress: SocketAddress { loop.socket.localAddress }
+    /// The scheduling priority the I/O thread got; nil until it has started (known in closures
+    /// passed to `execute`).
+    public var ioThreadPriority: IOThreadPriority? { loop.appliedPriority }
     /// Datagrams no transport claimed (I/O thread).
     public private(set) var unroutedCount = 0
 
@@ -37,7 +40,9 @@ public final class MediaPort: @unchecked Sendable {
     /// - Parameters:
     ///   - tcpBind: where to accept ICE-TCP connections too (port 0 picks one); `nil` for UDP only.
     ///   - batchSize: datagrams per `recvmmsg`; the send queue holds twice as many.
-    public init(bind address: SocketAddress, tcpBind: SocketAddress? = nil, batchSize: Int = 32) throws(NetError) {
+    ///   - priority: the I/O thread's scheduling priority (`ioThreadPriority` tells what it got).
+    public init(bind address: SocketAddress, tcpBind: SocketAddress? = nil, batchSize: Int = 32,
+                priority: IOThreadPriority = .normal) throws(NetError) {
         let socket = try UDPSocket(bind: address)
         let listener = try tcpBind.map { address throws(NetError) in try TCPSocket.listen(on: address) }
         tcpAddress = listener?.localAddress
@@ -45,7 +50,7 @@ public final class MediaPort: @unchecked Sendable {
                                   tickInterval: .milliseconds(10))
         loop.onDatagram = { [weak self] bytes, source in self?.route(bytes, from: source) }
         loop.onTick = { [weak self] now in self?.tick(now: now) }
-        loop.start(name: "srtc-media-port")
+        loop.start(name: "srtc-media-port", priority: priority)
         if let listener { loop.execute { [self] in startAccepting(listener) } }
     }
 

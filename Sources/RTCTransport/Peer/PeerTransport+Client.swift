@@ -15,9 +15,11 @@ extension PeerTransport {
         let transport = try PeerTransport(parameters: parameters, io: loop)
         transport.delegate = delegate
         transport.ownsLoop = true
+        let relayServer = parameters.turnServer?.address
         loop.onDatagram = { [weak transport] bytes, source in
             guard let transport else { return }
             let kind = PacketKind.classify(UnsafeRawBufferPointer(bytes))
+            if source == relayServer, transport.receiveFromRelay(bytes, kind: kind) { return }
             transport.receive(bytes, from: source, kind: kind, stun: nil)
         }
         loop.onTick = { [weak transport] now in transport?.tick(now: now) }

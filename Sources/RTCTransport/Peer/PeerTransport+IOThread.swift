@@ -10,6 +10,7 @@ extension PeerTransport {
         started = true
         deadline = now + parameters.connectTimeout
         setUpDataChannels()
+        startRelay(now: now)
         if case .controlling(var agent) = ice {
             let actions = agent.start(now: now)
             ice = .controlling(agent)
@@ -41,7 +42,8 @@ extension PeerTransport {
             perform(actions, now: now)
         case .dtls:
             // DTLS only from the path ICE validated (RFC 8445 §11: media follows checks).
-            guard source == remoteAddress, stream === selectedStream, currentState != .closed, currentState != .failed else { return }
+            guard source == remoteAddress, stream === selectedStream, inboundRelayed == (relayChannel != nil),
+                  currentState != .closed, currentState != .failed else { return }
             if awaitingRemote {
                 // The peer's answer (with its fingerprint) is on its way: keep its first flight.
                 if heldDTLS.count < 8 { heldDTLS.append(Array(datagram)) }
@@ -49,7 +51,7 @@ extension PeerTransport {
             }
             handleDTLS(dtls.handle(UnsafeRawBufferPointer(datagram)))
         case .rtp, .rtcp:
-            guard let srtp, source == remoteAddress, stream === selectedStream else { return }
+            guard let srtp, source == remoteAddress, stream === selectedStream, inboundRelayed == (relayChannel != nil) else { return }
             receiveMedia(datagram, rtcp: kind == .rtcp, srtp: srtp)
         case .probe, .unknown:
             return
@@ -87,6 +89,7 @@ extension PeerTransport {
             actions = iceTick(now: now)
         }
         perform(actions, now: now)
+        if turn != nil { tickRelay(now: now) }
         if dtls.state == .handshaking { handleDTLS(dtls.handleTimeout()) }
         if dataChannels != nil { SCTPStack.runTimers(now: now) }
         if currentState != .connected, let deadline, now > deadline {
@@ -121,18 +124,23 @@ extension PeerTransport {
                 } else {
                     bytes.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: to) }
                 }
-            case .sendOverStream(let bytes, let to):
+            case .sendVia(.tcp, let bytes, let to):
                 guard let stream = clientStream(to: to) else { continue }
                 bytes.withUnsafeBytes { _ = stream.send($0) }
+            case .sendVia(.relay, let bytes, let to):
+                sendCheckViaRelay(bytes, to: to)
             case .selected(let address):
                 if let stream = inboundStream, stream.remoteAddress == address {
                     select(address, stream: stream)
                 } else {
                     select(address, stream: nil)
                 }
-            case .selectedStream(let address):
+            case .selectedVia(.tcp, let address):
                 guard let stream = clientStreams[address] else { continue }
                 select(address, stream: stream)
+            case .selectedVia(.relay, let address):
+                guard let channel = turn?.channel(for: address) else { continue }
+                select(address, stream: nil, relayChannel: channel)
             case .stateChanged(let iceState):
                 switch iceState {
                 case .checking: if currentState == .new { setState(.checking) }
@@ -143,14 +151,16 @@ extension PeerTransport {
         }
     }
 
-    /// Media now uses `address`, over `stream` when ICE chose an ICE-TCP connection.
-    private func select(_ address: SocketAddress, stream: ICETCPConnection?) {
+    /// Media now uses `address`, over `stream` when ICE chose an ICE-TCP connection, or through the
+    /// TURN relay on `relayChannel`.
+    private func select(_ address: SocketAddress, stream: ICETCPConnection?, relayChannel: UInt16? = nil) {
         let previous = remoteAddress
         remoteAddress = address
         selectedStream = stream
+        self.relayChannel = relayChannel
         stream?.transport = self
         // The port routes UDP datagrams by source address; a TCP connection is routed by itself.
-        if stream == nil { host?.peerTransport(self, didSelect: address, previous: previous) }
+        if stream == nil, relayChannel == nil { host?.peerTransport(self, didSelect: address, previous: previous) }
         // A client's other connections are not needed any more (RFC 6544 §7.2: only the selected pair stays).
         for (to, other) in clientStreams where other !== stream {
             other.close()

@@ -42,6 +42,8 @@ public final class PeerTransport: @unchecked Sendable {
         /// Unprotect failures: forged, corrupt or replayed packets.
         public var unprotectFailures = 0
         public var sendFailures = 0
+        /// ChannelData datagrams (checks, DTLS, SRTP) sent to and received from the TURN relay.
+        public var relayedSent = 0, relayedReceived = 0
     }
 
     let io: UDPReceiveLoop
@@ -70,6 +72,14 @@ public final class PeerTransport: @unchecked Sendable {
     var inboundStream: ICETCPConnection?
     /// A client's active ICE-TCP connections, by the passive candidate they go to.
     var clientStreams: [SocketAddress: ICETCPConnection] = [:]
+    /// A client's TURN allocation (RFC 8656), when `parameters.turnServer` is set.
+    var turn: TURNClient?
+    /// The TURN channel media uses, when ICE selected the relayed pair.
+    public internal(set) var relayChannel: UInt16?
+    /// The packet being handled came through the relay (I/O thread, during `receive`).
+    var inboundRelayed = false
+    /// Checks waiting for their peer's channel to be bound (bounded).
+    var pendingRelay: [(peer: SocketAddress, bytes: [UInt8])] = []
 
     /// The two ICE roles behind one interface.
     enum ICEMachine {
@@ -89,7 +99,10 @@ public final class PeerTransport: @unchecked Sendable {
             precondition(parameters.remoteICE != nil, "a controlling agent needs the peer's credentials")
             ice = .controlling(ICEControllingAgent(local: parameters.localICE, remote: parameters.remoteICE!,
                                                    remoteCandidates: parameters.remoteCandidates,
-                                                   localFamily: io.socket.localAddress.family))
+                                                   localFamily: io.socket.localAddress.family,
+                                                   relay: parameters.turnServer != nil,
+                                                   relayOnly: parameters.relayOnly && parameters.turnServer != nil))
+            turn = parameters.turnServer.map { TURNClient(server: $0) }
         }
         dtls = try DTLSEndpoint(role: parameters.dtlsRole, certificate: parameters.certificate,
                                 remoteFingerprint: parameters.remoteFingerprint, profiles: parameters.srtpProfiles)
@@ -164,7 +177,8 @@ public final class PeerTransport: @unchecked Sendable {
         case .controlling:
             var agent = ICEControllingAgent(local: local, remote: remote,
                                             remoteCandidates: remoteCandidates.isEmpty ? parameters.remoteCandidates : remoteCandidates,
-                                            localFamily: io.socket.localAddress.family)
+                                            localFamily: io.socket.localAddress.family, relay: turn != nil,
+                                            relayOnly: parameters.relayOnly && turn != nil)
             let actions = agent.start(now: now)
             ice = .controlling(agent)
             perform(actions, now: now)
@@ -217,6 +231,8 @@ public final class PeerTransport: @unchecked Sendable {
         let queued: Bool
         if let stream = selectedStream {
             queued = stream.send(protect)
+        } else if let channel = relayChannel, let server = turn?.server.address {
+            queued = sendRelayed(on: channel, to: server, protect)
         } else {
             let queue = io.sendQueue
             if queue.isFull { queue.flush(on: io.socket) }
@@ -235,7 +251,17 @@ public final class PeerTransport: @unchecked Sendable {
         guard let address else { return }
         for d in datagrams {
             d.withUnsafeBytes { bytes in
-                if let stream = selectedStream { stream.send(bytes) } else { _ = io.sendQueue.enqueue(bytes, to: address) }
+                if let stream = selectedStream {
+                    stream.send(bytes)
+                } else if let channel = relayChannel, let server = turn?.server.address {
+                    _ = sendRelayed(on: channel, to: server) { room in
+                        guard bytes.count <= room.count else { return nil }
+                        room.copyMemory(from: bytes)
+                        return bytes.count
+                    }
+                } else {
+                    _ = io.sendQueue.enqueue(bytes, to: address)
+                }
             }
         }
     }

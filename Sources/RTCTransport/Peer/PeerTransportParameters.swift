@@ -30,6 +30,11 @@ public struct PeerTransportParameters: Sendable {
     public var connectTimeout: Duration
     /// Data channels (SCTP over the DTLS association) when the SDP has an application section.
     public var sctp: SCTPParameters?
+    /// A client's TURN server: it allocates a relay there and checks every UDP candidate through
+    /// it too (after the direct pairs).
+    public var turnServer: TURNServer?
+    /// Only through the relay (`iceTransportPolicy: relay`); needs `turnServer`.
+    public var relayOnly = false
 
     public init(iceRole: ICERole, localICE: ICECredentials, remoteICE: ICECredentials?,
                 remoteCandidates: [ICECandidate] = [], certificate: DTLSCertificate,

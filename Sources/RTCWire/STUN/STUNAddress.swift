@@ -25,22 +25,22 @@ public struct STUNAddress: Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
-    /// Decodes an XOR-MAPPED-ADDRESS value; throws on an unknown family or wrong length.
-    static func xorDecoded(_ value: [UInt8], transactionID: STUNTransactionID) throws(STUNError) -> STUNAddress {
-        guard value.count >= 4 else { throw .badAttributeValue(type: STUNAttribute.xorMappedAddress) }
+    /// Decodes an XOR-MAPPED-ADDRESS value (or another XOR address attribute, `type`); throws on an
+    /// unknown family or wrong length.
+    static func xorDecoded(_ value: [UInt8], transactionID: STUNTransactionID,
+                           type: UInt16 = STUNAttribute.xorMappedAddress) throws(STUNError) -> STUNAddress {
+        guard value.count >= 4 else { throw .badAttributeValue(type: type) }
         let count: Int
         switch value[1] {
         case 0x01: count = 4
         case 0x02: count = 16
-        default: throw .badAttributeValue(type: STUNAttribute.xorMappedAddress)
+        default: throw .badAttributeValue(type: type)
         }
-        guard value.count == 4 + count else { throw .badAttributeValue(type: STUNAttribute.xorMappedAddress) }
+        guard value.count == 4 + count else { throw .badAttributeValue(type: type) }
         let mask = mask(transactionID)
         let port = (UInt16(value[2]) << 8 | UInt16(value[3])) ^ UInt16(STUNMessage.magicCookie >> 16)
         let ip = (0..<count).map { value[4 + $0] ^ mask[$0] }
-        guard let address = STUNAddress(ip: ip, port: port) else {
-            throw .badAttributeValue(type: STUNAttribute.xorMappedAddress)
-        }
+        guard let address = STUNAddress(ip: ip, port: port) else { throw .badAttributeValue(type: type) }
         return address
     }
 

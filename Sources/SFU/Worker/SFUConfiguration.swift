@@ -1,3 +1,5 @@
+import RTCNet
+
 /// Timings and limits of the SFU; the defaults suit WebRTC browsers and the SRTC SDKs.
 public struct SFUConfiguration: Sendable {
     /// How often timers run on the I/O thread (NACK retries, feedback, reports), from the media
@@ -17,6 +19,9 @@ public struct SFUConfiguration: Sendable {
     public var speakerSilenceDBov: Double = 50
     /// The REMB cap sent to publishers that negotiated `goog-remb`, bits per second.
     public var maxIncomingBitrate: Int = 10_000_000
+    /// The scheduling priority asked for the media port's I/O thread, where every packet is
+    /// forwarded (`SFUWorker.port.ioThreadPriority` tells what it got).
+    public var ioThreadPriority: IOThreadPriority = .normal
 
     public init() {}
 

@@ -35,7 +35,7 @@ public final class SFUWorker: Sendable {
     ///   - listener: receives events on the I/O thread; held weakly.
     public init(bind address: SocketAddress, tcpBind: SocketAddress? = nil, configuration: SFUConfiguration = SFUConfiguration(),
                 listener: SFUListener? = nil) throws(NetError) {
-        port = try MediaPort(bind: address, tcpBind: tcpBind)
+        port = try MediaPort(bind: address, tcpBind: tcpBind, priority: configuration.ioThreadPriority)
         self.configuration = configuration
         let box = ListenerBox(listener)
         listenerBox = box

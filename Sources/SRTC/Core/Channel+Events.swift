@@ -15,6 +15,8 @@ extension Channel {
             s.sessionId = response.sessionId
             s.info = response.channel
             s.me = response.me
+            s.iceServers = response.iceServers
+            s.media?.relay.update(response.iceServers)
             s.users = []
             s.hiddenPublishers = [:]
             s.remoteTracks = [:]

@@ -100,6 +100,7 @@ extension Channel {
         let made = try ChannelMedia(context: context)
         let (media, won) = state.withLock { s -> (ChannelMedia, Bool) in
             if let existing = s.media { return (existing, false) }
+            made.relay.update(s.iceServers)
             s.media = made
             return (made, true)
         }

@@ -98,6 +98,8 @@ extension Channel {
             return
         }
         let held: [ServerEvent] = state.withLock { s in
+            s.iceServers = response.iceServers
+            s.media?.relay.update(response.iceServers)
             s.sessionId = response.sessionId
             defer { s.heldEvents = nil }
             return s.heldEvents ?? []

@@ -32,6 +32,8 @@ public final class Channel: @unchecked Sendable {
 
     struct State: @unchecked Sendable {
         var connection: ConnectionState = .disconnected
+        /// TURN servers of the last join response, for the media transports.
+        var iceServers: [ICEServer] = []
         var destroyed = false
         var parameters: JoinParameters?
         var sessionId: String?

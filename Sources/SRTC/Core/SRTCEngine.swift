@@ -38,13 +38,16 @@ public final class SRTCEngine: @unchecked Sendable {
         /// the SFU engine sends them (the subscribe transport is set up at join then); `false`
         /// keeps them on the signaling WebSocket.
         public var useDataChannel: Bool
+        /// Which candidates the media transports may use: `.relay` sends everything through the
+        /// TURN server of the join response's `ice_servers` (docs/sdk-srtc.md).
+        public var iceTransportPolicy: ICETransportPolicy
         /// Seconds between performance samples (`SRTCEngineDelegate.engine(_:performanceDidUpdate:)`);
         /// 0 turns the sampling off.
         public var performanceInterval: Double
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,
-                    useDataChannel: Bool = true, performanceInterval: Double = 2) {
+                    useDataChannel: Bool = true, performanceInterval: Double = 2, iceTransportPolicy: ICETransportPolicy = .all) {
             self.delegateQueue = delegateQueue
             self.logLevel = logLevel
             self.receiveTimeout = receiveTimeout
@@ -52,6 +55,7 @@ public final class SRTCEngine: @unchecked Sendable {
             self.audioServer = audioServer
             self.useDataChannel = useDataChannel
             self.performanceInterval = performanceInterval
+            self.iceTransportPolicy = iceTransportPolicy
         }
     }
 

@@ -8,6 +8,8 @@ final class ChannelMedia: @unchecked Sendable {
     let certificate: DTLSCertificate
     let publish: PublishSession
     let subscribe: SubscribeSession
+    /// The TURN relay and ICE transport policy both transports use.
+    let relay: MediaRelay
     /// Serializes publish-transport negotiations (offer → answer).
     let publishLock = AsyncLock()
     private let timer: DispatchSourceTimer
@@ -18,8 +20,10 @@ final class ChannelMedia: @unchecked Sendable {
         } catch {
             throw .mediaFailed("could not make a DTLS certificate: \(error)")
         }
-        publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, logger: context.logger)
-        subscribe = SubscribeSession(certificate: certificate, context: context)
+        relay = MediaRelay(policy: context.configuration.iceTransportPolicy)
+        publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, relay: relay,
+                                 logger: context.logger)
+        subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "srtc.media-reports"))
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [publish, subscribe] in

@@ -32,20 +32,27 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
     /// - Parameters:
     ///   - bind: local address (`0.0.0.0` in general); the family follows the server's candidates.
     ///   - dataChannels: channels agreed out of band, created at once (needs `remote.sctpPort`).
+    ///   - relay: the channel's TURN relay and ICE transport policy.
     init(localICE: ICECredentials, remote: SDPNegotiation.RemoteDescription, certificate: DTLSCertificate,
-         bindAddress: String, handler: any ClientTransportHandler, dataChannels: [DataChannelInfo] = []) throws(SRTCError) {
+         bindAddress: String, relay: MediaRelay, handler: any ClientTransportHandler, dataChannels: [DataChannelInfo] = []) throws(SRTCError) {
         credentials = Mutex((localICE, remote))
         self.handler = handler
         guard !remote.candidates.isEmpty else { throw .mediaFailed("the server offered no ICE candidate") }
         let ipv6 = remote.candidates.allSatisfy { $0.address.family == .ipv6 }
         let bindHost = ipv6 && !bindAddress.contains(":") ? "::" : bindAddress
         guard let bind = SocketAddress(ip: bindHost, port: 0) else { throw .mediaFailed("bad bind address \(bindAddress)") }
-        let parameters = PeerTransportParameters(
+        let turnServer = relay.turnServer
+        if relay.policy == .relay, turnServer == nil {
+            throw .mediaFailed("iceTransportPolicy relay, but the join response offered no TURN server for UDP")
+        }
+        var parameters = PeerTransportParameters(
             iceRole: .controlling, localICE: localICE,
             remoteICE: ICECredentials(ufrag: remote.iceUfrag, pwd: remote.icePwd),
             remoteCandidates: remote.candidates, certificate: certificate, remoteFingerprint: remote.fingerprint,
             dtlsRole: SDPNegotiation.localDTLSRole(remoteSetup: remote.setup), connectTimeout: .seconds(15),
             sctp: remote.sctpPort.flatMap { dataChannels.isEmpty ? nil : SCTPParameters(remotePort: $0) })
+        parameters.turnServer = turnServer.flatMap { $0.address.family == bind.family ? $0 : nil }
+        parameters.relayOnly = relay.policy == .relay
         do {
             // The delegate is set inside `client` before any packet can arrive; `self` is
             // complete enough for that (the delegate methods only read `handler`).
@@ -68,6 +75,10 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
     var state: PeerTransport.State { peer.state }
     var localAddress: SocketAddress { peer.localAddress }
     var srtpProfile: SRTPProfile? { peer.srtpProfile }
+    /// Packet counters (read off the I/O thread: a snapshot for statistics and tests).
+    var stats: PeerTransport.Stats { peer.stats }
+    /// The TURN channel media uses, when ICE selected the relayed pair.
+    var relayChannel: UInt16? { peer.relayChannel }
 
     /// Runs `work` on the transport's I/O thread (where sending happens).
     func execute(_ work: @escaping @Sendable (PeerTransport) -> Void) {

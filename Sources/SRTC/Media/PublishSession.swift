@@ -34,13 +34,15 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
     let sessionID = String(UInt64.random(in: 1_000_000_000...9_999_999_999))
     let cname = SecureRandom.string(count: 16)
     private let bindAddress: String
+    private let relay: MediaRelay
     private let logger: Logger
     private let state = Mutex(State())
     private let slot = ClientTransportSlot()
 
-    init(certificate: DTLSCertificate, bindAddress: String, logger: Logger) {
+    init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay = MediaRelay(policy: .all), logger: Logger) {
         self.certificate = certificate
         self.bindAddress = bindAddress
+        self.relay = relay
         self.logger = logger
     }
 
@@ -160,7 +162,8 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
         }
         let localICE = slot.localICE
         let outcome = try slot.follow(remote, localICE: localICE) { () throws(SRTCError) in
-            try ClientTransport(localICE: localICE, remote: remote, certificate: certificate, bindAddress: bindAddress, handler: self)
+            try ClientTransport(localICE: localICE, remote: remote, certificate: certificate, bindAddress: bindAddress, relay: relay,
+                                handler: self)
         }
         if outcome != .kept { logger.debug("publish transport (\(outcome)) toward \(remote.candidates.map(\.address))") }
     }

@@ -65,9 +65,12 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     var dataEventsReceived: Int { receivedDataEvents.load(ordering: .relaxed) }
     private let receivedDataEvents = Atomic<Int>(0)
 
-    init(certificate: DTLSCertificate, context: EngineContext) {
+    let relay: MediaRelay
+
+    init(certificate: DTLSCertificate, context: EngineContext, relay: MediaRelay = MediaRelay(policy: .all)) {
         self.certificate = certificate
         self.context = context
+        self.relay = relay
     }
 
     /// The negotiated channels of the subscribe transport (docs/protocol.md, "Data channels").
@@ -158,7 +161,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             // A new transport's data channel opens anew.
             state.withLock { $0.dataChannelOpen = false }
             return try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
-                                       bindAddress: context.configuration.mediaBindAddress, handler: self,
+                                       bindAddress: context.configuration.mediaBindAddress, relay: relay, handler: self,
                                        dataChannels: context.configuration.useDataChannel ? Self.dataChannels : [])
         }
     }

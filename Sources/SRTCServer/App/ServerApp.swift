@@ -75,7 +75,7 @@ public final class ServerApp: Sendable {
         let mediaServer = self.mediaServer
         let forwarder: ClusterForwarder? = if let cluster { ClusterForwarder(directory: cluster.directory, apps: apps) } else { nil }
         let relaying = forwarder.map { ChannelRelaying(forwarder: $0, limit: config.limits.nodeChannelSubscribers) }
-        edges = EdgeService(media: mediaServer)
+        edges = EdgeService(media: mediaServer, registry: cluster?.registry)
         let events: any ChannelEventSink = webhooks ?? NoChannelEvents()
         channels = ChannelManager(limits: config.limits, events: cluster.map { ClusterChannelEvents(directory: $0.directory, next: events) } ?? events, sharedJoins: cluster?.joins, records: cluster?.rooms, mediaFactory: { key in
             mediaServer.current.map { SFURoomMedia(server: $0, key: key, relaying: relaying) }
@@ -112,7 +112,8 @@ public final class ServerApp: Sendable {
         let speedTest = config.speedTest.enabled
             ? SpeedTestResponder(settings: config.speedTest, keyForIssuer: { apps.app(id: $0)?.appKey }) : nil
         let media = try MediaServer(bind: config.bind, port: config.udpPort, tcpPort: config.iceTCPPort, publicIP: config.publicIP,
-                                    qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest)
+                                    qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest,
+                                    threadPriority: config.mediaThreadPriority)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
@@ -123,7 +124,8 @@ public final class ServerApp: Sendable {
             headerTimeout: .seconds(config.headerTimeoutSeconds), idleTimeout: .seconds(config.idleTimeoutSeconds))
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
                                           modules: modules, speedTest: config.speedTest.enabled ? config.speedTest : nil,
-                                          turn: TURNCredentialIssuer(config: config), cluster: cluster)
+                                          turn: TURNCredentialIssuer(config: config), cluster: cluster,
+                                          edgeClients: cluster == nil ? nil : edges.clients)
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
@@ -134,7 +136,7 @@ public final class ServerApp: Sendable {
         endpoint.set(host: config.bind, port: server.port)
         let channels = self.channels
         let nodeURL = config.nodeURL ?? "http://\(config.publicIP ?? config.bind):\(server.port)"
-        try cluster?.start(httpURL: nodeURL, load: { (channels.count, channels.participantCount) },
+        try cluster?.start(httpURL: nodeURL, mediaAddresses: media.udpAddresses, load: { (channels.count, channels.participantCount) },
                            forwarded: { media.worker.metrics.counters.rtpPacketsOut })
     }
 

@@ -22,6 +22,8 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
     var turn: TURNCredentialIssuer?
     /// Cluster membership, when `--redis-url` is set (sessions of channels owned elsewhere are relayed).
     var cluster: ClusterNode?
+    /// The relayed clients whose subscriptions this node may serve (`EdgeService`).
+    var edgeClients: EdgeClients?
 
     func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
         router.handleImmediately(request)
@@ -73,9 +75,9 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
         // Set by a node relaying the session (SignalingSession+Relay); only a live node's id is
         // ever used (a relayed session's subscriptions may be served there).
         let via = cluster == nil ? nil : request.queryParameter("via").flatMap { Identifier.isValid($0) ? $0 : nil }
-        return .accept(configuration: configuration) { [manager, apps, limits, metrics, turn, cluster] socket in
+        return .accept(configuration: configuration) { [manager, apps, limits, metrics, turn, cluster, edgeClients] socket in
             SignalingSession(socket: socket, manager: manager, apps: apps, limits: limits, preverifiedToken: token, metrics: metrics,
-                             turn: turn, cluster: cluster, relayingNode: via).start()
+                             turn: turn, cluster: cluster, edgeClients: edgeClients, relayingNode: via).start()
         }
     }
 }

@@ -15,7 +15,8 @@ extension ChannelRoom {
             SessionRecord(uid: p.uid, sessionId: p.sessionId, grant: p.grant, nickname: p.nickname, custom: p.custom, joinedAt: p.joinedAt,
                           expiresAt: p.expiresAt, tracks: p.publishedTrackIds.compactMap { tracks[$0] },
                           subscriptions: p.subscriptions.merging(p.pendingSubscriptions) { a, _ in a }
-                              .map { SubscribeRequest(trackId: $0.key, layer: $0.value) }.sorted { $0.trackId < $1.trackId })
+                              .map { SubscribeRequest(trackId: $0.key, layer: $0.value) }.sorted { $0.trackId < $1.trackId },
+                          dataChannel: p.wantsDataChannel ? true : nil)
         })
     }
 
@@ -28,6 +29,7 @@ extension ChannelRoom {
             let p = Participant(uid: session.uid, sessionId: session.sessionId, grant: session.grant, nickname: session.nickname,
                                 custom: session.custom, joinedAt: session.joinedAt, connection: nil)
             p.moved = true
+            p.wantsDataChannel = session.dataChannel == true
             p.disconnectedAt = now
             for track in session.tracks {
                 tracks[track.id] = track

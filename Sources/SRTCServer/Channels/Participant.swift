@@ -36,6 +36,8 @@ final class Participant {
     var media: ParticipantMedia?
     /// The subscribe transport's reliable data channel, once open (docs/protocol.md, "Data channels").
     var dataChannel: SignalConnection?
+    /// The client asked for data channels; kept across a move, whose new transport offers them again.
+    var wantsDataChannel = false
 
     init(uid: String, sessionId: String, grant: ChannelGrant, nickname: String?, custom: String?, joinedAt: Int64, connection: SignalConnection?) {
         self.uid = uid

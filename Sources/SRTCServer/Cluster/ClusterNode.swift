@@ -37,12 +37,13 @@ public final class ClusterNode: Sendable {
         configured ?? "node_" + SecureRandom.string(count: 10, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789")
     }
 
-    /// Publishes this node, reachable at `httpURL`, now, then every heartbeat interval with the
-    /// load `load` reports and the packets `forwarded` says the SFU sent. Each beat blocks for a
-    /// Redis round trip, so it runs on the node's heartbeat queue, never on a cooperative thread.
-    public func start(httpURL: String, load: @escaping @Sendable () -> (channels: Int, participants: Int),
+    /// Publishes this node, reachable at `httpURL` and for media at `mediaAddresses` (`ip port`),
+    /// now, then every heartbeat interval with the load `load` reports and the packets `forwarded`
+    /// says the SFU sent. Each beat blocks for a Redis round trip, so it runs on the node's
+    /// heartbeat queue, never on a cooperative thread.
+    public func start(httpURL: String, mediaAddresses: [String] = [], load: @escaping @Sendable () -> (channels: Int, participants: Int),
                       forwarded: @escaping @Sendable () async -> Int? = { nil }) throws {
-        registry.setHTTPURL(httpURL)
+        registry.setAddresses(httpURL: httpURL, media: mediaAddresses)
         try registry.beat(load())
         let registry = self.registry, queue = heartbeat
         let task = Task {

@@ -19,6 +19,8 @@ struct EdgeCall: Codable, Sendable, Equatable {
         case answer
         /// Session `session` restarts ICE on its subscribe transport.
         case restart
+        /// Session `session` gets data channels on its subscribe transport (it asked in `join`).
+        case channels
         /// Session `session` ended: its subscribe transport closes.
         case leave
         /// The channel ended on its node (or this node stops relaying it): everything closes.

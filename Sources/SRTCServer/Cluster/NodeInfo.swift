@@ -7,6 +7,9 @@ public struct NodeInfo: Codable, Sendable, Equatable {
     public var httpURL: String
     /// The address its SDP announces for media, if set (`--public-ip`).
     public var publicIP: String?
+    /// The UDP media addresses it announces (`ip port`, its host candidates): the only addresses
+    /// another node's relay connects to for its channels (`POST /server/v1/cluster/edge`, `open`).
+    public var mediaAddresses: [String] = []
     /// Draining: serves its channels until they empty, takes no new ones.
     public var draining: Bool = false
     /// Live channels and connected participants on the node.

@@ -42,8 +42,14 @@ public final class NodeRegistry: Sendable {
         try beat((current.channels, current.participants), forwardedPackets: nil)
     }
 
-    /// Sets the URL other nodes reach this one at (known once the HTTP server is bound).
-    public func setHTTPURL(_ url: String) { info.withLock { $0.httpURL = url } }
+    /// Sets the URL other nodes reach this one at and its UDP media addresses (`ip port`), both
+    /// known once the servers are bound.
+    public func setAddresses(httpURL: String, media: [String]) {
+        info.withLock {
+            $0.httpURL = httpURL
+            $0.mediaAddresses = media
+        }
+    }
 
     /// This node as last published.
     public var current: NodeInfo { info.withLock { $0 } }

@@ -25,6 +25,9 @@ struct SessionRecord: Codable, Sendable, Equatable {
     var tracks: [TrackInfo]
     /// Its subscriptions, with the requested layer.
     var subscriptions: [SubscribeRequest]
+    /// It asked for data channels (`join`'s `data_channel`): the new node offers them again on
+    /// the resume that says `moved`. Absent in records of nodes that did not keep it.
+    var dataChannel: Bool?
 }
 
 /// Where a channel's record is kept between nodes; `nil` records delete.

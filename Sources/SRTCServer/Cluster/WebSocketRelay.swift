@@ -7,10 +7,11 @@ public enum WebSocketRelay {
     /// Opens `path` on the node at `nodeURL` (`http(s)://…`), sends `messages`, then copies each
     /// text message the node sends to `client` (except those `skip` returns true for) until the
     /// node's side ends, and then closes `client` (going away) so its retry loop reconnects. The
-    /// caller sends the client's later messages to the returned socket. `nil` when the node
-    /// cannot be reached.
+    /// caller sends the client's later messages to the returned socket; `ended` runs once the
+    /// node's side ended. `nil` when the node cannot be reached.
     public static func open(nodeURL: String, path: String, sending messages: [String], to client: WebSocket, maxMessageSize: Int,
-                            skip: @escaping @Sendable (String) -> Bool = { _ in false }) async -> WebSocket? {
+                            skip: @escaping @Sendable (String) -> Bool = { _ in false },
+                            ended: @escaping @Sendable () -> Void = {}) async -> WebSocket? {
         let upstream: WebSocket
         do {
             upstream = try await WebSocketClient.connect(url: webSocketBase(of: nodeURL) + path,
@@ -25,6 +26,7 @@ public enum WebSocketRelay {
                 if case .text(let answer) = message, !skip(answer) { client.send(text: answer) }
             }
             // The node ended the session (or died): end the client's too.
+            ended()
             client.close(code: .goingAway, reason: "channel node closed")
         }
         return upstream

@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 
 /// Server settings. Each comes from a flag, an `SRTC_*` environment variable or the optional JSON
 /// config file, in that order of precedence, falling back to the default (docs/configuration in README.md).
@@ -60,6 +61,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var maxHeaderCount: Int = 100
     /// Number of HTTP event-loop threads; 0 means one per core (`--http-threads`, `SRTC_HTTP_THREADS`).
     public var httpThreads: Int = 0
+    /// Scheduling priority of the media I/O thread: `normal`, `high` or `realtime`
+    /// (`--media-thread-priority`, `SRTC_MEDIA_THREAD_PRIORITY`; see `IOThreadPriority`).
+    public var mediaThreadPriority: IOThreadPriority = .normal
     /// Seconds between quality reports (`--quality-interval-seconds`, `SRTC_QUALITY_INTERVAL_SECONDS`).
     public var qualityIntervalSeconds: Double = 5
     /// Channel and signaling limits (`--max-users-per-channel`, `--max-tracks-per-user`, `--reconnect-grace-seconds`, ...).
@@ -246,6 +250,11 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
             guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }
             c.httpThreads = n
+        },
+        Setting("media-thread-priority", "SRTC_MEDIA_THREAD_PRIORITY", "media_thread_priority",
+                "media I/O thread's scheduling: normal, high (nice -10) or realtime (SCHED_FIFO); default normal") { c, v in
+            guard let priority = IOThreadPriority(rawValue: v) else { throw ConfigError.invalidValue("media-thread-priority", v) }
+            c.mediaThreadPriority = priority
         },
     ]
 

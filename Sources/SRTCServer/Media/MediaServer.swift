@@ -18,7 +18,8 @@ final class MediaServer: SFUListener, Sendable {
 
     /// Where SFU events go: rooms' inboxes by router, subscribers by consumer.
     private struct Routes {
-        var rooms: [RouterID: RoomInbox] = [:]
+        /// Rooms' inboxes, and the event sinks of channels relayed here (`EdgeChannel`).
+        var rooms: [RouterID: any MediaEventSink] = [:]
         var consumers: [ConsumerID: (room: RouterID, uid: String, trackId: String)] = [:]
         /// Transports with data channels: their room, participant and `ParticipantMedia`.
         var transports: [TransportID: (room: RouterID, uid: String, owner: ObjectIdentifier)] = [:]
@@ -28,12 +29,20 @@ final class MediaServer: SFUListener, Sendable {
     /// - Parameters:
     ///   - tcpPort: the ICE-TCP port (`--ice-tcp-port`; 0 picks one), `nil` for UDP only.
     ///   - speedTest: answers speed-test datagrams on the same port, when given.
+    ///   - threadPriority: asked for the I/O thread (`--media-thread-priority`); a warning says
+    ///     when the kernel allowed less.
     init(bind: String, port: UInt16, tcpPort: UInt16? = nil, publicIP: String?, qualityIntervalSeconds: Double,
-         speedTest: SpeedTestResponder? = nil) throws {
+         speedTest: SpeedTestResponder? = nil, threadPriority: IOThreadPriority = .normal) throws {
         guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
         var configuration = SFUConfiguration()
         configuration.qualityIntervalDuration = .milliseconds(Int64(qualityIntervalSeconds * 1000))
+        configuration.ioThreadPriority = threadPriority
         worker = try SFUWorker(bind: address, tcpBind: tcpPort.map { address.with(port: $0) }, configuration: configuration)
+        let mediaPort = worker.port
+        mediaPort.execute {
+            guard let applied = mediaPort.ioThreadPriority, applied < threadPriority else { return }
+            Log.warn("media", "media thread priority \(threadPriority.rawValue) not allowed (needs CAP_SYS_NICE or RLIMIT_RTPRIO); runs at \(applied.rawValue)")
+        }
         certificate = try DTLSCertificate(commonName: "srtc-server")
         let bound = worker.port.localAddress
         var announced: [(String, UInt16)] = []
@@ -65,6 +74,9 @@ final class MediaServer: SFUListener, Sendable {
 
     /// The UDP port media uses.
     var udpPort: UInt16 { worker.port.localAddress.port }
+    /// The announced UDP addresses (`ip port`): a relay's uplink candidates, and what this node
+    /// registers as its own (`NodeInfo.mediaAddresses`).
+    var udpAddresses: [String] { candidates.filter { $0.transport == "udp" }.map { "\($0.address) \($0.port)" } }
     /// The ICE-TCP port, when enabled.
     var tcpPort: UInt16? { worker.port.tcpAddress?.port }
 
@@ -73,7 +85,12 @@ final class MediaServer: SFUListener, Sendable {
     // MARK: - Registration
 
     func register(room: ChannelRoom, router: RouterID) {
-        routes.withLock { $0.rooms[router] = room.inbox }
+        register(sink: room.inbox, router: router)
+    }
+
+    /// Routes the SFU events of `router` to `sink`.
+    func register(sink: any MediaEventSink, router: RouterID) {
+        routes.withLock { $0.rooms[router] = sink }
     }
 
     func unregister(router: RouterID) {
@@ -120,7 +137,7 @@ final class MediaServer: SFUListener, Sendable {
             inbox(router)?.post(.connectionQuality(ConnectionQualityChange(uid: participant.rawValue, quality: Self.level(level),
                                                                            previous: Self.level(previous))))
         case .layerSwitched(let consumer, let change):
-            let route = routes.withLock { r -> (RoomInbox, String, String)? in
+            let route = routes.withLock { r -> (any MediaEventSink, String, String)? in
                 guard let c = r.consumers[consumer], let inbox = r.rooms[c.room] else { return nil }
                 return (inbox, c.uid, c.trackId)
             }
@@ -143,14 +160,14 @@ final class MediaServer: SFUListener, Sendable {
         }
     }
 
-    private func route(_ transport: TransportID) -> (RoomInbox, String, ObjectIdentifier)? {
+    private func route(_ transport: TransportID) -> ((any MediaEventSink), String, ObjectIdentifier)? {
         routes.withLock { r in
             guard let t = r.transports[transport], let inbox = r.rooms[t.room] else { return nil }
             return (inbox, t.uid, t.owner)
         }
     }
 
-    private func inbox(_ router: RouterID) -> RoomInbox? {
+    private func inbox(_ router: RouterID) -> (any MediaEventSink)? {
         routes.withLock { $0.rooms[router] }
     }
 

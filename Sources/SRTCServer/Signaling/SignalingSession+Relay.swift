@@ -10,13 +10,23 @@ import SRTCProtocol
 extension SignalingSession {
     /// Opens the relay to `owner` and forwards the client's `join` (its original text); `false`
     /// when the owner cannot be reached.
-    func relay(join text: String, to owner: NodeInfo) async -> Bool {
+    func relay(join text: String, to owner: NodeInfo, key: ChannelKey, uid: String) async -> Bool {
         // `via` names this node: past the channel's per-node limit the owner has this node serve
-        // the session's subscriptions (docs/deploy.md, "Channels larger than a node").
+        // the session's subscriptions (docs/deploy.md, "Channels larger than a node"). Its
+        // subscribe transport, data channels included, is then here: the owner's events that
+        // travel on the data channel go there once it is open (`EdgeClients`).
         var path = ServerHTTPDelegate.signalingPath + "?via=" + (cluster?.registry.nodeId ?? "")
         if let token = preverifiedToken { path += "&token=" + token }
+        let channel = EdgeService.name(appId: key.appId, channel: key.name, owner: owner.id)
+        let client = clientConnection, edgeClients = self.edgeClients
+        edgeClients?.attach(client, channel: channel, uid: uid)
         guard let upstream = await WebSocketRelay.open(nodeURL: owner.httpURL, path: path, sending: [text], to: socket,
-                                                       maxMessageSize: limits.maxSignalMessageBytes) else { return false }
+                                                       maxMessageSize: limits.maxSignalMessageBytes,
+                                                       skip: { edgeClients?.divert($0, channel: channel, uid: uid) ?? false },
+                                                       ended: { edgeClients?.detach(client, channel: channel, uid: uid) }) else {
+            edgeClients?.detach(client, channel: channel, uid: uid)
+            return false
+        }
         setUpstream(upstream)
         return true
     }

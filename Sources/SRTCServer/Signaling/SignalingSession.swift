@@ -13,6 +13,21 @@ final class SignalingSession: Sendable {
         var left = false
         /// The owner node's signaling socket, when this node relays the session (`+Relay`).
         var upstream: WebSocket?
+        /// A `join` is being handled: the client sent it in time, however long the server takes.
+        var joining = false
+        /// The join deadline passed while a `join` was being handled: closed if that join fails.
+        var deadlinePassedWhileJoining = false
+    }
+
+    /// Whether the session is admitted, asked at the join deadline (`joinTimeoutSeconds` bounds
+    /// the wait for the client's `join`, not the server's work on it: a join that took longer on a
+    /// loaded server was once closed before its answer).
+    private func admittedAtDeadline() -> Bool {
+        state.withLock { s in
+            if s.room != nil || s.upstream != nil { return true }
+            if s.joining { s.deadlinePassedWhileJoining = true }
+            return s.joining
+        }
     }
 
     let socket: WebSocket
@@ -26,13 +41,16 @@ final class SignalingSession: Sendable {
     private let turn: TURNCredentialIssuer?
     /// This node's cluster membership (`--redis-url`), which says where each channel runs.
     let cluster: ClusterNode?
+    /// Relayed clients whose subscriptions this node may serve (`+Relay`).
+    let edgeClients: EdgeClients?
     private let state = Mutex(State())
 
     /// - Parameter relayingNode: the node that relays this socket from its client (`via`), if any.
     init(socket: WebSocket, manager: ChannelManager, apps: AppStore, limits: ChannelLimits, preverifiedToken: String?, metrics: Metrics,
-         turn: TURNCredentialIssuer? = nil, cluster: ClusterNode? = nil, relayingNode: String? = nil) {
+         turn: TURNCredentialIssuer? = nil, cluster: ClusterNode? = nil, edgeClients: EdgeClients? = nil, relayingNode: String? = nil) {
         self.turn = turn
         self.cluster = cluster
+        self.edgeClients = edgeClients
         self.socket = socket
         self.reader = WebSocketSessionReader(socket: socket, admission: "join", admissionTimeout: .seconds(limits.joinTimeoutSeconds),
                                              maxBadMessagesPer10s: limits.maxBadMessagesPer10s, timers: manager.timers)
@@ -46,7 +64,7 @@ final class SignalingSession: Sendable {
 
     /// Starts reading; returns at once. The session lives until the socket closes.
     func start() {
-        reader.start(admitted: { [self] in state.withLock { $0.room != nil || $0.upstream != nil } },
+        reader.start(admitted: { [self] in admittedAtDeadline() },
                      onBadMessage: { [self] in badMessage($0) },
                      receive: { [self] in await receive($0) },
                      closed: { [self] in await socketClosed() })
@@ -73,7 +91,13 @@ final class SignalingSession: Sendable {
                 respond(id: request.id, type: request.body.typeName, .failure(SignalError(.wrongState, "send join first")))
                 return
             }
+            state.withLock { $0.joining = true }
             await handleJoin(join, id: request.id, text: text)
+            let late = state.withLock { s -> Bool in
+                s.joining = false
+                return s.deadlinePassedWhileJoining && s.room == nil && s.upstream == nil
+            }
+            if late { socket.close(code: .policyViolation, reason: "no join within \(limits.joinTimeoutSeconds) s") }
             return
         }
         // The room sends the response itself, in order with its events.
@@ -114,7 +138,7 @@ final class SignalingSession: Sendable {
             do {
                 let owner = try await cluster.directory.owner(of: key)
                 if owner.id != cluster.registry.nodeId {
-                    if await relay(join: text, to: owner) { return }
+                    if await relay(join: text, to: owner, key: key, uid: claims.sub) { return }
                     respond(id: id, type: "join", .failure(SignalError(.internalError, "the channel's node cannot be reached; retry")))
                     return
                 }
@@ -144,6 +168,9 @@ final class SignalingSession: Sendable {
     }
 
     func setUpstream(_ upstream: WebSocket) { state.withLock { $0.upstream = upstream } }
+
+    /// The client's side as the channel layer sees it (this node relays it, `+Relay`).
+    var clientConnection: SignalConnection { connection }
 
     private func respond(id: Int, type: String, _ result: Result<ResponseData, SignalError>) {
         connection.send(.response(id: id, Response(type: type, result: result)))

@@ -42,7 +42,12 @@ public final class SoakRunner: @unchecked Sendable {
         public var cpuShare: Double
         public var delivery: SoakTotals
         public var worstSubscriberDelivery: Double
+        /// Events so far, by name ("join", "resume failed", …).
         public var events: [String: Int]
+        /// Participants in the channel at the sample.
+        public var participants: Int
+        /// Events so far that failed (a rejoin, resume or ICE restart that did not complete).
+        public var errors: Int { events.filter { $0.key.hasSuffix("failed") }.values.reduce(0, +) }
     }
 
     /// The verdict.
@@ -100,7 +105,7 @@ public final class SoakRunner: @unchecked Sendable {
             let seconds = Double((now - last.time).components.seconds) + Double((now - last.time).components.attoseconds) / 1e18
             let sample = Sample(elapsed: now - start, server: stats, cpuShare: ((stats?.cpuSeconds ?? 0) - last.cpu) / max(seconds, 0.001),
                                 delivery: current.all - last.totals.all, worstSubscriberDelivery: worstDelivery(current.bySubscriber, last.totals.bySubscriber),
-                                events: events.withLock { $0 })
+                                events: events.withLock { $0 }, participants: state.withLock { $0.count })
             samples.append(sample)
             print(Self.line(sample))
             if warm == nil, now - start >= configuration.warmUp { warm = stats }
@@ -258,7 +263,7 @@ public final class SoakRunner: @unchecked Sendable {
         let elapsed = Int(s.elapsed.components.seconds)
         let clock = String(format: "[%3d:%02d]", elapsed / 60, elapsed % 60)
         let server = s.server.map { "rss \(mb($0.rssBytes)), fds \($0.descriptors), threads \($0.threads), cpu \(String(format: "%.0f", s.cpuShare * 100)) %" } ?? "gone"
-        return "\(clock) server \(server) | delivered video \(percent(share(d.videoReceived, of: d.videoExpected))) " +
+        return "\(clock) server \(server) | participants \(s.participants), packets \(d.videoReceived + d.audioReceived), errors \(s.errors) | delivered video \(percent(share(d.videoReceived, of: d.videoExpected))) " +
             "audio \(percent(share(d.audioReceived, of: d.audioExpected))) (worst subscriber \(percent(s.worstSubscriberDelivery))) | " +
             "frames whole \(percent(share(d.framesEmitted, of: d.framesEmitted + d.framesDropped))) | " +
             "decoded \(d.decoded) (\(d.decodeBreaks) breaks, \(d.unreadable) unreadable) | nacks \(d.nacksSent) plis \(d.plisSent)"

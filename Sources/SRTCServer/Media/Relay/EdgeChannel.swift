@@ -16,16 +16,19 @@ actor EdgeChannel {
     let server: MediaServer
     let router: RouterID
     private let uplinkID: TransportID
+    /// Where the SFU's events for this router go (the clients' data channels and WebSockets).
+    private let events: EdgeEvents
     private var opened = false
     /// Tracks received on the uplink.
     private var tracks: Set<String> = []
     /// Subscribe sides by the channel node's session instance.
     private var sessions: [String: (media: SFUParticipantMedia, offers: OfferCollector)] = [:]
 
-    init(server: MediaServer, name: String) {
+    init(server: MediaServer, name: String, clients: EdgeClients) {
         self.server = server
         router = RouterID("edge:" + name)
         uplinkID = TransportID("edge:" + name + "/uplink")
+        events = EdgeEvents(channel: name, clients: clients)
     }
 
     /// Performs `call`; throws what the client or the channel's node should hear.
@@ -40,12 +43,13 @@ actor EdgeChannel {
             return EdgeAnswer()
         case .untrack:
             guard let id = call.trackId, tracks.remove(id) != nil else { return EdgeAnswer() }
+            events.removed(trackId: id)
             await server.worker.closeProducer(ProducerID(id))
             return EdgeAnswer()
         case .close:
             await close()
             return EdgeAnswer()
-        case .subscribe, .unsubscribe, .answer, .restart, .leave:
+        case .subscribe, .unsubscribe, .answer, .restart, .channels, .leave:
             return try await session(call)
         }
     }
@@ -71,8 +75,10 @@ actor EdgeChannel {
             certificate: server.certificate, remoteFingerprint: remoteFingerprint, dtlsRole: .client)
         do {
             try await server.worker.createRouter(router)
+            server.register(sink: events, router: router)
             try await server.worker.createTransport(uplinkID, router: router, participant: ParticipantID("~owner"), parameters: parameters)
         } catch {
+            server.unregister(router: router)
             await server.worker.closeRouter(router)
             throw SignalError(.internalError, "cannot open the uplink: \(error)")
         }
@@ -90,6 +96,7 @@ actor EdgeChannel {
             throw SignalError(.internalError, "cannot receive track \(track.id): \(error)")
         }
         tracks.insert(track.id)
+        events.received(track)
     }
 
     private func session(_ call: EdgeCall) async throws(SignalError) -> EdgeAnswer {
@@ -120,6 +127,10 @@ actor EdgeChannel {
             try await session.media.applySubscriberAnswer(sdp: sdp, revision: revision)
         case .restart:
             _ = try await session.media.restartICE(.subscribe, offer: nil)
+        case .channels:
+            // Events only: user data from a session served here is not forwarded (its channel's
+            // recipients are on other nodes), so it may not publish on these channels.
+            await session.media.openDataChannels(publishData: false)
         default:
             break
         }
@@ -131,7 +142,10 @@ actor EdgeChannel {
         for (_, session) in sessions { await session.media.close() }
         sessions = [:]
         tracks = []
-        if opened { await server.worker.closeRouter(router) }
+        if opened {
+            server.unregister(router: router)
+            await server.worker.closeRouter(router)
+        }
         opened = false
     }
 }

@@ -67,15 +67,26 @@ actor EdgeParticipantMedia: ParticipantMedia {
         return nil
     }
 
-    /// The subscribe transport is on the relaying node, which has no room to deliver data channel
-    /// messages from: this session's events stay on its WebSocket.
-    func openDataChannels(publishData: Bool) async {}
+    /// The data channels go on the subscribe transport, on the relaying node, which sends this
+    /// session's quality, speaker and layer events there once they open (`EdgeClients`). User
+    /// data is not forwarded from there.
+    func openDataChannels(publishData: Bool) async {
+        do throws(SignalError) {
+            try await relay.open()
+            try await perform(await sessionCall(.channels))
+        } catch {
+            Log.warn("cluster", "\(uid): no data channels on the relaying node: \(error.message)")
+        }
+    }
 
     func close() async {
         await local.close()
         try? await perform(await sessionCall(.leave))
         await relay.excludeAll(session: session)
     }
+
+    /// The relaying node that serves this session's subscriptions.
+    nonisolated var servingNode: String { relay.node.id }
 
     private func sessionCall(_ op: EdgeCall.Op) async -> EdgeCall {
         var call = await relay.makeCall(op)

@@ -37,6 +37,11 @@ actor EdgeRelay {
         transportID = TransportID("~edge:\(node.id)@\(router.rawValue)")
     }
 
+    /// The subscriber the relay's consumers stand for in the SFU's events: `~edge:<node id>`
+    /// (no user's uid starts with `~`).
+    nonisolated var subscriberUid: String { Self.subscriberPrefix + node.id }
+    static let subscriberPrefix = "~edge:"
+
     /// The RTP parameters of a relayed track on both ends of the uplink: the codec at our default
     /// payload type with its feedback (NACK, PLI, FIR for video), one stream with `ssrc`.
     static func parameters(of track: TrackInfo, ssrc: UInt32) -> RTPParameters {
@@ -89,6 +94,8 @@ actor EdgeRelay {
             } catch {
                 throw SignalError(.internalError, "cannot relay track \(track.id): \(error)")
             }
+            // Its layer switches reach the sessions the relaying node serves this track to (`ChannelRoom.apply`).
+            server.register(consumer: consumer, router: router, uid: subscriberUid, trackId: track.id)
             tracks[track.id] = Relayed(consumer: consumer, layers: track.layers, current: .some(layer))
         }
         tracks[track.id]?.demand[session] = .some(layer)
@@ -111,6 +118,7 @@ actor EdgeRelay {
             return
         }
         tracks[trackId] = nil
+        server.unregister(consumer: relayed.consumer)
         await server.worker.closeConsumer(relayed.consumer)
         var stop = makeCall(.untrack)
         stop.trackId = trackId
@@ -135,7 +143,8 @@ actor EdgeRelay {
         try? await server.worker.setPreferredLayer(relayed.consumer, layer: wanted)
     }
 
-    private func open() async throws(SignalError) {
+    /// Opens the relay (once): the node-to-node transport, and the channel on the relaying node.
+    func open() async throws(SignalError) {
         guard !opened else { return }
         let local = ICECredentials.random(), remote = ICECredentials.random()
         do {
@@ -147,7 +156,7 @@ actor EdgeRelay {
         var request = makeCall(.open)
         request.uplink = EdgeUplink(ufrag: remote.ufrag, pwd: remote.pwd, ownerUfrag: local.ufrag, ownerPwd: local.pwd,
                                     fingerprint: server.certificate.fingerprint.description,
-                                    candidates: server.candidates.map { "\($0.address) \($0.port)" })
+                                    candidates: server.udpAddresses)
         do {
             let answer = try await call(request)
             guard let value = answer.fingerprint, let fingerprint = try? DTLSFingerprint(sdpValue: value) else {
@@ -168,6 +177,7 @@ actor EdgeRelay {
     func close() async {
         guard opened else { return }
         opened = false
+        for relayed in tracks.values { server.unregister(consumer: relayed.consumer) }
         tracks = [:]
         _ = try? await call(makeCall(.close))
         await server.worker.closeTransport(transportID)

@@ -7,15 +7,22 @@ import Synchronization
 /// channels other nodes run that this node relays, and the signed route their nodes drive them
 /// with, `POST /server/v1/cluster/edge` (docs/server-api.md). The call is signed with the
 /// channel's app key, like every call between nodes (`ClusterForwarder.call`), so only the app's
-/// own backend or a node of the cluster can make it, and only for that app's channels.
+/// own backend or a node of the cluster can make it, and only for that app's channels. The
+/// uplink's candidates must be addresses the channel's node registered (`NodeInfo.mediaAddresses`):
+/// the app's key cannot point this node's ICE checks and DTLS at any other address.
 final class EdgeService: Sendable {
     static let path = "/server/v1/cluster/edge"
 
     private let media: MediaServerSlot
+    /// The cluster's nodes; `nil` on a single node, which relays nothing.
+    private let registry: NodeRegistry?
     private let channels = Mutex<[String: EdgeChannel]>([:])
+    /// The clients this node relays, for the channels it relays.
+    let clients = EdgeClients()
 
-    init(media: MediaServerSlot) {
+    init(media: MediaServerSlot, registry: NodeRegistry?) {
         self.media = media
+        self.registry = registry
     }
 
     /// Channels relayed now (for tests and metrics).
@@ -32,7 +39,8 @@ final class EdgeService: Sendable {
             guard Identifier.isValid(call.channel), Identifier.isValid(call.owner) else {
                 return APIRouter.error(.invalidParameter, "invalid channel or owner", now: context.now)
             }
-            let name = "\(app.appId)/\(call.channel)@\(call.owner)"
+            if call.op == .open, let refusal = await uplinkRefusal(call) { return APIRouter.error(refusal.code, refusal.message, now: context.now) }
+            let name = Self.name(appId: app.appId, channel: call.channel, owner: call.owner)
             guard let channel = channel(name, create: call.op == .open) else {
                 if call.op == .close || call.op == .leave { return .json(200, JSONBody.encode(EdgeAnswer())) }
                 return APIRouter.error(.notFound, "channel \(call.channel) of node \(call.owner) is not relayed here", now: context.now)
@@ -48,12 +56,29 @@ final class EdgeService: Sendable {
         }
     }
 
+    /// Why an `open` may not connect where it says: this node is not in a cluster, the owner is
+    /// not a live node, or a candidate is not one of the owner's registered media addresses.
+    private func uplinkRefusal(_ call: EdgeCall) async -> (code: APIErrorCode, message: String)? {
+        guard let registry else { return (.wrongState, "this node is not part of a cluster") }
+        guard call.owner != registry.nodeId, let owner = await registry.node(id: call.owner) else {
+            return (.notFound, "node \(call.owner) is not a live node of the cluster")
+        }
+        let registered = Set(owner.mediaAddresses)
+        if let stray = call.uplink?.candidates.first(where: { !registered.contains($0) }) {
+            return (.permissionDenied, "candidate \(stray.prefix(64)) is not a media address node \(call.owner) registered")
+        }
+        return nil
+    }
+
+    /// How a relayed channel is named here: a later owner of the same channel gets a relay of its own.
+    static func name(appId: String, channel: String, owner: String) -> String { "\(appId)/\(channel)@\(owner)" }
+
     private func channel(_ name: String, create: Bool) -> EdgeChannel? {
         guard let server = media.current else { return nil }
         return channels.withLock { c in
             if let existing = c[name] { return existing }
             guard create else { return nil }
-            let channel = EdgeChannel(server: server, name: name)
+            let channel = EdgeChannel(server: server, name: name, clients: clients)
             c[name] = channel
             return channel
         }

@@ -1,0 +1,65 @@
+import Foundation
+@testable import SRTC
+import SRTCTestSupport
+import TestWait
+import Testing
+
+/// The SDK with `iceTransportPolicy: .relay` through a coturn the test starts and the server's
+/// `ice_servers` (`--turn-urls`, `--turn-secret`): both engines' media goes through the relay, and
+/// the subscriber decodes the publisher's frame numbers.
+@Suite(.serialized) struct SDKRelayTests {
+    static let width = 320, height = 180
+
+    static func peer() -> (SRTCEngine, Channel, SDKEventRecorder) {
+        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-relay-events"), logLevel: .off,
+                                                     mediaBindAddress: "127.0.0.1", iceTransportPolicy: .relay))
+        let channel = engine.createChannel()
+        let events = SDKEventRecorder()
+        channel.delegates.add(delegate: events)
+        return (engine, channel, events)
+    }
+
+    @Test func relayOnlyEnginesPublishAndDecodeVideoThroughCoturn() async throws {
+        let coturn = try await TestCoturn()
+        let server = try SDKTestServer { config in
+            config.turnURLs = ["turn:127.0.0.1:\(coturn.port)?transport=udp"]
+            config.turnSecret = coturn.secret
+        }
+        let (aEngine, a, _) = Self.peer()
+        let (_, b, bEvents) = Self.peer()
+        let subscriber = SDKAutoSubscriber()
+        b.delegates.add(delegate: subscriber)
+        try await a.join(url: server.url, token: server.token(uid: "relay-a", channel: "relay"))
+        try await b.join(url: server.url, token: server.token(uid: "relay-b", channel: "relay"))
+        let video = aEngine.createLocalCustomVideoTrack(desc: "camera_big",
+                                                        preset: VideoPreset(width: Self.width, height: Self.height, frameRate: 30, maxBitrate: 400_000))
+        try await a.publishLocalTrack(video)
+        try await bEvents.wait(for: "track+ relay-a camera_big")
+
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: Self.width, height: Self.height)
+        try await eventually("2 s of video pushed") { pusher.framesPushed >= 60 }
+        pusher.stop()
+        let pushed = pusher.framesPushed
+        try await eventually("the last frames decoded") { (subscriber.collector.numbers.last ?? -1) >= pushed - 4 }
+        let numbers = subscriber.collector.numbers
+        #expect(numbers.count > 30, "decoded \(numbers.count) of \(pushed) frames")
+        #expect(frameGaps(numbers).ordered)
+
+        // Every media packet went through coturn: both transports selected a relay channel, and
+        // the RTP counted on each end came as ChannelData.
+        let publish = try #require(a.state.withLock { $0.media }?.publish.currentTransport)
+        let subscribe = try #require(b.state.withLock { $0.media }?.subscribe.currentTransport)
+        #expect(publish.relayChannel != nil && subscribe.relayChannel != nil)
+        let sent = publish.stats, received = subscribe.stats
+        #expect(sent.rtpSent > 30 && sent.relayedSent >= sent.rtpSent, "publisher \(sent)")
+        #expect(received.rtpReceived > 30 && received.relayedReceived >= received.rtpReceived, "subscriber \(received)")
+        // coturn allocated for both users (their uids are in the REST usernames).
+        let log = coturn.log
+        #expect(log.contains("relay-a") && log.contains("relay-b"), "coturn log: \(log.suffix(800))")
+
+        await a.leave()
+        await b.leave()
+        await server.stop()
+        await coturn.stop()
+    }
+}
