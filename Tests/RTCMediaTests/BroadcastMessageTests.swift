@@ -44,6 +44,7 @@ struct BroadcastMessageTests {
         ([0x01, 0, 0, 1, 2], .badLength(0x0100_0001)),
         ([0, 0, 0, 1, 9], .unknownType(9)),
         ([0, 0, 0, 1, 1], .malformed("hello cut short")),
+        ([0, 0, 0, 3, 1, 1, 0], .malformed("a body after the hello's version")),
         ([0, 0, 0, 2, 4, 0], .malformed("a body after type 4")),
         ([0, 0, 0, 15, 2, 0, 2, 0, 2, 0, 45, 0, 0, 0, 0, 0, 0, 0, 0], .malformed("rotation")),
         ([0, 0, 0, 20, 2, 0, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5], .malformed("picture 2x2 in 5 bytes")),

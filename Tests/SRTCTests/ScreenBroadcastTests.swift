@@ -8,9 +8,12 @@ import Testing
 /// A screen broadcast from another process, as iOS's broadcast extension does it, over a real
 /// Unix socket: the host's screen track gets the frames in order, `stopScreenRecord()` reaches the extension, the host keeps listening and refuses bad streams.
 @Suite(.serialized) struct ScreenBroadcastTests {
-    final class Recorder: SRTCEngineDelegate, VideoRenderer, @unchecked Sendable {
-        let state = Mutex((changes: [Bool](), numbers: [Int]()))
+    final class Recorder: SRTCEngineDelegate, TrackDelegate, VideoRenderer, @unchecked Sendable {
+        let state = Mutex((changes: [Bool](), numbers: [Int](), trackEvents: [String]()))
         func engine(_ engine: SRTCEngine, screenRecordDidChange broadcasting: Bool) { state.withLock { $0.changes.append(broadcasting) } }
+        func screenBroadcastDidStart(_ track: Track) { state.withLock { $0.trackEvents.append("start \(track.desc)") } }
+        func screenBroadcastDidFinish(_ track: Track, reason: String) { state.withLock { $0.trackEvents.append("finish \(reason)") } }
+        var trackEvents: [String] { state.withLock { $0.trackEvents } }
         func render(frame: VideoFrame) {
             let number = TestPatternReader.frameNumber(in: frame) ?? -1
             state.withLock { $0.numbers.append(number) }
@@ -30,6 +33,7 @@ import Testing
         #expect(try engine.startScreenRecordListening(socketPath: path) === screen)   // idempotent
         #expect(screen.desc == "screen" && engine.screenRecordTrack === screen)
         screen.add(videoRenderer: recorder)
+        screen.delegates.add(delegate: recorder)
         #expect(engine.screenRecordAudioTrack?.desc == "screen_audio")
 
         let stopped = Atomic<Int>(0)
@@ -51,6 +55,15 @@ import Testing
         try await eventually("its frame") { recorder.numbers.last == 500 }
         again.finish()
         try await eventually("ended again") { recorder.changes.count == 4 }
+        // An extension that goes away without a word (killed) ends its broadcast too.
+        var killed: BroadcastSender? = try BroadcastSender(path: path) {}
+        try await eventually("a third broadcast") { recorder.changes.count == 5 }
+        killed = nil
+        _ = killed
+        try await eventually("ended by the disconnection") { recorder.changes == [true, false, true, false, true, false] }
+        // The track's events say why each ended: this app, the extension, the disconnection.
+        try await eventually("the track's events") { recorder.trackEvents.count == 6 }
+        #expect(recorder.trackEvents == ["start screen", "finish stopped", "start screen", "finish finished", "start screen", "finish disconnected"])
 
         engine.stopScreenRecordListening()
         #expect(engine.screenRecordTrack == nil)

@@ -79,6 +79,7 @@ public enum BroadcastMessage: Sendable, Equatable {
         switch type {
         case 1:
             self = .hello(version: try reader.integer(1, "hello"))
+            guard reader.rest.isEmpty else { throw .malformed("a body after the hello's version") }
         case 2:
             let width = Int(try reader.integer(2, "width") as UInt16), height = Int(try reader.integer(2, "height") as UInt16)
             guard let rotation = VideoRotation(rawValue: Int(try reader.integer(2, "rotation") as UInt16)) else {

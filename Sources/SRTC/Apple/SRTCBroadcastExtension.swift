@@ -85,12 +85,4 @@ public final class SRTCBroadcastExtension: @unchecked Sendable {
         sender = nil
     }
 }
-
-extension SRTCEngine {
-    /// Where the host app of `appGroup` listens for its broadcast extension: a socket in the App
-    /// Group's shared container (nil when the app is not in that group).
-    public static func broadcastSocketPath(appGroup: String) -> String? {
-        FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: appGroup)?.appendingPathComponent("srtc-broadcast.sock").path
-    }
-}
 #endif

@@ -3,25 +3,38 @@ import Glibc
 private let posixListen = Glibc.listen
 private let posixConnect = Glibc.connect
 private let posixAccept = Glibc.accept
+private let posixClose = Glibc.close
 #elseif canImport(Darwin)
 import Darwin
 private let posixListen = Darwin.listen
 private let posixConnect = Darwin.connect
 private let posixAccept = Darwin.accept
+private let posixClose = Darwin.close
 #endif
 import RTCMedia
+import Synchronization
 
 /// A Unix stream socket of the broadcast stream: the host app listens on a path in a directory
 /// both processes can reach (iOS: the App Group's container), the extension connects. POSIX only,
 /// so the same code runs (and is tested) on Linux.
 final class BroadcastSocket: @unchecked Sendable {
-    let fd: Int32
+    /// -1 once closed.
+    private let descriptor: Atomic<Int32>
 
     private init(fd: Int32) {
-        self.fd = fd
+        descriptor = Atomic(fd)
     }
 
-    deinit { close(fd) }
+    deinit { close() }
+
+    var fd: Int32 { descriptor.load(ordering: .acquiring) }
+
+    /// Closes the socket now rather than when the last reference goes: a closed listener refuses
+    /// connections at once (an open one would queue them with nobody to serve them).
+    func close() {
+        let fd = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
+        if fd >= 0 { _ = posixClose(fd) }
+    }
 
     /// Listens on `path` (a stale socket file left there is replaced).
     /// - Throws: `.systemError` when the path is too long or cannot be bound.
