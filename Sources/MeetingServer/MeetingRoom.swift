@@ -48,10 +48,15 @@ actor MeetingRoom {
     /// The meeting's orders to its SRTC channels, in order.
     let commands: ChannelCommandQueue
     let maxMembers: Int
+    /// On a cluster: where the room's record is kept for the node that may take it over (`+Record`).
+    let records: ClusterPlacement?
+    var recordPending = false
+    /// Members of the room on its previous node, by uid, until each enters again (`+Record`).
+    var returning: [String: MeetingUserInfo] = [:]
     private let onEmpty: @Sendable (MeetingRoom) -> Void
 
     init(appId: String, meeting: MeetingInfo, store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int,
-         onEmpty: @escaping @Sendable (MeetingRoom) -> Void) {
+         records: ClusterPlacement? = nil, record: MeetingRoomRecord? = nil, onEmpty: @escaping @Sendable (MeetingRoom) -> Void) {
         self.appId = appId
         self.meetingId = meeting.meetingId
         self.channelKey = ChannelKey(appId: appId, name: Self.channelName(meeting.meetingId))
@@ -63,7 +68,15 @@ actor MeetingRoom {
         self.signer = signer
         self.commands = ChannelCommandQueue(channels: channels)
         self.maxMembers = maxMembers
+        self.records = records
         self.onEmpty = onEmpty
+        if let record {
+            // The room continues one another node ran (`+Record`).
+            Self.restore(record.room, into: &room)
+            coHosts = Set(record.coHosts)
+            presenters = Set(record.presenters)
+            returning = Dictionary(record.members.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+        }
     }
 
     /// The SRTC channel of a meeting is `mt_<meeting id>`; a sub-meeting's `mt_<meeting id>.<sub id>`.
@@ -165,8 +178,9 @@ actor MeetingRoom {
             try store.markStarted(meetingId)
             room.status = .ongoing
         }
-        let info = MeetingUserInfo(uid: uid, nickname: nickname, role: role, enteredAt: Self.nowMilliseconds(),
+        var info = MeetingUserInfo(uid: uid, nickname: nickname, role: role, enteredAt: Self.nowMilliseconds(),
                                    presenter: presenters.contains(uid))
+        returningStates(of: uid, into: &info)
         members[uid] = Member(info: info, connection: connection, attendanceId: attendance)
         joinRunningSignIn(uid: uid, nickname: nickname)
         broadcast(.userEntered, UserEnteredEvent(user: info), except: uid)
@@ -205,6 +219,7 @@ actor MeetingRoom {
     func closeIfDeserted() {
         guard members.isEmpty, waiting.isEmpty, !closed else { return }
         closed = true
+        dropRecord()
         endTimers()
         onEmpty(self)
     }
@@ -214,6 +229,7 @@ actor MeetingRoom {
     func end(by uid: String?) async {
         guard !closed || !members.isEmpty else { return }
         closed = true
+        dropRecord()
         room.status = .ended
         broadcast(.roomEnded, ByEvent(by: uid))
         for (id, m) in members {
@@ -246,12 +262,14 @@ actor MeetingRoom {
     func broadcast<T: Encodable>(_ type: MeetingEventType, _ data: T, except uid: String? = nil) {
         let text = MeetingCodec.event(type, data)
         for m in members.values where m.info.uid != uid { m.connection.send(text: text) }
+        recordChanged()
     }
 
     /// To hosts and co-hosts only.
     func broadcastAdmins<T: Encodable>(_ type: MeetingEventType, _ data: T) {
         let text = MeetingCodec.event(type, data)
         for m in members.values where m.info.role.isAdmin { m.connection.send(text: text) }
+        recordChanged()
     }
 
     func broadcastRoom(_ fields: [String], by uid: String?) {

@@ -11,8 +11,11 @@ final class MeetingRoomManager: Sendable {
     private let signer: ChannelGrantSigner
     private let channels: ChannelControl
     private let maxMembers: Int
+    /// On a cluster: where rooms keep their records (`MeetingRoom+Record`).
+    private let records: ClusterPlacement?
 
-    init(store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int) {
+    init(store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int, records: ClusterPlacement? = nil) {
+        self.records = records
         self.store = store
         self.signer = signer
         self.channels = channels
@@ -24,13 +27,14 @@ final class MeetingRoomManager: Sendable {
         rooms.withLock { $0[Key(appId: appId, meetingId: meetingId)] }
     }
 
-    /// The live room of `meeting`, created when absent.
-    func room(appId: String, meeting: MeetingInfo) -> MeetingRoom {
+    /// The live room of `meeting`, created when absent (from `record`, the room's state on the
+    /// node that ran it before, if any).
+    func room(appId: String, meeting: MeetingInfo, record: MeetingRoomRecord? = nil) -> MeetingRoom {
         let key = Key(appId: appId, meetingId: meeting.meetingId)
         return rooms.withLock { rooms in
             if let r = rooms[key] { return r }
             let r = MeetingRoom(appId: appId, meeting: meeting, store: store, signer: signer, channels: channels,
-                                maxMembers: maxMembers) { [weak self] room in
+                                maxMembers: maxMembers, records: records, record: record) { [weak self] room in
                 self?.forget(room, key: key)
             }
             rooms[key] = r

@@ -26,7 +26,8 @@ final class MeetingService: Sendable {
         self.store = store
         self.apps = apps
         self.graceSeconds = graceSeconds
-        self.rooms = MeetingRoomManager(store: store, signer: ChannelGrantSigner(apps: apps), channels: channels, maxMembers: maxMembers)
+        self.rooms = MeetingRoomManager(store: store, signer: ChannelGrantSigner(apps: apps), channels: channels, maxMembers: maxMembers,
+                                        records: cluster)
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
@@ -59,7 +60,13 @@ final class MeetingService: Sendable {
             throw MeetingErrorBody(.meetingClosed, "the meeting is \(meeting.status.rawValue)")
         }
         for _ in 0..<3 {
-            let room = rooms.room(appId: appId, meeting: meeting)
+            // A room this node makes may continue one another node ran (it died or drained).
+            var record: MeetingRoomRecord?
+            if let cluster, rooms.existing(appId: appId, meetingId: meeting.meetingId) == nil,
+               let json = await cluster.record(key: MeetingRoomRecord.key(appId: appId, meetingId: meeting.meetingId)) {
+                record = try? JSONDecoder().decode(MeetingRoomRecord.self, from: json)
+            }
+            let room = rooms.room(appId: appId, meeting: meeting, record: record)
             do {
                 let response = try await room.enter(uid: uid, nickname: req.nickname ?? nickname, password: req.password, connection: connection)
                 return (room, response)

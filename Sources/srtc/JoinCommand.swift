@@ -11,7 +11,7 @@ enum JoinCommand {
                      [--video pattern|none|FILE.y4m] [--audio tone|none|FILE.wav] [--desc camera_big]
                      [--size 640x360] [--fps 30] [--pattern-start 0] [--tone-hz 440] [--record DIR] [--layer camera_big|camera_small]
                      [--no-subscribe] [--echo-data] [--duration SECONDS] [--stats-interval SECONDS] [--nickname NAME] [--verbose]
-                     [--ice-transport-policy all|relay]
+                     [--ice-transport-policy all|relay] [--video-codec vp8|h264]
 
     Joins the channel on the server at --url (http(s)://host:7880; the signaling WebSocket is
     ws(s)://host:7880/rtc/v1/ws) with --token, or with a token granted on the spot with the app's
@@ -28,6 +28,7 @@ enum JoinCommand {
     Data messages print as they arrive; --echo-data sends each back to its sender (same channel, topic).
     Runs for --duration seconds, or until interrupted (Ctrl-C), then leaves.
     --ice-transport-policy relay sends all media through the TURN server the join response names.
+    --video-codec h264 publishes video in H.264 (OpenH264) instead of VP8; either is received.
     """
 
     static func run(_ args: ArraySlice<String>, environment: [String: String]) async throws(CLIError) {
@@ -35,17 +36,20 @@ enum JoinCommand {
         if o.wantsHelp { print(help); return }
         try o.rejectUnknown(allowed: ["url", "token", "channel", "uid", "app-id", "app-key", "video", "audio", "desc", "size", "fps",
                                       "tone-hz", "record", "layer", "no-subscribe", "echo-data", "duration", "stats-interval", "nickname", "verbose",
-                                      "pattern-start", "ice-transport-policy"])
+                                      "pattern-start", "ice-transport-policy", "video-codec"])
         let url = o["url"] ?? environment["SRTC_URL"] ?? "http://127.0.0.1:7880"
         let token = try await obtainToken(o, url: url, environment: environment)
         let settings = try JoinSettings(o)
         guard let policy = ICETransportPolicy(rawValue: o["ice-transport-policy"] ?? "all") else {
             throw .usage("--ice-transport-policy is all or relay")
         }
+        guard let videoCodec = VideoCodec(encodingName: o["video-codec"] ?? "vp8") else {
+            throw .usage("--video-codec is vp8 or h264")
+        }
 
         let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.join.events"),
                                                      logLevel: o.flags.contains("verbose") ? .debug : .warning,
-                                                     iceTransportPolicy: policy))
+                                                     iceTransportPolicy: policy, preferredVideoCodec: videoCodec))
         let channel = engine.createChannel()
         let recorder = JoinRecorder(channel: channel, recordDirectory: settings.recordDirectory,
                                     subscribe: !o.flags.contains("no-subscribe"), layer: settings.layer,

@@ -114,6 +114,21 @@ import Testing
         #expect(Set(kinds) == Set(IMMessageKind.allCases.map(\.rawValue)))
     }
 
+    /// The ops of `POST /server/v1/cluster/edge` are the same in the code, docs/server-api.md's
+    /// table and docs/openapi.yaml's `EdgeCall` schema.
+    @Test func edgeCallOpsAreDocumentedAndBack() throws {
+        let source = try DocText.source("Sources/SRTCServer/Cluster/EdgeCall.swift")
+        let body = try #require(source.firstMatch(of: /enum Op: String[^{]*\{([^}]*)\}/)?.output.1)
+        let code = Set(String(body).matches(of: /^\s*case ([a-z]+)$/.anchorsMatchLineEndings()).map { String($0.output.1) })
+        #expect(code.count > 8, "EdgeCall.Op was not read")
+        let table = Set(DocText.tableRows(DocText.read("docs/server-api.md"), header: "op").flatMap { DocText.backticked($0[0]) })
+        #expect(table == code, "docs/server-api.md's op table")
+        let openAPI = DocText.read("docs/openapi.yaml")
+        let line = try #require(openAPI.split(separator: "\n").first { $0.contains("op: {type: string, enum: [") })
+        let listed = Set(String(line).matches(of: /[a-z]+/).map { String($0.output) }).subtracting(["op", "type", "string", "enum"])
+        #expect(listed == code, "docs/openapi.yaml's EdgeCall op enum")
+    }
+
     /// The tables the checks above read render as written.
     @Test func tablesKeepTheirColumns() {
         #expect(DocText.pipesInCodeSpans() == [])

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import MeetingServer
 import SMeetingProtocol
@@ -5,6 +8,7 @@ import SRTCProtocol
 import SRTCServer
 import SRTCTestSupport
 import Testing
+import TestWait
 
 /// Meetings on a cluster (docs/deploy.md, "A cluster of nodes"): three nodes sharing PostgreSQL
 /// and Redis. A meeting's live room runs on one node; members whose meeting WebSocket reached
@@ -55,5 +59,101 @@ import Testing
         await c.stop()
         await b.stop()
         await a.stop()
+    }
+
+    /// A meeting's live room on a node that dies (`kill -9`) comes back on the node that takes its
+    /// channel over: when the members enter again through another node, the host is host, the
+    /// co-host it named is co-host, mute all and the lock hold (a member may not unmute herself, a
+    /// newcomer is refused until the host unlocks), a raised hand is still raised, and events
+    /// (chat) and media (audio packets, in order) flow between members on different nodes.
+    @Test func aMeetingsLiveRoomComesBackOnTheNodeThatTakesItOverAfterItsNodeDies() async throws {
+        var shared = ServerConfig()
+        try await TestStore.postgres.configure(&shared)
+        let databaseURL = try #require(shared.databaseURL)
+        let redisURL = try await TestRedis.freshURL()
+        // All idle: the meeting's channel, and so its live room, go to a (the smallest id).
+        let a = try await TestNodeProcess(arguments: ["--redis-url", redisURL, "--database-url", databaseURL, "--node-id", "a"])
+        func node(_ id: String) throws -> TestServer {
+            try TestServer(modules: [MeetingModule.factory]) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = id }
+        }
+        let b = try node("b"), c = try node("c")
+        let (created, meeting) = try await b.call("/server/v1/meeting/create", ["host_uid": "alice", "title": "Failover"])
+        #expect(created == 200)
+        let meetingId = try #require(meeting["meeting_id"] as? String)
+        typealias Entered = (socket: MeetingTestSocket, answer: (ok: Bool, text: String, error: MeetingErrorBody?))
+        func enter(_ uid: String, via server: TestServer) async throws -> Entered {
+            let socket = try await MeetingTestSocket(url: server.meetingURL)
+            try await socket.login(server.memberToken(uid: uid))
+            return (socket, try await socket.call(.enterRoom, MeetingEnterReq(meetingId: meetingId)))
+        }
+        // Every member's WebSocket reaches b, which relays it to a.
+        let alice = try await enter("alice", via: b), bob = try await enter("bob", via: b), carol = try await enter("carol", via: b)
+        #expect(alice.answer.ok && bob.answer.ok && carol.answer.ok, "\(alice.answer.text) \(bob.answer.text) \(carol.answer.text)")
+        #expect(try await alice.socket.call(.adminSetCoHost, TargetReq(uid: "bob", enable: true)).ok)
+        #expect(try await alice.socket.call(.adminMuteAll, PolicyReq(allow: false)).ok)
+        #expect(try await alice.socket.call(.adminLockRoom, PolicyReq(allow: true)).ok)
+        #expect(try await carol.socket.call(.raiseHand).ok)
+        // a wrote the room's record after the last change.
+        let redis = try RedisClient(url: redisURL)
+        try await eventually("the room's record with carol's hand raised") {
+            let json = try redis.command(["GET", "srtc:record:meeting:\(TestServer.appId)/\(meetingId)"]).text ?? ""
+            return json.contains(#""locked":true"#) && json.contains(#""handRaised":true"#)
+        }
+
+        a.send(SIGKILL)
+        _ = try await a.waitForExit()
+        for m in [alice, bob, carol] { m.socket.close() }
+        // Until a's registry entry expires, entering answers "retry"; then b or c runs the room.
+        // Everyone comes back through c.
+        var again: Entered?
+        try await eventually(timeout: 30, "alice enters again once a is gone: \(again?.answer.text ?? "")") {
+            again?.socket.close()
+            again = try await enter("alice", via: c)
+            return again?.answer.ok == true
+        }
+        let aliceBack = try #require(again)
+        let aliceIn = try aliceBack.socket.data(EnterRoomResp.self, aliceBack.answer.text)
+        #expect(aliceIn.room.locked && aliceIn.room.muteAll && !aliceIn.room.allowSelfUnmute, "\(aliceIn.room)")
+        #expect(aliceIn.me.role == .host && aliceIn.room.hostUid == "alice")
+        // Bob is co-host still, so the lock lets him in.
+        let bobBack = try await enter("bob", via: c)
+        #expect(bobBack.answer.ok, "\(bobBack.answer.text)")
+        #expect(try bobBack.socket.data(EnterRoomResp.self, bobBack.answer.text).me.role == .coHost)
+        // The lock holds for members; once the host lifts it, carol enters with her hand still
+        // raised and sees the others, and mute all still keeps her from unmuting herself.
+        let dave = try await enter("dave", via: c)
+        #expect(dave.answer.error?.code == MeetingErrorCode.roomLocked.rawValue, "\(dave.answer.text)")
+        #expect(try await aliceBack.socket.call(.adminLockRoom, PolicyReq(allow: false)).ok)
+        let carolBack = try await enter("carol", via: c)
+        let carolIn = try carolBack.socket.data(EnterRoomResp.self, carolBack.answer.text)
+        #expect(carolIn.me.handRaised && carolIn.me.role == .member)
+        #expect(Set(carolIn.users.map(\.uid)) == ["alice", "bob", "carol"])
+        #expect(try await carolBack.socket.call(.requestOpenMic, OpenReq()).error?.code == MeetingErrorCode.policyForbidden.rawValue)
+
+        // Events flow: bob's chat reaches alice.
+        #expect(try await bobBack.socket.call(.sendChat, ChatReq(text: "after the failover")).ok)
+        #expect(try await aliceBack.socket.waitEvent(.chat).contains("after the failover"))
+        // Media flows in the meeting's channel: the host opens her microphone and publishes
+        // through c; bob, through b, gets her audio packets in order.
+        #expect(try await aliceBack.socket.call(.requestOpenMic, OpenReq()).ok)
+        let aliceMedia = try await MediaTestClient(server: c, uid: "alice", token: try #require(aliceIn.rtc).token)
+        let bobGrant = try #require(try bobBack.socket.data(EnterRoomResp.self, bobBack.answer.text).rtc)
+        let bobMedia = try await MediaTestClient(server: b, uid: "bob", token: bobGrant.token)
+        let tracks = try await aliceMedia.publish(audioSSRC: 0xA11C_E002)
+        let audio = try #require(tracks.first { $0.kind == .audio })
+        try await bobMedia.subscribe(audio.id)
+        let publisher = try MediaTestPublisher(client: aliceMedia, audioSSRC: 0xA11C_E002)
+        try await publisher.run(seconds: 1.5, video: false)
+        try await bobMedia.waitForMediaToSettle()
+        let ssrc = try #require(bobMedia.announcedSSRC(of: audio.id))
+        let packets = try #require(bobMedia.subscribeEndpoint?.packets(ssrc: ssrc))
+        #expect(packets.count > 40, "bob got \(packets.count) of ~75 audio packets")
+        #expect(zip(packets, packets.dropFirst()).allSatisfy { $1.sequenceNumber == $0.sequenceNumber &+ 1 })
+
+        aliceMedia.close()
+        bobMedia.close()
+        for m in [aliceBack, bobBack, carolBack, dave] { m.socket.close() }
+        await c.stop()
+        await b.stop()
     }
 }

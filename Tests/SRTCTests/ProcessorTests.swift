@@ -36,7 +36,9 @@ final class FrameCollector: VideoRenderer, @unchecked Sendable {
 }
 
 final class EncodedCollector: EncodedVideoSink, @unchecked Sendable {
+    let videoCodec: VideoCodec
     let frames = Mutex<[(layer: Int, frame: EncodedVideoFrame)]>([])
+    init(codec: VideoCodec = .vp8) { videoCodec = codec }
     func send(_ frame: EncodedVideoFrame, layer: Int) { frames.withLock { $0.append((layer, frame)) } }
     func layer(_ index: Int) -> [EncodedVideoFrame] { frames.withLock { $0.filter { $0.layer == index }.map(\.frame) } }
 }

@@ -38,11 +38,44 @@ import Testing
         #expect(a.ssrcList == [1111])
         #expect(a.cname(ssrc: 1111) == "cn")
         let v = try #require(sdp.media(mid: "1"))
-        #expect(v.codecs.map(\.name) == ["VP8"])
-        #expect(v.codecs.first?.feedback.map(\.description) == ["nack", "nack pli", "ccm fir"])
+        #expect(v.codecs.map(\.name) == ["VP8", "H264"])
+        #expect(v.codecs.allSatisfy { $0.feedback.map(\.description) == ["nack", "nack pli", "ccm fir"] })
+        #expect(v.codecs[1].isH264ConstrainedBaselineMode1)
         #expect(v.extensionID(uri: RTPHeaderExtensionURI.rid) == 10)
         #expect(v.ssrcList == [2222])
         #expect(v.simulcast == nil)
+    }
+
+    /// The preferred codec goes first (the server forwards the first it takes); H.264 is offered in
+    /// packetization-mode 1, Constrained Baseline 3.1 (RFC 6184 §8.1).
+    @Test func preferringH264OffersItFirst() throws {
+        let video = SDPNegotiation.PublishSection(mid: "0", kind: .video, streamLabel: "cn", trackLabel: "v", ssrcs: [7], rids: [])
+        let text = SDPNegotiation.publishOffer(sections: [video], ice: ice, fingerprint: fingerprint, sessionID: "1", version: 2,
+                                               cname: "cn", videoCodec: .h264)
+        let m = try #require(try SessionDescription(parsing: text).media(mid: "0"))
+        #expect(m.codecs.map(\.name) == ["H264", "VP8"])
+        #expect(m.formats.first == "102")
+        #expect(text.contains("a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r\n"))
+    }
+
+    /// An answer or `subscriber_offer` names the codec the transport carries; H.264 is read only in
+    /// packetization-mode 1 Constrained Baseline, which the subscribe answer alone accepts.
+    /// (encoding name, fmtp, the codec read: "" for none).
+    @Test(arguments: [("H264", "packetization-mode=1;profile-level-id=42e01f", "H264"),
+                      ("VP8", "", "VP8"),
+                      ("H264", "packetization-mode=0;profile-level-id=42e01f", ""),
+                      ("H264", "packetization-mode=1;profile-level-id=640c1f", "")])
+    func theSectionsVideoCodecIsRead(name: String, fmtp: String, read: String) throws {
+        let expected = VideoCodec(encodingName: read)
+        var text = Self.serverOffer.replacingOccurrences(of: "a=rtpmap:96 VP8/90000\r\na=rtcp-fb:96", with: "a=rtpmap:96 \(name)/90000\r\na=rtcp-fb:96")
+        if !fmtp.isEmpty { text = text.replacingOccurrences(of: "a=rtpmap:96 \(name)/90000\r\n", with: "a=rtpmap:96 \(name)/90000\r\na=fmtp:96 \(fmtp)\r\n") }
+        let video = try #require(try SDPNegotiation.describe(text).section(mid: "1"))
+        #expect(video.videoCodec == expected)
+        #expect(video.payloadType == (expected == nil ? nil : 96))
+        let answer = try SessionDescription(parsing: SDPNegotiation.subscribeAnswer(to: text, ice: ice, fingerprint: fingerprint, sessionID: "9"))
+        let answered = try #require(answer.media(mid: "1"))
+        #expect(answered.isRejected == (expected == nil))
+        if expected != nil { #expect(answered.codecs.map(\.name) == [name]) }
     }
 
     @Test func simulcastVideoDeclaresRidsAndNoSSRCs() throws {

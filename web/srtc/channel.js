@@ -36,6 +36,8 @@ const DEFAULT_OPTIONS = {
   iceServers: [],
   /** `all`, or `relay`: media only through TURN (the join response's `ice_servers`, docs/protocol.md). */
   iceTransportPolicy: 'all',
+  /** `null` (the browser's order, VP8 first in Chromium), `'vp8'` or `'h264'`: the video codec offered first when publishing. */
+  preferredVideoCodec: null,
   /** `debug`, `info`, `warn`, `error` or `off`. */
   logLevel: 'warn',
   /** `(level, message) => {}` replaces console logging. */

@@ -62,6 +62,7 @@ export class Publisher {
             }
             t.transceiver = pc.addTransceiver(t.mediaStreamTrack, init);
           }
+          if (t.kind === 'video') preferCodec(t.transceiver, this.#channel.options.preferredVideoCodec);
           t.mediaStreamTrack.enabled = !t.muted;
           added.push(t);
         }
@@ -209,4 +210,22 @@ export function simulcastLayers(mediaStreamTrack) {
     { rid: 'h', desc: SIMULCAST_RIDS.h, width, height, maxBitrate: LAYER_BITRATES.h },
     { rid: 'l', desc: SIMULCAST_RIDS.l, width: Math.round(width / 4), height: Math.round(height / 4), maxBitrate: LAYER_BITRATES.l },
   ];
+}
+
+/**
+ * Puts `codec` (`'vp8'` or `'h264'`) first in the transceiver's offer; the server forwards the first
+ * codec of the offer it takes (docs/protocol.md, "publish"). For H.264 the Constrained Baseline
+ * packetization-mode 1 entries go first (the only H.264 the server forwards, RFC 6184 §8.1).
+ */
+function preferCodec(transceiver, codec) {
+  if (!codec || !transceiver.setCodecPreferences || !globalThis.RTCRtpReceiver?.getCapabilities) return;
+  const codecs = RTCRtpReceiver.getCapabilities('video')?.codecs ?? [];
+  const mime = 'video/' + codec.toLowerCase();
+  const rank = (c) => {
+    if (c.mimeType.toLowerCase() !== mime) return 2;
+    const fmtp = c.sdpFmtpLine ?? '';
+    return codec.toLowerCase() === 'h264' && !(/packetization-mode=1/.test(fmtp) && /profile-level-id=42e01f/i.test(fmtp)) ? 1 : 0;
+  };
+  if (!codecs.some((c) => rank(c) === 0)) return;
+  transceiver.setCodecPreferences([...codecs].sort((a, b) => rank(a) - rank(b)));
 }

@@ -18,8 +18,7 @@ public struct H264FrameAssembler: RTPFrameAssembler, Sendable {
     private var current: [UInt8] = []
     private var inFrame = false
     private var broken = false
-    private var inFragment = false
-    private var hasIDR = false
+    private var depacketizer = H264Depacketizer()
     private var currentTimestamp: UInt32 = 0
     private var currentFirst: UInt16 = 0
 
@@ -36,8 +35,7 @@ public struct H264FrameAssembler: RTPFrameAssembler, Sendable {
             if inFrame { losses.discardFrame() }
             inFrame = true
             broken = false
-            inFragment = false
-            hasIDR = false
+            depacketizer.reset()
             current.removeAll(keepingCapacity: true)
             currentTimestamp = timestamp
             currentFirst = sequenceNumber
@@ -45,7 +43,7 @@ public struct H264FrameAssembler: RTPFrameAssembler, Sendable {
         // Missing packets belong to this unit or the one before; either way this one is incomplete.
         if lost > 0 { broken = true }
         do throws(RTPPayloadError) {
-            if !broken { try append(payload) }
+            if !broken { try depacketizer.append(payload, to: &current) }
         } catch {
             broken = true
             losses.needKeyFrame()
@@ -59,61 +57,13 @@ public struct H264FrameAssembler: RTPFrameAssembler, Sendable {
         guard marker else { return Output(frame: nil, lostPackets: lost) }
 
         inFrame = false
-        guard !broken, !current.isEmpty, !inFragment else {
+        guard !broken, !current.isEmpty, !depacketizer.inFragment else {
             losses.discardFrame()
             return Output(frame: nil, lostPackets: lost)
         }
-        guard losses.admit(keyFrame: hasIDR) else { return Output(frame: nil, lostPackets: lost) }
-        let frame = DepacketizedVideoFrame(data: current, rtpTimestamp: currentTimestamp, isKeyFrame: hasIDR, pictureID: nil,
+        guard losses.admit(keyFrame: depacketizer.hasIDR) else { return Output(frame: nil, lostPackets: lost) }
+        let frame = DepacketizedVideoFrame(data: current, rtpTimestamp: currentTimestamp, isKeyFrame: depacketizer.hasIDR, pictureID: nil,
                                            firstSequenceNumber: currentFirst, lastSequenceNumber: sequenceNumber)
         return Output(frame: frame, lostPackets: lost)
-    }
-
-    // MARK: - Internals
-
-    private mutating func append(_ payload: UnsafeRawBufferPointer) throws(RTPPayloadError) {
-        guard let header = payload.first else { throw .emptyPayload }
-        guard header & 0x80 == 0 else { throw .h264UnsupportedNALType(header) }
-        let type = header & 0x1F
-        switch type {
-        case 1...23:
-            guard !inFragment else { throw .h264Truncated }
-            appendUnit(payload)
-        case H264.NALType.stapA:
-            guard !inFragment else { throw .h264Truncated }
-            var offset = 1
-            guard payload.count > 3 else { throw .h264Truncated }
-            while offset < payload.count {
-                guard offset + 2 <= payload.count else { throw .h264Truncated }
-                let size = Int(payload[offset]) << 8 | Int(payload[offset + 1])
-                guard size > 0, offset + 2 + size <= payload.count else { throw .h264Truncated }
-                appendUnit(UnsafeRawBufferPointer(rebasing: payload[(offset + 2)..<(offset + 2 + size)]))
-                offset += 2 + size
-            }
-        case H264.NALType.fuA:
-            guard payload.count > 2 else { throw .h264Truncated }
-            let fu = payload[1]
-            let start = fu & 0x80 != 0, end = fu & 0x40 != 0
-            if start {
-                guard !inFragment else { throw .h264Truncated }
-                let original = header & 0xE0 | fu & 0x1F
-                current.append(contentsOf: H264.startCode)
-                current.append(original)
-                if fu & 0x1F == H264.NALType.idr { hasIDR = true }
-                inFragment = true
-            } else {
-                guard inFragment else { throw .h264Truncated }
-            }
-            current.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[2...]))
-            if end { inFragment = false }
-        default:
-            throw .h264UnsupportedNALType(type)
-        }
-    }
-
-    private mutating func appendUnit(_ unit: UnsafeRawBufferPointer) {
-        current.append(contentsOf: H264.startCode)
-        current.append(contentsOf: unit)
-        if unit[0] & 0x1F == H264.NALType.idr { hasIDR = true }
     }
 }

@@ -35,22 +35,43 @@ extension VideoJitterBuffer {
         }
     }
 
-    /// Removes the frame's packets from the ring and joins their VP8 data.
-    mutating func takeFrame(from start: UInt16, to last: UInt16) -> DepacketizedVideoFrame {
+    /// Removes the frame's packets from the ring and joins their data: VP8 data without the
+    /// descriptors, or H.264 payloads depacketized into one Annex B access unit (nil when one of
+    /// them is malformed).
+    mutating func takeFrame(from start: UInt16, to last: UInt16) -> DepacketizedVideoFrame? {
         var data: [UInt8] = []
+        var depacketizer = H264Depacketizer()
+        var malformed = false
         var sequence = start
         let first = packet(start)
         while true {
             if let current = packet(sequence) {
-                data.append(contentsOf: current.payload[current.dataOffset...])
+                switch configuration.codec {
+                case .vp8:
+                    data.append(contentsOf: current.payload[current.dataOffset...])
+                case .h264:
+                    guard !malformed else { break }
+                    do {
+                        try current.payload.withUnsafeBytes { try depacketizer.append($0, to: &data) }
+                    } catch {
+                        malformed = true
+                    }
+                }
             }
             remove(sequence)
             if sequence == last { break }
             sequence &+= 1
         }
         advanceHead(to: last &+ 1)
-        return DepacketizedVideoFrame.assemble(data: data, rtpTimestamp: first?.timestamp ?? 0,
-                                               pictureID: first?.pictureID, first: start, last: last)
+        switch configuration.codec {
+        case .vp8:
+            return DepacketizedVideoFrame.assemble(data: data, rtpTimestamp: first?.timestamp ?? 0,
+                                                   pictureID: first?.pictureID, first: start, last: last)
+        case .h264:
+            guard !malformed, !depacketizer.inFragment, !data.isEmpty else { return nil }
+            return DepacketizedVideoFrame(data: data, rtpTimestamp: first?.timestamp ?? 0, isKeyFrame: depacketizer.hasIDR,
+                                          pictureID: nil, firstSequenceNumber: start, lastSequenceNumber: last)
+        }
     }
 
     /// Gives up everything from `start` to the next buffered frame start, and asks for a key frame.

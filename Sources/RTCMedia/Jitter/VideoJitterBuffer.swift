@@ -1,4 +1,4 @@
-// The receive-side video jitter buffer: puts VP8 RTP payloads back in sequence-number order (wrap-aware,
+// The receive-side video jitter buffer: puts VP8 or H.264 RTP payloads back in sequence-number order (wrap-aware,
 // RFC 3550 §A.1), emits each frame as soon as all its packets are present, waits a bounded time for a
 // missing packet (long enough for a NACK round trip, RFC 4585 §6.2.1), then gives the frame up and asks for
 // a key frame (PLI, RFC 4585 §6.3.1). Memory is bounded by a fixed ring of packet slots.
@@ -10,7 +10,10 @@ import RTCWire
 
 // MARK: - Types
 
-/// Reorders VP8 RTP packets, emits complete frames, and reports what to NACK and when to ask for a key frame.
+/// Reorders VP8 or H.264 RTP packets, emits complete frames, and reports what to NACK and when to ask for a key frame.
+/// A VP8 frame starts at a descriptor with S = 1 and PID = 0 (RFC 7741 §4.2); an H.264 access unit at a
+/// payload that begins a NAL unit (single, STAP-A, or an FU-A's first fragment, RFC 6184 §5.6–5.8), and its
+/// payloads are depacketized into Annex B when it is complete.
 public struct VideoJitterBuffer: Sendable {
     /// Tuning knobs, with defaults for interactive video.
     public struct Configuration: Sendable, Equatable {
@@ -24,6 +27,8 @@ public struct VideoJitterBuffer: Sendable {
         public var maxNackRetries: Int = 5
         /// Minimum time between two key-frame requests, in microseconds.
         public var keyFrameRequestIntervalUs: Int64 = 500_000
+        /// The payload format of the stream.
+        public var codec: VideoCodec = .vp8
         /// The defaults.
         public init() {}
     }
@@ -108,22 +113,32 @@ public struct VideoJitterBuffer: Sendable {
         nacks = Array(repeating: nil, count: configuration.capacity)
     }
 
-    /// Stores one RTP packet's VP8 payload.
+    /// Stores one RTP packet's payload.
     /// - Parameters:
-    ///   - payload: the RTP payload (VP8 descriptor + data); kept without copying.
+    ///   - payload: the RTP payload (VP8 descriptor + data, or an H.264 NAL unit, STAP-A or FU-A); kept without copying.
     ///   - sequenceNumber: RTP sequence number.
     ///   - timestamp: RTP timestamp (90 kHz).
     ///   - marker: RTP marker bit (last packet of a frame).
-    /// - Throws: `RTPPayloadError` for a malformed VP8 descriptor (the packet is not stored).
+    /// - Throws: `RTPPayloadError` for a malformed VP8 descriptor or an empty H.264 payload (the packet is not stored).
     @discardableResult
     public mutating func insert(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32,
                                 marker: Bool) throws(RTPPayloadError) -> InsertResult {
-        let (descriptor, offset) = try VP8PayloadDescriptor.parse(payload)
-        if descriptor.isFrameStart && payload.count < offset + 3 { throw RTPPayloadError.truncatedVP8Header }
-        let packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker,
+        let packet: Packet
+        switch configuration.codec {
+        case .vp8:
+            let (descriptor, offset) = try VP8PayloadDescriptor.parse(payload)
+            if descriptor.isFrameStart && payload.count < offset + 3 { throw RTPPayloadError.truncatedVP8Header }
+            packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker,
                             isFrameStart: descriptor.isFrameStart,
                             isKeyFrame: descriptor.isFrameStart && payload[offset] & 0x01 == 0,
                             pictureID: descriptor.pictureID, payload: payload, dataOffset: offset)
+        case .h264:
+            guard !payload.isEmpty else { throw RTPPayloadError.emptyPayload }
+            // A key access unit starts with its SPS (see `H264Depacketizer.carriesSPS`).
+            let (start, key) = payload.withUnsafeBytes { (H264Depacketizer.startsNALUnit($0), H264Depacketizer.carriesSPS($0)) }
+            packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, isFrameStart: start,
+                            isKeyFrame: key, pictureID: nil, payload: payload, dataOffset: 0)
+        }
         var result = InsertResult.accepted
         if let head {
             let distance = SequenceNumber.distance(from: head, to: sequenceNumber)
@@ -177,7 +192,12 @@ public struct VideoJitterBuffer: Sendable {
         while let head, packetCount > 0 {
             switch examineHead(head) {
             case .complete(let last):
-                let frame = takeFrame(from: head, to: last)
+                guard let frame = takeFrame(from: head, to: last) else {
+                    // Malformed H.264 payloads: the frame cannot be decoded, nor what refers to it.
+                    statistics.framesDropped += 1
+                    needsKeyFrame = true
+                    continue
+                }
                 if needsKeyFrame && !frame.isKeyFrame {
                     statistics.framesDropped += 1
                     continue

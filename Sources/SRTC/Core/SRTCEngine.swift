@@ -41,13 +41,17 @@ public final class SRTCEngine: @unchecked Sendable {
         /// Which candidates the media transports may use: `.relay` sends everything through the
         /// TURN server of the join response's `ice_servers` (docs/sdk-srtc.md).
         public var iceTransportPolicy: ICETransportPolicy
+        /// The video codec offered first when publishing (`.vp8` or `.h264`; both are offered and
+        /// the server keeps the first it forwards). Subscribing decodes either (docs/sdk-srtc.md).
+        public var preferredVideoCodec: VideoCodec
         /// Seconds between performance samples (`SRTCEngineDelegate.engine(_:performanceDidUpdate:)`);
         /// 0 turns the sampling off.
         public var performanceInterval: Double
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,
-                    useDataChannel: Bool = true, performanceInterval: Double = 2, iceTransportPolicy: ICETransportPolicy = .all) {
+                    useDataChannel: Bool = true, performanceInterval: Double = 2, iceTransportPolicy: ICETransportPolicy = .all,
+                    preferredVideoCodec: VideoCodec = .vp8) {
             self.delegateQueue = delegateQueue
             self.logLevel = logLevel
             self.receiveTimeout = receiveTimeout
@@ -56,6 +60,7 @@ public final class SRTCEngine: @unchecked Sendable {
             self.useDataChannel = useDataChannel
             self.performanceInterval = performanceInterval
             self.iceTransportPolicy = iceTransportPolicy
+            self.preferredVideoCodec = preferredVideoCodec
         }
     }
 

@@ -22,6 +22,7 @@ final class ChannelMedia: @unchecked Sendable {
         }
         relay = MediaRelay(policy: context.configuration.iceTransportPolicy)
         publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, relay: relay,
+                                 videoCodec: context.configuration.preferredVideoCodec,
                                  logger: context.logger)
         subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "srtc.media-reports"))

@@ -1,5 +1,6 @@
 import RTCMedia
 import RTCTransport
+import Synchronization
 
 /// Where a publication's packets go: the publish session's current transport.
 protocol PacketRoute: AnyObject, Sendable {
@@ -12,10 +13,18 @@ protocol PacketRoute: AnyObject, Sendable {
 final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     let senders: [RTPStreamSender]
     private weak var route: (any PacketRoute)?
+    private let codec: Mutex<VideoCodec>
 
-    init(senders: [RTPStreamSender], route: any PacketRoute) {
+    init(senders: [RTPStreamSender], route: any PacketRoute, codec: VideoCodec = .vp8) {
         self.senders = senders
         self.route = route
+        self.codec = Mutex(codec)
+    }
+
+    /// The codec the answer negotiated (set before the sink is attached).
+    var videoCodec: VideoCodec {
+        get { codec.withLock { $0 } }
+        set { codec.withLock { $0 = newValue } }
     }
 
     func send(_ frame: EncodedVideoFrame, layer: Int) {

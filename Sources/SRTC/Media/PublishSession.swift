@@ -35,14 +35,18 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
     let cname = SecureRandom.string(count: 16)
     private let bindAddress: String
     private let relay: MediaRelay
+    /// Offered first for video (both are offered; the server keeps the first it forwards).
+    private let videoCodec: VideoCodec
     private let logger: Logger
     private let state = Mutex(State())
     private let slot = ClientTransportSlot()
 
-    init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay = MediaRelay(policy: .all), logger: Logger) {
+    init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay = MediaRelay(policy: .all),
+         videoCodec: VideoCodec = .vp8, logger: Logger) {
         self.certificate = certificate
         self.bindAddress = bindAddress
         self.relay = relay
+        self.videoCodec = videoCodec
         self.logger = logger
     }
 
@@ -129,7 +133,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
         return state.withLock { s in
             s.version += 1
             return SDPNegotiation.publishOffer(sections: s.sections, ice: ice, fingerprint: certificate.fingerprint,
-                                               sessionID: sessionID, version: s.version, cname: cname)
+                                               sessionID: sessionID, version: s.version, cname: cname, videoCodec: videoCodec)
         }
     }
 
@@ -149,12 +153,15 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
             for publication in s.publications.values {
                 guard let answered = remote.section(mid: publication.section.mid) else { continue }
                 for sender in publication.senders { pairs.append((sender, answered)) }
+                // The encoder follows the answer's codec (set before the sink is attached).
+                if let codec = answered.videoCodec { publication.videoSink?.videoCodec = codec }
             }
             return pairs
         }
         for (sender, answered) in senders {
             var p = sender.parameters
             if let pt = answered.payloadType { p.payloadType = pt }
+            if let codec = answered.videoCodec { p.videoCodec = codec }
             p.midID = answered.midID
             p.ridID = p.rid == nil ? nil : answered.ridID
             p.audioLevelID = answered.audioLevelID

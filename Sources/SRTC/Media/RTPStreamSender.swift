@@ -23,13 +23,16 @@ final class RTPStreamSender: Sendable {
         var midID: UInt8?
         var ridID: UInt8?
         var audioLevelID: UInt8?
+        /// How video frames are packetized (the negotiated codec).
+        var videoCodec: VideoCodec = .vp8
     }
 
     private struct State {
         var parameters: Parameters
         var sequence = UInt16.random(in: 0...UInt16.max)
         var cache: RTPPacketCache
-        var packetizer = VP8Packetizer()
+        var vp8 = VP8Packetizer()
+        var h264 = H264Packetizer()
         var elements: [RTPHeaderWriter.Element] = []
         var packetsSent: UInt32 = 0
         var octetsSent: UInt32 = 0
@@ -71,7 +74,8 @@ final class RTPStreamSender: Sendable {
 
     // MARK: - Packetizing
 
-    /// Cuts an encoded VP8 frame into packets (RFC 7741) in the cache; returns their sequence range.
+    /// Cuts an encoded frame into packets in the cache (VP8: RFC 7741; H.264: RFC 6184
+    /// packetization-mode 1, by the negotiated `videoCodec`); returns their sequence range.
     func packetize(video frame: EncodedVideoFrame) -> (first: UInt16, count: Int) {
         state.withLock { s in
             let timestamp = frame.rtpTimestamp &+ timestampOffset
@@ -79,7 +83,7 @@ final class RTPStreamSender: Sendable {
             var count = 0
             let elements = s.elements, parameters = s.parameters
             frame.data.withUnsafeBytes { data in
-                s.packetizer.packetize(data) { payload, isLast in
+                func store(_ payload: UnsafeRawBufferPointer, _ isLast: Bool) {
                     let sequence = s.sequence
                     s.cache.store(sequenceNumber: sequence) { slot in
                         let header = RTPHeaderWriter.write(into: slot, marker: isLast, payloadType: parameters.payloadType,
@@ -91,6 +95,10 @@ final class RTPStreamSender: Sendable {
                     }
                     s.sequence &+= 1
                     count += 1
+                }
+                switch parameters.videoCodec {
+                case .vp8: s.vp8.packetize(data, emit: store)
+                case .h264: s.h264.packetize(data, emit: store)
                 }
             }
             s.lastTimestamp = timestamp

@@ -1,3 +1,4 @@
+import RTCMedia
 import RTCNet
 import RTCTransport
 import RTCWire
@@ -39,8 +40,11 @@ package enum SDPNegotiation {
         /// The remote side's direction.
         package var direction: Direction
         package var rejected: Bool
-        /// The forwarded codec's payload type (Opus or VP8), when negotiated.
+        /// The forwarded codec's payload type (Opus, VP8 or H.264), when negotiated.
         package var payloadType: UInt8?
+        /// For video: the first codec of the section this client encodes and decodes (the answer
+        /// and a `subscriber_offer` carry one).
+        package var videoCodec: VideoCodec?
         package var midID: UInt8?
         package var ridID: UInt8?
         package var audioLevelID: UInt8?
@@ -71,16 +75,25 @@ package enum SDPNegotiation {
     /// Payload types this client offers.
     package static let opusPayloadType: UInt8 = 111
     package static let vp8PayloadType: UInt8 = 96
+    /// H.264 as Chrome numbers it (any number works: the answer's is used).
+    package static let h264PayloadType: UInt8 = 102
 
     /// The RTCP feedback this client uses for video: NACK, PLI, FIR (it answers them as a sender and sends them as a receiver).
     static let videoFeedback = [RTCPFeedback(type: "nack"), RTCPFeedback(type: "nack", parameter: "pli"),
                                 RTCPFeedback(type: "ccm", parameter: "fir")]
 
-    static func codecs(for kind: TrackKind) -> [Codec] {
+    /// The codecs offered for `kind`; for video both, `preferred` first (the server forwards the
+    /// first of the offer it takes, docs/protocol.md).
+    static func codecs(for kind: TrackKind, preferring preferred: VideoCodec = .vp8) -> [Codec] {
         switch kind {
         case .audio: return [Codec(payloadType: opusPayloadType, name: "opus", clockRate: 48_000, channels: 2,
                                    formatParameters: "minptime=10;useinbandfec=1")]
-        case .video: return [Codec(payloadType: vp8PayloadType, name: "VP8", clockRate: 90_000, feedback: videoFeedback)]
+        case .video:
+            let vp8 = Codec(payloadType: vp8PayloadType, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
+            // RFC 6184 §8.1: packetization-mode 1 (STAP-A, FU-A), Constrained Baseline level 3.1.
+            var h264 = Codec.h264(payloadType: h264PayloadType)
+            h264.feedback = videoFeedback
+            return preferred == .h264 ? [h264, vp8] : [vp8, h264]
         }
     }
 
@@ -105,11 +118,14 @@ package enum SDPNegotiation {
     /// ICE-lite and learns this client's address from its checks).
     /// - Parameter extraExtensions: offered on every section after the usual ones (the load
     ///   tester's abs-capture-time).
+    /// - Parameter videoCodec: the video codec offered first (both are offered).
     package static func publishOffer(sections: [PublishSection], ice: ICECredentials, fingerprint: DTLSFingerprint,
-                                     sessionID: String, version: UInt64, cname: String, extraExtensions: [ExtMap] = []) -> String {
+                                     sessionID: String, version: UInt64, cname: String, extraExtensions: [ExtMap] = [],
+                                     videoCodec: VideoCodec = .vp8) -> String {
         let media = sections.map { s -> MediaDescription in
             var m = MediaDescription(kind: s.kind == .audio ? .audio : .video, mid: s.mid, direction: s.active ? .sendonly : .inactive,
-                                     codecs: codecs(for: s.kind), extensions: publishExtensions(for: s.kind) + extraExtensions)
+                                     codecs: codecs(for: s.kind, preferring: videoCodec),
+                                     extensions: publishExtensions(for: s.kind) + extraExtensions)
             guard s.active else { return m }
             if s.rids.isEmpty, let ssrc = s.ssrcs.first {
                 m.addSendStream(ssrc: ssrc, cname: cname, streamID: s.streamLabel, trackID: s.trackLabel)
@@ -161,22 +177,27 @@ package enum SDPNegotiation {
     private static func remoteSection(_ m: MediaDescription) -> RemoteSection? {
         guard let mid = m.mid else { return nil }
         let kind: TrackKind? = m.kind == .audio ? .audio : m.kind == .video ? .video : nil
-        let wanted = kind == .audio ? "opus" : "vp8"
-        let codec = m.codecs.first { $0.name.lowercased() == wanted }
+        // Audio: Opus. Video: the first VP8, or H.264 this client decodes (packetization-mode 1,
+        // Constrained Baseline, RFC 6184 §8.1), in the section's order.
+        let codec = m.codecs.first { c in
+            kind == .audio ? c.name.lowercased() == "opus"
+                : c.name.lowercased() == "vp8" || c.isH264ConstrainedBaselineMode1
+        }
         func id(_ uri: String) -> UInt8? { m.extensionID(uri: uri).flatMap { $0 <= 255 ? UInt8($0) : nil } }
         let msid = m.msid.first ?? m.ssrcs.first { $0.name == "msid" }.flatMap { attribute -> MediaStreamID? in
             guard let parts = attribute.value?.split(separator: " "), let stream = parts.first else { return nil }
             return MediaStreamID(streamID: String(stream), trackID: parts.count > 1 ? String(parts[1]) : nil)
         }
         return RemoteSection(mid: mid, kind: kind, direction: m.effectiveDirection, rejected: m.isRejected,
-                             payloadType: codec?.payloadType, midID: id(RTPHeaderExtensionURI.mid),
+                             payloadType: codec?.payloadType, videoCodec: kind == .video ? codec.flatMap { VideoCodec(encodingName: $0.name) } : nil,
+                             midID: id(RTPHeaderExtensionURI.mid),
                              ridID: id(RTPHeaderExtensionURI.rid), audioLevelID: id(RTPHeaderExtensionURI.audioLevel),
                              ssrcs: m.ssrcList, trackID: msid?.trackID, streamID: msid?.streamID)
     }
 
     // MARK: - Subscribe answer
 
-    /// The answer to a `subscriber_offer`: Opus and VP8 (NACK, PLI, FIR) only, `recvonly` where
+    /// The answer to a `subscriber_offer`: Opus, VP8 and H.264 (NACK, PLI, FIR) only, `recvonly` where
     /// the server sends, `a=setup:active` (this client is the DTLS client) unless the offer
     /// insists on being active itself.
     /// With `dataChannels` the offer's application section is accepted (docs/protocol.md, "Data channels").

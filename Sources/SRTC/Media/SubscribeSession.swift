@@ -81,6 +81,16 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
 
     var currentTransport: ClientTransport? { slot.transport }
 
+    /// The codecs of the video streams received now (statistics and tests).
+    var videoCodecs: [VideoCodec] {
+        state.withLock { s in
+            s.receivers.values.compactMap { receiver -> VideoCodec? in
+                if case .video(let video) = receiver { return video.codec }
+                return nil
+            }
+        }
+    }
+
     /// Called (on the I/O thread) when the transport's state changes.
     func onStateChange(_ handler: @escaping @Sendable (PeerTransport.State) -> Void) {
         state.withLock { $0.onStateChange = handler }
@@ -121,7 +131,8 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                 if s.receivers[mid] == nil {
                     switch remoteTrack {
                     case let video as RemoteVideoTrack:
-                        s.receivers[mid] = .video(VideoReceiver(mid: mid, ssrc: ssrc, track: video, logger: context.logger))
+                        s.receivers[mid] = .video(VideoReceiver(mid: mid, ssrc: ssrc, track: video, codec: section.videoCodec ?? .vp8,
+                                                                logger: context.logger))
                     case let audio as RemoteAudioTrack:
                         s.receivers[mid] = .audio(AudioReceiver(mid: mid, ssrc: ssrc, audioLevelID: section.audioLevelID,
                                                                 track: audio, context: context))

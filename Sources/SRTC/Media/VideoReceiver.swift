@@ -4,7 +4,8 @@ import RTCWire
 import Synchronization
 
 /// Receives one subscribed video stream: reorders packets (jitter buffer), asks for lost ones
-/// (NACK) and key frames (PLI), decodes VP8 on its own queue and hands frames to the track.
+/// (NACK) and key frames (PLI), decodes VP8 or H.264 (the section's codec) on its own queue and
+/// hands frames to the track.
 final class VideoReceiver: @unchecked Sendable {
     /// What the receive path asks the session to send upstream.
     struct Feedback: Equatable {
@@ -13,13 +14,7 @@ final class VideoReceiver: @unchecked Sendable {
     }
 
     private struct State {
-        /// Waits up to 500 ms for a missing packet (several NACK rounds at typical RTTs, and room
-        /// for a busy machine) before giving up on the frame and asking for a key frame.
-        var jitter = VideoJitterBuffer(configuration: {
-            var c = VideoJitterBuffer.Configuration()
-            c.maxWaitUs = 500_000
-            return c
-        }())
+        var jitter: VideoJitterBuffer
         var statistics = RTPReceiveStatistics(clockRate: 90_000)
         /// Set by the decoder when a frame failed: the next packet asks for a key frame.
         var decoderNeedsKeyFrame = false
@@ -29,18 +24,26 @@ final class VideoReceiver: @unchecked Sendable {
     let mid: String
     let track: RemoteVideoTrack
     private(set) var ssrc: UInt32
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let decodeQueue: DispatchQueue
-    private let decoder: Mutex<VP8Decoder?>
+    let codec: VideoCodec
+    private let decoder: Mutex<(any VideoDecoding)?>
     private let logger: Logger
 
-    init(mid: String, ssrc: UInt32, track: RemoteVideoTrack, logger: Logger) {
+    init(mid: String, ssrc: UInt32, track: RemoteVideoTrack, codec: VideoCodec = .vp8, logger: Logger) {
         self.mid = mid
         self.ssrc = ssrc
         self.track = track
+        self.codec = codec
         self.logger = logger
         decodeQueue = DispatchQueue(label: "srtc.video-decode.\(track.id)")
-        decoder = Mutex(try? VP8Decoder())
+        decoder = Mutex(try? codec.makeDecoder())
+        // Waits up to 500 ms for a missing packet (several NACK rounds at typical RTTs, and room
+        // for a busy machine) before giving up on the frame and asking for a key frame.
+        var configuration = VideoJitterBuffer.Configuration()
+        configuration.maxWaitUs = 500_000
+        configuration.codec = codec
+        state = Mutex(State(jitter: VideoJitterBuffer(configuration: configuration)))
     }
 
     /// One RTP packet of the stream (transport I/O thread). Returns the feedback to send.
@@ -53,7 +56,7 @@ final class VideoReceiver: @unchecked Sendable {
                 try s.jitter.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
                                     marker: packet.marker)
             } catch {
-                // A malformed VP8 descriptor: the packet is dropped (and will be NACKed as missing).
+                // A malformed VP8 descriptor or empty payload: the packet is dropped (and will be NACKed as missing).
             }
             let frames = s.jitter.popFrames(nowUs: nowUs)
             var feedback = Feedback(nack: s.jitter.missingSequenceNumbers(nowUs: nowUs), pli: s.jitter.shouldRequestKeyFrame(nowUs: nowUs))
@@ -68,7 +71,8 @@ final class VideoReceiver: @unchecked Sendable {
         if track.hasEncodedRenderers {
             for frame in frames {
                 track.deliverEncoded(EncodedMediaFrame(kind: .video, data: frame.data, isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.rtpTimestamp,
-                                                       clockRate: 90_000, receivedAtUs: nowUs, width: frame.width, height: frame.height))
+                                                       clockRate: 90_000, receivedAtUs: nowUs, width: frame.width, height: frame.height,
+                                                       videoCodec: codec))
             }
         }
         if track.needsDecoding { decode(frames) } else { track.frameArrivedUndecoded() }
@@ -97,14 +101,10 @@ final class VideoReceiver: @unchecked Sendable {
         decodeQueue.async { [self] in
             for frame in frames {
                 do {
-                    let decoded = try decoder.withLock { d -> VideoFrame? in
-                        guard let d else { return nil }
-                        let picture = try d.decode(frame.encodedFrame)
-                        return d.lastFrameCorrupted ? nil : picture
-                    }
+                    let decoded = try decoder.withLock { d -> VideoFrame? in try d?.decodeIntact(frame.encodedFrame) }
                     if let decoded { track.deliver(decoded) }
                 } catch {
-                    logger.debug("VP8 decode failed on \(track.id): \(error)")
+                    logger.debug("\(codec.rawValue) decode failed on \(track.id): \(error)")
                     state.withLock { $0.decoderNeedsKeyFrame = true }
                 }
             }

@@ -4,19 +4,21 @@ import Synchronization
 
 /// Takes encoded frames of one layer of a local video track (an RTP sender of one publication).
 protocol EncodedVideoSink: AnyObject, Sendable {
+    /// The codec this sink sends (the pipeline runs one encoder per codec its sinks want).
+    var videoCodec: VideoCodec { get }
     /// One encoded frame of layer `layer` (0 = the big or only layer, 1 = the small simulcast layer).
     func send(_ frame: EncodedVideoFrame, layer: Int)
 }
 
-/// The encoders of one local video track: one VP8 encoder per simulcast layer, shared by every
-/// channel the track is published in. Frames are encoded on the pushing thread, only while at
-/// least one sink is attached.
+/// The encoders of one local video track: per simulcast layer, one encoder for each codec the
+/// attached sinks send (VP8, H.264), shared by every channel the track is published in. Frames
+/// are encoded on the pushing thread, only while at least one sink is attached.
 final class VideoSendPipeline: Sendable {
     // MARK: - Types
 
     private struct Layer {
         var preset: VideoPreset
-        var encoder: VP8Encoder?
+        var encoders: [VideoCodec: any VideoEncoding] = [:]
         var lastTimestampUs: Int64?
     }
 
@@ -85,7 +87,7 @@ final class VideoSendPipeline: Sendable {
     func reset() {
         state.withLock { s in
             for i in s.layers.indices {
-                s.layers[i].encoder = nil
+                s.layers[i].encoders = [:]
                 s.layers[i].lastTimestampUs = nil
             }
         }
@@ -93,52 +95,74 @@ final class VideoSendPipeline: Sendable {
 
     // MARK: - Encoding
 
-    /// Encodes `frame` for every layer whose frame rate allows it and hands the results to the sinks.
+    /// Encodes `frame` for every layer whose frame rate allows it, once per codec the sinks
+    /// send, and hands the results to the sinks of that codec.
     func encodeAndSend(_ frame: VideoFrame) {
         state.withLock { s in
             guard !s.sinks.isEmpty else { return }
             let sinks = Array(s.sinks.values)
             for index in s.layers.indices {
-                guard let encoded = encode(frame, layer: index, in: &s) else { continue }
-                s.framesEncoded[index] += 1
-                s.bytesEncoded += encoded.data.count
-                for sink in sinks { sink.send(encoded, layer: index) }
+                guard let input = layerInput(frame, layer: index, in: &s) else { continue }
+                let forceKey = keyFrameRequests.withLock { $0.remove(index) != nil }
+                for codec in VideoCodec.allCases where sinks.contains(where: { $0.videoCodec == codec }) {
+                    guard let encoded = encode(input, codec: codec, layer: index, forceKeyFrame: forceKey, in: &s) else { continue }
+                    s.framesEncoded[index] += 1
+                    s.bytesEncoded += encoded.data.count
+                    for sink in sinks where sink.videoCodec == codec { sink.send(encoded, layer: index) }
+                }
+                s.layers[index].lastTimestampUs = frame.timestampUs
             }
         }
     }
 
-    private func encode(_ frame: VideoFrame, layer index: Int, in s: inout State) -> EncodedVideoFrame? {
-        var layer = s.layers[index]
-        defer { s.layers[index] = layer }
-        // Frame-rate gate: skip frames arriving faster than the layer's rate (with 20 % slack for jitter).
+    /// The frame layer `index` encodes (the small layer a quarter of the size), or nil when it
+    /// comes faster than the layer's frame rate (with 20 % slack for jitter).
+    private func layerInput(_ frame: VideoFrame, layer index: Int, in s: inout State) -> VideoFrame? {
+        let layer = s.layers[index]
         let interval = 1_000_000 / Int64(max(1, layer.preset.frameRate))
         if let last = layer.lastTimestampUs, frame.timestampUs > last, frame.timestampUs - last < interval * 8 / 10 {
             return nil
         }
-        let input: VideoFrame
-        if index == 0 {
-            input = frame
-        } else {
-            let width = max(2, (frame.width / 4) & ~1), height = max(2, (frame.height / 4) & ~1)
-            input = VideoFrame(buffer: frame.buffer.scaled(width: width, height: height),
-                               timestampUs: frame.timestampUs, rotation: frame.rotation)
-        }
+        guard index > 0 else { return frame }
+        let width = max(2, (frame.width / 4) & ~1), height = max(2, (frame.height / 4) & ~1)
+        return VideoFrame(buffer: frame.buffer.scaled(width: width, height: height), timestampUs: frame.timestampUs, rotation: frame.rotation)
+    }
+
+    private func encode(_ input: VideoFrame, codec: VideoCodec, layer index: Int, forceKeyFrame: Bool,
+                        in s: inout State) -> EncodedVideoFrame? {
+        let preset = s.layers[index].preset
         do {
-            if layer.encoder == nil {
-                var configuration = VP8Encoder.Configuration(width: input.width, height: input.height)
-                configuration.bitrate = layer.preset.maxBitrate
-                configuration.frameRate = layer.preset.frameRate
-                configuration.keyFrameInterval = layer.preset.frameRate * 10
-                layer.encoder = try VP8Encoder(configuration: configuration)
+            let encoder: any VideoEncoding
+            if let existing = s.layers[index].encoders[codec] {
+                encoder = existing
+            } else {
+                encoder = try Self.makeEncoder(codec, width: input.width, height: input.height, preset: preset)
+                s.layers[index].encoders[codec] = encoder
+                // A new encoder starts with a key frame anyway.
+                return try encoder.encode(input, forceKeyFrame: true)
             }
-            let forceKey = keyFrameRequests.withLock { $0.remove(index) != nil }
-            let encoded = try layer.encoder?.encode(input, forceKeyFrame: forceKey)
-            layer.lastTimestampUs = frame.timestampUs
-            return encoded
+            return try encoder.encode(input, forceKeyFrame: forceKeyFrame)
         } catch {
-            logger.warning("VP8 encode failed (layer \(index)): \(error)")
-            layer.encoder = nil
+            logger.warning("\(codec.rawValue) encode failed (layer \(index)): \(error)")
+            s.layers[index].encoders[codec] = nil
             return nil
+        }
+    }
+
+    private static func makeEncoder(_ codec: VideoCodec, width: Int, height: Int, preset: VideoPreset) throws -> any VideoEncoding {
+        switch codec {
+        case .vp8:
+            var configuration = VP8Encoder.Configuration(width: width, height: height)
+            configuration.bitrate = preset.maxBitrate
+            configuration.frameRate = preset.frameRate
+            configuration.keyFrameInterval = preset.frameRate * 10
+            return try VP8Encoder(configuration: configuration)
+        case .h264:
+            var configuration = H264Encoder.Configuration(width: width, height: height)
+            configuration.bitrate = preset.maxBitrate
+            configuration.frameRate = preset.frameRate
+            configuration.keyFrameInterval = preset.frameRate * 10
+            return try H264Encoder(configuration: configuration)
         }
     }
 }

@@ -7,7 +7,7 @@ import SRTCProtocol
 /// track's receive thread. While a video track has encoded renderers and no video renderer, the
 /// SDK does not decode it.
 public protocol EncodedFrameRenderer: AnyObject {
-    /// One frame: a whole VP8 frame (video, in decode order) or one Opus packet (audio, in
+    /// One frame: a whole VP8 frame or H.264 access unit (video, in decode order) or one Opus packet (audio, in
     /// sequence order after the playout buffer).
     func render(encodedFrame: EncodedMediaFrame)
 }
@@ -16,7 +16,8 @@ public protocol EncodedFrameRenderer: AnyObject {
 public struct EncodedMediaFrame: Sendable, Equatable {
     /// Audio or video.
     public var kind: TrackKind
-    /// A VP8 frame (RFC 6386, no payload descriptor) or an Opus packet (RFC 6716).
+    /// A VP8 frame (RFC 6386, no payload descriptor), an H.264 access unit (Annex B byte stream,
+    /// SPS and PPS before each IDR from SDK publishers), or an Opus packet (RFC 6716).
     public var data: [UInt8]
     /// Whether a decoder can start here (always `true` for audio).
     public var isKeyFrame: Bool
@@ -26,12 +27,15 @@ public struct EncodedMediaFrame: Sendable, Equatable {
     public var clockRate: Int
     /// When the frame was complete here, monotonic microseconds (`DispatchTime` uptime).
     public var receivedAtUs: Int64
-    /// Coded size of a video key frame (0 otherwise).
+    /// Coded size of a VP8 key frame (0 otherwise, and for H.264).
     public var width: Int
     public var height: Int
+    /// The video codec of `data` (nil for audio).
+    public var videoCodec: VideoCodec?
 
     public init(kind: TrackKind, data: [UInt8], isKeyFrame: Bool, rtpTimestamp: UInt32, clockRate: Int, receivedAtUs: Int64,
-                width: Int = 0, height: Int = 0) {
+                width: Int = 0, height: Int = 0, videoCodec: VideoCodec? = nil) {
+        self.videoCodec = videoCodec
         self.kind = kind
         self.data = data
         self.isKeyFrame = isKeyFrame

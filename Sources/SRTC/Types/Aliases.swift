@@ -14,6 +14,8 @@ public typealias UserInfo = SRTCProtocol.UserInfo
 public typealias TrackInfo = SRTCProtocol.TrackInfo
 /// Audio or video.
 public typealias TrackKind = SRTCProtocol.TrackKind
+/// A video codec the SDK encodes and decodes: `.vp8` or `.h264` (`SRTCEngine.Configuration.preferredVideoCodec`).
+public typealias VideoCodec = RTCMedia.VideoCodec
 /// One simulcast layer of a video track (`rid`, `desc`, size, bitrate).
 public typealias SimulcastLayer = SRTCProtocol.SimulcastLayer
 /// Why a user left or the connection ended.

@@ -1,0 +1,59 @@
+import Foundation
+import SMeetingProtocol
+
+// A meeting's live room outlives the node that runs it (docs/deploy.md, "Drain and failover"):
+// on a cluster the room writes its `MeetingRoomRecord` after every change, and a room made from
+// a record starts with its policies, lock, co-hosts and presenters, and gives each returning
+// member its hand, chat and drawing states when it enters again.
+extension MeetingRoom {
+    /// The members in it, and those of the previous node's room not back yet (so a second move
+    /// before they return does not lose their states).
+    var record: MeetingRoomRecord {
+        let away = returning.values.filter { members[$0.uid] == nil }.sorted { $0.uid < $1.uid }
+        return MeetingRoomRecord(room: roomSnapshot, coHosts: coHosts.sorted(), presenters: presenters.sorted(), members: users + away)
+    }
+
+    /// The live policies a previous node kept (lock, mute all, cameras off, self-unmute and
+    /// self-camera rights, sharing disabled) and the room's start.
+    static func restore(_ kept: RoomInfo, into room: inout RoomInfo) {
+        room.muteAll = kept.muteAll
+        room.allowSelfUnmute = kept.allowSelfUnmute
+        room.cameraOffAll = kept.cameraOffAll
+        room.allowSelfOpenCamera = kept.allowSelfOpenCamera
+        room.shareDisabled = kept.shareDisabled
+        room.locked = kept.locked
+        room.startedAt = kept.startedAt
+    }
+
+    /// The states a member that was in the room on the previous node gets back on entering.
+    func returningStates(of uid: String, into info: inout MeetingUserInfo) {
+        guard let kept = returning.removeValue(forKey: uid) else { return }
+        // Its devices stay as they were (its SRTC session, taken over too, publishes them again)
+        // and so does its place in the list.
+        info.micState = kept.micState
+        info.cameraState = kept.cameraState
+        info.enteredAt = kept.enteredAt
+        info.handRaised = kept.handRaised
+        info.chatDisabled = kept.chatDisabled
+        info.drawDisabled = kept.drawDisabled
+    }
+
+    /// Something changed (every change sends an event): the record is written once the change
+    /// is complete, after the actor's current job.
+    func recordChanged() {
+        guard records != nil, !recordPending, !closed else { return }
+        recordPending = true
+        Task { self.writeRecord() }
+    }
+
+    private func writeRecord() {
+        recordPending = false
+        guard let records, !closed, let json = try? JSONEncoder().encode(record) else { return }
+        records.save(record: json, key: MeetingRoomRecord.key(appId: appId, meetingId: meetingId))
+    }
+
+    /// The room emptied or ended: the next one starts over, as on a single node.
+    func dropRecord() {
+        records?.save(record: nil, key: MeetingRoomRecord.key(appId: appId, meetingId: meetingId))
+    }
+}

@@ -1,0 +1,44 @@
+// The video encoders and decoders (VP8, H.264) behind one interface each, so a send or receive
+// path holds either codec's.
+
+/// Encodes raw frames into compressed frames ready for the codec's RTP packetizer. Not
+/// thread-safe: one caller at a time.
+public protocol VideoEncoding: AnyObject {
+    /// Encodes one frame; `forceKeyFrame` makes it a key frame. Nil when rate control skipped it.
+    func encode(_ frame: VideoFrame, forceKeyFrame: Bool) throws -> EncodedVideoFrame?
+}
+
+/// Decodes compressed frames (VP8 frames, H.264 Annex B access units). Not thread-safe.
+public protocol VideoDecoding: AnyObject {
+    /// The picture of `frame` (its timestamp kept), or nil when it produced none or only a
+    /// damaged one (references lost: the caller asks for a key frame).
+    /// - Throws: the codec's error on corrupt data.
+    func decodeIntact(_ frame: EncodedVideoFrame) throws -> VideoFrame?
+}
+
+extension VP8Encoder: VideoEncoding {}
+extension H264Encoder: VideoEncoding {}
+
+extension VP8Decoder: VideoDecoding {
+    public func decodeIntact(_ frame: EncodedVideoFrame) throws -> VideoFrame? {
+        let picture = try decode(frame)
+        return lastFrameCorrupted ? nil : picture
+    }
+}
+
+extension H264Decoder: VideoDecoding {
+    /// OpenH264 runs without error concealment here, so a damaged picture is an error already.
+    public func decodeIntact(_ frame: EncodedVideoFrame) throws -> VideoFrame? {
+        try decode(frame.data, timestampUs: frame.timestampUs)
+    }
+}
+
+extension VideoCodec {
+    /// A decoder for this codec.
+    public func makeDecoder() throws -> any VideoDecoding {
+        switch self {
+        case .vp8: return try VP8Decoder()
+        case .h264: return try H264Decoder()
+        }
+    }
+}
