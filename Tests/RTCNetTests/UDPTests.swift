@@ -55,6 +55,24 @@ import Synchronization
         #expect(senders.allSatisfy { $0 == a.localAddress })
     }
 
+    @Test func stampedDatagramsAreTimedWhenTheKernelTakesThem() throws {
+        let a = try UDPSocket(bind: Self.loopback)
+        let b = try UDPSocket(bind: Self.loopback)
+        let queue = UDPSendQueue(capacity: 8, slotSize: 64)
+        // Stamped 50 ms ago: each is timed at least that long, however fast the send.
+        let stamp = Monotonic.microseconds() - 50_000
+        for i in 0 ..< 6 {
+            queue.enqueue(to: b.localAddress, stamp: i % 2 == 0 ? stamp : 0) { slot in slot[0] = UInt8(i); return 1 }
+        }
+        #expect(queue.sendLatency.count == 0)   // queued is not sent
+        queue.flush(on: a)
+        #expect(queue.sendLatency.count == 3)   // the unstamped three are not timed
+        #expect(queue.sendLatency.percentile(0) >= 50_000)  // a bucket's upper edge, never below a sample
+        queue.enqueue(to: b.localAddress) { _ in 1 }
+        queue.flush(on: a)
+        #expect(queue.sendLatency.count == 3)
+    }
+
     @Test func enqueueWithWriterUsesTheReturnedLength() throws {
         let queue = UDPSendQueue(capacity: 2, slotSize: 64)
         let target = SocketAddress(ip: "127.0.0.1", port: 9)!

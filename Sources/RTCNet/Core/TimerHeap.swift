@@ -14,6 +14,10 @@ public enum Monotonic {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
+    /// `now()` in microseconds (the SFU's packet clock; send-queue stamps).
+    @inline(__always)
+    public static func microseconds() -> Int64 { Int64(now() / 1000) }
+
     /// `now()` in seconds, for state machines that keep time as `Double` seconds.
     @inline(__always)
     public static func seconds() -> Double { Double(now()) / 1e9 }

@@ -9,6 +9,9 @@ import Darwin
 /// Slots are allocated once; a caller writes (for example SRTP-protects) straight into a slot with
 /// `enqueue(to:_:)`, so forwarding a packet costs no allocation and no extra copy.
 ///
+/// A datagram may carry a stamp (when its cause arrived, `Monotonic.microseconds()`): once the
+/// kernel has taken it, the time since goes into `sendLatency` (the SFU's arrival-to-send figure).
+///
 /// Not thread-safe: the I/O thread owns it. `flush` when the batch ends or when `isFull`.
 public final class UDPSendQueue {
     public let capacity: Int
@@ -17,26 +20,39 @@ public final class UDPSendQueue {
     public private(set) var count = 0
     /// Datagrams the kernel refused (buffer full, unreachable); dropped, as UDP allows.
     public private(set) var droppedCount = 0
+    /// For each stamped datagram the kernel took: µs from its stamp to the return of the
+    /// `sendmmsg` that sent it.
+    public private(set) var sendLatency = LogHistogram()
 
     private let slots: DatagramSlots
+    /// Each slot's stamp (0: none), and how many queued slots have one.
+    private let stamps: UnsafeMutablePointer<Int64>
+    private var stampedCount = 0
 
     public init(capacity: Int = 64, slotSize: Int = 2048) {
         self.capacity = capacity
         self.slotSize = slotSize
         slots = DatagramSlots(count: capacity, slotSize: slotSize)
+        stamps = .allocate(capacity: capacity)
+        stamps.initialize(repeating: 0, count: capacity)
     }
+
+    deinit { stamps.deallocate() }
 
     public var isFull: Bool { count == capacity }
 
     /// Lets `write` fill the next slot (`slotSize` bytes) and returns `true` if it was queued.
     /// `write` returns the datagram's length, or `nil` to abandon the slot (e.g. protect failed).
-    /// The caller flushes first when `isFull`; a full queue refuses.
+    /// The caller flushes first when `isFull`; a full queue refuses. A positive `stamp`
+    /// (`Monotonic.microseconds()` when the datagram's cause arrived) is timed into `sendLatency`.
     @discardableResult
-    public func enqueue(to address: SocketAddress, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
+    public func enqueue(to address: SocketAddress, stamp: Int64 = 0, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
         guard count < capacity else { droppedCount += 1; return false }
         let slot = UnsafeMutableRawBufferPointer(start: slots.slot(count), count: slotSize)
         guard let length = write(slot), length > 0, length <= slotSize else { return false }
         slots.describe(count, length: length, nameLength: address.write(to: slots.addresses + count))
+        stamps[count] = stamp
+        if stamp > 0 { stampedCount += 1 }
         count += 1
         return true
     }
@@ -63,6 +79,7 @@ public final class UDPSendQueue {
                 droppedCount += 1
                 start += 1
             } else {
+                if stampedCount > 0 { timeStamped(start ..< start + Int(sent)) }
                 start += Int(sent)
             }
         }
@@ -73,9 +90,16 @@ public final class UDPSendQueue {
             let n = (slots.addresses + i).withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 sendto(socket.descriptor, slots.iovecs[i].iov_base, slots.iovecs[i].iov_len, 0, $0, length)
             }
-            if n < 0 { droppedCount += 1 }
+            if n < 0 { droppedCount += 1 } else if stampedCount > 0 { timeStamped(i ..< i + 1) }
         }
         #endif
         count = 0
+        stampedCount = 0
+    }
+
+    /// Records the stamped datagrams of `sent` against one clock reading (after the call that sent them).
+    private func timeStamped(_ sent: Range<Int>) {
+        let now = Monotonic.microseconds()
+        for i in sent where stamps[i] > 0 { sendLatency.record(now - stamps[i]) }
     }
 }

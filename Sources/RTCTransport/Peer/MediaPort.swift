@@ -107,6 +107,10 @@ public final class MediaPort: @unchecked Sendable {
         return queue.enqueue(to: address, write)
     }
 
+    /// Arrival to the kernel taking each stamped datagram, µs (`PeerTransport.sendRTP(stampedAt:_:)`;
+    /// UDP only). I/O thread only.
+    public var sendLatency: LogHistogram { loop.sendQueue.sendLatency }
+
     /// Stops the I/O thread; transports stop receiving. Thread-safe.
     public func stop() {
         loop.execute { [self] in stopAccepting() }

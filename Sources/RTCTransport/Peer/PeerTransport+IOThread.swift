@@ -89,7 +89,9 @@ extension PeerTransport {
             actions = iceTick(now: now)
         }
         perform(actions, now: now)
-        if turn != nil { tickRelay(now: now) }
+        // `turn != nil` copied the whole TURN client out of its optional (retaining what it holds)
+        // for every peer every 10 ms; matching the case reads only its tag.
+        if case .some = turn { tickRelay(now: now) }
         if dtls.state == .handshaking { handleDTLS(dtls.handleTimeout()) }
         if dataChannels != nil { SCTPStack.runTimers(now: now) }
         if currentState != .connected, let deadline, now > deadline {

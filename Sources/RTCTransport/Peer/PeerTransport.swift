@@ -141,13 +141,21 @@ public final class PeerTransport: @unchecked Sendable {
     /// packet's length or `nil` to cancel. I/O thread only.
     @discardableResult
     public func sendRTP(_ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
-        send(rtcp: false, write)
+        send(rtcp: false, stamp: 0, write)
+    }
+
+    /// `sendRTP(_:)` for a packet caused by one that arrived at `arrival`
+    /// (`Monotonic.microseconds()`): on the UDP path the port's send queue times it from then to
+    /// the kernel taking it (`MediaPort.sendLatency`).
+    @discardableResult
+    public func sendRTP(stampedAt arrival: Int64, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
+        send(rtcp: false, stamp: arrival, write)
     }
 
     /// Protects `packet` (a plain RTCP compound packet) into the send queue. I/O thread only.
     @discardableResult
     public func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
-        send(rtcp: true) { slot in
+        send(rtcp: true, stamp: 0) { slot in
             guard packet.count <= slot.count else { return nil }
             slot.copyMemory(from: packet)
             return packet.count
@@ -216,7 +224,7 @@ public final class PeerTransport: @unchecked Sendable {
     // MARK: - Sending internals
 
     @inline(__always)
-    private func send(rtcp: Bool, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
+    private func send(rtcp: Bool, stamp: Int64, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
         guard let srtp, let to = remoteAddress, currentState == .connected else { return false }
         let overhead = rtcp ? srtp.profile.rtcpOverhead : srtp.profile.rtpOverhead
         func protect(_ slot: UnsafeMutableRawBufferPointer) -> Int? {
@@ -236,7 +244,7 @@ public final class PeerTransport: @unchecked Sendable {
         } else {
             let queue = io.sendQueue
             if queue.isFull { queue.flush(on: io.socket) }
-            queued = queue.enqueue(to: to, protect)
+            queued = queue.enqueue(to: to, stamp: stamp, protect)
         }
         if queued {
             if rtcp { stats.rtcpSent += 1 } else { stats.rtpSent += 1 }

@@ -62,8 +62,9 @@ class Consumer {
     let clockRate: UInt32
     let extensionIDs: HeaderExtensionIDs
     let feedback: FeedbackSupport
-    /// The subscriber's mid for this m-section, as bytes.
-    let mid: [UInt8]
+    /// The subscriber's mid for this m-section, as bytes: allocated once with the consumer, so
+    /// each forwarded packet's `OutgoingExtensions` points at it without a retain and release.
+    let mid: UnsafeRawBufferPointer
     private(set) var paused: Bool
     var closed = false
 
@@ -73,7 +74,7 @@ class Consumer {
     private(set) var lastTimestamp: UInt32 = 0
     /// When the last packet went out, µs (`Int64.min` before any).
     private(set) var lastSendTime: Int64 = .min
-    var history = ConsumerSendHistory()
+    let history = ConsumerSendHistory()
     /// Set for VP8 simulcast consumers: PictureID/TL0PICIDX continuity across switches.
     var pictureIDs: VP8PictureIDRewriter?
 
@@ -99,11 +100,16 @@ class Consumer {
         clockRate = codec.clockRate
         extensionIDs = HeaderExtensionIDs(parameters.headerExtensions)
         feedback = FeedbackSupport(codec)
-        mid = Array((parameters.mid ?? "").utf8.prefix(255))
+        let midBytes = Array((parameters.mid ?? "").utf8.prefix(255))
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: midBytes.count, alignment: 1)
+        storage.copyBytes(from: midBytes)
+        mid = UnsafeRawBufferPointer(storage)
         self.paused = paused
         sequenceNumbers = SeqManager()
         sentReports.reserveCapacity(2)
     }
+
+    deinit { mid.deallocate() }
 
     var kind: MediaKind { producer.kind }
 
@@ -157,7 +163,7 @@ class Consumer {
         copyOriginExtensions(of: view, into: &extensions)
         var deltas: (UInt16, UInt8) = (0, 0)
         var length = 0
-        let sent = transport.sink.sendRTP { slot in
+        let sent = transport.sink.sendRTP(stampedAt: now) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: outSequence,
                                                        timestamp: outTimestamp, payloadType: payloadType,
                                                        extensions: extensions) else { return nil }
@@ -179,7 +185,6 @@ class Consumer {
         counters.payloadBytesSent += view.payload.count
         if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
         lastSendTime = now
-        transport.recordForwardingLatency(since: now)
     }
 
     /// Answers a NACK: resends each packet still cached, rewritten exactly as first sent (with a
@@ -206,7 +211,7 @@ class Consumer {
         copyOriginExtensions(of: view, into: &extensions)
         let rewriteVP8 = pictureIDs != nil
         var length = 0
-        let sent = transport.sink.sendRTP { slot in
+        let sent = transport.sink.sendRTP(stampedAt: 0) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: record.outSequence,
                                                        timestamp: record.outTimestamp, payloadType: payloadType,
                                                        extensions: extensions) else { return nil }

@@ -1,8 +1,8 @@
 /// What a consumer sent under each of its sequence numbers, so a subscriber's NACK can be
 /// answered by rewriting the original packet (still in the producer stream's `RTPPacketCache`) the
 /// same way again, rather than by keeping a second copy per subscriber. A fixed ring indexed by
-/// the outgoing sequence number.
-struct ConsumerSendHistory: Sendable {
+/// the outgoing sequence number (`SequenceRing`: its owner keeps it in a `let`).
+struct ConsumerSendHistory {
     struct Record: Sendable, Equatable {
         var outSequence: UInt16
         var inSequence: UInt16
@@ -18,32 +18,28 @@ struct ConsumerSendHistory: Sendable {
         var resendCount: UInt8 = 0
     }
 
-    private var records: [Record]
-    private let mask: Int
+    private let records: SequenceRing<Record>
 
     init(capacity: Int = 1024) {
-        var size = 1
-        while size < capacity { size <<= 1 }
-        records = [Record](repeating: Record(outSequence: 0, inSequence: 0, layer: 0, valid: false, outTimestamp: 0,
-                                             pictureIDDelta: 0, tl0Delta: 0, lastSent: 0), count: size)
-        mask = size - 1
+        records = SequenceRing(capacity: capacity, empty: Record(outSequence: 0, inSequence: 0, layer: 0, valid: false,
+                                                                 outTimestamp: 0, pictureIDDelta: 0, tl0Delta: 0, lastSent: 0))
     }
 
     @inline(__always)
-    mutating func record(_ record: Record) {
-        records[Int(record.outSequence) & mask] = record
+    func record(_ record: Record) {
+        records[record.outSequence] = record
     }
 
     func lookup(_ outSequence: UInt16) -> Record? {
-        let record = records[Int(outSequence) & mask]
+        let record = records[outSequence]
         return record.valid && record.outSequence == outSequence ? record : nil
     }
 
-    mutating func markResent(_ outSequence: UInt16, at now: Int64) {
-        let index = Int(outSequence) & mask
-        if records[index].outSequence == outSequence {
-            records[index].lastSent = now
-            records[index].resendCount &+= 1
-        }
+    func markResent(_ outSequence: UInt16, at now: Int64) {
+        var record = records[outSequence]
+        guard record.outSequence == outSequence else { return }
+        record.lastSent = now
+        record.resendCount &+= 1
+        records[outSequence] = record
     }
 }

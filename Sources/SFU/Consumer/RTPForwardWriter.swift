@@ -4,8 +4,9 @@ import RTCWire
 /// subscriber's negotiated ids (0 = not negotiated, not written).
 struct OutgoingExtensions {
     var ids: HeaderExtensionIDs
-    /// The subscriber's m-section mid (RFC 8843 §15), empty when none.
-    var mid: [UInt8]
+    /// The subscriber's m-section mid (RFC 8843 §15), empty when none: the consumer's own bytes
+    /// (`Consumer.mid`), lent for the write, so building this per packet retains nothing.
+    var mid: UnsafeRawBufferPointer
     /// The publisher's RFC 6464 byte, when the source packet had one.
     var audioLevel: UInt8?
     /// 24-bit abs-send-time of this send.
@@ -82,7 +83,7 @@ enum RTPForwardWriter {
         }
         if e.ids.mid != 0, !e.mid.isEmpty {
             element(e.ids.mid, e.mid.count)
-            e.mid.withUnsafeBytes { cursor.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            cursor.copyMemory(from: e.mid.baseAddress!, byteCount: e.mid.count)
             cursor += e.mid.count
         }
         if e.ids.audioLevel != 0, let level = e.audioLevel {

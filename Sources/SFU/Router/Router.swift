@@ -3,6 +3,11 @@
 final class Router {
     let id: RouterID
     let configuration: SFUConfiguration
+    /// The intervals every transport checks on every tick, in µs, converted once: reading them
+    /// from `configuration` copied the struct out and split a `Duration` (a 128-bit division)
+    /// for each transport 50 times a second.
+    let reportInterval: Int64
+    let transportFeedbackInterval: Int64
     /// Delivers events to the worker's listener.
     let emit: (SFUEvent) -> Void
     /// The worker's metrics, where reports and forwarding record their distributions.
@@ -23,6 +28,8 @@ final class Router {
         lastQualityTime = now
         self.id = id
         self.configuration = configuration
+        reportInterval = configuration.reportInterval
+        transportFeedbackInterval = configuration.transportFeedbackInterval
         self.metrics = metrics
         self.emit = emit
         speakers = ActiveSpeakerDetector(configuration: configuration.speakers)

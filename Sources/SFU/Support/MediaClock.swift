@@ -3,18 +3,15 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import RTCNet
 
 /// The SFU's two clocks, read without allocation: a monotonic microsecond count for every
 /// interval and arrival time, and the wall clock as an NTP timestamp for sender reports
 /// (RFC 3550 §4: 32.32 fixed-point seconds since 1900).
 enum MediaClock {
-    /// Monotonic time in microseconds (arbitrary epoch).
+    /// Monotonic time in microseconds (arbitrary epoch); the clock of the send queue's stamps.
     @inline(__always)
-    static func now() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
-    }
+    static func now() -> Int64 { Monotonic.microseconds() }
 
     /// Seconds between 1900-01-01 and 1970-01-01.
     static let ntpEpochOffset: UInt64 = 2_208_988_800

@@ -16,11 +16,11 @@ extension MediaTransport {
                 sendNacks(for: stream, now: now)
             }
         }
-        if !arrivals.isEmpty, now - lastFeedbackTime >= configuration.transportFeedbackInterval {
+        if !arrivals.isEmpty, now - lastFeedbackTime >= router.transportFeedbackInterval {
             sendTransportFeedback(now: now)
         }
         for case let consumer as SimulcastConsumer in consumers { consumer.tick(now: now) }
-        if now - lastReportTime >= configuration.reportInterval {
+        if now - lastReportTime >= router.reportInterval {
             lastReportTime = now
             sendReports(now: now)
         }

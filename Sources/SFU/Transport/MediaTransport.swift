@@ -69,7 +69,7 @@ final class MediaTransport: PeerTransportDelegate {
 
     // Outgoing: transport-wide numbering, send history, bandwidth.
     private(set) var transportSequence: UInt16 = .random(in: 0 ... .max)
-    var sendHistory = TransportSendHistory()
+    let sendHistory = TransportSendHistory()
     var bandwidth: BandwidthEstimator
     var firstFeedbackTime: Int64 = .min
     var lastReportTime: Int64 = 0
@@ -210,11 +210,6 @@ final class MediaTransport: PeerTransportDelegate {
             joinedAt = nil
             router.metrics.joinToFirstPacket.record((MediaClock.unixMilliseconds() - joined) * 1000)
         }
-    }
-
-    @inline(__always)
-    func recordForwardingLatency(since arrival: Int64) {
-        router.metrics.forwardingLatency.record(MediaClock.now() - arrival)
     }
 }
 

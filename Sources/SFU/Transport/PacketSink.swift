@@ -2,8 +2,10 @@
 /// send queue) in production, a recorder in tests. I/O thread only.
 protocol PacketSink: AnyObject {
     /// Lets `write` put one plain RTP packet into a send slot; returns false when it was not queued.
+    /// `arrival` (`MediaClock.now()`) is when the packet it forwards arrived: the port times each
+    /// copy from then to the kernel taking it (the forwarding latency `/metrics` shows).
     @discardableResult
-    func sendRTP(_ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool
+    func sendRTP(stampedAt arrival: Int64, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool
     /// Queues one plain RTCP compound packet.
     @discardableResult
     func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool

@@ -192,7 +192,7 @@ extension SFUWorker {
     public func takeForwardingLatency() async -> ForwardingLatency? {
         try? await perform { core, _ in
             var now = LogHistogram()  // its own buffer: sharing the recorder's would make the packet path copy it
-            now.merge(core.metrics.forwardingLatency)
+            now.merge(core.metrics.forwardingLatency())
             let window = now.subtracting(core.latencyTaken)
             core.latencyTaken = now
             return ForwardingLatency(samples: UInt64(window.count), p50Micros: Int(window.percentile(0.5)),

@@ -45,6 +45,8 @@ public final class SFUWorker: Sendable {
             guard let self, let listener = box.listener else { return }
             listener.sfuWorker(self, didEmit: event)
         }
+        // Set before the tick handler is posted, so before the I/O thread first reads it.
+        core.metrics.forwardingLatency = { [weak port] in port?.sendLatency ?? LogHistogram() }
         port.setTickHandler { _ in core.tickIfDue(now: MediaClock.now()) }
     }
 

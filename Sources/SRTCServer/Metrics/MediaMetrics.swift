@@ -68,7 +68,7 @@ final class MediaMetrics: MetricsSource {
                        m.bandwidthEstimate, bounds: Self.bandwidthBounds, unitsPerBound: 1e-3)
         text.histogram("srtc_media_join_to_first_packet_seconds", "From a participant's join to the first packet forwarded to it.",
                        m.joinToFirstPacket, bounds: Self.firstPacketBounds, unitsPerBound: 1e6)
-        text.histogram("srtc_media_forwarding_latency_seconds", "From a packet's arrival to each copy's send, inside the SFU.",
+        text.histogram("srtc_media_forwarding_latency_seconds", "From a packet's arrival to the kernel taking each copy.",
                        m.forwardingLatency, bounds: Self.forwardingBounds, unitsPerBound: 1e6)
 
         text.family("srtc_sfu_worker_busy_ratio", "gauge", "Share of the last second each SFU worker thread spent on the CPU.")

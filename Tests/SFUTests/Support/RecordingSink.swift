@@ -5,15 +5,18 @@ import RTCWire
 final class RecordingSink: PacketSink {
     var rtp: [[UInt8]] = []
     var rtcp: [[UInt8]] = []
+    /// Each RTP packet's `stampedAt` (its cause's arrival; 0 for an untimed send).
+    var stamps: [Int64] = []
     /// When false, sends are refused (a full or closed transport).
     var accepting = true
 
-    func sendRTP(_ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
+    func sendRTP(stampedAt arrival: Int64, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
         guard accepting else { return false }
         var slot = [UInt8](repeating: 0xEE, count: 1500)
         let length = slot.withUnsafeMutableBytes { write($0) }
         guard let length else { return false }
         rtp.append(Array(slot[0 ..< length]))
+        stamps.append(arrival)
         return true
     }
 
@@ -32,6 +35,7 @@ final class RecordingSink: PacketSink {
     func clear() {
         rtp.removeAll()
         rtcp.removeAll()
+        stamps.removeAll()
     }
 }
 
