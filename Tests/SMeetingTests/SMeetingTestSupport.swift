@@ -38,6 +38,8 @@ final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
     func meeting(_ meeting: SMeetingEngine, roomInfoDidChange room: RoomInfo) { add("room muteAll=\(room.muteAll) host=\(room.hostUid)") }
     func meeting(_ meeting: SMeetingEngine, roomShareDidStart uid: String, shareType: ShareType) { add("share+ \(uid) \(shareType.rawValue)") }
     func meeting(_ meeting: SMeetingEngine, roomShareDidStop uid: String) { add("share- \(uid)") }
+    func shareBroadcastDidStart(_ meeting: SMeetingEngine) { add("screen broadcast+") }
+    func shareBroadcastDidFinish(_ meeting: SMeetingEngine, reason: String) { add("screen broadcast- \(reason)") }
     func meeting(_ meeting: SMeetingEngine, didReceiveChatMessage message: ChatMessage) {
         chats.withLock { $0.append(message) }
         add("chat \(message.from)->\(message.to ?? "all"): \(message.text)")

@@ -173,6 +173,7 @@ extension SMeetingEngine {
             return (s.channel, s.bridge, s.room != nil || s.waitingRoom != nil, [s.micTrack, s.cameraTrack, s.screenTrack])
         }
         for track in devices { stopCapture(track) }
+        dropBroadcast()
         if let channel {
             if let bridge { channel.delegates.remove(delegate: bridge) }
             let leaving = Task { await channel.leave() }
