@@ -85,7 +85,7 @@ let package = Package(
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
         .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "RTCCrypto", "TestRandom",
-                                                       "MeetingServer", "SMeetingProtocol", "TestWait"]),
+                                                       "MeetingServer", "SMeetingProtocol", "TestWait", "CSystem"]),
 
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer", "RTCNet"]),
@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(name: "interop-echo", dependencies: ["RTCTransport", "RTCNet", "RTCWire"], path: "interop/echo"),
 
         // MARK: - Tests
-        .testTarget(name: "RTCCryptoTests", dependencies: ["TestRandom", "RTCCrypto"]),
+        .testTarget(name: "RTCCryptoTests", dependencies: ["TestRandom", "RTCCrypto", "SRTCTestSupport"]),
         .testTarget(name: "RTCWireTests", dependencies: ["TestRandom", "TestWait", "RTCWire"]),
         .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "TestWait", "RTCNet"]),
         .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "TestWait", "RTCTransport", "RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),

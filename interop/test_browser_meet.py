@@ -61,11 +61,16 @@ const done = arguments[0];
   const m = window.meetApp.meeting;
   const stats = m.channel ? await m.channel.getStats() : {subscribe: null};
   const frames = {};
+  // Why a tile does not decode, for a failure's message: packets received, key frames asked for.
+  const receipt = {};
   // Audio received so far: the most each SSRC ever counted (a stream's statistics disappear once
   // its m-section goes inactive, so a plain sum would drop).
   window.audioMax ??= new Map();
   stats.subscribe?.forEach((r) => {
-    if (r.type === 'inbound-rtp' && r.kind === 'video') frames[r.trackIdentifier] = r.framesDecoded || 0;
+    if (r.type === 'inbound-rtp' && r.kind === 'video') {
+      frames[r.trackIdentifier] = r.framesDecoded || 0;
+      receipt[r.trackIdentifier] = {packets: r.packetsReceived || 0, plis: r.pliCount || 0, nacks: r.nackCount || 0};
+    }
     if (r.type === 'inbound-rtp' && r.kind === 'audio') window.audioMax.set(r.ssrc, Math.max(window.audioMax.get(r.ssrc) ?? 0, r.packetsReceived || 0));
   });
   const audioPackets = [...window.audioMax.values()].reduce((a, b) => a + b, 0);
@@ -74,7 +79,8 @@ const done = arguments[0];
     const track = v.srcObject ? v.srcObject.getVideoTracks()[0] : null;
     const remote = m.channel?.remoteTracks.find((r) => r.mediaStreamTrack === track);
     return {key: t.dataset.key, uid: t.dataset.uid, local: t.classList.contains('local'), share: t.classList.contains('screen-share'),
-            frames: track ? (frames[track.id] ?? 0) : 0, height: v.clientHeight, layer: remote ? remote.requestedLayer : null};
+            frames: track ? (frames[track.id] ?? 0) : 0, height: v.clientHeight, layer: remote ? remote.requestedLayer : null,
+            subscribed: remote ? remote.isSubscribed : null, receipt: track ? (receipt[track.id] ?? null) : null};
   });
   done({tiles, audioPackets});
 })().catch((e) => done({error: String(e)}));

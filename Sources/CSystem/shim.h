@@ -1,5 +1,6 @@
 // Linux system calls Swift's Glibc module leaves out: epoll, eventfd, timerfd, prctl (egress
-// workers ask for a signal when the server dies; I/O threads name themselves), and the batched socket calls recvmmsg/sendmmsg/accept4.
+// workers ask for a signal when the server dies; I/O threads name themselves), the batched socket calls recvmmsg/sendmmsg/accept4,
+// and posix_spawn's closefrom action (test daemons inherit no stray descriptor).
 //
 // glibc declares the batched calls only under _GNU_SOURCE, but defining _GNU_SOURCE here changes
 // glibc's fd_set (fds_bits vs __fds_bits) and clashes with the SwiftGlibc module, depending on
@@ -22,6 +23,7 @@ static inline int srtc_set_thread_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 }
 #include <time.h>
+#include <spawn.h>
 
 #ifndef __USE_GNU
 struct mmsghdr {
@@ -31,6 +33,8 @@ struct mmsghdr {
 extern int recvmmsg(int fd, struct mmsghdr *vmessages, unsigned int vlen, int flags, struct timespec *tmo);
 extern int sendmmsg(int fd, struct mmsghdr *vmessages, unsigned int vlen, int flags);
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags);
+// glibc 2.34: the spawned child closes every descriptor from `from` up (posix_spawn(3)).
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 #endif
 #endif
 #endif

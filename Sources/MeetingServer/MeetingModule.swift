@@ -29,7 +29,12 @@ public final class MeetingModule: ServerModule {
         service = MeetingService(store: store, apps: context.apps, channels: context.channels,
                                  maxMembers: context.config.limits.maxUsersPerChannel,
                                  graceSeconds: context.config.limits.reconnectGraceSeconds,
-                                 tokenLeewaySeconds: context.config.limits.tokenLeewaySeconds, cluster: context.cluster)
+                                 tokenLeewaySeconds: context.config.limits.tokenLeewaySeconds, cluster: context.cluster,
+                                 limits: context.config.limits)
+        if context.cluster == nil {
+            let closed = store.closeStaysLeftOpen()
+            if closed > 0 { Log.info("meeting", "closed \(closed) meeting stays a crash left open (exit_reason disconnected)") }
+        }
         reminders = MeetingReminders(store: store, notifications: context.notifications, settings: context.config.im)
         reminderTask = reminders.start()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import RTCCrypto
+import RTCNet
 import SMeetingProtocol
 import SRTCProtocol
 import SRTCServer
@@ -14,13 +15,32 @@ final class MeetingService: Sendable {
     /// How long a session whose connection dropped is kept for a resume (SRTC's
     /// `reconnect_grace_seconds`).
     let graceSeconds: Int
+    /// Logins per IP address (`--address-joins-per-second`), resumes included: checked before
+    /// the token is read, so a flood of logins is cheap to refuse. A single node only.
+    let addressLogins: KeyedRateLimiter<SocketAddress>
+    /// Entries (`enter_room`) per member, in any meeting (`--user-joins-per-second`, with the
+    /// channels' burst): a member looping in and out would otherwise write an attendance record
+    /// and send every other member two events each time. Per member, not per meeting, so it can
+    /// never keep anyone else out.
+    let memberEntries: KeyedRateLimiter<MemberKey>
+    /// Sessions' grace periods: many long waits, mostly cancelled by a resume.
+    let timers: TimerQueue
     /// Clock skew tolerated on member tokens (`--token-leeway-seconds`).
     let tokenLeewaySeconds: Int64
     /// Where meetings' channels run, on a cluster node: a meeting's live room runs there too.
     let cluster: ClusterPlacement?
 
+    struct MemberKey: Hashable, Sendable {
+        let appId: String
+        let uid: String
+    }
+
     init(store: MeetingStore, apps: AppStore, channels: ChannelControl, maxMembers: Int, graceSeconds: Int,
-         tokenLeewaySeconds: Int64 = 5, cluster: ClusterPlacement? = nil) {
+         tokenLeewaySeconds: Int64 = 5, cluster: ClusterPlacement? = nil, limits: ChannelLimits = ChannelLimits(),
+         timers: TimerQueue = TimerQueue(label: "srtc-meeting-timers")) {
+        self.timers = timers
+        addressLogins = KeyedRateLimiter(ratePerSecond: limits.addressJoinsPerSecond)
+        memberEntries = KeyedRateLimiter(ratePerSecond: limits.userJoinsPerSecond, burstSeconds: ChannelLimits.userJoinBurstSeconds)
         self.tokenLeewaySeconds = tokenLeewaySeconds
         self.cluster = cluster
         self.store = store
@@ -52,6 +72,9 @@ final class MeetingService: Sendable {
     /// Enters a meeting by id or room number (or its waiting room); the answer grants its SRTC channel.
     func enter(appId: String, uid: String, nickname: String, _ req: MeetingEnterReq, connection: MeetingConnection)
         async throws(MeetingErrorBody) -> (MeetingRoom, EnterRoomResp) {
+        guard memberEntries.admits(MemberKey(appId: appId, uid: uid)) else {
+            throw MeetingErrorBody(.rateLimited, "too many entries; retry in a second")
+        }
         if let nick = req.nickname, nick.isEmpty || nick.count > 64 || MeetingValidation.hasControl(nick) {
             throw MeetingValidation.invalid("nickname must be 1 to 64 characters without control characters")
         }

@@ -16,7 +16,12 @@ final class MeetingSession: MeetingConnection, Sendable {
         var kept: [(seq: Int, text: String)] = []
         var keptBytes = 0
         var room: MeetingRoom?
-        var graceTask: Task<Void, Never>?
+        /// The grace period's end, on the service's timer queue: a resume cancels it, and a
+        /// cancelled timer frees its memory at once (a cancelled `Task.sleep` kept about 1.5 KB
+        /// until the grace period would have ended, for every drop and resume).
+        var graceTimer: TimerQueue.Handle?
+        /// Counts the socket's drops, so a grace period that ended late cannot end a later one.
+        var drops = 0
         var ended = false
     }
 
@@ -75,11 +80,11 @@ final class MeetingSession: MeetingConnection, Sendable {
         state.withLock { s in
             guard s.socket === socket, !s.ended else { return }
             s.socket = nil
-            let grace = service.graceSeconds
-            s.graceTask = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(grace))
-                guard !Task.isCancelled else { return }
-                await self?.end(reason: .disconnected)
+            s.drops += 1
+            let drop = s.drops
+            s.graceTimer = service.timers.schedule(after: .seconds(service.graceSeconds)) { [weak self] in
+                guard let self else { return }
+                Task { await self.graceEnded(drop: drop) }
             }
         }
     }
@@ -91,8 +96,7 @@ final class MeetingSession: MeetingConnection, Sendable {
         state.withLock { s in
             let oldest = s.kept.first?.seq ?? s.nextSeq
             guard !s.ended, lastSeq >= oldest - 1, lastSeq < s.nextSeq else { return false }
-            s.graceTask?.cancel()
-            s.graceTask = nil
+            cancelGraceTimer(&s)
             if let old = s.socket, old !== socket { old.close(code: .normalClosure, reason: "resumed on another connection") }
             s.socket = socket
             socket.send(text: response)
@@ -108,14 +112,29 @@ final class MeetingSession: MeetingConnection, Sendable {
             defer {
                 s.ended = true
                 s.room = nil
-                s.graceTask?.cancel()
-                s.graceTask = nil
+                cancelGraceTimer(&s)
             }
             return (s.room, s.ended)
         }
         guard !wasEnded else { return }
         service.sessions.forget(self)
         if let room { await room.exit(uid: uid, connection: self, reason: reason) }
+    }
+
+    /// The grace period of drop number `drop` passed without a resume. A resume that came as
+    /// the timer fired attached a socket (and maybe dropped it again): the session goes on.
+    private func graceEnded(drop: Int) async {
+        let expired = state.withLock { s -> Bool in
+            guard s.graceTimer != nil, s.drops == drop, s.socket == nil else { return false }
+            s.graceTimer = nil
+            return true
+        }
+        if expired { await end(reason: .disconnected) }
+    }
+
+    private func cancelGraceTimer(_ s: inout State) {
+        if let timer = s.graceTimer { service.timers.cancel(timer) }
+        s.graceTimer = nil
     }
 
     /// Closes the socket, if any (server shutdown, logout).

@@ -119,6 +119,11 @@ final class MeetingSocketHandler: Sendable {
     /// Logs in: resumes the session `session_id` names when it is this member's and still kept
     /// with every event after `last_seq`; otherwise starts a new session (ending the old one).
     private func login(id: Int, _ req: LoginReq) throws(MeetingErrorBody) {
+        // Not on a cluster: a meeting's node gets the logins of every client another node relays
+        // from that node's address, and would hold them all to one address's rate.
+        if service.cluster == nil, let address = socket.remoteAddress, !service.addressLogins.admits(address.with(port: 0)) {
+            throw MeetingErrorBody(.rateLimited, "too many logins from this address; retry in a second")
+        }
         let claims = try service.verifyMember(req.token)
         let nickname = claims.member?.nickname.flatMap { $0.isEmpty ? nil : $0 } ?? claims.sub
         let now = MeetingRoom.nowMilliseconds()

@@ -222,6 +222,14 @@ public final class MeetingStore: Sendable {
                                 [.integer(clock()), .text(reason.rawValue), .integer(id)])
     }
 
+    /// Ends the stays a crash left open (a clean stop ends each one): `disconnected` at the
+    /// restart, the crash's own time being unknown. Returns how many. Not on a cluster, where the
+    /// open stays may be members still in a meeting another node runs.
+    func closeStaysLeftOpen() -> Int {
+        (try? database.query("UPDATE meeting_attendance SET exited_at = ?, exit_reason = ? WHERE exited_at IS NULL RETURNING id",
+                             [.integer(clock()), .text(ExitReason.disconnected.rawValue)]).count) ?? 0
+    }
+
     /// Who attended `meetingId`, in order of entry.
     public func attendance(appId: String, meetingId: String) throws(MeetingErrorBody) -> [AttendanceRecord] {
         _ = try meeting(appId: appId, meetingId: meetingId)

@@ -38,6 +38,8 @@ public enum MeetingErrorCode: Int, Codable, Sendable, CaseIterable {
     case payloadTooLarge = 41301
     /// A limit was reached (members per meeting).
     case limitReached = 42901
+    /// Too many logins from one IP address, or entries by one member, in a short time.
+    case rateLimited = 42902
     /// The server failed.
     case internalError = 50001
 
@@ -62,6 +64,7 @@ public enum MeetingErrorCode: Int, Codable, Sendable, CaseIterable {
         case .deadlinePassed: return "deadline_passed"
         case .payloadTooLarge: return "payload_too_large"
         case .limitReached: return "limit_reached"
+        case .rateLimited: return "rate_limited"
         case .internalError: return "internal_error"
         }
     }

@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CSystem)
+import CSystem
+#endif
 import Foundation
 import TestWait
 
@@ -78,6 +81,14 @@ public enum TestDaemon {
         redirect(0, to: input, flags: O_RDONLY)
         redirect(1, to: output, flags: O_WRONLY | O_CREAT | O_TRUNC)
         if let error { redirect(2, to: error, flags: O_WRONLY | O_CREAT | O_TRUNC) } else { posix_spawn_file_actions_adddup2(&actions, 1, 2) }
+        // Nothing else is inherited. A daemon (or a watcher `sh`, alive until the test process
+        // ends) started while a Foundation `Process` was being launched on another thread kept that
+        // process's end of the socket Foundation watches for its exit: the exit was never seen, and
+        // `waitUntilExit` waited on the zombie forever (the OpenSSL exit test's child, held by the
+        // Xvfb watcher spawned the same millisecond, stopped a whole `make test`).
+        #if os(Linux)
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        #endif
         // A child inherits the signal mask and ignored signals of the thread that spawns it; a test
         // process that blocks or ignores SIGTERM (servers under test watch it) would otherwise make
         // a daemon deaf to the `kill` that stops it, and it outlived the run (seen with redis-server).

@@ -13,6 +13,7 @@ commands:
   load-test      publishers and subscribers on this machine against our server or Janus VideoRoom: delivery, loss, delay
   speedtest      measure bandwidth, RTT, jitter and loss to a server's media port
   im             an IM client: print received messages, calls and notifications; send, invite, echo
+  broadcast      send a test pattern to an app's screen-broadcast socket, as an iOS broadcast extension does
   help           this text
 
 Credentials come from --app-id / --app-key or $SRTC_APP_ID / $SRTC_APP_KEY.
@@ -31,6 +32,7 @@ do {
     case "load-test": try await LoadTestCommand.run(arguments.dropFirst(), environment: environment)
     case "speedtest": try await SpeedTestCommand.run(arguments.dropFirst(), environment: environment)
     case "im": try await IMCommand.run(arguments.dropFirst(), environment: environment)
+    case "broadcast": try BroadcastCommand.run(arguments.dropFirst(), environment: environment)
     case nil, "help", "--help", "-h": print(usage)
     case let other?:
         throw CLIError.usage("unknown command '\(other)'\n\n\(usage)")

@@ -155,6 +155,74 @@ import TestWait
         for node in nodes.reversed() { await node.stop() }
     }
 
+    /// The channel's node leaves the cluster without closing its relays (a crash: `kill -9`
+    /// sends nothing; here its registry entry is withdrawn while it still runs): the relaying
+    /// node closes its relay of that channel once the registry no longer lists the node, instead
+    /// of keeping its router, uplink and the sessions' subscribe sides until it stops itself.
+    @Test func aRelayOfANodeThatLeftTheClusterIsClosed() async throws {
+        let url = try await TestRedis.freshURL()
+        let nodes = try ["a", "b"].map { id in
+            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
+        }
+        let (a, b) = (nodes[0], nodes[1])
+        let alice = try await MediaTestClient(server: a, uid: "alice", channel: "orphan")
+        let tracks = try await alice.publish(audioSSRC: 0xA11C_E201, video: [Self.video])
+        let bob = try await MediaTestClient(server: b, uid: "bob", channel: "orphan")
+        try await bob.subscribe(try #require(tracks.first { $0.kind == .audio }).id)
+        #expect(b.app.edges.count == 1)
+        // Still listed: a sweep closes nothing.
+        #expect(await b.app.edges.closeOrphans() == 0 && b.app.edges.count == 1)
+        a.app.cluster?.stop()
+        try await eventually("b's relay of a's channel closed") { b.app.edges.count == 0 }
+        alice.close()
+        bob.close()
+        for node in nodes.reversed() { await node.stop() }
+    }
+
+    /// The relaying node loses the relay while the channel's node still has it (it closed it,
+    /// taking that node for dead; or it restarted under the same node id, at another address
+    /// here): the next subscription through it opens the relay again, and its subscriber receives
+    /// the publisher's packets. Before, the channel's node kept using its relay until the channel
+    /// closed, and every such subscription failed (`not_found`, or a node no longer there).
+    @Test func aRelayTheRelayingNodeLostIsOpenedAgain() async throws {
+        let url = try await TestRedis.freshURL()
+        func node(_ id: String) throws -> TestServer {
+            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
+        }
+        let a = try node("a")
+        var b = try node("b")
+        let alice = try await MediaTestClient(server: a, uid: "alice", channel: "again")
+        let audio = try #require(try await alice.publish(audioSSRC: 0xA11C_E301, video: []).first)
+        let publisher = try MediaTestPublisher(client: alice, audioSSRC: 0xA11C_E301, video: [])
+        func receives(_ uid: String, on server: TestServer) async throws -> MediaTestClient {
+            let client = try await MediaTestClient(server: server, uid: uid, channel: "again")
+            try await client.subscribe(audio.id)
+            let ports = try #require(client.latestOffer).media.flatMap(\.candidates).map(\.port)
+            #expect(!ports.isEmpty && ports.allSatisfy { $0 == server.app.udpPort }, "\(uid) is served by its node: \(ports)")
+            let ssrc = try #require(client.announcedSSRC(of: audio.id))
+            try await publisher.run(seconds: 1, video: false)
+            try await eventually("\(uid) receives alice's audio") { (client.subscribeEndpoint?.packets(ssrc: ssrc).count ?? 0) >= 10 }
+            return client
+        }
+        let bob = try await receives("bob", on: b)
+        #expect(b.app.edges.count == 1)
+
+        // b forgets the relay; a still has it.
+        await b.app.edges.closeAll()
+        let carol = try await receives("carol", on: b)
+        #expect(b.app.edges.count == 1)
+
+        // b restarts under the same id, on other ports.
+        for client in [bob, carol] { client.close() }
+        await b.stop()
+        b = try node("b")
+        let dave = try await receives("dave", on: b)
+        #expect(b.app.edges.count == 1)
+        for client in [alice, dave] { client.close() }
+        await b.stop()
+        await a.stop()
+    }
+
     /// Decodes VP8 packets; the test pattern's frame number of each decoded frame.
     static func decode(_ packets: [RTPPacket]) throws -> [Int] {
         var assembler = VP8FrameAssembler()

@@ -80,6 +80,10 @@ import SRTCTestSupport
         let (_, attendance) = try await backend.call("/server/v1/meeting/attendance", ["meeting_id": meetingId])
         let records = attendance["records"] as? [[String: Any]] ?? []
         #expect(records.contains { $0["uid"] as? String == "mia" && ($0["entered_at"] as? Int ?? 0) > 0 })
+        // The stay the crash left open is ended by the restart (it stayed open for good before).
+        let mia = records.first { $0["uid"] as? String == "mia" }
+        #expect(mia?["exit_reason"] as? String == "disconnected" && (mia?["exited_at"] as? Int ?? 0) >= (mia?["entered_at"] as? Int ?? .max),
+                "\(String(describing: mia))")
 
         // The restart tells the receiver that what was live ended; the webhooks queued before the
         // kill arrive when their retry is due (the backend had failed them meanwhile).

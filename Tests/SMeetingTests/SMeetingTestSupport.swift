@@ -17,9 +17,17 @@ struct TestFailure: Error, CustomStringConvertible { let description: String }
 final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
     private let store = Mutex<[String]>([])
     private let chats = Mutex<[ChatMessage]>([])
+    /// The ends of a stay (kicked, ended, removed from the waiting room) whose callback found the
+    /// engine still in the meeting or its waiting room: the state must have changed before.
+    private let toldTooEarly = Mutex<[String]>([])
+    var endsToldTooEarly: [String] { toldTooEarly.withLock { $0 } }
     var lines: [String] { store.withLock { $0 } }
     var messages: [ChatMessage] { chats.withLock { $0 } }
     private func add(_ line: String) { store.withLock { $0.append(line) } }
+    private func addEnd(_ line: String, _ meeting: SMeetingEngine) {
+        if meeting.isInRoom || meeting.isInWaitingRoom { toldTooEarly.withLock { $0.append(line) } }
+        add(line)
+    }
 
     func meeting(_ meeting: SMeetingEngine, userDidEnter user: MeetingUserInfo) { add("enter \(user.uid)") }
     func meeting(_ meeting: SMeetingEngine, userDidExit user: MeetingUserInfo, reason: ExitReason) { add("exit \(user.uid) \(reason.rawValue)") }
@@ -30,21 +38,23 @@ final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
     func meeting(_ meeting: SMeetingEngine, roomInfoDidChange room: RoomInfo) { add("room muteAll=\(room.muteAll) host=\(room.hostUid)") }
     func meeting(_ meeting: SMeetingEngine, roomShareDidStart uid: String, shareType: ShareType) { add("share+ \(uid) \(shareType.rawValue)") }
     func meeting(_ meeting: SMeetingEngine, roomShareDidStop uid: String) { add("share- \(uid)") }
+    func shareBroadcastDidStart(_ meeting: SMeetingEngine) { add("screen broadcast+") }
+    func shareBroadcastDidFinish(_ meeting: SMeetingEngine, reason: String) { add("screen broadcast- \(reason)") }
     func meeting(_ meeting: SMeetingEngine, didReceiveChatMessage message: ChatMessage) {
         chats.withLock { $0.append(message) }
         add("chat \(message.from)->\(message.to ?? "all"): \(message.text)")
     }
     func meeting(_ meeting: SMeetingEngine, adminDidRequestOpenMic adminUid: String) { add("ask mic \(adminUid)") }
     func meeting(_ meeting: SMeetingEngine, adminDidRequestOpenCamera adminUid: String) { add("ask camera \(adminUid)") }
-    func meeting(_ meeting: SMeetingEngine, wasKickedBy adminUid: String?) { add("kicked \(adminUid ?? "backend")") }
-    func meetingDidEnd(_ meeting: SMeetingEngine, by adminUid: String?) { add("ended \(adminUid ?? "backend")") }
+    func meeting(_ meeting: SMeetingEngine, wasKickedBy adminUid: String?) { addEnd("kicked \(adminUid ?? "backend")", meeting) }
+    func meetingDidEnd(_ meeting: SMeetingEngine, by adminUid: String?) { addEnd("ended \(adminUid ?? "backend")", meeting) }
     func meeting(_ meeting: SMeetingEngine, didExitRoom reason: ExitReason) { add("out \(reason.rawValue)") }
     func meetingConnectionDidLose(_ meeting: SMeetingEngine) { add("connection lost") }
     func meeting(_ meeting: SMeetingEngine, userDrawDisabledDidChange user: MeetingUserInfo) { add("draw \(user.uid) \(user.drawDisabled)") }
     func meeting(_ meeting: SMeetingEngine, userPresenterDidChange user: MeetingUserInfo) { add("presenter \(user.uid) \(user.presenter)") }
     func meeting(_ meeting: SMeetingEngine, didEnterWaitingRoom room: RoomInfo) { add("waiting") }
     func meeting(_ meeting: SMeetingEngine, wasAdmittedFromWaitingRoom room: RoomInfo) { add("admitted") }
-    func meeting(_ meeting: SMeetingEngine, wasRemovedFromWaitingRoomBy adminUid: String?) { add("removed by \(adminUid ?? "backend")") }
+    func meeting(_ meeting: SMeetingEngine, wasRemovedFromWaitingRoomBy adminUid: String?) { addEnd("removed by \(adminUid ?? "backend")", meeting) }
     func meeting(_ meeting: SMeetingEngine, waitingUserDidEnter user: WaitingUserInfo) { add("waits \(user.uid)") }
     func meeting(_ meeting: SMeetingEngine, waitingUserDidLeave user: WaitingUserInfo, reason: WaitingLeaveReason) {
         add("waited \(user.uid) \(reason.rawValue)")

@@ -80,6 +80,33 @@ struct RemoteAudioMixerTests {
         #expect(pull(mixer).allSatisfy { $0 != 0 })   // buffered 40 ms again: plays
     }
 
+    /// A window that both shrinks the target (calm windows before it) and trims an excess (a
+    /// burst in it) drops down to the new target, not a shrink step below: the shrink's own drop
+    /// counts toward the trim. Counting it twice left the buffer 10 ms under its target, closer to
+    /// an underrun than the target allows.
+    @Test func aShrinkAndATrimInOneWindowDropDownToTheTargetOnly() throws {
+        // Windows of 100 ms (five 20 ms buffers, each pulled in two 10 ms steps); 20 ms of margin.
+        let mixer = RemoteAudioMixer(prefill: 1_920, minPrefill: 960, maxPrefill: 9_600, trimMargin: 960, trimWindow: 4_800)
+        let id = ObjectIdentifier(Source())
+        var ramp = Ramp()
+        for _ in 0..<2 { mixer.push(id, ramp.buffer()) }
+        for step in 0..<15 {
+            // The third window starts with a burst of 40 ms: it stays ahead for that whole window.
+            if step == 10 { for _ in 0..<2 { mixer.push(id, ramp.buffer()) } }
+            mixer.push(id, ramp.buffer())
+            _ = pull(mixer)
+            _ = pull(mixer)
+            // Two calm windows at 40 ms at their lowest, no change (20 ms above 2 shrink steps,
+            // not above target + margin).
+            if step == 4 || step == 9 { #expect(mixer.bufferedSamples(id) == 1_920 && mixer.playout(id)?.targetSamples == 1_920) }
+        }
+        // The third window ended: the target shrank by 10 ms, and the burst's excess went with it.
+        let target = try #require(mixer.playout(id)).targetSamples
+        #expect(target == 1_440)
+        #expect(mixer.bufferedSamples(id) == target)
+        #expect(mixer.playout(id)?.underruns == 0)
+    }
+
     /// Plays `seconds` of 20 ms packets arriving in order with a delay from `delay` (ms; drawn per
     /// packet) through `mixer`, pulled in 10 ms steps of virtual time; returns the underruns of
     /// each second.

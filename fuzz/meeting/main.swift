@@ -52,7 +52,10 @@ public func fuzzMeeting(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         preconditionFailure("not a MeetingErrorBody: \(error)")
     }
-    if text.hasPrefix("{"), text.utf8.count < MeetingCodec.maxMessageBytes - 32 {
+    // Only JSON text as the server writes it: a raw NUL never is (JSON escapes it), and with NULs
+    // among the first bytes Foundation reads the data as UTF-16 or UTF-32 (`{\0}\0}` is the
+    // object `{}` in UTF-16LE to it), which `sequenced`, numbering UTF-8 text, never meets.
+    if text.hasPrefix("{"), !text.utf8.contains(0), text.utf8.count < MeetingCodec.maxMessageBytes - 32 {
         let numbered = MeetingCodec.sequenced(text, seq: 7)
         if (try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any] {
             let object = try? JSONSerialization.jsonObject(with: Data(numbered.utf8)) as? [String: Any]

@@ -29,8 +29,7 @@ extension SMeetingEngine {
             case (.none, _), (.entering, _): return
             case (_, .roomEnded):
                 let e = try MeetingCodec.payload(ByEvent.self, from: text)
-                notify { $0.meetingDidEnd($1, by: e.by) }
-                tearDown(.ended)
+                tearDown(.ended) { $0.meetingDidEnd($1, by: e.by) }
             case (_, .disconnected):
                 let e = try MeetingCodec.payload(DisconnectedEvent.self, from: text)
                 tearDown(e.reason == "duplicate_login" ? .duplicateLogin : .disconnected)
@@ -75,8 +74,7 @@ extension SMeetingEngine {
             }
         case .kicked:
             let e = try MeetingCodec.payload(ByEvent.self, from: text)
-            notify { $0.meeting($1, wasKickedBy: e.by) }
-            tearDown(.kicked)
+            tearDown(.kicked) { $0.meeting($1, wasKickedBy: e.by) }
         case .roomEnded, .disconnected:
             break  // above, for the waiting room too
         case .waitingEntered, .waitingLeft, .waitingList:

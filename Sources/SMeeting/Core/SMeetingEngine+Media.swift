@@ -163,7 +163,7 @@ extension SMeetingEngine {
 
     /// Asks the meeting, then (for `.screen`) publishes the track `makeTrack` gives; rolls the
     /// sharing state back when that fails.
-    private func share(_ shareType: ShareType, view: NativeVideoView?, byAdmin: Bool, adminUid: String?,
+    func share(_ shareType: ShareType, view: NativeVideoView?, byAdmin: Bool, adminUid: String?,
                        makeTrack: () async throws -> LocalVideoTrack) async throws {
         let (client, channel) = try inMeeting()
         if let me = currentUserId, getRoomInfo()?.sharingUid == me { throw SMeetingError.internalError("already sharing") }
@@ -194,6 +194,7 @@ extension SMeetingEngine {
         let (track, channel) = state.withLock { s -> (LocalVideoTrack?, Channel?) in defer { s.screenTrack = nil }; return (s.screenTrack, s.channel) }
         if let track, let channel { try? await channel.unpublishLocalTrack(track) }
         stopCapture(track)
+        if let track, track === broadcastTrack { srtc.stopScreenRecord() }   // ends the user's broadcast; listening goes on
     }
 
     // MARK: - Remote audio

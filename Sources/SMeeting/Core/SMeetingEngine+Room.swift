@@ -153,7 +153,11 @@ extension SMeetingEngine {
 
     /// Leaves the meeting state at once and the SRTC channel in the background; `reason` nil
     /// when the entry itself failed (no exit event then).
-    func tearDown(_ reason: ExitReason?) {
+    /// - Parameter cause: the event that ended the stay (kicked, removed from the waiting room,
+    ///   the meeting ended), told before `didExitRoom` and after the state changed: a delegate
+    ///   that hears it finds the engine out of the meeting already (told first, it could read
+    ///   `isInWaitingRoom` still true).
+    func tearDown(_ reason: ExitReason?, cause: (@Sendable (SMeetingDelegate, SMeetingEngine) -> Void)? = nil) {
         let (channel, bridge, wasIn, devices) = state.withLock { s -> (Channel?, ChannelBridge?, Bool, [LocalTrack?]) in
             defer {
                 s.room = nil
@@ -169,11 +173,13 @@ extension SMeetingEngine {
             return (s.channel, s.bridge, s.room != nil || s.waitingRoom != nil, [s.micTrack, s.cameraTrack, s.screenTrack])
         }
         for track in devices { stopCapture(track) }
+        dropBroadcast()
         if let channel {
             if let bridge { channel.delegates.remove(delegate: bridge) }
             let leaving = Task { await channel.leave() }
             state.withLock { $0.leaving = leaving }
         }
+        if let cause { notify(cause) }
         if let reason, wasIn { notify { d, engine in d.meeting(engine, didExitRoom: reason) } }
     }
 

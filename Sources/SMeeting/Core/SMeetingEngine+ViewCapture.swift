@@ -19,7 +19,7 @@ extension SMeetingEngine {
     public func startViewCaptureShare() async throws -> LocalVideoTrack {
         let (client, channel) = try inMeeting()
         if let track = viewCaptureTrack { return track }
-        if screenTrack != nil { throw SMeetingError.internalError("a screen sharing track already exists") }
+        if screenTrack != nil || broadcastTrack != nil { throw SMeetingError.internalError("a screen sharing track already exists") }
         _ = try await client.call(.startViewCapture, EmptyPayload(), MeetingUserInfo.self)
         // Views change little from frame to frame; keep their resolution rather than their rate.
         let track = srtc.createLocalCustomVideoTrack(desc: TrackDesc.screen.rawValue, preset: Self.viewCapturePreset, simulcast: false)

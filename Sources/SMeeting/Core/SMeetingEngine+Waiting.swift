@@ -77,8 +77,7 @@ extension SMeetingEngine {
             }
         case .waitingRemoved:
             let e = try MeetingCodec.payload(ByEvent.self, from: text)
-            notify { $0.meeting($1, wasRemovedFromWaitingRoomBy: e.by) }
-            tearDown(.kicked)
+            tearDown(.kicked) { $0.meeting($1, wasRemovedFromWaitingRoomBy: e.by) }
         default:
             break
         }

@@ -53,6 +53,10 @@ public final class SMeetingEngine: @unchecked Sendable {
         var cameraTrack: LocalVideoTrack?
         var screenTrack: LocalVideoTrack?
         var viewCaptureTrack: LocalVideoTrack?
+        /// The broadcast listener's track and its event bridge (`prepareBroadcastShare`), kept
+        /// across channel switches until the meeting is left; `screenTrack` too once published.
+        var broadcastTrack: LocalCustomVideoTrack?
+        var broadcastBridge: BroadcastBridge?
         var remoteAudioMuted = false
         /// The back camera is in use (Apple platforms, `switchCamera()`).
         var cameraBack = false

@@ -38,6 +38,12 @@ public protocol SMeetingDelegate: SMeetingIMEvents {
     func meeting(_ meeting: SMeetingEngine, roomShareDidStart uid: String, shareType: ShareType)
     /// Sharing stopped.
     func meeting(_ meeting: SMeetingEngine, roomShareDidStop uid: String)
+    /// My broadcast extension started broadcasting (after `prepareBroadcastShare`): the moment
+    /// to call `publishBroadcastShare()`.
+    func shareBroadcastDidStart(_ meeting: SMeetingEngine)
+    /// My broadcast ended (the user stopped it from the system UI, or the app did; `reason` as
+    /// SRTC's `screenBroadcastDidFinish`). A published broadcast share ends with it.
+    func shareBroadcastDidFinish(_ meeting: SMeetingEngine, reason: String)
 
     // MARK: Messages and host commands
     func meeting(_ meeting: SMeetingEngine, didReceiveChatMessage message: ChatMessage)
@@ -105,6 +111,8 @@ extension SMeetingDelegate {
     public func meeting(_ meeting: SMeetingEngine, roomInfoDidChange room: RoomInfo) {}
     public func meeting(_ meeting: SMeetingEngine, roomShareDidStart uid: String, shareType: ShareType) {}
     public func meeting(_ meeting: SMeetingEngine, roomShareDidStop uid: String) {}
+    public func shareBroadcastDidStart(_ meeting: SMeetingEngine) {}
+    public func shareBroadcastDidFinish(_ meeting: SMeetingEngine, reason: String) {}
     public func meeting(_ meeting: SMeetingEngine, didReceiveChatMessage message: ChatMessage) {}
     public func meeting(_ meeting: SMeetingEngine, adminDidRequestOpenMic adminUid: String) {}
     public func meeting(_ meeting: SMeetingEngine, adminDidRequestOpenCamera adminUid: String) {}

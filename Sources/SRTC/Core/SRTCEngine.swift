@@ -78,6 +78,8 @@ public final class SRTCEngine: @unchecked Sendable {
 
     /// The local preview (`startLocalPreview`).
     let preview = LocalPreview()
+    /// The screen broadcast host, while listening (`startScreenRecordListening`).
+    let broadcastHost = Mutex<BroadcastHost?>(nil)
 
     /// Samples performance for `performanceDidUpdate` (nil when turned off or destroyed).
     let performanceMonitor = Mutex<PerformanceMonitor?>(nil)
@@ -160,6 +162,7 @@ public final class SRTCEngine: @unchecked Sendable {
             for channel in all { group.addTask { await channel.leave() } }
         }
         stopLocalPreview()
+        stopScreenRecordListening()
         context.setCaptureProcessor(nil)
         context.setRenderProcessor(nil)
         uninstallVirtualBackground()

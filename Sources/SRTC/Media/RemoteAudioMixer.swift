@@ -98,8 +98,12 @@ final class RemoteAudioMixer: Sendable {
             lowest = min(lowest, count)
             pulledInWindow += output.count
             guard pulledInWindow >= window else { return }
-            drop(target.windowEnded(lowest: lowest))
-            if lowest > target.samples + trimMargin { drop(lowest - target.samples) }
+            // A shrink drops what the target gave back; the low point is that much lower, so
+            // the trim (a lasting excess) counts from there and never takes the same samples twice.
+            let shrunk = target.windowEnded(lowest: lowest)
+            drop(shrunk)
+            let stayed = lowest - shrunk
+            if stayed > target.samples + trimMargin { drop(stayed - target.samples) }
             lowest = Int.max
             pulledInWindow = 0
         }

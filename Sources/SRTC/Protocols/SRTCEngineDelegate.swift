@@ -22,6 +22,9 @@ public protocol SRTCEngineDelegate: AnyObject {
     /// iOS: the call moved from `previousRoute` to `route` (the documentation's
     /// `onAudioRouteChange:previousRoute:`), reported by the app's `AudioRouteSession`.
     func engine(_ engine: SRTCEngine, audioRouteDidChange route: AudioRoute, previousRoute: AudioRoute)
+    /// A broadcast extension started (`true`) or ended (`false`) a screen broadcast to this app
+    /// (`startScreenRecordListening`): the moment to publish `screenRecordTrack`, or to stop.
+    func engine(_ engine: SRTCEngine, screenRecordDidChange broadcasting: Bool)
 }
 
 extension SRTCEngineDelegate {
@@ -31,4 +34,5 @@ extension SRTCEngineDelegate {
     public func engine(_ engine: SRTCEngine, performanceDidUpdate stats: PerformanceStats) {}
     public func engine(_ engine: SRTCEngine, performanceWarning warning: PerformanceWarning) {}
     public func engine(_ engine: SRTCEngine, audioRouteDidChange route: AudioRoute, previousRoute: AudioRoute) {}
+    public func engine(_ engine: SRTCEngine, screenRecordDidChange broadcasting: Bool) {}
 }

@@ -13,12 +13,13 @@ public protocol TrackDelegate: AnyObject {
     /// The media path under the track is bound: for a remote track, its subscription's receiver
     /// exists, so renderers will get frames; for a local track, its sender is in a publish offer.
     func trackDidBindRtcTrack(_ track: Track)
-    #if os(iOS)
-    /// iOS full-screen sharing: the extension connected and video started.
+    /// Screen broadcast from another process (iOS full-screen sharing; `startScreenRecordListening`):
+    /// the extension connected and video started. Fires on the broadcast's screen track.
     func screenBroadcastDidStart(_ track: Track)
-    /// iOS full-screen sharing ended (also when the user stopped it from the system pill).
+    /// The broadcast ended, also when the user stopped it from the system pill. `reason`:
+    /// `finished` (the extension ended it), `stopped` (this app did), `disconnected` (the
+    /// extension went away without a word), `invalid` (it sent bytes that are not a broadcast).
     func screenBroadcastDidFinish(_ track: Track, reason: String)
-    #endif
 }
 
 extension TrackDelegate {
@@ -27,8 +28,6 @@ extension TrackDelegate {
     public func trackDidUnmute(_ track: Track) {}
     public func trackDidEnd(_ track: Track) {}
     public func trackDidBindRtcTrack(_ track: Track) {}
-    #if os(iOS)
     public func screenBroadcastDidStart(_ track: Track) {}
     public func screenBroadcastDidFinish(_ track: Track, reason: String) {}
-    #endif
 }

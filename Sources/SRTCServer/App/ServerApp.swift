@@ -138,6 +138,7 @@ public final class ServerApp: Sendable {
         let nodeURL = config.nodeURL ?? "http://\(config.publicIP ?? config.bind):\(server.port)"
         try cluster?.start(httpURL: nodeURL, mediaAddresses: media.udpAddresses, load: { (channels.count, channels.participantCount) },
                            forwarded: { media.worker.metrics.counters.rtpPacketsOut })
+        if let cluster { edges.startSweeping(every: cluster.registry.interval) }
     }
 
     /// The bound UDP media port (useful with port 0).

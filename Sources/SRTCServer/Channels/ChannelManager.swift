@@ -23,7 +23,7 @@ public final class ChannelManager: Sendable {
     /// Every room's session timers (grace periods, token expiry).
     let timers = TimerQueue(label: "srtc-channel-timers")
     /// Joins per remote IP address, across channels.
-    private let addressJoins: Mutex<KeyedTokenBuckets<SocketAddress>>
+    private let addressJoins: KeyedRateLimiter<SocketAddress>
     /// The join limit counted across a cluster's nodes (`--redis-url`), on top of each room's own.
     let sharedJoins: ClusterJoinLimiter?
     /// Users connected in every room (a cluster node's load).
@@ -38,14 +38,14 @@ public final class ChannelManager: Sendable {
         self.limits = limits
         self.events = events
         self.mediaFactory = mediaFactory
-        addressJoins = Mutex(KeyedTokenBuckets(ratePerSecond: Double(limits.addressJoinsPerSecond), burst: Double(limits.addressJoinsPerSecond)))
+        addressJoins = KeyedRateLimiter(ratePerSecond: limits.addressJoinsPerSecond)
     }
 
     /// Takes one join from `address`'s allowance (`--address-joins-per-second`); `false`: refuse
     /// with `rate_limited`. Checked before the token, so a flood of bad joins is cheap to refuse.
     func admitsJoin(from address: SocketAddress?) -> Bool {
-        guard limits.addressJoinsPerSecond > 0, let address else { return true }
-        return addressJoins.withLock { $0.take(address.with(port: 0), now: Double(Monotonic.now()) / 1e9) }
+        guard let address else { return true }
+        return addressJoins.admits(address.with(port: 0))
     }
 
     /// The room of `key`, created when absent.

@@ -224,14 +224,20 @@ final class SFURoomMedia: RoomMedia {
     private func relay(for nodeId: String) async -> EdgeRelay? {
         guard let relaying, relaying.limit > 0, nodeId != relaying.forwarder.directory.registry.nodeId,
               state.withLock({ $0.local }) >= relaying.limit else { return nil }
-        if let existing = state.withLock({ $0.relays[nodeId] }) { return existing }
         guard let node = await relaying.forwarder.directory.registry.node(id: nodeId), !node.draining else { return nil }
+        // A node that restarted under the same id may answer elsewhere now: the relay to where
+        // it was is replaced (and closed), not reused.
+        let existing = state.withLock { $0.relays[nodeId] }
+        if let existing, existing.node.httpURL == node.httpURL, existing.node.mediaAddresses == node.mediaAddresses { return existing }
         let made = EdgeRelay(node: node, key: key, server: server, router: router, caller: relaying.forwarder)
-        return state.withLock { s in
-            if let existing = s.relays[nodeId] { return existing }
+        let (chosen, stale) = state.withLock { s -> (EdgeRelay, EdgeRelay?) in
+            let current = s.relays[nodeId]
+            if let current, current !== existing { return (current, nil) }   // another session replaced it meanwhile
             s.relays[nodeId] = made
-            return made
+            return (made, current)
         }
+        if let stale { Task { await stale.close() } }
+        return chosen
     }
 
     func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int {

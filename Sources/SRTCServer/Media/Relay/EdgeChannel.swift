@@ -14,6 +14,8 @@ import Synchronization
 /// the publisher's producer). The channel's node drives every step with `EdgeCall`s.
 actor EdgeChannel {
     let server: MediaServer
+    /// The id of the channel's node, which drives this relay.
+    nonisolated let owner: String
     let router: RouterID
     private let uplinkID: TransportID
     /// Where the SFU's events for this router go (the clients' data channels and WebSockets).
@@ -24,8 +26,9 @@ actor EdgeChannel {
     /// Subscribe sides by the channel node's session instance.
     private var sessions: [String: (media: SFUParticipantMedia, offers: OfferCollector)] = [:]
 
-    init(server: MediaServer, name: String, clients: EdgeClients) {
+    init(server: MediaServer, name: String, owner: String, clients: EdgeClients) {
         self.server = server
+        self.owner = owner
         router = RouterID("edge:" + name)
         uplinkID = TransportID("edge:" + name + "/uplink")
         events = EdgeEvents(channel: name, clients: clients)

@@ -36,6 +36,16 @@ actor EdgeParticipantMedia: ParticipantMedia {
     }
 
     func subscribe(to track: TrackInfo, of publisher: ParticipantMedia, layer: String?) async throws(SignalError) {
+        do {
+            try await subscribeThere(track, layer: layer)
+        } catch where EdgeRelay.isLost(error) {
+            // The relaying node lost the relay (a restart under the same id): once more on a new one.
+            await relay.forget()
+            try await subscribeThere(track, layer: layer)
+        }
+    }
+
+    private func subscribeThere(_ track: TrackInfo, layer: String?) async throws(SignalError) {
         try await relay.include(track, session: session, layer: layer)
         var call = await sessionCall(.subscribe)
         call.track = track

@@ -16,7 +16,10 @@ actor EdgeRelay {
     private let server: MediaServer
     private let router: RouterID
     private let caller: ClusterForwarder
-    private let transportID: TransportID
+    /// Names this relay's transport and consumers in the SFU: new after `forget`, and never the
+    /// one of a relay to a previous process of the node, which may still be closing.
+    private var tag = SecureRandom.string(count: 8)
+    private var transportID: TransportID { TransportID("~edge:\(node.id)#\(tag)@\(router.rawValue)") }
     private var opened = false
 
     /// A relayed track: its consumer here, its layers (best first) and the layer each session there asked for.
@@ -34,7 +37,6 @@ actor EdgeRelay {
         self.server = server
         self.router = router
         self.caller = caller
-        transportID = TransportID("~edge:\(node.id)@\(router.rawValue)")
     }
 
     /// The subscriber the relay's consumers stand for in the SFU's events: `~edge:<node id>`
@@ -87,7 +89,7 @@ actor EdgeRelay {
             receive.track = track
             receive.ssrc = ssrc
             _ = try await call(receive)
-            let consumer = ConsumerID("~edge:\(node.id)/\(track.id)")
+            let consumer = ConsumerID("~edge:\(node.id)#\(tag)/\(track.id)")
             do {
                 _ = try await server.worker.consume(consumer, transport: transportID, producer: ProducerID(track.id),
                                                     parameters: Self.parameters(of: track, ssrc: ssrc), preferredLayer: layer)
@@ -172,6 +174,26 @@ actor EdgeRelay {
         }
         opened = true
     }
+
+    /// The relaying node does not know this relay (it answered `not_found`): it restarted under
+    /// the same node id, or closed the relay when it took this node for dead (`EdgeService`'s
+    /// sweep). What this side keeps for it goes (consumers, transport, demand), so the next
+    /// call opens the relay again. Sessions there that took its tracks have lost them with it.
+    func forget() async {
+        guard opened else { return }
+        opened = false
+        for relayed in tracks.values {
+            server.unregister(consumer: relayed.consumer)
+            await server.worker.closeConsumer(relayed.consumer)
+        }
+        tracks = [:]
+        await server.worker.closeTransport(transportID)
+        tag = SecureRandom.string(count: 8)
+        Log.info("cluster", "\(key): node \(node.id) no longer relays the channel; opening its relay again")
+    }
+
+    /// Whether `error`, answered by the relaying node, says it lost this relay.
+    static func isLost(_ error: SignalError) -> Bool { error.errorCode == .notFound }
 
     /// Ends the relay on both nodes.
     func close() async {

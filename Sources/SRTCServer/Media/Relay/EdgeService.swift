@@ -19,6 +19,8 @@ final class EdgeService: Sendable {
     private let channels = Mutex<[String: EdgeChannel]>([:])
     /// The clients this node relays, for the channels it relays.
     let clients = EdgeClients()
+    /// The loop that closes the relays of nodes gone from the cluster (`closeOrphans`).
+    private let sweeper = Mutex<Task<Void, Never>?>(nil)
 
     init(media: MediaServerSlot, registry: NodeRegistry?) {
         self.media = media
@@ -41,7 +43,7 @@ final class EdgeService: Sendable {
             }
             if call.op == .open, let refusal = await uplinkRefusal(call) { return APIRouter.error(refusal.code, refusal.message, now: context.now) }
             let name = Self.name(appId: app.appId, channel: call.channel, owner: call.owner)
-            guard let channel = channel(name, create: call.op == .open) else {
+            guard let channel = channel(name, owner: call.owner, create: call.op == .open) else {
                 if call.op == .close || call.op == .leave { return .json(200, JSONBody.encode(EdgeAnswer())) }
                 return APIRouter.error(.notFound, "channel \(call.channel) of node \(call.owner) is not relayed here", now: context.now)
             }
@@ -73,12 +75,12 @@ final class EdgeService: Sendable {
     /// How a relayed channel is named here: a later owner of the same channel gets a relay of its own.
     static func name(appId: String, channel: String, owner: String) -> String { "\(appId)/\(channel)@\(owner)" }
 
-    private func channel(_ name: String, create: Bool) -> EdgeChannel? {
+    private func channel(_ name: String, owner: String, create: Bool) -> EdgeChannel? {
         guard let server = media.current else { return nil }
         return channels.withLock { c in
             if let existing = c[name] { return existing }
             guard create else { return nil }
-            let channel = EdgeChannel(server: server, name: name, clients: clients)
+            let channel = EdgeChannel(server: server, name: name, owner: owner, clients: clients)
             c[name] = channel
             return channel
         }
@@ -89,8 +91,41 @@ final class EdgeService: Sendable {
         await channel.close()
     }
 
+    /// Closes the relays whose channel's node is no longer a live node of the cluster: a node
+    /// that crashed never sends `close`, and each of its relays kept a router, an uplink and the
+    /// subscribe side of every session it served until this node stopped. Nothing closes when
+    /// the registry cannot be read. Returns how many closed.
+    @discardableResult
+    func closeOrphans() async -> Int {
+        guard let registry else { return 0 }
+        let relayed = channels.withLock { Array($0) }
+        guard !relayed.isEmpty, let live = try? await registry.liveNodes() else { return 0 }
+        let ids = Set(live.map(\.id))
+        var closed = 0
+        for (name, channel) in relayed where !ids.contains(channel.owner) {
+            Log.info("cluster", "closing the relay of \(name): node \(channel.owner) left the cluster")
+            await drop(name, channel)
+            closed += 1
+        }
+        return closed
+    }
+
+    /// Runs `closeOrphans` every `interval` (a registry heartbeat) until `closeAll`.
+    func startSweeping(every interval: Duration) {
+        guard registry != nil else { return }
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled, let self else { return }
+                await self.closeOrphans()
+            }
+        }
+        sweeper.withLock { $0?.cancel(); $0 = task }
+    }
+
     /// Closes every relayed channel (shutdown).
     func closeAll() async {
+        sweeper.withLock { $0?.cancel(); $0 = nil }
         let all = channels.withLock { c in defer { c = [:] }; return Array(c.values) }
         for channel in all { await channel.close() }
     }
