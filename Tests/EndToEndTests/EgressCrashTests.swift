@@ -33,6 +33,13 @@ import Glibc
         return (bot, recording)
     }
 
+    /// Waits until the recording on disk decodes to `frames` frames (the bot sends 15 per second).
+    static func waitForFrames(_ file: String, _ frames: Int) async throws {
+        try await eventually("\(frames) frames recorded in \(file)", poll: .milliseconds(500)) {
+            (try? await offPool { try DecodedMediaFile(url: file) })?.frameNumbers.count ?? 0 >= frames
+        }
+    }
+
     static func listed(_ server: ServerProcess) async throws -> [String: Any] {
         let (_, json) = try await server.call("/server/v1/channel/record/list", ["channel": "crash"])
         return try #require((json["recordings"] as? [[String: Any]])?.first)
@@ -44,11 +51,11 @@ import Glibc
         let hooks = try TestWebhookReceiver()
         let server = try await Self.server(data.path, webhookURL: hooks.url)
         let (bot, recording) = try await Self.recordABot(server)
-        try await Task.sleep(for: .seconds(3))
+        let file = data.path + "/recordings/" + (recording["file"] as? String ?? "")
+        try await Self.waitForFrames(file, 45)
         server.signal(SIGTERM)
         await server.waitForExit()
         await bot.stop()
-        let file = data.path + "/recordings/" + (recording["file"] as? String ?? "")
         let probe = try await offPool { try MediaProbe(file) }
         #expect(probe.codecs == ["vp8"])
         // The trailer (cues, duration) is written only by a finished file.
@@ -74,7 +81,8 @@ import Glibc
         defer { data.cleanUp() }
         let server = try await Self.server(data.path)
         let (bot, recording) = try await Self.recordABot(server)
-        try await Task.sleep(for: .seconds(4))
+        let file = data.path + "/recordings/" + (recording["file"] as? String ?? "")
+        try await Self.waitForFrames(file, 45)
         // The machine dies: the server stops still (it can record nothing more), its worker and it are killed.
         server.signal(SIGSTOP)
         let workers = EgressWorkers.pids(parent: try #require(server.pid))
@@ -84,7 +92,6 @@ import Glibc
         await server.waitForExit()
         await bot.stop()
 
-        let file = data.path + "/recordings/" + (recording["file"] as? String ?? "")
         let probe = try await offPool { try MediaProbe(file) }
         #expect(probe.codecs == ["vp8"])
         let decoded = try await offPool { try DecodedMediaFile(url: file) }

@@ -207,10 +207,13 @@ struct LoopbackPeers {
             remoteFingerprint: serverCert.fingerprint, dtlsRole: .client),
             bind: SocketAddress(ip: "127.0.0.1", port: 0)!, delegate: clientDelegate)
         defer { client2.close(); server2.close() }
+        // Each client sends only once its own DTLS is done: a server reports connected when the
+        // client's Finished arrives, before its own Finished has reached the client.
         #expect(await a.serverDelegate.waitFor { $0.states.last == .connected })
         #expect(await serverDelegate.waitFor { $0.states.last == .connected })
-        let p1 = SRTPTests.rtp(seq: 1, ssrc: 0xA1), p2 = SRTPTests.rtp(seq: 1, ssrc: 0xB2)
+        #expect(await a.clientDelegate.waitFor { $0.states.last == .connected })
         #expect(await clientDelegate.waitFor { $0.states.last == .connected })
+        let p1 = SRTPTests.rtp(seq: 1, ssrc: 0xA1), p2 = SRTPTests.rtp(seq: 1, ssrc: 0xB2)
         a.client.execute { t in p1.withUnsafeBytes { _ = t.sendRTP($0) } }
         client2.execute { t in p2.withUnsafeBytes { _ = t.sendRTP($0) } }
         #expect(await a.serverDelegate.waitFor { $0.rtp == [p1] })

@@ -46,8 +46,13 @@ import TestWait
         let bobResumed = try await bob2.join(token: b.token(uid: "bob", channel: "m"), sessionId: bobJoin.sessionId)
         #expect(bobResumed.resumed && bobResumed.moved == true && bobResumed.users.map(\.uid) == ["alice"])
         #expect(b.app.channels.existingRoom(ChannelKey(appId: TestServer.appId, name: "m")) != nil)
-        // Nobody saw anyone leave; a second resume is an ordinary one.
-        try await Task.sleep(for: .milliseconds(300))
+        // Nobody saw anyone leave; a second resume is an ordinary one. Each resumed client's
+        // message reaches the other after every event the resumes caused (one ordered stream per
+        // room, one ordered socket per client).
+        for (sender, receiver) in [(alice2, bob2), (bob2, alice2)] {
+            #expect(try await sender.request(.sendMessage(SendMessageRequest(data: "after the move"))) == .success(.empty))
+            _ = try await receiver.event("the message sent after the move") { if case .message(let m) = $0, m.data == "after the move" { return m }; return nil }
+        }
         for client in [alice, bob, alice2, bob2] {
             #expect(!client.events.contains { if case .userLeft = $0 { return true }; return false }, "\(client.events)")
         }
