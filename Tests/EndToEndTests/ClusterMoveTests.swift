@@ -22,8 +22,8 @@ import Testing
         let a: TestNodeProcess
         let b: TestServer
         let balancer: SDKTestProxy
-        let publisher: SDKMediaTests.Peer
-        let subscriber: SDKMediaTests.Peer
+        let publisher: SDKPeer
+        let subscriber: SDKPeer
         let collector: SDKAutoSubscriber
         let pusher: SDKMediaPusher
 
@@ -33,7 +33,7 @@ import Testing
             let a = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", "a", "--drain-seconds", "1"])
             let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b"; $0.qualityIntervalSeconds = 0.5 }
             let balancer = try SDKTestProxy(to: [a.httpPort, b.app.httpPort])
-            let publisher = SDKMediaTests.Peer(useDataChannel: dataChannels), subscriber = SDKMediaTests.Peer(useDataChannel: dataChannels)
+            let publisher = SDKPeer(useDataChannel: dataChannels), subscriber = SDKPeer(useDataChannel: dataChannels)
             let collector = SDKAutoSubscriber()
             subscriber.channel.delegates.add(delegate: collector)
             // Both idle: the channel is placed on "a" (ties go to the smaller id).
@@ -100,7 +100,7 @@ import Testing
         let cluster = try await Cluster(dataChannels: true)
         let received = SDKDataMessageTests.DataRecorder()
         cluster.subscriber.channel.delegates.add(delegate: received)
-        func subscribeSession(_ peer: SDKMediaTests.Peer) -> SubscribeSession? { peer.channel.state.withLock { $0.media }?.subscribe }
+        func subscribeSession(_ peer: SDKPeer) -> SubscribeSession? { peer.channel.state.withLock { $0.media }?.subscribe }
         try await eventually("data channels open on a") {
             subscribeSession(cluster.publisher)?.dataChannelOpen == true && subscribeSession(cluster.subscriber)?.dataChannelOpen == true
         }

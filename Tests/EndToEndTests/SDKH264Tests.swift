@@ -10,12 +10,8 @@ import Testing
 /// subscriber with the default preference decodes it (frame numbers in the pixels), on both layers.
 @Suite(.serialized) struct SDKH264Tests {
     static func engine(codec: VideoCodec) -> (SRTCEngine, Channel, SDKEventRecorder) {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-h264-events"), logLevel: .off,
-                                                     mediaBindAddress: "127.0.0.1", preferredVideoCodec: codec))
-        let channel = engine.createChannel()
-        let events = SDKEventRecorder()
-        channel.delegates.add(delegate: events)
-        return (engine, channel, events)
+        let peer = SDKPeer(preferredVideoCodec: codec)
+        return (peer.engine, peer.channel, peer.events)
     }
 
     @Test func anH264SimulcastPublicationIsDecodedOnBothLayers() async throws {

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct SDKICERestartTests {
     @Test func anICERestartKeepsTheTransportsAndMediaFlows() async throws {
         let server = try SDKTestServer()
-        let a = SDKMediaTests.Peer(), b = SDKMediaTests.Peer()
+        let a = SDKPeer(), b = SDKPeer()
         let subscriber = SDKAutoSubscriber()
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "ice"))

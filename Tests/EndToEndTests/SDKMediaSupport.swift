@@ -108,3 +108,21 @@ func frameGaps(_ numbers: [Int]) -> (ordered: Bool, missing: Int) {
     let ordered = zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }
     return (ordered, (last - first + 1) - Set(numbers).count)
 }
+
+/// An SDK engine on loopback with one channel whose events an `SDKEventRecorder` keeps: what
+/// every engine-to-engine test starts from.
+struct SDKPeer {
+    let engine: SRTCEngine
+    let channel: Channel
+    let events = SDKEventRecorder()
+
+    init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
+         preferredVideoCodec: VideoCodec = .vp8) {
+        engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
+                                                 receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
+                                                 useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
+                                                 preferredVideoCodec: preferredVideoCodec))
+        channel = engine.createChannel()
+        channel.delegates.add(delegate: events)
+    }
+}

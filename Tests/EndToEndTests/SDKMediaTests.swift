@@ -9,25 +9,11 @@ import Testing
 /// Real media between two SDK engines through the real server: custom tracks published by one,
 /// decoded by the other (frame numbers in the pixels, a tone of known frequency).
 @Suite(.serialized) struct SDKMediaTests {
-    struct Peer {
-        let engine: SRTCEngine
-        let channel: Channel
-        let events = SDKEventRecorder()
-
-        init(receiveTimeout: Double = 3, useDataChannel: Bool = true) {
-            engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-media-events"), logLevel: .off,
-                                                     receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
-                                                     useDataChannel: useDataChannel))
-            channel = engine.createChannel()
-            channel.delegates.add(delegate: events)
-        }
-    }
-
     static let width = 320, height = 180
 
     @Test func videoAndAudioPublishedByOneEngineAreDecodedByAnother() async throws {
         let server = try SDKTestServer()
-        let a = Peer(), b = Peer()
+        let a = SDKPeer(), b = SDKPeer()
         let subscriber = SDKAutoSubscriber()
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "m"))
@@ -76,7 +62,7 @@ import Testing
     @Test(arguments: [true, false])
     func activeSpeakersAndQualityReportsReachTheDelegate(useDataChannel: Bool) async throws {
         let server = try SDKTestServer()
-        let a = Peer(), b = Peer(useDataChannel: useDataChannel)
+        let a = SDKPeer(), b = SDKPeer(useDataChannel: useDataChannel)
         let subscriber = SDKAutoSubscriber()
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "q"))
@@ -105,7 +91,7 @@ import Testing
 
     @Test func receiveTimeoutFiresWhenThePublisherStopsAndRecoversWhenItResumes() async throws {
         let server = try SDKTestServer()
-        let a = Peer(), b = Peer(receiveTimeout: 1)
+        let a = SDKPeer(), b = SDKPeer(receiveTimeout: 1)
         let subscriber = SDKAutoSubscriber()
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "t"))
@@ -143,7 +129,7 @@ import Testing
 
     @Test func aProcessorDroppingEveryOtherFrameHalvesWhatTheSubscriberGets() async throws {
         let server = try SDKTestServer()
-        let a = Peer(), b = Peer()
+        let a = SDKPeer(), b = SDKPeer()
         let subscriber = SDKAutoSubscriber()
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "p"))
@@ -175,7 +161,7 @@ import Testing
         let server = try SDKTestServer()
         let proxy = try SDKTestProxy(to: server.port)
         defer { proxy.stop() }
-        let a = Peer(), b = Peer()
+        let a = SDKPeer(), b = SDKPeer()
         let subscriber = SDKAutoSubscriber()
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: proxy.url, token: server.token(uid: "a", channel: "r"))
@@ -210,7 +196,7 @@ import Testing
 
     @Test func switchingToTheSmallLayerChangesTheDecodedSize() async throws {
         let server = try SDKTestServer()
-        let a = Peer(), b = Peer()
+        let a = SDKPeer(), b = SDKPeer()
         let subscriber = SDKAutoSubscriber(layer: .cameraBig)
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "s"))
@@ -250,7 +236,7 @@ import Testing
 
     @Test func muteUnpublishAndRepublishReachTheSubscriber() async throws {
         let server = try SDKTestServer()
-        let a = SDKMediaTests.Peer(), b = SDKMediaTests.Peer(receiveTimeout: 1)
+        let a = SDKPeer(), b = SDKPeer(receiveTimeout: 1)
         let subscriber = SDKAutoSubscriber()
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "life"))
@@ -300,7 +286,7 @@ import Testing
 
     @Test func unsubscribingThenSubscribingAnotherTrackReusesTheSection() async throws {
         let server = try SDKTestServer()
-        let a = SDKMediaTests.Peer(), b = SDKMediaTests.Peer()
+        let a = SDKPeer(), b = SDKPeer()
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "reuse"))
         try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "reuse"))
         let one = a.engine.createLocalCustomVideoTrack(desc: "one", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 300_000))
@@ -343,7 +329,7 @@ import Testing
 
     @Test func theRenderProcessorRunsBeforeAudioRenderers() async throws {
         let server = try SDKTestServer()
-        let a = SDKMediaTests.Peer(), b = SDKMediaTests.Peer()
+        let a = SDKPeer(), b = SDKPeer()
         let silencer = Silencer()
         b.engine.audioRenderProcessor = silencer
         let subscriber = SDKAutoSubscriber()

@@ -10,23 +10,14 @@ import Testing
 @Suite(.serialized) struct SDKRelayTests {
     static let width = 320, height = 180
 
-    static func peer() -> (SRTCEngine, Channel, SDKEventRecorder) {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-relay-events"), logLevel: .off,
-                                                     mediaBindAddress: "127.0.0.1", iceTransportPolicy: .relay))
-        let channel = engine.createChannel()
-        let events = SDKEventRecorder()
-        channel.delegates.add(delegate: events)
-        return (engine, channel, events)
-    }
-
     @Test func relayOnlyEnginesPublishAndDecodeVideoThroughCoturn() async throws {
         let coturn = try await TestCoturn()
         let server = try SDKTestServer { config in
             config.turnURLs = ["turn:127.0.0.1:\(coturn.port)?transport=udp"]
             config.turnSecret = coturn.secret
         }
-        let (aEngine, a, _) = Self.peer()
-        let (_, b, bEvents) = Self.peer()
+        let aPeer = SDKPeer(iceTransportPolicy: .relay), bPeer = SDKPeer(iceTransportPolicy: .relay)
+        let (aEngine, a, b, bEvents) = (aPeer.engine, aPeer.channel, bPeer.channel, bPeer.events)
         let subscriber = SDKAutoSubscriber()
         b.delegates.add(delegate: subscriber)
         try await a.join(url: server.url, token: server.token(uid: "relay-a", channel: "relay"))
