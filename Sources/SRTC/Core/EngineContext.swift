@@ -19,10 +19,12 @@ final class EngineContext: Sendable {
     private let processors = Mutex(Processors())
     private let destroyedFlag = Mutex(false)
 
-    init(configuration: SRTCEngine.Configuration) {
+    /// - Parameter deviceBackend: the devices and speaker (nil: the platform's).
+    init(configuration: SRTCEngine.Configuration, deviceBackend: DeviceBackend? = nil) {
         self.configuration = configuration
-        self.logger = Logger(level: configuration.logLevel)
-        self.devices = DeviceService(backend: Self.deviceBackend(configuration, logger: logger),
+        let logger = Logger(level: configuration.logLevel)
+        self.logger = logger
+        self.devices = DeviceService(backend: deviceBackend ?? Self.deviceBackend(configuration, logger: logger),
                                      delegates: MulticastDelegate(queue: configuration.delegateQueue))
     }
 

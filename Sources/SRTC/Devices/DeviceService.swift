@@ -87,10 +87,11 @@ final class DeviceService: Sendable {
 
     var isPlaying: Bool { playing.load(ordering: .acquiring) }
 
-    /// A remote audio track's decoded buffer (its receive thread).
-    func remoteAudio(_ source: ObjectIdentifier, _ buffer: AudioPCMBuffer) {
+    /// A remote audio track's decoded buffer (its receive thread), after `senderPause` samples
+    /// of media time the sender skipped (see `RemoteAudioMixer.push`).
+    func remoteAudio(_ source: ObjectIdentifier, _ buffer: AudioPCMBuffer, senderPause: Int) {
         guard playing.load(ordering: .relaxed) else { return }
-        mixer.push(source, buffer)
+        mixer.push(source, buffer, senderPause: senderPause)
     }
 
     /// Stops everything (the engine is destroyed).

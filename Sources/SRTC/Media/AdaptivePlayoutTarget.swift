@@ -3,7 +3,10 @@
 /// - an underrun (the source ran dry while playing: a gap in arrivals longer than what was
 ///   buffered) grows the target by `growStep` at once, and when audio arrives again, to cover
 ///   that whole gap: the target before the underrun, plus how long the source stayed dry, plus
-///   `growStep`; never above `maximum`. The next gap of that size is then covered;
+///   `growStep`; never above `maximum`. The next gap of that size is then covered. The part of a
+///   dry spell the sender itself paused for (a mute, a paused subscription, DTX: its RTP
+///   timestamps jumped by as much) is no jitter: a gap the pause covers leaves the target as it
+///   was before the underrun;
 /// - after `stableWindows` windows in a row without an underrun, in which the buffer never came
 ///   closer than two `shrinkStep`s to empty, the target shrinks by `shrinkStep`, down to
 ///   `minimum`, and the mixer drops as much already buffered audio, so the latency follows.
@@ -23,6 +26,8 @@ struct AdaptivePlayoutTarget: Sendable {
     private(set) var underruns = 0
     private var beforeUnderrun = 0
     private var underrunInWindow = false
+    /// `underrunInWindow` before the last underrun (restored when that one was a sender's pause).
+    private var underrunInWindowBefore = false
     private var stableInARow = 0
     /// The fewest samples buffered over the current stable windows.
     private var lowestInARow = Int.max
@@ -40,14 +45,26 @@ struct AdaptivePlayoutTarget: Sendable {
     /// The source ran dry while playing.
     mutating func underrun() {
         underruns += 1
+        underrunInWindowBefore = underrunInWindow
         underrunInWindow = true
         beforeUnderrun = samples
         samples = min(maximum, samples + growStep)
     }
 
-    /// Audio arrived again after an underrun, `dry` samples of output after the source ran dry.
-    mutating func arrived(afterDry dry: Int) {
-        samples = min(maximum, max(samples, beforeUnderrun + dry + growStep))
+    /// Audio arrived again after an underrun, `dry` samples of output after the source ran dry;
+    /// `senderPause` samples of media time the sender skipped meanwhile (RTP time that passed
+    /// with no packet sent for it) were not late, only absent.
+    mutating func arrived(afterDry dry: Int, senderPause: Int = 0) {
+        let late = dry - max(0, senderPause)
+        guard late > 0 else {
+            // The sender paused for at least as long as the source stayed dry: no jitter, so the
+            // underrun neither counts nor grows the target, nor breaks the calm windows.
+            underruns -= 1
+            samples = beforeUnderrun
+            underrunInWindow = underrunInWindowBefore
+            return
+        }
+        samples = min(maximum, max(samples, beforeUnderrun + late + growStep))
     }
 
     /// A window of pulls ended; `lowest` is the fewest samples buffered after a pull in it.

@@ -6,13 +6,35 @@ import Synchronization
 /// Receives one subscribed audio stream: reorders Opus packets (playout buffer), decodes them
 /// (FEC and concealment for losses), applies the engine's `audioRenderProcessor` and hands 20 ms
 /// of PCM to the track's renderers. Playout is driven by arrivals: a frame is played once
-/// `targetDepth` packets are buffered behind it.
+/// `targetDepth` packets are buffered behind it. The RTP time the sender skipped (a mute, a
+/// pause) goes with the next buffer to the speaker's mixer, which must not take it for jitter.
 final class AudioReceiver: @unchecked Sendable {
     private struct State {
         var playout = AudioPlayoutBuffer()
         var decoder: OpusDecoder?
         var statistics = RTPReceiveStatistics(clockRate: 48_000)
         var processorInitialized: ObjectIdentifier?
+        /// The newest packet so far: sequence number, RTP timestamp, duration in 48 kHz samples.
+        var newest: (sequence: UInt16, timestamp: UInt32, duration: Int)?
+        /// Media time the sender skipped since the last buffer was handed on (48 kHz samples).
+        var senderPause = 0
+
+        /// Notes the RTP time a new newest packet skipped beyond what the packets before it
+        /// last (RFC 3550 §5.1: the timestamp follows the sampling clock whether or not packets
+        /// are sent, so a mute, a paused subscription or DTX shows as a jump; a late packet does not).
+        mutating func noteArrival(sequence: UInt16, timestamp: UInt32, payload: [UInt8]) {
+            let duration = payload.withUnsafeBytes { (try? OpusPacketInfo(packet: $0))?.samplesAt48kHz } ?? 960
+            if let last = newest {
+                let packets = SequenceNumber.distance(from: last.sequence, to: sequence)
+                guard packets > 0 else { return }   // late or repeated: not the newest
+                let skipped = RTPTimestamp.distance(from: last.timestamp, to: timestamp) - Int64(packets * last.duration)
+                // Beyond a few seconds it is a new timeline (a restarted sender), not a pause.
+                if skipped > 0, skipped <= Self.longestPause { senderPause += Int(skipped) }
+            }
+            newest = (sequence, timestamp, duration)
+        }
+
+        static let longestPause: Int64 = 10 * 48_000
     }
 
     let mid: String
@@ -40,11 +62,12 @@ final class AudioReceiver: @unchecked Sendable {
         let payload = Array(packet.payload)
         let encoded = track.hasEncodedRenderers
         let decodes = track.needsDecoding
-        let (buffers, packets) = state.withLock { s -> ([AudioPCMBuffer], [EncodedMediaFrame]) in
+        let (buffers, packets, senderPause) = state.withLock { s -> ([AudioPCMBuffer], [EncodedMediaFrame], Int) in
             _ = s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
                                     size: packet.bytes.count)
+            s.noteArrival(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: payload)
             guard s.playout.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp),
-                  let decoder = s.decoder else { return ([], []) }
+                  let decoder = s.decoder else { return ([], [], 0) }
             var out: [AudioPCMBuffer] = []
             var packets: [EncodedMediaFrame] = []
             while s.playout.count >= s.playout.configuration.targetDepth {
@@ -57,10 +80,13 @@ final class AudioReceiver: @unchecked Sendable {
                 guard let pcm = try? AudioPlayoutBuffer.decode(slot, decoder: decoder) else { break }
                 out.append(process(pcm, in: &s))
             }
-            return (out, packets)
+            // The pause goes with the first buffer handed on after it (the speaker's mixer).
+            let pause = out.isEmpty ? 0 : s.senderPause
+            if !out.isEmpty { s.senderPause = 0 }
+            return (out, packets, pause)
         }
         for frame in packets { track.deliverEncoded(frame) }
-        for buffer in buffers { track.deliver(buffer) }
+        for (index, buffer) in buffers.enumerated() { track.deliver(buffer, senderPause: index == 0 ? senderPause : 0) }
     }
 
     private func process(_ pcm: AudioPCMBuffer, in s: inout State) -> AudioPCMBuffer {

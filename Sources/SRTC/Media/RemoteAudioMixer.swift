@@ -9,7 +9,9 @@ import Synchronization
 /// network rhythm; the output pulls any number of samples in its own rhythm. A source starts
 /// playing once its playout target is buffered (`AdaptivePlayoutTarget`: 40 ms at first), which
 /// absorbs arrival jitter, and buffers again after running dry. Each time it runs dry while
-/// playing (an underrun) its target grows to cover that gap and 20 ms more, up to `maxPrefill`;
+/// playing (an underrun) its target grows to cover that gap and 20 ms more, up to `maxPrefill`,
+/// unless the sender paused for the gap (the RTP time it skipped, told with the buffer): a remote
+/// mute or pause is no jitter;
 /// after calm stretches it shrinks again by 10 ms at a time, down to `minPrefill`, dropping as
 /// much buffered audio. A
 /// burst (a sender or a receive thread that stalled and caught up) is played in full: dropping it
@@ -43,11 +45,12 @@ final class RemoteAudioMixer: Sendable {
             self.target = target
         }
 
-        /// Appends a decoded buffer, channels averaged to mono (resampled when not at 48 kHz).
-        mutating func append(_ buffer: AudioPCMBuffer, now: UInt64) {
+        /// Appends a decoded buffer, channels averaged to mono (resampled when not at 48 kHz);
+        /// `senderPause`: media time (48 kHz samples) the sender skipped before it.
+        mutating func append(_ buffer: AudioPCMBuffer, now: UInt64, senderPause: Int) {
             lastPush = now
             if let gap = dry {
-                target.arrived(afterDry: gap)
+                target.arrived(afterDry: gap, senderPause: senderPause)
                 dry = nil
             }
             if buffer.sampleRate != RemoteAudioMixer.sampleRate {
@@ -161,14 +164,18 @@ final class RemoteAudioMixer: Sendable {
     }
 
     /// Adds decoded audio of `source` (any rate; channels averaged to mono).
-    func push(_ source: ObjectIdentifier, _ buffer: AudioPCMBuffer) {
+    /// - Parameter senderPause: 48 kHz samples of media time the sender skipped just before the
+    ///   packet whose arrival released `buffer` (its RTP timestamp jumped past the packets' own
+    ///   duration: a mute, a paused subscription, DTX). A dry spell that long was a pause, not
+    ///   jitter, and does not grow the playout target.
+    func push(_ source: ObjectIdentifier, _ buffer: AudioPCMBuffer, senderPause: Int = 0) {
         guard !isMuted, buffer.frameCount > 0 else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         sources.withLock { all in
             if all[source] == nil {
                 all[source] = Source(capacity: capacity, target: AdaptivePlayoutTarget(initial: prefill, minimum: minPrefill, maximum: maxPrefill))
             }
-            all[source]!.append(buffer, now: now)   // in place: the ring is not copied per buffer
+            all[source]!.append(buffer, now: now, senderPause: senderPause)   // in place: the ring is not copied per buffer
         }
     }
 

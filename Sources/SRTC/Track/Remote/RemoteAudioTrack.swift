@@ -34,10 +34,11 @@ public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
 
     // MARK: - Internals
 
-    func deliver(_ buffer: AudioPCMBuffer) {
+    /// - Parameter senderPause: media time (48 kHz samples) the sender skipped before it.
+    func deliver(_ buffer: AudioPCMBuffer, senderPause: Int = 0) {
         counters.withLock { $0.framesDecoded += 1 }
         renderers.forEach { $0.render(pcmBuffer: buffer) }
-        context.devices.remoteAudio(ObjectIdentifier(self), buffer)
+        context.devices.remoteAudio(ObjectIdentifier(self), buffer, senderPause: senderPause)
     }
 
     func setLevel(_ level: UInt8) {
