@@ -87,6 +87,35 @@ const done = arguments[0];
 """
 
 
+# What a publisher sends: each outbound video stream of its publish connection (a share tile that
+# does not decode then says whether the sharer encoded and sent, and what limited it).
+OUTBOUND_JS = """
+const done = arguments[0];
+(async () => {
+  const stats = await window.meetApp.meeting.channel.getStats();
+  const out = [];
+  stats.publish?.forEach((r) => {
+    if (r.type === 'outbound-rtp' && r.kind === 'video') {
+      out.push({mid: r.mid, rid: r.rid, ssrc: r.ssrc, active: r.active, packets: r.packetsSent, frames: r.framesEncoded,
+                keyFrames: r.keyFramesEncoded, plis: r.pliCount, limited: r.qualityLimitationReason, size: [r.frameWidth, r.frameHeight]});
+    }
+  });
+  done(out);
+})().catch((e) => done({error: String(e)}));
+"""
+
+
+def share_diagnostics(server, sharer):
+    """The sharer's outbound video and the server's media counters, for a share that does not decode."""
+    import urllib.request
+    try:
+        with urllib.request.urlopen(server.base + "/metrics", timeout=5) as r:
+            metrics = [line for line in r.read().decode().splitlines() if line.startswith("srtc_media") and not line.startswith("#")]
+    except Exception as error:  # the server may be gone
+        metrics = [f"(no metrics: {error})"]
+    return f"{sharer.name} sends {json.dumps(sharer.run_async(OUTBOUND_JS))}; server: {'; '.join(metrics)}"
+
+
 # Records that the reconnecting banner was shown, however briefly.
 BANNER_LATCH_JS = """
 const banner = document.getElementById('banner');
@@ -456,7 +485,10 @@ def run(server, driver):
     # Screen share: the others see the share tile decode; the host switches to the speaker view.
     bob.click("#btn-share")
     for p in (host, carol):
-        p.wait_tiles(lambda s: any(t["share"] and t["frames"] > 0 for t in s["tiles"]), "Bob's share tile decoding")
+        try:
+            p.wait_tiles(lambda s: any(t["share"] and t["frames"] > 0 for t in s["tiles"]), "Bob's share tile decoding")
+        except CheckFailed as failure:
+            raise CheckFailed(f"{failure}\n{share_diagnostics(server, bob)}") from None
     ok("Bob shares his screen and the host and Carol decode the share tile")
     host.click("#btn-people")  # close the panel for a full-width speaker view
     host.wait_true("return document.getElementById('stage').classList.contains('speaker')", "the speaker layout")

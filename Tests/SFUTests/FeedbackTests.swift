@@ -79,6 +79,51 @@ struct FeedbackTests {
         #expect(h.publisherSink.rtcpPackets.filter { $0 == expected }.count == 2)
     }
 
+    /// A publisher may drop a key-frame request: Chrome takes one per 300 ms per track, counted
+    /// from the last it took. A second subscriber arriving 150 ms after the first has its request
+    /// let through (the first one was answered) and lost there, while the publisher goes on with
+    /// delta frames (a shared screen or a camera without simulcast: no periodic key frames). The
+    /// consumer waiting for its first key frame asks again after a second, and starts on the answer.
+    /// Before, it asked once and forwarded nothing for good (the browser test's share tile with no
+    /// packet, `receipt: null`).
+    @Test func aConsumerWaitingForItsFirstKeyFrameAsksAgainUntilOneComes() throws {
+        let h = try videoHarness()
+        h.publish(Self.vp8(1, ts: 0, picture: 1, key: true))   // the answer to bob's request
+        h.advance(ms: 150)
+        let carolSink = RecordingSink()
+        try h.core.createTransport("carol/sub", router: "room", participant: "carol", sink: carolSink, now: h.now).state = .connected
+        _ = try h.core.consume("carol/cam", transport: "carol/sub", producer: "cam",
+                               parameters: H.subscriberParameters(kind: .video, ssrc: 0xCCCC), preferredLayer: nil, paused: false, now: h.now)
+        let pli = RTCPPacket.pictureLossIndication(PictureLossIndication(senderSSRC: h.publisher.rtcpSSRC, mediaSSRC: 0x2222))
+        var plis: Int { h.publisherSink.rtcpPackets.filter { $0 == pli }.count }
+        #expect(plis == 2)
+        // The publisher drops carol's request: a second of delta frames, 20 ms apart.
+        var seq: UInt16 = 2
+        func frame(key: Bool = false) {
+            h.publish(Self.vp8(seq, ts: UInt32(seq) * 1800, picture: seq, key: key))
+            seq += 1
+        }
+        for _ in 0 ..< 49 {
+            h.advance(ms: 20)
+            frame()
+            h.tick()
+        }
+        #expect(carolSink.rtp.isEmpty && plis == 2, "980 ms: still waiting, not asked again yet")
+        h.advance(ms: 20)
+        h.tick()
+        #expect(plis == 3, "asked again a second after the first request")
+        frame(key: true)
+        frame()
+        #expect(carolSink.packets.map(\.timestamp) == [51 * 1800, 52 * 1800])
+        // Started: no more asking.
+        for _ in 0 ..< 100 {
+            h.advance(ms: 20)
+            frame()
+            h.tick()
+        }
+        #expect(plis == 3 && carolSink.rtp.count == 102)
+    }
+
     @Test func gapsFromThePublisherAreNackedUpstream() throws {
         let h = try videoHarness()
         h.publish(Self.vp8(10, ts: 0, picture: 1, key: true))

@@ -34,6 +34,11 @@ struct SubscriberReport: Sendable {
 class Consumer {
     /// A cached packet older than this (µs) is not resent: by then the decoder has moved on.
     static let retransmitMaxAge: Int64 = 3_000_000
+    /// How often a consumer waiting for a key frame asks again (µs). A publisher may drop a
+    /// request: Chrome takes one per 300 ms per track, counted from the last it took, so a second
+    /// subscriber's request let through once the first was answered can be lost there; and until
+    /// a packet reaches the subscriber, its own receiver never asks.
+    static let keyFrameRetryInterval: Int64 = 1_000_000
 
     let id: ConsumerID
     /// The subscriber.
@@ -128,6 +133,10 @@ class Consumer {
     func requestKeyFrame(now: Int64) {
         if let layer = currentLayer { producer.requestKeyFrame(layer: layer, now: now) }
     }
+
+    /// Periodic work on the I/O thread (every transport tick): asking again for a key frame
+    /// still waited for (`keyFrameRetryInterval`).
+    func tick(now: Int64) {}
 
     /// Resumed: the next packet starts a new run of sequence numbers.
     func didResume(now: Int64) {

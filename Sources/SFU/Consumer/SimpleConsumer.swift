@@ -3,9 +3,12 @@ import RTCWire
 /// Forwards a single-stream producer (audio, or video without simulcast).
 ///
 /// Video starts, and restarts after a pause, on a key frame: packets before it could not be
-/// decoded and would only make the subscriber NACK and PLI. Audio starts at once.
+/// decoded and would only make the subscriber NACK and PLI; it asks for one again each
+/// `keyFrameRetryInterval` until one comes. Audio starts at once.
 final class SimpleConsumer: Consumer {
     private var waitingForKeyFrame: Bool
+    /// When a key frame was last asked for (µs).
+    private var lastKeyFrameAsk: Int64 = 0
 
     override init(id: ConsumerID, participant: ParticipantID, transport: MediaTransport, producer: Producer,
                   parameters: RTPParameters, ssrc: UInt32, paused: Bool) throws(SFUError) {
@@ -29,6 +32,19 @@ final class SimpleConsumer: Consumer {
     override func skip(_ sequenceNumber: UInt16, from stream: ProducerStream) {
         guard !paused, !waitingForKeyFrame else { return }
         sequenceNumbers.drop(sequenceNumber)
+    }
+
+    override func requestKeyFrame(now: Int64) {
+        lastKeyFrameAsk = now
+        super.requestKeyFrame(now: now)
+    }
+
+    /// Asks again while it waits for the key frame it starts on (a simulcast switch does too):
+    /// a shared screen or a camera without simulcast sends no periodic key frames, so a dropped
+    /// request would leave the subscriber without a picture for good.
+    override func tick(now: Int64) {
+        guard !paused, waitingForKeyFrame, now - lastKeyFrameAsk >= Self.keyFrameRetryInterval else { return }
+        requestKeyFrame(now: now)
     }
 
     override func didResume(now: Int64) {

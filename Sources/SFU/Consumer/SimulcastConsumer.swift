@@ -100,8 +100,8 @@ final class SimulcastConsumer: Consumer {
     func setPreferred(_ layer: Int) { preferredLayer = layer }
 
     /// Re-asks for the target's key frame while a switch waits for one.
-    func tick(now: Int64) {
-        guard !paused, let target = targetLayer, target != current, now - lastKeyFrameAsk >= 1_000_000 else { return }
+    override func tick(now: Int64) {
+        guard !paused, let target = targetLayer, target != current, now - lastKeyFrameAsk >= Self.keyFrameRetryInterval else { return }
         lastKeyFrameAsk = now
         producer.requestKeyFrame(layer: target, now: now)
     }

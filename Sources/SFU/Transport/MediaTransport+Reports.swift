@@ -19,7 +19,7 @@ extension MediaTransport {
         if !arrivals.isEmpty, now - lastFeedbackTime >= router.transportFeedbackInterval {
             sendTransportFeedback(now: now)
         }
-        for case let consumer as SimulcastConsumer in consumers { consumer.tick(now: now) }
+        for consumer in consumers { consumer.tick(now: now) }
         if now - lastReportTime >= router.reportInterval {
             lastReportTime = now
             sendReports(now: now)
