@@ -59,7 +59,8 @@ import TestWait
     /// channel over: when the members enter again through another node, the host is host, the
     /// co-host it named is co-host, mute all and the lock hold (a member may not unmute herself, a
     /// newcomer is refused until the host unlocks), a raised hand is still raised, and events
-    /// (chat) and media (audio packets, in order) flow between members on different nodes.
+    /// (chat) and media (audio packets, in order) flow between members on different nodes. A login
+    /// naming a session the dead node ran is answered `rejoin`.
     @Test func aMeetingsLiveRoomComesBackOnTheNodeThatTakesItOverAfterItsNodeDies() async throws {
         var shared = ServerConfig()
         try await TestStore.postgres.configure(&shared)
@@ -97,15 +98,22 @@ import TestWait
         a.send(SIGKILL)
         _ = try await a.waitForExit()
         for m in [alice, bob, carol] { m.socket.close() }
+        // Carol's session went with a: logging in with it through c starts a new one and says
+        // `rejoin` (the SDKs then enter again by themselves).
+        let carolSession = try #require(carol.socket.received.compactMap { try? carol.socket.data(LoginResp.self, $0) }.first).sessionId
+        let lost = try await MeetingTestSocket(url: c.meetingURL)
+        let again = try lost.data(LoginResp.self, try await lost.call(.login, LoginReq(token: c.memberToken(uid: "carol"), sessionId: carolSession)).text)
+        #expect(!again.resumed && again.rejoin == true && again.sessionId != carolSession, "\(again)")
+        lost.close()
         // Until a's registry entry expires, entering answers "retry"; then b or c runs the room.
         // Everyone comes back through c.
-        var again: Entered?
-        try await eventually(timeout: 30, "alice enters again once a is gone: \(again?.answer.text ?? "")") {
-            again?.socket.close()
-            again = try await enter("alice", via: c)
-            return again?.answer.ok == true
+        var back: Entered?
+        try await eventually(timeout: 30, "alice enters again once a is gone: \(back?.answer.text ?? "")") {
+            back?.socket.close()
+            back = try await enter("alice", via: c)
+            return back?.answer.ok == true
         }
-        let aliceBack = try #require(again)
+        let aliceBack = try #require(back)
         let aliceIn = try aliceBack.socket.data(EnterRoomResp.self, aliceBack.answer.text)
         #expect(aliceIn.room.locked && aliceIn.room.muteAll && !aliceIn.room.allowSelfUnmute, "\(aliceIn.room)")
         #expect(aliceIn.me.role == .host && aliceIn.room.hostUid == "alice")
