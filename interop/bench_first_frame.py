@@ -9,7 +9,6 @@ usage: bench_first_frame.py --url http://127.0.0.1:PORT --channel C --app-id ID 
 """
 import argparse
 import asyncio
-import json
 import os
 import statistics
 import sys
@@ -17,6 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import call, make_driver  # noqa: E402
+from aiortc_participant import AiortcParticipant  # noqa: E402
 
 
 def grant(args, uid):
@@ -31,14 +31,10 @@ def grant(args, uid):
 async def aiortc_join(args, uid):
     """Joins, subscribes to the first video track, answers the server's offers; returns the ms from
     sending `join` to the first decoded frame. ICE checks start as soon as the answer is set."""
-    import websockets
-    from aiortc import RTCPeerConnection, RTCSessionDescription
-    token = grant(args, uid)
-    ws_url = args.url.replace("http://", "ws://") + "/rtc/v1/ws"
-    pc = RTCPeerConnection()
+    participant = AiortcParticipant(args.url, grant(args, uid), sdk="aiortc-bench")
     first_frame = asyncio.get_running_loop().create_future()
 
-    @pc.on("track")
+    @participant.subscriber.on("track")
     def on_track(track):
         if track.kind != "video":
             return
@@ -49,49 +45,15 @@ async def aiortc_join(args, uid):
                 first_frame.set_result(time.perf_counter())
         asyncio.ensure_future(read())
 
-    async with websockets.connect(ws_url, max_size=None) as ws:
-        next_id = 1
-
-        async def send(kind, data):
-            nonlocal next_id
-            await ws.send(json.dumps({"id": next_id, "type": kind, "data": data}))
-            next_id += 1
-
+    try:
         start = time.perf_counter()
-        await send("join", {"token": token, "protocol": 1, "sdk": "aiortc-bench"})
-        subscribed = False
-
-        async def pump():
-            nonlocal subscribed
-            async for text in ws:
-                message = json.loads(text)
-                kind, data = message.get("type"), message.get("data") or {}
-                users = []
-                if kind == "join" and message.get("ok"):
-                    users = data.get("users", [])
-                elif kind == "user_joined":
-                    users = [data]
-                elif kind == "track_added":
-                    users = [{"tracks": [data.get("track", {})]}]
-                if not subscribed:
-                    for user in users:
-                        video = [t for t in user.get("tracks", []) if t.get("kind") == "video"]
-                        if video:
-                            subscribed = True
-                            await send("subscribe", {"track_id": video[0]["id"], "layer": "camera_big"})
-                            break
-                if kind == "subscriber_offer":
-                    await pc.setRemoteDescription(RTCSessionDescription(sdp=data["sdp"], type="offer"))
-                    await pc.setLocalDescription(await pc.createAnswer())
-                    await send("subscriber_answer", {"sdp": pc.localDescription.sdp, "revision": data["revision"]})
-
-        pumping = asyncio.ensure_future(pump())
-        try:
-            at = await asyncio.wait_for(first_frame, 10)
-            return (at - start) * 1000
-        finally:
-            pumping.cancel()
-            await pc.close()
+        await participant.join()
+        video = await participant.wait_track(lambda t: t["kind"] == "video", 10)
+        await participant.request("subscribe", {"track_id": video["id"], "layer": "camera_big"})
+        at = await asyncio.wait_for(first_frame, 10)
+        return (at - start) * 1000
+    finally:
+        await participant.close()
 
 
 def bench_aiortc(args):

@@ -126,6 +126,33 @@ class JoinBot:
         with open(self.log_path, errors="replace") as f:
             return f.read()
 
+    def stats(self, uid, desc):
+        """The last statistics line (`--stats-interval`) for `uid/desc`, "… N frames, … M packets …",
+        as (frames, packets); (0, 0) before one."""
+        import re
+        frames = packets = 0
+        for line in self.read_log().splitlines():
+            if not line.strip().startswith(f"{uid}/{desc}:"):
+                continue
+            f_match, p_match = re.search(r"(\d+) frames", line), re.search(r"(\d+) packets", line)
+            if f_match and p_match:
+                frames, packets = int(f_match.group(1)), int(p_match.group(1))
+        return frames, packets
+
+    def wait_stats(self, uid, desc, predicate, what, timeout=20):
+        """Waits until `predicate((frames, packets))` for `uid/desc`; returns them. The last ones are in the failure."""
+        last = [(0, 0)]
+
+        def check():
+            last[0] = self.stats(uid, desc)
+            return predicate(last[0])
+        try:
+            wait_until(check, what, timeout, 0.5)
+        except CheckFailed:
+            raise CheckFailed(f"{what} not reached within {timeout} s (the Swift participant: {last[0][0]} frames, "
+                              f"{last[0][1]} packets of {uid}/{desc})") from None
+        return last[0]
+
     def stop(self):
         stop_gently(self.proc)
 
@@ -139,6 +166,59 @@ def stop_gently(proc):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+# ---- The test pattern's frame-number code band (RTCMedia's TestPatternLayout.swift) ---------------
+# 2 rows × 16 cells across the top of the picture, each black (Y 16) or white (Y 235) for one bit:
+# a 24-bit frame number then an 8-bit check byte, most significant first.
+
+CODE_BLACK, CODE_WHITE = 16, 235
+
+
+def code_check(value):
+    total = (value & 0xFF) + (value >> 8 & 0xFF) * 3 + (value >> 16 & 0xFF) * 7
+    return (total & 0xFF) ^ 0x5A
+
+
+def code_bits(number):
+    word = (number & 0xFFFFFF) << 8 | code_check(number & 0xFFFFFF)
+    return [(word >> (31 - i)) & 1 == 1 for i in range(32)]
+
+
+def code_cells(width, height):
+    """(x, y, cell width, cell height) of the 32 code cells of a `width`×`height` picture."""
+    cell_w, cell_h = width // 16, max(4, height // 12)
+    return [((i % 16) * cell_w, (i // 16) * cell_h, cell_w, cell_h) for i in range(32)]
+
+
+def paint_code_band(luma, width, height, number):
+    """Writes `number`'s code band into `luma` (a bytearray of `width`×`height` luma samples)."""
+    for (x0, y0, cell_w, cell_h), bit in zip(code_cells(width, height), code_bits(number)):
+        row = bytes([CODE_WHITE if bit else CODE_BLACK]) * cell_w
+        for y in range(y0, y0 + cell_h):
+            luma[y * width + x0:y * width + x0 + cell_w] = row
+
+
+def number_from_cells(cells):
+    """The frame number of 32 cell brightnesses, or None. As TestPatternReader.swift: a cell clearly
+    dark (< 96) or bright (> 160), else unreadable."""
+    if any(96 <= c <= 160 for c in cells):
+        return None
+    word = 0
+    for c in cells:
+        word = word << 1 | (1 if c > 160 else 0)
+    value = word >> 8
+    return value if word & 0xFF == code_check(value) else None
+
+
+def read_code_band(luma, stride, width, height):
+    """The frame number in a decoded luma plane (`stride` bytes a row), from each cell's centre half."""
+    cells = []
+    for x0, y0, cell_w, cell_h in code_cells(width, height):
+        xs = range(x0 + cell_w // 4, x0 + cell_w - cell_w // 4)
+        ys = range(y0 + cell_h // 4, y0 + cell_h - cell_h // 4)
+        cells.append(sum(sum(luma[y * stride + xs.start:y * stride + xs.stop]) for y in ys) / (len(xs) * len(ys)))
+    return number_from_cells(cells)
 
 
 # ---- Browser tests -----------------------------------------------------------------------------
@@ -157,9 +237,10 @@ def expect(condition, text):
     ok(text)
 
 
-def reexec_in_loopback_namespace(script):
+def reexec_in_loopback_namespace(script, lo_address=None):
     """Re-runs `script` in a new network namespace that has only `lo` (up), so browser media
-    stays on 127.0.0.1. Returns at once when already inside one, or when `unshare -n` is not
+    stays on 127.0.0.1; `lo_address` (e.g. "10.213.0.1") is added to `lo` for clients that do not
+    gather 127.0.0.1 (aiortc). Returns at once when already inside one, or when `unshare -n` is not
     allowed (the test then runs in the current namespace)."""
     import shutil
     import sys
@@ -171,7 +252,8 @@ def reexec_in_loopback_namespace(script):
     env = dict(os.environ, SRTC_IN_NETNS="1")
     if "SRTC_BIN_DIR" not in env:  # resolve before entering the namespace (swift may want the network)
         env["SRTC_BIN_DIR"] = subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip()
-    cmd = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable, os.path.abspath(script)]
+    setup = "ip link set lo up" + (f" && ip addr add {lo_address}/32 dev lo" if lo_address else "")
+    cmd = ["unshare", "-n", "sh", "-c", setup + ' && exec "$0" "$@"', sys.executable, os.path.abspath(script)]
     sys.exit(subprocess.run(cmd, env=env).returncode)
 
 
@@ -240,6 +322,37 @@ def run_browser_test(title, run, server_args=(), driver_flags=(), wait_seconds=2
                 driver.quit()
 
 
+def run_browser_bot_test(title, run, channel, bot_uid, bot_args, prepare=None, server_args=(), wait_seconds=20):
+    """`run_browser_test` with a Swift SDK participant: `prepare(server)` (when given) runs first,
+    then `srtc join` joins `channel` as `bot_uid` with `bot_args`, then `run(server, driver, bot)`.
+    On a failure every window's events and console and the participant's log are printed."""
+    bots = []
+
+    def run_with_bot(server, driver):
+        if prepare:
+            prepare(server)
+        bots.append(JoinBot(server, channel, bot_uid, *bot_args))
+        try:
+            run(server, driver, bots[0])
+        finally:
+            bots[0].stop()
+
+    def dump(driver):
+        for index, handle in enumerate(driver.window_handles):
+            tab = Tab(driver, handle, f"window {index + 1}")
+            print(f"--- {tab.name}: events ---")
+            for event in (tab.events() or [])[-30:]:
+                print(str(event)[:300])
+            print(f"--- {tab.name}: console ---")
+            for line in tab.console()[-60:]:
+                print(line)
+        for bot in bots:
+            print("--- Swift participant (srtc join) log ---")
+            print(bot.read_log()[-6000:])
+
+    return run_browser_test(title, run_with_bot, server_args=server_args, wait_seconds=wait_seconds, dump=dump)
+
+
 def wait_until(predicate, what, timeout=20, interval=0.2):
     """Polls `predicate()` until it returns something true (returned) or `timeout` seconds pass
     (then `CheckFailed` names `what`)."""
@@ -295,6 +408,24 @@ class Tab:
     def call(self, body):
         """Runs SDK code in the page (`CALL_JS`); returns the result dict."""
         return self.run_async(CALL_JS, body)
+
+    @classmethod
+    def joined(cls, driver, server, name, channel, uid, join_js, *join_args, new_window=False):
+        """Opens the server's page (in a new window when `new_window`) and joins `channel` as `uid`
+        with `join_js` (arguments: the token, then `join_args`); returns the window's tab."""
+        if new_window:
+            driver.switch_to.new_window("window")
+        driver.get(server.base + "/")
+        tab = cls(driver, driver.current_window_handle, name)
+        joined = tab.run_async(join_js, server.channel_token(channel, uid), *join_args)
+        expect(joined["ok"], f"{name} joined {channel} as {uid} ({joined.get('error', 'ok')})")
+        return tab
+
+    def wait_remote_track(self, uid, kind, timeout=None):
+        """`uid`'s first remote track of `kind` once this page's channel knows it: {id, codec, layers}."""
+        script = (f"for (const t of ch.remoteTracks) if (t.uid === {json.dumps(uid)} && t.kind === {json.dumps(kind)}) "
+                  "return {id: t.id, codec: t.codec, layers: (t.info.layers || []).map((l) => l.desc)}; return null;")
+        return self.wait_value(lambda: self.call(script).get("value"), bool, f"{uid}'s {kind} track", timeout)
 
     def events(self):
         return self.run("return window.events || []")

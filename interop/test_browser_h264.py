@@ -1,44 +1,59 @@
 #!/usr/bin/env python3
-"""H.264 between Chromium and the Swift SDK through the SFU (RFC 6184 packetization-mode 1).
-The Swift participant (`srtc join --video-codec h264`) publishes its test pattern as an H.264
-simulcast camera (OpenH264); the browser, joined with `preferredVideoCodec: 'h264'`
-(setCodecPreferences), publishes its fake camera in H.264 too. Checks: both tracks are announced
-with `codec: "H264"`; the browser decodes the Swift participant's video on both layers with
-its H.264 decoder (the inbound codec is video/H264) and reads the frame numbers in the pixels
-(increasing, on camera_big then camera_small); the Swift participant decodes the browser's H.264.
+"""H.264 between two Chromium participants and the Swift SDK through the SFU (RFC 6184
+packetization-mode 1). The Swift participant (`srtc join --video-codec h264`) publishes its test
+pattern as an H.264 simulcast camera (OpenH264); the browser, joined with
+`preferredVideoCodec: 'h264'` (setCodecPreferences), publishes a camera in H.264 too: a canvas
+painting the same frame-number code band. Checks: the tracks are announced with `codec: "H264"`;
+a second browser (another window: a participant with peer connections of its own) decodes the
+browser's camera with its H.264 decoder (inbound codec video/H264) and reads its frame numbers in
+order; the browser decodes the Swift participant's video on both layers as H.264 and reads the
+frame numbers (increasing, on camera_big then camera_small); the Swift participant decodes the
+browser's H.264.
 
 The browser and the server run in a loopback-only network namespace when `unshare -n` is allowed.
 """
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import JoinBot, reexec_in_loopback_namespace, run_browser_test  # noqa: E402
-from srtc_test_support import SUMMARIZE_JS, expect, ok  # noqa: E402
-from test_browser_media import Tab  # noqa: E402
-from test_browser_sdk import bot_stats  # noqa: E402
+from srtc_test_support import expect, ok, reexec_in_loopback_namespace, run_browser_bot_test  # noqa: E402
+from test_browser_media import JOIN_JS, Tab  # noqa: E402
 
 CHANNEL = "h264room"
 WAIT = 30
 
-JOIN_JS = SUMMARIZE_JS + """
-const [token, done] = arguments;
-window.events = [];
-import('/sdk/srtc.js').then(async (srtc) => {
-  window.srtc = srtc;
-  const ch = new srtc.SRTCChannel({preferredVideoCodec: 'h264', logLevel: 'debug',
-                                   logger: (level, m) => console.log('[srtc ' + level + '] ' + m)});
-  window.ch = ch;
-  ch.onAny((name, ...args) => window.events.push({name, args: args.map(window.summarize)}));
-  await ch.join(location.origin, token);
-  done({ok: true, uid: ch.uid});
-}).catch((e) => done({ok: false, error: String(e), code: e.code}));
+# The test pattern's check byte (RTCMedia's TestPatternLayout.check).
+CHECK_JS = """
+const check = (v) => (((v & 0xFF) + ((v >> 8) & 0xFF) * 3 + ((v >> 16) & 0xFF) * 7) & 0xFF) ^ 0x5A;
+"""
+
+# A 640×360 canvas painting TestPatternLayout's code band (2 × 16 cells, black 16 / white 235, a
+# 24-bit number and its check byte) on mid grey, with a number one higher each frame at 30 fps:
+# the browser's camera, so that whoever decodes it can read its frame numbers.
+PATTERN_JS = CHECK_JS + """
+const canvas = document.createElement('canvas');
+canvas.width = 640; canvas.height = 360;
+const g = canvas.getContext('2d');
+const cellW = Math.floor(canvas.width / 16), cellH = Math.max(4, Math.floor(canvas.height / 12));
+let n = 1;
+const paint = () => {
+  g.fillStyle = 'rgb(128,128,128)';
+  g.fillRect(0, 0, canvas.width, canvas.height);
+  const word = ((n << 8) | check(n)) >>> 0;
+  for (let i = 0; i < 32; i++) {
+    g.fillStyle = (word >>> (31 - i)) & 1 ? 'rgb(235,235,235)' : 'rgb(16,16,16)';
+    g.fillRect((i % 16) * cellW, Math.floor(i / 16) * cellH, cellW, cellH);
+  }
+  n = (n + 1) & 0xFFFFFF;
+};
+paint();
+setInterval(paint, 33);
+window.patternTrack = canvas.captureStream(30).getVideoTracks()[0];
 """
 
 # Plays a remote video and reads the test pattern's frame number (RTCMedia's TestPatternLayout:
 # 2 × 16 cells across the top, a 24-bit number and an 8-bit check) out of every frame shown.
-READER_JS = """
+READER_JS = CHECK_JS + """
 const [trackId, done] = arguments;
 const track = window.ch.remoteTrack(trackId);
 const video = document.createElement('video');
@@ -49,7 +64,6 @@ document.body.appendChild(video);
 const canvas = document.createElement('canvas');
 const context = canvas.getContext('2d', {willReadFrequently: true});
 window.readFrames = [];
-const check = (v) => (((v & 0xFF) + ((v >> 8) & 0xFF) * 3 + ((v >> 16) & 0xFF) * 7) & 0xFF) ^ 0x5A;
 const read = () => {
   const w = video.videoWidth, h = video.videoHeight;
   if (w < 64 || h < 48) return null;
@@ -101,46 +115,51 @@ window.ch.getStats().then(({subscribe}) => {
 """
 
 
-def numbers(tab, width):
-    """The frame numbers the browser read from frames `width` wide."""
+def numbers(tab, width=None):
+    """The frame numbers the page read, in order (from frames `width` wide when given)."""
     frames = tab.run("return window.readFrames;") or []
-    return [f["n"] for f in frames if f["n"] is not None and f["w"] == width]
+    return [f["n"] for f in frames if f["n"] is not None and (width is None or f["w"] == width)]
+
+
+def subscribe_and_read(tab, track_id, what, layer=None, width=None):
+    """`tab` subscribes to `track_id` (at `layer`), plays it and must decode it as H.264 (`width`
+    wide when given) and read 20 frame numbers in order from its pixels; returns them."""
+    options = f", {{layer: '{layer}'}}" if layer else ""
+    subscribed = tab.call(f"await ch.subscribe('{track_id}'{options});")
+    expect(subscribed["ok"], f"{tab.name} subscribed to {what} ({subscribed.get('error', 'ok')})")
+    reader = tab.run_async(READER_JS, track_id)
+    expect(reader["ok"], f"{tab.name} plays {what} ({reader.get('error', 'ok')})")
+    stats = tab.wait_value(lambda: tab.run_async(INBOUND_JS),
+                           lambda s: s.get("framesDecoded", 0) > 20 and (width is None or s.get("width") == width),
+                           f"decoding {what}", timeout=WAIT)
+    expect((stats.get("mimeType") or "").lower() == "video/h264", f"{tab.name} decodes {what} as H.264 ({stats})")
+    read = tab.wait_value(lambda: numbers(tab, width), lambda n: len(n) >= 20, f"20 frame numbers read from {what}", timeout=WAIT)
+    expect(read == sorted(read) and len(set(read)) >= 15, f"{what}: frame numbers in order ({read[:5]}…{read[-5:]})")
+    ok(f"{tab.name} decodes {what}: {len(read)} frames, numbers {read[0]}…{read[-1]}")
+    return read
 
 
 def run(server, driver, bot):
-    driver.get(server.base + "/")
-    tab = Tab(driver, driver.current_window_handle, "browser")
-    joined = tab.run_async(JOIN_JS, server.channel_token(CHANNEL, "browser"))
-    expect(joined["ok"], f"the browser joined ({joined.get('error', 'ok')})")
+    tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS, {"preferredVideoCodec": "h264"})
+    tab.run(PATTERN_JS)
     published = tab.call("""
-      const {video} = await srtc.createLocalMediaTracks({audio: false, video: true});
-      const [track] = await ch.publishLocalTracks([{track: video, desc: 'camera_big'}]);
+      const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera_big'}]);
       return {id: track.id, codec: track.info?.codec ?? null};
     """)
-    expect(published["ok"], f"the browser published its camera ({published.get('error', 'ok')})")
+    expect(published["ok"], f"the browser published its numbered camera ({published.get('error', 'ok')})")
     expect((published["value"]["codec"] or "").lower() == "h264", f"the browser's camera is published as H.264 ({published['value']})")
 
-    deadline = time.time() + WAIT
-    video = None
-    while time.time() < deadline and not video:
-        video = tab.call("for (const t of ch.remoteTracks) if (t.uid === 'swiftbot' && t.kind === 'video') "
-                         "return {id: t.id, codec: t.codec, layers: t.info.layers.map((l) => l.desc)}; return null;").get("value")
-        time.sleep(0.2)
-    expect(video, "the browser sees the Swift participant's video track")
+    # Another browser (a second window: a participant with peer connections of its own) decodes it.
+    viewer = Tab.joined(driver, server, "the second browser", CHANNEL, "viewer", JOIN_JS, new_window=True)
+    camera = viewer.wait_remote_track("browser", "video", timeout=WAIT)
+    expect((camera["codec"] or "").lower() == "h264", f"the second browser sees the camera announced as H.264 ({camera})")
+    subscribe_and_read(viewer, camera["id"], "the browser's camera")
+
+    tab.focus()
+    video = tab.wait_remote_track("swiftbot", "video", timeout=WAIT)
     expect((video["codec"] or "").lower() == "h264" and video["layers"] == ["camera_big", "camera_small"],
            f"the Swift participant's camera is announced as H.264 simulcast ({video})")
-
-    subscribed = tab.call(f"await ch.subscribe('{video['id']}', {{layer: 'camera_big'}});")
-    expect(subscribed["ok"], f"the browser subscribed ({subscribed.get('error', 'ok')})")
-    reader = tab.run_async(READER_JS, video["id"])
-    expect(reader["ok"], f"the remote video plays ({reader.get('error', 'ok')})")
-    stats = tab.wait_value(lambda: tab.run_async(INBOUND_JS), lambda s: s.get("framesDecoded", 0) > 20 and s.get("width") == 640,
-                           "decoding camera_big", timeout=WAIT)
-    expect((stats.get("mimeType") or "").lower() == "video/h264", f"the browser decodes H.264 ({stats})")
-    tab.wait_value(lambda: numbers(tab, 640), lambda n: len(n) >= 20, "20 frame numbers read on camera_big", timeout=WAIT)
-    big = numbers(tab, 640)
-    expect(big == sorted(big) and len(set(big)) >= 15, f"camera_big frame numbers increase ({big[:5]}…{big[-5:]})")
-    ok(f"the browser decodes the Swift participant's H.264 camera_big: {len(big)} frames, numbers {big[0]}…{big[-1]}")
+    big = subscribe_and_read(tab, video["id"], "the Swift participant's camera_big", layer="camera_big", width=640)
 
     switched = tab.call(f"await ch.setLayer('{video['id']}', 'camera_small');")
     expect(switched["ok"], f"switched to camera_small ({switched.get('error', 'ok')})")
@@ -149,35 +168,15 @@ def run(server, driver, bot):
     expect(small == sorted(small) and small[0] >= big[-1], f"camera_small numbers continue ({small[:5]}…{small[-5:]})")
     ok(f"the browser decodes the H.264 camera_small layer: numbers {small[0]}…{small[-1]}")
 
-    deadline = time.time() + WAIT
-    frames = (0, 0)
-    while time.time() < deadline and frames[0] <= 20:
-        frames = bot_stats(bot.log_path, "browser", "camera_big")
-        time.sleep(0.5)
-    expect(frames[0] > 20, f"the Swift participant decodes the browser's H.264 ({frames[0]} frames)")
-    ok(f"the Swift participant decodes the browser's H.264 camera ({frames[0]} frames)")
+    frames, _ = bot.wait_stats("browser", "camera_big", lambda s: s[0] > 20, "the Swift participant decoding the browser's H.264", WAIT)
+    ok(f"the Swift participant decodes the browser's H.264 camera ({frames} frames)")
 
 
 def main():
     reexec_in_loopback_namespace(__file__)
-    bots = []
-
-    def run_with_bot(server, driver):
-        bots.append(JoinBot(server, CHANNEL, "swiftbot", "--video-codec", "h264", "--size", "640x360", "--audio", "none",
-                            "--duration", "120", "--stats-interval", "1"))
-        try:
-            run(server, driver, bots[0])
-        finally:
-            bots[0].stop()
-
-    def dump(driver):
-        for line in Tab(driver, driver.current_window_handle, "browser").console()[-60:]:
-            print(line)
-        for bot in bots:
-            print("--- Swift participant (srtc join) log ---")
-            print(bot.read_log()[-6000:])
-
-    return run_browser_test("H.264 between Chromium and the Swift SDK", run_with_bot, wait_seconds=WAIT, dump=dump)
+    return run_browser_bot_test("H.264 between Chromium, a second browser and the Swift SDK", run, CHANNEL, "swiftbot",
+                                ("--video-codec", "h264", "--size", "640x360", "--audio", "none", "--duration", "120",
+                                 "--stats-interval", "1"), wait_seconds=WAIT)
 
 
 if __name__ == "__main__":

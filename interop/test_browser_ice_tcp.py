@@ -15,13 +15,10 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import JoinBot, free_port, reexec_in_loopback_namespace, run_browser_test  # noqa: E402
-from srtc_test_support import expect, ok  # noqa: E402
+from srtc_test_support import expect, free_port, ok, reexec_in_loopback_namespace, run_browser_bot_test  # noqa: E402
 from test_browser_media import JOIN_JS, Tab  # noqa: E402
-from test_browser_sdk import bot_stats  # noqa: E402
 
 CHANNEL = "icetcp"
 WAIT = 30
@@ -60,10 +57,7 @@ def block_udp(port):
 
 
 def run(server, driver, bot, tcp_port, dropped):
-    driver.get(server.base + "/")
-    tab = Tab(driver, driver.current_window_handle, "browser")
-    joined = tab.run_async(JOIN_JS, server.channel_token(CHANNEL, "browser"))
-    expect(joined["ok"], f"the browser joined ({joined.get('error', 'ok')})")
+    tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS)
     published = tab.call("""
       const {video} = await srtc.createLocalMediaTracks({audio: false, video: true});
       const [track] = await ch.publishLocalTracks([{track: video, desc: 'camera_big'}]);
@@ -71,13 +65,8 @@ def run(server, driver, bot, tcp_port, dropped):
     """)
     expect(published["ok"], f"the browser published its camera ({published.get('error', 'ok')})")
 
-    deadline = time.time() + WAIT
-    video = None
-    while time.time() < deadline and not video:
-        video = tab.call("for (const t of ch.remoteTracks) if (t.uid === 'swiftbot' && t.kind === 'video') return t.id; return null;").get("value")
-        time.sleep(0.2)
-    expect(video, "the browser sees the Swift participant's video track")
-    subscribed = tab.call(f"await ch.subscribe('{video}');")
+    video = tab.wait_remote_track("swiftbot", "video", timeout=WAIT)
+    subscribed = tab.call(f"await ch.subscribe('{video['id']}');")
     expect(subscribed["ok"], f"the browser subscribed to it ({subscribed.get('error', 'ok')})")
     stats = tab.wait_stats(lambda s: (s.get("video") or {}).get("framesDecoded", 0) > 10,
                            "decoding the Swift participant's video over ICE-TCP", timeout=WAIT)
@@ -89,12 +78,8 @@ def run(server, driver, bot, tcp_port, dropped):
         expect(pair.get("protocol") == "tcp" and pair.get("port") == tcp_port,
                f"the browser's {side} connection uses the server's TCP candidate ({pair})")
 
-    deadline = time.time() + WAIT
-    frames = (0, 0)
-    while time.time() < deadline and frames[0] <= 10:
-        frames = bot_stats(bot.log_path, "browser", "camera_big")
-        time.sleep(0.5)
-    expect(frames[0] > 10, f"the Swift participant decodes the browser's VP8 over ICE-TCP ({frames[0]} frames)")
+    frames, _ = bot.wait_stats("browser", "camera_big", lambda s: s[0] > 10, "the Swift participant decoding the browser's VP8", WAIT)
+    ok(f"the Swift participant decodes the browser's VP8 over ICE-TCP ({frames} frames)")
     expect(dropped() > 0, f"UDP to the media port was tried and dropped ({dropped()} datagrams)")
 
 
@@ -104,26 +89,11 @@ def main():
         print("skipped: blocking UDP needs a network namespace of its own (run as root)")
         return 0
     tcp_port = free_port()
-    bots = []
-
-    def run_blocked(server, driver):
-        dropped = block_udp(server.udp_port)
-        bots.append(JoinBot(server, CHANNEL, "swiftbot", "--size", "320x180", "--audio", "none", "--duration", "120",
-                            "--stats-interval", "1"))
-        try:
-            run(server, driver, bots[0], tcp_port, dropped)
-        finally:
-            bots[0].stop()
-
-    def dump(driver):
-        for line in Tab(driver, driver.current_window_handle, "browser").console()[-60:]:
-            print(line)
-        for bot in bots:
-            print("--- Swift participant (srtc join) log ---")
-            print(bot.read_log()[-6000:])
-
-    return run_browser_test("ICE-TCP with UDP blocked", run_blocked, server_args=("--ice-tcp-port", str(tcp_port)),
-                            wait_seconds=WAIT, dump=dump)
+    dropped = []  # set by prepare: the UDP rule is in place before anyone joins
+    return run_browser_bot_test("ICE-TCP with UDP blocked", lambda server, driver, bot: run(server, driver, bot, tcp_port, dropped[0]),
+                                CHANNEL, "swiftbot", ("--size", "320x180", "--audio", "none", "--duration", "120", "--stats-interval", "1"),
+                                prepare=lambda server: dropped.append(block_udp(server.udp_port)),
+                                server_args=("--ice-tcp-port", str(tcp_port)), wait_seconds=WAIT)
 
 
 if __name__ == "__main__":

@@ -26,55 +26,22 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import CheckFailed, dump_browsers, expect, ok, reexec_in_loopback_namespace, run_browser_test  # noqa: E402
+from srtc_test_support import number_from_cells, paint_code_band  # noqa: E402
 from test_browser_media import Tab  # noqa: E402
 
 WAIT = 30
 WIDTH, HEIGHT, FPS, FRAMES = 640, 360, 15, 45
 FIRST_NUMBER = 7000
 
-# ---- The test pattern's code band (TestPatternLayout.swift) --------------------------------------
-
-COLUMNS, ROWS, BLACK, WHITE = 16, 2, 16, 235
-
-
-def check_byte(value):
-    total = (value & 0xFF) + (value >> 8 & 0xFF) * 3 + (value >> 16 & 0xFF) * 7
-    return (total & 0xFF) ^ 0x5A
-
-
-def code_bits(number):
-    word = (number & 0xFFFFFF) << 8 | check_byte(number & 0xFFFFFF)
-    return [(word >> (31 - i)) & 1 == 1 for i in range(32)]
-
-
-def number_from_bits(bits):
-    word = 0
-    for bit in bits:
-        word = word << 1 | (1 if bit else 0)
-    value = word >> 8
-    return value if word & 0xFF == check_byte(value) else None
-
-
-def number_from_cells(cells):
-    """As TestPatternReader.swift: a cell clearly dark (< 96) or bright (> 160), else unreadable."""
-    if any(96 <= c <= 160 for c in cells):
-        return None
-    return number_from_bits([c > 160 for c in cells])
-
 
 def write_pattern_y4m(path):
     """FRAMES frames of WIDTH×HEIGHT numbered from FIRST_NUMBER: the code band on mid grey."""
-    cell_w, cell_h = WIDTH // COLUMNS, max(4, HEIGHT // 12)
     with open(path, "wb") as f:
         f.write(f"YUV4MPEG2 W{WIDTH} H{HEIGHT} F{FPS}:1 Ip A1:1 C420jpeg\n".encode())
         chroma = bytes([128]) * (WIDTH // 2 * HEIGHT // 2)
         for n in range(FRAMES):
             luma = bytearray([128]) * (WIDTH * HEIGHT)
-            for index, bit in enumerate(code_bits(FIRST_NUMBER + n)):
-                x0, y0 = (index % COLUMNS) * cell_w, (index // COLUMNS) * cell_h
-                row = bytes([WHITE if bit else BLACK]) * cell_w
-                for y in range(y0, y0 + cell_h):
-                    luma[y * WIDTH + x0:y * WIDTH + x0 + cell_w] = row
+            paint_code_band(luma, WIDTH, HEIGHT, FIRST_NUMBER + n)
             f.write(b"FRAME\n" + bytes(luma) + chroma + chroma)
 
 

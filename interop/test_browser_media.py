@@ -28,12 +28,13 @@ WAIT_SECONDS = 20
 CHANNEL = "mediaroom"
 
 
+# Arguments: the token, then optionally more SRTCChannel options (e.g. {preferredVideoCodec: 'h264'}).
 JOIN_JS = SUMMARIZE_JS + """
-const [token, done] = arguments;
+const args = [...arguments], done = args.pop(), [token, options = {}] = args;
 window.events = [];
 import('/sdk/srtc.js').then(async (srtc) => {
   window.srtc = srtc;
-  const ch = new srtc.SRTCChannel({logLevel: 'debug', logger: (level, m) => console.log('[srtc ' + level + '] ' + m)});
+  const ch = new srtc.SRTCChannel({logLevel: 'debug', logger: (level, m) => console.log('[srtc ' + level + '] ' + m), ...options});
   window.ch = ch;
   ch.onAny((name, ...args) => window.events.push({name, args: args.map(window.summarize)}));
   await ch.join(location.origin, token);

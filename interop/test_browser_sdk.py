@@ -14,54 +14,23 @@ Runs in a loopback-only network namespace when `unshare -n` is allowed, like the
 """
 import base64
 import os
-import re
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import ROOT, JoinBot, Server  # noqa: E402
-from srtc_test_support import CheckFailed, expect, make_driver, ok, reexec_in_loopback_namespace  # noqa: E402
+from srtc_test_support import expect, ok, reexec_in_loopback_namespace, run_browser_bot_test, wait_until  # noqa: E402
 from test_browser_media import JOIN_JS, Tab  # noqa: E402
 
 CHANNEL = "mixed"
 WAIT = 25
 
 
-def grant(server, uid):
-    return server.channel_token(CHANNEL, uid)
-
-
-def bot_stats(log_path, uid, desc):
-    """The last statistics line `uid/desc: … N frames, M packets …` of the bot, as (frames, packets)."""
-    frames = packets = 0
-    with open(log_path, errors="replace") as f:
-        for line in f:
-            if not line.strip().startswith(f"{uid}/{desc}:"):
-                continue
-            f_match, p_match = re.search(r"(\d+) frames", line), re.search(r"(\d+) packets", line)
-            if f_match and p_match:
-                frames, packets = int(f_match.group(1)), int(p_match.group(1))
-    return frames, packets
-
-
 def run(server, driver, bot):
-    bot_log = bot.log_path
-    driver.get(server.base + "/")
-    tab = Tab(driver, driver.current_window_handle, "browser")
-    joined = tab.run_async(JOIN_JS, grant(server, "browser"))
-    expect(joined["ok"], f"the browser joined {CHANNEL} ({joined.get('error', 'ok')})")
+    tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS)
 
     # The Swift participant's tracks arrive as didAddTrack (it may have joined first).
-    deadline = time.time() + WAIT
-    tracks = {}
-    while time.time() < deadline and len(tracks) < 2:
-        tracks = tab.call("""
-          const out = {};
-          for (const t of ch.remoteTracks) if (t.uid === 'swiftbot') out[t.kind] = t.id;
-          return out;
-        """).get("value") or {}
-        time.sleep(0.2)
-    expect(set(tracks) == {"audio", "video"}, f"the browser sees the Swift participant's audio and video tracks ({tracks})")
+    tracks = {kind: tab.wait_remote_track("swiftbot", kind, timeout=WAIT)["id"] for kind in ("audio", "video")}
+    ok(f"the browser sees the Swift participant's audio and video tracks ({tracks})")
     for kind in ("video", "audio"):
         result = tab.call(f"await ch.subscribe('{tracks[kind]}');")
         expect(result["ok"], f"the browser subscribed to the Swift {kind} ({result.get('error', 'ok')})")
@@ -78,13 +47,8 @@ def run(server, driver, bot):
     """)
     expect(published["ok"], f"the browser published its fake camera (simulcast) and microphone ({published.get('error', 'ok')})")
 
-    deadline = time.time() + WAIT
-    video = audio = (0, 0)
-    while time.time() < deadline:
-        video, audio = bot_stats(bot_log, "browser", "camera_big"), bot_stats(bot_log, "browser", "mic")
-        if video[0] > 10 and audio[1] > 20:
-            break
-        time.sleep(0.5)
+    video = bot.wait_stats("browser", "camera_big", lambda s: s[0] > 10 and s[1] > 0, "the Swift participant decoding the browser's VP8", WAIT)
+    audio = bot.wait_stats("browser", "mic", lambda s: s[1] > 20, "the Swift participant receiving the browser's Opus", WAIT)
     expect(video[0] > 10 and video[1] > 0, f"the Swift participant decodes the browser's VP8 ({video[0]} frames, {video[1]} packets)")
     expect(audio[1] > 20, f"the Swift participant receives the browser's Opus ({audio[1]} packets)")
     data_checks(server, driver, bot)
@@ -103,13 +67,7 @@ try {
 
 
 def wait_for(predicate, what):
-    deadline = time.time() + WAIT
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise CheckFailed(f"{what} not reached within {WAIT} s")
+    return wait_until(predicate, what, WAIT, 0.1)
 
 
 def data_checks(server, driver, bot):
@@ -158,37 +116,8 @@ def data_checks(server, driver, bot):
 
 def main():
     reexec_in_loopback_namespace(__file__)
-    driver = None
-    bot = None
-    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"))) as server:
-        try:
-            bot = JoinBot(server, CHANNEL, "swiftbot", "--size", "320x180", "--duration", "120", "--stats-interval", "1",
-                          "--echo-data")
-            driver = make_driver(WAIT + 10)
-            run(server, driver, bot)
-            print("browser and Swift SDK: all checks passed")
-            return 0
-        except Exception as error:
-            print(f"FAIL: {type(error).__name__}: {error}")
-            if driver:
-                tab = Tab(driver, driver.current_window_handle, "browser")
-                print("--- browser events ---")
-                for event in tab.events()[-40:]:
-                    print(str(event)[:300])
-                print("--- browser console ---")
-                for line in tab.console()[-60:]:
-                    print(line)
-            print("--- Swift participant (srtc join) log ---")
-            if bot:
-                print(bot.read_log()[-6000:])
-            print("--- server log ---")
-            print(server.read_log()[-6000:])
-            return 1
-        finally:
-            if bot:
-                bot.stop()
-            if driver:
-                driver.quit()
+    return run_browser_bot_test("browser and Swift SDK", run, CHANNEL, "swiftbot",
+                                ("--size", "320x180", "--duration", "120", "--stats-interval", "1", "--echo-data"), wait_seconds=WAIT)
 
 
 if __name__ == "__main__":

@@ -210,6 +210,9 @@ struct LoopbackPeers {
         #expect(await a.serverDelegate.waitFor { $0.states.last == .connected })
         #expect(await serverDelegate.waitFor { $0.states.last == .connected })
         let p1 = SRTPTests.rtp(seq: 1, ssrc: 0xA1), p2 = SRTPTests.rtp(seq: 1, ssrc: 0xB2)
+        // Both clients too: a DTLS server is done when it sends its Finished, the client only when that
+        // flight arrives (RFC 6347 §4.2.4), and a client without SRTP keys drops what it is asked to send.
+        #expect(await a.clientDelegate.waitFor { $0.states.last == .connected })
         #expect(await clientDelegate.waitFor { $0.states.last == .connected })
         a.client.execute { t in p1.withUnsafeBytes { _ = t.sendRTP($0) } }
         client2.execute { t in p2.withUnsafeBytes { _ = t.sendRTP($0) } }

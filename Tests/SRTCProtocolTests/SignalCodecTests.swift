@@ -73,6 +73,22 @@ import TestRandom
         #expect(SignalCodec.encode(.event(.reconnect(ReconnectNotice(reason: "node_draining")))) == #"{"data":{"reason":"node_draining"},"type":"reconnect"}"#)
     }
 
+    /// docs/protocol.md, TrackInfo (issue 14's doc findings): a track without simulcast says
+    /// `"layers": []`, `codec` is the encoding name as in the answer's `a=rtpmap` (`H264`, not
+    /// lowered), and optional fields whose value is null are left out, never sent as `null`.
+    @Test func aSingleStreamTrackHasNoLayersAndNullFieldsAreLeftOut() {
+        let track = TrackInfo(id: "TR_2", uid: "bob", kind: .video, desc: "camera_big", codec: "H264")
+        let joined = SignalCodec.encode(.event(.userJoined(UserInfo(uid: "bob", joinedAt: 1, tracks: [track]))))
+        #expect(joined.contains(#""layers":[]"#) && joined.contains(#""codec":"H264""#))
+        #expect(!joined.contains("nickname") && !joined.contains("custom"))
+        let channel = SignalCodec.encode(.event(.channelUpdated(ChannelInfo(channel: "c", createdAt: 1, userCount: 2))))
+        #expect(!channel.contains("metadata"))
+        let layered = TrackInfo(id: "TR_3", uid: "bob", kind: .video, desc: "camera_big", layers: [SimulcastLayer(rid: "h", desc: "camera_big")])
+        let added = SignalCodec.encode(.event(.trackAdded(TrackEvent(uid: "bob", track: layered))))
+        #expect(!added.contains("max_bitrate") && !added.contains("width") && !added.contains("codec"))
+        for text in [joined, channel, added] { #expect(!text.contains("null"), "\(text)") }
+    }
+
     @Test(arguments: events)
     func serverMessagesRoundTrip(_ message: ServerMessage) throws {
         #expect(try SignalCodec.decodeServerMessage(SignalCodec.encode(message)) == message)

@@ -43,7 +43,7 @@ public struct TrackInfo: Codable, Sendable, Equatable {
     public var muted: Bool
     /// Simulcast layers, best first; empty for a single-stream track.
     public var layers: [SimulcastLayer]
-    /// Codec name (`opus`, `VP8`).
+    /// Codec name as in the answer's `a=rtpmap`: `opus`, `VP8` or `H264` (compare case-insensitively).
     public var codec: String?
 
     public init(id: String, uid: String, kind: TrackKind, desc: String, muted: Bool = false, layers: [SimulcastLayer] = [], codec: String? = nil) {
