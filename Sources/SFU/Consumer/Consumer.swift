@@ -134,8 +134,12 @@ class Consumer {
         if let layer = currentLayer { producer.requestKeyFrame(layer: layer, now: now) }
     }
 
-    /// Periodic work on the I/O thread (every transport tick): asking again for a key frame
-    /// still waited for (`keyFrameRetryInterval`).
+    /// When `tick` asks again for a key frame still waited for (µs); nil when none is waited for.
+    /// The transport's timers wake for it (`MediaTransport.nextTimer`).
+    var nextKeyFrameAsk: Int64? { nil }
+
+    /// Periodic work on the I/O thread, from the transport's timers: asking again for a key frame
+    /// still waited for, once `nextKeyFrameAsk` has come.
     func tick(now: Int64) {}
 
     /// Resumed: the next packet starts a new run of sequence numbers.
@@ -149,6 +153,7 @@ class Consumer {
         guard value != paused else { return }
         paused = value
         if !value { didResume(now: now) }
+        transport.wakeTimers()  // a simulcast consumer's key-frame re-ask depends on it
     }
 
     // MARK: - Sending

@@ -37,13 +37,19 @@ final class SimpleConsumer: Consumer {
     override func requestKeyFrame(now: Int64) {
         lastKeyFrameAsk = now
         super.requestKeyFrame(now: now)
+        transport.wakeTimers()  // the re-ask (`nextKeyFrameAsk`) may be due before the transport's next timer
     }
 
-    /// Asks again while it waits for the key frame it starts on (a simulcast switch does too):
+    /// While it waits for the key frame it starts on, it asks again (a simulcast switch does too):
     /// a shared screen or a camera without simulcast sends no periodic key frames, so a dropped
     /// request would leave the subscriber without a picture for good.
+    override var nextKeyFrameAsk: Int64? {
+        guard !paused, waitingForKeyFrame else { return nil }
+        return lastKeyFrameAsk + Self.keyFrameRetryInterval
+    }
+
     override func tick(now: Int64) {
-        guard !paused, waitingForKeyFrame, now - lastKeyFrameAsk >= Self.keyFrameRetryInterval else { return }
+        guard let due = nextKeyFrameAsk, now >= due else { return }
         requestKeyFrame(now: now)
     }
 
