@@ -45,12 +45,23 @@ public final class MeetingModule: ServerModule {
 
     public var webSocketPaths: [String] { [Self.webSocketPath] }
 
-    /// Every connection is accepted; it must `login` with a member token within 10 s.
+    /// Every connection is accepted (until this node drained, `handOff`); it must `login` with a
+    /// member token within 10 s.
     public func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision {
+        if service.handedOff {
+            // A client moving off this node must reach another one (docs/deploy.md, "Drain and failover").
+            var refusal = APIRouter.error(.internalError, "this node is draining; connect to another node", now: MeetingService.now())
+            refusal.status = 503
+            return .reject(refusal)
+        }
         let configuration = WebSocketConfiguration(maxMessageSize: MeetingCodec.maxMessageBytes, pingInterval: .seconds(15))
         return .accept(configuration: configuration) { [service] socket in
             MeetingSocketHandler(socket: socket, service: service).start()
         }
+    }
+
+    public func handOff() async {
+        await service.handOff()
     }
 
     public func shutdown() async {
@@ -62,7 +73,7 @@ public final class MeetingModule: ServerModule {
     /// the meeting's current members, each to the channel of the (sub-)meeting it is in.
     public func admits(_ key: ChannelKey, uid: String) async -> Bool? {
         guard let (meetingId, _) = MeetingRoom.parseChannel(key.name) else { return nil }
-        guard let room = service.rooms.existing(appId: key.appId, meetingId: meetingId) else { return false }
+        guard let room = await service.room(forChannelOf: meetingId, appId: key.appId, uid: uid) else { return false }
         return await room.admits(uid, to: key)
     }
 
@@ -71,7 +82,7 @@ public final class MeetingModule: ServerModule {
     /// screen or captures a view; nothing else (docs/meeting-protocol.md, "Media rules").
     public func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict? {
         guard let (meetingId, _) = MeetingRoom.parseChannel(key.name) else { return nil }
-        guard let room = service.rooms.existing(appId: key.appId, meetingId: meetingId) else { return .refuse("the meeting is not live") }
+        guard let room = await service.room(forChannelOf: meetingId, appId: key.appId, uid: uid) else { return .refuse("the meeting is not live") }
         return await room.mayPublish(uid: uid, on: key, track: track)
     }
 }

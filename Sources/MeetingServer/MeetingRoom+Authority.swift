@@ -13,20 +13,22 @@ extension MeetingRoom {
 
     /// Whether `uid` may publish `track` on `key` now (docs/meeting-protocol.md, "Media rules").
     func mayPublish(uid: String, on key: ChannelKey, track: PublishTrack) -> PublishVerdict {
-        guard let m = members[uid] else { return .refuse("not in the meeting") }
-        guard channelKey(for: m.info.subMeetingId) == key else { return .refuse("this channel is not the one of your (sub-)meeting") }
+        // A member of the room on its previous node publishes again as it did there, before its
+        // meeting session is back (`+Record`).
+        guard let info = members[uid]?.info ?? returning[uid] else { return .refuse("not in the meeting") }
+        guard channelKey(for: info.subMeetingId) == key else { return .refuse("this channel is not the one of your (sub-)meeting") }
         switch track.desc {
         case Self.micDesc:
             guard track.kind == .audio else { return .refuse("mic must be an audio track") }
-            guard m.info.micState == .on else { return .refuse("your microphone is closed in the meeting: request_open_mic first") }
+            guard info.micState == .on else { return .refuse("your microphone is closed in the meeting: request_open_mic first") }
         case Self.cameraDesc:
             guard track.kind == .video else { return .refuse("camera_big must be a video track") }
             guard room.mode != .voice else { return .refuse("a voice meeting has no video") }
-            guard m.info.cameraState == .on else { return .refuse("your camera is closed in the meeting: request_open_camera first") }
+            guard info.cameraState == .on else { return .refuse("your camera is closed in the meeting: request_open_camera first") }
         case Self.screenDesc:
             guard track.kind == .video else { return .refuse("screen must be a video track") }
             guard room.mode != .voice else { return .refuse("a voice meeting has no video") }
-            guard Self.holdsScreen(m.info) else { return .refuse("only the member sharing the screen (or capturing a view) may publish screen") }
+            guard Self.holdsScreen(info) else { return .refuse("only the member sharing the screen (or capturing a view) may publish screen") }
         default:
             return .refuse("a meeting channel carries only mic, camera_big and screen tracks")
         }

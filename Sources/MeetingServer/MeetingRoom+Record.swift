@@ -38,6 +38,19 @@ extension MeetingRoom {
         info.drawDisabled = kept.drawDisabled
     }
 
+    /// The members of the previous node's room that did not enter again within `seconds` (the
+    /// grace period of their sessions) exit `disconnected`, as they would have on that node; those
+    /// who entered again in time saw them in the room (their SDK keeps the members it knew).
+    func expireReturning(after seconds: Int) async {
+        try? await Task.sleep(for: .seconds(seconds))
+        guard !closed else { return }
+        let away = returning.values.filter { members[$0.uid] == nil }.sorted { $0.uid < $1.uid }
+        returning = [:]
+        for info in away { broadcast(.userExited, UserExitedEvent(user: info, reason: .disconnected)) }
+        recordChanged()
+        closeIfDeserted()
+    }
+
     /// Something changed (every change sends an event): the record is written once the change
     /// is complete, after the actor's current job.
     func recordChanged() {
@@ -46,7 +59,7 @@ extension MeetingRoom {
         Task { self.writeRecord() }
     }
 
-    private func writeRecord() {
+    func writeRecord() {
         recordPending = false
         guard let records, !closed, let json = try? JSONEncoder().encode(record) else { return }
         records.save(record: json, key: MeetingRoomRecord.key(appId: appId, meetingId: meetingId))

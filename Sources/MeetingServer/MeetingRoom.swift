@@ -100,10 +100,12 @@ actor MeetingRoom {
     /// `true` while `uid` is in the meeting (entered, not exited or removed), not when waiting.
     func hasMember(_ uid: String) -> Bool { members[uid] != nil }
 
-    /// Whether `uid` may join the SRTC channel `key`: a member, in that (sub-)meeting.
+    /// Whether `uid` may join the SRTC channel `key`: a member, in that (sub-)meeting; or a member
+    /// of the room on its previous node not back yet, whose SRTC session moves here before its
+    /// meeting session (`+Record`).
     func admits(_ uid: String, to key: ChannelKey) -> Bool {
-        guard let m = members[uid] else { return false }
-        return channelKey(for: m.info.subMeetingId) == key
+        guard let info = members[uid]?.info ?? returning[uid] else { return false }
+        return channelKey(for: info.subMeetingId) == key
     }
 
     static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -142,7 +144,9 @@ actor MeetingRoom {
     func enter(uid: String, nickname: String, password: String?, connection: MeetingConnection) throws(MeetingErrorBody) -> EnterRoomResp {
         guard !closed else { throw MeetingErrorBody(.meetingClosed, "the meeting has ended") }
         let role = roleOnEntry(uid)
-        if uid != meeting.hostUid, role == .member {
+        // A member the room had on its previous node comes back (`+Record`): lock, password,
+        // invitation and waiting room let it through, as they did when it first entered.
+        if uid != meeting.hostUid, role == .member, returning[uid] == nil {
             if room.locked { throw MeetingErrorBody(.roomLocked, "the room is locked") }
             switch meeting.attendType {
             case .open: break
@@ -247,6 +251,27 @@ actor MeetingRoom {
         for sub in subMeetings { commands.enqueue(.close(channelKey(for: sub.id))) }
         commands.enqueue(.close(channelKey))
         await commands.flush()
+        onEmpty(self)
+    }
+
+    /// This node drains: the room's record is written as it is now and the room closes without
+    /// a word to anyone (its members enter again on the room's next node, which starts from the
+    /// record). Their stays here end in the attendance.
+    func handOff() {
+        guard !closed else { return }
+        recordPending = false
+        writeRecord()
+        closed = true
+        endTimers()
+        for (uid, m) in members {
+            store.recordExit(m.attendanceId, reason: .disconnected)
+            m.connection.removed(from: self)
+            members[uid] = nil
+        }
+        for (uid, w) in waiting {
+            w.connection.removed(from: self)
+            waiting[uid] = nil
+        }
         onEmpty(self)
     }
 

@@ -13,9 +13,13 @@ final class MeetingRoomManager: Sendable {
     private let maxMembers: Int
     /// On a cluster: where rooms keep their records (`MeetingRoom+Record`).
     private let records: ClusterPlacement?
+    /// How long a room made from a record waits for its previous members (their sessions' grace).
+    private let returnSeconds: Int
 
-    init(store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int, records: ClusterPlacement? = nil) {
+    init(store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int, records: ClusterPlacement? = nil,
+         returnSeconds: Int = 20) {
         self.records = records
+        self.returnSeconds = returnSeconds
         self.store = store
         self.signer = signer
         self.channels = channels
@@ -38,6 +42,7 @@ final class MeetingRoomManager: Sendable {
                 self?.forget(room, key: key)
             }
             rooms[key] = r
+            if record != nil { Task { [returnSeconds] in await r.expireReturning(after: returnSeconds) } }
             // A `.mix` meeting has a server-side composite from its start (the egress module makes it).
             if meeting.mode == .mix {
                 Task { [channels] in await channels.startComposite(r.channelKey, uid: MeetingMode.mixCompositeUid) }

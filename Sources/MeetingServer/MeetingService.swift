@@ -4,6 +4,7 @@ import RTCNet
 import SMeetingProtocol
 import SRTCProtocol
 import SRTCServer
+import Synchronization
 
 /// What the meeting WebSocket and the signed meeting routes share: the store, the live rooms,
 /// member-token checks and SRTC channel grants.
@@ -29,6 +30,7 @@ final class MeetingService: Sendable {
     let tokenLeewaySeconds: Int64
     /// Where meetings' channels run, on a cluster node: a meeting's live room runs there too.
     let cluster: ClusterPlacement?
+    private let handingOff = Atomic<Bool>(false)
 
     struct MemberKey: Hashable, Sendable {
         let appId: String
@@ -47,7 +49,7 @@ final class MeetingService: Sendable {
         self.apps = apps
         self.graceSeconds = graceSeconds
         self.rooms = MeetingRoomManager(store: store, signer: ChannelGrantSigner(apps: apps), channels: channels, maxMembers: maxMembers,
-                                        records: cluster)
+                                        records: cluster, returnSeconds: graceSeconds)
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
@@ -83,13 +85,7 @@ final class MeetingService: Sendable {
             throw MeetingErrorBody(.meetingClosed, "the meeting is \(meeting.status.rawValue)")
         }
         for _ in 0..<3 {
-            // A room this node makes may continue one another node ran (it died or drained).
-            var record: MeetingRoomRecord?
-            if let cluster, rooms.existing(appId: appId, meetingId: meeting.meetingId) == nil,
-               let json = await cluster.record(key: MeetingRoomRecord.key(appId: appId, meetingId: meeting.meetingId)) {
-                record = try? JSONDecoder().decode(MeetingRoomRecord.self, from: json)
-            }
-            let room = rooms.room(appId: appId, meeting: meeting, record: record)
+            let room = await room(appId: appId, meeting: meeting)
             do {
                 let response = try await room.enter(uid: uid, nickname: req.nickname ?? nickname, password: req.password, connection: connection)
                 return (room, response)
@@ -101,6 +97,30 @@ final class MeetingService: Sendable {
             }
         }
         throw MeetingErrorBody(.internalError, "the meeting is closing; retry")
+    }
+
+    /// The live room of `meeting`, made when absent: from the room's record when another node ran
+    /// it before (it died or drained, docs/deploy.md "Drain and failover").
+    func room(appId: String, meeting: MeetingInfo) async -> MeetingRoom {
+        if let room = rooms.existing(appId: appId, meetingId: meeting.meetingId) { return room }
+        return rooms.room(appId: appId, meeting: meeting, record: await roomRecord(appId: appId, meetingId: meeting.meetingId))
+    }
+
+    /// The record another node kept of a meeting's live room, if any.
+    private func roomRecord(appId: String, meetingId: String) async -> MeetingRoomRecord? {
+        guard let cluster, let json = await cluster.record(key: MeetingRoomRecord.key(appId: appId, meetingId: meetingId)) else { return nil }
+        return try? JSONDecoder().decode(MeetingRoomRecord.self, from: json)
+    }
+
+    /// The live room a meeting channel's join or publish asks about. On a cluster, a member's
+    /// SRTC session may reach the node that took the meeting's channel over before its meeting
+    /// session enters again there: the room is then made from its record, if `uid` was in it.
+    func room(forChannelOf meetingId: String, appId: String, uid: String) async -> MeetingRoom? {
+        if let room = rooms.existing(appId: appId, meetingId: meetingId) { return room }
+        guard let record = await roomRecord(appId: appId, meetingId: meetingId), record.members.contains(where: { $0.uid == uid }),
+              let meeting = try? store.meeting(appId: appId, meetingId: meetingId),
+              meeting.status == .scheduled || meeting.status == .ongoing else { return nil }
+        return rooms.room(appId: appId, meeting: meeting, record: record)
     }
 
     /// The live room of a meeting of `appId`, or `not_found` (nobody in it).
@@ -142,6 +162,23 @@ final class MeetingService: Sendable {
         if m.hostUid != uid { m.password = nil }
         return m
     }
+
+    /// This node drains (docs/deploy.md, "Drain and failover"): every live room writes its record
+    /// and closes without anyone exiting, every session ends here without leaving its meeting (its
+    /// record stays) and its socket closes with 1012. The clients log in again through another
+    /// node, are answered `rejoin` and enter again, on the node that now runs the meeting's
+    /// channel, where the room starts from its record: nobody is told `disconnected`.
+    func handOff() async {
+        handingOff.store(true, ordering: .relaxed)
+        for room in rooms.all {
+            await room.handOff()
+            await cluster?.release(room.channelKey)
+        }
+        for session in sessions.all { session.release(closing: WebSocketCloseCode(rawValue: 1012), reason: "node draining") }
+    }
+
+    /// Whether this node handed its meetings off (it refuses new meeting WebSockets).
+    var handedOff: Bool { handingOff.load(ordering: .relaxed) }
 
     /// Ends every live meeting's sessions (server shutdown), without marking meetings ended.
     func shutdown() async {

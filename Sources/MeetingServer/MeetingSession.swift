@@ -36,14 +36,19 @@ final class MeetingSession: MeetingConnection, Sendable {
     let service: MeetingService
     let state: Mutex<State>
 
-    init(id: String, appId: String, uid: String, nickname: String, socket: WebSocket, service: MeetingService) {
+    /// - Parameter nextSeq: the number of its next event (a session taken over from another node
+    ///   continues that node's numbering).
+    init(id: String, appId: String, uid: String, nickname: String, socket: WebSocket, service: MeetingService, nextSeq: Int = 1) {
         self.id = id
         self.appId = appId
         self.uid = uid
         self.nickname = nickname
         self.service = service
-        state = Mutex(State(socket: socket))
+        state = Mutex(State(socket: socket, nextSeq: nextSeq))
     }
+
+    /// The number its next event gets.
+    var nextSeq: Int { state.withLock { $0.nextSeq } }
 
     var room: MeetingRoom? { state.withLock { $0.room } }
 
@@ -118,7 +123,22 @@ final class MeetingSession: MeetingConnection, Sendable {
         }
         guard !wasEnded else { return }
         service.sessions.forget(self)
+        service.forgetSessionRecord(id)
         if let room { await room.exit(uid: uid, connection: self, reason: reason) }
+    }
+
+    /// Ends the session here without ending it for the cluster: no exit from its room, and its
+    /// record stays (it moved to another node, or this node drains and its client is told to
+    /// come back through another one: `rejoin`). `code` closes the socket, if any (1012 on a drain).
+    func release(closing code: WebSocketCloseCode? = nil, reason: String = "") {
+        let socket = state.withLock { s -> WebSocket? in
+            s.ended = true
+            s.room = nil
+            cancelGraceTimer(&s)
+            return s.socket
+        }
+        service.sessions.forget(self)
+        if let code { socket?.close(code: code, reason: reason) }
     }
 
     /// The grace period of drop number `drop` passed without a resume. A resume that came as

@@ -13,8 +13,8 @@ import Synchronization
 final class MeetingSocketHandler: Sendable {
     private struct State {
         var session: MeetingSession?
-        /// The `login` that admitted this socket (sent again to a meeting's node when relaying).
-        var login: String?
+        /// The `login` that admitted this socket (its token logs in at a meeting's node when relaying).
+        var login: LoginReq?
         /// The meeting's node's socket, once this node relays the session (`+Relay`).
         var upstream: WebSocket?
     }
@@ -68,8 +68,7 @@ final class MeetingSocketHandler: Sendable {
         do throws(MeetingErrorBody) {
             let session = state.withLock { $0.session }
             if type == .login, session == nil {
-                try login(id: id, MeetingCodec.payload(LoginReq.self, from: text))
-                state.withLock { $0.login = text }
+                try await login(id: id, MeetingCodec.payload(LoginReq.self, from: text), text: text)
                 return
             }
             guard let session else { throw MeetingErrorBody(.wrongState, "send login first") }
@@ -86,39 +85,61 @@ final class MeetingSocketHandler: Sendable {
     private func respond(_ text: String) { socket.send(text: text) }
 
     /// On a cluster, a meeting's live room runs on the node that runs its channel
-    /// (`mt_<meeting_id>`): entering a meeting another node runs relays this socket there, with
-    /// the `login` that admitted it (whose answer the client already has) and the `enter_room`;
-    /// the local session ends. `false` when the meeting runs here (or on a single node).
+    /// (`mt_<meeting_id>`): entering a meeting another node runs hands the session to that node
+    /// and relays this socket there. The session's record names that node first (`handoff`), then
+    /// the node gets a `login` with the session's id (whose answer the client does not see: it has
+    /// one) and takes the session over under that id, and then the `enter_room`; the local
+    /// session ends without leaving anything. `false` when the meeting runs here (or on a single node).
     private func relayToMeetingsNode(_ text: String, session: MeetingSession) async throws(MeetingErrorBody) -> Bool {
         guard let cluster = service.cluster, let login = state.withLock({ $0.login }) else { return false }
         let req = try MeetingCodec.payload(MeetingEnterReq.self, from: text)
         let meeting = try service.store.meeting(appId: session.appId, ref: MeetingRef(meetingId: req.meetingId, roomNo: req.roomNo))
         let channel = ChannelKey(appId: session.appId, name: MeetingRoom.channelName(meeting.meetingId))
-        let node: String?
+        let node: NodeInfo?
         do { node = try await cluster.node(running: channel) } catch {
             throw MeetingErrorBody(.internalError, "no node can take the meeting: \(error)")
         }
         guard let node else { return false }
-        let loginId = (try? MeetingCodec.head(of: login))?.id
+        do {
+            try await service.handOffSession(session.id, appId: session.appId, uid: session.uid, to: node.id, nextSeq: session.nextSeq)
+        } catch {
+            throw MeetingErrorBody(.internalError, "the meeting's node cannot be reached; retry")
+        }
+        let loginId = 0
+        let takeOver = MeetingCodec.request(id: loginId, type: .login, LoginReq(token: login.token, sessionId: session.id))
         let skip: @Sendable (String) -> Bool = { answer in
             guard let head = try? MeetingCodec.head(of: answer) else { return false }
             return head.type == MeetingRequestType.login.rawValue && head.id == loginId
         }
-        guard let upstream = await WebSocketRelay.open(nodeURL: node, path: MeetingModule.webSocketPath, sending: [login, text], to: socket,
-                                                       maxMessageSize: MeetingCodec.maxMessageBytes, skip: skip) else {
+        guard let upstream = await WebSocketRelay.open(nodeURL: node.httpURL, path: MeetingModule.webSocketPath, sending: [takeOver, text],
+                                                       to: socket, maxMessageSize: MeetingCodec.maxMessageBytes, skip: skip) else {
+            // The session stays here; its record names it here again.
+            service.recordSession(session)
             throw MeetingErrorBody(.internalError, "the meeting's node cannot be reached; retry")
         }
         state.withLock {
             $0.upstream = upstream
             $0.session = nil
         }
-        await session.end(reason: .exit)
+        session.release()
+        return true
+    }
+
+    /// Relays this socket, from its `login` (`text`) on, to the node at `nodeURL` that runs the
+    /// session the login names; `false` when that node cannot be reached.
+    private func relayLogin(_ text: String, to nodeURL: String) async -> Bool {
+        guard let upstream = await WebSocketRelay.open(nodeURL: nodeURL, path: MeetingModule.webSocketPath, sending: [text], to: socket,
+                                                       maxMessageSize: MeetingCodec.maxMessageBytes) else { return false }
+        state.withLock { $0.upstream = upstream }
         return true
     }
 
     /// Logs in: resumes the session `session_id` names when it is this member's and still kept
-    /// with every event after `last_seq`; otherwise starts a new session (ending the old one).
-    private func login(id: Int, _ req: LoginReq) throws(MeetingErrorBody) {
+    /// with every event after `last_seq`; otherwise starts a new session (ending the old one). On
+    /// a cluster, a session another node runs is resumed there (this socket is relayed to it, the
+    /// `login` included); one whose node is gone is answered `rejoin` (docs/meeting-protocol.md,
+    /// "Resuming a session").
+    private func login(id: Int, _ req: LoginReq, text: String) async throws(MeetingErrorBody) {
         // Not on a cluster: a meeting's node gets the logins of every client another node relays
         // from that node's address, and would hold them all to one address's rate.
         if service.cluster == nil, let address = socket.remoteAddress, !service.addressLogins.admits(address.with(port: 0)) {
@@ -127,21 +148,37 @@ final class MeetingSocketHandler: Sendable {
         let claims = try service.verifyMember(req.token)
         let nickname = claims.member?.nickname.flatMap { $0.isEmpty ? nil : $0 } ?? claims.sub
         let now = MeetingRoom.nowMilliseconds()
-        if let sessionId = req.sessionId, let old = service.sessions.find(sessionId), old.appId == claims.iss, old.uid == claims.sub {
-            let answer = LoginResp(uid: old.uid, nickname: old.nickname, serverTime: now, sessionId: old.id, resumed: true,
-                                   reconnectGraceSeconds: service.graceSeconds)
-            if old.resume(on: socket, lastSeq: req.lastSeq ?? 0, response: MeetingCodec.success(id: id, type: "login", answer)) {
-                state.withLock { $0.session = old }
-                return
+        var rejoin = false, nextSeq = 1, sessionId: String?
+        if let requested = req.sessionId {
+            if let old = service.sessions.find(requested), old.appId == claims.iss, old.uid == claims.sub {
+                let answer = LoginResp(uid: old.uid, nickname: old.nickname, serverTime: now, sessionId: old.id, resumed: true,
+                                       reconnectGraceSeconds: service.graceSeconds)
+                if old.resume(on: socket, lastSeq: req.lastSeq ?? 0, response: MeetingCodec.success(id: id, type: "login", answer)) {
+                    state.withLock { $0.session = old; $0.login = req }
+                    return
+                }
+                old.closeSocket(reason: "session could not be resumed")
+                Task { await old.end(reason: .disconnected) }
+            } else if let cluster = service.cluster, let record = await service.sessionRecord(requested, appId: claims.iss, uid: claims.sub) {
+                if record.node == cluster.nodeId, record.handoff == true {
+                    // Another node hands the session over (it relays this socket here).
+                    sessionId = requested
+                    nextSeq = record.nextSeq ?? 1
+                } else if record.node != cluster.nodeId, let url = await cluster.liveNodeURL(id: record.node), await relayLogin(text, to: url) {
+                    return
+                } else {
+                    // Its node drained, died or lost it: a new session, and the client enters again.
+                    rejoin = true
+                }
             }
-            old.closeSocket(reason: "session could not be resumed")
-            Task { await old.end(reason: .disconnected) }
         }
-        let session = MeetingSession(id: "MS" + SecureRandom.string(count: 20), appId: claims.iss, uid: claims.sub, nickname: nickname,
-                                     socket: socket, service: service)
+        let session = MeetingSession(id: sessionId ?? "MS" + SecureRandom.string(count: 20), appId: claims.iss, uid: claims.sub,
+                                     nickname: nickname, socket: socket, service: service, nextSeq: nextSeq)
         service.sessions.add(session)
-        state.withLock { $0.session = session }
+        service.recordSession(session)
+        state.withLock { $0.session = session; $0.login = req }
         respond(MeetingCodec.success(id: id, type: "login", LoginResp(uid: claims.sub, nickname: nickname, serverTime: now, sessionId: session.id,
+                                                                        resumed: sessionId != nil, rejoin: rejoin ? true : nil,
                                                                         reconnectGraceSeconds: service.graceSeconds)))
     }
 

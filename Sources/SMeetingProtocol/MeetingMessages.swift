@@ -64,18 +64,24 @@ public struct LoginReq: Codable, Sendable {
 }
 
 /// `login` answer. `resumed` says whether the session `session_id` named was resumed (the
-/// events it missed follow, in order); `reconnect_grace_seconds` is how long the server keeps a
-/// session whose connection dropped.
+/// events it missed follow, in order); `rejoin` (only with `resumed: false`) that the session was
+/// lost with the server node that ran it (it drained or died), not ended: a new session started,
+/// and a client that was in a meeting (or its waiting room) enters it again, where it gets its
+/// place back. `reconnect_grace_seconds` is how long the server keeps a session whose connection
+/// dropped.
 public struct LoginResp: Codable, Sendable, Equatable {
     public var uid: String
     public var nickname: String
     public var serverTime: Int64
     public var sessionId: String
     public var resumed: Bool
+    /// `true`, or absent.
+    public var rejoin: Bool?
     public var reconnectGraceSeconds: Int
-    public init(uid: String, nickname: String, serverTime: Int64, sessionId: String, resumed: Bool = false, reconnectGraceSeconds: Int) {
+    public init(uid: String, nickname: String, serverTime: Int64, sessionId: String, resumed: Bool = false, rejoin: Bool? = nil,
+                reconnectGraceSeconds: Int) {
         self.uid = uid; self.nickname = nickname; self.serverTime = serverTime
-        self.sessionId = sessionId; self.resumed = resumed; self.reconnectGraceSeconds = reconnectGraceSeconds
+        self.sessionId = sessionId; self.resumed = resumed; self.rejoin = rejoin; self.reconnectGraceSeconds = reconnectGraceSeconds
     }
 }
 

@@ -3,6 +3,7 @@ import MeetingServer
 import RTCNet
 import SMeetingProtocol
 import SRTCProtocol
+import SRTCServer
 import Synchronization
 import TestWait
 
@@ -22,6 +23,20 @@ extension TestServer {
 
     /// The meeting WebSocket.
     public var meetingURL: String { "ws://127.0.0.1:\(app.httpPort)\(MeetingModule.webSocketPath)" }
+
+    /// Cluster nodes with the meeting backend, in this process, named `ids`, on one fresh
+    /// PostgreSQL database and one fresh `redis-server` (both started by the test support);
+    /// returns them and the Redis URL.
+    public static func meetingCluster(_ ids: [String]) async throws -> (nodes: [TestServer], redisURL: String) {
+        var shared = ServerConfig()
+        try await TestStore.postgres.configure(&shared)
+        let databaseURL = shared.databaseURL
+        let redisURL = try await TestRedis.freshURL()
+        let nodes = try ids.map { id in
+            try TestServer(modules: [MeetingModule.factory]) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = id }
+        }
+        return (nodes, redisURL)
+    }
 }
 
 /// The meeting WebSocket's protocol-level client: the envelope client IM tests use too, with the

@@ -76,7 +76,7 @@ import Testing
         let chat = ChatMessage(messageId: "M", from: "bob", fromNickname: "Bob", to: "alice", text: "hi", timestamp: 1)
         let update = MeetingUpdateReq(title: "T", mode: .voice, attendType: .open, password: "p", conferee: ["bob"], planTime: 1, planDur: 1, waitingRoom: true)
         let payloads: [any Encodable & Sendable] = [
-            LoginReq(token: "t", sessionId: "MS", lastSeq: 1), LoginResp(uid: "bob", nickname: "Bob", serverTime: 1, sessionId: "MS", reconnectGraceSeconds: 20),
+            LoginReq(token: "t", sessionId: "MS", lastSeq: 1), LoginResp(uid: "bob", nickname: "Bob", serverTime: 1, sessionId: "MS", rejoin: true, reconnectGraceSeconds: 20),
             MeetingCreateReq(title: "T", type: .appointment, password: "p", conferee: ["bob"], planTime: 1, planDur: 1, waitingRoom: true),
             UpdateRoomReq(meetingId: "MT", update: update), MeetingRef(meetingId: "MT", roomNo: "123456789"), PageReq(page: 1, pageSize: 20),
             MeetingPage(list: [meeting], page: 1, pageSize: 20, total: 1),

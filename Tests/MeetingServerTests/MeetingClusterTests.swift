@@ -15,14 +15,8 @@ import TestWait
 /// another node are relayed there, and the backend's calls on any node act on that room.
 @Suite struct MeetingClusterTests {
     @Test func membersOnDifferentNodesMeetAndTheBackendReachesThemFromAnyNode() async throws {
-        var shared = ServerConfig()
-        try await TestStore.postgres.configure(&shared)
-        let databaseURL = try #require(shared.databaseURL)
-        let redisURL = try await TestRedis.freshURL()
-        func node(_ id: String) throws -> TestServer {
-            try TestServer(modules: [MeetingModule.factory]) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = id }
-        }
-        let a = try node("a"), b = try node("b"), c = try node("c")
+        let nodes = try await TestServer.meetingCluster(["a", "b", "c"]).nodes
+        let a = nodes[0], b = nodes[1], c = nodes[2]
 
         // Created through c (stored in PostgreSQL): every node knows it.
         let (created, meeting) = try await c.call("/server/v1/meeting/create", ["host_uid": "alice", "title": "Cluster"])
@@ -65,7 +59,8 @@ import TestWait
     /// channel over: when the members enter again through another node, the host is host, the
     /// co-host it named is co-host, mute all and the lock hold (a member may not unmute herself, a
     /// newcomer is refused until the host unlocks), a raised hand is still raised, and events
-    /// (chat) and media (audio packets, in order) flow between members on different nodes.
+    /// (chat) and media (audio packets, in order) flow between members on different nodes. A login
+    /// naming a session the dead node ran is answered `rejoin`.
     @Test func aMeetingsLiveRoomComesBackOnTheNodeThatTakesItOverAfterItsNodeDies() async throws {
         var shared = ServerConfig()
         try await TestStore.postgres.configure(&shared)
@@ -103,15 +98,22 @@ import TestWait
         a.send(SIGKILL)
         _ = try await a.waitForExit()
         for m in [alice, bob, carol] { m.socket.close() }
+        // Carol's session went with a: logging in with it through c starts a new one and says
+        // `rejoin` (the SDKs then enter again by themselves).
+        let carolSession = try #require(carol.socket.received.compactMap { try? carol.socket.data(LoginResp.self, $0) }.first).sessionId
+        let lost = try await MeetingTestSocket(url: c.meetingURL)
+        let again = try lost.data(LoginResp.self, try await lost.call(.login, LoginReq(token: c.memberToken(uid: "carol"), sessionId: carolSession)).text)
+        #expect(!again.resumed && again.rejoin == true && again.sessionId != carolSession, "\(again)")
+        lost.close()
         // Until a's registry entry expires, entering answers "retry"; then b or c runs the room.
         // Everyone comes back through c.
-        var again: Entered?
-        try await eventually(timeout: 30, "alice enters again once a is gone: \(again?.answer.text ?? "")") {
-            again?.socket.close()
-            again = try await enter("alice", via: c)
-            return again?.answer.ok == true
+        var back: Entered?
+        try await eventually(timeout: 30, "alice enters again once a is gone: \(back?.answer.text ?? "")") {
+            back?.socket.close()
+            back = try await enter("alice", via: c)
+            return back?.answer.ok == true
         }
-        let aliceBack = try #require(again)
+        let aliceBack = try #require(back)
         let aliceIn = try aliceBack.socket.data(EnterRoomResp.self, aliceBack.answer.text)
         #expect(aliceIn.room.locked && aliceIn.room.muteAll && !aliceIn.room.allowSelfUnmute, "\(aliceIn.room)")
         #expect(aliceIn.me.role == .host && aliceIn.room.hostUid == "alice")
@@ -139,20 +141,153 @@ import TestWait
         let aliceMedia = try await MediaTestClient(server: c, uid: "alice", token: try #require(aliceIn.rtc).token)
         let bobGrant = try #require(try bobBack.socket.data(EnterRoomResp.self, bobBack.answer.text).rtc)
         let bobMedia = try await MediaTestClient(server: b, uid: "bob", token: bobGrant.token)
-        let tracks = try await aliceMedia.publish(audioSSRC: 0xA11C_E002)
-        let audio = try #require(tracks.first { $0.kind == .audio })
-        try await bobMedia.subscribe(audio.id)
-        let publisher = try MediaTestPublisher(client: aliceMedia, audioSSRC: 0xA11C_E002)
-        try await publisher.run(seconds: 1.5, video: false)
-        try await bobMedia.waitForMediaToSettle()
-        let ssrc = try #require(bobMedia.announcedSSRC(of: audio.id))
-        let packets = try #require(bobMedia.subscribeEndpoint?.packets(ssrc: ssrc))
-        #expect(packets.count > 40, "bob got \(packets.count) of ~75 audio packets")
-        #expect(zip(packets, packets.dropFirst()).allSatisfy { $1.sequenceNumber == $0.sequenceNumber &+ 1 })
+        try await expectAudio(from: aliceMedia, to: bobMedia, ssrc: 0xA11C_E002)
 
         aliceMedia.close()
         bobMedia.close()
         for m in [aliceBack, bobBack, carolBack, dave] { m.socket.close() }
+        await c.stop()
+        await b.stop()
+    }
+
+    /// Three in-process nodes on one PostgreSQL and one Redis, and a meeting stored there.
+    private func threeNodes(title: String) async throws -> (a: TestServer, b: TestServer, c: TestServer, meetingId: String, redisURL: String) {
+        let (nodes, redisURL) = try await TestServer.meetingCluster(["a", "b", "c"])
+        let (created, meeting) = try await nodes[2].call("/server/v1/meeting/create", ["host_uid": "alice", "title": title])
+        #expect(created == 200)
+        return (nodes[0], nodes[1], nodes[2], try #require(meeting["meeting_id"] as? String), redisURL)
+    }
+
+    /// `from` publishes audio for 1.5 s; `to` must receive most of its packets, in order.
+    private func expectAudio(from: MediaTestClient, to: MediaTestClient, ssrc publisherSSRC: UInt32) async throws {
+        let tracks = try await from.publish(audioSSRC: publisherSSRC)
+        let audio = try #require(tracks.first { $0.kind == .audio })
+        try await to.subscribe(audio.id)
+        let publisher = try MediaTestPublisher(client: from, audioSSRC: publisherSSRC)
+        try await publisher.run(seconds: 1.5, video: false)
+        try await to.waitForMediaToSettle()
+        let ssrc = try #require(to.announcedSSRC(of: audio.id))
+        let packets = try #require(to.subscribeEndpoint?.packets(ssrc: ssrc))
+        #expect(packets.count > 40, "got \(packets.count) of ~75 audio packets")
+        #expect(zip(packets, packets.dropFirst()).allSatisfy { $1.sequenceNumber == $0.sequenceNumber &+ 1 })
+    }
+
+    /// The `seq` of the last event `socket` received.
+    private func lastSeq(_ socket: MeetingTestSocket) -> Int {
+        socket.received.compactMap { try? MeetingCodec.head(of: $0) }.compactMap(\.seq).max() ?? 0
+    }
+
+    /// A member whose meeting WebSocket reached node b (which relays it to a, where the meeting
+    /// runs) loses it and comes back through node c: c relays the `login` to a, which resumes the
+    /// same session with what it missed. Nobody saw the member leave; chat and audio flow.
+    @Test func aMemberWhoseSocketBreaksResumesItsSessionThroughAnotherNode() async throws {
+        let (a, b, c, meetingId, redisURL) = try await threeNodes(title: "Resume")
+        // Alice enters through a (all idle: the meeting's channel, and its room, go to a).
+        let alice = try await MeetingTestSocket(url: a.meetingURL)
+        try await alice.login(a.memberToken(uid: "alice"))
+        let aliceIn = try await alice.call(.enterRoom, MeetingEnterReq(meetingId: meetingId))
+        #expect(aliceIn.ok, "\(aliceIn.text)")
+        // Bob logs in on b, and enters: b hands his session to a and relays the socket there.
+        let bob = try await MeetingTestSocket(url: b.meetingURL)
+        let login = try bob.data(LoginResp.self, try await bob.call(.login, LoginReq(token: b.memberToken(uid: "bob"))).text)
+        let bobIn = try await bob.call(.enterRoom, MeetingEnterReq(meetingId: meetingId))
+        #expect(bobIn.ok, "\(bobIn.text)")
+        let redis = try RedisClient(url: redisURL)
+        try await eventually("bob's session record names a") {
+            let json = try redis.command(["GET", "srtc:record:meeting-session:\(login.sessionId)"]).text ?? ""
+            return json.contains(#""node":"a""#) && !json.contains("handoff")
+        }
+        #expect(try await alice.call(.raiseHand).ok)
+        let raised = try await bob.waitEvent(.userChanged)
+        #expect(raised.contains(#""seq":1"#), "a continues the session's numbering: \(raised)")
+        let seen = lastSeq(bob)
+
+        // Bob's socket breaks; meanwhile alice writes.
+        bob.close()
+        _ = try await bob.closed()
+        #expect(try await alice.call(.sendChat, ChatReq(text: "while you were away")).ok)
+
+        // Back through c, with the session and the last event handled: resumed, the chat follows.
+        let back = try await MeetingTestSocket(url: c.meetingURL)
+        let resumed = try back.data(LoginResp.self, try await back.call(.login, LoginReq(token: c.memberToken(uid: "bob"), sessionId: login.sessionId,
+                                                                                          lastSeq: seen)).text)
+        #expect(resumed.resumed && resumed.sessionId == login.sessionId && resumed.rejoin == nil, "\(resumed)")
+        let missed = try await back.waitEvent(.chat)
+        #expect(missed.contains("while you were away") && missed.contains("\"seq\":\(seen + 1)"), "\(missed)")
+        // Still in the meeting, with his state: a chat from him reaches alice.
+        #expect(try await back.call(.sendChat, ChatReq(text: "back through c")).ok)
+        _ = try await alice.wait("bob's chat") { $0.first { $0.contains("back through c") } }
+        #expect(!alice.events.contains("user_exited"), "\(alice.events)")
+
+        // Audio flows in the meeting's channel: alice publishes through a, bob receives through c.
+        #expect(try await alice.call(.requestOpenMic, OpenReq()).ok)
+        let aliceMedia = try await MediaTestClient(server: a, uid: "alice", token: try #require(try alice.data(EnterRoomResp.self, aliceIn.text).rtc).token)
+        let bobMedia = try await MediaTestClient(server: c, uid: "bob", token: try #require(try bob.data(EnterRoomResp.self, bobIn.text).rtc).token)
+        try await expectAudio(from: aliceMedia, to: bobMedia, ssrc: 0xA11C_E003)
+
+        aliceMedia.close()
+        bobMedia.close()
+        for s in [alice, back] { s.close() }
+        await c.stop()
+        await b.stop()
+        await a.stop()
+    }
+
+    /// Draining the node that runs a meeting (`SIGTERM`) moves its members without telling them
+    /// they were disconnected: their sockets close (1012 on that node, 1001 through a relaying
+    /// node), their login through another node answers `rejoin`, and entering again puts them back
+    /// in the room on its new node with their roles and states, the lock letting them in.
+    @Test func drainingTheMeetingsNodeMovesItsMembersWithoutDisconnectingThem() async throws {
+        let (a, b, c, meetingId, redisURL) = try await threeNodes(title: "Drain")
+        let alice = try await MeetingTestSocket(url: a.meetingURL)
+        let aliceLogin = try alice.data(LoginResp.self, try await alice.call(.login, LoginReq(token: a.memberToken(uid: "alice"))).text)
+        #expect(try await alice.call(.enterRoom, MeetingEnterReq(meetingId: meetingId)).ok)
+        let bob = try await MeetingTestSocket(url: b.meetingURL)
+        let bobLogin = try bob.data(LoginResp.self, try await bob.call(.login, LoginReq(token: b.memberToken(uid: "bob"))).text)
+        #expect(try await bob.call(.enterRoom, MeetingEnterReq(meetingId: meetingId)).ok)
+        #expect(try await bob.call(.raiseHand).ok)
+        #expect(try await alice.call(.adminLockRoom, PolicyReq(allow: true)).ok)
+        let redis = try RedisClient(url: redisURL)
+        try await eventually("the room's record, locked, with bob's hand raised") {
+            let json = try redis.command(["GET", "srtc:record:meeting:\(TestServer.appId)/\(meetingId)"]).text ?? ""
+            return json.contains(#""locked":true"#) && json.contains(#""handRaised":true"#)
+        }
+
+        await a.app.drain(deadline: .zero)
+        #expect(try await alice.closed() == 1012)
+        _ = try await bob.closed()
+        #expect(!alice.events.contains("disconnected") && !bob.events.contains("disconnected"), "\(alice.events) \(bob.events)")
+        #expect(!alice.events.contains("user_exited") && !bob.events.contains("user_exited"))
+
+        // Back through c and b: their sessions went with a, so each gets a new one and `rejoin`.
+        let alice2 = try await MeetingTestSocket(url: c.meetingURL)
+        let aliceAgain = try alice2.data(LoginResp.self, try await alice2.call(.login, LoginReq(token: c.memberToken(uid: "alice"), sessionId: aliceLogin.sessionId,
+                                                                                                lastSeq: lastSeq(alice))).text)
+        #expect(!aliceAgain.resumed && aliceAgain.rejoin == true && aliceAgain.sessionId != aliceLogin.sessionId, "\(aliceAgain)")
+        let aliceIn = try await alice2.call(.enterRoom, MeetingEnterReq(meetingId: meetingId))
+        #expect(aliceIn.ok, "\(aliceIn.text)")
+        let aliceRoom = try alice2.data(EnterRoomResp.self, aliceIn.text)
+        #expect(aliceRoom.me.role == .host && aliceRoom.room.locked)
+        let bob2 = try await MeetingTestSocket(url: b.meetingURL)
+        let bobAgain = try bob2.data(LoginResp.self, try await bob2.call(.login, LoginReq(token: b.memberToken(uid: "bob"), sessionId: bobLogin.sessionId,
+                                                                                            lastSeq: lastSeq(bob))).text)
+        #expect(!bobAgain.resumed && bobAgain.rejoin == true, "\(bobAgain)")
+        // The lock lets him in: he was in the room.
+        let bobIn = try await bob2.call(.enterRoom, MeetingEnterReq(meetingId: meetingId))
+        #expect(bobIn.ok, "\(bobIn.text)")
+        let bobRoom = try bob2.data(EnterRoomResp.self, bobIn.text)
+        #expect(bobRoom.me.handRaised && Set(bobRoom.users.map(\.uid)) == ["alice", "bob"])
+        // A newcomer is still held by the lock.
+        let dave = try await MeetingTestSocket(url: c.meetingURL)
+        try await dave.login(c.memberToken(uid: "dave"))
+        #expect(try await dave.call(.enterRoom, MeetingEnterReq(meetingId: meetingId)).error?.code == MeetingErrorCode.roomLocked.rawValue)
+        // Events flow on the room's new node; nobody was reported exited.
+        #expect(try await bob2.call(.sendChat, ChatReq(text: "after the drain")).ok)
+        _ = try await alice2.wait("bob's chat") { $0.first { $0.contains("after the drain") } }
+        #expect(!alice2.events.contains("user_exited") && !alice2.events.contains("disconnected"))
+
+        for s in [alice2, bob2, dave] { s.close() }
+        await a.stop()
         await c.stop()
         await b.stop()
     }

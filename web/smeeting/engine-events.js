@@ -58,8 +58,12 @@ function roomEvent(engine, type, data) {
   switch (type) {
     case 'user_entered': {
       const user = userInfo(data.user);
+      const known = engine._users.has(user.uid);
       engine._users.set(user.uid, user);
-      engine.emit('userDidEnter', { user });
+      // A member I still list enters again after its server node drained or died (the session
+      // was lost with it and `rejoin` brought the member back): it never left.
+      if (known) engine.emit('userInfoDidChange', { user, fields: [], by: null });
+      else engine.emit('userDidEnter', { user });
       break;
     }
     case 'user_exited': {

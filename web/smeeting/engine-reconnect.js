@@ -2,12 +2,15 @@
 // meeting: the server keeps the session for its grace period (docs/meeting-protocol.md, "Resuming
 // a session"), so the SDK opens a new WebSocket and logs in with the session id and the last event
 // it handled; the server sends what was missed, in order, and I never left the meeting for the
-// others. The meeting's SRTC channel is untouched meanwhile (it resumes its own session when its
+// others. A session lost with the server node that ran it (a cluster node drained or died: the
+// login answers `rejoin`) is replaced by the new one, which enters the meeting again by itself.
+// The meeting's SRTC channel is untouched meanwhile (it resumes its own session when its
 // WebSocket drops: docs/sdk-web.md, Reconnection); a channel that ends while I am still in the
 // meeting is joined again. The engine's `connectionState` tells the app which it is.
 
 import { SMeetingError, MeetingErrorCode } from './errors.js';
 import { ExitReason } from './models.js';
+import { applyEnterSnapshot, handleMeetingEvent } from './engine-events.js';
 
 /** Refusals after which trying again cannot help. */
 const FATAL_CODES = new Set([MeetingErrorCode.invalidToken, MeetingErrorCode.tokenExpired, MeetingErrorCode.tokenNotYetValid]);
@@ -53,6 +56,10 @@ async function attempt(engine, r) {
   engine._reconnect = null;
   engine._client = client;
   engine._nickname = response.nickname;
+  if (!response.resumed && response.rejoin && (engine._room !== null || engine._waiting !== null)) {
+    await rejoin(engine, r, client, response);
+    return;
+  }
   if (!response.resumed) {
     // A new session: the old one ended (grace period over, or the server restarted), and with it
     // my place in the meeting. The login itself is good.
@@ -65,6 +72,69 @@ async function attempt(engine, r) {
   }
   if (r.exitAfterResume) client.request('exit_room').catch(() => {});
   // The missed events follow the answer on this socket and are applied as they come.
+  engine._updateState();
+  engine.emit('meetingDidReconnect', { room: engine._room, waitingRoom: engine._waiting });
+}
+
+/** Refusals of the entry again that a later attempt may not meet (the meeting's node is not ready yet). */
+const RETRY_CODES = new Set([MeetingErrorCode.internalError, MeetingErrorCode.rateLimited]);
+
+/**
+ * The session was lost with the server node that ran it (it drained or died: the login answered
+ * `rejoin` with a new session). I enter the meeting (or its waiting room) again on the new
+ * session, where the server gives me my place back; members I knew and who are not back yet stay
+ * listed (the server reports those who never come back as exited). The meeting's SRTC channel
+ * moved on its own and is joined again only if it ended.
+ */
+async function rejoin(engine, r, client, response) {
+  const oldSessionId = engine._sessionId;
+  const oldLastSeq = engine._lastSeq;
+  const meetingId = (engine._room ?? engine._waiting).meetingId;
+  const known = new Map(engine._users);
+  engine._log('info', `the meeting session was lost with its server node; entering meeting ${meetingId} again`);
+  engine._sessionId = response.sessionId ?? null;
+  engine._lastSeq = 0;
+  engine._held = [];
+  let answer;
+  try {
+    answer = await engine._call('enter_room', { meetingId });
+  } catch (error) {
+    engine._held = null;
+    if (engine._client !== client) return;
+    const e = SMeetingError.from(error);
+    if (e.kind === 'internalError' || RETRY_CODES.has(e.code)) {
+      // Another attempt from a new connection, with the lost session (which answers `rejoin` again).
+      engine._log('warn', `entering again failed (${e.message}); retrying`);
+      engine._client = null;
+      engine._sessionId = oldSessionId;
+      engine._lastSeq = oldLastSeq;
+      engine._reconnect = r;
+      client.close(1000, 'entering again failed');
+      engine._updateState();
+      schedule(engine, r);
+      return;
+    }
+    engine._log('warn', `could not enter the meeting again: ${e.message}`);
+    engine._tearDown(ExitReason.disconnected);
+    engine._updateState();
+    return;
+  }
+  const held = engine._held;
+  engine._held = null;
+  engine._rtc = answer.rtc ?? null;
+  applyEnterSnapshot(engine, answer);
+  if (!answer.waiting) for (const [uid, user] of known) if (!engine._users.has(uid)) engine._users.set(uid, user);
+  for (const [type, data] of held) handleMeetingEvent(engine, type, data);
+  if (!answer.waiting && engine._rtc && (!engine._channel || engine._channel.connectionState === 'disconnected')) {
+    const media = engine._detachChannel();
+    try {
+      await engine._joinChannel();
+      await engine._restoreMedia(media);
+    } catch (e) {
+      engine._log('warn', `could not join the meeting's channel again: ${e.message}`);
+      if (engine._room) engine._channelEnded(engine._channel, 'error');
+    }
+  }
   engine._updateState();
   engine.emit('meetingDidReconnect', { room: engine._room, waitingRoom: engine._waiting });
 }

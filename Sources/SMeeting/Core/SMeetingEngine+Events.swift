@@ -45,8 +45,10 @@ extension SMeetingEngine {
         switch type {
         case .userEntered:
             let e = try MeetingCodec.payload(UserEnteredEvent.self, from: text)
-            state.withLock { $0.users[e.user.uid] = e.user }
-            notify { $0.meeting($1, userDidEnter: e.user) }
+            let known = state.withLock { $0.users.updateValue(e.user, forKey: e.user.uid) != nil }
+            // A member I still list enters again after its server node drained or died (`+Rejoin`):
+            // it never left.
+            if known { notify { $0.meeting($1, userInfoDidChange: e.user) } } else { notify { $0.meeting($1, userDidEnter: e.user) } }
         case .userExited:
             let e = try MeetingCodec.payload(UserExitedEvent.self, from: text)
             state.withLock { $0.users[e.user.uid] = nil }

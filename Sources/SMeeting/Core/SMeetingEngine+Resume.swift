@@ -9,7 +9,9 @@ import SRTC
 /// order (events carry `seq`; one handled already is skipped). The meeting's SRTC channel
 /// resumes on its own meanwhile. Only when the grace period ends without a resume (or the
 /// server no longer knows the session) does `meetingConnectionDidLose` fire: out of the meeting
-/// and logged out.
+/// and logged out. A session lost with the server node that ran it (the login answers `rejoin`:
+/// the node drained or died) is replaced by the new one, which enters the meeting again by itself
+/// (`+Rejoin`).
 extension SMeetingEngine {
     /// When to try again: at once, then every 300 ms until the grace period ends (a member's
     /// meeting comes back as soon as the network does; SRTC's channel backs off further).
@@ -56,10 +58,17 @@ extension SMeetingEngine {
         guard let (client, resp) = try? await connect(LoginReq(token: token, sessionId: sessionId, lastSeq: lastSeq)) else {
             return state.withLock { s in s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: Monotonic.seconds()) : [] }
         }
+        // The session was lost with the server node that ran it: the new one enters the meeting again.
+        let rejoin = !resp.resumed && resp.rejoin == true
+        if rejoin, state.withLock({ $0.reconnect.wantsAttempt(attempt) }), await !rejoinMeeting(on: client) {
+            client.close()
+            return state.withLock { s in s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: Monotonic.seconds()) : [] }
+        }
         let (kept, actions) = state.withLock { s -> (Bool, [ReconnectMachine.Action]) in
             guard s.reconnect.wantsAttempt(attempt) else { return (false, []) }  // logged out meanwhile
-            if resp.resumed { s.client = client }
-            return (resp.resumed, s.reconnect.attemptSucceeded(resumed: resp.resumed))
+            if resp.resumed || rejoin { s.client = client }
+            if rejoin { s.sessionId = resp.sessionId }
+            return (resp.resumed || rejoin, s.reconnect.attemptSucceeded(resumed: resp.resumed || rejoin))
         }
         if !kept { client.close() }
         return actions

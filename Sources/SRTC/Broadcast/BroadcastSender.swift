@@ -22,6 +22,10 @@ public final class BroadcastSender: @unchecked Sendable {
     /// - Throws: `.connectionFailed` when no host listens there.
     public init(path: String, onStop: @escaping @Sendable () -> Void) throws(SRTCError) {
         socket = try BroadcastSocket.connect(path: path)
+        // Hello before the reader starts: a host that closes meanwhile (its listener going away
+        // as this connects) fails the hello and the init, and no reader is left to report that
+        // sender's end through `onStop` (SMeetingBroadcastShareTests counted such a stop once).
+        guard send(.hello(version: BroadcastMessage.version)) else { throw .connectionFailed("the broadcast host closed") }
         let (socket, open) = (self.socket, self.open)
         thread = DeviceThread(name: "srtc.broadcast.sender") { thread in
             var reader = BroadcastStreamReader()
@@ -34,7 +38,6 @@ public final class BroadcastSender: @unchecked Sendable {
             }
             if open.value.exchange(false, ordering: .acquiringAndReleasing) { onStop() }
         }
-        guard send(.hello(version: BroadcastMessage.version)) else { throw .connectionFailed("the broadcast host closed") }
     }
 
     deinit { thread?.stop() }

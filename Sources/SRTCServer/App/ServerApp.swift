@@ -164,6 +164,7 @@ public final class ServerApp: Sendable {
         }
         let directory = cluster.directory
         await channels.handOffAll { await directory.release($0) }
+        for module in modules { await module.handOff() }
     }
 
     /// Ends every session and stops serving, letting in-flight requests finish.

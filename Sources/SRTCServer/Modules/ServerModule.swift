@@ -15,6 +15,10 @@ public protocol ServerModule: Sendable {
     func upgrade(_ request: HTTPRequest) async -> WebSocketUpgradeDecision
     /// Ends the module's sessions before the server stops.
     func shutdown() async
+    /// This cluster node drains (docs/deploy.md, "Drain and failover"): its channels were handed
+    /// to the cluster; the module moves what it runs for them (its clients come back through
+    /// another node) and refuses new WebSockets. Called before `shutdown`.
+    func handOff() async
     /// Whether `uid` (holding a valid channel token) may join the SRTC channel `key`; `nil` when the
     /// module has no say about that channel. The meeting backend admits only current members to a
     /// meeting's channel, so a kicked member's still-valid token cannot bring them back.
@@ -33,6 +37,7 @@ public protocol ServerModule: Sendable {
 }
 
 extension ServerModule {
+    public func handOff() async {}
     public func admits(_ key: ChannelKey, uid: String) async -> Bool? { nil }
     public func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict? { nil }
     public func startComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
