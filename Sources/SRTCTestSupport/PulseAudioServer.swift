@@ -41,12 +41,19 @@ public final class PulseAudioServer: Sendable {
         try TestDaemon.cleanUpAfterExit("kill \(daemon.pid) 2>/dev/null; rm -rf \(directory)")
         let server = PulseAudioServer(directory: directory, daemon: daemon)
         let deadline = Date().addingTimeInterval(10)
+        func failure(_ what: String) async -> Error {
+            let log = (try? String(contentsOfFile: directory + "/pulseaudio.log", encoding: .utf8)) ?? ""
+            await server.stop()
+            return TestDaemon.Failure(description: "pulseaudio \(what): \(log)")
+        }
         while !FileManager.default.fileExists(atPath: directory + "/native") {
-            guard daemon.isRunning, Date() < deadline else {
-                let log = (try? String(contentsOfFile: directory + "/pulseaudio.log", encoding: .utf8)) ?? ""
-                await server.stop()
-                throw TestDaemon.Failure(description: "pulseaudio did not start: \(log)")
-            }
+            guard daemon.isRunning, Date() < deadline else { throw await failure("did not start") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // The socket's file appears at bind(), before listen() and before the rest of the script
+        // (the sinks) has loaded: a client connecting then is refused. Ready is when pactl is answered.
+        while (try? await server.pactl(["info"])) == nil {
+            guard daemon.isRunning, Date() < deadline else { throw await failure("does not answer") }
             try await Task.sleep(for: .milliseconds(20))
         }
         return server
