@@ -1,4 +1,5 @@
-// Our server's own arrival-to-send delay over a window, from the cumulative
+// Our server's own forwarding delay over a window (a packet's arrival in the SFU, decrypted, to the
+// kernel taking each copy: the return of the `sendmmsg` that sent it), from the cumulative
 // `srtc_media_forwarding_latency_seconds` histogram on its `/metrics` (docs/server-api.md): the
 // buckets read before and after the window are subtracted. The latency target is on this
 // figure; the table's e2e columns also hold the load generator's own scheduling on shared cores.

@@ -2,8 +2,8 @@
 // with real ICE, DTLS and SRTP (client `PeerTransport`s on their own threads). The publisher sends
 // VP8-sized RTP packets at a fixed rate; the figures are the SFU I/O thread's CPU time per
 // forwarded packet (CLOCK_THREAD_CPUTIME_ID read on that thread, so the clients' own work is not
-// counted; the whole process is printed beside it), forwarded packets per second, arrival-to-send
-// percentiles measured inside the SFU, and how many forwarded packets the subscribers received.
+// counted; the whole process is printed beside it), forwarded packets per second, percentiles of
+// the SFU's forwarding latency (a packet's arrival in the SFU to the kernel taking each copy), and how many forwarded packets the subscribers received.
 // Figures are printed, never asserted.
 #if canImport(Glibc)
 import Glibc
@@ -64,7 +64,7 @@ enum SFUBench {
                 + " forwarded \(fmt(rate, 0)) pkt/s"
                 + "  SFU I/O thread \(fmt(perPacket, 2)) µs/pkt"
                 + "  (process \(fmt(processPer, 2)) µs/pkt)"
-                + "  arrival→send p50 \(latency?.p50Micros ?? -1) µs p99 \(latency?.p99Micros ?? -1) µs"
+                + "  arrival→kernel p50 \(latency?.p50Micros ?? -1) µs p99 \(latency?.p99Micros ?? -1) µs"
                 + "  delivered \(fmt(deliveredShare, 1))%"
                 + "\n        floor (bare sendmmsg, same datagrams and pace) \(fmt(floorMicros, 2)) µs/pkt;"
                 + " idle I/O thread \(fmt(idlePerSecond / 1000, 1)) ms/s"

@@ -19,6 +19,12 @@ struct SFULoadBench {
     /// Seconds measured per scenario and server (`SRTC_SFU_LOAD_SECONDS`).
     let window = Double(ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_SECONDS"] ?? "") ?? 10
     let warmUp = 2.0
+    /// Which servers run (`SRTC_SFU_LOAD_SERVERS="srtc"` to iterate on ours alone; default both).
+    static let servers = Set((ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_SERVERS"] ?? "srtc,janus")
+        .split(separator: ",").map(String.init))
+    /// Our server's executable (`SRTC_SFU_LOAD_SERVER`, to compare a kept build; default the
+    /// `srtc-server` beside this binary).
+    static let serverExecutable = ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_SERVER"]
 
     /// The scenarios of the issue; `SRTC_SFU_LOAD_ONLY="1→50,idle"` picks some by name.
     static let scenarios: [(name: String, scenario: LoadScenario, media: Bool)] = [
@@ -40,7 +46,8 @@ struct SFULoadBench {
         var cpu = 0.0
         var floor = 0.0
         var participants = 0
-        /// Our server's arrival-to-send p99 over the window, ms (a histogram bound; nil for Janus).
+        /// Our server's forwarding p99 over the window (a packet's arrival in the SFU to the return of
+        /// the `sendmmsg` that sent each copy), ms, as a histogram bound; nil for Janus.
         var forwardingP99: Double?
 
         var cpuPerPacket: Double { cpu / Double(max(1, report?.packetsReceived ?? 0)) }
@@ -56,18 +63,22 @@ struct SFULoadBench {
         let media = try await LoadMedia.shared()
         print("   load: VP8 640×360 \(media.big.bitrate / 1000) kbit/s (\(Int(media.big.packetRate)) pkt/s), "
               + "Opus \(media.audio.bitrate / 1000) kbit/s (\(Int(media.audio.packetRate)) pkt/s) per publisher; subscribers decode nothing")
-        let ours = try await startOurServer()
-        defer { ours.process.stop() }
-        let janus = try await JanusServer.start()
-        defer { janus.stop() }
-        print("   servers: srtc-server (release, pid \(ours.process.pid), --media-thread-priority \(Self.mediaThreadPriority)), janus 1.1 VideoRoom (pid \(janus.process.pid), event_loops = 2, ICE-lite)")
+        let ours = Self.servers.contains("srtc") ? try await startOurServer() : nil
+        defer { ours?.process.stop() }
+        let janus = Self.servers.contains("janus") ? try await JanusServer.start() : nil
+        defer { janus?.stop() }
+        if let ours {
+            print("   srtc-server (pid \(ours.process.pid), \(ours.executable), --media-thread-priority \(Self.mediaThreadPriority))")
+        }
+        if let janus { print("   janus 1.1 VideoRoom (pid \(janus.process.pid), event_loops = 2, ICE-lite)") }
         var rows: [Row] = []
         for (name, scenario, sendsMedia) in chosen {
-            let targets: [(any LoadTarget, Int32, String?)] = [
-                (SRTCLoadTarget(baseURL: "http://127.0.0.1:\(ours.port)", appId: Self.appId, appKey: Self.appKey), ours.process.pid,
-                 "http://127.0.0.1:\(ours.port)/metrics"),
-                (JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid, nil),
-            ]
+            var targets: [(any LoadTarget, Int32, String?)] = []
+            if let ours {
+                targets.append((SRTCLoadTarget(baseURL: "http://127.0.0.1:\(ours.port)", appId: Self.appId, appKey: Self.appKey),
+                                ours.process.pid, "http://127.0.0.1:\(ours.port)/metrics"))
+            }
+            if let janus { targets.append((JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid, nil)) }
             for (target, pid, metricsURL) in targets {
                 let row = await measure(name, scenario, target: target, pid: pid, metricsURL: metricsURL, sendsMedia: sendsMedia)
                 print("   " + Self.progressLine(row))
@@ -119,8 +130,9 @@ struct SFULoadBench {
 
     // MARK: - Our server
 
-    private func startOurServer() async throws -> (process: ServerProcess, port: UInt16) {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("srtc-server").path
+    private func startOurServer() async throws -> (process: ServerProcess, port: UInt16, executable: String) {
+        let executable = Self.serverExecutable
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("srtc-server").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw LoadError.setup("no \(executable): build it first (make bench-sfu builds it)")
         }
@@ -134,7 +146,7 @@ struct SFULoadBench {
             "--media-thread-priority", Self.mediaThreadPriority,
         ], logPath: "\(directory)/server.log")
         try await process.waitUntilReady(url: "http://127.0.0.1:\(port)/healthz")
-        return (process, port)
+        return (process, port, executable)
     }
 
     // MARK: - Output
@@ -161,7 +173,8 @@ struct SFULoadBench {
                 continue
             }
             if !report.scenario.audio && !report.scenario.video { continue }
-            let janus = row.server == "srtc" && index + 1 < rows.count ? rows[index + 1] : nil
+            let next = index + 1 < rows.count ? rows[index + 1] : nil
+            let janus = row.server == "srtc" && next?.server == "janus" && next?.scenario == row.scenario ? next : nil
             let ratio = janus.flatMap { $0.report == nil ? nil : row.packetsPerCPUSecond / max(1e-9, $0.packetsPerCPUSecond) }
             if report.packetsReceived == 0 {
                 // An idle run: the cost of a joined participant, as a share of one core.
@@ -183,8 +196,9 @@ struct SFULoadBench {
         }
         lines.append("fwd pkt/s: packets subscribers received per second; CPU µs/pkt: the server's whole-process CPU (/proc) over the")
         lines.append("window per delivered packet; floor: a bare sendmmsg loop sending the same datagrams to the same sockets; e2e:")
-        lines.append("publisher send to subscriber arrival; fwd p99: our server's arrival-to-send p99, ms, as the /metrics histogram")
-        lines.append("bound it falls under; ours/Janus: delivered packets per server CPU-second, ours over Janus's.")
+        lines.append("publisher send to subscriber arrival; fwd p99: our server's p99 from a packet's arrival in the SFU (decrypted)")
+        lines.append("to the kernel taking each copy (the return of its sendmmsg), ms, as the /metrics histogram bound it falls")
+        lines.append("under; ours/Janus: delivered packets per server CPU-second, ours over Janus's.")
         return lines.joined(separator: "\n")
     }
 }

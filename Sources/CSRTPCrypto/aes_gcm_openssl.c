@@ -10,11 +10,14 @@
 //                                  and only the plaintext on return; a bad tag is auth_fail.
 // The EVP context is created with the key once per session; each packet only resets the IV, so
 // nothing is allocated per packet. OpenSSL compares the tag in constant time (CRYPTO_memcmp) in
-// EVP_DecryptFinal_ex.
+// EVP_DecryptFinal_ex. The tag is read and set as the provider's parameter directly: through
+// EVP_CIPHER_CTX_ctrl, OpenSSL 3 first translates the legacy control into that parameter.
 #include <stdlib.h>
 #include <limits.h>
 #include <openssl/evp.h>
 #include <openssl/crypto.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
 #include "srtp_openssl.h"
 
 #define GCM_IV_LEN 12
@@ -81,7 +84,7 @@ static srtp_err_status_t gcm_alloc(srtp_cipher_t **c, int key_len, int tag_len)
 static srtp_err_status_t gcm_init(void *state, const uint8_t *key)
 {
     gcm_state *s = (gcm_state *)state;
-    const EVP_CIPHER *evp = s->key_size == SRTP_AES_256_KEY_LEN ? EVP_aes_256_gcm() : EVP_aes_128_gcm();
+    const EVP_CIPHER *evp = srtc_evp_cipher(s->key_size == SRTP_AES_256_KEY_LEN ? SRTC_AES_256_GCM : SRTC_AES_128_GCM);
     s->dir = srtp_direction_any;
     if (!EVP_CIPHER_CTX_reset(s->ctx) || !EVP_CipherInit_ex(s->ctx, evp, NULL, key, NULL, 1)) {
         return srtp_err_status_init_fail;
@@ -147,8 +150,11 @@ static srtp_err_status_t gcm_get_tag(void *state, uint8_t *tag, uint32_t *len)
     if (s->dir != srtp_direction_encrypt) {
         return srtp_err_status_bad_param;
     }
-    if (!EVP_EncryptFinal_ex(s->ctx, tag, &out_len)
-        || !EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_GCM_GET_TAG, s->tag_len, tag)) {
+    OSSL_PARAM params[2] = {
+        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, (size_t)s->tag_len),
+        OSSL_PARAM_END,
+    };
+    if (!EVP_EncryptFinal_ex(s->ctx, tag, &out_len) || !EVP_CIPHER_CTX_get_params(s->ctx, params)) {
         return srtp_err_status_algo_fail;
     }
     *len = (uint32_t)s->tag_len;
@@ -169,7 +175,11 @@ static srtp_err_status_t gcm_decrypt(void *state, uint8_t *buffer, unsigned int 
     }
     unsigned int data_len = *octets - (unsigned int)s->tag_len;
     // OpenSSL copies the expected tag into the context; Final compares it.
-    if (!EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_GCM_SET_TAG, s->tag_len, buffer + data_len)) {
+    OSSL_PARAM params[2] = {
+        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, buffer + data_len, (size_t)s->tag_len),
+        OSSL_PARAM_END,
+    };
+    if (!EVP_CIPHER_CTX_set_params(s->ctx, params)) {
         return srtp_err_status_auth_fail;
     }
     if (data_len > 0

@@ -79,7 +79,7 @@ static srtp_err_status_t icm_alloc(srtp_cipher_t **c, int key_len, int tag_len)
 static srtp_err_status_t icm_init(void *state, const uint8_t *key)
 {
     icm_state *s = (icm_state *)state;
-    const EVP_CIPHER *evp = s->key_size == SRTP_AES_256_KEY_LEN ? EVP_aes_256_ctr() : EVP_aes_128_ctr();
+    const EVP_CIPHER *evp = srtc_evp_cipher(s->key_size == SRTP_AES_256_KEY_LEN ? SRTC_AES_256_CTR : SRTC_AES_128_CTR);
     memcpy(s->offset, key + s->key_size, SRTP_SALT_LEN);
     s->offset[SRTP_SALT_LEN] = s->offset[SRTP_SALT_LEN + 1] = 0;
     s->used = ICM_MAX_OCTETS_PER_IV; // no keystream before set_iv

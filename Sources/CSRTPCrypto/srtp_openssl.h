@@ -6,6 +6,7 @@
 #include <srtp2/srtp.h>
 #include <srtp2/cipher.h>
 #include <srtp2/auth.h>
+#include <openssl/evp.h>
 
 // The type objects libsrtp calls through (one per algorithm and key size).
 extern const srtp_cipher_type_t srtc_aes_icm_128_openssl;
@@ -20,5 +21,15 @@ extern const srtp_cipher_test_case_t srtc_aes_icm_256_known_answer;
 extern const srtp_cipher_test_case_t srtc_aes_gcm_128_known_answer;
 extern const srtp_cipher_test_case_t srtc_aes_gcm_256_known_answer;
 extern const srtp_auth_test_case_t srtc_hmac_sha1_known_answer;
+
+// The EVP implementations the types key with, fetched once (evp_ciphers.c).
+typedef enum {
+    SRTC_AES_128_CTR,
+    SRTC_AES_256_CTR,
+    SRTC_AES_128_GCM,
+    SRTC_AES_256_GCM,
+    SRTC_EVP_CIPHER_COUNT
+} srtc_evp_cipher_id;
+const EVP_CIPHER *srtc_evp_cipher(srtc_evp_cipher_id id);
 
 #endif

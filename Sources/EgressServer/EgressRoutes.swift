@@ -103,6 +103,9 @@ enum EgressRoutes {
                 throw EgressError(.invalidParameter, "a track recording names track_id, or uid and desc")
             }
             guard let track else { throw EgressError(.notFound, "no such track in channel \(key.name)") }
+            if track.codec?.lowercased() == "h264", (body.format ?? .webm) == .webm {
+                throw EgressError(.invalidParameter, "track \(track.id) is H.264 and WebM holds VP8 and Opus: record it as mp4")
+            }
             return .init(kind: .track, uid: track.uid, desc: track.desc, video: track.kind == .video, audio: track.kind == .audio)
         case .composite:
             guard let uid = body.uid else { throw EgressError(.invalidParameter, "a composite recording names the composite's uid") }

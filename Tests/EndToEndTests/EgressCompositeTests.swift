@@ -44,9 +44,9 @@ struct EgressPeer {
     let channel: Channel
     let events = SDKEventRecorder()
 
-    init(engine kind: ChannelEngine = .sfu) {
+    init(engine kind: ChannelEngine = .sfu, preferredVideoCodec: VideoCodec = .vp8) {
         engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "egress-peer"), logLevel: .off, receiveTimeout: 3,
-                                                 mediaBindAddress: "127.0.0.1"))
+                                                 mediaBindAddress: "127.0.0.1", preferredVideoCodec: preferredVideoCodec))
         channel = engine.createChannel(engine: kind)
         channel.delegates.add(delegate: events)
     }

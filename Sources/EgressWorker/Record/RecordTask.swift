@@ -95,8 +95,10 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
     }
 
     private func attach(_ remote: RemoteTrack) {
+        // WebM stores VP8 and Opus as received; MP4 an H.264 track as received and the rest transcoded.
+        let isH264 = remote.info?.codec?.lowercased() == "h264"
         switch (settings.format, remote) {
-        case (.webm, _):
+        case (.webm, _), (.mp4, is RemoteVideoTrack) where isH264:
             let sink = EncodedSink(writer: writer)
             remote.add(encodedFrameRenderer: sink)
             sinks[remote.id] = sink
@@ -137,14 +139,14 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
     }
 }
 
-/// Compressed frames into the file (WebM).
+/// Compressed frames into the file (WebM; an H.264 track in MP4).
 private final class EncodedSink: EncodedFrameRenderer, @unchecked Sendable {
     let writer: RecordingWriter
     init(writer: RecordingWriter) { self.writer = writer }
     func render(encodedFrame: EncodedMediaFrame) { writer.write(encoded: encodedFrame) }
 }
 
-/// Decoded pictures into the H.264 encoder (MP4).
+/// Decoded pictures into the H.264 encoder (MP4 of a VP8 track).
 private final class DecodedVideoSink: VideoRenderer, @unchecked Sendable {
     let writer: RecordingWriter
     init(writer: RecordingWriter) { self.writer = writer }

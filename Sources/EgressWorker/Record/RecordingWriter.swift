@@ -6,8 +6,10 @@ import SRTC
 
 /// Writes one recording file on its own queue (disk writes never run on a receive thread).
 ///
-/// WebM stores the frames as they arrived (VP8, Opus): no transcoding. MP4 gets H.264 and AAC
-/// encoded from the decoded media. The file starts at the first video key frame (or the first
+/// WebM stores the frames as they arrived (VP8, Opus): no transcoding. MP4 stores an H.264 track
+/// as it arrived too; VP8 video and the audio it gets as H.264 and AAC encoded from the decoded
+/// media. Frames of a codec the file's video stream does not hold (a publisher that came back with
+/// the other codec) are left out. The file starts at the first video key frame (or the first
 /// audio packet of an audio-only recording); every stream is placed on one timeline by its
 /// `MediaClock`, so an outage leaves a gap as long as the outage and no longer.
 final class RecordingWriter: @unchecked Sendable {
@@ -27,7 +29,10 @@ final class RecordingWriter: @unchecked Sendable {
     private var counts = (video: 0, audio: 0)
     private var failed = false
     private var finished = false
-    // MP4 only.
+    /// The video codec of the frames written as received: VP8 in WebM, H.264 in MP4.
+    private var copiedCodec: VideoCodec { settings.format == .webm ? .vp8 : .h264 }
+    private var leftOut = false
+    // MP4 only: the transcoder (nil while the file holds H.264 as received).
     private var h264: AVH264Encoder?
     private var aac: AACEncoder?
     private var scaler: PictureScaler?
@@ -42,19 +47,27 @@ final class RecordingWriter: @unchecked Sendable {
         self.onFailure = onFailure
     }
 
-    // MARK: - WebM: compressed frames as they arrived
+    // MARK: - Compressed frames as they arrived: WebM (VP8, Opus), MP4 (H.264)
 
     func write(encoded frame: EncodedMediaFrame) {
         queue.async { [self] in
             guard !failed, !finished else { return }
             let isVideo = frame.kind == .video
+            // Another codec than the file's stream holds, or H.264 into an MP4 already transcoding VP8.
+            if isVideo, frame.videoCodec != copiedCodec || h264 != nil { return leaveOut(frame) }
             var clock = isVideo ? videoClock : audioClock
             let t = clock.time(rtpTimestamp: frame.rtpTimestamp, arrivalUs: frame.receivedAtUs)
             if isVideo { videoClock = clock } else { audioClock = clock }
             if muxer == nil {
-                guard isVideo ? (frame.isKeyFrame && frame.width > 0) : !hasVideo else { return }
-                open(video: isVideo ? .video(.vp8, width: frame.width, height: frame.height) : nil,
-                     audio: hasAudio ? .opus(channels: 1) : nil, at: t)
+                guard isVideo ? frame.isKeyFrame : !hasVideo else { return }
+                var video: MediaStreamSpec?
+                if isVideo {
+                    // VP8 key frames carry their size; an H.264 key access unit its SPS and PPS.
+                    video = copiedCodec == .vp8 ? (frame.width > 0 ? .video(.vp8, width: frame.width, height: frame.height) : nil)
+                                                : .h264(keyAccessUnit: frame.data)
+                    guard video != nil else { return }
+                }
+                open(video: video, audio: hasAudio && settings.format == .webm ? .opus(channels: 1) : nil, at: t)
             }
             guard let origin = originUs, t >= origin, let stream = isVideo ? streams.video : streams.audio else { return }
             append(stream: stream, bytes: frame.data, ptsUs: t - origin, key: frame.isKeyFrame, video: isVideo)
@@ -184,6 +197,14 @@ final class RecordingWriter: @unchecked Sendable {
         } catch {
             fail("writing \(settings.path): \(error)")
         }
+    }
+
+    /// Notes once that frames of another codec were left out (standard error: the worker's log).
+    private func leaveOut(_ frame: EncodedMediaFrame) {
+        guard !leftOut else { return }
+        leftOut = true
+        let codec = frame.videoCodec?.rawValue ?? "unknown"
+        FileHandle.standardError.write(Data("srtc-egress: \(settings.path): \(codec) video left out (the file holds \(copiedCodec.rawValue))\n".utf8))
     }
 
     private func fail(_ why: String) {

@@ -10,7 +10,7 @@ import Darwin
 /// `enqueue(to:_:)`, so forwarding a packet costs no allocation and no extra copy.
 ///
 /// A datagram may carry a stamp (when its cause arrived, `Monotonic.microseconds()`): once the
-/// kernel has taken it, the time since goes into `sendLatency` (the SFU's arrival-to-send figure).
+/// kernel has taken it, the time since goes into `sendLatency` (the SFU's forwarding latency).
 ///
 /// Not thread-safe: the I/O thread owns it. `flush` when the batch ends or when `isFull`.
 public final class UDPSendQueue {

@@ -74,6 +74,13 @@ public struct ICELiteResponder: Sendable {
         return actions
     }
 
+    /// When consent expires unless a valid check comes first: before it `tick` has nothing to do
+    /// (nil: no consent running).
+    public var consentDeadline: ContinuousClock.Instant? {
+        guard state == .checking || state == .connected, let last = lastValidCheck else { return nil }
+        return last + consentTimeout
+    }
+
     /// Fails the agent when consent expired.
     public mutating func tick(now: ContinuousClock.Instant) -> [ICEAction] {
         guard state == .checking || state == .connected, let last = lastValidCheck, now - last > consentTimeout else { return [] }

@@ -142,7 +142,8 @@ public final class MediaPort: @unchecked Sendable {
     }
 
     private func tick(now: ContinuousClock.Instant) {
-        for transport in byUfrag.values { transport.tick(now: now) }
+        let nanoseconds = Monotonic.now()
+        for transport in byUfrag.values where nanoseconds >= transport.quietUntil { transport.tick(now: now) }
         service?.mediaPort(self, tick: now)
         tickHandler?(now)
         if !tcpConnections.isEmpty { closeIdleConnections(now: now) }

@@ -56,6 +56,14 @@ public final class PeerTransport: @unchecked Sendable {
     var deadline: ContinuousClock.Instant?
     /// When an ICE-lite machine's timer next needs a look (see `tick`).
     var nextLiteTick: ContinuousClock.Instant?
+    /// The ICE-lite machine's consent deadline as of its last look (`ICELiteResponder.consentDeadline`).
+    var liteConsentDeadline: ContinuousClock.Instant?
+    /// Until when `tick` has nothing to do (`Monotonic.now()`, ns), for a connected ICE-lite
+    /// transport with no other timer running; 0: look on every tick. The port skips the transport
+    /// until then; what could give it work sooner clears it (`setState`, a STUN or DTLS datagram,
+    /// an ICE restart). An integer: reading an optional `ContinuousClock.Instant` (a resilient
+    /// type) for every transport on every tick went through value witnesses, 1 % of the thread.
+    var quietUntil: UInt64 = 0
     var started = false
     /// An ICE restart is under way after a recoverable ICE failure (DTLS and SRTP kept).
     var restarting = false
@@ -172,6 +180,7 @@ public final class PeerTransport: @unchecked Sendable {
     private func restartOnIOThread(local: ICECredentials, remote: ICECredentials, remoteCandidates: [ICECandidate]) {
         // A transport whose ICE failed after DTLS came up keeps its SRTP keys and can come back.
         guard currentState != .closed, currentState != .failed || srtp != nil else { return }
+        quietUntil = 0
         let previous = localICE.ufrag
         localICE = local
         let now = ContinuousClock.now
@@ -202,6 +211,7 @@ public final class PeerTransport: @unchecked Sendable {
     }
 
     private func completeOnIOThread(remoteICE: ICECredentials, remoteFingerprint: DTLSFingerprint) {
+        quietUntil = 0
         if case .lite(var lite) = ice {
             lite.remote = remoteICE
             ice = .lite(lite)

@@ -140,6 +140,7 @@ class Consumer {
         guard value != paused else { return }
         paused = value
         if !value { didResume(now: now) }
+        transport.wakeTimers()  // a simulcast consumer's key-frame re-ask depends on it
     }
 
     // MARK: - Sending

@@ -95,13 +95,20 @@ final class SimulcastConsumer: Consumer {
             lastKeyFrameAsk = now
             producer.requestKeyFrame(layer: layer, now: now)
         }
+        transport.wakeTimers()  // the re-ask (`nextKeyFrameAsk`) may be due before the transport's next timer
     }
 
     func setPreferred(_ layer: Int) { preferredLayer = layer }
 
+    /// When `tick` re-asks for the target's key frame, while a switch waits for one (µs).
+    var nextKeyFrameAsk: Int64? {
+        guard !paused, let target = targetLayer, target != current else { return nil }
+        return lastKeyFrameAsk + 1_000_000
+    }
+
     /// Re-asks for the target's key frame while a switch waits for one.
     func tick(now: Int64) {
-        guard !paused, let target = targetLayer, target != current, now - lastKeyFrameAsk >= 1_000_000 else { return }
+        guard let due = nextKeyFrameAsk, now >= due, let target = targetLayer else { return }
         lastKeyFrameAsk = now
         producer.requestKeyFrame(layer: target, now: now)
     }

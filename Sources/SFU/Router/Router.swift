@@ -67,7 +67,14 @@ final class Router {
     // MARK: - Timers
 
     func tick(now: Int64) {
-        for transport in transports { transport.tick(now: now) }
+        // Only the transports whose timers have work now (a subscriber's about twice a second);
+        // by index, so skipping one reads its deadline without retaining it. A tick that closed a
+        // transport would shorten the list: the bound is read again each time.
+        var index = 0
+        while index < transports.count {
+            if now >= transports[index].nextTick { transports[index].tick(now: now) }
+            index += 1
+        }
         if now - lastSpeakerTime >= configuration.activeSpeakerInterval {
             updateSpeakers(elapsed: now - lastSpeakerTime)
             lastSpeakerTime = now

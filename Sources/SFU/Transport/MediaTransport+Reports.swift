@@ -4,9 +4,16 @@ import RTCWire
 // transport-cc feedback and receiver reports for what we receive, sender reports for what we send.
 
 extension MediaTransport {
-    /// Runs the transport's timers; called every tick (~20 ms) on the I/O thread.
+    /// How often each transport re-chooses its consumers' simulcast layers, µs.
+    static let allocationInterval: Int64 = 500_000
+
+    /// Runs the transport's timers on the I/O thread, from `Router.tick` (~20 ms) once `nextTick`
+    /// has come, and sets `nextTick` again.
     func tick(now: Int64) {
-        guard !closed, state == .connected else { return }
+        guard !closed, state == .connected else {
+            nextTick = .max  // until the state changes (`state` wakes the timers)
+            return
+        }
         for producer in producers where !producer.closed {
             for stream in producer.streams {
                 if stream.keyFrameRequests.poll(now: now), !sendKeyFrameRequest(for: stream) {
@@ -24,12 +31,32 @@ extension MediaTransport {
             lastReportTime = now
             sendReports(now: now)
         }
-        if now - lastAllocationTime >= 500_000 {
+        if now - lastAllocationTime >= Self.allocationInterval {
             lastAllocationTime = now
             for producer in producers { for stream in producer.streams { stream.updateBitrate(now: now) } }
             allocateLayers(now: now, cause: .bandwidth)
         }
+        nextTick = nextTimer()
     }
+
+    /// When the timers next have work. A publishing transport looks on every tick: NACKs and
+    /// key-frame requests toward its publisher appear with any packet, and its transport-cc
+    /// feedback goes out every 50 ms. One that only subscribes (most of them: 50 of 51 at 1→50)
+    /// has work at its next report, layer allocation or simulcast key-frame re-ask, and nothing in
+    /// between unless a control call or its consumer's state brings some (`wakeTimers`): checking
+    /// it every 20 ms cost a call, its checks and a retain on the side-table path (its
+    /// `PeerTransport` holds it weakly) 50 times a second per subscriber.
+    private func nextTimer() -> Int64 {
+        if !producers.isEmpty || incomingTWCCID != 0 || !arrivals.isEmpty { return .min }
+        var due = min(lastReportTime + router.reportInterval, lastAllocationTime + Self.allocationInterval)
+        for case let consumer as SimulcastConsumer in consumers {
+            if let ask = consumer.nextKeyFrameAsk { due = min(due, ask) }
+        }
+        return due
+    }
+
+    /// Something gave the timers work before `nextTick`: run them on the next tick.
+    func wakeTimers() { nextTick = .min }
 
     // MARK: - Toward the publisher
 

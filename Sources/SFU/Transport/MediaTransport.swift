@@ -48,8 +48,9 @@ final class MediaTransport: PeerTransportDelegate {
     private(set) var consumers: [Consumer] = []
     private var consumersBySSRC: [UInt32: Consumer] = [:]
     var counters = TransportCounters()
-    /// Mirrors the `PeerTransport` state (set directly by tests that use another sink).
-    var state: PeerTransport.State = .new
+    /// Mirrors the `PeerTransport` state (set directly by tests that use another sink). The
+    /// timers run only while connected: a change wakes them.
+    var state: PeerTransport.State = .new { didSet { wakeTimers() } }
     /// The peer transport, for closing it; nil with a test sink.
     var peer: PeerTransport?
     /// Whether the transport has data channels (user data is delivered to it).
@@ -77,6 +78,9 @@ final class MediaTransport: PeerTransportDelegate {
     var firstFeedbackTime: Int64 = .min
     var lastReportTime: Int64 = 0
     var lastAllocationTime: Int64 = 0
+    /// When `tick` next has work, µs (see `MediaTransport+Reports.swift`); `Router.tick` skips
+    /// the transport until then.
+    var nextTick: Int64 = .min
     var firSequence: [UInt32: UInt8] = [:]
     /// Scratch lists reused by the periodic work.
     var dueNacks: [UInt16] = []

@@ -193,7 +193,8 @@ extension SFUWorker {
         }
     }
 
-    /// Arrival-to-send percentiles since the last call.
+    /// Forwarding-latency percentiles since the last call: a packet's arrival in the SFU to the
+    /// kernel taking each copy (`srtc_media_forwarding_latency_seconds`).
     public func takeForwardingLatency() async -> ForwardingLatency? {
         try? await perform { core, _ in
             var now = LogHistogram()  // its own buffer: sharing the recorder's would make the packet path copy it

@@ -52,8 +52,10 @@ public final class BroadcastSender: @unchecked Sendable {
 
     /// Tells the host the user ended the broadcast, and disconnects.
     public func finish() {
-        _ = send(.finished)
+        // Closed to `onStop` first: the host closes the socket on `.finished`, and the reader must not
+        // take that close, which can come before `send` returns, for a request to stop.
         open.value.store(false, ordering: .releasing)
+        _ = send(.finished)
         thread?.stop()
         thread = nil
     }
