@@ -9,14 +9,24 @@
 ///
 ///     kind = 2 | sender length | sender uid UTF-8 | topic length | topic | payload
 ///
+/// Between the nodes of a cluster (docs/deploy.md, "Channels larger than a node"), on the data
+/// channels of the relay transport, a published packet travels as kind 3: the publish packet
+/// after its kind byte, preceded by the original sender (length 0: the customer's backend):
+///
+///     kind = 3 | sender length | sender uid UTF-8 | count n | n × (length | uid) | topic length | topic | payload
+///
 /// Every length is one byte; the payload is the rest of the message.
 public enum DataPacket {
     /// The kind byte of a packet a client publishes.
     public static let publishKind: UInt8 = 1
     /// The kind byte of a packet the server delivers.
     public static let deliveryKind: UInt8 = 2
+    /// The kind byte of a packet relayed between nodes.
+    public static let relayKind: UInt8 = 3
     /// The largest packet, header included, either side sends or accepts (docs/protocol.md).
     public static let maxSize = 16_384
+    /// The largest relayed packet: a publish packet of `maxSize` with a sender of 255 bytes.
+    public static let relayMaxSize = maxSize + 256
 
     /// A publish packet read in place: byte ranges into the message, no copies.
     public struct Publish {
@@ -29,9 +39,17 @@ public enum DataPacket {
             guard bytes.count <= DataPacket.maxSize else { throw .tooLarge }
             guard bytes.count >= 3 else { throw .truncated }
             guard bytes[0] == DataPacket.publishKind else { throw .wrongKind(bytes[0]) }
+            try self.init(parsingBody: bytes, at: 1, recipients: &scratch)
+        }
+
+        /// Reads the part after the kind byte (and, relayed, the sender): count, recipients,
+        /// topic, payload, from `offset`.
+        init(parsingBody bytes: UnsafeRawBufferPointer, at offset: Int, recipients scratch: inout [Range<Int>]) throws(DataPacketError) {
+            guard offset < bytes.count else { throw .truncated }
             scratch.removeAll(keepingCapacity: true)
-            var offset = 2
-            for _ in 0..<Int(bytes[1]) {
+            let count = Int(bytes[offset])
+            var offset = offset + 1
+            for _ in 0..<count {
                 let uid = try Self.field(bytes, at: &offset)
                 guard !uid.isEmpty else { throw .emptyRecipient }
                 scratch.append(uid)
@@ -47,6 +65,25 @@ public enum DataPacket {
             guard end <= bytes.count else { throw .truncated }
             offset = end
             return start..<end
+        }
+    }
+
+    /// A packet relayed between nodes (kind 3) read in place: the original sender, and the
+    /// publish packet's recipients, topic and payload, as byte ranges into the message.
+    public struct Relayed {
+        /// Empty: the customer's backend.
+        public var sender: Range<Int>
+        /// The publish packet's fields.
+        public var published: Publish
+
+        /// Reads a kind-3 packet; `recipients` as in `Publish.init(parsing:recipients:)`.
+        public init(parsing bytes: UnsafeRawBufferPointer, recipients scratch: inout [Range<Int>]) throws(DataPacketError) {
+            guard bytes.count <= DataPacket.relayMaxSize else { throw .tooLarge }
+            guard bytes.count >= 4 else { throw .truncated }
+            guard bytes[0] == DataPacket.relayKind else { throw .wrongKind(bytes[0]) }
+            var offset = 1
+            sender = try Publish.field(bytes, at: &offset)
+            published = try Publish(parsingBody: bytes, at: offset, recipients: &scratch)
         }
     }
 
@@ -111,6 +148,21 @@ public enum DataPacket {
         guard out.count <= maxSize else { throw .tooLarge }
     }
 
+    /// Writes a kind-3 packet into `out` (cleared first, capacity kept): `sender` (empty: the
+    /// backend) before the body of the publish packet `published` (everything after its kind
+    /// byte), which is not read again: the SFU parsed it.
+    public static func writeRelay(sender: some Collection<UInt8>, published: UnsafeRawBufferPointer,
+                                  into out: inout [UInt8]) throws(DataPacketError) {
+        guard sender.count <= 255 else { throw .fieldTooLong }
+        guard !published.isEmpty, published[0] == publishKind else { throw published.isEmpty ? .truncated : .wrongKind(published[0]) }
+        out.removeAll(keepingCapacity: true)
+        out.append(relayKind)
+        out.append(UInt8(sender.count))
+        out.append(contentsOf: sender)
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: published[1...]))
+        guard out.count <= relayMaxSize else { throw .tooLarge }
+    }
+
     private static func appendField(_ field: [UInt8], to out: inout [UInt8]) throws(DataPacketError) {
         guard field.count <= 255 else { throw .fieldTooLong }
         out.append(UInt8(field.count))
@@ -122,7 +174,7 @@ public enum DataPacket {
 public enum DataPacketError: Error, Sendable, Equatable {
     /// Fewer bytes than the header, or a length field runs past the end.
     case truncated
-    /// The first byte is not the kind expected here (1 from clients, 2 from the server).
+    /// The first byte is not the kind expected here (1 from clients, 2 from the server, 3 between nodes).
     case wrongKind(UInt8)
     /// More than `DataPacket.maxSize` bytes.
     case tooLarge

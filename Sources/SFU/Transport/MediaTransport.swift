@@ -57,6 +57,9 @@ final class MediaTransport: PeerTransportDelegate {
     var carriesData = false
     /// Whether its participant may publish user data (the token's `publish_data`).
     var dataPublisher = false
+    /// Whether it links this router to another node's for the same channel: user data crosses
+    /// it as relayed packets (kind 3, `DataPacket.Relayed`), never as deliveries.
+    var dataRelay = false
     private(set) var closed = false
     /// When the participant joined (Unix ms), until the first packet forwarded to them is counted.
     var joinedAt: Int64?

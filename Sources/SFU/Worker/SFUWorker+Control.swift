@@ -28,11 +28,14 @@ extension SFUWorker {
     ///     (they open when the SCTP association is up); needs `parameters.sctp`. User data
     ///     packets are delivered to a transport with channels.
     ///   - dataPublisher: whether the participant's user data packets are forwarded (else dropped).
+    ///   - dataRelay: the transport links this router to another node's router of the same
+    ///     channel (docs/deploy.md, "Channels larger than a node"): its channels carry user data
+    ///     relayed between the nodes (`DataPacket.Relayed`) both ways.
     ///   - joinedAt: when the participant joined (Unix ms): the first packet forwarded on this
     ///     transport is counted in `SFUMetrics.joinToFirstPacket`.
     public func createTransport(_ id: TransportID, router: RouterID, participant: ParticipantID,
                                 parameters: PeerTransportParameters, dataChannels: [DataChannelInfo] = [],
-                                dataPublisher: Bool = false, joinedAt: Int64? = nil) async throws(SFUError) {
+                                dataPublisher: Bool = false, dataRelay: Bool = false, joinedAt: Int64? = nil) async throws(SFUError) {
         let port = self.port
         try await perform { core, now throws(SFUError) in
             guard core.routers[router] != nil else { throw .routerNotFound(router) }
@@ -46,6 +49,7 @@ extension SFUWorker {
             media.peer = peer
             media.carriesData = !dataChannels.isEmpty
             media.dataPublisher = dataPublisher
+            media.dataRelay = dataRelay
             media.joinedAt = joinedAt
             peer.delegate = media
             for c in dataChannels {
@@ -67,8 +71,9 @@ extension SFUWorker {
     }
 
     /// Delivers a user data packet from the customer's backend (docs/protocol.md, "Data
-    /// messages") on `channel` of the router's participants in `uids` (empty: everyone).
-    /// - Returns: how many transports' channels took it.
+    /// messages") on `channel` of the router's participants in `uids` (empty: everyone), and to
+    /// the other nodes the router's channel is relayed to, for their participants.
+    /// - Returns: how many of this router's transports' channels took it.
     public func publishData(_ payload: [UInt8], topic: String?, channel: UInt16, router id: RouterID,
                             to uids: Set<String>) async throws(SFUError) -> Int {
         try await perform { core, _ throws(SFUError) in

@@ -19,7 +19,8 @@ struct EdgeCall: Codable, Sendable, Equatable {
         case answer
         /// Session `session` restarts ICE on its subscribe transport.
         case restart
-        /// Session `session` gets data channels on its subscribe transport (it asked in `join`).
+        /// Session `session` gets data channels on its subscribe transport (it asked in `join`);
+        /// it may publish user data on them when `publishData`.
         case channels
         /// Session `session` ended: its subscribe transport closes.
         case leave
@@ -40,10 +41,12 @@ struct EdgeCall: Codable, Sendable, Equatable {
     var layer: String?
     var sdp: String?
     var revision: Int?
+    /// `channels`: the session's token grants `publish_data`.
+    var publishData: Bool?
 
     enum CodingKeys: String, CodingKey {
         case op, channel, owner, uplink, track, ssrc, session, uid, layer, sdp, revision
-        case trackId = "track_id"
+        case trackId = "track_id", publishData = "publish_data"
     }
 
     init(_ op: Op, channel: String, owner: String) {

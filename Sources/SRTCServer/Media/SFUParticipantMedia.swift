@@ -55,11 +55,14 @@ actor SFUParticipantMedia: ParticipantMedia {
 
     /// The subscribe transport's SCTP setup and channels, when it carries data channels.
     private var subscribeSCTP: SCTPParameters? { negotiation.dataChannels ? SCTPParameters() : nil }
-    private var subscribeDataChannels: [DataChannelInfo] {
-        guard negotiation.dataChannels else { return [] }
-        return [DataChannelInfo(id: SignalDataChannel.reliableID, label: SignalDataChannel.reliableLabel, negotiated: true),
-                DataChannelInfo(id: SignalDataChannel.lossyID, label: SignalDataChannel.lossyLabel, reliability: .lossy, negotiated: true)]
-    }
+    private var subscribeDataChannels: [DataChannelInfo] { negotiation.dataChannels ? Self.dataChannels : [] }
+
+    /// The two channels of docs/protocol.md, "Data channels", negotiated out of band (RFC 8831
+    /// §6.5); the relay transports between nodes carry user data on the same two.
+    static let dataChannels = [
+        DataChannelInfo(id: SignalDataChannel.reliableID, label: SignalDataChannel.reliableLabel, negotiated: true),
+        DataChannelInfo(id: SignalDataChannel.lossyID, label: SignalDataChannel.lossyLabel, reliability: .lossy, negotiated: true),
+    ]
 
     /// Creates the subscribe transport `id` and routes its data channels' events to the room.
     private func createSubscribeTransport(_ id: TransportID, parameters: PeerTransportParameters) async throws(SFUError) {

@@ -11,7 +11,8 @@ import Synchronization
 /// channel's node placed here. Each session is an ordinary `SFUParticipantMedia` on that router,
 /// so its consumers answer NACKs from this node's packet cache, and their key-frame requests
 /// reach the publisher through the uplink (the producer here asks the consumer there, which asks
-/// the publisher's producer). The channel's node drives every step with `EdgeCall`s.
+/// the publisher's producer). User data crosses the uplink's data channels both ways
+/// (`DataFanOut`). The channel's node drives every step with `EdgeCall`s.
 actor EdgeChannel {
     let server: MediaServer
     /// The id of the channel's node, which drives this relay.
@@ -75,11 +76,13 @@ actor EdgeChannel {
         let parameters = PeerTransportParameters(
             iceRole: .controlling, localICE: ICECredentials(ufrag: uplink.ufrag, pwd: uplink.pwd),
             remoteICE: ICECredentials(ufrag: uplink.ownerUfrag, pwd: uplink.ownerPwd), remoteCandidates: candidates,
-            certificate: server.certificate, remoteFingerprint: remoteFingerprint, dtlsRole: .client)
+            certificate: server.certificate, remoteFingerprint: remoteFingerprint, dtlsRole: .client, sctp: SCTPParameters())
         do {
             try await server.worker.createRouter(router)
             server.register(sink: events, router: router)
-            try await server.worker.createTransport(uplinkID, router: router, participant: ParticipantID("~owner"), parameters: parameters)
+            // Its data channels carry the channel's user data both ways (`DataFanOut`).
+            try await server.worker.createTransport(uplinkID, router: router, participant: ParticipantID("~owner"), parameters: parameters,
+                                                    dataChannels: SFUParticipantMedia.dataChannels, dataRelay: true)
         } catch {
             server.unregister(router: router)
             await server.worker.closeRouter(router)
@@ -131,9 +134,9 @@ actor EdgeChannel {
         case .restart:
             _ = try await session.media.restartICE(.subscribe, offer: nil)
         case .channels:
-            // Events only: user data from a session served here is not forwarded (its channel's
-            // recipients are on other nodes), so it may not publish on these channels.
-            await session.media.openDataChannels(publishData: false)
+            // User data it publishes goes to the recipients here and, over the uplink, to the
+            // channel's node, which delivers it to its own and relays it to the other nodes.
+            await session.media.openDataChannels(publishData: call.publishData ?? false)
         default:
             break
         }

@@ -79,11 +79,13 @@ actor EdgeParticipantMedia: ParticipantMedia {
 
     /// The data channels go on the subscribe transport, on the relaying node, which sends this
     /// session's quality, speaker and layer events there once they open (`EdgeClients`). User
-    /// data is not forwarded from there.
+    /// data crosses between the nodes on the relay's own data channels.
     func openDataChannels(publishData: Bool) async {
         do throws(SignalError) {
             try await relay.open()
-            try await perform(await sessionCall(.channels))
+            var call = await sessionCall(.channels)
+            call.publishData = publishData
+            try await perform(call)
         } catch {
             Log.warn("cluster", "\(uid): no data channels on the relaying node: \(error.message)")
         }

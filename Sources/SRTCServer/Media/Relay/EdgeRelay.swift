@@ -9,7 +9,8 @@ import SRTCProtocol
 /// larger than a node"). One node-to-node transport on the channel's router, served like any
 /// subscriber's (ICE-lite, DTLS server, SRTP): a consumer per relayed track, at the best layer one
 /// of the relaying node's sessions asks for, so the relaying node receives each track once,
-/// whatever number of its subscribers take it. The relaying node is driven with `EdgeCall`s.
+/// whatever number of its subscribers take it. User data crosses its data channels both ways
+/// (`DataFanOut`). The relaying node is driven with `EdgeCall`s.
 actor EdgeRelay {
     let node: NodeInfo
     let key: ChannelKey
@@ -150,8 +151,12 @@ actor EdgeRelay {
         guard !opened else { return }
         let local = ICECredentials.random(), remote = ICECredentials.random()
         do {
+            // User data crosses on its data channels (SCTP over its DTLS, the relaying node's
+            // uplink makes the same two channels): `DataFanOut` relays it both ways.
             try await server.worker.createTransport(transportID, router: router, participant: ParticipantID("~edge:" + node.id),
-                                                    parameters: .awaitingAnswer(localICE: local, certificate: server.certificate))
+                                                    parameters: .awaitingAnswer(localICE: local, certificate: server.certificate,
+                                                                                sctp: SCTPParameters()),
+                                                    dataChannels: SFUParticipantMedia.dataChannels, dataRelay: true)
         } catch {
             throw SignalError(.internalError, "cannot make the relay transport: \(error)")
         }
