@@ -141,13 +141,15 @@ public final class MediaTestClient: @unchecked Sendable {
 
     /// ICE restart of the subscribe transport: the server offers new credentials, which the answer
     /// (see `answerOffers`) matches with new ones of ours, sending checks to `relay` or to the
-    /// server's candidates. Returns once the restart's offer was answered.
+    /// server's candidates. Returns once the restart's offer was answered; throws `WaitTimeout` when
+    /// no offer was answered within 10 s (the soak counts that as a failed restart).
     public func restartSubscribeICE() async throws {
         let before = subscribeState.withLock { $0.answered }
         let result = try await signal.request(.restartICE(RestartICERequest(transport: .subscribe)))
         guard case .success = result else { throw TestSignalClient.Failure(description: "restart_ice subscribe: \(result)") }
-        let deadline = Date().addingTimeInterval(10)
-        while subscribeState.withLock({ $0.answered }) <= before, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await eventually(timeout: 10, "\(uid)'s subscribe ICE restart offer answered") {
+            subscribeState.withLock { $0.answered } > before
+        }
     }
 
     /// ICE restart of the publish transport with new credentials (`restart_ice`), sending the new

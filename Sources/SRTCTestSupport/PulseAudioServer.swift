@@ -1,4 +1,5 @@
 import Foundation
+import TestWait
 
 /// A throwaway PulseAudio daemon for one test: its own directory, a UNIX socket, no autospawn,
 /// no idle exit, and null sinks (virtual speakers whose `.monitor` sources record what is
@@ -40,21 +41,19 @@ public final class PulseAudioServer: Sendable {
                                       environment: environment, log: directory + "/pulseaudio.log")
         try TestDaemon.cleanUpAfterExit("kill \(daemon.pid) 2>/dev/null; rm -rf \(directory)")
         let server = PulseAudioServer(directory: directory, daemon: daemon)
-        let deadline = Date().addingTimeInterval(10)
-        func failure(_ what: String) async -> Error {
-            let log = (try? String(contentsOfFile: directory + "/pulseaudio.log", encoding: .utf8)) ?? ""
-            await server.stop()
-            return TestDaemon.Failure(description: "pulseaudio \(what): \(log)")
-        }
-        while !FileManager.default.fileExists(atPath: directory + "/native") {
-            guard daemon.isRunning, Date() < deadline else { throw await failure("did not start") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        struct Exited: Error {}
         // The socket's file appears at bind(), before listen() and before the rest of the script
         // (the sinks) has loaded: a client connecting then is refused. Ready is when pactl is answered.
-        while (try? await server.pactl(["info"])) == nil {
-            guard daemon.isRunning, Date() < deadline else { throw await failure("does not answer") }
-            try await Task.sleep(for: .milliseconds(20))
+        do {
+            try await eventually(timeout: 10, "pulseaudio to answer", poll: .milliseconds(20)) {
+                guard daemon.isRunning else { throw Exited() }
+                guard FileManager.default.fileExists(atPath: directory + "/native") else { return false }
+                return (try? await server.pactl(["info"])) != nil
+            }
+        } catch {
+            let log = (try? String(contentsOfFile: directory + "/pulseaudio.log", encoding: .utf8)) ?? ""
+            await server.stop()
+            throw TestDaemon.Failure(description: "pulseaudio \(error is Exited ? "exited" : "did not answer within 10 s"): \(log)")
         }
         return server
     }

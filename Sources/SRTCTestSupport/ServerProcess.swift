@@ -1,4 +1,5 @@
 import Foundation
+import TestWait
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -98,19 +99,21 @@ public final class ServerProcess: @unchecked Sendable {
         }
         try process.run()
         self.process = process
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let text = String(log.utf8.dropFirst(mark)) ?? ""
-            if let (http, udp) = Self.ports(in: text) {
-                httpPort = http
-                udpPort = udp
-                if createdApp == nil, let app = Self.credentials(in: text) { createdApp = app }
-                return
+        // Started when it prints its ports; a server that exits first fails at once.
+        let started: (http: UInt16, udp: UInt16, text: String)
+        do {
+            started = try await waitFor(timeout: timeout, "srtc-server's ports", poll: .milliseconds(20)) {
+                let text = String(log.utf8.dropFirst(mark)) ?? ""
+                if let (http, udp) = Self.ports(in: text) { return (http, udp, text) }
+                if !process.isRunning { throw Failure(description: "srtc-server exited (\(process.terminationStatus)):\n\(text)") }
+                return nil
             }
-            if !process.isRunning { throw Failure(description: "srtc-server exited (\(process.terminationStatus)):\n\(text)") }
-            try await Task.sleep(for: .milliseconds(20))
+        } catch is WaitTimeout {
+            throw Failure(description: "srtc-server did not start within \(timeout) s:\n\(log)")
         }
-        throw Failure(description: "srtc-server did not start within \(timeout) s:\n\(log)")
+        httpPort = started.http
+        udpPort = started.udp
+        if createdApp == nil, let app = Self.credentials(in: started.text) { createdApp = app }
     }
 
     /// SIGKILL: no shutdown code runs, as in a crash or an OOM kill.

@@ -75,6 +75,20 @@ struct NackGeneratorTests {
         #expect(!r11)
     }
 
+    /// A browser drops a request within 300 ms of the one it answered; by default none goes out then,
+    /// it waits and goes out at 300 ms (before, the default let it out at 100 ms, to be dropped).
+    @Test func byDefaultNoRequestGoesOutWithinWhatABrowserIgnores() {
+        var throttle = KeyFrameRequestThrottle()
+        let first = throttle.request(now: 0)
+        throttle.keyFrameReceived()                          // answered 50 ms later
+        let second = throttle.request(now: 150_000)          // a new subscriber: the browser would drop it
+        #expect(throttle.pending)
+        let tooSoon = throttle.poll(now: 299_999)
+        let atInterval = throttle.poll(now: 300_000)
+        #expect(first && !second)
+        #expect(!tooSoon && atInterval)
+    }
+
     @Test func anAnsweredRequestLetsTheNextOneGoOutSooner() {
         var throttle = KeyFrameRequestThrottle(minInterval: 300_000, answeredInterval: 100_000)
         let first = throttle.request(now: 0)

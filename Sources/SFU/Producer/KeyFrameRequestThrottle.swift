@@ -1,9 +1,13 @@
 /// Spaces key-frame requests (PLI / FIR) toward one publisher stream, since a key frame is large
 /// and each request costs the publisher bandwidth: while a request is outstanding (no key frame
 /// since), at most one per `minInterval` (300 ms by default); once it was answered, a new
-/// request (a new subscriber, a layer switch) may go out after `answeredInterval` (100 ms), so
-/// subscribers arriving one after another don't each wait out the full interval. A request inside
+/// request (a new subscriber, a layer switch) may go out after `answeredInterval`. A request inside
 /// the interval is remembered and sent when the interval ends, unless a key frame arrived meanwhile.
+///
+/// Both default to 300 ms because libwebrtc publishers (every browser) ignore a key-frame request
+/// that comes within 300 ms of the last one they honoured: a request sent sooner, however fast the
+/// last one was answered, is lost, and the subscriber that needed it waits for its consumer's next
+/// re-ask (a second). A shorter `answeredInterval` only suits publishers known to honour each one.
 struct KeyFrameRequestThrottle: Sendable {
     let minInterval: Int64
     let answeredInterval: Int64
@@ -13,7 +17,7 @@ struct KeyFrameRequestThrottle: Sendable {
     /// A request is waiting for the interval to end.
     private(set) var pending = false
 
-    init(minInterval: Int64 = 300_000, answeredInterval: Int64 = 100_000) {
+    init(minInterval: Int64 = 300_000, answeredInterval: Int64 = 300_000) {
         self.minInterval = minInterval
         self.answeredInterval = min(answeredInterval, minInterval)
     }
