@@ -4,6 +4,7 @@
 // here as inline functions.
 #ifndef SRTC_CV4L2_SHIM_H
 #define SRTC_CV4L2_SHIM_H
+#include <string.h>
 #include <linux/videodev2.h>
 #include <libv4l2.h>
 static inline unsigned long srtc_VIDIOC_QUERYCAP(void) { return VIDIOC_QUERYCAP; }
@@ -20,6 +21,27 @@ static inline unsigned int srtc_V4L2_PIX_FMT_YUYV(void) { return V4L2_PIX_FMT_YU
 static inline unsigned int srtc_V4L2_PIX_FMT_MJPEG(void) { return V4L2_PIX_FMT_MJPEG; }
 static inline unsigned int srtc_V4L2_PIX_FMT_NV12(void) { return V4L2_PIX_FMT_NV12; }
 static inline unsigned int srtc_V4L2_PIX_FMT_YUV420(void) { return V4L2_PIX_FMT_YUV420; }
-// v4l2_ioctl is variadic, which Swift cannot call.
+// v4l2_ioctl is variadic, which Swift cannot call. On a descriptor not opened through
+// v4l2_fd_open it is the plain ioctl.
 static inline int srtc_v4l2_ioctl(int fd, unsigned long request, void *argument) { return v4l2_ioctl(fd, request, argument); }
+
+// Camera controls (the exposure of `LocalCameraTrack.setCameraExposureRatio`). The control ids
+// are sums of class macros.
+static inline unsigned long srtc_VIDIOC_QUERYCTRL(void) { return VIDIOC_QUERYCTRL; }
+static inline unsigned long srtc_VIDIOC_G_CTRL(void) { return VIDIOC_G_CTRL; }
+static inline unsigned long srtc_VIDIOC_S_CTRL(void) { return VIDIOC_S_CTRL; }
+static inline unsigned int srtc_V4L2_CID_EXPOSURE_AUTO(void) { return V4L2_CID_EXPOSURE_AUTO; }
+static inline unsigned int srtc_V4L2_CID_EXPOSURE_ABSOLUTE(void) { return V4L2_CID_EXPOSURE_ABSOLUTE; }
+static inline unsigned int srtc_V4L2_CID_AUTO_EXPOSURE_BIAS(void) { return V4L2_CID_AUTO_EXPOSURE_BIAS; }
+// struct v4l2_querymenu is packed (its union of a name and a 64-bit value): read here. Returns 0
+// and the item's value for an integer menu item the driver has, -1 otherwise.
+static inline int srtc_v4l2_integer_menu_item(int fd, unsigned int id, unsigned int index, long long *value) {
+    struct v4l2_querymenu menu;
+    memset(&menu, 0, sizeof menu);
+    menu.id = id;
+    menu.index = index;
+    if (v4l2_ioctl(fd, VIDIOC_QUERYMENU, &menu) != 0) return -1;
+    *value = menu.value;
+    return 0;
+}
 #endif

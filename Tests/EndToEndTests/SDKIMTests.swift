@@ -58,6 +58,50 @@ import Testing
         await server.stop()
     }
 
+    /// The callee declines and the caller cancels through the SDK (`declineCall`, `cancelCall`):
+    /// each outcome, with its `content`, reaches both parties; an ended call cannot be answered.
+    /// Bob's events go to a delegate set with the `imDelegate` property alone.
+    @Test func declinedAndCancelledCallsReachBothSides() async throws {
+        let server = try Self.server()
+        let alice = Client(), bob = Client()
+        try await alice.enable(server, uid: "alice")
+        bob.engine.imDelegate = bob.events
+        try await bob.engine.enableIm(url: server.httpBase, token: server.imToken(uid: "bob"), delegate: nil)
+        #expect(bob.engine.imDelegate === bob.events)
+
+        let declined = try await alice.engine.sendCallInvite(to: "bob", channel: "call-d", content: "audio")
+        #expect(try await bob.events.messages(count: 1).last?.callId == declined.callId)
+        try await bob.engine.declineCall(callId: declined.callId, content: "busy")
+        let answer = try #require(try await alice.events.messages(count: 1).last)
+        #expect(answer.kind == .callDeclined && answer.callId == declined.callId && answer.from == "bob" && answer.content == "busy")
+        #expect(try await bob.events.messages(count: 2).last?.kind == .callDeclined)
+        await #expect(throws: SRTCError.self) { try await bob.engine.acceptCall(callId: declined.callId) }
+        do {
+            try await alice.engine.cancelCall(callId: declined.callId)
+            Issue.record("a declined call was cancelled")
+        } catch let error as SRTCError {
+            #expect(error.serverCode == .wrongState)
+        }
+
+        let cancelled = try await alice.engine.sendCallInvite(to: "bob", channel: "call-c")
+        #expect(try await bob.events.messages(count: 3).last?.kind == .callInvite)
+        do {
+            try await bob.engine.cancelCall(callId: cancelled.callId)
+            Issue.record("the callee cancelled the caller's call")
+        } catch let error as SRTCError {
+            #expect(error.serverCode == .permissionDenied)
+        }
+        try await alice.engine.cancelCall(callId: cancelled.callId, content: "sorry")
+        let withdrawn = try #require(try await bob.events.messages(count: 4).last)
+        #expect(withdrawn.kind == .callCancelled && withdrawn.callId == cancelled.callId && withdrawn.from == "alice"
+                && withdrawn.content == "sorry")
+        #expect(try await alice.events.messages(count: 2).map(\.kind) == [.callDeclined, .callCancelled])
+        #expect(bob.events.messages.map(\.kind) == [.callInvite, .callDeclined, .callInvite, .callCancelled])
+        await alice.engine.destroy()
+        await bob.engine.destroy()
+        await server.stop()
+    }
+
     @Test func anOfflineUserGetsStoredEntriesInOrderWhenItEnablesIm() async throws {
         let server = try Self.server()
         let alice = Client(), bob = Client()

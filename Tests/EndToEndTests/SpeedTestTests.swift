@@ -76,6 +76,51 @@ import TestWait
         await server.stop()
     }
 
+    /// `srtc speedtest --json` in its own process, through the relay shaped at a known rate: the
+    /// one JSON object it prints carries the bottleneck's rate (within 20 %), the link id and a
+    /// grade; a forged token gets no answer, so the command fails with exit status 1.
+    @Test func theCLIMeasuresThroughTheRelayAndFailsOnARefusedToken() async throws {
+        let server = try TestServer()
+        let relay = try LossyRelay(server: try #require(SocketAddress(ip: "127.0.0.1", port: server.app.udpPort)))
+        let limit = 3_000_000
+        relay.shape(uplink: .init(bitrate: limit, lossRate: 0), downlink: .init(bitrate: limit, lossRate: 0), seed: 0xC11)
+        func speedtest(token: String) async throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: EgressTestServer.buildDirectory + "/srtc")
+            process.arguments = ["speedtest", "--host", "127.0.0.1", "--port", String(relay.address.port), "--token", token,
+                                 "--duration", "4", "--uplink-bitrate", String(limit * 3 / 2), "--downlink-bitrate", String(limit * 3 / 2),
+                                 "--link-id", "cli", "--json"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+            try await eventually(timeout: 30, "srtc speedtest exited") { !process.isRunning }
+            return (process.terminationStatus, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
+
+        let measured = try await speedtest(token: try await Self.grant(server, uid: "cli"))
+        #expect(measured.status == 0, "\(measured.output)")
+        let line = try #require(measured.output.split(separator: "\n").last, "no output")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        #expect(json["link_id"] as? String == "cli")
+        for direction in ["uplink", "downlink"] {
+            let report = try #require(json[direction] as? [String: Any], "\(line)")
+            let bandwidth = try #require(report["bandwidth"] as? Int, "\(line)")
+            #expect(abs(Double(bandwidth) / Double(limit) - 1) < 0.2, "\(direction) \(bandwidth)")
+            #expect((report["packet_loss_rate"] as? Double ?? 1) < 0.02, "\(line)")
+        }
+        // Two thirds of the expected bandwidth (under 70 %, at least 50 %): `poor` in the documented table.
+        #expect(json["quality"] as? String == "poor", "\(line)")
+
+        let forged = AccessToken.sign(TokenClaims(iss: TestServer.appId, sub: "eve", iat: 0, nbf: 0, exp: Int64.max / 2, jti: "forged",
+                                                  speedTest: SpeedTestGrant()), key: "not-the-key")
+        let refused = try await speedtest(token: forged)
+        #expect(refused.status == 1 && refused.output.isEmpty, "\(refused.status) \(refused.output)")
+        relay.stop()
+        await server.stop()
+    }
+
     @Test func aProbeWithoutAValidTokenGetsNoAnswer() async throws {
         let server = try TestServer()
         let port = try #require(SocketAddress(ip: "127.0.0.1", port: server.app.udpPort))

@@ -1,3 +1,4 @@
+import Foundation
 @testable import SRTC
 import Testing
 
@@ -22,3 +23,68 @@ struct CameraControlsTests {
         #expect(CameraControls.pointOfInterest(x: .nan, y: 0.5) == nil)
     }
 }
+
+#if os(Linux)
+/// `setCameraExposureRatio` on Linux: the V4L2 control values an exposure bias becomes, for each
+/// kind of camera (this machine has none: the ioctls themselves run only with a camera).
+struct V4L2ExposurePlanTests {
+    @Test func anExposureBiasMenuTakesTheNearestItemTiesTowardsZero() throws {
+        let plan = V4L2ExposurePlan(bias: .menu([-2_000, -1_333, -667, 0, 667, 1_333, 2_000]))
+        #expect(plan.writes(ev: 0.9, base: 100) == [.bias(667)])
+        #expect(plan.writes(ev: 1, base: 100) == [.bias(667)])           // 333 from both 667 and 1333
+        #expect(plan.writes(ev: -1.2, base: 100) == [.bias(-1_333)])
+        #expect(plan.writes(ev: 5, base: 100) == [.bias(2_000)])          // the camera's end of the range
+        #expect(plan.writes(ev: -12, base: 100) == [.bias(-2_000)])
+        #expect(plan.writes(ev: .nan, base: 100) == [])                   // ignored
+    }
+
+    @Test func anExposureBiasRangeIsSnappedToItsSteps() {
+        let plan = V4L2ExposurePlan(bias: .range(min: -3_000, max: 3_000, step: 500), absolute: .init(min: 1, max: 5_000, step: 1))
+        #expect(plan.writes(ev: 1.3, base: 100) == [.bias(1_500)])        // the bias wins over the time
+        #expect(plan.writes(ev: -1.2, base: 100) == [.bias(-1_000)])
+        #expect(plan.writes(ev: 7, base: 100) == [.bias(3_000)])
+        #expect(plan.writes(ev: -8.5, base: 100) == [.bias(-3_000)])
+    }
+
+    @Test func anExposureTimeIsScaledByTwoToTheBiasAndZeroIsAutomatic() {
+        // A UVC webcam: exposure_time_absolute 3…2047 (100 µs), auto_exposure defaulting to
+        // aperture priority (3).
+        let plan = V4L2ExposurePlan(absolute: .init(min: 3, max: 2_047, step: 1), automaticMode: 3)
+        #expect(plan.writes(ev: 1, base: 156) == [.manual(exposure: 312)])
+        #expect(plan.writes(ev: -1, base: 156) == [.manual(exposure: 78)])
+        #expect(plan.writes(ev: 0.5, base: 100) == [.manual(exposure: 141)])
+        #expect(plan.writes(ev: 0, base: 156) == [.automatic(mode: 3)])
+        #expect(plan.writes(ev: -8, base: 156) == [.manual(exposure: 3)])      // the shortest the camera does
+        #expect(plan.writes(ev: 8, base: 156) == [.manual(exposure: 2_047)])   // the longest
+        #expect(plan.writes(ev: 20, base: 1) == [.manual(exposure: 256)])      // clamped to +8 EV first
+        // Without an automatic mode a bias of 0 is the base itself; a coarse grid snaps.
+        let coarse = V4L2ExposurePlan(absolute: .init(min: 10, max: 1_000, step: 20))
+        #expect(coarse.writes(ev: 0, base: 147) == [.manual(exposure: 150)])   // 10 + 7 × 20
+        #expect(coarse.writes(ev: 1, base: 147) == [.manual(exposure: 290)])   // 294 → 10 + 14 × 20
+    }
+
+    @Test func aCameraWithoutExposureControlsHasNoPlan() {
+        #expect(V4L2ExposurePlan().writes(ev: 1, base: 100) == nil)
+        #expect(V4L2ExposurePlan(bias: .menu([])).writes(ev: 1, base: 100) == nil)
+        #expect(V4L2ExposurePlan.snap(-5, min: 0, max: 10, step: 0) == 0)   // a zero step counts as 1
+    }
+
+    @Test func aCameraThatIsNotCapturingRefusesTheControl() {
+        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "exposure"), logLevel: .off, performanceInterval: 0))
+        let camera = engine.createLocalCameraTrack()
+        #expect(throws: SRTCError.wrongState("the camera is not capturing")) { try camera.setCameraExposureRatio(1) }
+    }
+
+    @Test func theEngineSetsTheExposureOfThePreviewedCameraTrackOnly() {
+        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "exposure"), logLevel: .off, performanceInterval: 0))
+        #expect(throws: SRTCError.wrongState("no camera preview")) { try engine.setCameraExposureRatio(1) }
+        // A custom camera track is the app's own capture: nothing to set.
+        engine.startLocalPreview(track: engine.createLocalCustomVideoTrack(desc: "camera_big"), view: nil)
+        #expect(throws: SRTCError.wrongState("no camera preview")) { try engine.setCameraExposureRatio(1) }
+        // A device camera is asked, and answers for itself.
+        engine.startLocalPreview(track: engine.createLocalCameraTrack(), view: nil)
+        #expect(throws: SRTCError.wrongState("the camera is not capturing")) { try engine.setCameraExposureRatio(1) }
+        engine.stopLocalPreview()
+    }
+}
+#endif

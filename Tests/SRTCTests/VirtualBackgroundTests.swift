@@ -85,6 +85,23 @@ final class MaskSpySegmenter: PersonSegmenter, @unchecked Sendable {
         #expect(throws: SRTCError.conflict("the virtual background is not installed")) { try engine.enabledVirtualBackground(true) }
     }
 
+    /// The documentation: "It's uninstalled automatically when the engine is destroyed": the
+    /// segmenter (the inference session) is let go and the component is no longer installed.
+    @Test func destroyingTheEngineUninstallsIt() async throws {
+        let engine = makeEngine()
+        weak var released: MaskSpySegmenter?
+        do {
+            let spy = MaskSpySegmenter(mask: scene.mask)
+            released = spy
+            try engine.installVirtualBackground(segmenter: spy)
+            try engine.enabledVirtualBackground(true)
+        }
+        #expect(released != nil && engine.isVirtualBackgroundEnabled())
+        await engine.destroy()
+        #expect(!engine.isVirtualBackgroundEnabled() && !engine.context.renderModule.current.backgroundInstalled)
+        #expect(released == nil, "the segmenter outlived the engine's destroy()")
+    }
+
     @Test func aMissingModelIsNotFoundAndAnUnreadableOneASystemError() throws {
         let engine = makeEngine()
         let missing = NSTemporaryDirectory() + "srtc-no-such-model-\(UUID().uuidString).y4m"

@@ -1,8 +1,9 @@
 /// The ranges of the documentation's camera controls (`setCameraZoomRatio:` 1.0–5.0,
 /// `setCameraExposureRatio:` −8.0–8.0, `setCameraFocusPosition:` a point of the picture),
-/// narrowed to what the camera supports. Platform-neutral so that it is tested on Linux; the
-/// controls themselves exist on iOS only (`LocalCameraTrack+Controls.swift`): V4L2 cameras
-/// expose such controls per driver, and the Linux SDK does not wrap them.
+/// narrowed to what the camera supports. Platform-neutral so that it is tested on Linux. All four
+/// controls exist on iOS (`Apple/LocalCameraTrack+Controls.swift`); on Linux the exposure does,
+/// through V4L2's standard controls (`V4L2ExposurePlan`), and the others do not: V4L2 has no
+/// focus point of interest, and webcams have no torch.
 enum CameraControls {
     /// The documented zoom range.
     static let zoomRange = 1.0...5.0

@@ -36,6 +36,9 @@ public final class LocalMicrophoneTrack: LocalAudioTrack, @unchecked Sendable {
 /// I420 cameras are read; frames go through the render module and `videoProcessors`.
 public final class LocalCameraTrack: LocalVideoTrack, @unchecked Sendable {
     private let capture = Mutex<(thread: DeviceThread, deviceId: String)?>(nil)
+    /// The exposure time a bias of 0 stands for, on which camera, while the app has the exposure
+    /// fixed (`setCameraExposureRatio`).
+    let exposureBase = Mutex<(deviceId: String, value: Int64)?>(nil)
 
     /// Starts the camera; a running capture moves to the new one.
     /// - Throws: `.notFound` when there is no such camera (or none at all), `.systemError` when
