@@ -29,10 +29,11 @@ import Testing
 
         let pusher = try SDKMediaPusher(video: video, audio: audio, width: Self.width, height: Self.height)
         try await eventually("3 s of media pushed") { pusher.framesPushed >= 90 }
-        pusher.stop()
+        // Those frames reach the subscriber while the publisher goes on: stopped first, a packet lost
+        // at the end could not be recovered (a key frame asked of a stopped publisher never comes).
         let pushed = pusher.framesPushed
-        // The last frames reach the subscriber (a frame or two may be lost; the checks allow 3).
-        try await eventually("the last frames decoded") { (subscriber.collector.numbers.last ?? -1) >= pushed - 4 }
+        try await eventually("the frames pushed in 3 s decoded") { (subscriber.collector.numbers.last ?? -1) >= pushed - 1 }
+        pusher.stop()
 
         let numbers = subscriber.collector.numbers
         let gaps = frameGaps(numbers)

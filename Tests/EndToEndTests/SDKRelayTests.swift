@@ -29,9 +29,11 @@ import Testing
 
         let pusher = try SDKMediaPusher(video: video, audio: nil, width: Self.width, height: Self.height)
         try await eventually("2 s of video pushed") { pusher.framesPushed >= 60 }
-        pusher.stop()
+        // The publisher goes on until those frames are decoded: stopped first, a packet lost at the
+        // end could not be recovered (a key frame asked of a stopped publisher never comes).
         let pushed = pusher.framesPushed
-        try await eventually("the last frames decoded") { (subscriber.collector.numbers.last ?? -1) >= pushed - 4 }
+        try await eventually("the frames pushed in 2 s decoded") { (subscriber.collector.numbers.last ?? -1) >= pushed - 1 }
+        pusher.stop()
         let numbers = subscriber.collector.numbers
         #expect(numbers.count > 30, "decoded \(numbers.count) of \(pushed) frames")
         #expect(frameGaps(numbers).ordered)
