@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "TestWait", path: "Sources/TestWait"),
 
         // Checks of media files shared by the tests: ffprobe, decoding back to frame numbers and PCM.
-        .target(name: "MediaTestSupport", dependencies: ["RTCAV", "RTCMedia", "TestWait"]),
+        .target(name: "MediaTestSupport", dependencies: ["RTCAV", "RTCMedia"]),
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "TestWait", "RTCNet"]),
         .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "TestWait", "RTCTransport", "RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
         .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "COpus"]),
-        .testTarget(name: "RTCAVTests", dependencies: ["TestRandom", "RTCAV", "RTCMedia", "MediaTestSupport"]),
+        .testTarget(name: "RTCAVTests", dependencies: ["TestRandom", "TestWait", "RTCAV", "RTCMedia", "MediaTestSupport"]),
         .testTarget(name: "EgressWorkerTests", dependencies: ["TestRandom", "EgressWorker", "EgressProtocol", "RTCMedia", "SRTCProtocol"]),
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol", "RTCCrypto"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "TestWait", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),

@@ -4,7 +4,6 @@
 import Foundation
 import RTCAV
 import RTCMedia
-import TestWait
 
 /// A fresh temporary directory, removed by `cleanUp()`.
 public struct TemporaryDirectory: Sendable {
@@ -89,11 +88,4 @@ public struct MediaProbe: Sendable {
         }
         duration = ((object["format"] as? [String: Any])?["duration"] as? String).flatMap(Double.init)
     }
-}
-
-/// Runs blocking work that may throw (a child process, ffprobe, file decoding) on a thread of its
-/// own (`TestWait.onThread`), so the cooperative pool that the server and SDK under test use is
-/// never blocked.
-public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await onThread { Result { try body() } }.get()
 }

@@ -61,7 +61,7 @@ public final class PulseAudioServer: Sendable {
     /// Runs `pactl` against this server; returns its output.
     @discardableResult
     public func pactl(_ arguments: [String]) async throws -> String {
-        try await TestDaemon.blocking { [address] in try TestDaemon.run("pactl", ["-s", address] + arguments) }
+        try await offPool { [address] in try TestDaemon.run("pactl", ["-s", address] + arguments) }
     }
 
     /// Records `source` (for example `speaker.monitor`) as 48 kHz mono float until stopped.

@@ -5,7 +5,6 @@ import Glibc
 import CSystem
 #endif
 import Foundation
-import TestWait
 
 /// What tests need to run real daemons (PostgreSQL, Redis): tools run to completion (through
 /// `onThread`, off the cooperative pool), and clean-up that happens even when the test process is
@@ -121,10 +120,5 @@ public enum TestDaemon {
             guard chown(path, entry.pointee.pw_uid, entry.pointee.pw_gid) == 0 else { throw Failure(description: "chown \(path) failed") }
         }
         return path
-    }
-
-    /// Blocking work that may throw, on a thread of its own (`onThread`).
-    public static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await onThread { Result { try body() } }.get()
     }
 }

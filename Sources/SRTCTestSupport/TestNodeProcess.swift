@@ -44,7 +44,7 @@ public final class TestNodeProcess: Sendable {
     /// Waits for the process to end (after a signal); its exit status.
     public func waitForExit() async throws -> Int32 {
         let pid = self.pid
-        return try await TestDaemon.blocking {
+        return try await offPool {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             return status

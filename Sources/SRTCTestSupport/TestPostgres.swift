@@ -18,13 +18,13 @@ public enum TestPostgres {
         func url(database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
     }
 
-    private static let cluster = Task { try await TestDaemon.blocking { try start() } }
+    private static let cluster = Task { try await offPool { try start() } }
 
     /// The URL of a new, empty database in the shared cluster.
     public static func freshDatabaseURL() async throws -> String {
         let cluster = try await cluster.value
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try await TestDaemon.blocking {
+        try await offPool {
             let admin = try PostgresDatabase(url: cluster.url(database: "postgres"))
             try admin.execute("CREATE DATABASE \(name)")
         }
@@ -34,7 +34,7 @@ public enum TestPostgres {
     /// A connection to a new, empty database in the shared cluster.
     public static func freshDatabase() async throws -> PostgresDatabase {
         let url = try await freshDatabaseURL()
-        return try await TestDaemon.blocking { try PostgresDatabase(url: url) }
+        return try await offPool { try PostgresDatabase(url: url) }
     }
 
     /// The directory of `initdb` and `pg_ctl` (the newest installed major version), or `nil`.

@@ -15,7 +15,7 @@ public enum TestRedis {
         public let description: String
     }
 
-    private static let server = Task { try await TestDaemon.blocking { try start() } }
+    private static let server = Task { try await offPool { try start() } }
     private static let nextDatabase = Atomic<Int>(0)
 
     /// The URL of a database of the shared server no other test uses.

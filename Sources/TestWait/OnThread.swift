@@ -9,3 +9,8 @@ public func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> 
         Thread.detachNewThread { done.resume(returning: body()) }
     }
 }
+
+/// `onThread` for throwing work: a child process to wait for, a daemon to start, a blocking call.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await onThread { Result { try body() } }.get()
+}

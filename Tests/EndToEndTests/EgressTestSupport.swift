@@ -1,3 +1,4 @@
+import TestWait
 import EgressServer
 import Foundation
 import MediaTestSupport

@@ -1,3 +1,4 @@
+import TestWait
 import Foundation
 import MediaTestSupport
 import RTCAV
