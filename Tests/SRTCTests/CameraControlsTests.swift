@@ -38,6 +38,13 @@ struct V4L2ExposurePlanTests {
         #expect(plan.writes(ev: .nan, base: 100) == [])                   // ignored
     }
 
+    /// A driver's 64-bit menu items at the ends of Int64 are compared, not subtracted into a trap.
+    @Test func aMenuWithItemsAtTheEndsOfInt64TakesTheNearest() {
+        let plan = V4L2ExposurePlan(bias: .menu([.min, 1_000, .max]))
+        #expect(plan.writes(ev: 1, base: 0) == [.bias(1_000)])
+        #expect(plan.writes(ev: -8, base: 0) == [.bias(1_000)])
+    }
+
     @Test func anExposureBiasRangeIsSnappedToItsSteps() {
         let plan = V4L2ExposurePlan(bias: .range(min: -3_000, max: 3_000, step: 500), absolute: .init(min: 1, max: 5_000, step: 1))
         #expect(plan.writes(ev: 1.3, base: 100) == [.bias(1_500)])        // the bias wins over the time

@@ -55,9 +55,11 @@ struct V4L2ExposurePlan: Equatable {
             let target = Int64((ev * 1_000).rounded())
             switch bias {
             case .menu(let items):
+                // Distances in Double: an integer menu's items are the driver's 64-bit values, where
+                // `a - target` (or `abs(Int64.min)`) would trap.
                 guard let nearest = items.min(by: { a, b in
-                    let (da, db) = (abs(a - target), abs(b - target))
-                    return da != db ? da < db : abs(a) < abs(b)
+                    let (da, db) = (abs(Double(a) - Double(target)), abs(Double(b) - Double(target)))
+                    return da != db ? da < db : abs(Double(a)) < abs(Double(b))
                 }) else { return nil }
                 return [.bias(nearest)]
             case .range(let low, let high, let step):
