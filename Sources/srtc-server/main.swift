@@ -3,12 +3,17 @@ import Foundation
 import IMServer
 import MeetingServer
 import RTCNet
+import SRTCProtocol
 import SRTCServer
 
 /// `srtc-server`: parses the configuration, opens the data directory, serves until SIGINT/SIGTERM.
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print(ServerConfig.usage)
+    exit(0)
+}
+if arguments.contains("--version") {
+    print("srtc-server \(ProductVersion.current)")
     exit(0)
 }
 

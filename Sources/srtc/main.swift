@@ -1,4 +1,5 @@
 import Foundation
+import SRTCProtocol
 
 /// `srtc`: the command-line tool. Every command answers `--help`.
 let usage = """
@@ -15,6 +16,7 @@ commands:
   im             an IM client: print received messages, calls and notifications; send, invite, echo
   broadcast      send a test pattern to an app's screen-broadcast socket, as an iOS broadcast extension does
   help           this text
+  version        the version of this release (also --version)
 
 Credentials come from --app-id / --app-key or $SRTC_APP_ID / $SRTC_APP_KEY.
 Run `srtc <command> --help` for a command's options.
@@ -34,6 +36,7 @@ do {
     case "im": try await IMCommand.run(arguments.dropFirst(), environment: environment)
     case "broadcast": try BroadcastCommand.run(arguments.dropFirst(), environment: environment)
     case nil, "help", "--help", "-h": print(usage)
+    case "version", "--version": print("srtc \(ProductVersion.current)")
     case let other?:
         throw CLIError.usage("unknown command '\(other)'\n\n\(usage)")
     }

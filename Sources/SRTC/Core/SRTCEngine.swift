@@ -1,5 +1,6 @@
 import Foundation
 import RTCMedia
+import SRTCProtocol
 import Synchronization
 
 /// The SDK's entry point (the documentation's `srtc` object): creates channels and local tracks
@@ -88,8 +89,9 @@ public final class SRTCEngine: @unchecked Sendable {
     /// on the delegate queue.
     public let delegates: MulticastDelegate<SRTCEngineDelegate>
 
-    /// The SDK version.
-    public static let version = "0.1.0"
+    /// The SDK version (`version`): the release's `ProductVersion.current`, a semantic version
+    /// that `srtc --version`, `srtc-server --version` and `GET /healthz` report too.
+    public static let version = ProductVersion.current
 
     /// Creates an engine.
     /// - Parameter configuration: delegate queue, log level, receive timeout.

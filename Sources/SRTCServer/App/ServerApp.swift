@@ -86,7 +86,8 @@ public final class ServerApp: Sendable {
         let metrics = self.metrics
         metrics.register(MediaMetrics(channels: channels, media: mediaServer))
         if let webhooks { metrics.register(webhooks) }
-        builder.addImmediate("GET", "/healthz") { _ in .json(200, Array(#"{"status":"ok"}"#.utf8)) }
+        let health = Array(#"{"status":"ok","version":"\#(ProductVersion.current)"}"#.utf8)
+        builder.addImmediate("GET", "/healthz") { _ in .json(200, health) }
         builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)
         edges.register(in: &builder)

@@ -1,5 +1,6 @@
 import Foundation
 import RTCNet
+import SRTCProtocol
 
 /// Server settings. Each comes from a flag, an `SRTC_*` environment variable or the optional JSON
 /// config file, in that order of precedence, falling back to the default (docs/configuration in README.md).
@@ -290,6 +291,7 @@ public struct ServerConfig: Sendable, Equatable {
         }
         lines.append("  --config                       [SRTC_CONFIG] JSON file with the same keys in snake_case")
         lines.append("  --help                         print this text")
+        lines.append("  --version                      print the version (\(ProductVersion.current)) and exit")
         return lines.joined(separator: "\n")
     }
 
