@@ -25,14 +25,16 @@ static inline unsigned int srtc_V4L2_PIX_FMT_YUV420(void) { return V4L2_PIX_FMT_
 // v4l2_fd_open it is the plain ioctl.
 static inline int srtc_v4l2_ioctl(int fd, unsigned long request, void *argument) { return v4l2_ioctl(fd, request, argument); }
 
-// Camera controls (the exposure of `LocalCameraTrack.setCameraExposureRatio`). The control ids
-// are sums of class macros.
+// Camera controls (the exposure of `LocalCameraTrack.setCameraExposureRatio`, the autofocus of
+// `setCameraFocusPosition`). The control ids are sums of class macros.
 static inline unsigned long srtc_VIDIOC_QUERYCTRL(void) { return VIDIOC_QUERYCTRL; }
 static inline unsigned long srtc_VIDIOC_G_CTRL(void) { return VIDIOC_G_CTRL; }
 static inline unsigned long srtc_VIDIOC_S_CTRL(void) { return VIDIOC_S_CTRL; }
 static inline unsigned int srtc_V4L2_CID_EXPOSURE_AUTO(void) { return V4L2_CID_EXPOSURE_AUTO; }
 static inline unsigned int srtc_V4L2_CID_EXPOSURE_ABSOLUTE(void) { return V4L2_CID_EXPOSURE_ABSOLUTE; }
 static inline unsigned int srtc_V4L2_CID_AUTO_EXPOSURE_BIAS(void) { return V4L2_CID_AUTO_EXPOSURE_BIAS; }
+static inline unsigned int srtc_V4L2_CID_FOCUS_AUTO(void) { return V4L2_CID_FOCUS_AUTO; }
+static inline unsigned int srtc_V4L2_CID_AUTO_FOCUS_START(void) { return V4L2_CID_AUTO_FOCUS_START; }
 // struct v4l2_querymenu is packed (its union of a name and a 64-bit value): read here. Returns 0
 // and the item's value for an integer menu item the driver has, -1 otherwise.
 static inline int srtc_v4l2_integer_menu_item(int fd, unsigned int id, unsigned int index, long long *value) {

@@ -94,4 +94,68 @@ struct V4L2ExposurePlanTests {
         engine.stopLocalPreview()
     }
 }
+
+/// `setCameraFocusPosition` on Linux: the V4L2 controls and values written for each kind of camera
+/// (V4L2 has no focus point: one autofocus run, else continuous autofocus), and the errors without
+/// a camera (this machine has none).
+struct V4L2FocusPlanTests {
+    typealias Write = V4L2FocusPlan.Write
+
+    @Test func aCameraWithOneShotAutofocusRunsItWithContinuousAutofocusOffFirst() {
+        // A phone-like sensor driver (both controls): FOCUS_AUTO = 0, then AUTO_FOCUS_START = 1.
+        #expect(V4L2FocusPlan(autoFocusStart: true, focusAuto: true).writes
+                == [Write(control: .focusAuto, value: 0), Write(control: .autoFocusStart, value: 1)])
+        // The button alone.
+        #expect(V4L2FocusPlan(autoFocusStart: true, focusAuto: false).writes == [Write(control: .autoFocusStart, value: 1)])
+    }
+
+    @Test func aWebcamWithContinuousAutofocusOnlyTurnsItOn() {
+        // A UVC webcam: focus_automatic_continuous (and focus_absolute, which the plan leaves).
+        #expect(V4L2FocusPlan(autoFocusStart: false, focusAuto: true).writes == [Write(control: .focusAuto, value: 1)])
+    }
+
+    @Test func aCameraWithoutAutofocusHasNoPlan() {
+        #expect(V4L2FocusPlan().writes == nil)
+    }
+
+    /// The ids written are linux/v4l2-controls.h's: V4L2_CID_CAMERA_CLASS_BASE (0x009a0900) + 12
+    /// and + 28.
+    @Test func theControlsAreTheKernelsFocusControls() {
+        #expect(V4L2FocusControl.id(.focusAuto) == 0x009a_090c)
+        #expect(V4L2FocusControl.id(.autoFocusStart) == 0x009a_091c)
+    }
+
+    @Test func aCameraThatIsNotCapturingRefusesTheFocusEvenForAPointOutside() {
+        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "focus"), logLevel: .off, performanceInterval: 0))
+        let camera = engine.createLocalCameraTrack()
+        #expect(throws: SRTCError.wrongState("the camera is not capturing")) { try camera.setCameraFocusPosition(CGPoint(x: 0.5, y: 0.5)) }
+        #expect(throws: SRTCError.wrongState("the camera is not capturing")) { try camera.setCameraFocusPosition(CGPoint(x: 2, y: 0.5)) }
+    }
+
+    @Test func theEngineFocusesThePreviewedCameraTrackOnly() {
+        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "focus"), logLevel: .off, performanceInterval: 0))
+        #expect(throws: SRTCError.wrongState("no camera preview")) { try engine.setCameraFocusPosition(CGPoint(x: 0.5, y: 0.5)) }
+        engine.startLocalPreview(track: engine.createLocalCustomVideoTrack(desc: "camera_big"), view: nil)
+        #expect(throws: SRTCError.wrongState("no camera preview")) { try engine.setCameraFocusPosition(CGPoint(x: 0.5, y: 0.5)) }
+        engine.startLocalPreview(track: engine.createLocalCameraTrack(), view: nil)
+        #expect(throws: SRTCError.wrongState("the camera is not capturing")) { try engine.setCameraFocusPosition(CGPoint(x: 0, y: 1)) }
+        engine.stopLocalPreview()
+    }
+
+    /// A camera node that cannot be opened: `.systemError` (what a camera unplugged between the
+    /// capture and the call gets), before any control is looked at.
+    @Test func aCameraNodeThatCannotBeOpenedIsASystemError() {
+        #expect(throws: SRTCError.self) { try V4L2FocusControl.refocus(path: "/nonexistent/video0") }
+        do { try V4L2FocusControl.refocus(path: "/nonexistent/video0") } catch {
+            guard case .systemError(let why) = error else { Issue.record("\(error)"); return }
+            #expect(why.contains("No such file"))
+        }
+    }
+
+    /// A node that opens but is not a camera (/dev/null answers no VIDIOC_QUERYCTRL): no
+    /// autofocus control, `.notFound`.
+    @Test func aNodeWithoutFocusControlsIsNotFound() {
+        #expect(throws: SRTCError.notFound("autofocus control on camera /dev/null")) { try V4L2FocusControl.refocus(path: "/dev/null") }
+    }
+}
 #endif

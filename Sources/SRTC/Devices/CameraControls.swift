@@ -1,9 +1,10 @@
 /// The ranges of the documentation's camera controls (`setCameraZoomRatio:` 1.0–5.0,
 /// `setCameraExposureRatio:` −8.0–8.0, `setCameraFocusPosition:` a point of the picture),
 /// narrowed to what the camera supports. Platform-neutral so that it is tested on Linux. All four
-/// controls exist on iOS (`Apple/LocalCameraTrack+Controls.swift`); on Linux the exposure does,
-/// through V4L2's standard controls (`V4L2ExposurePlan`), and the others do not: V4L2 has no
-/// focus point of interest, and webcams have no torch.
+/// controls exist on iOS (`Apple/LocalCameraTrack+Controls.swift`); on Linux the exposure and the
+/// focus do, through V4L2's standard controls (`V4L2ExposurePlan`, `V4L2FocusPlan`: V4L2 has no
+/// focus point of interest, so the point is checked and the camera refocuses on the scene), and
+/// zoom and torch do not (webcams have no torch).
 enum CameraControls {
     /// The documented zoom range.
     static let zoomRange = 1.0...5.0

@@ -1,7 +1,7 @@
 #if os(Linux)
 // The exposure control of the documentation's engine page (`setCameraExposureRatio:`) on a V4L2
-// camera. The other camera controls of that page (zoom, focus point, torch) are Apple-only:
-// V4L2 has no focus point of interest, and webcams have neither a torch nor a zoom worth the name.
+// camera (the focus is in LocalCameraTrack+Focus.swift). Zoom and torch are Apple-only: webcams
+// have neither a torch nor a zoom worth the name.
 
 extension LocalCameraTrack {
     /// Exposure bias in EV stops, −8.0–8.0 (`setCameraExposureRatio:`), as `V4L2ExposurePlan`
