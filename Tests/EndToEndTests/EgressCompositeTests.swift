@@ -110,8 +110,11 @@ struct EgressPeer {
         #expect(workers.count == 1, "one worker: \(workers)")
         for pid in workers { kill(pid, SIGKILL) }
         let before = tiles.numbers(tile: 0).last ?? 0
-        try await eventually("the composite back after its worker died") {
-            let restarts = (try? await server.composite("mix", uid: "mcu"))?["restarts"] as? Int ?? 0
+        // What the supervisor last said, for the failure message (which part did not come back).
+        var state: [String: Any] = [:]
+        try await eventually("the composite back after its worker died: composite \(state), video tracks seen \(composite.videoTracksSeen), tile 0 at \(tiles.numbers(tile: 0).last ?? -1) (needs > \(before + 15)), \(tiles.frames) pictures, viewer events \(viewer.events.events.filter { !$0.hasPrefix("quality") }.suffix(8))") {
+            state = (try? await server.composite("mix", uid: "mcu")) ?? [:]
+            let restarts = state["restarts"] as? Int ?? 0
             return restarts >= 1 && composite.videoTracksSeen >= 2 && (tiles.numbers(tile: 0).last ?? 0) > before + 15
         }
         #expect(ourWorkers().count == 1 && ourWorkers() != workers)

@@ -129,7 +129,11 @@ import Glibc
                                                    ["channel": "push", "uid": "mcu", "hls": false, "rtmp_url": "rtmp://127.0.0.1:\(port)/live/stream"])
         let live = (json["composite"] as? [String: Any])?["live"] as? [String: Any]
         #expect(status == 200 && live?["status"] as? String == "live" && live?["hls_url"] == nil, "\(json)")
-        try await Task.sleep(for: .seconds(4))
+        // Until the receiver has what the checks below need (a fixed 4 s was not enough when the
+        // machine was busy: the worker took longer to start its encoder and the push).
+        try await eventually("20 numbered frames at the receiver", poll: .milliseconds(500)) {
+            ((try? await offPool { try DecodedMediaFile(url: received) })?.frameNumbers.count ?? 0) >= 20
+        }
         let (stopped, _) = try await server.call("/server/v1/channel/live/stop", ["channel": "push", "uid": "mcu"])
         #expect(stopped == 200)
         _ = try await offPool { receiver.waitUntilExit() }

@@ -18,6 +18,7 @@ import Glibc
 final class EgressTestServer: Sendable {
     let server: TestServer
     let directory: TemporaryDirectory
+    private let stopped = Atomic(false)
 
     init(maxTasks: Int = 8, recordingDir: String? = nil, webhookURL: String? = nil, modules: [ServerModuleFactory] = []) throws {
         let directory = try TemporaryDirectory(prefix: "srtc-egress")
@@ -46,8 +47,19 @@ final class EgressTestServer: Sendable {
     }
 
     func stop() async {
+        guard stopped.exchange(true, ordering: .relaxed) == false else { return }
         await server.stop()
         directory.cleanUp()
+    }
+
+    /// A test that failed half way (a wait that threw) never reached its `stop()`: its server and
+    /// egress workers would run on beside the next tests of the process and starve them on two
+    /// cores (CI: after the composite test timed out, the next test's RTMP push got under 20 frames
+    /// in 4 s). Stop them here then.
+    deinit {
+        guard stopped.exchange(true, ordering: .relaxed) == false else { return }
+        let server = self.server, directory = self.directory
+        Task { await server.stop(); directory.cleanUp() }
     }
 
     /// The directory holding the built executables (`srtc`, `srtc-server`, `srtc-egress`).
