@@ -88,7 +88,7 @@ let package = Package(
                                                        "MeetingServer", "SMeetingProtocol", "TestWait", "CSystem"]),
 
         // MARK: - Executables
-        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer", "RTCNet"]),
+        .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer", "RTCNet", "SRTCProtocol"]),
         .executableTarget(name: "srtc-egress", dependencies: ["EgressWorker"]),
         .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCLoad"]),
         .executableTarget(
