@@ -12,6 +12,7 @@
 #include <openssl/x509.h>
 #include <openssl/ec.h>
 #include <openssl/pem.h>
+#include <openssl/kdf.h>
 
 static inline long srtc_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 static inline long srtc_BIO_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
@@ -26,4 +27,6 @@ static inline long srtc_SSL_CTX_set1_groups_list(SSL_CTX *ctx, const char *list)
 // DTLS transport (RTCTransport): option bits built by SSL_OP_BIT(n) and the version macro.
 static inline uint64_t srtc_SSL_OP_NO_QUERY_MTU(void) { return SSL_OP_NO_QUERY_MTU; }
 static inline long srtc_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return SSL_CTX_set_min_proto_version(ctx, version); }
+// HKDF (RTCCrypto's HKDF): the key type is a macro of a NID.
+static inline int srtc_EVP_PKEY_HKDF(void) { return EVP_PKEY_HKDF; }
 #endif

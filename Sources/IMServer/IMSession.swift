@@ -130,7 +130,10 @@ final class IMSession: IMConnection, Sendable {
             $0.appId = claims.iss
             $0.uid = claims.sub
         }
+        let sealKey = apps.app(id: claims.iss).map { SealKey.encoded(appKey: $0.appKey, appId: claims.iss, uid: claims.sub) }
         try await service.login(self, appId: claims.iss, uid: claims.sub, lastSeq: req.lastSeq, sessionId: sessionId) { response in
+            var response = response
+            response.sealKey = sealKey
             send(text: JSONEnvelope.success(id: id, type: IMRequestType.login.rawValue, response))
         }
     }

@@ -33,6 +33,7 @@ import Testing
                                   serverTime: 1, subscriptions: [SubscribeRequest(trackId: "TR_1", layer: "camera_small")],
                                   iceServers: [ICEServer(urls: ["turn:turn.example.com:3478"], username: "1:bob", credential: "c")])
         joined.moved = true
+        joined.sealKey = "Qp4_dbXwO9iuEDv-oaGSEwVMvmzKCX21ZStyuyyG6P8"
         let events: [ServerEvent] = [
             .userJoined(user), .userLeft(UserLeft(uid: "bob", reason: .kicked)), .trackAdded(TrackEvent(uid: "bob", track: track)),
             .subscriberOffer(SessionDescriptionMessage(sdp: "v=0", revision: 1)),
@@ -104,10 +105,12 @@ import Testing
     }
 
     @Test func imKeysAreInIMDoc() {
+        var login = IMLoginResponse(uid: "b", sessionId: "IS", resumeFrom: 1, lastSeq: 2, serverTime: 1, maxContentBytes: 4096)
+        login.sealKey = "Qp4_dbXwO9iuEDv-oaGSEwVMvmzKCX21ZStyuyyG6P8"
         let payloads: [any Encodable & Sendable] = [
             IMMessage(seq: 1, msgId: "MS", kind: .callInvite, from: "a", to: "b", title: "t", content: "c", data: "d", callId: "CA", channel: "c", sentAt: 1),
             IMLoginRequest(token: "t", lastSeq: 1, sdk: "x"),
-            IMLoginResponse(uid: "b", sessionId: "IS", resumeFrom: 1, lastSeq: 2, serverTime: 1, maxContentBytes: 4096),
+            login,
             IMSendRequest(to: "b", content: "c"), IMSendResponse(msgId: "MS", sentAt: 1), IMAckRequest(seq: 1),
             IMInviteRequest(to: "b", channel: "c", content: "video", timeoutSeconds: 30), IMInviteResponse(callId: "CA", expiresAt: 1),
             IMCallRequest(callId: "CA", content: "busy"), IMPong(serverTime: 1),

@@ -223,6 +223,7 @@ public final class Channel: @unchecked Sendable {
         guard case .joined(let response) = try await signal.request(.join(request)) else {
             throw .connectionFailed("join answered without session")
         }
+        SealKeyring.shared.remember(encodedKey: response.sealKey, uid: response.me.uid, token: parameters.token)
         return response
     }
 

@@ -85,6 +85,7 @@ final class IMLink: Sendable {
             client.close()
             throw error
         }
+        SealKeyring.shared.remember(encodedKey: response.sealKey, uid: response.uid, token: token)
         let accepted = state.withLock { s -> Bool in
             guard !s.closed else { return false }
             s.client = client

@@ -93,6 +93,8 @@ public struct IMLoginResponse: Codable, Sendable, Equatable {
     public var serverTime: Int64
     /// Largest `content` accepted, in bytes.
     public var maxContentBytes: Int
+    /// The user's seal key (base64url of 32 bytes, docs/sealed-strings.md), for the SDK's `decrypt`.
+    public var sealKey: String?
 
     public init(uid: String, sessionId: String, resumeFrom: Int64, lastSeq: Int64, serverTime: Int64, maxContentBytes: Int) {
         self.uid = uid

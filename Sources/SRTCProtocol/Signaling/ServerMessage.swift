@@ -58,6 +58,9 @@ public struct JoinResponse: Codable, Sendable, Equatable {
     /// the session's transports did not move, so the client publishes its tracks again and
     /// answers a fresh subscriber offer (docs/protocol.md, "Moving to another node").
     public var moved: Bool?
+    /// The joining uid's seal key (base64url of 32 bytes, docs/sealed-strings.md): what the SDK's
+    /// `decrypt` opens this user's sealed strings with. Absent from servers that do not seal.
+    public var sealKey: String?
 
     public init(sessionId: String, resumed: Bool, channel: ChannelInfo, me: UserInfo, users: [UserInfo],
                 reconnectGraceSeconds: Int, serverTime: Int64, subscriptions: [SubscribeRequest] = [],
@@ -71,6 +74,7 @@ public struct JoinResponse: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case resumed, channel, me, users, subscriptions, moved
         case sessionId = "session_id"
+        case sealKey = "seal_key"
         case reconnectGraceSeconds = "reconnect_grace_seconds"
         case serverTime = "server_time"
         case iceServers = "ice_servers"
@@ -90,6 +94,7 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         iceServers = try c.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? []
         hiddenTracks = try c.decodeIfPresent([TrackInfo].self, forKey: .hiddenTracks) ?? []
         moved = try c.decodeIfPresent(Bool.self, forKey: .moved)
+        sealKey = try c.decodeIfPresent(String.self, forKey: .sealKey)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -105,6 +110,7 @@ public struct JoinResponse: Codable, Sendable, Equatable {
         try c.encode(iceServers, forKey: .iceServers)
         if !hiddenTracks.isEmpty { try c.encode(hiddenTracks, forKey: .hiddenTracks) }
         try c.encodeIfPresent(moved, forKey: .moved)
+        try c.encodeIfPresent(sealKey, forKey: .sealKey)
     }
 }
 

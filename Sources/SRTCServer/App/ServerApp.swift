@@ -90,6 +90,7 @@ public final class ServerApp: Sendable {
         builder.addImmediate("GET", "/healthz") { _ in .json(200, health) }
         builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)
+        SealRoutes.register(in: &builder)
         edges.register(in: &builder)
         ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits, forwarder: forwarder)
         let apps = self.apps

@@ -111,7 +111,7 @@ public final class ChannelManager: Sendable {
     /// Joins `key`, retrying on a fresh room when the one found closed itself meanwhile (it emptied
     /// between lookup and join). On success the room has queued the `joined` response to `requestId`.
     func join(_ key: ChannelKey, _ request: JoinRequest, claims: TokenClaims, connection: SignalConnection, requestId: Int?,
-              iceServers: [ICEServer] = []) async -> Result<(ChannelRoom, JoinResponse), SignalError> {
+              iceServers: [ICEServer] = [], sealKey: String? = nil) async -> Result<(ChannelRoom, JoinResponse), SignalError> {
         // Hidden participants carry a token only the server mints (egress workers); modules do not gate them.
         if claims.grant?.hidden != true, await !admits(key, uid: claims.sub) {
             return .failure(SignalError(.permissionDenied, "not admitted to channel \(key.name)"))
@@ -121,7 +121,7 @@ public final class ChannelManager: Sendable {
                 return .failure(SignalError(.internalError, "channel \(key.name) moved to another node; retry"))
             }
             let room = room(for: key)
-            switch await room.join(request, claims: claims, connection: connection, requestId: requestId, iceServers: iceServers) {
+            switch await room.join(request, claims: claims, connection: connection, requestId: requestId, iceServers: iceServers, sealKey: sealKey) {
             case .success(let response): return .success((room, response))
             case .failure(let error) where error == ChannelRoom.closedError:
                 rooms.withLock { if $0[key] === room { $0[key] = nil } }

@@ -22,13 +22,16 @@ extension ChannelRoom {
 
     /// Admits a verified session (`admit`). On success the `joined` response to `requestId` is
     /// queued on `connection` before any later event of the room reaches it.
-    /// - Parameter iceServers: the session's TURN servers and credentials, added to the response.
+    /// - Parameters:
+    ///   - iceServers: the session's TURN servers and credentials, added to the response.
+    ///   - sealKey: the user's seal key (`SealKey.encoded`), added to the response.
     nonisolated func join(_ request: JoinRequest, claims: TokenClaims, connection: SignalConnection, requestId: Int?,
-                          iceServers: [ICEServer] = []) async -> Result<JoinResponse, SignalError> {
+                          iceServers: [ICEServer] = [], sealKey: String? = nil) async -> Result<JoinResponse, SignalError> {
         await perform(ifClosed: .failure(Self.closedError)) { room in
             var result = await room.admit(request, claims: claims, connection: connection)
             if case .success(var response) = result {
                 response.iceServers = iceServers
+                response.sealKey = sealKey
                 result = .success(response)
             }
             if let requestId, case .success(let response) = result {

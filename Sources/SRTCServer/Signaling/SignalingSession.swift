@@ -148,7 +148,9 @@ final class SignalingSession: Sendable {
             }
         }
         let iceServers = turn?.iceServers(uid: claims.sub, now: now) ?? []
-        switch await manager.join(key, join, claims: claims, connection: connection, requestId: id, iceServers: iceServers) {
+        // The user's own seal key (docs/sealed-strings.md), for the SDK's `decrypt`.
+        let sealKey = apps.app(id: claims.iss).map { SealKey.encoded(appKey: $0.appKey, appId: claims.iss, uid: claims.sub) }
+        switch await manager.join(key, join, claims: claims, connection: connection, requestId: id, iceServers: iceServers, sealKey: sealKey) {
         case .success(let (room, response)):
             state.withLock {
                 $0.room = room
