@@ -18,6 +18,9 @@ final class CompositeViewer: ChannelDelegate, @unchecked Sendable {
     let tiles: TileReader
     let audio = SDKMediaCollector()
     private let added = Mutex(0)
+    private let failures = Mutex<[String]>([])
+    /// Subscriptions that failed.
+    var errors: [String] { failures.withLock { $0 } }
 
     init(uid: String, tiles: TileReader) {
         self.uid = uid
@@ -34,7 +37,9 @@ final class CompositeViewer: ChannelDelegate, @unchecked Sendable {
             added.withLock { $0 += 1 }
         }
         if let sound = remote as? RemoteAudioTrack { sound.add(audioRenderer: audio) }
-        Task { try? await channel.subscribe(remote) }
+        Task {
+            do { try await channel.subscribe(remote) } catch { self.failures.withLock { $0.append("\(track.id): \(error)") } }
+        }
     }
 }
 
@@ -112,7 +117,7 @@ struct EgressPeer {
         let before = tiles.numbers(tile: 0).last ?? 0
         // What the supervisor last said, for the failure message (which part did not come back).
         var state: [String: Any] = [:]
-        try await eventually("the composite back after its worker died: composite \(state), video tracks seen \(composite.videoTracksSeen), tile 0 at \(tiles.numbers(tile: 0).last ?? -1) (needs > \(before + 15)), \(tiles.frames) pictures, viewer events \(viewer.events.events.filter { !$0.hasPrefix("quality") }.suffix(8))") {
+        try await eventually("the composite back after its worker died: composite \(state), video tracks seen \(composite.videoTracksSeen), tile 0 at \(tiles.numbers(tile: 0).last ?? -1) (needs > \(before + 15)), \(tiles.frames) pictures, failed subscriptions \(composite.errors), viewer events \(viewer.events.events.filter { !$0.hasPrefix("quality") }.suffix(8))") {
             state = (try? await server.composite("mix", uid: "mcu")) ?? [:]
             let restarts = state["restarts"] as? Int ?? 0
             return restarts >= 1 && composite.videoTracksSeen >= 2 && (tiles.numbers(tile: 0).last ?? 0) > before + 15

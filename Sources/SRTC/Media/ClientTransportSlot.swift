@@ -12,6 +12,8 @@ final class ClientTransportSlot: Sendable {
     }
 
     private let state = Mutex<(localICE: ICECredentials, transport: ClientTransport?)>((ICECredentials.random(), nil))
+    /// Held through a whole `follow`.
+    private let following = Mutex(())
 
     /// The credentials of the next description.
     var localICE: ICECredentials { state.withLock { $0.localICE } }
@@ -34,24 +36,34 @@ final class ClientTransportSlot: Sendable {
 
     /// Brings the transport in line with `remote`, negotiated with `localICE`; `open` makes a new
     /// transport when one is needed (the old one is closed once the new one is in place).
+    ///
+    /// One call at a time: a subscribe transport's offers are answered in quick succession (a
+    /// composite joining subscribes to six tracks at once) and each answer's connect runs in a
+    /// task of its own. Two at once both found no transport and each opened one with the same ICE
+    /// credentials; the server's DTLS took the first ClientHello, the first transport was then
+    /// closed as replaced, and the one kept could never finish its handshake (its ICE restarts
+    /// keep DTLS), so that channel received no media at all.
     @discardableResult
     func follow(_ remote: SDPNegotiation.RemoteDescription, localICE: ICECredentials,
                 open: () throws(SRTCError) -> ClientTransport) throws(SRTCError) -> Outcome {
-        let existing = transport
-        if let existing, existing.remote.iceUfrag == remote.iceUfrag, existing.localICE == localICE, existing.state != .failed {
-            return .kept
+        let (outcome, replaced) = try following.withLock { _ throws(SRTCError) -> (Outcome, ClientTransport?) in
+            let existing = transport
+            if let existing, existing.remote.iceUfrag == remote.iceUfrag, existing.localICE == localICE, existing.state != .failed {
+                return (.kept, nil)
+            }
+            if let existing, existing.canRestart {
+                existing.restartICE(localICE: localICE, remote: remote)
+                return (.restarted, nil)
+            }
+            let opened = try open()
+            let old = state.withLock { s -> ClientTransport? in
+                defer { s.transport = opened }
+                return s.transport
+            }
+            return (.opened, old)
         }
-        if let existing, existing.canRestart {
-            existing.restartICE(localICE: localICE, remote: remote)
-            return .restarted
-        }
-        let opened = try open()
-        let old = state.withLock { s -> ClientTransport? in
-            defer { s.transport = opened }
-            return s.transport
-        }
-        old?.close()
-        return .opened
+        replaced?.close()
+        return outcome
     }
 
     /// Closes the transport; the slot is empty afterwards.

@@ -34,6 +34,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
         /// transport then; checks sent earlier would be dropped and retried only after the RTO).
         var remote: SDPNegotiation.RemoteDescription
         var localICE: ICECredentials
+        var revision: Int
     }
 
     private struct State {
@@ -55,6 +56,8 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     private let context: EngineContext
     private let state = Mutex(State())
     private let slot = ClientTransportSlot()
+    /// The revision of the last offer `connect` followed.
+    private let connectedRevision = Mutex(-1)
     /// Receives the events that arrive on the reliable data channel (I/O thread).
     let dataEvents = CallbackSlot<@Sendable (ServerEvent) -> Void>()
     /// Whether the reliable data channel is open.
@@ -107,7 +110,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
         let localICE = slot.localICE
         let answer = try SDPNegotiation.subscribeAnswer(to: sdp, ice: localICE, fingerprint: certificate.fingerprint, sessionID: sessionID,
                                                         dataChannels: context.configuration.useDataChannel)
-        var result = OfferResult(answer: answer, bound: [], unbound: [], remote: remote, localICE: localICE)
+        var result = OfferResult(answer: answer, bound: [], unbound: [], remote: remote, localICE: localICE, revision: revision)
         var wanted: [String: (SDPNegotiation.RemoteSection, RemoteTrack)] = [:]
         for section in remote.sections where !section.rejected && section.direction.sends {
             guard let id = section.trackID ?? section.streamID, let remoteTrack = track(id), remoteTrack.kind == section.kind else {
@@ -154,9 +157,17 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     }
 
     /// Starts (or ICE-restarts) the transport for an applied offer; call it once the server
-    /// has acknowledged the answer.
-    func connect(for result: OfferResult) throws(SRTCError) {
-        try connectIfNeeded(result.remote, localICE: result.localICE)
+    /// has acknowledged the answer. Returns what was done, or nil when nothing was: the offer had
+    /// no section to receive, or a later offer's transport was already connected (the connects of
+    /// offers answered one after another run in tasks of their own and may come out of order;
+    /// the older one would ICE-restart the transport back to credentials already replaced).
+    @discardableResult
+    func connect(for result: OfferResult) throws(SRTCError) -> ClientTransportSlot.Outcome? {
+        try connectedRevision.withLock { last throws(SRTCError) -> ClientTransportSlot.Outcome? in
+            guard result.revision >= last else { return nil }
+            last = result.revision
+            return try connectIfNeeded(result.remote, localICE: result.localICE)
+        }
     }
 
     /// Fresh local ICE credentials, used from the next offer on (ICE restart); returns the old ones.
@@ -165,10 +176,10 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
 
     func restoreICE(_ credentials: ICECredentials) { slot.restoreICE(credentials) }
 
-    private func connectIfNeeded(_ remote: SDPNegotiation.RemoteDescription, localICE: ICECredentials) throws(SRTCError) {
+    private func connectIfNeeded(_ remote: SDPNegotiation.RemoteDescription, localICE: ICECredentials) throws(SRTCError) -> ClientTransportSlot.Outcome? {
         // An offer with every section rejected (nothing subscribed) leaves the transport as it is.
-        guard remote.sections.contains(where: { !$0.rejected }) else { return }
-        try slot.follow(remote, localICE: localICE) { () throws(SRTCError) in
+        guard remote.sections.contains(where: { !$0.rejected }) else { return nil }
+        return try slot.follow(remote, localICE: localICE) { () throws(SRTCError) in
             // A new transport's data channel opens anew.
             state.withLock { $0.dataChannelOpen = false }
             return try ClientTransport(localICE: localICE, remote: remote, certificate: certificate,
