@@ -144,6 +144,7 @@ extension EgressSupervisor {
         case .started:
             c.info.status = .running
             c.info.error = nil
+            c.backoff.workerStarted(atSeconds: Self.monotonicSeconds())
             store.update(c.info)
             wake("start:" + id)
         case .liveStarted:
@@ -183,7 +184,7 @@ extension EgressSupervisor {
         c.info.status = .restarting
         c.info.error = c.failure?.message ?? "the worker exited (status \(status))"
         store.update(c.info)
-        let delay = min(30.0, pow(2.0, Double(min(c.info.restarts, 6) - 1)) * 0.5)
+        let delay = c.backoff.workerExited(atSeconds: Self.monotonicSeconds())
         let id = c.info.compositeId, generation = c.generation
         Task { [weak self] in
             try? await Task.sleep(for: .seconds(delay))

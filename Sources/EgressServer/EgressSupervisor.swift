@@ -42,6 +42,8 @@ actor EgressSupervisor {
         /// Why the worker ended on its own, when it said so.
         var endReason: String?
         var failure: (code: String, message: String)?
+        /// Restarts in a row without a worker that ran `RestartBackoff.stableSeconds`: sets the delay.
+        var backoff = RestartBackoff()
 
         init(info: CompositeInfo, appId: String, key: ChannelKey, settings: CompositeSettings) {
             self.info = info
@@ -191,4 +193,7 @@ actor EgressSupervisor {
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// Seconds on a clock that only moves forward (worker run times).
+    static func monotonicSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 }
