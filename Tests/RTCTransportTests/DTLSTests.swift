@@ -100,6 +100,42 @@ struct DTLSPair {
         #expect(pair.server.keyingMaterial == nil)
     }
 
+    @Test func aServerStartsOverBeforeItsHandshakeCompletedAndANewClientConnects() throws {
+        let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate(), stranger = try DTLSCertificate()
+        let server = try DTLSEndpoint(role: .server, certificate: serverCert, remoteFingerprint: clientCert.fingerprint)
+        /// Runs `client` against the server until both are quiet; returns the server's events.
+        func handshake(_ client: DTLSEndpoint) -> [DTLSEndpoint.Event] {
+            var events: [DTLSEndpoint.Event] = []
+            var toServer = client.start().datagrams
+            for _ in 0..<20 where !toServer.isEmpty {
+                var toClient: [[UInt8]] = []
+                for d in toServer {
+                    let output = server.handle(d)
+                    toClient += output.datagrams
+                    if let e = output.event { events.append(e) }
+                }
+                toServer = toClient.flatMap { client.handle($0).datagrams }
+            }
+            return events
+        }
+        // A peer with the wrong certificate fails the handshake (after the server answered it).
+        let impostor = try DTLSEndpoint(role: .client, certificate: stranger, remoteFingerprint: serverCert.fingerprint)
+        #expect(handshake(impostor) == [.failed(.fingerprintMismatch)])
+        #expect(server.state == .failed)
+        // Starting over forgets that handshake; the expected fingerprint stays.
+        #expect(server.restart())
+        #expect(server.state == .new)
+        #expect(server.ignoredDatagrams == 0)
+        let client = try DTLSEndpoint(role: .client, certificate: clientCert, remoteFingerprint: serverCert.fingerprint)
+        #expect(handshake(client) == [.connected(.aeadAES128GCM)])
+        #expect(client.state == .connected)
+        #expect(client.keyingMaterial == server.keyingMaterial)
+        // An established association is never started over.
+        #expect(!server.restart())
+        #expect(server.state == .connected)
+        #expect(server.keyingMaterial == client.keyingMaterial)
+    }
+
     @Test func closeNotifyReachesThePeer() throws {
         var pair = try DTLSPair()
         pair.run()

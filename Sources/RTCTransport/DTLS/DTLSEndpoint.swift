@@ -132,6 +132,23 @@ public final class DTLSEndpoint {
         return role == .client ? step() : Output()
     }
 
+    /// Starts over before the handshake completed: a new connection object on the same context,
+    /// state `.new`, nothing queued to send and the ignored-datagram counters reset; the expected
+    /// fingerprint stays. For an ICE restart of a transport whose DTLS never finished (its peer
+    /// went away mid-handshake, or a new peer transport sends a new ClientHello): RFC 8445 §9
+    /// keeps a DTLS association only when there is one. Refused (returns `false`) once connected
+    /// or closed: an established association is kept across ICE restarts.
+    @discardableResult
+    public func restart() -> Bool {
+        guard state != .connected, state != .closed, replaceConnection() else { return false }
+        state = .new
+        hasSent = false
+        ignoredDatagrams = 0
+        lastIgnored = nil
+        verifier.mismatched = false
+        return true
+    }
+
     /// Handles one received DTLS datagram; one that is malformed or unauthenticated is ignored.
     public func handle(_ datagram: UnsafeRawBufferPointer) -> Output {
         guard !datagram.isEmpty, datagram.count < Int(Int32.max) else { return Output() }
@@ -254,11 +271,17 @@ public final class DTLSEndpoint {
     /// it would send): what failed came from nobody the handshake has heard of, and the real peer's
     /// ClientHello must still find a server waiting for it.
     private func restartHandshake() -> Bool {
+        guard replaceConnection() else { return false }
+        discardedHandshakes += 1
+        return true
+    }
+
+    /// A fresh connection object in place of the current one, with nothing queued to send.
+    private func replaceConnection() -> Bool {
         guard let fresh = Self.makeConnection(context, role: role, mtu: mtu, verifier: verifier, outbox: outbox) else { return false }
         _ = outbox.take()
         SSL_free(ssl)
         ssl = fresh
-        discardedHandshakes += 1
         ERR_clear_error()
         return true
     }

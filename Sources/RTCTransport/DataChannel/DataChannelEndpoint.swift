@@ -86,6 +86,14 @@ public final class DataChannelEndpoint {
         association.resetStreams([id])
     }
 
+    /// Takes over the opens `previous` had waiting for its association, which will never come up
+    /// (the DTLS handshake under it started over): they start when this one's association does.
+    func takeWaitingOpens(from previous: DataChannelEndpoint) {
+        pending += previous.pending
+        previous.pending = []
+        nextID = previous.nextID
+    }
+
     // MARK: - Internals
 
     /// Parameters of our own DCEP opens until their ACK (messages may be sent meanwhile, RFC 8832 §6).

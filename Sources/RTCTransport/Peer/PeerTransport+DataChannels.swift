@@ -38,6 +38,17 @@ extension PeerTransport {
         dataChannels = endpoint
     }
 
+    /// After DTLS started over: the old association never came up, or `finish` closed it. A new
+    /// one takes over the channels still waiting to open (the negotiated ones the owner opened at
+    /// setup, RFC 8831 §6.5), so the revived transport has the same channels.
+    func renewDataChannels() {
+        guard let old = dataChannels else { return }
+        old.association.close()
+        dataChannels = nil
+        setUpDataChannels()
+        dataChannels?.takeWaitingOpens(from: old)
+    }
+
     func connectDataChannels() {
         try? dataChannels?.association.connect()
     }

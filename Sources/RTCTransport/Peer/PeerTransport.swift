@@ -172,22 +172,39 @@ public final class PeerTransport: @unchecked Sendable {
 
     /// ICE restart (RFC 8445 §9): new credentials on both sides (and, for a controlling agent, new
     /// remote candidates) with DTLS and SRTP kept. Media keeps using the current pair until the
-    /// new checks nominate one, which may be a new address (a changed network path). Thread-safe.
+    /// new checks nominate one, which may be a new address (a changed network path).
+    /// A transport whose DTLS never completed has no association to keep: its handshake starts
+    /// over (the peer sends a new ClientHello, RFC 6347 §4.2), and one that had failed comes back
+    /// to `.checking` with a new connect deadline and its data channels waiting again. Thread-safe.
     public func restartICE(local: ICECredentials, remote: ICECredentials, remoteCandidates: [ICECandidate] = []) {
         execute { transport in transport.restartOnIOThread(local: local, remote: remote, remoteCandidates: remoteCandidates) }
     }
 
     private func restartOnIOThread(local: ICECredentials, remote: ICECredentials, remoteCandidates: [ICECandidate]) {
-        // A transport whose ICE failed after DTLS came up keeps its SRTP keys and can come back.
-        guard currentState != .closed, currentState != .failed || srtp != nil else { return }
+        // A transport whose ICE failed after DTLS came up keeps its SRTP keys and can come back;
+        // one whose DTLS never completed starts DTLS over. One that failed with its association
+        // up but its keys dropped (a restart that timed out) cannot.
+        let redoDTLS = srtp == nil && dtls.state != .connected
+        guard currentState != .closed, currentState != .failed || srtp != nil || redoDTLS else { return }
         quietUntil = 0
         let previous = localICE.ufrag
+        let wasFailed = currentState == .failed
         localICE = local
         let now = ContinuousClock.now
-        if currentState == .failed {
+        if redoDTLS {
+            restarting = false
+            dtls.restart()
+            heldDTLS = []
+            deadline = now + parameters.connectTimeout
+            renewDataChannels()
+            if wasFailed { setState(.checking) }
+        } else if wasFailed {
             restarting = true
             deadline = now + parameters.connectTimeout
         }
+        // A failed transport is no longer routed (`peerTransportDidFinish`): route it again. Its
+        // address comes back when ICE selects one.
+        if wasFailed || previous != local.ufrag { host?.peerTransport(self, didChangeLocalUfrag: local.ufrag, previous: previous) }
         switch ice {
         case .lite:
             ice = .lite(ICELiteResponder(local: local, remote: remote))
@@ -200,7 +217,6 @@ public final class PeerTransport: @unchecked Sendable {
             ice = .controlling(agent)
             perform(actions, now: now)
         }
-        if previous != local.ufrag { host?.peerTransport(self, didChangeLocalUfrag: local.ufrag, previous: previous) }
     }
 
     /// Completes a transport made with `PeerTransportParameters.awaitingAnswer`: the peer's ICE

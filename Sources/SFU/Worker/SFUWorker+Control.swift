@@ -91,7 +91,8 @@ extension SFUWorker {
 
     /// ICE restart of a transport (RFC 8445 §9): new local and remote credentials, DTLS and SRTP
     /// kept, producers and consumers untouched. The peer's next nominated check may come from a
-    /// new address, and media moves there.
+    /// new address, and media moves there. A transport whose DTLS never completed (even a failed
+    /// one) starts DTLS over, with the channels it was created with.
     public func restartICE(_ id: TransportID, local: ICECredentials, remote: ICECredentials) async throws(SFUError) {
         try await perform { core, _ throws(SFUError) in
             guard let transport = core.transports[id], let peer = transport.peer else { throw .transportNotFound(id) }
