@@ -2,6 +2,7 @@
 // active-speaker highlight, chat, and watch quality. Everything goes through the web SDK.
 
 import { SRTCChannel, createLocalMediaTracks } from './srtc.js';
+import { unverifiedTokenClaims } from './srtc/base64url.js';
 
 const $ = (id) => document.getElementById(id);
 const channel = new SRTCChannel({ logLevel: 'info' });
@@ -19,21 +20,11 @@ function updateGrantCommand() {
   $('grant-command').textContent = `srtc grant --channel ${$('channel-name').value || 'room1'} --uid ${$('uid').value || 'alice'}`;
 }
 
-/** The unverified claims of a token (only to check it against the form; the server verifies it). */
-function tokenClaims(token) {
-  try {
-    const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
-    return JSON.parse(atob(part + '='.repeat((4 - (part.length % 4)) % 4)));
-  } catch (e) {
-    return null;
-  }
-}
-
 $('join-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   $('join-error').textContent = '';
   const token = $('token').value.trim();
-  const claims = tokenClaims(token);
+  const claims = unverifiedTokenClaims(token);   // only to check it against the form; the server verifies it
   if (!claims) return showError('This is not a token: paste the "token" value your backend got from /server/v1/channel/grant.');
   const grantChannel = claims.grant?.channel ?? claims.channel;
   if ($('channel-name').value && grantChannel && grantChannel !== $('channel-name').value) {

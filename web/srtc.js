@@ -15,6 +15,8 @@ import { SRTCChannel, SDK_VERSION } from './srtc/channel.js';
 import { Emitter } from './srtc/emitter.js';
 import { SRTCError } from './srtc/errors.js';
 import { SRTCIm } from './srtc/im.js';
+import { sealKeyFor } from './srtc/seal-keyring.js';
+import { openSealedString, parseSealedString } from './srtc/sealed-string.js';
 import { runSpeedTest } from './srtc/speed-test.js';
 
 export { SRTCChannel, SDK_VERSION };
@@ -27,7 +29,8 @@ export { ConnectionQuality, ConnectionState, DisconnectReason, TrackDesc, PROTOC
 
 /**
  * The process-level engine: creates channel instances (several may be joined at once) and
- * leaves them all on `destroy()`; holds IM (`enableIm`) and the speed test. Optional:
+ * leaves them all on `destroy()`; holds IM (`enableIm`) and the speed test; opens sealed strings
+ * (`SRTCEngine.decrypt`). Optional:
  * `new SRTCChannel()` works on its own. Engine events (`engine.on(name, fn)` or
  * `engine.addDelegate(obj)`), named as the Swift `SRTCEngineDelegate`:
  * `speedTestDidProgress(progress)`, `speedTestDidFinish(result)`, `speedTestDidFail(error, linkId)`.
@@ -64,6 +67,24 @@ export class SRTCEngine extends Emitter {
   disableIm() {
     this.im?.disable();
     this.im = null;
+  }
+
+  /**
+   * The Swift SDK's `SRTCEngine.decrypt(_:)` (static, like it): opens a string the app's backend
+   * sealed for this user (`POST /server/v1/seal`, docs/sealed-strings.md) with the key the server
+   * sent when the user joined a channel or enabled IM in this page (any engine or channel).
+   * @param {string} sealed `srtc1.<app_id>.<uid>.<box>`.
+   * @returns {Promise<string|null>} the plaintext; null for a non-string, anything that is not a
+   * sealed string, one sealed for an app and uid that has not joined a channel or enabled IM in
+   * this page, and one that fails authentication (changed, truncated, another key). Rejects with
+   * `wrongState` only where the page has no WebCrypto (not a secure context: use https or localhost).
+   */
+  static async decrypt(sealed) {
+    const parsed = parseSealedString(sealed);
+    const key = parsed && sealKeyFor(parsed.appId, parsed.uid);
+    if (!key) return null;
+    if (!globalThis.crypto?.subtle) throw new SRTCError('wrongState', 'decrypt needs WebCrypto: serve the page over https (or from localhost)');
+    return openSealedString(parsed, key);
   }
 
   /**

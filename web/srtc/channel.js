@@ -13,6 +13,7 @@ import { Subscriber } from './subscriber.js';
 import { applyFirstJoin, handleEvent } from './channel-events.js';
 import { connectionLost, stopReconnecting, transportStateChanged } from './channel-reconnect.js';
 import { ReceiveMonitor } from './receive-monitor.js';
+import { rememberSealKey } from './seal-keyring.js';
 
 /** SDK name and version sent in `join` (`sdk`). */
 export const SDK_VERSION = '0.1.0';
@@ -349,7 +350,11 @@ export class SRTCChannel extends Emitter {
     if (custom != null) data.custom = String(custom);
     if (sessionId) data.session_id = sessionId;
     if (this.options.useDataChannel) data.data_channel = true;
-    return signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs });
+    return signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs }).then((response) => {
+      // The user's seal key (docs/protocol.md, `join`), on every join and resume, for `SRTCEngine.decrypt`.
+      rememberSealKey(response.sealKey, response.me?.uid, token);
+      return response;
+    });
   }
 
   /** An event from the subscribe connection's data channel: handled like one from the WebSocket. */

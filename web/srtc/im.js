@@ -7,6 +7,7 @@ import { Emitter } from './emitter.js';
 import { SRTCError } from './errors.js';
 import { signalingURL } from './models.js';
 import { SignalClient } from './signal-client.js';
+import { rememberSealKey } from './seal-keyring.js';
 
 const IM_PATH = '/im/v1/ws';
 
@@ -106,6 +107,8 @@ export class SRTCIm extends Emitter {
     // The server's resume point is the truth; the replay follows the answer (handled after this).
     this.lastSeq = response.resumeFrom;
     this.uid = response.uid;
+    // The user's seal key (docs/im.md, `login`), for `SRTCEngine.decrypt`.
+    rememberSealKey(response.sealKey, response.uid, this._token);
     clearInterval(this._ticker);
     this._ticker = setInterval(() => {
       if (signal.isOpen && performance.now() - signal.lastSentAt >= this.options.pingIntervalMs * 0.9) {
