@@ -77,9 +77,11 @@ extension MeetingRoom {
         if !trainingAllows(info) { throw MeetingErrorBody(.policyForbidden, "in a training meeting only presenters may share") }
     }
 
-    /// Who holds the screen (a screen share or a view capture), other than `uid`.
+    /// Who holds the screen (a screen share or a view capture), other than `uid`: a member of the
+    /// room's previous node not back yet too (its SRTC session publishes the screen again, `+Record`).
     private func screenHolder(except uid: String?) -> String? {
-        members.values.first { $0.info.uid != uid && Self.holdsScreen($0.info) }?.info.uid
+        let away = returning.values.filter { members[$0.uid] == nil }
+        return (members.values.map(\.info) + away).first { $0.uid != uid && Self.holdsScreen($0) }?.uid
     }
 
     /// Starts a view capture: I may publish `screen` without a sharing state (no

@@ -4,20 +4,24 @@ import SMeetingProtocol
 /// co-hosts) wait without a channel token until a host or co-host (or the backend) admits or
 /// removes them. A locked room refuses before the waiting room.
 extension MeetingRoom {
-    /// Everyone waiting, longest first.
+    /// Everyone waiting, longest first: those of the room's previous node not back yet too (the
+    /// hosts keep seeing them while their sessions move, `+Record`).
     var waitingList: [WaitingUserInfo] {
-        waiting.values.map(\.info).sorted { ($0.since, $0.uid) < ($1.since, $1.uid) }
+        (waiting.values.map(\.info) + returningWaiters.values).sorted { ($0.since, $0.uid) < ($1.since, $1.uid) }
     }
 
-    /// Puts `uid` in the waiting room (an older waiting session of the same uid is replaced).
+    /// Puts `uid` in the waiting room (an older waiting session of the same uid is replaced). One
+    /// that waited on the room's previous node keeps its place, and the hosts, who list it
+    /// already, are not told again.
     func wait(uid: String, nickname: String, connection: MeetingConnection) -> EnterRoomResp {
         if let old = waiting[uid] {
             old.connection.send(.disconnected, DisconnectedEvent(reason: "duplicate_login", message: "entered from another session"))
             leaveWaiting(uid, reason: .left, by: nil, notifyRemoved: true, closeIfEmpty: false)
         }
-        let info = WaitingUserInfo(uid: uid, nickname: nickname, since: Self.nowMilliseconds())
+        let waited = returningWaiters.removeValue(forKey: uid)
+        let info = WaitingUserInfo(uid: uid, nickname: nickname, since: waited?.since ?? Self.nowMilliseconds())
         waiting[uid] = Waiter(info: info, connection: connection)
-        broadcastAdmins(.waitingEntered, WaitingEnteredEvent(user: info))
+        if waited == nil { broadcastAdmins(.waitingEntered, WaitingEnteredEvent(user: info)) } else { recordChanged() }
         return EnterRoomResp(room: roomSnapshot, me: MeetingUserInfo(uid: uid, nickname: nickname, role: .member, enteredAt: info.since),
                              users: [], rtc: nil, waiting: true)
     }
@@ -30,9 +34,15 @@ extension MeetingRoom {
         if closeIfEmpty { closeIfDeserted() }
     }
 
-    /// The waiter `uid`, or `not_found`.
+    /// The waiter `uid`, or `not_found`; `wrong_state` while it waited on the room's previous node
+    /// and is not back yet (it can be admitted or removed once it is).
     private func waiter(_ uid: String) throws(MeetingErrorBody) -> Waiter {
-        guard let w = waiting[uid] else { throw MeetingErrorBody(.notFound, "\(uid) is not in the waiting room") }
+        guard let w = waiting[uid] else {
+            if returningWaiters[uid] != nil {
+                throw MeetingErrorBody(.wrongState, "\(uid) is reconnecting to the waiting room after the meeting moved; retry once it is back")
+            }
+            throw MeetingErrorBody(.notFound, "\(uid) is not in the waiting room")
+        }
         return w
     }
 

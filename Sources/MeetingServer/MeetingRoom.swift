@@ -53,6 +53,9 @@ actor MeetingRoom {
     var recordPending = false
     /// Members of the room on its previous node, by uid, until each enters again (`+Record`).
     var returning: [String: MeetingUserInfo] = [:]
+    /// Members of the room's waiting room on its previous node, by uid, until each enters (and
+    /// waits) again (`+Record`, `+Waiting`).
+    var returningWaiters: [String: WaitingUserInfo] = [:]
     private let onEmpty: @Sendable (MeetingRoom) -> Void
 
     init(appId: String, meeting: MeetingInfo, store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int,
@@ -72,10 +75,11 @@ actor MeetingRoom {
         self.onEmpty = onEmpty
         if let record {
             // The room continues one another node ran (`+Record`).
-            Self.restore(record.room, into: &room)
+            Self.restore(record, into: &room)
             coHosts = Set(record.coHosts)
             presenters = Set(record.presenters)
             returning = Dictionary(record.members.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+            returningWaiters = Dictionary((record.waiting ?? []).map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
         }
     }
 
@@ -145,8 +149,10 @@ actor MeetingRoom {
         guard !closed else { throw MeetingErrorBody(.meetingClosed, "the meeting has ended") }
         let role = roleOnEntry(uid)
         // A member the room had on its previous node comes back (`+Record`): lock, password,
-        // invitation and waiting room let it through, as they did when it first entered.
-        if uid != meeting.hostUid, role == .member, returning[uid] == nil {
+        // invitation and waiting room let it through, as they did when it first entered. One
+        // that waited there passed the same checks: it waits again, in its place.
+        let waitedBefore = returningWaiters[uid] != nil
+        if uid != meeting.hostUid, role == .member, returning[uid] == nil, !waitedBefore {
             if room.locked { throw MeetingErrorBody(.roomLocked, "the room is locked") }
             switch meeting.attendType {
             case .open: break
@@ -159,6 +165,7 @@ actor MeetingRoom {
             }
             if room.waitingRoom, members[uid] == nil { return wait(uid: uid, nickname: nickname, connection: connection) }
         }
+        if waitedBefore, role == .member, room.waitingRoom, members[uid] == nil { return wait(uid: uid, nickname: nickname, connection: connection) }
         return try admitMember(uid: uid, nickname: nickname, connection: connection)
     }
 
@@ -185,6 +192,11 @@ actor MeetingRoom {
         var info = MeetingUserInfo(uid: uid, nickname: nickname, role: role, enteredAt: Self.nowMilliseconds(),
                                    presenter: presenters.contains(uid))
         returningStates(of: uid, into: &info)
+        // One that waited on the room's previous node and may now enter directly (the waiting
+        // room was turned off meanwhile) leaves the hosts' waiting list.
+        if let waited = returningWaiters.removeValue(forKey: uid) {
+            broadcastAdmins(.waitingLeft, WaitingLeftEvent(user: waited, reason: .admitted, by: nil))
+        }
         members[uid] = Member(info: info, connection: connection, attendanceId: attendance)
         joinRunningSignIn(uid: uid, nickname: nickname)
         broadcast(.userEntered, UserEnteredEvent(user: info), except: uid)

@@ -62,19 +62,7 @@ import TestWait
     /// (chat) and media (audio packets, in order) flow between members on different nodes. A login
     /// naming a session the dead node ran is answered `rejoin`.
     @Test func aMeetingsLiveRoomComesBackOnTheNodeThatTakesItOverAfterItsNodeDies() async throws {
-        var shared = ServerConfig()
-        try await TestStore.postgres.configure(&shared)
-        let databaseURL = try #require(shared.databaseURL)
-        let redisURL = try await TestRedis.freshURL()
-        // All idle: the meeting's channel, and so its live room, go to a (the smallest id).
-        let a = try await TestNodeProcess(arguments: ["--redis-url", redisURL, "--database-url", databaseURL, "--node-id", "a"])
-        func node(_ id: String) throws -> TestServer {
-            try TestServer(modules: [MeetingModule.factory]) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = id }
-        }
-        let b = try node("b"), c = try node("c")
-        let (created, meeting) = try await b.call("/server/v1/meeting/create", ["host_uid": "alice", "title": "Failover"])
-        #expect(created == 200)
-        let meetingId = try #require(meeting["meeting_id"] as? String)
+        let (a, b, c, meetingId, redisURL) = try await nodesToKill(title: "Failover")
         typealias Entered = (socket: MeetingTestSocket, answer: (ok: Bool, text: String, error: MeetingErrorBody?))
         func enter(_ uid: String, via server: TestServer) async throws -> Entered {
             let socket = try await MeetingTestSocket(url: server.meetingURL)
@@ -150,8 +138,26 @@ import TestWait
         await b.stop()
     }
 
+    /// Node a in a process of its own (to `kill -9`), nodes b and c in this one, on one PostgreSQL
+    /// and one Redis, and a meeting stored there. All idle: the meeting's channel, and so its live
+    /// room, go to a (the smallest id).
+    func nodesToKill(title: String) async throws -> (a: TestNodeProcess, b: TestServer, c: TestServer, meetingId: String, redisURL: String) {
+        var shared = ServerConfig()
+        try await TestStore.postgres.configure(&shared)
+        let databaseURL = try #require(shared.databaseURL)
+        let redisURL = try await TestRedis.freshURL()
+        let a = try await TestNodeProcess(arguments: ["--redis-url", redisURL, "--database-url", databaseURL, "--node-id", "a"])
+        func node(_ id: String) throws -> TestServer {
+            try TestServer(modules: [MeetingModule.factory]) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = id }
+        }
+        let b = try node("b"), c = try node("c")
+        let (created, meeting) = try await b.call("/server/v1/meeting/create", ["host_uid": "alice", "title": title])
+        #expect(created == 200)
+        return (a, b, c, try #require(meeting["meeting_id"] as? String), redisURL)
+    }
+
     /// Three in-process nodes on one PostgreSQL and one Redis, and a meeting stored there.
-    private func threeNodes(title: String) async throws -> (a: TestServer, b: TestServer, c: TestServer, meetingId: String, redisURL: String) {
+    func threeNodes(title: String) async throws -> (a: TestServer, b: TestServer, c: TestServer, meetingId: String, redisURL: String) {
         let (nodes, redisURL) = try await TestServer.meetingCluster(["a", "b", "c"])
         let (created, meeting) = try await nodes[2].call("/server/v1/meeting/create", ["host_uid": "alice", "title": title])
         #expect(created == 200)
@@ -173,7 +179,7 @@ import TestWait
     }
 
     /// The `seq` of the last event `socket` received.
-    private func lastSeq(_ socket: MeetingTestSocket) -> Int {
+    func lastSeq(_ socket: MeetingTestSocket) -> Int {
         socket.received.compactMap { try? MeetingCodec.head(of: $0) }.compactMap(\.seq).max() ?? 0
     }
 

@@ -94,7 +94,7 @@ import Synchronization
             let onLoop = loop.isOnLoopThread
             state.withLock { $0.datagrams.append(Array(bytes)); $0.onLoop = $0.onLoop && onLoop }
             // Echo back through the batched queue.
-            loop.sendQueue.enqueue(UnsafeRawBufferPointer(bytes), to: from)
+            loop.send(UnsafeRawBufferPointer(bytes), to: from)
         }
         loop.onTick = { _ in state.withLock { $0.ticks += 1 } }
         loop.start()
@@ -122,5 +122,34 @@ import Synchronization
         #expect(snapshot.executed)
         #expect(snapshot.ticks > 1)
         #expect(!loop.isOnLoopThread)
+    }
+
+    /// A burst longer than the send queue inside one round of `execute` work goes out whole: the
+    /// loop sends what waits when the queue is full. (It dropped everything past the queue's
+    /// capacity, so fifty lossy data-channel messages sent at once lost a third on loopback.)
+    @Test func aBurstLongerThanTheSendQueueIsSentWhole() async throws {
+        let server = try UDPSocket(bind: Self.loopback)
+        let client = try UDPSocket(bind: Self.loopback)
+        let loop = try UDPReceiveLoop(socket: server, sendQueueCapacity: 4)
+        loop.start()
+        defer { loop.stop() }
+        let target = client.localAddress
+        loop.execute {
+            for i in 0..<20 { [UInt8(i)].withUnsafeBytes { _ = loop.send($0, to: target) } }
+            for i in 20..<40 { loop.send(to: target) { slot in slot[0] = UInt8(i); return 1 } }
+        }
+        let received = await onThread { () -> [UInt8] in
+            let receiver = UDPBatchReceiver(batchSize: 16, slotSize: 64)
+            var received: [UInt8] = []
+            // Until all 40 are in, or nothing more comes for a second.
+            while received.count < 40 {
+                Self.waitReadable(client, milliseconds: 1000)
+                if receiver.receive(from: client, { bytes, _ in received.append(contentsOf: bytes) }) == 0 { break }
+            }
+            return received
+        }
+        #expect(received == (0..<40).map(UInt8.init))
+        let dropped = await withCheckedContinuation { c in loop.execute { c.resume(returning: loop.sendQueue.droppedCount) } }
+        #expect(dropped == 0)
     }
 }

@@ -59,4 +59,72 @@ import Testing
         await c.stop()
         await b.stop()
     }
+
+    /// The node that runs a meeting drains while bob shares his screen and carol waits in the
+    /// waiting room the host turned on live: on the meeting's new node bob still shares (his
+    /// screen's frames reach alice again, alice may not start a second share), carol's SDK waits
+    /// again by itself and alice, who lists her, admits her there.
+    @Test func theScreenShareAndTheWaitingRoomSurviveTheDrainOfTheMeetingsNode() async throws {
+        let nodes = try await TestServer.meetingCluster(["a", "b", "c"]).nodes
+        let a = nodes[0], b = nodes[1], c = nodes[2]
+        let alice = try await TestMember(server: b, uid: "alice")
+        let bob = try await TestMember(server: c, uid: "bob")
+        let carol = try await TestMember(server: c, uid: "carol")
+        let meeting = try await alice.host(MeetingCreateReq(title: "drain share"))
+        try await bob.engine.enterRoom(MeetingEnterReq(meetingId: meeting.meetingId))
+        try await alice.events.wait(for: "enter bob")
+        _ = try await alice.engine.adminSetWaitingRoom(true)
+        try await carol.engine.enterRoom(MeetingEnterReq(meetingId: meeting.meetingId))
+        #expect(carol.engine.isInWaitingRoom)
+        try await alice.events.wait(for: "waits carol")
+        let preset = VideoPreset(width: 160, height: 90, frameRate: 30, maxBitrate: 200_000)
+        let pusher = try MeetingMediaPusher(width: preset.width, height: preset.height, video: { bob.engine.pushScreenFrame($0) }, audio: { _ in })
+        defer { pusher.stop() }
+        try await bob.engine.requestShare(shareType: .screen, preset: preset)
+        try await alice.events.wait(for: "share+ bob 1")
+        let screen = MeetingMediaCollector()
+        _ = try await alice.engine.startPlayRemoteVideo(view: screen, uid: "bob", trackDesc: .screen)
+        try await eventually("bob's screen frames before the drain") { screen.numbers.count > 10 }
+
+        await a.app.drain(deadline: .zero)
+        try await eventually(timeout: 30, "the meeting runs on another node with alice and bob, carol waiting") {
+            let (status, info) = try await c.call("/server/v1/meeting/info", ["meeting_id": meeting.meetingId])
+            let members = Set((info["members"] as? [[String: Any]])?.compactMap { $0["uid"] as? String } ?? [])
+            return status == 200 && members == ["alice", "bob"] && [alice, bob, carol].allSatisfy { !$0.engine.isReconnecting }
+        }
+        // Carol's SDK waits again; alice lists her; bob shares still.
+        #expect(carol.engine.isInWaitingRoom && !carol.engine.isInRoom)
+        #expect(alice.engine.getWaitingList().map(\.uid) == ["carol"])
+        #expect(alice.engine.getRoomInfo()?.sharingUid == "bob" && bob.engine.getRoomInfo()?.sharingUid == "bob")
+        // Bob's screen frames arrive again: frames he pushed after the move.
+        let pushedAfter = pusher.framesPushed
+        try await eventually("bob's screen frames after the drain (pushed from \(pushedAfter), got up to \(screen.numbers.max() ?? -1))") {
+            screen.numbers.contains { $0 > pushedAfter }
+        }
+        // A second share is refused, as before the drain.
+        do {
+            try await alice.engine.requestShare(shareType: .whiteBoard)
+            Issue.record("alice started a second share")
+        } catch SMeetingError.apiError(let code, _) {
+            #expect(code == MeetingErrorCode.alreadySharing.rawValue)
+        }
+        // Alice admits carol on the new node; carol enters.
+        try await alice.engine.adminAdmitWaiting(uid: "carol")
+        try await carol.events.wait(for: "admitted")
+        try await alice.events.wait(for: "enter carol")
+        #expect(carol.engine.isInRoom)
+        // Nobody left or lost the connection.
+        for member in [alice, bob, carol] {
+            let lines = member.events.lines
+            #expect(!lines.contains { $0.hasPrefix("exit ") || $0.hasPrefix("out ") || $0 == "connection lost" || $0.hasPrefix("share- ") },
+                    "\(member.uid): \(lines)")
+        }
+
+        await carol.engine.logout()
+        await bob.engine.logout()
+        await alice.engine.logout()
+        await a.stop()
+        await c.stop()
+        await b.stop()
+    }
 }

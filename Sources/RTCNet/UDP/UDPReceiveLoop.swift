@@ -19,8 +19,8 @@ import Synchronization
 public final class UDPReceiveLoop: @unchecked Sendable {
     public let socket: UDPSocket
     public let receiver: UDPBatchReceiver
-    /// Datagrams queued by handlers; flushed once `flushThreshold` wait after a datagram's handler,
-    /// after `onBatchEnd`, after `execute` work and after ticks.
+    /// Datagrams queued by handlers (through `send`); flushed once `flushThreshold` wait after a
+    /// datagram's handler, after `onBatchEnd`, after `execute` work, after ticks, and whenever full.
     public let sendQueue: UDPSendQueue
     public let tickInterval: Duration
     /// Queued datagrams that make the loop send at once after a received datagram, before the
@@ -112,6 +112,24 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     public var isOnLoopThread: Bool {
         guard let id = threadID.withLock({ $0 }) else { return false }
         return pthread_equal(id, pthread_self()) != 0
+    }
+
+    /// Queues a datagram that `write` fills (see `UDPSendQueue.enqueue(to:stamp:_:)`), sending
+    /// what waits first when the queue is full: a burst longer than the queue within one handler
+    /// or one round of `execute` work (fifty data-channel messages handed over at once) goes out
+    /// instead of being dropped. Every sender on this socket queues through here. Loop thread only;
+    /// `false` when `write` abandoned the slot.
+    @discardableResult
+    public func send(to address: SocketAddress, stamp: Int64 = 0, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
+        if sendQueue.isFull { sendQueue.flush(on: socket) }
+        return sendQueue.enqueue(to: address, stamp: stamp, write)
+    }
+
+    /// `send(to:stamp:_:)` with a copy of `bytes`; `false` when they exceed a slot.
+    @discardableResult
+    public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) -> Bool {
+        if sendQueue.isFull { sendQueue.flush(on: socket) }
+        return sendQueue.enqueue(bytes, to: address)
     }
 
     /// Runs `work` on the loop thread soon (thread-safe). Runs it inline when already on it.

@@ -102,9 +102,7 @@ public final class MediaPort: @unchecked Sendable {
     /// only; returns `false` when the kernel's queue or ours refused it.
     @discardableResult
     public func send(to address: SocketAddress, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
-        let queue = loop.sendQueue
-        if queue.isFull { queue.flush(on: loop.socket) }
-        return queue.enqueue(to: address, write)
+        loop.send(to: address, write)
     }
 
     /// Arrival to the kernel taking each stamped datagram, µs (`PeerTransport.sendRTP(stampedAt:_:)`;

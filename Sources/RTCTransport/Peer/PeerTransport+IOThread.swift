@@ -137,7 +137,7 @@ extension PeerTransport {
                 if let stream = inboundStream, stream.remoteAddress == to {
                     bytes.withUnsafeBytes { _ = stream.send($0) }
                 } else {
-                    bytes.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: to) }
+                    bytes.withUnsafeBytes { _ = io.send($0, to: to) }
                 }
             case .sendVia(.tcp, let bytes, let to):
                 guard let stream = clientStream(to: to) else { continue }

@@ -62,9 +62,7 @@ extension PeerTransport {
 
     /// Lets `write` fill the data of a ChannelData message on `channel` in a send slot (RFC 8656 §12.4).
     func sendRelayed(on channel: UInt16, to server: SocketAddress, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
-        let queue = io.sendQueue
-        if queue.isFull { queue.flush(on: io.socket) }
-        let queued = queue.enqueue(to: server) { slot in
+        let queued = io.send(to: server) { slot in
             let room = UnsafeMutableRawBufferPointer(rebasing: slot[TURNChannelData.headerLength...])
             guard let length = write(room), length > 0, length <= 0xFFFF else { return nil }
             TURNChannelData.writeHeader(channel: channel, length: length, into: slot)
@@ -79,7 +77,7 @@ extension PeerTransport {
         for action in actions {
             switch action {
             case .send(let bytes):
-                bytes.withUnsafeBytes { _ = io.sendQueue.enqueue($0, to: server) }
+                bytes.withUnsafeBytes { _ = io.send($0, to: server) }
             case .allocated:
                 break
             case .channelBound(let peer, _):

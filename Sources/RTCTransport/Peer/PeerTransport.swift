@@ -268,9 +268,7 @@ public final class PeerTransport: @unchecked Sendable {
         } else if let channel = relayChannel, let server = turn?.server.address {
             queued = sendRelayed(on: channel, to: server, protect)
         } else {
-            let queue = io.sendQueue
-            if queue.isFull { queue.flush(on: io.socket) }
-            queued = queue.enqueue(to: to, stamp: stamp, protect)
+            queued = io.send(to: to, stamp: stamp, protect)
         }
         if queued {
             if rtcp { stats.rtcpSent += 1 } else { stats.rtpSent += 1 }
@@ -294,7 +292,7 @@ public final class PeerTransport: @unchecked Sendable {
                         return bytes.count
                     }
                 } else {
-                    _ = io.sendQueue.enqueue(bytes, to: address)
+                    io.send(bytes, to: address)
                 }
             }
         }

@@ -13,7 +13,7 @@ extension SMeetingEngine {
     /// yet); a refusal that retrying cannot change (the meeting ended, I may no longer enter) takes
     /// me out of the meeting (`didExitRoom(.disconnected)`) and keeps the login.
     func rejoinMeeting(on client: MeetingClient) async -> Bool {
-        let (meetingId, known, lastSeq) = state.withLock { s in ((s.room ?? s.waitingRoom)?.meetingId, s.users, s.lastSeq) }
+        let (meetingId, known, lastSeq, waited) = state.withLock { s in ((s.room ?? s.waitingRoom)?.meetingId, s.users, s.lastSeq, s.room == nil) }
         guard let meetingId else { return true }
         // The new session numbers its events from 1.
         state.withLock { $0.lastSeq = 0 }
@@ -34,6 +34,8 @@ extension SMeetingEngine {
         if let rtc = resp.rtc, channel?.isJoined != true {
             try? await joinChannel(rtc, nickname: resp.me.nickname.isEmpty ? (nickname ?? "") : resp.me.nickname)
         }
+        // I waited, and the waiting room was switched off while my session moved: I am in.
+        if waited, !resp.waiting { notify { $0.meeting($1, wasAdmittedFromWaitingRoom: resp.room) } }
         return true
     }
 

@@ -79,8 +79,7 @@ final class SpeedTester: @unchecked Sendable {
 
     private func send(_ packet: SpeedTestPacket) {
         guard let loop = loop.withLock({ $0 }) else { return }
-        if loop.sendQueue.isFull { loop.sendQueue.flush(on: loop.socket) }
-        loop.sendQueue.enqueue(to: server) { packet.serialize(into: $0) }
+        loop.send(to: server) { packet.serialize(into: $0) }
     }
 
     private func deliver(_ event: SpeedTestMachine.Event) {
