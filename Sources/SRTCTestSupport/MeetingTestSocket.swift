@@ -37,6 +37,23 @@ extension TestServer {
         }
         return (nodes, redisURL)
     }
+
+    /// A meeting cluster whose first node (`a`) is a process of its own, to `kill -9`, and whose
+    /// others (`ids`) run in this process, on one fresh PostgreSQL database and one fresh
+    /// `redis-server`. All idle, a meeting's channel (and its live room) goes to `a`, the
+    /// smallest id.
+    public static func meetingClusterWithNodeToKill(_ ids: [String] = ["b", "c"]) async throws
+        -> (a: TestNodeProcess, nodes: [TestServer], redisURL: String) {
+        var shared = ServerConfig()
+        try await TestStore.postgres.configure(&shared)
+        guard let databaseURL = shared.databaseURL else { throw TestEnvelopeSocket.Failure(description: "no test database") }
+        let redisURL = try await TestRedis.freshURL()
+        let a = try await TestNodeProcess(arguments: ["--redis-url", redisURL, "--database-url", databaseURL, "--node-id", "a"])
+        let nodes = try ids.map { id in
+            try TestServer(modules: [MeetingModule.factory]) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = id }
+        }
+        return (a, nodes, redisURL)
+    }
 }
 
 /// The meeting WebSocket's protocol-level client: the envelope client IM tests use too, with the

@@ -142,18 +142,10 @@ import TestWait
     /// and one Redis, and a meeting stored there. All idle: the meeting's channel, and so its live
     /// room, go to a (the smallest id).
     func nodesToKill(title: String) async throws -> (a: TestNodeProcess, b: TestServer, c: TestServer, meetingId: String, redisURL: String) {
-        var shared = ServerConfig()
-        try await TestStore.postgres.configure(&shared)
-        let databaseURL = try #require(shared.databaseURL)
-        let redisURL = try await TestRedis.freshURL()
-        let a = try await TestNodeProcess(arguments: ["--redis-url", redisURL, "--database-url", databaseURL, "--node-id", "a"])
-        func node(_ id: String) throws -> TestServer {
-            try TestServer(modules: [MeetingModule.factory]) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = id }
-        }
-        let b = try node("b"), c = try node("c")
-        let (created, meeting) = try await b.call("/server/v1/meeting/create", ["host_uid": "alice", "title": title])
+        let (a, nodes, redisURL) = try await TestServer.meetingClusterWithNodeToKill()
+        let (created, meeting) = try await nodes[0].call("/server/v1/meeting/create", ["host_uid": "alice", "title": title])
         #expect(created == 200)
-        return (a, b, c, try #require(meeting["meeting_id"] as? String), redisURL)
+        return (a, nodes[0], nodes[1], try #require(meeting["meeting_id"] as? String), redisURL)
     }
 
     /// Three in-process nodes on one PostgreSQL and one Redis, and a meeting stored there.
