@@ -117,6 +117,13 @@ public final class HTTPServer: Sendable {
     /// Open connections (HTTP and WebSocket).
     public var connectionCount: Int { state.withLock { $0.connections.count } }
 
+    /// Open connections in the middle of a request, a response or a WebSocket: none is shed for a
+    /// new one. Tests wait on it for the bytes they sent to have been read (a connection is idle
+    /// from its accept until then).
+    var busyConnectionCount: Int {
+        state.withLock { $0.connections.connections.filter { $0.idleSince.load(ordering: .relaxed) == 0 }.count }
+    }
+
     /// Open connections from `address`'s IP (any port).
     public func connectionCount(from address: SocketAddress) -> Int { state.withLock { $0.connections.count(from: address) } }
 
