@@ -40,7 +40,9 @@ do {
     exit(1)
 }
 
-let base = "http://\(config.bind == "0.0.0.0" ? "127.0.0.1" : config.bind):\(app.httpPort)"
+let base = "\(config.httpScheme)://\(config.bind == "0.0.0.0" ? "127.0.0.1" : config.bind):\(app.httpPort)"
+// ws:// beside http://, wss:// beside https://.
+let wsBase = (config.tls == nil ? "ws" : "wss") + base.drop { $0 != ":" }
 if let created = app.createdApp {
     print("""
     Created the first app (its key is shown only now; it is stored in \(config.dataDir)):
@@ -50,9 +52,12 @@ if let created = app.createdApp {
 } else {
     print("apps: \(app.apps.all.map(\.appId).joined(separator: ", "))")
 }
-print("srtc-server listening on \(base) (HTTP) and udp \(config.bind):\(app.udpPort) (media)"
+print("srtc-server listening on \(base) (\(config.tls == nil ? "HTTP" : "HTTPS")) and udp \(config.bind):\(app.udpPort) (media)"
       + (app.iceTCPPort.map { ", tcp \(config.bind):\($0) (ICE-TCP)" } ?? ""))
-print("  server API: \(base)/server/v1/…   signaling: \(base.replacingOccurrences(of: "http", with: "ws"))/rtc/v1/ws   meetings: \(base.replacingOccurrences(of: "http", with: "ws"))/stm/v1/ws   IM: \(base.replacingOccurrences(of: "http", with: "ws"))/im/v1/ws   health: \(base)/healthz")
+print("  server API: \(base)/server/v1/…   signaling: \(wsBase)/rtc/v1/ws   meetings: \(wsBase)/stm/v1/ws   IM: \(wsBase)/im/v1/ws   health: \(base)/healthz")
+if let redirectPort = app.httpRedirectPort {
+    print("  http://\(config.bind == "0.0.0.0" ? "127.0.0.1" : config.bind):\(redirectPort) redirects to \(base) (308)")
+}
 if app.webDirectory != nil {
     print("  demo page: \(base)/   web SDK: \(base)/sdk/srtc.js, \(base)/sdk/smeeting.js")
     print("  meeting app: \(base)/meet/")
@@ -88,4 +93,22 @@ for (source, number) in zip(signals, [SIGINT, SIGTERM]) {
     }
     source.resume()
 }
+
+// SIGHUP reads the TLS certificate and key again (a renewal): new connections get the new pair,
+// open ones keep theirs; a pair that does not load is logged and the old one stays in use.
+signal(SIGHUP, SIG_IGN)
+let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+reload.setEventHandler {
+    guard config.tls != nil else {
+        Log.info("tls", "SIGHUP: TLS is off, nothing to reload")
+        return
+    }
+    do {
+        let summary = try app.reloadTLS()
+        Log.info("tls", "SIGHUP: reloaded \(config.tlsCert ?? "") and \(config.tlsKey ?? ""); new connections get \(summary.map(String.init(describing:)) ?? "it")")
+    } catch {
+        Log.error("tls", "SIGHUP: kept the certificate in use, the new one does not load: \(error)")
+    }
+}
+reload.resume()
 dispatchMain()

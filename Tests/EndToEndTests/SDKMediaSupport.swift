@@ -117,11 +117,11 @@ struct SDKPeer {
     let events = SDKEventRecorder()
 
     init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
-         preferredVideoCodec: VideoCodec = .vp8) {
+         preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil) {
         engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
                                                  receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
                                                  useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
-                                                 preferredVideoCodec: preferredVideoCodec))
+                                                 preferredVideoCodec: preferredVideoCodec, trustedCAFile: trustedCAFile))
         channel = engine.createChannel()
         channel.delegates.add(delegate: events)
     }

@@ -17,7 +17,9 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     let delegate: any HTTPServerDelegate
     private let providedGroup: EventLoopGroup?
-    private let tlsContext: TLSContext?
+    /// The context new TLS connections start from; `replaceTLS` swaps it while connections made
+    /// earlier keep the one they started with (each `SSL` holds a reference to its `SSL_CTX`).
+    private let tlsContext: Mutex<TLSContext?>
     private struct State {
         var group: EventLoopGroup?
         var listener: TCPListener?
@@ -41,7 +43,7 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.delegate = delegate
         providedGroup = group
-        tlsContext = configuration.tls.flatMap { try? TLSContext(configuration: $0, role: .server) }
+        tlsContext = Mutex(configuration.tls.flatMap { try? TLSContext(configuration: $0, role: .server) })
         state = Mutex(State(connections: ConnectionTable(maxConnections: configuration.maxConnections,
                                                          maxPerAddress: configuration.maxConnectionsPerAddress)))
     }
@@ -66,7 +68,7 @@ public final class HTTPServer: Sendable {
     /// Binds and starts accepting.
     /// - Throws: `NetError` when the address does not resolve, cannot be bound, or TLS files fail to load.
     public func start() throws(NetError) {
-        if let tls = configuration.tls, tlsContext == nil {
+        if let tls = configuration.tls, tlsContext.withLock({ $0 }) == nil {
             _ = try TLSContext(configuration: tls, role: .server)  // rethrows the load error
         }
         let address = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
@@ -102,6 +104,23 @@ public final class HTTPServer: Sendable {
         done.wait()
         if let error = registered.withLock({ $0 }) { throw error }
     }
+
+    /// Loads `tls` (a renewed certificate and key) and serves it to every connection accepted from
+    /// now on; open connections keep the certificate they were made with. On failure nothing
+    /// changes and the error says which file failed.
+    /// - Returns: the new context (its `certificateSummary` is what clients now see).
+    /// - Throws: `NetError.tls` when a file cannot be loaded or the key does not match, or on a
+    ///   server made without TLS (a plain listener does not turn into a TLS one at run time).
+    @discardableResult
+    public func replaceTLS(with tls: TLSConfiguration) throws(NetError) -> TLSContext {
+        guard configuration.tls != nil else { throw .tls("this server was started without TLS") }
+        let context = try TLSContext(configuration: tls, role: .server)
+        tlsContext.withLock { $0 = context }
+        return context
+    }
+
+    /// The context new TLS connections use, or nil for a plain server.
+    public var currentTLSContext: TLSContext? { tlsContext.withLock { $0 } }
 
     /// The bound address (after `start()`).
     public var localAddress: SocketAddress? { state.withLock { $0.listener?.localAddress } }
@@ -161,7 +180,7 @@ public final class HTTPServer: Sendable {
         let loop = group.next()
         let accept: @Sendable () -> Void = { [self] in
             var session: TLSSession?
-            if let tlsContext {
+            if let tlsContext = tlsContext.withLock({ $0 }) {
                 do { session = try TLSSession(context: tlsContext, host: nil) } catch {
                     Sockets.close(fd)
                     return

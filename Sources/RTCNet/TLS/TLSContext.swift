@@ -50,10 +50,15 @@ public final class TLSContext: @unchecked Sendable {
                 throw .tls("cannot load certificate chain \(chain): \(TLSContext.lastError())")
             }
             guard SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1 else {
+                // OpenSSL 3 checks the pair while loading the key: say which files disagree.
+                if ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH {
+                    ERR_clear_error()
+                    throw .tls("private key \(key) does not match the certificate \(chain)")
+                }
                 throw .tls("cannot load private key \(key): \(TLSContext.lastError())")
             }
             guard SSL_CTX_check_private_key(ctx) == 1 else {
-                throw .tls("private key does not match the certificate: \(TLSContext.lastError())")
+                throw .tls("private key \(key) does not match the certificate \(chain): \(TLSContext.lastError())")
             }
         }
     }

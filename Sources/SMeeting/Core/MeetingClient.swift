@@ -35,11 +35,11 @@ final class MeetingClient: Sendable {
         }
     }
 
-    static func connect(url: String) async throws(SMeetingError) -> MeetingClient {
+    static func connect(url: String, tls: TLSConfiguration) async throws(SMeetingError) -> MeetingClient {
         do {
             let configuration = WebSocketConfiguration(maxMessageSize: 4 * MeetingCodec.maxMessageBytes, closeTimeout: .seconds(2),
                                                        pingInterval: .seconds(5))
-            return MeetingClient(socket: try await WebSocketClient.connect(url: url, configuration: configuration, timeout: .seconds(10)))
+            return MeetingClient(socket: try await WebSocketClient.connect(url: url, configuration: configuration, tls: tls, timeout: .seconds(10)))
         } catch {
             throw .internalError("cannot connect to \(url): \(error)")
         }

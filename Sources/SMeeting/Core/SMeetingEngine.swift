@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RTCNet
 import SMeetingProtocol
 import SRTC
 import Synchronization
@@ -159,7 +160,9 @@ public final class SMeetingEngine: @unchecked Sendable {
 
     /// Opens a meeting WebSocket and logs in on it (a resume when `req` names a session).
     func connect(_ req: LoginReq) async throws -> (MeetingClient, LoginResp) {
-        let client = try await MeetingClient.connect(url: MeetingClient.webSocketURL(for: url))
+        // The SRTC engine's `trustedCAFile` verifies a wss:// meeting server as it does signaling.
+        let tls = srtc.configuration.trustedCAFile.map(TLSConfiguration.trusting(caFile:)) ?? .clientDefault
+        let client = try await MeetingClient.connect(url: MeetingClient.webSocketURL(for: url), tls: tls)
         client.start(onEvent: { [weak self] type, text in self?.receiveEvent(type, text) },
                      onClose: { [weak self, weak client] in if let self, let client { self.connectionDropped(client) } })
         do {

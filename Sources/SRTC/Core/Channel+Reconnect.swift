@@ -46,7 +46,7 @@ extension Channel {
         context.logger.debug("reconnect attempt \(attempt + 1)")
         var signal: SignalClient?
         do throws(SRTCError) {
-            let connection = try await SignalClient.connect(url: parameters.webSocketURL, timeout: .seconds(5))
+            let connection = try await SignalClient.connect(url: parameters.webSocketURL, tls: context.configuration.tls, timeout: .seconds(5))
             signal = connection
             let stillWanted = state.withLock { s -> Bool in
                 guard s.reconnect.wantsAttempt(attempt) else { return false }

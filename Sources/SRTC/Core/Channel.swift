@@ -150,7 +150,7 @@ public final class Channel: @unchecked Sendable {
         let signal: SignalClient
         let response: JoinResponse
         do throws(SRTCError) {
-            signal = try await SignalClient.connect(url: webSocketURL)
+            signal = try await SignalClient.connect(url: webSocketURL, tls: context.configuration.tls)
             state.withLock { $0.signal = signal }
             startListening(to: signal)
             response = try await requestJoin(on: signal, parameters: parameters, sessionId: nil)

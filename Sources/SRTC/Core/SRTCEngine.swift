@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import RTCMedia
 import SRTCProtocol
 import Synchronization
@@ -48,11 +49,15 @@ public final class SRTCEngine: @unchecked Sendable {
         /// Seconds between performance samples (`SRTCEngineDelegate.engine(_:performanceDidUpdate:)`);
         /// 0 turns the sampling off.
         public var performanceInterval: Double
+        /// A PEM file of the certificate authorities trusted for `https://` / `wss://` servers, in
+        /// place of the system trust store: for a server whose certificate comes from a private CA
+        /// (docs/sdk-srtc.md, "Servers with a private CA"). The host name is checked either way.
+        public var trustedCAFile: String?
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,
                     useDataChannel: Bool = true, performanceInterval: Double = 2, iceTransportPolicy: ICETransportPolicy = .all,
-                    preferredVideoCodec: VideoCodec = .vp8) {
+                    preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil) {
             self.delegateQueue = delegateQueue
             self.logLevel = logLevel
             self.receiveTimeout = receiveTimeout
@@ -62,7 +67,11 @@ public final class SRTCEngine: @unchecked Sendable {
             self.performanceInterval = performanceInterval
             self.iceTransportPolicy = iceTransportPolicy
             self.preferredVideoCodec = preferredVideoCodec
+            self.trustedCAFile = trustedCAFile
         }
+
+        /// How the engine's WebSockets verify a TLS server.
+        var tls: TLSConfiguration { trustedCAFile.map(TLSConfiguration.trusting(caFile:)) ?? .clientDefault }
     }
 
     // MARK: - Properties

@@ -25,10 +25,10 @@ final class IMClient: Sendable {
     }
 
     /// Opens the WebSocket (nothing is read before `start`).
-    static func connect(url: String) async throws(SRTCError) -> IMClient {
+    static func connect(url: String, tls: TLSConfiguration) async throws(SRTCError) -> IMClient {
         do {
             let configuration = WebSocketConfiguration(maxMessageSize: 1 << 20, closeTimeout: .seconds(2), pingInterval: .seconds(5))
-            return IMClient(socket: try await WebSocketClient.connect(url: url, configuration: configuration, timeout: .seconds(10)))
+            return IMClient(socket: try await WebSocketClient.connect(url: url, configuration: configuration, tls: tls, timeout: .seconds(10)))
         } catch {
             throw .connectionFailed("IM: cannot connect to \(url): \(error)")
         }

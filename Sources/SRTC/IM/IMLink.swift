@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RTCNet
 import SRTCProtocol
 import Synchronization
 
@@ -19,6 +20,8 @@ final class IMLink: Sendable {
     let url: String
     let token: String
     private let queue: DispatchQueue
+    /// How a `wss://` IM server is verified (the engine's `trustedCAFile`).
+    private let tls: TLSConfiguration
     private let delegate: @Sendable () -> IMDelegate?
     private weak let engineRef: SRTCEngine?
     private let state: Mutex<State>
@@ -29,6 +32,7 @@ final class IMLink: Sendable {
         self.url = url
         self.token = token
         self.queue = engine.context.delegateQueue
+        tls = engine.context.configuration.tls
         self.delegate = delegate
         engineRef = engine
         state = Mutex(State(lastSeq: lastSeq ?? 0))
@@ -69,7 +73,7 @@ final class IMLink: Sendable {
 
     /// One connection: open, log in with the resume point, then deliver.
     private func connect(resume: Bool) async throws(SRTCError) {
-        let client = try await IMClient.connect(url: url)
+        let client = try await IMClient.connect(url: url, tls: tls)
         client.start(onMessage: { [weak self] message in self?.received(message, on: client) },
                      onClose: { [weak self] in self?.lost(client) })
         let last = state.withLock { $0.lastSeq }

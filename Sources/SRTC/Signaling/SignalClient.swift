@@ -29,13 +29,15 @@ package final class SignalClient: Sendable {
     /// Opens the WebSocket. Messages are buffered until `start`.
     /// - Parameters:
     ///   - url: the `ws(s)://…/rtc/v1/ws` URL.
+    ///   - tls: how a `wss://` server is verified (the engine's `trustedCAFile`, else the system store).
     ///   - timeout: limit for TCP, TLS and the upgrade.
-    package static func connect(url: String, timeout: Duration = .seconds(10), pingInterval: Duration = .seconds(10)) async throws(SRTCError) -> SignalClient {
+    package static func connect(url: String, tls: TLSConfiguration = .clientDefault, timeout: Duration = .seconds(10),
+                                pingInterval: Duration = .seconds(10)) async throws(SRTCError) -> SignalClient {
         do {
             // WebSocket pings every 5 s: a dead TCP path closes the socket (1006) within 10 s.
             let configuration = WebSocketConfiguration(maxMessageSize: 4 * SignalCodec.defaultMaxMessageBytes,
                                                        closeTimeout: .seconds(2), pingInterval: .seconds(5))
-            let socket = try await WebSocketClient.connect(url: url, configuration: configuration, timeout: timeout)
+            let socket = try await WebSocketClient.connect(url: url, configuration: configuration, tls: tls, timeout: timeout)
             return SignalClient(socket: socket, pingInterval: pingInterval)
         } catch let error as WebSocketError {
             if case .handshakeFailed(let status, let body) = error {

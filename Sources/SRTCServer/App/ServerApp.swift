@@ -24,6 +24,8 @@ public final class ServerApp: Sendable {
     /// The channels of other nodes this node relays (on a cluster).
     let edges: EdgeService
     private let http: Mutex<HTTPServer?> = Mutex(nil)
+    /// The plain listener of `--http-redirect-port`, answering 308 to HTTPS.
+    private let redirect: Mutex<HTTPServer?> = Mutex(nil)
     /// The SFU and its UDP port, bound by `start()`.
     private let mediaServer = MediaServerSlot()
     /// Parts built on the server (the meeting backend), in the order they were added.
@@ -109,7 +111,11 @@ public final class ServerApp: Sendable {
     }
 
     /// Starts the HTTP server (API, signaling); returns once it listens.
+    /// - Throws: `NetError.tls` naming the file when the certificate or key does not load or the
+    ///   key does not match; address and port errors.
     public func start() throws {
+        // Checked before anything binds: a bad certificate stops the start with nothing left running.
+        if let tls = config.tls { _ = try TLSContext(configuration: tls, role: .server) }
         let apps = self.apps
         let speedTest = config.speedTest.enabled
             ? SpeedTestResponder(settings: config.speedTest, keyForIssuer: { apps.app(id: $0)?.appKey }) : nil
@@ -123,7 +129,8 @@ public final class ServerApp: Sendable {
             maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress,
             limits: .init(maxRequestLineBytes: config.maxRequestLineBytes, maxHeaderBytes: config.maxHeaderBytes,
                           maxHeaderCount: config.maxHeaderCount, maxBodyBytes: config.maxBodyBytes),
-            headerTimeout: .seconds(config.headerTimeoutSeconds), idleTimeout: .seconds(config.idleTimeoutSeconds))
+            headerTimeout: .seconds(config.headerTimeoutSeconds), idleTimeout: .seconds(config.idleTimeoutSeconds),
+            tls: config.tls)
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
                                           modules: modules, speedTest: config.speedTest.enabled ? config.speedTest : nil,
                                           turn: TURNCredentialIssuer(config: config), cluster: cluster,
@@ -135,9 +142,18 @@ public final class ServerApp: Sendable {
             Log.warn("server", "open-file limit \(ProcessLimits.openFiles().soft) allows \(server.effectiveMaxConnections) connections, not the configured \(config.maxConnections)")
         }
         http.withLock { $0 = server }
-        endpoint.set(host: config.bind, port: server.port)
+        if let redirectPort = config.httpRedirectPort {
+            let redirector = HTTPServer(configuration: HTTPServerConfiguration(host: config.bind, port: redirectPort, loopCount: 1),
+                                        delegate: HTTPSRedirectDelegate(httpsPort: server.port))
+            try redirector.start()
+            redirect.withLock { $0 = redirector }
+        }
+        if let summary = server.currentTLSContext?.certificateSummary {
+            Log.info("tls", "serving HTTPS/WSS with \(config.tlsCert ?? ""): \(summary)")
+        }
+        endpoint.set(scheme: config.httpScheme, host: config.bind, port: server.port)
         let channels = self.channels
-        let nodeURL = config.nodeURL ?? "http://\(config.publicIP ?? config.bind):\(server.port)"
+        let nodeURL = config.nodeURL ?? "\(config.httpScheme)://\(config.publicIP ?? config.bind):\(server.port)"
         try cluster?.start(httpURL: nodeURL, mediaAddresses: media.udpAddresses, load: { (channels.count, channels.participantCount) },
                            forwarded: { media.worker.metrics.counters.rtpPacketsOut })
         if let cluster { edges.startSweeping(every: cluster.registry.interval) }
@@ -151,6 +167,21 @@ public final class ServerApp: Sendable {
 
     /// The bound HTTP port (useful with port 0).
     public var httpPort: UInt16 { http.withLock { $0?.port ?? 0 } }
+
+    /// The bound port of `--http-redirect-port`, when set (useful with port 0).
+    public var httpRedirectPort: UInt16? { redirect.withLock { $0?.port } }
+
+    /// Reads `--tls-cert` and `--tls-key` again (`SIGHUP`, after a renewal): connections accepted
+    /// from now on get the new certificate, open ones (calls in progress) keep theirs. A file that
+    /// does not load or a key that does not match leaves the old certificate in use.
+    /// - Returns: what the server now presents.
+    /// - Throws: `NetError.tls` saying which file failed, or when TLS is off.
+    @discardableResult
+    public func reloadTLS() throws -> TLSContext.CertificateSummary? {
+        guard let tls = config.tls else { throw NetError.tls("TLS is off (no --tls-cert / --tls-key)") }
+        guard let server = http.withLock({ $0 }) else { throw NetError.tls("the server is not listening") }
+        return try server.replaceTLS(with: tls).certificateSummary
+    }
 
     /// Drains this cluster node (`SIGTERM`, docs/deploy.md "Drain and failover"): it takes no new
     /// channels, serves its channels until they empty or `deadline` passes, then hands the rest
@@ -176,6 +207,8 @@ public final class ServerApp: Sendable {
         await channels.closeAll()
         await edges.closeAll()
         webhooks?.stop()
+        let redirector = redirect.withLock { s -> HTTPServer? in defer { s = nil }; return s }
+        await redirector?.shutdown(gracePeriod: .seconds(1))
         let server = http.withLock { s -> HTTPServer? in defer { s = nil }; return s }
         await server?.shutdown(gracePeriod: .seconds(3))
         mediaServer.current?.stop()

@@ -12,6 +12,14 @@ public struct ServerConfig: Sendable, Equatable {
     /// TCP port for ICE-TCP (RFC 6544 passive candidates beside the UDP ones), for clients whose
     /// UDP is blocked (`--ice-tcp-port`, `SRTC_ICE_TCP_PORT`); unset: UDP only; 0 picks a free port.
     public var iceTCPPort: UInt16?
+    /// PEM certificate chain (leaf first) and private key: the HTTP port then serves HTTPS and WSS
+    /// only (`--tls-cert` / `SRTC_TLS_CERT`, `--tls-key` / `SRTC_TLS_KEY`); both or neither.
+    /// `SIGHUP` reads both files again (docs/deploy.md, "HTTPS without a proxy").
+    public var tlsCert: String?
+    public var tlsKey: String?
+    /// A plain-HTTP port that answers every request with 308 to the HTTPS port
+    /// (`--http-redirect-port`, `SRTC_HTTP_REDIRECT_PORT`); only with TLS on; 0 picks a free port.
+    public var httpRedirectPort: UInt16?
     /// Address to bind (`--bind`, `SRTC_BIND`).
     public var bind: String = "127.0.0.1"
     /// Address announced in ICE candidates; defaults to the bind address (`--public-ip`, `SRTC_PUBLIC_IP`).
@@ -97,12 +105,28 @@ public struct ServerConfig: Sendable, Equatable {
 
     public init() {}
 
+    /// The HTTP port's TLS settings, when `tlsCert` and `tlsKey` are set.
+    public var tls: TLSConfiguration? {
+        guard let tlsCert, let tlsKey else { return nil }
+        return .server(certificateChainFile: tlsCert, privateKeyFile: tlsKey)
+    }
+
+    /// `https` with TLS on, else `http`: the scheme of every URL the server gives for itself.
+    public var httpScheme: String { tls == nil ? "http" : "https" }
+
     /// Every setting: flag name, environment variable, JSON key, and how to apply a textual value.
     static let settings: [Setting] = [
         Setting("http-port", "SRTC_HTTP_PORT", "http_port", "HTTP port (default 7880)") { c, v in c.httpPort = try port(v) },
         Setting("udp-port", "SRTC_UDP_PORT", "udp_port", "UDP media port (default 7881)") { c, v in c.udpPort = try port(v) },
         Setting("ice-tcp-port", "SRTC_ICE_TCP_PORT", "ice_tcp_port", "TCP port for ICE-TCP candidates (default: off; 0 picks one)") { c, v in
             c.iceTCPPort = try port(v)
+        },
+        Setting("tls-cert", "SRTC_TLS_CERT", "tls_cert", "PEM certificate chain: the HTTP port serves HTTPS/WSS (with --tls-key; SIGHUP reloads)") { c, v in
+            c.tlsCert = v
+        },
+        Setting("tls-key", "SRTC_TLS_KEY", "tls_key", "PEM private key of --tls-cert") { c, v in c.tlsKey = v },
+        Setting("http-redirect-port", "SRTC_HTTP_REDIRECT_PORT", "http_redirect_port", "plain-HTTP port answering 308 to https:// (needs --tls-cert)") { c, v in
+            c.httpRedirectPort = try port(v)
         },
         Setting("bind", "SRTC_BIND", "bind", "address to bind (default 127.0.0.1)") { c, v in c.bind = v },
         Setting("public-ip", "SRTC_PUBLIC_IP", "public_ip", "address announced in ICE candidates") { c, v in c.publicIP = v },
@@ -278,6 +302,8 @@ public struct ServerConfig: Sendable, Equatable {
             if let value = flags[setting.flag] { try applying(setting, value, to: &config) }
         }
         guard (config.appId == nil) == (config.appKey == nil) else { throw .appCredentialsIncomplete }
+        guard (config.tlsCert == nil) == (config.tlsKey == nil) else { throw .tlsIncomplete }
+        guard config.httpRedirectPort == nil || config.tlsCert != nil else { throw .redirectWithoutTLS }
         return config
     }
 
@@ -385,6 +411,10 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidFile(String)
     /// Only one of app id and app key was given.
     case appCredentialsIncomplete
+    /// Only one of the TLS certificate and key was given.
+    case tlsIncomplete
+    /// A redirect port without TLS to redirect to.
+    case redirectWithoutTLS
 
     public var description: String {
         switch self {
@@ -396,6 +426,8 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreadableFile(let p): return "cannot read config file \(p)"
         case .invalidFile(let p): return "config file \(p) is not a JSON object"
         case .appCredentialsIncomplete: return "set both SRTC_APP_ID and SRTC_APP_KEY (or neither)"
+        case .tlsIncomplete: return "set both --tls-cert and --tls-key (SRTC_TLS_CERT, SRTC_TLS_KEY) or neither"
+        case .redirectWithoutTLS: return "--http-redirect-port needs TLS on (--tls-cert and --tls-key)"
         }
     }
 }

@@ -90,13 +90,13 @@ public final class ServerEndpoint: Sendable {
 
     init() {}
 
-    /// `http://host:port` of the API and signaling, or nil before the server listens.
+    /// `http://host:port` (`https://` with TLS on) of the API and signaling, or nil before the server listens.
     public var httpURL: String? { url.withLock { $0 } }
 
-    func set(host: String, port: UInt16) {
+    func set(scheme: String, host: String, port: UInt16) {
         let reachable = host == "0.0.0.0" || host == "::" || host.isEmpty ? "127.0.0.1" : host
         let literal = reachable.contains(":") ? "[\(reachable)]" : reachable
-        url.withLock { $0 = "http://\(literal):\(port)" }
+        url.withLock { $0 = "\(scheme)://\(literal):\(port)" }
     }
 }
 
