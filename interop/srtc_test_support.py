@@ -38,23 +38,69 @@ def sign(app_id, app_key, method, path, body, nonce=None, timestamp=None):
     return {"app_id": app_id, "nonce": nonce, "timestamp": timestamp, "signature": signature}
 
 
-def call(base, app_id, app_key, method, path, payload=None, **sign_args):
-    """A signed call; returns (status, parsed JSON body)."""
+def call(base, app_id, app_key, method, path, payload=None, context=None, **sign_args):
+    """A signed call; returns (status, parsed JSON body). `context`: an `ssl.SSLContext` for https."""
     body = b"" if payload is None else json.dumps(payload).encode()
     headers = sign(app_id, app_key, method, path, body, **sign_args)
     headers["Content-Type"] = "application/json"
     req = urllib.request.Request(base + path, data=body if payload is not None else None, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=10, context=context) as r:
             return r.status, json.load(r)
     except urllib.error.HTTPError as e:
         return e.code, json.load(e)
 
 
+class TestCA:
+    """A throwaway certificate authority made with the `openssl` command line in `directory`, and
+    the server certificates it issues (PEM files, as an operator's CA or Let's Encrypt gives them)."""
+
+    def __init__(self, directory, name="SRTC Interop CA"):
+        self.directory = directory
+        self.certificate = os.path.join(directory, "ca.pem")
+        self.key = os.path.join(directory, "ca.key")
+        self._openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                      "-keyout", self.key, "-out", self.certificate, "-days", "2", "-subj", f"/CN={name}",
+                      "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+
+    def issue(self, name, ip_addresses=("127.0.0.1",), serial=1):
+        """A server certificate for `ip_addresses` (subject alternative names): (cert path, key path)."""
+        cert, key = os.path.join(self.directory, f"{name}.pem"), os.path.join(self.directory, f"{name}.key")
+        csr, ext = os.path.join(self.directory, f"{name}.csr"), os.path.join(self.directory, f"{name}.ext")
+        with open(ext, "w") as f:
+            f.write("subjectAltName=" + ",".join(f"IP:{ip}" for ip in ip_addresses) + "\nextendedKeyUsage=serverAuth\n")
+        self._openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                      "-keyout", key, "-out", csr, "-subj", f"/CN={name}")
+        self._openssl("x509", "-req", "-in", csr, "-CA", self.certificate, "-CAkey", self.key, "-set_serial", str(serial),
+                      "-days", "2", "-extfile", ext, "-out", cert)
+        return cert, key
+
+    def ssl_context(self):
+        """A client context that trusts only this CA (and checks host names and addresses)."""
+        import ssl
+        return ssl.create_default_context(cafile=self.certificate)
+
+    @staticmethod
+    def spki_sha256(cert):
+        """base64(SHA-256(SubjectPublicKeyInfo)) of `cert`: Chromium's --ignore-certificate-errors-spki-list form."""
+        import base64
+        pem = subprocess.run(["openssl", "x509", "-pubkey", "-noout", "-in", cert], check=True, capture_output=True).stdout
+        der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=pem, check=True, capture_output=True).stdout
+        return base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+    @staticmethod
+    def _openssl(*args):
+        result = subprocess.run(["openssl", *args], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"openssl {args[0]} failed: {result.stderr}")
+
+
 class Server:
     """A real srtc-server process on free loopback ports with fixed credentials."""
 
-    def __init__(self, app_id="app_interop", app_key="interop_key_0123456789", extra_args=()):
+    def __init__(self, app_id="app_interop", app_key="interop_key_0123456789", extra_args=(), host="127.0.0.1", tls=None):
+        """`host`: the address to bind and to reach it at; `tls`: (cert, key, ssl.SSLContext that trusts
+        it) to serve HTTPS/WSS, whereupon `base` is `https://…` and calls verify the certificate."""
         import tempfile
         self.app_id, self.app_key = app_id, app_key
         self.http_port, self.udp_port = free_port(), free_port(socket.SOCK_DGRAM)
@@ -62,17 +108,19 @@ class Server:
         env = dict(os.environ, SRTC_APP_ID=app_id, SRTC_APP_KEY=app_key)
         self.log_path = os.path.join(self.data_dir, "server.log")
         self.log = open(self.log_path, "w")
+        self.ssl_context = tls[2] if tls else None
+        tls_args = ("--tls-cert", tls[0], "--tls-key", tls[1]) if tls else ()
         self.proc = subprocess.Popen(
-            [bin_path("srtc-server"), "--http-port", str(self.http_port), "--udp-port", str(self.udp_port),
-             "--data-dir", self.data_dir, *extra_args],
+            [bin_path("srtc-server"), "--bind", host, "--http-port", str(self.http_port), "--udp-port", str(self.udp_port),
+             "--data-dir", self.data_dir, *tls_args, *extra_args],
             env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        self.base = f"http://127.0.0.1:{self.http_port}"
+        self.base = f"{'https' if tls else 'http'}://{host}:{self.http_port}"
         deadline = time.time() + 20
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise SystemExit("srtc-server exited early:\n" + self.read_log())
             try:
-                with urllib.request.urlopen(self.base + "/healthz", timeout=1) as r:
+                with urllib.request.urlopen(self.base + "/healthz", timeout=1, context=self.ssl_context) as r:
                     if r.status == 200:
                         return
             except OSError:
@@ -85,7 +133,7 @@ class Server:
             return f.read()
 
     def call(self, method, path, payload=None, **kw):
-        return call(self.base, self.app_id, self.app_key, method, path, payload, **kw)
+        return call(self.base, self.app_id, self.app_key, method, path, payload, context=self.ssl_context, **kw)
 
     def channel_token(self, channel, uid, **extra):
         """A channel token from the signed grant (`extra`: more grant fields, e.g. `permissions`)."""
@@ -294,13 +342,13 @@ def dump_browsers(driver, names, output_dir=None):
             print(f"(no console log: {error})")
 
 
-def run_browser_test(title, run, server_args=(), driver_flags=(), wait_seconds=20, dump=None):
+def run_browser_test(title, run, server_args=(), driver_flags=(), wait_seconds=20, dump=None, server_options=None):
     """The frame of a browser test: a real srtc-server serving the checkout's `web/` (plus
     `server_args`) and headless Chromium (plus `driver_flags`), then `run(server, driver)`. On a
     failure, `dump(driver)` prints what the test knows (events, consoles), then the server log's
     tail. Returns the exit status; everything started is stopped."""
     driver = None
-    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"), *server_args)) as server:
+    with Server(extra_args=("--web-dir", os.path.join(ROOT, "web"), *server_args), **(server_options or {})) as server:
         try:
             driver = make_driver(wait_seconds + 10, extra_flags=driver_flags)
             started = time.time()

@@ -35,7 +35,7 @@ public struct ServerConfig: Sendable, Equatable {
     /// This node's id in the cluster (`--node-id`, `SRTC_NODE_ID`); random at start when unset.
     public var nodeId: String?
     /// This node's HTTP base URL as the other nodes reach it (`--node-url`, `SRTC_NODE_URL`);
-    /// default `http://<public IP or bind address>:<http port>`.
+    /// default `http://<public IP or bind address>:<http port>` (`https://` with TLS on).
     public var nodeURL: String?
     /// Seconds a draining node (`SIGTERM` on a cluster node) keeps serving its channels before it
     /// moves their remaining clients to other nodes (`--drain-seconds`, `SRTC_DRAIN_SECONDS`).
