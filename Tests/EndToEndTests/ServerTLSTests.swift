@@ -47,6 +47,19 @@ struct ServerTLSTests {
                                 key: TestServer.appKey)
     }
 
+    /// Two SDK engines trusting the test CA join `channel` over wss; A publishes a test pattern
+    /// that B subscribes to (B's frames land in `subscriber.collector`).
+    private func call(on setup: Setup, channel: String) async throws -> (SDKPeer, SDKPeer, SDKAutoSubscriber, SDKMediaPusher) {
+        let a = SDKPeer(trustedCAFile: setup.ca.certificate), b = SDKPeer(trustedCAFile: setup.ca.certificate)
+        let subscriber = SDKAutoSubscriber()
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: setup.httpsBase, token: token(uid: "a", channel: channel))
+        try await b.channel.join(url: setup.httpsBase, token: token(uid: "b", channel: channel))
+        let video = a.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 400_000))
+        try await a.channel.publishLocalTrack(video)
+        return (a, b, subscriber, try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180))
+    }
+
     @Test func healthzOverHTTPSVerifiesAgainstTheTestCAAndNotWithoutIt() async throws {
         let setup = try await Setup()
         let trusting = HTTPClient(configuration: .init(tls: .trusting(caFile: setup.ca.certificate)))
@@ -72,14 +85,7 @@ struct ServerTLSTests {
 
     @Test func sdkEnginesJoinOverWSSAndDecodeEachOthersVideo() async throws {
         let setup = try await Setup()
-        let a = SDKPeer(trustedCAFile: setup.ca.certificate), b = SDKPeer(trustedCAFile: setup.ca.certificate)
-        let subscriber = SDKAutoSubscriber()
-        b.channel.delegates.add(delegate: subscriber)
-        try await a.channel.join(url: setup.httpsBase, token: token(uid: "a", channel: "tls"))
-        try await b.channel.join(url: setup.httpsBase, token: token(uid: "b", channel: "tls"))
-        let video = a.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 400_000))
-        try await a.channel.publishLocalTrack(video)
-        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180)
+        let (a, b, subscriber, pusher) = try await call(on: setup, channel: "tls")
         defer { pusher.stop() }
         try await eventually("b decodes 30 of a's frames over the wss-negotiated call") { subscriber.collector.numbers.count >= 30 }
         #expect(frameGaps(subscriber.collector.numbers).ordered)
@@ -99,14 +105,7 @@ struct ServerTLSTests {
         let setup = try await Setup()
         let port = setup.server.httpPort
         #expect(try await offPool { try TestCertificateAuthority.servedSerial(host: "127.0.0.1", port: port) } == setup.issued.serial)
-        let a = SDKPeer(trustedCAFile: setup.ca.certificate), b = SDKPeer(trustedCAFile: setup.ca.certificate)
-        let subscriber = SDKAutoSubscriber()
-        b.channel.delegates.add(delegate: subscriber)
-        try await a.channel.join(url: setup.httpsBase, token: token(uid: "a", channel: "renew"))
-        try await b.channel.join(url: setup.httpsBase, token: token(uid: "b", channel: "renew"))
-        let video = a.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 400_000))
-        try await a.channel.publishLocalTrack(video)
-        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180)
+        let (a, b, subscriber, pusher) = try await call(on: setup, channel: "renew")
         defer { pusher.stop() }
         try await eventually("b decodes a's video") { subscriber.collector.frameCount >= 10 }
 

@@ -133,4 +133,48 @@ struct TLSTests {
             #expect(response.status == 404)
         }
     }
+
+    @Test func replacedCertificateIsServedToNewConnectionsWhileOpenOnesKeepTheirs() async throws {
+        let old = try TLSFixture(), renewed = try TLSFixture()
+        defer { old.remove(); renewed.remove() }
+        let configuration = HTTPServerConfiguration(loopCount: 1, tls: .server(certificateChainFile: old.certificate, privateKeyFile: old.key))
+        try await withServer(configuration, delegate: WebSocketEchoDelegate()) { server in
+            // Each fixture is self-signed: a client trusting one of them accepts only that one.
+            let trustOld = TLSConfiguration.trusting(caFile: old.certificate), trustNew = TLSConfiguration.trusting(caFile: renewed.certificate)
+            let open = try await WebSocketClient.connect(url: "wss://localhost:\(server.port)/ws", tls: trustOld, timeout: hangTimeout)
+            await #expect(throws: NetError.self) {
+                _ = try await HTTPClient(configuration: .init(tls: trustNew, keepAlive: false)).get("https://localhost:\(server.port)/x")
+            }
+
+            try server.replaceTLS(with: .server(certificateChainFile: renewed.certificate, privateKeyFile: renewed.key))
+            let fresh = try await HTTPClient(configuration: .init(tls: trustNew, keepAlive: false)).get("https://localhost:\(server.port)/x")
+            #expect(fresh.status == 404)
+            await #expect(throws: NetError.self) {
+                _ = try await HTTPClient(configuration: .init(tls: trustOld, keepAlive: false)).get("https://localhost:\(server.port)/x")
+            }
+            open.send(text: "still here")
+            var echoed: WebSocketMessage?
+            for await message in open.messages { echoed = message; break }
+            #expect(echoed == .text("still here"))
+            open.close()
+
+            // A pair that does not load changes nothing.
+            #expect(throws: NetError.tls("private key \(old.key) does not match the certificate \(renewed.certificate)")) {
+                try server.replaceTLS(with: .server(certificateChainFile: renewed.certificate, privateKeyFile: old.key))
+            }
+            #expect(server.currentTLSContext?.configuration.certificateChainFile == renewed.certificate)
+            #expect(server.currentTLSContext?.certificateSummary?.subject == "/CN=localhost")
+        }
+    }
+
+    @Test func aPlainServerDoesNotTakeACertificateAtRunTime() async throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        try await withServer(HTTPServerConfiguration(loopCount: 1), delegate: WebSocketEchoDelegate()) { server in
+            #expect(throws: NetError.self) {
+                try server.replaceTLS(with: .server(certificateChainFile: fixture.certificate, privateKeyFile: fixture.key))
+            }
+            #expect(server.currentTLSContext == nil)
+        }
+    }
 }
