@@ -8,6 +8,7 @@ plain srtc-server started with the recipe's flags. Through nginx, verified again
 - two signaling WebSockets (`wss://…/rtc/v1/ws`) join one channel, and the first is told of the
   second (`user_joined`): the upgrade and both directions pass the proxy;
 - a signed server-API call (`POST /server/v1/channel/grant`) keeps its signature valid through it;
+- `srtc join --ca-file` (the Swift SDK) grants itself a token and joins through it;
 - the plain-HTTP server block answers 308 to https with the same path.
 """
 import asyncio
@@ -23,7 +24,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import ROOT, CheckFailed, Server, TestCA, call, expect, free_port  # noqa: E402
+from srtc_test_support import ROOT, CheckFailed, Server, TestCA, bin_path, call, expect, free_port  # noqa: E402
 
 DEPLOY_DOC = os.path.join(ROOT, "docs", "deploy.md")
 
@@ -179,6 +180,13 @@ def main():
             expect(status == 200 and "token" in grant, f"a signed server-API call through nginx is accepted ({status})")
 
             asyncio.run(signaling(f"wss://127.0.0.1:{https_port}", server, context))
+
+            env = dict(os.environ, SRTC_APP_ID=server.app_id, SRTC_APP_KEY=server.app_key)
+            joined = subprocess.run([bin_path("srtc"), "join", "--url", base, "--ca-file", ca.certificate, "--channel", "proxied",
+                                     "--uid", "cli", "--video", "none", "--audio", "none", "--no-subscribe", "--duration", "1"],
+                                    env=env, capture_output=True, text=True, timeout=60)
+            expect(joined.returncode == 0 and "joined channel proxied as cli" in joined.stdout,
+                   f"srtc join --ca-file joined through nginx ({joined.stdout.strip()[:200]} {joined.stderr.strip()[:300]})")
 
             opener = urllib.request.build_opener(NoRedirect)
             try:

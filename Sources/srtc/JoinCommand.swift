@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import RTCMedia
 import SRTC
 import SRTCProtocol
@@ -11,7 +12,7 @@ enum JoinCommand {
                      [--video pattern|none|FILE.y4m] [--audio tone|none|FILE.wav] [--desc camera_big]
                      [--size 640x360] [--fps 30] [--pattern-start 0] [--tone-hz 440] [--record DIR] [--layer camera_big|camera_small]
                      [--no-subscribe] [--echo-data] [--duration SECONDS] [--stats-interval SECONDS] [--nickname NAME] [--verbose]
-                     [--ice-transport-policy all|relay] [--video-codec vp8|h264]
+                     [--ice-transport-policy all|relay] [--video-codec vp8|h264] [--ca-file CA.pem]
 
     Joins the channel on the server at --url (http(s)://host:7880; the signaling WebSocket is
     ws(s)://host:7880/rtc/v1/ws) with --token, or with a token granted on the spot with the app's
@@ -29,6 +30,7 @@ enum JoinCommand {
     Runs for --duration seconds, or until interrupted (Ctrl-C), then leaves.
     --ice-transport-policy relay sends all media through the TURN server the join response names.
     --video-codec h264 publishes video in H.264 (OpenH264) instead of VP8; either is received.
+    --ca-file CA.pem trusts the CA certificates in that file instead of the system's for an https:// server.
     """
 
     static func run(_ args: ArraySlice<String>, environment: [String: String]) async throws(CLIError) {
@@ -36,7 +38,7 @@ enum JoinCommand {
         if o.wantsHelp { print(help); return }
         try o.rejectUnknown(allowed: ["url", "token", "channel", "uid", "app-id", "app-key", "video", "audio", "desc", "size", "fps",
                                       "tone-hz", "record", "layer", "no-subscribe", "echo-data", "duration", "stats-interval", "nickname", "verbose",
-                                      "pattern-start", "ice-transport-policy", "video-codec"])
+                                      "pattern-start", "ice-transport-policy", "video-codec", "ca-file"])
         let url = o["url"] ?? environment["SRTC_URL"] ?? "http://127.0.0.1:7880"
         let token = try await obtainToken(o, url: url, environment: environment)
         let settings = try JoinSettings(o)
@@ -49,7 +51,7 @@ enum JoinCommand {
 
         let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.join.events"),
                                                      logLevel: o.flags.contains("verbose") ? .debug : .warning,
-                                                     iceTransportPolicy: policy, preferredVideoCodec: videoCodec))
+                                                     iceTransportPolicy: policy, preferredVideoCodec: videoCodec, trustedCAFile: o["ca-file"]))
         let channel = engine.createChannel()
         let recorder = JoinRecorder(channel: channel, recordDirectory: settings.recordDirectory,
                                     subscribe: !o.flags.contains("no-subscribe"), layer: settings.layer,
@@ -84,7 +86,8 @@ enum JoinCommand {
         let appKey = try o.require("app-key", env: "SRTC_APP_KEY", environment: environment)
         let body: [String: Any] = ["channel": try o.require("channel", environment: environment),
                                    "uid": try o.require("uid", environment: environment)]
-        return try await SignedClient(baseURL: url, appId: appId, appKey: appKey).grantToken(path: "/server/v1/channel/grant", body: body)
+        let tls = o["ca-file"].map(TLSConfiguration.trusting(caFile:)) ?? .clientDefault
+        return try await SignedClient(baseURL: url, appId: appId, appKey: appKey, tls: tls).grantToken(path: "/server/v1/channel/grant", body: body)
     }
 
     /// Sleeps until `duration` passes or SIGINT/SIGTERM arrives, calling `tick` every `statsInterval`.

@@ -8,6 +8,8 @@ struct SignedClient {
     let baseURL: String
     let appId: String
     let appKey: String
+    /// How an `https://` server is verified (`--ca-file`, else the system store).
+    var tls: TLSConfiguration = .clientDefault
 
     func call(method: String, path: String, body: [UInt8]) async throws(CLIError) -> HTTPResponse {
         var headers = HTTPHeaders(RequestSignature.headers(appId: appId, appKey: appKey, method: method, pathAndQuery: path,
@@ -15,7 +17,7 @@ struct SignedClient {
         headers.add(name: "Content-Type", value: "application/json")
         let url = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL) + path
         do {
-            return try await HTTPClient(configuration: .init(timeout: .seconds(15))).execute(method: method, url: url, headers: headers, body: body)
+            return try await HTTPClient(configuration: .init(timeout: .seconds(15), tls: tls)).execute(method: method, url: url, headers: headers, body: body)
         } catch {
             throw .failed("request to \(url) failed: \(error)")
         }
