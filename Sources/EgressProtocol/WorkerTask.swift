@@ -6,8 +6,11 @@
 public struct WorkerTask: Codable, Sendable, Equatable {
     /// The server's id of the task (`CP_…` composite, `RC_…` recording).
     public var taskId: String
-    /// The server to join (`http://127.0.0.1:7880`).
+    /// The server to join (`http://127.0.0.1:7880`, `https://…` with TLS on).
     public var serverURL: String
+    /// With TLS on, the PEM file of the certificate the server presents (its `--tls-cert`): the
+    /// worker trusts exactly that certificate, since `127.0.0.1` is not a name it carries.
+    public var serverCertificate: String?
     public var channel: String
     /// A hidden channel token the server minted for this worker.
     public var token: String
@@ -17,9 +20,10 @@ public struct WorkerTask: Codable, Sendable, Equatable {
     public var live: LiveSettings?
 
     public init(taskId: String, serverURL: String, channel: String, token: String, composite: CompositeSettings? = nil,
-                recording: RecordingSettings? = nil, live: LiveSettings? = nil) {
+                recording: RecordingSettings? = nil, live: LiveSettings? = nil, serverCertificate: String? = nil) {
         self.taskId = taskId
         self.serverURL = serverURL
+        self.serverCertificate = serverCertificate
         self.channel = channel
         self.token = token
         self.composite = composite
@@ -29,7 +33,7 @@ public struct WorkerTask: Codable, Sendable, Equatable {
 
     /// `serverUrl`: the codec's snake_case conversion turns `server_url` back into this spelling.
     enum CodingKeys: String, CodingKey {
-        case taskId, channel, token, composite, recording, live
+        case taskId, channel, token, composite, recording, live, serverCertificate
         case serverURL = "serverUrl"
     }
 }

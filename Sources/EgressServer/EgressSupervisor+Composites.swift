@@ -129,7 +129,7 @@ extension EgressSupervisor {
         do throws(EgressError) {
             let task = WorkerTask(taskId: c.info.compositeId, serverURL: try serverURL(), channel: c.key.name,
                                   token: try workerToken(appId: c.appId, key: c.key, uid: c.settings.uid, publish: true),
-                                  composite: c.settings, live: c.live)
+                                  composite: c.settings, live: c.live, serverCertificate: endpoint.certificateFile)
             c.worker = try spawn(task, generation: c.generation)
         } catch {
             c.failure = (error.code.name, error.message)

@@ -48,7 +48,8 @@ extension EgressSupervisor {
         recordings[id] = r
         do throws(EgressError) {
             let task = WorkerTask(taskId: id, serverURL: try serverURL(), channel: key.name,
-                                  token: try workerToken(appId: appId, key: key, uid: "rec_" + id, publish: false), recording: recordingSettings)
+                                  token: try workerToken(appId: appId, key: key, uid: "rec_" + id, publish: false), recording: recordingSettings,
+                                  serverCertificate: endpoint.certificateFile)
             r.worker = try spawn(task, generation: 1)
         } catch {
             r.failure = (error.code.name, error.message)

@@ -26,8 +26,14 @@ public final class TestServer: Sendable {
         try app.start()
     }
 
-    public var httpBase: String { "http://127.0.0.1:\(app.httpPort)" }
-    public var wsURL: String { "ws://127.0.0.1:\(app.httpPort)/rtc/v1/ws" }
+    /// `https://…` and `wss://…` when the configuration turned TLS on.
+    public var httpBase: String { "\(app.config.httpScheme)://127.0.0.1:\(app.httpPort)" }
+    public var wsURL: String { "\(app.config.tls == nil ? "ws" : "wss")://127.0.0.1:\(app.httpPort)/rtc/v1/ws" }
+
+    /// How the test's own calls verify the server: with TLS on, its certificate file as it is.
+    public var clientTLS: TLSConfiguration {
+        app.config.tlsCert.map { TLSConfiguration(verification: .pinned(certificateFile: $0)) } ?? .clientDefault
+    }
 
     /// A token signed with the test app's key.
     public func token(uid: String, channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true,
@@ -43,7 +49,7 @@ public final class TestServer: Sendable {
         let data = Array(try JSONSerialization.data(withJSONObject: body))
         let headers = HTTPHeaders(RequestSignature.headers(appId: Self.appId, appKey: Self.appKey, method: "POST", pathAndQuery: path,
                                                           body: data, timestamp: Int64(Date().timeIntervalSince1970), nonce: nonce))
-        let response = try await HTTPClient().post(httpBase + path, headers: headers, body: data)
+        let response = try await HTTPClient(configuration: .init(tls: clientTLS)).post(httpBase + path, headers: headers, body: data)
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
         return (response.status, object)
     }

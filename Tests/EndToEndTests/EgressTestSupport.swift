@@ -20,12 +20,16 @@ final class EgressTestServer: Sendable {
     let directory: TemporaryDirectory
     private let stopped = Atomic(false)
 
-    init(maxTasks: Int = 8, recordingDir: String? = nil, webhookURL: String? = nil, modules: [ServerModuleFactory] = []) throws {
+    /// - Parameter tls: a certificate and key to serve HTTPS/WSS with.
+    init(maxTasks: Int = 8, recordingDir: String? = nil, webhookURL: String? = nil, modules: [ServerModuleFactory] = [],
+         tls: (certificate: String, key: String)? = nil) throws {
         let directory = try TemporaryDirectory(prefix: "srtc-egress")
         self.directory = directory
         server = try TestServer(webhookURL: webhookURL, modules: modules + [EgressModule.factory]) { config in
             config.recordingDir = recordingDir ?? directory.file("recordings")
             config.egressMaxTasks = maxTasks
+            config.tlsCert = tls?.certificate
+            config.tlsKey = tls?.key
         }
     }
 

@@ -167,6 +167,21 @@ struct TLSTests {
         }
     }
 
+    @Test func aPinnedCertificateIsTrustedAsItIsAtAnAddressItDoesNotName() async throws {
+        let fixture = try TLSFixture(), other = try TLSFixture()
+        defer { fixture.remove(); other.remove() }
+        let configuration = HTTPServerConfiguration(loopCount: 1, tls: .server(certificateChainFile: fixture.certificate, privateKeyFile: fixture.key))
+        try await withServer(configuration, delegate: WebSocketEchoDelegate()) { server in
+            // The certificate names only "localhost"; pinned, 127.0.0.1 is accepted.
+            let pinned = TLSConfiguration(verification: .pinned(certificateFile: fixture.certificate))
+            let response = try await HTTPClient(configuration: .init(tls: pinned)).get("https://127.0.0.1:\(server.port)/x")
+            #expect(response.status == 404)
+            // Pinned to another certificate: refused.
+            let wrong = TLSConfiguration(verification: .pinned(certificateFile: other.certificate))
+            await #expect(throws: NetError.self) { _ = try await HTTPClient(configuration: .init(tls: wrong)).get("https://127.0.0.1:\(server.port)/x") }
+        }
+    }
+
     @Test func aPlainServerDoesNotTakeACertificateAtRunTime() async throws {
         let fixture = try TLSFixture()
         defer { fixture.remove() }

@@ -43,7 +43,7 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
         self.events = events
         self.endRequest = endRequest
         compositor = try VideoCompositor(width: settings.width, height: settings.height, layout: settings.layout)
-        engine = SRTCEngine(configuration: .init(delegateQueue: queue, logLevel: .warning))
+        engine = SRTCEngine(configuration: task.engineConfiguration(queue: queue))
         channel = engine.createChannel()
         videoTrack = engine.createLocalCustomVideoTrack(
             desc: TrackDescName.cameraBig,

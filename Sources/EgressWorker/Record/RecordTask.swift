@@ -32,7 +32,7 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
         self.settings = settings
         self.events = events
         self.endRequest = endRequest
-        engine = SRTCEngine(configuration: .init(delegateQueue: queue, logLevel: .warning))
+        engine = SRTCEngine(configuration: task.engineConfiguration(queue: queue))
         channel = engine.createChannel()
         writer = RecordingWriter(settings: settings, video: video, audio: audio) { why in
             events.emit(.failed(code: "storage_failed", message: why))

@@ -11,6 +11,11 @@ public struct TLSConfiguration: Sendable, Hashable {
         case trust(caFile: String)
         /// No verification at all: for tests against throwaway certificates only.
         case none
+        /// Exactly the certificates in this file, trusted as they are (no CA needed) and without a
+        /// host-name check: for a process on the server's own host that reaches it at 127.0.0.1 and
+        /// can read the certificate the server presents (the egress workers). Read at every
+        /// connection, so a renewed file is picked up.
+        case pinned(certificateFile: String)
     }
 
     /// How the peer's certificate is checked (client role).

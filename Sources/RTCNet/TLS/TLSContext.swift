@@ -41,6 +41,13 @@ public final class TLSContext: @unchecked Sendable {
                 SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
             case .none:
                 SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
+            case .pinned(let file):
+                guard SSL_CTX_load_verify_locations(ctx, file, nil) == 1 else {
+                    throw .tls("cannot load pinned certificate \(file): \(TLSContext.lastError())")
+                }
+                // The server's own certificate is the trust anchor: no chain to a root is needed.
+                _ = X509_VERIFY_PARAM_set_flags(SSL_CTX_get0_param(ctx), UInt(X509_V_FLAG_PARTIAL_CHAIN))
+                SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
             }
         case .server:
             guard let chain = configuration.certificateChainFile, let key = configuration.privateKeyFile else {
@@ -73,7 +80,9 @@ public final class TLSContext: @unchecked Sendable {
 
     /// A context for `configuration`, made once per process: loading the system trust store takes
     /// milliseconds, too slow to repeat for every connection.
+    /// A pinned certificate file is read again each time: it changes when the server's is renewed.
     public static func shared(for configuration: TLSConfiguration, role: Role) throws(NetError) -> TLSContext {
+        if case .pinned = configuration.verification { return try TLSContext(configuration: configuration, role: role) }
         let key = CacheKey(configuration: configuration, role: role)
         if let cached = cache.withLock({ $0[key] }) { return cached }
         let made = try TLSContext(configuration: configuration, role: role)

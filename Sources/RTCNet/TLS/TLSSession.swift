@@ -35,7 +35,7 @@ final class TLSSession: @unchecked Sendable {
                 let isIP = SocketAddress(ip: name, port: 0) != nil
                 // RFC 6066 §3: SNI carries host names only, never literal addresses.
                 if !isIP { _ = srtc_SSL_set_tlsext_host_name(ssl, name) }
-                if context.configuration.verification != .none {
+                if context.configuration.verification.checksHostName {
                     let ok = isIP ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) : SSL_set1_host(ssl, name)
                     guard ok == 1 else { throw .tls("cannot set the name to verify: \(name)") }
                 }
@@ -114,5 +114,16 @@ final class TLSSession: @unchecked Sendable {
     func shutdown() {
         ERR_clear_error()
         _ = SSL_shutdown(ssl)
+    }
+}
+
+extension TLSConfiguration.Verification {
+    /// Whether the certificate must name the host: not when nothing is verified, nor when the
+    /// certificate itself is the one trusted.
+    var checksHostName: Bool {
+        switch self {
+        case .system, .trust: return true
+        case .none, .pinned: return false
+        }
     }
 }

@@ -53,6 +53,10 @@ public final class SRTCEngine: @unchecked Sendable {
         /// place of the system trust store: for a server whose certificate comes from a private CA
         /// (docs/sdk-srtc.md, "Servers with a private CA"). The host name is checked either way.
         public var trustedCAFile: String?
+        /// The server's own certificate file, trusted as it is and without a host-name check (wins
+        /// over `trustedCAFile`): for the egress workers, which run on the server's host and reach
+        /// it at 127.0.0.1, a name its certificate does not carry.
+        package var serverCertificateFile: String?
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,
@@ -71,7 +75,10 @@ public final class SRTCEngine: @unchecked Sendable {
         }
 
         /// How the engine's WebSockets verify a TLS server.
-        var tls: TLSConfiguration { trustedCAFile.map(TLSConfiguration.trusting(caFile:)) ?? .clientDefault }
+        var tls: TLSConfiguration {
+            if let serverCertificateFile { return TLSConfiguration(verification: .pinned(certificateFile: serverCertificateFile)) }
+            return trustedCAFile.map(TLSConfiguration.trusting(caFile:)) ?? .clientDefault
+        }
     }
 
     // MARK: - Properties

@@ -31,7 +31,7 @@ public final class ServerApp: Sendable {
     /// Parts built on the server (the meeting backend), in the order they were added.
     public let modules: [any ServerModule]
     /// The HTTP address, once `start()` listens.
-    public let endpoint = ServerEndpoint()
+    public let endpoint: ServerEndpoint
 
     /// Opens the data directory and database (SQLite there, or PostgreSQL at `--database-url`), applies migrations and makes sure an app exists.
     /// - Parameter modules: factories of the parts built on the server (`MeetingServer`), created
@@ -39,6 +39,7 @@ public final class ServerApp: Sendable {
     public init(config: ServerConfig, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
                 modules moduleFactories: [ServerModuleFactory] = []) throws {
         self.config = config
+        endpoint = ServerEndpoint(certificateFile: config.tls == nil ? nil : config.tlsCert)
         let databasePath: String
         if config.dataDir == ":memory:" || config.databaseURL != nil {
             databasePath = ":memory:"

@@ -88,10 +88,15 @@ public struct ModuleWebhooks: Sendable {
 public final class ServerEndpoint: Sendable {
     private let url = Mutex<String?>(nil)
 
-    init() {}
+    init(certificateFile: String? = nil) {
+        self.certificateFile = certificateFile
+    }
 
     /// `http://host:port` (`https://` with TLS on) of the API and signaling, or nil before the server listens.
     public var httpURL: String? { url.withLock { $0 } }
+    /// With TLS on, the certificate file the server presents (`--tls-cert`, re-read on `SIGHUP`):
+    /// what a client on this host trusts when it connects to `httpURL`.
+    public let certificateFile: String?
 
     func set(scheme: String, host: String, port: UInt16) {
         let reachable = host == "0.0.0.0" || host == "::" || host.isEmpty ? "127.0.0.1" : host
