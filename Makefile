@@ -9,8 +9,13 @@ SERVE_FLAGS ?= --demo-auth loopback
 # make soak SOAK_MINUTES=10; SOAK_FLAGS="--participants 10 --seed 7".
 SOAK_MINUTES ?= 30
 SOAK_FLAGS ?=
+# make install PREFIX=/usr/local DESTDIR=/tmp/stage; BIN_DIR=.build/debug (make deb, make install)
+# takes those already-built binaries instead of a release build.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BIN_DIR ?=
 
-.PHONY: deps build serve test test-swift test-interop test-fuzz bench bench-sfu soak fuzz fuzz-long clean
+.PHONY: deps build serve test test-swift test-interop test-fuzz bench bench-sfu soak fuzz fuzz-long deb install clean
 
 deps:
 	@scripts/install-deps
@@ -87,6 +92,16 @@ fuzz: deps
 ## fuzz-long: the nightly run: every target for an hour (FUZZ_SECONDS overrides).
 fuzz-long: deps
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-3600} FUZZ_MERGE=1 fuzz/run-all
+
+## deb: the Debian package .build/deb/srtc_<version>-1_<arch>.deb (dpkg-deb): a release build with the Swift
+## runtime linked in, the srtc user, /etc/srtc/srtc-server.json, a hardened systemd unit (docs/deploy.md).
+deb: deps
+	DEB_BIN_DIR="$(BIN_DIR)" scripts/build-deb
+
+## install: the package's layout under $(DESTDIR)$(PREFIX) (default /usr/local) without its maintainer
+## scripts, from a release build; prints what to do next (the srtc user, systemctl).
+install: deps
+	scripts/install-srtc "$(DESTDIR)" "$(PREFIX)" "$(BIN_DIR)"
 
 clean:
 	rm -rf .build fuzz/build

@@ -96,25 +96,30 @@ class TestCA:
 
 
 class Server:
-    """A real srtc-server process on free loopback ports with fixed credentials."""
+    """A real srtc-server process on free loopback ports with fixed credentials. `binary` (default
+    the built one), `env` (more variables) and `data_dir` (default a new temporary one) let a test
+    run an installed server with its own config."""
 
-    def __init__(self, app_id="app_interop", app_key="interop_key_0123456789", extra_args=(), host="127.0.0.1", tls=None):
-        """`host`: the address to bind and to reach it at; `tls`: (cert, key, ssl.SSLContext that trusts
-        it) to serve HTTPS/WSS, whereupon `base` is `https://…` and calls verify the certificate."""
+    def __init__(self, app_id="app_interop", app_key="interop_key_0123456789", extra_args=(), binary=None, env=None,
+                 data_dir=None, host=None, tls=None):
+        """`host`: an address to bind and to reach it at (default: the server's own default,
+        127.0.0.1); `tls`: (cert, key, ssl.SSLContext that trusts it) to serve HTTPS/WSS, whereupon
+        `base` is `https://…` and calls verify the certificate."""
         import tempfile
         self.app_id, self.app_key = app_id, app_key
         self.http_port, self.udp_port = free_port(), free_port(socket.SOCK_DGRAM)
-        self.data_dir = tempfile.mkdtemp(prefix="srtc-interop-")
-        env = dict(os.environ, SRTC_APP_ID=app_id, SRTC_APP_KEY=app_key)
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="srtc-interop-")
+        os.makedirs(self.data_dir, exist_ok=True)
+        env = dict(os.environ, SRTC_APP_ID=app_id, SRTC_APP_KEY=app_key, **(env or {}))
         self.log_path = os.path.join(self.data_dir, "server.log")
         self.log = open(self.log_path, "w")
         self.ssl_context = tls[2] if tls else None
         tls_args = ("--tls-cert", tls[0], "--tls-key", tls[1]) if tls else ()
         self.proc = subprocess.Popen(
-            [bin_path("srtc-server"), "--bind", host, "--http-port", str(self.http_port), "--udp-port", str(self.udp_port),
-             "--data-dir", self.data_dir, *tls_args, *extra_args],
+            [binary or bin_path("srtc-server"), *(("--bind", host) if host else ()), "--http-port", str(self.http_port),
+             "--udp-port", str(self.udp_port), "--data-dir", self.data_dir, *tls_args, *extra_args],
             env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        self.base = f"{'https' if tls else 'http'}://{host}:{self.http_port}"
+        self.base = f"{'https' if tls else 'http'}://{host or '127.0.0.1'}:{self.http_port}"
         deadline = time.time() + 20
         while time.time() < deadline:
             if self.proc.poll() is not None:

@@ -97,7 +97,7 @@ public enum MeetingMigrations {
         try schema.currentVersion(of: database)
     }
 
-    /// Brings `database` to the latest version, one transaction per step; returns the version found.
+    /// Brings `database` to the latest version in one transaction under the schema lock; returns the version found.
     @discardableResult
     public static func apply(to database: any Database) throws(DatabaseError) -> Int {
         try schema.apply(to: database)

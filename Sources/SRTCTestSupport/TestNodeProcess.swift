@@ -15,8 +15,17 @@ public final class TestNodeProcess: Sendable {
 
     /// Starts the node and returns once its `/healthz` answers.
     /// - Parameter arguments: more flags (`--redis-url`, `--node-id`, …).
-    public init(arguments: [String]) async throws {
-        let binary = try Self.serverBinary()
+    public convenience init(arguments: [String]) async throws {
+        try self.init(launching: arguments, binary: Self.serverBinary())
+        try await waitUntilHealthy()
+    }
+
+    /// Starts the node without waiting for it (nodes started in the same instant); see `waitUntilHealthy`.
+    public static func launch(arguments: [String]) throws -> TestNodeProcess {
+        try TestNodeProcess(launching: arguments, binary: serverBinary())
+    }
+
+    private init(launching arguments: [String], binary: String) throws {
         let directory = try TestDaemon.makeDirectory("srtc-node")
         let port = try freeLoopbackPort()
         let udpPort = try freeLoopbackPort()
@@ -26,11 +35,29 @@ public final class TestNodeProcess: Sendable {
                                     "--log-level", "info"] + arguments, output: output)
         httpPort = port
         logPath = output
+    }
+
+    /// Waits until `/healthz` answers 200 (failing at once if the process exited).
+    public func waitUntilHealthy(timeout: Double = 60) async throws {
         let client = HTTPClient(configuration: .init(connectTimeout: .seconds(1), timeout: .seconds(2)))
-        let url = "http://127.0.0.1:\(port)/healthz"
-        try await eventually(timeout: 60, "srtc-server answers /healthz; log: \(((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").suffix(2000))") {
-            (try? await client.get(url))?.status == 200
+        let url = "http://127.0.0.1:\(httpPort)/healthz"
+        try await eventually(timeout: timeout, "srtc-server answers /healthz; log: \(log.suffix(2000))") {
+            if let exited = exitStatusIfEnded() { throw TestDaemon.Failure(description: "srtc-server exited (status \(exited)): \(log.suffix(2000))") }
+            return (try? await client.get(url))?.status == 200
         }
+    }
+
+    /// The exit status if the process has ended (reaped now), else `nil`.
+    public func exitStatusIfEnded() -> Int32? {
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == pid ? status : nil
+    }
+
+    /// A GET on the node; status and body.
+    public func get(_ path: String) async throws -> (status: Int, body: String) {
+        let client = HTTPClient(configuration: .init(connectTimeout: .seconds(1), timeout: .seconds(5)))
+        let response = try await client.get(url + path)
+        return (response.status, String(decoding: response.body, as: UTF8.self))
     }
 
     public var url: String { "http://127.0.0.1:\(httpPort)" }

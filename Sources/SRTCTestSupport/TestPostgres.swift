@@ -45,19 +45,46 @@ public enum TestPostgres {
     }
 
     private static func start() throws -> Cluster {
-        guard let bin = binDirectory else {
-            throw Unavailable(description: "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl); scripts/install-deps installs it")
+        let instance = try Instance()
+        try instance.start()
+        return Cluster(port: instance.port)
+    }
+
+    /// A PostgreSQL server of a test's own, for tests that start and stop it (a node started
+    /// before its database, a database that goes away): initialized on a free loopback port,
+    /// not running until `start()`; removed when the test process exits.
+    public final class Instance: Sendable {
+        public let port: UInt16
+        private let bin: String
+        private let directory: String
+        private let user: String?
+
+        public init() throws {
+            guard let bin = TestPostgres.binDirectory else {
+                throw Unavailable(description: "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl); scripts/install-deps installs it")
+            }
+            self.bin = bin
+            user = TestDaemon.isRoot ? "postgres" : nil
+            directory = try TestDaemon.makeDirectory("srtc-pg", owner: user)
+            port = try freeLoopbackPort()
+            try TestDaemon.run("\(bin)/initdb", ["-D", directory + "/data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"], as: user)
+            let stop = (user.map { "/usr/sbin/runuser -u \($0) -- " } ?? "") + "\(bin)/pg_ctl -D \(directory)/data -m immediate stop"
+            try TestDaemon.cleanUpAfterExit("\(stop) 2>/dev/null; rm -rf \(directory)")
         }
-        let user = TestDaemon.isRoot ? "postgres" : nil
-        let directory = try TestDaemon.makeDirectory("srtc-pg", owner: user)
-        let data = directory + "/data"
-        let port = try freeLoopbackPort()
-        try TestDaemon.run("\(bin)/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"], as: user)
-        // Durability is not what these tests check: skip fsync for speed.
-        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        try TestDaemon.run("\(bin)/pg_ctl", ["-D", data, "-o", options, "-l", directory + "/log", "-w", "-t", "60", "start"], as: user)
-        let stop = (user.map { "/usr/sbin/runuser -u \($0) -- " } ?? "") + "\(bin)/pg_ctl -D \(data) -m immediate stop"
-        try TestDaemon.cleanUpAfterExit("\(stop); rm -rf \(directory)")
-        return Cluster(port: port)
+
+        /// The superuser URL of `database` (`postgres` exists from the start).
+        public func url(database: String = "postgres") -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
+
+        /// Starts the server and returns once it accepts connections.
+        public func start() throws {
+            // Durability is not what these tests check: skip fsync for speed.
+            let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            try TestDaemon.run("\(bin)/pg_ctl", ["-D", directory + "/data", "-o", options, "-l", directory + "/log", "-w", "-t", "60", "start"], as: user)
+        }
+
+        /// Stops the server at once (`-m immediate`: like a crash, no checkpoint).
+        public func stop() throws {
+            try TestDaemon.run("\(bin)/pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"], as: user)
+        }
     }
 }

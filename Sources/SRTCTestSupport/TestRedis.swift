@@ -25,29 +25,64 @@ public enum TestRedis {
     }
 
     private static func start() throws -> UInt16 {
-        let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let binary else { throw Unavailable(description: "redis-server is not installed; scripts/install-deps installs it") }
-        let directory = try TestDaemon.makeDirectory("srtc-redis")
-        let port = try freeLoopbackPort()
-        let pidFile = directory + "/redis.pid"
-        try TestDaemon.run(binary, ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--databases", "10000",
-                                    "--daemonize", "yes", "--pidfile", pidFile, "--dir", directory, "--logfile", directory + "/log"])
-        // SIGKILL: nothing here persists, and a redis-server seen ignoring SIGTERM here outlived the
-        // test run for good (holding whatever its parent had open).
-        try TestDaemon.cleanUpAfterExit("kill -9 $(cat \(pidFile)) 2>/dev/null; sleep 1; rm -rf \(directory)")
-        // Daemonized: wait until it answers.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
+        let instance = try Instance(databases: 10000)
+        try instance.start()
+        return instance.port
+    }
+
+    /// A `redis-server` of a test's own, for tests that stop and restart it under running nodes:
+    /// a free loopback port, no persistence (a restart comes back empty, as a Redis without
+    /// persistence does), not running until `start()`; killed when the test process exits.
+    public final class Instance: Sendable {
+        public let port: UInt16
+        private let binary: String
+        private let directory: String
+        private let databases: Int
+
+        public init(databases: Int = 16) throws {
+            let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            guard let binary else { throw Unavailable(description: "redis-server is not installed; scripts/install-deps installs it") }
+            self.binary = binary
+            self.databases = databases
+            directory = try TestDaemon.makeDirectory("srtc-redis")
+            port = try freeLoopbackPort()
+            // SIGKILL: nothing here persists, and a redis-server seen ignoring SIGTERM here outlived the
+            // test run for good (holding whatever its parent had open).
+            try TestDaemon.cleanUpAfterExit("kill -9 $(cat \(directory)/redis.pid) 2>/dev/null; sleep 1; rm -rf \(directory)")
+        }
+
+        public var url: String { "redis://127.0.0.1:\(port)/0" }
+
+        /// Starts the server (daemonized) and returns once it accepts connections.
+        public func start() throws {
+            try TestDaemon.run(binary, ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--databases", "\(databases)",
+                                        "--daemonize", "yes", "--pidfile", directory + "/redis.pid", "--dir", directory, "--logfile", directory + "/log"])
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                if Self.accepts(port) { return }
+                usleep(20_000)
+            }
+            throw TestDaemon.Failure(description: "redis-server did not listen on \(port) within 30 s")
+        }
+
+        /// Kills the server (`SIGKILL`) and returns once its port is closed.
+        public func kill() throws {
+            let pid = try String(contentsOfFile: directory + "/redis.pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let number = pid_t(pid) else { throw TestDaemon.Failure(description: "no redis pid in \(directory)") }
+            Glibc.kill(number, SIGKILL)
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, Self.accepts(port) { usleep(20_000) }
+            try? FileManager.default.removeItem(atPath: directory + "/redis.pid")
+        }
+
+        private static func accepts(_ port: UInt16) -> Bool {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            close(fd)
-            if rc == 0 { return port }
-            usleep(20_000)
+            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
         }
-        throw TestDaemon.Failure(description: "redis-server did not listen on \(port) within 30 s")
     }
 }

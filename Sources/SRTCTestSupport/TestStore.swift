@@ -17,6 +17,20 @@ public enum TestStore: String, CaseIterable, Sendable, CustomTestStringConvertib
         }
     }
 
+    /// `count` connections to one fresh, empty store of this kind, as separate processes would
+    /// hold them (SQLite: one file in a temp directory, removed when the process exits).
+    public func openShared(count: Int) async throws -> [any Database] {
+        switch self {
+        case .sqlite:
+            let directory = try TestDaemon.makeDirectory("srtc-sqlite")
+            try TestDaemon.cleanUpAfterExit("rm -rf \(directory)")
+            return try (0..<count).map { _ in try SQLiteDatabase(path: directory + "/shared.sqlite3") }
+        case .postgres:
+            let url = try await Self.unlessUnavailable { try await TestPostgres.freshDatabaseURL() }
+            return try (0..<count).map { _ in try PostgresDatabase(url: url) }
+        }
+    }
+
     /// Points `config` at a fresh store of this kind (`--database-url` for PostgreSQL).
     public func configure(_ config: inout ServerConfig) async throws {
         config.dataDir = ":memory:"

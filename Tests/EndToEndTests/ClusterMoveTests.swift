@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import RTCMedia
+import RTCNet
 @testable import SRTC
 @testable import SRTCServer
 import SRTCTestSupport
@@ -13,32 +14,52 @@ import Testing
 /// A channel moving between cluster nodes with real SDK clients and real media (docs/deploy.md,
 /// "Drain and failover"): node a is its own `srtc-server` process, so it gets a real `SIGTERM`
 /// or `SIGKILL`; node b runs in this process; both share one Redis. The clients join through a
-/// TCP load balancer in front of both nodes, as in a deployment.
+/// TCP load balancer in front of both nodes, as in a deployment: the test's own relay, or a real
+/// HAProxy checking each node's `/readyz`.
 @Suite(.serialized) struct ClusterMoveTests {
     static let width = 320, height = 180
 
     /// Two nodes, a publisher and a subscriber in channel "m" (run by a), frames flowing.
+    /// What the clients connect through.
+    enum Balancer {
+        /// `SDKTestProxy`: each connection to the next port that accepts it, no health checks.
+        case relay
+        /// HAProxy in TCP mode with health checks on `/readyz` every 250 ms.
+        case haproxy
+    }
+
     struct Cluster {
         let a: TestNodeProcess
         let b: TestServer
-        let balancer: SDKTestProxy
+        let balancerURL: String
+        let stopBalancer: @Sendable () -> Void
         let publisher: SDKPeer
         let subscriber: SDKPeer
         let collector: SDKAutoSubscriber
         let pusher: SDKMediaPusher
 
         /// - Parameter dataChannels: the clients ask for data channels (events and user data).
-        init(dataChannels: Bool = false) async throws {
+        /// - Parameter drainSeconds: node a's `--drain-seconds`.
+        init(dataChannels: Bool = false, balancer kind: Balancer = .relay, drainSeconds: Int = 1) async throws {
             let redis = try await TestRedis.freshURL()
-            let a = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", "a", "--drain-seconds", "1"])
+            let a = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", "a", "--drain-seconds", "\(drainSeconds)"])
             let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b"; $0.qualityIntervalSeconds = 0.5 }
-            let balancer = try SDKTestProxy(to: [a.httpPort, b.app.httpPort])
+            switch kind {
+            case .relay:
+                let relay = try SDKTestProxy(to: [a.httpPort, b.app.httpPort])
+                balancerURL = relay.url
+                stopBalancer = { relay.stop() }
+            case .haproxy:
+                let haproxy = try await TestHAProxy(to: [a.httpPort, b.app.httpPort])
+                balancerURL = haproxy.url
+                stopBalancer = { haproxy.stop() }
+            }
             let publisher = SDKPeer(useDataChannel: dataChannels), subscriber = SDKPeer(useDataChannel: dataChannels)
             let collector = SDKAutoSubscriber()
             subscriber.channel.delegates.add(delegate: collector)
             // Both idle: the channel is placed on "a" (ties go to the smaller id).
-            try await publisher.channel.join(url: balancer.url, token: b.token(uid: "pub", channel: "m"))
-            try await subscriber.channel.join(url: balancer.url, token: b.token(uid: "sub", channel: "m"))
+            try await publisher.channel.join(url: balancerURL, token: b.token(uid: "pub", channel: "m"))
+            try await subscriber.channel.join(url: balancerURL, token: b.token(uid: "sub", channel: "m"))
             let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: ClusterMoveTests.width, height: ClusterMoveTests.height, frameRate: 30, maxBitrate: 400_000))
             try await publisher.channel.publishLocalTrack(video)
             pusher = try SDKMediaPusher(video: video, audio: nil, width: ClusterMoveTests.width, height: ClusterMoveTests.height)
@@ -46,7 +67,6 @@ import Testing
             #expect(b.app.channels.count == 0, "the channel runs on a")
             self.a = a
             self.b = b
-            self.balancer = balancer
             self.publisher = publisher
             self.subscriber = subscriber
             self.collector = collector
@@ -76,7 +96,7 @@ import Testing
             pusher.stop()
             await publisher.channel.leave()
             await subscriber.channel.leave()
-            balancer.stop()
+            stopBalancer()
             await b.stop()
             a.send(SIGKILL)
         }
@@ -118,6 +138,66 @@ import Testing
         try await eventually("the publisher's data on b") { received.messages.contains { $0.topic == "moved" } }
         #expect(received.messages.map { String(decoding: $0.data, as: UTF8.self) } == ["after the move"])
         #expect(received.messages.first?.from == "pub")
+        await cluster.stop()
+    }
+
+    /// Seconds from now until the subscriber decodes a frame it had not decoded at `stalled`
+    /// (frames in flight at the cut are decoded within a few hundred milliseconds of it).
+    static func secondsUntilMediaIsBack(_ collector: SDKMediaCollector, since start: ContinuousClock.Instant) async throws -> Double {
+        try await Task.sleep(for: .milliseconds(300))
+        let stalled = collector.frameCount
+        try await eventually(timeout: 30, "media back; \(collector.frameCount - stalled) new frames", poll: .milliseconds(5)) {
+            collector.frameCount > stalled
+        }
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// The channel's node killed behind HAProxy: the clients' WebSockets break, their SDKs
+    /// reconnect through HAProxy to b and ask again every 250 ms while b answers "retry" (a is
+    /// registered until its entry expires, at most 3 s), then resume there. The gap is printed
+    /// (docs/deploy.md "Drain and failover" reports the measured figures).
+    @Test func killingTheChannelsNodeBehindHAProxyBringsTheMediaBackOnTheOtherNode() async throws {
+        let cluster = try await Cluster(balancer: .haproxy)
+        let killed = ContinuousClock.now
+        cluster.a.send(SIGKILL)
+        let gap = try await Self.secondsUntilMediaIsBack(cluster.collector.collector, since: killed)
+        print("failover behind HAProxy: media back \(String(format: "%.2f", gap)) s after kill -9 of the channel's node")
+        _ = try await cluster.a.waitForExit()
+        try await cluster.expectResumedOnB()
+        await cluster.stop()
+    }
+
+    /// A drain behind HAProxy: the draining node's `/readyz` answers 503 from `SIGTERM` on, HAProxy
+    /// takes it out within two checks (while the node still serves its channel), so when the drain
+    /// ends and the clients reconnect every reconnection reaches b: the draining node refuses none.
+    @Test func drainingBehindHAProxyRefusesNoReconnection() async throws {
+        let cluster = try await Cluster(balancer: .haproxy, drainSeconds: 3)
+        let (status, body) = try await cluster.a.get("/readyz")
+        #expect(status == 200, "\(body)")
+        let drained = ContinuousClock.now
+        cluster.a.send(SIGTERM)
+        try await eventually(timeout: 10, "a not ready while draining") { (try? await cluster.a.get("/readyz").status) == 503 }
+        let (live, liveBody) = try await cluster.a.get("/healthz")
+        #expect(live == 200 && liveBody.contains(#""draining":true"#), "\(liveBody)")
+        // HAProxy takes a out: new connections through it (each a TCP connection of its own)
+        // all reach b, while a still serves its channel. Checking /healthz instead, it keeps
+        // sending every other one to a, and this wait times out.
+        let client = HTTPClient(configuration: .init(connectTimeout: .seconds(1), timeout: .seconds(2)))
+        try await eventually(timeout: 10, "the balancer sends no new connection to the draining node") {
+            for _ in 0..<8 {
+                let body = try await client.get(cluster.balancerURL + "/healthz").body
+                if String(decoding: body, as: UTF8.self).contains(#""draining":true"#) { return false }
+            }
+            return true
+        }
+        #expect(cluster.b.app.channels.count == 0, "the channel is still served by a during the drain")
+        try await cluster.expectResumedOnB()
+        #expect(try await cluster.a.waitForExit() == 0, "\(cluster.a.log.suffix(3000))")
+        let elapsed = ContinuousClock.now - drained
+        print("drain behind HAProxy: clients resumed on b, \(elapsed) after SIGTERM (drain 3 s)")
+        #expect(!cluster.a.log.contains("refused a signaling WebSocket"), "\(cluster.a.log.suffix(3000))")
+        #expect(cluster.a.log.contains("draining"))
         await cluster.stop()
     }
 

@@ -158,7 +158,7 @@ import SRTCTestSupport
         let traversal = try await client.get(server.httpBase + "/sdk/../secret.txt")
         #expect(traversal.status == 400)
         #expect(try await client.get(server.httpBase + "/sdk/out.js").status == 404)
-        #expect(try await client.get(server.httpBase + "/healthz").body == Array(#"{"status":"ok","version":"\#(ProductVersion.current)"}"#.utf8))
+        #expect(try await client.get(server.httpBase + "/healthz").body == Array(#"{"draining":false,"status":"ok","version":"\#(ProductVersion.current)"}"#.utf8))
         await server.stop()
     }
 

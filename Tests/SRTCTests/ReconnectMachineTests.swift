@@ -50,6 +50,26 @@ import Testing
         #expect(m.attemptFailed(now: 20) == [])
     }
 
+    /// While the server answers "retry" (the channel's dead node is still registered, the node
+    /// asked is draining) the client asks again every `retryDelay`, without climbing the backoff;
+    /// the first failure of another kind continues the backoff where it stood.
+    @Test func retryAnswersAreAskedAgainSoonWithoutClimbingTheBackoff() {
+        var m = joined()
+        _ = m.connectionLost(now: 0)
+        #expect(m.attemptFailed(now: 0.1, retrySoon: true) == [.attempt(after: 0.25)])
+        for i in 1...12 { #expect(m.attemptFailed(now: 0.1 + Double(i) * 0.3, retrySoon: true) == [.attempt(after: 0.25)]) }
+        #expect(m.currentAttempt == 13)
+        #expect(m.attemptFailed(now: 4.2) == [.attempt(after: 0.5)])
+        #expect(m.attemptFailed(now: 4.8) == [.attempt(after: 1)])
+        #expect(m.attemptFailed(now: 5.9, retrySoon: true) == [.attempt(after: 0.25)])
+        #expect(m.attemptFailed(now: 6.2) == [.attempt(after: 2)])
+        // Still bounded by the grace period.
+        var short = joined(grace: 2)
+        _ = short.connectionLost(now: 0)
+        #expect(short.attemptFailed(now: 1.2, retrySoon: true) == [.attempt(after: 0.25)])   // 1.45 < 1.5
+        #expect(short.attemptFailed(now: 1.3, retrySoon: true) == [.disconnect(.timeout)])   // 1.55 ≥ 1.5
+    }
+
     @Test func aNewSessionInsteadOfAResumeEndsTheChannel() {
         var m = joined()
         _ = m.connectionLost(now: 0)

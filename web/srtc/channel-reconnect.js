@@ -9,6 +9,9 @@ import { handleEvent, trackAdded, trackRemoved, trackUpdated, userJoined, userLe
 
 /** Attempts stop this long before the grace period ends, so the last one can still resume. */
 const GRACE_MARGIN_MS = 500;
+/** After a "retry" answer (internal_error 50001: the channel is moving, or the node is draining) the
+ * answer changes within seconds: ask again this soon, without climbing the backoff (docs/deploy.md). */
+const RETRY_ANSWER_DELAY_MS = 250;
 /** A media connection `disconnected` this long is restarted. */
 const ICE_DISCONNECTED_RESTART_MS = 3000;
 
@@ -17,7 +20,7 @@ export function connectionLost(ch, signal) {
   if (ch._signal !== signal) return;
   ch._signal = null;
   if (ch._state !== ConnectionState.connected) return;
-  ch._reconnect = { lostAt: performance.now(), attempt: 0, timer: 0, generation: (ch._reconnect?.generation ?? 0) + 1 };
+  ch._reconnect = { lostAt: performance.now(), attempt: 0, backoff: 0, retrySoon: false, timer: 0, generation: (ch._reconnect?.generation ?? 0) + 1 };
   ch._setState(ConnectionState.reconnecting);
   ch.emit('channelIsReconnecting');
   schedule(ch, ch._reconnect.generation);
@@ -40,7 +43,8 @@ function schedule(ch, generation) {
   const r = ch._reconnect;
   if (!r || r.generation !== generation) return;
   const delays = ch.options.reconnectDelaysMs;
-  const delay = delays[Math.min(r.attempt, delays.length - 1)] ?? 1000;
+  const backoff = (step) => delays[Math.min(step, delays.length - 1)] ?? 1000;
+  const delay = r.retrySoon ? Math.min(RETRY_ANSWER_DELAY_MS, backoff(r.backoff + 1)) : backoff(r.backoff);
   const deadline = r.lostAt + ch._graceSeconds * 1000 - GRACE_MARGIN_MS;
   if (performance.now() + delay >= deadline) {
     ch._teardown(DisconnectReason.timeout, null);
@@ -70,6 +74,8 @@ async function attempt(ch, generation) {
     const fatal = fatalReason(error);
     if (fatal) { ch._teardown(fatal, error); return; }
     r.attempt += 1;
+    r.retrySoon = error?.kind === 'server' && Number(error.code) === ServerErrorCode.internalError;
+    if (!r.retrySoon) r.backoff += 1;
     schedule(ch, generation);
     return;
   }

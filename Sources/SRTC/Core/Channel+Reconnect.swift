@@ -65,13 +65,21 @@ extension Channel {
                     guard s.reconnect.wantsAttempt(attempt) else { return [] }
                     if s.signal === failed { s.signal = nil }
                     s.heldEvents = nil
-                    return s.reconnect.attemptFailed(now: Monotonic.seconds(), fatal: Self.fatalReason(of: error))
+                    return s.reconnect.attemptFailed(now: Monotonic.seconds(), fatal: Self.fatalReason(of: error),
+                                                     retrySoon: Self.isRetryAnswer(error))
                 }
                 context.logger.warning("reconnect attempt \(attempt + 1) failed: \(error)")
                 failed?.close()
                 perform(actions, error: error)
             }
         }
+    }
+
+    /// The server answered but asked to be asked again: `internal_error` (50001) is what a node
+    /// answers while the channel's node cannot be reached or the channel is moving, and what a
+    /// draining node refuses WebSockets with (docs/deploy.md, "Drain and failover").
+    static func isRetryAnswer(_ error: SRTCError) -> Bool {
+        error.serverCode == .internalError
     }
 
     /// A refusal no retry can fix ends the session at once.

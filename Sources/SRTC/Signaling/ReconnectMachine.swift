@@ -13,10 +13,16 @@ package struct ReconnectMachine: Sendable, Equatable {
         package var delays: [Double] = [0, 0.5, 1, 2, 4]
         /// Attempts stop this long before the grace period ends, so the last one can still resume.
         package var margin: Double = 0.5
+        /// Delay after an attempt the server answered with "retry" (its channel is moving to
+        /// another node, or the node that answered is draining): the answer will change within
+        /// seconds, so the client asks again soon instead of backing off (docs/deploy.md,
+        /// "Drain and failover").
+        package var retryDelay: Double = 0.25
 
-        package init(delays: [Double] = [0, 0.5, 1, 2, 4], margin: Double = 0.5) {
+        package init(delays: [Double] = [0, 0.5, 1, 2, 4], margin: Double = 0.5, retryDelay: Double = 0.25) {
             self.delays = delays
             self.margin = margin
+            self.retryDelay = retryDelay
         }
 
         func delay(attempt: Int) -> Double {
@@ -53,6 +59,8 @@ package struct ReconnectMachine: Sendable, Equatable {
     package private(set) var phase: Phase = .idle
     /// The server's `reconnect_grace_seconds`.
     private(set) var graceSeconds: Double = 20
+    /// Failed attempts that were not "retry" answers: the index into `policy.delays`.
+    private var backoffStep = 0
 
     package init(policy: Policy = Policy()) {
         self.policy = policy
@@ -70,19 +78,27 @@ package struct ReconnectMachine: Sendable, Equatable {
     package mutating func connectionLost(now: Double) -> [Action] {
         guard case .connected = phase else { return [] }
         phase = .reconnecting(attempt: 0, lostAt: now)
+        backoffStep = 0
         return [.notifyReconnecting, .attempt(after: policy.delay(attempt: 0))]
     }
 
     /// An attempt failed. A refusal that retrying cannot fix (`fatal`, for example a token the
     /// server rejects) ends the session at once; otherwise the next attempt is scheduled unless
-    /// it would start after the grace period.
-    package mutating func attemptFailed(now: Double, fatal: DisconnectReason? = nil) -> [Action] {
+    /// it would start after the grace period: after `policy.retryDelay` when the server answered
+    /// "retry" (`retrySoon`), else after the next backoff delay.
+    package mutating func attemptFailed(now: Double, fatal: DisconnectReason? = nil, retrySoon: Bool = false) -> [Action] {
         guard case .reconnecting(let attempt, let lostAt) = phase else { return [] }
         if let fatal {
             phase = .closed
             return [.disconnect(fatal)]
         }
-        let delay = policy.delay(attempt: attempt + 1)
+        let delay: Double
+        if retrySoon {
+            delay = min(policy.retryDelay, policy.delay(attempt: backoffStep + 1))
+        } else {
+            backoffStep += 1
+            delay = policy.delay(attempt: backoffStep)
+        }
         guard now + delay < lostAt + graceSeconds - policy.margin else {
             phase = .closed
             return [.disconnect(.timeout)]

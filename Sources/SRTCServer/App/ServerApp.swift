@@ -32,6 +32,12 @@ public final class ServerApp: Sendable {
     public let modules: [any ServerModule]
     /// The HTTP address, once `start()` listens.
     public let endpoint: ServerEndpoint
+    /// What `/healthz` and `/readyz` answer.
+    public let health: NodeHealth
+    /// Watches the database and Redis for `health`, from `start()`.
+    private let monitor = Mutex<HealthMonitor?>(nil)
+    /// The start-up deadline (`--startup-timeout`) the steps that need other services share.
+    private let startupWait: StartupWait
 
     /// Opens the data directory and database (SQLite there, or PostgreSQL at `--database-url`), applies migrations and makes sure an app exists.
     /// - Parameter modules: factories of the parts built on the server (`MeetingServer`), created
@@ -48,23 +54,28 @@ public final class ServerApp: Sendable {
                                                     attributes: [.posixPermissions: 0o700])
             databasePath = (config.dataDir as NSString).appendingPathComponent("srtc.sqlite3")
         }
-        database = try DatabaseLocator.open(url: config.databaseURL, sqlitePath: databasePath)
-        try Migrations.server.apply(to: database)
+        let startup = StartupWait(timeout: .seconds(config.startupTimeoutSeconds))
+        startupWait = startup
+        let databaseName = config.databaseURL.map { "PostgreSQL at \(StartupWait.redacted($0))" } ?? "SQLite at \(databasePath)"
+        let database = try startup.run(waitingFor: databaseName) {
+            try DatabaseLocator.open(url: config.databaseURL, sqlitePath: databasePath)
+        }
+        self.database = database
+        _ = try startup.run(waitingFor: databaseName) { try Migrations.server.apply(to: database) }
         apps = try AppStore(database: database)
         if let id = config.appId, let key = config.appKey {
             try apps.upsert(appId: id, appKey: key, name: "configured")
             createdApp = nil
-        } else if apps.all.isEmpty {
-            createdApp = try apps.create()
         } else {
-            createdApp = nil
+            createdApp = try apps.createFirstIfNone()
         }
-        if config.redisURL != nil {
-            cluster = try ClusterNode(config: config, node: NodeInfo(id: ClusterNode.nodeId(configured: config.nodeId),
-                                                                      httpURL: config.nodeURL ?? "", publicIP: config.publicIP))
+        if let redisURL = config.redisURL {
+            let node = NodeInfo(id: ClusterNode.nodeId(configured: config.nodeId), httpURL: config.nodeURL ?? "", publicIP: config.publicIP)
+            cluster = try startup.run(waitingFor: "Redis at \(StartupWait.redacted(redisURL))") { try ClusterNode(config: config, node: node) }
         } else {
             cluster = nil
         }
+        health = NodeHealth(version: ProductVersion.current)
         metrics = Metrics()
         webDirectory = WebDirectory.resolveForProcess(configured: config.webDir)
         if let url = config.webhookURL {
@@ -89,8 +100,9 @@ public final class ServerApp: Sendable {
         let metrics = self.metrics
         metrics.register(MediaMetrics(channels: channels, media: mediaServer))
         if let webhooks { metrics.register(webhooks) }
-        let health = Array(#"{"status":"ok","version":"\#(ProductVersion.current)"}"#.utf8)
-        builder.addImmediate("GET", "/healthz") { _ in .json(200, health) }
+        let health = self.health
+        builder.addImmediate("GET", "/healthz") { _ in let (status, body) = health.liveness(); return .json(status, body) }
+        builder.addImmediate("GET", "/readyz") { _ in let (status, body) = health.readiness(); return .json(status, body) }
         builder.addImmediate("GET", "/metrics") { _ in .text(200, metrics.render(), contentType: "text/plain; version=0.0.4") }
         GrantRoutes.register(in: &builder)
         SealRoutes.register(in: &builder)
@@ -155,9 +167,21 @@ public final class ServerApp: Sendable {
         endpoint.set(scheme: config.httpScheme, host: config.bind, port: server.port)
         let channels = self.channels
         let nodeURL = config.nodeURL ?? "\(config.httpScheme)://\(config.publicIP ?? config.bind):\(server.port)"
-        try cluster?.start(httpURL: nodeURL, mediaAddresses: media.udpAddresses, load: { (channels.count, channels.participantCount) },
-                           forwarded: { media.worker.metrics.counters.rtpPacketsOut })
-        if let cluster { edges.startSweeping(every: cluster.registry.interval) }
+        if let cluster {
+            try startupWait.run(waitingFor: "Redis at \(StartupWait.redacted(config.redisURL ?? ""))") {
+                try cluster.start(httpURL: nodeURL, mediaAddresses: media.udpAddresses, load: { (channels.count, channels.participantCount) },
+                                  forwarded: { media.worker.metrics.counters.rtpPacketsOut })
+            }
+            edges.startSweeping(every: cluster.registry.interval)
+        }
+        let monitor = HealthMonitor(health: health, database: database, redis: cluster?.redis) { [cluster] in
+            // Redis came back, perhaps empty: claim this node's channels again so that joins on
+            // other nodes find them here instead of placing a second copy elsewhere.
+            cluster?.reclaim(channels.keys)
+        }
+        monitor.start()
+        self.monitor.withLock { $0 = monitor }
+        health.markStarted()
     }
 
     /// The bound UDP media port (useful with port 0).
@@ -189,6 +213,7 @@ public final class ServerApp: Sendable {
     /// to the cluster: their clients get `reconnect` and resume on the channel's next node.
     /// Nothing happens on a single node. Call `shutdown` afterwards.
     public func drain(deadline: Duration) async {
+        health.markDraining()
         guard let cluster else { return }
         Log.info("cluster", "draining: no new channels; \(channels.count) channel(s) served for up to \(deadline)")
         await cluster.startDraining()
@@ -203,6 +228,7 @@ public final class ServerApp: Sendable {
 
     /// Ends every session and stops serving, letting in-flight requests finish.
     public func shutdown() async {
+        monitor.withLock { $0?.stop() }
         cluster?.stop()
         for module in modules { await module.shutdown() }
         await channels.closeAll()

@@ -58,6 +58,7 @@ struct ServerHTTPDelegate: HTTPServerDelegate {
         if manager.handsOff {
             // Drained: a client moving off this node (or any new one) must reach another node,
             // not be relayed by this one, which is about to stop (docs/deploy.md, "Drain and failover").
+            Log.info("cluster", "refused a signaling WebSocket from \(request.remoteAddress.map { "\($0)" } ?? "?"): this node is draining")
             var refusal = APIRouter.error(.internalError, "this node is draining; connect to another node", now: now)
             refusal.status = 503
             return .reject(refusal)

@@ -77,6 +77,9 @@ public final class ChannelManager: Sendable {
     /// Number of live channels (metrics).
     var count: Int { rooms.withLock { $0.count } }
 
+    /// The channels this node runs.
+    var keys: [ChannelKey] { rooms.withLock { Array($0.keys) } }
+
     /// Users connected now, over every room.
     var participantCount: Int { participants.load(ordering: .relaxed) }
 

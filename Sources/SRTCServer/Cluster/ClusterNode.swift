@@ -21,7 +21,7 @@ public final class ClusterNode: Sendable {
 
     /// Connects to Redis (failing now if it cannot be reached).
     /// - Parameter node: this node (id, public IP); its HTTP URL is set by `start`.
-    public init(config: ServerConfig, node: NodeInfo, heartbeatInterval: Duration = .seconds(2), ttl: Duration = .seconds(6)) throws {
+    public init(config: ServerConfig, node: NodeInfo, heartbeatInterval: Duration = .seconds(1), ttl: Duration = .seconds(3)) throws {
         guard let url = config.redisURL else { throw RedisError.invalidURL("no --redis-url") }
         redis = try RedisClient(url: url)
         registry = NodeRegistry(redis: redis, node: node, interval: heartbeatInterval, ttl: ttl)
@@ -60,6 +60,19 @@ public final class ClusterNode: Sendable {
             }
         }
         loop.withLock { $0 = task }
+    }
+
+    /// Records this node again as the owner of `channels` where no owner is recorded (Redis lost
+    /// its data, or the entries expired while it was away), without taking a channel another
+    /// node claimed meanwhile (`SET NX`). Blocks for a round trip per channel.
+    public func reclaim(_ channels: [ChannelKey]) {
+        // First this node's own entry, or the claims below would name a node others think dead.
+        do { try registry.republish() } catch { Log.warn("cluster", "could not register again: \(error)") }
+        var claimed = 0
+        for channel in channels {
+            if case .status = (try? redis.command(["SET", ChannelDirectory.key(channel), registry.nodeId, "NX"])) ?? .null { claimed += 1 }
+        }
+        if claimed > 0 { Log.info("cluster", "Redis is back: claimed \(claimed) of this node's \(channels.count) channel(s) again") }
     }
 
     /// Marks this node draining in the registry now (no new channels are placed here).

@@ -77,6 +77,11 @@ public final class NodeRegistry: Sendable {
         return live.sorted(by: NodeInfo.lessLoaded)
     }
 
+    /// Publishes this node as last published, at once (Redis came back empty).
+    public func republish() throws {
+        try publish(current)
+    }
+
     /// Publishes this node with `load` (blocking for two round trips: call it off the cooperative pool).
     /// - Parameter forwardedPackets: the SFU's packets forwarded since start, if known (the
     ///   published figure is their rate since the previous beat).
@@ -90,6 +95,10 @@ public final class NodeRegistry: Sendable {
             node.heartbeatAt = Int64(Date().timeIntervalSince1970 * 1000)
             return node
         }
+        try publish(node)
+    }
+
+    private func publish(_ node: NodeInfo) throws {
         let json = String(decoding: try JSONEncoder().encode(node), as: UTF8.self)
         let milliseconds = ttl.components.seconds * 1000 + ttl.components.attoseconds / 1_000_000_000_000_000
         try redis.command(["SET", Keys.node(nodeId), json, "PX", String(milliseconds)])

@@ -40,6 +40,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// Seconds a draining node (`SIGTERM` on a cluster node) keeps serving its channels before it
     /// moves their remaining clients to other nodes (`--drain-seconds`, `SRTC_DRAIN_SECONDS`).
     public var drainSeconds: Int = 30
+    /// Seconds the node waits at start for its database and Redis to answer, retrying with
+    /// backoff, before it gives up (`--startup-timeout`, `SRTC_STARTUP_TIMEOUT`).
+    public var startupTimeoutSeconds: Int = 60
     /// Credentials of the first app (`--app-id` / `SRTC_APP_ID`, `--app-key` / `SRTC_APP_KEY`); both or neither.
     public var appId: String?
     public var appKey: String?
@@ -150,6 +153,10 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("drain-seconds", "SRTC_DRAIN_SECONDS", "drain_seconds", "on SIGTERM, seconds a cluster node serves its channels before moving their clients (default 30)") { c, v in
             guard let n = Int(v), (0...86_400).contains(n) else { throw BadValue() }
             c.drainSeconds = n
+        },
+        Setting("startup-timeout", "SRTC_STARTUP_TIMEOUT", "startup_timeout", "seconds to wait at start for the database and Redis to answer (default 60)") { c, v in
+            guard let n = Int(v), (0...86_400).contains(n) else { throw BadValue() }
+            c.startupTimeoutSeconds = n
         },
         Setting("node-channel-subscribers", "SRTC_NODE_CHANNEL_SUBSCRIBERS", "node_channel_subscribers", "on a cluster, participants of one channel whose media its node serves before relaying nodes serve the rest (default 0: no limit)") { c, v in
             guard let n = Int(v), (0...1_000_000).contains(n) else { throw BadValue() }

@@ -17,12 +17,21 @@ public final class AppStore: Sendable {
 
     public init(database: any Database) throws(DatabaseError) {
         self.database = database
+        cache = Mutex(try Self.load(from: database))
+    }
+
+    private static func load(from database: any Database) throws(DatabaseError) -> [String: App] {
         var apps: [String: App] = [:]
         for row in try database.query("SELECT app_id, app_key, name FROM apps") {
             guard let id = row[0].string, let key = row[1].string else { continue }
             apps[id] = App(appId: id, appKey: key, name: row[2].string ?? "")
         }
-        cache = Mutex(apps)
+        return apps
+    }
+
+    private static func fresh(name: String) -> App {
+        App(appId: "app_" + SecureRandom.string(count: 12, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789"),
+            appKey: SecureRandom.string(count: 40), name: name)
     }
 
     /// The app with this id, or `nil`.
@@ -43,10 +52,31 @@ public final class AppStore: Sendable {
         cache.withLock { $0[appId] = App(appId: appId, appKey: appKey, name: name) }
     }
 
+    /// Creates an app with fresh random credentials if the database has none, and returns it;
+    /// `nil` when an app exists. Nodes started together on a new database make one app between
+    /// them: the check and the insert hold the schema lock (`Database.exclusively`), and the apps
+    /// another node made are read into this cache.
+    public func createFirstIfNone(name: String = "default") throws(DatabaseError) -> App? {
+        let app = Self.fresh(name: name)
+        let created = try database.exclusively { tx throws(DatabaseError) -> Bool in
+            guard try tx.query("SELECT COUNT(*) FROM apps").first?.first?.int == 0 else { return false }
+            try tx.query("INSERT INTO apps (app_id, app_key, name, created_at) VALUES (?, ?, ?, ?)",
+                         [.text(app.appId), .text(app.appKey), .text(name), .integer(Int64(Date().timeIntervalSince1970))])
+            return true
+        }
+        try reload()
+        return created ? app : nil
+    }
+
+    /// Reads every app from the database again.
+    public func reload() throws(DatabaseError) {
+        let apps = try Self.load(from: database)
+        cache.withLock { $0 = apps }
+    }
+
     /// Creates an app with fresh random credentials.
     public func create(name: String = "default") throws(DatabaseError) -> App {
-        let app = App(appId: "app_" + SecureRandom.string(count: 12, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789"),
-                      appKey: SecureRandom.string(count: 40), name: name)
+        let app = Self.fresh(name: name)
         try upsert(appId: app.appId, appKey: app.appKey, name: name)
         return app
     }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Versioned schema migrations, applied in order inside one transaction each. The version lives
+/// Versioned schema migrations, applied in order inside one transaction that holds the schema
+/// lock (`Database.exclusively`). The version lives
 /// in SQLite's `PRAGMA user_version`, or in the `srtc_schema` table on PostgreSQL; a migration is
 /// never edited once released, only appended. Steps are written with SQLite's type names and
 /// mapped for PostgreSQL by `SQLDialect.ddl`.
@@ -70,23 +71,19 @@ public struct Migrations: Sendable {
 
     /// The version `database` is at (0 before the first step).
     public func currentVersion(of database: any Database) throws(DatabaseError) -> Int {
-        switch database.dialect {
-        case .sqlite:
-            return Int(try database.query("PRAGMA user_version").first?.first?.int ?? 0)
-        case .postgres:
-            try database.execute("CREATE TABLE IF NOT EXISTS srtc_schema (version BIGINT NOT NULL)")
-            return Int(try database.query("SELECT MAX(version) FROM srtc_schema").first?.first?.int ?? 0)
-        }
+        try database.exclusively { tx throws(DatabaseError) in try Self.version(in: tx, dialect: database.dialect) }
     }
 
-    /// Brings `database` to the latest version; returns the version found before.
+    /// Brings `database` to the latest version; returns the version found before. Every step
+    /// runs in one transaction under `Database.exclusively`, so nodes started at the same moment
+    /// apply each step once: the second finds the first's version and has nothing to do.
     @discardableResult
     public func apply(to database: any Database) throws(DatabaseError) -> Int {
-        let current = try currentVersion(of: database)
-        guard current <= latestVersion else { throw .schemaTooNew(found: current, supported: latestVersion) }
         let dialect = database.dialect
-        for step in steps where step.version > current {
-            try database.transaction { tx throws(DatabaseError) in
+        return try database.exclusively { tx throws(DatabaseError) in
+            let current = try Self.version(in: tx, dialect: dialect)
+            guard current <= latestVersion else { throw .schemaTooNew(found: current, supported: latestVersion) }
+            for step in steps where step.version > current {
                 for statement in step.sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
                     try tx.query(dialect.ddl(statement))
                 }
@@ -95,7 +92,17 @@ public struct Migrations: Sendable {
                 case .postgres: try tx.query("INSERT INTO srtc_schema (version) VALUES (?)", [.integer(Int64(step.version))])
                 }
             }
+            return current
         }
-        return current
+    }
+
+    private static func version(in tx: any SQLExecutor, dialect: SQLDialect) throws(DatabaseError) -> Int {
+        switch dialect {
+        case .sqlite:
+            return Int(try tx.query("PRAGMA user_version").first?.first?.int ?? 0)
+        case .postgres:
+            try tx.query("CREATE TABLE IF NOT EXISTS srtc_schema (version BIGINT NOT NULL)")
+            return Int(try tx.query("SELECT MAX(version) FROM srtc_schema").first?.first?.int ?? 0)
+        }
     }
 }

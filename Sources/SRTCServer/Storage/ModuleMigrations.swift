@@ -19,21 +19,27 @@ public struct ModuleMigrations: Sendable {
 
     /// The version `database` is at (0 before the first step).
     public func currentVersion(of database: any Database) throws(DatabaseError) -> Int {
-        try database.execute("CREATE TABLE IF NOT EXISTS \(table) (version INTEGER NOT NULL)")
-        return Int(try database.query("SELECT MAX(version) FROM \(table)").first?.first?.int ?? 0)
+        try database.exclusively { tx throws(DatabaseError) in try version(in: tx) }
     }
 
-    /// Brings `database` to the latest version; returns the version found.
+    /// Brings `database` to the latest version; returns the version found. All steps run in one
+    /// transaction under `Database.exclusively`, like `Migrations.apply`.
     @discardableResult
     public func apply(to database: any Database) throws(DatabaseError) -> Int {
-        let current = try currentVersion(of: database)
-        guard current <= latestVersion else { throw .schemaTooNew(found: current, supported: latestVersion) }
-        for (index, statements) in steps.enumerated() where index + 1 > current {
-            try database.transaction { tx throws(DatabaseError) in
-                for statement in statements { try tx.query(database.dialect.ddl(statement)) }
+        let dialect = database.dialect
+        return try database.exclusively { tx throws(DatabaseError) in
+            let current = try version(in: tx)
+            guard current <= latestVersion else { throw .schemaTooNew(found: current, supported: latestVersion) }
+            for (index, statements) in steps.enumerated() where index + 1 > current {
+                for statement in statements { try tx.query(dialect.ddl(statement)) }
                 try tx.query("INSERT INTO \(table) (version) VALUES (?)", [.integer(Int64(index + 1))])
             }
+            return current
         }
-        return current
+    }
+
+    private func version(in tx: any SQLExecutor) throws(DatabaseError) -> Int {
+        try tx.query("CREATE TABLE IF NOT EXISTS \(table) (version INTEGER NOT NULL)")
+        return Int(try tx.query("SELECT MAX(version) FROM \(table)").first?.first?.int ?? 0)
     }
 }
