@@ -94,21 +94,23 @@ for (source, number) in zip(signals, [SIGINT, SIGTERM]) {
     source.resume()
 }
 
-// With TLS on, SIGHUP reads the certificate and key again (a renewal): new connections get the
-// new pair, open ones keep theirs; a pair that does not load is logged and the old one stays in
-// use. Without TLS, SIGHUP keeps its default action (a closed terminal ends the server).
-let reload: DispatchSourceSignal? = config.tls.map { _ in
-    signal(SIGHUP, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
-    source.setEventHandler {
-        do {
-            let summary = try app.reloadTLS()
-            Log.info("tls", "SIGHUP: reloaded \(config.tlsCert ?? "") and \(config.tlsKey ?? ""); new connections get \(summary.map(String.init(describing:)) ?? "it")")
-        } catch {
-            Log.error("tls", "SIGHUP: kept the certificate in use, the new one does not load: \(error)")
-        }
+// SIGHUP reads the TLS certificate and key again (a renewal; the package's unit sends it on
+// `systemctl reload`): new connections get the new pair, open ones keep theirs; a pair that does
+// not load is logged and the old one stays in use. Without TLS it only says so: a reload must
+// never stop the server, and SIGHUP's default action would.
+signal(SIGHUP, SIG_IGN)
+let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+reload.setEventHandler {
+    guard config.tls != nil else {
+        Log.info("tls", "SIGHUP: nothing to reload (TLS is off)")
+        return
     }
-    source.resume()
-    return source
+    do {
+        let summary = try app.reloadTLS()
+        Log.info("tls", "SIGHUP: reloaded \(config.tlsCert ?? "") and \(config.tlsKey ?? ""); new connections get \(summary.map(String.init(describing:)) ?? "it")")
+    } catch {
+        Log.error("tls", "SIGHUP: kept the certificate in use, the new one does not load: \(error)")
+    }
 }
-withExtendedLifetime(reload) { dispatchMain() }
+reload.resume()
+dispatchMain()

@@ -146,6 +146,18 @@ struct ServerTLSTests {
         await setup.finish()
     }
 
+    /// The package's unit sends SIGHUP on `systemctl reload` whether TLS is on or not.
+    @Test func sighupWithoutTLSLeavesThePlainServerRunning() async throws {
+        let server = ServerProcess()
+        defer { server.removeData() }
+        try await server.start()
+        server.signal(SIGHUP)
+        try await eventually("the SIGHUP is logged; log: \(server.log.suffix(1000))") { server.log.contains("SIGHUP: nothing to reload (TLS is off)") }
+        #expect(server.isRunning)
+        #expect(try await HTTPClient().get(server.httpBase + "/healthz").status == 200)
+        await server.stop()
+    }
+
     @Test func theRedirectPortAnswers308ToTheSameTargetOnHTTPS() async throws {
         let setup = try await Setup(arguments: ["--http-redirect-port", "0"])
         let line = try #require(setup.server.log.split(separator: "\n").first { $0.contains("redirects to") })
