@@ -16,6 +16,7 @@ issues the server a certificate for that address; Chromium trusts it through
   inbound-rtp `framesDecoded` rises.
 """
 import os
+import shutil
 import sys
 import tempfile
 
@@ -68,14 +69,17 @@ def main():
         print("skip: needs a network namespace of its own (unshare -n) for the address", ADDRESS)
         return 0
     directory = tempfile.mkdtemp(prefix="srtc-browser-tls-")
-    ca = TestCA(directory)
-    cert, key = ca.issue("server", ip_addresses=(ADDRESS,))
-    redirect_port = free_port()
-    return run_browser_test(
-        "meeting app over HTTPS", lambda server, driver: run(server, driver, redirect_port),
-        server_args=("--demo-auth", "on", "--public-ip", ADDRESS, "--http-redirect-port", str(redirect_port)),
-        driver_flags=(f"--ignore-certificate-errors-spki-list={TestCA.spki_sha256(cert)}",),
-        wait_seconds=WAIT_SECONDS, server_options={"host": ADDRESS, "tls": (cert, key, ca.ssl_context())})
+    try:
+        ca = TestCA(directory)
+        cert, key = ca.issue("server", ip_addresses=(ADDRESS,))
+        redirect_port = free_port()
+        return run_browser_test(
+            "meeting app over HTTPS", lambda server, driver: run(server, driver, redirect_port),
+            server_args=("--demo-auth", "on", "--http-redirect-port", str(redirect_port)),
+            driver_flags=(f"--ignore-certificate-errors-spki-list={TestCA.spki_sha256(cert)}",),
+            wait_seconds=WAIT_SECONDS, server_options={"host": ADDRESS, "tls": (cert, key, ca.ssl_context())})
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":
