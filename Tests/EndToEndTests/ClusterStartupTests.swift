@@ -63,7 +63,7 @@ import Testing
         }
     }
 
-    @Test func aNodeStartedBeforeItsDatabaseComesUpOnceTheDatabaseAnswers() async throws {
+    @Test func aNodeStartedBeforeItsDatabaseComesUpOnceItAnswersAndOutlivesItsGoingAway() async throws {
         let postgres = try TestPostgres.Instance()
         let node = try TestNodeProcess.launch(arguments: ["--database-url", postgres.url(), "--startup-timeout", "120"])
         defer { node.send(SIGKILL); try? postgres.stop() }
@@ -75,6 +75,17 @@ import Testing
         try await node.waitUntilHealthy()
         let (status, body) = try await node.get("/readyz")
         #expect(status == 200 && body.contains(#""status":"ready""#), "\(body)")
+
+        // The database goes away under the running node: unhealthy with the reason, still serving
+        // (it answers), then healthy again by itself once the database is back.
+        try await offPool { try postgres.stop() }
+        try await eventually(timeout: 30, "unhealthy without its database") { try await node.get("/healthz").status == 503 }
+        let (_, down) = try await node.get("/healthz")
+        #expect(down.contains(#""status":"unhealthy""#) && down.contains("database: "), "\(down)")
+        #expect(try await node.get("/readyz").status == 503)
+        try await offPool { try postgres.start() }
+        try await eventually(timeout: 30, "healthy again") { try await node.get("/healthz").status == 200 }
+        #expect(node.exitStatusIfEnded() == nil)
     }
 
     @Test func aNodeWhoseDatabaseNeverAnswersGivesUpAfterTheStartupTimeout() async throws {
