@@ -78,6 +78,37 @@ import Testing
         await xvfb.stop()
     }
 
+    /// Seed 001: remote audio is subscribed and played on entry. Two members, each with a sound
+    /// server of its own (its default sink "speaker", its microphone the monitor of "mic", into
+    /// which a tone plays); neither app calls anything about the speaker, and each one's speaker
+    /// carries the other's tone. Leaving the meeting stops the speaker the meeting started.
+    @Test func eachMemberHearsTheOtherWithoutStartingTheSpeaker() async throws {
+        let pulses = [try await PulseAudioServer.start(sinks: ["speaker", "mic"]), try await PulseAudioServer.start(sinks: ["speaker", "mic"])]
+        for pulse in pulses { try await pulse.pactl(["set-default-sink", "speaker"]) }
+        let server = try TestServer.withMeetings()
+        let alice = try await TestMember(server: server, uid: "alice", audioServer: pulses[0].address)
+        let bob = try await TestMember(server: server, uid: "bob", audioServer: pulses[1].address)
+        let tones = [try pulses[0].playTone(into: "mic", frequency: 440), try pulses[1].playTone(into: "mic", frequency: 660)]
+        let meeting = try await alice.host(MeetingCreateReq(title: "hear me"))
+        try await bob.engine.enterRoom(MeetingEnterReq(meetingId: meeting.meetingId))
+        #expect(alice.engine.srtc.isAudioPlaybackRunning && bob.engine.srtc.isAudioPlaybackRunning)
+        try await alice.engine.requestOpenMic(deviceId: "mic.monitor")
+        try await bob.engine.requestOpenMic(deviceId: "mic.monitor")
+        let speakers = [try pulses[0].record("speaker.monitor"), try pulses[1].record("speaker.monitor")]
+        for (speaker, (who, expected)) in zip(speakers, [("alice", 660.0), ("bob", 440.0)]) {
+            try await eventually(timeout: 15, "\(who)'s speaker carries \(expected) Hz; now \(String(describing: speaker.toneFrequency(lastSeconds: 1)))") {
+                speaker.toneFrequency(lastSeconds: 1).map { abs($0 - expected) < 10 } == true
+            }
+        }
+        await bob.engine.exitRoom()
+        #expect(!bob.engine.srtc.isAudioPlaybackRunning, "the speaker the meeting started stops with it")
+        for speaker in speakers { await speaker.stop() }
+        for tone in tones { await tone.stop() }
+        await alice.engine.exitRoom()
+        await server.stop()
+        for pulse in pulses { await pulse.stop() }
+    }
+
     @Test func aMicrophoneDeviceIsHeardOnTheSpeakerUntilMuted() async throws {
         let pulse = try await PulseAudioServer.start(sinks: ["mic", "speaker"])
         let server = try TestServer.withMeetings()

@@ -33,8 +33,9 @@ import Testing
 
         try await eventually("bob resumed") { !bob.engine.isReconnecting }
         try await bob.events.wait(for: "chat host->all: and after that")
-        let seen = bob.events.lines.filter { $0.hasPrefix("chat") || $0.hasPrefix("role") }
-        #expect(seen == ["chat host->all: while you were away", "role bob co_host", "chat host->all: and after that"])
+        let seen = bob.events.lines.filter { $0.hasPrefix("chat") || $0.hasPrefix("role") || $0.hasPrefix("reconnect") }
+        // Told when it dropped and when it resumed, then the events missed, in order.
+        #expect(seen == ["reconnecting", "reconnected", "chat host->all: while you were away", "role bob co_host", "chat host->all: and after that"])
         #expect(try bob.engine.isInRoom && bob.engine.getUserInfo("bob").role == .coHost)
         #expect(!host.events.lines.contains { $0.hasPrefix("exit bob") } && !bob.events.lines.contains("connection lost"))
         // The session works as before.
@@ -47,6 +48,7 @@ import Testing
         try await host.events.wait(for: "exit bob disconnected")
         try await bob.events.wait(for: "out disconnected")
         try await bob.events.wait(for: "connection lost")
+        #expect(bob.events.lines.filter { $0.hasPrefix("reconnect") } == ["reconnecting", "reconnected", "reconnecting"], "\(bob.events.lines)")
         #expect(!bob.engine.isInRoom && !bob.engine.isLoggedIn && !bob.engine.isReconnecting)
         await #expect(throws: SMeetingError.notLoggedIn) { try await bob.engine.createRoom(MeetingCreateReq(title: "x")) }
         await server.stop()

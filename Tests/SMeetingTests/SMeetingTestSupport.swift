@@ -50,6 +50,8 @@ final class MeetingRecorder: SMeetingDelegate, @unchecked Sendable {
     func meetingDidEnd(_ meeting: SMeetingEngine, by adminUid: String?) { addEnd("ended \(adminUid ?? "backend")", meeting) }
     func meeting(_ meeting: SMeetingEngine, didExitRoom reason: ExitReason) { add("out \(reason.rawValue)") }
     func meetingConnectionDidLose(_ meeting: SMeetingEngine) { add("connection lost") }
+    func meetingIsReconnecting(_ meeting: SMeetingEngine) { add("reconnecting") }
+    func meetingDidReconnect(_ meeting: SMeetingEngine) { add("reconnected") }
     func meeting(_ meeting: SMeetingEngine, userDrawDisabledDidChange user: MeetingUserInfo) { add("draw \(user.uid) \(user.drawDisabled)") }
     func meeting(_ meeting: SMeetingEngine, userPresenterDidChange user: MeetingUserInfo) { add("presenter \(user.uid) \(user.presenter)") }
     func meeting(_ meeting: SMeetingEngine, didEnterWaitingRoom room: RoomInfo) { add("waiting") }

@@ -42,10 +42,11 @@ extension SMeetingEngine {
                 switch action {
                 case .attempt(let after): delay = after
                 case .disconnect: return connectionLost()
-                case .notifyReconnecting, .notifyReconnected: break
+                case .notifyReconnecting: notify { d, engine in d.meetingIsReconnecting(engine) }
+                case .notifyReconnected: notify { d, engine in d.meetingDidReconnect(engine) }
                 }
             }
-            guard let delay, let attempt = state.withLock({ $0.reconnect.currentAttempt }) else { return }
+            guard let delay, let attempt = state.withLock({ $0.reconnect.currentAttempt }) else { return }  // resumed, or logged out
             if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
             guard state.withLock({ $0.reconnect.wantsAttempt(attempt) }) else { return }  // logged out meanwhile
             actions = await attemptResume(token: token, sessionId: sessionId, attempt: attempt)

@@ -135,6 +135,21 @@ extension SMeetingEngine {
             await channel.leave()
             throw error
         }
+        startSpeakerIfNeeded()
+    }
+
+    /// Members are heard without the app asking (seed 001: remote audio is subscribed and played
+    /// on entry): the engine's speaker starts on its default output unless the app started it
+    /// already (on a device of its choice). Where no output can be opened (a bot on a server
+    /// without a sound server) the meeting goes on and remote audio reaches only the renderers of
+    /// `addRemoteAudioRenderer(_:)`. `toggleRemoteAudioMute(_:)` silences it either way.
+    func startSpeakerIfNeeded() {
+        guard !srtc.isAudioPlaybackRunning else { return }
+        guard (try? srtc.startAudioPlayback()) != nil else { return }
+        srtc.remoteAudioMuted = state.withLock { s in
+            s.startedSpeaker = true
+            return s.remoteAudioMuted
+        }
     }
 
     /// Runs `body` after every earlier channel switch (moves arrive as events on the reader thread).
@@ -174,6 +189,8 @@ extension SMeetingEngine {
         }
         for track in devices { stopCapture(track) }
         dropBroadcast()
+        // The speaker the meeting started ends with it; one the app started is the app's.
+        if state.withLock({ s in defer { s.startedSpeaker = false }; return s.startedSpeaker }) { srtc.stopAudioPlayback() }
         if let channel {
             if let bridge { channel.delegates.remove(delegate: bridge) }
             let leaving = Task { await channel.leave() }

@@ -59,6 +59,8 @@ public final class SMeetingEngine: @unchecked Sendable {
         var broadcastTrack: LocalCustomVideoTrack?
         var broadcastBridge: BroadcastBridge?
         var remoteAudioMuted = false
+        /// The engine's speaker was started by the meeting (not by the app): stopped when it ends.
+        var startedSpeaker = false
         /// The back camera is in use (Apple platforms, `switchCamera()`).
         var cameraBack = false
         /// Views bound by `startPlayRemoteVideo` and explicit subscriptions, per remote video track id.

@@ -9,6 +9,12 @@ public protocol SMeetingDelegate: SMeetingIMEvents {
     /// server's grace period (the login ended; a meeting in progress was exited first). A drop
     /// that is resumed in time fires nothing.
     func meetingConnectionDidLose(_ meeting: SMeetingEngine)
+    /// The meeting connection dropped and the SDK is resuming the session (`isReconnecting` is
+    /// true until `meetingDidReconnect` or `meetingConnectionDidLose`).
+    func meetingIsReconnecting(_ meeting: SMeetingEngine)
+    /// The session resumed after a drop (or, on a cluster, was replaced and the meeting entered
+    /// again): the events missed meanwhile follow, in order.
+    func meetingDidReconnect(_ meeting: SMeetingEngine)
 
     // MARK: Members
     /// A member entered (not sent for myself).
@@ -99,6 +105,8 @@ public protocol SMeetingDelegate: SMeetingIMEvents {
 
 extension SMeetingDelegate {
     public func meetingConnectionDidLose(_ meeting: SMeetingEngine) {}
+    public func meetingIsReconnecting(_ meeting: SMeetingEngine) {}
+    public func meetingDidReconnect(_ meeting: SMeetingEngine) {}
     public func meeting(_ meeting: SMeetingEngine, userDidEnter user: MeetingUserInfo) {}
     public func meeting(_ meeting: SMeetingEngine, userDidExit user: MeetingUserInfo, reason: ExitReason) {}
     public func meeting(_ meeting: SMeetingEngine, userInfoDidChange user: MeetingUserInfo) {}
