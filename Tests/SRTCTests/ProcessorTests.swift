@@ -149,7 +149,39 @@ final class OpusCollector: EncodedAudioSink, @unchecked Sendable {
     }
 }
 
+/// A processor written for stereo, given mono: it writes a loud second channel.
+final class StereoOnlyProcessor: AudioProcessor, @unchecked Sendable {
+    let silenceRead = Mutex<[Bool]>([])
+    func audioProcessingInitialize(sampleRate sampleRateHz: Int, channels: Int) {}
+    func audioProcessingProcess(audioBuffer: AudioBuffer) {
+        audioBuffer.withChannel(1) { right in
+            silenceRead.withLock { $0.append(right.count == audioBuffer.frames && right.allSatisfy { $0 == 0 }) }
+            for i in right.indices { right[i] = 1 }
+        }
+        audioBuffer.withChannel(-1) { samples in silenceRead.withLock { $0.append(samples.allSatisfy { $0 == 0 }) } }
+    }
+    func audioProcessingRelease() {}
+}
+
 @Suite struct AudioProcessorTests {
+    /// Seed 000's processors address channels by index; one that asks for a channel the buffer
+    /// does not have reads silence and its writes go nowhere (it used to stop the app).
+    @Test func aChannelThatDoesNotExistReadsSilenceAndItsWritesAreDiscarded() throws {
+        let engine = SRTCEngine(delegateQueue: DispatchQueue(label: "test"))
+        let processor = StereoOnlyProcessor()
+        engine.audioCaptureProcessor = processor
+        let track = engine.createLocalCustomAudioTrack(desc: "bgm")
+        let sink = OpusCollector()
+        track.sendPipeline.attach(sink)
+        var tone = SineToneGenerator(frequency: 440, amplitude: 0.5)
+        track.pushAudioBuffer(tone.next(frameCount: 1920))
+        // Two frames; each call read silence twice (channel 1, then channel -1), even after the
+        // first frame's writes of 1.0 into channel 1.
+        #expect(processor.silenceRead.withLock { $0 } == [true, true, true, true])
+        // The mono channel went through untouched: the tone's level (9 dB under full scale).
+        #expect(sink.packets.withLock { $0.map(\.level) } == [9, 9])
+    }
+
     @Test func captureProcessorSees20msFramesAndItsChangesAreEncoded() throws {
         let engine = SRTCEngine(delegateQueue: DispatchQueue(label: "test"))
         let silencer = RecordingAudioProcessor(gain: 0)

@@ -17,8 +17,9 @@ public final class AudioBuffer {
         self.channels = channels
         self.frames = frames
         self.sampleRate = sampleRate
-        storage = .allocate(capacity: max(1, channels * frames))
-        storage.initialize(repeating: 0, count: max(1, channels * frames))
+        // One block per channel, then one more: what a channel that does not exist reads.
+        storage = .allocate(capacity: max(1, (channels + 1) * frames))
+        storage.initialize(repeating: 0, count: max(1, (channels + 1) * frames))
     }
 
     deinit {
@@ -27,10 +28,15 @@ public final class AudioBuffer {
 
     // MARK: - Public API
 
-    /// The samples of `channel` (0-based), to read or write in place.
-    /// - Precondition: `channel < channels`.
+    /// The samples of `channel` (0-based), to read or write in place. A channel that does not
+    /// exist (a processor written for stereo given mono) reads `frames` samples of silence, and
+    /// what is written there is discarded: a processor's mistake never stops the app.
     public func rawBuffer(forChannel channel: Int) -> UnsafeMutablePointer<Float> {
-        precondition(channel >= 0 && channel < channels, "channel \(channel) out of range")
+        guard channel >= 0 && channel < channels else {
+            let silence = storage + channels * frames
+            silence.update(repeating: 0, count: frames)
+            return silence
+        }
         return storage + channel * frames
     }
 
