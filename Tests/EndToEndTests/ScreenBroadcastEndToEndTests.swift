@@ -33,6 +33,10 @@ import Testing
         let screen = try a.startScreenRecordListening(socketPath: path, preset: VideoPreset(width: 320, height: 180, frameRate: 15, maxBitrate: 400_000))
         try await channelA.publishLocalTrack(screen)
         try await channelA.publishLocalTrack(try #require(a.screenRecordAudioTrack))
+        // The same broadcast in a second channel of the host's engine.
+        let channelA2 = a.createChannel()
+        try await channelA2.join(url: server.url, token: server.token(uid: "host", channel: "broadcast-2"))
+        try await channelA2.publishLocalTrack(screen)
 
         let sender = Process()
         sender.executableURL = URL(fileURLWithPath: EgressTestServer.buildDirectory + "/srtc")
@@ -59,6 +63,14 @@ import Testing
         #expect(printed.contains("connected to \(path)") && printed.contains("stopped by the host after"), "\(printed)")
         try await eventually("the broadcast ended") { changes.all == [true, false] && !a.isScreenRecording }
         #expect(a.screenRecordTrack === screen)
+        // Sharing stopped on every channel of the process (seed 000): unpublished in both, and the
+        // viewer sees the host's screen tracks go; the host still listens.
+        try await eventually("unpublished in both channels") { channelA.localTracks.isEmpty && channelA2.localTracks.isEmpty }
+        try await eventually("the viewer sees the screen tracks go") {
+            channelB.remoteTrack(uid: "host", desc: "screen") == nil && channelB.remoteTrack(uid: "host", desc: "screen_audio") == nil
+        }
+        #expect(a.screenRecordTrack === screen)
+        await channelA2.leave()
 
         a.stopScreenRecordListening()
         await channelA.leave()

@@ -37,12 +37,20 @@ extension SRTCEngine {
         return host.video
     }
 
-    /// Ends the user's broadcast (the documentation's `stopScreenRecord`): the extension is told
-    /// to finish; channels keep the track published (sending nothing) and the host keeps
-    /// listening, so the user can start again from the system's panel. To stop sending on one
-    /// channel, unpublish the track there.
+    /// Ends the user's broadcast (seed 000's `stopScreenRecord`): the extension is told to finish
+    /// and every channel of this engine that publishes the broadcast's tracks (`screen`,
+    /// `screen_audio`) unpublishes them, in the background; the host keeps listening, so the user
+    /// can start again from the system's panel (then publish the track again). To stop sending on
+    /// one channel only, unpublish the track there.
     public func stopScreenRecord() {
-        broadcastHost.withLock { $0 }?.endBroadcast()
+        guard let host = broadcastHost.withLock({ $0 }) else { return }
+        host.endBroadcast()
+        let broadcast: [LocalTrack] = [host.video, host.audio]
+        for channel in getChannels() {
+            let published = channel.localTracks.filter { track in broadcast.contains { $0 === track } }
+            guard !published.isEmpty else { continue }
+            Task { for track in published { try? await channel.unpublishLocalTrack(track) } }
+        }
     }
 
     /// Ends the broadcast and stops listening (`destroy()` does too).
