@@ -67,3 +67,38 @@ struct BandwidthEstimatorTests {
         #expect(Double(estimator.estimate ?? 0) <= 0.85 * (estimator.deliveredRate ?? 0) + 1)
     }
 }
+
+extension BandwidthEstimatorTests {
+    @Test func growthStopsAtOneAndAHalfTimesWhatWasDelivered() {
+        var estimator = BandwidthEstimator()
+        var now: Int64 = 0
+        // 800 kbit/s delivered (100 B per ms) for 30 s, clean: the estimate ends at 1.2 Mbit/s.
+        for round in 0 ..< 300 {
+            now += 100_000
+            let packets = (0 ..< 100).map { i -> BandwidthEstimator.PacketFeedback in
+                let send = Int64(round) * 100_000 + Int64(i) * 1000
+                return .init(sendTime: send, size: 100, arrivalTime: send + 20_000)
+            }
+            estimator.onTransportFeedback(packets, now: now)
+        }
+        #expect(estimator.deliveredRate.map { abs($0 - 800_000) < 20_000 } == true)
+        #expect(abs((estimator.estimate ?? 0) - 1_200_000) < 30_000)
+    }
+
+    @Test func aProbeIsMeasuredFromItsOwnPacketsAndAccepted() {
+        var estimator = BandwidthEstimator()
+        estimator.onTransportFeedback(Self.feedback(start: 0), now: 100_000)
+        estimator.startProbe(at: 100_000)
+        #expect(estimator.probeDelivered == nil)
+        // 300 packets of 1000 B, 1 ms apart, after the start: 8 Mbit/s delivered.
+        for round in 1 ... 3 {
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000), now: Int64(round + 1) * 100_000)
+        }
+        let delivered = estimator.probeDelivered ?? 0
+        #expect(abs(delivered - 8_000_000) < 100_000, "probe measured \(delivered)")
+        estimator.acceptProbe(delivered)
+        #expect(estimator.estimate == delivered)
+        estimator.endProbe()
+        #expect(estimator.probeDelivered == nil)
+    }
+}

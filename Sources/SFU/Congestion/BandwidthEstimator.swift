@@ -6,8 +6,10 @@ import Foundation
 /// The transport-cc side is a small loss- and delay-based controller in the spirit of GCC
 /// (draft-ietf-rmcat-gcc-02): heavy loss (> 10 %) cuts the estimate in proportion to the loss;
 /// growing queueing delay (one-way delay above its recent minimum) caps it below the delivered
-/// rate; low loss with a steady delay lets it grow multiplicatively. When both sources exist the
-/// lower wins. With no source the estimate is nil (no limit).
+/// rate; low loss with a steady delay lets it grow multiplicatively, but not above 1.5 times the
+/// rate delivered (what was not sent was not tested: the way above is a probe, whose delivered
+/// rate `acceptProbe` takes). When both sources exist the lower wins. With no source the
+/// estimate is nil (no limit).
 struct BandwidthEstimator: Sendable {
     struct Configuration: Sendable {
         var initial: Double = 1_000_000
@@ -46,6 +48,14 @@ struct BandwidthEstimator: Sendable {
     private var deliveredBytes = 0
     private var deliveredStart: Int64?
     private(set) var deliveredRate: Double?
+    /// What was delivered of the packets sent since the probe started (`startProbe`).
+    private var probeStart: Int64?
+    private var probeBytes = 0
+    private var probeFirstArrival: Int64?
+    /// Bits per second delivered of the probe's packets, once they span `probeMeasureSpan`.
+    private(set) var probeDelivered: Int?
+    /// Receiver time the probe's packets must span before `probeDelivered` is given, µs.
+    static let probeMeasureSpan: Int64 = 250_000
 
     init(configuration: Configuration = Configuration()) { self.configuration = configuration }
 
@@ -62,6 +72,25 @@ struct BandwidthEstimator: Sendable {
     /// A REMB from the subscriber.
     mutating func onREMB(bitrate: UInt64) {
         rembBitrate = Double(min(bitrate, UInt64(configuration.maximum * 4)))
+    }
+
+    /// A probe starts at `now`: packets sent from now on are measured (`probeDelivered`).
+    mutating func startProbe(at now: Int64) {
+        probeStart = now
+        probeBytes = 0
+        probeFirstArrival = nil
+        probeDelivered = nil
+    }
+
+    mutating func endProbe() {
+        probeStart = nil
+        probeDelivered = nil
+    }
+
+    /// A probe proved `rate` bits per second: the transport-cc estimate takes it.
+    mutating func acceptProbe(_ rate: Int) {
+        feedbackEstimate = min(configuration.maximum, max(feedbackEstimate ?? 0, Double(rate)))
+        holdUntil = .min
     }
 
     /// One transport-cc feedback's packets (in sequence order) arrived at `now`.
@@ -81,6 +110,7 @@ struct BandwidthEstimator: Sendable {
             let oneWay = arrival - packet.sendTime
             trackBaseDelay(oneWay, now: now)
             delaySum += oneWay - (baseDelay ?? oneWay)
+            if let start = probeStart, packet.sendTime >= start { measureProbe(size: packet.size, arrival: arrival) }
         }
         if received > 0, let firstArrival, let lastArrival { updateDeliveredRate(first: firstArrival, last: lastArrival, now: now) }
         let lossRate = Double(lost) / Double(packets.count)
@@ -104,12 +134,22 @@ struct BandwidthEstimator: Sendable {
             value = min(value, 0.85 * (deliveredRate ?? value))
             holdUntil = now + c.holdAfterDecrease
         } else if lossRate < c.lowLoss, now >= holdUntil {
-            // Without probing, sending more is the probe: allow growth up to twice what was
-            // delivered (and at least 3 Mbit/s), so a raise to the next layer can be tried.
-            let ceiling = max(2 * (deliveredRate ?? 0), 3_000_000)
+            // Growth only as far as what was delivered shows (GCC's 1.5 × acknowledged rate):
+            // above it, a probe is the evidence.
+            let ceiling = deliveredRate.map { 1.5 * $0 } ?? c.maximum
             if value < ceiling { value = min(ceiling, value * pow(c.increasePerSecond, elapsed)) }
         }
         feedbackEstimate = min(c.maximum, max(c.minimum, value))
+    }
+
+    private mutating func measureProbe(size: Int, arrival: Int64) {
+        guard let first = probeFirstArrival else {
+            probeFirstArrival = arrival
+            return  // the first packet's bytes arrived before the span starts
+        }
+        probeBytes += size
+        let span = arrival - first
+        if span >= Self.probeMeasureSpan { probeDelivered = Int(Double(probeBytes) * 8 * 1_000_000 / Double(span)) }
     }
 
     /// A windowed minimum of the one-way delay: the path's delay without queueing.

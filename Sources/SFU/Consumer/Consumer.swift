@@ -12,6 +12,8 @@ struct ConsumerCounters: Sendable {
     var keyFrameRequestsReceived = 0
     /// Retransmissions asked for that were no longer cached.
     var retransmissionMisses = 0
+    /// Copies of recent packets sent to probe for bandwidth (`sendProbeCopy`).
+    var probeCopies = 0
 }
 
 /// What the subscriber's receiver reports said about this consumer's stream (RFC 3550 §6.4.1).
@@ -79,6 +81,10 @@ class Consumer {
     private(set) var lastTimestamp: UInt32 = 0
     /// When the last packet went out, µs (`Int64.min` before any).
     private(set) var lastSendTime: Int64 = .min
+    /// The outgoing sequence number of the newest packet sent.
+    private(set) var lastOutSequence: UInt16 = 0
+    /// Which recent packet the next probe copy repeats (0 the newest).
+    private var probeCursor: UInt16 = 0
     let history = ConsumerSendHistory()
     /// Set for VP8 simulcast consumers: PictureID/TL0PICIDX continuity across switches.
     var pictureIDs: VP8PictureIDRewriter?
@@ -198,6 +204,7 @@ class Consumer {
         counters.bytesSent += length
         counters.payloadBytesSent += view.payload.count
         if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
+        if lastSendTime == .min || SequenceNumber.isNewer(outSequence, than: lastOutSequence) { lastOutSequence = outSequence }
         lastSendTime = now
     }
 
@@ -217,7 +224,26 @@ class Consumer {
         }
     }
 
-    private func resend(_ view: RTPPacketView, record: ConsumerSendHistory.Record, now: Int64) {
+    /// Sends again one of the last packets sent, as first sent (a duplicate for the receiver),
+    /// to probe for bandwidth (`MediaTransport+Probing.swift`); cycles through the newest 16.
+    /// - Returns: false when none is at hand.
+    final func sendProbeCopy(now: Int64) -> Bool {
+        guard lastSendTime != .min else { return false }
+        for _ in 0 ..< 16 {
+            let outSequence = lastOutSequence &- probeCursor
+            probeCursor = (probeCursor + 1) % 16
+            guard let record = history.lookup(outSequence) else { continue }
+            let layer = Int(record.layer)
+            guard producer.streams.indices.contains(layer),
+                  let cached = producer.streams[layer].cache?.packet(sequenceNumber: record.inSequence, now: now, maxAge: Self.retransmitMaxAge),
+                  let view = try? RTPPacketView(cached) else { continue }
+            return resend(view, record: record, now: now, probe: true)
+        }
+        return false
+    }
+
+    @discardableResult
+    private func resend(_ view: RTPPacketView, record: ConsumerSendHistory.Record, now: Int64, probe: Bool = false) -> Bool {
         let transport = self.transport
         let twcc = transport.transportSequence
         var extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
@@ -237,13 +263,18 @@ class Consumer {
             length = written
             return written
         }
-        guard sent else { return }
+        guard sent else { return false }
         if extensionIDs.transportWideCC != 0 { transport.didSend(transportSequence: twcc, size: length, now: now) }
         transport.countSent(bytes: length)
-        history.markResent(record.outSequence, at: now)
-        counters.retransmissions += 1
-        transport.counters.retransmissions += 1
         counters.bytesSent += length
+        if probe {
+            counters.probeCopies += 1
+        } else {
+            history.markResent(record.outSequence, at: now)
+            counters.retransmissions += 1
+            transport.counters.retransmissions += 1
+        }
+        return true
     }
 
     /// The values the publisher's packet carries that go to the subscriber unchanged: the RFC 6464
