@@ -60,10 +60,20 @@ struct BandwidthEstimatorTests {
             estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000), now: now)
         }
         #expect(estimator.deliveredRate.map { abs($0 - 8_000_000) < 200_000 } == true)
-        // Then the queue builds: delay climbs to 120 ms above the base.
+        let before = estimator.estimate ?? 0
+        // One late batch (a receiver thread that stalled): no cut.
         now += 100_000
-        estimator.onTransportFeedback(Self.feedback(start: 1_000_000) { 20_000 + Int64($0) * 2_000 }, now: now)
-        #expect(estimator.lastQueueDelay > 60_000)
+        estimator.onTransportFeedback(Self.feedback(start: 1_000_000) { _ in 120_000 }, now: now)
+        #expect(estimator.lastQueueDelay > 60_000 && !estimator.overusing)
+        #expect(estimator.estimate == before)
+        now += 100_000
+        estimator.onTransportFeedback(Self.feedback(start: 1_100_000), now: now)
+        // Then the queue builds and stays: 80 ms and more above the base for 200 ms.
+        for round in 0 ..< 3 {
+            now += 100_000
+            estimator.onTransportFeedback(Self.feedback(start: 1_200_000 + Int64(round) * 100_000) { 100_000 + Int64($0) * 500 }, now: now)
+        }
+        #expect(estimator.lastQueueDelay > 60_000 && estimator.overusing)
         #expect(Double(estimator.estimate ?? 0) <= 0.85 * (estimator.deliveredRate ?? 0) + 1)
     }
 }

@@ -91,7 +91,7 @@ struct LayerAllocatorTimeTests {
         var call = Call()
         for _ in 0 ..< 20 { call.round(Signals(estimate: 700_000, transportCC: true)) }
         let drop = call.now
-        call.round(Signals(estimate: 250_000, queueDelay: 90_000, transportCC: true))
+        call.round(Signals(estimate: 250_000, queueDelay: 90_000, overusing: true, transportCC: true))
         #expect(call.switches.map(\.layer) == [0])
         #expect(call.switches.first?.time == drop)
     }
@@ -107,7 +107,7 @@ struct LayerAllocatorTimeTests {
     @Test func aTransportCCProbeBringsTheSubscriberBackUp() throws {
         var call = Call()
         for _ in 0 ..< 8 { call.round(Signals(estimate: 700_000, transportCC: true)) }
-        call.round(Signals(estimate: 200_000, queueDelay: 90_000, transportCC: true))
+        call.round(Signals(estimate: 200_000, queueDelay: 90_000, overusing: true, transportCC: true))
         #expect(call.target == 0)
         // The link is back but the estimate is stuck where the small layer keeps it.
         var probeRate: Int?

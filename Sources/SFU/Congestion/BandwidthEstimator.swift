@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The transport-cc side is a small loss- and delay-based controller in the spirit of GCC
 /// (draft-ietf-rmcat-gcc-02): heavy loss (> 10 %) cuts the estimate in proportion to the loss;
-/// growing queueing delay (one-way delay above its recent minimum) caps it below the delivered
+/// lasting queueing delay (one-way delay above its recent minimum for `overuseTime`) caps it below the delivered
 /// rate; low loss with a steady delay lets it grow multiplicatively, but not above 1.5 times the
 /// rate delivered (what was not sent was not tested: the way above is a probe, whose delivered
 /// rate `acceptProbe` takes). When both sources exist the lower wins. With no source the
@@ -25,6 +25,10 @@ struct BandwidthEstimator: Sendable {
         var baseDelayWindow: Int64 = 10_000_000
         /// No growth for this long after a decrease, µs.
         var holdAfterDecrease: Int64 = 1_000_000
+        /// Queueing delay counts only once it has stayed above `delayThreshold` this long, µs:
+        /// a receiver whose thread stalled for a moment (a busy machine) reports one late batch,
+        /// a bottleneck's queue stays.
+        var overuseTime: Int64 = 150_000
     }
 
     /// One packet as transport-cc feedback reported it.
@@ -40,6 +44,10 @@ struct BandwidthEstimator: Sendable {
     private(set) var feedbackEstimate: Double?
     private(set) var lastLossRate: Double = 0
     private(set) var lastQueueDelay: Int64 = 0
+    /// Since when every feedback showed queueing delay above the threshold.
+    private var overuseSince: Int64?
+    /// Whether queueing delay has stayed above the threshold for `overuseTime`.
+    private(set) var overusing = false
     private var lastUpdate: Int64?
     private var holdUntil: Int64 = .min
     private var baseDelay: Int64?
@@ -117,6 +125,14 @@ struct BandwidthEstimator: Sendable {
         let queueDelay = received > 0 ? delaySum / Int64(received) : 0
         lastLossRate = lossRate
         lastQueueDelay = queueDelay
+        if queueDelay > configuration.delayThreshold {
+            let since = overuseSince ?? now
+            overuseSince = since
+            overusing = now - since >= configuration.overuseTime
+        } else {
+            overuseSince = nil
+            overusing = false
+        }
         adjust(lossRate: lossRate, queueDelay: queueDelay, now: now)
     }
 
@@ -130,9 +146,11 @@ struct BandwidthEstimator: Sendable {
         if lossRate > c.highLoss {
             value *= 1 - 0.5 * lossRate
             holdUntil = now + c.holdAfterDecrease
-        } else if queueDelay > c.delayThreshold {
+        } else if overusing {
             value = min(value, 0.85 * (deliveredRate ?? value))
             holdUntil = now + c.holdAfterDecrease
+        } else if queueDelay > c.delayThreshold {
+            // Above the threshold, not yet for long: neither cut nor grow.
         } else if lossRate < c.lowLoss, now >= holdUntil {
             // Growth only as far as what was delivered shows (GCC's 1.5 × acknowledged rate):
             // above it, a probe is the evidence.
@@ -169,7 +187,8 @@ struct BandwidthEstimator: Sendable {
         deliveredStart = start
         let span = last - start
         guard span >= 500_000 else { return }
-        deliveredRate = Double(deliveredBytes) * 8 * 1_000_000 / Double(span)
+        let rate = Double(deliveredBytes) * 8 * 1_000_000 / Double(span)
+        deliveredRate = deliveredRate.map { 0.5 * $0 + 0.5 * rate } ?? rate
         deliveredBytes = 0
         deliveredStart = last
     }

@@ -12,8 +12,8 @@ struct ConsumerCounters: Sendable {
     var keyFrameRequestsReceived = 0
     /// Retransmissions asked for that were no longer cached.
     var retransmissionMisses = 0
-    /// Copies of recent packets sent to probe for bandwidth (`sendProbeCopy`).
-    var probeCopies = 0
+    /// Padding-only packets sent to probe for bandwidth (`sendPadding`).
+    var paddingPackets = 0
 }
 
 /// What the subscriber's receiver reports said about this consumer's stream (RFC 3550 §6.4.1).
@@ -83,8 +83,8 @@ class Consumer {
     private(set) var lastSendTime: Int64 = .min
     /// The outgoing sequence number of the newest packet sent.
     private(set) var lastOutSequence: UInt16 = 0
-    /// Which recent packet the next probe copy repeats (0 the newest).
-    private var probeCursor: UInt16 = 0
+    /// Whether the newest packet sent ended a frame (RTP marker bit).
+    private(set) var lastMarker = false
     let history = ConsumerSendHistory()
     /// Set for VP8 simulcast consumers: PictureID/TL0PICIDX continuity across switches.
     var pictureIDs: VP8PictureIDRewriter?
@@ -204,7 +204,10 @@ class Consumer {
         counters.bytesSent += length
         counters.payloadBytesSent += view.payload.count
         if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
-        if lastSendTime == .min || SequenceNumber.isNewer(outSequence, than: lastOutSequence) { lastOutSequence = outSequence }
+        if lastSendTime == .min || SequenceNumber.isNewer(outSequence, than: lastOutSequence) {
+            lastOutSequence = outSequence
+            lastMarker = view.marker
+        }
         lastSendTime = now
     }
 
@@ -224,26 +227,37 @@ class Consumer {
         }
     }
 
-    /// Sends again one of the last packets sent, as first sent (a duplicate for the receiver),
-    /// to probe for bandwidth (`MediaTransport+Probing.swift`); cycles through the newest 16.
-    /// - Returns: false when none is at hand.
-    final func sendProbeCopy(now: Int64) -> Bool {
-        guard lastSendTime != .min else { return false }
-        for _ in 0 ..< 16 {
-            let outSequence = lastOutSequence &- probeCursor
-            probeCursor = (probeCursor + 1) % 16
-            guard let record = history.lookup(outSequence) else { continue }
-            let layer = Int(record.layer)
-            guard producer.streams.indices.contains(layer),
-                  let cached = producer.streams[layer].cache?.packet(sequenceNumber: record.inSequence, now: now, maxAge: Self.retransmitMaxAge),
-                  let view = try? RTPPacketView(cached) else { continue }
-            return resend(view, record: record, now: now, probe: true)
+    /// Sends one padding-only packet (RFC 3550 §5.1) of `paddingLength` octets to probe for
+    /// bandwidth (`MediaTransport+Probing.swift`): the next number of the consumer's own sequence
+    /// (`SeqManager.insert`), so the receiver sees no gap, and the timestamp of the last frame
+    /// sent. Only between frames (after a packet with the marker bit), as senders do: a receiver
+    /// then never finds one inside a frame.
+    /// - Returns: false when none could be sent now.
+    final func sendPadding(_ paddingLength: Int, now: Int64) -> Bool {
+        guard lastSendTime != .min, lastMarker, let outSequence = sequenceNumbers.insert() else { return false }
+        let transport = self.transport
+        let twcc = transport.transportSequence
+        let extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
+                                            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
+        var length = 0
+        let sent = transport.sink.sendRTP(stampedAt: now) { slot in
+            guard let written = RTPForwardWriter.writePadding(into: slot, ssrc: ssrc, sequenceNumber: outSequence, timestamp: lastTimestamp,
+                                                              payloadType: payloadType, extensions: extensions,
+                                                              paddingLength: paddingLength) else { return nil }
+            length = written
+            return written
         }
-        return false
+        guard sent else { return false }
+        if extensionIDs.transportWideCC != 0 { transport.didSend(transportSequence: twcc, size: length, now: now) }
+        transport.countSent(bytes: length)
+        lastOutSequence = outSequence
+        counters.packetsSent += 1
+        counters.bytesSent += length
+        counters.paddingPackets += 1
+        return true
     }
 
-    @discardableResult
-    private func resend(_ view: RTPPacketView, record: ConsumerSendHistory.Record, now: Int64, probe: Bool = false) -> Bool {
+    private func resend(_ view: RTPPacketView, record: ConsumerSendHistory.Record, now: Int64) {
         let transport = self.transport
         let twcc = transport.transportSequence
         var extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
@@ -263,18 +277,13 @@ class Consumer {
             length = written
             return written
         }
-        guard sent else { return false }
+        guard sent else { return }
         if extensionIDs.transportWideCC != 0 { transport.didSend(transportSequence: twcc, size: length, now: now) }
         transport.countSent(bytes: length)
+        history.markResent(record.outSequence, at: now)
+        counters.retransmissions += 1
+        transport.counters.retransmissions += 1
         counters.bytesSent += length
-        if probe {
-            counters.probeCopies += 1
-        } else {
-            history.markResent(record.outSequence, at: now)
-            counters.retransmissions += 1
-            transport.counters.retransmissions += 1
-        }
-        return true
     }
 
     /// The values the publisher's packet carries that go to the subscriber unchanged: the RFC 6464

@@ -11,7 +11,7 @@
 ///   the band between the two is the hysteresis.
 /// - A lower layer is taken only once the budget has stayed below what the held layer needs for
 ///   `downgradeHold` (an estimate that dips and comes back resets the clock), or at once when the
-///   transport sees congestion (loss or queueing delay over their thresholds). Neither during
+///   transport sees congestion (loss over its threshold, or queueing delay that lasts). Neither during
 ///   `startupGrace` after the first estimate, unless congested.
 /// - A receiver-side estimate cannot grow above what it receives, so the way up is a probe: when a
 ///   consumer holds less than it asked for, the transport is asked to send up to the rate the next
@@ -37,8 +37,6 @@ struct LayerAllocator: Sendable {
         var upgradeHoldAfterDowngrade: Int64 = 2_000_000
         /// Loss (transport-cc, per feedback) that counts as congestion.
         var congestionLoss = 0.10
-        /// Queueing delay that counts as congestion, µs.
-        var congestionDelay: Int64 = 60_000
         /// Loss or queueing delay that stops a probe at once.
         var probeStopLoss = 0.05
         var probeStopDelay: Int64 = 30_000
@@ -73,6 +71,8 @@ struct LayerAllocator: Sendable {
         /// Transport-cc loss and queueing delay of the last feedback (0 without transport-cc).
         var lossRate = 0.0
         var queueDelay: Int64 = 0
+        /// Whether queueing delay has lasted (`BandwidthEstimator.overusing`): congestion.
+        var overusing = false
         /// Rate delivered to the subscriber of what was sent during the current probe, from
         /// transport-cc feedback; nil without transport-cc or before any came back.
         var probeDelivered: Int?
@@ -135,7 +135,7 @@ struct LayerAllocator: Sendable {
         }
         if firstEstimate == nil { firstEstimate = now }
         var decision = Decision(targets: [])
-        let congested = signals.lossRate >= c.congestionLoss || signals.queueDelay >= c.congestionDelay
+        let congested = signals.lossRate >= c.congestionLoss || signals.overusing
 
         // A probe running: stop it, or count its success.
         if let running = probe {

@@ -43,6 +43,7 @@ extension MediaTransport {
             fixed: Int(Double(fixed) * (1 + allocator.configuration.overhead)),
             lossRate: transportCC ? bandwidth.lastLossRate : 0,
             queueDelay: transportCC ? bandwidth.lastQueueDelay : 0,
+            overusing: transportCC && bandwidth.overusing,
             probeDelivered: bandwidth.probeDelivered,
             reportedLoss: reportedLoss, transportCC: transportCC)
         let demands = simulcast.map { consumer in

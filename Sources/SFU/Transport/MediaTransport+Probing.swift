@@ -1,12 +1,12 @@
 // Probing: while `LayerAllocator` asks for it, the transport tops up what it sends to the
-// subscriber to the probe's rate with copies of its video consumers' recent packets.
+// subscriber to the probe's rate with RTP padding-only packets on a video consumer's stream.
 //
-// The copies go on the primary SSRC with their original sequence numbers (the server negotiates
-// no RTX; NACKed packets are resent the same way): a receiver takes them as duplicates, its NACK
-// logic and jitter buffer see nothing new, and each copy carries a new transport-wide number, so
-// transport-cc measures the rate. A REMB receiver counts them in its incoming rate. RTP
-// padding-only packets would need a receiver that skips their sequence numbers; ours drops empty
-// payloads and would NACK them.
+// The server negotiates no RTX, so padding goes on the primary SSRC (as a browser sends it
+// without RTX): numbered from the consumer's own sequence (`SeqManager.insert`), so the receiver
+// sees no gap to NACK, with the last frame's timestamp, only between frames. Copies of sent
+// packets would not do: SRTP's replay protection drops a second packet with the same number
+// before anything counts it. Each padding packet carries a transport-wide number, so
+// transport-cc measures the probe; a REMB receiver counts it in its incoming rate.
 
 /// Paces a probe: a credit of bytes that grows at the probe's rate and shrinks with everything
 /// the transport sends, capped at two ticks' worth so nothing bursts.
@@ -18,8 +18,9 @@ struct ProbePacer: Sendable, Equatable {
     var sentMark: Int
     var credit: Double = 0
 
-    /// Most probe packets sent in one tick.
-    static let maxPacketsPerTick = 6
+    /// Most probe packets sent in one tick, and their padding (RFC 3550 §5.1: at most 255).
+    static let maxPacketsPerTick = 12
+    static let paddingLength = 255
     /// The credit never exceeds this much sending time, µs.
     static let maxCreditTime: Int64 = 40_000
 }
@@ -53,7 +54,7 @@ extension MediaTransport {
         var sent = 0
         if pacer.credit > 0, let source = probeSource() {
             var before = counters.bytesSent
-            while pacer.credit > 0, sent < ProbePacer.maxPacketsPerTick, source.sendProbeCopy(now: now) {
+            while pacer.credit > 0, sent < ProbePacer.maxPacketsPerTick, source.sendPadding(ProbePacer.paddingLength, now: now) {
                 pacer.credit -= Double(counters.bytesSent - before)
                 before = counters.bytesSent
                 sent += 1
@@ -65,7 +66,7 @@ extension MediaTransport {
         probePacer = pacer
     }
 
-    /// The video consumer whose packets a probe copies: one that has sent.
+    /// The video consumer whose stream carries the probe: one that has sent.
     private func probeSource() -> Consumer? {
         consumers.first { !$0.closed && !$0.paused && $0.kind == .video && $0.lastSendTime != .min }
     }
