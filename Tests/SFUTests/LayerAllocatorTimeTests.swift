@@ -83,7 +83,7 @@ struct LayerAllocatorTimeTests {
         let down = try? #require(call.switches.first)
         #expect(down?.layer == 0)
         // Below for the whole hold (1.5 s), and not one round later.
-        #expect(down.map { $0.time - drop } == LayerAllocator.Configuration().downgradeHold)
+        #expect(down.map { $0.time - drop } == 1_500_000)
         print("sustained low estimate: switched down \(Double((down?.time ?? 0) - drop) / 1e6) s after the drop")
     }
 
