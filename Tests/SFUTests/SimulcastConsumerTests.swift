@@ -148,10 +148,10 @@ struct SimulcastConsumerTests {
 
         // Plenty of bandwidth again: no raise during the hold after the downgrade (2 s)…
         remb(5_000_000)
-        run(ms: 1500)
+        run(ms: 500)
         #expect(consumer.targetLayer == 0)
         // …then the big layer comes back on its next key frame.
-        run(ms: 1000)
+        run(ms: 2000)
         #expect(consumer.targetLayer == 1)
         keyBig = true
         run(ms: 100)
