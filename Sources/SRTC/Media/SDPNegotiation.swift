@@ -111,8 +111,15 @@ package enum SDPNegotiation {
     /// What this client accepts on the subscribe transport: with transport-wide sequence numbers
     /// it sends transport-cc feedback, from which the server estimates its bandwidth.
     package static let receiveCapabilities = MediaCapabilities(
-        audioCodecs: codecs(for: .audio), videoCodecs: codecs(for: .video),
+        audioCodecs: codecs(for: .audio).map(withTransportCC), videoCodecs: codecs(for: .video).map(withTransportCC),
         headerExtensions: [RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.transportWideCC])
+
+    /// `codec` with the `transport-cc` feedback this client sends as a receiver.
+    static func withTransportCC(_ codec: Codec) -> Codec {
+        var codec = codec
+        codec.feedback.append(RTCPFeedback(type: "transport-cc"))
+        return codec
+    }
 
     // MARK: - Publish offer
 
