@@ -139,15 +139,31 @@ struct LayerAllocatorTimeTests {
         for _ in 0 ..< 8 { call.round(Signals(estimate: 700_000)) }
         for _ in 0 ..< 4 { call.round(Signals(estimate: 200_000)) }
         #expect(call.target == 0)
-        // The probe raises the incoming rate; the receiver's REMB follows it up by 15 % a round.
+        let downAt = call.now
+        // The probe raises the incoming rate; the receiver's REMB follows at about 8 %/s (4 % a
+        // round, as a browser's or aiortc's AIMD does), more slowly than one 4 s probe: the
+        // probe goes on while it rises.
         var remb = 200_000
-        for _ in 0 ..< 30 {
+        var started = 0
+        for _ in 0 ..< 60 {
             call.round(Signals(estimate: remb))
-            if call.lastDecision.probeRate != nil { remb = min(900_000, remb * 115 / 100) }
+            if case .started? = call.lastDecision.probeOutcome { started += 1 }
+            if call.lastDecision.probeRate != nil { remb = min(900_000, remb * 104 / 100) }
             if call.target == 1 { break }
         }
         #expect(call.target == 1)
+        #expect(started == 1)
         #expect(call.outcomes.contains { if case .succeeded = $0.outcome { true } else { false } })
+        print("REMB probe: back up \(Double(call.now - 500_000 - downAt) / 1e6) s after the downgrade")
+    }
+
+    @Test func aREMBProbeWhoseEstimateDoesNotRiseEndsAfterItsStretch() {
+        var call = Call()
+        for _ in 0 ..< 8 { call.round(Signals(estimate: 700_000)) }
+        for _ in 0 ..< 4 { call.round(Signals(estimate: 200_000)) }
+        for _ in 0 ..< 20 { call.round(Signals(estimate: 200_000)) }
+        #expect(call.target == 0)
+        #expect(call.outcomes.contains { if case .failed(_, "timeout") = $0.outcome { true } else { false } })
     }
 
     @Test func aProbeStopsAtOnceOnLossAndBacksOff() throws {

@@ -16,8 +16,9 @@
 /// - A receiver-side estimate cannot grow above what it receives, so the way up is a probe: when a
 ///   consumer holds less than it asked for, the transport is asked to send up to the rate the next
 ///   layer would need (`Decision.probe`); the probe stops at once on loss or queueing delay and
-///   succeeds when the delivered rate (transport-cc) or the estimate (REMB) reaches it. A failed
-///   probe is tried again after a backoff that doubles up to `maxProbeBackoff`.
+///   succeeds when the delivered rate (transport-cc) or the estimate (REMB) reaches it; a REMB
+///   probe goes on while the receiver's estimate keeps rising. A failed probe is tried again
+///   after a backoff that doubles up to `maxProbeBackoff`.
 ///
 /// Layers are spatial indices, 0 the lowest.
 struct LayerAllocator: Sendable {
@@ -46,6 +47,11 @@ struct LayerAllocator: Sendable {
         /// feedback window; a REMB receiver raises its estimate more slowly, µs.
         var probeDuration: Int64 = 1_200_000
         var rembProbeDuration: Int64 = 4_000_000
+        /// A REMB probe goes on, a `rembProbeDuration` at a time, while the estimate rose by
+        /// `rembProbeProgress` in the last one (a receiver's AIMD raises it by about 8 % a
+        /// second), up to this long in all, µs.
+        var maxRembProbe: Int64 = 20_000_000
+        var rembProbeProgress = 1.05
         /// Wait after a failed probe: doubles from the first value up to the second, µs.
         var probeBackoff: Int64 = 1_500_000
         var maxProbeBackoff: Int64 = 6_000_000
@@ -104,6 +110,9 @@ struct LayerAllocator: Sendable {
         var goal: Int
         var start: Int64
         var until: Int64
+        /// The estimate when the current stretch of the probe started.
+        var estimateAtStretch: Int
+        var transportCC: Bool
     }
 
     private struct Hold: Sendable {
@@ -152,8 +161,14 @@ struct LayerAllocator: Sendable {
                 endProbe(now: now, succeeded: true)
                 decision.probeOutcome = .succeeded(goal: running.goal, delivered: estimate)
             } else if now >= running.until {
-                endProbe(now: now, succeeded: false)
-                decision.probeOutcome = .failed(goal: running.goal, reason: "timeout")
+                let rising = Double(estimate) >= Double(running.estimateAtStretch) * c.rembProbeProgress
+                if !running.transportCC, rising, now - running.start + c.rembProbeDuration <= c.maxRembProbe {
+                    probe?.until = now + c.rembProbeDuration
+                    probe?.estimateAtStretch = estimate
+                } else {
+                    endProbe(now: now, succeeded: false)
+                    decision.probeOutcome = .failed(goal: running.goal, reason: "timeout")
+                }
             }
         }
 
@@ -187,7 +202,7 @@ struct LayerAllocator: Sendable {
         if probe == nil, !congested, now >= nextProbe,
            let goal = probeGoal(now: now, signals: signals, demands: demands, targets: targets), estimate < goal {
             let duration = signals.transportCC ? c.probeDuration : c.rembProbeDuration
-            probe = Probe(goal: goal, start: now, until: now + duration)
+            probe = Probe(goal: goal, start: now, until: now + duration, estimateAtStretch: estimate, transportCC: signals.transportCC)
             decision.probeOutcome = .started(goal: goal)
         }
         decision.probeRate = probe.map { Int((Double($0.goal) * c.probeOvershoot).rounded()) }
