@@ -19,7 +19,7 @@ struct ProbePacer: Sendable, Equatable {
     var credit: Double = 0
 
     /// Most probe packets sent in one tick, and their padding (RFC 3550 §5.1: at most 255).
-    static let maxPacketsPerTick = 12
+    static let maxPacketsPerTick = 24
     static let paddingLength = 255
     /// The credit never exceeds this much sending time, µs.
     static let maxCreditTime: Int64 = 40_000
