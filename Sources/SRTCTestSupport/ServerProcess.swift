@@ -20,6 +20,10 @@ public final class ServerProcess: @unchecked Sendable {
     private let arguments: [String]
     private let environment: [String: String]
     private let openFileLimit: (soft: Int, hard: Int)?
+    /// The network namespace it runs in (`NetworkLab`), nil for this one.
+    private let namespace: String?
+    /// The address it binds and clients reach it on.
+    public let host: String
     private var process: Process?
     /// What the process printed; a class so the pipe's handler can hold it.
     private final class Output: Sendable {
@@ -37,8 +41,12 @@ public final class ServerProcess: @unchecked Sendable {
     ///   - arguments: extra flags.
     ///   - environment: extra variables (`SRTC_APP_ID`...).
     ///   - openFileLimit: start the process under these RLIMIT_NOFILE soft and hard limits.
+    ///   - namespace: run it in this network namespace (`ip netns exec`), bound to `host`.
+    ///   - host: the address to bind (loopback by default).
     public init(dataDir: String? = nil, arguments: [String] = [], environment: [String: String] = [:],
-                openFileLimit: (soft: Int, hard: Int)? = nil) {
+                openFileLimit: (soft: Int, hard: Int)? = nil, namespace: String? = nil, host: String = "127.0.0.1") {
+        self.namespace = namespace
+        self.host = host
         self.dataDir = dataDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("srtc-process-\(UUID().uuidString)").path
         self.arguments = arguments
         self.environment = environment
@@ -70,8 +78,8 @@ public final class ServerProcess: @unchecked Sendable {
     /// The process id while running.
     public var pid: Int32? { process?.isRunning == true ? process?.processIdentifier : nil }
     public var isRunning: Bool { process?.isRunning ?? false }
-    public var httpBase: String { "http://127.0.0.1:\(httpPort)" }
-    public var wsURL: String { "ws://127.0.0.1:\(httpPort)/rtc/v1/ws" }
+    public var httpBase: String { "http://\(host):\(httpPort)" }
+    public var wsURL: String { "ws://\(host):\(httpPort)/rtc/v1/ws" }
     /// Everything the process printed (stdout and stderr), across restarts.
     public var log: String { printed.text.withLock { $0 } }
 
@@ -80,8 +88,11 @@ public final class ServerProcess: @unchecked Sendable {
         let binary = Self.binaryPath
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw Failure(description: "\(binary) is missing: build first") }
         let process = Process()
-        var args = ["--http-port", "0", "--udp-port", "0", "--bind", "127.0.0.1", "--data-dir", dataDir, "--web-dir", ""] + arguments
-        if let limit = openFileLimit {
+        var args = ["--http-port", "0", "--udp-port", "0", "--bind", host, "--data-dir", dataDir, "--web-dir", ""] + arguments
+        if let namespace {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            args = ["netns", "exec", namespace, binary] + args
+        } else if let limit = openFileLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             args = ["-c", "ulimit -S -n \(limit.soft) && ulimit -H -n \(limit.hard) && exec \"$0\" \"$@\"", binary] + args
         } else {

@@ -229,3 +229,36 @@ import TestRandom
         for frame in emitted { #expect(frame.data == original[frame.rtpTimestamp]) }
     }
 }
+
+extension VideoJitterBufferTests {
+    @Test func paddingOnlyPacketsBetweenFramesAreSteppedOverAndNeverNACKed() throws {
+        // Frames 0 and 1 (sequences 0…3), three padding packets (4…6, the second one reordered
+        // after frame 2), then frames 2 and 3 (7…10), as a server probing between frames sends them.
+        let frames = Self.stream(frames: 4)
+        var moved = frames
+        for index in 4 ..< 8 { moved[index].sequence &+= 3 }
+        var buffer = VideoJitterBuffer()
+        var emitted: [UInt32] = []
+        for packet in moved[0 ..< 4] {
+            try buffer.insert(payload: packet.payload, sequenceNumber: packet.sequence, timestamp: packet.timestamp, marker: packet.marker)
+        }
+        emitted += buffer.popFrames(nowUs: 0).map(\.rtpTimestamp)
+        buffer.insertPadding(sequenceNumber: 4, timestamp: 3_000)
+        buffer.insertPadding(sequenceNumber: 6, timestamp: 3_000)
+        for packet in moved[4 ..< 6] {
+            try buffer.insert(payload: packet.payload, sequenceNumber: packet.sequence, timestamp: packet.timestamp, marker: packet.marker)
+        }
+        // 5 (padding) has not come yet: frame 2 waits, and 5 is missing.
+        emitted += buffer.popFrames(nowUs: 0).map(\.rtpTimestamp)
+        #expect(emitted == [0, 3_000])
+        #expect(buffer.missingSequenceNumbers(nowUs: 0) == [5])
+        buffer.insertPadding(sequenceNumber: 5, timestamp: 3_000)
+        for packet in moved[6 ..< 8] {
+            try buffer.insert(payload: packet.payload, sequenceNumber: packet.sequence, timestamp: packet.timestamp, marker: packet.marker)
+        }
+        emitted += buffer.popFrames(nowUs: 0).map(\.rtpTimestamp)
+        #expect(emitted == [0, 3_000, 6_000, 9_000])
+        #expect(buffer.missingSequenceNumbers(nowUs: 10_000_000).isEmpty)
+        #expect(buffer.statistics.lostPackets == 0 && buffer.statistics.framesDropped == 0 && !buffer.needsKeyFrame)
+    }
+}

@@ -60,10 +60,55 @@ struct BandwidthEstimatorTests {
             estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000), now: now)
         }
         #expect(estimator.deliveredRate.map { abs($0 - 8_000_000) < 200_000 } == true)
-        // Then the queue builds: delay climbs to 120 ms above the base.
+        let before = estimator.estimate ?? 0
+        // One late batch (a receiver thread that stalled): no cut.
         now += 100_000
-        estimator.onTransportFeedback(Self.feedback(start: 1_000_000) { 20_000 + Int64($0) * 2_000 }, now: now)
-        #expect(estimator.lastQueueDelay > 60_000)
+        estimator.onTransportFeedback(Self.feedback(start: 1_000_000) { _ in 120_000 }, now: now)
+        #expect(estimator.lastQueueDelay > 60_000 && !estimator.overusing)
+        #expect(estimator.estimate == before)
+        now += 100_000
+        estimator.onTransportFeedback(Self.feedback(start: 1_100_000), now: now)
+        // Then the queue builds and stays: 80 ms and more above the base for 200 ms.
+        for round in 0 ..< 3 {
+            now += 100_000
+            estimator.onTransportFeedback(Self.feedback(start: 1_200_000 + Int64(round) * 100_000) { 100_000 + Int64($0) * 500 }, now: now)
+        }
+        #expect(estimator.lastQueueDelay > 60_000 && estimator.overusing)
         #expect(Double(estimator.estimate ?? 0) <= 0.85 * (estimator.deliveredRate ?? 0) + 1)
+    }
+}
+
+extension BandwidthEstimatorTests {
+    @Test func growthStopsAtOneAndAHalfTimesWhatWasDelivered() {
+        var estimator = BandwidthEstimator()
+        var now: Int64 = 0
+        // 800 kbit/s delivered (100 B per ms) for 30 s, clean: the estimate ends at 1.2 Mbit/s.
+        for round in 0 ..< 300 {
+            now += 100_000
+            let packets = (0 ..< 100).map { i -> BandwidthEstimator.PacketFeedback in
+                let send = Int64(round) * 100_000 + Int64(i) * 1000
+                return .init(sendTime: send, size: 100, arrivalTime: send + 20_000)
+            }
+            estimator.onTransportFeedback(packets, now: now)
+        }
+        #expect(estimator.deliveredRate.map { abs($0 - 800_000) < 20_000 } == true)
+        #expect(abs((estimator.estimate ?? 0) - 1_200_000) < 30_000)
+    }
+
+    @Test func aProbeIsMeasuredFromItsOwnPacketsAndAccepted() {
+        var estimator = BandwidthEstimator()
+        estimator.onTransportFeedback(Self.feedback(start: 0), now: 100_000)
+        estimator.startProbe(at: 100_000)
+        #expect(estimator.probeDelivered == nil)
+        // 300 packets of 1000 B, 1 ms apart, after the start: 8 Mbit/s delivered.
+        for round in 1 ... 3 {
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000), now: Int64(round + 1) * 100_000)
+        }
+        let delivered = estimator.probeDelivered ?? 0
+        #expect(abs(delivered - 8_000_000) < 100_000, "probe measured \(delivered)")
+        estimator.acceptProbe(delivered)
+        #expect(estimator.estimate == delivered)
+        estimator.endProbe()
+        #expect(estimator.probeDelivered == nil)
     }
 }

@@ -98,3 +98,21 @@ struct SeqManagerTests {
         }
     }
 }
+
+extension SeqManagerTests {
+    @Test func insertedNumbersFollowTheLastSentAndShiftWhatComesAfter() {
+        var manager = SeqManager(initialOutput: 1000)
+        #expect(manager.insert() == nil)  // nothing sent yet
+        #expect(manager.input(0) == 1000)
+        #expect(manager.input(2) == 1002)  // 1 lost upstream: its gap stays
+        #expect(manager.insert() == 1003)
+        #expect(manager.insert() == 1004)
+        #expect(manager.input(3) == 1005)
+        // The late packet gets the number it would have had, not one of the inserted ones.
+        #expect(manager.input(1) == 1001)
+        manager.drop(4)
+        #expect(manager.input(5) == 1006)
+        #expect(manager.insert() == 1007)
+        #expect(manager.input(6) == 1008)
+    }
+}

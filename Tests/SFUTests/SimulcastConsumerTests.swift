@@ -107,7 +107,7 @@ struct SimulcastConsumerTests {
         #expect(Array(out[6].payload[4...]) == Array(PacketFactory.vp8(pictureID: 0, keyFrame: true, size: 100)[4...]))
     }
 
-    @Test func aLowBandwidthEstimateDowngradesAndRaisesAgainAfterTheHold() throws {
+    @Test func aLowBandwidthEstimateDowngradesAfterTheGraceAndRaisesAgainAfterTheHold() throws {
         let h = try harness(preferred: "camera_big")
         var big = LayerSource(rid: "h", ssrc: 0x10, seq: 1, ts: 0, picture: 1, packetSize: 1200)
         var small = LayerSource(rid: "l", ssrc: 0x20, seq: 1, ts: 0, picture: 1, packetSize: 300)
@@ -133,8 +133,12 @@ struct SimulcastConsumerTests {
         run(ms: 1500)
         #expect(h.log.layerSwitches == [LayerSwitch(layer: "camera_big", previous: nil, cause: .requested)])
         remb(300_000)
-        run(ms: 600)
+        // The first estimate gets its grace (3 s, LayerAllocator.startupGrace): no switch yet…
+        run(ms: 2500)
         let consumer = try #require(h.core.consumers["bob/cam"] as? SimulcastConsumer)
+        #expect(consumer.targetLayer == 1)
+        // …then, below for longer than the hold, the small layer is the target.
+        run(ms: 1200)
         #expect(consumer.targetLayer == 0)
         #expect(consumer.currentLayer == 1)       // waiting for the small key frame
         keySmall = true
@@ -142,12 +146,12 @@ struct SimulcastConsumerTests {
         #expect(h.log.layerSwitches.last == LayerSwitch(layer: "camera_small", previous: "camera_big", cause: .bandwidth))
         #expect(consumer.currentLayer == 0)
 
-        // Plenty of bandwidth again: no raise during the hold…
+        // Plenty of bandwidth again: no raise during the hold after the downgrade (2 s)…
         remb(5_000_000)
-        run(ms: 3000)
+        run(ms: 500)
         #expect(consumer.targetLayer == 0)
         // …then the big layer comes back on its next key frame.
-        run(ms: 2500)
+        run(ms: 2000)
         #expect(consumer.targetLayer == 1)
         keyBig = true
         run(ms: 100)

@@ -131,7 +131,7 @@ import Testing
         #expect(remote.sessionVersion == 5)
         let audio = try #require(remote.section(mid: "0"))
         #expect(audio.kind == .audio && audio.direction == .sendonly && audio.trackID == "TR_a" && audio.ssrcs == [1111])
-        #expect(audio.payloadType == 111 && audio.audioLevelID == 1 && audio.midID == 4)
+        #expect(audio.payloadType == 111 && audio.audioLevelID == 1 && audio.midID == 4 && audio.transportCCID == 3)
         let video = try #require(remote.section(mid: "1"))
         #expect(video.kind == .video && video.trackID == "TR_v" && video.ssrcs == [2222] && video.payloadType == 96)
         #expect(remote.section(mid: "2")?.direction == .inactive)
@@ -152,7 +152,8 @@ import Testing
         #expect(video.codecs.map(\.name) == ["VP8"])          // no RTX
         #expect(video.codecs.first?.feedback.map(\.description) == ["nack", "nack pli"]) // goog-remb not taken
         let audio = try #require(answer.media(mid: "0"))
-        #expect(audio.extensions.map(\.uri) == [RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.mid]) // no transport-cc
+        // transport-cc kept: this client sends its feedback (the server's estimate and probing use it).
+        #expect(audio.extensions.map(\.uri) == [RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.transportWideCC])
     }
 
     @Test func anOfferThatWantsToBeTheDTLSClientMakesThisSideTheServer() throws {

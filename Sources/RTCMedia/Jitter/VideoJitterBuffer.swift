@@ -72,6 +72,8 @@ public struct VideoJitterBuffer: Sendable {
         var pictureID: UInt16?
         var payload: [UInt8]
         var dataOffset: Int
+        /// A padding-only packet (RFC 3550 §5.1): it holds a sequence number and nothing else.
+        var isPadding = false
     }
 
     struct NackState: Sendable {
@@ -139,6 +141,19 @@ public struct VideoJitterBuffer: Sendable {
             packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, isFrameStart: start,
                             isKeyFrame: key, pictureID: nil, payload: payload, dataOffset: 0)
         }
+        return store(packet)
+    }
+
+    /// Records a padding-only packet (RFC 3550 §5.1, a sender probing for bandwidth): its number
+    /// is not missing (no NACK), and the buffer steps over it between frames.
+    @discardableResult
+    public mutating func insertPadding(sequenceNumber: UInt16, timestamp: UInt32) -> InsertResult {
+        store(Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: false, isFrameStart: false, isKeyFrame: false,
+                     pictureID: nil, payload: [], dataOffset: 0, isPadding: true))
+    }
+
+    private mutating func store(_ packet: Packet) -> InsertResult {
+        let sequenceNumber = packet.sequenceNumber
         var result = InsertResult.accepted
         if let head {
             let distance = SequenceNumber.distance(from: head, to: sequenceNumber)
@@ -190,6 +205,11 @@ public struct VideoJitterBuffer: Sendable {
     /// Call after each insert and on a timer; frames come out in order, delta frames only when decodable.
     public mutating func popFrame(nowUs: Int64) -> DepacketizedVideoFrame? {
         while let head, packetCount > 0 {
+            if let first = packet(head), first.isPadding {
+                remove(head)
+                advanceHead(to: head &+ 1)
+                continue
+            }
             switch examineHead(head) {
             case .complete(let last):
                 guard let frame = takeFrame(from: head, to: last) else {

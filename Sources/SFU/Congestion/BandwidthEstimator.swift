@@ -5,9 +5,11 @@ import Foundation
 ///
 /// The transport-cc side is a small loss- and delay-based controller in the spirit of GCC
 /// (draft-ietf-rmcat-gcc-02): heavy loss (> 10 %) cuts the estimate in proportion to the loss;
-/// growing queueing delay (one-way delay above its recent minimum) caps it below the delivered
-/// rate; low loss with a steady delay lets it grow multiplicatively. When both sources exist the
-/// lower wins. With no source the estimate is nil (no limit).
+/// lasting queueing delay (one-way delay above its recent minimum for `overuseTime`) caps it below the delivered
+/// rate; low loss with a steady delay lets it grow multiplicatively, but not above 1.5 times the
+/// rate delivered (what was not sent was not tested: the way above is a probe, whose delivered
+/// rate `acceptProbe` takes). When both sources exist the lower wins. With no source the
+/// estimate is nil (no limit).
 struct BandwidthEstimator: Sendable {
     struct Configuration: Sendable {
         var initial: Double = 1_000_000
@@ -23,6 +25,10 @@ struct BandwidthEstimator: Sendable {
         var baseDelayWindow: Int64 = 10_000_000
         /// No growth for this long after a decrease, µs.
         var holdAfterDecrease: Int64 = 1_000_000
+        /// Queueing delay counts only once it has stayed above `delayThreshold` this long, µs:
+        /// a receiver whose thread stalled for a moment (a busy machine) reports one late batch,
+        /// a bottleneck's queue stays.
+        var overuseTime: Int64 = 150_000
     }
 
     /// One packet as transport-cc feedback reported it.
@@ -38,6 +44,10 @@ struct BandwidthEstimator: Sendable {
     private(set) var feedbackEstimate: Double?
     private(set) var lastLossRate: Double = 0
     private(set) var lastQueueDelay: Int64 = 0
+    /// Since when every feedback showed queueing delay above the threshold.
+    private var overuseSince: Int64?
+    /// Whether queueing delay has stayed above the threshold for `overuseTime`.
+    private(set) var overusing = false
     private var lastUpdate: Int64?
     private var holdUntil: Int64 = .min
     private var baseDelay: Int64?
@@ -46,6 +56,14 @@ struct BandwidthEstimator: Sendable {
     private var deliveredBytes = 0
     private var deliveredStart: Int64?
     private(set) var deliveredRate: Double?
+    /// What was delivered of the packets sent since the probe started (`startProbe`).
+    private var probeStart: Int64?
+    private var probeBytes = 0
+    private var probeFirstArrival: Int64?
+    /// Bits per second delivered of the probe's packets, once they span `probeMeasureSpan`.
+    private(set) var probeDelivered: Int?
+    /// Receiver time the probe's packets must span before `probeDelivered` is given, µs.
+    static let probeMeasureSpan: Int64 = 250_000
 
     init(configuration: Configuration = Configuration()) { self.configuration = configuration }
 
@@ -62,6 +80,25 @@ struct BandwidthEstimator: Sendable {
     /// A REMB from the subscriber.
     mutating func onREMB(bitrate: UInt64) {
         rembBitrate = Double(min(bitrate, UInt64(configuration.maximum * 4)))
+    }
+
+    /// A probe starts at `now`: packets sent from now on are measured (`probeDelivered`).
+    mutating func startProbe(at now: Int64) {
+        probeStart = now
+        probeBytes = 0
+        probeFirstArrival = nil
+        probeDelivered = nil
+    }
+
+    mutating func endProbe() {
+        probeStart = nil
+        probeDelivered = nil
+    }
+
+    /// A probe proved `rate` bits per second: the transport-cc estimate takes it.
+    mutating func acceptProbe(_ rate: Int) {
+        feedbackEstimate = min(configuration.maximum, max(feedbackEstimate ?? 0, Double(rate)))
+        holdUntil = .min
     }
 
     /// One transport-cc feedback's packets (in sequence order) arrived at `now`.
@@ -81,12 +118,21 @@ struct BandwidthEstimator: Sendable {
             let oneWay = arrival - packet.sendTime
             trackBaseDelay(oneWay, now: now)
             delaySum += oneWay - (baseDelay ?? oneWay)
+            if let start = probeStart, packet.sendTime >= start { measureProbe(size: packet.size, arrival: arrival) }
         }
         if received > 0, let firstArrival, let lastArrival { updateDeliveredRate(first: firstArrival, last: lastArrival, now: now) }
         let lossRate = Double(lost) / Double(packets.count)
         let queueDelay = received > 0 ? delaySum / Int64(received) : 0
         lastLossRate = lossRate
         lastQueueDelay = queueDelay
+        if queueDelay > configuration.delayThreshold {
+            let since = overuseSince ?? now
+            overuseSince = since
+            overusing = now - since >= configuration.overuseTime
+        } else {
+            overuseSince = nil
+            overusing = false
+        }
         adjust(lossRate: lossRate, queueDelay: queueDelay, now: now)
     }
 
@@ -100,16 +146,28 @@ struct BandwidthEstimator: Sendable {
         if lossRate > c.highLoss {
             value *= 1 - 0.5 * lossRate
             holdUntil = now + c.holdAfterDecrease
-        } else if queueDelay > c.delayThreshold {
+        } else if overusing {
             value = min(value, 0.85 * (deliveredRate ?? value))
             holdUntil = now + c.holdAfterDecrease
+        } else if queueDelay > c.delayThreshold {
+            // Above the threshold, not yet for long: neither cut nor grow.
         } else if lossRate < c.lowLoss, now >= holdUntil {
-            // Without probing, sending more is the probe: allow growth up to twice what was
-            // delivered (and at least 3 Mbit/s), so a raise to the next layer can be tried.
-            let ceiling = max(2 * (deliveredRate ?? 0), 3_000_000)
+            // Growth only as far as what was delivered shows (GCC's 1.5 × acknowledged rate):
+            // above it, a probe is the evidence.
+            let ceiling = deliveredRate.map { 1.5 * $0 } ?? c.maximum
             if value < ceiling { value = min(ceiling, value * pow(c.increasePerSecond, elapsed)) }
         }
         feedbackEstimate = min(c.maximum, max(c.minimum, value))
+    }
+
+    private mutating func measureProbe(size: Int, arrival: Int64) {
+        guard let first = probeFirstArrival else {
+            probeFirstArrival = arrival
+            return  // the first packet's bytes arrived before the span starts
+        }
+        probeBytes += size
+        let span = arrival - first
+        if span >= Self.probeMeasureSpan { probeDelivered = Int(Double(probeBytes) * 8 * 1_000_000 / Double(span)) }
     }
 
     /// A windowed minimum of the one-way delay: the path's delay without queueing.
@@ -129,7 +187,8 @@ struct BandwidthEstimator: Sendable {
         deliveredStart = start
         let span = last - start
         guard span >= 500_000 else { return }
-        deliveredRate = Double(deliveredBytes) * 8 * 1_000_000 / Double(span)
+        let rate = Double(deliveredBytes) * 8 * 1_000_000 / Double(span)
+        deliveredRate = deliveredRate.map { 0.5 * $0 + 0.5 * rate } ?? rate
         deliveredBytes = 0
         deliveredStart = last
     }

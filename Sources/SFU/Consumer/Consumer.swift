@@ -12,6 +12,8 @@ struct ConsumerCounters: Sendable {
     var keyFrameRequestsReceived = 0
     /// Retransmissions asked for that were no longer cached.
     var retransmissionMisses = 0
+    /// Padding-only packets sent to probe for bandwidth (`sendPadding`).
+    var paddingPackets = 0
 }
 
 /// What the subscriber's receiver reports said about this consumer's stream (RFC 3550 §6.4.1).
@@ -79,6 +81,10 @@ class Consumer {
     private(set) var lastTimestamp: UInt32 = 0
     /// When the last packet went out, µs (`Int64.min` before any).
     private(set) var lastSendTime: Int64 = .min
+    /// The outgoing sequence number of the newest packet sent.
+    private(set) var lastOutSequence: UInt16 = 0
+    /// Whether the newest packet sent ended a frame (RTP marker bit).
+    private(set) var lastMarker = false
     let history = ConsumerSendHistory()
     /// Set for VP8 simulcast consumers: PictureID/TL0PICIDX continuity across switches.
     var pictureIDs: VP8PictureIDRewriter?
@@ -198,6 +204,10 @@ class Consumer {
         counters.bytesSent += length
         counters.payloadBytesSent += view.payload.count
         if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
+        if lastSendTime == .min || SequenceNumber.isNewer(outSequence, than: lastOutSequence) {
+            lastOutSequence = outSequence
+            lastMarker = view.marker
+        }
         lastSendTime = now
     }
 
@@ -215,6 +225,36 @@ class Consumer {
                   let view = try? RTPPacketView(cached) else { counters.retransmissionMisses += 1; continue }
             resend(view, record: record, now: now)
         }
+    }
+
+    /// Sends one padding-only packet (RFC 3550 §5.1) of `paddingLength` octets to probe for
+    /// bandwidth (`MediaTransport+Probing.swift`): the next number of the consumer's own sequence
+    /// (`SeqManager.insert`), so the receiver sees no gap, and the timestamp of the last frame
+    /// sent. Only between frames (after a packet with the marker bit), as senders do: a receiver
+    /// then never finds one inside a frame.
+    /// - Returns: false when none could be sent now.
+    final func sendPadding(_ paddingLength: Int, now: Int64) -> Bool {
+        guard lastSendTime != .min, lastMarker, let outSequence = sequenceNumbers.insert() else { return false }
+        let transport = self.transport
+        let twcc = transport.transportSequence
+        let extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
+                                            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
+        var length = 0
+        let sent = transport.sink.sendRTP(stampedAt: now) { slot in
+            guard let written = RTPForwardWriter.writePadding(into: slot, ssrc: ssrc, sequenceNumber: outSequence, timestamp: lastTimestamp,
+                                                              payloadType: payloadType, extensions: extensions,
+                                                              paddingLength: paddingLength) else { return nil }
+            length = written
+            return written
+        }
+        guard sent else { return false }
+        if extensionIDs.transportWideCC != 0 { transport.didSend(transportSequence: twcc, size: length, now: now) }
+        transport.countSent(bytes: length)
+        lastOutSequence = outSequence
+        counters.packetsSent += 1
+        counters.bytesSent += length
+        counters.paddingPackets += 1
+        return true
     }
 
     private func resend(_ view: RTPPacketView, record: ConsumerSendHistory.Record, now: Int64) {

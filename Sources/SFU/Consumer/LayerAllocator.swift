@@ -1,29 +1,216 @@
-/// Chooses the simulcast layer of every simulcast consumer on one subscriber transport.
+/// Chooses the simulcast layer of every simulcast consumer on one subscriber transport, and when
+/// to probe for more bandwidth. A pure model: estimate, measured layer rates, loss, queueing delay
+/// and the clock come in (`update`), targets and probe requests go out; tested in virtual time.
 ///
-/// Without a bandwidth estimate each consumer gets its preferred layer (or the nearest active
-/// one). With an estimate, every consumer first gets its lowest active layer (video never stops
-/// for lack of bandwidth), then consumers are raised one layer at a time, round robin, toward their
-/// preferred layer while the budget covers the extra bitrate. Raising a consumer above the layer it
-/// is on needs `upgradeHeadroom` times the extra, keeping it needs only the extra: that gap is the
-/// hysteresis that stops a consumer from flapping between two layers on a noisy estimate.
+/// Rules (docs/network.md):
+/// - A layer costs its *measured* bitrate (`ProducerStream.bitrate`, key-frame peaks trimmed)
+///   times `1 + overhead`. Audio and other fixed streams are taken off the estimate first.
+/// - Every consumer first gets its lowest active layer, then consumers are raised one layer at a
+///   time, round robin, toward their preferred layer while the budget covers the extra cost.
+///   Keeping the layer held needs only its cost; raising needs `upgradeHeadroom` times the extra:
+///   the band between the two is the hysteresis.
+/// - A lower layer is taken only once the budget has stayed below what the held layer needs for
+///   `downgradeHold` (an estimate that dips and comes back resets the clock), or at once when the
+///   transport sees congestion (loss over its threshold, or queueing delay that lasts). Neither during
+///   `startupGrace` after the first estimate, unless congested.
+/// - A receiver-side estimate cannot grow above what it receives, so the way up is a probe: when a
+///   consumer holds less than it asked for, the transport is asked to send up to the rate the next
+///   layer would need (`Decision.probe`); the probe stops at once on loss or queueing delay and
+///   succeeds when the delivered rate (transport-cc) or the estimate (REMB) reaches it; a REMB
+///   probe goes on while the receiver's estimate keeps rising. A failed probe is tried again
+///   after a backoff that doubles up to `maxProbeBackoff`.
 ///
 /// Layers are spatial indices, 0 the lowest.
 struct LayerAllocator: Sendable {
+    // MARK: - Types
+
+    struct Configuration: Sendable {
+        /// Bytes a forwarded packet carries beyond what the layer's measured rate counts
+        /// (SRTP tag, our header extensions, IP and UDP headers), as a fraction of the rate.
+        var overhead = 0.08
+        /// Raising a consumer needs this multiple of the extra cost.
+        var upgradeHeadroom = 1.15
+        /// How long the budget must stay below the held layer's cost before a downgrade, µs.
+        var downgradeHold: Int64 = 1_500_000
+        /// No bandwidth downgrade this long after the first estimate unless congested, µs.
+        var startupGrace: Int64 = 3_000_000
+        /// No raise (nor probe) this long after a bandwidth downgrade, µs.
+        var upgradeHoldAfterDowngrade: Int64 = 2_000_000
+        /// Loss (transport-cc, per feedback) that counts as congestion.
+        var congestionLoss = 0.10
+        /// Loss or queueing delay that stops a probe at once.
+        var probeStopLoss = 0.05
+        var probeStopDelay: Int64 = 30_000
+        /// The probe sends this multiple of the rate it must prove.
+        var probeOvershoot = 1.1
+        /// How long a probe lasts at most: with transport-cc its result comes within one
+        /// feedback window; a REMB receiver raises its estimate more slowly, µs.
+        var probeDuration: Int64 = 1_200_000
+        var rembProbeDuration: Int64 = 4_000_000
+        /// A REMB probe goes on, a `rembProbeDuration` at a time, while the estimate rose by
+        /// `rembProbeProgress` in the last one (a receiver's AIMD raises it by about 8 % a
+        /// second), up to this long in all, µs.
+        var maxRembProbe: Int64 = 20_000_000
+        var rembProbeProgress = 1.05
+        /// Wait after a failed probe: doubles from the first value up to the second, µs.
+        var probeBackoff: Int64 = 1_500_000
+        var maxProbeBackoff: Int64 = 6_000_000
+    }
+
     struct Demand: Sendable, Equatable {
+        /// Identifies the consumer across calls (its state: hold clocks).
+        var id: Int = 0
         /// The subscriber's choice.
         var preferred: Int
-        /// The layer being forwarded now, if any.
+        /// The layer held now (the consumer's target), if any.
         var current: Int?
         /// Measured bitrate of each layer, bits per second; 0 marks a layer not being received.
         var layerBitrates: [Int]
-        /// True right after a bandwidth downgrade: no bandwidth-driven raise above `current`.
-        var holdUpgrade = false
     }
 
-    var upgradeHeadroom = 1.15
+    /// What the transport knows this round.
+    struct Signals: Sendable, Equatable {
+        /// Bits per second the subscriber can receive; nil when unknown.
+        var estimate: Int?
+        /// Bits per second of streams not allocated here (audio, single-stream video).
+        var fixed = 0
+        /// Transport-cc loss and queueing delay of the last feedback (0 without transport-cc).
+        var lossRate = 0.0
+        var queueDelay: Int64 = 0
+        /// Whether queueing delay has lasted (`BandwidthEstimator.overusing`): congestion.
+        var overusing = false
+        /// Rate delivered to the subscriber of what was sent during the current probe, from
+        /// transport-cc feedback; nil without transport-cc or before any came back.
+        var probeDelivered: Int?
+        /// Loss seen by the subscriber on our streams (RR fraction lost), for REMB receivers.
+        var reportedLoss = 0.0
+        /// Whether transport-cc feedback comes back (else the estimate is the receiver's REMB).
+        var transportCC = false
+    }
 
-    /// One target per demand; nil when none of its layers is active.
-    /// - Parameter budget: bits per second available for these consumers; nil when unknown.
+    enum ProbeOutcome: Sendable, Equatable {
+        case started(goal: Int)
+        case succeeded(goal: Int, delivered: Int)
+        case failed(goal: Int, reason: String)
+    }
+
+    struct Decision: Sendable, Equatable {
+        /// One target per demand; nil when none of its layers is active.
+        var targets: [Int?]
+        /// While probing: the bits per second the transport should send in all (media plus
+        /// probe packets); nil when not probing.
+        var probeRate: Int?
+        /// A probe succeeded on transport-cc evidence: the estimator should take this estimate.
+        var acceptedEstimate: Int?
+        /// What happened to a probe in this round, for logs and tests.
+        var probeOutcome: ProbeOutcome?
+    }
+
+    struct Probe: Sendable, Equatable {
+        var goal: Int
+        var start: Int64
+        var until: Int64
+        /// The estimate when the current stretch of the probe started.
+        var estimateAtStretch: Int
+        var transportCC: Bool
+    }
+
+    private struct Hold: Sendable {
+        var lowSince: Int64?
+        var lastDowngrade: Int64 = .min
+    }
+
+    // MARK: - State
+
+    var configuration = Configuration()
+    private var holds: [Int: Hold] = [:]
+    private var firstEstimate: Int64?
+    private(set) var probe: Probe?
+    private var nextProbe: Int64 = .min
+    private var backoff: Int64?
+
+    init(configuration: Configuration = Configuration()) { self.configuration = configuration }
+
+    // MARK: - Public API
+
+    /// One allocation round at `now`.
+    mutating func update(now: Int64, signals: Signals, demands: [Demand]) -> Decision {
+        let c = configuration
+        let ids = Set(demands.map(\.id))
+        holds = holds.filter { ids.contains($0.key) }
+        guard var estimate = signals.estimate else {
+            probe = nil
+            return Decision(targets: demands.map { Self.ceiling($0) })
+        }
+        if firstEstimate == nil { firstEstimate = now }
+        var decision = Decision(targets: [])
+        let congested = signals.lossRate >= c.congestionLoss || signals.overusing
+
+        // A probe running: stop it, or count its success.
+        if let running = probe {
+            if signals.lossRate >= c.probeStopLoss || signals.queueDelay >= c.probeStopDelay || signals.reportedLoss >= c.probeStopLoss {
+                let reason = signals.queueDelay >= c.probeStopDelay ? "delay" : "loss"
+                endProbe(now: now, succeeded: false)
+                decision.probeOutcome = .failed(goal: running.goal, reason: reason)
+            } else if let delivered = signals.probeDelivered, delivered >= running.goal {
+                endProbe(now: now, succeeded: true)
+                estimate = max(estimate, delivered)
+                decision.acceptedEstimate = delivered
+                decision.probeOutcome = .succeeded(goal: running.goal, delivered: delivered)
+            } else if estimate >= running.goal {
+                endProbe(now: now, succeeded: true)
+                decision.probeOutcome = .succeeded(goal: running.goal, delivered: estimate)
+            } else if now >= running.until {
+                let rising = Double(estimate) >= Double(running.estimateAtStretch) * c.rembProbeProgress
+                if !running.transportCC, rising, now - running.start + c.rembProbeDuration <= c.maxRembProbe {
+                    probe?.until = now + c.rembProbeDuration
+                    probe?.estimateAtStretch = estimate
+                } else {
+                    endProbe(now: now, succeeded: false)
+                    decision.probeOutcome = .failed(goal: running.goal, reason: "timeout")
+                }
+            }
+        }
+
+        let ideal = allocate(budget: max(0, estimate - signals.fixed), demands: demands)
+        let starting = now - (firstEstimate ?? now) < c.startupGrace
+        var targets: [Int?] = []
+        for (demand, wanted) in zip(demands, ideal) {
+            var hold = holds[demand.id] ?? Hold()
+            var target = wanted
+            if let held = demand.current, let lower = wanted, lower < held {
+                let since = hold.lowSince ?? now
+                hold.lowSince = since
+                if congested || (!starting && now - since >= c.downgradeHold) {
+                    hold.lowSince = nil
+                    hold.lastDowngrade = now
+                } else {
+                    target = held
+                }
+            } else {
+                hold.lowSince = nil
+                if let held = demand.current, let higher = wanted, higher > held,
+                   hold.lastDowngrade != .min, now - hold.lastDowngrade < c.upgradeHoldAfterDowngrade {
+                    target = held
+                }
+            }
+            holds[demand.id] = hold
+            targets.append(target)
+        }
+        decision.targets = targets
+
+        if probe == nil, !congested, now >= nextProbe,
+           let goal = probeGoal(now: now, signals: signals, demands: demands, targets: targets), estimate < goal {
+            let duration = signals.transportCC ? c.probeDuration : c.rembProbeDuration
+            probe = Probe(goal: goal, start: now, until: now + duration, estimateAtStretch: estimate, transportCC: signals.transportCC)
+            decision.probeOutcome = .started(goal: goal)
+        }
+        decision.probeRate = probe.map { Int((Double($0.goal) * c.probeOvershoot).rounded()) }
+        return decision
+    }
+
+    /// The bandwidth-only allocation: one target per demand for `budget` bits per second, keeping
+    /// the held layer at its cost and raising only with headroom. Nil budget: preferred layers.
     func allocate(budget: Int?, demands: [Demand]) -> [Int?] {
         var targets: [Int?] = demands.map { Self.lowestActive($0) }
         guard let budget else {
@@ -31,18 +218,17 @@ struct LayerAllocator: Sendable {
         }
         var remaining = budget
         for (index, demand) in demands.enumerated() {
-            if let layer = targets[index] { remaining -= demand.layerBitrates[layer] }
+            if let layer = targets[index] { remaining -= cost(demand, layer) }
         }
         var changed = true
         while changed {
             changed = false
             for (index, demand) in demands.enumerated() {
-                guard let layer = targets[index], var cap = Self.ceiling(demand) else { continue }
-                if demand.holdUpgrade, let current = demand.current { cap = min(cap, max(current, layer)) }
-                guard let next = Self.nextActive(demand, above: layer), next <= cap else { continue }
-                let extra = demand.layerBitrates[next] - demand.layerBitrates[layer]
+                guard let layer = targets[index], let cap = Self.ceiling(demand),
+                      let next = Self.nextActive(demand, above: layer), next <= cap else { continue }
+                let extra = cost(demand, next) - cost(demand, layer)
                 let keeping = (demand.current ?? -1) >= next
-                let need = keeping ? extra : Int((Double(extra) * upgradeHeadroom).rounded(.up))
+                let need = keeping ? extra : Int((Double(extra) * configuration.upgradeHeadroom).rounded(.up))
                 guard remaining >= need else { continue }
                 targets[index] = next
                 remaining -= extra
@@ -50,6 +236,41 @@ struct LayerAllocator: Sendable {
             }
         }
         return targets
+    }
+
+    /// What sending `layer` of `demand` costs on the wire, bits per second.
+    func cost(_ demand: Demand, _ layer: Int) -> Int {
+        Int((Double(demand.layerBitrates[layer]) * (1 + configuration.overhead)).rounded())
+    }
+
+    // MARK: - Internals
+
+    /// The estimate that would raise the first consumer held below its ceiling by one layer, or
+    /// nil when none is (or all such are in their hold after a downgrade).
+    private func probeGoal(now: Int64, signals: Signals, demands: [Demand], targets: [Int?]) -> Int? {
+        var held = signals.fixed
+        for (demand, target) in zip(demands, targets) { if let target { held += cost(demand, target) } }
+        for (demand, target) in zip(demands, targets) {
+            guard let layer = target, let cap = Self.ceiling(demand), layer < cap,
+                  let next = Self.nextActive(demand, above: layer) else { continue }
+            if let hold = holds[demand.id], hold.lastDowngrade != .min,
+               now - hold.lastDowngrade < configuration.upgradeHoldAfterDowngrade { continue }
+            let extra = Double(cost(demand, next) - cost(demand, layer)) * configuration.upgradeHeadroom
+            return held + Int(extra.rounded(.up))
+        }
+        return nil
+    }
+
+    private mutating func endProbe(now: Int64, succeeded: Bool) {
+        probe = nil
+        if succeeded {
+            backoff = nil
+            nextProbe = now + configuration.probeBackoff
+        } else {
+            let wait = backoff.map { min(configuration.maxProbeBackoff, $0 * 2) } ?? configuration.probeBackoff
+            backoff = wait
+            nextProbe = now + wait
+        }
     }
 
     /// The highest active layer at or below the preferred one, else the lowest active above it.

@@ -66,6 +66,27 @@ enum RTPForwardWriter {
         return total
     }
 
+    /// A padding-only packet (RFC 3550 §5.1: P set, the last octet counts the padding octets,
+    /// itself included; no payload): marker clear, the extensions of `extensions`.
+    /// - Parameter paddingLength: 1…255 octets.
+    /// - Returns: the packet length, or nil when it does not fit `slot`.
+    static func writePadding(into slot: UnsafeMutableRawBufferPointer, ssrc: UInt32, sequenceNumber: UInt16,
+                             timestamp: UInt32, payloadType: UInt8, extensions: OutgoingExtensions, paddingLength: Int) -> Int? {
+        let padding = min(255, max(1, paddingLength))
+        let (blockSize, twoByte) = extensions.blockSize()
+        let total = 12 + blockSize + padding
+        guard total <= slot.count, let out = slot.baseAddress else { return nil }
+        out.storeBytes(of: 0xA0 | (blockSize > 0 ? 0x10 : 0), as: UInt8.self)  // V=2, P=1, X, CC=0
+        out.storeBytes(of: payloadType & 0x7F, toByteOffset: 1, as: UInt8.self)
+        out.storeBytes(of: sequenceNumber.bigEndian, toByteOffset: 2, as: UInt16.self)
+        out.storeBytes(of: timestamp.bigEndian, toByteOffset: 4, as: UInt32.self)
+        out.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
+        if blockSize > 0 { writeBlock(extensions, twoByte: twoByte, size: blockSize, at: out + 12) }
+        (out + 12 + blockSize).initializeMemory(as: UInt8.self, repeating: 0, count: padding - 1)
+        out.storeBytes(of: UInt8(padding), toByteOffset: total - 1, as: UInt8.self)
+        return total
+    }
+
     private static func writeBlock(_ e: OutgoingExtensions, twoByte: Bool, size: Int, at block: UnsafeMutableRawPointer) {
         // RFC 8285 §4.2 (0xBEDE) / §4.3 (0x1000), length in 32-bit words after this header.
         block.storeBytes(of: (twoByte ? UInt16(0x1000) : 0xBEDE).bigEndian, as: UInt16.self)

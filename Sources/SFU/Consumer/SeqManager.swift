@@ -26,12 +26,15 @@ struct SeqManager: Sendable {
     private var needsSync = true
     /// Recent dropped inputs (newest last), for late packets; fixed capacity, no allocation once built.
     private var drops: DropRing
+    /// For each number inserted by `insert()`: the newest input before it, for late packets.
+    private var inserts: DropRing
 
     /// - Parameter initialOutput: the first sequence number the subscriber sees (random by default,
     ///   RFC 3550 §5.1).
     init(initialOutput: UInt16 = .random(in: 0 ... .max), dropHistory: Int = 64) {
         maxOutput = initialOutput &- 1
         drops = DropRing(capacity: dropHistory)
+        inserts = DropRing(capacity: dropHistory)
     }
 
     // MARK: - API
@@ -44,6 +47,17 @@ struct SeqManager: Sendable {
         maxInput = input &- 1
         needsSync = false
         drops.removeAll()
+        inserts.removeAll()
+    }
+
+    /// A number of the consumer's own (a padding-only packet, RFC 3550 §5.1) right after the last
+    /// one sent; the inputs that follow continue after it. Nil before the first input.
+    mutating func insert() -> UInt16? {
+        if needsSync { return nil }
+        base &-= 1
+        maxOutput &+= 1
+        inserts.append(maxInput)
+        return maxOutput
     }
 
     /// Marks the next sync as pending: the next `input` call starts a new stream.
@@ -68,8 +82,10 @@ struct SeqManager: Sendable {
         if SequenceNumber.isNewer(input, than: maxInput) {
             maxInput = input
         } else {
-            // A late packet: drops recorded after it were not yet counted when it was due.
+            // A late packet: drops recorded after it were not yet counted when it was due, nor
+            // numbers inserted after it.
             output &+= drops.countNewer(than: input)
+            output &-= inserts.countNewer(than: input &- 1)
         }
         if SequenceNumber.isNewer(output, than: maxOutput) { maxOutput = output }
         return output

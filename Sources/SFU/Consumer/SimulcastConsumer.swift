@@ -2,8 +2,8 @@ import RTCWire
 
 /// Forwards one layer of a simulcast producer and switches layers without renegotiation.
 ///
-/// The target layer is the subscriber's preferred one, lowered by the transport's bandwidth
-/// allocation (`LayerAllocator`). A switch takes effect only on a key frame of the target layer
+/// The target layer is the subscriber's preferred one, lowered (and raised again) by the
+/// transport's bandwidth allocation (`LayerAllocator`). A switch takes effect only on a key frame of the target layer
 /// (a decoder cannot start a new stream mid-GOP), so until one arrives the current layer keeps
 /// flowing; the producer is asked for that key frame when the target changes and again every
 /// second while it is missing. At the switch the sequence numbers, timestamps and VP8 picture ids
@@ -14,8 +14,6 @@ final class SimulcastConsumer: Consumer {
     private var current: Int?
     private var targetCause: LayerSwitchCause = .requested
     private var lastKeyFrameAsk: Int64 = 0
-    /// When bandwidth last forced a lower layer; raises wait a while after it.
-    private(set) var lastBandwidthDowngrade: Int64 = .min
 
     init(id: ConsumerID, participant: ParticipantID, transport: MediaTransport, producer: Producer,
          parameters: RTPParameters, ssrc: UInt32, paused: Bool, preferredLayer: Int) throws(SFUError) {
@@ -88,7 +86,6 @@ final class SimulcastConsumer: Consumer {
     /// Sets the layer to switch to. A new target asks the producer for a key frame on it.
     func setTarget(_ layer: Int?, cause: LayerSwitchCause, now: Int64) {
         guard layer != targetLayer else { return }
-        if cause == .bandwidth, let layer, let old = targetLayer, layer < old { lastBandwidthDowngrade = now }
         targetLayer = layer
         targetCause = cause
         if let layer, layer != current {

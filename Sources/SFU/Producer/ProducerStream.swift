@@ -29,10 +29,14 @@ final class ProducerStream {
     private(set) var firstPacketTime: Int64 = .min
     private(set) var keyFramesReceived = 0
     private(set) var lastKeyFrameTime: Int64 = .min
-    /// Measured bitrate, bits per second, updated by `updateBitrate(now:)`.
+    /// Measured bitrate, bits per second, updated by `updateBitrate(now:)` (peaks trimmed).
     private(set) var bitrate = 0
     private var meterBytes: UInt64 = 0
     private var meterTime: Int64 = .min
+    /// The last `meterWindows` interval rates, a ring (`meterNext` is the slot written next).
+    private var meterRates = [Int](repeating: 0, count: ProducerStream.meterWindows)
+    private var meterNext = 0
+    private var meterCount = 0
 
     /// Counters at the start of the current quality interval.
     var qualityPrior: (expected: UInt64, received: UInt64, bytes: UInt64) = (0, 0, 0)
@@ -100,14 +104,39 @@ final class ProducerStream {
 
     // MARK: - Periodic
 
-    /// Updates `bitrate` from the bytes received since the last call (smoothed).
+    /// Updates `bitrate` from the bytes received since the last call: the mean of the last
+    /// `meterWindows` intervals without the largest one, so one key frame (a subscriber's join
+    /// asks for one) does not make the layer look dearer than it is for the next seconds.
     func updateBitrate(now: Int64) {
         let bytes = statistics.bytesReceived
         defer { meterBytes = bytes; meterTime = now }
         guard meterTime != .min, now > meterTime else { return }
+        guard isActive(now: now) else {
+            bitrate = 0
+            meterCount = 0
+            return
+        }
         // A restart (new SSRC) resets the byte count: no measurement for that interval.
-        let delta = bytes >= meterBytes ? bytes - meterBytes : 0
-        let instant = min(1e10, Double(delta) * 8 * 1_000_000 / Double(now - meterTime))
-        bitrate = isActive(now: now) ? Int(bitrate == 0 ? instant : 0.5 * Double(bitrate) + 0.5 * instant) : 0
+        guard bytes >= meterBytes else { return }
+        let instant = Int(min(1e10, Double(bytes - meterBytes) * 8 * 1_000_000 / Double(now - meterTime)))
+        meterRates[meterNext] = instant
+        meterNext = (meterNext + 1) % Self.meterWindows
+        meterCount = min(Self.meterWindows, meterCount + 1)
+        bitrate = Self.trimmedMean(meterRates, count: meterCount, newest: meterNext)
+    }
+
+    /// Intervals `bitrate` is measured over (of `MediaTransport.allocationInterval` each).
+    static let meterWindows = 6
+
+    /// The mean of the `count` newest rates without their largest (with one, that one).
+    static func trimmedMean(_ rates: [Int], count: Int, newest next: Int) -> Int {
+        guard count > 1 else { return count == 1 ? rates[(next + rates.count - 1) % rates.count] : 0 }
+        var sum = 0, largest = 0
+        for k in 1 ... count {
+            let rate = rates[(next + rates.count - k) % rates.count]
+            sum += rate
+            largest = max(largest, rate)
+        }
+        return (sum - largest) / (count - 1)
     }
 }

@@ -1,9 +1,8 @@
 // Simulcast layer choice for the consumers of one subscriber transport, from the transport's
-// bandwidth estimate (REMB and/or transport-cc) and each layer's measured bitrate.
+// bandwidth estimate (REMB and/or transport-cc) and each layer's measured bitrate: the transport
+// gathers the signals, `LayerAllocator` decides, the transport applies targets and runs probes.
 
 extension MediaTransport {
-    /// How long after a bandwidth downgrade a consumer is not raised again, µs.
-    static let upgradeHoldAfterDowngrade: Int64 = 5_000_000
     /// Transport-cc estimates are trusted only after this long of feedback, µs.
     static let estimatorWarmUp: Int64 = 2_000_000
     /// How long after a simulcast producer's first packet a consumer waits for its preferred
@@ -18,32 +17,58 @@ extension MediaTransport {
         return bandwidth.estimate
     }
 
-    /// Re-chooses the target layer of every simulcast consumer.
+    /// Re-chooses the target layer of every simulcast consumer, and starts or stops a probe.
     /// - Parameter cause: reported if a consumer's target changes.
     func allocateLayers(now: Int64, cause: LayerSwitchCause) {
         var simulcast: [SimulcastConsumer] = []
         var fixed = 0
+        var reportedLoss = 0.0
         for consumer in consumers where !consumer.closed && !consumer.paused {
             if let consumer = consumer as? SimulcastConsumer {
                 simulcast.append(consumer)
             } else if !consumer.producer.muted {
                 fixed += consumer.producer.streams.first?.bitrate ?? 0
             }
+            if consumer.report.receivedAt != .min, now - consumer.report.receivedAt < 2_000_000 {
+                reportedLoss = max(reportedLoss, Double(consumer.report.fractionLost) / 256)
+            }
         }
-        guard !simulcast.isEmpty else { return }
-        let budget = usableEstimate(now: now).map { max(0, $0 - fixed) }
+        guard !simulcast.isEmpty else {
+            stopProbe()
+            return
+        }
+        let transportCC = firstFeedbackTime != .min
+        let signals = LayerAllocator.Signals(
+            estimate: usableEstimate(now: now),
+            fixed: Int(Double(fixed) * (1 + allocator.configuration.overhead)),
+            lossRate: transportCC ? bandwidth.lastLossRate : 0,
+            queueDelay: transportCC ? bandwidth.lastQueueDelay : 0,
+            overusing: transportCC && bandwidth.overusing,
+            probeDelivered: bandwidth.probeDelivered,
+            reportedLoss: reportedLoss, transportCC: transportCC)
         let demands = simulcast.map { consumer in
             LayerAllocator.Demand(
-                preferred: consumer.preferredLayer, current: consumer.currentLayer,
-                layerBitrates: Self.layerBitrates(consumer, now: now),
-                holdUpgrade: consumer.lastBandwidthDowngrade != .min
-                    && now - consumer.lastBandwidthDowngrade < Self.upgradeHoldAfterDowngrade)
+                id: ObjectIdentifier(consumer).hashValue, preferred: consumer.preferredLayer,
+                current: consumer.targetLayer ?? consumer.currentLayer,
+                layerBitrates: Self.layerBitrates(consumer, now: now))
         }
-        let targets = LayerAllocator().allocate(budget: budget, demands: demands)
-        for (consumer, target) in zip(simulcast, targets) {
+        let decision = allocator.update(now: now, signals: signals, demands: demands)
+        if let accepted = decision.acceptedEstimate { bandwidth.acceptProbe(accepted) }
+        for (consumer, target) in zip(simulcast, decision.targets) {
             // No layer measured yet (the subscription just started): keep the requested one.
             guard let target else { continue }
             consumer.setTarget(target, cause: cause, now: now)
+        }
+        switch decision.probeOutcome {
+        case .started?: counters.probesStarted += 1
+        case .succeeded?: counters.probesSucceeded += 1
+        case .failed?: counters.probesFailed += 1
+        case nil: break
+        }
+        if let rate = decision.probeRate {
+            startProbe(rate: rate, now: now)
+        } else {
+            stopProbe()
         }
     }
 

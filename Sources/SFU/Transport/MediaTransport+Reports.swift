@@ -35,7 +35,10 @@ extension MediaTransport {
             lastAllocationTime = now
             for producer in producers { for stream in producer.streams { stream.updateBitrate(now: now) } }
             allocateLayers(now: now, cause: .bandwidth)
+        } else if isProbing {
+            allocateLayers(now: now, cause: .bandwidth)  // a probe stops at once on loss or delay
         }
+        if isProbing { sendProbePackets(now: now) }
         nextTick = nextTimer()
     }
 
@@ -47,7 +50,7 @@ extension MediaTransport {
     /// it every 20 ms cost a call, its checks and a retain on the side-table path (its
     /// `PeerTransport` holds it weakly) 50 times a second per subscriber.
     private func nextTimer() -> Int64 {
-        if !producers.isEmpty || incomingTWCCID != 0 || !arrivals.isEmpty { return .min }
+        if !producers.isEmpty || incomingTWCCID != 0 || !arrivals.isEmpty || isProbing { return .min }
         var due = min(lastReportTime + router.reportInterval, lastAllocationTime + Self.allocationInterval)
         for consumer in consumers {
             if let ask = consumer.nextKeyFrameAsk { due = min(due, ask) }

@@ -24,6 +24,11 @@ struct TransportCounters: Sendable {
     var malformed = 0
     /// Last RTP or RTCP arrival, µs (`Int64.min` before any).
     var lastReceiveTime: Int64 = .min
+    /// Bandwidth probes (`MediaTransport+Probing.swift`) and the packets they sent.
+    var probesStarted = 0
+    var probesSucceeded = 0
+    var probesFailed = 0
+    var probePacketsSent = 0
 }
 
 /// One participant's `PeerTransport` as the SFU sees it: the producers it publishes (found by
@@ -78,6 +83,10 @@ final class MediaTransport: PeerTransportDelegate {
     var firstFeedbackTime: Int64 = .min
     var lastReportTime: Int64 = 0
     var lastAllocationTime: Int64 = 0
+    /// Chooses the simulcast layers and when to probe (`MediaTransport+Layers.swift`).
+    var allocator = LayerAllocator()
+    /// Set while a probe runs.
+    var probePacer: ProbePacer?
     /// When `tick` next has work, µs (see `MediaTransport+Reports.swift`); `Router.tick` skips
     /// the transport until then.
     var nextTick: Int64 = .min

@@ -48,6 +48,8 @@ package enum SDPNegotiation {
         package var midID: UInt8?
         package var ridID: UInt8?
         package var audioLevelID: UInt8?
+        /// The transport-wide sequence number extension (draft-holmer-rmcat-transport-wide-cc-extensions-01).
+        package var transportCCID: UInt8? = nil
         package var ssrcs: [UInt32]
         /// `a=msid` track id: the server's track id in a `subscriber_offer`.
         package var trackID: String?
@@ -106,10 +108,18 @@ package enum SDPNegotiation {
         }
     }
 
-    /// What this client accepts on the subscribe transport.
+    /// What this client accepts on the subscribe transport: with transport-wide sequence numbers
+    /// it sends transport-cc feedback, from which the server estimates its bandwidth.
     package static let receiveCapabilities = MediaCapabilities(
-        audioCodecs: codecs(for: .audio), videoCodecs: codecs(for: .video),
-        headerExtensions: [RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.audioLevel])
+        audioCodecs: codecs(for: .audio).map(withTransportCC), videoCodecs: codecs(for: .video).map(withTransportCC),
+        headerExtensions: [RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.transportWideCC])
+
+    /// `codec` with the `transport-cc` feedback this client sends as a receiver.
+    static func withTransportCC(_ codec: Codec) -> Codec {
+        var codec = codec
+        codec.feedback.append(RTCPFeedback(type: "transport-cc"))
+        return codec
+    }
 
     // MARK: - Publish offer
 
@@ -192,6 +202,7 @@ package enum SDPNegotiation {
                              payloadType: codec?.payloadType, videoCodec: kind == .video ? codec.flatMap { VideoCodec(encodingName: $0.name) } : nil,
                              midID: id(RTPHeaderExtensionURI.mid),
                              ridID: id(RTPHeaderExtensionURI.rid), audioLevelID: id(RTPHeaderExtensionURI.audioLevel),
+                             transportCCID: id(RTPHeaderExtensionURI.transportWideCC),
                              ssrcs: m.ssrcList, trackID: msid?.trackID, streamID: msid?.streamID)
     }
 

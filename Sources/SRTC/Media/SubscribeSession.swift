@@ -7,7 +7,7 @@ import Synchronization
 
 /// The subscribe transport of one channel: answers the server's `subscriber_offer`s, binds each
 /// sending section to its remote track (by the `a=msid` track id), routes incoming RTP to the
-/// track's receiver and sends receiver feedback (RR, NACK, PLI).
+/// track's receiver and sends receiver feedback (RR, NACK, PLI, transport-cc).
 final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     // MARK: - Types
 
@@ -42,6 +42,8 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
         var receivers: [String: Receiver] = [:]
         var bySSRC: [UInt32: String] = [:]
         var midID: UInt8?
+        /// The transport-wide sequence number extension's id, when the server sends it.
+        var transportCCID: UInt8?
         var revision = -1
         var onStateChange: (@Sendable (PeerTransport.State) -> Void)?
         var dataChannelOpen = false
@@ -55,6 +57,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     let feedbackSSRC = UInt32.random(in: 1...UInt32.max)
     private let context: EngineContext
     private let state = Mutex(State())
+    private let transportFeedback = Mutex(TransportFeedbackCollector())
     private let slot = ClientTransportSlot()
     /// The revision of the last offer `connect` followed.
     private let connectedRevision = Mutex(-1)
@@ -129,6 +132,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             }
             s.bySSRC = [:]
             s.midID = remote.sections.compactMap(\.midID).first
+            s.transportCCID = remote.sections.compactMap(\.transportCCID).first
             for (mid, (section, remoteTrack)) in wanted {
                 let ssrc = section.ssrcs.first ?? 0
                 if s.receivers[mid] == nil {
@@ -234,27 +238,36 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
 
     func transport(_ transport: ClientTransport, didReceiveRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport) {
         guard let view = try? RTPPacketView(packet) else { return }
-        let receiver = state.withLock { s -> Receiver? in
-            if let mid = s.bySSRC[view.ssrc] { return s.receivers[mid] }
+        let nowUs = Int64(DispatchTime.now().uptimeNanoseconds / 1_000)
+        let (receiver, transportCCID) = state.withLock { s -> (Receiver?, UInt8?) in
+            if let mid = s.bySSRC[view.ssrc] { return (s.receivers[mid], s.transportCCID) }
             // An SSRC the offer did not list: learn it from the mid extension (RFC 8843 §9.2).
             guard let id = s.midID, let raw = view.extensionValue(id: id),
-                  let mid = try? StreamIdentifierExtension(parsing: raw).value, let receiver = s.receivers[mid] else { return nil }
+                  let mid = try? StreamIdentifierExtension(parsing: raw).value, let receiver = s.receivers[mid] else { return (nil, s.transportCCID) }
             s.bySSRC[view.ssrc] = mid
-            return receiver
+            return (receiver, s.transportCCID)
         }
-        let nowUs = Int64(DispatchTime.now().uptimeNanoseconds / 1_000)
-        switch receiver {
-        case .video(let r)?:
-            let feedback = r.receive(view, nowUs: nowUs)
-            var rtcp: [RTCPPacket] = []
-            if !feedback.nack.isEmpty {
-                rtcp.append(.nack(TransportLayerNack(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc, lost: feedback.nack)))
+        var rtcp: [RTCPPacket] = []
+        if let id = transportCCID, let value = view.extensionValue(id: id), value.count == 2 {
+            let due = transportFeedback.withLock { collector -> TransportLayerCC? in
+                collector.record(sequenceNumber: UInt16(value[0]) << 8 | UInt16(value[1]), arrival: nowUs)
+                return collector.feedback(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc, now: nowUs)
             }
-            if feedback.pli { rtcp.append(.pictureLossIndication(PictureLossIndication(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc))) }
+            if let due { rtcp.append(.transportCC(due)) }
+        }
+        defer {
             if !rtcp.isEmpty {
                 let bytes = RTCPCompound.serialize(rtcp)
                 bytes.withUnsafeBytes { _ = peer.sendRTCP($0) }
             }
+        }
+        switch receiver {
+        case .video(let r)?:
+            let feedback = r.receive(view, nowUs: nowUs)
+            if !feedback.nack.isEmpty {
+                rtcp.append(.nack(TransportLayerNack(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc, lost: feedback.nack)))
+            }
+            if feedback.pli { rtcp.append(.pictureLossIndication(PictureLossIndication(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc))) }
         case .audio(let r)?:
             r.receive(view, nowUs: nowUs)
         case nil:

@@ -53,8 +53,13 @@ final class VideoReceiver: @unchecked Sendable {
             s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
                                 size: packet.bytes.count)
             do {
-                try s.jitter.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
-                                    marker: packet.marker)
+                if payload.isEmpty && packet.paddingLength > 0 {
+                    // Padding only (the server probing for bandwidth): a number, no media.
+                    s.jitter.insertPadding(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp)
+                } else {
+                    try s.jitter.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
+                                        marker: packet.marker)
+                }
             } catch {
                 // A malformed VP8 descriptor or empty payload: the packet is dropped (and will be NACKed as missing).
             }

@@ -1,0 +1,73 @@
+// Probing: while `LayerAllocator` asks for it, the transport tops up what it sends to the
+// subscriber to the probe's rate with RTP padding-only packets on a video consumer's stream.
+//
+// The server negotiates no RTX, so padding goes on the primary SSRC (as a browser sends it
+// without RTX): numbered from the consumer's own sequence (`SeqManager.insert`), so the receiver
+// sees no gap to NACK, with the last frame's timestamp, only between frames. Copies of sent
+// packets would not do: SRTP's replay protection drops a second packet with the same number
+// before anything counts it. Each padding packet carries a transport-wide number, so
+// transport-cc measures the probe; a REMB receiver counts it in its incoming rate.
+
+/// Paces a probe: a credit of bytes that grows at the probe's rate and shrinks with everything
+/// the transport sends, capped at two ticks' worth so nothing bursts.
+struct ProbePacer: Sendable, Equatable {
+    /// Bits per second to reach, media included.
+    var rate: Int
+    var lastTime: Int64
+    /// `TransportCounters.bytesSent` at `lastTime`.
+    var sentMark: Int
+    var credit: Double = 0
+
+    /// Most probe packets sent in one tick, and their padding (RFC 3550 §5.1: at most 255).
+    static let maxPacketsPerTick = 24
+    static let paddingLength = 255
+    /// The credit never exceeds this much sending time, µs.
+    static let maxCreditTime: Int64 = 40_000
+}
+
+extension MediaTransport {
+    var isProbing: Bool { probePacer != nil }
+
+    func startProbe(rate: Int, now: Int64) {
+        if probePacer == nil {
+            bandwidth.startProbe(at: now)
+            probePacer = ProbePacer(rate: rate, lastTime: now, sentMark: counters.bytesSent)
+            wakeTimers()
+        } else {
+            probePacer!.rate = rate
+        }
+    }
+
+    func stopProbe() {
+        guard probePacer != nil else { return }
+        probePacer = nil
+        bandwidth.endProbe()
+    }
+
+    /// Sends this tick's share of the probe (from `tick`, every router tick while probing).
+    func sendProbePackets(now: Int64) {
+        guard var pacer = probePacer else { return }
+        let elapsed = max(0, now - pacer.lastTime)
+        pacer.credit += Double(pacer.rate) * Double(elapsed) / 8_000_000
+        pacer.credit -= Double(counters.bytesSent - pacer.sentMark)
+        pacer.credit = min(pacer.credit, Double(pacer.rate) * Double(ProbePacer.maxCreditTime) / 8_000_000)
+        var sent = 0
+        if pacer.credit > 0, let source = probeSource() {
+            var before = counters.bytesSent
+            while pacer.credit > 0, sent < ProbePacer.maxPacketsPerTick, source.sendPadding(ProbePacer.paddingLength, now: now) {
+                pacer.credit -= Double(counters.bytesSent - before)
+                before = counters.bytesSent
+                sent += 1
+            }
+        }
+        counters.probePacketsSent += sent
+        pacer.lastTime = now
+        pacer.sentMark = counters.bytesSent
+        probePacer = pacer
+    }
+
+    /// The video consumer whose stream carries the probe: one that has sent.
+    private func probeSource() -> Consumer? {
+        consumers.first { !$0.closed && !$0.paused && $0.kind == .video && $0.lastSendTime != .min }
+    }
+}
