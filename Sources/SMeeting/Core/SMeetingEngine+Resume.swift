@@ -56,7 +56,12 @@ extension SMeetingEngine {
     /// One attempt: a new WebSocket and `login` with the session and the last event handled.
     private func attemptResume(token: String, sessionId: String, attempt: Int) async -> [ReconnectMachine.Action] {
         let lastSeq = state.withLock { $0.lastSeq }
-        guard let (client, resp) = try? await connect(LoginReq(token: token, sessionId: sessionId, lastSeq: lastSeq)) else {
+        // A resume is told before the events missed, which the reader handles after the answer.
+        let told: @Sendable (LoginResp) -> Void = { [weak self] resp in
+            guard resp.resumed, let self, self.state.withLock({ $0.reconnect.wantsAttempt(attempt) }) else { return }
+            self.notify { d, engine in d.meetingDidReconnect(engine) }
+        }
+        guard let (client, resp) = try? await connect(LoginReq(token: token, sessionId: sessionId, lastSeq: lastSeq), onResponse: told) else {
             return state.withLock { s in s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: Monotonic.seconds()) : [] }
         }
         // The session was lost with the server node that ran it: the new one enters the meeting again.
@@ -72,7 +77,8 @@ extension SMeetingEngine {
             return (resp.resumed || rejoin, s.reconnect.attemptSucceeded(resumed: resp.resumed || rejoin))
         }
         if !kept { client.close() }
-        return actions
+        // A resume was told from the answer already; a rejoin is told now.
+        return resp.resumed ? actions.filter { $0 != .notifyReconnected } : actions
     }
 
     /// The session is gone for good: out of the meeting and logged out.

@@ -161,14 +161,15 @@ public final class SMeetingEngine: @unchecked Sendable {
     }
 
     /// Opens a meeting WebSocket and logs in on it (a resume when `req` names a session).
-    func connect(_ req: LoginReq) async throws -> (MeetingClient, LoginResp) {
+    /// - Parameter onResponse: runs on the reader with the login's answer, before any event sent after it.
+    func connect(_ req: LoginReq, onResponse: (@Sendable (LoginResp) -> Void)? = nil) async throws -> (MeetingClient, LoginResp) {
         // The SRTC engine's `trustedCAFile` verifies a wss:// meeting server as it does signaling.
         let tls = srtc.configuration.trustedCAFile.map(TLSConfiguration.trusting(caFile:)) ?? .clientDefault
         let client = try await MeetingClient.connect(url: MeetingClient.webSocketURL(for: url), tls: tls)
         client.start(onEvent: { [weak self] type, text in self?.receiveEvent(type, text) },
                      onClose: { [weak self, weak client] in if let self, let client { self.connectionDropped(client) } })
         do {
-            return (client, try await client.call(.login, req, LoginResp.self))
+            return (client, try await client.call(.login, req, LoginResp.self, onResponse: onResponse))
         } catch {
             client.close()
             throw error
