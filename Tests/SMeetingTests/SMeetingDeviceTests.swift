@@ -109,6 +109,42 @@ import Testing
         for pulse in pulses { await pulse.stop() }
     }
 
+    /// Seed 001: `requestOpenMic` without a `deviceId` uses the default device. The member's
+    /// sound server has a default source (the monitor of "mic", into which a tone plays): the
+    /// meeting engine lists it, opening the microphone without naming it captures it, and the
+    /// other member hears the tone. A member whose system has no microphone at all gets the
+    /// custom track it feeds (a bot).
+    @Test func theMicrophoneWithoutADeviceIdIsTheSystemsDefaultOne() async throws {
+        let pulse = try await PulseAudioServer.start(sinks: ["speaker", "mic"])
+        try await pulse.pactl(["set-default-sink", "speaker"])
+        try await pulse.pactl(["set-default-source", "mic.monitor"])
+        let server = try TestServer.withMeetings()
+        let alice = try await TestMember(server: server, uid: "alice", audioServer: pulse.address)
+        let bot = try await TestMember(server: server, uid: "bot", audioServer: "unix:/nonexistent/pulse/native")
+        let listener = MeetingMediaCollector()
+        let meeting = try await alice.host(MeetingCreateReq(title: "default mic"))
+        try await bot.engine.enterRoom(MeetingEnterReq(meetingId: meeting.meetingId))
+        bot.engine.addRemoteAudioRenderer(listener)
+        let inputs = alice.engine.getDevices(kind: .audioInput)
+        #expect(inputs.first { $0.isDefault }?.deviceId == "mic.monitor", "\(inputs)")
+        let tone = try pulse.playTone(into: "mic", frequency: 440)
+        try await alice.engine.requestOpenMic()
+        let mic = try #require(alice.engine.micTrack as? LocalMicrophoneTrack, "a device track, not a custom one")
+        #expect(mic.deviceId == nil, "captured from the server's default source")
+        try await eventually(timeout: 15, "the bot hears alice's default microphone; now \(String(describing: listener.toneFrequency))") {
+            listener.toneFrequency.map { abs($0 - 440) < 10 } == true
+        }
+        // The bot's system has no microphone: its mic is the custom track it feeds.
+        #expect(bot.engine.getDevices(kind: .audioInput).isEmpty)
+        try await bot.engine.requestOpenMic()
+        #expect(bot.engine.micTrack is LocalCustomAudioTrack)
+        await tone.stop()
+        await bot.engine.exitRoom()
+        await alice.engine.exitRoom()
+        await server.stop()
+        await pulse.stop()
+    }
+
     @Test func aMicrophoneDeviceIsHeardOnTheSpeakerUntilMuted() async throws {
         let pulse = try await PulseAudioServer.start(sinks: ["mic", "speaker"])
         let server = try TestServer.withMeetings()

@@ -1,14 +1,24 @@
 import SRTC
 
 /// Where the microphone, camera and screen come from. On Apple platforms the devices are captured
-/// through SRTC. On Linux a `deviceId` (from `srtc.getDevices(kind:)`) captures that PulseAudio
-/// source or V4L2 camera, and no `deviceId` gives a custom track the app feeds (`pushMicAudio`,
-/// `pushCameraFrame`): a bot or recorder has no devices, a desktop client names them.
+/// through SRTC. On Linux a `deviceId` (from `getDevices(kind:)`) captures that PulseAudio source
+/// or V4L2 camera, and no `deviceId` the system's default one, as seed 001 says; only where the
+/// system has no such device at all (a bot or recorder on a server: no sound server, no camera)
+/// does no `deviceId` give a custom track the app feeds (`pushMicAudio`, `pushCameraFrame`).
 extension SMeetingEngine {
+    /// The devices of one kind, the system's default marked (SRTC's `getDevices(kind:)`).
+    public func getDevices(kind: MediaDeviceKind) -> [MediaDevice] { srtc.getDevices(kind: kind) }
+
+    /// Hot-plug events: devices added and removed (SRTC's `deviceDelegates`; the first access
+    /// starts watching).
+    public var deviceDelegates: MulticastDelegate<DeviceChangeDelegate> { srtc.deviceDelegates }
+
     #if os(Linux) || (canImport(AVFoundation) && (os(iOS) || os(macOS)))
     func makeMicTrack(deviceId: String?, preset: MicPreset) async throws -> LocalAudioTrack {
         #if os(Linux)
-        guard deviceId != nil else { return srtc.createLocalCustomAudioTrack(desc: "mic", preset: preset) }
+        guard deviceId != nil || !srtc.getDevices(kind: .audioInput).isEmpty else {
+            return srtc.createLocalCustomAudioTrack(desc: "mic", preset: preset)
+        }
         #endif
         let track = srtc.createLocalMicrophoneTrack(preset: preset)
         do { try await track.startCapture(deviceId: deviceId) } catch { throw SMeetingError.deviceError("microphone: \(error)") }
@@ -17,7 +27,9 @@ extension SMeetingEngine {
 
     func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalVideoTrack {
         #if os(Linux)
-        guard deviceId != nil else { return srtc.createLocalCustomVideoTrack(desc: "camera_big", preset: preset) }
+        guard deviceId != nil || !srtc.getDevices(kind: .videoInput).isEmpty else {
+            return srtc.createLocalCustomVideoTrack(desc: "camera_big", preset: preset)
+        }
         #endif
         let track = srtc.createLocalCameraTrack(preset: preset)
         do { try await track.startCapture(deviceId: deviceId) } catch { throw SMeetingError.deviceError("camera: \(error)") }

@@ -39,8 +39,9 @@ extension SMeetingEngine {
     // MARK: - Microphone
 
     /// Turns the microphone on: asks the meeting (room policies apply; `byAdmin` confirms a
-    /// host's request), then captures `deviceId` (from `srtc.getDevices(kind: .audioInput)`; on
-    /// Linux nil gives a custom track fed with `pushMicAudio`) and publishes. On failure the
+    /// host's request), then captures `deviceId` (from `getDevices(kind: .audioInput)`; nil: the
+    /// system's default microphone, or on a Linux system without any a custom track fed with
+    /// `pushMicAudio`) and publishes. On failure the
     /// meeting state is rolled back.
     /// - Throws: `.unauthorized` under mute all for members, `.apiError`, `.deviceError` when the
     ///   device cannot be captured, SRTC errors.
@@ -77,8 +78,8 @@ extension SMeetingEngine {
     // MARK: - Camera
 
     /// Turns the camera on: asks the meeting, then captures `deviceId` (from
-    /// `srtc.getDevices(kind: .videoInput)`; nil: the default camera, or on Linux a custom track
-    /// fed with `pushCameraFrame`) and publishes `camera_big` with a `camera_small` simulcast
+    /// `getDevices(kind: .videoInput)`; nil: the default camera, or on a Linux system without any
+    /// a custom track fed with `pushCameraFrame`) and publishes `camera_big` with a `camera_small` simulcast
     /// layer. `view` gets the local preview. Calling it again returns the same track, moved to
     /// `deviceId` when another device is named.
     /// - Throws: `.unauthorized` under camera off for everyone for members, `.apiError`,
