@@ -8,6 +8,21 @@ import Testing
 /// The lifecycle calls of the SDK (seed 003), the waiting room, sign-in and roll call, and the
 /// weak observer list.
 @Suite(.serialized) struct SMeetingLifecycleTests {
+    /// Media calls outside a meeting answer `.notInMeeting` and publish nothing (seed 001): logged
+    /// in but not entered, and again after leaving.
+    @Test func mediaCallsOutsideAMeetingAnswerNotInMeeting() async throws {
+        let server = try TestServer.withMeetings()
+        let host = try await TestMember(server: server, uid: "host")
+        await #expect(throws: SMeetingError.notInMeeting) { _ = try await host.engine.startViewCaptureShare() }
+        await #expect(throws: SMeetingError.notInMeeting) { try await host.engine.requestOpenMic() }
+        await #expect(throws: SMeetingError.notInMeeting) { _ = try await host.engine.requestOpenCamera() }
+        _ = try await host.host(MeetingCreateReq(title: "then out"))
+        await host.engine.exitRoom()
+        await #expect(throws: SMeetingError.notInMeeting) { _ = try await host.engine.startViewCaptureShare() }
+        #expect(host.engine.viewCaptureTrack == nil && host.engine.srtc.getChannels().allSatisfy { $0.localTracks.isEmpty })
+        await server.stop()
+    }
+
     @Test func exitLogoutCancelDrawAndWeakObservers() async throws {
         let server = try TestServer.withMeetings()
         let host = try await TestMember(server: server, uid: "host")
