@@ -113,6 +113,7 @@ import Testing
         #expect(StartupWait.redacted("postgres://srtc:hunter2@db:5432/srtc") == "postgres://srtc:***@db:5432/srtc")
         #expect(StartupWait.redacted("redis://:hunter2@cache:6379/0") == "redis://:***@cache:6379/0")
         #expect(StartupWait.redacted("redis://cache:6379") == "redis://cache:6379")
+        #expect(StartupWait.redacted("postgres://db/srtc?user=srtc&password=hunter2") == "postgres://db/srtc?user=srtc&password=***")
     }
 
     @Test func healthAndReadinessTellABalancerTheTruth() throws {

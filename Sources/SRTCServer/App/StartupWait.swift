@@ -65,10 +65,12 @@ public struct StartupWait: Sendable {
         }
     }
 
-    /// A service's URL as it may be logged: the password replaced.
+    /// A service's URL as it may be logged: the password replaced, in the user part and in a
+    /// libpq `password=` parameter (PostgreSQL manual §34.1.1.2).
     public static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
+        guard var components = URLComponents(string: url) else { return url }
+        if components.password != nil { components.password = "***" }
+        components.queryItems = components.queryItems?.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
         return components.string ?? url
     }
 }
