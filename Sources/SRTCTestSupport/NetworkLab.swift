@@ -92,6 +92,12 @@ public final class NetworkLab: @unchecked Sendable {
         try Self.run(command(link, side, ["tc", "qdisc", "del", "dev", device(link, side), "root"]))
     }
 
+    /// Takes the link down (both directions: the veth end outside goes down, the end inside loses
+    /// its carrier) or brings it back up; addresses stay, and the kernel restores the routes.
+    public func setLink(_ link: Link, up: Bool) throws {
+        try Self.run(["ip", "link", "set", link.outsideDevice, up ? "up" : "down"])
+    }
+
     /// What `tc -s qdisc` says about `side` of `link` (sent bytes, drops, backlog).
     public func queueStatistics(_ link: Link, side: Side) -> String {
         (try? Self.run(command(link, side, ["tc", "-s", "qdisc", "show", "dev", device(link, side)]))) ?? ""

@@ -51,6 +51,17 @@ struct BandwidthEstimatorTests {
         #expect(estimator.estimate == cut)
     }
 
+    @Test func oneLossEpisodeCutsOnceAnIntervalNotOnEveryFeedback() {
+        var estimator = BandwidthEstimator()
+        estimator.onTransportFeedback(Self.feedback(start: 0), now: 100_000)
+        let before = Double(estimator.estimate ?? 0)
+        // 20 % loss reported every 50 ms for 500 ms: cuts at 150 and 450 ms only (300 ms apart).
+        for round in 1 ... 10 {
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000, lostEvery: 5), now: 100_000 + Int64(round) * 50_000)
+        }
+        #expect(abs(Double(estimator.estimate ?? 0) - before * 0.9 * 0.9) < 1)
+    }
+
     @Test func growingQueueDelayCapsBelowTheDeliveredRate() {
         var estimator = BandwidthEstimator()
         var now: Int64 = 0
@@ -110,5 +121,34 @@ extension BandwidthEstimatorTests {
         #expect(estimator.estimate == delivered)
         estimator.endProbe()
         #expect(estimator.probeDelivered == nil)
+    }
+
+    @Test func aProbeIsJudgedOnItsLatestWindowNotOnATokenBucketsFirstBurst() {
+        var estimator = BandwidthEstimator()
+        estimator.onTransportFeedback(Self.feedback(start: 0), now: 100_000)
+        estimator.startProbe(at: 100_000)
+        // A probe sent at 240 kbit/s (one 1000 B packet every 33 ms) through a 150 kbit/s token
+        // bucket: the bucket's 8 kB pass at once, later packets leave at the link's 53 ms spacing.
+        var packets: [BandwidthEstimator.PacketFeedback] = []
+        var send: Int64 = 100_000, departure: Int64 = 100_000, tokens = 8000.0
+        for _ in 0 ..< 40 {
+            let start = max(send, departure)
+            tokens = min(8000, tokens + Double(start - departure) * 150_000 / 8 / 1e6)
+            if tokens >= 1000 {
+                tokens -= 1000
+                departure = start
+            } else {
+                departure = start + Int64((1000 - tokens) * 8 / 150_000 * 1e6)
+                tokens = 0
+            }
+            packets.append(.init(sendTime: send, size: 1000, arrivalTime: departure + 20_000))
+            send += 33_333
+        }
+        estimator.onTransportFeedback(Array(packets[..<10]), now: 500_000)
+        let early = estimator.probeDelivered ?? 0
+        estimator.onTransportFeedback(Array(packets[10...]), now: 1_500_000)
+        let late = estimator.probeDelivered ?? 0
+        #expect(early > 200_000, "first window \(early)")
+        #expect(abs(late - 150_000) < 20_000, "latest window \(late)")
     }
 }

@@ -125,7 +125,7 @@ struct LayerAllocatorTimeTests {
         let c = LayerAllocator.Configuration()
         let cost = { (rate: Int) in Int((Double(rate) * (1 + c.overhead)).rounded()) }
         #expect(goal == Self.audio + cost(110_000) + Int((Double(cost(490_000) - cost(110_000)) * c.upgradeHeadroom).rounded(.up)))
-        #expect(probeRate == Int((Double(goal) * c.probeOvershoot).rounded()))
+        #expect(probeRate == LayerAllocator.probeRate(goal: goal, configuration: c))
         #expect(call.target == 1)
         let accepted = try #require(call.outcomes.last)
         #expect(accepted.outcome == .succeeded(goal: goal, delivered: probeRate ?? 0))

@@ -109,26 +109,9 @@ struct SimulcastConsumerTests {
 
     @Test func aLowBandwidthEstimateDowngradesAfterTheGraceAndRaisesAgainAfterTheHold() throws {
         let h = try harness(preferred: "camera_big")
-        var big = LayerSource(rid: "h", ssrc: 0x10, seq: 1, ts: 0, picture: 1, packetSize: 1200)
-        var small = LayerSource(rid: "l", ssrc: 0x20, seq: 1, ts: 0, picture: 1, packetSize: 300)
-        var keyBig = true, keySmall = true
-
-        /// Runs `ms` of 30 fps video on both layers (big ≈ 1.2 Mbit/s, small ≈ 80 kbit/s).
-        func run(ms: Int) {
-            for step in 0 ..< ms / 10 {
-                if step % 3 == 0 {
-                    for p in big.frame(key: keyBig, packets: 4) { h.publish(p) }
-                    for p in small.frame(key: keySmall) { h.publish(p) }
-                    keyBig = false
-                    keySmall = false
-                }
-                h.advance(ms: 10)
-                if step % 2 == 1 { h.tick() }
-            }
-        }
-        func remb(_ bitrate: UInt64) {
-            h.subscriberRTCP([.remb(ReceiverEstimatedMaxBitrate(senderSSRC: 0xB0B, bitrate: bitrate, ssrcs: [0xAAAA]))])
-        }
+        var feed = TwoLayerFeed(h)
+        func run(ms: Int) { feed.run(ms: ms) }
+        func remb(_ bitrate: UInt64) { feed.remb(bitrate) }
 
         run(ms: 1500)
         #expect(h.log.layerSwitches == [LayerSwitch(layer: "camera_big", previous: nil, cause: .requested)])
@@ -141,7 +124,7 @@ struct SimulcastConsumerTests {
         run(ms: 1200)
         #expect(consumer.targetLayer == 0)
         #expect(consumer.currentLayer == 1)       // waiting for the small key frame
-        keySmall = true
+        feed.keySmall = true
         run(ms: 100)
         #expect(h.log.layerSwitches.last == LayerSwitch(layer: "camera_small", previous: "camera_big", cause: .bandwidth))
         #expect(consumer.currentLayer == 0)
@@ -153,10 +136,97 @@ struct SimulcastConsumerTests {
         // …then the big layer comes back on its next key frame.
         run(ms: 2000)
         #expect(consumer.targetLayer == 1)
-        keyBig = true
+        feed.keyBig = true
         run(ms: 100)
         #expect(h.log.layerSwitches.last == LayerSwitch(layer: "camera_big", previous: "camera_small", cause: .bandwidth))
         let seqs = h.subscriberSink.packets.map(\.sequenceNumber)
         #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
+    }
+
+    @Test func anEstimateBelowTheSmallLayerPausesVideoWithAnEventAndItResumesOnAKeyFrame() throws {
+        let h = try harness(preferred: "camera_big")
+        var feed = TwoLayerFeed(h)
+        func run(ms: Int) { feed.run(ms: ms) }
+        func remb(_ bitrate: UInt64) { feed.remb(bitrate) }
+
+        run(ms: 1500)
+        let consumer = try #require(h.core.consumers["bob/cam"] as? SimulcastConsumer)
+        #expect(consumer.currentLayer == 1)
+        // 50 kbit/s cannot carry even the small layer (≈ 80 kbit/s): after the grace and the hold, paused.
+        remb(50_000)
+        run(ms: 5000)
+        #expect(consumer.isPausedForBandwidth)
+        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "none", previous: "camera_big", cause: .bandwidth))
+        // Nothing is forwarded while paused, whatever the layers send (key frames too); probes
+        // would send padding only.
+        var media: Int { h.subscriberSink.packets.filter { !$0.payload.isEmpty }.count }
+        let sentBefore = media
+        feed.keyBig = true
+        run(ms: 1000)
+        #expect(media == sentBefore)
+        // A requested layer does not resume it: it becomes the preference.
+        try h.core.setPreferredLayer("bob/cam", layer: "camera_big", now: h.now)
+        run(ms: 100)
+        #expect(media == sentBefore)
+
+        // The link is back: resumed after the hold, on a key frame, named as a switch from `none`.
+        remb(5_000_000)
+        run(ms: 2000)
+        #expect(!consumer.isPausedForBandwidth)
+        #expect(consumer.targetLayer == 1)
+        feed.keyBig = true
+        run(ms: 100)
+        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "camera_big", previous: "none", cause: .bandwidth))
+        #expect(media > sentBefore)
+        let seqs = h.subscriberSink.packets.map(\.sequenceNumber)
+        #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
+    }
+
+    @Test func aPauseFinishesTheFrameBeingSentThenSendsNothing() throws {
+        let h = try harness(preferred: "camera_big")
+        var big = LayerSource(rid: "h", ssrc: 0x10, seq: 1, ts: 0, picture: 1)
+        for p in big.frame(key: true, packets: 2) { h.publish(p) }
+        h.advance(ms: 20)
+        h.tick()
+        let frame = big.frame(packets: 3)
+        h.publish(frame[0])
+        let consumer = try #require(h.core.consumers["bob/cam"] as? SimulcastConsumer)
+        consumer.pauseForBandwidth(now: h.now)
+        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "none", previous: "camera_big", cause: .bandwidth))
+        for p in frame[1...] + big.frame() { h.publish(p) }
+        // The frame's last two packets, not the next frame.
+        let out = h.subscriberSink.packets
+        #expect(out.count == 5)
+        #expect(out.last?.marker == true)
+        #expect(Set(out[2...].map(\.timestamp)).count == 1)
+    }
+}
+
+/// 30 fps video on both layers of the harness's simulcast producer (big ≈ 1.2 Mbit/s in 4
+/// packets a frame, small ≈ 80 kbit/s), ticking the SFU every 20 ms; key frames when asked.
+struct TwoLayerFeed {
+    let h: SFUHarness
+    var big = LayerSource(rid: "h", ssrc: 0x10, seq: 1, ts: 0, picture: 1, packetSize: 1200)
+    var small = LayerSource(rid: "l", ssrc: 0x20, seq: 1, ts: 0, picture: 1, packetSize: 300)
+    /// The next frame of the layer is a key frame (starts true: each layer starts with one).
+    var keyBig = true, keySmall = true
+
+    init(_ h: SFUHarness) { self.h = h }
+
+    mutating func run(ms: Int) {
+        for step in 0 ..< ms / 10 {
+            if step % 3 == 0 {
+                for p in big.frame(key: keyBig, packets: 4) + small.frame(key: keySmall) { h.publish(p) }
+                keyBig = false
+                keySmall = false
+            }
+            h.advance(ms: 10)
+            if step % 2 == 1 { h.tick() }
+        }
+    }
+
+    /// A REMB from the subscriber for its consumer's SSRC.
+    func remb(_ bitrate: UInt64) {
+        h.subscriberRTCP([.remb(ReceiverEstimatedMaxBitrate(senderSSRC: 0xB0B, bitrate: bitrate, ssrcs: [0xAAAA]))])
     }
 }

@@ -70,7 +70,8 @@ export class RemoteTrack extends Emitter {
     this.isSubscribed = false;
     /** The simulcast layer I asked for (`camera_big` / `camera_small`), or `null` for the best one. */
     this.requestedLayer = null;
-    /** The layer the server reported delivering (`didSwitchLayer`), when known. */
+    /** The layer the server reported delivering (`didSwitchLayer`), when known; `'none'` while
+     *  it sends no video for lack of bandwidth (`isPausedForBandwidth`). */
     this.currentLayer = null;
     /** The received browser track, once bound. */
     this.mediaStreamTrack = null;
@@ -88,6 +89,9 @@ export class RemoteTrack extends Emitter {
   get desc() { return this.info.desc; }
   get muted() { return this.info.muted; }
   get layers() { return this.info.layers ?? []; }
+  /** Whether the server paused this video because my bandwidth cannot carry its smallest layer;
+   *  it resumes by itself (`didSwitchLayer` from `'none'`). */
+  get isPausedForBandwidth() { return this.currentLayer === 'none'; }
   get codec() { return this.info.codec; }
 
   /** A `MediaStream` holding the bound track (for `video.srcObject`), or `null` before binding. */

@@ -25,6 +25,10 @@ struct BandwidthEstimator: Sendable {
         var baseDelayWindow: Int64 = 10_000_000
         /// No growth for this long after a decrease, µs.
         var holdAfterDecrease: Int64 = 1_000_000
+        /// A loss-based cut applies at most once in this long (GCC's loss controller reacts about
+        /// once a round trip plus 300 ms): feedback comes every 50 ms, and cutting on each of
+        /// the reports of one loss episode would take the estimate to its minimum in a second.
+        var lossDecreaseInterval: Int64 = 300_000
         /// Queueing delay counts only once it has stayed above `delayThreshold` this long, µs:
         /// a receiver whose thread stalled for a moment (a busy machine) reports one late batch,
         /// a bottleneck's queue stays.
@@ -56,13 +60,18 @@ struct BandwidthEstimator: Sendable {
     private var deliveredBytes = 0
     private var deliveredStart: Int64?
     private(set) var deliveredRate: Double?
-    /// What was delivered of the packets sent since the probe started (`startProbe`).
+    /// What was delivered of the packets sent since the probe started (`startProbe`), measured in
+    /// windows of `probeMeasureSpan` receiver time: the bytes and first arrival of the current one.
     private var probeStart: Int64?
+    /// When loss last cut the estimate, µs.
+    private var lastLossDecrease: Int64 = .min
     private var probeBytes = 0
     private var probeFirstArrival: Int64?
-    /// Bits per second delivered of the probe's packets, once they span `probeMeasureSpan`.
+    /// Bits per second delivered of the probe's packets in its latest complete window. The
+    /// latest, not since the start: a token bucket (a policer, tc's tbf) lets the first burst of
+    /// a probe through at any rate, and only later windows show the link's own rate.
     private(set) var probeDelivered: Int?
-    /// Receiver time the probe's packets must span before `probeDelivered` is given, µs.
+    /// Receiver time one probe measurement window spans, µs.
     static let probeMeasureSpan: Int64 = 250_000
 
     init(configuration: Configuration = Configuration()) { self.configuration = configuration }
@@ -144,7 +153,10 @@ struct BandwidthEstimator: Sendable {
         let elapsed = Double(min(1_000_000, max(0, now - (lastUpdate ?? now)))) / 1_000_000
         lastUpdate = now
         if lossRate > c.highLoss {
-            value *= 1 - 0.5 * lossRate
+            if lastLossDecrease == .min || now - lastLossDecrease >= c.lossDecreaseInterval {
+                value *= 1 - 0.5 * lossRate
+                lastLossDecrease = now
+            }
             holdUntil = now + c.holdAfterDecrease
         } else if overusing {
             value = min(value, 0.85 * (deliveredRate ?? value))
@@ -167,7 +179,11 @@ struct BandwidthEstimator: Sendable {
         }
         probeBytes += size
         let span = arrival - first
-        if span >= Self.probeMeasureSpan { probeDelivered = Int(Double(probeBytes) * 8 * 1_000_000 / Double(span)) }
+        guard span >= Self.probeMeasureSpan else { return }
+        probeDelivered = Int(Double(probeBytes) * 8 * 1_000_000 / Double(span))
+        // The next window starts at this arrival (its bytes counted in this one).
+        probeFirstArrival = arrival
+        probeBytes = 0
     }
 
     /// A windowed minimum of the one-way delay: the path's delay without queueing.

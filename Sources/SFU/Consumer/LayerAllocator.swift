@@ -13,6 +13,12 @@
 ///   `downgradeHold` (an estimate that dips and comes back resets the clock), or at once when the
 ///   transport sees congestion (loss over its threshold, or queueing delay that lasts). Neither during
 ///   `startupGrace` after the first estimate, unless congested.
+/// - Audio comes first: a lower layer taken under congestion stops the current one at once
+///   (`Decision.congested`), and when the budget cannot carry a consumer's lowest layer (with the
+///   same hold, never at once: a congested round lowers a layer but does not pause; with
+///   transport-cc only while the transport is congested), the consumer pauses
+///   (`Decision.paused`: nothing sent) and resumes on its lowest layer once the budget covers that
+///   layer with `upgradeHeadroom`, which, as for a raise, takes a probe.
 /// - A receiver-side estimate cannot grow above what it receives, so the way up is a probe: when a
 ///   consumer holds less than it asked for, the transport is asked to send up to the rate the next
 ///   layer would need (`Decision.probe`); the probe stops at once on loss or queueing delay and
@@ -41,8 +47,15 @@ struct LayerAllocator: Sendable {
         /// Loss or queueing delay that stops a probe at once.
         var probeStopLoss = 0.05
         var probeStopDelay: Int64 = 30_000
-        /// The probe sends this multiple of the rate it must prove.
+        /// The probe sends this multiple of the rate it must prove, and at least `probeMinimumExcess`
+        /// bits per second above it: a token bucket in the path (a policer, tc's tbf) passes a
+        /// probe barely above the link's rate until its burst is spent, which takes seconds at a
+        /// small excess (8 kB at 60 kbit/s: 1.1 s) and well under `probeMinimumDuration` at this one.
         var probeOvershoot = 1.1
+        var probeMinimumExcess = 100_000
+        /// A transport-cc probe succeeds no sooner than this after its start (the estimator
+        /// measures its later windows, past a token bucket's burst), µs.
+        var probeMinimumDuration: Int64 = 750_000
         /// How long a probe lasts at most: with transport-cc its result comes within one
         /// feedback window; a REMB receiver raises its estimate more slowly, µs.
         var probeDuration: Int64 = 1_200_000
@@ -66,6 +79,8 @@ struct LayerAllocator: Sendable {
         var current: Int?
         /// Measured bitrate of each layer, bits per second; 0 marks a layer not being received.
         var layerBitrates: [Int]
+        /// Whether the consumer is paused for bandwidth now (`Decision.paused`).
+        var paused = false
     }
 
     /// What the transport knows this round.
@@ -95,8 +110,11 @@ struct LayerAllocator: Sendable {
     }
 
     struct Decision: Sendable, Equatable {
-        /// One target per demand; nil when none of its layers is active.
+        /// One target per demand; nil when none of its layers is active. For a paused demand, the
+        /// layer it will resume on.
         var targets: [Int?]
+        /// One per demand: whether it sends nothing, the budget being below its lowest layer.
+        var paused: [Bool] = []
         /// While probing: the bits per second the transport should send in all (media plus
         /// probe packets); nil when not probing.
         var probeRate: Int?
@@ -104,6 +122,8 @@ struct LayerAllocator: Sendable {
         var acceptedEstimate: Int?
         /// What happened to a probe in this round, for logs and tests.
         var probeOutcome: ProbeOutcome?
+        /// The transport saw congestion this round: a lower target should take effect at once.
+        var congested = false
     }
 
     struct Probe: Sendable, Equatable {
@@ -117,6 +137,8 @@ struct LayerAllocator: Sendable {
 
     private struct Hold: Sendable {
         var lowSince: Int64?
+        /// Since when the budget has been below the lowest layer.
+        var pauseSince: Int64?
         var lastDowngrade: Int64 = .min
     }
 
@@ -140,7 +162,7 @@ struct LayerAllocator: Sendable {
         holds = holds.filter { ids.contains($0.key) }
         guard var estimate = signals.estimate else {
             probe = nil
-            return Decision(targets: demands.map { Self.ceiling($0) })
+            return Decision(targets: demands.map { Self.ceiling($0) }, paused: demands.map(\.paused))
         }
         if firstEstimate == nil { firstEstimate = now }
         var decision = Decision(targets: [])
@@ -152,7 +174,7 @@ struct LayerAllocator: Sendable {
                 let reason = signals.queueDelay >= c.probeStopDelay ? "delay" : "loss"
                 endProbe(now: now, succeeded: false)
                 decision.probeOutcome = .failed(goal: running.goal, reason: reason)
-            } else if let delivered = signals.probeDelivered, delivered >= running.goal {
+            } else if let delivered = signals.probeDelivered, delivered >= running.goal, now - running.start >= c.probeMinimumDuration {
                 endProbe(now: now, succeeded: true)
                 estimate = max(estimate, delivered)
                 decision.acceptedEstimate = delivered
@@ -172,13 +194,39 @@ struct LayerAllocator: Sendable {
             }
         }
 
-        let ideal = allocate(budget: max(0, estimate - signals.fixed), demands: demands)
+        let ideal = allocation(budget: max(0, estimate - signals.fixed), demands: demands)
         let starting = now - (firstEstimate ?? now) < c.startupGrace
         var targets: [Int?] = []
-        for (demand, wanted) in zip(demands, ideal) {
+        var paused: [Bool] = []
+        for (index, demand) in demands.enumerated() {
             var hold = holds[demand.id] ?? Hold()
+            let wanted = ideal.targets[index]
             var target = wanted
-            if let held = demand.current, let lower = wanted, lower < held {
+            var pause = false
+            // With transport-cc an estimate below the lowest layer pauses only while the link
+            // shows congestion, and not while a probe (or its queue) is the cause: an estimate
+            // still low after congestion ended (it grows back slowly) is no evidence that the
+            // lowest layer does not fit.
+            let starved = ideal.paused[index] && (!signals.transportCC || (congested && probe == nil))
+            hold.pauseSince = starved ? (hold.pauseSince ?? now) : nil
+            if demand.paused {
+                // Resumes when the budget covers the lowest layer with headroom, not within the
+                // hold after the pause.
+                pause = ideal.paused[index] || now - hold.lastDowngrade < c.upgradeHoldAfterDowngrade
+                if pause { target = Self.lowestActive(demand) }
+            } else if let since = hold.pauseSince {
+                if !starting && now - since >= c.downgradeHold {
+                    hold.lowSince = nil
+                    hold.pauseSince = nil
+                    hold.lastDowngrade = now
+                    pause = true
+                } else if congested, let held = demand.current, let lowest = wanted, lowest < held {
+                    // Congestion lowers the layer at once; the pause still waits for its hold.
+                    hold.lastDowngrade = now
+                } else {
+                    target = demand.current ?? wanted
+                }
+            } else if let held = demand.current, let lower = wanted, lower < held {
                 let since = hold.lowSince ?? now
                 hold.lowSince = since
                 if congested || (!starting && now - since >= c.downgradeHold) {
@@ -196,34 +244,50 @@ struct LayerAllocator: Sendable {
             }
             holds[demand.id] = hold
             targets.append(target)
+            paused.append(pause)
         }
         decision.targets = targets
+        decision.paused = paused
+        decision.congested = congested
 
         if probe == nil, !congested, now >= nextProbe,
-           let goal = probeGoal(now: now, signals: signals, demands: demands, targets: targets), estimate < goal {
+           let goal = probeGoal(now: now, signals: signals, demands: demands, targets: targets, paused: paused), estimate < goal {
             let duration = signals.transportCC ? c.probeDuration : c.rembProbeDuration
             probe = Probe(goal: goal, start: now, until: now + duration, estimateAtStretch: estimate, transportCC: signals.transportCC)
             decision.probeOutcome = .started(goal: goal)
         }
-        decision.probeRate = probe.map { Int((Double($0.goal) * c.probeOvershoot).rounded()) }
+        decision.probeRate = probe.map { Self.probeRate(goal: $0.goal, configuration: c) }
         return decision
     }
 
     /// The bandwidth-only allocation: one target per demand for `budget` bits per second, keeping
     /// the held layer at its cost and raising only with headroom. Nil budget: preferred layers.
     func allocate(budget: Int?, demands: [Demand]) -> [Int?] {
+        allocation(budget: budget, demands: demands).targets
+    }
+
+    /// `allocate`, and which demands the budget cannot give their lowest layer: in order, each
+    /// keeps its lowest layer at its cost, and a paused one resumes only with headroom.
+    func allocation(budget: Int?, demands: [Demand]) -> (targets: [Int?], paused: [Bool]) {
         var targets: [Int?] = demands.map { Self.lowestActive($0) }
+        var paused = [Bool](repeating: false, count: demands.count)
         guard let budget else {
-            return demands.map { Self.ceiling($0) }
+            return (demands.map { Self.ceiling($0) }, paused)
         }
         var remaining = budget
         for (index, demand) in demands.enumerated() {
-            if let layer = targets[index] { remaining -= cost(demand, layer) }
+            guard let layer = targets[index] else { continue }
+            let need = demand.paused ? Int((Double(cost(demand, layer)) * configuration.upgradeHeadroom).rounded(.up)) : cost(demand, layer)
+            if remaining >= need {
+                remaining -= cost(demand, layer)
+            } else {
+                paused[index] = true
+            }
         }
         var changed = true
         while changed {
             changed = false
-            for (index, demand) in demands.enumerated() {
+            for (index, demand) in demands.enumerated() where !paused[index] {
                 guard let layer = targets[index], let cap = Self.ceiling(demand),
                       let next = Self.nextActive(demand, above: layer), next <= cap else { continue }
                 let extra = cost(demand, next) - cost(demand, layer)
@@ -235,7 +299,12 @@ struct LayerAllocator: Sendable {
                 changed = true
             }
         }
-        return targets
+        return (targets, paused)
+    }
+
+    /// What a probe whose goal is `goal` sends in all, bits per second.
+    static func probeRate(goal: Int, configuration c: Configuration) -> Int {
+        max(Int((Double(goal) * c.probeOvershoot).rounded()), goal + c.probeMinimumExcess)
     }
 
     /// What sending `layer` of `demand` costs on the wire, bits per second.
@@ -245,16 +314,26 @@ struct LayerAllocator: Sendable {
 
     // MARK: - Internals
 
-    /// The estimate that would raise the first consumer held below its ceiling by one layer, or
-    /// nil when none is (or all such are in their hold after a downgrade).
-    private func probeGoal(now: Int64, signals: Signals, demands: [Demand], targets: [Int?]) -> Int? {
+    /// The estimate that would resume the first paused consumer on its lowest layer, else raise the
+    /// first consumer held below its ceiling by one layer; nil when none is (or all such are in
+    /// their hold after a downgrade or pause).
+    private func probeGoal(now: Int64, signals: Signals, demands: [Demand], targets: [Int?], paused: [Bool]) -> Int? {
         var held = signals.fixed
-        for (demand, target) in zip(demands, targets) { if let target { held += cost(demand, target) } }
-        for (demand, target) in zip(demands, targets) {
+        for (index, demand) in demands.enumerated() where !paused[index] {
+            if let target = targets[index] { held += cost(demand, target) }
+        }
+        let holding = { (demand: Demand) in
+            guard let hold = holds[demand.id], hold.lastDowngrade != .min else { return false }
+            return now - hold.lastDowngrade < configuration.upgradeHoldAfterDowngrade
+        }
+        for (index, demand) in demands.enumerated() where paused[index] {
+            guard let lowest = Self.lowestActive(demand), !holding(demand) else { continue }
+            return held + Int((Double(cost(demand, lowest)) * configuration.upgradeHeadroom).rounded(.up))
+        }
+        for (index, demand) in demands.enumerated() where !paused[index] {
+            let target = targets[index]
             guard let layer = target, let cap = Self.ceiling(demand), layer < cap,
-                  let next = Self.nextActive(demand, above: layer) else { continue }
-            if let hold = holds[demand.id], hold.lastDowngrade != .min,
-               now - hold.lastDowngrade < configuration.upgradeHoldAfterDowngrade { continue }
+                  let next = Self.nextActive(demand, above: layer), !holding(demand) else { continue }
             let extra = Double(cost(demand, next) - cost(demand, layer)) * configuration.upgradeHeadroom
             return held + Int(extra.rounded(.up))
         }

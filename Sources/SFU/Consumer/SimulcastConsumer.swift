@@ -8,12 +8,24 @@ import RTCWire
 /// flowing; the producer is asked for that key frame when the target changes and again every
 /// second while it is missing. At the switch the sequence numbers, timestamps and VP8 picture ids
 /// continue where the previous layer stopped, and a `layerSwitched` event names the cause.
+///
+/// Below its lowest layer's cost the allocation pauses the consumer for bandwidth
+/// (`pauseForBandwidth`): it finishes the frame being sent (a receiver keeps a whole frame, and
+/// probe padding goes only between frames), then sends nothing, and says so with a `layerSwitched`
+/// to `LayerSwitch.pausedLayer`; resuming is a switch from `none` on a key frame.
 final class SimulcastConsumer: Consumer {
     private(set) var preferredLayer: Int
     private(set) var targetLayer: Int?
+    /// Paused by the allocation (not by the subscriber: that is `paused`).
+    private(set) var isPausedForBandwidth = false
     private var current: Int?
     private var targetCause: LayerSwitchCause = .requested
     private var lastKeyFrameAsk: Int64 = 0
+    /// The current layer is no longer forwarded past the frame being sent: paused, or dropped at
+    /// once for a lower target under congestion (until that target's key frame switches).
+    private var holding = false
+    /// The next switch ends a pause for bandwidth (its event names `none` as the previous layer).
+    private var resuming = false
 
     init(id: ConsumerID, participant: ParticipantID, transport: MediaTransport, producer: Producer,
          parameters: RTPParameters, ssrc: UInt32, paused: Bool, preferredLayer: Int) throws(SFUError) {
@@ -28,13 +40,23 @@ final class SimulcastConsumer: Consumer {
     // MARK: - Packet path
 
     override func forward(_ view: RTPPacketView, from stream: ProducerStream, isKeyFrame: Bool, now: Int64) {
-        guard !paused, let target = targetLayer else { return }
+        guard !paused else { return }
         let layer = stream.index
         if layer != current {
-            guard layer == target, isKeyFrame else { return }
+            guard let target = targetLayer, layer == target, isKeyFrame else { return }
             switchLayer(to: stream, firstTimestamp: view.timestamp, firstSequence: view.sequenceNumber, now: now)
+        } else if holding {
+            finishFrame(view, layer: layer, now: now)
+            return
         }
         guard let outSequence = sequenceNumbers.input(view.sequenceNumber) else { return }
+        send(view, layer: layer, outSequence: outSequence, outTimestamp: view.timestamp &- timestampOffset, now: now)
+    }
+
+    /// While `holding`: forwards the rest of the frame being sent, and nothing after it.
+    private func finishFrame(_ view: RTPPacketView, layer: Int, now: Int64) {
+        guard !lastMarker, view.timestamp &- timestampOffset == lastTimestamp,
+              let outSequence = sequenceNumbers.input(view.sequenceNumber) else { return }
         send(view, layer: layer, outSequence: outSequence, outTimestamp: view.timestamp &- timestampOffset, now: now)
     }
 
@@ -49,7 +71,9 @@ final class SimulcastConsumer: Consumer {
         sequenceNumbers.sync(firstSequence)
         pictureIDs?.resync()
         current = stream.index
-        let previousName = previous.map { producer.streams[$0].layerName }
+        holding = false
+        let previousName = resuming ? LayerSwitch.pausedLayer : previous.map { producer.streams[$0].layerName }
+        resuming = false
         transport.router.emit(.layerSwitched(consumer: id, LayerSwitch(
             layer: stream.layerName, previous: previousName, cause: targetCause)))
     }
@@ -83,11 +107,24 @@ final class SimulcastConsumer: Consumer {
 
     // MARK: - Layer choice
 
-    /// Sets the layer to switch to. A new target asks the producer for a key frame on it.
-    func setTarget(_ layer: Int?, cause: LayerSwitchCause, now: Int64) {
+    /// Sets the layer to switch to. A new target asks the producer for a key frame on it. While
+    /// paused for bandwidth a requested layer only becomes the preference the allocation resumes
+    /// toward (`setPreferred`); the allocation's own target resumes.
+    /// - Parameter dropCurrent: a lower target under congestion: stop the current layer after the
+    ///   frame being sent rather than at the target's key frame (a short freeze, not a queue that
+    ///   keeps growing and takes the audio with it).
+    func setTarget(_ layer: Int?, cause: LayerSwitchCause, now: Int64, dropCurrent: Bool = false) {
+        if isPausedForBandwidth {
+            guard cause == .bandwidth, layer != nil else { return }
+            isPausedForBandwidth = false
+            resuming = true
+            current = nil
+            holding = false
+        }
         guard layer != targetLayer else { return }
         targetLayer = layer
         targetCause = cause
+        if dropCurrent, let layer, let current, layer < current { holding = true }
         if let layer, layer != current {
             lastKeyFrameAsk = now
             producer.requestKeyFrame(layer: layer, now: now)
@@ -96,6 +133,18 @@ final class SimulcastConsumer: Consumer {
     }
 
     func setPreferred(_ layer: Int) { preferredLayer = layer }
+
+    /// Stops sending (after the frame being sent) because the subscriber's bandwidth cannot carry
+    /// the lowest layer; says so at once with a switch to `LayerSwitch.pausedLayer`.
+    func pauseForBandwidth(now: Int64) {
+        guard !isPausedForBandwidth else { return }
+        isPausedForBandwidth = true
+        targetLayer = nil
+        resuming = false
+        holding = current != nil
+        let previous = current.map { producer.streams[$0].layerName }
+        transport.router.emit(.layerSwitched(consumer: id, LayerSwitch(layer: LayerSwitch.pausedLayer, previous: previous, cause: .bandwidth)))
+    }
 
     /// When `tick` re-asks for the target's key frame, while a switch waits for one (µs).
     override var nextKeyFrameAsk: Int64? {
@@ -119,7 +168,14 @@ final class SimulcastConsumer: Consumer {
         super.didResume(now: now)
         // Restart on a key frame: forget the current layer so the next key frame of the target switches.
         current = nil
+        holding = false
         pictureIDs?.resync()
         requestKeyFrame(now: now)
     }
+}
+
+extension LayerSwitch {
+    /// The layer of a consumer paused for bandwidth: nothing is forwarded. The signaling
+    /// protocol's `layer_switched` carries it as it is (`LayerSwitchedInfo.pausedLayer`).
+    public static let pausedLayer = "none"
 }

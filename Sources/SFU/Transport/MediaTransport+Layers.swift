@@ -49,15 +49,19 @@ extension MediaTransport {
         let demands = simulcast.map { consumer in
             LayerAllocator.Demand(
                 id: ObjectIdentifier(consumer).hashValue, preferred: consumer.preferredLayer,
-                current: consumer.targetLayer ?? consumer.currentLayer,
-                layerBitrates: Self.layerBitrates(consumer, now: now))
+                current: consumer.isPausedForBandwidth ? nil : consumer.targetLayer ?? consumer.currentLayer,
+                layerBitrates: Self.layerBitrates(consumer, now: now), paused: consumer.isPausedForBandwidth)
         }
         let decision = allocator.update(now: now, signals: signals, demands: demands)
         if let accepted = decision.acceptedEstimate { bandwidth.acceptProbe(accepted) }
-        for (consumer, target) in zip(simulcast, decision.targets) {
+        for (index, consumer) in simulcast.enumerated() {
+            if decision.paused[index] {
+                consumer.pauseForBandwidth(now: now)
+                continue
+            }
             // No layer measured yet (the subscription just started): keep the requested one.
-            guard let target else { continue }
-            consumer.setTarget(target, cause: cause, now: now)
+            guard let target = decision.targets[index] else { continue }
+            consumer.setTarget(target, cause: cause, now: now, dropCurrent: decision.congested)
         }
         switch decision.probeOutcome {
         case .started?: counters.probesStarted += 1

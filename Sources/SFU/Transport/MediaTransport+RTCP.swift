@@ -76,6 +76,11 @@ extension MediaTransport {
             packets.append(.init(sendTime: sent.sendTime, size: Int(sent.size), arrivalTime: result.arrivalTime))
         }
         if firstFeedbackTime == .min { firstFeedbackTime = now }
+        let wasCongested = bandwidth.overusing || bandwidth.lastLossRate >= allocator.configuration.congestionLoss
         bandwidth.onTransportFeedback(packets, now: now)
+        // Congestion starting is acted on at once, not at the next allocation round (up to 500 ms
+        // later): a tail-drop queue full of video drops the audio with it.
+        let congested = bandwidth.overusing || bandwidth.lastLossRate >= allocator.configuration.congestionLoss
+        if congested, !wasCongested, !isProbing { allocateLayers(now: now, cause: .bandwidth) }
     }
 }

@@ -91,11 +91,19 @@ public struct ActiveSpeakersSnapshot: Codable, Sendable, Equatable {
 public struct LayerSwitchedInfo: Codable, Sendable, Equatable {
     public var uid: String
     public var trackId: String
-    /// The layer now delivered (`camera_big` / `camera_small`).
+    /// The layer now delivered (`camera_big` / `camera_small`); `none` (`pausedLayer`) while the
+    /// server sends no video because my bandwidth cannot carry even the smallest layer.
     public var layer: String
+    /// The layer delivered before; `none` when the video resumes after such a pause.
     public var previous: String?
-    /// Why: the subscriber asked, or its bandwidth estimate lowered/raised it.
+    /// Why: the subscriber asked, or its bandwidth estimate lowered/raised it (or paused it).
     public var cause: String
+
+    /// The `layer` of a video paused for bandwidth (docs/protocol.md, docs/network.md).
+    public static let pausedLayer = "none"
+
+    /// Whether this switch paused the video (it resumes with a switch whose `previous` is `none`).
+    public var isPaused: Bool { layer == Self.pausedLayer }
 
     public init(uid: String, trackId: String, layer: String, previous: String?, cause: String) {
         self.uid = uid; self.trackId = trackId; self.layer = layer; self.previous = previous; self.cause = cause

@@ -41,8 +41,13 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
     /// The size of the last decoded frame.
     public var frameSize: (width: Int, height: Int) { counters.withLock { ($0.lastWidth, $0.lastHeight) } }
 
-    /// The simulcast layer the server currently forwards (from `didSwitchLayer`), when known.
+    /// The simulcast layer the server currently forwards (from `didSwitchLayer`), when known;
+    /// `none` while it sends no video for lack of bandwidth.
     public var currentLayer: String? { counters.withLock { $0.layer } }
+
+    /// Whether the server paused this video because my bandwidth cannot carry its smallest layer
+    /// (`didSwitchLayer` with layer `none`); it resumes by itself when the link allows.
+    public var isPausedForBandwidth: Bool { currentLayer == LayerSwitchedInfo.pausedLayer }
 
     override var decodedFrameCount: Int { framesDecoded }
 

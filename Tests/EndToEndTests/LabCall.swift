@@ -1,0 +1,216 @@
+import Foundation
+import RTCMedia
+@testable import SRTC
+import SRTCProtocol
+import SRTCTestSupport
+import Synchronization
+import TestWait
+import Testing
+
+/// One call through the network lab (docs/network.md): `srtc-server` in a namespace of its own,
+/// an SDK publisher (simulcast 640×360 + 160×90 at up to 691 kbit/s, as `srtc join --desc
+/// camera_big` announces, and Opus) and an SDK subscriber asking for `camera_big`, both in this
+/// namespace, everything they exchange crossing the link's veth pair. The observer records what
+/// the subscriber decodes and is told, with when, for the scenario tests to check and print.
+final class LabCall: @unchecked Sendable {
+    let lab = NetworkLab()
+    let link: NetworkLab.Link
+    let server: ServerProcess
+    let publisher: Channel
+    let subscriber: Channel
+    let observer = LabObserver()
+    /// What the publisher is told (another user leaving, for instance).
+    let publisherEvents = LabObserver()
+    private let engines: [SRTCEngine]
+    private var pusher: SDKMediaPusher?
+    private var sampler: Task<Void, Never>?
+
+    init() async throws {
+        link = try lab.addNamespace()
+        server = ServerProcess(arguments: ["--app-id", TestServer.appId, "--app-key", TestServer.appKey],
+                               namespace: link.namespace, host: link.insideAddress)
+        let a = Self.engine(bindAddress: link.outsideAddress), b = Self.engine(bindAddress: link.outsideAddress)
+        engines = [a, b]
+        publisher = a.createChannel()
+        subscriber = b.createChannel()
+        subscriber.delegates.add(delegate: observer)
+        publisher.delegates.add(delegate: publisherEvents)
+        do {
+            try await server.start()
+            try await publisher.join(url: server.httpBase, token: Self.token(uid: "a", channel: "lab"))
+            try await subscriber.join(url: server.httpBase, token: Self.token(uid: "b", channel: "lab"))
+            let video = a.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 691_200))
+            let audio = a.createLocalCustomAudioTrack(desc: "mic")
+            try await publisher.publishLocalTrack(video)
+            try await publisher.publishLocalTrack(audio)
+            pusher = try SDKMediaPusher(video: video, audio: audio, width: 640, height: 360)
+        } catch {
+            lab.remove()
+            throw error
+        }
+        let observer = self.observer
+        sampler = Task {
+            while !Task.isCancelled {
+                observer.sampleAudio()
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+    }
+
+    /// Ends the call and removes the lab (call it in a `defer`-like path: also after a failure).
+    func end() async {
+        sampler?.cancel()
+        pusher?.stop()
+        await publisher.leave()
+        await subscriber.leave()
+        await server.stop()
+        lab.remove()
+    }
+
+    /// Waits for 640×360 frames: the call is up on its big layer.
+    func waitForBigFrames() async throws {
+        try await eventually(timeout: 15, "big frames") { observer.lastSize(since: 0).map { $0 == (640, 360) } ?? false }
+    }
+
+    /// Limits what the server sends to the clients (the downlink) with tbf; nil removes the limit.
+    func limitDownlink(_ rate: Int?) throws {
+        if let rate {
+            try lab.limit(link, side: .inside, rate: rate, burstBytes: 8192, latencyMilliseconds: 200)
+        } else {
+            try lab.unlimit(link, side: .inside)
+        }
+    }
+
+    /// The tbf's counters on the server's side (sent, dropped, backlog), one line.
+    var downlinkQueue: String {
+        lab.queueStatistics(link, side: .inside).split(separator: "\n").dropFirst().first
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "-"
+    }
+
+    static func token(uid: String, channel: String) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return AccessToken.sign(TokenClaims(iss: TestServer.appId, sub: uid, iat: now, nbf: now, exp: now + 3600, jti: UUID().uuidString,
+                                            grant: ChannelGrant(channel: channel, publish: true, subscribe: true, publishData: true)),
+                                key: TestServer.appKey)
+    }
+
+    static func engine(bindAddress: String) -> SRTCEngine {
+        SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "lab-peer-events"), logLevel: .off, receiveTimeout: 3,
+                                        mediaBindAddress: bindAddress))
+    }
+}
+
+/// What one participant of a lab call decodes and is told, each with its time (s since made).
+final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
+    struct Switch: Sendable, CustomStringConvertible {
+        var time: Double
+        var layer: String
+        var previous: String?
+        var cause: String
+        var description: String { "\(String(format: "%.1f", time)) \(layer) (\(cause))" }
+    }
+
+    let start = DispatchTime.now().uptimeNanoseconds
+    private let framesStore = Mutex<[(time: Double, width: Int, height: Int)]>([])
+    private let switchesStore = Mutex<[Switch]>([])
+    private let audioStore = Mutex<[(time: Double, packets: Int)]>([])
+    private let membershipStore = Mutex<[(time: Double, event: String)]>([])
+    private let audioTrack = Mutex<RemoteAudioTrack?>(nil)
+
+    var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    var frames: [(time: Double, width: Int, height: Int)] { framesStore.withLock { $0 } }
+    var switches: [Switch] { switchesStore.withLock { $0 } }
+    /// `left <uid>` / `joined <uid>` as the channel told them, with when.
+    var membership: [(time: Double, event: String)] { membershipStore.withLock { $0 } }
+
+    func render(frame: VideoFrame) {
+        let now = elapsed
+        framesStore.withLock { $0.append((now, frame.width, frame.height)) }
+    }
+
+    func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo) {
+        let now = elapsed
+        switchesStore.withLock { $0.append(Switch(time: now, layer: info.layer, previous: info.previous, cause: info.cause)) }
+    }
+
+    func channel(_ channel: Channel, userDidJoin user: UserInfo) {
+        let now = elapsed
+        membershipStore.withLock { $0.append((now, "joined \(user.uid)")) }
+    }
+
+    func channel(_ channel: Channel, userDidLeave uid: String, reason: DisconnectReason) {
+        let now = elapsed
+        membershipStore.withLock { $0.append((now, "left \(uid)")) }
+    }
+
+    func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
+        guard let remote = channel.remoteTrack(trackId: track.id) else { return }
+        (remote as? RemoteVideoTrack)?.add(videoRenderer: self)
+        if let audio = remote as? RemoteAudioTrack { audioTrack.withLock { $0 = audio } }
+        Task { try? await channel.subscribe(remote, layer: track.kind == .video ? .cameraBig : nil) }
+    }
+
+    /// Records the audio track's packet count now (the call's sampler runs it every 250 ms).
+    func sampleAudio() {
+        guard let packets = audioTrack.withLock({ $0 })?.receiveStatistics?.packetsReceived else { return }
+        let now = elapsed
+        audioStore.withLock { $0.append((now, packets)) }
+    }
+
+    // MARK: - Figures
+
+    /// The size of the last frame decoded at or after `time`.
+    func lastSize(since time: Double) -> (Int, Int)? {
+        frames.last { $0.time >= time }.map { ($0.width, $0.height) }
+    }
+
+    /// The first switch at or after `time` that matches.
+    func firstSwitch(since time: Double, layer: String, cause: String = "bandwidth") -> Switch? {
+        switches.first { $0.time >= time && $0.layer == layer && $0.cause == cause }
+    }
+
+    /// Waits for a switch for bandwidth to `layer` at or after `time`, then for frames of `width`
+    /// decoded after it; returns the switch and the first such frame's time.
+    func switched(since time: Double, to layer: String, width: Int, timeout: Double) async throws -> (switch: Switch, firstFrame: Double) {
+        try await eventually(timeout: timeout, "switched to \(layer)") { firstSwitch(since: time, layer: layer) != nil }
+        let change = try #require(firstSwitch(since: time, layer: layer))
+        try await eventually(timeout: 10, "frames \(width) wide") { frames.last { $0.time >= change.time }?.width == width }
+        let first = try #require(frames.first { $0.time >= time && $0.width == width })
+        return (change, first.time)
+    }
+
+    /// Audio packets a second over each 1 s window between `from` and `to` (windows slide by
+    /// the sampler's 250 ms; a window's rate uses the times measured, not the nominal ones).
+    func audioRates(from: Double, to: Double) -> [Double] {
+        let samples = audioStore.withLock { $0 }.filter { $0.time >= from && $0.time <= to }
+        var rates: [Double] = []
+        for (index, first) in samples.enumerated() {
+            guard let last = samples[index...].first(where: { $0.time - first.time >= 1.0 }) else { break }
+            rates.append(Double(last.packets - first.packets) / (last.time - first.time))
+        }
+        return rates
+    }
+
+    /// Audio packets received between `from` and `to` (the samples nearest inside).
+    func audioPackets(from: Double, to: Double) -> Int {
+        let samples = audioStore.withLock { $0 }.filter { $0.time >= from && $0.time <= to }
+        guard let first = samples.first, let last = samples.last else { return 0 }
+        return last.packets - first.packets
+    }
+
+    /// The longest time without a decoded frame between `from` and `to`, s.
+    func worstVideoGap(from: Double, to: Double) -> Double {
+        var times = frames.map(\.time).filter { $0 >= from && $0 <= to }
+        times.insert(from, at: 0)
+        times.append(to)
+        return zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? (to - from)
+    }
+
+    /// Frames decoded between `from` and `to` of the given width (nil: any).
+    func frameCount(from: Double, to: Double, width: Int? = nil) -> Int {
+        frames.filter { $0.time >= from && $0.time <= to && (width == nil || $0.width == width) }.count
+    }
+}
+
+/// "1.23" for a figure printed by a lab test.
+func fmt(_ value: Double) -> String { String(format: "%.2f", value) }
