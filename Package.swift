@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "RTCWire", dependencies: ["RTCCrypto"]),
         .target(name: "RTCNet", dependencies: ["CSystem", "COpenSSL", "RTCCrypto"]),
         .target(name: "RTCTransport", dependencies: ["RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto", "CUsrSCTP"]),
-        .target(name: "RTCMedia", dependencies: ["RTCWire", "COpus", "CVPX", "COpenH264",
+        .target(name: "RTCMedia", dependencies: ["RTCWire", "RTCCrypto", "COpus", "CVPX", "COpenH264",
                                                  .target(name: "CTurboJPEG", condition: .when(platforms: [.linux]))]),
         .target(name: "SRTCProtocol", dependencies: ["RTCCrypto"]),
         // FFmpeg's libav* behind Swift types: muxers, H.264/AAC encoders, demuxer and decoders, scaling.
@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "RTCWireTests", dependencies: ["TestRandom", "TestWait", "RTCWire"]),
         .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "TestWait", "RTCNet"]),
         .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "TestWait", "RTCTransport", "RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
-        .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "COpus"]),
+        .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "RTCCrypto", "COpus"]),
         .testTarget(name: "RTCAVTests", dependencies: ["TestRandom", "TestWait", "RTCAV", "RTCMedia", "MediaTestSupport"]),
         .testTarget(name: "EgressWorkerTests", dependencies: ["TestRandom", "EgressWorker", "EgressProtocol", "RTCMedia", "SRTCProtocol"]),
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol", "RTCCrypto"], exclude: ["Fixtures"]),
