@@ -117,11 +117,13 @@ struct SDKPeer {
     let events = SDKEventRecorder()
 
     init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
-         preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil) {
-        engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
-                                                 receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
-                                                 useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
-                                                 preferredVideoCodec: preferredVideoCodec, trustedCAFile: trustedCAFile))
+         preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil, e2ee: E2EEConfiguration? = nil) {
+        var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
+                                                     receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
+                                                     useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
+                                                     preferredVideoCodec: preferredVideoCodec, trustedCAFile: trustedCAFile)
+        configuration.e2ee = e2ee
+        engine = SRTCEngine(configuration: configuration)
         channel = engine.createChannel()
         channel.delegates.add(delegate: events)
     }

@@ -57,6 +57,10 @@ public final class SRTCEngine: @unchecked Sendable {
         /// over `trustedCAFile`): for the egress workers, which run on the server's host and reach
         /// it at 127.0.0.1, a name its certificate does not carry.
         package var serverCertificateFile: String?
+        /// End-to-end encryption of every channel's media (docs/e2ee.md): frames are encrypted
+        /// before they leave this client and decrypted after they arrive, with keys the server
+        /// never sees. nil (the default): media is protected hop by hop (SRTP) only.
+        public var e2ee: E2EEConfiguration?
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,
