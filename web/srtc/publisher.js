@@ -63,6 +63,7 @@ export class Publisher {
             t.transceiver = pc.addTransceiver(t.mediaStreamTrack, init);
           }
           if (t.kind === 'video') preferCodec(t.transceiver, this.#channel.options.preferredVideoCodec);
+          this.#channel._e2ee?.attachSender(t.transceiver.sender, t.kind);
           t.mediaStreamTrack.enabled = !t.muted;
           added.push(t);
         }
