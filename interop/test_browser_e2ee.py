@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import SUMMARIZE_JS, expect, ok, reexec_in_loopback_namespace, run_browser_bot_test  # noqa: E402
-from test_browser_h264 import CHECK_JS, PATTERN_JS  # noqa: E402
+from test_browser_h264 import PATTERN_JS, PATTERN_READER_JS  # noqa: E402
 from test_browser_media import Tab  # noqa: E402
 
 CHANNEL = "e2eeroom"
@@ -54,52 +54,13 @@ oscillator.start();
 window.toneTrack = destination.stream.getAudioTracks()[0];
 """
 
-# Plays a remote video and reads the test pattern's frame numbers into window.read[trackId]
-# (RTCMedia's TestPatternLayout: 2 × 16 cells across the top, a 24-bit number, a check byte).
-READER_JS = CHECK_JS + """
+# Plays a remote video and reads the test pattern's frame numbers into window.read[trackId].
+READER_JS = PATTERN_READER_JS + """
 const [trackId, done] = arguments;
-const track = window.ch.remoteTrack(trackId);
-const video = document.createElement('video');
-video.muted = true;
-video.autoplay = true;
-video.srcObject = new MediaStream([track.mediaStreamTrack]);
-document.body.appendChild(video);
-const canvas = document.createElement('canvas');
-const context = canvas.getContext('2d', {willReadFrequently: true});
 window.read = window.read || {};
 window.read[trackId] = [];
-const read = () => {
-  const w = video.videoWidth, h = video.videoHeight;
-  if (w < 64 || h < 48) return null;
-  canvas.width = w; canvas.height = h;
-  context.drawImage(video, 0, 0, w, h);
-  const cellW = Math.floor(w / 16), cellH = Math.max(4, Math.floor(h / 12));
-  const pixels = context.getImageData(0, 0, w, cellH * 2).data;
-  let word = 0;
-  for (let i = 0; i < 32; i++) {
-    const x0 = (i % 16) * cellW, y0 = Math.floor(i / 16) * cellH;
-    let sum = 0, count = 0;
-    for (let y = y0 + Math.floor(cellH / 4); y < y0 + cellH - Math.floor(cellH / 4); y++) {
-      for (let x = x0 + Math.floor(cellW / 4); x < x0 + cellW - Math.floor(cellW / 4); x++) {
-        const p = (y * w + x) * 4;
-        sum += 0.299 * pixels[p] + 0.587 * pixels[p + 1] + 0.114 * pixels[p + 2];
-        count++;
-      }
-    }
-    const average = sum / count;
-    if (average > 100 && average < 155) return null;
-    word = ((word << 1) | (average >= 155 ? 1 : 0)) >>> 0;
-  }
-  const value = word >>> 8;
-  return (word & 0xFF) === check(value) ? value : null;
-};
-const onFrame = () => {
-  const n = read();
-  if (n !== null) window.read[trackId].push(n);
-  video.requestVideoFrameCallback(onFrame);
-};
-video.requestVideoFrameCallback(onFrame);
-video.play().then(() => done({ok: true}), (e) => done({ok: false, error: String(e)}));
+window.playRemoteVideo(trackId, (n) => { if (n !== null) window.read[trackId].push(n); })
+  .then(() => done({ok: true}), (e) => done({ok: false, error: String(e)}));
 """
 
 # The subscribe connection's inbound video: packets received and frames decoded, summed.
