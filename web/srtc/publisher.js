@@ -81,6 +81,7 @@ export class Publisher {
           desc: t.desc,
           muted: t.muted,
           layers: t.layers.map((l) => ({ rid: l.rid, desc: l.desc, width: l.width, height: l.height, max_bitrate: l.maxBitrate })),
+          ...(this.#channel._e2ee ? { e2ee: true } : {}),
         };
       });
       let response;
