@@ -28,11 +28,12 @@ public final class TestNodeProcess: Sendable {
     private init(launching arguments: [String], binary: String) throws {
         let directory = try TestDaemon.makeDirectory("srtc-node")
         let port = try freeLoopbackPort()
-        let udpPort = try freeLoopbackPort()
+        // Several workers need consecutive ports: a free one is not enough, so they pick their own.
+        let udpPort = TestMediaWorkers.count > 1 ? 0 : try freeLoopbackPort()
         let output = directory + "/log"
         pid = try TestDaemon.start([binary, "--bind", "127.0.0.1", "--http-port", "\(port)", "--udp-port", "\(udpPort)",
                                     "--data-dir", directory + "/data", "--app-id", TestServer.appId, "--app-key", TestServer.appKey,
-                                    "--log-level", "info"] + arguments, output: output)
+                                    "--log-level", "info"] + TestMediaWorkers.flags(unlessIn: arguments) + arguments, output: output)
         httpPort = port
         logPath = output
     }
