@@ -72,8 +72,9 @@ bench: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
 	.build/release/srtc-bench
 
-## bench-sfu: our release server and Janus VideoRoom under the same load (srtc load-test's clients):
-## forwarded packets/s, server CPU per packet against the bare sendmmsg floor, delay, loss, ours/Janus.
+## bench-sfu: our release server (with 1 and with 2 media workers) and Janus VideoRoom under the same
+## load (srtc load-test's clients): forwarded packets/s, server CPU per packet against the bare sendmmsg
+## floor, delay, loss, ours/Janus.
 bench-sfu: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench

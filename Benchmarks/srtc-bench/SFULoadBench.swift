@@ -40,6 +40,12 @@ struct SFULoadBench {
         ("idle 50 × 2", LoadScenario(rooms: 50, publishers: 2, subscribers: 0, joinRate: 100), false),
     ]
 
+    /// Heavier loads toward a configuration's capacity (docs/benchmarks.md, "Media workers"): run
+    /// only when named in `SRTC_SFU_LOAD_ONLY` ("20 rooms × 5,30 rooms × 5,40 rooms × 5").
+    static let capacityScenarios: [(name: String, scenario: LoadScenario, media: Bool)] = [20, 30, 40].map {
+        ("\($0) rooms × 5", LoadScenario(rooms: $0, publishers: 5, subscribers: 0, joinRate: 100), true)
+    }
+
     /// One scenario on one server.
     struct Row {
         var scenario: String
@@ -63,6 +69,7 @@ struct SFULoadBench {
     func run() async throws {
         let only = ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
         let chosen = Self.scenarios.filter { only?.contains($0.name) ?? true }
+            + Self.capacityScenarios.filter { only?.contains($0.name) ?? false }
         print("== sfu-load: \(window) s windows after \(warmUp) s warm-up; loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         let media = try await LoadMedia.shared()
         print("   load: VP8 640×360 \(media.big.bitrate / 1000) kbit/s (\(Int(media.big.packetRate)) pkt/s), "

@@ -47,7 +47,10 @@ import Testing
             let metrics = try await server.metrics()
             let forwarded = metrics.perWorker("srtc_sfu_worker_forwarded_packets_total")
             let cpu = metrics.perWorker("srtc_sfu_worker_cpu_seconds_total")
+            // The node's totals (and the load it reports to a cluster) are the workers' sum.
+            let total = metrics["srtc_media_packets_total{direction=\"out\",kind=\"rtp\"}"]
             return forwarded.count == 2 && forwarded.allSatisfy { $0 > 100 } && cpu.count == 2 && cpu.allSatisfy { $0 > 0 }
+                && total == forwarded.reduce(0, +)
         }
 
         for channel in viewed + published { await channel.leave() }
