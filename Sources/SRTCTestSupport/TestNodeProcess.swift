@@ -36,7 +36,7 @@ public final class TestNodeProcess: Sendable {
         let output = directory + "/log"
         pid = try TestDaemon.start([binary, "--bind", "127.0.0.1", "--http-port", "0", "--udp-port", "0",
                                     "--data-dir", directory + "/data", "--app-id", TestServer.appId, "--app-key", TestServer.appKey,
-                                    "--log-level", "info"] + arguments, output: output)
+                                    "--log-level", "info"] + TestMediaWorkers.flags(unlessIn: arguments) + arguments, output: output)
         logPath = output
     }
 

@@ -22,8 +22,16 @@ public final class TestServer: Sendable {
         config.webhookURL = webhookURL
         config.limits.reconnectGraceSeconds = grace
         configure(&config)
+        // A test that chose its workers keeps them, and placement; the others get the run's.
+        let chosenByTest = config.mediaWorkers != 0
+        if !chosenByTest { config.mediaWorkers = TestMediaWorkers.count }
         app = try ServerApp(config: config, modules: modules)
         try app.start()
+        // With several workers (SRTC_TEST_MEDIA_WORKERS), the suites' channels go to the last
+        // one: a suite of one channel would otherwise always run on worker 0, as with one worker.
+        if !chosenByTest, TestMediaWorkers.count > 1 {
+            app.pinChannels(toMediaWorker: TestMediaWorkers.count - 1)
+        }
     }
 
     /// `https://…` and `wss://…` when the configuration turned TLS on.

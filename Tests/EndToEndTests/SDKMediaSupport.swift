@@ -2,6 +2,8 @@ import Foundation
 import RTCMedia
 import SRTC
 import Synchronization
+import TestWait
+import Testing
 
 /// Pushes test-pattern frames (their number in the pixels) and a tone into local tracks in real
 /// time from its own thread; can pause and resume.
@@ -127,4 +129,16 @@ struct SDKPeer {
         channel = engine.createChannel()
         channel.delegates.add(delegate: events)
     }
+}
+
+/// Waits until `collector` has decoded frame `last` (or later), then checks that its frame
+/// numbers rose in order and that more than `atLeast` frames decoded.
+func expectDecodedInOrder(_ collector: SDKMediaCollector, through last: Int, moreThan atLeast: Int, _ who: String,
+                          timeout: Double = 20) async throws {
+    try await eventually(timeout: timeout, "\(who) decodes the frames pushed; last \(collector.numbers.last ?? -1)") {
+        (collector.numbers.last ?? -1) >= last
+    }
+    let numbers = collector.numbers
+    #expect(frameGaps(numbers).ordered, "\(who): \(numbers)")
+    #expect(numbers.count > atLeast, "\(who) decoded \(numbers.count)")
 }
