@@ -49,10 +49,10 @@ enum JoinCommand {
             throw .usage("--video-codec is vp8 or h264")
         }
 
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.join.events"),
+        let engine = try CLIError.sdk { () throws(SRTCError) in try SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.join.events"),
                                                      logLevel: o.flags.contains("verbose") ? .debug : .warning,
-                                                     iceTransportPolicy: policy, preferredVideoCodec: videoCodec, trustedCAFile: o["ca-file"]))
-        let channel = engine.createChannel()
+                                                     iceTransportPolicy: policy, preferredVideoCodec: videoCodec, trustedCAFile: o["ca-file"])) }
+        let channel = try CLIError.sdk { () throws(SRTCError) in try engine.createChannel() }
         let recorder = JoinRecorder(channel: channel, recordDirectory: settings.recordDirectory,
                                     subscribe: !o.flags.contains("no-subscribe"), layer: settings.layer,
                                     echoData: o.flags.contains("echo-data"))

@@ -118,11 +118,11 @@ struct SDKPeer {
 
     init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
          preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil) {
-        engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
+        engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
                                                  receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
                                                  useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
                                                  preferredVideoCodec: preferredVideoCodec, trustedCAFile: trustedCAFile))
-        channel = engine.createChannel()
+        channel = try! engine.createChannel()  // a live engine: this cannot throw
         channel.delegates.add(delegate: events)
     }
 }
