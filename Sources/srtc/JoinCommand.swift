@@ -57,8 +57,8 @@ enum JoinCommand {
                                                      logLevel: o.flags.contains("verbose") ? .debug : .warning,
                                                      iceTransportPolicy: policy, preferredVideoCodec: videoCodec, trustedCAFile: o["ca-file"])
         configuration.e2ee = o["e2ee-key"].map { E2EEConfiguration(keyProvider: .sharedKey(passphrase: $0)) }
-        let engine = SRTCEngine(configuration: configuration)
-        let channel = engine.createChannel()
+        let engine = try CLIError.sdk { () throws(SRTCError) in try SRTCEngine(configuration: configuration) }
+        let channel = try CLIError.sdk { () throws(SRTCError) in try engine.createChannel() }
         let recorder = JoinRecorder(channel: channel, recordDirectory: settings.recordDirectory,
                                     subscribe: !o.flags.contains("no-subscribe"), layer: settings.layer,
                                     echoData: o.flags.contains("echo-data"))

@@ -53,7 +53,7 @@ struct NetworkLabLayerTests {
     }
 
     static func engine(bindAddress: String) -> SRTCEngine {
-        SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "lab-peer-events"), logLevel: .off, receiveTimeout: 3,
+        SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "lab-peer-events"), logLevel: .off, receiveTimeout: 3,
                                         mediaBindAddress: bindAddress))
     }
 
@@ -65,7 +65,7 @@ struct NetworkLabLayerTests {
                                    namespace: link.namespace, host: link.insideAddress)
         try await server.start()
         let a = Self.engine(bindAddress: link.outsideAddress), b = Self.engine(bindAddress: link.outsideAddress)
-        let publisher = a.createChannel(), subscriber = b.createChannel()
+        let publisher = try a.createChannel(), subscriber = try b.createChannel()
         let observer = Observer()
         subscriber.delegates.add(delegate: observer)
         try await publisher.join(url: server.httpBase, token: Self.token(uid: "a", channel: "lab"))

@@ -125,8 +125,8 @@ struct SDKPeer {
                                                      useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
                                                      preferredVideoCodec: preferredVideoCodec, trustedCAFile: trustedCAFile)
         configuration.e2ee = e2ee
-        engine = SRTCEngine(configuration: configuration)
-        channel = engine.createChannel()
+        engine = SRTCEngine(independent: configuration)
+        channel = try! engine.createChannel()  // a live engine: this cannot throw
         channel.delegates.add(delegate: events)
     }
 }

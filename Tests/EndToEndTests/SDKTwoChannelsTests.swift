@@ -14,7 +14,7 @@ import Testing
     @Test func oneLocalTrackPublishedInTwoChannelsIsDecodedInBoth() async throws {
         let server = try SDKTestServer()
         let publisher = SDKPeer()
-        let second = publisher.engine.createChannel()
+        let second = try publisher.engine.createChannel()
         let viewers = [SDKPeer(), SDKPeer()]
         let collectors = [SDKAutoSubscriber(), SDKAutoSubscriber()]
         for (viewer, collector) in zip(viewers, collectors) { viewer.channel.delegates.add(delegate: collector) }

@@ -43,8 +43,8 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
         self.events = events
         self.endRequest = endRequest
         compositor = try VideoCompositor(width: settings.width, height: settings.height, layout: settings.layout)
-        engine = SRTCEngine(configuration: task.engineConfiguration(queue: queue))
-        channel = engine.createChannel()
+        engine = SRTCEngine(independent: task.engineConfiguration(queue: queue))
+        channel = try engine.createChannel()
         videoTrack = engine.createLocalCustomVideoTrack(
             desc: TrackDescName.cameraBig,
             preset: VideoPreset(width: settings.width, height: settings.height, frameRate: settings.frameRate, maxBitrate: settings.bitrate),
