@@ -17,8 +17,8 @@ import Testing
         // One publishing engine and one viewing engine, each in all ten channels: ten encoders
         // and ten decoders would not fit this machine beside the other tests.
         let publisher = SDKPeer(), viewer = SDKPeer()
-        let published = [publisher.channel] + (1 ..< names.count).map { _ in publisher.engine.createChannel() }
-        let viewed = [viewer.channel] + (1 ..< names.count).map { _ in viewer.engine.createChannel() }
+        let published = [publisher.channel] + (try (1 ..< names.count).map { _ in try publisher.engine.createChannel() })
+        let viewed = [viewer.channel] + (try (1 ..< names.count).map { _ in try viewer.engine.createChannel() })
         let collectors = names.map { _ in SDKAutoSubscriber() }
         for (channel, collector) in zip(viewed, collectors) { channel.delegates.add(delegate: collector) }
         for (channel, name) in zip(published, names) { try await channel.join(url: server.url, token: server.token(uid: "pub", channel: name)) }
