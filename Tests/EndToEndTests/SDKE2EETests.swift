@@ -77,3 +77,53 @@ import Testing
         await server.stop()
     }
 }
+
+/// Per-participant keys given by the app, and a ratchet when a member is removed (docs/e2ee.md,
+/// "Per-participant keys").
+@Suite struct SDKE2EERatchetTests {
+    @Test func aRemovedMemberDecodesNothingSentAfterTheRatchet() async throws {
+        let server = try SDKTestServer()
+        let providers = (0..<4).map { _ in E2EEKeyProvider.perParticipant(ratchetWindow: 1) }
+        let first: [UInt8] = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        // The app gives alice's key to alice, bob and carol; dave gets none.
+        for provider in providers.prefix(3) { provider.setKey(first, for: "alice", index: 0) }
+        let peers = providers.map { SDKPeer(e2ee: E2EEConfiguration(keyProvider: $0)) }
+        let (alice, viewers) = (peers[0], Array(peers.dropFirst()))
+        let collectors = viewers.map { _ in SDKAutoSubscriber() }
+        let recorders = viewers.map { _ in SDKE2EETests.StateRecorder() }
+        for ((viewer, collector), recorder) in zip(zip(viewers, collectors), recorders) {
+            viewer.channel.delegates.add(delegate: collector)
+            viewer.channel.delegates.add(delegate: recorder)
+        }
+        for (peer, uid) in zip(peers, ["alice", "bob", "carol", "dave"]) {
+            try await peer.channel.join(url: server.url, token: server.token(uid: uid, channel: "ratchet"))
+        }
+        let video = alice.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 400_000))
+        try await alice.channel.publishLocalTrack(video)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180)
+        defer { pusher.stop() }
+        for (index, name) in ["bob", "carol"].enumerated() {
+            try await eventually(timeout: 20, "\(name) decodes alice") { collectors[index].collector.numbers.count > 20 }
+        }
+        try await eventually(timeout: 10, "dave is told the key is missing") { recorders[2].states(of: "alice") == [.missingKey] }
+        #expect(collectors[2].collector.numbers.isEmpty)
+
+        // Carol is removed: the app gives alice and bob a new key, not carol. Carol still gets the
+        // packets in this test (as a member the server has not removed yet would).
+        let second: [UInt8] = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let ratchetedAt = pusher.framesPushed
+        providers[0].setKey(second, for: "alice", index: 1)
+        providers[1].setKey(second, for: "alice", index: 1)
+        try await eventually(timeout: 10, "bob is told alice ratcheted") { recorders[0].states(of: "alice") == [.ok, .keyRatcheted, .ok] }
+        try await eventually(timeout: 10, "carol is told the new key is missing") { recorders[1].states(of: "alice").last == .missingKey }
+        let carolLast = collectors[1].collector.numbers.last ?? -1
+        try await eventually(timeout: 10, "bob decodes frames after the ratchet") { (collectors[0].collector.numbers.last ?? -1) > ratchetedAt + 30 }
+        #expect(frameGaps(collectors[0].collector.numbers).ordered)
+        try await Task.sleep(for: .seconds(1))
+        #expect(carolLast < ratchetedAt + 15, "carol decodes nothing sent under the new key: her last frame \(carolLast), ratchet at \(ratchetedAt)")
+        #expect((collectors[1].collector.numbers.last ?? -1) == carolLast, "and nothing since")
+
+        for peer in peers.reversed() { await peer.channel.leave() }
+        await server.stop()
+    }
+}

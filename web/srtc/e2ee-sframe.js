@@ -110,12 +110,16 @@ export async function seal(frame, keyId, counter, prefix, body) {
   return concat(prefix, header, new Uint8Array(sealed));
 }
 
-/** One sender's encryption: a random 48-bit key id per session, a counter per frame across all its tracks. */
+/** Key ids carry the key index above 40 random bits per sending session (docs/e2ee.md, "Keys"). */
+const SESSION_SPAN = 2 ** 40;
+export const keyIndexOf = (keyId) => Math.floor(keyId / SESSION_SPAN);
+
+/** One sender's encryption under key number `index`: a new key id per session, a counter per frame across all its tracks. */
 export class SFrameSender {
-  constructor(secret, uid) {
-    this.keyId = Math.floor(Math.random() * 2 ** 48);
+  constructor(baseKey, index) {
+    this.keyId = index * SESSION_SPAN + Math.floor(Math.random() * SESSION_SPAN);
     this.counter = 0;
-    this.key = senderBaseKey(secret, uid).then((base) => frameKey(base, this.keyId));
+    this.key = Promise.resolve(baseKey).then((base) => frameKey(base, this.keyId));
   }
 
   /** `clear ‖ header ‖ AES-GCM(rest)` of the frame `bytes`, or null for a frame its codec does not make. */
@@ -127,29 +131,32 @@ export class SFrameSender {
   }
 }
 
-/** One remote participant's decryption, deriving each key id it names (shared passphrase). */
+/** One remote participant's decryption, deriving each key id it names from `baseKeyFor(index)` (a promise of bytes or null). */
 export class SFrameReceiver {
-  constructor(secret, uid) {
-    this.base = senderBaseKey(secret, uid);
+  constructor(baseKeyFor) {
+    this.baseKeyFor = baseKeyFor;
     this.keys = new Map();
   }
 
-  /** `{frame}` (the original bytes) or `{error}` (`decryptionFailed`). */
+  /** `{frame, index}` (the original bytes, the key index) or `{error}` (`decryptionFailed`, `missingKey`). */
   async decrypt(bytes, codec) {
     const clear = clearLength(codec, bytes);
     const header = clear < 0 ? null : parseHeader(bytes.subarray(clear));
     if (!header || bytes.length < clear + header.length + 16) return { error: 'decryptionFailed' };
+    const index = keyIndexOf(header.keyId);
     if (!this.keys.has(header.keyId)) {
-      this.keys.set(header.keyId, this.base.then((base) => frameKey(base, header.keyId)));
+      this.keys.set(header.keyId, Promise.resolve(this.baseKeyFor(index)).then((base) => (base ? frameKey(base, header.keyId) : null)));
       if (this.keys.size > KEY_IDS_PER_PARTICIPANT) this.keys.delete(this.keys.keys().next().value);
     }
-    const { key, salt } = await this.keys.get(header.keyId);
+    const derived = await this.keys.get(header.keyId);
+    if (!derived) { this.keys.delete(header.keyId); return { error: 'missingKey' }; }
+    const { key, salt } = derived;
     const prefix = bytes.subarray(0, clear);
     const sframeHeader = bytes.subarray(clear, clear + header.length);
     try {
       const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce(salt, header.counter), additionalData: concat(sframeHeader, prefix), tagLength: 128 },
         key, bytes.subarray(clear + header.length));
-      return { frame: concat(prefix, new Uint8Array(plain)) };
+      return { frame: concat(prefix, new Uint8Array(plain)), index };
     } catch {
       return { error: 'decryptionFailed' };
     }

@@ -1,6 +1,7 @@
 // The E2EE worker: RTCRtpScriptTransform runs each sender's and receiver's transform here, off the
-// page's thread. The page sends `configure` (channel secret, own uid) and `target` (a receiver's
-// participant changed); the worker posts `{type: 'state', uid, state}` back.
+// page's thread. The page sends `configure` (own uid and the keys), `setKey` (a per-participant
+// key given or removed) and `target` (a receiver's participant changed); the worker posts
+// `{type: 'state', uid, state}` back.
 import { E2EEContext } from './e2ee-transform.js';
 
 const context = new E2EEContext((uid, state) => self.postMessage({ type: 'state', uid, state }));
@@ -8,7 +9,8 @@ const targets = new Map();
 
 self.onmessage = (event) => {
   const message = event.data;
-  if (message.type === 'configure') context.configure(message.secret, message.uid);
+  if (message.type === 'configure') context.configure(message.settings);
+  if (message.type === 'setKey') context.setKey(message.uid, message.index, message.bytes);
   if (message.type === 'target') targets.set(message.id, message.uid);
 };
 
