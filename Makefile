@@ -45,9 +45,9 @@ TEST_WIDTH ?= 4
 HEAVY_SUITES := Egress|SMeetingMcu
 # Suites run a second time with two media workers in every server they start
 # (SRTC_TEST_MEDIA_WORKERS, read by SRTCTestSupport; in-process servers put their channels on
-# the last worker): TURN, data channels, drain and failover.
+# the last worker): TURN, data channels, drain and failover, node-to-node relays, the speed test.
 # ICE-TCP per worker is MediaWorkersTests' own.
-WORKER_SUITES := SDKRelayTests|ServerDataChannelTests|SDKDataMessageTests|ClusterMoveTests
+WORKER_SUITES := SDKRelayTests|ServerDataChannelTests|SDKDataMessageTests|ClusterMoveTests|ClusterEdgeTests|ClusterEdgeDataTests|SpeedTestTests
 
 # One `swift test` pass: $(1) its selection, $(2) its full log, $(3) environment settings.
 define swift_test_pass
