@@ -13,6 +13,20 @@ extension SMeetingEngine {
     /// starts watching).
     public var deviceDelegates: MulticastDelegate<DeviceChangeDelegate> { srtc.deviceDelegates }
 
+    /// `switchCamera()` without a deviceId on iOS and macOS: `open` starts the camera facing the
+    /// other way while the current one runs (the track replaces its capture only once the new one
+    /// runs), and the side is remembered only once it did. A failed toggle leaves the current
+    /// camera on, and the next toggle aims at the same side again. Platform-neutral, so tested on
+    /// Linux; the Apple layer passes `LocalCameraTrack.startCapture(facing:)`.
+    func toggleCameraFacing(open: (CameraDirection) async throws(SRTCError) -> Void) async throws(SRTCError) {
+        let target = state.withLock { $0.cameraFacing.opposite }
+        try await open(target)
+        state.withLock { $0.cameraFacing = target }
+    }
+
+    /// Where the camera faces as far as `switchCamera()` toggled it.
+    var cameraFacing: CameraDirection { state.withLock { $0.cameraFacing } }
+
     #if os(Linux) || (canImport(AVFoundation) && (os(iOS) || os(macOS)))
     func makeMicTrack(deviceId: String?, preset: MicPreset) async throws -> LocalAudioTrack {
         #if os(Linux)
@@ -53,9 +67,9 @@ extension SMeetingEngine {
             try await camera.switchCamera(deviceId: deviceId)
             #else
             if let deviceId { return try await camera.switchCamera(deviceId: deviceId) }
-            let back = state.withLock { s -> Bool in s.cameraBack.toggle(); return s.cameraBack }
-            camera.stopCapture()
-            try await camera.startCapture(position: back ? .back : .front)
+            try await toggleCameraFacing { (direction: CameraDirection) async throws(SRTCError) in
+                try await camera.startCapture(facing: direction)
+            }
             #endif
         } catch {
             throw SMeetingError.deviceError("camera: \(error)")
