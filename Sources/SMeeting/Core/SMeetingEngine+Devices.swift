@@ -39,13 +39,12 @@ extension SMeetingEngine {
         return track
     }
 
-    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalVideoTrack {
-        #if os(Linux)
-        guard deviceId != nil || !srtc.getDevices(kind: .videoInput).isEmpty else {
-            return srtc.createLocalCustomVideoTrack(desc: "camera_big", preset: preset)
-        }
-        #endif
+    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalCameraTrack {
         let track = srtc.createLocalCameraTrack(preset: preset)
+        #if os(Linux)
+        // No camera at all: the camera track captures nothing and the app feeds it (`pushCameraFrame`).
+        guard deviceId != nil || !srtc.getDevices(kind: .videoInput).isEmpty else { return track }
+        #endif
         do { try await track.startCapture(deviceId: deviceId) } catch { throw SMeetingError.deviceError("camera: \(error)") }
         return track
     }
@@ -59,11 +58,12 @@ extension SMeetingEngine {
     }
 
     /// Moves a device camera to `deviceId`; without one, iOS and macOS toggle front and back, Linux
-    /// takes the next camera. A custom camera track (Linux) has nothing to switch.
-    func switchCameraDevice(_ track: LocalVideoTrack, deviceId: String?) async throws {
-        guard let camera = track as? LocalCameraTrack else { return }
+    /// takes the next camera. A camera track the app feeds (Linux without a camera) has nothing to
+    /// switch.
+    func switchCameraDevice(_ camera: LocalCameraTrack, deviceId: String?) async throws {
         do {
             #if os(Linux)
+            guard camera.deviceId != nil else { return }
             try await camera.switchCamera(deviceId: deviceId)
             #else
             if let deviceId { return try await camera.switchCamera(deviceId: deviceId) }
@@ -80,12 +80,12 @@ extension SMeetingEngine {
         srtc.createLocalCustomAudioTrack(desc: "mic", preset: preset)
     }
 
-    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalVideoTrack {
+    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalCameraTrack {
         srtc.createLocalCustomVideoTrack(desc: "camera_big", preset: preset)
     }
 
     func stopCapture(_ track: LocalTrack?) {}
 
-    func switchCameraDevice(_ track: LocalVideoTrack, deviceId: String?) async throws {}
+    func switchCameraDevice(_ camera: LocalCameraTrack, deviceId: String?) async throws {}
     #endif
 }

@@ -51,7 +51,7 @@ public final class SMeetingEngine: @unchecked Sendable {
         /// Channel switches (sub-meetings, admission) run one after the other.
         var channelSwitch: Task<Void, Never>?
         var micTrack: LocalAudioTrack?
-        var cameraTrack: LocalVideoTrack?
+        var cameraTrack: LocalCameraTrack?
         var screenTrack: LocalVideoTrack?
         var viewCaptureTrack: LocalVideoTrack?
         /// The broadcast listener's track and its event bridge (`prepareBroadcastShare`), kept
