@@ -51,7 +51,7 @@ public final class SMeetingEngine: @unchecked Sendable {
         /// Channel switches (sub-meetings, admission) run one after the other.
         var channelSwitch: Task<Void, Never>?
         var micTrack: LocalAudioTrack?
-        var cameraTrack: LocalVideoTrack?
+        var cameraTrack: LocalCameraTrack?
         var screenTrack: LocalVideoTrack?
         var viewCaptureTrack: LocalVideoTrack?
         /// The broadcast listener's track and its event bridge (`prepareBroadcastShare`), kept
@@ -61,8 +61,8 @@ public final class SMeetingEngine: @unchecked Sendable {
         var remoteAudioMuted = false
         /// The engine's speaker was started by the meeting (not by the app): stopped when it ends.
         var startedSpeaker = false
-        /// The back camera is in use (Apple platforms, `switchCamera()`).
-        var cameraBack = false
+        /// Where the camera faces (Apple platforms, `switchCamera()` without a deviceId).
+        var cameraFacing = CameraDirection.front
         /// Views bound by `startPlayRemoteVideo` and explicit subscriptions, per remote video track id.
         var videoBindings: [String: VideoBindings] = [:]
         /// The composite track each view of `startPlayRemoteVideoMcu` shows (its binding is in `videoBindings`).
