@@ -43,10 +43,15 @@ TEST_WIDTH ?= 4
 # Suites that run media workers in processes of their own (egress: bots, composites, encoders)
 # keep both cores busy outside that count; they run last, one at a time.
 HEAVY_SUITES := Egress|SMeetingMcu
+# Suites run a second time with two media workers in every server they start
+# (SRTC_TEST_MEDIA_WORKERS, read by SRTCTestSupport; in-process servers put their channels on
+# the last worker): TURN, data channels, drain and failover, node-to-node relays, the speed test.
+# ICE-TCP per worker is MediaWorkersTests' own.
+WORKER_SUITES := SDKRelayTests|ServerDataChannelTests|SDKDataMessageTests|ClusterMoveTests|ClusterEdgeTests|ClusterEdgeDataTests|SpeedTestTests
 
-# One `swift test` pass: $(1) its selection, $(2) its full log.
+# One `swift test` pass: $(1) its selection, $(2) its full log, $(3) environment settings.
 define swift_test_pass
-@set -o pipefail; SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build $(1) 2>&1 | tee $(2) \
+@set -o pipefail; $(3) SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build $(1) 2>&1 | tee $(2) \
 	| grep -E --line-buffered '(^✘|^✔ Test run|^Test run|error:|Fatal error|Exited with)'; \
 status=$${PIPESTATUS[0]}; \
 if [ $$status -ne 0 ]; then echo "Swift tests FAILED (exit $$status); full log in $(2)"; exit $$status; fi
@@ -55,6 +60,7 @@ endef
 test-swift:
 	$(call swift_test_pass,--skip '$(HEAVY_SUITES)',.build/test-output.txt)
 	$(call swift_test_pass,--no-parallel --filter '$(HEAVY_SUITES)',.build/test-output-heavy.txt)
+	$(call swift_test_pass,--filter '$(WORKER_SUITES)',.build/test-output-workers.txt,SRTC_TEST_MEDIA_WORKERS=2)
 
 test-interop:
 	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; python3 "$$t" || exit 1; done
@@ -66,8 +72,9 @@ bench: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench
 	.build/release/srtc-bench
 
-## bench-sfu: our release server and Janus VideoRoom under the same load (srtc load-test's clients):
-## forwarded packets/s, server CPU per packet against the bare sendmmsg floor, delay, loss, ours/Janus.
+## bench-sfu: our release server (with 1 and with 2 media workers) and Janus VideoRoom under the same
+## load (srtc load-test's clients): forwarded packets/s, server CPU per packet against the bare sendmmsg
+## floor, delay, loss, ours/Janus.
 bench-sfu: deps
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-server
 	$(SWIFT) build -c release -j $(JOBS) --product srtc-bench

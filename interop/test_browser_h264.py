@@ -51,20 +51,14 @@ setInterval(paint, 33);
 window.patternTrack = canvas.captureStream(30).getVideoTracks()[0];
 """
 
-# Plays a remote video and reads the test pattern's frame number (RTCMedia's TestPatternLayout:
-# 2 × 16 cells across the top, a 24-bit number and an 8-bit check) out of every frame shown.
-READER_JS = CHECK_JS + """
-const [trackId, done] = arguments;
-const track = window.ch.remoteTrack(trackId);
-const video = document.createElement('video');
-video.muted = true;
-video.autoplay = true;
-video.srcObject = new MediaStream([track.mediaStreamTrack]);
-document.body.appendChild(video);
-const canvas = document.createElement('canvas');
-const context = canvas.getContext('2d', {willReadFrequently: true});
-window.readFrames = [];
-const read = () => {
+# Reads the test pattern's frame number (RTCMedia's TestPatternLayout: 2 × 16 cells across the
+# top, a 24-bit number and an 8-bit check) from the frame `video` shows: `readPatternNumber(video)`,
+# null when the frame holds none. Defines `check` too (the pattern's check byte).
+PATTERN_READER_JS = CHECK_JS + """
+const patternCanvas = document.createElement('canvas');
+const patternContext = patternCanvas.getContext('2d', {willReadFrequently: true});
+window.readPatternNumber = (video) => {
+  const canvas = patternCanvas, context = patternContext;
   const w = video.videoWidth, h = video.videoHeight;
   if (w < 64 || h < 48) return null;
   canvas.width = w; canvas.height = h;
@@ -89,13 +83,31 @@ const read = () => {
   const value = word >>> 8;
   return (word & 0xFF) === check(value) ? value : null;
 };
-const onFrame = () => {
-  const n = read();
-  window.readFrames.push({n, w: video.videoWidth, h: video.videoHeight});
-  video.requestVideoFrameCallback(onFrame);
+// Plays remote track `trackId` and calls `onFrame(number, video)` for every frame shown; the
+// promise of `play()`.
+window.playRemoteVideo = (trackId, onFrame) => {
+  const track = window.ch.remoteTrack(trackId);
+  const video = document.createElement('video');
+  video.muted = true;
+  video.autoplay = true;
+  video.srcObject = new MediaStream([track.mediaStreamTrack]);
+  document.body.appendChild(video);
+  const shown = () => {
+    onFrame(window.readPatternNumber(video), video);
+    video.requestVideoFrameCallback(shown);
+  };
+  video.requestVideoFrameCallback(shown);
+  return video.play();
 };
-video.requestVideoFrameCallback(onFrame);
-video.play().then(() => done({ok: true}), (e) => done({ok: false, error: String(e)}));
+"""
+
+# Plays a remote video and reads the test pattern's frame number (RTCMedia's TestPatternLayout:
+# 2 × 16 cells across the top, a 24-bit number and an 8-bit check) out of every frame shown.
+READER_JS = PATTERN_READER_JS + """
+const [trackId, done] = arguments;
+window.readFrames = [];
+window.playRemoteVideo(trackId, (n, video) => window.readFrames.push({n, w: video.videoWidth, h: video.videoHeight}))
+  .then(() => done({ok: true}), (e) => done({ok: false, error: String(e)}));
 """
 
 # The subscribe connection's inbound video: frames decoded, size and codec.

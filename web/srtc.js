@@ -23,6 +23,7 @@ export { SRTCChannel, SDK_VERSION };
 export { SRTCError, ErrorCode, ServerErrorCode } from './srtc/errors.js';
 export { LocalTrack, RemoteTrack } from './srtc/tracks.js';
 export { Emitter } from './srtc/emitter.js';
+export { E2EEKeyProvider } from './srtc/e2ee.js';
 export { SRTCIm, imURL } from './srtc/im.js';
 export { runSpeedTest, gradeSpeedTest } from './srtc/speed-test.js';
 export { ConnectionQuality, ConnectionState, DisconnectReason, TrackDesc, PROTOCOL_VERSION, signalingURL } from './srtc/models.js';

@@ -36,11 +36,11 @@ private struct DeviceLatencyBench {
         let pulse = try await PulseAudioServer.start(sinks: ["mic", "speaker"])
         let server = try TestServer()
         func engine() -> SRTCEngine {
-            SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "bench-devices"), logLevel: .off,
+            SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "bench-devices"), logLevel: .off,
                                             mediaBindAddress: "127.0.0.1", audioServer: pulse.address))
         }
         let sender = engine(), receiver = engine()
-        let sending = sender.createChannel(), receiving = receiver.createChannel()
+        let sending = try sender.createChannel(), receiving = try receiver.createChannel()
         let subscriber = Subscriber()
         receiving.delegates.add(delegate: subscriber)
         try await sending.join(url: server.httpBase, token: server.token(uid: "talker", channel: "latency"))

@@ -181,8 +181,8 @@ private struct EgressWorkerBench {
         sender.start()
         defer { log.stop.store(true, ordering: .relaxed) }
 
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "bench-cdn"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
-        let channel = engine.createChannel(engine: .cdn)
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "bench-cdn"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
+        let channel = try engine.createChannel(engine: .cdn)
         let viewer = StreamViewer()
         channel.delegates.add(delegate: viewer)
         // The playlist exists once the first segment is written: retry until it opens.

@@ -44,7 +44,7 @@ func runRenderBenchmarks() {
 /// Pushes 300 frames through an unpublished `camera_big` track (render module, no encoding)
 /// and prints the mean time per frame.
 private func measureRender(_ name: String, frames: [VideoFrame], setUp: (SRTCEngine) throws -> Void) throws {
-    let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "bench"), logLevel: .off))
+    let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "bench"), logLevel: .off))
     try setUp(engine)
     let track = engine.createLocalCustomVideoTrack(desc: "camera_big", preset: .h720p)
     for frame in frames.prefix(5) { track.pushFrame(frame) }   // warm-up: buffers, tables

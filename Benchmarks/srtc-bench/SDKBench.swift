@@ -59,7 +59,7 @@ private struct SDKBench {
     }
 
     private func engine() -> SRTCEngine {
-        SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "bench-events"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
+        SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "bench-events"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
     }
 
     /// Resident memory of the process (Linux /proc; 0 elsewhere), in KiB.
@@ -78,7 +78,7 @@ private struct SDKBench {
         var engines: [(SRTCEngine, Channel)] = []
         for i in 0..<10 {
             let e = engine()
-            let channel = e.createChannel()
+            let channel = try e.createChannel()
             try await channel.join(url: url, token: token("idle\(i)", "idle"))
             engines.append((e, channel))
         }
@@ -93,7 +93,7 @@ private struct SDKBench {
 
     private func encodeAndSend(url: String, desc: String) async throws {
         let e = engine()
-        let channel = e.createChannel()
+        let channel = try e.createChannel()
         try await channel.join(url: url, token: token("sender", "send-\(desc)"))
         let track = e.createLocalCustomVideoTrack(desc: desc, preset: .h720p)
         try await channel.publishLocalTrack(track)
@@ -128,7 +128,7 @@ private struct SDKBench {
 
     private func joinToFirstFrame(url: String) async throws {
         let publisher = engine()
-        let channel = publisher.createChannel()
+        let channel = try publisher.createChannel()
         try await channel.join(url: url, token: token("pub", "first-frame"))
         let track = publisher.createLocalCustomVideoTrack(desc: "camera_big", preset: .h720p)
         try await channel.publishLocalTrack(track)
@@ -147,7 +147,7 @@ private struct SDKBench {
         for i in 0..<5 {
             let e = engine()
             let watcher = FirstFrameWatcher()
-            let c = e.createChannel()
+            let c = try e.createChannel()
             c.delegates.add(delegate: watcher)
             let start = DispatchTime.now().uptimeNanoseconds
             try await c.join(url: url, token: token("sub\(i)", "first-frame"))

@@ -25,6 +25,10 @@ struct SFULoadBench {
     /// Our server's executable (`SRTC_SFU_LOAD_SERVER`, to compare a kept build; default the
     /// `srtc-server` beside this binary).
     static let serverExecutable = ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_SERVER"]
+    /// Our server's `--media-workers`, one server per count, each measured at every scenario
+    /// (`SRTC_SFU_LOAD_WORKERS`, default "1,2"); its rows are named `srtc×N`.
+    static let workerCounts = (ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_WORKERS"] ?? "1,2")
+        .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
 
     /// The scenarios of the issue; `SRTC_SFU_LOAD_ONLY="1→50,idle"` picks some by name.
     static let scenarios: [(name: String, scenario: LoadScenario, media: Bool)] = [
@@ -35,6 +39,12 @@ struct SFULoadBench {
         ("50 rooms × 2", LoadScenario(rooms: 50, publishers: 2, subscribers: 0, joinRate: 100), true),
         ("idle 50 × 2", LoadScenario(rooms: 50, publishers: 2, subscribers: 0, joinRate: 100), false),
     ]
+
+    /// Heavier loads toward a configuration's capacity (docs/benchmarks.md, "Media workers"): run
+    /// only when named in `SRTC_SFU_LOAD_ONLY` ("20 rooms × 5,30 rooms × 5,40 rooms × 5").
+    static let capacityScenarios: [(name: String, scenario: LoadScenario, media: Bool)] = [20, 30, 40].map {
+        ("\($0) rooms × 5", LoadScenario(rooms: $0, publishers: 5, subscribers: 0, joinRate: 100), true)
+    }
 
     /// One scenario on one server.
     struct Row {
@@ -59,28 +69,34 @@ struct SFULoadBench {
     func run() async throws {
         let only = ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
         let chosen = Self.scenarios.filter { only?.contains($0.name) ?? true }
+            + Self.capacityScenarios.filter { only?.contains($0.name) ?? false }
         print("== sfu-load: \(window) s windows after \(warmUp) s warm-up; loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         let media = try await LoadMedia.shared()
         print("   load: VP8 640×360 \(media.big.bitrate / 1000) kbit/s (\(Int(media.big.packetRate)) pkt/s), "
               + "Opus \(media.audio.bitrate / 1000) kbit/s (\(Int(media.audio.packetRate)) pkt/s) per publisher; subscribers decode nothing")
-        let ours = Self.servers.contains("srtc") ? try await startOurServer() : nil
-        defer { ours?.process.stop() }
+        var ours: [(label: String, server: (process: ServerProcess, port: UInt16, executable: String))] = []
+        defer { for server in ours { server.server.process.stop() } }
+        if Self.servers.contains("srtc") {
+            for workers in Self.workerCounts { ours.append(("srtc×\(workers)", try await startOurServer(workers: workers))) }
+        }
         let janus = Self.servers.contains("janus") ? try await JanusServer.start() : nil
         defer { janus?.stop() }
-        if let ours {
-            print("   srtc-server (pid \(ours.process.pid), \(ours.executable), --media-thread-priority \(Self.mediaThreadPriority))")
+        for (label, server) in ours {
+            print("   \(label): srtc-server (pid \(server.process.pid), \(server.executable), --media-workers \(label.dropFirst(5)), "
+                  + "--media-thread-priority \(Self.mediaThreadPriority))")
         }
         if let janus { print("   janus 1.1 VideoRoom (pid \(janus.process.pid), event_loops = 2, ICE-lite)") }
         var rows: [Row] = []
         for (name, scenario, sendsMedia) in chosen {
-            var targets: [(any LoadTarget, Int32, String?)] = []
-            if let ours {
-                targets.append((SRTCLoadTarget(baseURL: "http://127.0.0.1:\(ours.port)", appId: Self.appId, appKey: Self.appKey),
-                                ours.process.pid, "http://127.0.0.1:\(ours.port)/metrics"))
+            var targets: [(String, any LoadTarget, Int32, String?)] = []
+            for (label, server) in ours {
+                targets.append((label, SRTCLoadTarget(baseURL: "http://127.0.0.1:\(server.port)", appId: Self.appId, appKey: Self.appKey),
+                                server.process.pid, "http://127.0.0.1:\(server.port)/metrics"))
             }
-            if let janus { targets.append((JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid, nil)) }
-            for (target, pid, metricsURL) in targets {
-                let row = await measure(name, scenario, target: target, pid: pid, metricsURL: metricsURL, sendsMedia: sendsMedia)
+            if let janus { targets.append(("janus", JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid, nil)) }
+            for (label, target, pid, metricsURL) in targets {
+                var row = await measure(name, scenario, target: target, pid: pid, metricsURL: metricsURL, sendsMedia: sendsMedia)
+                row.server = label
                 print("   " + Self.progressLine(row))
                 rows.append(row)
             }
@@ -130,7 +146,7 @@ struct SFULoadBench {
 
     // MARK: - Our server
 
-    private func startOurServer() async throws -> (process: ServerProcess, port: UInt16, executable: String) {
+    private func startOurServer(workers: Int) async throws -> (process: ServerProcess, port: UInt16, executable: String) {
         let executable = Self.serverExecutable
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("srtc-server").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
@@ -143,7 +159,7 @@ struct SFULoadBench {
             "--http-port", "\(port)", "--udp-port", "0", "--data-dir", directory, "--app-id", Self.appId, "--app-key", Self.appKey,
             "--max-users-per-channel", "1000", "--joins-per-second", "1000", "--log-level", "warn", "--web-dir", "",
             // Its media thread no longer preempted by the load's 50–200 subscriber threads on the same cores (README).
-            "--media-thread-priority", Self.mediaThreadPriority,
+            "--media-thread-priority", Self.mediaThreadPriority, "--media-workers", "\(workers)",
         ], logPath: "\(directory)/server.log")
         try await process.waitUntilReady(url: "http://127.0.0.1:\(port)/healthz")
         return (process, port, executable)
@@ -163,7 +179,7 @@ struct SFULoadBench {
             text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
         }
         func left(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
-        var lines = ["", "SFU under the same load: srtc-server (release) vs Janus 1.1.2 VideoRoom",
+        var lines = ["", "SFU under the same load: srtc-server (release; srtc×N: --media-workers N) vs Janus 1.1.2 VideoRoom (event_loops = 2)",
                      left("scenario", 14) + left("server", 7) + pad("fwd pkt/s", 10) + pad("CPU µs/pkt", 11) + pad("floor", 7)
                         + pad("×floor", 7) + pad("pkt/CPU-s", 11) + pad("e2e p50 ms", 11) + pad("p99 ms", 8) + pad("fwd p99", 8) + pad("loss", 8)
                         + pad("ours/Janus", 11)]
@@ -173,8 +189,8 @@ struct SFULoadBench {
                 continue
             }
             if !report.scenario.audio && !report.scenario.video { continue }
-            let next = index + 1 < rows.count ? rows[index + 1] : nil
-            let janus = row.server == "srtc" && next?.server == "janus" && next?.scenario == row.scenario ? next : nil
+            // Each of our rows against Janus's row of the same scenario.
+            let janus = row.server.hasPrefix("srtc") ? rows[index...].first { $0.server == "janus" && $0.scenario == row.scenario } : nil
             let ratio = janus.flatMap { $0.report == nil ? nil : row.packetsPerCPUSecond / max(1e-9, $0.packetsPerCPUSecond) }
             if report.packetsReceived == 0 {
                 // An idle run: the cost of a joined participant, as a share of one core.

@@ -242,14 +242,14 @@ final class SRTPBench {
 
 }
 
-private func format(_ value: Double, decimals: Int = 1) -> String {
+func format(_ value: Double, decimals: Int = 1) -> String {
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     let rounded = (value * scale).rounded() / scale
     return "\(rounded)"
 }
 
-private extension String {
+extension String {
     func padding(_ width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
     }

@@ -33,7 +33,7 @@ private struct SpeedTestBench {
         for (bitrate, loss) in cases {
             let relay = try LossyRelay(server: SocketAddress(ip: "127.0.0.1", port: server.app.udpPort)!)
             relay.shape(uplink: .init(bitrate: bitrate, lossRate: loss), downlink: .init(bitrate: bitrate, lossRate: loss), seed: UInt64(bitrate))
-            let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "bench-speedtest"), logLevel: .off,
+            let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "bench-speedtest"), logLevel: .off,
                                                          mediaBindAddress: "127.0.0.1"))
             let observer = Result()
             engine.delegates.add(delegate: observer)

@@ -7,6 +7,7 @@ if wants("grant") { runGrantBenchmarks(); runGrantPartsBenchmarks() }
 if wants("http") { runHTTPBenchmarks() }
 if wants("wire") { runWireBenchmarks() }
 if wants("srtp") { runSRTPBenchmarks() }
+if wants("e2ee") { runE2EEBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
 if wants("sfu") { runSFUBenchmarks() }
 if wants("sdk") { runSDKBenchmarks() }

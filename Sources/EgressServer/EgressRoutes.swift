@@ -103,6 +103,10 @@ enum EgressRoutes {
                 throw EgressError(.invalidParameter, "a track recording names track_id, or uid and desc")
             }
             guard let track else { throw EgressError(.notFound, "no such track in channel \(key.name)") }
+            if track.e2ee == true {
+                // Its frames are ciphertext here (docs/e2ee.md): a file of them would play nothing.
+                throw EgressError(.wrongState, "track \(track.id) is end-to-end encrypted: the server has no key to record it (docs/e2ee.md)")
+            }
             if track.codec?.lowercased() == "h264", (body.format ?? .webm) == .webm {
                 throw EgressError(.invalidParameter, "track \(track.id) is H.264 and WebM holds VP8 and Opus: record it as mp4")
             }

@@ -88,7 +88,8 @@ public final class ServerProcess: @unchecked Sendable {
         let binary = Self.binaryPath
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw Failure(description: "\(binary) is missing: build first") }
         let process = Process()
-        var args = ["--http-port", "0", "--udp-port", "0", "--bind", host, "--data-dir", dataDir, "--web-dir", ""] + arguments
+        var args = ["--http-port", "0", "--udp-port", "0", "--bind", host, "--data-dir", dataDir, "--web-dir", ""]
+            + TestMediaWorkers.flags(unlessIn: arguments) + arguments
         if let namespace {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
             args = ["netns", "exec", namespace, binary] + args

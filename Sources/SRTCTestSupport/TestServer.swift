@@ -8,6 +8,8 @@ public final class TestServer: Sendable {
     public static let appId = "app_test"
     public static let appKey = "key_test_0123456789"
     public let app: ServerApp
+    /// The media worker every channel goes to, when the run's workers pinned them (see `init`).
+    public let pinnedWorker: Int?
 
     /// - Parameter modules: parts built on the server to add (the meeting backend).
     public init(grace: Int = 20, webhookURL: String? = nil, modules: [ServerModuleFactory] = [],
@@ -22,8 +24,21 @@ public final class TestServer: Sendable {
         config.webhookURL = webhookURL
         config.limits.reconnectGraceSeconds = grace
         configure(&config)
+        // A test that chose its workers keeps them, and placement; the others get the run's.
+        let chosenByTest = config.mediaWorkers != 0
+        if !chosenByTest { config.mediaWorkers = TestMediaWorkers.count }
         app = try ServerApp(config: config, modules: modules)
         try app.start()
+        // With several workers (SRTC_TEST_MEDIA_WORKERS), the suites' channels go to the last
+        // one: a suite of one channel would otherwise always run on worker 0, as with one worker.
+        pinnedWorker = !chosenByTest && TestMediaWorkers.count > 1 ? TestMediaWorkers.count - 1 : nil
+        if let pinnedWorker { app.pinChannels(toMediaWorker: pinnedWorker) }
+    }
+
+    /// The UDP port of the worker the test's channels run on: the last worker when several were
+    /// given by `SRTC_TEST_MEDIA_WORKERS` (see `init`), else the first (and, with one, only) one.
+    public var channelUDPPort: UInt16 {
+        pinnedWorker.map { app.udpPorts[$0] } ?? app.udpPort
     }
 
     /// `https://…` and `wss://…` when the configuration turned TLS on.

@@ -54,6 +54,7 @@ if let created = app.createdApp {
 }
 print("srtc-server listening on \(base) (\(config.tls == nil ? "HTTP" : "HTTPS")) and udp \(config.bind):\(app.udpPort) (media)"
       + (app.iceTCPPort.map { ", tcp \(config.bind):\($0) (ICE-TCP)" } ?? ""))
+print("  media workers: \(app.udpPorts.count) (UDP ports \(app.udpPorts.map(String.init).joined(separator: ", ")); a firewall opens each)")
 print("  server API: \(base)/server/v1/…   signaling: \(wsBase)/rtc/v1/ws   meetings: \(wsBase)/stm/v1/ws   IM: \(wsBase)/im/v1/ws   health: \(base)/healthz")
 if let redirectPort = app.httpRedirectPort {
     print("  http://\(config.bind == "0.0.0.0" ? "127.0.0.1" : config.bind):\(redirectPort) redirects to \(base) (308)")

@@ -1,4 +1,5 @@
 import Foundation
+import SRTC
 
 /// A tiny flag parser: `--name value`, `--name=value` and boolean `--name`; no outside package.
 struct Options {
@@ -65,5 +66,12 @@ enum CLIError: Error, CustomStringConvertible {
         case .usage(let s): return s
         case .failed(let s): return s
         }
+    }
+}
+
+extension CLIError {
+    /// Runs an SDK call whose error ends the command (`.failed` with the SDK's description).
+    static func sdk<T>(_ body: () throws(SRTCError) -> T) throws(CLIError) -> T {
+        do { return try body() } catch { throw .failed("\(error)") }
     }
 }

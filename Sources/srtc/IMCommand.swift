@@ -34,7 +34,7 @@ enum IMCommand {
                                       appKey: try o.require("app-key", env: "SRTC_APP_KEY", environment: environment))
             token = try await client.grantToken(path: "/server/v1/im/grant", body: ["uid": try o.require("uid", environment: environment)])
         }
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.im.events"), logLevel: .warning))
+        let engine = try CLIError.sdk { () throws(SRTCError) in try SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.im.events"), logLevel: .warning)) }
         let printer = Printer(engine: engine, echo: o.flags.contains("echo"),
                               answer: o.flags.contains("accept-calls") ? true : o.flags.contains("decline-calls") ? false : nil)
         do {

@@ -12,7 +12,7 @@ enum JoinCommand {
                      [--video pattern|none|FILE.y4m] [--audio tone|none|FILE.wav] [--desc camera_big]
                      [--size 640x360] [--fps 30] [--pattern-start 0] [--tone-hz 440] [--record DIR] [--layer camera_big|camera_small]
                      [--no-subscribe] [--echo-data] [--duration SECONDS] [--stats-interval SECONDS] [--nickname NAME] [--verbose]
-                     [--ice-transport-policy all|relay] [--video-codec vp8|h264] [--ca-file CA.pem]
+                     [--ice-transport-policy all|relay] [--video-codec vp8|h264] [--ca-file CA.pem] [--e2ee-key PASSPHRASE]
 
     Joins the channel on the server at --url (http(s)://host:7880; the signaling WebSocket is
     ws(s)://host:7880/rtc/v1/ws) with --token, or with a token granted on the spot with the app's
@@ -31,6 +31,9 @@ enum JoinCommand {
     --ice-transport-policy relay sends all media through the TURN server the join response names.
     --video-codec h264 publishes video in H.264 (OpenH264) instead of VP8; either is received.
     --ca-file CA.pem trusts the CA certificates in that file instead of the system's for an https:// server.
+    --e2ee-key PASSPHRASE encrypts what it publishes end to end and decrypts what it receives with the
+      channel's shared passphrase (docs/e2ee.md; VP8 and Opus). Media it cannot decrypt is not recorded,
+      and a line says whose and why.
     """
 
     static func run(_ args: ArraySlice<String>, environment: [String: String]) async throws(CLIError) {
@@ -38,7 +41,7 @@ enum JoinCommand {
         if o.wantsHelp { print(help); return }
         try o.rejectUnknown(allowed: ["url", "token", "channel", "uid", "app-id", "app-key", "video", "audio", "desc", "size", "fps",
                                       "tone-hz", "record", "layer", "no-subscribe", "echo-data", "duration", "stats-interval", "nickname", "verbose",
-                                      "pattern-start", "ice-transport-policy", "video-codec", "ca-file"])
+                                      "pattern-start", "ice-transport-policy", "video-codec", "ca-file", "e2ee-key"])
         let url = o["url"] ?? environment["SRTC_URL"] ?? "http://127.0.0.1:7880"
         let token = try await obtainToken(o, url: url, environment: environment)
         let settings = try JoinSettings(o)
@@ -49,10 +52,13 @@ enum JoinCommand {
             throw .usage("--video-codec is vp8 or h264")
         }
 
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.join.events"),
+        if o["e2ee-key"] != nil && videoCodec != .vp8 { throw .usage("--e2ee-key encrypts VP8 video only; leave out --video-codec h264") }
+        var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "srtc.join.events"),
                                                      logLevel: o.flags.contains("verbose") ? .debug : .warning,
-                                                     iceTransportPolicy: policy, preferredVideoCodec: videoCodec, trustedCAFile: o["ca-file"]))
-        let channel = engine.createChannel()
+                                                     iceTransportPolicy: policy, preferredVideoCodec: videoCodec, trustedCAFile: o["ca-file"])
+        configuration.e2ee = o["e2ee-key"].map { E2EEConfiguration(keyProvider: .sharedKey(passphrase: $0)) }
+        let engine = try CLIError.sdk { () throws(SRTCError) in try SRTCEngine(configuration: configuration) }
+        let channel = try CLIError.sdk { () throws(SRTCError) in try engine.createChannel() }
         let recorder = JoinRecorder(channel: channel, recordDirectory: settings.recordDirectory,
                                     subscribe: !o.flags.contains("no-subscribe"), layer: settings.layer,
                                     echoData: o.flags.contains("echo-data"))

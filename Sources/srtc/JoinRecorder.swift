@@ -46,6 +46,7 @@ final class JoinRecorder: ChannelDelegate, @unchecked Sendable {
         say("\(status.uid)/\(status.desc): \(status.timedOut ? "no frames (timed out)" : "frames flowing")")
     }
     func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo) { say("\(info.uid)/\(info.trackId) now \(info.layer) (\(info.cause))") }
+    func channel(_ channel: Channel, e2eeStateChanged uid: String, state: E2EEState) { say("e2ee: \(uid)'s media: \(state.rawValue)") }
 
     func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
         say("\(user.uid) published \(track.kind.rawValue) '\(track.desc)' (\(track.id))")

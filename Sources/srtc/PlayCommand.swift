@@ -28,9 +28,9 @@ enum PlayCommand {
         }
         guard let interval = Double(o["stats-interval"] ?? "2"), interval >= 0.1 else { throw .usage("--stats-interval must be ≥ 0.1") }
 
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.play.events"),
-                                                     logLevel: o.flags.contains("verbose") ? .debug : .warning))
-        let channel = engine.createChannel(engine: .cdn)
+        let engine = try CLIError.sdk { () throws(SRTCError) in try SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.play.events"),
+                                                     logLevel: o.flags.contains("verbose") ? .debug : .warning)) }
+        let channel = try CLIError.sdk { () throws(SRTCError) in try engine.createChannel(engine: .cdn) }
         let recorder = JoinRecorder(channel: channel, recordDirectory: o["record"], subscribe: true, layer: nil)
         channel.delegates.add(delegate: recorder)
         do {

@@ -45,7 +45,7 @@ enum SpeedTestCommand {
                                       appKey: try o.require("app-key", env: "SRTC_APP_KEY", environment: environment))
             params.token = try await client.grantToken(path: "/server/v1/speedtest/grant", body: ["uid": try o.require("uid", environment: environment)])
         }
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.speedtest.events"), logLevel: .warning))
+        let engine = try CLIError.sdk { () throws(SRTCError) in try SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "srtc.speedtest.events"), logLevel: .warning)) }
         let observer = Observer(json: o.flags.contains("json"))
         engine.delegates.add(delegate: observer)
         do { try engine.startSpeedTest(params) } catch { throw .failed("\(error)") }

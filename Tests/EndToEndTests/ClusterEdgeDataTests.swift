@@ -50,7 +50,7 @@ import TestWait
                 endpoint.log.withLock { $0.dataChannel }.contains { if case .opened(let info) = $0 { info.id == SignalDataChannel.reliableID } else { false } }
             }
             let ports = try #require(client.latestOffer).media.flatMap(\.candidates).map(\.port)
-            #expect(!ports.isEmpty && ports.allSatisfy { $0 == node.app.udpPort }, "\(uid)'s data channels are on its node: \(ports)")
+            #expect(!ports.isEmpty && ports.allSatisfy { $0 == node.channelUDPPort }, "\(uid)'s data channels are on its node: \(ports)")
             clients.append(client)
         }
         let (alice, dave, bob, carol) = (clients[0], clients[1], clients[2], clients[3])

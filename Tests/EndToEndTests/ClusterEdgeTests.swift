@@ -41,7 +41,7 @@ import TestWait
         }
         // One subscriber on c loses the 30th video packet on its way from c.
         let lossy = try #require(subscribers.last { $0.node === c }?.client)
-        let relay = try LossyRelay(server: try #require(SocketAddress(ip: "127.0.0.1", port: c.app.udpPort)))
+        let relay = try LossyRelay(server: try #require(SocketAddress(ip: "127.0.0.1", port: c.channelUDPPort)))
         defer { relay.stop() }
         lossy.subscribeRelay = relay
         for (client, _) in subscribers {
@@ -53,7 +53,7 @@ import TestWait
         // Their subscriptions are served by the node they reached, which relays the channel once.
         for (client, node) in subscribers {
             let ports = try #require(client.latestOffer).media.flatMap(\.candidates).map(\.port)
-            #expect(!ports.isEmpty && ports.allSatisfy { $0 == node.app.udpPort }, "\(client.uid) offered \(ports)")
+            #expect(!ports.isEmpty && ports.allSatisfy { $0 == node.channelUDPPort }, "\(client.uid) offered \(ports)")
         }
         #expect(b.app.edges.count == 1 && c.app.edges.count == 1 && a.app.edges.count == 0)
 
@@ -124,7 +124,7 @@ import TestWait
         let bob = try await MediaTestClient(server: b, uid: "bob", channel: "events", dataChannels: true)
         let endpoint = try await waitFor("bob's subscribe transport") { bob.subscribeEndpoint }
         let ports = try #require(bob.latestOffer).media.flatMap(\.candidates).map(\.port)
-        #expect(!ports.isEmpty && ports.allSatisfy { $0 == b.app.udpPort }, "bob's transport is on b: \(ports)")
+        #expect(!ports.isEmpty && ports.allSatisfy { $0 == b.channelUDPPort }, "bob's transport is on b: \(ports)")
         try await eventually("bob's data channel open on b") {
             endpoint.log.withLock { $0.dataChannel }.contains { if case .opened(let info) = $0 { info.id == SignalDataChannel.reliableID } else { false } }
         }
@@ -198,7 +198,7 @@ import TestWait
             let client = try await MediaTestClient(server: server, uid: uid, channel: "again")
             try await client.subscribe(audio.id)
             let ports = try #require(client.latestOffer).media.flatMap(\.candidates).map(\.port)
-            #expect(!ports.isEmpty && ports.allSatisfy { $0 == server.app.udpPort }, "\(uid) is served by its node: \(ports)")
+            #expect(!ports.isEmpty && ports.allSatisfy { $0 == server.channelUDPPort }, "\(uid) is served by its node: \(ports)")
             let ssrc = try #require(client.announcedSSRC(of: audio.id))
             try await publisher.run(seconds: 1, video: false)
             try await eventually("\(uid) receives alice's audio") { (client.subscribeEndpoint?.packets(ssrc: ssrc).count ?? 0) >= 10 }

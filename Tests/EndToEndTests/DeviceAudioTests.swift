@@ -21,7 +21,7 @@ final class DeviceEventRecorder: DeviceChangeDelegate, @unchecked Sendable {
 /// is played and recorded by PulseAudio's own tools (`pacat`, `parec`), not by the SDK.
 @Suite(.serialized) struct DeviceAudioTests {
     func engine(_ pulse: PulseAudioServer?) -> SRTCEngine {
-        SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "device-audio"), logLevel: .off,
+        SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "device-audio"), logLevel: .off,
                                         mediaBindAddress: "127.0.0.1", audioServer: pulse?.address ?? "unix:/nonexistent/native"))
     }
 
@@ -29,7 +29,7 @@ final class DeviceEventRecorder: DeviceChangeDelegate, @unchecked Sendable {
         let pulse = try await PulseAudioServer.start(sinks: ["mic", "speaker"])
         let server = try SDKTestServer()
         let a = engine(pulse), b = engine(pulse)
-        let channelA = a.createChannel(), channelB = b.createChannel()
+        let channelA = try a.createChannel(), channelB = try b.createChannel()
         let subscriber = SDKAutoSubscriber()
         channelB.delegates.add(delegate: subscriber)
         try await channelA.join(url: server.url, token: server.token(uid: "a", channel: "audio"))

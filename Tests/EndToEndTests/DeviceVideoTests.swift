@@ -11,7 +11,7 @@ import Testing
 /// each test starts, and V4L2 cameras on a machine that has none.
 @Suite(.serialized) struct DeviceVideoTests {
     func engine() -> SRTCEngine {
-        SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "device-video"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
+        SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "device-video"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
     }
 
     /// Shows frames in `view` from a thread until stopped.
@@ -37,7 +37,7 @@ import Testing
         let xvfb = try await XvfbServer.start(width: 320, height: 240)
         let server = try SDKTestServer()
         let a = engine(), b = engine()
-        let channelA = a.createChannel(), channelB = b.createChannel()
+        let channelA = try a.createChannel(), channelB = try b.createChannel()
         let subscriber = SDKAutoSubscriber()
         channelB.delegates.add(delegate: subscriber)
         try await channelA.join(url: server.url, token: server.token(uid: "a", channel: "screen"))
@@ -69,7 +69,7 @@ import Testing
         let xvfb = try await XvfbServer.start(width: 320, height: 180)
         let server = try SDKTestServer()
         let a = engine(), b = engine()
-        let channelA = a.createChannel(), channelB = b.createChannel()
+        let channelA = try a.createChannel(), channelB = try b.createChannel()
         let events = SDKEventRecorder()
         channelB.delegates.add(delegate: events)
         try await channelA.join(url: server.url, token: server.token(uid: "a", channel: "view"))

@@ -50,9 +50,9 @@ struct EgressPeer {
     let events = SDKEventRecorder()
 
     init(engine kind: ChannelEngine = .sfu, preferredVideoCodec: VideoCodec = .vp8) {
-        engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "egress-peer"), logLevel: .off, receiveTimeout: 3,
+        engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "egress-peer"), logLevel: .off, receiveTimeout: 3,
                                                  mediaBindAddress: "127.0.0.1", preferredVideoCodec: preferredVideoCodec))
-        channel = engine.createChannel(engine: kind)
+        channel = try! engine.createChannel(engine: kind)  // a live engine: this cannot throw
         channel.delegates.add(delegate: events)
     }
 }

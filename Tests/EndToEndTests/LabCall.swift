@@ -31,8 +31,8 @@ final class LabCall: @unchecked Sendable {
                                namespace: link.namespace, host: link.insideAddress)
         let a = Self.engine(bindAddress: link.outsideAddress), b = Self.engine(bindAddress: link.outsideAddress)
         engines = [a, b]
-        publisher = a.createChannel()
-        subscriber = b.createChannel()
+        publisher = try a.createChannel()
+        subscriber = try b.createChannel()
         subscriber.delegates.add(delegate: observer)
         publisher.delegates.add(delegate: publisherEvents)
         do {
@@ -95,7 +95,8 @@ final class LabCall: @unchecked Sendable {
     }
 
     static func engine(bindAddress: String) -> SRTCEngine {
-        SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "lab-peer-events"), logLevel: .off, receiveTimeout: 3,
+        // Two engines in one test process: independent of the process-wide engine (seed 000's rule).
+        SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "lab-peer-events"), logLevel: .off, receiveTimeout: 3,
                                         mediaBindAddress: bindAddress))
     }
 }

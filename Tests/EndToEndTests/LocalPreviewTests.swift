@@ -55,7 +55,7 @@ import Testing
 
     @Test func theFrontCameraIsShownMirroredAsPreferredAndSentAsCaptured() async throws {
         let xvfb = try await XvfbServer.start(width: Self.width, height: Self.height)
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "preview"), logLevel: .off))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "preview"), logLevel: .off))
         let generator = try TestPatternGenerator(width: Self.width, height: Self.height)
         let camera = engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: Self.width, height: Self.height,
                                                                                                  frameRate: 30, maxBitrate: 500_000))
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func withoutACameraThePreviewDoesNotStart() async {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "preview"), logLevel: .off))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "preview"), logLevel: .off))
         // This machine has no camera (a developer's may).
         if engine.getDevices(kind: .videoInput).isEmpty {
             await #expect(throws: SRTCError.notFound("no camera")) { try await engine.startLocalPreview(view: nil) }

@@ -20,11 +20,11 @@ final class PerformanceRecorder: SRTCEngineDelegate, @unchecked Sendable {
 @Suite struct PerformanceEventTests {
     @Test func aTrackPushedBelowHalfItsFrameRateRaisesADropAndStatsArrive() async throws {
         let server = try SDKTestServer()
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "performance"), logLevel: .off,
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "performance"), logLevel: .off,
                                                      mediaBindAddress: "127.0.0.1", performanceInterval: 0.4))
         let recorder = PerformanceRecorder()
         engine.delegates.add(delegate: recorder)
-        let channel = engine.createChannel()
+        let channel = try engine.createChannel()
         try await channel.join(url: server.url, token: server.token(uid: "a", channel: "performance"))
         let video = engine.createLocalCustomVideoTrack(desc: "canvas", preset: VideoPreset(width: 160, height: 96, frameRate: 30, maxBitrate: 200_000))
         try await channel.publishLocalTrack(video)

@@ -21,13 +21,13 @@ import Testing
     }
 
     struct Peer {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-data-events"), logLevel: .off,
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "sdk-data-events"), logLevel: .off,
                                                      mediaBindAddress: "127.0.0.1"))
         let channel: Channel
         let data = DataRecorder()
 
         init() {
-            channel = engine.createChannel()
+            channel = try! engine.createChannel()  // a live engine: this cannot throw
             channel.delegates.add(delegate: data)
         }
 

@@ -13,7 +13,7 @@ import Testing
         let events = IMRecorder()
 
         init() {
-            engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "im-test-events"), logLevel: .off))
+            engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "im-test-events"), logLevel: .off))
         }
 
         func enable(_ server: TestServer, uid: String, url: String? = nil, lastSeq: Int64? = nil) async throws {
@@ -43,7 +43,7 @@ import Testing
         #expect(try await bob.events.messages(count: 3).last?.kind == .callAccepted)
 
         // Both meet in the channel the invitation named; IM carries on beside it.
-        let aliceChannel = alice.engine.createChannel(), bobChannel = bob.engine.createChannel()
+        let aliceChannel = try alice.engine.createChannel(), bobChannel = try bob.engine.createChannel()
         _ = try await aliceChannel.join(url: server.httpBase, token: server.token(uid: "alice", channel: ring.channel ?? ""))
         let info = try await bobChannel.join(url: server.httpBase, token: server.token(uid: "bob", channel: ring.channel ?? ""))
         #expect(info.userCount == 2)

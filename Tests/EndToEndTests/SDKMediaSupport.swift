@@ -2,6 +2,8 @@ import Foundation
 import RTCMedia
 import SRTC
 import Synchronization
+import TestWait
+import Testing
 
 /// Pushes test-pattern frames (their number in the pixels) and a tone into local tracks in real
 /// time from its own thread; can pause and resume.
@@ -117,12 +119,26 @@ struct SDKPeer {
     let events = SDKEventRecorder()
 
     init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
-         preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil) {
-        engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
-                                                 receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
-                                                 useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
-                                                 preferredVideoCodec: preferredVideoCodec, trustedCAFile: trustedCAFile))
-        channel = engine.createChannel()
+         preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil, e2ee: E2EEConfiguration? = nil) {
+        var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
+                                                     receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
+                                                     useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
+                                                     preferredVideoCodec: preferredVideoCodec, trustedCAFile: trustedCAFile)
+        configuration.e2ee = e2ee
+        engine = SRTCEngine(independent: configuration)
+        channel = try! engine.createChannel()  // a live engine: this cannot throw
         channel.delegates.add(delegate: events)
     }
+}
+
+/// Waits until `collector` has decoded frame `last` (or later), then checks that its frame
+/// numbers rose in order and that more than `atLeast` frames decoded.
+func expectDecodedInOrder(_ collector: SDKMediaCollector, through last: Int, moreThan atLeast: Int, _ who: String,
+                          timeout: Double = 20) async throws {
+    try await eventually(timeout: timeout, "\(who) decodes the frames pushed; last \(collector.numbers.last ?? -1)") {
+        (collector.numbers.last ?? -1) >= last
+    }
+    let numbers = collector.numbers
+    #expect(frameGaps(numbers).ordered, "\(who): \(numbers)")
+    #expect(numbers.count > atLeast, "\(who) decoded \(numbers.count)")
 }

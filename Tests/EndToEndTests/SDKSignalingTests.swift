@@ -14,9 +14,9 @@ import Testing
         let events: SDKEventRecorder
 
         init(engine: SRTCEngine? = nil) {
-            let engine = engine ?? SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "sdk-test-events"), logLevel: .off))
+            let engine = engine ?? SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "sdk-test-events"), logLevel: .off))
             self.engine = engine
-            channel = engine.createChannel()
+            channel = try! engine.createChannel()  // a live engine: this cannot throw
             events = SDKEventRecorder()
             channel.delegates.add(delegate: events)
         }
@@ -104,7 +104,7 @@ import Testing
 
     @Test func twoChannelsOfOneEngineKeepTheirOwnUsersAndEvents() async throws {
         let server = try SDKTestServer()
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "two-channels"), logLevel: .off))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "two-channels"), logLevel: .off))
         let first = Client(engine: engine), second = Client(engine: engine)
         try await first.channel.join(url: server.url, token: server.token(uid: "me", channel: "one"))
         try await second.channel.join(url: server.url, token: server.token(uid: "me", channel: "two"))
@@ -230,7 +230,7 @@ import Testing
 
     @Test func destroyingTheEngineLeavesEveryChannelFirst() async throws {
         let server = try SDKTestServer()
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "destroy"), logLevel: .off))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "destroy"), logLevel: .off))
         let one = Client(engine: engine), two = Client(engine: engine), watcher = Client()
         try await watcher.channel.join(url: server.url, token: server.token(uid: "w", channel: "d1"))
         try await one.channel.join(url: server.url, token: server.token(uid: "x", channel: "d1"))

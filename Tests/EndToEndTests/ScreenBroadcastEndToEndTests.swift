@@ -19,11 +19,11 @@ import Testing
 
     @Test func framesFromAnotherProcessReachASubscriberThroughTheSFU() async throws {
         let server = try SDKTestServer()
-        let a = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "broadcast-a"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
-        let b = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "broadcast-b"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
+        let a = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "broadcast-a"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
+        let b = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "broadcast-b"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
         let changes = Changes()
         a.delegates.add(delegate: changes)
-        let channelA = a.createChannel(), channelB = b.createChannel()
+        let channelA = try a.createChannel(), channelB = try b.createChannel()
         let subscriber = SDKAutoSubscriber()
         channelB.delegates.add(delegate: subscriber)
         try await channelA.join(url: server.url, token: server.token(uid: "host", channel: "broadcast"))
@@ -34,7 +34,7 @@ import Testing
         try await channelA.publishLocalTrack(screen)
         try await channelA.publishLocalTrack(try #require(a.screenRecordAudioTrack))
         // The same broadcast in a second channel of the host's engine.
-        let channelA2 = a.createChannel()
+        let channelA2 = try a.createChannel()
         try await channelA2.join(url: server.url, token: server.token(uid: "host", channel: "broadcast-2"))
         try await channelA2.publishLocalTrack(screen)
 

@@ -13,7 +13,7 @@ import TestWait
 /// this suite's own: no other test joins them.
 @Suite(.serialized) struct SealedStringEndToEndTests {
     static func engine() -> SRTCEngine {
-        SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "seal-test-events"), logLevel: .off))
+        SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "seal-test-events"), logLevel: .off))
     }
 
     static func seal(_ server: TestServer, uid: String, value: String) async throws -> String {
@@ -30,7 +30,7 @@ import TestWait
         #expect(SRTCEngine.decrypt(early) == nil)
 
         let engine = Self.engine()
-        let channel = engine.createChannel()
+        let channel = try engine.createChannel()
         let events = SDKEventRecorder()
         channel.delegates.add(delegate: events)
         _ = try await channel.join(url: server.url, token: server.token(uid: "seal-alice", channel: "sealed"))

@@ -12,7 +12,7 @@ import TestWait
 /// link: a rate-limited bottleneck and seeded random loss on each direction.
 @Suite(.serialized) struct SpeedTestTests {
     static func engine() -> SRTCEngine {
-        SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "speedtest-events"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
+        SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "speedtest-events"), logLevel: .off, mediaBindAddress: "127.0.0.1"))
     }
 
     /// A speed-test token from the signed route.
@@ -62,7 +62,7 @@ import TestWait
         #expect(throws: SRTCError.conflict("a speed test is already running; stop it first")) { try engine.startSpeedTest(params) }
         engine.stopSpeedTest()
 
-        let channel = engine.createChannel()
+        let channel = try engine.createChannel()
         _ = try await channel.join(url: server.httpBase, token: server.token(uid: "alice", channel: "room1"))
         #expect(throws: SRTCError.self) { try engine.startSpeedTest(params) }
         do { try engine.startSpeedTest(params) } catch let error as SRTCError { #expect(error.code == 1009) }

@@ -37,6 +37,9 @@ struct MetricsTests {
         // latency, measured when the kernel takes it); the resend is not timed.
         #expect(h.subscriberSink.stamps == [arrival, arrival, arrival, arrival, 0])
         #expect(m.busyRatios.count == 1)
+        let worker = try #require(m.workers.first)
+        #expect((worker.forwardedPackets, worker.transports, worker.routers) == (5, 2, 1))
+        #expect(worker.cpuSeconds > 0)
 
         // A closed transport's packets stay counted.
         h.core.closeTransport("bob/sub")
@@ -46,6 +49,9 @@ struct MetricsTests {
         #expect(after.counters.rtpPacketsOut == 5)
         #expect(after.consumers == 0)
         #expect(after.transports == 1)
+        // Nothing was forwarded in the second since: the worker's rate (placement's load) is zero.
+        #expect(after.workers.first?.forwardedPerSecond == 0)
+        #expect(after.workers.first?.transports == 1)
     }
 
     @Test func theFirstForwardedPacketEndsTheParticipantsJoinToFirstPacketTime() throws {

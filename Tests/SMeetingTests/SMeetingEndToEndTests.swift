@@ -11,7 +11,7 @@ import Testing
 
     @Test func callsOutsideAMeetingThrowNotInMeeting() async throws {
         let server = try TestServer.withMeetings()
-        let loggedOut = SMeetingEngine(url: server.httpBase, delegateQueue: DispatchQueue(label: "x"))
+        let loggedOut = SMeetingEngine(url: server.httpBase, independent: .init(delegateQueue: DispatchQueue(label: "x")))
         await #expect(throws: SMeetingError.notLoggedIn) { try await loggedOut.createRoom(MeetingCreateReq(title: "t")) }
         let a = try await TestMember(server: server, uid: "alice")
         #expect(a.engine.currentUserId == "alice" && !a.engine.isInRoom && a.engine.getRoomInfo() == nil)

@@ -31,7 +31,7 @@ import TestWait
         alice.engine.delegates.add(delegate: aliceIM)
         bob.engine.delegates.add(delegate: bobIM)
         await #expect(throws: SMeetingError.notLoggedIn) {
-            try await SMeetingEngine(url: server.httpBase, delegateQueue: DispatchQueue(label: "x")).enableIm()
+            try await SMeetingEngine(url: server.httpBase, independent: .init(delegateQueue: DispatchQueue(label: "x"))).enableIm()
         }
         try await alice.engine.enableIm()
         try await bob.engine.enableIm()

@@ -92,7 +92,7 @@ struct TestMember {
     ///   - audioServer: the PulseAudio server of the member's microphones and speakers.
     init(server: TestServer, uid: String, nickname: String? = nil, url: String? = nil, audioServer: String? = nil) async throws {
         self.uid = uid
-        engine = SMeetingEngine(url: url ?? server.httpBase, configuration: .init(delegateQueue: DispatchQueue(label: "meeting-\(uid)"), logLevel: .off,
+        engine = SMeetingEngine(url: url ?? server.httpBase, independent: .init(delegateQueue: DispatchQueue(label: "meeting-\(uid)"), logLevel: .off,
                                                                                  receiveTimeout: 3, mediaBindAddress: "127.0.0.1",
                                                                                  audioServer: audioServer))
         engine.delegates.add(delegate: events)

@@ -19,12 +19,14 @@ import RTCNet
         }
     }
 
-    @Test func theMediaServersIOThreadRunsAtIt() async throws {
-        let server = try MediaServer(bind: "127.0.0.1", port: 0, publicIP: nil, qualityIntervalSeconds: 1, threadPriority: .high)
+    @Test func everyMediaWorkersIOThreadRunsAtIt() async throws {
+        let server = try MediaServer(bind: "127.0.0.1", port: 0, workers: 2, publicIP: nil, qualityIntervalSeconds: 1, threadPriority: .high)
         defer { server.stop() }
-        let port = server.worker.port
-        try await eventually("the I/O thread started") { port.ioThreadPriority != nil }
-        // CI runs as root (CAP_SYS_NICE); elsewhere the kernel may allow less.
-        if geteuid() == 0 { #expect(port.ioThreadPriority == .high) } else { #expect(port.ioThreadPriority! <= .high) }
+        #expect(server.workers.count == 2)
+        for port in server.workers.map(\.sfu.port) {
+            try await eventually("the I/O thread started") { port.ioThreadPriority != nil }
+            // CI runs as root (CAP_SYS_NICE); elsewhere the kernel may allow less.
+            if geteuid() == 0 { #expect(port.ioThreadPriority == .high) } else { #expect(port.ioThreadPriority! <= .high) }
+        }
     }
 }

@@ -12,7 +12,7 @@ import Testing
     /// An engine with the beauty filter on and every level 0 but what the test sets.
     func engine(blur: Float = 0, white: Float = 0, red: Float = 0, sharpen: Float = 0,
                 filter: String = "origin", filterLevel: Float = 0) throws -> SRTCEngine {
-        let engine = SRTCEngine(delegateQueue: DispatchQueue(label: "beauty"))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "beauty")))
         try engine.installRenderModule()
         try engine.enabledBeauty(true)
         engine.setBlurLevel(blur)
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func defaultsAreTheDocumentedOnes() {
-        let engine = SRTCEngine(delegateQueue: DispatchQueue(label: "beauty"))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "beauty")))
         #expect(engine.getBlurLevel() == 0.5)
         #expect(engine.getWhiteLevel() == 0.3)
         #expect(engine.getRedLevel() == 0.3)
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func levelsAreClampedToZeroToOneAndNaNIsIgnored() {
-        let engine = SRTCEngine(delegateQueue: DispatchQueue(label: "beauty"))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "beauty")))
         engine.setBlurLevel(1.7)
         engine.setWhiteLevel(-0.2)
         engine.setRedLevel(.nan)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func enablingBeautyBeforeInstallingTheRenderModuleIsAConflict() throws {
-        let engine = SRTCEngine(delegateQueue: DispatchQueue(label: "beauty"))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "beauty")))
         #expect(throws: SRTCError.conflict("the render module is not installed")) { try engine.enabledBeauty(true) }
         #expect(SRTCError.conflict("").code == 1009)
         try engine.installRenderModule()

@@ -77,13 +77,13 @@ struct V4L2ExposurePlanTests {
     }
 
     @Test func aCameraThatIsNotCapturingRefusesTheControl() {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "exposure"), logLevel: .off, performanceInterval: 0))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "exposure"), logLevel: .off, performanceInterval: 0))
         let camera = engine.createLocalCameraTrack()
         #expect(throws: SRTCError.wrongState("the camera is not capturing")) { try camera.setCameraExposureRatio(1) }
     }
 
     @Test func theEngineSetsTheExposureOfThePreviewedCameraTrackOnly() {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "exposure"), logLevel: .off, performanceInterval: 0))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "exposure"), logLevel: .off, performanceInterval: 0))
         #expect(throws: SRTCError.wrongState("no camera preview")) { try engine.setCameraExposureRatio(1) }
         // A custom camera track is the app's own capture: nothing to set.
         engine.startLocalPreview(track: engine.createLocalCustomVideoTrack(desc: "camera_big"), view: nil)
@@ -126,14 +126,14 @@ struct V4L2FocusPlanTests {
     }
 
     @Test func aCameraThatIsNotCapturingRefusesTheFocusEvenForAPointOutside() {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "focus"), logLevel: .off, performanceInterval: 0))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "focus"), logLevel: .off, performanceInterval: 0))
         let camera = engine.createLocalCameraTrack()
         #expect(throws: SRTCError.wrongState("the camera is not capturing")) { try camera.setCameraFocusPosition(CGPoint(x: 0.5, y: 0.5)) }
         #expect(throws: SRTCError.wrongState("the camera is not capturing")) { try camera.setCameraFocusPosition(CGPoint(x: 2, y: 0.5)) }
     }
 
     @Test func theEngineFocusesThePreviewedCameraTrackOnly() {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "focus"), logLevel: .off, performanceInterval: 0))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "focus"), logLevel: .off, performanceInterval: 0))
         #expect(throws: SRTCError.wrongState("no camera preview")) { try engine.setCameraFocusPosition(CGPoint(x: 0.5, y: 0.5)) }
         engine.startLocalPreview(track: engine.createLocalCustomVideoTrack(desc: "camera_big"), view: nil)
         #expect(throws: SRTCError.wrongState("no camera preview")) { try engine.setCameraFocusPosition(CGPoint(x: 0.5, y: 0.5)) }

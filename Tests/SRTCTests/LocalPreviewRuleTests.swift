@@ -30,7 +30,7 @@ struct LocalPreviewRuleTests {
     }
 
     @Test func theRuleFollowsSwitchesViewsAndThePreference() throws {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "rules"), logLevel: .off))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "rules"), logLevel: .off))
         let camera = engine.createLocalCustomVideoTrack(desc: "camera_big")
         let first = View(), second = View()
         engine.startLocalPreview(track: camera, view: first)

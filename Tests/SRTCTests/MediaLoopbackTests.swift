@@ -22,7 +22,7 @@ final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {
 
 /// The SDK's media path against a fake SFU over loopback with real ICE, DTLS and SRTP.
 @Suite(.serialized) struct MediaLoopbackTests {
-    let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "media-test"), logLevel: .off,
+    let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "media-test"), logLevel: .off,
                                                  mediaBindAddress: "127.0.0.1"))
 
     /// Returns once the transport's I/O thread has run every send scheduled before this call.

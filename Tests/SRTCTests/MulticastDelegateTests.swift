@@ -26,12 +26,12 @@ final class RecordingChannelDelegate: ChannelDelegate, @unchecked Sendable {
 @Suite struct MulticastDelegateTests {
     let queue = namedQueue("test.delegates")
 
-    @Test func everyObserverGetsEveryEventInOrderOnTheGivenQueue() async {
+    @Test func everyObserverGetsEveryEventInOrderOnTheGivenQueue() async throws {
         let list = MulticastDelegate<ChannelDelegate>(queue: queue)
         let a = RecordingChannelDelegate(), b = RecordingChannelDelegate()
         list.add(delegate: a)
         list.add(delegate: b)
-        let channel = SRTCEngine(delegateQueue: queue).createChannel()
+        let channel = try SRTCEngine(independent: .init(delegateQueue: queue)).createChannel()
         for text in ["one", "two", "three"] {
             let message = CustomMessage(from: "bob", to: nil, data: text, timestamp: 1)
             list.notify { $0.channel(channel, didReceiveCustomMessage: message) }
@@ -42,19 +42,19 @@ final class RecordingChannelDelegate: ChannelDelegate, @unchecked Sendable {
         #expect(a.queueLabel.withLock { $0 } == "test.delegates")
     }
 
-    @Test func addingTwiceRegistersOnce() async {
+    @Test func addingTwiceRegistersOnce() async throws {
         let list = MulticastDelegate<ChannelDelegate>(queue: queue)
         let a = RecordingChannelDelegate()
         list.add(delegate: a)
         list.add(delegate: a)
         #expect(list.count == 1)
-        let channel = SRTCEngine(delegateQueue: queue).createChannel()
+        let channel = try SRTCEngine(independent: .init(delegateQueue: queue)).createChannel()
         list.notify { $0.channel(channel, userDidLeave: "bob", reason: .kicked) }
         await drain(queue)
         #expect(a.events == ["left:bob:kicked"])
     }
 
-    @Test func observersAreHeldWeakly() async {
+    @Test func observersAreHeldWeakly() async throws {
         let list = MulticastDelegate<ChannelDelegate>(queue: queue)
         weak var released: RecordingChannelDelegate?
         do {
@@ -65,18 +65,18 @@ final class RecordingChannelDelegate: ChannelDelegate, @unchecked Sendable {
         }
         #expect(released == nil)
         #expect(list.count == 0)
-        let channel = SRTCEngine(delegateQueue: queue).createChannel()
+        let channel = try SRTCEngine(independent: .init(delegateQueue: queue)).createChannel()
         list.notify { $0.channel(channel, userDidLeave: "x", reason: .timeout) } // nobody to call: no crash
         await drain(queue)
     }
 
-    @Test func removedObserverGetsNothingRaisedAfterwards() async {
+    @Test func removedObserverGetsNothingRaisedAfterwards() async throws {
         let list = MulticastDelegate<ChannelDelegate>(queue: queue)
         let a = RecordingChannelDelegate(), b = RecordingChannelDelegate()
         list.add(delegate: a)
         list.add(delegate: b)
         list.remove(delegate: a)
-        let channel = SRTCEngine(delegateQueue: queue).createChannel()
+        let channel = try SRTCEngine(independent: .init(delegateQueue: queue)).createChannel()
         list.notify { $0.channel(channel, userDidLeave: "bob", reason: .clientLeave) }
         await drain(queue)
         #expect(a.events.isEmpty)
@@ -84,7 +84,7 @@ final class RecordingChannelDelegate: ChannelDelegate, @unchecked Sendable {
     }
 
     @Test func trackDelegatesFanOutMuteEvents() async {
-        let engine = SRTCEngine(delegateQueue: queue)
+        let engine = SRTCEngine(independent: .init(delegateQueue: queue))
         let track = engine.createLocalCustomAudioTrack(desc: "bgm")
         final class Observer: TrackDelegate, @unchecked Sendable {
             let log = Mutex<[String]>([])

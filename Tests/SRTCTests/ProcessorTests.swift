@@ -44,7 +44,7 @@ final class EncodedCollector: EncodedVideoSink, @unchecked Sendable {
 }
 
 @Suite struct VideoProcessorTests {
-    let engine = SRTCEngine(delegateQueue: DispatchQueue(label: "test"))
+    let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "test")))
 
     func blackFrame(_ time: Int64) throws -> VideoFrame {
         VideoFrame(buffer: try VideoPixelBuffer.black(width: 64, height: 48), timestampUs: time)
@@ -167,7 +167,7 @@ final class StereoOnlyProcessor: AudioProcessor, @unchecked Sendable {
     /// Seed 000's processors address channels by index; one that asks for a channel the buffer
     /// does not have reads silence and its writes go nowhere (it used to stop the app).
     @Test func aChannelThatDoesNotExistReadsSilenceAndItsWritesAreDiscarded() throws {
-        let engine = SRTCEngine(delegateQueue: DispatchQueue(label: "test"))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "test")))
         let processor = StereoOnlyProcessor()
         engine.audioCaptureProcessor = processor
         let track = engine.createLocalCustomAudioTrack(desc: "bgm")
@@ -183,7 +183,7 @@ final class StereoOnlyProcessor: AudioProcessor, @unchecked Sendable {
     }
 
     @Test func captureProcessorSees20msFramesAndItsChangesAreEncoded() throws {
-        let engine = SRTCEngine(delegateQueue: DispatchQueue(label: "test"))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "test")))
         let silencer = RecordingAudioProcessor(gain: 0)
         engine.audioCaptureProcessor = silencer
         let track = engine.createLocalCustomAudioTrack(desc: "bgm")

@@ -9,7 +9,7 @@ import TestRandom
 /// Outside bytes the SDK reads — the server's SDP, RTP from the subscribe transport, RTCP
 /// feedback — never crash it: garbage is refused with an error or ignored.
 @Suite struct RobustnessTests {
-    let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "robust"), logLevel: .off))
+    let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "robust"), logLevel: .off))
 
     @Test(arguments: [1, 2, 3])
     func truncatedAndMangledServerSDPIsRefusedOrRead(seed: UInt64) {

@@ -25,7 +25,7 @@ import Testing
     static func socketPath() -> String { NSTemporaryDirectory() + "srtc-bc-\(UUID().uuidString.prefix(8)).sock" }
 
     @Test func theExtensionsFramesReachTheScreenTrackAndStopReachesTheExtension() async throws {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "broadcast"), logLevel: .off))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "broadcast"), logLevel: .off))
         let recorder = Recorder()
         engine.delegates.add(delegate: recorder)
         let path = Self.socketPath()
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aStreamThatIsNotABroadcastIsDroppedAndListeningGoesOn() async throws {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "broadcast"), logLevel: .off))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "broadcast"), logLevel: .off))
         let recorder = Recorder()
         engine.delegates.add(delegate: recorder)
         let path = Self.socketPath()

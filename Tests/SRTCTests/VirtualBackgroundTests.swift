@@ -30,7 +30,7 @@ final class MaskSpySegmenter: PersonSegmenter, @unchecked Sendable {
 @Suite struct VirtualBackgroundTests {
     let scene = SyntheticScene(width: 320, height: 240)
 
-    func makeEngine() -> SRTCEngine { SRTCEngine(delegateQueue: DispatchQueue(label: "vb")) }
+    func makeEngine() -> SRTCEngine { SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "vb"))) }
 
     /// An engine with `segmenter` installed and the virtual background on.
     func engine(with segmenter: PersonSegmenter, interval: Int = 1) throws -> SRTCEngine {

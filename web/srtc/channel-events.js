@@ -12,6 +12,8 @@ export function applyFirstJoin(ch, response) {
   ch._sessionId = response.sessionId;
   ch._info = channelInfo(response.channel);
   ch._me = userInfo(response.me);
+  // End-to-end encryption sends as this uid from now on (frames wait for the derived secret).
+  ch._e2ee?.start(ch._me.uid);
   ch._graceSeconds = response.reconnectGraceSeconds ?? 20;
   // The session's TURN servers and credentials, for the connections made from now on.
   ch._turnServers = response.iceServers ?? [];

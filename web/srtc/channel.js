@@ -10,6 +10,7 @@ import { SignalClient } from './signal-client.js';
 import { LocalTrack } from './tracks.js';
 import { Publisher } from './publisher.js';
 import { Subscriber } from './subscriber.js';
+import { E2EEManager, hasScriptTransform } from './e2ee.js';
 import { applyFirstJoin, handleEvent } from './channel-events.js';
 import { connectionLost, stopReconnecting, transportStateChanged } from './channel-reconnect.js';
 import { ReceiveMonitor } from './receive-monitor.js';
@@ -84,6 +85,8 @@ export class SRTCChannel extends Emitter {
     this._ticker = 0;
     this._reconnect = null;
     this._receiveMonitor = new ReceiveMonitor(this);
+    /** End-to-end encryption (`options.e2ee: {keyProvider}`, docs/e2ee.md), or null. */
+    this._e2ee = this.options.e2ee ? new E2EEManager(this.options.e2ee, (uid, state) => this.emit('e2eeStateChanged', uid, state)) : null;
   }
 
   // MARK: - State
@@ -377,8 +380,11 @@ export class SRTCChannel extends Emitter {
   }
 
   _rtcConfiguration() {
-    return { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceTransportPolicy: this.options.iceTransportPolicy,
-             iceServers: [...this.options.iceServers, ...(this._turnServers ?? [])] };
+    const configuration = { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceTransportPolicy: this.options.iceTransportPolicy,
+                            iceServers: [...this.options.iceServers, ...(this._turnServers ?? [])] };
+    // Without RTCRtpScriptTransform, E2EE needs the connections' encoded streams (Chromium's older API).
+    if (this._e2ee && !hasScriptTransform) configuration.encodedInsertableStreams = true;
+    return configuration;
   }
 
   _publisherFor() {

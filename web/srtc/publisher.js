@@ -63,6 +63,7 @@ export class Publisher {
             t.transceiver = pc.addTransceiver(t.mediaStreamTrack, init);
           }
           if (t.kind === 'video') preferCodec(t.transceiver, this.#channel.options.preferredVideoCodec);
+          this.#channel._e2ee?.attachSender(t.transceiver.sender, t.kind);
           t.mediaStreamTrack.enabled = !t.muted;
           added.push(t);
         }
@@ -80,6 +81,7 @@ export class Publisher {
           desc: t.desc,
           muted: t.muted,
           layers: t.layers.map((l) => ({ rid: l.rid, desc: l.desc, width: l.width, height: l.height, max_bitrate: l.maxBitrate })),
+          ...(this.#channel._e2ee ? { e2ee: true } : {}),
         };
       });
       let response;

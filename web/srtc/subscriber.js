@@ -136,6 +136,8 @@ export class Subscriber {
     const trackId = trackIdOf(section, known);
     if (!trackId) return;
     this.#bound.set(mid, trackId);
+    // Decrypted as frames of the track's publisher (set again when the m-section is reused).
+    this.#channel._e2ee?.attachReceiver(transceiver.receiver, transceiver.receiver.track.kind, this.#channel._remoteTracks.get(trackId)?.uid);
     this.#channel._remoteTrackBound(trackId, transceiver.receiver.track, mid);
   }
 

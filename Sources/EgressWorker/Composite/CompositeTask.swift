@@ -43,8 +43,8 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
         self.events = events
         self.endRequest = endRequest
         compositor = try VideoCompositor(width: settings.width, height: settings.height, layout: settings.layout)
-        engine = SRTCEngine(configuration: task.engineConfiguration(queue: queue))
-        channel = engine.createChannel()
+        engine = SRTCEngine(independent: task.engineConfiguration(queue: queue))
+        channel = try engine.createChannel()
         videoTrack = engine.createLocalCustomVideoTrack(
             desc: TrackDescName.cameraBig,
             preset: VideoPreset(width: settings.width, height: settings.height, frameRate: settings.frameRate, maxBitrate: settings.bitrate),
@@ -209,7 +209,9 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
     /// composite), forgets the ones that went, and re-lays the tiles.
     private func refreshSources() {
         let users = channel.users
-        let tracks = users.flatMap { user in channel.remoteTracks(uid: user.uid) }
+        // End-to-end encrypted tracks are left out: the worker has no key (docs/e2ee.md), and their
+        // ciphertext would decode to nothing or noise in the mix.
+        let tracks = users.flatMap { user in channel.remoteTracks(uid: user.uid) }.filter { $0.info?.e2ee != true }
         let videos = tracks.filter { $0.kind == .video }.compactMap { $0 as? RemoteVideoTrack }
         let audios = tracks.filter { $0.kind == .audio }.compactMap { $0 as? RemoteAudioTrack }
         compositor.setSources(videos.map(\.id))

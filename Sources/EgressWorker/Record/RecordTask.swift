@@ -32,8 +32,8 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
         self.settings = settings
         self.events = events
         self.endRequest = endRequest
-        engine = SRTCEngine(configuration: task.engineConfiguration(queue: queue))
-        channel = engine.createChannel()
+        engine = SRTCEngine(independent: task.engineConfiguration(queue: queue))
+        channel = try! engine.createChannel()  // a new engine is not destroyed: this cannot throw
         writer = RecordingWriter(settings: settings, video: video, audio: audio) { why in
             events.emit(.failed(code: "storage_failed", message: why))
             endRequest("storage_failed")

@@ -33,6 +33,12 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     public var onBatchEnd: () -> Void = {}
     /// Called about every `tickInterval` with the current time.
     public var onTick: (ContinuousClock.Instant) -> Void = { _ in }
+    /// Asked after each tick (loop thread; set before `start`): while it answers true the next tick
+    /// comes after `idleTickInterval`, so a loop with nothing to time (a media worker without
+    /// transports) wakes 10 times a second instead of 100. Work handed over with `execute` brings
+    /// the next tick back within `tickInterval` at once.
+    public var isIdle: () -> Bool = { false }
+    public var idleTickInterval: Duration = .milliseconds(100)
 
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -193,7 +199,10 @@ public final class UDPReceiveLoop: @unchecked Sendable {
             for i in fds.indices { fds[i].revents = 0 }
             _ = poll(&fds, nfds_t(fds.count), timeout)
             if fds[1].revents != 0 { drainWake() }
-            runPending()
+            if runPending() {
+                let soon = clock.now + tickInterval
+                if nextTick > soon { nextTick = soon }
+            }
             if fds[0].revents != 0 {
                 // Bounded so timers still run under a flood.
                 for _ in 0..<16 {
@@ -215,7 +224,7 @@ public final class UDPReceiveLoop: @unchecked Sendable {
             if now >= nextTick {
                 onTick(now)
                 sendQueue.flush(on: socket)
-                nextTick = now + tickInterval
+                nextTick = now + (isIdle() ? idleTickInterval : tickInterval)
             }
         }
         runPending()
@@ -246,11 +255,14 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     /// Runs the closures handed over so far. The two lists trade places under the lock, so
     /// checking on every loop iteration costs neither an allocation nor a copy (copying the
     /// queue out and clearing it made a fresh buffer each time).
-    private func runPending() {
+    /// Returns whether it ran any.
+    @discardableResult
+    private func runPending() -> Bool {
         pending.withLock { swap(&$0, &running) }
-        guard !running.isEmpty else { return }
+        guard !running.isEmpty else { return false }
         for item in running { item() }
         running.removeAll(keepingCapacity: true)
         sendQueue.flush(on: socket)
+        return true
     }
 }

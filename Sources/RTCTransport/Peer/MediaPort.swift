@@ -41,8 +41,9 @@ public final class MediaPort: @unchecked Sendable {
     ///   - tcpBind: where to accept ICE-TCP connections too (port 0 picks one); `nil` for UDP only.
     ///   - batchSize: datagrams per `recvmmsg`; the send queue holds twice as many.
     ///   - priority: the I/O thread's scheduling priority (`ioThreadPriority` tells what it got).
+    ///   - threadName: the I/O thread's name, as `top -H` and `perf -t` show it (15 bytes at most).
     public init(bind address: SocketAddress, tcpBind: SocketAddress? = nil, batchSize: Int = 32,
-                priority: IOThreadPriority = .normal) throws(NetError) {
+                priority: IOThreadPriority = .normal, threadName: String = "srtc-media-port") throws(NetError) {
         let socket = try UDPSocket(bind: address)
         let listener = try tcpBind.map { address throws(NetError) in try TCPSocket.listen(on: address) }
         tcpAddress = listener?.localAddress
@@ -50,7 +51,10 @@ public final class MediaPort: @unchecked Sendable {
                                   tickInterval: .milliseconds(10))
         loop.onDatagram = { [weak self] bytes, source in self?.route(bytes, from: source) }
         loop.onTick = { [weak self] now in self?.tick(now: now) }
-        loop.start(name: "srtc-media-port", priority: priority)
+        // An idle worker's 100 wake-ups a second cost about 0.65 % of a core each (measured with
+        // `SCHED_FIFO`, docs/benchmarks.md); with no transport there is nothing to time that often.
+        loop.isIdle = { [weak self] in self?.hasNothingToTime ?? true }
+        loop.start(name: threadName, priority: priority)
         if let listener { loop.execute { [self] in startAccepting(listener) } }
     }
 
@@ -105,6 +109,9 @@ public final class MediaPort: @unchecked Sendable {
         loop.send(to: address, write)
     }
 
+    /// Datagrams our send queue or the kernel refused (`UDPSendQueue.droppedCount`). I/O thread only.
+    public var sendDropCount: Int { loop.sendQueue.droppedCount }
+
     /// Arrival to the kernel taking each stamped datagram, µs (`PeerTransport.sendRTP(stampedAt:_:)`;
     /// UDP only). I/O thread only.
     public var sendLatency: LogHistogram { loop.sendQueue.sendLatency }
@@ -154,6 +161,9 @@ public final class MediaPort: @unchecked Sendable {
     }
 
     func countUnrouted() { unroutedCount += 1 }
+
+    /// Nothing on the port needs the 10 ms tick: no transport, no ICE-TCP connection, no service.
+    private var hasNothingToTime: Bool { byUfrag.isEmpty && tcpConnections.isEmpty && service == nil }
 }
 
 /// A service that answers its own datagrams on the shared media port (the speed-test responder).

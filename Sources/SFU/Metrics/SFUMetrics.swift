@@ -56,8 +56,35 @@ public struct SFUMetrics: Sendable, Equatable {
     public var joinToFirstPacket = LogHistogram()
     /// From a packet's arrival to its copies being handed to the kernel (µs), every copy.
     public var forwardingLatency = LogHistogram()
+    /// Each worker's own figures, by worker index (one entry per worker merged in).
+    public var workers: [Worker] = []
+
+    /// What one worker (one I/O thread) did: the per-worker series of `/metrics`.
+    public struct Worker: Sendable, Equatable {
+        /// RTP packets sent to subscribers (its transports' `rtpPacketsOut`), since start.
+        public var forwardedPackets = 0
+        /// `forwardedPackets` per second over the last publishing interval: the load placement
+        /// compares.
+        public var forwardedPerSecond = 0.0
+        /// CPU time of the worker's thread since it started, seconds (`CLOCK_THREAD_CPUTIME_ID`
+        /// read on the thread itself).
+        public var cpuSeconds = 0.0
+        /// Share of the last second the thread spent on the CPU.
+        public var busyRatio = 0.0
+        /// Live transports and routers.
+        public var transports = 0
+        public var routers = 0
+        /// Datagrams the send queue or the kernel refused.
+        public var sendQueueDrops = 0
+        /// Datagrams on the worker's port that no transport of it claimed (a datagram for
+        /// another worker's transport among them).
+        public var unroutedDatagrams = 0
+
+        public init() {}
+    }
+
     /// Share of the last second each worker's I/O thread spent on the CPU, by worker index.
-    public var busyRatios: [Double] = []
+    public var busyRatios: [Double] { workers.map(\.busyRatio) }
 
     public init() {}
 
@@ -69,7 +96,7 @@ public struct SFUMetrics: Sendable, Equatable {
         subscriberLoss.merge(other.subscriberLoss); subscriberJitter.merge(other.subscriberJitter)
         subscriberRTT.merge(other.subscriberRTT); bandwidthEstimate.merge(other.bandwidthEstimate)
         joinToFirstPacket.merge(other.joinToFirstPacket); forwardingLatency.merge(other.forwardingLatency)
-        busyRatios += other.busyRatios
+        workers += other.workers
     }
 }
 

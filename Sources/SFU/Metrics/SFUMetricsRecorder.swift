@@ -19,10 +19,12 @@ final class SFUMetricsRecorder: @unchecked Sendable {
     /// Arrival to the kernel taking each forwarded copy, µs: timed by the send queue, which alone
     /// sees the `sendmmsg` return (`MediaPort.sendLatency`; empty without a port, as in tests).
     var forwardingLatency: () -> LogHistogram = { LogHistogram() }
+    /// The port's unrouted datagrams and send drops (`MediaPort`; zeros without a port).
+    var portCounters: () -> (unrouted: Int, sendDrops: Int) = { (0, 0) }
     /// Counters of transports that closed.
     private var retired = SFUMetrics.Counters()
     private let published = Mutex(SFUMetrics())
-    private var lastPublish: (wall: Int64, cpu: Int64)?
+    private var lastPublish: (wall: Int64, cpu: Int64, forwarded: Int)?
 
     /// The copy published last (any thread).
     var latest: SFUMetrics { published.withLock { $0 } }
@@ -35,9 +37,6 @@ final class SFUMetricsRecorder: @unchecked Sendable {
     func publishIfDue(now: Int64, core: SFUCore) {
         if let last = lastPublish, now - last.wall < 1_000_000 { return }
         let cpu = Self.threadCPU()
-        var busy = 0.0
-        if let last = lastPublish { busy = min(1, Double(cpu - last.cpu) / Double(max(1, now - last.wall))) }
-        lastPublish = (now, cpu)
         var snapshot = SFUMetrics()
         snapshot.counters = retired
         var participants = Set<ParticipantID>()
@@ -61,7 +60,19 @@ final class SFUMetricsRecorder: @unchecked Sendable {
         snapshot.bandwidthEstimate.merge(bandwidthEstimate)
         snapshot.joinToFirstPacket.merge(joinToFirstPacket)
         snapshot.forwardingLatency.merge(forwardingLatency())
-        snapshot.busyRatios = [busy]
+        var worker = SFUMetrics.Worker()
+        worker.forwardedPackets = snapshot.counters.rtpPacketsOut
+        worker.cpuSeconds = Double(cpu) / 1e6
+        if let last = lastPublish {
+            let elapsed = Double(max(1, now - last.wall))
+            worker.busyRatio = min(1, Double(cpu - last.cpu) / elapsed)
+            worker.forwardedPerSecond = Double(max(0, worker.forwardedPackets - last.forwarded)) * 1e6 / elapsed
+        }
+        lastPublish = (now, cpu, worker.forwardedPackets)
+        worker.transports = snapshot.transports
+        worker.routers = snapshot.routers
+        (worker.unroutedDatagrams, worker.sendQueueDrops) = portCounters()
+        snapshot.workers = [worker]
         published.withLock { $0 = snapshot }
     }
 

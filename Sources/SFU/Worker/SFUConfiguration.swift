@@ -22,6 +22,8 @@ public struct SFUConfiguration: Sendable {
     /// The scheduling priority asked for the media port's I/O thread, where every packet is
     /// forwarded (`SFUWorker.port.ioThreadPriority` tells what it got).
     public var ioThreadPriority: IOThreadPriority = .normal
+    /// The I/O thread's name (`srtc-media-<index>` for a server's workers; 15 bytes at most).
+    public var threadName = "srtc-media-port"
 
     public init() {}
 

@@ -1,5 +1,6 @@
 import RTCNet
 import RTCWire
+import Synchronization
 
 /// Everything the SFU owns, on the I/O thread: routers, transports, producers, consumers by id.
 /// `SFUWorker` posts control calls here; tests drive it directly with their own sinks.
@@ -15,6 +16,10 @@ final class SFUCore: @unchecked Sendable {
     private(set) var transports: [TransportID: MediaTransport] = [:]
     private(set) var producers: [ProducerID: Producer] = [:]
     private(set) var consumers: [ConsumerID: Consumer] = [:]
+    /// `routers.count` and `transports.count` for other threads, updated as they change (never
+    /// per packet): placement reads them between the once-a-second metrics.
+    let liveRouters = Atomic<Int>(0)
+    let liveTransports = Atomic<Int>(0)
 
     init(configuration: SFUConfiguration, emit: @escaping (SFUEvent) -> Void = { _ in }) {
         self.configuration = configuration
@@ -28,12 +33,14 @@ final class SFUCore: @unchecked Sendable {
         routers[id] = Router(id: id, configuration: configuration, metrics: metrics, now: now) { [weak self] event in
             self?.emit(event)
         }
+        liveRouters.store(routers.count, ordering: .relaxed)
     }
 
     func closeRouter(_ id: RouterID) {
         guard let router = routers[id] else { return }
         for transport in router.transports { closeTransport(transport.id, reason: .routerClosed) }
         routers[id] = nil
+        liveRouters.store(routers.count, ordering: .relaxed)
     }
 
     // MARK: - Transports
@@ -46,6 +53,7 @@ final class SFUCore: @unchecked Sendable {
         guard let router = routers[routerID] else { throw .routerNotFound(routerID) }
         let transport = MediaTransport(id: id, participant: participant, router: router, sink: sink)
         transports[id] = transport
+        liveTransports.store(transports.count, ordering: .relaxed)
         router.add(transport, now: now)
         return transport
     }
@@ -61,6 +69,7 @@ final class SFUCore: @unchecked Sendable {
         metrics.retire(transport.counters)
         transport.router.remove(transport)
         transports[id] = nil
+        liveTransports.store(transports.count, ordering: .relaxed)
         transport.peer?.close()
     }
 

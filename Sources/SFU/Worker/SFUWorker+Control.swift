@@ -209,4 +209,10 @@ extension SFUWorker {
 
     /// The media plane's counters and distributions as published in the last second (any thread).
     public var metrics: SFUMetrics { core.metrics.latest }
+
+    /// Live routers and transports now (any thread; exact, unlike `metrics`, which is up to a
+    /// second old).
+    public var liveCounts: (routers: Int, transports: Int) {
+        (core.liveRouters.load(ordering: .relaxed), core.liveTransports.load(ordering: .relaxed))
+    }
 }

@@ -35,7 +35,8 @@ public final class SFUWorker: Sendable {
     ///   - listener: receives events on the I/O thread; held weakly.
     public init(bind address: SocketAddress, tcpBind: SocketAddress? = nil, configuration: SFUConfiguration = SFUConfiguration(),
                 listener: SFUListener? = nil) throws(NetError) {
-        port = try MediaPort(bind: address, tcpBind: tcpBind, priority: configuration.ioThreadPriority)
+        port = try MediaPort(bind: address, tcpBind: tcpBind, priority: configuration.ioThreadPriority,
+                             threadName: configuration.threadName)
         self.configuration = configuration
         let box = ListenerBox(listener)
         listenerBox = box
@@ -47,6 +48,7 @@ public final class SFUWorker: Sendable {
         }
         // Set before the tick handler is posted, so before the I/O thread first reads it.
         core.metrics.forwardingLatency = { [weak port] in port?.sendLatency ?? LogHistogram() }
+        core.metrics.portCounters = { [weak port] in (port?.unroutedCount ?? 0, port?.sendDropCount ?? 0) }
         port.setTickHandler { _ in core.tickIfDue(now: MediaClock.now()) }
     }
 

@@ -13,6 +13,20 @@ extension SMeetingEngine {
     /// starts watching).
     public var deviceDelegates: MulticastDelegate<DeviceChangeDelegate> { srtc.deviceDelegates }
 
+    /// `switchCamera()` without a deviceId on iOS and macOS: `open` starts the camera facing the
+    /// other way while the current one runs (the track replaces its capture only once the new one
+    /// runs), and the side is remembered only once it did. A failed toggle leaves the current
+    /// camera on, and the next toggle aims at the same side again. Platform-neutral, so tested on
+    /// Linux; the Apple layer passes `LocalCameraTrack.startCapture(facing:)`.
+    func toggleCameraFacing(open: (CameraDirection) async throws(SRTCError) -> Void) async throws(SRTCError) {
+        let target = state.withLock { $0.cameraFacing.opposite }
+        try await open(target)
+        state.withLock { $0.cameraFacing = target }
+    }
+
+    /// Where the camera faces as far as `switchCamera()` toggled it.
+    var cameraFacing: CameraDirection { state.withLock { $0.cameraFacing } }
+
     #if os(Linux) || (canImport(AVFoundation) && (os(iOS) || os(macOS)))
     func makeMicTrack(deviceId: String?, preset: MicPreset) async throws -> LocalAudioTrack {
         #if os(Linux)
@@ -25,13 +39,12 @@ extension SMeetingEngine {
         return track
     }
 
-    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalVideoTrack {
-        #if os(Linux)
-        guard deviceId != nil || !srtc.getDevices(kind: .videoInput).isEmpty else {
-            return srtc.createLocalCustomVideoTrack(desc: "camera_big", preset: preset)
-        }
-        #endif
+    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalCameraTrack {
         let track = srtc.createLocalCameraTrack(preset: preset)
+        #if os(Linux)
+        // No camera at all: the camera track captures nothing and the app feeds it (`pushCameraFrame`).
+        guard deviceId != nil || !srtc.getDevices(kind: .videoInput).isEmpty else { return track }
+        #endif
         do { try await track.startCapture(deviceId: deviceId) } catch { throw SMeetingError.deviceError("camera: \(error)") }
         return track
     }
@@ -45,17 +58,18 @@ extension SMeetingEngine {
     }
 
     /// Moves a device camera to `deviceId`; without one, iOS and macOS toggle front and back, Linux
-    /// takes the next camera. A custom camera track (Linux) has nothing to switch.
-    func switchCameraDevice(_ track: LocalVideoTrack, deviceId: String?) async throws {
-        guard let camera = track as? LocalCameraTrack else { return }
+    /// takes the next camera. A camera track the app feeds (Linux without a camera) has nothing to
+    /// switch.
+    func switchCameraDevice(_ camera: LocalCameraTrack, deviceId: String?) async throws {
         do {
             #if os(Linux)
+            guard camera.deviceId != nil else { return }
             try await camera.switchCamera(deviceId: deviceId)
             #else
             if let deviceId { return try await camera.switchCamera(deviceId: deviceId) }
-            let back = state.withLock { s -> Bool in s.cameraBack.toggle(); return s.cameraBack }
-            camera.stopCapture()
-            try await camera.startCapture(position: back ? .back : .front)
+            try await toggleCameraFacing { (direction: CameraDirection) async throws(SRTCError) in
+                try await camera.startCapture(facing: direction)
+            }
             #endif
         } catch {
             throw SMeetingError.deviceError("camera: \(error)")
@@ -66,12 +80,12 @@ extension SMeetingEngine {
         srtc.createLocalCustomAudioTrack(desc: "mic", preset: preset)
     }
 
-    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalVideoTrack {
+    func makeCameraTrack(deviceId: String?, preset: CameraPreset) async throws -> LocalCameraTrack {
         srtc.createLocalCustomVideoTrack(desc: "camera_big", preset: preset)
     }
 
     func stopCapture(_ track: LocalTrack?) {}
 
-    func switchCameraDevice(_ track: LocalVideoTrack, deviceId: String?) async throws {}
+    func switchCameraDevice(_ camera: LocalCameraTrack, deviceId: String?) async throws {}
     #endif
 }

@@ -12,7 +12,7 @@ extension SMeetingEngine {
     /// My published microphone track, if the mic is on.
     public var micTrack: LocalAudioTrack? { state.withLock { $0.micTrack } }
     /// My published camera track (`camera_big` with a `camera_small` simulcast layer), if on.
-    public var cameraTrack: LocalVideoTrack? { state.withLock { $0.cameraTrack } }
+    public var cameraTrack: LocalCameraTrack? { state.withLock { $0.cameraTrack } }
     /// My published screen track, if I share my screen.
     public var screenTrack: LocalVideoTrack? { state.withLock { $0.screenTrack } }
 
@@ -22,11 +22,11 @@ extension SMeetingEngine {
         (micTrack as? LocalCustomAudioTrack)?.pushAudioBuffer(buffer)
     }
 
-    /// Feeds the camera track (Linux, opened without a `deviceId`). Returns `false` when the camera
-    /// is off, captures a device, or the frame was skipped.
+    /// Feeds the camera track (Linux without a camera: opened without a `deviceId`, it captures
+    /// nothing). Returns `false` when the camera is off, captures a device, or the frame was skipped.
     @discardableResult
     public func pushCameraFrame(_ frame: VideoFrame) -> Bool {
-        (cameraTrack as? LocalCustomVideoTrack)?.pushFrame(frame) ?? false
+        cameraTrack?.pushFrame(frame) ?? false
     }
 
     /// Feeds the screen track (Linux, `requestShare(shareType: .screen)`). Returns `false` when not
@@ -79,18 +79,19 @@ extension SMeetingEngine {
 
     /// Turns the camera on: asks the meeting, then captures `deviceId` (from
     /// `getDevices(kind: .videoInput)`; nil: the default camera, or on a Linux system without any
-    /// a custom track fed with `pushCameraFrame`) and publishes `camera_big` with a `camera_small` simulcast
-    /// layer. `view` gets the local preview. Calling it again returns the same track, moved to
+    /// a camera track that captures nothing, fed with `pushCameraFrame`) and publishes `camera_big`
+    /// with a `camera_small` simulcast layer. Returns the camera track (seed 001's
+    /// `LocalCameraTrack`, also `cameraTrack`). `view` gets the local preview. Calling it again returns the same track, moved to
     /// `deviceId` when another device is named.
     /// - Throws: `.unauthorized` under camera off for everyone for members, `.apiError`,
     ///   `.deviceError` when the device cannot be captured, SRTC errors.
     @discardableResult
     public func requestOpenCamera(view: NativeVideoView? = nil, deviceId: String? = nil, preset: CameraPreset = .h720p,
-                                  byAdmin: Bool = false, adminUid: String? = nil) async throws -> LocalVideoTrack {
+                                  byAdmin: Bool = false, adminUid: String? = nil) async throws -> LocalCameraTrack {
         let (client, channel) = try inMeeting()
         _ = try await client.call(.requestOpenCamera, OpenReq(byAdmin: byAdmin ? true : nil, adminUid: adminUid), MeetingUserInfo.self)
         if let track = cameraTrack {
-            if let deviceId, (track as? LocalCameraTrack)?.deviceId != deviceId { try await switchCameraDevice(track, deviceId: deviceId) }
+            if let deviceId, track.deviceId != deviceId { try await switchCameraDevice(track, deviceId: deviceId) }
             if let view { track.add(videoRenderer: view) }
             return track
         }

@@ -121,7 +121,7 @@ extension SMeetingEngine {
             await old.leave()
         }
         for track in devices { stopCapture(track) }
-        let channel = srtc.createChannel()
+        let channel = try srtc.createChannel()
         let newBridge = ChannelBridge(engine: self)
         channel.delegates.add(delegate: newBridge)
         state.withLock {

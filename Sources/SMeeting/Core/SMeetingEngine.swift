@@ -51,7 +51,7 @@ public final class SMeetingEngine: @unchecked Sendable {
         /// Channel switches (sub-meetings, admission) run one after the other.
         var channelSwitch: Task<Void, Never>?
         var micTrack: LocalAudioTrack?
-        var cameraTrack: LocalVideoTrack?
+        var cameraTrack: LocalCameraTrack?
         var screenTrack: LocalVideoTrack?
         var viewCaptureTrack: LocalVideoTrack?
         /// The broadcast listener's track and its event bridge (`prepareBroadcastShare`), kept
@@ -61,8 +61,8 @@ public final class SMeetingEngine: @unchecked Sendable {
         var remoteAudioMuted = false
         /// The engine's speaker was started by the meeting (not by the app): stopped when it ends.
         var startedSpeaker = false
-        /// The back camera is in use (Apple platforms, `switchCamera()`).
-        var cameraBack = false
+        /// Where the camera faces (Apple platforms, `switchCamera()` without a deviceId).
+        var cameraFacing = CameraDirection.front
         /// Views bound by `startPlayRemoteVideo` and explicit subscriptions, per remote video track id.
         var videoBindings: [String: VideoBindings] = [:]
         /// The composite track each view of `startPlayRemoteVideoMcu` shows (its binding is in `videoBindings`).
@@ -95,8 +95,8 @@ public final class SMeetingEngine: @unchecked Sendable {
 
     // MARK: - Properties
 
-    /// The shared SRTC engine: use it for what the meeting layer does not cover; never create
-    /// another `SRTCEngine` next to it.
+    /// The process's SRTC engine (`SRTCEngine.sharedEngine()`): use it for what the meeting layer
+    /// does not cover; another `SRTCEngine` next to it is refused (`.conflict`).
     public let srtc: SRTCEngine
     /// Weak multicast of `SMeetingDelegate`, on the SRTC engine's delegate queue (main by default).
     public let delegates: SMeetingDelegates
@@ -108,13 +108,25 @@ public final class SMeetingEngine: @unchecked Sendable {
 
     /// - Parameters:
     ///   - url: the server's base URL, as for `Channel.join(url:token:)`.
-    ///   - configuration: the SRTC engine's configuration; its `delegateQueue` carries meeting
-    ///     events too (`.main` by default, as documented; a Linux program without a main loop
-    ///     passes its own serial queue).
-    public init(url: String, configuration: SRTCEngine.Configuration = .init()) {
+    ///   - configuration: the configuration of the process's SRTC engine when this makes it; its
+    ///     `delegateQueue` carries meeting events too (`.main` by default, as documented; a Linux
+    ///     program without a main loop passes its own serial queue). When an engine lives already
+    ///     (the app made it, or an earlier `SMeetingEngine`), the meeting uses that one and its
+    ///     configuration, and `configuration` is not used.
+    public convenience init(url: String, configuration: SRTCEngine.Configuration = .init()) {
+        self.init(url: url, srtc: SRTCEngine.sharedEngine(orMakeWith: configuration))
+    }
+
+    /// A meeting engine on an SRTC engine outside the one-per-process rule, for this package's
+    /// tests that play several members in one process.
+    package convenience init(url: String, independent configuration: SRTCEngine.Configuration) {
+        self.init(url: url, srtc: SRTCEngine(independent: configuration))
+    }
+
+    private init(url: String, srtc: SRTCEngine) {
         self.url = url
-        srtc = SRTCEngine(configuration: configuration)
-        delegates = SMeetingDelegates(queue: configuration.delegateQueue)
+        self.srtc = srtc
+        delegates = SMeetingDelegates(queue: srtc.configuration.delegateQueue)
     }
 
     /// Events on `delegateQueue` instead of the main queue.

@@ -18,9 +18,18 @@ struct AppleDeviceBackend: DeviceBackend {
             let preferred = AVCaptureDevice.default(for: .video)?.uniqueID
             return Self.cameras().map { MediaDevice(deviceId: $0.uniqueID, kind: kind, label: $0.localizedName, isDefault: $0.uniqueID == preferred) }
         case .audioInput:
+            #if os(iOS)
+            // The audio session's inputs: their `uid` is what `setPreferredInput` takes.
+            let session = AVAudioSession.sharedInstance()
+            let current = session.currentRoute.inputs.first?.uid
+            return (session.availableInputs ?? []).map {
+                MediaDevice(deviceId: $0.uid, kind: kind, label: $0.portName, isDefault: $0.uid == current)
+            }
+            #else
             let preferred = AVCaptureDevice.default(for: .audio)?.uniqueID
             return AVCaptureDevice.DiscoverySession(deviceTypes: [.microphone, .external], mediaType: .audio, position: .unspecified)
                 .devices.map { MediaDevice(deviceId: $0.uniqueID, kind: kind, label: $0.localizedName, isDefault: $0.uniqueID == preferred) }
+            #endif
         case .audioOutput:
             #if os(iOS)
             return AVAudioSession.sharedInstance().currentRoute.outputs.map {

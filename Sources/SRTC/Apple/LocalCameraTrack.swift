@@ -38,6 +38,14 @@ public final class LocalCameraTrack: LocalVideoTrack, @unchecked Sendable {
     /// The camera being captured, or nil.
     public var deviceId: String? { capture.withLock { $0?.deviceId } }
 
+    /// Feeds the track with frames the app makes while no device is captured, as a custom track
+    /// is fed. - Returns: false while the camera captures, or when a processor dropped the frame.
+    @discardableResult
+    public func pushFrame(_ frame: VideoFrame) -> Bool {
+        guard deviceId == nil else { return false }
+        return deliver(frame) != nil
+    }
+
     private func startCapture(device: AVCaptureDevice) async throws(SRTCError) {
         guard await AVCaptureDevice.requestAccess(for: .video) else { throw .mediaFailed("camera access denied") }
         let camera = CameraCapture(preset: preset) { [weak self] pixelBuffer, timeUs in
@@ -104,10 +112,16 @@ final class CameraCapture: NSObject, AVCaptureVideoDataOutputSampleBufferDelegat
 public final class LocalMicrophoneTrack: LocalAudioTrack, @unchecked Sendable {
     private let engine = AVAudioEngine()
 
-    /// Starts the microphone (asks for permission the first time). `deviceId` is accepted for the
-    /// Linux signature: on Apple platforms the system's audio route chooses the microphone.
+    /// Starts the microphone (asks for permission the first time).
+    /// - Parameter deviceId: a microphone from `getDevices(kind: .audioInput)` (iOS: the audio
+    ///   session's preferred input; macOS: the input device); nil leaves the system's choice.
+    /// - Throws: `.notFound` for a microphone the system does not list, `.mediaFailed` when
+    ///   access is denied.
     public func startCapture(deviceId: String? = nil) async throws(SRTCError) {
         guard await AVCaptureDevice.requestAccess(for: .audio) else { throw .mediaFailed("microphone access denied") }
+        if let device = try DeviceSelection.pick(deviceId, among: AppleDeviceBackend().devices(.audioInput)) {
+            try MicrophoneRoute.select(device, engine: engine)
+        }
         let input = engine.inputNode
         let format = input.outputFormat(forBus: 0)
         input.installTap(onBus: 0, bufferSize: AVAudioFrameCount(format.sampleRate / 50), format: format) { [weak self] buffer, _ in

@@ -18,7 +18,7 @@ extension Channel {
             let section = media.publish.add(track)
             let offer = media.publish.makeOffer()
             let announced = PublishTrack(mid: section.mid, kind: track.kind, desc: track.desc, muted: track.isMuted,
-                                         layers: (track as? LocalVideoTrack)?.layers ?? [])
+                                         layers: (track as? LocalVideoTrack)?.layers ?? [], e2ee: media.e2ee == nil ? nil : true)
             do throws(SRTCError) {
                 let data = try await signal.request(.publish(PublishRequest(sdp: offer, tracks: [announced])))
                 guard case .answer(let answer) = data, let info = answer.tracks.first else {
@@ -105,6 +105,14 @@ extension Channel {
             return (made, true)
         }
         if won {
+            if let e2ee = media.e2ee {
+                // Media is made after the join answered, so the uid frames are sent as is known.
+                if let uid { e2ee.setLocalUid(uid) }
+                e2ee.stateChanged.set { [weak self] uid, state in
+                    guard let self else { return }
+                    delegates.notify { [self] in $0.channel(self, e2eeStateChanged: uid, state: state) }
+                }
+            }
             media.publish.onStateChange { [weak self] state in
                 guard state == .failed, let self else { return }
                 queue.async { self.mediaPathFailed(.publish) }

@@ -181,6 +181,7 @@ extension Channel {
                 s.signal = nil
                 s.remoteTracks = [:]
                 s.localTracks = [:]
+                s.previewSent = nil
                 s.users = []
                 s.hiddenPublishers = [:]
                 s.ticker = nil

@@ -63,6 +63,9 @@ public final class Channel: @unchecked Sendable {
         /// The CDN engine's stream reader and its URL, while playing.
         var cdn: (any Sendable)?
         var streamURL: String?
+        /// The `publishLocalVideo` switch, and the preview track the engine published here.
+        var publishesLocalVideo = true
+        var previewSent: LocalVideoTrack?
     }
 
     // MARK: - Properties
@@ -75,6 +78,8 @@ public final class Channel: @unchecked Sendable {
     public let engineType: ChannelEngine
     /// Serializes event handling and state changes.
     let queue = DispatchQueue(label: "srtc.channel")
+    /// Serializes the preview's publishing (`syncPreview()`).
+    let previewLock = AsyncLock()
     let state: Mutex<State>
 
     init(context: EngineContext, engine: SRTCEngine?, engineType: ChannelEngine = .sfu) {
@@ -169,6 +174,8 @@ public final class Channel: @unchecked Sendable {
             throw .wrongState("left while joining")
         }
         context.logger.info("joined \(response.channel.channel) as \(response.me.uid)")
+        // Seed 000: a preview started before the join is published now the channel is joined.
+        if engine?.localPreviewTrack != nil { await syncPreviewLogged() }
         return response.channel
     }
 

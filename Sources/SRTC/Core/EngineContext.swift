@@ -22,7 +22,7 @@ final class EngineContext: Sendable {
     /// - Parameter deviceBackend: the devices and speaker (nil: the platform's).
     init(configuration: SRTCEngine.Configuration, deviceBackend: DeviceBackend? = nil) {
         self.configuration = configuration
-        let logger = Logger(level: configuration.logLevel)
+        let logger = Logger(level: configuration.logLevel, sink: configuration.logSink)
         self.logger = logger
         self.devices = DeviceService(backend: deviceBackend ?? Self.deviceBackend(configuration, logger: logger),
                                      delegates: MulticastDelegate(queue: configuration.delegateQueue))

@@ -37,6 +37,19 @@ extension SRTCEngine {
         return host.video
     }
 
+    /// Listens where the configuration's App Group puts the socket (`Configuration.appGroup`,
+    /// `SRTCEngine.broadcastSocketPath(appGroup:)`): the host-app side of
+    /// `sharedEngine(configuration:appGroup:delegate:)`.
+    /// - Throws: `.wrongState` when the configuration has no App Group, `.notFound` when the group
+    ///   gives no path (the app is not in it; a name the platform cannot use), else as
+    ///   `startScreenRecordListening(socketPath:preset:)`.
+    @discardableResult
+    public func startScreenRecordListening(preset: ScreenPreset = .h1080p) throws(SRTCError) -> LocalCustomVideoTrack {
+        guard let appGroup = configuration.appGroup else { throw .wrongState("no appGroup in the engine's configuration") }
+        guard let path = Self.broadcastSocketPath(appGroup: appGroup) else { throw .notFound("no socket path for App Group \(appGroup)") }
+        return try startScreenRecordListening(socketPath: path, preset: preset)
+    }
+
     /// Ends the user's broadcast (seed 000's `stopScreenRecord`): the extension is told to finish
     /// and every channel of this engine that publishes the broadcast's tracks (`screen`,
     /// `screen_audio`) unpublishes them, in the background; the host keeps listening, so the user

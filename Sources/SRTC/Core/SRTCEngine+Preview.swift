@@ -1,13 +1,15 @@
 /// The local camera preview of the engine (the documentation's process-level video APIs): the
-/// camera is one piece of hardware, so the engine opens it once and every channel publishes the
-/// same capture (`publishLocalTrack(localPreviewTrack)`, encoded once).
+/// camera is one piece of hardware, so the engine opens it once and every joined channel whose
+/// `publishLocalVideo` switch is on publishes the same capture (encoded once), by itself: at once
+/// when joined, else as soon as the channel joins (`PreviewPublishing`).
 ///
 /// ```swift
 /// let view = try SRTCVideoRenderer(width: 640, height: 360, title: "Me")
 /// let camera = try await srtc.startLocalPreview(frontCamera: true, view: view)
 /// srtc.setLocalPreviewMirror(false)           // the front camera shown as others see it
-/// try await channel.publishLocalTrack(camera)
-/// srtc.stopLocalPreview()
+/// try await channel.join(url: url, token: token)   // the preview is published on joining
+/// try await other.publishLocalVideo(false)         // but not in this channel
+/// srtc.stopLocalPreview()                          // unpublished everywhere, camera closed
 /// ```
 extension SRTCEngine {
     // MARK: - Preview
@@ -15,8 +17,10 @@ extension SRTCEngine {
     #if os(Linux) || (canImport(AVFoundation) && (os(iOS) || os(macOS)))
     /// Opens a camera and shows it in `view` (the documentation's `startLocalPreview:view:`); a
     /// running preview is replaced. When the camera asked for cannot be opened the other one is
-    /// tried; `currentCameraDirection` tells which one runs. The track is not published: each
-    /// channel that should send it calls `publishLocalTrack` with it.
+    /// tried, and so is one that opens but sends no frame within `CameraFallback.firstFrameTimeout`;
+    /// `currentCameraDirection` tells which one runs. Every joined channel whose
+    /// `publishLocalVideo` switch is on publishes it before this returns; a channel that joins
+    /// later publishes it on joining.
     ///
     /// Linux: the cameras of `getDevices(kind: .videoInput)` are tried in order, the default
     /// first; V4L2 does not say where a camera faces, so every one counts as `.front` and
@@ -34,6 +38,7 @@ extension SRTCEngine {
         let track = createLocalCameraTrack(preset: preset)
         let direction = try await track.openForPreview(front: frontCamera)
         closePreviewCamera(preview.start(track: track, direction: direction, view: view, ownsCapture: true))
+        await previewDidChange().value
         return track
     }
 
@@ -51,10 +56,12 @@ extension SRTCEngine {
 
     /// Previews a camera track the app captures itself (a custom `camera_big` track fed with
     /// `pushFrame`, a camera opened with `createLocalCameraTrack`), facing `direction`, in
-    /// `view`; a running preview is replaced. `stopLocalPreview()` then leaves the track's
-    /// capture to the app.
+    /// `view`; a running preview is replaced. It is published as the camera preview is (joined
+    /// channels whose `publishLocalVideo` switch is on, in the background). `stopLocalPreview()`
+    /// then leaves the track's capture to the app.
     public func startLocalPreview(track: LocalVideoTrack, direction: CameraDirection = .front, view: VideoRenderer?) {
         closePreviewCamera(preview.start(track: track, direction: direction, view: view, ownsCapture: false))
+        previewDidChange()
     }
 
     /// Shows the preview in `view` instead of the previous one (nil: in none), with the mirror
@@ -64,10 +71,12 @@ extension SRTCEngine {
         try preview.update(view: view)
     }
 
-    /// Stops the preview (the documentation's `stopLocalPreview`): the view is let go and a
-    /// camera the engine opened is closed, also for the channels that publish it.
+    /// Stops the preview (the documentation's `stopLocalPreview`): the view is let go, the
+    /// channels unpublish what the engine published for it (in the background), and a camera the
+    /// engine opened is closed.
     public func stopLocalPreview() {
         closePreviewCamera(preview.stop())
+        previewDidChange()
     }
 
     /// The front camera's mirror preference for the preview, on by default (the documentation's
@@ -89,6 +98,17 @@ extension SRTCEngine {
     public var localPreviewTrack: LocalVideoTrack? { preview.current?.track }
 
     // MARK: - Internals
+
+    /// Brings every joined channel in line with the preview (`PreviewPublishing`).
+    @discardableResult
+    private func previewDidChange() -> Task<Void, Never> {
+        let channels = getChannels()
+        return Task {
+            await withTaskGroup(of: Void.self) { group in
+                for channel in channels { group.addTask { await channel.syncPreviewLogged() } }
+            }
+        }
+    }
 
     private func closePreviewCamera(_ track: LocalVideoTrack?) {
         #if os(Linux) || (canImport(AVFoundation) && (os(iOS) || os(macOS)))

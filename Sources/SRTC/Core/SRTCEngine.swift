@@ -7,13 +7,14 @@ import Synchronization
 /// The SDK's entry point (the documentation's `srtc` object): creates channels and local tracks
 /// and holds the process-wide settings (log level, global audio processors).
 ///
-/// Create one per process and keep it; several channels can be joined at once, each with its own
-/// users, statistics and rendering.
+/// One engine lives in a process at a time (`SRTCEngine+Process.swift`): the camera, the speaker
+/// and IM are the process's. Several channels can be joined at once, each with its own users,
+/// statistics and rendering.
 ///
 /// ```swift
-/// let srtc = SRTCEngine()                                   // events on the main queue
-/// let srtc = SRTCEngine(delegateQueue: DispatchQueue(label: "events"))   // programs without a main loop
-/// let channel = srtc.createChannel()
+/// let srtc = SRTCEngine.sharedEngine()                      // events on the main queue
+/// let srtc = try SRTCEngine(delegateQueue: DispatchQueue(label: "events"))   // programs without a main loop
+/// let channel = try srtc.createChannel()
 /// channel.delegates.add(delegate: self)
 /// try await channel.join(url: "https://rtc.example.com", token: token)
 /// ```
@@ -28,6 +29,11 @@ public final class SRTCEngine: @unchecked Sendable {
         public var delegateQueue: DispatchQueue
         /// Initial log level (`logLevel` changes it later).
         public var logLevel: LogLevel
+        /// Where log lines go (`logSink` changes it later); nil writes them to standard error.
+        public var logSink: LogSink?
+        /// The App Group the app shares with its broadcast extension: `startScreenRecordListening()`
+        /// without a path listens at `broadcastSocketPath(appGroup:)` of it.
+        public var appGroup: String?
         /// Seconds without a decoded frame after which a subscribed remote video reports a
         /// receive timeout (`didChangeReceiveStreamStatus`).
         public var receiveTimeout: Double
@@ -57,13 +63,20 @@ public final class SRTCEngine: @unchecked Sendable {
         /// over `trustedCAFile`): for the egress workers, which run on the server's host and reach
         /// it at 127.0.0.1, a name its certificate does not carry.
         package var serverCertificateFile: String?
+        /// End-to-end encryption of every channel's media (docs/e2ee.md): frames are encrypted
+        /// before they leave this client and decrypted after they arrive, with keys the server
+        /// never sees. nil (the default): media is protected hop by hop (SRTP) only.
+        public var e2ee: E2EEConfiguration?
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,
                     useDataChannel: Bool = true, performanceInterval: Double = 2, iceTransportPolicy: ICETransportPolicy = .all,
-                    preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil) {
+                    preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil,
+                    logSink: LogSink? = nil, appGroup: String? = nil) {
             self.delegateQueue = delegateQueue
             self.logLevel = logLevel
+            self.logSink = logSink
+            self.appGroup = appGroup
             self.receiveTimeout = receiveTimeout
             self.mediaBindAddress = mediaBindAddress
             self.audioServer = audioServer
@@ -109,25 +122,44 @@ public final class SRTCEngine: @unchecked Sendable {
     /// that `srtc --version`, `srtc-server --version` and `GET /healthz` report too.
     public static let version = ProductVersion.current
 
-    /// Creates an engine.
-    /// - Parameter configuration: delegate queue, log level, receive timeout.
-    public init(configuration: Configuration = Configuration()) {
+    /// Creates the process's engine (`sharedEngine()` answers it afterwards).
+    /// - Parameter configuration: delegate queue, log level and sink, receive timeout, …
+    /// - Throws: `.conflict` while another engine of this process lives (not destroyed yet).
+    public convenience init(configuration: Configuration = Configuration()) throws(SRTCError) {
+        ProcessEngine.beginCreation()
+        defer { ProcessEngine.endCreation() }
+        try ProcessEngine.checkVacant()
+        self.init(independent: configuration)
+        ProcessEngine.fill(self)
+    }
+
+    /// Creates the process's engine, its events on `delegateQueue` (a serial queue).
+    /// - Throws: `.conflict` while another engine of this process lives.
+    public convenience init(delegateQueue: DispatchQueue) throws(SRTCError) {
+        try self.init(configuration: Configuration(delegateQueue: delegateQueue))
+    }
+
+    /// An engine outside the one-per-process rule, for this package's programs that play several
+    /// participants in one process (tests, the egress worker, benchmarks); apps get only one.
+    package init(independent configuration: Configuration) {
         context = EngineContext(configuration: configuration)
         delegates = MulticastDelegate(queue: configuration.delegateQueue)
         startPerformanceMonitor()
     }
 
-    /// Creates an engine whose events arrive on `delegateQueue` (a serial queue).
-    public convenience init(delegateQueue: DispatchQueue) {
-        self.init(configuration: Configuration(delegateQueue: delegateQueue))
-    }
-
     // MARK: - Settings
 
-    /// The SDK's log level (lines go to standard error).
+    /// The SDK's log level.
     public var logLevel: LogLevel {
         get { context.logger.currentLevel }
         set { context.logger.currentLevel = newValue }
+    }
+
+    /// Where the SDK's log lines go, each with its level, on the thread that logged; nil (the
+    /// default) writes them to standard error as `[srtc level] text`.
+    public var logSink: LogSink? {
+        get { context.logger.sink }
+        set { context.logger.sink = newValue }
     }
 
     /// Processes captured audio of every local audio track before encoding. Held strongly;
@@ -149,13 +181,18 @@ public final class SRTCEngine: @unchecked Sendable {
     // MARK: - Channels
 
     /// Creates a channel instance. Call it again to join several channels at once; each keeps its
-    /// own users, tracks and statistics. After `destroy()` the channel cannot join
-    /// (`SRTCError.engineDestroyed`).
+    /// own users, tracks and statistics. The engine holds it until its `destroy()`.
     /// - Parameter engine: `.sfu` (the default) joins with a token and publishes and subscribes;
     ///   `.cdn` is the receive-only CDN engine that plays a live stream (`play(url:)`).
-    public func createChannel(engine: ChannelEngine = .sfu) -> Channel {
+    /// - Throws: `.engineDestroyed` once `destroy()` has begun (the page's nil).
+    public func createChannel(engine: ChannelEngine = .sfu) throws(SRTCError) -> Channel {
         let channel = Channel(context: context, engine: self, engineType: engine)
-        channels.withLock { $0.append(channel) }
+        // Checked under the list's lock, so a channel made while `destroy()` empties it is refused
+        // rather than left out of the teardown.
+        try channels.withLock { (list) throws(SRTCError) in
+            guard !context.isDestroyed else { throw .engineDestroyed }
+            list.append(channel)
+        }
         return channel
     }
 
@@ -167,9 +204,10 @@ public final class SRTCEngine: @unchecked Sendable {
 
     /// Destroys every channel, waits until each has left, then releases the engine's resources
     /// (the audio processors are released, the virtual background uninstalled, device watching and
-    /// playback stopped). The engine cannot be used afterwards.
+    /// playback stopped). The engine cannot be used afterwards; once it returns, a new engine can
+    /// be made (`sharedEngine()` makes one).
     public func destroy() async {
-        context.isDestroyed = true
+        channels.withLock { _ in context.isDestroyed = true }
         stopSpeedTest()
         disableIm()
         let all = channels.withLock { list -> [Channel] in
@@ -186,6 +224,7 @@ public final class SRTCEngine: @unchecked Sendable {
         uninstallVirtualBackground()
         context.devices.shutdown()
         performanceMonitor.withLock { m in defer { m = nil }; return m }?.stop()
+        ProcessEngine.release(self)
     }
 
     /// Forgets a destroyed channel.

@@ -5,6 +5,9 @@ import Synchronization
 public enum CameraDirection: String, Sendable {
     case front
     case back
+
+    /// The other side (what a front ↔ back switch opens).
+    public var opposite: CameraDirection { self == .front ? .back : .front }
 }
 
 /// The engine's local preview (the documentation's `startLocalPreview:view:`, `updateLocalView:`,

@@ -43,8 +43,10 @@ final class AudioReceiver: @unchecked Sendable {
     let audioLevelID: UInt8?
     private let context: EngineContext
     private let state: Mutex<State>
+    private let e2ee: E2EEChannelCrypto?
 
-    init(mid: String, ssrc: UInt32, audioLevelID: UInt8?, track: RemoteAudioTrack, context: EngineContext) {
+    init(mid: String, ssrc: UInt32, audioLevelID: UInt8?, track: RemoteAudioTrack, context: EngineContext, e2ee: E2EEChannelCrypto? = nil) {
+        self.e2ee = e2ee
         self.mid = mid
         self.ssrc = ssrc
         self.audioLevelID = audioLevelID
@@ -59,7 +61,13 @@ final class AudioReceiver: @unchecked Sendable {
            let level = try? AudioLevelExtension(parsing: value) {
             track.setLevel(level.level)
         }
-        let payload = Array(packet.payload)
+        var payload = Array(packet.payload)
+        if let e2ee, !payload.isEmpty {
+            // One Opus packet is one frame (docs/e2ee.md); one that does not decrypt is dropped
+            // before the playout buffer, which conceals it as a loss.
+            guard let plain = e2ee.decrypt(payload, codec: .opus, from: track.uid) else { return }
+            payload = plain
+        }
         let encoded = track.hasEncodedRenderers
         let decodes = track.needsDecoding
         let (buffers, packets, senderPause) = state.withLock { s -> ([AudioPCMBuffer], [EncodedMediaFrame], Int) in

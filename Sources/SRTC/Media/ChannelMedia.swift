@@ -10,6 +10,8 @@ final class ChannelMedia: @unchecked Sendable {
     let subscribe: SubscribeSession
     /// The TURN relay and ICE transport policy both transports use.
     let relay: MediaRelay
+    /// End-to-end encryption, when the engine's configuration turns it on.
+    let e2ee: E2EEChannelCrypto?
     /// Serializes publish-transport negotiations (offer → answer).
     let publishLock = AsyncLock()
     private let timer: DispatchSourceTimer
@@ -21,10 +23,12 @@ final class ChannelMedia: @unchecked Sendable {
             throw .mediaFailed("could not make a DTLS certificate: \(error)")
         }
         relay = MediaRelay(policy: context.configuration.iceTransportPolicy)
+        let e2ee = context.configuration.e2ee.map(E2EEChannelCrypto.init(configuration:))
+        self.e2ee = e2ee
         publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, relay: relay,
                                  videoCodec: context.configuration.preferredVideoCodec,
-                                 logger: context.logger)
-        subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay)
+                                 e2ee: e2ee, logger: context.logger)
+        subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay, e2ee: e2ee)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "srtc.media-reports"))
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [publish, subscribe] in

@@ -14,11 +14,13 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     let senders: [RTPStreamSender]
     private weak var route: (any PacketRoute)?
     private let codec: Mutex<VideoCodec>
+    private let e2ee: E2EEChannelCrypto?
 
-    init(senders: [RTPStreamSender], route: any PacketRoute, codec: VideoCodec = .vp8) {
+    init(senders: [RTPStreamSender], route: any PacketRoute, codec: VideoCodec = .vp8, e2ee: E2EEChannelCrypto? = nil) {
         self.senders = senders
         self.route = route
         self.codec = Mutex(codec)
+        self.e2ee = e2ee
     }
 
     /// The codec the answer negotiated (set before the sink is attached).
@@ -30,6 +32,12 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     func send(_ frame: EncodedVideoFrame, layer: Int) {
         guard layer < senders.count else { return }
         let sender = senders[layer]
+        var frame = frame
+        if let e2ee {
+            // Encrypted before packetizing (docs/e2ee.md). H.264 frames cannot be: nothing is sent.
+            guard sender.parameters.videoCodec == .vp8, let encrypted = e2ee.encrypt(frame.data, codec: .vp8) else { return }
+            frame.data = encrypted
+        }
         let (first, count) = sender.packetize(video: frame)
         guard count > 0, let transport = route?.currentTransport else { return }
         transport.execute { peer in sender.send(first: first, count: count, on: peer) }
@@ -40,13 +48,20 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
 final class AudioPublicationSink: EncodedAudioSink, @unchecked Sendable {
     let sender: RTPStreamSender
     private weak var route: (any PacketRoute)?
+    private let e2ee: E2EEChannelCrypto?
 
-    init(sender: RTPStreamSender, route: any PacketRoute) {
+    init(sender: RTPStreamSender, route: any PacketRoute, e2ee: E2EEChannelCrypto? = nil) {
         self.sender = sender
         self.route = route
+        self.e2ee = e2ee
     }
 
     func send(opus packet: [UInt8], samplePosition: UInt32, level: UInt8, voiceActivity: Bool) {
+        var packet = packet
+        if let e2ee {
+            guard let encrypted = e2ee.encrypt(packet, codec: .opus) else { return }
+            packet = encrypted
+        }
         let (first, count) = sender.packetize(opus: packet, samplePosition: samplePosition, level: level, voiceActivity: voiceActivity)
         guard let transport = route?.currentTransport else { return }
         let sender = self.sender

@@ -38,11 +38,13 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
     /// Offered first for video (both are offered; the server keeps the first it forwards).
     private let videoCodec: VideoCodec
     private let logger: Logger
+    private let e2ee: E2EEChannelCrypto?
     private let state = Mutex(State())
     private let slot = ClientTransportSlot()
 
     init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay = MediaRelay(policy: .all),
-         videoCodec: VideoCodec = .vp8, logger: Logger) {
+         videoCodec: VideoCodec = .vp8, e2ee: E2EEChannelCrypto? = nil, logger: Logger) {
+        self.e2ee = e2ee
         self.certificate = certificate
         self.bindAddress = bindAddress
         self.relay = relay
@@ -74,8 +76,8 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
                     clockRate: track.kind == .audio ? 48_000 : 90_000, mid: mid, rid: layers.isEmpty ? nil : layers[index],
                     midID: 4, ridID: track.kind == .video && !layers.isEmpty ? 10 : nil, audioLevelID: track.kind == .audio ? 1 : nil))
             }
-            let video = track.kind == .video ? VideoPublicationSink(senders: senders, route: self) : nil
-            let audio = track.kind == .audio ? senders.first.map { AudioPublicationSink(sender: $0, route: self) } : nil
+            let video = track.kind == .video ? VideoPublicationSink(senders: senders, route: self, e2ee: e2ee) : nil
+            let audio = track.kind == .audio ? senders.first.map { AudioPublicationSink(sender: $0, route: self, e2ee: e2ee) } : nil
             s.sections.append(section)
             s.publications[mid] = Publication(section: section, track: track, senders: senders, videoSink: video, audioSink: audio)
             return section

@@ -56,6 +56,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     /// The SSRC this client's feedback is sent from.
     let feedbackSSRC = UInt32.random(in: 1...UInt32.max)
     private let context: EngineContext
+    private let e2ee: E2EEChannelCrypto?
     private let state = Mutex(State())
     private let transportFeedback = Mutex(TransportFeedbackCollector())
     private let slot = ClientTransportSlot()
@@ -73,7 +74,8 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
 
     let relay: MediaRelay
 
-    init(certificate: DTLSCertificate, context: EngineContext, relay: MediaRelay = MediaRelay(policy: .all)) {
+    init(certificate: DTLSCertificate, context: EngineContext, relay: MediaRelay = MediaRelay(policy: .all), e2ee: E2EEChannelCrypto? = nil) {
+        self.e2ee = e2ee
         self.certificate = certificate
         self.context = context
         self.relay = relay
@@ -139,10 +141,10 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                     switch remoteTrack {
                     case let video as RemoteVideoTrack:
                         s.receivers[mid] = .video(VideoReceiver(mid: mid, ssrc: ssrc, track: video, codec: section.videoCodec ?? .vp8,
-                                                                logger: context.logger))
+                                                                e2ee: e2ee, logger: context.logger))
                     case let audio as RemoteAudioTrack:
                         s.receivers[mid] = .audio(AudioReceiver(mid: mid, ssrc: ssrc, audioLevelID: section.audioLevelID,
-                                                                track: audio, context: context))
+                                                                track: audio, context: context, e2ee: e2ee))
                     default:
                         continue
                     }

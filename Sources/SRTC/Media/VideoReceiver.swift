@@ -29,8 +29,10 @@ final class VideoReceiver: @unchecked Sendable {
     let codec: VideoCodec
     private let decoder: Mutex<(any VideoDecoding)?>
     private let logger: Logger
+    private let e2ee: E2EEChannelCrypto?
 
-    init(mid: String, ssrc: UInt32, track: RemoteVideoTrack, codec: VideoCodec = .vp8, logger: Logger) {
+    init(mid: String, ssrc: UInt32, track: RemoteVideoTrack, codec: VideoCodec = .vp8, e2ee: E2EEChannelCrypto? = nil, logger: Logger) {
+        self.e2ee = e2ee
         self.mid = mid
         self.ssrc = ssrc
         self.track = track
@@ -49,7 +51,7 @@ final class VideoReceiver: @unchecked Sendable {
     /// One RTP packet of the stream (transport I/O thread). Returns the feedback to send.
     func receive(_ packet: RTPPacketView, nowUs: Int64) -> Feedback {
         let payload = Array(packet.payload)
-        let (frames, feedback) = state.withLock { s -> ([DepacketizedVideoFrame], Feedback) in
+        var (frames, feedback) = state.withLock { s -> ([DepacketizedVideoFrame], Feedback) in
             s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
                                 size: packet.bytes.count)
             do {
@@ -73,6 +75,17 @@ final class VideoReceiver: @unchecked Sendable {
             return (frames, feedback)
         }
         guard !frames.isEmpty else { return feedback }
+        if let e2ee {
+            // Decrypted after reassembly (docs/e2ee.md); a frame that does not decrypt is dropped,
+            // and asking for key frames would not help: its state tells the app instead.
+            frames = frames.compactMap { frame in
+                guard codec == .vp8, let plain = e2ee.decrypt(frame.data, codec: .vp8, from: track.uid) else { return nil }
+                var frame = frame
+                frame.data = plain
+                return frame
+            }
+            if frames.isEmpty { return feedback }
+        }
         if track.hasEncodedRenderers {
             for frame in frames {
                 track.deliverEncoded(EncodedMediaFrame(kind: .video, data: frame.data, isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.rtpTimestamp,

@@ -60,6 +60,9 @@ public protocol ChannelDelegate: AnyObject {
     func channel(_ channel: Channel, didChangeActiveSpeakers snapshot: ActiveSpeakersSnapshot)
     /// A simulcast layer switch of one of your subscriptions completed.
     func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo)
+    /// With end-to-end encryption on (`Configuration.e2ee`): what this client can do with `uid`'s
+    /// media changed (`ok`, `missingKey`, `decryptionFailed`; docs/e2ee.md). Told on each change.
+    func channel(_ channel: Channel, e2eeStateChanged uid: String, state: E2EEState)
 }
 
 extension ChannelDelegate {
@@ -82,4 +85,5 @@ extension ChannelDelegate {
     public func channel(_ channel: Channel, didChangeConnectionQuality change: ConnectionQualityChange) {}
     public func channel(_ channel: Channel, didChangeActiveSpeakers snapshot: ActiveSpeakersSnapshot) {}
     public func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo) {}
+    public func channel(_ channel: Channel, e2eeStateChanged uid: String, state: E2EEState) {}
 }

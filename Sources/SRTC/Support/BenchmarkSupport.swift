@@ -27,7 +27,7 @@ public enum SDKBenchmarkSupport {
     /// Feeds `packets` through a subscriber's video receiver (jitter buffer, NACK/PLI bookkeeping,
     /// VP8 decode, renderer delivery) and returns the frames decoded and the wall time taken.
     public static func receiveAndDecode(_ packets: [[UInt8]]) async -> (frames: Int, seconds: Double) {
-        let engine = SRTCEngine(configuration: .init(delegateQueue: DispatchQueue(label: "bench"), logLevel: .off))
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "bench"), logLevel: .off))
         let track = RemoteVideoTrack(info: TrackInfo(id: "TR_bench", uid: "bench", kind: .video, desc: "canvas"),
                                      context: engine.context, receiveTimeout: 3)
         let receiver = VideoReceiver(mid: "0", ssrc: 1234, track: track, logger: engine.context.logger)

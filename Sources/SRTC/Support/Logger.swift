@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// How much the SDK writes to standard error.
+/// How much the SDK logs (to standard error, or to the engine's `logSink`).
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     /// Everything, including per-negotiation details.
     case debug
@@ -27,24 +27,45 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     }
 }
 
-/// The engine's logger: one level for the whole engine, lines to standard error.
-final class Logger: Sendable {
-    private let level: Mutex<LogLevel>
+/// Where the engine's log lines go instead of standard error: each line's level and text (no
+/// prefix, no newline), called on the thread that logged, so it must be quick and thread-safe.
+public typealias LogSink = @Sendable (LogLevel, String) -> Void
 
-    init(level: LogLevel) {
-        self.level = Mutex(level)
+/// The engine's logger: one level for the whole engine; lines go to the app's sink when it set
+/// one, else to standard error.
+final class Logger: Sendable {
+    private struct State: Sendable {
+        var level: LogLevel
+        var sink: LogSink?
+    }
+
+    private let state: Mutex<State>
+
+    init(level: LogLevel, sink: LogSink? = nil) {
+        state = Mutex(State(level: level, sink: sink))
     }
 
     var currentLevel: LogLevel {
-        get { level.withLock { $0 } }
-        set { level.withLock { $0 = newValue } }
+        get { state.withLock { $0.level } }
+        set { state.withLock { $0.level = newValue } }
+    }
+
+    /// nil writes to standard error.
+    var sink: LogSink? {
+        get { state.withLock { $0.sink } }
+        set { state.withLock { $0.sink = newValue } }
     }
 
     /// Writes `message()` when `at` is at or above the current level (the text is built only then).
     func log(_ at: LogLevel, _ message: @autoclosure () -> String) {
-        let current = currentLevel
+        let (current, sink) = state.withLock { ($0.level, $0.sink) }
         guard at != .off, at >= current else { return }
-        FileHandle.standardError.write(Data("[srtc \(at.label)] \(message())\n".utf8))
+        let text = message()
+        if let sink {
+            sink(at, text)
+        } else {
+            FileHandle.standardError.write(Data("[srtc \(at.label)] \(text)\n".utf8))
+        }
     }
 
     func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }

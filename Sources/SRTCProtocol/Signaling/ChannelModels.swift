@@ -45,9 +45,14 @@ public struct TrackInfo: Codable, Sendable, Equatable {
     public var layers: [SimulcastLayer]
     /// Codec name as in the answer's `a=rtpmap`: `opus`, `VP8` or `H264` (compare case-insensitively).
     public var codec: String?
+    /// The publisher said its frames are end-to-end encrypted (docs/e2ee.md): the server cannot
+    /// record or compose them. Absent when not.
+    public var e2ee: Bool?
 
-    public init(id: String, uid: String, kind: TrackKind, desc: String, muted: Bool = false, layers: [SimulcastLayer] = [], codec: String? = nil) {
+    public init(id: String, uid: String, kind: TrackKind, desc: String, muted: Bool = false, layers: [SimulcastLayer] = [], codec: String? = nil,
+                e2ee: Bool? = nil) {
         self.id = id; self.uid = uid; self.kind = kind; self.desc = desc; self.muted = muted; self.layers = layers; self.codec = codec
+        self.e2ee = e2ee
     }
 }
 

@@ -79,9 +79,11 @@ public struct PublishTrack: Codable, Sendable, Equatable {
     public var muted: Bool
     /// Simulcast layers by rid (video only).
     public var layers: [SimulcastLayer]
+    /// The track's frames are end-to-end encrypted (docs/e2ee.md); announced in its `TrackInfo`.
+    public var e2ee: Bool?
 
-    public init(mid: String, kind: TrackKind, desc: String, muted: Bool = false, layers: [SimulcastLayer] = []) {
-        self.mid = mid; self.kind = kind; self.desc = desc; self.muted = muted; self.layers = layers
+    public init(mid: String, kind: TrackKind, desc: String, muted: Bool = false, layers: [SimulcastLayer] = [], e2ee: Bool? = nil) {
+        self.mid = mid; self.kind = kind; self.desc = desc; self.muted = muted; self.layers = layers; self.e2ee = e2ee
     }
 }
 

@@ -132,7 +132,8 @@ public final class ServerApp: Sendable {
         let apps = self.apps
         let speedTest = config.speedTest.enabled
             ? SpeedTestResponder(settings: config.speedTest, keyForIssuer: { apps.app(id: $0)?.appKey }) : nil
-        let media = try MediaServer(bind: config.bind, port: config.udpPort, tcpPort: config.iceTCPPort, publicIP: config.publicIP,
+        let media = try MediaServer(bind: config.bind, port: config.udpPort, tcpPort: config.iceTCPPort,
+                                    workers: config.effectiveMediaWorkers, publicIP: config.publicIP,
                                     qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest,
                                     threadPriority: config.mediaThreadPriority)
         mediaServer.current = media
@@ -170,7 +171,7 @@ public final class ServerApp: Sendable {
         if let cluster {
             try startupWait.run(waitingFor: "Redis at \(StartupWait.redacted(config.redisURL ?? ""))") {
                 try cluster.start(httpURL: nodeURL, mediaAddresses: media.udpAddresses, load: { (channels.count, channels.participantCount) },
-                                  forwarded: { media.worker.metrics.counters.rtpPacketsOut })
+                                  forwarded: { media.metrics.counters.rtpPacketsOut })
             }
             edges.startSweeping(every: cluster.registry.interval)
         }
@@ -184,10 +185,20 @@ public final class ServerApp: Sendable {
         health.markStarted()
     }
 
-    /// The bound UDP media port (useful with port 0).
+    /// The bound UDP media port of the first worker (useful with port 0).
     public var udpPort: UInt16 { mediaServer.current?.udpPort ?? 0 }
 
-    /// The bound ICE-TCP port, when `--ice-tcp-port` enabled it (useful with port 0).
+    /// Every media worker's bound UDP port, by worker index.
+    public var udpPorts: [UInt16] { mediaServer.current?.workers.map(\.udpPort) ?? [] }
+
+    /// Test support: every channel made from now on goes to media worker `index` (nil: the
+    /// least loaded, as in production), so a suite with one channel can run on another worker
+    /// than the first.
+    package func pinChannels(toMediaWorker index: Int?) {
+        mediaServer.current?.pinnedWorker.store(index ?? -1, ordering: .relaxed)
+    }
+
+    /// The bound ICE-TCP port of the first worker, when `--ice-tcp-port` enabled it (useful with port 0).
     public var iceTCPPort: UInt16? { mediaServer.current?.tcpPort }
 
     /// The bound HTTP port (useful with port 0).

@@ -7,10 +7,12 @@ import SRTCProtocol
 public struct ServerConfig: Sendable, Equatable {
     /// HTTP port for the server API, signaling and the demo page (`--http-port`, `SRTC_HTTP_PORT`).
     public var httpPort: UInt16 = 7880
-    /// UDP port shared by every media peer (`--udp-port`, `SRTC_UDP_PORT`).
+    /// The first media worker's UDP port (`--udp-port`, `SRTC_UDP_PORT`): worker i listens on
+    /// `udpPort + i`, so a firewall opens `udpPort … udpPort + workers - 1`; 0: each worker picks one.
     public var udpPort: UInt16 = 7881
     /// TCP port for ICE-TCP (RFC 6544 passive candidates beside the UDP ones), for clients whose
     /// UDP is blocked (`--ice-tcp-port`, `SRTC_ICE_TCP_PORT`); unset: UDP only; 0 picks a free port.
+    /// Like `udpPort`, the first worker's: worker i listens on `iceTCPPort + i`.
     public var iceTCPPort: UInt16?
     /// PEM certificate chain (leaf first) and private key: the HTTP port then serves HTTPS and WSS
     /// only (`--tls-cert` / `SRTC_TLS_CERT`, `--tls-key` / `SRTC_TLS_KEY`); both or neither.
@@ -76,6 +78,14 @@ public struct ServerConfig: Sendable, Equatable {
     /// Scheduling priority of the media I/O thread: `normal`, `high` or `realtime`
     /// (`--media-thread-priority`, `SRTC_MEDIA_THREAD_PRIORITY`; see `IOThreadPriority`).
     public var mediaThreadPriority: IOThreadPriority = .normal
+    /// Media workers, each a thread with its own event loop, UDP port and channels
+    /// (`--media-workers`, `SRTC_MEDIA_WORKERS`); 0, the default, runs one per online CPU.
+    public var mediaWorkers: Int = 0
+
+    /// The media workers to run: `mediaWorkers`, or one per online CPU when it is 0.
+    public var effectiveMediaWorkers: Int {
+        mediaWorkers > 0 ? mediaWorkers : max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
     /// Seconds between quality reports (`--quality-interval-seconds`, `SRTC_QUALITY_INTERVAL_SECONDS`).
     public var qualityIntervalSeconds: Double = 5
     /// Channel and signaling limits (`--max-users-per-channel`, `--max-tracks-per-user`, `--reconnect-grace-seconds`, ...).
@@ -120,8 +130,12 @@ public struct ServerConfig: Sendable, Equatable {
     /// Every setting: flag name, environment variable, JSON key, and how to apply a textual value.
     static let settings: [Setting] = [
         Setting("http-port", "SRTC_HTTP_PORT", "http_port", "HTTP port (default 7880)") { c, v in c.httpPort = try port(v) },
-        Setting("udp-port", "SRTC_UDP_PORT", "udp_port", "UDP media port (default 7881)") { c, v in c.udpPort = try port(v) },
-        Setting("ice-tcp-port", "SRTC_ICE_TCP_PORT", "ice_tcp_port", "TCP port for ICE-TCP candidates (default: off; 0 picks one)") { c, v in
+        Setting("udp-port", "SRTC_UDP_PORT", "udp_port", "first UDP media port (default 7881): media worker i uses port + i, so open port … port + workers - 1; 0: any ports") { c, v in c.udpPort = try port(v) },
+        Setting("media-workers", "SRTC_MEDIA_WORKERS", "media_workers", "media worker threads, each with its own UDP port and channels (default: one per online CPU)") { c, v in
+            guard let n = Int(v), (1...256).contains(n) else { throw ConfigError.invalidValue("media-workers", v) }
+            c.mediaWorkers = n
+        },
+        Setting("ice-tcp-port", "SRTC_ICE_TCP_PORT", "ice_tcp_port", "first TCP port for ICE-TCP candidates, worker i on port + i (default: off; 0 picks them)") { c, v in
             c.iceTCPPort = try port(v)
         },
         Setting("tls-cert", "SRTC_TLS_CERT", "tls_cert", "PEM certificate chain: the HTTP port serves HTTPS/WSS (with --tls-key; SIGHUP reloads)") { c, v in

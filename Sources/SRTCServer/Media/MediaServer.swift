@@ -6,15 +6,16 @@ import SFU
 import SRTCProtocol
 import Synchronization
 
-/// The server's media plane: one `SFUWorker` on the UDP port, the DTLS certificate every
-/// transport presents, the ICE candidates to announce, and the routing of SFU events back to
-/// channel rooms: each event is posted to its room's inbox on the I/O thread, as it is raised,
-/// so a room applies its SFU events in the order the SFU raised them.
+/// The server's media plane: its media workers (one `SFUWorker` each, on a UDP port of its own;
+/// docs/architecture.md, "Media workers"), the DTLS certificate every transport presents, the
+/// placement of channels on workers, and the routing of SFU events back to channel rooms: each
+/// event is posted to its room's inbox on the worker's I/O thread, as it is raised, so a room
+/// applies its SFU events in the order the SFU raised them (a room's router is on one worker).
 final class MediaServer: SFUListener, Sendable {
-    let worker: SFUWorker
+    /// Worker `i` listens on `--udp-port` + i (and `--ice-tcp-port` + i), or on ports of its own
+    /// when those are 0.
+    let workers: [MediaWorker]
     let certificate: DTLSCertificate
-    /// Host candidates put in every answer and offer.
-    let candidates: [Candidate]
 
     /// Where SFU events go: rooms' inboxes by router, subscribers by consumer.
     private struct Routes {
@@ -27,60 +28,87 @@ final class MediaServer: SFUListener, Sendable {
     private let routes = Mutex(Routes())
 
     /// - Parameters:
-    ///   - tcpPort: the ICE-TCP port (`--ice-tcp-port`; 0 picks one), `nil` for UDP only.
-    ///   - speedTest: answers speed-test datagrams on the same port, when given.
-    ///   - threadPriority: asked for the I/O thread (`--media-thread-priority`); a warning says
+    ///   - port: the first worker's UDP port; worker i binds `port + i` (0: each picks one).
+    ///   - tcpPort: the ICE-TCP port (`--ice-tcp-port`; 0 picks one), `nil` for UDP only; worker
+    ///     i binds `tcpPort + i` like the UDP ports.
+    ///   - workers: how many media workers (threads) to run, at least 1 (`--media-workers`).
+    ///   - speedTest: answers speed-test datagrams on the first worker's port, when given.
+    ///   - threadPriority: asked for the I/O threads (`--media-thread-priority`); a warning says
     ///     when the kernel allowed less.
-    init(bind: String, port: UInt16, tcpPort: UInt16? = nil, publicIP: String?, qualityIntervalSeconds: Double,
-         speedTest: SpeedTestResponder? = nil, threadPriority: IOThreadPriority = .normal) throws {
+    init(bind: String, port: UInt16, tcpPort: UInt16? = nil, workers count: Int = 1, publicIP: String?,
+         qualityIntervalSeconds: Double, speedTest: SpeedTestResponder? = nil, threadPriority: IOThreadPriority = .normal) throws {
         guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
+        let count = max(1, count)
+        for base in [port, tcpPort ?? 0] where base != 0 && Int(base) + count - 1 > Int(UInt16.max) {
+            throw ConfigError.invalidValue("media-workers", "\(count) workers need ports \(base)…\(Int(base) + count - 1)")
+        }
         var configuration = SFUConfiguration()
         configuration.qualityIntervalDuration = .milliseconds(Int64(qualityIntervalSeconds * 1000))
         configuration.ioThreadPriority = threadPriority
-        worker = try SFUWorker(bind: address, tcpBind: tcpPort.map { address.with(port: $0) }, configuration: configuration)
-        let mediaPort = worker.port
-        mediaPort.execute {
-            guard let applied = mediaPort.ioThreadPriority, applied < threadPriority else { return }
+        certificate = try DTLSCertificate(commonName: "srtc-server")
+        var made: [MediaWorker] = []
+        do {
+            for index in 0 ..< count {
+                let udp = address.with(port: port == 0 ? 0 : port + UInt16(index))
+                let tcp = tcpPort.map { address.with(port: $0 == 0 ? 0 : $0 + UInt16(index)) }
+                let announced: [String]
+                if let publicIP {
+                    announced = [publicIP]
+                } else if bind == "0.0.0.0" || bind == "::" {
+                    announced = ICECandidate.hostCandidates(for: udp, includeLoopback: true).map(\.address.ipString)
+                } else {
+                    announced = [bind]
+                }
+                made.append(try MediaWorker(index: index, bind: udp, tcpBind: tcp, announced: announced,
+                                            configuration: configuration))
+            }
+        } catch {
+            for worker in made { worker.sfu.stop() }
+            throw error
+        }
+        workers = made
+        for worker in made { worker.sfu.setListener(self) }
+        let first = made[0].sfu.port
+        first.execute {
+            guard let applied = first.ioThreadPriority, applied < threadPriority else { return }
             Log.warn("media", "media thread priority \(threadPriority.rawValue) not allowed (needs CAP_SYS_NICE or RLIMIT_RTPRIO); runs at \(applied.rawValue)")
         }
-        certificate = try DTLSCertificate(commonName: "srtc-server")
-        let bound = worker.port.localAddress
-        var announced: [(String, UInt16)] = []
-        if let publicIP {
-            announced = [(publicIP, bound.port)]
-        } else if bind == "0.0.0.0" || bind == "::" {
-            announced = ICECandidate.hostCandidates(for: bound, includeLoopback: true).map { ($0.address.ipString, $0.address.port) }
-        } else {
-            announced = [(bind, bound.port)]
-        }
-        let udp = announced.enumerated().map { i, a in
-            Candidate(foundation: "\(i + 1)", component: 1, transport: "udp",
-                      priority: Candidate.priority(typePreference: 126, localPreference: UInt32(65535 - i)),
-                      address: a.0, port: a.1, kind: .host)
-        }
-        // ICE-TCP (RFC 6544): a passive candidate per announced address, on the TCP port, after UDP.
-        let tcp: [Candidate] = worker.port.tcpAddress.map { listening in
-            announced.enumerated().map { i, a -> Candidate in
-                var candidate = ICECandidate.passiveTCP(address: listening, index: i).sdpCandidate
-                candidate.foundation = "\(announced.count + i + 1)"
-                candidate.address = a.0
-                return candidate
-            }
-        } ?? []
-        candidates = udp + tcp
-        worker.setListener(self)
-        if let speedTest { worker.port.setService(speedTest) }
+        if let speedTest { first.setService(speedTest) }
     }
 
-    /// The UDP port media uses.
-    var udpPort: UInt16 { worker.port.localAddress.port }
-    /// The announced UDP addresses (`ip port`): a relay's uplink candidates, and what this node
-    /// registers as its own (`NodeInfo.mediaAddresses`).
-    var udpAddresses: [String] { candidates.filter { $0.transport == "udp" }.map { "\($0.address) \($0.port)" } }
-    /// The ICE-TCP port, when enabled.
-    var tcpPort: UInt16? { worker.port.tcpAddress?.port }
+    /// The first worker's UDP port (the speed test's, and the only one with one worker).
+    var udpPort: UInt16 { workers[0].udpPort }
+    /// Every worker's announced UDP addresses (`ip port`): what this node registers as its own
+    /// (`NodeInfo.mediaAddresses`), so a relay's uplink may point at any of its workers.
+    var udpAddresses: [String] { workers.flatMap(\.udpAddresses) }
+    /// The first worker's ICE-TCP port, when enabled.
+    var tcpPort: UInt16? { workers[0].tcpPort }
 
-    func stop() { worker.stop() }
+    /// The media plane's figures as the workers published them in the last second: totals summed,
+    /// distributions merged, and one `SFUMetrics.Worker` per worker in index order.
+    var metrics: SFUMetrics {
+        var sum = SFUMetrics()
+        for worker in workers {
+            var figures = worker.sfu.metrics
+            // Before its first publication a worker has no entry: hold its index.
+            if figures.workers.isEmpty { figures.workers = [SFUMetrics.Worker()] }
+            sum.merge(figures)
+        }
+        return sum
+    }
+
+    /// The worker a new channel goes to (`MediaWorkerPlacement`).
+    func placeChannel() -> MediaWorker {
+        let pinned = pinnedWorker.load(ordering: .relaxed)
+        if workers.indices.contains(pinned) { return workers[pinned] }
+        return workers.count == 1 ? workers[0] : workers[MediaWorkerPlacement.choose(workers.map(\.load))]
+    }
+
+    /// Test support: puts every new channel on worker `index` (-1: placement decides), so suites
+    /// written for one channel run on a worker other than the first (`TestServer`).
+    let pinnedWorker = Atomic<Int>(-1)
+
+    func stop() { for worker in workers { worker.sfu.stop() } }
 
     // MARK: - Registration
 
@@ -188,6 +216,8 @@ final class MediaServer: SFUListener, Sendable {
 /// One channel's router on the SFU.
 final class SFURoomMedia: RoomMedia {
     let server: MediaServer
+    /// The worker the channel's router lives on, chosen when the channel starts, for its life.
+    let worker: MediaWorker
     let router: RouterID
     let key: ChannelKey
     /// On a cluster: where sessions past the per-node limit get their subscriptions.
@@ -197,13 +227,14 @@ final class SFURoomMedia: RoomMedia {
 
     init(server: MediaServer, key: ChannelKey, relaying: ChannelRelaying? = nil) {
         self.server = server
+        worker = server.placeChannel()
         self.key = key
         self.router = RouterID(key.description)
         self.relaying = relaying
     }
 
     func prepare(room: ChannelRoom) async throws(SignalError) {
-        do { try await server.worker.createRouter(router) } catch {
+        do { try await worker.sfu.createRouter(router) } catch {
             throw SignalError(.internalError, "cannot create the channel's media router: \(error)")
         }
         server.register(room: room, router: router)
@@ -211,11 +242,11 @@ final class SFURoomMedia: RoomMedia {
 
     func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?) async -> ParticipantMedia {
         if let relayedBy, let relay = await relay(for: relayedBy) {
-            return EdgeParticipantMedia(local: SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: joinedAt, events: events),
+            return EdgeParticipantMedia(local: SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events),
                                         relay: relay, uid: uid, events: events)
         }
         state.withLock { $0.local += 1 }
-        return SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: joinedAt, events: events,
+        return SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events,
                                    onClose: { [weak self] in self?.state.withLock { $0.local -= 1 } })
     }
 
@@ -229,7 +260,7 @@ final class SFURoomMedia: RoomMedia {
         // it was is replaced (and closed), not reused.
         let existing = state.withLock { $0.relays[nodeId] }
         if let existing, existing.node.httpURL == node.httpURL, existing.node.mediaAddresses == node.mediaAddresses { return existing }
-        let made = EdgeRelay(node: node, key: key, server: server, router: router, caller: relaying.forwarder)
+        let made = EdgeRelay(node: node, key: key, server: server, worker: worker, router: router, caller: relaying.forwarder)
         let (chosen, stale) = state.withLock { s -> (EdgeRelay, EdgeRelay?) in
             let current = s.relays[nodeId]
             if let current, current !== existing { return (current, nil) }   // another session replaced it meanwhile
@@ -242,7 +273,7 @@ final class SFURoomMedia: RoomMedia {
 
     func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int {
         let channel = reliable ? SignalDataChannel.reliableID : SignalDataChannel.lossyID
-        do { return try await server.worker.publishData(payload, topic: topic, channel: channel, router: router, to: uids) } catch {
+        do { return try await worker.sfu.publishData(payload, topic: topic, channel: channel, router: router, to: uids) } catch {
             throw SignalError(.invalidParameter, "\(error)")
         }
     }
@@ -251,6 +282,7 @@ final class SFURoomMedia: RoomMedia {
         let relays = state.withLock { s in defer { s.relays = [:] }; return Array(s.relays.values) }
         for relay in relays { await relay.close() }
         server.unregister(router: router)
-        await server.worker.closeRouter(router)
+        await worker.sfu.closeRouter(router)
     }
 }
+

@@ -9,6 +9,9 @@ import SRTCProtocol
 /// every description and parameter; this actor performs its plans on the `SFUWorker`.
 actor SFUParticipantMedia: ParticipantMedia {
     let server: MediaServer
+    /// The worker of the participant's channel: its transports are there, and its descriptions
+    /// announce that worker's candidates.
+    let worker: MediaWorker
     let router: RouterID
     let uid: String
     /// Where the subscribe transport's offers go: the room's inbox (or a relaying node's answer).
@@ -30,16 +33,17 @@ actor SFUParticipantMedia: ParticipantMedia {
     /// Called once when closed (the room's count of the participants this node serves).
     private let onClose: @Sendable () -> Void
 
-    init(server: MediaServer, router: RouterID, uid: String, joinedAt: Int64, events: any MediaEventSink,
+    init(server: MediaServer, worker: MediaWorker, router: RouterID, uid: String, joinedAt: Int64, events: any MediaEventSink,
          onClose: @escaping @Sendable () -> Void = {}) {
         self.onClose = onClose
         self.server = server
+        self.worker = worker
         self.router = router
         self.uid = uid
         self.joinedAt = joinedAt
         self.events = events
         negotiation = ServerNegotiation(
-            fingerprint: Fingerprint(algorithm: "sha-256", bytes: server.certificate.fingerprint.bytes), candidates: server.candidates,
+            fingerprint: Fingerprint(algorithm: "sha-256", bytes: server.certificate.fingerprint.bytes), candidates: worker.candidates,
             sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), publishICE: .random(), subscribeICE: .random())
     }
 
@@ -68,7 +72,7 @@ actor SFUParticipantMedia: ParticipantMedia {
     private func createSubscribeTransport(_ id: TransportID, parameters: PeerTransportParameters) async throws(SFUError) {
         server.register(transport: id, router: router, uid: uid, owner: ObjectIdentifier(self))
         do {
-            try await server.worker.createTransport(id, router: router, participant: participant, parameters: parameters,
+            try await worker.sfu.createTransport(id, router: router, participant: participant, parameters: parameters,
                                                     dataChannels: subscribeDataChannels, dataPublisher: dataPublisher,
                                                     joinedAt: joinedAt)
         } catch {
@@ -85,7 +89,7 @@ actor SFUParticipantMedia: ParticipantMedia {
         if let remote = plan.transport {
             let id = TransportID("\(uid)#\(instance)/publish")
             do {
-                try await server.worker.createTransport(id, router: router, participant: participant,
+                try await worker.sfu.createTransport(id, router: router, participant: participant,
                                                         parameters: parameters(remote, local: negotiation.publishICE))
             } catch {
                 throw SignalError(.internalError, "cannot create the publish transport: \(error)")
@@ -95,7 +99,7 @@ actor SFUParticipantMedia: ParticipantMedia {
         guard let transport = publishTransport else { throw SignalError(.internalError, "no publish transport") }
         for producer in plan.producers {
             do {
-                try await server.worker.produce(ProducerID(producer.trackId), transport: transport, kind: producer.kind,
+                try await worker.sfu.produce(ProducerID(producer.trackId), transport: transport, kind: producer.kind,
                                                 parameters: producer.parameters, muted: producer.muted)
             } catch {
                 throw SignalError(.internalError, "cannot receive track \(producer.parameters.mid ?? producer.trackId): \(error)")
@@ -107,13 +111,13 @@ actor SFUParticipantMedia: ParticipantMedia {
 
     func unpublish(trackId: String, offer: String?) async throws(SignalError) -> String? {
         guard producers.remove(trackId) != nil else { throw SignalError(.notFound, "no producer \(trackId)") }
-        await server.worker.closeProducer(ProducerID(trackId))
+        await worker.sfu.closeProducer(ProducerID(trackId))
         guard let offer else { return nil }
         return try negotiation.answerPublishRenegotiation(offer: offer)
     }
 
     func setMuted(trackId: String, muted: Bool) async {
-        try? await server.worker.setProducerMuted(ProducerID(trackId), muted: muted)
+        try? await worker.sfu.setProducerMuted(ProducerID(trackId), muted: muted)
     }
 
     // MARK: - Subscribing
@@ -150,7 +154,7 @@ actor SFUParticipantMedia: ParticipantMedia {
 
     func setLayer(trackId: String, layer: String?) async throws(SignalError) {
         guard try negotiation.setLayer(trackId: trackId, layer: layer) else { return }  // applied when the consumer starts
-        do { try await server.worker.setPreferredLayer(consumerID(trackId), layer: layer) } catch {
+        do { try await worker.sfu.setPreferredLayer(consumerID(trackId), layer: layer) } catch {
             throw SignalError(.internalError, "cannot switch layer: \(error)")
         }
     }
@@ -158,7 +162,7 @@ actor SFUParticipantMedia: ParticipantMedia {
     func unsubscribe(trackId: String) async {
         guard let (wasConsuming, offer) = negotiation.unsubscribe(trackId: trackId) else { return }
         if wasConsuming {
-            await server.worker.closeConsumer(consumerID(trackId))
+            await worker.sfu.closeConsumer(consumerID(trackId))
             server.unregister(consumer: consumerID(trackId))
         }
         send(offer)
@@ -167,18 +171,18 @@ actor SFUParticipantMedia: ParticipantMedia {
     func applySubscriberAnswer(sdp: String, revision: Int) async throws(SignalError) {
         let plan = try negotiation.applySubscriberAnswer(sdp, revision: revision, transportExists: subscribeTransport != nil)
         if let remoteICE = plan.restartICE, let transport = subscribeTransport {
-            do { try await server.worker.restartICE(transport, local: negotiation.subscribeICE, remote: remoteICE) } catch {
+            do { try await worker.sfu.restartICE(transport, local: negotiation.subscribeICE, remote: remoteICE) } catch {
                 throw SignalError(.internalError, "ICE restart failed: \(error)")
             }
         }
         if let remote = plan.complete, let early = subscribeTransport {
             if remote.dtlsRole == .server {
-                do { try await server.worker.completeNegotiation(early, remoteICE: remote.ice, remoteFingerprint: remote.fingerprint) } catch {
+                do { try await worker.sfu.completeNegotiation(early, remoteICE: remote.ice, remoteFingerprint: remote.fingerprint) } catch {
                     throw SignalError(.internalError, "cannot complete the subscribe transport: \(error)")
                 }
             } else {
                 // The client wants to be the DTLS server: the early transport assumed otherwise.
-                await server.worker.closeTransport(early)
+                await worker.sfu.closeTransport(early)
                 server.unregister(transport: early)
                 subscribeTransport = nil
             }
@@ -198,7 +202,7 @@ actor SFUParticipantMedia: ParticipantMedia {
             // Routed before it exists: the consumer's first layer switch may come before `consume` returns.
             server.register(consumer: id, router: router, uid: uid, trackId: consumer.trackId)
             do {
-                _ = try await server.worker.consume(id, transport: transport, producer: ProducerID(consumer.trackId),
+                _ = try await worker.sfu.consume(id, transport: transport, producer: ProducerID(consumer.trackId),
                                                     parameters: consumer.parameters, preferredLayer: consumer.layer)
                 negotiation.consumerStarted(trackId: consumer.trackId)
             } catch {
@@ -214,7 +218,7 @@ actor SFUParticipantMedia: ParticipantMedia {
             guard let id = publishTransport else { throw SignalError(.wrongState, "nothing published yet") }
             guard let offer else { throw SignalError(.malformedBody, "restart_ice for publish needs the client's new offer in sdp") }
             let (answer, remoteICE) = try negotiation.answerPublishRestart(offer: offer, newICE: .random())
-            do { try await server.worker.restartICE(id, local: negotiation.publishICE, remote: remoteICE) } catch {
+            do { try await worker.sfu.restartICE(id, local: negotiation.publishICE, remote: remoteICE) } catch {
                 throw SignalError(.internalError, "ICE restart failed: \(error)")
             }
             return answer
@@ -230,9 +234,9 @@ actor SFUParticipantMedia: ParticipantMedia {
         closed = true
         onClose()
         for trackId in negotiation.consumingTrackIds { server.unregister(consumer: consumerID(trackId)) }
-        if let publishTransport { await server.worker.closeTransport(publishTransport) }
+        if let publishTransport { await worker.sfu.closeTransport(publishTransport) }
         if let subscribeTransport {
-            await server.worker.closeTransport(subscribeTransport)
+            await worker.sfu.closeTransport(subscribeTransport)
             server.unregister(transport: subscribeTransport)
         }
         publishTransport = nil

@@ -23,7 +23,7 @@ final class MediaMetrics: MetricsSource {
     static let forwardingBounds = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01]
 
     func render(into text: inout PrometheusText) {
-        let m = media.current?.worker.metrics ?? SFUMetrics()
+        let m = media.current?.metrics ?? SFUMetrics()
         text.family("srtc_channels", "gauge", "Live channels.")
         text.sample("srtc_channels", channels.count)
         text.family("srtc_media_participants", "gauge", "Participants with a media transport.")
@@ -73,5 +73,21 @@ final class MediaMetrics: MetricsSource {
 
         text.family("srtc_sfu_worker_busy_ratio", "gauge", "Share of the last second each SFU worker thread spent on the CPU.")
         for (index, ratio) in m.busyRatios.enumerated() { text.sample("srtc_sfu_worker_busy_ratio", ["worker": String(index)], ratio) }
+        workerSeries(m.workers, into: &text)
+    }
+
+    /// One series per media worker (`worker="0"` …), in worker order.
+    private func workerSeries(_ workers: [SFUMetrics.Worker], into text: inout PrometheusText) {
+        func each(_ name: String, _ type: String, _ help: String, _ value: (SFUMetrics.Worker) -> Double) {
+            text.family(name, type, help)
+            for (index, worker) in workers.enumerated() { text.sample(name, ["worker": String(index)], value(worker)) }
+        }
+        each("srtc_sfu_worker_forwarded_packets_total", "counter", "RTP packets each SFU worker sent to subscribers.") { Double($0.forwardedPackets) }
+        each("srtc_sfu_worker_forwarded_packets_per_second", "gauge", "RTP packets each SFU worker forwarded per second over the last second (what channel placement compares).") { $0.forwardedPerSecond }
+        each("srtc_sfu_worker_cpu_seconds_total", "counter", "CPU time of each SFU worker's thread (its own thread clock).") { $0.cpuSeconds }
+        each("srtc_sfu_worker_transports", "gauge", "Media transports on each SFU worker.") { Double($0.transports) }
+        each("srtc_sfu_worker_channels", "gauge", "Channels (routers) on each SFU worker.") { Double($0.routers) }
+        each("srtc_sfu_worker_send_queue_drops_total", "counter", "Datagrams each SFU worker's send queue or the kernel refused.") { Double($0.sendQueueDrops) }
+        each("srtc_sfu_worker_unrouted_datagrams_total", "counter", "Datagrams on each SFU worker's port that none of its transports claimed.") { Double($0.unroutedDatagrams) }
     }
 }

@@ -22,7 +22,7 @@ import SRTCProtocol
                 for i in 0..<count {
                     if i % 2 == 0 {
                         // The SFU's route: an event raised on its I/O thread.
-                        server.sfuWorker(server.worker, didEmit: .activeSpeakers(router, [
+                        server.sfuWorker(server.workers[0].sfu, didEmit: .activeSpeakers(router, [
                             SpeakerLevel(participant: "alice", producer: ProducerID("\(i)"), level: 0.5)]))
                     } else {
                         // The media side's route: a subscriber offer of the same room.
@@ -48,10 +48,10 @@ import SRTCProtocol
         server.register(room: h.room, router: router)
         let consumer = ConsumerID("bob/\(video)")
         server.register(consumer: consumer, router: router, uid: "bob", trackId: video)
-        server.sfuWorker(server.worker, didEmit: .layerSwitched(consumer: consumer, LayerSwitch(layer: "camera_small", previous: nil, cause: .requested)))
-        server.sfuWorker(server.worker, didEmit: .layerSwitched(consumer: consumer, LayerSwitch(layer: "camera_big", previous: "camera_small", cause: .bandwidth)))
+        server.sfuWorker(server.workers[0].sfu, didEmit: .layerSwitched(consumer: consumer, LayerSwitch(layer: "camera_small", previous: nil, cause: .requested)))
+        server.sfuWorker(server.workers[0].sfu, didEmit: .layerSwitched(consumer: consumer, LayerSwitch(layer: "camera_big", previous: "camera_small", cause: .bandwidth)))
         server.unregister(consumer: consumer)
-        server.sfuWorker(server.worker, didEmit: .layerSwitched(consumer: consumer, LayerSwitch(layer: "camera_small", previous: "camera_big", cause: .bandwidth)))
+        server.sfuWorker(server.workers[0].sfu, didEmit: .layerSwitched(consumer: consumer, LayerSwitch(layer: "camera_small", previous: "camera_big", cause: .bandwidth)))
         await h.settled()
         let switches = bob.connection.events.filter { $0.typeName == "layer_switched" }
         #expect(switches == [

@@ -76,6 +76,15 @@ public final class LocalCameraTrack: LocalVideoTrack, @unchecked Sendable {
     /// The camera being captured, or nil.
     public var deviceId: String? { capture.withLock { $0?.deviceId } }
 
+    /// Feeds the track with frames the app makes while no device is captured (a machine without
+    /// a camera: a bot's generated picture, SMeeting's `pushCameraFrame`), as a custom track is fed.
+    /// - Returns: false while a device is captured, or when a processor dropped the frame.
+    @discardableResult
+    public func pushFrame(_ frame: VideoFrame) -> Bool {
+        guard deviceId == nil else { return false }
+        return deliver(frame) != nil
+    }
+
     private static func loop(_ camera: V4L2Camera, thread: DeviceThread, logger: Logger, deliver: (VideoFrame) -> Void) {
         let converter = CameraFrameConverter()
         let start = DispatchTime.now().uptimeNanoseconds

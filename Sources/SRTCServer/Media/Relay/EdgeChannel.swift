@@ -15,6 +15,8 @@ import Synchronization
 /// (`DataFanOut`). The channel's node drives every step with `EdgeCall`s.
 actor EdgeChannel {
     let server: MediaServer
+    /// The worker this relayed channel's router lives on (placed like a channel of this node).
+    let worker: MediaWorker
     /// The id of the channel's node, which drives this relay.
     nonisolated let owner: String
     let router: RouterID
@@ -29,6 +31,7 @@ actor EdgeChannel {
 
     init(server: MediaServer, name: String, owner: String, clients: EdgeClients) {
         self.server = server
+        worker = server.placeChannel()
         self.owner = owner
         router = RouterID("edge:" + name)
         uplinkID = TransportID("edge:" + name + "/uplink")
@@ -48,7 +51,7 @@ actor EdgeChannel {
         case .untrack:
             guard let id = call.trackId, tracks.remove(id) != nil else { return EdgeAnswer() }
             events.removed(trackId: id)
-            await server.worker.closeProducer(ProducerID(id))
+            await worker.sfu.closeProducer(ProducerID(id))
             return EdgeAnswer()
         case .close:
             await close()
@@ -78,14 +81,14 @@ actor EdgeChannel {
             remoteICE: ICECredentials(ufrag: uplink.ownerUfrag, pwd: uplink.ownerPwd), remoteCandidates: candidates,
             certificate: server.certificate, remoteFingerprint: remoteFingerprint, dtlsRole: .client, sctp: SCTPParameters())
         do {
-            try await server.worker.createRouter(router)
+            try await worker.sfu.createRouter(router)
             server.register(sink: events, router: router)
             // Its data channels carry the channel's user data both ways (`DataFanOut`).
-            try await server.worker.createTransport(uplinkID, router: router, participant: ParticipantID("~owner"), parameters: parameters,
+            try await worker.sfu.createTransport(uplinkID, router: router, participant: ParticipantID("~owner"), parameters: parameters,
                                                     dataChannels: SFUParticipantMedia.dataChannels, dataRelay: true)
         } catch {
             server.unregister(router: router)
-            await server.worker.closeRouter(router)
+            await worker.sfu.closeRouter(router)
             throw SignalError(.internalError, "cannot open the uplink: \(error)")
         }
         opened = true
@@ -96,7 +99,7 @@ actor EdgeChannel {
         guard opened else { throw SignalError(.wrongState, "open first") }
         guard !tracks.contains(track.id) else { return }
         do {
-            try await server.worker.produce(ProducerID(track.id), transport: uplinkID, kind: track.kind == .audio ? .audio : .video,
+            try await worker.sfu.produce(ProducerID(track.id), transport: uplinkID, kind: track.kind == .audio ? .audio : .video,
                                             parameters: EdgeRelay.parameters(of: track, ssrc: ssrc))
         } catch {
             throw SignalError(.internalError, "cannot receive track \(track.id): \(error)")
@@ -116,7 +119,7 @@ actor EdgeChannel {
         }
         let session = sessions[id] ?? {
             let offers = OfferCollector()
-            let media = SFUParticipantMedia(server: server, router: router, uid: uid, joinedAt: unixMilliseconds(), events: offers)
+            let media = SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: unixMilliseconds(), events: offers)
             sessions[id] = (media, offers)
             return (media, offers)
         }()
@@ -150,7 +153,7 @@ actor EdgeChannel {
         tracks = []
         if opened {
             server.unregister(router: router)
-            await server.worker.closeRouter(router)
+            await worker.sfu.closeRouter(router)
         }
         opened = false
     }

@@ -15,6 +15,8 @@ actor EdgeRelay {
     let node: NodeInfo
     let key: ChannelKey
     private let server: MediaServer
+    /// The channel's worker: the relay's transport is on its port, like the channel's router.
+    private let worker: MediaWorker
     private let router: RouterID
     private let caller: ClusterForwarder
     /// Names this relay's transport and consumers in the SFU: new after `forget`, and never the
@@ -32,10 +34,11 @@ actor EdgeRelay {
     }
     private var tracks: [String: Relayed] = [:]
 
-    init(node: NodeInfo, key: ChannelKey, server: MediaServer, router: RouterID, caller: ClusterForwarder) {
+    init(node: NodeInfo, key: ChannelKey, server: MediaServer, worker: MediaWorker, router: RouterID, caller: ClusterForwarder) {
         self.node = node
         self.key = key
         self.server = server
+        self.worker = worker
         self.router = router
         self.caller = caller
     }
@@ -92,7 +95,7 @@ actor EdgeRelay {
             _ = try await call(receive)
             let consumer = ConsumerID("~edge:\(node.id)#\(tag)/\(track.id)")
             do {
-                _ = try await server.worker.consume(consumer, transport: transportID, producer: ProducerID(track.id),
+                _ = try await worker.sfu.consume(consumer, transport: transportID, producer: ProducerID(track.id),
                                                     parameters: Self.parameters(of: track, ssrc: ssrc), preferredLayer: layer)
             } catch {
                 throw SignalError(.internalError, "cannot relay track \(track.id): \(error)")
@@ -122,7 +125,7 @@ actor EdgeRelay {
         }
         tracks[trackId] = nil
         server.unregister(consumer: relayed.consumer)
-        await server.worker.closeConsumer(relayed.consumer)
+        await worker.sfu.closeConsumer(relayed.consumer)
         var stop = makeCall(.untrack)
         stop.trackId = trackId
         _ = try? await call(stop)
@@ -143,7 +146,7 @@ actor EdgeRelay {
         let wanted = relayed.demand.values.min { rank($0) < rank($1) } ?? nil
         guard relayed.current != .some(wanted) else { return }
         tracks[trackId]?.current = .some(wanted)
-        try? await server.worker.setPreferredLayer(relayed.consumer, layer: wanted)
+        try? await worker.sfu.setPreferredLayer(relayed.consumer, layer: wanted)
     }
 
     /// Opens the relay (once): the node-to-node transport, and the channel on the relaying node.
@@ -153,7 +156,7 @@ actor EdgeRelay {
         do {
             // User data crosses on its data channels (SCTP over its DTLS, the relaying node's
             // uplink makes the same two channels): `DataFanOut` relays it both ways.
-            try await server.worker.createTransport(transportID, router: router, participant: ParticipantID("~edge:" + node.id),
+            try await worker.sfu.createTransport(transportID, router: router, participant: ParticipantID("~edge:" + node.id),
                                                     parameters: .awaitingAnswer(localICE: local, certificate: server.certificate,
                                                                                 sctp: SCTPParameters()),
                                                     dataChannels: SFUParticipantMedia.dataChannels, dataRelay: true)
@@ -163,18 +166,18 @@ actor EdgeRelay {
         var request = makeCall(.open)
         request.uplink = EdgeUplink(ufrag: remote.ufrag, pwd: remote.pwd, ownerUfrag: local.ufrag, ownerPwd: local.pwd,
                                     fingerprint: server.certificate.fingerprint.description,
-                                    candidates: server.udpAddresses)
+                                    candidates: worker.udpAddresses)
         do {
             let answer = try await call(request)
             guard let value = answer.fingerprint, let fingerprint = try? DTLSFingerprint(sdpValue: value) else {
                 throw SignalError(.internalError, "the relaying node sent no fingerprint")
             }
-            try await server.worker.completeNegotiation(transportID, remoteICE: remote, remoteFingerprint: fingerprint)
+            try await worker.sfu.completeNegotiation(transportID, remoteICE: remote, remoteFingerprint: fingerprint)
         } catch let error as SignalError {
-            await server.worker.closeTransport(transportID)
+            await worker.sfu.closeTransport(transportID)
             throw error
         } catch {
-            await server.worker.closeTransport(transportID)
+            await worker.sfu.closeTransport(transportID)
             throw SignalError(.internalError, "cannot complete the relay transport: \(error)")
         }
         opened = true
@@ -189,10 +192,10 @@ actor EdgeRelay {
         opened = false
         for relayed in tracks.values {
             server.unregister(consumer: relayed.consumer)
-            await server.worker.closeConsumer(relayed.consumer)
+            await worker.sfu.closeConsumer(relayed.consumer)
         }
         tracks = [:]
-        await server.worker.closeTransport(transportID)
+        await worker.sfu.closeTransport(transportID)
         tag = SecureRandom.string(count: 8)
         Log.info("cluster", "\(key): node \(node.id) no longer relays the channel; opening its relay again")
     }
@@ -207,6 +210,6 @@ actor EdgeRelay {
         for relayed in tracks.values { server.unregister(consumer: relayed.consumer) }
         tracks = [:]
         _ = try? await call(makeCall(.close))
-        await server.worker.closeTransport(transportID)
+        await worker.sfu.closeTransport(transportID)
     }
 }

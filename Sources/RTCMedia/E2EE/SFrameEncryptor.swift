@@ -1,0 +1,54 @@
+import RTCCrypto
+
+/// Encrypts one sender's frames under one key (RFC 9605 §4.4.3): each frame gets the next
+/// counter, so a (key, nonce) pair is never used twice. RFC 9605 §4.4.1: a base key is used by one
+/// sender only, and only to encrypt; receivers hold it in an `SFrameDecryptor`.
+///
+/// Not thread-safe: a sender's frames are encrypted in order by one thread at a time.
+public final class SFrameEncryptor {
+    public let key: SFrameKey
+    /// The counter the next frame gets.
+    public private(set) var counter: UInt64
+    private let aead: AESGCMContext
+    /// Header ‖ metadata, rebuilt per frame in place (capacity kept: no allocation per frame).
+    private var aad: [UInt8] = []
+
+    public init(key: SFrameKey, counter: UInt64 = 0) {
+        self.key = key
+        self.counter = counter
+        // A derived key always has the suite's length, which AES-GCM accepts.
+        aead = AESGCMContext(key: key.key)!
+        aad.reserveCapacity(64)
+    }
+
+    /// Appends the SFrame ciphertext of `plaintext` (header ‖ ciphertext ‖ tag) to `out`, with
+    /// `metadata` authenticated but not carried (RFC 9605 §4.4.3: `aad = header + metadata`).
+    /// - Returns: the header used.
+    @discardableResult
+    public func encrypt(_ plaintext: UnsafeRawBufferPointer, metadata: UnsafeRawBufferPointer,
+                        appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
+        guard counter < .max else { throw .counterExhausted }
+        let header = SFrameHeader(keyID: key.keyID, counter: counter)
+        let start = out.count, headerLength = header.encodedLength
+        out.append(contentsOf: repeatElement(0, count: headerLength + plaintext.count + key.suite.tagLength))
+        let key = self.key
+        let sealed = out.withUnsafeMutableBytes { buffer -> Bool in
+            let headerBytes = UnsafeMutableRawBufferPointer(rebasing: buffer[start ..< start + headerLength])
+            header.write(into: headerBytes)
+            aad.removeAll(keepingCapacity: true)
+            aad.append(contentsOf: UnsafeRawBufferPointer(headerBytes))
+            aad.append(contentsOf: metadata)
+            var nonce: (UInt64, UInt32) = (0, 0)
+            return withUnsafeMutableBytes(of: &nonce) { nonce in
+                key.nonce(counter: header.counter, into: nonce)
+                return aad.withUnsafeBytes { aad in
+                    aead.seal(nonce: UnsafeRawBufferPointer(nonce), aad: aad, plaintext: plaintext,
+                              into: UnsafeMutableRawBufferPointer(rebasing: buffer[(start + headerLength)...]))
+                }
+            }
+        }
+        precondition(sealed, "AES-GCM encryption failed in OpenSSL")
+        counter += 1
+        return header
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import RTCMedia
+@testable import SRTC
+import SRTCTestSupport
+import Synchronization
+import TestWait
+import Testing
+
+/// End-to-end encryption through the real server (docs/e2ee.md): what a subscriber with the
+/// channel's passphrase, one with another passphrase and one without encryption each get from an
+/// encrypted publisher. The server forwards the same packets to all three.
+@Suite struct SDKE2EETests {
+    static let width = 320, height = 180
+
+    /// Records `e2eeStateChanged` events.
+    final class StateRecorder: ChannelDelegate, @unchecked Sendable {
+        private let states = Mutex<[(uid: String, state: E2EEState)]>([])
+        func channel(_ channel: Channel, e2eeStateChanged uid: String, state: E2EEState) { states.withLock { $0.append((uid, state)) } }
+        func states(of uid: String) -> [E2EEState] { states.withLock { $0.filter { $0.uid == uid }.map(\.state) } }
+    }
+
+    @Test func encryptedMediaDecodesWithThePassphraseOnly() async throws {
+        let server = try SDKTestServer()
+        let shared = E2EEKeyProvider.sharedKey(passphrase: "correct horse battery staple")
+        let publisher = SDKPeer(e2ee: E2EEConfiguration(keyProvider: shared))
+        let keyed = SDKPeer(e2ee: E2EEConfiguration(keyProvider: shared))
+        let wrong = SDKPeer(e2ee: E2EEConfiguration(keyProvider: .sharedKey(passphrase: "another passphrase")))
+        let plain = SDKPeer()
+        let viewers = [keyed, wrong, plain]
+        let collectors = viewers.map { _ in SDKAutoSubscriber() }
+        let recorders = viewers.map { _ in StateRecorder() }
+        for ((viewer, collector), recorder) in zip(zip(viewers, collectors), recorders) {
+            viewer.channel.delegates.add(delegate: collector)
+            viewer.channel.delegates.add(delegate: recorder)
+        }
+        try await publisher.channel.join(url: server.url, token: server.token(uid: "pub", channel: "e2ee"))
+        for (index, viewer) in viewers.enumerated() {
+            try await viewer.channel.join(url: server.url, token: server.token(uid: "v\(index)", channel: "e2ee"))
+        }
+        let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: Self.width, height: Self.height, frameRate: 30, maxBitrate: 400_000))
+        let audio = publisher.engine.createLocalCustomAudioTrack(desc: "mic")
+        try await publisher.channel.publishLocalTrack(video)
+        try await publisher.channel.publishLocalTrack(audio)
+        let pusher = try SDKMediaPusher(video: video, audio: audio, width: Self.width, height: Self.height)
+        defer { pusher.stop() }
+
+        // With the passphrase: every frame number in order, and the 440 Hz tone.
+        try await eventually("3 s of frames pushed") { pusher.framesPushed >= 90 }
+        let pushed = pusher.framesPushed
+        try await eventually(timeout: 20, "the keyed viewer decodes the frames pushed; last \(collectors[0].collector.numbers.last ?? -1)") {
+            (collectors[0].collector.numbers.last ?? -1) >= pushed - 1
+        }
+        let numbers = collectors[0].collector.numbers
+        #expect(frameGaps(numbers).ordered && numbers.count > 45, "\(numbers)")
+        try await eventually(timeout: 10, "the keyed viewer hears the tone; \(String(describing: collectors[0].collector.toneFrequency))") {
+            collectors[0].collector.toneFrequency.map { abs($0 - 440) < 15 } ?? false
+        }
+        #expect(recorders[0].states(of: "pub") == [.ok])
+
+        // Another passphrase: told so, and nothing decoded. Without encryption: packets arrive
+        // (the server forwarded them) but hold nothing a decoder reads as the pattern or the tone.
+        try await eventually(timeout: 10, "the viewer with another passphrase is told decryption fails") {
+            recorders[1].states(of: "pub") == [.decryptionFailed]
+        }
+        try await eventually(timeout: 10, "the viewer without encryption receives the encrypted packets") {
+            plain.channel.remoteTrack(uid: "pub", desc: "camera").map { ($0.receiveStatistics?.packetsReceived ?? 0) > 100 } ?? false
+        }
+        #expect(collectors[1].collector.numbers.isEmpty && collectors[1].collector.samples.isEmpty,
+                "another passphrase decodes nothing: \(collectors[1].collector.numbers.count) frames")
+        #expect(collectors[2].collector.numbers.isEmpty, "the unencrypted viewer reads no frame number: \(collectors[2].collector.numbers.prefix(5))")
+        #expect(collectors[2].collector.toneFrequency.map { abs($0 - 440) >= 15 } ?? true,
+                "the unencrypted viewer does not hear the tone: \(String(describing: collectors[2].collector.toneFrequency))")
+        #expect(recorders[2].states(of: "pub").isEmpty, "no state without encryption")
+
+        for viewer in viewers { await viewer.channel.leave() }
+        await publisher.channel.leave()
+        await server.stop()
+    }
+}
+
+/// Per-participant keys given by the app, and a ratchet when a member is removed (docs/e2ee.md,
+/// "Per-participant keys").
+@Suite struct SDKE2EERatchetTests {
+    @Test func aRemovedMemberDecodesNothingSentAfterTheRatchet() async throws {
+        let server = try SDKTestServer()
+        let providers = (0..<4).map { _ in E2EEKeyProvider.perParticipant(ratchetWindow: 1) }
+        let first: [UInt8] = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        // The app gives alice's key to alice, bob and carol; dave gets none.
+        for provider in providers.prefix(3) { provider.setKey(first, for: "alice", index: 0) }
+        let peers = providers.map { SDKPeer(e2ee: E2EEConfiguration(keyProvider: $0)) }
+        let (alice, viewers) = (peers[0], Array(peers.dropFirst()))
+        let collectors = viewers.map { _ in SDKAutoSubscriber() }
+        let recorders = viewers.map { _ in SDKE2EETests.StateRecorder() }
+        for ((viewer, collector), recorder) in zip(zip(viewers, collectors), recorders) {
+            viewer.channel.delegates.add(delegate: collector)
+            viewer.channel.delegates.add(delegate: recorder)
+        }
+        for (peer, uid) in zip(peers, ["alice", "bob", "carol", "dave"]) {
+            try await peer.channel.join(url: server.url, token: server.token(uid: uid, channel: "ratchet"))
+        }
+        let video = alice.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 400_000))
+        try await alice.channel.publishLocalTrack(video)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180)
+        defer { pusher.stop() }
+        for (index, name) in ["bob", "carol"].enumerated() {
+            try await eventually(timeout: 20, "\(name) decodes alice") { collectors[index].collector.numbers.count > 20 }
+        }
+        try await eventually(timeout: 10, "dave is told the key is missing") { recorders[2].states(of: "alice") == [.missingKey] }
+        #expect(collectors[2].collector.numbers.isEmpty)
+
+        // Carol is removed: the app gives alice and bob a new key, not carol. Carol still gets the
+        // packets in this test (as a member the server has not removed yet would).
+        let second: [UInt8] = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let ratchetedAt = pusher.framesPushed
+        providers[0].setKey(second, for: "alice", index: 1)
+        providers[1].setKey(second, for: "alice", index: 1)
+        try await eventually(timeout: 10, "bob is told alice ratcheted") { recorders[0].states(of: "alice") == [.ok, .keyRatcheted, .ok] }
+        try await eventually(timeout: 10, "carol is told the new key is missing") { recorders[1].states(of: "alice").last == .missingKey }
+        let carolLast = collectors[1].collector.numbers.last ?? -1
+        try await eventually(timeout: 10, "bob decodes frames after the ratchet") { (collectors[0].collector.numbers.last ?? -1) > ratchetedAt + 30 }
+        #expect(frameGaps(collectors[0].collector.numbers).ordered)
+        try await Task.sleep(for: .seconds(1))
+        #expect(carolLast < ratchetedAt + 15, "carol decodes nothing sent under the new key: her last frame \(carolLast), ratchet at \(ratchetedAt)")
+        #expect((collectors[1].collector.numbers.last ?? -1) == carolLast, "and nothing since")
+
+        for peer in peers.reversed() { await peer.channel.leave() }
+        await server.stop()
+    }
+}

@@ -1,0 +1,37 @@
+// libFuzzer target: end-to-end encrypted frames (docs/e2ee.md), which reach a receiver from any
+// sender in a channel. Any input: no trap; a header that parses writes back to exactly its bytes;
+// decrypting it as an SFrame ciphertext and as a VP8 or Opus E2EE frame either fails with an
+// SFrameError and appends nothing, or (with the fuzzer's key) opens and re-encrypts to the input.
+import RTCMedia
+
+private let baseKey: [UInt8] = Array(0..<16)
+private let decryptor: SFrameDecryptor = {
+    let decryptor = SFrameDecryptor(suite: .aes128GCMSHA256)
+    for keyID: UInt64 in [0, 1, 7, 0x123] { decryptor.setKey(baseKey: baseKey, keyID: keyID) }
+    return decryptor
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = UnsafeRawBufferPointer(start: data, count: size)
+    if let (header, length) = try? SFrameHeader.parse(input) {
+        precondition(header.bytes == Array(input.prefix(length)), "a parsed header writes back to other bytes")
+    }
+    var out: [UInt8] = [0x5a]
+    if let header = try? decryptor.decrypt(input, metadata: UnsafeRawBufferPointer(start: nil, count: 0), appendingTo: &out) {
+        // Opened: the same key and counter seal the plaintext back to the input.
+        let encryptor = SFrameEncryptor(key: SFrameKey(baseKey: baseKey, keyID: header.keyID, suite: .aes128GCMSHA256), counter: header.counter)
+        var again: [UInt8] = []
+        out.dropFirst().withUnsafeBytes { _ = try? encryptor.encrypt($0, metadata: UnsafeRawBufferPointer(start: nil, count: 0), appendingTo: &again) }
+        precondition(again == Array(input), "opened a ciphertext that does not seal back")
+    } else {
+        precondition(out == [0x5a], "a failed decryption appended bytes")
+    }
+    for codec in E2EEFrame.Codec.allCases {
+        var frame: [UInt8] = []
+        if (try? E2EEFrame.decrypt(input, codec: codec, with: decryptor, appendingTo: &frame)) == nil {
+            precondition(frame.isEmpty, "a failed frame decryption appended bytes")
+        }
+    }
+    return 0
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""End-to-end encryption (docs/e2ee.md) between Chromium and the Swift SDK through the SFU: one
+shared passphrase, SFrame frames in both directions, byte for byte the same format.
+
+- alice (Chromium, `e2ee: {keyProvider: E2EEKeyProvider.sharedKey(...)}`, RTCRtpScriptTransform in
+  a worker) publishes a canvas camera painting frame numbers and a 440 Hz oscillator;
+- swiftbot (`srtc join --e2ee-key`) publishes its test pattern and tone;
+- bob (a second browser window, same passphrase) reads alice's and swiftbot's frame numbers in
+  order from the decoded pixels (Chromium → Chromium, Swift → Chromium);
+- swiftbot decodes alice's camera and hears her 440 Hz (Chromium → Swift);
+- eve (a third window, another passphrase) is told `decryptionFailed` for alice and her decoder
+  gets no frame from the same packets (framesDecoded stays 0).
+
+The browser and the server run in a loopback-only network namespace when `unshare -n` is allowed.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srtc_test_support import SUMMARIZE_JS, expect, ok, reexec_in_loopback_namespace, run_browser_bot_test  # noqa: E402
+from test_browser_h264 import PATTERN_JS, PATTERN_READER_JS  # noqa: E402
+from test_browser_media import Tab  # noqa: E402
+
+CHANNEL = "e2eeroom"
+PASSPHRASE = "correct horse battery staple"
+WAIT = 30
+
+# Joins with end-to-end encryption under `passphrase`.
+JOIN_JS = SUMMARIZE_JS + """
+const [token, passphrase, done] = arguments;
+window.events = [];
+import('/sdk/srtc.js').then(async (srtc) => {
+  window.srtc = srtc;
+  const ch = new srtc.SRTCChannel({logLevel: 'debug', logger: (level, m) => console.log('[srtc ' + level + '] ' + m),
+                                   e2ee: {keyProvider: srtc.E2EEKeyProvider.sharedKey(passphrase)}});
+  window.ch = ch;
+  ch.onAny((name, ...args) => window.events.push({name, args: args.map(window.summarize)}));
+  await ch.join(location.origin, token);
+  done({ok: true, uid: ch.uid, scriptTransform: typeof RTCRtpScriptTransform !== 'undefined'});
+}).catch((e) => done({ok: false, error: String(e), code: e.code}));
+"""
+
+# A 440 Hz oscillator as a microphone track.
+TONE_JS = """
+const context = new AudioContext();
+const oscillator = context.createOscillator();
+oscillator.frequency.value = 440;
+const gain = context.createGain();
+gain.gain.value = 0.4;
+const destination = context.createMediaStreamDestination();
+oscillator.connect(gain).connect(destination);
+oscillator.start();
+window.toneTrack = destination.stream.getAudioTracks()[0];
+"""
+
+# Plays a remote video and reads the test pattern's frame numbers into window.read[trackId].
+READER_JS = PATTERN_READER_JS + """
+const [trackId, done] = arguments;
+window.read = window.read || {};
+window.read[trackId] = [];
+window.playRemoteVideo(trackId, (n) => { if (n !== null) window.read[trackId].push(n); })
+  .then(() => done({ok: true}), (e) => done({ok: false, error: String(e)}));
+"""
+
+# The subscribe connection's inbound video: packets received and frames decoded, summed.
+INBOUND_JS = """
+const done = arguments[0];
+window.ch.getStats().then(({subscribe}) => {
+  const out = {packetsReceived: 0, framesDecoded: 0};
+  subscribe?.forEach((r) => {
+    if (r.type === 'inbound-rtp' && r.kind === 'video') { out.packetsReceived += r.packetsReceived || 0; out.framesDecoded += r.framesDecoded || 0; }
+  });
+  done(out);
+}).catch((e) => done({error: String(e)}));
+"""
+
+
+def read_numbers(tab, track_id, what):
+    """`tab` subscribes to `track_id`, plays it and must read 20 frame numbers in order from its pixels."""
+    subscribed = tab.call(f"await ch.subscribe('{track_id}');")
+    expect(subscribed["ok"], f"{tab.name} subscribed to {what} ({subscribed.get('error', 'ok')})")
+    reader = tab.run_async(READER_JS, track_id)
+    expect(reader["ok"], f"{tab.name} plays {what} ({reader.get('error', 'ok')})")
+    numbers = tab.wait_value(lambda: tab.run(f"return window.read['{track_id}'];") or [], lambda n: len(n) >= 20,
+                             f"20 frame numbers read from {what}", timeout=WAIT)
+    expect(numbers == sorted(numbers) and len(set(numbers)) >= 15, f"{what}: frame numbers in order ({numbers[:5]}…{numbers[-5:]})")
+    ok(f"{tab.name} decrypts and decodes {what}: {len(numbers)} frames, numbers {numbers[0]}…{numbers[-1]}")
+
+
+def run(server, driver, bot):
+    alice = Tab.joined(driver, server, "alice", CHANNEL, "alice", JOIN_JS, PASSPHRASE)
+    expect(alice.run("return typeof RTCRtpScriptTransform !== 'undefined';"), "Chromium has RTCRtpScriptTransform (the worker path)")
+    alice.run(PATTERN_JS)
+    alice.run(TONE_JS)
+    published = alice.call("""
+      const tracks = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera'}, {track: window.toneTrack, desc: 'mic'}]);
+      return tracks.map((t) => t.id);
+    """)
+    expect(published["ok"], f"alice published her numbered camera and a 440 Hz tone ({published.get('error', 'ok')})")
+
+    bob = Tab.joined(driver, server, "bob", CHANNEL, "bob", JOIN_JS, PASSPHRASE, new_window=True)
+    read_numbers(bob, bob.wait_remote_track("alice", "video", timeout=WAIT)["id"], "alice's camera (Chromium → Chromium)")
+    read_numbers(bob, bob.wait_remote_track("swiftbot", "video", timeout=WAIT)["id"], "swiftbot's camera (Swift → Chromium)")
+    states = [e["args"] for e in bob.events() if e["name"] == "e2eeStateChanged"]
+    expect(["alice", "ok"] in states and ["swiftbot", "ok"] in states and not any(s[1] != "ok" for s in states),
+           f"bob is told ok for alice and swiftbot, and nothing else ({states})")
+
+    frames, _ = bot.wait_stats("alice", "camera", lambda s: s[0] > 20, "the Swift participant decrypting alice's camera", WAIT)
+    ok(f"swiftbot decrypts and decodes alice's camera (Chromium → Swift): {frames} frames")
+
+    def tone():
+        found = re.findall(r"alice/mic:.*~(\d+) Hz", bot.read_log())
+        return int(found[-1]) if found else None
+    heard = bob.wait_value(tone, lambda hz: hz is not None and abs(hz - 440) < 20, "swiftbot hearing alice's 440 Hz", timeout=WAIT)
+    ok(f"swiftbot decrypts alice's audio and hears ~{heard} Hz")
+    expect("decryptionFailed" not in bot.read_log(), "swiftbot reports no decryption failure")
+
+    eve = Tab.joined(driver, server, "eve", CHANNEL, "eve", JOIN_JS, "another passphrase", new_window=True)
+    camera = eve.wait_remote_track("alice", "video", timeout=WAIT)["id"]
+    subscribed = eve.call(f"await ch.subscribe('{camera}');")
+    expect(subscribed["ok"], f"eve subscribed to alice's camera ({subscribed.get('error', 'ok')})")
+    eve.wait_event("e2eeStateChanged", lambda args: args == ["alice", "decryptionFailed"], timeout=WAIT)
+    stats = eve.wait_value(lambda: eve.run_async(INBOUND_JS), lambda s: s.get("packetsReceived", 0) > 200,
+                           "eve receiving alice's packets", timeout=WAIT)
+    expect(stats.get("framesDecoded", 0) == 0, f"eve, with another passphrase, decodes nothing from {stats['packetsReceived']} packets ({stats})")
+    ok(f"eve is told decryptionFailed and decodes nothing from {stats['packetsReceived']} packets")
+
+
+def main():
+    reexec_in_loopback_namespace(__file__)
+    return run_browser_bot_test("End-to-end encryption between Chromium and the Swift SDK", run, CHANNEL, "swiftbot",
+                                ("--e2ee-key", PASSPHRASE, "--desc", "camera", "--size", "320x180", "--duration", "150",
+                                 "--stats-interval", "1"), wait_seconds=WAIT)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+// SFrame (RFC 9605) for the web SDK's end-to-end encryption, with WebCrypto: the same frame
+// format and key derivation as the Swift SDK (RTCMedia's E2EEFrame, SRTC's E2EEKeyProvider), so
+// both read each other's frames byte for byte (docs/e2ee.md). No DOM: runs in a worker too.
+
+const encoder = new TextEncoder();
+/** The cipher suite: AES_128_GCM_SHA256_128 (RFC 9605 §4.5). */
+const SUITE = 0x0004;
+export const PASSPHRASE_ITERATIONS = 100000;
+const PASSPHRASE_SALT = encoder.encode('SRTC E2EE shared key v1');
+const SENDER_LABEL = 'SRTC E2EE sender ';
+/** Key ids remembered per remote participant (the Swift SDK keeps as many). */
+const KEY_IDS_PER_PARTICIPANT = 4;
+
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) { out.set(p, offset); offset += p.length; }
+  return out;
+}
+
+/** A value's shortest big-endian bytes (values up to 2^53, which JavaScript numbers hold exactly). */
+function shortestBytes(value) {
+  const out = [];
+  for (let v = value; v > 0; v = Math.floor(v / 256)) out.unshift(v % 256);
+  return out;
+}
+
+/** The SFrame header (RFC 9605 §4.3): |X|K|Y|C| then the key id, then the counter. */
+export function encodeHeader(keyId, counter) {
+  const k = keyId < 8 ? [] : shortestBytes(keyId);
+  const c = counter < 8 ? [] : shortestBytes(counter);
+  const high = k.length ? 0x08 | (k.length - 1) : keyId;
+  const low = c.length ? 0x08 | (c.length - 1) : counter;
+  return Uint8Array.from([(high << 4) | low, ...k, ...c]);
+}
+
+/** `{keyId, counter, length}` of the header at the start of `bytes`, or null (truncated, not shortest, or past 2^53). */
+export function parseHeader(bytes) {
+  if (bytes.length < 1) return null;
+  const config = bytes[0];
+  let offset = 1;
+  const read = (extended, field) => {
+    if (!extended) return field;
+    const length = field + 1;
+    if (length > 6 || bytes.length < offset + length) return null;
+    let value = 0;
+    for (let i = 0; i < length; i++) value = value * 256 + bytes[offset + i];
+    if (value < 8 || shortestBytes(value).length !== length) return null;
+    offset += length;
+    return value;
+  };
+  const keyId = read((config & 0x80) !== 0, (config >> 4) & 0x07);
+  if (keyId === null) return null;
+  const counter = read((config & 0x08) !== 0, config & 0x07);
+  if (counter === null) return null;
+  return { keyId, counter, length: offset };
+}
+
+/** Leading bytes left in the clear: VP8 10 on a key frame (P bit clear) else 3, Opus 1; -1 if too short. */
+export function clearLength(codec, bytes) {
+  if (bytes.length === 0) return -1;
+  const n = codec === 'vp8' ? ((bytes[0] & 0x01) === 0 ? 10 : 3) : 1;
+  return bytes.length >= n ? n : -1;
+}
+
+async function hkdf(ikm, info, length) {
+  const key = await crypto.subtle.importKey('raw', ikm, 'HKDF', false, ['deriveBits']);
+  return new Uint8Array(await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info }, key, length * 8));
+}
+
+/** The channel secret of a shared passphrase: PBKDF2-HMAC-SHA256, 100000 iterations, 32 bytes. */
+export async function sharedSecret(passphrase) {
+  const key = await crypto.subtle.importKey('raw', encoder.encode(passphrase), 'PBKDF2', false, ['deriveBits']);
+  return new Uint8Array(await crypto.subtle.deriveBits(
+    { name: 'PBKDF2', hash: 'SHA-256', salt: PASSPHRASE_SALT, iterations: PASSPHRASE_ITERATIONS }, key, 256));
+}
+
+/** The base key sender `uid` encrypts under. */
+export function senderBaseKey(secret, uid) {
+  return hkdf(secret, encoder.encode(SENDER_LABEL + uid), 16);
+}
+
+/** RFC 9605 §4.4.2: the AES-GCM key and the salt for `keyId` (labels end with KID as 8 bytes and the suite as 2). */
+export async function frameKey(baseKey, keyId) {
+  const tail = new Uint8Array(10);
+  let v = keyId;
+  for (let i = 7; i >= 0; i--) { tail[i] = v % 256; v = Math.floor(v / 256); }
+  tail[8] = SUITE >> 8; tail[9] = SUITE & 0xff;
+  const keyBytes = await hkdf(baseKey, concat(encoder.encode('SFrame 1.0 Secret key '), tail), 16);
+  const salt = await hkdf(baseKey, concat(encoder.encode('SFrame 1.0 Secret salt '), tail), 12);
+  return { key: await crypto.subtle.importKey('raw', keyBytes, 'AES-GCM', false, ['encrypt', 'decrypt']), salt };
+}
+
+/** The salt XOR the counter as a 12-byte big-endian integer (RFC 9605 §4.4.3). */
+function nonce(salt, counter) {
+  const out = Uint8Array.from(salt);
+  let v = counter;
+  for (let i = 11; i >= 0 && v > 0; i--) { out[i] ^= v % 256; v = Math.floor(v / 256); }
+  return out;
+}
+
+/**
+ * `prefix ‖ header ‖ AES-GCM(body)` with `aad = header ‖ prefix` (RFC 9605 §4.4.3 with the clear
+ * bytes as metadata), under `frame` (`frameKey`'s result) and the given key id and counter.
+ */
+export async function seal(frame, keyId, counter, prefix, body) {
+  const header = encodeHeader(keyId, counter);
+  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce(frame.salt, counter), additionalData: concat(header, prefix), tagLength: 128 },
+    frame.key, body);
+  return concat(prefix, header, new Uint8Array(sealed));
+}
+
+/** Key ids carry the key index above 40 random bits per sending session (docs/e2ee.md, "Keys"). */
+const SESSION_SPAN = 2 ** 40;
+export const keyIndexOf = (keyId) => Math.floor(keyId / SESSION_SPAN);
+
+/** One sender's encryption under key number `index`: a new key id per session, a counter per frame across all its tracks. */
+export class SFrameSender {
+  constructor(baseKey, index) {
+    this.keyId = index * SESSION_SPAN + Math.floor(Math.random() * SESSION_SPAN);
+    this.counter = 0;
+    this.key = Promise.resolve(baseKey).then((base) => frameKey(base, this.keyId));
+  }
+
+  /** `clear ‖ header ‖ AES-GCM(rest)` of the frame `bytes`, or null for a frame its codec does not make. */
+  async encrypt(bytes, codec) {
+    const clear = clearLength(codec, bytes);
+    if (clear < 0) return null;
+    const counter = this.counter++;
+    return seal(await this.key, this.keyId, counter, bytes.subarray(0, clear), bytes.subarray(clear));
+  }
+}
+
+/** One remote participant's decryption, deriving each key id it names from `baseKeyFor(index)` (a promise of bytes or null). */
+export class SFrameReceiver {
+  constructor(baseKeyFor) {
+    this.baseKeyFor = baseKeyFor;
+    this.keys = new Map();
+  }
+
+  /** `{frame, index}` (the original bytes, the key index) or `{error}` (`decryptionFailed`, `missingKey`). */
+  async decrypt(bytes, codec) {
+    const clear = clearLength(codec, bytes);
+    const header = clear < 0 ? null : parseHeader(bytes.subarray(clear));
+    if (!header || bytes.length < clear + header.length + 16) return { error: 'decryptionFailed' };
+    const index = keyIndexOf(header.keyId);
+    if (!this.keys.has(header.keyId)) {
+      this.keys.set(header.keyId, Promise.resolve(this.baseKeyFor(index)).then((base) => (base ? frameKey(base, header.keyId) : null)));
+      if (this.keys.size > KEY_IDS_PER_PARTICIPANT) this.keys.delete(this.keys.keys().next().value);
+    }
+    const derived = await this.keys.get(header.keyId);
+    if (!derived) { this.keys.delete(header.keyId); return { error: 'missingKey' }; }
+    const { key, salt } = derived;
+    const prefix = bytes.subarray(0, clear);
+    const sframeHeader = bytes.subarray(clear, clear + header.length);
+    try {
+      const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce(salt, header.counter), additionalData: concat(sframeHeader, prefix), tagLength: 128 },
+        key, bytes.subarray(clear + header.length));
+      return { frame: concat(prefix, new Uint8Array(plain)), index };
+    } catch {
+      return { error: 'decryptionFailed' };
+    }
+  }
+}
