@@ -1,28 +1,42 @@
 #if canImport(AVFAudio) && os(iOS)
 import AVFAudio
+import CallKit
 import Foundation
 import Synchronization
 
 /// Audio routing of the documentation's engine page (`switchAudioRoute:`, `currentAudioRoute`,
 /// `headphoneDeviceAvailable`, `bluetoothDeviceAvailable`, `onAudioRouteChange:previousRoute:`)
 /// on the process's `AVAudioSession`: a thin layer that reads the session's routes and applies
-/// `AudioRoutePolicy` (tested on Linux). One per process; route changes go to the engine's
-/// delegates as `engine(_:audioRouteDidChange:previousRoute:)`. iOS only: not compiled here.
+/// `AudioRoutePolicy` (tested on Linux). One per process (`shared`); route changes go to the
+/// engine's delegates as `engine(_:audioRouteDidChange:previousRoute:)` and to `delegates`
+/// (`AudioRouteSessionDelegate`, seed 002) with interruptions, their recovery
+/// (`AudioInterruptionRecovery`, tested on Linux) and call states. iOS only: not compiled here.
 public final class AudioRouteSession: @unchecked Sendable {
-    private let engine: SRTCEngine
+    /// The process's session, on the process's engine (`SRTCEngine.sharedEngine()`).
+    public static let shared = AudioRouteSession(engine: SRTCEngine.sharedEngine())
+
+    /// `AudioRouteSessionDelegate`s, held weakly, called on the main queue.
+    public let delegates = MulticastDelegate<AudioRouteSessionDelegate>(queue: .main)
+    weak var engine: SRTCEngine?
     private let policy = Mutex(AudioRoutePolicy())
     private let last = Mutex<AudioRoute?>(nil)
-    private var observer: NSObjectProtocol?
+    let recovery = Mutex(AudioInterruptionRecovery())
+    let callObserver = CXCallObserver()
+    let callWatcher = CallStateWatcher()
+    private var observers: [NSObjectProtocol] = []
 
     public init(engine: SRTCEngine) {
         self.engine = engine
         last.withLock { $0 = currentAudioRoute }
-        observer = NotificationCenter.default.addObserver(forName: AVAudioSession.routeChangeNotification, object: nil,
-                                                          queue: nil) { [weak self] _ in self?.routeChanged() }
+        observers = [NotificationCenter.default.addObserver(forName: AVAudioSession.routeChangeNotification, object: nil,
+                                                            queue: nil) { [weak self] note in
+            let raw = note.userInfo?[AVAudioSessionRouteChangeReasonKey] as? UInt
+            self?.routeChanged(reason: raw.flatMap(AVAudioSession.RouteChangeReason.init(rawValue:)) ?? .unknown)
+        }] + startWatchingInterruptions()
     }
 
     deinit {
-        if let observer { NotificationCenter.default.removeObserver(observer) }
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
     }
 
     /// Asks the session for `route`; the actual route comes with `currentAudioRoute` and the
@@ -91,14 +105,15 @@ public final class AudioRouteSession: @unchecked Sendable {
 
     /// The system changed the route (a headset came or went, the session was reconfigured):
     /// apply the policy, then report the change.
-    private func routeChanged() {
+    private func routeChanged(reason: AVAudioSession.RouteChangeReason) {
         let current = currentAudioRoute, available = availableRoutes
         if let wanted = policy.withLock({ $0.afterReconfiguration(current: current, available: available) }) {
             try? apply(wanted)
         }
         let now = currentAudioRoute
         guard let previous = last.withLock({ last in defer { last = now }; return last }), previous != now else { return }
-        engine.delegates.notify { $0.engine(self.engine, audioRouteDidChange: now, previousRoute: previous) }
+        if let engine { engine.delegates.notify { $0.engine(engine, audioRouteDidChange: now, previousRoute: previous) } }
+        delegates.notify { [self] in $0.audioRouteSession(self, didChangeRoute: now, from: previous, reason: reason) }
     }
 }
 
