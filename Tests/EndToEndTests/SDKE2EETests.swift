@@ -12,6 +12,13 @@ import Testing
 @Suite struct SDKE2EETests {
     static let width = 320, height = 180
 
+    /// Keeps the compressed video frames a subscriber is handed (after decryption, with E2EE on).
+    final class FrameTap: EncodedFrameRenderer, @unchecked Sendable {
+        private let frames = Mutex<[[UInt8]]>([])
+        func render(encodedFrame: EncodedMediaFrame) { frames.withLock { $0.append(encodedFrame.data) } }
+        var all: [[UInt8]] { frames.withLock { $0 } }
+    }
+
     /// Records `e2eeStateChanged` events.
     final class StateRecorder: ChannelDelegate, @unchecked Sendable {
         private let states = Mutex<[(uid: String, state: E2EEState)]>([])
@@ -43,6 +50,13 @@ import Testing
         try await publisher.channel.publishLocalTrack(audio)
         let pusher = try SDKMediaPusher(video: video, audio: audio, width: Self.width, height: Self.height)
         defer { pusher.stop() }
+        // What the keyed viewer decodes (plaintext) and what the server forwarded (as the viewer
+        // without E2EE gets it), frame by frame.
+        let (plaintext, forwarded) = (FrameTap(), FrameTap())
+        for (viewer, tap) in [(keyed, plaintext), (plain, forwarded)] {
+            try await eventually("\(viewer.channel.uid ?? "?") knows the camera") { viewer.channel.remoteTrack(uid: "pub", desc: "camera") != nil }
+            viewer.channel.remoteTrack(uid: "pub", desc: "camera")?.add(encodedFrameRenderer: tap)
+        }
 
         // With the passphrase: every frame number in order, and the 440 Hz tone.
         try await eventually("3 s of frames pushed") { pusher.framesPushed >= 90 }
@@ -71,6 +85,19 @@ import Testing
         #expect(collectors[2].collector.toneFrequency.map { abs($0 - 440) >= 15 } ?? true,
                 "the unencrypted viewer does not hear the tone: \(String(describing: collectors[2].collector.toneFrequency))")
         #expect(recorders[2].states(of: "pub").isEmpty, "no state without encryption")
+
+        // The server never held plaintext: no 32-byte run of any frame the publisher encoded (past
+        // its clear bytes) is found in what the server forwarded, and nothing forwarded equals one.
+        try await eventually("frames on both sides") { plaintext.all.count > 30 && forwarded.all.count > 30 }
+        let forwardedFrames = forwarded.all
+        for frame in plaintext.all.prefix(40) where frame.count >= 48 {
+            let run = Array(frame[10 ..< 42])
+            let leaked = forwardedFrames.contains { candidate in
+                candidate == frame || (candidate.count >= 32 && (0 ... candidate.count - 32).contains { candidate[$0] == run[0] && candidate[$0 ..< $0 + 32].elementsEqual(run) })
+            }
+            #expect(!leaked, "a plaintext run of a \(frame.count)-byte frame was forwarded")
+            if leaked { break }
+        }
 
         for viewer in viewers { await viewer.channel.leave() }
         await publisher.channel.leave()
