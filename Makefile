@@ -41,8 +41,9 @@ test: deps
 # none). The limit is Swift Testing's own (SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH).
 TEST_WIDTH ?= 4
 # Suites that run media workers in processes of their own (egress: bots, composites, encoders)
-# keep both cores busy outside that count; they run last, one at a time.
-HEAVY_SUITES := Egress|SMeetingMcu
+# keep both cores busy outside that count, and the network lab's calls measure timing through a
+# kernel rate limit: they run last, one at a time.
+HEAVY_SUITES := Egress|SMeetingMcu|NetworkLab
 # Suites run a second time with two media workers in every server they start
 # (SRTC_TEST_MEDIA_WORKERS, read by SRTCTestSupport; in-process servers put their channels on
 # the last worker): TURN, data channels, drain and failover, node-to-node relays, the speed test.
