@@ -5,5 +5,10 @@
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <X11/extensions/XShm.h>
+#include <X11/Xatom.h>
 static inline int srtc_XDestroyImage(XImage *image) { return XDestroyImage(image); }
+// Xatom.h's predefined atoms are casts Swift cannot import.
+static const Atom srtc_XA_CARDINAL = XA_CARDINAL;
+static const Atom srtc_XA_STRING = XA_STRING;
+static const Atom srtc_XA_WM_CLASS = XA_WM_CLASS;
 #endif

@@ -99,8 +99,13 @@ import Testing
             if leaked { break }
         }
 
-        for viewer in viewers { await viewer.channel.leave() }
+        // The publisher leaving takes its decryption state with it.
+        let remembered = { keyed.channel.state.withLock { $0.media?.e2ee?.rememberedCount } }
+        #expect(remembered() == 1, "the keyed viewer decrypts one participant")
         await publisher.channel.leave()
+        try await eventually("the keyed viewer forgets the publisher that left; \(String(describing: remembered()))") { remembered() == 0 }
+
+        for viewer in viewers { await viewer.channel.leave() }
         await server.stop()
     }
 }

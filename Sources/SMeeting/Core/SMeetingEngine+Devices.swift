@@ -52,7 +52,7 @@ extension SMeetingEngine {
     func stopCapture(_ track: LocalTrack?) {
         (track as? LocalMicrophoneTrack)?.stopCapture()
         (track as? LocalCameraTrack)?.stopCapture()
-        #if os(Linux)
+        #if os(Linux) || (canImport(ScreenCaptureKit) && os(macOS))
         (track as? LocalScreenTrack)?.stopCapture()
         #endif
     }

@@ -161,6 +161,32 @@ extension SMeetingEngine {
             return track
         }
     }
+
+    #endif
+
+    #if os(Linux) || (canImport(ScreenCaptureKit) && os(macOS))
+    /// Shares a display or one window (seed 001's `requestShare(source:…)`; on Linux the sources
+    /// `ScreenCaptureSources` lists from an X display). Sharing a whole display includes this
+    /// app's own windows unless `excludedWindowIds` names them (`SRTCVideoRenderer.windowId`), or
+    /// `excludesCurrentApplication` cuts out all of this process's windows (`excludedWindowIds`
+    /// is then ignored); X11 paints the cut-out windows black. Sharing rules as
+    /// `requestShare(shareType: .screen)`.
+    /// - Throws: as `requestShare(shareType:)`, and `.deviceError` when the source cannot be
+    ///   captured (the sharing state is rolled back).
+    public func requestShare(source: any ScreenCaptureSource, preset: ScreenPreset = .h1080p, view: NativeVideoView? = nil,
+                             byAdmin: Bool = false, adminUid: String? = nil, excludedWindowIds: [UInt32] = [],
+                             excludesCurrentApplication: Bool = false) async throws {
+        try await share(.screen, view: view, byAdmin: byAdmin, adminUid: adminUid) {
+            let track = self.srtc.createLocalScreenTrack(preset: preset)
+            do {
+                try await track.startCapture(source: source, excludedWindowIds: excludedWindowIds,
+                                             excludesCurrentApplication: excludesCurrentApplication)
+            } catch {
+                throw SMeetingError.deviceError("screen: \(error)")
+            }
+            return track
+        }
+    }
     #endif
 
     /// Asks the meeting, then (for `.screen`) publishes the track `makeTrack` gives; rolls the

@@ -129,7 +129,13 @@ extension Channel {
     func userLeft(uid: String, reason: DisconnectReason) {
         guard let user = self.user(uid: uid) else { return }
         for track in user.tracks { trackRemoved(track.id, uid: uid) }
-        state.withLock { s in s.users.removeAll { $0.uid == uid } }
+        let e2ee = state.withLock { s in
+            s.users.removeAll { $0.uid == uid }
+            return s.media?.e2ee
+        }
+        // What this client kept to decrypt the user (its keys' state, a reused buffer) goes
+        // with it; a return starts afresh, as for a new participant.
+        e2ee?.forget(uid: uid)
         delegates.notify { [self] in $0.channel(self, userDidLeave: uid, reason: reason) }
     }
 

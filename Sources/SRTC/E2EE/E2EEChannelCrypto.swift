@@ -43,6 +43,14 @@ final class E2EEChannelCrypto: Sendable {
         provider = configuration.keyProvider
     }
 
+    /// Drops what was kept to decrypt `uid` (it left the channel).
+    func forget(uid: String) {
+        remotes.withLock { _ = $0.removeValue(forKey: uid) }
+    }
+
+    /// How many participants' decryption states are kept.
+    var rememberedCount: Int { remotes.withLock { $0.count } }
+
     /// Sets who this client sends as (at join).
     func setLocalUid(_ uid: String) {
         sender.withLock { current in

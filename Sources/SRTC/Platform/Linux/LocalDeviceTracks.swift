@@ -114,9 +114,13 @@ public final class LocalScreenTrack: LocalVideoTrack, @unchecked Sendable {
     /// Starts capturing `display` (`:0`; nil uses $DISPLAY); a running capture is replaced.
     /// - Throws: `.systemError` when the display cannot be opened.
     public func startCapture(display: String? = nil) async throws(SRTCError) {
+        try await startCapture(display: display, target: .screen(nil, excluding: []))
+    }
+
+    func startCapture(display: String?, target: X11ScreenCapture.Target) async throws(SRTCError) {
         let preset = self.preset, logger = context.logger
         let thread = try await DeviceThread.perform { () throws(SRTCError) in
-            try X11ScreenCapture.start(display: display, preset: preset, logger: logger) { [weak self] in self?.deliver($0) }
+            try X11ScreenCapture.start(display: display, target: target, preset: preset, logger: logger) { [weak self] in self?.deliver($0) }
         }
         capture.withLock { c in defer { c = thread }; return c }?.stop()
     }

@@ -61,6 +61,7 @@ public final class SRTCVideoRenderer: MirrorableRenderer, @unchecked Sendable {
         _ = fcntl(wake.read, F_SETFL, O_NONBLOCK)
         shared = Shared(width: max(1, width), height: max(1, height))
         let window = X11Window(connection, x: x, y: y, width: max(1, width), height: max(1, height), title: title)
+        windowId = UInt32(truncatingIfNeeded: window.window)
         let box = UncheckedBox(window)
         thread = DeviceThread(name: "srtc.x11.view") { [shared, wake] thread in
             Self.run(box.value, shared: shared, wake: wake.read, thread: thread)
@@ -80,6 +81,10 @@ public final class SRTCVideoRenderer: MirrorableRenderer, @unchecked Sendable {
         shared.pending.withLock { $0.frame = frame }
         wakeUp()
     }
+
+    /// The X window's ID: what `WindowSource.id` and a share's `excludedWindowIds` name (the
+    /// counterpart of macOS's `NSWindow.windowNumber`).
+    public let windowId: UInt32
 
     /// Frames drawn so far.
     public var framesDrawn: Int { shared.pending.withLock { $0.drawn } }

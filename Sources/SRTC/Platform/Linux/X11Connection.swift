@@ -26,16 +26,21 @@ final class X11Connection {
         _ = XSetIOErrorHandler { _ in 0 }        // the exit handler below decides what happens
     }()
 
-    /// Opens `name` (`:0`, `:99`; nil uses $DISPLAY).
-    /// - Throws: `.systemError` when no X server answers or its screen is not 24-bit TrueColor.
-    init(_ name: String?) throws(SRTCError) {
+    /// Opens `name` (`:0`, `:99`; nil uses $DISPLAY), on `screen` (nil: the display's default).
+    /// - Throws: `.systemError` when no X server answers or its screen is not 24-bit TrueColor,
+    ///   `.notFound` when the display has no such screen.
+    init(_ name: String?, screen wanted: Int32? = nil) throws(SRTCError) {
         Self.setUp
         guard let display = XOpenDisplay(name) else { throw .systemError("cannot open X display \(name ?? "$DISPLAY")") }
+        guard wanted.map({ $0 >= 0 && $0 < XScreenCount(display) }) ?? true else {
+            XCloseDisplay(display)
+            throw .notFound("screen \(wanted ?? 0) of X display \(name ?? "$DISPLAY")")
+        }
         self.display = display
         lost.initialize(to: false)
         // Without this, a lost server would end the process.
         XSetIOErrorExitHandler(display, { _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true }, UnsafeMutableRawPointer(lost))
-        screen = XDefaultScreen(display)
+        screen = wanted ?? XDefaultScreen(display)
         root = XRootWindow(display, screen)
         visual = XDefaultVisual(display, screen)
         depth = XDefaultDepth(display, screen)
@@ -110,11 +115,12 @@ final class X11Image {
     var pixels: UnsafeMutableRawPointer { UnsafeMutableRawPointer(image.pointee.data) }
     var stride: Int { Int(image.pointee.bytes_per_line) }
 
-    /// Reads the screen's top-left `width`×`height` pixels into the image.
-    func capture() -> Bool {
+    /// Reads the top-left `width`×`height` pixels of `drawable` (the root window: the screen) into
+    /// the image; false when the server refused (a window smaller than the image, or gone).
+    func capture(from drawable: Drawable) -> Bool {
         let display = connection.display
-        if segment != nil { return XShmGetImage(display, connection.root, image, 0, 0, XAllPlanes()) != 0 }
-        guard let fresh = XGetImage(display, connection.root, 0, 0, UInt32(width), UInt32(height), XAllPlanes(), ZPixmap) else { return false }
+        if segment != nil { return XShmGetImage(display, drawable, image, 0, 0, XAllPlanes()) != 0 }
+        guard let fresh = XGetImage(display, drawable, 0, 0, UInt32(width), UInt32(height), XAllPlanes(), ZPixmap) else { return false }
         defer { _ = srtc_XDestroyImage(fresh) }
         let rows = min(height, Int(fresh.pointee.height)), rowBytes = min(stride, Int(fresh.pointee.bytes_per_line))
         for row in 0..<rows {

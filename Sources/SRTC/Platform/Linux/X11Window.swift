@@ -8,7 +8,7 @@ import RTCMedia
 /// a window-sized image and put on screen.
 final class X11Window {
     let connection: X11Connection
-    private let window: Window
+    let window: Window
     private let gc: GC
     private let deleteAtom: Atom
     private var image: X11Image?
@@ -25,6 +25,7 @@ final class X11Window {
         let black = XBlackPixel(display, connection.screen)
         window = XCreateSimpleWindow(display, connection.root, Int32(x), Int32(y), UInt32(width), UInt32(height), 0, black, black)
         XStoreName(display, window, title)
+        X11Properties.markOwned(window, connection)
         XSelectInput(display, window, Int(ExposureMask | StructureNotifyMask))
         var atom = XInternAtom(display, "WM_DELETE_WINDOW", 0)
         deleteAtom = atom
