@@ -27,6 +27,30 @@ extension SMeetingEngine {
     /// Where the camera faces as far as `switchCamera()` toggled it.
     var cameraFacing: CameraDirection { state.withLock { $0.cameraFacing } }
 
+    /// One way `requestOpenCamera` tries to open the camera on iOS and macOS.
+    enum CameraOpenAttempt: Hashable, Sendable {
+        case device(String)
+        case facing(CameraDirection)
+        case systemDefault
+    }
+
+    /// `requestOpenCamera` on iOS and macOS: a `deviceId` names the camera; without one, the
+    /// camera facing the side `switchCamera()` last reached (the front one at first), and where
+    /// there is none on that side (a Mac with an external camera only) the system's default.
+    /// Only "not found" moves on to the next attempt; any other error (access denied) is thrown.
+    /// Platform-neutral, so tested on Linux.
+    func openCamera(deviceId: String?, open: (CameraOpenAttempt) async throws(SRTCError) -> Void) async throws(SRTCError) {
+        let attempts: [CameraOpenAttempt] = deviceId.map { [.device($0)] } ?? [.facing(cameraFacing), .systemDefault]
+        for (index, attempt) in attempts.enumerated() {
+            do {
+                try await open(attempt)
+                return
+            } catch .notFound(let what) where index < attempts.count - 1 {
+                _ = what
+            }
+        }
+    }
+
     #if os(Linux) || (canImport(AVFoundation) && (os(iOS) || os(macOS)))
     func makeMicTrack(deviceId: String?, preset: MicPreset) async throws -> LocalAudioTrack {
         #if os(Linux)
@@ -44,8 +68,20 @@ extension SMeetingEngine {
         #if os(Linux)
         // No camera at all: the camera track captures nothing and the app feeds it (`pushCameraFrame`).
         guard deviceId != nil || !srtc.getDevices(kind: .videoInput).isEmpty else { return track }
-        #endif
         do { try await track.startCapture(deviceId: deviceId) } catch { throw SMeetingError.deviceError("camera: \(error)") }
+        #else
+        do {
+            try await openCamera(deviceId: deviceId) { (attempt: CameraOpenAttempt) async throws(SRTCError) in
+                switch attempt {
+                case .device(let id): try await track.startCapture(deviceId: id)
+                case .facing(let direction): try await track.startCapture(facing: direction)
+                case .systemDefault: try await track.startCapture(deviceId: nil)
+                }
+            }
+        } catch {
+            throw SMeetingError.deviceError("camera: \(error)")
+        }
+        #endif
         return track
     }
 
