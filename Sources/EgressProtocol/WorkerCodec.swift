@@ -50,6 +50,7 @@ public enum WorkerCodec {
         case .setLayout(let layout): encode(Envelope(type: "set_layout", layout: layout))
         case .startLive(let live): encode(Envelope(type: "start_live", live: live))
         case .stopLive: encode(Envelope(type: "stop_live"))
+        case .setE2EEKeys(let keys): encode(Envelope(type: "set_e2ee_keys", e2ee: keys))
         }
     }
 
@@ -64,6 +65,9 @@ public enum WorkerCodec {
             guard let live = e.live else { throw .invalidData("live") }
             return .startLive(live)
         case "stop_live": return .stopLive
+        case "set_e2ee_keys":
+            guard let keys = e.e2ee else { throw .invalidData("e2ee") }
+            return .setE2EEKeys(keys)
         default: throw .unknownType(e.type)
         }
     }
@@ -106,6 +110,7 @@ public enum WorkerCodec {
         var task: WorkerTask?
         var layout: EgressLayout?
         var live: LiveSettings?
+        var e2ee: EgressE2EEKeys?
         var result: RecordingResult?
         var code: String?
         var message: String?

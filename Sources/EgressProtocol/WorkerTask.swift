@@ -18,9 +18,12 @@ public struct WorkerTask: Codable, Sendable, Equatable {
     public var recording: RecordingSettings?
     /// Live output to start with the composite.
     public var live: LiveSettings?
+    /// Keys to decrypt end-to-end encrypted tracks with (the trusted recorder), or nil.
+    public var e2ee: EgressE2EEKeys?
 
     public init(taskId: String, serverURL: String, channel: String, token: String, composite: CompositeSettings? = nil,
-                recording: RecordingSettings? = nil, live: LiveSettings? = nil, serverCertificate: String? = nil) {
+                recording: RecordingSettings? = nil, live: LiveSettings? = nil, serverCertificate: String? = nil,
+                e2ee: EgressE2EEKeys? = nil) {
         self.taskId = taskId
         self.serverURL = serverURL
         self.serverCertificate = serverCertificate
@@ -29,11 +32,12 @@ public struct WorkerTask: Codable, Sendable, Equatable {
         self.composite = composite
         self.recording = recording
         self.live = live
+        self.e2ee = e2ee
     }
 
     /// `serverUrl`: the codec's snake_case conversion turns `server_url` back into this spelling.
     enum CodingKeys: String, CodingKey {
-        case taskId, channel, token, composite, recording, live, serverCertificate
+        case taskId, channel, token, composite, recording, live, serverCertificate, e2ee
         case serverURL = "serverUrl"
     }
 }
@@ -48,6 +52,8 @@ public enum WorkerCommand: Sendable, Equatable {
     case startLive(LiveSettings)
     /// Stop live output (the playlist gets its end tag).
     case stopLive
+    /// Add keys (a ratchet's new key, a participant who came later) for encrypted tracks.
+    case setE2EEKeys(EgressE2EEKeys)
 }
 
 /// What a worker tells the server.

@@ -14,6 +14,8 @@ enum EgressRequests {
         var bitrate: Int?
         var audio: Bool?
         var idle_timeout: Int?
+        /// The trusted recorder's keys (docs/e2ee.md).
+        var e2ee: EgressE2EEKeys?
     }
 
     struct CompositeRef: Decodable, Sendable {
@@ -39,6 +41,21 @@ enum EgressRequests {
         var uid: String?
         var desc: String?
         var idle_timeout: Int?
+        /// The trusted recorder's keys (docs/e2ee.md).
+        var e2ee: EgressE2EEKeys?
+    }
+
+    /// `e2ee/keys`: more keys for a running recording (`recording_id`) or composite (`uid`).
+    struct E2EEKeysUpdate: Decodable, Sendable {
+        var channel: String
+        var recording_id: String?
+        var uid: String?
+        var keys: [EgressE2EEKeys.ParticipantKey]
+    }
+
+    /// Refuses keys that cannot be used (`EgressE2EEKeys.problem`).
+    static func checkE2EE(_ keys: EgressE2EEKeys?) throws(EgressError) {
+        if let problem = keys?.problem { throw EgressError(.invalidParameter, problem) }
     }
 
     struct RecordRef: Decodable, Sendable {
@@ -82,6 +99,7 @@ enum EgressRequests {
     static func settings(_ b: CompositeStart) throws(EgressError) -> CompositeSettings {
         try checkChannel(b.channel)
         try checkUid(b.uid)
+        try checkE2EE(b.e2ee)
         let width = b.width ?? 1280, height = b.height ?? 720
         guard (sizes.minWidth...sizes.maxWidth).contains(width), width % 2 == 0 else {
             throw EgressError(.invalidParameter, "width must be even, \(sizes.minWidth)...\(sizes.maxWidth)")

@@ -11,13 +11,14 @@ enum EgressRoutes {
     struct CompositeList: Encodable { var composites: [CompositeInfo] }
     struct RecordingAnswer: Encodable { var recording: RecordingInfo }
     struct RecordingList: Encodable { var recordings: [RecordingInfo] }
+    struct E2EEKeysAnswer: Encodable { var keys: Int }
 
     static func register(in builder: inout APIRouter.Builder, supervisor: EgressSupervisor, channels: ChannelControl) {
         // MARK: Composites
         route(&builder, "composite/start", EgressRequests.CompositeStart.self) { app, body throws(EgressError) in
             let settings = try EgressRequests.settings(body)
             let info = try await supervisor.startComposite(appId: app.appId, key: ChannelKey(appId: app.appId, name: body.channel),
-                                                           settings: settings, requireLive: true)
+                                                           settings: settings, requireLive: true, e2ee: body.e2ee)
             return CompositeAnswer(composite: info)
         }
         route(&builder, "composite/update", EgressRequests.CompositeUpdate.self) { app, body throws(EgressError) in
@@ -43,9 +44,10 @@ enum EgressRoutes {
             let key = ChannelKey(appId: app.appId, name: body.channel)
             let idle = body.idle_timeout ?? 60
             guard EgressRequests.idleTimeouts.contains(idle) else { throw EgressError(.invalidParameter, "idle_timeout must be 5...86400 seconds") }
+            try EgressRequests.checkE2EE(body.e2ee)
             let source = try await resolveSource(body, key: key, channels: channels, supervisor: supervisor)
             let info = try await supervisor.startRecording(appId: app.appId, key: key, source: source, format: body.format ?? .webm,
-                                                           idleTimeoutSeconds: idle)
+                                                           idleTimeoutSeconds: idle, e2ee: body.e2ee)
             return RecordingAnswer(recording: info)
         }
         route(&builder, "record/stop", EgressRequests.RecordRef.self) { app, body throws(EgressError) in
@@ -62,6 +64,17 @@ enum EgressRoutes {
             let limit = body.limit ?? 100
             guard (1...1000).contains(limit) else { throw EgressError(.invalidParameter, "limit must be 1...1000") }
             return RecordingList(recordings: await supervisor.recordingList(appId: app.appId, channel: body.channel, status: status, limit: limit))
+        }
+
+        // MARK: The trusted recorder's keys
+        route(&builder, "e2ee/keys", EgressRequests.E2EEKeysUpdate.self) { app, body throws(EgressError) in
+            try EgressRequests.checkChannel(body.channel)
+            if let uid = body.uid { try EgressRequests.checkUid(uid) }
+            if let id = body.recording_id, !Identifier.isValid(id) { throw EgressError(.invalidParameter, "invalid recording_id") }
+            try EgressRequests.checkE2EE(EgressE2EEKeys(keys: body.keys))
+            try await supervisor.addE2EEKeys(appId: app.appId, key: ChannelKey(appId: app.appId, name: body.channel),
+                                             recordingId: body.recording_id, compositeUid: body.uid, keys: body.keys)
+            return E2EEKeysAnswer(keys: body.keys.count)
         }
 
         // MARK: Live
@@ -103,7 +116,7 @@ enum EgressRoutes {
                 throw EgressError(.invalidParameter, "a track recording names track_id, or uid and desc")
             }
             guard let track else { throw EgressError(.notFound, "no such track in channel \(key.name)") }
-            if track.e2ee == true {
+            if track.e2ee == true, body.e2ee == nil {
                 // Its frames are ciphertext here (docs/e2ee.md): a file of them would play nothing.
                 throw EgressError(.wrongState, "track \(track.id) is end-to-end encrypted: the server has no key to record it (docs/e2ee.md)")
             }

@@ -15,7 +15,8 @@ extension EgressSupervisor {
     /// Starts a composite of `key` published under `settings.uid`; returns once it runs (or the start timeout).
     /// - Parameter requireLive: refuse a channel nobody is in (the API); a `.mix` meeting starts its
     ///   composite before its members join.
-    func startComposite(appId: String, key: ChannelKey, settings: CompositeSettings, requireLive: Bool) async throws(EgressError) -> CompositeInfo {
+    func startComposite(appId: String, key: ChannelKey, settings: CompositeSettings, requireLive: Bool,
+                        e2ee: EgressE2EEKeys? = nil) async throws(EgressError) -> CompositeInfo {
         guard !isShuttingDown else { throw EgressError(.wrongState, "the server is shutting down") }
         if composites.values.contains(where: { $0.key == key && $0.settings.uid == settings.uid }) {
             throw EgressError(.alreadyExists, "channel \(key.name) already has a composite under uid \(settings.uid)")
@@ -31,6 +32,7 @@ extension EgressSupervisor {
                                  layout: settings.layout, width: settings.width, height: settings.height, frameRate: settings.frameRate,
                                  bitrate: settings.bitrate, audio: settings.audio, status: .starting, restarts: 0, startedAt: Self.now())
         let c = Composite(info: info, appId: appId, key: key, settings: settings)
+        c.e2ee = e2ee
         composites[info.compositeId] = c
         store.insert(info, appId: appId, settings: settings)
         launch(c)
@@ -114,7 +116,7 @@ extension EgressSupervisor {
 
     // MARK: - Workers
 
-    private func composite(_ key: ChannelKey, uid: String) throws(EgressError) -> Composite {
+    func composite(_ key: ChannelKey, uid: String) throws(EgressError) -> Composite {
         guard let c = composites.values.first(where: { $0.key == key && $0.settings.uid == uid }) else {
             throw EgressError(.notFound, "no composite under uid \(uid) in channel \(key.name)")
         }
@@ -129,7 +131,7 @@ extension EgressSupervisor {
         do throws(EgressError) {
             let task = WorkerTask(taskId: c.info.compositeId, serverURL: try serverURL(), channel: c.key.name,
                                   token: try workerToken(appId: c.appId, key: c.key, uid: c.settings.uid, publish: true),
-                                  composite: c.settings, live: c.live, serverCertificate: endpoint.certificateFile)
+                                  composite: c.settings, live: c.live, serverCertificate: endpoint.certificateFile, e2ee: c.e2ee)
             c.worker = try spawn(task, generation: c.generation)
         } catch {
             c.failure = (error.code.name, error.message)

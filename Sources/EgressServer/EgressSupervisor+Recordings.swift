@@ -20,7 +20,7 @@ extension EgressSupervisor {
 
     /// Starts a recording; returns once its worker joined (or the start timeout).
     func startRecording(appId: String, key: ChannelKey, source: RecordingSource, format: RecordingFormat,
-                        idleTimeoutSeconds: Int) async throws(EgressError) -> RecordingInfo {
+                        idleTimeoutSeconds: Int, e2ee: EgressE2EEKeys? = nil) async throws(EgressError) -> RecordingInfo {
         guard !isShuttingDown else { throw EgressError(.wrongState, "the server is shutting down") }
         if recordings.values.contains(where: { $0.key == key && $0.info.uid == source.uid && $0.info.desc == source.desc && $0.info.format == format }) {
             throw EgressError(.alreadyExists, "this source of channel \(key.name) is already being recorded as \(format.rawValue)")
@@ -45,11 +45,12 @@ extension EgressSupervisor {
         let recordingSettings = RecordingSettings(kind: source.kind, format: format, path: path, uid: source.uid, desc: source.desc,
                                                   video: source.video, audio: source.audio, idleTimeoutSeconds: idleTimeoutSeconds)
         let r = Recording(info: info, appId: appId, key: key, path: path, settings: recordingSettings)
+        r.e2ee = e2ee
         recordings[id] = r
         do throws(EgressError) {
             let task = WorkerTask(taskId: id, serverURL: try serverURL(), channel: key.name,
                                   token: try workerToken(appId: appId, key: key, uid: "rec_" + id, publish: false), recording: recordingSettings,
-                                  serverCertificate: endpoint.certificateFile)
+                                  serverCertificate: endpoint.certificateFile, e2ee: e2ee)
             r.worker = try spawn(task, generation: 1)
         } catch {
             r.failure = (error.code.name, error.message)
@@ -74,6 +75,35 @@ extension EgressSupervisor {
         r.stopping = true
         await awaitExit("exit:" + id, worker: r.worker) { recordings[id] != nil }
         return r.info
+    }
+
+    /// Hands more per-participant keys to a running recording or composite (the trusted
+    /// recorder; `e2ee/keys`). The task must have been started with per-participant keys.
+    func addE2EEKeys(appId: String, key: ChannelKey, recordingId: String?, compositeUid: String?,
+                     keys: [EgressE2EEKeys.ParticipantKey]) throws(EgressError) {
+        let worker: WorkerProcess?
+        if let recordingId {
+            guard let r = recordings[recordingId], r.appId == appId, r.key == key else { throw EgressError(.notFound, "no running recording \(recordingId)") }
+            r.e2ee = try Self.merged(r.e2ee, keys)
+            worker = r.worker
+        } else if let compositeUid {
+            let c = try composite(key, uid: compositeUid)
+            c.e2ee = try Self.merged(c.e2ee, keys)
+            worker = c.worker
+        } else {
+            throw EgressError(.invalidParameter, "e2ee/keys names recording_id or the composite's uid")
+        }
+        worker?.send(.setE2EEKeys(EgressE2EEKeys(keys: keys)))
+    }
+
+    private static func merged(_ current: EgressE2EEKeys?, _ added: [EgressE2EEKeys.ParticipantKey]) throws(EgressError) -> EgressE2EEKeys {
+        guard let current, current.passphrase == nil else {
+            throw EgressError(.wrongState, current == nil ? "the task was started without e2ee keys" : "the task decrypts with a passphrase; keys cannot be added")
+        }
+        let all = (current.keys ?? []).filter { old in !added.contains { $0.uid == old.uid && $0.index == old.index } } + added
+        let keys = EgressE2EEKeys(keys: all)
+        if let problem = keys.problem { throw EgressError(.invalidParameter, problem) }
+        return keys
     }
 
     /// Recordings of the app, newest first (running and finished).

@@ -36,6 +36,8 @@ actor EgressSupervisor {
         let key: ChannelKey
         var settings: CompositeSettings
         var live: LiveSettings?
+        /// The trusted recorder's keys: in memory only, handed to each worker it starts.
+        var e2ee: EgressE2EEKeys?
         var worker: WorkerProcess?
         var generation = 0
         var stopping = false
@@ -59,6 +61,8 @@ actor EgressSupervisor {
         let key: ChannelKey
         let path: String
         let settings: RecordingSettings
+        /// The trusted recorder's keys: in memory only.
+        var e2ee: EgressE2EEKeys?
         var worker: WorkerProcess?
         var stopping = false
         var result: RecordingResult?

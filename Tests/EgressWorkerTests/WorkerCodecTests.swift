@@ -14,7 +14,11 @@ import Testing
                                    recording: RecordingSettings(kind: .track, format: .mp4, path: "/r/x.mp4", uid: "alice", desc: "mic",
                                                                 video: false, audio: true, idleTimeoutSeconds: 30))
         #expect(try WorkerCodec.task(from: WorkerCodec.line(recording)) == recording)
-        for command in [WorkerCommand.stop, .setLayout(.grid), .startLive(Self.live), .stopLive] {
+        let keyed = WorkerTask(taskId: "RC_2", serverURL: "http://h:1", channel: "room", token: "t", recording: recording.recording,
+                               e2ee: EgressE2EEKeys(passphrase: "p4ss"))
+        #expect(try WorkerCodec.task(from: WorkerCodec.line(keyed)) == keyed)
+        let keys = EgressE2EEKeys(keys: [.init(uid: "alice", index: 3, key: Data(repeating: 1, count: 16).base64EncodedString())])
+        for command in [WorkerCommand.stop, .setLayout(.grid), .startLive(Self.live), .stopLive, .setE2EEKeys(keys)] {
             #expect(try WorkerCodec.command(from: WorkerCodec.line(command)) == command)
         }
         let result = RecordingResult(bytes: 123_456, durationMs: 10_020, videoFrames: 150, audioFrames: 501, complete: true)
@@ -30,6 +34,25 @@ import Testing
         #expect(line.contains(#""hls_directory":"/var/lib/srtc/live/app/room""#))
         #expect(line.contains(#""type":"start_live""#))
         #expect(!line.contains("\n"))
+    }
+
+    /// The trusted recorder's keys: what is refused, and that printing them shows no secret.
+    @Test func e2eeKeysAreCheckedAndNeverPrinted() {
+        let key = Data(repeating: 0xAB, count: 16).base64EncodedString()
+        #expect(EgressE2EEKeys(passphrase: "p4ss").problem == nil)
+        #expect(EgressE2EEKeys(keys: [.init(uid: "a", index: 255, key: key)]).problem == nil)
+        #expect(EgressE2EEKeys().problem == "e2ee holds either passphrase or keys")
+        #expect(EgressE2EEKeys(passphrase: "p", keys: []).problem == "e2ee holds either passphrase or keys")
+        #expect(EgressE2EEKeys(passphrase: "").problem == "e2ee.passphrase must be 1–1024 bytes")
+        #expect(EgressE2EEKeys(keys: []).problem == "e2ee.keys holds 1–1000 keys")
+        #expect(EgressE2EEKeys(keys: [.init(uid: "", index: 0, key: key)]).problem == "e2ee.keys: a key without a valid uid")
+        #expect(EgressE2EEKeys(keys: [.init(uid: "a", index: -1, key: key)]).problem == "e2ee.keys: index -1 is outside 0–255")
+        #expect(EgressE2EEKeys(keys: [.init(uid: "a", index: 0, key: "not base64!")]).problem == "e2ee.keys: the key of a is not 16–64 bytes of base64")
+        #expect(EgressE2EEKeys(keys: [.init(uid: "a", index: 0, key: Data(count: 65).base64EncodedString())]).problem != nil)
+        let secret = EgressE2EEKeys(passphrase: "hunter2"), keyed = EgressE2EEKeys(keys: [.init(uid: "a", index: 0, key: key)])
+        for shown in ["\(secret)", String(reflecting: secret), "\(keyed)", String(reflecting: keyed)] {
+            #expect(!shown.contains("hunter2") && !shown.contains(key), "\(shown)")
+        }
     }
 
     @Test func badLinesAreRefusedWithTheirReason() {

@@ -1,4 +1,5 @@
 import Foundation
+import MediaTestSupport
 import RTCMedia
 import SRTC
 import SRTCTestSupport
@@ -41,6 +42,91 @@ import Testing
 
         await viewer.channel.leave()
         await plain.channel.leave()
+        await encrypted.channel.leave()
+        await server.stop()
+    }
+
+    /// The trusted recorder (docs/e2ee.md): a recording handed per-participant keys holds the
+    /// encrypted camera's frames, and keeps them through a ratchet once `e2ee/keys` hands it the
+    /// new key; keys that cannot be used are refused.
+    @Test func theTrustedRecorderDecryptsWithTheKeysItWasHanded() async throws {
+        let server = try EgressTestServer()
+        let keys = E2EEKeyProvider.perParticipant(ratchetWindow: 1)
+        let first = [UInt8](repeating: 7, count: 16), second = [UInt8](repeating: 9, count: 16)
+        keys.setKey(first, for: "secret", index: 0)
+        let encrypted = SDKPeer(e2ee: E2EEConfiguration(keyProvider: keys))
+        try await encrypted.channel.join(url: server.url, token: server.token(uid: "secret", channel: "trusted"))
+        let video = encrypted.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: 320, height: 180, frameRate: 15, maxBitrate: 300_000))
+        try await encrypted.channel.publishLocalTrack(video)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180, fps: 15)
+        defer { pusher.stop() }
+        let key0 = ["uid": "secret", "index": 0, "key": Data(first).base64EncodedString()] as [String: Any]
+        let key1 = ["uid": "secret", "index": 1, "key": Data(second).base64EncodedString()] as [String: Any]
+        try await eventually("the server knows the camera") {
+            let (_, json) = try await server.call("/server/v1/channel/record/start", ["channel": "trusted", "uid": "secret", "desc": "camera"])
+            return json["code"] as? Int == 40901
+        }
+
+        // Keys that cannot be used: named errors, nothing started.
+        for (e2ee, problem) in [([:], "either passphrase or keys"), (["passphrase": "p", "keys": [key0]], "either passphrase or keys"),
+                                (["keys": [["uid": "secret", "index": 0, "key": "c2hvcnQ="]]], "16–64 bytes"),
+                                (["keys": [["uid": "secret", "index": 256, "key": key0["key"]!]]], "outside 0–255")] as [([String: Any], String)] {
+            let (status, json) = try await server.call("/server/v1/channel/record/start", ["channel": "trusted", "uid": "secret", "desc": "camera", "e2ee": e2ee])
+            #expect(status == 400 && (json["message"] as? String)?.contains(problem) == true, "\(e2ee): \(status) \(json)")
+        }
+
+        let recording = try await EgressRecordingTests.start(server, ["channel": "trusted", "uid": "secret", "desc": "camera", "e2ee": ["keys": [key0]]])
+        let id = try #require(recording["recording_id"] as? String)
+        try await eventually("2 s recorded") { pusher.framesPushed >= 30 }
+        try await Task.sleep(for: .seconds(2))
+
+        // The publisher ratchets; the recorder gets the new key through e2ee/keys.
+        keys.setKey(second, for: "secret", index: 1)
+        let ratchetedAt = pusher.framesPushed
+        let (status, json) = try await server.call("/server/v1/channel/e2ee/keys", ["channel": "trusted", "recording_id": id, "keys": [key1]])
+        #expect(status == 200 && json["keys"] as? Int == 1, "\(status) \(json)")
+        let (missing, missingJSON) = try await server.call("/server/v1/channel/e2ee/keys", ["channel": "trusted", "recording_id": "RC_nope", "keys": [key1]])
+        #expect(missing == 404, "\(missingJSON)")
+        try await eventually("4 s after the ratchet") { pusher.framesPushed >= ratchetedAt + 60 }
+        let finished = try await EgressRecordingTests.stop(server, recording)
+        #expect(finished["status"] as? String == "finished", "\(finished)")
+
+        let file = server.recordings + "/" + (finished["file"] as? String ?? "")
+        let decoded = try await offPool { try DecodedMediaFile(url: file) }
+        let numbers = decoded.frameNumbers
+        let after = numbers.filter { $0 > ratchetedAt + 15 }
+        print("trusted recorder: \(numbers.count) frames decoded from the file, \(after.count) after the ratchet at \(ratchetedAt)")
+        #expect(frameGaps(numbers).ordered && numbers.count > 60, "\(numbers.count) frames: \(numbers.prefix(10))…")
+        #expect(after.count > 20, "the recorder kept decoding after the ratchet: \(after.count) frames")
+
+        await encrypted.channel.leave()
+        await server.stop()
+    }
+
+    /// A composite handed the channel's passphrase shows the encrypted camera, and publishes its
+    /// mix in the clear (a recording of it needs no keys).
+    @Test func aCompositeWithThePassphraseShowsTheEncryptedCamera() async throws {
+        let server = try EgressTestServer()
+        let encrypted = SDKPeer(e2ee: E2EEConfiguration(keyProvider: .sharedKey(passphrase: "p4ss")))
+        try await encrypted.channel.join(url: server.url, token: server.token(uid: "secret", channel: "mcu-e2ee"))
+        let video = encrypted.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: 320, height: 180, frameRate: 15, maxBitrate: 300_000))
+        try await encrypted.channel.publishLocalTrack(video)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180, fps: 15)
+        defer { pusher.stop() }
+        let (status, json) = try await server.call("/server/v1/channel/composite/start",
+                                                   ["channel": "mcu-e2ee", "uid": "mcu", "width": 320, "height": 180, "frame_rate": 15,
+                                                    "audio": false, "e2ee": ["passphrase": "p4ss"]])
+        #expect(status == 200, "\(json)")
+        let viewer = SDKPeer(), watching = SDKAutoSubscriber()
+        viewer.channel.delegates.add(delegate: watching)
+        try await viewer.channel.join(url: server.url, token: server.token(uid: "viewer", channel: "mcu-e2ee"))
+        try await eventually("the composite is announced") { viewer.channel.remoteTrack(uid: "mcu", desc: "camera_big") != nil }
+        #expect(viewer.channel.remoteTrack(uid: "mcu", desc: "camera_big")?.info?.e2ee == nil, "the mix is sent in the clear")
+        try await eventually(timeout: 20, "a viewer without keys reads the encrypted camera's frames in the composite") {
+            Set(watching.collector.numbers).count >= 15
+        }
+        #expect(nonDecreasing(watching.collector.numbers))
+        await viewer.channel.leave()
         await encrypted.channel.leave()
         await server.stop()
     }

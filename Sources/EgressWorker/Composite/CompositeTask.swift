@@ -36,6 +36,8 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
     private var requestedLayers: [String: String] = [:]
     private var idleSeconds = 0
     private var ticker: DispatchSourceTimer?
+    /// The trusted recorder's keys (`WorkerTask.e2ee`), or nil.
+    private let keyProvider: E2EEKeyProvider?
 
     public init(task: WorkerTask, settings: CompositeSettings, events: WorkerEvents, endRequest: @escaping @Sendable (String) -> Void) throws {
         self.task = task
@@ -43,7 +45,8 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
         self.events = events
         self.endRequest = endRequest
         compositor = try VideoCompositor(width: settings.width, height: settings.height, layout: settings.layout)
-        engine = SRTCEngine(independent: task.engineConfiguration(queue: queue))
+        keyProvider = task.e2ee?.makeProvider()
+        engine = SRTCEngine(independent: task.engineConfiguration(queue: queue, keyProvider: keyProvider))
         channel = try engine.createChannel()
         videoTrack = engine.createLocalCustomVideoTrack(
             desc: TrackDescName.cameraBig,
@@ -87,6 +90,8 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
             await startLive(settings)
         case .stopLive:
             stopLive(error: nil)
+        case .setE2EEKeys(let keys):
+            if let keyProvider { keys.add(to: keyProvider) }
         case .stop:
             break
         }
@@ -209,9 +214,9 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
     /// composite), forgets the ones that went, and re-lays the tiles.
     private func refreshSources() {
         let users = channel.users
-        // End-to-end encrypted tracks are left out: the worker has no key (docs/e2ee.md), and their
-        // ciphertext would decode to nothing or noise in the mix.
-        let tracks = users.flatMap { user in channel.remoteTracks(uid: user.uid) }.filter { $0.info?.e2ee != true }
+        // End-to-end encrypted tracks are left out unless the app handed this task keys (the
+        // trusted recorder, docs/e2ee.md): without, their ciphertext would decode to nothing.
+        let tracks = users.flatMap { user in channel.remoteTracks(uid: user.uid) }.filter { $0.info?.e2ee != true || keyProvider != nil }
         let videos = tracks.filter { $0.kind == .video }.compactMap { $0 as? RemoteVideoTrack }
         let audios = tracks.filter { $0.kind == .audio }.compactMap { $0 as? RemoteAudioTrack }
         compositor.setSources(videos.map(\.id))

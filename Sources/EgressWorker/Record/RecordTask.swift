@@ -22,6 +22,8 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
     private var idleTimer: DispatchSourceTimer?
     private let done = Mutex(false)
     private let endRequest: @Sendable (String) -> Void
+    /// The trusted recorder's keys (`WorkerTask.e2ee`), or nil.
+    private let keyProvider: E2EEKeyProvider?
 
     /// - Parameters:
     ///   - video: / audio: which streams the file holds (the server knows the source's kinds).
@@ -32,7 +34,8 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
         self.settings = settings
         self.events = events
         self.endRequest = endRequest
-        engine = SRTCEngine(independent: task.engineConfiguration(queue: queue))
+        keyProvider = task.e2ee?.makeProvider()
+        engine = SRTCEngine(independent: task.engineConfiguration(queue: queue, keyProvider: keyProvider))
         channel = try! engine.createChannel()  // a new engine is not destroyed: this cannot throw
         writer = RecordingWriter(settings: settings, video: video, audio: audio) { why in
             events.emit(.failed(code: "storage_failed", message: why))
@@ -55,7 +58,9 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
         events.emit(.started)
     }
 
-    public func handle(_ command: WorkerCommand) async {}
+    public func handle(_ command: WorkerCommand) async {
+        if case .setE2EEKeys(let keys) = command, let keyProvider { keys.add(to: keyProvider) }
+    }
 
     public func stop(reason: String) async {
         guard done.withLock({ s in defer { s = true }; return !s }) else { return }

@@ -127,9 +127,14 @@ public final class E2EEKeyProvider: Sendable {
 /// End-to-end encryption of a channel's media (`SRTCEngine.Configuration.e2ee`).
 public struct E2EEConfiguration: Sendable {
     public var keyProvider: E2EEKeyProvider
+    /// Whether what this engine publishes is encrypted too (the default). False makes a
+    /// receive-only client, such as the server's trusted recorder: it decrypts what it receives
+    /// and publishes in the clear (its tracks are not marked `e2ee`).
+    public var encryptsOutgoing: Bool
 
-    public init(keyProvider: E2EEKeyProvider) {
+    public init(keyProvider: E2EEKeyProvider, encryptsOutgoing: Bool = true) {
         self.keyProvider = keyProvider
+        self.encryptsOutgoing = encryptsOutgoing
     }
 }
 

@@ -12,6 +12,8 @@ final class ChannelMedia: @unchecked Sendable {
     let relay: MediaRelay
     /// End-to-end encryption, when the engine's configuration turns it on.
     let e2ee: E2EEChannelCrypto?
+    /// Whether what this channel publishes is encrypted (E2EE on and not receive-only).
+    let encryptsOutgoing: Bool
     /// Serializes publish-transport negotiations (offer → answer).
     let publishLock = AsyncLock()
     private let timer: DispatchSourceTimer
@@ -25,9 +27,10 @@ final class ChannelMedia: @unchecked Sendable {
         relay = MediaRelay(policy: context.configuration.iceTransportPolicy)
         let e2ee = context.configuration.e2ee.map(E2EEChannelCrypto.init(configuration:))
         self.e2ee = e2ee
+        encryptsOutgoing = e2ee != nil && context.configuration.e2ee?.encryptsOutgoing == true
         publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, relay: relay,
                                  videoCodec: context.configuration.preferredVideoCodec,
-                                 e2ee: e2ee, logger: context.logger)
+                                 e2ee: encryptsOutgoing ? e2ee : nil, logger: context.logger)
         subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay, e2ee: e2ee)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "srtc.media-reports"))
         timer.schedule(deadline: .now() + 1, repeating: 1)

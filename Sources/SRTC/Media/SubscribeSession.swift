@@ -138,6 +138,10 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             for (mid, (section, remoteTrack)) in wanted {
                 let ssrc = section.ssrcs.first ?? 0
                 if s.receivers[mid] == nil {
+                    // A client that encrypts decrypts every track, so the server cannot slip it
+                    // plaintext; a receive-only one (the trusted recorder) only the marked ones.
+                    let strict = context.configuration.e2ee?.encryptsOutgoing ?? true
+                    let e2ee = strict || remoteTrack.info?.e2ee == true ? self.e2ee : nil
                     switch remoteTrack {
                     case let video as RemoteVideoTrack:
                         s.receivers[mid] = .video(VideoReceiver(mid: mid, ssrc: ssrc, track: video, codec: section.videoCodec ?? .vp8,
