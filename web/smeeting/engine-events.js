@@ -2,9 +2,7 @@
 // then tells the listeners, named as the Swift SDK's `SMeetingDelegate` methods.
 
 import { ExitReason, ShareType, roomInfo, userInfo } from './models.js';
-import { waitingListEvent, waitingRoomEvent } from './engine-waiting.js';
-import { subMeetingEvent } from './engine-sub-meetings.js';
-import { signInEvent } from './engine-sign-in.js';
+import { onMeetingEvent } from './engine-dispatch.js';
 
 /**
  * Applies `enter_room`'s answer (or `waiting_admitted`'s): the room and everyone, me included,
@@ -38,66 +36,43 @@ const USER_FIELD_EVENTS = {
   presenter: 'userPresenterDidChange',
 };
 
-/** One meeting event in a meeting or its waiting room. Unknown types are logged and skipped (newer servers). */
-export function handleMeetingEvent(engine, type, data) {
-  switch (type) {
-    case 'room_ended':
-      engine.emit('meetingDidEnd', { adminUid: data.by ?? null });
-      engine._tearDown(ExitReason.ended);
-      return;
-    case 'disconnected':
-      engine._tearDown(data.reason === ExitReason.duplicateLogin ? ExitReason.duplicateLogin : ExitReason.disconnected);
-      return;
-    default:
-      if (engine._waiting) waitingRoomEvent(engine, type, data);
-      else roomEvent(engine, type, data);
-  }
-}
+// The meeting ends, whether I am in it or wait.
+onMeetingEvent('any', ['room_ended'], (engine, type, data) => {
+  engine.emit('meetingDidEnd', { adminUid: data.by ?? null });
+  engine._tearDown(ExitReason.ended);
+});
+onMeetingEvent('any', ['disconnected'], (engine, type, data) => {
+  engine._tearDown(data.reason === ExitReason.duplicateLogin ? ExitReason.duplicateLogin : ExitReason.disconnected);
+});
 
-function roomEvent(engine, type, data) {
-  switch (type) {
-    case 'user_entered': {
-      const user = userInfo(data.user);
-      const known = engine._users.has(user.uid);
-      engine._users.set(user.uid, user);
-      // A member I still list enters again after its server node drained or died (the session
-      // was lost with it and `rejoin` brought the member back): it never left.
-      if (known) engine.emit('userInfoDidChange', { user, fields: [], by: null });
-      else engine.emit('userDidEnter', { user });
-      break;
-    }
-    case 'user_exited': {
-      const user = userInfo(data.user);
-      engine._users.delete(user.uid);
-      engine.emit('userDidExit', { user, reason: data.reason ?? ExitReason.exit });
-      break;
-    }
-    case 'user_changed': userChanged(engine, userInfo(data.user), data.fields ?? [], data.by ?? null); break;
-    case 'room_changed': roomChanged(engine, roomInfo(data.room), data.fields ?? [], data.by ?? null); break;
-    case 'chat': engine.emit('didReceiveChatMessage', { message: data.message }); break;
-    case 'admin_request':
-      engine.emit(data.kind === 'camera' ? 'adminDidRequestOpenCamera' : 'adminDidRequestOpenMic', { adminUid: data.adminUid });
-      break;
-    case 'kicked':
-      engine.emit('wasKicked', { adminUid: data.by ?? null });
-      engine._tearDown(ExitReason.kicked);
-      break;
-    case 'waiting_entered': case 'waiting_left': case 'waiting_list':
-      waitingListEvent(engine, type, data);
-      break;
-    case 'waiting_admitted': case 'waiting_removed':
-      break; // for members who wait
-    case 'sub_meetings_changed': case 'sub_meeting_moved': case 'sub_meeting_broadcast': case 'sub_meeting_help':
-    case 'sub_meetings_closing': case 'sub_meetings_closed':
-      subMeetingEvent(engine, type, data);
-      break;
-    case 'sign_in_started': case 'sign_in_progress': case 'sign_in_ended': case 'roll_call': case 'roll_call_result':
-      signInEvent(engine, type, data);
-      break;
-    default:
-      engine._log('warn', `unknown meeting event ${type}`);
-  }
-}
+onMeetingEvent('room', ['user_entered'], (engine, type, data) => {
+  const user = userInfo(data.user);
+  const known = engine._users.has(user.uid);
+  engine._users.set(user.uid, user);
+  // A member I still list enters again after its server node drained or died (the session
+  // was lost with it and `rejoin` brought the member back): it never left.
+  if (known) engine.emit('userInfoDidChange', { user, fields: [], by: null });
+  else engine.emit('userDidEnter', { user });
+});
+onMeetingEvent('room', ['user_exited'], (engine, type, data) => {
+  const user = userInfo(data.user);
+  engine._users.delete(user.uid);
+  engine.emit('userDidExit', { user, reason: data.reason ?? ExitReason.exit });
+});
+onMeetingEvent('room', ['user_changed'], (engine, type, data) => {
+  userChanged(engine, userInfo(data.user), data.fields ?? [], data.by ?? null);
+});
+onMeetingEvent('room', ['room_changed'], (engine, type, data) => {
+  roomChanged(engine, roomInfo(data.room), data.fields ?? [], data.by ?? null);
+});
+onMeetingEvent('room', ['chat'], (engine, type, data) => engine.emit('didReceiveChatMessage', { message: data.message }));
+onMeetingEvent('room', ['admin_request'], (engine, type, data) => {
+  engine.emit(data.kind === 'camera' ? 'adminDidRequestOpenCamera' : 'adminDidRequestOpenMic', { adminUid: data.adminUid });
+});
+onMeetingEvent('room', ['kicked'], (engine, type, data) => {
+  engine.emit('wasKicked', { adminUid: data.by ?? null });
+  engine._tearDown(ExitReason.kicked);
+});
 
 function userChanged(engine, user, fields, by) {
   const old = engine._users.get(user.uid);

@@ -10,7 +10,8 @@
 
 import { SMeetingError, MeetingErrorCode } from './errors.js';
 import { ExitReason } from './models.js';
-import { applyEnterSnapshot, handleMeetingEvent } from './engine-events.js';
+import { applyEnterSnapshot } from './engine-events.js';
+import { handleMeetingEvent } from './engine-dispatch.js';
 
 /** Refusals after which trying again cannot help. */
 const FATAL_CODES = new Set([MeetingErrorCode.invalidToken, MeetingErrorCode.tokenExpired, MeetingErrorCode.tokenNotYetValid]);

@@ -4,6 +4,7 @@
 // reads them, after the meeting too. Mixed into `SMeetingEngine`.
 
 import { SMeetingError } from './errors.js';
+import { onMeetingEvent } from './engine-dispatch.js';
 
 function call(engine, type, data) {
   engine._inRoom();
@@ -40,7 +41,7 @@ export const SignInMethods = {
 };
 
 /** The sign-in and roll-call events. */
-export function signInEvent(engine, type, data) {
+function signInEvent(engine, type, data) {
   switch (type) {
     case 'sign_in_started':
       engine._signIn = data.signIn;
@@ -62,3 +63,5 @@ export function signInEvent(engine, type, data) {
       engine.emit('rollCallDidEnd', { result: data.result });
   }
 }
+
+onMeetingEvent('room', ['sign_in_started', 'sign_in_progress', 'sign_in_ended', 'roll_call', 'roll_call_result'], signInEvent);

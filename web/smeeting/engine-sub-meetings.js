@@ -4,6 +4,8 @@
 // sub-meeting's (its mic, camera and sharing close; it opens them again there), still in the
 // meeting; `didMoveToSubMeeting` follows once the new channel is joined. Mixed into `SMeetingEngine`.
 
+import { onMeetingEvent } from './engine-dispatch.js';
+
 async function subMeetingCall(engine, type, data) {
   engine._inRoom();
   return (await engine._call(type, data)).subMeetings ?? [];
@@ -61,7 +63,7 @@ async function moveTo(engine, moved) {
 }
 
 /** The sub-meeting events. */
-export function subMeetingEvent(engine, type, data) {
+function subMeetingEvent(engine, type, data) {
   switch (type) {
     case 'sub_meetings_changed':
       engine._subMeetings = data.subMeetings ?? [];
@@ -86,3 +88,6 @@ export function subMeetingEvent(engine, type, data) {
       engine.emit('subMeetingsDidClose', {});
   }
 }
+
+onMeetingEvent('room', ['sub_meetings_changed', 'sub_meeting_moved', 'sub_meeting_broadcast', 'sub_meeting_help',
+  'sub_meetings_closing', 'sub_meetings_closed'], subMeetingEvent);

@@ -5,6 +5,7 @@
 
 import { ExitReason } from './models.js';
 import { applyEnterSnapshot } from './engine-events.js';
+import { onMeetingEvent } from './engine-dispatch.js';
 
 export const WaitingMethods = {
   /** Who waits, longest first: `[{uid, nickname, since}]` (hosts and co-hosts; empty for members). */
@@ -38,7 +39,7 @@ export const WaitingMethods = {
 };
 
 /** `waiting_entered`, `waiting_left`, `waiting_list`: the waiting list of hosts and co-hosts. */
-export function waitingListEvent(engine, type, data) {
+function waitingListEvent(engine, type, data) {
   switch (type) {
     case 'waiting_entered':
       engine._waitingUsers.set(data.user.uid, data.user);
@@ -56,7 +57,7 @@ export function waitingListEvent(engine, type, data) {
 }
 
 /** What reaches me while I wait: admitted (with the meeting's snapshot) or sent away. */
-export function waitingRoomEvent(engine, type, data) {
+function waitingRoomEvent(engine, type, data) {
   switch (type) {
     case 'waiting_admitted': {
       if (!data.rtc) return;
@@ -78,3 +79,8 @@ export function waitingRoomEvent(engine, type, data) {
       engine._log('debug', `${type} while waiting: skipped`);
   }
 }
+
+onMeetingEvent('room', ['waiting_entered', 'waiting_left', 'waiting_list'], waitingListEvent);
+// For members who wait: a member in the meeting skips them.
+onMeetingEvent('room', ['waiting_admitted', 'waiting_removed'], () => {});
+onMeetingEvent('waiting', ['waiting_admitted', 'waiting_removed'], waitingRoomEvent);

@@ -2,7 +2,7 @@
 
 import { ConnectionState, channelInfo, customMessage, trackInfo, userInfo } from './models.js';
 import { RemoteTrack } from './tracks.js';
-import { serverEnded } from './channel-reconnect.js';
+import { handleEvent, onServerEvent } from './channel-dispatch.js';
 
 /**
  * Applies the first join's response: state, `didJoinSucceed`, the users and tracks already
@@ -29,56 +29,49 @@ export function applyFirstJoin(ch, response) {
   for (const [type, data] of held) handleEvent(ch, type, data);
 }
 
-/** Dispatches one server event (docs/protocol.md, Events). */
-export function handleEvent(ch, type, data) {
-  switch (type) {
-    case 'user_joined': userJoined(ch, data); break;
-    case 'user_updated': userUpdated(ch, data); break;
-    case 'user_left': userLeft(ch, data.uid, data.reason); break;
-    case 'me_updated':
-      ch._me = userInfo(data);
-      ch.emit('meDidUpdate', ch._me);
-      break;
-    case 'track_added': trackAdded(ch, data.track, data.uid); break;
-    case 'track_updated': trackUpdated(ch, data.track, data.uid); break;
-    case 'track_removed': trackRemoved(ch, data.track?.id, data.uid); break;
-    case 'subscriber_offer':
-      ch._subscriberFor().handleOffer(data).catch((e) => ch._log('warn', `subscriber offer failed: ${e.message}`));
-      break;
-    case 'subscription_ended': {
-      const track = ch._remoteTracks.get(data.trackId);
-      if (track) {
-        track.isSubscribed = false;
-        track.requestedLayer = null;
-        ch._receiveMonitor.unsubscribed(track);
-      }
-      ch.emit('subscriptionDidEnd', data);
-      break;
-    }
-    case 'message': ch.emit('didReceiveCustomMessage', customMessage(data)); break;
-    case 'channel_updated':
-      ch._info = channelInfo(data);
-      ch.emit('didUpdateInfo', ch._info);
-      break;
-    case 'quality_report': ch.emit('didReceiveQualityReport', data); break;
-    case 'connection_quality': ch.emit('didChangeConnectionQuality', data); break;
-    case 'active_speakers': ch.emit('didChangeActiveSpeakers', { speakers: data.speakers ?? [] }); break;
-    case 'layer_switched': {
-      const track = ch._remoteTracks.get(data.trackId);
-      if (track) track.currentLayer = data.layer;
-      ch.emit('didSwitchLayer', data);
-      break;
-    }
-    case 'disconnected': serverEnded(ch, data.reason, data.message); break;
-    // The session moves to another node (it drains): reconnect now, as after a dropped
-    // connection; the resume says `moved` (docs/protocol.md, "Moving to another node").
-    case 'reconnect':
-      ch._log('info', `server asked to reconnect (${data.reason})`);
-      ch._signal?.close(1000, 'reconnect');
-      break;
-    default: ch._log('warn', `unknown event ${type}`);
+// The events of the channel's users and tracks (docs/protocol.md, Events); `disconnected` is
+// channel-reconnect's.
+onServerEvent(['user_joined'], userJoined);
+onServerEvent(['user_updated'], userUpdated);
+onServerEvent(['user_left'], (ch, data) => userLeft(ch, data.uid, data.reason));
+onServerEvent(['me_updated'], (ch, data) => {
+  ch._me = userInfo(data);
+  ch.emit('meDidUpdate', ch._me);
+});
+onServerEvent(['track_added'], (ch, data) => trackAdded(ch, data.track, data.uid));
+onServerEvent(['track_updated'], (ch, data) => trackUpdated(ch, data.track, data.uid));
+onServerEvent(['track_removed'], (ch, data) => trackRemoved(ch, data.track?.id, data.uid));
+onServerEvent(['subscriber_offer'], (ch, data) => {
+  ch._subscriberFor().handleOffer(data).catch((e) => ch._log('warn', `subscriber offer failed: ${e.message}`));
+});
+onServerEvent(['subscription_ended'], (ch, data) => {
+  const track = ch._remoteTracks.get(data.trackId);
+  if (track) {
+    track.isSubscribed = false;
+    track.requestedLayer = null;
+    ch._receiveMonitor.unsubscribed(track);
   }
-}
+  ch.emit('subscriptionDidEnd', data);
+});
+onServerEvent(['message'], (ch, data) => ch.emit('didReceiveCustomMessage', customMessage(data)));
+onServerEvent(['channel_updated'], (ch, data) => {
+  ch._info = channelInfo(data);
+  ch.emit('didUpdateInfo', ch._info);
+});
+onServerEvent(['quality_report'], (ch, data) => ch.emit('didReceiveQualityReport', data));
+onServerEvent(['connection_quality'], (ch, data) => ch.emit('didChangeConnectionQuality', data));
+onServerEvent(['active_speakers'], (ch, data) => ch.emit('didChangeActiveSpeakers', { speakers: data.speakers ?? [] }));
+onServerEvent(['layer_switched'], (ch, data) => {
+  const track = ch._remoteTracks.get(data.trackId);
+  if (track) track.currentLayer = data.layer;
+  ch.emit('didSwitchLayer', data);
+});
+// The session moves to another node (it drains): reconnect now, as after a dropped
+// connection; the resume says `moved` (docs/protocol.md, "Moving to another node").
+onServerEvent(['reconnect'], (ch, data) => {
+  ch._log('info', `server asked to reconnect (${data.reason})`);
+  ch._signal?.close(1000, 'reconnect');
+});
 
 // MARK: - Users
 

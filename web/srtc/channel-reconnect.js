@@ -5,7 +5,8 @@
 
 import { ServerErrorCode } from './errors.js';
 import { ConnectionState, DisconnectReason, channelInfo, userInfo } from './models.js';
-import { handleEvent, trackAdded, trackRemoved, trackUpdated, userJoined, userLeft, userUpdated } from './channel-events.js';
+import { handleEvent, onServerEvent } from './channel-dispatch.js';
+import { trackAdded, trackRemoved, trackUpdated, userJoined, userLeft, userUpdated } from './channel-events.js';
 
 /** Attempts stop this long before the grace period ends, so the last one can still resume. */
 const GRACE_MARGIN_MS = 500;
@@ -27,10 +28,11 @@ export function connectionLost(ch, signal) {
 }
 
 /** The server ended the session (`disconnected` event): no reconnection. */
-export function serverEnded(ch, reason, message) {
+function serverEnded(ch, reason, message) {
   ch._log('info', `the server ended the session: ${reason}${message ? ' ' + message : ''}`);
   ch._teardown(reason ?? DisconnectReason.error, null);
 }
+onServerEvent(['disconnected'], (ch, data) => serverEnded(ch, data.reason, data.message));
 
 /** Cancels a pending reconnection (leave, teardown). */
 export function stopReconnecting(ch) {

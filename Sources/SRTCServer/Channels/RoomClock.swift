@@ -2,11 +2,13 @@ import RTCCrypto
 import RTCNet
 import Synchronization
 
-/// Time as a channel room sees it: the wall clock (Unix milliseconds: timestamps, token expiry),
-/// a monotonic clock (rate limits), and one-shot timers at a wall-clock deadline (the resume grace
-/// period, token expiry). Injected, so tests drive a room's timers without waiting (`ManualClock`
-/// in the server tests); the server uses `SystemRoomClock`.
-protocol RoomClock: Sendable {
+/// Time as a room sees it: the wall clock (Unix milliseconds: timestamps, token expiry,
+/// deadlines), a monotonic clock (rate limits), and one-shot timers at a wall-clock deadline (a
+/// channel's resume grace period and token expiry; a meeting's sign-in deadlines, sub-meeting
+/// countdown and the wait for a moved room's members). Injected, so tests drive a room's timers
+/// without waiting (`ManualClock` in SRTCTestSupport); the server uses `SystemRoomClock`.
+/// `package`: `MeetingServer`'s rooms keep time the same way.
+package protocol RoomClock: Sendable {
     /// Milliseconds since the Unix epoch (the protocol's time unit).
     func now() -> Int64
     /// Seconds on a clock that never jumps.
@@ -17,27 +19,27 @@ protocol RoomClock: Sendable {
 }
 
 /// A scheduled one-shot action; `cancel` makes sure it does not run (if it has not yet).
-protocol RoomTimer: Sendable {
+package protocol RoomTimer: Sendable {
     func cancel()
 }
 
 /// The real clocks, with timers on a `TimerQueue`: a session's timers cost nothing once cancelled
 /// (a cancelled `Task.sleep` held about 1.5 KB until its deadline, so every join kept memory
 /// until its token expired, hours after the user left).
-struct SystemRoomClock: RoomClock {
+package struct SystemRoomClock: RoomClock {
     /// The longest single wait of a timer; it checks the wall clock again after each, so a far
     /// deadline (a token's `exp` may be anything up to `Int64.max`) never overflows a duration
     /// and a clock set forward or back moves the deadline with it.
     static let longestWaitMs: Int64 = 24 * 3600 * 1000
     let timers: TimerQueue
 
-    init(timers: TimerQueue = .shared) { self.timers = timers }
+    package init(timers: TimerQueue = .shared) { self.timers = timers }
 
-    func now() -> Int64 { unixMilliseconds() }
+    package func now() -> Int64 { unixMilliseconds() }
 
-    func monotonicSeconds() -> Double { Double(Monotonic.now()) / 1e9 }
+    package func monotonicSeconds() -> Double { Double(Monotonic.now()) / 1e9 }
 
-    func schedule(at deadline: Int64, _ action: @escaping @Sendable () -> Void) -> RoomTimer {
+    package func schedule(at deadline: Int64, _ action: @escaping @Sendable () -> Void) -> RoomTimer {
         let timer = QueueTimer(timers: timers)
         timer.arm(deadline: deadline, action)
         return timer

@@ -1,5 +1,6 @@
 import Synchronization
 import SRTCProtocol
+import SRTCTestSupport
 @testable import SRTCServer
 
 /// A `ChannelRoom` with no sockets: a manual clock, fake media, recording connections and a

@@ -53,12 +53,12 @@ extension MeetingRoom {
         info.drawDisabled = kept.drawDisabled
     }
 
-    /// The members of the previous node's room that did not enter again within `seconds` (the
-    /// grace period of their sessions) exit `disconnected`, as they would have on that node (a
+    /// The members of the previous node's room that did not enter again within the grace period
+    /// of their sessions (the room's `returnTimer`, set when it was made from the record) exit `disconnected`, as they would have on that node (a
     /// share of theirs ends); those who entered again in time saw them in the room (their SDK keeps
     /// the members it knew). Those of its waiting room not back leave it (`left`).
-    func expireReturning(after seconds: Int) async {
-        try? await Task.sleep(for: .seconds(seconds))
+    func expireReturning() {
+        returnTimer = nil
         guard !closed else { return }
         let away = returning.values.filter { members[$0.uid] == nil }.sorted { $0.uid < $1.uid }
         returning = [:]

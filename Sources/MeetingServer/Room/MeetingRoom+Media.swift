@@ -125,7 +125,7 @@ extension MeetingRoom {
             throw MeetingErrorBody(.payloadTooLarge, "text exceeds \(MeetingValidation.maxChatCharacters) characters")
         }
         let message = ChatMessage(messageId: messageId, from: uid, fromNickname: me.info.nickname, to: req.to, text: req.text,
-                                  timestamp: Self.nowMilliseconds())
+                                  timestamp: clock.now())
         if let to = req.to {
             guard to != uid else { throw MeetingErrorBody(.invalidParameter, "cannot chat to yourself") }
             guard let target = members[to] else { throw MeetingErrorBody(.notFound, "\(to) is not in the meeting") }

@@ -1,9 +1,10 @@
+import SRTCServer
 import Synchronization
-@testable import SRTCServer
 
 /// A `RoomClock` that moves only when the test says: `advance` runs every timer that falls due,
 /// in deadline order, on the caller's thread (so the events they post are queued when it returns).
-final class ManualClock: RoomClock {
+/// Channel rooms' tests and meeting rooms' tests drive their timers with it.
+package final class ManualClock: RoomClock {
     private struct Pending {
         let id: Int
         let deadline: Int64
@@ -19,16 +20,16 @@ final class ManualClock: RoomClock {
     private let state: Mutex<State>
 
     /// - Parameter now: the starting wall-clock time, Unix milliseconds.
-    init(now: Int64 = 1_800_000_000_000) {
+    package init(now: Int64 = 1_800_000_000_000) {
         state = Mutex(State(now: now))
     }
 
-    func now() -> Int64 { state.withLock { $0.now } }
+    package func now() -> Int64 { state.withLock { $0.now } }
 
     /// The same clock, in seconds (it never jumps backwards here).
-    func monotonicSeconds() -> Double { Double(now()) / 1000 }
+    package func monotonicSeconds() -> Double { Double(now()) / 1000 }
 
-    func schedule(at deadline: Int64, _ action: @escaping @Sendable () -> Void) -> RoomTimer {
+    package func schedule(at deadline: Int64, _ action: @escaping @Sendable () -> Void) -> RoomTimer {
         let id = state.withLock { s in
             s.nextId += 1
             s.pending.append(Pending(id: s.nextId, deadline: deadline, action: action))
@@ -38,10 +39,10 @@ final class ManualClock: RoomClock {
     }
 
     /// Timers not yet run nor cancelled.
-    var pendingCount: Int { state.withLock { $0.pending.count } }
+    package var pendingCount: Int { state.withLock { $0.pending.count } }
 
     /// Moves the clock `milliseconds` ahead and runs the timers that fell due.
-    func advance(milliseconds: Int64) {
+    package func advance(milliseconds: Int64) {
         let due = state.withLock { s -> [Pending] in
             s.now += milliseconds
             let due = s.pending.filter { $0.deadline <= s.now }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }

@@ -1,5 +1,6 @@
 import RTCCrypto
 import SMeetingProtocol
+import SRTCServer
 
 /// A sign-in or roll call while it runs.
 struct ActiveSignIn {
@@ -9,7 +10,8 @@ struct ActiveSignIn {
     var roster: [String]
     var nicknames: [String: String]
     var signed: [String: Int64] = [:]
-    var timer: Task<Void, Never>?
+    /// Ends it at its deadline.
+    var timer: RoomTimer?
 
     func result(endedAt: Int64?) -> SignInResult {
         SignInResult(signIn: info, endedAt: endedAt,
@@ -32,13 +34,13 @@ extension MeetingRoom {
             throw MeetingValidation.invalid("duration must be \(Self.signInSeconds.lowerBound) to \(Self.signInSeconds.upperBound) seconds")
         }
         guard signIn == nil else { throw MeetingErrorBody(.wrongState, "a sign-in is running") }
-        let now = Self.nowMilliseconds()
+        let now = clock.now()
         let info = SignInInfo(signInId: "SI" + SecureRandom.string(count: 16), kind: .signIn, startedBy: uid, startedAt: now,
                               deadline: now + Int64(duration) * 1000)
         let present = users.filter { $0.uid != uid }
         var running = ActiveSignIn(info: info, roster: present.map(\.uid), nicknames: Dictionary(present.map { ($0.uid, $0.nickname) }) { $1 })
         try store.recordSignInStart(appId: appId, meetingId: meetingId, info, roster: running.result(endedAt: nil).records)
-        running.timer = deadlineTimer(seconds: duration, id: info.signInId)
+        running.timer = deadlineTimer(info)
         signIn = running
         broadcast(.signInStarted, SignInStartedEvent(signIn: info))
         return info
@@ -48,10 +50,10 @@ extension MeetingRoom {
     func signIn(_ uid: String, id: String) throws(MeetingErrorBody) -> SignInRecord {
         let me = try member(uid)
         guard var running = signIn, running.info.signInId == id else { throw try finishedOrUnknown(id) }
-        guard Self.nowMilliseconds() <= running.info.deadline else { throw MeetingErrorBody(.deadlinePassed, "the sign-in has ended") }
+        guard clock.now() <= running.info.deadline else { throw MeetingErrorBody(.deadlinePassed, "the sign-in has ended") }
         guard running.roster.contains(uid) else { throw MeetingErrorBody(.invalidParameter, "you started this sign-in") }
         if let at = running.signed[uid] { return SignInRecord(uid: uid, nickname: me.info.nickname, signedAt: at) }
-        let at = Self.nowMilliseconds()
+        let at = clock.now()
         try store.recordSignInAnswer(signInId: id, uid: uid, signedAt: at)
         running.signed[uid] = at
         signIn = running
@@ -74,12 +76,12 @@ extension MeetingRoom {
         guard Self.rollCallSeconds.contains(seconds) else {
             throw MeetingValidation.invalid("timeout must be \(Self.rollCallSeconds.lowerBound) to \(Self.rollCallSeconds.upperBound) seconds")
         }
-        let now = Self.nowMilliseconds()
+        let now = clock.now()
         let info = SignInInfo(signInId: "RC" + SecureRandom.string(count: 16), kind: .rollCall, startedBy: uid, startedAt: now,
                               deadline: now + Int64(seconds) * 1000, targetUid: req.uid)
         var running = ActiveSignIn(info: info, roster: [req.uid], nicknames: [req.uid: t.info.nickname])
         try store.recordSignInStart(appId: appId, meetingId: meetingId, info, roster: running.result(endedAt: nil).records)
-        running.timer = deadlineTimer(seconds: seconds, id: info.signInId)
+        running.timer = deadlineTimer(info)
         rollCalls[info.signInId] = running
         sendToTargetAndAdmins(req.uid, .rollCall, SignInStartedEvent(signIn: info))
         return info
@@ -90,8 +92,8 @@ extension MeetingRoom {
         let me = try member(uid)
         guard var running = rollCalls[id] else { throw try finishedOrUnknown(id) }
         guard running.info.targetUid == uid else { throw MeetingErrorBody(.permissionDenied, "this roll call is for \(running.info.targetUid ?? "someone else")") }
-        guard Self.nowMilliseconds() <= running.info.deadline else { throw MeetingErrorBody(.deadlinePassed, "the roll call has ended") }
-        let at = Self.nowMilliseconds()
+        guard clock.now() <= running.info.deadline else { throw MeetingErrorBody(.deadlinePassed, "the roll call has ended") }
+        let at = clock.now()
         try store.recordSignInAnswer(signInId: id, uid: uid, signedAt: at)
         running.signed[uid] = at
         rollCalls[id] = running
@@ -126,7 +128,7 @@ extension MeetingRoom {
             return nil
         }
         running.timer?.cancel()
-        let endedAt = Self.nowMilliseconds()
+        let endedAt = clock.now()
         try? store.recordSignInEnd(signInId: id, endedAt: endedAt)
         let result = running.result(endedAt: endedAt)
         switch running.info.kind {
@@ -143,12 +145,10 @@ extension MeetingRoom {
         return result
     }
 
-    private func deadlineTimer(seconds: Int, id: String) -> Task<Void, Never> {
-        Task { [weak self] in
-            try? await Task.sleep(for: .seconds(seconds))
-            guard !Task.isCancelled else { return }
-            await self?.finish(id)
-        }
+    /// Ends the sign-in or roll call `info` at its deadline.
+    private func deadlineTimer(_ info: SignInInfo) -> RoomTimer {
+        let id = info.signInId
+        return schedule(at: info.deadline) { room in room.finish(id) }
     }
 
     private func sendToTargetAndAdmins<T: Encodable>(_ target: String, _ type: MeetingEventType, _ data: T) {

@@ -15,9 +15,12 @@ final class MeetingRoomManager: Sendable {
     private let records: ClusterPlacement?
     /// How long a room made from a record waits for its previous members (their sessions' grace).
     private let returnSeconds: Int
+    /// Every room's time and timers.
+    private let clock: RoomClock
 
     init(store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int, records: ClusterPlacement? = nil,
-         returnSeconds: Int = 20) {
+         returnSeconds: Int = 20, clock: RoomClock = SystemRoomClock()) {
+        self.clock = clock
         self.records = records
         self.returnSeconds = returnSeconds
         self.store = store
@@ -37,12 +40,11 @@ final class MeetingRoomManager: Sendable {
         let key = Key(appId: appId, meetingId: meeting.meetingId)
         return rooms.withLock { rooms in
             if let r = rooms[key] { return r }
-            let r = MeetingRoom(appId: appId, meeting: meeting, store: store, signer: signer, channels: channels,
-                                maxMembers: maxMembers, records: records, record: record) { [weak self] room in
+            let r = MeetingRoom(appId: appId, meeting: meeting, store: store, signer: signer, channels: channels, maxMembers: maxMembers,
+                                records: records, record: record, returnSeconds: returnSeconds, clock: clock) { [weak self] room in
                 self?.forget(room, key: key)
             }
             rooms[key] = r
-            if record != nil { Task { [returnSeconds] in await r.expireReturning(after: returnSeconds) } }
             // A `.mix` meeting has a server-side composite from its start (the egress module makes it).
             if meeting.mode == .mix {
                 Task { [channels] in await channels.startComposite(r.channelKey, uid: MeetingMode.mixCompositeUid) }

@@ -11,7 +11,7 @@ extension MeetingSession {
         case .login:
             throw MeetingErrorBody(.wrongState, "already logged in")
         case .ping:
-            return PongResp(serverTime: MeetingRoom.nowMilliseconds())
+            return PongResp(serverTime: MeetingService.nowMilliseconds())
         case .logout:
             await end(reason: .exit)
             return EmptyPayload()

@@ -2,6 +2,7 @@ import Foundation
 import SMeetingProtocol
 import SRTCProtocol
 import SRTCServer
+import Synchronization
 
 /// Reminds a scheduled meeting's attendees (its host and `conferee`) a configurable time before
 /// its `plan_time` (`--meeting-reminder-seconds`), as `meeting_reminder` notifications through the
@@ -15,23 +16,41 @@ final class MeetingReminders: Sendable {
     let store: MeetingStore
     let notifications: UserNotifications
     let leadSeconds: Int64
-    let scanInterval: Duration
+    let scanIntervalMs: Int64
+    /// The rooms' clock: the next scan is one of its timers.
+    let clock: RoomClock
+    private let next = Mutex<(timer: RoomTimer?, stopped: Bool)>((nil, false))
 
-    init(store: MeetingStore, notifications: UserNotifications, settings: IMSettings) {
+    init(store: MeetingStore, notifications: UserNotifications, settings: IMSettings, clock: RoomClock = SystemRoomClock()) {
         self.store = store
         self.notifications = notifications
+        self.clock = clock
         leadSeconds = Int64(settings.meetingReminderSeconds)
-        scanInterval = .seconds(max(1, settings.meetingReminderScanSeconds))
+        scanIntervalMs = Int64(max(1, settings.meetingReminderScanSeconds)) * 1000
     }
 
-    /// Scans until cancelled (nothing when reminders are off).
-    func start() -> Task<Void, Never>? {
-        guard leadSeconds > 0 else { return nil }
-        return Task { [self] in
-            while !Task.isCancelled {
-                await scan(now: Int64(Date().timeIntervalSince1970))
-                try? await Task.sleep(for: scanInterval)
-            }
+    /// Scans now, then every scan interval until `stop` (nothing when reminders are off).
+    func start() {
+        guard leadSeconds > 0 else { return }
+        Task { await scanAndWait() }
+    }
+
+    /// Stops the scans (a scan under way finishes).
+    func stop() {
+        let timer = next.withLock { s -> RoomTimer? in
+            s.stopped = true
+            defer { s.timer = nil }
+            return s.timer
+        }
+        timer?.cancel()
+    }
+
+    private func scanAndWait() async {
+        await scan(now: clock.now() / 1000)
+        let deadline = clock.now() + scanIntervalMs
+        next.withLock { s in
+            guard !s.stopped else { return }
+            s.timer = clock.schedule(at: deadline) { [self] in Task { await scanAndWait() } }
         }
     }
 

@@ -53,6 +53,8 @@ final class MeetingService: Sendable {
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    /// Wall time in Unix milliseconds, for sessions (`server_time`); rooms read their `RoomClock`.
+    static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// Verifies a member token (`/stm/srvapi/v1/member/grant`).
     func verifyMember(_ token: String) throws(MeetingErrorBody) -> TokenClaims {

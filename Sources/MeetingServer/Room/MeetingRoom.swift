@@ -10,7 +10,12 @@ import SRTCServer
 /// then start over).
 ///
 /// The concerns live in extensions: `+Media` (a member's own devices), `+Admin` (host controls),
-/// `+Authority` (what the SRTC channels may carry), `+Waiting`, `+SubMeetings`, `+SignIn`.
+/// `+Authority` (what the SRTC channels may carry), `+Waiting`, `+SubMeetings`, `+SignIn`,
+/// `+Record` (moves between nodes).
+///
+/// Time comes from the injected `RoomClock` (timestamps, deadlines and every timer), so the
+/// rules are tested without sockets in virtual time (`MeetingRoomTests`); timers reach the room
+/// through its `MeetingInbox`.
 actor MeetingRoom {
     struct Member {
         var info: MeetingUserInfo
@@ -39,7 +44,8 @@ actor MeetingRoom {
     var presenters: Set<String> = []
     var subMeetings: [SubMeeting] = []
     var nextSubMeetingNumber = 1
-    var subMeetingsClosing: Task<Void, Never>?
+    /// The sub-meetings' countdown while it runs (`+SubMeetings`).
+    var subMeetingsClosing: RoomTimer?
     var signIn: ActiveSignIn?
     var rollCalls: [String: ActiveSignIn] = [:]
     var closed = false
@@ -56,17 +62,27 @@ actor MeetingRoom {
     /// Members of the room's waiting room on its previous node, by uid, until each enters (and
     /// waits) again (`+Record`, `+Waiting`).
     var returningWaiters: [String: WaitingUserInfo] = [:]
+    /// The end of the wait for `returning` and `returningWaiters` (`+Record`).
+    var returnTimer: RoomTimer?
+    let clock: RoomClock
+    /// Where the room's timers post (see the type's comment).
+    nonisolated let inbox = MeetingInbox()
     private let onEmpty: @Sendable (MeetingRoom) -> Void
 
+    /// - Parameters:
+    ///   - record: the room as another node ran it; its members may come back within
+    ///     `returnSeconds` (their sessions' grace period, `+Record`).
     init(appId: String, meeting: MeetingInfo, store: MeetingStore, signer: ChannelGrantSigner, channels: ChannelControl, maxMembers: Int,
-         records: ClusterPlacement? = nil, record: MeetingRoomRecord? = nil, onEmpty: @escaping @Sendable (MeetingRoom) -> Void) {
+         records: ClusterPlacement? = nil, record: MeetingRoomRecord? = nil, returnSeconds: Int = 20, clock: RoomClock = SystemRoomClock(),
+         onEmpty: @escaping @Sendable (MeetingRoom) -> Void) {
+        self.clock = clock
         self.appId = appId
         self.meetingId = meeting.meetingId
         self.channelKey = ChannelKey(appId: appId, name: Self.channelName(meeting.meetingId))
         self.meeting = meeting
         self.room = RoomInfo(meetingId: meeting.meetingId, roomNo: meeting.roomNo, title: meeting.title, hostUid: meeting.hostUid,
                              type: meeting.type, mode: meeting.mode, attendType: meeting.attendType, status: meeting.status,
-                             startedAt: Self.nowMilliseconds(), waitingRoom: meeting.waitingRoom)
+                             startedAt: clock.now(), waitingRoom: meeting.waitingRoom)
         self.store = store
         self.signer = signer
         self.commands = ChannelCommandQueue(channels: channels)
@@ -80,6 +96,33 @@ actor MeetingRoom {
             presenters = Set(record.presenters)
             returning = Dictionary(record.members.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
             returningWaiters = Dictionary((record.waiting ?? []).map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+            returnTimer = Self.schedule(clock.now() + Int64(returnSeconds) * 1000, on: clock, inbox: inbox) { $0.expireReturning() }
+        }
+        let jobs = inbox.jobs
+        Task { [weak self] in
+            for await job in jobs {
+                guard let self else { return }
+                await job(self)
+            }
+        }
+    }
+
+    // MARK: - Time
+
+    /// Runs `job` on this room when its clock reaches `deadline` (Unix ms), unless the timer is
+    /// cancelled first or the room has closed.
+    func schedule(at deadline: Int64, _ job: @escaping MeetingInbox.Job) -> RoomTimer {
+        Self.schedule(deadline, on: clock, inbox: inbox, job)
+    }
+
+    private static func schedule(_ deadline: Int64, on clock: RoomClock, inbox: MeetingInbox, _ job: @escaping MeetingInbox.Job) -> RoomTimer {
+        clock.schedule(at: deadline) { inbox.post(job) }
+    }
+
+    /// Returns once every job posted so far (the timers that fell due) has run.
+    nonisolated func settled() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            if !inbox.post({ _ in done.resume() }) { done.resume() }
         }
     }
 
@@ -111,8 +154,6 @@ actor MeetingRoom {
         guard let info = members[uid]?.info ?? returning[uid] else { return false }
         return channelKey(for: info.subMeetingId) == key
     }
-
-    static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     // MARK: - Snapshots
 
@@ -189,7 +230,7 @@ actor MeetingRoom {
             try store.markStarted(meetingId)
             room.status = .ongoing
         }
-        var info = MeetingUserInfo(uid: uid, nickname: nickname, role: role, enteredAt: Self.nowMilliseconds(),
+        var info = MeetingUserInfo(uid: uid, nickname: nickname, role: role, enteredAt: clock.now(),
                                    presenter: presenters.contains(uid))
         returningStates(of: uid, into: &info)
         // One that waited on the room's previous node and may now enter directly (the waiting
@@ -287,11 +328,15 @@ actor MeetingRoom {
         onEmpty(self)
     }
 
-    /// Stops the sub-meeting countdown and ends running sign-ins and roll calls (stored as ended).
+    /// Stops the sub-meeting countdown and the wait for returning members, ends running sign-ins
+    /// and roll calls (stored as ended), and refuses later timer jobs (the room closed).
     func endTimers() {
         subMeetingsClosing?.cancel()
         subMeetingsClosing = nil
+        returnTimer?.cancel()
+        returnTimer = nil
         endSignIns()
+        inbox.finish()
     }
 
     // MARK: - Fan-out

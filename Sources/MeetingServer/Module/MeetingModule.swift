@@ -22,7 +22,6 @@ public final class MeetingModule: ServerModule {
     let service: MeetingService
     /// Meeting reminders through the notification hub (delivered by the IM module).
     let reminders: MeetingReminders
-    private let reminderTask: Task<Void, Never>?
 
     public init(context: ServerModuleContext) throws {
         store = try MeetingStore(database: context.database)
@@ -36,7 +35,7 @@ public final class MeetingModule: ServerModule {
             if closed > 0 { Log.info("meeting", "closed \(closed) meeting stays a crash left open (exit_reason disconnected)") }
         }
         reminders = MeetingReminders(store: store, notifications: context.notifications, settings: context.config.im)
-        reminderTask = reminders.start()
+        reminders.start()
     }
 
     public func registerRoutes(in builder: inout APIRouter.Builder) {
@@ -65,7 +64,7 @@ public final class MeetingModule: ServerModule {
     }
 
     public func shutdown() async {
-        reminderTask?.cancel()
+        reminders.stop()
         await service.shutdown()
     }
 

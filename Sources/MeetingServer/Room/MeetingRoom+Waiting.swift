@@ -19,7 +19,7 @@ extension MeetingRoom {
             leaveWaiting(uid, reason: .left, by: nil, notifyRemoved: true, closeIfEmpty: false)
         }
         let waited = returningWaiters.removeValue(forKey: uid)
-        let info = WaitingUserInfo(uid: uid, nickname: nickname, since: waited?.since ?? Self.nowMilliseconds())
+        let info = WaitingUserInfo(uid: uid, nickname: nickname, since: waited?.since ?? clock.now())
         waiting[uid] = Waiter(info: info, connection: connection)
         if waited == nil { broadcastAdmins(.waitingEntered, WaitingEnteredEvent(user: info)) } else { recordChanged() }
         return EnterRoomResp(room: roomSnapshot, me: MeetingUserInfo(uid: uid, nickname: nickname, role: .member, enteredAt: info.since),

@@ -134,7 +134,7 @@ extension MeetingRoom {
         guard !text.isEmpty, text.count <= MeetingValidation.maxChatCharacters else {
             throw MeetingErrorBody(.payloadTooLarge, "text must be 1 to \(MeetingValidation.maxChatCharacters) characters")
         }
-        let message = ChatMessage(messageId: messageId, from: uid, fromNickname: a.info.nickname, to: nil, text: text, timestamp: Self.nowMilliseconds())
+        let message = ChatMessage(messageId: messageId, from: uid, fromNickname: a.info.nickname, to: nil, text: text, timestamp: clock.now())
         broadcast(.subMeetingBroadcast, ChatEvent(message: message), except: uid)
     }
 
@@ -164,18 +164,14 @@ extension MeetingRoom {
         guard (0...Self.maxCloseCountdown).contains(seconds) else { throw MeetingValidation.invalid("countdown must be 0 to \(Self.maxCloseCountdown) seconds") }
         guard subMeetings.contains(where: { $0.status == .open }) else { throw MeetingErrorBody(.wrongState, "no sub-meeting is open") }
         guard subMeetingsClosing == nil else { throw MeetingErrorBody(.wrongState, "the sub-meetings are already closing") }
-        let closesAt = Self.nowMilliseconds() + Int64(seconds) * 1000
+        let closesAt = clock.now() + Int64(seconds) * 1000
         for i in subMeetings.indices {
             subMeetings[i].status = .closing
             subMeetings[i].closesAt = closesAt
         }
         broadcast(.subMeetingsClosing, SubMeetingsClosingEvent(countdown: seconds, closesAt: closesAt))
         let event = subMeetingsChanged()
-        subMeetingsClosing = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(seconds))
-            guard !Task.isCancelled else { return }
-            await self?.finishClosingSubMeetings()
-        }
+        subMeetingsClosing = schedule(at: closesAt) { room in room.finishClosingSubMeetings() }
         return event
     }
 

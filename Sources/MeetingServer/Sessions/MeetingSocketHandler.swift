@@ -147,7 +147,7 @@ final class MeetingSocketHandler: Sendable {
         }
         let claims = try service.verifyMember(req.token)
         let nickname = claims.member?.nickname.flatMap { $0.isEmpty ? nil : $0 } ?? claims.sub
-        let now = MeetingRoom.nowMilliseconds()
+        let now = MeetingService.nowMilliseconds()
         var rejoin = false, nextSeq = 1, sessionId: String?
         if let requested = req.sessionId {
             if let old = service.sessions.find(requested), old.appId == claims.iss, old.uid == claims.sub {
