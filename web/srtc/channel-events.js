@@ -100,6 +100,7 @@ export function userLeft(ch, uid, reason) {
   if (!user) return;
   for (const info of [...user.tracks]) trackRemoved(ch, info.id, uid);
   ch._users.delete(uid);
+  ch._e2ee?.forget(uid);
   ch.emit('userDidLeave', uid, reason);
 }
 

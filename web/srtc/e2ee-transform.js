@@ -44,6 +44,13 @@ export class E2EEContext {
     this.#keysChanged();
   }
 
+  /** Drops what was kept to decrypt `uid` (it left): a return starts afresh, its state reported again. */
+  forget(uid) {
+    this.receivers.delete(uid);
+    this.states.delete(uid);
+    this.newest.delete(uid);
+  }
+
   #keysChanged() {
     this.receivers.clear();
     const index = this.#currentIndex();

@@ -1,6 +1,7 @@
 // The E2EE worker: RTCRtpScriptTransform runs each sender's and receiver's transform here, off the
 // page's thread. The page sends `configure` (own uid and the keys), `setKey` (a per-participant
-// key given or removed) and `target` (a receiver's participant changed); the worker posts
+// key given or removed), `target` (a receiver's participant changed) and `forget` (a participant
+// left); the worker posts
 // `{type: 'state', uid, state}` back.
 import { E2EEContext } from './e2ee-transform.js';
 
@@ -12,6 +13,7 @@ self.onmessage = (event) => {
   if (message.type === 'configure') context.configure(message.settings);
   if (message.type === 'setKey') context.setKey(message.uid, message.index, message.bytes);
   if (message.type === 'target') targets.set(message.id, message.uid);
+  if (message.type === 'forget') context.forget(message.uid);
 };
 
 self.onrtctransform = (event) => {

@@ -101,5 +101,11 @@ export class E2EEManager {
     if (this.#worker && uid) this.#worker.postMessage({ type: 'target', id: attached.id, uid });
   }
 
+  /** Drops what was kept to decrypt `uid`, who left the channel. */
+  forget(uid) {
+    if (this.#worker) this.#worker.postMessage({ type: 'forget', uid });
+    else this.#context.forget(uid);
+  }
+
   close() { this.#worker?.terminate(); }
 }
