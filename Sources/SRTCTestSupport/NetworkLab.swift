@@ -41,6 +41,8 @@ public final class NetworkLab: @unchecked Sendable {
     private static let counter = Atomic<Int>(0)
     private let state = Mutex<[Link]>([])
     private let id: Int
+    /// Extra addresses handed out (`addOutsideAddress`), across the lab's links.
+    private let extraAddresses = Atomic<Int>(0)
 
     /// Whether this machine lets the test make namespaces (root, `ip` present).
     public static var isAvailable: Bool {
@@ -120,6 +122,11 @@ public final class NetworkLab: @unchecked Sendable {
 
     // MARK: - Internals
 
+    /// A number for the next extra address, unique in this process (labs are numbered too).
+    func nextExtraAddress() -> Int {
+        (id * 16 + extraAddresses.add(1, ordering: .relaxed).oldValue) % 16_000
+    }
+
     private func device(_ link: Link, _ side: Side) -> String { side == .inside ? link.insideDevice : link.outsideDevice }
 
     private func command(_ link: Link, _ side: Side, _ arguments: [String]) -> [String] {
@@ -135,15 +142,22 @@ public final class NetworkLab: @unchecked Sendable {
         }
     }
 
+    /// Runs a command from /usr/sbin; `input` goes to its standard input.
     @discardableResult
-    static func run(_ arguments: [String]) throws -> String {
+    static func run(_ arguments: [String], input: String? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/" + arguments[0])
         process.arguments = Array(arguments.dropFirst())
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
+        let stdin = input.map { _ in Pipe() }
+        if let stdin { process.standardInput = stdin }
         try process.run()
+        if let stdin, let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

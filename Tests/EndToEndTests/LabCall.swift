@@ -15,6 +15,9 @@ import Testing
 final class LabCall: @unchecked Sendable {
     let lab = NetworkLab()
     let link: NetworkLab.Link
+    /// The subscriber's own address on the outside of the link (`NetworkLab.addOutsideAddress`):
+    /// loss toward it leaves the publisher's path alone.
+    let subscriberAddress: String
     let server: ServerProcess
     let publisher: Channel
     let subscriber: Channel
@@ -27,9 +30,10 @@ final class LabCall: @unchecked Sendable {
 
     init() async throws {
         link = try lab.addNamespace()
+        subscriberAddress = try lab.addOutsideAddress(link)
         server = ServerProcess(arguments: ["--app-id", TestServer.appId, "--app-key", TestServer.appKey],
                                namespace: link.namespace, host: link.insideAddress)
-        let a = Self.engine(bindAddress: link.outsideAddress), b = Self.engine(bindAddress: link.outsideAddress)
+        let a = Self.engine(bindAddress: link.outsideAddress), b = Self.engine(bindAddress: subscriberAddress)
         engines = [a, b]
         publisher = try a.createChannel()
         subscriber = try b.createChannel()
@@ -81,6 +85,12 @@ final class LabCall: @unchecked Sendable {
         }
     }
 
+    /// Loses datagrams the server sends to the subscriber (nil: none), in the kernel
+    /// (`NetworkLab.setLoss`).
+    func loseDownlink(_ loss: NetworkLab.Loss?) throws {
+        try lab.setLoss(loss, on: link, toward: subscriberAddress)
+    }
+
     /// The tbf's counters on the server's side (sent, dropped, backlog), one line.
     var downlinkQueue: String {
         lab.queueStatistics(link, side: .inside).split(separator: "\n").dropFirst().first
@@ -115,6 +125,7 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
     private let framesStore = Mutex<[(time: Double, width: Int, height: Int)]>([])
     private let switchesStore = Mutex<[Switch]>([])
     private let audioStore = Mutex<[(time: Double, packets: Int)]>([])
+    private let playoutStore = Mutex<[(time: Double, played: Int, concealed: Int, recovered: Int)]>([])
     private let membershipStore = Mutex<[(time: Double, event: String)]>([])
     private let audioTrack = Mutex<RemoteAudioTrack?>(nil)
 
@@ -156,6 +167,18 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
         guard let packets = audioTrack.withLock({ $0 })?.receiveStatistics?.packetsReceived else { return }
         let now = elapsed
         audioStore.withLock { $0.append((now, packets)) }
+        if let playout = audioTrack.withLock({ $0 })?.playoutCounters {
+            playoutStore.withLock { $0.append((now, playout.statistics.played, playout.statistics.concealed, playout.recovered)) }
+        }
+    }
+
+    /// What the audio playout did between `from` and `to`: packets played, 20 ms ticks concealed
+    /// (a lost packet, FEC or PLC), and lost packets a NACK brought back in time (each would have
+    /// been concealed without it).
+    func audioPlayout(from: Double, to: Double) -> (played: Int, concealed: Int, recovered: Int) {
+        let samples = playoutStore.withLock { $0 }.filter { $0.time >= from && $0.time <= to }
+        guard let first = samples.first, let last = samples.last else { return (0, 0, 0) }
+        return (last.played - first.played, last.concealed - first.concealed, last.recovered - first.recovered)
     }
 
     // MARK: - Figures
@@ -210,6 +233,18 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
     /// Frames decoded between `from` and `to` of the given width (nil: any).
     func frameCount(from: Double, to: Double, width: Int? = nil) -> Int {
         frames.filter { $0.time >= from && $0.time <= to && (width == nil || $0.width == width) }.count
+    }
+}
+
+/// Runs `body` on a new lab call and ends the call whether it passed or threw.
+func withLabCall(_ body: (LabCall) async throws -> Void) async throws {
+    let call = try await LabCall()
+    do {
+        try await body(call)
+        await call.end()
+    } catch {
+        await call.end()
+        throw error
     }
 }
 

@@ -101,11 +101,12 @@ extension NetworkLabLayerTests {
             #expect(wideSwitches.isEmpty, "switched for bandwidth at 2 Mbit/s: \(wideSwitches)")
             #expect(down.time - narrowAt <= 2, "camera_small \(fmt(down.time - narrowAt)) s after the drop")
             #expect(up.time - wideAgainAt <= 8, "camera_big \(fmt(up.time - wideAgainAt)) s after the link's return")
-            // The issue asks for 48 packets/s throughout; the switch down and the failed probes
-            // at 300 kbit/s (each fills the tbf queue until its delay shows) still cost 1 s
-            // windows down to about 30 (docs/network.md, "Left to do"). Asserted: audio never
+            // The issue asks for 48 packets/s throughout; the switch down and a failed probe step
+            // at 300 kbit/s (it overfills the tbf queue until its delay shows) still cost 1 s
+            // windows down to about 35 (docs/network.md, "Left to do"). Asserted: audio never
             // stops (half the rate in every window); how many windows fall short is a printed
-            // figure, not a check: it moves with the machine's load (12-36 of 102 seen).
+            // figure, not a check: it moves with the machine's load (12-36 of 102 before probes
+            // spared the audio, 8 of 108 after).
             #expect((rates.min() ?? 0) >= Self.minimumAudioRate / 2, "audio fell to \(fmt(rates.min() ?? 0)) packets/s")
         }
     }

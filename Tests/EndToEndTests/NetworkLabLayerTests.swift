@@ -61,17 +61,3 @@ struct NetworkLabLayerTests {
         #expect(!NetworkLab.existingNamespaces().contains(link.namespace))
     }
 }
-
-extension NetworkLabLayerTests {
-    /// Runs `body` on a new lab call and ends the call whether it passed or threw.
-    func withLabCall(_ body: (LabCall) async throws -> Void) async throws {
-        let call = try await LabCall()
-        do {
-            try await body(call)
-            await call.end()
-        } catch {
-            await call.end()
-            throw error
-        }
-    }
-}

@@ -136,13 +136,17 @@ struct LayerAllocatorPauseTests {
         // The goal resumes the small layer: audio + small × headroom, with overhead.
         let c = LayerAllocator.Configuration()
         let small = Int((Double(110_000) * (1 + c.overhead)).rounded())
-        #expect(goals.first == Self.audio + Int((Double(small) * c.upgradeHeadroom).rounded(.up)))
+        // (in steps of at most 1.5 times the estimate: 180 kbit/s first).
+        let resumeGoal = Self.audio + Int((Double(small) * c.upgradeHeadroom).rounded(.up))
+        #expect(goals.first == min(resumeGoal, Int(120_000 * c.probeStep)))
         #expect(call.allocator.probe == nil || call.changes.count == 2)
         // The link is back: the next probe's packets are delivered and it resumes on the small layer.
         let back = call.now
         var delivered: Int?
+        var estimate = 120_000
         for _ in 0 ..< 40 {
-            call.round(Signals(estimate: 120_000, probeDelivered: delivered, transportCC: true))
+            call.round(Signals(estimate: estimate, probeDelivered: delivered, transportCC: true))
+            if let accepted = call.lastDecision.acceptedEstimate { estimate = accepted }
             delivered = call.lastDecision.probeRate
             if !call.paused { break }
         }
@@ -150,8 +154,8 @@ struct LayerAllocatorPauseTests {
         #expect(call.target == 0)
         #expect(call.changes.map(\.layer) == [0, nil, 0])
         let resumed = try #require(call.time(of: 2))
-        // Within the longest probe backoff plus a probe round of the link's return.
-        #expect(resumed - back <= c.maxProbeBackoff + 1_000_000)
+        // Within the longest probe backoff plus two probe steps of the link's return.
+        #expect(resumed - back <= c.maxProbeBackoff + 2_000_000)
         print("paused at \(Double(pausedAt) / 1e6) s; link back at \(Double(back) / 1e6) s; resumed \(Double(resumed - back) / 1e6) s after")
     }
 

@@ -104,34 +104,56 @@ struct LayerAllocatorTimeTests {
         #expect(call.switches.map(\.layer) == [0])
     }
 
-    @Test func aTransportCCProbeBringsTheSubscriberBackUp() throws {
+    @Test func aTransportCCProbeBringsTheSubscriberBackUpInSteps() throws {
         var call = Call()
         for _ in 0 ..< 8 { call.round(Signals(estimate: 700_000, transportCC: true)) }
         call.round(Signals(estimate: 200_000, queueDelay: 90_000, overusing: true, transportCC: true))
         #expect(call.target == 0)
-        // The link is back but the estimate is stuck where the small layer keeps it.
-        var probeRate: Int?
+        // The link is back but the estimate is stuck where the small layer keeps it. Each probe
+        // that succeeds sets the estimate to what it delivered (`BandwidthEstimator.acceptProbe`).
+        var estimate = 200_000
         var delivered: Int?
-        for _ in 0 ..< 12 {
-            call.round(Signals(estimate: 200_000, probeDelivered: delivered, transportCC: true))
-            probeRate = call.lastDecision.probeRate ?? probeRate
+        var rates: [Int] = []
+        for _ in 0 ..< 20 {
+            call.round(Signals(estimate: estimate, probeDelivered: delivered, transportCC: true))
+            if let accepted = call.lastDecision.acceptedEstimate { estimate = accepted }
             // Unlimited: what the probe sends is delivered, measured by the next round.
             delivered = call.lastDecision.probeRate
+            if let rate = delivered, rates.last != rate { rates.append(rate) }
             if call.target == 1 { break }
         }
-        let started = try #require(call.outcomes.first { if case .started = $0.outcome { true } else { false } })
-        guard case .started(let goal) = started.outcome else { return }
-        // The goal is what raising would need: small + (big − small) × headroom + audio, with overhead.
+        #expect(call.target == 1)
+        let goals = call.outcomes.compactMap { if case .started(let goal) = $0.outcome { goal } else { nil } }
+        // What raising needs: small + (big − small) × headroom + audio, with overhead.
         let c = LayerAllocator.Configuration()
         let cost = { (rate: Int) in Int((Double(rate) * (1 + c.overhead)).rounded()) }
-        #expect(goal == Self.audio + cost(110_000) + Int((Double(cost(490_000) - cost(110_000)) * c.upgradeHeadroom).rounded(.up)))
-        #expect(probeRate == LayerAllocator.probeRate(goal: goal, configuration: c))
-        #expect(call.target == 1)
+        let wanted = Self.audio + cost(110_000) + Int((Double(cost(490_000) - cost(110_000)) * c.upgradeHeadroom).rounded(.up))
+        // The first step asks for 1.5 times the estimate; the second 1.5 times what the first
+        // delivered (its goal plus the probe's minimum excess), short of what the raise needs;
+        // what the second delivered covers the raise.
+        let second = Int(Double(LayerAllocator.probeRate(goal: 300_000, configuration: c)) * c.probeStep)
+        #expect(second < wanted)
+        #expect(goals == [300_000, second])
+        #expect(rates == goals.map { LayerAllocator.probeRate(goal: $0, configuration: c) })
+        #expect(call.outcomes.filter { if case .succeeded = $0.outcome { true } else { false } }.count == 2)
+        let started = try #require(call.outcomes.first { if case .started = $0.outcome { true } else { false } })
         let accepted = try #require(call.outcomes.last)
-        #expect(accepted.outcome == .succeeded(goal: goal, delivered: probeRate ?? 0))
         // Not before the hold after the downgrade.
         #expect(started.time - 4_000_000 >= c.upgradeHoldAfterDowngrade)
-        print("probe: goal \(goal) bit/s, sent at \(probeRate ?? 0), up \(Double(accepted.time - 4_000_000) / 1e6) s after the downgrade")
+        print("probe: goals \(goals) bit/s, sent at \(rates), up \(Double(accepted.time - 4_000_000) / 1e6) s after the downgrade")
+    }
+
+    @Test func aProbeStartsOnlyOnALinkWithoutAQueue() {
+        var call = Call()
+        for _ in 0 ..< 8 { call.round(Signals(estimate: 700_000, transportCC: true)) }
+        call.round(Signals(estimate: 200_000, queueDelay: 90_000, overusing: true, transportCC: true))
+        // A queue of 20 ms (under the congestion threshold) or 3 % loss: no probe starts.
+        for _ in 0 ..< 10 { call.round(Signals(estimate: 200_000, queueDelay: 20_000, transportCC: true)) }
+        for _ in 0 ..< 10 { call.round(Signals(estimate: 200_000, lossRate: 0.03, transportCC: true)) }
+        for _ in 0 ..< 10 { call.round(Signals(estimate: 200_000, reportedLoss: 0.03, transportCC: true)) }
+        #expect(call.outcomes.isEmpty)
+        call.round(Signals(estimate: 200_000, queueDelay: 5_000, transportCC: true))
+        #expect(call.outcomes.map(\.outcome) == [.started(goal: 300_000)])
     }
 
     @Test func aREMBReceiverGoesBackUpWhenItsEstimateRises() {

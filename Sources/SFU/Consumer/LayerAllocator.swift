@@ -25,6 +25,9 @@
 ///   succeeds when the delivered rate (transport-cc) or the estimate (REMB) reaches it; a REMB
 ///   probe goes on while the receiver's estimate keeps rising. A failed probe is tried again
 ///   after a backoff that doubles up to `maxProbeBackoff`.
+/// - Probes spare the audio: one starts only while the link shows no queue and no loss, and a
+///   transport-cc probe asks for at most `probeStep` times the estimate (a higher goal is reached
+///   in steps), so a probe that fails overfills the bottleneck's queue by little.
 ///
 /// Layers are spatial indices, 0 the lowest.
 struct LayerAllocator: Sendable {
@@ -68,6 +71,18 @@ struct LayerAllocator: Sendable {
         /// Wait after a failed probe: doubles from the first value up to the second, µs.
         var probeBackoff: Int64 = 1_500_000
         var maxProbeBackoff: Int64 = 6_000_000
+        /// A transport-cc probe's goal is at most this multiple of the estimate: a probe that fails
+        /// on a narrow link overfills its queue by what it sends above the link's rate until its
+        /// delay comes back (a feedback interval and a round trip), and that overflow drops audio
+        /// with the video. A goal further up is reached in steps, each one a probe.
+        var probeStep = 1.5
+        /// After a step that succeeded short of the goal the next starts this soon (at the next
+        /// round at the earliest), not after `probeBackoff`, µs.
+        var probeStepWait: Int64 = 0
+        /// A probe starts only on a link without a standing queue: the last transport-cc feedback
+        /// showed less queueing delay than this and no loss, nor did the receiver's reports.
+        var probeStartDelay: Int64 = 15_000
+        var probeStartLoss = 0.02
     }
 
     struct Demand: Sendable, Equatable {
@@ -133,6 +148,8 @@ struct LayerAllocator: Sendable {
         /// The estimate when the current stretch of the probe started.
         var estimateAtStretch: Int
         var transportCC: Bool
+        /// Whether the goal is a step short of what the raise needs (`probeStep`).
+        var step = false
     }
 
     private struct Hold: Sendable {
@@ -175,12 +192,12 @@ struct LayerAllocator: Sendable {
                 endProbe(now: now, succeeded: false)
                 decision.probeOutcome = .failed(goal: running.goal, reason: reason)
             } else if let delivered = signals.probeDelivered, delivered >= running.goal, now - running.start >= c.probeMinimumDuration {
-                endProbe(now: now, succeeded: true)
+                endProbe(now: now, succeeded: true, step: running.step)
                 estimate = max(estimate, delivered)
                 decision.acceptedEstimate = delivered
                 decision.probeOutcome = .succeeded(goal: running.goal, delivered: delivered)
             } else if estimate >= running.goal {
-                endProbe(now: now, succeeded: true)
+                endProbe(now: now, succeeded: true, step: running.step)
                 decision.probeOutcome = .succeeded(goal: running.goal, delivered: estimate)
             } else if now >= running.until {
                 let rising = Double(estimate) >= Double(running.estimateAtStretch) * c.rembProbeProgress
@@ -250,10 +267,16 @@ struct LayerAllocator: Sendable {
         decision.paused = paused
         decision.congested = congested
 
-        if probe == nil, !congested, now >= nextProbe,
-           let goal = probeGoal(now: now, signals: signals, demands: demands, targets: targets, paused: paused), estimate < goal {
+        let quiet = signals.reportedLoss < c.probeStartLoss
+            && (!signals.transportCC || (signals.queueDelay < c.probeStartDelay && signals.lossRate < c.probeStartLoss))
+        if probe == nil, decision.probeOutcome == nil, !congested, quiet, now >= nextProbe,
+           let wanted = probeGoal(now: now, signals: signals, demands: demands, targets: targets, paused: paused), estimate < wanted {
             let duration = signals.transportCC ? c.probeDuration : c.rembProbeDuration
-            probe = Probe(goal: goal, start: now, until: now + duration, estimateAtStretch: estimate, transportCC: signals.transportCC)
+            // With transport-cc, in steps of at most `probeStep` times the estimate.
+            let cap = signals.transportCC ? Int(Double(estimate) * c.probeStep) : wanted
+            let goal = min(wanted, cap)
+            probe = Probe(goal: goal, start: now, until: now + duration, estimateAtStretch: estimate,
+                          transportCC: signals.transportCC, step: goal < wanted)
             decision.probeOutcome = .started(goal: goal)
         }
         decision.probeRate = probe.map { Self.probeRate(goal: $0.goal, configuration: c) }
@@ -340,11 +363,11 @@ struct LayerAllocator: Sendable {
         return nil
     }
 
-    private mutating func endProbe(now: Int64, succeeded: Bool) {
+    private mutating func endProbe(now: Int64, succeeded: Bool, step: Bool = false) {
         probe = nil
         if succeeded {
             backoff = nil
-            nextProbe = now + configuration.probeBackoff
+            nextProbe = now + (step ? configuration.probeStepWait : configuration.probeBackoff)
         } else {
             let wait = backoff.map { min(configuration.maxProbeBackoff, $0 * 2) } ?? configuration.probeBackoff
             backoff = wait

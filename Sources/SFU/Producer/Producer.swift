@@ -52,8 +52,10 @@ final class Producer {
         isVP8 = codec.isVP8
         isH264 = codec.isH264
         detectsKeyFrames = kind == .video && (isVP8 || isH264)
-        // Video keeps ~2 s of packets at 2.5 Mbit/s for NACKs; audio keeps none unless NACK was negotiated.
-        let cacheCapacity = feedback.nack ? (kind == .video ? 512 : 64) : 0
+        // Video keeps ~2 s of packets at 2.5 Mbit/s for NACKs when its publisher negotiated them;
+        // audio always keeps 1.3 s: a subscriber that negotiated NACK for Opus (the Swift SDK) is
+        // answered even when the publisher (a browser) did not (docs/network.md).
+        let cacheCapacity = kind == .video ? (feedback.nack ? 512 : 0) : 64
         let count = parameters.encodings.count
         streams = parameters.encodings.reversed().enumerated().map { index, encoding in
             ProducerStream(producer: self, index: index, encoding: encoding, clockRate: codec.clockRate,

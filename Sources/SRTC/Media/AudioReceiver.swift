@@ -11,6 +11,10 @@ import Synchronization
 final class AudioReceiver: @unchecked Sendable {
     private struct State {
         var playout = AudioPlayoutBuffer()
+        /// Packets missing, to NACK while they can still be played (the sender negotiated it).
+        var nack = NackGenerator(maxEntries: 32, maxRetries: 3)
+        /// Packets that arrived after a NACK asked for them: each would have been concealed.
+        var recovered = 0
         var decoder: OpusDecoder?
         var statistics = RTPReceiveStatistics(clockRate: 48_000)
         var processorInitialized: ObjectIdentifier?
@@ -45,8 +49,13 @@ final class AudioReceiver: @unchecked Sendable {
     private let state: Mutex<State>
     private let e2ee: E2EEChannelCrypto?
 
-    init(mid: String, ssrc: UInt32, audioLevelID: UInt8?, track: RemoteAudioTrack, context: EngineContext, e2ee: E2EEChannelCrypto? = nil) {
+    /// Whether the sender answers NACKs for this stream (negotiated, RFC 4585 §4.2).
+    let nacks: Bool
+
+    init(mid: String, ssrc: UInt32, audioLevelID: UInt8?, track: RemoteAudioTrack, context: EngineContext, e2ee: E2EEChannelCrypto? = nil,
+         nacks: Bool = false) {
         self.e2ee = e2ee
+        self.nacks = nacks
         self.mid = mid
         self.ssrc = ssrc
         self.audioLevelID = audioLevelID
@@ -56,7 +65,9 @@ final class AudioReceiver: @unchecked Sendable {
     }
 
     /// One RTP packet of the stream (transport I/O thread).
-    func receive(_ packet: RTPPacketView, nowUs: Int64) {
+    /// - Returns: the sequence numbers to NACK now (none when NACK was not negotiated).
+    @discardableResult
+    func receive(_ packet: RTPPacketView, nowUs: Int64) -> [UInt16] {
         if let id = audioLevelID, let value = packet.extensionValue(id: id),
            let level = try? AudioLevelExtension(parsing: value) {
             track.setLevel(level.level)
@@ -65,17 +76,27 @@ final class AudioReceiver: @unchecked Sendable {
         if let e2ee, !payload.isEmpty {
             // One Opus packet is one frame (docs/e2ee.md); one that does not decrypt is dropped
             // before the playout buffer, which conceals it as a loss.
-            guard let plain = e2ee.decrypt(payload, codec: .opus, from: track.uid) else { return }
+            guard let plain = e2ee.decrypt(payload, codec: .opus, from: track.uid) else { return [] }
             payload = plain
         }
         let encoded = track.hasEncodedRenderers
         let decodes = track.needsDecoding
-        let (buffers, packets, senderPause) = state.withLock { s -> ([AudioPCMBuffer], [EncodedMediaFrame], Int) in
+        let nacks = self.nacks
+        let (buffers, packets, senderPause, lost) = state.withLock { s -> ([AudioPCMBuffer], [EncodedMediaFrame], Int, [UInt16]) in
             _ = s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
                                     size: packet.bytes.count)
             s.noteArrival(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: payload)
+            var lost: [UInt16] = []
+            if nacks {
+                if s.nack.entries.contains(where: { $0.sequenceNumber == packet.sequenceNumber && $0.lastRequested != nil }) {
+                    s.recovered += 1
+                }
+                _ = s.nack.received(packet.sequenceNumber, now: nowUs)
+                // Asked again after 20 ms at the earliest: the playout buffer holds 60 ms.
+                _ = s.nack.poll(now: nowUs, rtt: 0, into: &lost)
+            }
             guard s.playout.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp),
-                  let decoder = s.decoder else { return ([], [], 0) }
+                  let decoder = s.decoder else { return ([], [], 0, lost) }
             var out: [AudioPCMBuffer] = []
             var packets: [EncodedMediaFrame] = []
             while s.playout.count >= s.playout.configuration.targetDepth {
@@ -91,10 +112,11 @@ final class AudioReceiver: @unchecked Sendable {
             // The pause goes with the first buffer handed on after it (the speaker's mixer).
             let pause = out.isEmpty ? 0 : s.senderPause
             if !out.isEmpty { s.senderPause = 0 }
-            return (out, packets, pause)
+            return (out, packets, pause, lost)
         }
         for frame in packets { track.deliverEncoded(frame) }
         for (index, buffer) in buffers.enumerated() { track.deliver(buffer, senderPause: index == 0 ? senderPause : 0) }
+        return lost
     }
 
     private func process(_ pcm: AudioPCMBuffer, in s: inout State) -> AudioPCMBuffer {
@@ -119,4 +141,9 @@ final class AudioReceiver: @unchecked Sendable {
     }
 
     var statistics: RTPReceiveStatistics { state.withLock { $0.statistics } }
+
+    /// Playout counters (packets played, ticks concealed) and the packets a NACK recovered.
+    var playout: (statistics: AudioPlayoutBuffer.Statistics, recovered: Int) {
+        state.withLock { ($0.playout.statistics, $0.recovered) }
+    }
 }

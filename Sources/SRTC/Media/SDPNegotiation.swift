@@ -50,6 +50,9 @@ package enum SDPNegotiation {
         package var audioLevelID: UInt8?
         /// The transport-wide sequence number extension (draft-holmer-rmcat-transport-wide-cc-extensions-01).
         package var transportCCID: UInt8? = nil
+        /// Whether the forwarded codec has generic NACK feedback (RFC 4585 §4.2): for audio, the
+        /// receiver asks for lost packets (video always does).
+        package var nack = false
         package var ssrcs: [UInt32]
         /// `a=msid` track id: the server's track id in a `subscriber_offer`.
         package var trackID: String?
@@ -84,12 +87,16 @@ package enum SDPNegotiation {
     static let videoFeedback = [RTCPFeedback(type: "nack"), RTCPFeedback(type: "nack", parameter: "pli"),
                                 RTCPFeedback(type: "ccm", parameter: "fir")]
 
+    /// The RTCP feedback this client uses for Opus: NACK (it resends audio as a sender and asks for
+    /// lost packets as a receiver while they can still be played, docs/network.md).
+    static let audioFeedback = [RTCPFeedback(type: "nack")]
+
     /// The codecs offered for `kind`; for video both, `preferred` first (the server forwards the
     /// first of the offer it takes, docs/protocol.md).
     static func codecs(for kind: TrackKind, preferring preferred: VideoCodec = .vp8) -> [Codec] {
         switch kind {
         case .audio: return [Codec(payloadType: opusPayloadType, name: "opus", clockRate: 48_000, channels: 2,
-                                   formatParameters: "minptime=10;useinbandfec=1")]
+                                   formatParameters: "minptime=10;useinbandfec=1", feedback: audioFeedback)]
         case .video:
             let vp8 = Codec(payloadType: vp8PayloadType, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
             // RFC 6184 §8.1: packetization-mode 1 (STAP-A, FU-A), Constrained Baseline level 3.1.
@@ -203,6 +210,7 @@ package enum SDPNegotiation {
                              midID: id(RTPHeaderExtensionURI.mid),
                              ridID: id(RTPHeaderExtensionURI.rid), audioLevelID: id(RTPHeaderExtensionURI.audioLevel),
                              transportCCID: id(RTPHeaderExtensionURI.transportWideCC),
+                             nack: codec?.feedback.contains(RTCPFeedback(type: "nack")) ?? false,
                              ssrcs: m.ssrcList, trackID: msid?.trackID, streamID: msid?.streamID)
     }
 

@@ -148,7 +148,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                                                                 e2ee: e2ee, logger: context.logger))
                     case let audio as RemoteAudioTrack:
                         s.receivers[mid] = .audio(AudioReceiver(mid: mid, ssrc: ssrc, audioLevelID: section.audioLevelID,
-                                                                track: audio, context: context, e2ee: e2ee))
+                                                                track: audio, context: context, e2ee: e2ee, nacks: section.nack))
                     default:
                         continue
                     }
@@ -156,7 +156,9 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                     if let receiver = s.receivers[mid] {
                         switch receiver {
                         case .video(let r): remoteTrack.statisticsSource.set { r.statistics }
-                        case .audio(let r): remoteTrack.statisticsSource.set { r.statistics }
+                        case .audio(let r):
+                            remoteTrack.statisticsSource.set { r.statistics }
+                            (remoteTrack as? RemoteAudioTrack)?.playoutSource.set { r.playout }
                         }
                     }
                 }
@@ -275,7 +277,8 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             }
             if feedback.pli { rtcp.append(.pictureLossIndication(PictureLossIndication(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc))) }
         case .audio(let r)?:
-            r.receive(view, nowUs: nowUs)
+            let lost = r.receive(view, nowUs: nowUs)
+            if !lost.isEmpty { rtcp.append(.nack(TransportLayerNack(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc, lost: lost))) }
         case nil:
             return
         }

@@ -1,5 +1,6 @@
 import Foundation
 import RTCMedia
+import RTCNet
 import Synchronization
 
 /// A remote audio track. Add `AudioRenderer`s to observe its decoded PCM (transcription,
@@ -29,6 +30,13 @@ public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
     public var audioLevel: UInt8 { counters.withLock { $0.level } }
 
     override var decodedFrameCount: Int { framesDecoded }
+
+    /// Reads the receiver's playout counters (packets played, ticks concealed) and how many lost
+    /// packets a NACK brought back in time; set while a receiver is bound.
+    let playoutSource = CallbackSlot<@Sendable () -> (statistics: AudioPlayoutBuffer.Statistics, recovered: Int)>()
+
+    /// The playout counters, nil before a receiver is bound (tests and diagnostics).
+    var playoutCounters: (statistics: AudioPlayoutBuffer.Statistics, recovered: Int)? { playoutSource.function?() }
 
     override var hasDecodedRenderers: Bool { !renderers.isEmpty }
 

@@ -3,7 +3,9 @@ import RTCWire
 /// What the server negotiates: Opus, VP8 and H.264 (packetization-mode 1, Constrained Baseline) without RTX (retransmissions come on the primary
 /// SSRC, which the SFU's NACK path handles), and the header extensions the SFU reads.
 enum ServerMedia {
-    static let audioFeedback = [RTCPFeedback(type: "transport-cc")]
+    /// NACK for Opus where the client offers it (the Swift SDK): a lost audio packet resent
+    /// within the playout buffer's depth is not concealed (docs/network.md).
+    static let audioFeedback = [RTCPFeedback(type: "nack"), RTCPFeedback(type: "transport-cc")]
     static let videoFeedback = [RTCPFeedback(type: "nack"), RTCPFeedback(type: "nack", parameter: "pli"),
                                 RTCPFeedback(type: "ccm", parameter: "fir"), RTCPFeedback(type: "goog-remb"),
                                 RTCPFeedback(type: "transport-cc")]

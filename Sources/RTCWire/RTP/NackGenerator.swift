@@ -1,5 +1,3 @@
-import RTCWire
-
 /// Decides which missing packets of one incoming stream to NACK upstream (RFC 4585 §6.2.1) and
 /// when: a gap in sequence numbers adds its numbers to a list; each is requested on the next
 /// poll, then again every round-trip time (at least `minRetryInterval`), at most `maxRetries`
@@ -7,24 +5,27 @@ import RTCWire
 /// overflow, or a number runs out of retries, the stream asks for a key frame instead, since
 /// the decoder cannot recover without it.
 ///
+/// The SFU keeps one per incoming stream that negotiated NACK; the SDK one per received audio
+/// stream (video has its jitter buffer's own list).
+///
 /// Storage is reserved up front; steady-state updates do not allocate.
-struct NackGenerator: Sendable {
-    struct Entry: Sendable, Equatable {
-        var sequenceNumber: UInt16
-        var firstMissed: Int64
+public struct NackGenerator: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var sequenceNumber: UInt16
+        public var firstMissed: Int64
         /// When last requested; nil before the first request.
-        var lastRequested: Int64?
-        var retries: Int
+        public var lastRequested: Int64?
+        public var retries: Int
     }
 
-    let maxEntries: Int
-    let maxRetries: Int
-    let minRetryInterval: Int64
-    private(set) var entries: [Entry] = []
+    public let maxEntries: Int
+    public let maxRetries: Int
+    public let minRetryInterval: Int64
+    public private(set) var entries: [Entry] = []
     private var started = false
     private var highest: UInt16 = 0
 
-    init(maxEntries: Int = 256, maxRetries: Int = 10, minRetryInterval: Int64 = 20_000) {
+    public init(maxEntries: Int = 256, maxRetries: Int = 10, minRetryInterval: Int64 = 20_000) {
         self.maxEntries = maxEntries
         self.maxRetries = maxRetries
         self.minRetryInterval = minRetryInterval
@@ -32,11 +33,11 @@ struct NackGenerator: Sendable {
     }
 
     /// Sequence numbers waiting for a packet.
-    var missing: [UInt16] { entries.map(\.sequenceNumber) }
+    public var missing: [UInt16] { entries.map(\.sequenceNumber) }
 
     /// Records a received packet.
     /// - Returns: true when the gap was too large to NACK and a key frame should be requested.
-    mutating func received(_ seq: UInt16, now: Int64) -> Bool {
+    public mutating func received(_ seq: UInt16, now: Int64) -> Bool {
         guard started else {
             started = true
             highest = seq
@@ -70,7 +71,7 @@ struct NackGenerator: Sendable {
     /// Appends to `due` the numbers to NACK now and marks them requested.
     /// - Parameter rtt: the current round-trip estimate in µs (0 when unknown).
     /// - Returns: true when some number ran out of retries (ask for a key frame).
-    mutating func poll(now: Int64, rtt: Int64, into due: inout [UInt16]) -> Bool {
+    public mutating func poll(now: Int64, rtt: Int64, into due: inout [UInt16]) -> Bool {
         let interval = max(minRetryInterval, rtt)
         var exhausted = false
         var index = 0
@@ -93,12 +94,12 @@ struct NackGenerator: Sendable {
     }
 
     /// A key frame starting at `seq` arrived: packets before it are no longer needed to decode.
-    mutating func keyFrameReceived(at seq: UInt16) {
+    public mutating func keyFrameReceived(at seq: UInt16) {
         entries.removeAll { SequenceNumber.isNewer(seq, than: $0.sequenceNumber) }
     }
 
     /// Forgets every missing number (on a key frame request that makes them useless, or a restart).
-    mutating func reset() {
+    public mutating func reset() {
         entries.removeAll(keepingCapacity: true)
         started = false
     }
