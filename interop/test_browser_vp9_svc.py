@@ -52,11 +52,11 @@ def inbound(tab):
     return tab.run_async(INBOUND_JS)
 
 
-def wait_size(tab, width, what):
-    """Waits until `tab` decodes VP9 `width` wide and has read 20 frame numbers at that width."""
+def wait_size(tab, width, what, mime="video/vp9"):
+    """Waits until `tab` decodes `mime` (VP9) `width` wide and has read 20 frame numbers at that width."""
     stats = tab.wait_value(lambda: inbound(tab), lambda s: s.get("width") == width and s.get("framesDecoded", 0) > 10,
                            f"{what} decoded {width} wide", timeout=WAIT)
-    expect((stats.get("mimeType") or "").lower() == "video/vp9", f"{tab.name} decodes {what} as VP9 ({stats})")
+    expect((stats.get("mimeType") or "").lower() == mime, f"{tab.name} decodes {what} as {mime} ({stats})")
     read = tab.wait_value(lambda: [f["n"] for f in frames(tab) if f["w"] == width and f["n"] is not None],
                           lambda n: len(n) >= 20, f"20 frame numbers read {width} wide", timeout=WAIT)
     return stats, read

@@ -52,6 +52,7 @@ import TestRandom
         .event(.activeSpeakers(ActiveSpeakersSnapshot(speakers: [ActiveSpeaker(uid: "a", trackId: "TR_2", level: 0.8)]))),
         .event(.activeSpeakers(ActiveSpeakersSnapshot(speakers: []))),
         .event(.layerSwitched(LayerSwitchedInfo(uid: "alice", trackId: "TR_1", layer: "camera_big", previous: "camera_small", cause: "requested"))),
+        .event(.layersNeeded(LayersNeeded(trackId: "TR_1", layers: ["camera_small"]))),
         .event(.subscriptionEnded(SubscriptionEnded(trackId: "TR_1", reason: "track_removed"))),
         .event(.disconnected(Disconnected(reason: .duplicateLogin, message: "joined elsewhere"))),
         .event(.reconnect(ReconnectNotice(reason: "node_draining"))),

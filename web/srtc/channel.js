@@ -40,6 +40,8 @@ const DEFAULT_OPTIONS = {
   iceTransportPolicy: 'all',
   /** `null` (the browser's order, VP8 first in Chromium), `'vp8'`, `'vp9'` or `'h264'`: the video codec offered first when publishing. */
   preferredVideoCodec: null,
+  /** Turn off the encodings of my simulcast cameras that nobody receives (the server's `layers_needed`), and back on when someone needs them. */
+  dynacast: false,
   /** `null` (every codec the server forwards) or the video codecs this client decodes, preferred first (`['vp8', 'vp9', 'h264']`): sent as the join's `video_codecs`. */
   videoCodecs: null,
   /** `debug`, `info`, `warn`, `error` or `off`. */
@@ -58,7 +60,7 @@ const DEFAULT_OPTIONS = {
  * `didRemoveTrack(user, track)`, `didChangeReceiveStreamStatus(status)`,
  * `didReceiveCustomMessage(message)`, `didUpdateInfo(info)`, `didReceiveQualityReport(report)`,
  * `didChangeConnectionQuality(change)`, `didChangeActiveSpeakers(snapshot)`,
- * `didSwitchLayer(info)`; and web additions: `trackDidBindRtcTrack(track)`,
+ * `didSwitchLayer(info)`; and web additions: `didUpdateLayersNeeded({trackId, layers})`, `trackDidBindRtcTrack(track)`,
  * `subscriptionDidEnd({trackId, reason})`, `connectionStateDidChange(state)`,
  * `transportStateDidChange(transport, iceState)`.
  */

@@ -8,6 +8,8 @@ protocol LayeredConsumer: Consumer {
     var isPausedForBandwidth: Bool { get }
     /// The layer the allocation holds now: the target, else the one being forwarded.
     var heldLayer: Int? { get }
+    /// The layer being forwarded now (until a switch to the target takes effect), if any.
+    var forwardedLayer: Int? { get }
     func setPreferred(_ layer: Int)
     func setTarget(_ layer: Int?, cause: LayerSwitchCause, now: Int64, dropCurrent: Bool)
     func pauseForBandwidth(now: Int64)
@@ -17,6 +19,7 @@ protocol LayeredConsumer: Consumer {
 
 extension SimulcastConsumer: LayeredConsumer {
     var heldLayer: Int? { targetLayer ?? currentLayer }
+    var forwardedLayer: Int? { currentLayer }
 
     func layerBitrates(now: Int64) -> [Int] { MediaTransport.layerBitrates(self, now: now) }
 }

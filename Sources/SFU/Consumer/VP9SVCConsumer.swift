@@ -136,6 +136,7 @@ final class VP9SVCConsumer: Consumer {
 
 extension VP9SVCConsumer: LayeredConsumer {
     var heldLayer: Int? { targetLayer ?? selector.currentSpatial }
+    var forwardedLayer: Int? { selector.currentSpatial }
 
     func layerBitrates(now: Int64) -> [Int] { producer.vp9Layers.cumulativeBitrates(now: now) }
 }

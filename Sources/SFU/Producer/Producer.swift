@@ -33,6 +33,8 @@ final class Producer {
     private(set) var vp9Descriptor: VP9PayloadDescriptor?
     /// A VP9 producer's spatial layers: their count and measured rates.
     var vp9Layers = VP9SpatialLayers()
+    /// The layers last reported as needed (`SFUEvent.layersNeeded`); nil before the first report.
+    var reportedNeededLayers: [Int]?
     /// For a scalable single stream: the descriptions of its spatial layers, best first (the
     /// publish request's `layers`), as `RTPParameters.spatialLayers`.
     var spatialLayerNames: [String] { parameters.spatialLayers }
