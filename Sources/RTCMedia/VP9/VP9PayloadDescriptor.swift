@@ -95,38 +95,26 @@ public struct VP9PayloadDescriptor: Sendable, Equatable {
         descriptor.endOfFrame = first & 0x04 != 0
         let hasStructure = first & 0x02 != 0
         descriptor.notReferenceForUpperLayers = first & 0x01 != 0
-        var offset = 1
-        func next() throws(RTPPayloadError) -> UInt8 {
-            guard offset < payload.count else {
-                throw RTPPayloadError.truncatedDescriptor(needed: offset + 1, available: payload.count)
-            }
-            defer { offset += 1 }
-            return payload[offset]
-        }
+        var reader = PayloadDescriptorReader(payload)
         if first & 0x80 != 0 {
-            let high = try next()
-            if high & 0x80 != 0 {
-                descriptor.pictureID = UInt16(high & 0x7F) << 8 | UInt16(try next())
-                descriptor.longPictureID = true
-            } else {
-                descriptor.pictureID = UInt16(high)
-                descriptor.longPictureID = false
-            }
+            let (pictureID, long) = try reader.pictureID()
+            descriptor.pictureID = pictureID
+            descriptor.longPictureID = long
         }
         if hasLayers {
-            let layers = try next()
+            let layers = try reader.next()
             descriptor.temporalID = layers >> 5
             descriptor.switchingUpPoint = layers & 0x10 != 0
             descriptor.spatialID = layers >> 1 & 0x07
             descriptor.interLayerDependency = layers & 0x01 != 0
-            if !descriptor.flexibleMode { descriptor.tl0PicIndex = try next() }
+            if !descriptor.flexibleMode { descriptor.tl0PicIndex = try reader.next() }
         }
         if descriptor.flexibleMode && descriptor.interPicturePredicted {
             // §4.2: at most 3 reference indices; N on the third is an error.
             var more = true
             while more {
                 guard descriptor.referenceCount < 3 else { throw RTPPayloadError.vp9TooManyReferences }
-                let byte = try next()
+                let byte = try reader.next()
                 let diff = byte >> 1
                 switch descriptor.referenceCount {
                 case 0: descriptor.referenceDiffs.0 = diff
@@ -138,14 +126,14 @@ public struct VP9PayloadDescriptor: Sendable, Equatable {
             }
         }
         if hasStructure {
-            let start = offset
+            let start = reader.offset
             let (length, spatialLayers) = try VP9ScalabilityStructure.measure(payload, at: start)
             if let sid = descriptor.spatialID, Int(sid) >= spatialLayers { throw RTPPayloadError.vp9SpatialIDOutOfRange }
-            offset = start + length
-            descriptor.scalabilityStructureRange = start ..< offset
+            reader.offset = start + length
+            descriptor.scalabilityStructureRange = start ..< reader.offset
         }
-        guard offset < payload.count else { throw RTPPayloadError.vp9MissingFrameData }
-        return (descriptor, offset)
+        guard reader.offset < payload.count else { throw RTPPayloadError.vp9MissingFrameData }
+        return (descriptor, reader.offset)
     }
 
     /// Parses the descriptor at the start of a payload held in an array.
