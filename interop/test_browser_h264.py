@@ -110,7 +110,7 @@ window.playRemoteVideo(trackId, (n, video) => window.readFrames.push({n, w: vide
   .then(() => done({ok: true}), (e) => done({ok: false, error: String(e)}));
 """
 
-# The subscribe connection's inbound video: frames decoded, size and codec.
+# The subscribe connection's inbound video: frames decoded, size, codec, bytes, freezes and feedback.
 INBOUND_JS = """
 const done = arguments[0];
 window.ch.getStats().then(({subscribe}) => {
@@ -120,9 +120,11 @@ window.ch.getStats().then(({subscribe}) => {
   for (const r of byId.values()) {
     if (r.type !== 'inbound-rtp' || r.kind !== 'video') continue;
     out = {framesDecoded: r.framesDecoded || 0, width: r.frameWidth || 0, height: r.frameHeight || 0,
-           mimeType: byId.get(r.codecId)?.mimeType ?? null, decoder: r.decoderImplementation ?? null};
+           mimeType: byId.get(r.codecId)?.mimeType ?? null, decoder: r.decoderImplementation ?? null,
+           bytes: r.bytesReceived || 0, packets: r.packetsReceived || 0, keyFrames: r.keyFramesDecoded || 0,
+           freezes: r.freezeCount || 0, freezeSeconds: r.totalFreezesDuration || 0, nacks: r.nackCount || 0, plis: r.pliCount || 0};
   }
-  done(out || {framesDecoded: 0});
+  done(out || {framesDecoded: 0, bytes: 0, packets: 0});
 }).catch((e) => done({error: String(e)}));
 """
 

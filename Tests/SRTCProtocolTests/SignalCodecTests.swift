@@ -10,6 +10,7 @@ import TestRandom
 
     static let requests: [ClientRequest] = [
         ClientRequest(id: 1, .join(JoinRequest(token: "t", sessionId: "S1", nickname: "n", sdk: "test"))),
+        ClientRequest(id: 14, .join(JoinRequest(token: "t", videoCodecs: ["vp9", "vp8"]))),
         ClientRequest(id: 2, .leave),
         ClientRequest(id: 3, .publish(PublishRequest(sdp: "v=0\r\n", tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")]))),
         ClientRequest(id: 4, .unpublish(UnpublishRequest(trackId: "TR_1", sdp: nil))),
@@ -33,6 +34,8 @@ import TestRandom
     @Test func joinWireFormatIsAsDocumented() {
         let text = SignalCodec.encode(ClientRequest(id: 1, .join(JoinRequest(token: "tok"))))
         #expect(text == #"{"data":{"protocol":1,"token":"tok"},"id":1,"type":"join"}"#)
+        let codecs = SignalCodec.encode(ClientRequest(id: 1, .join(JoinRequest(token: "tok", videoCodecs: ["vp9", "VP8"]))))
+        #expect(codecs == #"{"data":{"protocol":1,"token":"tok","video_codecs":["vp9","VP8"]},"id":1,"type":"join"}"#)
     }
 
     static let events: [ServerMessage] = [
@@ -49,6 +52,7 @@ import TestRandom
         .event(.activeSpeakers(ActiveSpeakersSnapshot(speakers: [ActiveSpeaker(uid: "a", trackId: "TR_2", level: 0.8)]))),
         .event(.activeSpeakers(ActiveSpeakersSnapshot(speakers: []))),
         .event(.layerSwitched(LayerSwitchedInfo(uid: "alice", trackId: "TR_1", layer: "camera_big", previous: "camera_small", cause: "requested"))),
+        .event(.layersNeeded(LayersNeeded(trackId: "TR_1", layers: ["camera_small"]))),
         .event(.subscriptionEnded(SubscriptionEnded(trackId: "TR_1", reason: "track_removed"))),
         .event(.disconnected(Disconnected(reason: .duplicateLogin, message: "joined elsewhere"))),
         .event(.reconnect(ReconnectNotice(reason: "node_draining"))),

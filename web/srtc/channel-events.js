@@ -44,6 +44,12 @@ onServerEvent(['track_removed'], (ch, data) => trackRemoved(ch, data.track?.id, 
 onServerEvent(['subscriber_offer'], (ch, data) => {
   ch._subscriberFor().handleOffer(data).catch((e) => ch._log('warn', `subscriber offer failed: ${e.message}`));
 });
+// Which of a local track's layers anyone receives (dynacast, docs/protocol.md).
+onServerEvent(['layers_needed'], (ch, data) => {
+  const local = [...ch._localTracks].find((t) => t.id === data.trackId);
+  if (local && ch.options.dynacast) applyNeededLayers(ch, local, data.layers ?? []);
+  ch.emit('didUpdateLayersNeeded', data);
+});
 onServerEvent(['subscription_ended'], (ch, data) => {
   const track = ch._remoteTracks.get(data.trackId);
   if (track) {
@@ -157,4 +163,27 @@ export function trackRemoved(ch, trackId, uid) {
   ch._receiveMonitor.unsubscribed(track);
   track._end();
   ch.emit('didRemoveTrack', user, track);
+}
+
+/**
+ * Dynacast: the encodings of `local` (a simulcast camera) whose layer nobody needs go inactive
+ * (`RTCRtpSender.setParameters`, the encoder stops), the others active. A scalable (SVC) camera's
+ * one encoding goes inactive only when no layer is needed. Changes run one at a time per track.
+ */
+function applyNeededLayers(ch, local, layers) {
+  const sender = local.sender;
+  if (!sender) return;
+  const run = async () => {
+    const parameters = sender.getParameters();
+    if (!parameters.encodings?.length) return;
+    let changed = false;
+    for (const encoding of parameters.encodings) {
+      const desc = encoding.rid ? local.layers.find((l) => l.rid === encoding.rid)?.desc : null;
+      const active = desc ? layers.includes(desc) : layers.length > 0;
+      if (encoding.active !== active) { encoding.active = active; changed = true; }
+    }
+    if (changed) await sender.setParameters(parameters);
+    ch._log('debug', `dynacast ${local.id}: ${layers.join(',') || 'none'} needed`);
+  };
+  local._dynacast = (local._dynacast ?? Promise.resolve()).then(run, run).catch((e) => ch._log('warn', `dynacast failed: ${e.message}`));
 }

@@ -39,8 +39,12 @@ const DEFAULT_OPTIONS = {
   iceServers: [],
   /** `all`, or `relay`: media only through TURN (the join response's `ice_servers`, docs/protocol.md). */
   iceTransportPolicy: 'all',
-  /** `null` (the browser's order, VP8 first in Chromium), `'vp8'` or `'h264'`: the video codec offered first when publishing. */
+  /** `null` (the browser's order, VP8 first in Chromium), `'vp8'`, `'vp9'` or `'h264'`: the video codec offered first when publishing. */
   preferredVideoCodec: null,
+  /** Turn off the encodings of my simulcast cameras that nobody receives (the server's `layers_needed`), and back on when someone needs them. */
+  dynacast: false,
+  /** `null` (every codec the server forwards) or the video codecs this client decodes, preferred first (`['vp8', 'vp9', 'h264']`): sent as the join's `video_codecs`. */
+  videoCodecs: null,
   /** `debug`, `info`, `warn`, `error` or `off`. */
   logLevel: 'warn',
   /** `(level, message) => {}` replaces console logging. */
@@ -57,7 +61,7 @@ const DEFAULT_OPTIONS = {
  * `didRemoveTrack(user, track)`, `didChangeReceiveStreamStatus(status)`,
  * `didReceiveCustomMessage(message)`, `didUpdateInfo(info)`, `didReceiveQualityReport(report)`,
  * `didChangeConnectionQuality(change)`, `didChangeActiveSpeakers(snapshot)`,
- * `didSwitchLayer(info)`; and web additions: `trackDidBindRtcTrack(track)`,
+ * `didSwitchLayer(info)`; and web additions: `didUpdateLayersNeeded({trackId, layers})`, `trackDidBindRtcTrack(track)`,
  * `subscriptionDidEnd({trackId, reason})`, `connectionStateDidChange(state)`,
  * `transportStateDidChange(transport, iceState)`.
  */
@@ -182,9 +186,10 @@ export class SRTCChannel extends Emitter {
   /**
    * Publishes a browser track. Others get `didAddTrack`.
    * @param {MediaStreamTrack} mediaStreamTrack from `getUserMedia`, `getDisplayMedia` or a canvas.
-   * @param {{desc?: string, simulcast?: boolean, muted?: boolean}} options `desc` defaults to
+   * @param {{desc?: string, simulcast?: boolean, scalabilityMode?: string, muted?: boolean}} options `desc` defaults to
    *   `mic` (audio) or `camera_big` (video); `simulcast` sends the camera as layers `camera_big` (rid h)
-   *   and `camera_small` (rid l).
+   *   and `camera_small` (rid l); `scalabilityMode` (`'L3T3_KEY'`, `'L2T3'`…, with VP9) sends one
+   *   scalable stream whose spatial layers are the track's layers (`camera_big`, `camera_medium`, `camera_small`).
    * @returns {Promise<LocalTrack>}
    */
   async publishLocalTrack(mediaStreamTrack, options = {}) {
@@ -192,14 +197,15 @@ export class SRTCChannel extends Emitter {
     return track;
   }
 
-  /** Publishes several tracks in one negotiation: `[{track, desc, simulcast, muted}]`. */
+  /** Publishes several tracks in one negotiation: `[{track, desc, simulcast, scalabilityMode, muted}]`. */
   async publishLocalTracks(entries) {
     this._requireJoined();
-    const tracks = entries.map(({ track, desc, simulcast = false, muted = false }) => {
+    const tracks = entries.map(({ track, desc, simulcast = false, scalabilityMode = null, muted = false }) => {
       if (!track || (track.kind !== 'audio' && track.kind !== 'video')) throw new TypeError('track must be a MediaStreamTrack');
-      if (simulcast && track.kind !== 'video') throw new TypeError('only video tracks are simulcast');
+      if ((simulcast || scalabilityMode) && track.kind !== 'video') throw new TypeError('only video tracks are simulcast or scalable');
+      if (simulcast && scalabilityMode) throw new TypeError('a track is simulcast or scalable, not both');
       const name = desc ?? (track.kind === 'audio' ? TrackDesc.mic : TrackDesc.cameraBig);
-      return new LocalTrack(track, { desc: name, simulcast, muted });
+      return new LocalTrack(track, { desc: name, simulcast, scalabilityMode, muted });
     });
     const published = await this._publisherFor().publish(tracks);
     for (const t of published) this._localTracks.add(t);
@@ -354,6 +360,7 @@ export class SRTCChannel extends Emitter {
     if (custom != null) data.custom = String(custom);
     if (sessionId) data.session_id = sessionId;
     if (this.options.useDataChannel) data.data_channel = true;
+    if (Array.isArray(this.options.videoCodecs)) data.video_codecs = this.options.videoCodecs.map(String);
     return signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs }).then((response) => {
       // The user's seal key (docs/protocol.md, `join`), on every join and resume, for `SRTCEngine.decrypt`.
       rememberSealKey(response.sealKey, response.me?.uid, token);

@@ -59,6 +59,8 @@ export class Publisher {
                 { rid: 'h', maxBitrate: LAYER_BITRATES.h },
                 { rid: 'l', maxBitrate: LAYER_BITRATES.l, scaleResolutionDownBy: 4 },
               ];
+            } else if (t.scalabilityMode) {
+              init.sendEncodings = [{ scalabilityMode: t.scalabilityMode }];
             }
             t.transceiver = pc.addTransceiver(t.mediaStreamTrack, init);
           }
@@ -74,7 +76,8 @@ export class Publisher {
         throw asSRTCError(e, 'mediaFailed', 'cannot create the publish offer');
       }
       const tracks = added.map((t) => {
-        t.layers = t.simulcast ? simulcastLayers(t.mediaStreamTrack) : [];
+        t.layers = t.simulcast ? simulcastLayers(t.mediaStreamTrack)
+          : t.scalabilityMode ? spatialLayers(t.mediaStreamTrack, t.scalabilityMode) : [];
         return {
           mid: t.transceiver.mid,
           kind: t.kind,
@@ -215,9 +218,27 @@ export function simulcastLayers(mediaStreamTrack) {
 }
 
 /**
- * Puts `codec` (`'vp8'` or `'h264'`) first in the transceiver's offer; the server forwards the first
+ * The `layers` of a scalable (SVC) camera, best first: its spatial layers, each half the size of
+ * the one above (`L3…`: camera_big, camera_medium, camera_small). Their `rid`s (`s2`, `s1`, `s0`:
+ * the spatial layer) only name them: the stream has none (docs/protocol.md, "publish").
+ */
+export function spatialLayers(mediaStreamTrack, scalabilityMode) {
+  const settings = mediaStreamTrack.getSettings?.() ?? {};
+  const width = settings.width ?? 1280;
+  const height = settings.height ?? 720;
+  const count = Math.min(3, Math.max(1, Number(/^L(\d)/.exec(scalabilityMode)?.[1] ?? 1)));
+  const names = count === 3 ? [SIMULCAST_RIDS.h, 'camera_medium', SIMULCAST_RIDS.l] : [SIMULCAST_RIDS.h, SIMULCAST_RIDS.l].slice(0, count);
+  return names.map((desc, i) => {
+    const scale = 2 ** i;
+    return { rid: `s${count - 1 - i}`, desc, width: Math.round(width / scale), height: Math.round(height / scale) };
+  });
+}
+
+/**
+ * Puts `codec` (`'vp8'`, `'vp9'` or `'h264'`) first in the transceiver's offer; the server forwards the first
  * codec of the offer it takes (docs/protocol.md, "publish"). For H.264 the Constrained Baseline
- * packetization-mode 1 entries go first (the only H.264 the server forwards, RFC 6184 §8.1).
+ * packetization-mode 1 entries go first (the only H.264 the server forwards, RFC 6184 §8.1); for VP9
+ * profile 0 (`profile-id=0`, the only VP9 profile it forwards).
  */
 function preferCodec(transceiver, codec) {
   if (!codec || !transceiver.setCodecPreferences || !globalThis.RTCRtpReceiver?.getCapabilities) return;
@@ -226,6 +247,7 @@ function preferCodec(transceiver, codec) {
   const rank = (c) => {
     if (c.mimeType.toLowerCase() !== mime) return 2;
     const fmtp = c.sdpFmtpLine ?? '';
+    if (codec.toLowerCase() === 'vp9') return /profile-id=0/.test(fmtp) || !/profile-id/.test(fmtp) ? 0 : 1;
     return codec.toLowerCase() === 'h264' && !(/packetization-mode=1/.test(fmtp) && /profile-level-id=42e01f/i.test(fmtp)) ? 1 : 0;
   };
   if (!codecs.some((c) => rank(c) === 0)) return;

@@ -7,7 +7,7 @@ import { Emitter } from './emitter.js';
  * track id once published. Events: `didMute`, `didUnmute`, `didEnd` (unpublished or left).
  */
 export class LocalTrack extends Emitter {
-  constructor(mediaStreamTrack, { desc, simulcast = false, layers = [], muted = false } = {}) {
+  constructor(mediaStreamTrack, { desc, simulcast = false, scalabilityMode = null, layers = [], muted = false } = {}) {
     super();
     /** The browser track being sent. */
     this.mediaStreamTrack = mediaStreamTrack;
@@ -17,6 +17,8 @@ export class LocalTrack extends Emitter {
     this.desc = desc;
     /** Whether the camera is sent as two simulcast layers (`h` = camera_big, `l` = camera_small). */
     this.simulcast = simulcast;
+    /** The SVC mode of a scalable camera (`'L3T3_KEY'`): one stream whose spatial layers are `layers`; or null. */
+    this.scalabilityMode = scalabilityMode;
     /** The layers announced to the server (`[{rid, desc, width, height, maxBitrate}]`). */
     this.layers = layers;
     this.muted = muted;

@@ -1,14 +1,23 @@
 // Errors raised while reading RTP payloads of outside origin: VP8 payload descriptors (RFC 7741 §4.2),
+// VP9 payload descriptors (RFC 9628 §4.2),
 // Opus packet framing (RFC 6716 §3) and H.264 payloads (RFC 6184 §5).
 
 /// Why an RTP payload was rejected.
 public enum RTPPayloadError: Error, Sendable, Equatable {
     /// The payload has no bytes at all.
     case emptyPayload
-    /// The VP8 payload descriptor announces more bytes than the payload holds.
+    /// The VP8 or VP9 payload descriptor announces more bytes than the payload holds.
     case truncatedDescriptor(needed: Int, available: Int)
     /// The VP8 payload descriptor is followed by no VP8 data.
     case missingVP8Data
+    /// A VP9 flexible-mode descriptor lists more than 3 reference indices (N set on the third, RFC 9628 §4.2).
+    case vp9TooManyReferences
+    /// A VP9 scalability structure's resolutions or picture group run past the payload (RFC 9628 §4.2.1).
+    case vp9TruncatedScalabilityStructure
+    /// A VP9 descriptor's SID names a spatial layer its own scalability structure does not have.
+    case vp9SpatialIDOutOfRange
+    /// The VP9 payload descriptor is followed by no VP9 data.
+    case vp9MissingFrameData
     /// The first packet of a VP8 frame is shorter than the 3-byte VP8 payload header (RFC 7741 §4.3).
     case truncatedVP8Header
     /// An Opus code 1 packet's two equal frames do not split the payload evenly (RFC 6716 §3.4 R3).

@@ -67,37 +67,25 @@ public struct VP8PayloadDescriptor: Sendable, Equatable {
         descriptor.nonReference = first & 0x20 != 0
         descriptor.startOfPartition = first & 0x10 != 0
         descriptor.partitionIndex = first & 0x07
-        var offset = 1
-        func next() throws(RTPPayloadError) -> UInt8 {
-            guard offset < payload.count else {
-                throw RTPPayloadError.truncatedDescriptor(needed: offset + 1, available: payload.count)
-            }
-            defer { offset += 1 }
-            return payload[offset]
-        }
+        var reader = PayloadDescriptorReader(payload)
         if first & 0x80 != 0 {
-            let extensions = try next()
+            let extensions = try reader.next()
             if extensions & 0x80 != 0 {
-                let high = try next()
-                if high & 0x80 != 0 {
-                    descriptor.pictureID = UInt16(high & 0x7F) << 8 | UInt16(try next())
-                    descriptor.longPictureID = true
-                } else {
-                    descriptor.pictureID = UInt16(high)
-                    descriptor.longPictureID = false
-                }
+                let (pictureID, long) = try reader.pictureID()
+                descriptor.pictureID = pictureID
+                descriptor.longPictureID = long
             }
-            if extensions & 0x40 != 0 { descriptor.tl0PicIndex = try next() }
+            if extensions & 0x40 != 0 { descriptor.tl0PicIndex = try reader.next() }
             let hasTID = extensions & 0x20 != 0, hasKeyIndex = extensions & 0x10 != 0
             if hasTID || hasKeyIndex {
-                let byte = try next()
+                let byte = try reader.next()
                 if hasTID { descriptor.temporalLayerID = byte >> 6 }
                 descriptor.layerSync = byte & 0x20 != 0
                 if hasKeyIndex { descriptor.keyIndex = byte & 0x1F }
             }
         }
-        guard offset < payload.count else { throw RTPPayloadError.missingVP8Data }
-        return (descriptor, offset)
+        guard reader.offset < payload.count else { throw RTPPayloadError.missingVP8Data }
+        return (descriptor, reader.offset)
     }
 
     /// Parses the descriptor at the start of a payload held in an array.

@@ -86,7 +86,9 @@ class Consumer {
     /// Whether the newest packet sent ended a frame (RTP marker bit).
     private(set) var lastMarker = false
     let history = ConsumerSendHistory()
-    /// Set for VP8 simulcast consumers: PictureID/TL0PICIDX continuity across switches.
+    /// Set for VP8 simulcast consumers: PictureID/TL0PICIDX continuity across switches. (A VP9 SVC
+    /// consumer forwards one stream's picture ids unchanged: a receiver places a picture in the
+    /// group of pictures by its id, so the gaps left by dropped temporal layers must stay.)
     var pictureIDs: VP8PictureIDRewriter?
 
     var counters = ConsumerCounters()
@@ -166,15 +168,19 @@ class Consumer {
 
     /// Writes `view` rewritten into the transport's send queue.
     @inline(__always)
-    final func send(_ view: RTPPacketView, layer: Int, outSequence: UInt16, outTimestamp: UInt32, now: Int64) {
+    /// - Parameter setMarker: set the RTP marker the source packet lacks (it ends the picture
+    ///   for this subscriber: a VP9 consumer that drops the picture's upper spatial layers).
+    final func send(_ view: RTPPacketView, layer: Int, outSequence: UInt16, outTimestamp: UInt32, now: Int64,
+                    setMarker: Bool = false) {
         transportRef._withUnsafeGuaranteedRef { transport in
-            send(view, on: transport, layer: layer, outSequence: outSequence, outTimestamp: outTimestamp, now: now)
+            send(view, on: transport, layer: layer, outSequence: outSequence, outTimestamp: outTimestamp, now: now,
+                 setMarker: setMarker)
         }
     }
 
     @inline(__always)
     private func send(_ view: RTPPacketView, on transport: MediaTransport, layer: Int, outSequence: UInt16,
-                      outTimestamp: UInt32, now: Int64) {
+                      outTimestamp: UInt32, now: Int64, setMarker: Bool) {
         let useTWCC = extensionIDs.transportWideCC != 0
         let twcc = transport.transportSequence
         var extensions = OutgoingExtensions(
@@ -191,6 +197,7 @@ class Consumer {
                 let end = written - view.paddingLength
                 deltas = pictureIDs!.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[(end - view.payload.count) ..< end]))
             }
+            if setMarker { slot[1] |= 0x80 }
             length = written
             return written
         }
@@ -199,14 +206,14 @@ class Consumer {
         transport.countSent(bytes: length)
         history.record(.init(outSequence: outSequence, inSequence: view.sequenceNumber, layer: UInt8(truncatingIfNeeded: layer),
                              valid: true, outTimestamp: outTimestamp, pictureIDDelta: deltas.0, tl0Delta: deltas.1,
-                             lastSent: now))
+                             lastSent: now, setMarker: setMarker))
         counters.packetsSent += 1
         counters.bytesSent += length
         counters.payloadBytesSent += view.payload.count
         if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
         if lastSendTime == .min || SequenceNumber.isNewer(outSequence, than: lastOutSequence) {
             lastOutSequence = outSequence
-            lastMarker = view.marker
+            lastMarker = view.marker || setMarker
         }
         lastSendTime = now
     }
@@ -274,6 +281,7 @@ class Consumer {
                 VP8PictureIDRewriter.apply(UnsafeMutableRawBufferPointer(rebasing: slot[(end - view.payload.count) ..< end]),
                                            pictureIDDelta: record.pictureIDDelta, tl0Delta: record.tl0Delta)
             }
+            if record.setMarker { slot[1] |= 0x80 }
             length = written
             return written
         }

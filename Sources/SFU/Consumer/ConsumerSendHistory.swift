@@ -16,6 +16,8 @@ struct ConsumerSendHistory {
         var lastSent: Int64
         /// Times it was resent.
         var resendCount: UInt8 = 0
+        /// The marker was set on it (VP9: the end of the picture for this subscriber).
+        var setMarker = false
     }
 
     private let records: SequenceRing<Record>

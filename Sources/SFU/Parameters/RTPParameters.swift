@@ -60,6 +60,12 @@ public struct RTPCodecParameters: Hashable, Sendable {
                            rtcpFeedback: [.nack, .pli, .fir, .remb, .transportCC])
     }
 
+    /// VP9 profile 0 at 90 kHz (RFC 9628 §6) with the same feedback as VP8.
+    public static func vp9(payloadType: UInt8 = 98) -> RTPCodecParameters {
+        RTPCodecParameters(name: "VP9", payloadType: payloadType, clockRate: 90_000, fmtp: ["profile-id": "0"],
+                           rtcpFeedback: [.nack, .pli, .fir, .remb, .transportCC])
+    }
+
     /// H.264 at 90 kHz in packetization-mode 1 (RFC 6184 §8.1) with the same feedback as VP8.
     /// - Parameter profileLevelID: 42e01f is Constrained Baseline level 3.1, which every WebRTC peer decodes.
     public static func h264(payloadType: UInt8 = 102, profileLevelID: String = "42e01f") -> RTPCodecParameters {
@@ -78,6 +84,8 @@ public struct RTPCodecParameters: Hashable, Sendable {
 
     /// True for VP8.
     var isVP8: Bool { name.lowercased() == "vp8" }
+    /// True for VP9.
+    var isVP9: Bool { name.lowercased() == "vp9" }
     /// True for H.264.
     var isH264: Bool { name.lowercased() == "h264" }
 }
@@ -125,6 +133,9 @@ public struct RTPParameters: Hashable, Sendable {
     public var encodings: [RTPEncodingParameters]
     /// RTCP CNAME of the sender (`a=ssrc:… cname:` / `a=msid`), informational.
     public var cname: String?
+    /// Producer of one scalable (SVC) stream: its spatial layers' descriptions, **best first**
+    /// (the publish request's `layers` of a track without simulcast); empty otherwise.
+    public var spatialLayers: [String] = []
 
     public init(mid: String? = nil, codecs: [RTPCodecParameters],
                 headerExtensions: [RTPHeaderExtensionParameters] = [],

@@ -24,9 +24,20 @@ final class Producer {
     var audioLevels = AudioLevelAccumulator()
     private(set) var closed = false
     let isVP8: Bool
-    /// Key frames are told from payload headers: VP8 (RFC 7741 §4.3) and H.264 (NAL types, RFC 6184).
+    /// VP9 (RFC 9628): a single stream is scalable (SVC) and goes to `VP9SVCConsumer`s.
+    let isVP9: Bool
+    /// Key frames are told from payload headers: VP8 (RFC 7741 §4.3), VP9 (RFC 9628 §4.2) and H.264 (NAL types, RFC 6184).
     let detectsKeyFrames: Bool
     private let isH264: Bool
+    /// The payload descriptor of the VP9 packet being forwarded now (parsed once for every consumer).
+    private(set) var vp9Descriptor: VP9PayloadDescriptor?
+    /// A VP9 producer's spatial layers: their count and measured rates.
+    var vp9Layers = VP9SpatialLayers()
+    /// The layers last reported as needed (`SFUEvent.layersNeeded`); nil before the first report.
+    var reportedNeededLayers: [Int]?
+    /// For a scalable single stream: the descriptions of its spatial layers, best first (the
+    /// publish request's `layers`), as `RTPParameters.spatialLayers`.
+    var spatialLayerNames: [String] { parameters.spatialLayers }
 
     /// Packets received that had no payload (padding only, used by senders to probe bandwidth).
     private(set) var paddingPackets = 0
@@ -51,7 +62,8 @@ final class Producer {
         self.muted = muted
         isVP8 = codec.isVP8
         isH264 = codec.isH264
-        detectsKeyFrames = kind == .video && (isVP8 || isH264)
+        isVP9 = codec.isVP9
+        detectsKeyFrames = kind == .video && (isVP8 || isH264 || isVP9)
         // Video keeps ~2 s of packets at 2.5 Mbit/s for NACKs when its publisher negotiated them;
         // audio always keeps 1.3 s: a subscriber that negotiated NACK for Opus (the Swift SDK) is
         // answered even when the publisher (a browser) did not (docs/network.md).
@@ -67,14 +79,36 @@ final class Producer {
     /// True when the track has more than one stream (simulcast).
     var isSimulcast: Bool { streams.count > 1 }
 
+    /// True for a single VP9 stream: its spatial and temporal layers are chosen per subscriber.
+    var isScalableVP9: Bool { isVP9 && !isSimulcast }
+
+    /// The spatial index of the layer described by `layer` in a scalable stream (its position in
+    /// `spatialLayerNames`, best first).
+    func spatialLayerIndex(named layer: String) -> Int? {
+        spatialLayerNames.firstIndex(of: layer).map { spatialLayerNames.count - 1 - $0 }
+    }
+
+    /// The name events use for spatial layer `index`: its description, else its index.
+    func spatialLayerName(_ index: Int) -> String {
+        let position = spatialLayerNames.count - 1 - index
+        return spatialLayerNames.indices.contains(position) ? spatialLayerNames[position] : String(index)
+    }
+
     // MARK: - Packet path
 
     /// One packet of `stream`, decrypted, on the I/O thread.
     @inline(__always)
     func receive(_ view: RTPPacketView, stream: ProducerStream, now: Int64) {
         let payload = view.payload
-        let isKeyFrame = !payload.isEmpty
-            && (isVP8 ? VP8.isKeyFrame(payload: payload) : isH264 && H264.isKeyFrame(payload: payload))
+        var isKeyFrame: Bool
+        if isVP9 {
+            vp9Descriptor = try? VP9PayloadDescriptor.parse(payload).descriptor
+            isKeyFrame = vp9Descriptor?.isKeyFrameStart ?? false
+            if let descriptor = vp9Descriptor { vp9Layers.received(descriptor, payload: payload, size: view.bytes.count, now: now) }
+        } else {
+            isKeyFrame = !payload.isEmpty
+                && (isVP8 ? VP8.isKeyFrame(payload: payload) : isH264 && H264.isKeyFrame(payload: payload))
+        }
         if stream.received(view, now: now, isKeyFrame: isKeyFrame) {
             requestKeyFrame(layer: stream.index, now: now)
         }

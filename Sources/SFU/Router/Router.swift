@@ -19,6 +19,7 @@ final class Router {
     private var lastSpeakerTime: Int64
     private var quality: [ParticipantID: ParticipantQualityMonitor] = [:]
     private var lastQualityTime: Int64
+    private var lastNeededLayersTime: Int64 = .min
     /// User data between the transports' data channels.
     var data = DataFanOut()
 
@@ -82,6 +83,23 @@ final class Router {
         if now - lastQualityTime >= configuration.qualityInterval {
             lastQualityTime = now
             reportQuality(now: now)
+        }
+        if lastNeededLayersTime == .min || now - lastNeededLayersTime >= Self.neededLayersInterval {
+            lastNeededLayersTime = now
+            reportNeededLayers()
+        }
+    }
+
+    /// How often dynacast looks at what each layered producer's subscribers need, µs: a layer a
+    /// subscriber starts needing is told within this (plus the signaling hop).
+    static let neededLayersInterval: Int64 = 100_000
+
+    /// Dynacast: tells which layers of each layered producer anyone needs, when that changed.
+    func reportNeededLayers() {
+        for producer in producers where !producer.closed {
+            guard let needed = producer.neededLayers(), needed != producer.reportedNeededLayers else { continue }
+            producer.reportedNeededLayers = needed
+            emit(.layersNeeded(id, producer.id, producer.layerNames(needed)))
         }
     }
 

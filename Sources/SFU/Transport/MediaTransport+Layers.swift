@@ -17,14 +17,14 @@ extension MediaTransport {
         return bandwidth.estimate
     }
 
-    /// Re-chooses the target layer of every simulcast consumer, and starts or stops a probe.
+    /// Re-chooses the target layer of every layered consumer (simulcast, VP9 SVC), and starts or stops a probe.
     /// - Parameter cause: reported if a consumer's target changes.
     func allocateLayers(now: Int64, cause: LayerSwitchCause) {
-        var simulcast: [SimulcastConsumer] = []
+        var simulcast: [any LayeredConsumer] = []
         var fixed = 0
         var reportedLoss = 0.0
         for consumer in consumers where !consumer.closed && !consumer.paused {
-            if let consumer = consumer as? SimulcastConsumer {
+            if let consumer = consumer as? any LayeredConsumer {
                 simulcast.append(consumer)
             } else if !consumer.producer.muted {
                 fixed += consumer.producer.streams.first?.bitrate ?? 0
@@ -49,8 +49,8 @@ extension MediaTransport {
         let demands = simulcast.map { consumer in
             LayerAllocator.Demand(
                 id: ObjectIdentifier(consumer).hashValue, preferred: consumer.preferredLayer,
-                current: consumer.isPausedForBandwidth ? nil : consumer.targetLayer ?? consumer.currentLayer,
-                layerBitrates: Self.layerBitrates(consumer, now: now), paused: consumer.isPausedForBandwidth)
+                current: consumer.isPausedForBandwidth ? nil : consumer.heldLayer,
+                layerBitrates: consumer.layerBitrates(now: now), paused: consumer.isPausedForBandwidth)
         }
         let decision = allocator.update(now: now, signals: signals, demands: demands)
         if let accepted = decision.acceptedEstimate { bandwidth.acceptProbe(accepted) }

@@ -133,6 +133,17 @@ final class SFUCore: @unchecked Sendable {
             consumer = simulcast
             try transport.add(consumer)
             simulcast.setTarget(preferred, cause: .requested, now: now)
+        } else if producer.isScalableVP9 {
+            var preferred = VP9SpatialLayers.maxLayers - 1  // the best the stream has
+            if let name = preferredLayer {
+                guard let index = producer.spatialLayerIndex(named: name) else { throw .unknownLayer(name) }
+                preferred = index
+            }
+            let svc = try VP9SVCConsumer(id: id, participant: transport.participant, transport: transport, producer: producer,
+                                         parameters: parameters, ssrc: ssrc, paused: paused, preferredLayer: preferred)
+            consumer = svc
+            try transport.add(consumer)
+            svc.setTarget(preferred, cause: .requested, now: now, dropCurrent: false)
         } else {
             consumer = try SimpleConsumer(id: id, participant: transport.participant, transport: transport,
                                           producer: producer, parameters: parameters, ssrc: ssrc, paused: paused)
@@ -142,7 +153,8 @@ final class SFUCore: @unchecked Sendable {
         producer.addConsumer(consumer)
         consumers[id] = consumer
         return ConsumerInfo(ssrc: ssrc, payloadType: consumer.payloadType,
-                            layers: producer.isSimulcast ? producer.streams.reversed().map(\.layerName) : [])
+                            layers: producer.isSimulcast ? producer.streams.reversed().map(\.layerName)
+                                : producer.isScalableVP9 ? producer.spatialLayerNames : [])
     }
 
     func closeConsumer(_ id: ConsumerID, reason: SFUCloseReason? = nil) {
@@ -162,15 +174,18 @@ final class SFUCore: @unchecked Sendable {
     /// Sets a simulcast consumer's preferred layer by description (nil: the best layer).
     func setPreferredLayer(_ id: ConsumerID, layer: String?, now: Int64) throws(SFUError) {
         guard let consumer = consumers[id] else { throw .consumerNotFound(id) }
-        guard let simulcast = consumer as? SimulcastConsumer else { return }
+        guard let layered = consumer as? any LayeredConsumer else { return }
         let producer = consumer.producer
-        var index = producer.streams.count - 1
+        let svc = producer.isScalableVP9
+        var index = svc ? VP9SpatialLayers.maxLayers - 1 : producer.streams.count - 1
         if let layer {
-            guard let found = producer.layerIndex(named: layer) else { throw .unknownLayer(layer) }
+            guard let found = svc ? producer.spatialLayerIndex(named: layer) : producer.layerIndex(named: layer) else {
+                throw .unknownLayer(layer)
+            }
             index = found
         }
-        simulcast.setPreferred(index)
-        simulcast.setTarget(index, cause: .requested, now: now)
+        layered.setPreferred(index)
+        layered.setTarget(index, cause: .requested, now: now, dropCurrent: false)
         consumer.transport.allocateLayers(now: now, cause: .bandwidth)
     }
 

@@ -43,6 +43,9 @@ public enum SFUEvent: Sendable {
     case consumerClosed(ConsumerID, reason: SFUCloseReason)
     /// A simulcast consumer switched layer.
     case layerSwitched(consumer: ConsumerID, LayerSwitch)
+    /// Dynacast: the layers of a simulcast or scalable producer some subscriber needs changed
+    /// (descriptions, best first; empty: none). Checked every `Router.neededLayersInterval`.
+    case layersNeeded(RouterID, ProducerID, [String])
     /// The router's speakers, loudest first, when their order changed (empty: nobody speaks).
     case activeSpeakers(RouterID, [SpeakerLevel])
     /// One participant's link statistics over the last quality interval.

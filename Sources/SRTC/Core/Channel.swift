@@ -223,10 +223,14 @@ public final class Channel: @unchecked Sendable {
         })
     }
 
+    /// The video codecs this SDK decodes (libvpx VP8, H.264), sent as the join's `video_codecs`: a
+    /// VP9 track is refused with `subscription_ended` (`codec_unsupported`) rather than sent undecodable.
+    static let decodedVideoCodecs = ["vp8", "h264"]
+
     func requestJoin(on signal: SignalClient, parameters: JoinParameters, sessionId: String?) async throws(SRTCError) -> JoinResponse {
         let request = JoinRequest(token: parameters.token, sessionId: sessionId, nickname: parameters.nickname,
                                   custom: parameters.custom, sdk: "srtc-swift/\(SRTCEngine.version) \(Self.platform)",
-                                  dataChannel: context.configuration.useDataChannel ? true : nil)
+                                  dataChannel: context.configuration.useDataChannel ? true : nil, videoCodecs: Self.decodedVideoCodecs)
         guard case .joined(let response) = try await signal.request(.join(request)) else {
             throw .connectionFailed("join answered without session")
         }

@@ -43,11 +43,16 @@ public struct JoinRequest: Codable, Sendable, Equatable {
     /// The client takes the subscribe transport's data channels (docs/protocol.md, "Data
     /// channels"): the server offers the transport at once, with an application section.
     public var dataChannel: Bool?
+    /// The video codecs the client decodes, preferred first (`vp8`, `vp9`, `h264`, compared
+    /// case-insensitively); nil: every codec the server forwards. A subscription to a track in
+    /// another codec gets no media and a `subscription_ended` with `codec_unsupported`.
+    public var videoCodecs: [String]?
 
     public init(token: String, protocolVersion: Int = signalingProtocolVersion, sessionId: String? = nil, nickname: String? = nil,
-                custom: String? = nil, sdk: String? = nil, dataChannel: Bool? = nil) {
+                custom: String? = nil, sdk: String? = nil, dataChannel: Bool? = nil, videoCodecs: [String]? = nil) {
         self.token = token; self.protocolVersion = protocolVersion; self.sessionId = sessionId
         self.nickname = nickname; self.custom = custom; self.sdk = sdk; self.dataChannel = dataChannel
+        self.videoCodecs = videoCodecs
     }
 
     enum CodingKeys: String, CodingKey {
@@ -55,6 +60,7 @@ public struct JoinRequest: Codable, Sendable, Equatable {
         case protocolVersion = "protocol"
         case sessionId = "session_id"
         case dataChannel = "data_channel"
+        case videoCodecs = "video_codecs"
     }
 
     /// `token` may be absent when the WebSocket URL carried it (`?token=`, docs/protocol.md).
@@ -67,6 +73,7 @@ public struct JoinRequest: Codable, Sendable, Equatable {
         custom = try c.decodeIfPresent(String.self, forKey: .custom)
         sdk = try c.decodeIfPresent(String.self, forKey: .sdk)
         dataChannel = try c.decodeIfPresent(Bool.self, forKey: .dataChannel)
+        videoCodecs = try c.decodeIfPresent([String].self, forKey: .videoCodecs)
     }
 }
 

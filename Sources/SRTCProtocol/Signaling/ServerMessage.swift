@@ -163,6 +163,8 @@ public enum ServerEvent: Sendable, Equatable {
     case connectionQuality(ConnectionQualityChange)
     case activeSpeakers(ActiveSpeakersSnapshot)
     case layerSwitched(LayerSwitchedInfo)
+    /// Dynacast: which layers of my track anyone receives now; the others may stop.
+    case layersNeeded(LayersNeeded)
     /// A subscription ended without the client asking (track removed, permission...).
     case subscriptionEnded(SubscriptionEnded)
     /// The server ends this session; the WebSocket closes right after.
@@ -184,6 +186,18 @@ public struct TrackEvent: Codable, Sendable, Equatable {
     public var uid: String
     public var track: TrackInfo
     public init(uid: String, track: TrackInfo) { self.uid = uid; self.track = track }
+}
+
+/// `layers_needed` (docs/protocol.md, "Dynacast").
+public struct LayersNeeded: Codable, Sendable, Equatable {
+    public var trackId: String
+    /// Layer descriptions (`camera_big`…), best first; empty: nobody receives the track.
+    public var layers: [String]
+    public init(trackId: String, layers: [String]) { self.trackId = trackId; self.layers = layers }
+    enum CodingKeys: String, CodingKey {
+        case layers
+        case trackId = "track_id"
+    }
 }
 
 /// `subscription_ended`.

@@ -216,6 +216,7 @@ struct ServerMessageWire: Codable {
         case "connection_quality": event = .connectionQuality(try data(ConnectionQualityChange.self))
         case "active_speakers": event = .activeSpeakers(try data(ActiveSpeakersSnapshot.self))
         case "layer_switched": event = .layerSwitched(try data(LayerSwitchedInfo.self))
+        case "layers_needed": event = .layersNeeded(try data(LayersNeeded.self))
         case "subscription_ended": event = .subscriptionEnded(try data(SubscriptionEnded.self))
         case "disconnected": event = .disconnected(try data(Disconnected.self))
         case "reconnect": event = .reconnect(try data(ReconnectNotice.self))
@@ -256,6 +257,7 @@ struct ServerMessageWire: Codable {
             case .connectionQuality(let d): try c.encode(d, forKey: .data)
             case .activeSpeakers(let d): try c.encode(d, forKey: .data)
             case .layerSwitched(let d): try c.encode(d, forKey: .data)
+            case .layersNeeded(let d): try c.encode(d, forKey: .data)
             case .subscriptionEnded(let d): try c.encode(d, forKey: .data)
             case .disconnected(let d): try c.encode(d, forKey: .data)
             case .reconnect(let d): try c.encode(d, forKey: .data)
@@ -282,6 +284,7 @@ extension ServerEvent {
         case .connectionQuality: return "connection_quality"
         case .activeSpeakers: return "active_speakers"
         case .layerSwitched: return "layer_switched"
+        case .layersNeeded: return "layers_needed"
         case .subscriptionEnded: return "subscription_ended"
         case .disconnected: return "disconnected"
         case .reconnect: return "reconnect"

@@ -44,6 +44,9 @@ extension ChannelRoom {
             } else {
                 participants[subscriber]?.send(.layerSwitched(info))
             }
+        case .layersNeeded(let trackId, let layers):
+            guard let publisher = tracks[trackId]?.uid else { return }
+            participants[publisher]?.send(.layersNeeded(LayersNeeded(trackId: trackId, layers: layers)))
         case .activeSpeakers(let snapshot):
             // A hidden participant (a composite publishing the mix) is never a speaker; the list
             // goes out only when what users see of it changed.

@@ -165,6 +165,15 @@ extension ChannelRoom {
         guard let publisher = participants[track.uid], let publisherMedia = publisher.media else {
             return .failure(SignalError(.notFound, "track \(r.trackId) has no media"))
         }
+        if track.kind == .video, let codecs = p.videoCodecs, let codec = track.codec, !codecs.contains(codec.lowercased()) {
+            // It could not decode the packets: none are sent. Said after the response (posted).
+            let uid = p.uid
+            let trackId = r.trackId
+            _ = inbox.post(job: { room in
+                room.participants[uid]?.send(.subscriptionEnded(SubscriptionEnded(trackId: trackId, reason: "codec_unsupported")))
+            })
+            return .success(.empty)
+        }
         guard let media = await mediaOf(p) else { return .failure(SignalError(.internalError, "media is not available on this server")) }
         p.subscriptions[r.trackId] = .some(r.layer)
         do {

@@ -7,6 +7,8 @@ enum RoomEvent: Sendable {
     case subscriberOffer(uid: String, sdp: String, revision: Int)
     /// A simulcast switch took effect on `subscriber`'s subscription to `trackId`.
     case layerSwitched(subscriber: String, trackId: String, layer: String, previous: String?, cause: String)
+    /// Dynacast: the layers of `trackId` some subscriber needs changed (its publisher gets them).
+    case layersNeeded(trackId: String, layers: [String])
     /// The channel's speakers changed (everyone gets the list).
     case activeSpeakers(ActiveSpeakersSnapshot)
     /// One participant's periodic link report (that participant gets it).

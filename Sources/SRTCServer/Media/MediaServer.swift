@@ -179,6 +179,8 @@ final class MediaServer: SFUListener, Sendable {
         case .dataChannelClosed(let transport, let channel):
             guard let (inbox, uid, _) = route(transport) else { return }
             inbox.post(.dataChannelClosed(uid: uid, transport: transport.rawValue, channel: channel))
+        case .layersNeeded(let router, let producer, let layers):
+            inbox(router)?.post(.layersNeeded(trackId: producer.rawValue, layers: layers))
         case .dataChannelMessage:
             break
         case .transportStateChanged(let id, let state):

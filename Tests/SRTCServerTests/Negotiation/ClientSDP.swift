@@ -14,10 +14,12 @@ enum ClientSDP {
         case video(mid: String, direction: String = "sendonly", ssrc: UInt32 = 2222, rtx: UInt32 = 3333)
         /// H.264 only: nothing the server forwards.
         case h264Only(mid: String)
+        /// VP9 profile 2, VP9 profile 0 and VP8, in that order (a browser that prefers VP9).
+        case vp9First(mid: String)
 
         var mid: String {
             switch self {
-            case .audio(let mid, _, _), .simulcast(let mid, _), .video(let mid, _, _, _), .h264Only(let mid): return mid
+            case .audio(let mid, _, _), .simulcast(let mid, _), .video(let mid, _, _, _), .h264Only(let mid), .vp9First(let mid): return mid
             }
         }
     }
@@ -56,6 +58,14 @@ enum ClientSDP {
                 lines += ["m=video 9 UDP/TLS/RTP/SAVPF 102"] + transport + [
                     "a=mid:" + mid, "a=sendonly", "a=rtcp-mux", "a=rtpmap:102 H264/90000",
                     "a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f",
+                ]
+            case .vp9First(let mid):
+                lines += ["m=video 9 UDP/TLS/RTP/SAVPF 100 98 96"] + transport + [
+                    "a=mid:" + mid, "a=sendonly", "a=rtcp-mux",
+                    "a=rtpmap:100 VP9/90000", "a=fmtp:100 profile-id=2", "a=rtcp-fb:100 nack",
+                    "a=rtpmap:98 VP9/90000", "a=fmtp:98 profile-id=0", "a=rtcp-fb:98 nack", "a=rtcp-fb:98 nack pli",
+                    "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack",
+                    "a=ssrc:4444 cname:client",
                 ]
             }
         }

@@ -69,6 +69,12 @@ struct ServerNegotiationTests {
             tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")],
             sections: ["0": (.recvonly, ["opus"]), "1": (.inactive, [])],
             encodings: ["0": [RTPEncodingParameters(ssrc: 1111)]]),
+        PublishCase(
+            name: "VP9 offered first: profile 0 is answered, profile 2 is not (one video codec)",
+            offer: ClientSDP.offer([.vp9First(mid: "0")]),
+            tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],
+            sections: ["0": (.recvonly, ["VP9"])],
+            encodings: ["0": [RTPEncodingParameters(ssrc: 4444)]]),
     ]
 
     @Test(arguments: publishCases)
@@ -94,7 +100,7 @@ struct ServerNegotiationTests {
         for producer in plan.producers {
             let mid = try #require(producer.parameters.mid)
             #expect(producer.parameters.encodings == c.encodings[mid], "mid \(mid)")
-            #expect(producer.parameters.codecs.allSatisfy { $0.name == "opus" || $0.name == "VP8" })
+            #expect(producer.parameters.codecs.allSatisfy { $0.name == "opus" || $0.name == "VP8" || $0.fmtp["profile-id"] == "0" })
         }
         #expect(plan.transport == ServerNegotiation.RemoteTransport(
             ice: Self.clientICE, fingerprint: try DTLSFingerprint(sdpValue: ClientSDP.fingerprint), dtlsRole: .server))
@@ -117,7 +123,7 @@ struct ServerNegotiationTests {
                     error: SignalError(.invalidParameter, "m-section 0 is not video")),
         RefusedCase(name: "a track with no codec the SFU forwards",
                     offer: ClientSDP.offer([.h264Only(mid: "0")]), tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],
-                    error: SignalError(.invalidParameter, "m-section 0 offers no codec the server forwards (Opus, VP8, H.264 packetization-mode 1 Constrained Baseline)")),
+                    error: SignalError(.invalidParameter, "m-section 0 offers no codec the server forwards (Opus, VP8, VP9 profile 0, H.264 packetization-mode 1 Constrained Baseline)")),
         RefusedCase(name: "no fingerprint",
                     offer: ClientSDP.offer([.audio(mid: "0")], fingerprint: nil), tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")],
                     error: SignalError(.invalidParameter, "SDP lacks a sha-256 a=fingerprint")),

@@ -86,6 +86,23 @@ struct ChannelRoomTests {
         await h.room.close(reason: .serverShutdown)
     }
 
+    @Test func aSubscriberThatCannotDecodeTheCodecIsToldAndGetsNoMedia() async throws {
+        let h = RoomHarness()
+        let alice = try await h.join("alice")
+        let bob = try await h.join("bob", videoCodecs: ["H264"])
+        let ids = try await alice.publish(["a0", "v1"])   // the fake media answers VP8
+        let video = try #require(ids["v1"]), audio = try #require(ids["a0"])
+        #expect(try await bob.request(.subscribe(SubscribeRequest(trackId: video))).get() == .empty)
+        await h.settled()
+        #expect(bob.connection.kinds.suffix(2) == ["response:subscribe", "event:subscription_ended"])
+        #expect(bob.connection.events.last == .subscriptionEnded(SubscriptionEnded(trackId: video, reason: "codec_unsupported")))
+        #expect(h.media.participant("bob")?.calls ?? [] == [])
+        // Audio is not a video codec: subscribed as ever.
+        #expect(try await bob.request(.subscribe(SubscribeRequest(trackId: audio))).get() == .empty)
+        #expect(h.media.participant("bob")?.calls == ["subscribe \(audio)"])
+        await h.room.close(reason: .serverShutdown)
+    }
+
     @Test func unpublishingEndsEverySubscriptionToTheTrack() async throws {
         let h = RoomHarness()
         let alice = try await h.join("alice")

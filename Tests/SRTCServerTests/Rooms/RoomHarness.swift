@@ -23,9 +23,9 @@ struct RoomHarness {
     }
 
     /// Joins `uid` on a new recording connection (or resumes `sessionId`).
-    func join(_ uid: String, validFor seconds: Int64 = 3600, resuming sessionId: String? = nil,
+    func join(_ uid: String, validFor seconds: Int64 = 3600, resuming sessionId: String? = nil, videoCodecs: [String]? = nil,
               on connection: RecordingConnection = RecordingConnection()) async throws -> Session {
-        let result = await room.join(JoinRequest(token: "", sessionId: sessionId), claims: claims(uid, validFor: seconds),
+        let result = await room.join(JoinRequest(token: "", sessionId: sessionId, videoCodecs: videoCodecs), claims: claims(uid, validFor: seconds),
                                      connection: connection, requestId: 1)
         let response = try result.get()
         return Session(room: room, uid: uid, sessionId: response.sessionId, connection: connection, joined: response)

@@ -1,6 +1,6 @@
 import RTCWire
 
-/// What the server negotiates: Opus, VP8 and H.264 (packetization-mode 1, Constrained Baseline) without RTX (retransmissions come on the primary
+/// What the server negotiates: Opus, VP8, VP9 profile 0 and H.264 (packetization-mode 1, Constrained Baseline) without RTX (retransmissions come on the primary
 /// SSRC, which the SFU's NACK path handles), and the header extensions the SFU reads.
 enum ServerMedia {
     /// NACK for Opus where the client offers it (the Swift SDK): a lost audio packet resent
@@ -13,6 +13,8 @@ enum ServerMedia {
     static let opus = Codec(payloadType: 111, name: "opus", clockRate: 48_000, channels: 2,
                             formatParameters: "minptime=10;useinbandfec=1", feedback: audioFeedback)
     static let vp8 = Codec(payloadType: 96, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
+    /// VP9 profile 0 (RFC 9628 §6), scalable (SVC) or not: the SFU reads its payload descriptor.
+    static let vp9 = Codec(payloadType: 98, name: "VP9", clockRate: 90_000, formatParameters: "profile-id=0", feedback: videoFeedback)
     static let h264 = Codec(payloadType: 102, name: "H264", clockRate: 90_000,
                             formatParameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
                             feedback: videoFeedback)
@@ -20,7 +22,11 @@ enum ServerMedia {
     /// The codec offered to a subscriber of a track published with `codec` (TrackInfo.codec).
     static func subscriberCodec(kind: MediaKind, trackCodec: String?) -> Codec {
         if kind == .audio { return opus }
-        return trackCodec?.lowercased() == "h264" ? h264 : vp8
+        switch trackCodec?.lowercased() {
+        case "h264": return h264
+        case "vp9": return vp9
+        default: return vp8
+        }
     }
 
     /// A publisher gets one video codec in the answer (the first of its offer the SFU forwards),
@@ -35,7 +41,7 @@ enum ServerMedia {
 
     /// Accepted from publishers.
     static let capabilities = MediaCapabilities(
-        audioCodecs: [opus], videoCodecs: [vp8, h264],
+        audioCodecs: [opus], videoCodecs: [vp8, vp9, h264],
         headerExtensions: [RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.absSendTime, RTPHeaderExtensionURI.transportWideCC,
                            RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.rid, RTPHeaderExtensionURI.repairedRid,
                            RTPHeaderExtensionURI.absCaptureTime])

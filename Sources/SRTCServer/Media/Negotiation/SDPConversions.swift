@@ -52,9 +52,12 @@ enum SDPConversions {
         } else {
             encodings = [RTPEncodingParameters()]
         }
-        return RTPParameters(mid: answer.mid, codecs: answer.codecs.filter { !$0.isRTX }.map(codec),
-                             headerExtensions: extensions(answer), encodings: encodings,
-                             cname: offer.ssrcs.first { $0.name == "cname" }?.value)
+        var parameters = RTPParameters(mid: answer.mid, codecs: answer.codecs.filter { !$0.isRTX }.map(codec),
+                                       headerExtensions: extensions(answer), encodings: encodings,
+                                       cname: offer.ssrcs.first { $0.name == "cname" }?.value)
+        // One stream with layers: a scalable (SVC) stream whose layers are its spatial layers.
+        if rids.isEmpty { parameters.spatialLayers = track.layers.map(\.desc) }
+        return parameters
     }
 
     /// The media SSRC of a single-stream section (the first of an FID group, else the first listed).

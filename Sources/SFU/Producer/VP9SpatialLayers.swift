@@ -1,0 +1,64 @@
+import RTCMedia
+
+/// What a VP9 producer's packets say about its spatial layers (RFC 9628): how many there are (the
+/// scalability structure's N_S, else the highest SID seen) and each layer's measured bitrate, for
+/// the per-subscriber layer choice (`LayerAllocator` through `VP9SVCConsumer`). Storage is made
+/// once; counting a packet does not allocate. I/O thread only.
+struct VP9SpatialLayers {
+    /// SID is 3 bits.
+    static let maxLayers = 8
+
+    /// Spatial layers the stream carries now (at least 1).
+    private(set) var count = 1
+    private var bytes = [UInt64](repeating: 0, count: maxLayers)
+    private var lastPacket = [Int64](repeating: .min, count: maxLayers)
+    private var meterBytes = [UInt64](repeating: 0, count: maxLayers)
+    private var meterTime: Int64 = .min
+    private var meterRates = [[Int]](repeating: [Int](repeating: 0, count: ProducerStream.meterWindows), count: maxLayers)
+    private var meterNext = 0
+    private var meterCount = 0
+    private var rates = [Int](repeating: 0, count: maxLayers)
+
+    /// Counts one packet of `size` bytes; a scalability structure in `payload` sets the layer count.
+    @inline(__always)
+    mutating func received(_ descriptor: VP9PayloadDescriptor, payload: UnsafeRawBufferPointer, size: Int, now: Int64) {
+        let layer = Int(descriptor.spatialLayer)
+        bytes[layer] &+= UInt64(size)
+        lastPacket[layer] = now
+        if let range = descriptor.scalabilityStructureRange {
+            count = Int(payload[range.lowerBound] >> 5) + 1   // N_S + 1 (RFC 9628 §4.2.1)
+        } else if layer >= count {
+            count = layer + 1
+        }
+    }
+
+    /// Bits per second of each spatial layer **with the layers below it** (what a subscriber of
+    /// that layer receives), lowest first, `count` of them; 0 for a layer not received in the last
+    /// 1.5 s. Measured over `ProducerStream.meterWindows` intervals of at least `interval` µs
+    /// (peaks trimmed as `ProducerStream.bitrate` is), so callers in the same interval share one
+    /// measurement.
+    mutating func cumulativeBitrates(now: Int64, interval: Int64 = 500_000) -> [Int] {
+        if meterTime == .min {
+            meterTime = now
+            meterBytes = bytes
+        } else if now - meterTime >= interval {
+            for layer in 0 ..< Self.maxLayers {
+                let instant = Int(min(1e10, Double(bytes[layer] &- meterBytes[layer]) * 8 * 1_000_000 / Double(now - meterTime)))
+                meterRates[layer][meterNext] = instant
+            }
+            meterNext = (meterNext + 1) % ProducerStream.meterWindows
+            meterCount = min(ProducerStream.meterWindows, meterCount + 1)
+            for layer in 0 ..< Self.maxLayers {
+                rates[layer] = ProducerStream.trimmedMean(meterRates[layer], count: meterCount, newest: meterNext)
+            }
+            meterTime = now
+            meterBytes = bytes
+        }
+        var sum = 0
+        return (0 ..< count).map { layer in
+            sum += rates[layer]
+            let active = lastPacket[layer] != .min && now - lastPacket[layer] <= 1_500_000
+            return active ? max(sum, 1) : 0
+        }
+    }
+}
