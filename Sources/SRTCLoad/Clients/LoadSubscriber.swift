@@ -109,6 +109,8 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
             remoteCandidates: try LocalOnly.filter(remote.candidates), certificate: certificate, remoteFingerprint: remote.fingerprint,
             dtlsRole: SDPNegotiation.localDTLSRole(remoteSetup: remote.setup), connectTimeout: .seconds(20))
         parameters.rtpDecryptionInterval = decryptionInterval
+        // A counting subscriber is one of hundreds of threads: its timers every 50 ms, not 10.
+        if decryptionInterval > 1 { parameters.clientTickInterval = .milliseconds(50) }
         guard let bind = SocketAddress(ip: bindAddress, port: 0) else { throw LoadError.setup("bad bind address \(bindAddress)") }
         let peer = try PeerTransport.client(parameters, bind: bind, delegate: self)
         transport.withLock { $0 = peer }
