@@ -40,11 +40,14 @@ struct SFULoadBench {
         ("idle 50 × 2", LoadScenario(rooms: 50, publishers: 2, subscribers: 0, joinRate: 100), false),
     ]
 
-    /// Heavier loads toward a configuration's capacity (docs/benchmarks.md, "Media workers"): run
-    /// only when named in `SRTC_SFU_LOAD_ONLY` ("20 rooms × 5,30 rooms × 5,40 rooms × 5").
+    /// Heavier loads toward a configuration's capacity (docs/benchmarks.md, "Capacity"): run only
+    /// when named in `SRTC_SFU_LOAD_ONLY` ("20 rooms × 5,30 rooms × 5,40 rooms × 5,1→400"). Their
+    /// subscribers count datagrams from the clear RTP header and decrypt one in
+    /// `capacityDecryptionInterval`, so the generator costs less than the server it loads.
     static let capacityScenarios: [(name: String, scenario: LoadScenario, media: Bool)] = [20, 30, 40].map {
         ("\($0) rooms × 5", LoadScenario(rooms: $0, publishers: 5, subscribers: 0, joinRate: 100), true)
-    }
+    } + [300, 400].map { ("1→\($0)", LoadScenario(publishers: 1, subscribers: $0, joinRate: 200), true) }
+    static let capacityDecryptionInterval = 16
 
     /// One scenario on one server.
     struct Row {
@@ -54,6 +57,10 @@ struct SFULoadBench {
         var error: String?
         /// Server CPU over the window, µs.
         var cpu = 0.0
+        /// This process's CPU over the window (the load generator: publishers, subscribers, pacer), µs.
+        var generatorCPU = 0.0
+        /// Subscribers decrypted one RTP packet in this many.
+        var decryptionInterval = 1
         var floor = 0.0
         var participants = 0
         /// Our server's forwarding p99 over the window (a packet's arrival in the SFU to the return of
@@ -61,6 +68,7 @@ struct SFULoadBench {
         var forwardingP99: Double?
 
         var cpuPerPacket: Double { cpu / Double(max(1, report?.packetsReceived ?? 0)) }
+        var generatorCPUPerPacket: Double { generatorCPU / Double(max(1, report?.packetsReceived ?? 0)) }
         var packetsPerCPUSecond: Double { Double(report?.packetsReceived ?? 0) / max(1e-9, cpu / 1e6) }
         /// Share of one core per joined participant, %.
         var idleShare: Double { 100 * cpu / 1e6 / max(0.001, report?.seconds ?? 1) / Double(max(1, participants)) }
@@ -107,8 +115,9 @@ struct SFULoadBench {
     private func measure(_ name: String, _ scenario: LoadScenario, target: any LoadTarget, pid: Int32, metricsURL: String?,
                          sendsMedia: Bool) async -> Row {
         var row = Row(scenario: name, server: target.name, participants: scenario.rooms * scenario.participantsPerRoom)
+        row.decryptionInterval = Self.capacityScenarios.contains { $0.name == name } ? Self.capacityDecryptionInterval : 1
         do {
-            let run = try await LoadRun(scenario: scenario, target: target, sendMedia: sendsMedia)
+            let run = try await LoadRun(scenario: scenario, target: target, sendMedia: sendsMedia, decryptionInterval: row.decryptionInterval)
             do {
                 try await run.setUp()
             } catch {
@@ -119,9 +128,10 @@ struct SFULoadBench {
             // The server publishes its media metrics every second: read a second after each edge.
             var latencyBefore: ForwardingLatencyProbe?
             if let metricsURL { latencyBefore = await ForwardingLatencyProbe.read(metricsURL) }
-            let before = CPUTime.process(pid: pid) ?? 0
+            let before = CPUTime.process(pid: pid) ?? 0, generatorBefore = CPUTime.process()
             let report = await run.measure(seconds: window)
             row.cpu = (CPUTime.process(pid: pid) ?? 0) - before
+            row.generatorCPU = CPUTime.process() - generatorBefore
             if let metricsURL, let latencyBefore {
                 try? await Task.sleep(for: .milliseconds(1100))
                 row.forwardingP99 = await ForwardingLatencyProbe.read(metricsURL).quantile(0.99, since: latencyBefore)
@@ -171,7 +181,9 @@ struct SFULoadBench {
         guard let report = row.report else { return "\(row.scenario) \(row.server): failed: \(row.error ?? "?")" }
         let failures = report.failures.isEmpty ? "" : "  (\(report.failures.count) failure(s): \(report.failures.first!))"
         return "\(row.scenario) \(row.server): set up in \(report.setupSeconds) s, \(Int(report.receiveRate)) pkt/s delivered, "
-            + String(format: "server CPU %.1f%% of a core", 100 * row.cpu / 1e6 / report.seconds) + failures
+            + String(format: "server CPU %.1f%% of a core, load generator %.1f%% (%.2f µs/pkt", 100 * row.cpu / 1e6 / report.seconds,
+                     100 * row.generatorCPU / 1e6 / report.seconds, row.generatorCPUPerPacket)
+            + (row.decryptionInterval > 1 ? ", subscribers decrypt 1 packet in \(row.decryptionInterval))" : ")") + failures
     }
 
     static func table(_ rows: [Row]) -> String {
@@ -182,7 +194,7 @@ struct SFULoadBench {
         var lines = ["", "SFU under the same load: srtc-server (release; srtc×N: --media-workers N) vs Janus 1.1.2 VideoRoom (event_loops = 2)",
                      left("scenario", 14) + left("server", 7) + pad("fwd pkt/s", 10) + pad("CPU µs/pkt", 11) + pad("floor", 7)
                         + pad("×floor", 7) + pad("pkt/CPU-s", 11) + pad("e2e p50 ms", 11) + pad("p99 ms", 8) + pad("fwd p99", 8) + pad("loss", 8)
-                        + pad("ours/Janus", 11)]
+                        + pad("gen µs/pkt", 11) + pad("ours/Janus", 11)]
         for (index, row) in rows.enumerated() {
             guard let report = row.report else {
                 lines.append(left(row.scenario, 14) + left(row.server, 7) + "  failed: \(row.error ?? "?")")
@@ -207,6 +219,7 @@ struct SFULoadBench {
                          + pad(String(format: "%.2f", report.latency.p50), 11) + pad(String(format: "%.2f", report.latency.p99), 8)
                          + pad(row.forwardingP99.map { $0.isFinite ? "≤" + String(format: "%g", $0) : ">10" } ?? "–", 8)
                          + pad(String(format: "%.2f%%", 100 * (1 - min(1, report.delivery))), 8)
+                         + pad(String(format: "%.2f", row.generatorCPUPerPacket) + (row.decryptionInterval > 1 ? "c" : ""), 11)
                          + pad(ratio.map { String(format: "%.2f×", $0) } ?? "", 11)
                          + (report.failures.isEmpty ? "" : "  (\(report.failures.count) setup failure(s))"))
         }
@@ -214,7 +227,9 @@ struct SFULoadBench {
         lines.append("window per delivered packet; floor: a bare sendmmsg loop sending the same datagrams to the same sockets; e2e:")
         lines.append("publisher send to subscriber arrival; fwd p99: our server's p99 from a packet's arrival in the SFU (decrypted)")
         lines.append("to the kernel taking each copy (the return of its sendmmsg), ms, as the /metrics histogram bound it falls")
-        lines.append("under; ours/Janus: delivered packets per server CPU-second, ours over Janus's.")
+        lines.append("under; gen µs/pkt: the load generator's own CPU (this process) per delivered packet, \"c\" where its subscribers")
+        lines.append("count datagrams from the clear RTP header and decrypt one in \(capacityDecryptionInterval); ours/Janus: delivered packets")
+        lines.append("per server CPU-second, ours over Janus's.")
         return lines.joined(separator: "\n")
     }
 }

@@ -37,12 +37,18 @@ import Testing
         let subscriber: SDKPeer
         let collector: SDKAutoSubscriber
         let pusher: SDKMediaPusher
+        /// One idle participant per node in channels of their own (`onSecondWorker`).
+        let bystanders: [SDKPeer]
 
         /// - Parameter dataChannels: the clients ask for data channels (events and user data).
         /// - Parameter drainSeconds: node a's `--drain-seconds`.
-        init(dataChannels: Bool = false, balancer kind: Balancer = .relay, drainSeconds: Int = 1) async throws {
+        /// - Parameter onSecondWorker: node a runs two media workers and channel "m" on its
+        ///   second (worker 1): a bystander's channel is placed on a first (its worker 0), another
+        ///   on b, so "m" ties back to a, where placement puts it on the worker without a channel.
+        init(dataChannels: Bool = false, balancer kind: Balancer = .relay, drainSeconds: Int = 1, onSecondWorker: Bool = false) async throws {
             let redis = try await TestRedis.freshURL()
-            let a = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", "a", "--drain-seconds", "\(drainSeconds)"])
+            let a = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", "a", "--drain-seconds", "\(drainSeconds)"]
+                                              + (onSecondWorker ? ["--media-workers", "2"] : []))
             let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b"; $0.qualityIntervalSeconds = 0.5 }
             switch kind {
             case .relay:
@@ -54,6 +60,20 @@ import Testing
                 balancerURL = haproxy.url
                 stopBalancer = { haproxy.stop() }
             }
+            var bystanders: [SDKPeer] = []
+            if onSecondWorker {
+                let registry = try #require(b.app.cluster?.registry)
+                for (node, channel) in [("a", "bystander-a"), ("b", "bystander-b")] {
+                    let bystander = SDKPeer()
+                    try await bystander.channel.join(url: balancerURL, token: b.token(uid: "by-\(node)", channel: channel))
+                    bystanders.append(bystander)
+                    // Placement reads the loads the nodes published at their last heartbeat.
+                    try await eventually("node \(node) publishes its bystander") {
+                        try await registry.liveNodes().first { $0.id == node }?.participants == 1
+                    }
+                }
+            }
+            self.bystanders = bystanders
             let publisher = SDKPeer(useDataChannel: dataChannels), subscriber = SDKPeer(useDataChannel: dataChannels)
             let collector = SDKAutoSubscriber()
             subscriber.channel.delegates.add(delegate: collector)
@@ -64,7 +84,14 @@ import Testing
             try await publisher.channel.publishLocalTrack(video)
             pusher = try SDKMediaPusher(video: video, audio: nil, width: ClusterMoveTests.width, height: ClusterMoveTests.height)
             try await eventually("first frames") { collector.collector.frameCount > 10 }
-            #expect(b.app.channels.count == 0, "the channel runs on a")
+            #expect(b.app.channels.count == (onSecondWorker ? 1 : 0), "the channel runs on a")
+            if onSecondWorker {
+                // Worker 1 forwards the channel's frames; worker 0 (the bystander's) forwards nothing.
+                try await eventually("a's worker 1 forwards channel m") {
+                    let forwarded = MetricsSnapshot(text: try await a.get("/metrics").body).perWorker("srtc_sfu_worker_forwarded_packets_total")
+                    return forwarded.count == 2 && forwarded[0] == 0 && forwarded[1] > 100
+                }
+            }
             self.a = a
             self.b = b
             self.publisher = publisher
@@ -96,14 +123,18 @@ import Testing
             pusher.stop()
             await publisher.channel.leave()
             await subscriber.channel.leave()
+            for bystander in bystanders { await bystander.channel.leave() }
             stopBalancer()
             await b.stop()
             a.send(SIGKILL)
         }
     }
 
-    @Test func drainingTheChannelsNodeMovesEveryClientWithoutAnyoneLeaving() async throws {
-        let cluster = try await Cluster()
+    /// Also with the channel on node a's second media worker (issue 27): its clients resume on b
+    /// with their frames in order, as from worker 0.
+    @Test(arguments: [false, true])
+    func drainingTheChannelsNodeMovesEveryClientWithoutAnyoneLeaving(onSecondWorker: Bool) async throws {
+        let cluster = try await Cluster(onSecondWorker: onSecondWorker)
         cluster.a.send(SIGTERM)
         try await cluster.expectResumedOnB()
         // The drained node handed the channel over and exited cleanly.
@@ -157,12 +188,14 @@ import Testing
     /// reconnect through HAProxy to b and ask again every 250 ms while b answers "retry" (a is
     /// registered until its entry expires, at most 3 s), then resume there. The gap is printed
     /// (docs/deploy.md "Drain and failover" reports the measured figures).
-    @Test func killingTheChannelsNodeBehindHAProxyBringsTheMediaBackOnTheOtherNode() async throws {
-        let cluster = try await Cluster(balancer: .haproxy)
+    /// Also with the channel on node a's second media worker (issue 27).
+    @Test(arguments: [false, true])
+    func killingTheChannelsNodeBehindHAProxyBringsTheMediaBackOnTheOtherNode(onSecondWorker: Bool) async throws {
+        let cluster = try await Cluster(balancer: .haproxy, onSecondWorker: onSecondWorker)
         let killed = ContinuousClock.now
         cluster.a.send(SIGKILL)
         let gap = try await Self.secondsUntilMediaIsBack(cluster.collector.collector, since: killed)
-        print("failover behind HAProxy: media back \(String(format: "%.2f", gap)) s after kill -9 of the channel's node")
+        print("failover behind HAProxy\(onSecondWorker ? " (channel on a's worker 1)" : ""): media back \(String(format: "%.2f", gap)) s after kill -9 of the channel's node")
         _ = try await cluster.a.waitForExit()
         try await cluster.expectResumedOnB()
         await cluster.stop()

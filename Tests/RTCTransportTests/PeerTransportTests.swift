@@ -16,6 +16,8 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
         var states: [PeerTransport.State] = []
         var rtp: [[UInt8]] = []
         var rtcp: [[UInt8]] = []
+        /// RTP packets handed over undecrypted (`rtpDecryptionInterval`).
+        var protectedRTP: [[UInt8]] = []
         var dataChannel: [DataChannelEndpoint.Event] = []
     }
     let log = Mutex(Log())
@@ -28,6 +30,9 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
     func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
         log.withLock { $0.rtp.append(Array(packet)) }
         onRTP?(transport, packet)
+    }
+    func peerTransport(_ transport: PeerTransport, didReceiveProtectedRTP packet: UnsafeMutableRawBufferPointer) {
+        log.withLock { $0.protectedRTP.append(Array(packet)) }
     }
     func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         log.withLock { $0.rtcp.append(Array(packet)) }
@@ -54,7 +59,7 @@ struct LoopbackPeers {
     ///   the port listens for ICE-TCP too when given.
     init(clientProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80], serverExpects: DTLSFingerprint? = nil,
          host: String = "127.0.0.1", connectTimeout: Duration = .seconds(10), sctp: SCTPParameters? = nil,
-         candidates: ((MediaPort) -> [ICECandidate])? = nil) throws {
+         candidates: ((MediaPort) -> [ICECandidate])? = nil, clientDecryptionInterval: Int = 1) throws {
         let local = SocketAddress(ip: host, port: 0)!
         port = try MediaPort(bind: local, tcpBind: candidates == nil ? nil : local)
         let serverCert = try DTLSCertificate(), clientCert = try DTLSCertificate()
@@ -64,12 +69,13 @@ struct LoopbackPeers {
             remoteFingerprint: serverExpects ?? clientCert.fingerprint, dtlsRole: .server, connectTimeout: connectTimeout,
             sctp: sctp),
             delegate: serverDelegate)
-        client = try PeerTransport.client(PeerTransportParameters(
+        var clientParameters = PeerTransportParameters(
             iceRole: .controlling, localICE: clientICE, remoteICE: serverICE,
             remoteCandidates: candidates?(port) ?? [ICECandidate(address: port.localAddress)], certificate: clientCert,
             remoteFingerprint: serverCert.fingerprint, dtlsRole: .client, srtpProfiles: clientProfiles,
-            connectTimeout: connectTimeout, sctp: sctp),
-            bind: SocketAddress(ip: host, port: 0)!, delegate: clientDelegate)
+            connectTimeout: connectTimeout, sctp: sctp)
+        clientParameters.rtpDecryptionInterval = clientDecryptionInterval
+        client = try PeerTransport.client(clientParameters, bind: SocketAddress(ip: host, port: 0)!, delegate: clientDelegate)
     }
 
     func shutdown() {
@@ -109,6 +115,26 @@ struct LoopbackPeers {
         }
         #expect(await peers.clientDelegate.waitFor { $0.rtp.count == 5 && $0.rtcp.count == 1 })
         #expect(peers.clientDelegate.log.withLock { $0.rtp } == back)
+    }
+
+    /// A load generator's counting subscriber: one RTP packet in 4 is decrypted, the others arrive
+    /// as sent on the wire less the SRTP tag, their headers in the clear (RFC 3711 §3.1).
+    @Test(arguments: SRTPProfile.allCases)
+    func aClientSamplingDecryptionGetsTheOtherPacketsWithTheirHeadersInTheClear(profile: SRTPProfile) async throws {
+        let peers = try LoopbackPeers(clientProfiles: [profile], clientDecryptionInterval: 4)
+        defer { peers.shutdown() }
+        #expect(await peers.clientDelegate.waitFor { $0.states.last == .connected })
+        #expect(await peers.serverDelegate.waitFor { $0.states.last == .connected })
+        let packets = (0..<20).map { SRTPTests.rtp(seq: UInt16(500 + $0), ssrc: 0x3333, payloadLength: 200) }
+        peers.server.execute { t in for p in packets { p.withUnsafeBytes { _ = t.sendRTP($0) } } }
+        #expect(await peers.clientDelegate.waitFor { $0.rtp.count + $0.protectedRTP.count == 20 })
+        let log = peers.clientDelegate.log.withLock { $0 }
+        // Packets 0, 4, 8, … decrypted; the others with the sent header and the sent length.
+        #expect(log.rtp == stride(from: 0, to: 20, by: 4).map { packets[$0] })
+        let undecrypted = packets.indices.filter { $0 % 4 != 0 }.map { packets[$0] }
+        #expect(log.protectedRTP.map { Array($0[0..<12]) } == undecrypted.map { Array($0[0..<12]) })
+        #expect(log.protectedRTP.map(\.count) == undecrypted.map(\.count))
+        #expect(log.protectedRTP.map { Array($0[12...]) } != undecrypted.map { Array($0[12...]) }, "payloads stay encrypted")
     }
 
     @Test func echoFromInsideTheReceiveCallbackUsesTheBatchedSendPath() async throws {

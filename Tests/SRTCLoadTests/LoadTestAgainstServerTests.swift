@@ -8,11 +8,15 @@ import Testing
 /// in-process, three seconds. Delivery is asserted; delays are measured but never judged here
 /// (speed lives in `make bench-sfu`).
 struct LoadTestAgainstServerTests {
-    @Test func onePublisherToFourSubscribersDeliversWhatWasSent() async throws {
+    /// Also with subscribers that decrypt one packet in 8 and count the rest from their clear
+    /// headers (the capacity rows of `make bench-sfu`): the same counts and delays.
+    @Test(arguments: [1, 8])
+    func onePublisherToFourSubscribersDeliversWhatWasSent(decryptionInterval: Int) async throws {
         // Webhooks to a port nobody listens on: the webhook families show failed attempts.
         let server = try TestServer(webhookURL: "http://127.0.0.1:9/hooks")
         let target = SRTCLoadTarget(baseURL: server.httpBase, appId: TestServer.appId, appKey: TestServer.appKey)
-        let run = try await LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 4, duration: 3), target: target)
+        let run = try await LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 4, duration: 3), target: target,
+                                    decryptionInterval: decryptionInterval)
         try await run.setUp()
         let report = await run.measure(seconds: 3)
         // /metrics shows the load while it runs (the SFU publishes its figures every second).

@@ -11,7 +11,8 @@ extension PeerTransport {
     public static func client(_ parameters: PeerTransportParameters, bind: SocketAddress,
                               delegate: PeerTransportDelegate?) throws -> PeerTransport {
         let socket = try UDPSocket(bind: bind)
-        let loop = try UDPReceiveLoop(socket: socket, batchSize: 16, sendQueueCapacity: 32, tickInterval: .milliseconds(10))
+        let loop = try UDPReceiveLoop(socket: socket, batchSize: 16, sendQueueCapacity: 32,
+                                      tickInterval: parameters.clientTickInterval)
         let transport = try PeerTransport(parameters: parameters, io: loop)
         transport.delegate = delegate
         transport.ownsLoop = true

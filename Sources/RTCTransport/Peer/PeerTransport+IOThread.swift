@@ -66,7 +66,15 @@ extension PeerTransport {
                 let length = try srtp.unprotectRTCP(datagram, length: datagram.count)
                 stats.rtcpReceived += 1
                 delegate?.peerTransport(self, didReceiveRTCP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]))
+            } else if rtpUntilDecryption > 0 {
+                // Not this one (`rtpDecryptionInterval`): counted by its clear header only.
+                rtpUntilDecryption -= 1
+                let tag = srtpProfile?.rtpOverhead ?? 0
+                guard datagram.count >= 12 + tag else { stats.unprotectFailures += 1; return }
+                stats.rtpReceived += 1
+                delegate?.peerTransport(self, didReceiveProtectedRTP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<datagram.count - tag]))
             } else {
+                rtpUntilDecryption = rtpDecryptionInterval - 1
                 let length = try srtp.unprotectRTP(datagram, length: datagram.count)
                 stats.rtpReceived += 1
                 delegate?.peerTransport(self, didReceiveRTP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]))

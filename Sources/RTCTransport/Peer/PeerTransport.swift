@@ -64,6 +64,10 @@ public final class PeerTransport: @unchecked Sendable {
     /// an ICE restart). An integer: reading an optional `ContinuousClock.Instant` (a resilient
     /// type) for every transport on every tick went through value witnesses, 1 % of the thread.
     var quietUntil: UInt64 = 0
+    /// `parameters.rtpDecryptionInterval`, and how many RTP packets pass undecrypted before the
+    /// next one is unprotected (I/O thread).
+    let rtpDecryptionInterval: Int
+    var rtpUntilDecryption = 0
     var started = false
     /// An ICE restart is under way after a recoverable ICE failure (DTLS and SRTP kept).
     var restarting = false
@@ -97,6 +101,7 @@ public final class PeerTransport: @unchecked Sendable {
 
     init(parameters: PeerTransportParameters, io: UDPReceiveLoop) throws(DTLSError) {
         self.parameters = parameters
+        rtpDecryptionInterval = max(1, parameters.rtpDecryptionInterval)
         self.io = io
         localICE = parameters.localICE
         awaitingRemote = parameters.remoteFingerprint == nil

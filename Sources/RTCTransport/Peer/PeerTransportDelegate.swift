@@ -11,6 +11,9 @@ public protocol PeerTransportDelegate: AnyObject {
     func peerTransport(_ transport: PeerTransport, didChangeState state: PeerTransport.State)
     /// A decrypted RTP packet arrived.
     func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer)
+    /// An RTP packet arrived that was not decrypted (`PeerTransportParameters.rtpDecryptionInterval`):
+    /// its header as sent, its payload still encrypted, the SRTP tag cut off.
+    func peerTransport(_ transport: PeerTransport, didReceiveProtectedRTP packet: UnsafeMutableRawBufferPointer)
     /// A decrypted RTCP compound packet arrived.
     func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer)
     /// Something happened on the transport's data channels (only with `parameters.sctp`).
@@ -18,6 +21,8 @@ public protocol PeerTransportDelegate: AnyObject {
 }
 
 extension PeerTransportDelegate {
+    /// Only transports that sample decryption see undecrypted packets.
+    public func peerTransport(_ transport: PeerTransport, didReceiveProtectedRTP packet: UnsafeMutableRawBufferPointer) {}
     /// Transports without data channels need not implement it.
     public func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {}
 }

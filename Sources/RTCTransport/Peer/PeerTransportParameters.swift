@@ -35,6 +35,16 @@ public struct PeerTransportParameters: Sendable {
     public var turnServer: TURNServer?
     /// Only through the relay (`iceTransportPolicy: relay`); needs `turnServer`.
     public var relayOnly = false
+    /// Unprotect one RTP packet in this many (1: every one). The others reach
+    /// `peerTransport(_:didReceiveProtectedRTP:)` still encrypted: their RTP header is in the clear
+    /// (RFC 3711 §3.1), which is all a load generator's counting subscriber reads, so it costs no
+    /// AES per packet. The sampled ones keep SRTP's replay window and rollover counter current.
+    public var rtpDecryptionInterval = 1
+    /// How often a client transport's own I/O loop runs its timers (`PeerTransport.client`). ICE
+    /// checks are paced in tens of ms, consent every few seconds (RFC 7675 §5.1) and DTLS
+    /// retransmits after a second: a load generator's subscriber, one thread among hundreds,
+    /// takes a coarser tick so its wake-ups are its packets'.
+    public var clientTickInterval: Duration = .milliseconds(10)
 
     public init(iceRole: ICERole, localICE: ICECredentials, remoteICE: ICECredentials?,
                 remoteCandidates: [ICECandidate] = [], certificate: DTLSCertificate,

@@ -46,11 +46,17 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
 
     /// Keep every packet's payload (for checks that decode what arrived; never in a load run).
     private let capture: Bool
+    /// Decrypt one RTP packet in this many (`PeerTransportParameters.rtpDecryptionInterval`);
+    /// the rest are counted from their clear headers. 1 when capturing.
+    private let decryptionInterval: Int
 
-    package init(certificate: DTLSCertificate, bindAddress: String, capture: Bool = false) {
+    /// - Parameter decryptionInterval: SRTP-decrypt one RTP packet in this many, count the others
+    ///   undecrypted (a load generator cheaper than the server it loads; ignored with `capture`).
+    package init(certificate: DTLSCertificate, bindAddress: String, capture: Bool = false, decryptionInterval: Int = 1) {
         self.certificate = certificate
         self.bindAddress = bindAddress
         self.capture = capture
+        self.decryptionInterval = capture ? 1 : max(1, decryptionInterval)
     }
 
     /// The local address of the media socket, once the transport exists.
@@ -98,10 +104,13 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
     /// Starts the transport toward the server of the first offer (once it has the answer).
     package func connect() throws {
         guard transport.withLock({ $0 }) == nil, let remote else { return }
-        let parameters = PeerTransportParameters(
+        var parameters = PeerTransportParameters(
             iceRole: .controlling, localICE: localICE, remoteICE: ICECredentials(ufrag: remote.iceUfrag, pwd: remote.icePwd),
             remoteCandidates: try LocalOnly.filter(remote.candidates), certificate: certificate, remoteFingerprint: remote.fingerprint,
             dtlsRole: SDPNegotiation.localDTLSRole(remoteSetup: remote.setup), connectTimeout: .seconds(20))
+        parameters.rtpDecryptionInterval = decryptionInterval
+        // A counting subscriber is one of hundreds of threads: its timers every 50 ms, not 10.
+        if decryptionInterval > 1 { parameters.clientTickInterval = .milliseconds(50) }
         guard let bind = SocketAddress(ip: bindAddress, port: 0) else { throw LoadError.setup("bad bind address \(bindAddress)") }
         let peer = try PeerTransport.client(parameters, bind: bind, delegate: self)
         transport.withLock { $0 = peer }
@@ -181,6 +190,20 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
 
     package func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
         guard let view = try? RTPPacketView(UnsafeRawBufferPointer(packet)) else { return }
+        count(view, on: transport)
+    }
+
+    /// The packets left encrypted (`decryptionInterval`): counted from their clear header. The
+    /// padding bit is cleared first, as the padding count sits in the encrypted payload.
+    package func peerTransport(_ transport: PeerTransport, didReceiveProtectedRTP packet: UnsafeMutableRawBufferPointer) {
+        guard !packet.isEmpty else { return }
+        packet[0] &= ~0x20
+        guard let view = try? RTPPacketView(UnsafeRawBufferPointer(packet)) else { return }
+        count(view, on: transport)
+    }
+
+    /// Counts one packet: loss, NACKs for a new gap, its end-to-end delay (header fields only).
+    private func count(_ view: RTPPacketView, on transport: PeerTransport) {
         let ssrc = view.ssrc
         guard let stream = streams.first(where: { $0.ssrc == ssrc }) ?? adopt(view) else { return }
         packetsReceived.add(1, ordering: .relaxed)

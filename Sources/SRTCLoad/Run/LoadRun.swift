@@ -46,6 +46,9 @@ package final class LoadRun: @unchecked Sendable {
 
     /// Subscribers keep every payload (interop checks that decode; never for load).
     private let capture: Bool
+    /// Subscribers SRTP-decrypt one RTP packet in this many and count the rest from their clear
+    /// headers (`LoadSubscriber`), so the generator costs less than the server it loads.
+    private let decryptionInterval: Int
 
     /// Publishers send media (otherwise everyone joins, publishes and subscribes, and only the
     /// transports' timers, consent checks and reports run: a joined participant's idle cost).
@@ -54,10 +57,13 @@ package final class LoadRun: @unchecked Sendable {
     /// - Parameters:
     ///   - capture: subscribers keep every payload, for checks that decode what arrived.
     ///   - sendMedia: false to measure idle participants.
+    ///   - decryptionInterval: subscribers decrypt one RTP packet in this many (1: all).
     /// - Throws: `LoadError.invalidScenario` when the scenario is out of bounds.
-    package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true) async throws {
+    package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true,
+                 decryptionInterval: Int = 1) async throws {
         try scenario.validate()
         self.capture = capture
+        self.decryptionInterval = decryptionInterval
         sendsMedia = sendMedia
         pacer = LoadPacer(sendsMedia: sendMedia)
         self.scenario = scenario
@@ -133,7 +139,8 @@ package final class LoadRun: @unchecked Sendable {
             participant.session = session
         }
         let sources = participants.filter { $0.room == participant.room && $0 !== participant && $0.publication != nil }
-        let subscriber = LoadSubscriber(certificate: certificate, bindAddress: target.bindAddress, capture: capture)
+        let subscriber = LoadSubscriber(certificate: certificate, bindAddress: target.bindAddress, capture: capture,
+                                        decryptionInterval: decryptionInterval)
         participant.subscriber = subscriber
         let layer = scenario.simulcast ? scenario.layer : nil
         let small = layer == TrackDescName.cameraSmall
