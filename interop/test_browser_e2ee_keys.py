@@ -43,6 +43,20 @@ import('/sdk/srtc.js').then(async (srtc) => {
 """
 
 
+# Alice leaves and comes back in a new channel object with the same keys, publishing a new pattern.
+RETURN_JS = PATTERN_JS + """
+const [token, done] = arguments;
+(async () => {
+  await window.ch.leave();
+  const ch = new window.srtc.SRTCChannel({e2ee: {keyProvider: window.provider}});
+  window.ch = ch;
+  await ch.join(location.origin, token);
+  await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera'}]);
+  done({ok: true});
+})().catch((e) => done({ok: false, error: String(e)}));
+"""
+
+
 def decoded(tab):
     return tab.run_async(INBOUND_JS)
 
@@ -76,6 +90,19 @@ def run(server, driver):
     expect(second["packetsReceived"] > first["packetsReceived"] + 30 and second["framesDecoded"] == first["framesDecoded"],
            f"carol still receives alice's packets but decodes no frame under the new key ({first} → {second})")
     ok(f"carol is told missingKey and decodes nothing sent after the ratchet ({second['packetsReceived'] - first['packetsReceived']} packets in 3 s)")
+
+    # Alice leaves and returns: bob forgot her when she left, so her return is reported afresh
+    # (`ok` again), and he decodes her new camera. Without forgetting, his last state for her was
+    # `ok` already and nothing would be reported.
+    mark = len(bob.events())
+    returned = alice.run_async(RETURN_JS, server.channel_token(CHANNEL, "alice"))
+    expect(returned["ok"], f"alice left and came back ({returned.get('error', 'ok')})")
+    bob.wait_event("userDidLeave", lambda args: args[:1] == ["alice"], timeout=WAIT, after=mark)
+    again = bob.wait_value(lambda: bob.call("for (const t of ch.remoteTracks) if (t.uid === 'alice' && t.kind === 'video') return t.id; return null;").get("value"),
+                           lambda v: v and v != camera, "alice's new camera", timeout=WAIT)
+    read_numbers(bob, again, "alice's camera after her return")
+    bob.wait_event("e2eeStateChanged", lambda args: args == ["alice", "ok"], timeout=WAIT, after=mark)
+    ok("bob forgot alice when she left: her return is reported ok afresh")
 
 
 def main():
