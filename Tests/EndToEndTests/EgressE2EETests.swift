@@ -10,13 +10,18 @@ import Testing
 /// encrypted, and refuses to record them instead of writing ciphertext to a file, while it still
 /// records the channel's other tracks.
 @Suite(.serialized) struct EgressE2EETests {
-    @Test func encryptedTracksAreAnnouncedAndRefusedForRecording() async throws {
-        let server = try EgressTestServer()
-        let encrypted = SDKPeer(e2ee: E2EEConfiguration(keyProvider: .sharedKey(passphrase: "p4ss")))
-        try await encrypted.channel.join(url: server.url, token: server.token(uid: "secret", channel: "mixed"))
+    /// `secret` joins `channel` with `keys` and publishes an encrypted 320×180 numbered camera.
+    static func encryptedCamera(_ server: EgressTestServer, channel: String, keys: E2EEKeyProvider) async throws -> (SDKPeer, SDKMediaPusher) {
+        let encrypted = SDKPeer(e2ee: E2EEConfiguration(keyProvider: keys))
+        try await encrypted.channel.join(url: server.url, token: server.token(uid: "secret", channel: channel))
         let video = encrypted.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: 320, height: 180, frameRate: 15, maxBitrate: 300_000))
         try await encrypted.channel.publishLocalTrack(video)
-        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180, fps: 15)
+        return (encrypted, try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180, fps: 15))
+    }
+
+    @Test func encryptedTracksAreAnnouncedAndRefusedForRecording() async throws {
+        let server = try EgressTestServer()
+        let (encrypted, pusher) = try await Self.encryptedCamera(server, channel: "mixed", keys: .sharedKey(passphrase: "p4ss"))
         defer { pusher.stop() }
         let (plain, plainPusher) = try await EgressRecordingTests.publisher(server, uid: "open", channel: "mixed")
         defer { plainPusher.stop() }
@@ -54,11 +59,7 @@ import Testing
         let keys = E2EEKeyProvider.perParticipant(ratchetWindow: 1)
         let first = [UInt8](repeating: 7, count: 16), second = [UInt8](repeating: 9, count: 16)
         keys.setKey(first, for: "secret", index: 0)
-        let encrypted = SDKPeer(e2ee: E2EEConfiguration(keyProvider: keys))
-        try await encrypted.channel.join(url: server.url, token: server.token(uid: "secret", channel: "trusted"))
-        let video = encrypted.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: 320, height: 180, frameRate: 15, maxBitrate: 300_000))
-        try await encrypted.channel.publishLocalTrack(video)
-        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180, fps: 15)
+        let (encrypted, pusher) = try await Self.encryptedCamera(server, channel: "trusted", keys: keys)
         defer { pusher.stop() }
         let key0 = ["uid": "secret", "index": 0, "key": Data(first).base64EncodedString()] as [String: Any]
         let key1 = ["uid": "secret", "index": 1, "key": Data(second).base64EncodedString()] as [String: Any]
@@ -107,11 +108,7 @@ import Testing
     /// mix in the clear (a recording of it needs no keys).
     @Test func aCompositeWithThePassphraseShowsTheEncryptedCamera() async throws {
         let server = try EgressTestServer()
-        let encrypted = SDKPeer(e2ee: E2EEConfiguration(keyProvider: .sharedKey(passphrase: "p4ss")))
-        try await encrypted.channel.join(url: server.url, token: server.token(uid: "secret", channel: "mcu-e2ee"))
-        let video = encrypted.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: 320, height: 180, frameRate: 15, maxBitrate: 300_000))
-        try await encrypted.channel.publishLocalTrack(video)
-        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180, fps: 15)
+        let (encrypted, pusher) = try await Self.encryptedCamera(server, channel: "mcu-e2ee", keys: .sharedKey(passphrase: "p4ss"))
         defer { pusher.stop() }
         let (status, json) = try await server.call("/server/v1/channel/composite/start",
                                                    ["channel": "mcu-e2ee", "uid": "mcu", "width": 320, "height": 180, "frame_rate": 15,

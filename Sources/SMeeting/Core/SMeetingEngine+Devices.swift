@@ -45,8 +45,8 @@ extension SMeetingEngine {
             do {
                 try await open(attempt)
                 return
-            } catch .notFound(let what) where index < attempts.count - 1 {
-                _ = what
+            } catch .notFound where index < attempts.count - 1 {
+                continue
             }
         }
     }
