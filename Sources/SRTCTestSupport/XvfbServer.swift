@@ -21,12 +21,26 @@ public final class XvfbServer: Sendable {
         self.server = server
     }
 
-    /// Starts Xvfb with one 24-bit screen of `width`×`height`.
-    /// - Throws: `TestDaemon.Failure` when it does not report a display within 10 s.
+    /// Starts Xvfb with one 24-bit screen of `width`×`height`. Xvfb started by several tests at
+    /// the same moment can lose the race for a display number and exit; such a start is tried
+    /// again (three times in all), and the last failure carries what Xvfb printed.
+    /// - Throws: `TestDaemon.Failure` when no start reports a display within 10 s.
     public static func start(width: Int, height: Int) async throws -> XvfbServer {
+        var failure = ""
+        for _ in 0..<3 {
+            switch try await attempt(width: width, height: height) {
+            case .success(let server): return server
+            case .failure(let reason): failure = reason.description
+            }
+        }
+        throw TestDaemon.Failure(description: failure)
+    }
+
+    private static func attempt(width: Int, height: Int) async throws -> Result<XvfbServer, TestDaemon.Failure> {
         let directory = try TestDaemon.makeDirectory("srtc-xvfb")
+        let log = directory + "/xvfb.log"
         let server = try ChildProcess("Xvfb", ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-fbdir", directory,
-                                               "-nolisten", "tcp", "-noreset"], pipeOutput: true)
+                                               "-nolisten", "tcp", "-noreset"], pipeOutput: true, log: log)
         try TestDaemon.cleanUpAfterExit("kill \(server.pid) 2>/dev/null; rm -rf \(directory)")
         // Xvfb writes the display number and a newline to fd 1 once it accepts clients (EOF if it fails).
         let number = await onThread { () -> String? in
@@ -40,10 +54,11 @@ public final class XvfbServer: Sendable {
         }
         guard let number else {
             await server.stop()
+            let printed = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             try? FileManager.default.removeItem(atPath: directory)
-            throw TestDaemon.Failure(description: "Xvfb reported no display")
+            return .failure(TestDaemon.Failure(description: "Xvfb reported no display: \(printed.suffix(600))"))
         }
-        return XvfbServer(display: ":\(number)", width: width, height: height, directory: directory, server: server)
+        return .success(XvfbServer(display: ":\(number)", width: width, height: height, directory: directory, server: server))
     }
 
     /// The screen now, as BGRA pixels.
