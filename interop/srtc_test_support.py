@@ -274,6 +274,26 @@ def read_code_band(luma, stride, width, height):
     return number_from_cells(cells)
 
 
+def y4m_frame_numbers(path):
+    """(width, height, [frame number or None per frame]) of a YUV4MPEG2 file (4:2:0), as far as
+    whole frames are written (the file may still grow)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    header, _, rest = data.partition(b"\n")
+    fields = {part[:1]: part[1:] for part in header.split(b" ")[1:]}
+    width, height = int(fields[b"W"]), int(fields[b"H"])
+    frame_size = width * height + 2 * ((width + 1) // 2) * ((height + 1) // 2)
+    numbers, offset = [], 0
+    while True:
+        marker = rest.find(b"\n", offset)
+        if marker < 0 or not rest.startswith(b"FRAME", offset) or marker + 1 + frame_size > len(rest):
+            break
+        luma = rest[marker + 1:marker + 1 + width * height]
+        numbers.append(read_code_band(luma, width, width, height))
+        offset = marker + 1 + frame_size
+    return width, height, numbers
+
+
 # ---- Browser tests -----------------------------------------------------------------------------
 
 class CheckFailed(Exception):

@@ -151,8 +151,8 @@ final class VideoSendPipeline: Sendable {
 
     private static func makeEncoder(_ codec: VideoCodec, width: Int, height: Int, preset: VideoPreset) throws -> any VideoEncoding {
         switch codec {
-        case .vp8:
-            var configuration = VP8Encoder.Configuration(width: width, height: height)
+        case .vp8, .vp9:
+            var configuration = VPXEncoder.Configuration(width: width, height: height, codec: codec)
             configuration.bitrate = preset.maxBitrate
             configuration.frameRate = preset.frameRate
             configuration.keyFrameInterval = preset.frameRate * 10
