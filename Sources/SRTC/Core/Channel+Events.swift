@@ -90,8 +90,9 @@ extension Channel {
         case .layerSwitched(let info):
             (remoteTrack(trackId: info.trackId) as? RemoteVideoTrack)?.setCurrentLayer(info.layer)
             delegates.notify { [self] in $0.channel(self, didSwitchLayer: info) }
-        case .layersNeeded:
-            break  // dynacast: the Swift SDK's encoders do not stop layers yet (docs/sdk-srtc.md)
+        case .layersNeeded(let needed):
+            // Dynacast: layers nobody receives stop being encoded, and come back with a key frame.
+            state.withLock { $0.media }?.publish.setNeededLayers(trackId: needed.trackId, layers: needed.layers)
         case .disconnected(let disconnected):
             let actions = state.withLock { $0.reconnect.serverEnded(disconnected.reason) }
             context.logger.info("server ended the session: \(disconnected.reason.rawValue) \(disconnected.message ?? "")")
