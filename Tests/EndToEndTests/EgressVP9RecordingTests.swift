@@ -6,9 +6,9 @@ import SRTCTestSupport
 import TestWait
 import Testing
 
-/// A VP9 track recorded (docs/egress.md, "Recordings"): WebM holds it as received (no transcoding),
-/// MP4 holds it transcoded to H.264 from the decoded pictures; both files decode to the
-/// publisher's frame numbers in order.
+/// VP9 tracks in egress: recorded (docs/egress.md, "Recordings"), WebM holds one as received (no
+/// transcoding) and MP4 transcoded to H.264 from the decoded pictures, both files decoding to the
+/// publisher's frame numbers in order; and composed beside a VP8 one.
 @Suite(.serialized) struct EgressVP9RecordingTests {
     @Test func aVP9TrackIsRecordedAsReceivedInWebMAndTranscodedInMP4() async throws {
         let server = try EgressTestServer()
@@ -39,6 +39,37 @@ import Testing
             #expect(Double(gaps.missing) < 0.1 * Double(decoded.frameNumbers.count), "\(file): missing \(gaps.missing) of \(decoded.frameNumbers.count)")
         }
         await peer.channel.leave()
+        await server.stop()
+    }
+
+    @Test func aCompositeShowsAVP9BotBesideAVP8One() async throws {
+        let server = try EgressTestServer()
+        let viewer = EgressPeer()
+        let tiles = TileReader(tiles: [(x: 0, y: 90, width: 320, height: 180), (x: 320, y: 90, width: 320, height: 180)])
+        let composite = CompositeViewer(uid: "mcu", tiles: tiles)
+        viewer.channel.delegates.add(delegate: composite)
+        try await viewer.channel.join(url: server.url, token: server.token(uid: "viewer", channel: "vp9mix"))
+        // Join order is tile order: the VP9 bot first.
+        let vp9 = try BotProcess(url: server.url, channel: "vp9mix", uid: "vp9bot", patternStart: 0, extra: ["--video-codec", "vp9"])
+        try await viewer.events.wait(for: "track+ vp9bot camera_big")
+        let vp8 = try BotProcess(url: server.url, channel: "vp9mix", uid: "vp8bot", patternStart: 100_000)
+        try await viewer.events.wait(for: "track+ vp8bot camera_big")
+        #expect(viewer.channel.remoteTrack(uid: "vp9bot", desc: "camera_big")?.info?.codec?.lowercased() == "vp9")
+
+        let (status, json) = try await server.call("/server/v1/channel/composite/start",
+                                                   ["channel": "vp9mix", "uid": "mcu", "width": 640, "height": 360, "frame_rate": 15])
+        #expect(status == 200, "\(json)")
+        try await eventually("frames in both tiles (read \((0..<2).map { tiles.numbers(tile: $0).count }))") {
+            (0..<2).allSatisfy { tiles.numbers(tile: $0).count >= 10 }
+        }
+        for tile in 0..<2 {
+            let numbers = tiles.numbers(tile: tile)
+            #expect(numbers.allSatisfy { $0 / 100_000 == tile }, "tile \(tile): \(numbers.prefix(5))")
+            #expect(nonDecreasing(numbers) && numbers.last! > numbers.first!, "tile \(tile) advances: \(numbers.prefix(5))…")
+        }
+        await vp9.stop()
+        await vp8.stop()
+        await viewer.channel.leave()
         await server.stop()
     }
 }
