@@ -92,6 +92,7 @@ extension Channel {
             delegates.notify { [self] in $0.channel(self, didSwitchLayer: info) }
         case .layersNeeded(let needed):
             // Dynacast: layers nobody receives stop being encoded, and come back with a key frame.
+            guard context.configuration.dynacast else { break }
             state.withLock { $0.media }?.publish.setNeededLayers(trackId: needed.trackId, layers: needed.layers)
         case .disconnected(let disconnected):
             let actions = state.withLock { $0.reconnect.serverEnded(disconnected.reason) }
