@@ -87,7 +87,7 @@ let package = Package(
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
         .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "Processes", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "RTCCrypto", "TestRandom",
-                                                       "MeetingServer", "SMeetingProtocol", "TestWait", "CSystem"]),
+                                                       "MeetingServer", "SMeetingProtocol", "TestWait"]),
 
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer", "RTCNet", "SRTCProtocol"]),
