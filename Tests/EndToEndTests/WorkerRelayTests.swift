@@ -1,6 +1,8 @@
 import Foundation
+import RTCMedia
 import RTCNet
 import RTCWire
+@testable import SRTC
 import SRTCProtocol
 @testable import SRTCServer
 import SRTCTestSupport
@@ -143,6 +145,44 @@ import TestWait
             try await server.metrics().perWorker("srtc_sfu_worker_pipes") == [0, 0]
         }
         for client in [alice] + subscribers { client.close() }
+        await server.stop()
+    }
+
+    /// The same with the SDK's own clients: a publisher and a viewer served by the channel's
+    /// worker, two viewers by the other; each viewer's decoder sees the pushed frames in order,
+    /// and each hears who speaks.
+    @Test func sdkViewersOnBothWorkersDecodeThePublishersFramesInOrder() async throws {
+        let width = 320, height = 180, fps = 15
+        let server = try SDKTestServer { $0.mediaWorkers = 2; $0.workerSubscriberBudget = 2 }
+        let publisher = SDKPeer()
+        let viewers = [SDKPeer(), SDKPeer(), SDKPeer()]
+        let collectors = viewers.map { _ in SDKAutoSubscriber() }
+        for (viewer, collector) in zip(viewers, collectors) { viewer.channel.delegates.add(delegate: collector) }
+        try await publisher.channel.join(url: server.url, token: server.token(uid: "pub", channel: "wide-sdk"))
+        for (index, viewer) in viewers.enumerated() {
+            try await viewer.channel.join(url: server.url, token: server.token(uid: "viewer\(index)", channel: "wide-sdk"))
+        }
+        let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: width, height: height,
+                                                                                                     frameRate: fps, maxBitrate: 300_000))
+        let audio = publisher.engine.createLocalCustomAudioTrack(desc: "mic")
+        try await publisher.channel.publishLocalTrack(video)
+        try await publisher.channel.publishLocalTrack(audio)
+        let pusher = try SDKMediaPusher(video: video, audio: audio, width: width, height: height, fps: fps)
+        defer { pusher.stop() }
+        try await eventually("2 s of frames pushed") { pusher.framesPushed >= 2 * fps }
+        let pushed = pusher.framesPushed
+        for (index, collector) in collectors.enumerated() {
+            try await expectDecodedInOrder(collector.collector, through: pushed - 1, moreThan: fps, "viewer\(index)", timeout: 30)
+        }
+        // The publisher's tone makes it the speaker, for the viewers on either worker.
+        for viewer in viewers { try await viewer.events.wait(for: "speakers pub") }
+        // One pipe, and both workers forwarding: the channel's to viewer0 and into the pipe, the other to viewer1 and viewer2.
+        try await eventually("a pipe end on each worker and both forwarding", poll: .milliseconds(200)) {
+            let metrics = try await server.metrics()
+            let forwarded = metrics.perWorker("srtc_sfu_worker_forwarded_packets_total")
+            return metrics.perWorker("srtc_sfu_worker_pipes") == [1, 1] && forwarded.count == 2 && forwarded.allSatisfy { $0 > 100 }
+        }
+        for peer in viewers + [publisher] { await peer.channel.leave() }
         await server.stop()
     }
 }
