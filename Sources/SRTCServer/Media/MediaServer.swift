@@ -249,8 +249,6 @@ final class SFURoomMedia: RoomMedia {
         var workerRelays: [Int: WorkerRelay] = [:]
     }
     private let state = Mutex(State())
-    /// The room's inbox, for the events of the routers this channel has on other workers.
-    private let roomEvents = Mutex<(any MediaEventSink)?>(nil)
 
     init(server: MediaServer, key: ChannelKey, relaying: ChannelRelaying? = nil) {
         self.server = server
@@ -265,7 +263,6 @@ final class SFURoomMedia: RoomMedia {
             throw SignalError(.internalError, "cannot create the channel's media router: \(error)")
         }
         server.register(room: room, router: router)
-        roomEvents.withLock { $0 = room.inbox }
     }
 
     func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?) async -> ParticipantMedia {
@@ -273,7 +270,7 @@ final class SFURoomMedia: RoomMedia {
             return EdgeParticipantMedia(local: SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events),
                                         relay: relay, uid: uid, events: events)
         }
-        if let (far, relay) = workerRelay() {
+        if let (far, relay) = workerRelay(events: events) {
             let remote = SFUParticipantMedia(server: server, worker: far, router: relay.farRouter, uid: uid, joinedAt: joinedAt, events: events,
                                              onClose: { [weak self] in self?.state.withLock { $0.piped -= 1 } })
             return PipedParticipantMedia(local: SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events),
@@ -285,8 +282,9 @@ final class SFURoomMedia: RoomMedia {
 
     /// The relay to another worker when the channel's worker already serves
     /// `--worker-subscriber-budget` of its participants; nil to serve the participant on the
-    /// channel's worker (and count it there).
-    private func workerRelay() -> (MediaWorker, WorkerRelay)? {
+    /// channel's worker (and count it there). `events`: the room's inbox, where the far
+    /// router's events go.
+    private func workerRelay(events: RoomInbox) -> (MediaWorker, WorkerRelay)? {
         let budget = server.subscriberBudget
         let far: MediaWorker? = state.withLock { s in
             guard budget > 0, s.local >= budget, let far = server.placeOverflow(from: worker) else {
@@ -297,10 +295,9 @@ final class SFURoomMedia: RoomMedia {
             return far
         }
         guard let far else { return nil }
-        let events = roomEvents.withLock { $0 }
         return state.withLock { s in
             if let existing = s.workerRelays[far.index] { return (far, existing) }
-            let made = WorkerRelay(server: server, worker: worker, router: router, far: far, events: events ?? NoMediaEvents())
+            let made = WorkerRelay(server: server, worker: worker, router: router, far: far, events: events)
             s.workerRelays[far.index] = made
             return (far, made)
         }
@@ -344,10 +341,4 @@ final class SFURoomMedia: RoomMedia {
         server.unregister(router: router)
         await worker.sfu.closeRouter(router)
     }
-}
-
-/// Drops every event (a relay made before its room was prepared, which cannot happen).
-struct NoMediaEvents: MediaEventSink {
-    @discardableResult
-    func post(_ event: RoomEvent) -> Bool { false }
 }
