@@ -49,6 +49,11 @@ HEAVY_SUITES := Egress|SMeetingMcu|NetworkLab
 # the last worker): TURN, data channels, drain and failover, node-to-node relays, the speed test.
 # ICE-TCP per worker is MediaWorkersTests' own.
 WORKER_SUITES := SDKRelayTests|ServerDataChannelTests|SDKDataMessageTests|ClusterMoveTests|ClusterEdgeTests|ClusterEdgeDataTests|SpeedTestTests
+# Suites run a third time with every participant after a channel's first served by the other
+# worker (SRTC_TEST_WORKER_SUBSCRIBER_BUDGET=1): subscriptions, TURN, data channels and ICE
+# restarts through the pipes between workers (docs/architecture.md, "A channel larger than a
+# worker"). Suites that check which worker forwards or count `delivered` on one router are not here.
+PIPE_SUITES := SDKRelayTests|ServerDataChannelTests|SDKICERestartTests|SDKMediaTests
 
 # One `swift test` pass: $(1) its selection, $(2) its full log, $(3) environment settings.
 define swift_test_pass
@@ -62,6 +67,7 @@ test-swift:
 	$(call swift_test_pass,--skip '$(HEAVY_SUITES)',.build/test-output.txt)
 	$(call swift_test_pass,--no-parallel --filter '$(HEAVY_SUITES)',.build/test-output-heavy.txt)
 	$(call swift_test_pass,--filter '$(WORKER_SUITES)',.build/test-output-workers.txt,SRTC_TEST_MEDIA_WORKERS=2)
+	$(call swift_test_pass,--filter '$(PIPE_SUITES)',.build/test-output-pipes.txt,SRTC_TEST_MEDIA_WORKERS=2 SRTC_TEST_WORKER_SUBSCRIBER_BUDGET=1)
 
 test-interop:
 	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; python3 "$$t" || exit 1; done
