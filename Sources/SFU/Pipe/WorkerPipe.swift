@@ -29,10 +29,14 @@ public final class WorkerPipe: Sendable {
     }
     private let endpoints = Mutex<[Endpoint?]>([nil, nil])
 
-    /// - Parameter capacity: packets in flight each way; more are dropped and counted (a NACK
-    ///   recovers a dropped RTP packet from the channel side's cache).
-    public init(capacity: Int = 1024) throws(NetError) {
-        rings = [try PacketPipe(capacity: capacity, slotSize: 1500), try PacketPipe(capacity: capacity, slotSize: 1500)]
+    /// - Parameters:
+    ///   - mediaCapacity: packets in flight toward the far side (RTP of every relayed track, a
+    ///     key frame's burst among them); more are dropped and counted (the far router's NACK
+    ///     recovers one from the channel side's cache). 1024 slots of 1500 bytes: 1.5 MiB.
+    ///   - feedbackCapacity: RTCP in flight back to the channel's side (NACKs, PLIs, reports):
+    ///     256 slots, 375 KiB.
+    public init(mediaCapacity: Int = 1024, feedbackCapacity: Int = 256) throws(NetError) {
+        rings = [try PacketPipe(capacity: feedbackCapacity, slotSize: 1500), try PacketPipe(capacity: mediaCapacity, slotSize: 1500)]
     }
 
     /// Packets dropped because a ring was full, both ways.
