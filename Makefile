@@ -49,6 +49,11 @@ HEAVY_SUITES := Egress|SMeetingMcu|NetworkLab
 # the last worker): TURN, data channels, drain and failover, node-to-node relays, the speed test.
 # ICE-TCP per worker is MediaWorkersTests' own.
 WORKER_SUITES := SDKRelayTests|ServerDataChannelTests|SDKDataMessageTests|ClusterMoveTests|ClusterEdgeTests|ClusterEdgeDataTests|SpeedTestTests
+# Suites run a third time with every participant after a channel's first served by the other
+# worker (SRTC_TEST_WORKER_SUBSCRIBER_BUDGET=1): subscriptions, TURN, data channels and ICE
+# restarts through the pipes between workers (docs/architecture.md, "A channel larger than a
+# worker"). Suites that check which worker forwards or count `delivered` on one router are not here.
+PIPE_SUITES := SDKRelayTests|ServerDataChannelTests|SDKICERestartTests|SDKMediaTests
 
 # One `swift test` pass (scripts/swift-test-pass): its failures printed, its full log kept; up to two
 # suites that fail are run once more alone and named FLAKY if they pass then (docs/architecture.md).
@@ -56,6 +61,7 @@ test-swift:
 	@TEST_WIDTH=$(TEST_WIDTH) scripts/swift-test-pass .build/test-output.txt --skip '$(HEAVY_SUITES)'
 	@TEST_WIDTH=$(TEST_WIDTH) scripts/swift-test-pass .build/test-output-heavy.txt --no-parallel --filter '$(HEAVY_SUITES)'
 	@TEST_WIDTH=$(TEST_WIDTH) SRTC_TEST_MEDIA_WORKERS=2 scripts/swift-test-pass .build/test-output-workers.txt --filter '$(WORKER_SUITES)'
+	@TEST_WIDTH=$(TEST_WIDTH) SRTC_TEST_MEDIA_WORKERS=2 SRTC_TEST_WORKER_SUBSCRIBER_BUDGET=1 scripts/swift-test-pass .build/test-output-pipes.txt --filter '$(PIPE_SUITES)'
 
 # A script that fails runs once more and is named FLAKY if it passes then (as scripts/swift-test-pass).
 test-interop:

@@ -56,8 +56,10 @@ final class MediaTransport: PeerTransportDelegate {
     /// Mirrors the `PeerTransport` state (set directly by tests that use another sink). The
     /// timers run only while connected: a change wakes them.
     var state: PeerTransport.State = .new { didSet { wakeTimers() } }
-    /// The peer transport, for closing it; nil with a test sink.
+    /// The peer transport, for closing it; nil with a test sink or a pipe.
     var peer: PeerTransport?
+    /// Called when the transport closes (a pipe stops being polled).
+    var onClose: (() -> Void)?
     /// Whether the transport has data channels (user data is delivered to it).
     var carriesData = false
     /// Whether its participant may publish user data (the token's `publish_data`).
@@ -229,4 +231,8 @@ final class MediaTransport: PeerTransportDelegate {
     }
 }
 
-extension PeerTransport: PacketSink {}
+extension PeerTransport: PacketSink {
+    func sendUserData(_ packet: UnsafeRawBufferPointer, on channel: UInt16) -> Bool {
+        (try? sendData(packet, on: channel, binary: true)) != nil
+    }
+}

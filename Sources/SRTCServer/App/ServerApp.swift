@@ -135,7 +135,7 @@ public final class ServerApp: Sendable {
         let media = try MediaServer(bind: config.bind, port: config.udpPort, tcpPort: config.iceTCPPort,
                                     workers: config.effectiveMediaWorkers, publicIP: config.publicIP,
                                     qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest,
-                                    threadPriority: config.mediaThreadPriority)
+                                    threadPriority: config.mediaThreadPriority, subscriberBudget: config.workerSubscriberBudget)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
