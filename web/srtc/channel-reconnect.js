@@ -17,7 +17,7 @@ const RETRY_ANSWER_DELAY_MS = 250;
 const ICE_DISCONNECTED_RESTART_MS = 3000;
 /** When a media connection loses its path, a ping unanswered this long takes the signaling
  * connection for dead too (docs/network.md, "Addresses that change"). */
-const SIGNAL_CHECK_TIMEOUT_MS = 1500;
+const SIGNAL_CHECK_TIMEOUT_MS = 1000;
 
 /** The signaling connection `signal` closed without `leave`: reconnect, or end when never joined. */
 export function connectionLost(ch, signal) {

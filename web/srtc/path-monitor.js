@@ -7,7 +7,7 @@
 // silent transport ICE-restarted. Once per silence: judged again only after packets came back.
 
 /** How long a connected transport that was receiving may receive nothing. */
-const PATH_SILENCE_MS = 2000;
+const PATH_SILENCE_MS = 1000;
 
 export class PathMonitor {
   #channel;
