@@ -280,6 +280,13 @@ class ClientServerLab:
         subprocess.run(["ip", "-n", self.server_ns, "route", "del", old + "/32"], capture_output=True)
         return new
 
+    def set_client_link(self, up):
+        """Takes the client's link down (the server's end down, the client's without carrier) or
+        up again, putting back the server's route to the client that the kernel dropped with it."""
+        self._ip("-n", self.server_ns, "link", "set", self._server_dev, "up" if up else "down")
+        if up:
+            self._ip("-n", self.server_ns, "route", "replace", self.client_address + "/32", "dev", self._server_dev)
+
     def remove(self):
         for ns in (self.server_ns, self.client_ns):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Chromium whose address changes mid-call (issue 26, docs/network.md "Addresses that change"): the
+"""Chromium whose address changes mid-call, then whose link is down 10 s (issue 26, docs/network.md "Addresses that change"): the
 browser (web SDK) runs in a client namespace of its own, joined straight to the server's
 (`ClientServerLab`); a Swift participant (`srtc join`, numbered test pattern and tone) runs beside
 the server. Both publish and subscribe to each other. The client's address is then replaced (the
-old one removed, as a phone leaving Wi-Fi for cellular). Checked: the browser decodes the bot's
+old one removed, as a phone leaving Wi-Fi for cellular); later its link goes down for 10 s and
+comes back. Checked after each: the browser decodes the bot's
 video again and the bot decodes the browser's, neither sees the other leave, the browser's channel
 stays the same session. Printed: how long after the change each direction had frames again, and
 what the browser's connections did (ICE states, restarts, a resume).
@@ -76,10 +77,25 @@ def run(lab, server, driver, bot):
     ok("media flows both ways before the change")
     time.sleep(2)
 
+    measure(page, bot, "Chromium's address changed", lambda: print("the browser's address: %s → %s" % (lab.client_address, lab.move_client())))
+    time.sleep(2)
+    measure(page, bot, "Chromium's link down 10 s, then up", lambda: (lab.set_client_link(False), time.sleep(10), lab.set_client_link(True)))
+    events = page.run("return window.events.map((e) => e.name + ' ' + e.t.toFixed(2))")
+    ice = page.run("return window.ice.map((e) => e.pc + ' ' + e.state + ' ' + e.t.toFixed(2))")
+    print(f"  the browser's ICE states: {ice}")
+    print(f"  the browser's events: {[e for e in events if not e.startswith(('didChangeReceiveStreamStatus', 'didChangeActiveSpeakers', 'didReceiveQuality'))]}")
+    expect(not any(e.startswith("userDidLeave") for e in events), "the browser never saw the bot leave")
+    expect(" web left" not in bot.read_log(), "the bot never saw the browser leave")
+    expect(not any(e.startswith("didDisconnect") for e in events), "the browser's channel never disconnected")
+    expect(page.run("return window.ch.sessionId") == page.run("return window.sessionAtJoin"), "the browser kept its session")
+
+
+def measure(page, bot, what, change):
+    """Runs `change` (the network changes; it returns when media could flow again), then waits until
+    both sides decoded 30 frames more and prints when frames came again, counted from its end."""
     before = (page.run_async(INBOUND_JS), bot_frames(bot))
+    change()
     moved_at = time.time()
-    old, new = lab.client_address, lab.move_client()
-    print(f"the browser's address: {old} → {new}")
 
     # Both sides' frame counts every 0.1 s until each is 30 frames past where it stood at the change.
     samples = []  # (seconds since the change, frames decoded by the browser, by the bot)
@@ -90,16 +106,9 @@ def run(lab, server, driver, bot):
     wait_until(poll, "both sides decode each other's video again", timeout=WAIT_SECONDS, interval=0.1)
     to_browser, to_bot = frames_again([(t, f) for t, f, _ in samples]), frames_again([(t, f) for t, _, f in samples])
     move_page_time = page.run("return (performance.now() - window.startedAt) / 1000") - (time.time() - moved_at)
-    events = page.run("return window.events.map((e) => e.name + ' ' + e.t.toFixed(2))")
-    ice = page.run("return window.ice.map((e) => e.pc + ' ' + e.state + ' ' + e.t.toFixed(2))")
-    print(f"network lab, Chromium's address changed (at {move_page_time:.2f} s on the page's clock below): frames again at the browser"
+    print(f"network lab, {what} (at {move_page_time:.2f} s on the page's clock below): frames again at the browser"
           f" {to_browser:.2f} s after, at the bot {to_bot:.2f} s after (polled every 0.1 s, the bot's counts every 0.2 s)")
-    print(f"  the browser's ICE states: {ice}")
-    print(f"  the browser's events: {[e for e in events if not e.startswith('didChangeReceiveStreamStatus')]}")
-    expect(not any(e.startswith("userDidLeave") for e in events), "the browser never saw the bot leave")
-    expect(" web left" not in bot.read_log(), "the bot never saw the browser leave")
-    expect(not any(e.startswith("didDisconnect") for e in events), "the browser's channel never disconnected")
-    expect(page.run("return window.ch.sessionId") == page.run("return window.sessionAtJoin"), "the browser kept its session")
+    ok(f"both sides decode each other's video again after: {what}")
 
 
 def main():
@@ -117,7 +126,7 @@ def main():
         driver = make_driver(WAIT_SECONDS + 10, extra_flags=(f"--unsafely-treat-insecure-origin-as-secure={server.base}",))
         started = time.time()
         run(lab, server, driver, bot)
-        print(f"browser address change: all checks passed in {time.time() - started:.1f} s")
+        print(f"browser address change and link down: all checks passed in {time.time() - started:.1f} s")
         return 0
     except Exception as error:
         print(f"FAIL: {type(error).__name__}: {error}")
