@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -158,23 +159,9 @@ public final class NetworkLab: @unchecked Sendable {
     /// Runs a command from /usr/sbin; `input` goes to its standard input.
     @discardableResult
     static func run(_ arguments: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/" + arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let stdin = input.map { _ in Pipe() }
-        if let stdin { process.standardInput = stdin }
-        try process.run()
-        if let stdin, let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
-        }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(output)")
+        let (status, output) = try ChildProcess.run(["/usr/sbin/" + arguments[0]] + arguments.dropFirst(), input: input)
+        guard status == 0 else {
+            throw Failure(description: "\(arguments.joined(separator: " ")) failed (\(status)): \(output)")
         }
         return output
     }
