@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import RTCMedia
 @testable import SRTC
 import SRTCProtocol
@@ -84,39 +85,37 @@ final class LabMobileCall: @unchecked Sendable {
     }
 }
 
-/// The mobile client: `srtc join` in the client namespace, what it prints kept with when.
-final class LabMobileClient: @unchecked Sendable {
-    private let process = Process()
+/// The mobile client: `srtc join` in the client namespace, what it prints kept with when (read by
+/// a thread of its own until the program's output closes).
+final class LabMobileClient: Sendable {
+    private let process: ChildProcess
     private let lines = Mutex<[(time: Double, text: String)]>([])
-    private let partial = Mutex("")
 
     init(link: NetworkLab.ClientLink, url: String, token: String, clock: LabObserver) throws {
         let srtc = (ServerProcess.binaryPath as NSString).deletingLastPathComponent + "/srtc"
         let arguments = link.command([srtc, "join", "--url", url, "--token", token, "--size", "320x180", "--fps", "15",
                                       "--pattern-start", String(LabMobileCall.mobileFirstNumber), "--layer", "camera_big",
                                       "--stats-interval", "0.1"])
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            let now = clock.elapsed
-            let complete = partial.withLock { rest -> [String] in
-                rest += String(decoding: data, as: UTF8.self)
-                var parts = rest.components(separatedBy: "\n")
-                rest = parts.removeLast()
-                return parts
+        process = try ChildProcess(arguments[0], Array(arguments.dropFirst()), pipeOutput: true, standardError: .output)
+        guard let output = process.output else { return }
+        let reader = Thread { [weak self] in
+            var partial = ""
+            while true {
+                let data = output.availableData
+                if data.isEmpty { break }
+                let now = clock.elapsed
+                partial += String(decoding: data, as: UTF8.self)
+                var parts = partial.components(separatedBy: "\n")
+                partial = parts.removeLast()
+                self?.lines.withLock { $0 += parts.map { (now, $0) } }
             }
-            lines.withLock { $0 += complete.map { (now, $0) } }
         }
-        try process.run()
+        reader.name = "lab-mobile-output"
+        reader.start()
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        process.signal(SIGKILL)
     }
 
     /// Everything it printed, with when (s on the call's clock).
@@ -133,12 +132,9 @@ final class LabMobileClient: @unchecked Sendable {
     /// Its event lines (`[hh:mm:ss.mmm] …`): joins, leaves, reconnections.
     var events: [(time: Double, text: String)] { output.filter { $0.text.hasPrefix("[") } }
 
-    /// Leaves (SIGTERM) and waits for the process to end.
+    /// Leaves (SIGTERM) and waits for the program to end.
     func stop() async {
-        guard process.isRunning else { return }
-        process.terminate()
-        let process = self.process
-        _ = try? await offPool { process.waitUntilExit() }
+        await process.stop()
     }
 }
 

@@ -74,8 +74,8 @@ struct NetworkLabAddressTests {
 
         var description: String {
             """
-            mobile → peer: no new frame for \(fmt(toPeer.end - toPeer.start)) s, frames again \(fmt(toPeer.end - from)) s after
-              peer → mobile: no new frame for \(fmt(toMobile.end - toMobile.start)) s, frames again \(fmt(toMobile.end - from)) s after (0.1 s status lines)
+            mobile → peer: the longest time without a new frame \(fmt(toPeer.end - toPeer.start)) s, ending \(fmt(toPeer.end - from)) s after
+              peer → mobile: the longest time without a new frame \(fmt(toMobile.end - toMobile.start)) s, ending \(fmt(toMobile.end - from)) s after (0.1 s status lines)
               the peer was told: \(peerMembership)
               the mobile printed: \(mobileEvents)
             """
