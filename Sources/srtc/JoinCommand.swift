@@ -25,7 +25,8 @@ enum JoinCommand {
       --audio FILE.wav     the file's audio, looped
       --desc D             the video track's description (camera_big sends two simulcast layers)
     Receiving: every remote track is subscribed (video at --layer) and, with --record DIR, written
-    to DIR/<uid>-<desc>-<track>.y4m / .wav. Statistics print every --stats-interval seconds (2).
+    to DIR/<uid>-<desc>-<track>.y4m / .wav. Statistics print every --stats-interval seconds (2),
+    with the frame number of the last picture when it is another bot's test pattern.
     Data messages print as they arrive; --echo-data sends each back to its sender (same channel, topic).
     Runs for --duration seconds, or until interrupted (Ctrl-C), then leaves.
     --ice-transport-policy relay sends all media through the TURN server the join response names.

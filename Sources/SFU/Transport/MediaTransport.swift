@@ -1,3 +1,4 @@
+import RTCNet
 import RTCTransport
 import RTCWire
 
@@ -112,6 +113,14 @@ final class MediaTransport: PeerTransportDelegate {
     func peerTransport(_ transport: PeerTransport, didChangeState state: PeerTransport.State) {
         self.state = state
         router.emit(.transportStateChanged(id, state))
+    }
+
+    /// The subscriber moved to another address (an ICE restart after a network change): what was
+    /// sent meanwhile went to the old one, so each video consumer asks for a key frame at once.
+    /// Without it a browser waits 3 s for a decodable frame before asking itself.
+    func peerTransport(_ transport: PeerTransport, didMoveTo address: SocketAddress, from previous: SocketAddress) {
+        let now = MediaClock.now()
+        for consumer in consumers where consumer.kind == .video { consumer.requestKeyFrame(now: now) }
     }
 
     func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {

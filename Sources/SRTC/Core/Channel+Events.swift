@@ -224,7 +224,7 @@ extension Channel {
         delegates.notify { [self] in $0.channel(self, didChangeReceiveStreamStatus: status) }
     }
 
-    // MARK: - Receive-timeout ticker
+    // MARK: - Ticker: receive timeouts, network paths
 
     func startTicker() {
         let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -235,6 +235,7 @@ extension Channel {
             for case let track as RemoteVideoTrack in state.withLock({ Array($0.remoteTracks.values) }) where track.isSubscribed {
                 track.tick(now: now)
             }
+            if engineType == .sfu { watchNetworkPaths() }
         }
         let old = state.withLock { s -> DispatchSourceTimer? in
             defer { s.ticker = timer }

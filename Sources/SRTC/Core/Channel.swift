@@ -55,6 +55,8 @@ public final class Channel: @unchecked Sendable {
         var republishPending = false
         var reconnect: ReconnectMachine
         var ticker: DispatchSourceTimer?
+        /// The local address toward the server on each path, to notice a move to another network.
+        var paths = NetworkPathWatcher()
         /// Media transports, once something was published or subscribed.
         var media: ChannelMedia?
         /// Callers of `remoteTrack(uid:desc:waitingUpTo:)` waiting for their track.
