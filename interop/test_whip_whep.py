@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""WHIP (RFC 9725) and WHEP (draft-ietf-wish-whep) against a real srtc-server, with aiortc (PyPI)
+as the HTTP-only client that knows nothing of our signaling (docs/ingress.md):
+
+- an aiortc WHIP publisher sends numbered test-pattern frames (VP8) and a 440 Hz tone; a Swift
+  SDK participant (`srtc join`) in the channel sees the user join, decodes the frames (their
+  numbers, read back from its recording, in order) and hears the tone (its frequency, from the
+  recording); a trickle `PATCH` is accepted (204), a `PATCH` with a stale `If-Match` is refused
+  (412), an ICE restart `PATCH` answers new credentials (200, new `ETag`);
+  `DELETE` removes the user (the server's user list no longer has it);
+- an aiortc WHEP player plays the Swift participant's camera and reads its frame numbers in order;
+- the refusals: no token 401, a token without publish (or subscribe) rights 403, another
+  channel's token 403, a malformed offer 400 with the documented JSON body, a wrong content type
+  415, a huge body 413, an unknown session 404; a CORS preflight answers 204.
+
+Runs in a loopback-only network namespace when `unshare -n` is allowed, with a second address on
+`lo` (aiortc gathers no 127.0.0.1 candidate).
+"""
+import asyncio
+import fractions
+import glob
+import json
+import math
+import os
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srtc_test_support import JoinBot, Server, expect, ok, read_code_band, reexec_in_loopback_namespace, report_failure, wait_until  # noqa: E402
+from aiortc_participant import pattern_track  # noqa: E402
+
+CHANNEL = "whip"
+WAIT = 30
+
+
+def http(method, url, body=b"", headers=None):
+    """(status, headers, body bytes) of one request, errors included."""
+    req = urllib.request.Request(url, data=body if method in ("POST", "PATCH") else None, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def tone_track(frequency=440):
+    """An aiortc audio track of a sine tone, 20 ms frames of 48 kHz mono s16."""
+    import av
+    import numpy
+    from aiortc import MediaStreamTrack
+
+    class ToneTrack(MediaStreamTrack):
+        kind = "audio"
+        samples = 0
+
+        async def recv(self):
+            if self.samples == 0:
+                self.start = asyncio.get_running_loop().time()
+            wait = self.start + self.samples / 48000 - asyncio.get_running_loop().time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            t = (numpy.arange(960) + self.samples) / 48000
+            pcm = (numpy.sin(2 * math.pi * frequency * t) * 8000).astype(numpy.int16).reshape(1, -1)
+            frame = av.AudioFrame.from_ndarray(pcm, format="s16", layout="mono")
+            frame.sample_rate, frame.pts, frame.time_base = 48000, self.samples, fractions.Fraction(1, 48000)
+            self.samples += 960
+            return frame
+
+    return ToneTrack()
+
+
+def y4m_numbers(path):
+    """Frame numbers read from a Y4M file's frames (None where unreadable)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    header_end = data.index(b"\n")
+    fields = data[:header_end].split()
+    width = int(next(x for x in fields if x.startswith(b"W"))[1:])
+    height = int(next(x for x in fields if x.startswith(b"H"))[1:])
+    size = width * height * 3 // 2
+    numbers, offset = [], header_end + 1
+    while offset < len(data):
+        start = data.index(b"\n", offset) + 1  # FRAME line
+        luma = data[start:start + width * height]
+        if len(luma) < width * height:
+            break
+        numbers.append(read_code_band(luma, width, width, height))
+        offset = start + size
+    return numbers
+
+
+def wav_frequency(path):
+    """The dominant frequency of a 16-bit WAV file's first channel, from its zero crossings."""
+    import wave
+    with wave.open(path) as w:
+        rate, channels, frames = w.getframerate(), w.getnchannels(), w.readframes(w.getnframes())
+    samples = [int.from_bytes(frames[i:i + 2], "little", signed=True) for i in range(0, len(frames), 2 * channels)]
+    samples = samples[len(samples) // 4:]  # past the start
+    crossings = sum(1 for a, b in zip(samples, samples[1:]) if a < 0 <= b)
+    return crossings * rate / max(len(samples), 1)
+
+
+async def whip_publish(server, token):
+    """An aiortc WHIP publisher: (peer connection, Location URL, ETag, its offer)."""
+    from aiortc import RTCPeerConnection, RTCSessionDescription
+    pc = RTCPeerConnection()
+    pc.addTransceiver(pattern_track(), direction="sendonly")
+    pc.addTransceiver(tone_track(), direction="sendonly")
+    await pc.setLocalDescription(await pc.createOffer())
+    offer = pc.localDescription.sdp
+    status, headers, body = await asyncio.to_thread(
+        http, "POST", f"{server.base}/whip/v1/{CHANNEL}", offer.encode(),
+        {"Content-Type": "application/sdp", "Authorization": f"Bearer {token}"})
+    expect(status == 201, f"WHIP POST answers 201 Created ({status} {body[:300]!r})")
+    expect(headers["Content-Type"] == "application/sdp" and headers["Location"].startswith(f"/whip/v1/{CHANNEL}/")
+           and headers["ETag"], f"with the answer, a Location and an ETag ({headers['Location']}, {headers['ETag']})")
+    await pc.setRemoteDescription(RTCSessionDescription(body.decode(), "answer"))
+    return pc, server.base + headers["Location"], headers["ETag"], offer
+
+
+def users(server):
+    status, body = server.call("POST", "/server/v1/channel/users", {"channel": CHANNEL})
+    return [u["uid"] for u in body.get("users", [])] if status == 200 else []
+
+
+def check_refusals(server, publish_token):
+    base = f"{server.base}/whip/v1/{CHANNEL}"
+    sdp = {"Content-Type": "application/sdp"}
+
+    status, headers, body = http("OPTIONS", base, headers={"Origin": "http://example.test", "Access-Control-Request-Method": "POST"})
+    expect(status == 204 and headers["Access-Control-Allow-Origin"] == "*" and "POST" in headers["Access-Control-Allow-Methods"]
+           and "Authorization" in headers["Access-Control-Allow-Headers"], f"a CORS preflight answers 204 ({status}, {dict(headers)})")
+
+    def refused(expected_status, expected_code, what, url=base, method="POST", body=b"v=0\r\n", headers=None):
+        status, h, raw = http(method, url, body, headers)
+        parsed = json.loads(raw or b"{}")
+        expect(status == expected_status and parsed.get("code") == expected_code and parsed.get("message") and "server_time" in parsed,
+               f"{what}: {status} with {{code: {parsed.get('code')}, message}} ({parsed.get('message')})")
+        return h
+
+    h = refused(401, 40106, "no token", headers=sdp)
+    expect(h["WWW-Authenticate"] == "Bearer", "a 401 says WWW-Authenticate: Bearer")
+    refused(401, 40106, "a forged token", headers={**sdp, "Authorization": "Bearer not.a.token"})
+    viewer = server.channel_token(CHANNEL, "viewer", permissions={"publish": False})
+    refused(403, 40301, "a token without publish rights", headers={**sdp, "Authorization": f"Bearer {viewer}"})
+    other = server.channel_token("elsewhere", "someone")
+    refused(403, 40301, "another channel's token", headers={**sdp, "Authorization": f"Bearer {other}"})
+    auth = {"Authorization": f"Bearer {publish_token}"}
+    refused(400, 40002, "a malformed offer", body=b"this is not SDP", headers={**sdp, **auth})
+    refused(400, 40002, "an offer without media", body=b"v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n", headers={**sdp, **auth})
+    refused(415, 41501, "a JSON body", body=b"{}", headers={"Content-Type": "application/json", **auth})
+    refused(415, 41501, "no content type", headers=auth)
+    refused(413, 41301, "a 100 KB offer", body=b"a" * 100_000, headers={**sdp, **auth})
+    frag = {"Content-Type": "application/trickle-ice-sdpfrag"}
+    refused(404, 40401, "PATCH of an unknown session", url=f"{base}/WHIP_nosuchsession", method="PATCH", body=b"a=end-of-candidates\r\n", headers=frag)
+    refused(404, 40401, "DELETE of an unknown session", url=f"{base}/WHIP_nosuchsession", method="DELETE")
+    ok("WHIP refusals: 401, 403 (rights, channel), 400, 415, 413, 404; CORS preflight 204")
+
+
+async def run(server, bot, record_dir):
+    publish_token = server.channel_token(CHANNEL, "whipper")
+    await asyncio.to_thread(check_refusals, server, publish_token)
+
+    pc, location, etag, offer = await whip_publish(server, publish_token)
+    try:
+        await asyncio.to_thread(wait_until, lambda: "whipper" in users(server), "the WHIP user in the channel", WAIT)
+        ok("the WHIP publisher is a user of the channel (server API user list)")
+        frames, _ = await asyncio.to_thread(bot.wait_stats, "whipper", "camera_big", lambda s: s[0] > 60,
+                                             "the Swift participant decoding the WHIP camera", WAIT)
+        _, packets = await asyncio.to_thread(bot.wait_stats, "whipper", "mic", lambda s: s[1] > 50,
+                                              "the Swift participant receiving the WHIP tone", WAIT)
+        ok(f"the Swift participant decodes the WHIP camera ({frames} frames) and receives its audio ({packets} packets)")
+
+        # Trickle: a candidate of aiortc's offer, with the session's ETag (RFC 9725 §4.3.1).
+        candidate = next(line for line in offer.splitlines() if line.startswith("a=candidate:"))
+        ufrag = next(line for line in offer.splitlines() if line.startswith("a=ice-ufrag:"))
+        pwd = next(line for line in offer.splitlines() if line.startswith("a=ice-pwd:"))
+        fragment = f"{ufrag}\r\n{pwd}\r\nm=video 9 UDP/TLS/RTP/SAVPF 0\r\na=mid:0\r\n{candidate}\r\na=end-of-candidates\r\n"
+        frag = {"Content-Type": "application/trickle-ice-sdpfrag"}
+        status, _, body = await asyncio.to_thread(http, "PATCH", location, fragment.encode(), {**frag, "If-Match": etag})
+        expect(status == 204, f"a trickle PATCH is accepted: 204 ({status} {body[:200]!r})")
+        status, _, body = await asyncio.to_thread(http, "PATCH", location, fragment.encode(), {**frag, "If-Match": '"stale"'})
+        expect(status == 412 and json.loads(body)["code"] == 41201, f"a PATCH with a stale If-Match: 412 ({status} {body[:200]!r})")
+        status, _, body = await asyncio.to_thread(http, "PATCH", location, b"garbage", frag)
+        expect(status == 400 and json.loads(body)["code"] == 40001, f"a PATCH that is no sdpfrag: 400 ({status})")
+        # An ICE restart (new credentials) answers the server's new ones and a new ETag.
+        restart = "a=ice-ufrag:rstrt\r\na=ice-pwd:restartrestartrestart0123\r\n"
+        status, headers, body = await asyncio.to_thread(http, "PATCH", location, restart.encode(), {**frag, "If-Match": "*"})
+        text = body.decode(errors="replace")
+        expect(status == 200 and headers["Content-Type"] == "application/trickle-ice-sdpfrag" and "a=ice-ufrag:" in text
+               and "a=ice-pwd:" in text and headers["ETag"] and headers["ETag"] != etag,
+               f"an ICE restart PATCH answers 200 with the server's new credentials and a new ETag ({status} {text!r})")
+
+        # The recording holds the WHIP frames: their numbers in order.
+        await asyncio.sleep(1)
+        status, _, _ = await asyncio.to_thread(http, "DELETE", location)
+        expect(status == 200, f"DELETE ends the session: 200 ({status})")
+        await asyncio.to_thread(wait_until, lambda: "whipper" not in users(server), "the WHIP user gone", WAIT)
+        ok("after DELETE the WHIP user has left the channel")
+        status, _, _ = await asyncio.to_thread(http, "DELETE", location)
+        expect(status == 404, f"the deleted session is gone: DELETE again 404 ({status})")
+    finally:
+        await pc.close()
+
+
+async def run_whep(server):
+    """An aiortc WHEP player of the Swift participant's camera."""
+    from aiortc import RTCPeerConnection, RTCSessionDescription
+    token = server.channel_token(CHANNEL, "player", permissions={"publish": False})
+    pc = RTCPeerConnection()
+    received = asyncio.get_running_loop().create_future()
+    pc.on("track", lambda track: track.kind == "video" and not received.done() and received.set_result(track))
+    pc.addTransceiver("audio", direction="recvonly")
+    pc.addTransceiver("video", direction="recvonly")
+    try:
+        await pc.setLocalDescription(await pc.createOffer())
+        status, headers, body = await asyncio.to_thread(
+            http, "POST", f"{server.base}/whep/v1/{CHANNEL}/swiftbot", pc.localDescription.sdp.encode(),
+            {"Content-Type": "application/sdp", "Authorization": f"Bearer {token}"})
+        expect(status == 201 and headers["Location"].startswith(f"/whep/v1/{CHANNEL}/swiftbot/") and headers["ETag"],
+               f"WHEP POST answers 201 with a Location and an ETag ({status} {body[:300]!r})")
+        await pc.setRemoteDescription(RTCSessionDescription(body.decode(), "answer"))
+        track = await asyncio.wait_for(received, WAIT)
+        numbers = []
+        while len(numbers) < 40:
+            frame = await asyncio.wait_for(track.recv(), WAIT)
+            luma = frame.planes[0]
+            numbers.append(read_code_band(bytes(luma), luma.line_size, frame.width, frame.height))
+        readable = [n for n in numbers if n is not None]
+        expect(len(readable) >= 30 and readable == sorted(readable) and len(set(readable)) >= 25,
+               f"the WHEP player decodes the Swift participant's camera, frame numbers in order ({readable[:5]}…{readable[-5:]})")
+        status, _, _ = await asyncio.to_thread(http, "DELETE", server.base + headers["Location"])
+        expect(status == 200, f"WHEP DELETE: 200 ({status})")
+
+        no_subscribe = server.channel_token(CHANNEL, "deaf", permissions={"subscribe": False})
+        status, _, body = await asyncio.to_thread(
+            http, "POST", f"{server.base}/whep/v1/{CHANNEL}/swiftbot", pc.localDescription.sdp.encode(),
+            {"Content-Type": "application/sdp", "Authorization": f"Bearer {no_subscribe}"})
+        expect(status == 403, f"WHEP with a token without subscribe rights: 403 ({status})")
+        status, _, body = await asyncio.to_thread(
+            http, "POST", f"{server.base}/whep/v1/{CHANNEL}/nobody", pc.localDescription.sdp.encode(),
+            {"Content-Type": "application/sdp", "Authorization": f"Bearer {token}"})
+        expect(status == 404 and json.loads(body)["code"] == 40401, f"WHEP of a user not in the channel: 404 ({status})")
+    finally:
+        await pc.close()
+
+
+def main():
+    reexec_in_loopback_namespace(__file__, lo_address="10.213.0.1")
+    record_dir = tempfile.mkdtemp(prefix="srtc-whip-")
+    with Server() as server:
+        bot = JoinBot(server, CHANNEL, "swiftbot", "--size", "320x180", "--duration", "180", "--stats-interval", "1",
+                      "--record", record_dir)
+        try:
+            asyncio.run(run(server, bot, record_dir))
+            asyncio.run(run_whep(server))
+            bot.stop()
+            videos = glob.glob(os.path.join(record_dir, "whipper-camera_big*.y4m"))
+            numbers = [n for path in sorted(videos) for n in y4m_numbers(path) if n is not None]
+            expect(len(numbers) >= 60 and numbers == sorted(numbers) and len(set(numbers)) >= 50,
+                   f"the Swift participant's recording of the WHIP camera: {len(numbers)} frames, numbers in order "
+                   f"({numbers[:3]}…{numbers[-3:]})")
+            audios = glob.glob(os.path.join(record_dir, "whipper-mic*.wav"))
+            expect(audios, f"the Swift participant recorded the WHIP audio ({os.listdir(record_dir)})")
+            frequency = wav_frequency(audios[0])
+            expect(abs(frequency - 440) < 20, f"the recorded WHIP audio is the 440 Hz tone ({frequency:.1f} Hz)")
+            print("WHIP and WHEP: all checks passed")
+            return 0
+        except Exception as error:
+            return report_failure(error, bot, server, server_tail=8000)
+        finally:
+            bot.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
