@@ -9,6 +9,9 @@ as the HTTP-only client that knows nothing of our signaling (docs/ingress.md):
   (412), an ICE restart `PATCH` answers new credentials (200, new `ETag`);
   `DELETE` removes the user (the server's user list no longer has it);
 - an aiortc WHEP player plays the Swift participant's camera and reads its frame numbers in order;
+- `srtc whip` (the Swift SDK's `WHIPPublisher`) publishes its test pattern and tone to our own
+  endpoint: the Swift participant decodes its frames (numbers from 5000, in order), hears the tone,
+  and sees it leave when `srtc whip` stops (its DELETE);
 - the refusals: no token 401, a token without publish (or subscribe) rights 403, another
   channel's token 403, a malformed offer 400 with the documented JSON body, a wrong content type
   415, a huge body 413, an unknown session 404; a CORS preflight answers 204.
@@ -247,6 +250,29 @@ async def run_whep(server):
         await pc.close()
 
 
+def run_cli(server, bot):
+    """`srtc whip` against our endpoint, seen by the Swift participant; stopped with SIGINT (DELETE)."""
+    import subprocess
+    from srtc_test_support import bin_path, stop_gently
+    token = server.channel_token(CHANNEL, "clibot")
+    log_path = os.path.join(tempfile.mkdtemp(prefix="srtc-whip-cli-"), "whip.log")
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([bin_path("srtc"), "whip", f"{server.base}/whip/v1/{CHANNEL}", "--token", token, "--size", "320x180",
+                                 "--pattern-start", "5000", "--duration", "120"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        frames, _ = bot.wait_stats("clibot", "camera_big", lambda s: s[0] > 60, "the Swift participant decoding `srtc whip`", WAIT)
+        _, packets = bot.wait_stats("clibot", "mic", lambda s: s[1] > 50, "the Swift participant receiving `srtc whip`'s tone", WAIT)
+        ok(f"`srtc whip` is seen by the Swift participant: {frames} frames, {packets} audio packets")
+        stop_gently(proc)
+        wait_until(lambda: "clibot" not in users(server), "`srtc whip` gone after it stopped (DELETE)", WAIT)
+        with open(log_path) as f:
+            output = f.read()
+        expect(f"publishing at {server.base}/whip/v1/{CHANNEL}/WHIP_" in output and "stopped" in output,
+               f"`srtc whip` printed its resource and stopped ({output.strip()[-300:]!r})")
+    finally:
+        stop_gently(proc)
+
+
 def main():
     reexec_in_loopback_namespace(__file__, lo_address="10.213.0.1")
     record_dir = tempfile.mkdtemp(prefix="srtc-whip-")
@@ -256,16 +282,23 @@ def main():
         try:
             asyncio.run(run(server, bot, record_dir))
             asyncio.run(run_whep(server))
+            run_cli(server, bot)
             bot.stop()
             videos = glob.glob(os.path.join(record_dir, "whipper-camera_big*.y4m"))
             numbers = [n for path in sorted(videos) for n in y4m_numbers(path) if n is not None]
             expect(len(numbers) >= 60 and numbers == sorted(numbers) and len(set(numbers)) >= 50,
                    f"the Swift participant's recording of the WHIP camera: {len(numbers)} frames, numbers in order "
                    f"({numbers[:3]}…{numbers[-3:]})")
+            cli = [n for path in sorted(glob.glob(os.path.join(record_dir, "clibot-camera_big*.y4m"))) for n in y4m_numbers(path) if n is not None]
+            expect(len(cli) >= 60 and cli == sorted(cli) and cli[0] >= 5000,
+                   f"the recording of `srtc whip`'s camera: {len(cli)} frames, numbers from 5000 in order ({cli[:3]}…{cli[-3:]})")
             audios = glob.glob(os.path.join(record_dir, "whipper-mic*.wav"))
             expect(audios, f"the Swift participant recorded the WHIP audio ({os.listdir(record_dir)})")
             frequency = wav_frequency(audios[0])
             expect(abs(frequency - 440) < 20, f"the recorded WHIP audio is the 440 Hz tone ({frequency:.1f} Hz)")
+            cli_audio = glob.glob(os.path.join(record_dir, "clibot-mic*.wav"))
+            frequency = wav_frequency(cli_audio[0]) if cli_audio else 0
+            expect(abs(frequency - 440) < 20, f"the recorded `srtc whip` audio is its 440 Hz tone ({frequency:.1f} Hz)")
             print("WHIP and WHEP: all checks passed")
             return 0
         except Exception as error:
