@@ -7,7 +7,8 @@ as the HTTP-only client that knows nothing of our signaling (docs/ingress.md):
   numbers, read back from its recording, in order) and hears the tone (its frequency, from the
   recording); a trickle `PATCH` is accepted (204), a `PATCH` with a stale `If-Match` is refused
   (412), an ICE restart `PATCH` answers new credentials (200, new `ETag`);
-  `DELETE` removes the user (the server's user list no longer has it);
+  `DELETE` removes the user (the server's user list no longer has it); a publisher that vanishes
+  without `DELETE` is removed once its ICE consent expires, and its resource is gone (404);
 - an aiortc WHEP player plays the Swift participant's camera and reads its frame numbers in order;
 - `srtc whip` (the Swift SDK's `WHIPPublisher`) publishes its test pattern and tone to our own
   endpoint: the Swift participant decodes its frames (numbers from 5000, in order), hears the tone,
@@ -208,6 +209,17 @@ async def run(server, bot, record_dir):
         await pc.close()
 
 
+async def run_vanished(server):
+    """A WHIP publisher that closes without DELETE: the server ends it when consent expires (RFC 7675)."""
+    pc, location, _, _ = await whip_publish(server, server.channel_token(CHANNEL, "ghost"))
+    await asyncio.to_thread(wait_until, lambda: "ghost" in users(server), "the vanishing publisher in the channel", WAIT)
+    await pc.close()
+    await asyncio.to_thread(wait_until, lambda: "ghost" not in users(server), "the vanished publisher removed", 90, 0.5)
+    status, _, _ = await asyncio.to_thread(http, "DELETE", location)
+    expect(status == 404, f"a vanished publisher's session is gone: DELETE 404 ({status})")
+    ok("a WHIP publisher that vanished without DELETE was removed when its media failed")
+
+
 async def run_whep(server):
     """An aiortc WHEP player of the Swift participant's camera."""
     from aiortc import RTCPeerConnection, RTCSessionDescription
@@ -282,6 +294,7 @@ def main():
         try:
             asyncio.run(run(server, bot, record_dir))
             asyncio.run(run_whep(server))
+            asyncio.run(run_vanished(server))
             run_cli(server, bot)
             bot.stop()
             videos = glob.glob(os.path.join(record_dir, "whipper-camera_big*.y4m"))

@@ -71,6 +71,9 @@ final class HTTPMediaSession: SignalConnection {
 
     // MARK: - SignalConnection
 
+    /// Nothing else tells that the client is gone without a `DELETE`.
+    var endsWhenMediaFails: Bool { true }
+
     /// Responses and events of the room. Only a WHEP session's `subscriber_offer` matters: it
     /// is kept for the answer the session makes next (the room sends it inside the job that made
     /// it, so a later job of the same room finds it here).
