@@ -246,7 +246,17 @@ async def run_whep(server):
         readable = [n for n in numbers if n is not None]
         expect(len(readable) >= 30 and readable == sorted(readable) and len(set(readable)) >= 25,
                f"the WHEP player decodes the Swift participant's camera, frame numbers in order ({readable[:5]}…{readable[-5:]})")
-        status, _, _ = await asyncio.to_thread(http, "DELETE", server.base + headers["Location"])
+        # Trickle, then an ICE restart of the player's session: the server's new credentials, a new ETag.
+        resource = server.base + headers["Location"]
+        frag = {"Content-Type": "application/trickle-ice-sdpfrag", "If-Match": headers["ETag"]}
+        status, _, _ = await asyncio.to_thread(http, "PATCH", resource, b"a=end-of-candidates\r\n", frag)
+        expect(status == 204, f"a WHEP trickle PATCH: 204 ({status})")
+        restart = b"a=ice-ufrag:wheprs\r\na=ice-pwd:restartrestartrestart0123\r\n"
+        status, restarted, body = await asyncio.to_thread(http, "PATCH", resource, restart, frag)
+        server_ufrag = next((line for line in body.decode(errors="replace").splitlines() if line.startswith("a=ice-ufrag:")), "")
+        expect(status == 200 and server_ufrag and server_ufrag not in pc.remoteDescription.sdp and restarted["ETag"] != headers["ETag"],
+               f"a WHEP ICE restart PATCH: 200 with new server credentials ({status} {body!r})")
+        status, _, _ = await asyncio.to_thread(http, "DELETE", resource)
         expect(status == 200, f"WHEP DELETE: 200 ({status})")
 
         no_subscribe = server.channel_token(CHANNEL, "deaf", permissions={"subscribe": False})

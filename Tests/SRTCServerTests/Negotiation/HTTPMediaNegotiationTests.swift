@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RTCNet
 import RTCTransport
 import RTCWire
 import SFU
@@ -76,5 +77,22 @@ struct HTTPMediaNegotiationTests {
         #expect(plan.consumers.map(\.trackId) == ["TR_mic", "TR_cam"])
         #expect(plan.consumers.map { $0.parameters.codecs.map(\.payloadType) } == [[109], [100]])
         #expect(plan.consumers.map { $0.parameters.encodings.map(\.ssrc) } == [[1234], [5678]])
+    }
+}
+
+/// The HTTP side's pure pieces: ICE servers as `Link` headers (RFC 9725 §4.6) and bearer tokens.
+struct HTTPMediaRoutesTests {
+    @Test func iceServersBecomeLinkHeadersWithCredentialsOnTURNOnly() {
+        let links = HTTPMediaRoutes.iceServerLinks([ICEServer(urls: ["stun:stun.example.net", "turn:turn.example.net?transport=udp"],
+                                                              username: "1767229200:obs", credential: "c3Vw")])
+        #expect(links == [
+            "<stun:stun.example.net>; rel=\"ice-server\"",
+            "<turn:turn.example.net?transport=udp>; rel=\"ice-server\"; username=\"1767229200:obs\"; credential=\"c3Vw\"; credential-type=\"password\"",
+        ])
+    }
+
+    @Test(arguments: [("Bearer abc", "abc"), ("bearer  abc ", "abc"), ("Basic abc", nil), ("Bearer", nil), ("", nil)] as [(String, String?)])
+    func bearerTokens(header: String, token: String?) {
+        #expect(HTTPMediaRoutes.bearerToken(HTTPRequest(method: "POST", target: "/whip/v1/c", headers: ["Authorization": header])) == token)
     }
 }
