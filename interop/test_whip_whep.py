@@ -9,7 +9,9 @@ as the HTTP-only client that knows nothing of our signaling (docs/ingress.md):
   (412), an ICE restart `PATCH` answers new credentials (200, new `ETag`);
   `DELETE` removes the user (the server's user list no longer has it); a publisher that vanishes
   without `DELETE` is removed once its ICE consent expires, and its resource is gone (404);
-- an aiortc WHEP player plays the Swift participant's camera and reads its frame numbers in order;
+- an aiortc WHEP player plays the Swift participant's camera and reads its frame numbers in order,
+  and a composite of the channel (`/whep/v1/{channel}/composite/{id}`), reading the numbers of
+  the Swift participant's picture inside it;
 - `srtc whip` (the Swift SDK's `WHIPPublisher`) publishes its test pattern and tone to our own
   endpoint: the Swift participant decodes its frames (numbers from 5000, in order), hears the tone,
   and sees it leave when `srtc whip` stops (its DELETE);
@@ -209,6 +211,62 @@ async def run(server, bot, record_dir):
         await pc.close()
 
 
+async def whep_player():
+    """An aiortc player receiving audio and video: (peer connection, future of its video track), offer made."""
+    from aiortc import RTCPeerConnection
+    pc = RTCPeerConnection()
+    received = asyncio.get_running_loop().create_future()
+    pc.on("track", lambda track: track.kind == "video" and not received.done() and received.set_result(track))
+    pc.addTransceiver("audio", direction="recvonly")
+    pc.addTransceiver("video", direction="recvonly")
+    await pc.setLocalDescription(await pc.createOffer())
+    return pc, received
+
+
+async def frame_numbers(track, count=40):
+    """The frame numbers readable in `count` decoded frames of `track`."""
+    numbers = []
+    while len(numbers) < count:
+        frame = await asyncio.wait_for(track.recv(), WAIT)
+        luma = frame.planes[0]
+        numbers.append(read_code_band(bytes(luma), luma.line_size, frame.width, frame.height))
+    return [n for n in numbers if n is not None]
+
+
+async def run_whep_composite(server):
+    """A composite of the channel (the egress worker, docs/egress.md) played over WHEP."""
+    from aiortc import RTCSessionDescription
+    status, body = server.call("POST", "/server/v1/channel/composite/start",
+                               {"channel": CHANNEL, "uid": "mcu", "width": 320, "height": 180, "frame_rate": 30})
+    expect(status == 200, f"a composite of the channel started ({status} {body})")
+    token = server.channel_token(CHANNEL, "compositeviewer", permissions={"publish": False})
+    pc, received = await whep_player()
+    try:
+        async def post():
+            return await asyncio.to_thread(http, "POST", f"{server.base}/whep/v1/{CHANNEL}/composite/mcu", pc.localDescription.sdp.encode(),
+                                           {"Content-Type": "application/sdp", "Authorization": f"Bearer {token}"})
+        # The worker joins and publishes a moment after the start call: 404 until then.
+        deadline = asyncio.get_running_loop().time() + WAIT
+        status, headers, body = await post()
+        while status == 404 and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.5)
+            status, headers, body = await post()
+        expect(status == 201 and headers["Location"].startswith(f"/whep/v1/{CHANNEL}/composite/mcu/"),
+               f"WHEP POST of the composite: 201 ({status} {body[:200]!r})")
+        await pc.setRemoteDescription(RTCSessionDescription(body.decode(), "answer"))
+        readable = await frame_numbers(await asyncio.wait_for(received, WAIT))
+        expect(len(readable) >= 30 and readable == sorted(readable),
+               f"the WHEP player decodes the composite (the Swift participant's picture): frame numbers in order ({readable[:3]}…{readable[-3:]})")
+        status, _, _ = await asyncio.to_thread(http, "DELETE", server.base + headers["Location"])
+        expect(status == 200, f"WHEP DELETE of the composite player: 200 ({status})")
+        status, _, body = await asyncio.to_thread(http, "POST", f"{server.base}/whep/v1/{CHANNEL}/composite/swiftbot", pc.localDescription.sdp.encode(),
+                                                  {"Content-Type": "application/sdp", "Authorization": f"Bearer {token}"})
+        expect(status == 404, f"a user is no composite: 404 ({status})")
+    finally:
+        await pc.close()
+        server.call("POST", "/server/v1/channel/composite/stop", {"channel": CHANNEL, "uid": "mcu"})
+
+
 async def run_vanished(server):
     """A WHIP publisher that closes without DELETE: the server ends it when consent expires (RFC 7675)."""
     pc, location, _, _ = await whip_publish(server, server.channel_token(CHANNEL, "ghost"))
@@ -222,28 +280,17 @@ async def run_vanished(server):
 
 async def run_whep(server):
     """An aiortc WHEP player of the Swift participant's camera."""
-    from aiortc import RTCPeerConnection, RTCSessionDescription
+    from aiortc import RTCSessionDescription
     token = server.channel_token(CHANNEL, "player", permissions={"publish": False})
-    pc = RTCPeerConnection()
-    received = asyncio.get_running_loop().create_future()
-    pc.on("track", lambda track: track.kind == "video" and not received.done() and received.set_result(track))
-    pc.addTransceiver("audio", direction="recvonly")
-    pc.addTransceiver("video", direction="recvonly")
+    pc, received = await whep_player()
     try:
-        await pc.setLocalDescription(await pc.createOffer())
         status, headers, body = await asyncio.to_thread(
             http, "POST", f"{server.base}/whep/v1/{CHANNEL}/swiftbot", pc.localDescription.sdp.encode(),
             {"Content-Type": "application/sdp", "Authorization": f"Bearer {token}"})
         expect(status == 201 and headers["Location"].startswith(f"/whep/v1/{CHANNEL}/swiftbot/") and headers["ETag"],
                f"WHEP POST answers 201 with a Location and an ETag ({status} {body[:300]!r})")
         await pc.setRemoteDescription(RTCSessionDescription(body.decode(), "answer"))
-        track = await asyncio.wait_for(received, WAIT)
-        numbers = []
-        while len(numbers) < 40:
-            frame = await asyncio.wait_for(track.recv(), WAIT)
-            luma = frame.planes[0]
-            numbers.append(read_code_band(bytes(luma), luma.line_size, frame.width, frame.height))
-        readable = [n for n in numbers if n is not None]
+        readable = await frame_numbers(await asyncio.wait_for(received, WAIT))
         expect(len(readable) >= 30 and readable == sorted(readable) and len(set(readable)) >= 25,
                f"the WHEP player decodes the Swift participant's camera, frame numbers in order ({readable[:5]}…{readable[-5:]})")
         # Trickle, then an ICE restart of the player's session: the server's new credentials, a new ETag.
@@ -305,6 +352,7 @@ def main():
             asyncio.run(run(server, bot, record_dir))
             asyncio.run(run_whep(server))
             asyncio.run(run_vanished(server))
+            asyncio.run(run_whep_composite(server))
             run_cli(server, bot)
             bot.stop()
             videos = glob.glob(os.path.join(record_dir, "whipper-camera_big*.y4m"))

@@ -13,7 +13,8 @@ enum HTTPMediaRoutes {
     /// WHIP's and WHEP's routes: each an endpoint (`POST`, `OPTIONS`) and its sessions'
     /// resources (`PATCH`, `DELETE`, `OPTIONS`).
     static func register(in builder: inout APIRouter.Builder, sessions: HTTPMediaSessions) {
-        for (kind, endpoint) in [(HTTPMediaSession.Kind.whip, "/whip/v1/{channel}"), (.whep, "/whep/v1/{channel}/{uid}")] {
+        for (kind, endpoint) in [(HTTPMediaSession.Kind.whip, "/whip/v1/{channel}"), (.whep, "/whep/v1/{channel}/{uid}"),
+                                 (.whep, "/whep/v1/{channel}/composite/{id}")] {
             let resource = endpoint + "/{session}"
             builder.add("POST", pattern: endpoint) { context in await createSession(context, sessions: sessions, kind: kind) }
             builder.add("OPTIONS", pattern: endpoint) { _ in preflight(methods: "POST, OPTIONS", accept: ("Accept-Post", sdpType)) }
@@ -56,10 +57,14 @@ enum HTTPMediaRoutes {
         case .whip:
             result = await sessions.publish(key, claims: claims, offer: offer, from: request.remoteAddress)
         case .whep:
-            guard let uid = context.pathParameters["uid"], Identifier.isValid(uid) else {
+            // `/whep/v1/{channel}/composite/{id}` plays a composite (the server's hidden
+            // participant under that uid), `/whep/v1/{channel}/{uid}` a user.
+            let composite = context.pathParameters["id"]
+            guard let uid = composite ?? context.pathParameters["uid"], Identifier.isValid(uid) else {
                 return error(SignalError(.invalidParameter, "the uid in the path is not a valid uid"), now: now)
             }
-            result = await sessions.play(key, target: uid, claims: claims, offer: offer, from: request.remoteAddress)
+            result = await sessions.play(key, target: uid, composite: composite != nil, claims: claims, offer: offer,
+                                         from: request.remoteAddress, endpointPath: String(request.path))
         }
         switch result {
         case .success(let (session, answer)):

@@ -139,8 +139,11 @@ final class HTTPMediaSessions: Sendable {
 
     /// WHEP: joins as `claims.sub` and subscribes to `target`'s first audio and video tracks
     /// that the player's offer can receive; returns the session and the answer to the offer.
-    func play(_ key: ChannelKey, target: String, claims: TokenClaims, offer text: String, from address: SocketAddress?) async
-        -> Result<(HTTPMediaSession, String), SignalError> {
+    /// - Parameters:
+    ///   - composite: `target` is a composite (a hidden participant, docs/egress.md), not a user.
+    ///   - endpointPath: the path the offer was posted to; the session's resource is under it.
+    func play(_ key: ChannelKey, target: String, composite: Bool = false, claims: TokenClaims, offer text: String, from address: SocketAddress?,
+              endpointPath: String) async -> Result<(HTTPMediaSession, String), SignalError> {
         guard claims.grant?.subscribe == true else { return .failure(SignalError(.permissionDenied, "token does not allow subscribe")) }
         guard target != claims.sub else { return .failure(SignalError(.invalidParameter, "a player cannot play its own uid")) }
         let offer: SessionDescription
@@ -155,22 +158,26 @@ final class HTTPMediaSessions: Sendable {
         guard !audioMids.isEmpty || !videoMids.isEmpty else {
             return .failure(SignalError(.invalidParameter, "offer receives no audio or video (no recvonly or sendrecv m-section)"))
         }
-        let session = HTTPMediaSession(kind: .whep, key: key, uid: claims.sub, endpointPath: "/whep/v1/\(key.name)/\(target)", sessions: self)
+        let session = HTTPMediaSession(kind: .whep, key: key, uid: claims.sub, endpointPath: endpointPath, sessions: self)
         session.state.withLock { $0.offer = offer }
         let room: ChannelRoom
         switch await join(session, claims: claims, from: address, sdk: "whep") {
         case .success(let joined): room = joined
         case .failure(let error): return .failure(error)
         }
-        let result = await subscribe(session, room: room, target: target, offer: offer, audioMids: audioMids, videoMids: videoMids)
+        let result = await subscribe(session, room: room, target: target, composite: composite, offer: offer, audioMids: audioMids, videoMids: videoMids)
         if case .failure = result { await end(session) }
         return result.map { (session, $0) }
     }
 
-    private func subscribe(_ session: HTTPMediaSession, room: ChannelRoom, target: String, offer: SessionDescription,
+    private func subscribe(_ session: HTTPMediaSession, room: ChannelRoom, target: String, composite: Bool, offer: SessionDescription,
                            audioMids: [String], videoMids: [String]) async -> Result<String, SignalError> {
-        let user = await room.perform(ifClosed: nil as UserInfo?) { room in room.participants[target].map(room.userInfo) }
-        guard let user, !user.tracks.isEmpty else { return .failure(SignalError(.notFound, "no user \(target) with tracks in channel \(session.key.name)")) }
+        let user = await room.perform(ifClosed: nil as UserInfo?) { room in
+            room.participants[target].flatMap { $0.hidden == composite ? room.userInfo($0) : nil }
+        }
+        guard let user, !user.tracks.isEmpty else {
+            return .failure(SignalError(.notFound, "no \(composite ? "composite" : "user") \(target) with tracks in channel \(session.key.name)"))
+        }
         let audio = user.tracks.first { $0.kind == .audio && $0.desc == "mic" } ?? user.tracks.first { $0.kind == .audio }
         let video = user.tracks.first { $0.kind == .video && $0.desc == "camera_big" } ?? user.tracks.first { $0.kind == .video }
         var wanted: [(TrackInfo, String)] = []
