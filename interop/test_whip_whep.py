@@ -30,6 +30,7 @@ import math
 import os
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
@@ -116,9 +117,11 @@ async def whip_publish(server, token):
     pc.addTransceiver(tone_track(), direction="sendonly")
     await pc.setLocalDescription(await pc.createOffer())
     offer = pc.localDescription.sdp
+    started = time.monotonic()
     status, headers, body = await asyncio.to_thread(
         http, "POST", f"{server.base}/whip/v1/{CHANNEL}", offer.encode(),
         {"Content-Type": "application/sdp", "Authorization": f"Bearer {token}"})
+    print(f"figure: WHIP POST answered {status} in {(time.monotonic() - started) * 1000:.1f} ms (join, publish, answer)")
     expect(status == 201, f"WHIP POST answers 201 Created ({status} {body[:300]!r})")
     expect(headers["Content-Type"] == "application/sdp" and headers["Location"].startswith(f"/whip/v1/{CHANNEL}/")
            and headers["ETag"], f"with the answer, a Location and an ETag ({headers['Location']}, {headers['ETag']})")
