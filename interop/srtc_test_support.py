@@ -522,6 +522,16 @@ def run_browser_bot_test(title, run, channel, bot_uid, bot_args, prepare=None, s
     return run_browser_test(title, run_with_bot, server_args=server_args, wait_seconds=wait_seconds, dump=dump)
 
 
+def report_failure(error, bot, server, server_tail=6000):
+    """Prints a failed interop check with the Swift participant's and the server's logs; returns 1."""
+    print(f"FAIL: {type(error).__name__}: {error}")
+    print("--- Swift participant (srtc join) log ---")
+    print(bot.read_log()[-6000:])
+    print("--- server log ---")
+    print(server.read_log()[-server_tail:])
+    return 1
+
+
 def wait_until(predicate, what, timeout=20, interval=0.2):
     """Polls `predicate()` until it returns something true (returned) or `timeout` seconds pass
     (then `CheckFailed` names `what`)."""

@@ -73,7 +73,7 @@ enum JoinCommand {
         }
         let publisher = JoinPublisher(engine: engine, settings: settings)
         do {
-            try await publisher.publish(in: channel)
+            try await publisher.publish { try await channel.publishLocalTrack($0) }
         } catch {
             FileHandle.standardError.write(Data("srtc: publishing failed: \(error)\n".utf8))
         }

@@ -78,6 +78,12 @@ extension ChannelRoom {
         case .tokenExpired(let uid, let sessionId):
             guard let p = participants[uid], p.sessionId == sessionId else { return }
             await end(p, reason: .tokenExpired, message: "token expired")
+        case .mediaFailed(let uid, let owner):
+            // A session without a socket of its own (WHIP, WHEP) has no other sign of life: its
+            // media failing ends it, as a dropped WebSocket's grace period ends a client's.
+            guard let p = participants[uid], let media = p.media, ObjectIdentifier(media) == owner,
+                  p.connection?.endsWhenMediaFails == true else { return }
+            await end(p, reason: .timeout, message: "media connection lost")
         }
     }
 }

@@ -200,6 +200,7 @@ final class MediaServer: SFUListener, Sendable {
             break
         case .transportStateChanged(let id, let state):
             Log.debug("media", "transport \(id) \(state)")
+            if state == .failed, let (inbox, uid, owner) = route(id) { inbox.post(.mediaFailed(uid: uid, owner: owner)) }
         case .producerClosed, .consumerClosed:
             break  // the room already knows: it closed them, or their participant left
         }
