@@ -137,9 +137,12 @@ def run(server, driver, bot):
        f"freezes {after['freezes']} ({after['freezeSeconds']:.2f} s), key frames {after['keyFrames']}, PLIs {after['plis']}, NACKs {after['nacks']}")
 
     # The Swift SDK decodes the whole picture too (its recording of camera_big).
+    # The recorder starts a new file (`-1`, `-2`…) when the size changes: the first pictures may
+    # come before the layer reached camera_big. The check reads the 1280-wide file.
     def recorded():
         files = [f for f in os.listdir(RECORD_DIR) if f.startswith("alice-camera_big") and f.endswith(".y4m")]
-        return y4m_frame_numbers(os.path.join(RECORD_DIR, files[0])) if files else (0, 0, [])
+        segments = [y4m_frame_numbers(os.path.join(RECORD_DIR, f)) for f in files]
+        return max(segments, key=lambda s: (s[0] == 1280, len(s[2])), default=(0, 0, []))
     wait_until(lambda: len([n for n in recorded()[2] if n is not None]) >= 20, "the Swift participant recording 20 numbered frames", WAIT)
     width, height, recorded_numbers = recorded()
     readable = [n for n in recorded_numbers if n is not None]
