@@ -76,8 +76,11 @@ def bytes_over(tabs, seconds):
     return [inbound(t)["bytes"] - b for t, b in zip(tabs, before)]
 
 
-def run(server, driver):
-    publisher = Tab.joined(driver, server, "the publisher", CHANNEL, "alice", JOIN_JS, {"preferredVideoCodec": "vp9"})
+def run_svc(server, driver, codec, channel):
+    """The SVC checks for `codec` ('vp9' or 'av1', published with `L3T3_KEY`) in `channel`."""
+    codec_name = codec.upper()
+    mime = "video/" + codec
+    publisher = Tab.joined(driver, server, "the publisher", channel, "alice", JOIN_JS, {"preferredVideoCodec": codec})
     publisher.run(BIG_PATTERN_JS)
     published = publisher.call("""
       const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera_big', scalabilityMode: 'L3T3_KEY'}]);
@@ -85,21 +88,22 @@ def run(server, driver):
     """)
     expect(published["ok"], f"the publisher published its numbered camera ({published.get('error', 'ok')})")
     camera = published["value"]
-    expect((camera["codec"] or "").lower() == "vp9" and camera["layers"] == ["camera_big", "camera_medium", "camera_small"],
-           f"the camera is published as VP9 with three spatial layers ({camera})")
+    expect((camera["codec"] or "").lower() == codec and camera["layers"] == ["camera_big", "camera_medium", "camera_small"],
+           f"the camera is published as {codec_name} with three spatial layers ({camera})")
 
-    big = Tab.joined(driver, server, "the big subscriber", CHANNEL, "big", JOIN_JS, new_window=True)
-    small = Tab.joined(driver, server, "the small subscriber", CHANNEL, "small", JOIN_JS, new_window=True)
+    big = Tab.joined(driver, server, "the big subscriber", channel, "big", JOIN_JS, new_window=True)
+    small = Tab.joined(driver, server, "the small subscriber", channel, "small", JOIN_JS, new_window=True)
     subscribe(big, camera["id"], "camera_big", "camera_big")
     subscribe(small, camera["id"], "camera_small", "camera_small")
-    big_stats, big_read = wait_size(big, 1280, "camera_big")
-    small_stats, small_read = wait_size(small, 320, "camera_small")
+    big_stats, big_read = wait_size(big, 1280, "camera_big", mime=mime)
+    small_stats, small_read = wait_size(small, 320, "camera_small", mime=mime)
     for name, read in (("camera_big", big_read), ("camera_small", small_read)):
         expect(read == sorted(read) and len(set(read)) >= 15, f"{name}: frame numbers in order ({read[:5]}…{read[-5:]})")
-    ok(f"the big subscriber decodes 1280×{big_stats['height']} VP9, numbers {big_read[0]}…{big_read[-1]}")
-    ok(f"the small subscriber decodes 320×{small_stats['height']} VP9, numbers {small_read[0]}…{small_read[-1]}")
+    ok(f"the big subscriber decodes 1280×{big_stats['height']} {codec_name}, numbers {big_read[0]}…{big_read[-1]}")
+    ok(f"the small subscriber decodes 320×{small_stats['height']} {codec_name}, numbers {small_read[0]}…{small_read[-1]}")
     sent = publisher.run_async(OUTBOUND_JS)
     print(f"  publisher outbound: {sent}")
+    expect(sent.get("scalabilityMode") == "L3T3_KEY", f"Chromium encodes {codec_name} with L3T3_KEY ({sent})")
 
     big_bytes, small_bytes = bytes_over([big, small], 5)
     print(f"  bytes received in the same 5 s: camera_big {big_bytes}, camera_small {small_bytes} ({small_bytes / max(big_bytes, 1):.2f}×)")
@@ -109,7 +113,7 @@ def run(server, driver):
     start = len(frames(small))
     switched = small.call(f"await ch.setLayer('{camera['id']}', 'camera_big');")
     expect(switched["ok"], f"the small subscriber switched to camera_big ({switched.get('error', 'ok')})")
-    wait_size(small, 1280, "camera_big after the switch up")
+    wait_size(small, 1280, "camera_big after the switch up", mime=mime)
     switched = small.call(f"await ch.setLayer('{camera['id']}', 'camera_small');")
     expect(switched["ok"], f"the small subscriber switched back to camera_small ({switched.get('error', 'ok')})")
     small.wait_value(lambda: [f for f in frames(small)[start:] if f["w"] == 320 and f["n"] is not None and
@@ -132,7 +136,7 @@ def run(server, driver):
        f"freezes {after['freezes']} ({after['freezeSeconds']:.2f} s), key frames {after['keyFrames']}, PLIs {after['plis']}, NACKs {after['nacks']}")
 
     # A subscriber that decodes only VP8: told so, sent nothing.
-    vp8 = Tab.joined(driver, server, "the VP8-only subscriber", CHANNEL, "vp8only", JOIN_JS, {"videoCodecs": ["vp8"]}, new_window=True)
+    vp8 = Tab.joined(driver, server, "the VP8-only subscriber", channel, "vp8only", JOIN_JS, {"videoCodecs": ["vp8"]}, new_window=True)
     answered = vp8.call(f"await ch.subscribe('{camera['id']}'); return true;")
     expect(answered["ok"], f"the VP8-only subscriber's subscribe is answered ({answered.get('error', 'ok')})")
     ended = vp8.wait_event("subscriptionDidEnd", lambda args: args and args[0].get("reason") == "codec_unsupported", timeout=WAIT)
@@ -140,6 +144,10 @@ def run(server, driver):
     stats = inbound(vp8)
     expect(stats.get("packets", 0) == 0, f"the VP8-only subscriber received no video ({stats})")
     ok(f"the VP8-only subscriber got subscription_ended {ended[0]} and no video")
+
+
+def run(server, driver):
+    run_svc(server, driver, "vp9", CHANNEL)
 
 
 def main():
