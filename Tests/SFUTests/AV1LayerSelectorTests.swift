@@ -36,6 +36,16 @@ struct AV1LayerSelectorTests {
         #expect(targets.contained[8] == 0b1_1100_0000 && targets.contained[2] == 0b0_0000_0111)
     }
 
+    @Test func anUpperLayersSubscriberCostsItsOwnLayerOnly() throws {
+        var selector = AV1LayerSelector(targetSpatial: 2)
+        var reader = DependencyDescriptorReader()
+        #expect(selector.spatialLayer(2, includes: 0, active: 0))   // no structure yet: the safe estimate
+        _ = try Self.run(&selector, &reader, [F.threeLayers[0]])
+        let active = reader.activeDecodeTargets
+        #expect(!selector.spatialLayer(2, includes: 0, active: active) && !selector.spatialLayer(2, includes: 1, active: active))
+        #expect(!selector.spatialLayer(1, includes: 0, active: active))
+    }
+
     @Test func theSmallLayerGetsSpatialLayerZeroWithAMarkerOnEachFrame() throws {
         var selector = AV1LayerSelector(targetSpatial: 0)
         var reader = DependencyDescriptorReader()

@@ -122,6 +122,15 @@ struct AV1LayerSelector: Sendable {
         return Int(targets.spatial[want]) > current
     }
 
+    /// Whether a subscriber of spatial layer `layer` also gets spatial layer `lower`'s frames
+    /// (beyond key pictures): the decode target chosen for `layer` contains the one for `lower`.
+    /// False with `L3T3_KEY`, true with `L3T3`; true before any structure (the safe estimate).
+    func spatialLayer(_ layer: Int, includes lower: Int, active: UInt32) -> Bool {
+        guard targets.count > 0, let upper = targets.best(spatial: layer, temporal: targetTemporal, active: active),
+              let below = targets.best(spatial: lower, temporal: targetTemporal, active: active) else { return true }
+        return targets.contained[upper] >> UInt32(below) & 1 == 1
+    }
+
     /// Takes a new template structure (the packet carrying it is selected next): its decode
     /// targets may be numbered anew, so the stream starts again at its key frame, where every
     /// chain starts anew too.

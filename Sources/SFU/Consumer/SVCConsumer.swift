@@ -191,5 +191,11 @@ extension SVCConsumer: LayeredConsumer {
     var heldLayer: Int? { targetLayer ?? currentSpatialLayer }
     var forwardedLayer: Int? { currentSpatialLayer }
 
-    func layerBitrates(now: Int64) -> [Int] { producer.spatialLayers.cumulativeBitrates(now: now) }
+    /// Each spatial layer's cost to this subscriber: with the layers below it for VP9 (they are
+    /// forwarded too), and for AV1 only those its decode target holds.
+    func layerBitrates(now: Int64) -> [Int] {
+        guard isAV1 else { return producer.spatialLayers.cumulativeBitrates(now: now) }
+        let active = producer.activeDecodeTargets
+        return producer.spatialLayers.bitrates(now: now) { layer, lower in av1.spatialLayer(layer, includes: lower, active: active) }
+    }
 }

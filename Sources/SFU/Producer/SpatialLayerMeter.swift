@@ -38,6 +38,14 @@ struct SpatialLayerMeter {
     /// (peaks trimmed as `ProducerStream.bitrate` is), so callers in the same interval share one
     /// measurement.
     mutating func cumulativeBitrates(now: Int64, interval: Int64 = 500_000) -> [Int] {
+        bitrates(now: now, interval: interval) { layer, lower in lower <= layer }
+    }
+
+    /// Bits per second a subscriber of each spatial layer receives, lowest first, `count` of
+    /// them (0 for a layer not received in the last 1.5 s), when it receives layer `lower`'s
+    /// packets with layer `layer`'s only where `includes(layer, lower)` (with AV1's `L3T3_KEY`,
+    /// an upper layer's subscriber gets its own layer alone). Measured as `cumulativeBitrates`.
+    mutating func bitrates(now: Int64, interval: Int64 = 500_000, includes: (_ layer: Int, _ lower: Int) -> Bool) -> [Int] {
         if meterTime == .min {
             meterTime = now
             meterBytes = bytes
@@ -54,9 +62,9 @@ struct SpatialLayerMeter {
             meterTime = now
             meterBytes = bytes
         }
-        var sum = 0
         return (0 ..< count).map { layer in
-            sum += rates[layer]
+            var sum = 0
+            for lower in 0 ... layer where lower == layer || includes(layer, lower) { sum += rates[lower] }
             let active = lastPacket[layer] != .min && now - lastPacket[layer] <= 1_500_000
             return active ? max(sum, 1) : 0
         }
