@@ -49,22 +49,24 @@ HEAVY_SUITES := Egress|SMeetingMcu|NetworkLab
 # the last worker): TURN, data channels, drain and failover, node-to-node relays, the speed test.
 # ICE-TCP per worker is MediaWorkersTests' own.
 WORKER_SUITES := SDKRelayTests|ServerDataChannelTests|SDKDataMessageTests|ClusterMoveTests|ClusterEdgeTests|ClusterEdgeDataTests|SpeedTestTests
+# Suites run a third time with every participant after a channel's first served by the other
+# worker (SRTC_TEST_WORKER_SUBSCRIBER_BUDGET=1): subscriptions, TURN, data channels and ICE
+# restarts through the pipes between workers (docs/architecture.md, "A channel larger than a
+# worker"). Suites that check which worker forwards or count `delivered` on one router are not here.
+PIPE_SUITES := SDKRelayTests|ServerDataChannelTests|SDKICERestartTests|SDKMediaTests
 
-# One `swift test` pass: $(1) its selection, $(2) its full log, $(3) environment settings.
-define swift_test_pass
-@set -o pipefail; $(3) SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build $(1) 2>&1 | tee $(2) \
-	| grep -E --line-buffered '(^✘|^✔ Test run|^Test run|error:|Fatal error|Exited with)'; \
-status=$${PIPESTATUS[0]}; \
-if [ $$status -ne 0 ]; then echo "Swift tests FAILED (exit $$status); full log in $(2)"; exit $$status; fi
-endef
-
+# One `swift test` pass (scripts/swift-test-pass): its failures printed, its full log kept; up to two
+# suites that fail are run once more alone and named FLAKY if they pass then (docs/architecture.md).
 test-swift:
-	$(call swift_test_pass,--skip '$(HEAVY_SUITES)',.build/test-output.txt)
-	$(call swift_test_pass,--no-parallel --filter '$(HEAVY_SUITES)',.build/test-output-heavy.txt)
-	$(call swift_test_pass,--filter '$(WORKER_SUITES)',.build/test-output-workers.txt,SRTC_TEST_MEDIA_WORKERS=2)
+	@TEST_WIDTH=$(TEST_WIDTH) scripts/swift-test-pass .build/test-output.txt --skip '$(HEAVY_SUITES)'
+	@TEST_WIDTH=$(TEST_WIDTH) scripts/swift-test-pass .build/test-output-heavy.txt --no-parallel --filter '$(HEAVY_SUITES)'
+	@TEST_WIDTH=$(TEST_WIDTH) SRTC_TEST_MEDIA_WORKERS=2 scripts/swift-test-pass .build/test-output-workers.txt --filter '$(WORKER_SUITES)'
+	@TEST_WIDTH=$(TEST_WIDTH) SRTC_TEST_MEDIA_WORKERS=2 SRTC_TEST_WORKER_SUBSCRIBER_BUDGET=1 scripts/swift-test-pass .build/test-output-pipes.txt --filter '$(PIPE_SUITES)'
 
+# A script that fails runs once more and is named FLAKY if it passes then (as scripts/swift-test-pass).
 test-interop:
-	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; python3 "$$t" || exit 1; done
+	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; \
+		python3 "$$t" || { echo "== $$t failed; running it once more"; python3 "$$t" || exit 1; echo "FLAKY: $$t"; }; done
 
 ## bench: release build, then print the figures of every benchmark (never asserted), bench-sfu's table last.
 bench: deps

@@ -69,12 +69,14 @@ let package = Package(
         .target(name: "SMeeting", dependencies: ["SRTC", "SMeetingProtocol", "RTCNet"]),
         // The load generator of `srtc load-test` and `make bench-sfu`: SDK pieces (package access)
         // sending pre-encoded media, against our server or Janus VideoRoom.
-        .target(name: "SRTCLoad", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
+        .target(name: "SRTCLoad", dependencies: ["SRTC", "Processes", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
 
         // Egress: the server-worker conversation, and the worker (composite, recording, live output) on the SDK.
         .target(name: "EgressProtocol"),
+        // Starting and reaping programs (posix_spawn/waitpid): egress workers, benchmark servers, test daemons.
+        .target(name: "Processes", dependencies: ["CSystem"]),
         .target(name: "EgressWorker", dependencies: ["EgressProtocol", "SRTC", "SRTCProtocol", "RTCAV", "RTCMedia", "CSystem"]),
-        .target(name: "EgressServer", dependencies: ["EgressProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
+        .target(name: "EgressServer", dependencies: ["EgressProtocol", "Processes", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
 
         // Seeded randomness shared by every test target (random-input tests replay from their seed).
         .target(name: "TestRandom", path: "Sources/TestRandom"),
@@ -82,12 +84,12 @@ let package = Package(
         .target(name: "TestWait", path: "Sources/TestWait"),
 
         // Checks of media files shared by the tests: ffprobe, decoding back to frame numbers and PCM.
-        .target(name: "MediaTestSupport", dependencies: ["RTCAV", "RTCMedia"]),
+        .target(name: "MediaTestSupport", dependencies: ["RTCAV", "RTCMedia", "Processes"]),
 
         // Test harness shared by the server and end-to-end tests: a real server on loopback, a
         // protocol-level signaling client and a media client built on RTCTransport.
-        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "RTCCrypto", "TestRandom",
-                                                       "MeetingServer", "SMeetingProtocol", "TestWait", "CSystem"]),
+        .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "Processes", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "RTCCrypto", "TestRandom",
+                                                       "MeetingServer", "SMeetingProtocol", "TestWait"]),
 
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer", "RTCNet", "SRTCProtocol"]),
@@ -96,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "srtc-bench",
             dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad",
-                           "EgressWorker", "EgressProtocol", "EgressServer", "MediaTestSupport"],
+                           "EgressWorker", "EgressProtocol", "EgressServer", "MediaTestSupport", "Processes"],
             path: "Benchmarks/srtc-bench"
         ),
         // `make soak`: participants through lossy relays against a real srtc-server process (SoakRunner).
@@ -105,9 +107,10 @@ let package = Package(
         .executableTarget(name: "interop-echo", dependencies: ["RTCTransport", "RTCNet", "RTCWire"], path: "interop/echo"),
 
         // MARK: - Tests
-        .testTarget(name: "RTCCryptoTests", dependencies: ["TestRandom", "RTCCrypto", "SRTCTestSupport"]),
+        .testTarget(name: "RTCCryptoTests", dependencies: ["TestRandom", "RTCCrypto", "SRTCTestSupport", "Processes"]),
         .testTarget(name: "RTCWireTests", dependencies: ["TestRandom", "TestWait", "RTCWire"]),
-        .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "TestWait", "RTCNet"]),
+        .testTarget(name: "ProcessesTests", dependencies: ["Processes"]),
+        .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "TestWait", "RTCNet", "Processes"]),
         .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "TestWait", "RTCTransport", "RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
         .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "RTCCrypto", "COpus"]),
         .testTarget(name: "RTCAVTests", dependencies: ["TestRandom", "TestWait", "RTCAV", "RTCMedia", "MediaTestSupport"]),
@@ -119,7 +122,7 @@ let package = Package(
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "EgressServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "Processes", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
                                                           "EgressServer", "MediaTestSupport"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
         .testTarget(name: "EgressServerTests", dependencies: ["EgressServer", "EgressProtocol", "SRTCServer", "SRTCTestSupport"]),

@@ -101,10 +101,11 @@ class Server:
     run an installed server with its own config."""
 
     def __init__(self, app_id="app_interop", app_key="interop_key_0123456789", extra_args=(), binary=None, env=None,
-                 data_dir=None, host=None, tls=None):
+                 data_dir=None, host=None, tls=None, netns=None):
         """`host`: an address to bind and to reach it at (default: the server's own default,
         127.0.0.1); `tls`: (cert, key, ssl.SSLContext that trusts it) to serve HTTPS/WSS, whereupon
-        `base` is `https://…` and calls verify the certificate."""
+        `base` is `https://…` and calls verify the certificate; `netns`: the network namespace to run
+        it in (`ip netns exec`, `ClientServerLab`), reached at `host`."""
         import tempfile
         self.app_id, self.app_key = app_id, app_key
         self.http_port, self.udp_port = free_port(), free_port(socket.SOCK_DGRAM)
@@ -116,7 +117,7 @@ class Server:
         self.ssl_context = tls[2] if tls else None
         tls_args = ("--tls-cert", tls[0], "--tls-key", tls[1]) if tls else ()
         self.proc = subprocess.Popen(
-            [binary or bin_path("srtc-server"), *(("--bind", host) if host else ()), "--http-port", str(self.http_port),
+            [*netns_prefix(netns), binary or bin_path("srtc-server"), *(("--bind", host) if host else ()), "--http-port", str(self.http_port),
              "--udp-port", str(self.udp_port), "--data-dir", self.data_dir, *tls_args, *extra_args],
             env=env, stdout=self.log, stderr=subprocess.STDOUT)
         self.base = f"{'https' if tls else 'http'}://{host or '127.0.0.1'}:{self.http_port}"
@@ -167,12 +168,13 @@ class JoinBot:
     """`srtc join` (the Swift SDK) as a participant of `channel` on `server`, with the app's
     credentials; its output goes to `log_path`. Stops with SIGINT (it leaves), then SIGKILL."""
 
-    def __init__(self, server, channel, uid, *args):
+    def __init__(self, server, channel, uid, *args, netns=None):
         import tempfile
         self.log_path = os.path.join(tempfile.mkdtemp(prefix="srtc-bot-"), f"{uid}.log")
         env = dict(os.environ, SRTC_APP_ID=server.app_id, SRTC_APP_KEY=server.app_key)
         with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen([bin_path("srtc"), "join", "--url", server.base, "--channel", channel, "--uid", uid, *args],
+            self.proc = subprocess.Popen([*netns_prefix(netns), bin_path("srtc"), "join", "--url", server.base, "--channel", channel,
+                                          "--uid", uid, *args],
                                          env=env, stdout=log, stderr=subprocess.STDOUT)
 
     def read_log(self):
@@ -208,6 +210,100 @@ class JoinBot:
 
     def stop(self):
         stop_gently(self.proc)
+
+
+def netns_prefix(netns):
+    """The command prefix that runs a program in network namespace `netns` (none for None)."""
+    return ["ip", "netns", "exec", netns] if netns else []
+
+
+class ClientServerLab:
+    """The Python side of the network lab (docs/network.md, `NetworkLab+Clients.swift`): a server
+    namespace and a client namespace joined straight by a veth pair, 10.x addresses from the process
+    id. The server has `server_address` (/32) on its end; the client one /32 address
+    (`client_address`) and a route to the server through its end; the server a host route back.
+    `move_client()` gives the client a new address (added, made the route's source, the old one
+    removed, as a phone leaving Wi-Fi). Needs root; `remove()` deletes both namespaces (their veth
+    goes with them), also those of a test process that died (`srtcpy-<pid>-…` of a gone pid)."""
+
+    PREFIX = "srtcpy-"
+
+    def __init__(self):
+        pid = os.getpid()
+        self._remove_stale()
+        self.server_ns, self.client_ns = f"{self.PREFIX}{pid}-s", f"{self.PREFIX}{pid}-c"
+        base = f"10.{192 + pid % 64}.{250 + pid % 5}"
+        self.server_address, self.client_address = f"{base}.1", f"{base}.2"
+        self._next_host = 3
+        self._base = base
+        self._server_dev, self._client_dev = f"cs{pid % 100000:05x}", f"ci{pid % 100000:05x}"
+        try:
+            for ns in (self.server_ns, self.client_ns):
+                self._ip("netns", "add", ns)
+                self._ip("-n", ns, "link", "set", "lo", "up")
+            self._ip("link", "add", self._server_dev, "netns", self.server_ns, "type", "veth", "peer", "name", self._client_dev,
+                     "netns", self.client_ns)
+            self._ip("-n", self.server_ns, "addr", "add", self.server_address + "/32", "dev", self._server_dev)
+            self._ip("-n", self.client_ns, "addr", "add", self.client_address + "/32", "dev", self._client_dev)
+            self._ip("-n", self.server_ns, "link", "set", self._server_dev, "up")
+            self._ip("-n", self.client_ns, "link", "set", self._client_dev, "up")
+            self._ip("-n", self.client_ns, "route", "add", self.server_address + "/32", "dev", self._client_dev, "src", self.client_address)
+            self._ip("-n", self.server_ns, "route", "add", self.client_address + "/32", "dev", self._server_dev)
+        except Exception:
+            self.remove()
+            raise
+
+    @staticmethod
+    def available():
+        import shutil
+        return os.geteuid() == 0 and shutil.which("ip") is not None
+
+    def enter_client(self):
+        """Moves this (single-threaded) process into the client namespace: what it starts from now
+        on (a browser and its driver) runs there; `Server` and `JoinBot` with `netns=lab.server_ns`
+        run in the server's. The server is reached at `server_address` through the veth."""
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        with open(f"/var/run/netns/{self.client_ns}") as ns:
+            if libc.setns(ns.fileno(), 0x40000000) != 0:  # CLONE_NEWNET
+                raise OSError(ctypes.get_errno(), "setns into the client namespace")
+
+    def move_client(self):
+        """The client's new address (the old one is gone afterwards)."""
+        old, new = self.client_address, f"{self._base}.{self._next_host}"
+        self._next_host += 1
+        self._ip("-n", self.client_ns, "addr", "add", new + "/32", "dev", self._client_dev)
+        self._ip("-n", self.server_ns, "route", "add", new + "/32", "dev", self._server_dev)
+        self._ip("-n", self.client_ns, "route", "replace", self.server_address + "/32", "dev", self._client_dev, "src", new)
+        self.client_address = new
+        self._ip("-n", self.client_ns, "addr", "del", old + "/32", "dev", self._client_dev)
+        subprocess.run(["ip", "-n", self.server_ns, "route", "del", old + "/32"], capture_output=True)
+        return new
+
+    def set_client_link(self, up):
+        """Takes the client's link down (the server's end down, the client's without carrier) or
+        up again, putting back the server's route to the client that the kernel dropped with it."""
+        self._ip("-n", self.server_ns, "link", "set", self._server_dev, "up" if up else "down")
+        if up:
+            self._ip("-n", self.server_ns, "route", "replace", self.client_address + "/32", "dev", self._server_dev)
+
+    def remove(self):
+        for ns in (self.server_ns, self.client_ns):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+    @classmethod
+    def _remove_stale(cls):
+        listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        for name in (line.split()[0] for line in listing.splitlines() if line.startswith(cls.PREFIX)):
+            pid = name[len(cls.PREFIX):].split("-")[0]
+            if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+    @staticmethod
+    def _ip(*args):
+        result = subprocess.run(["ip", *args], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"ip {' '.join(args)} failed: {result.stderr.strip()}")
 
 
 def stop_gently(proc):
@@ -272,6 +368,26 @@ def read_code_band(luma, stride, width, height):
         ys = range(y0 + cell_h // 4, y0 + cell_h - cell_h // 4)
         cells.append(sum(sum(luma[y * stride + xs.start:y * stride + xs.stop]) for y in ys) / (len(xs) * len(ys)))
     return number_from_cells(cells)
+
+
+def y4m_frame_numbers(path):
+    """(width, height, [frame number or None per frame]) of a YUV4MPEG2 file (4:2:0), as far as
+    whole frames are written (the file may still grow)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    header, _, rest = data.partition(b"\n")
+    fields = {part[:1]: part[1:] for part in header.split(b" ")[1:]}
+    width, height = int(fields[b"W"]), int(fields[b"H"])
+    frame_size = width * height + 2 * ((width + 1) // 2) * ((height + 1) // 2)
+    numbers, offset = [], 0
+    while True:
+        marker = rest.find(b"\n", offset)
+        if marker < 0 or not rest.startswith(b"FRAME", offset) or marker + 1 + frame_size > len(rest):
+            break
+        luma = rest[marker + 1:marker + 1 + width * height]
+        numbers.append(read_code_band(luma, width, width, height))
+        offset = marker + 1 + frame_size
+    return width, height, numbers
 
 
 # ---- Browser tests -----------------------------------------------------------------------------
@@ -404,6 +520,16 @@ def run_browser_bot_test(title, run, channel, bot_uid, bot_args, prepare=None, s
             print(bot.read_log()[-6000:])
 
     return run_browser_test(title, run_with_bot, server_args=server_args, wait_seconds=wait_seconds, dump=dump)
+
+
+def report_failure(error, bot, server, server_tail=6000):
+    """Prints a failed interop check with the Swift participant's and the server's logs; returns 1."""
+    print(f"FAIL: {type(error).__name__}: {error}")
+    print("--- Swift participant (srtc join) log ---")
+    print(bot.read_log()[-6000:])
+    print("--- server log ---")
+    print(server.read_log()[-server_tail:])
+    return 1
 
 
 def wait_until(predicate, what, timeout=20, interval=0.2):

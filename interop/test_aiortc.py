@@ -18,7 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import ROOT, JoinBot, Server, expect, ok, read_code_band, reexec_in_loopback_namespace  # noqa: E402
+from srtc_test_support import ROOT, JoinBot, Server, expect, ok, read_code_band, reexec_in_loopback_namespace, report_failure  # noqa: E402
 from aiortc_participant import AiortcParticipant, pattern_track  # noqa: E402
 
 CHANNEL = "aiortc"
@@ -84,12 +84,7 @@ def main():
             print("aiortc beside the Swift SDK: all checks passed")
             return 0
         except Exception as error:
-            print(f"FAIL: {type(error).__name__}: {error}")
-            print("--- Swift participant (srtc join) log ---")
-            print(bot.read_log()[-6000:])
-            print("--- server log ---")
-            print(server.read_log()[-6000:])
-            return 1
+            return report_failure(error, bot, server)
         finally:
             bot.stop()
 

@@ -135,8 +135,12 @@ def numbers(tab, width=None):
     return [f["n"] for f in frames if f["n"] is not None and (width is None or f["w"] == width)]
 
 
-def subscribe_and_read(tab, track_id, what, layer=None, width=None):
-    """`tab` subscribes to `track_id` (at `layer`), plays it and must decode it as H.264 (`width`
+# The codecs these checks run with: the name the SDKs take, and the one people read.
+NAMES = {"h264": "H.264", "vp9": "VP9"}
+
+
+def subscribe_and_read(tab, track_id, what, layer=None, width=None, codec="h264"):
+    """`tab` subscribes to `track_id` (at `layer`), plays it and must decode it as `codec` (`width`
     wide when given) and read 20 frame numbers in order from its pixels; returns them."""
     options = f", {{layer: '{layer}'}}" if layer else ""
     subscribed = tab.call(f"await ch.subscribe('{track_id}'{options});")
@@ -146,44 +150,46 @@ def subscribe_and_read(tab, track_id, what, layer=None, width=None):
     stats = tab.wait_value(lambda: tab.run_async(INBOUND_JS),
                            lambda s: s.get("framesDecoded", 0) > 20 and (width is None or s.get("width") == width),
                            f"decoding {what}", timeout=WAIT)
-    expect((stats.get("mimeType") or "").lower() == "video/h264", f"{tab.name} decodes {what} as H.264 ({stats})")
+    expect((stats.get("mimeType") or "").lower() == f"video/{codec}", f"{tab.name} decodes {what} as {NAMES[codec]} ({stats})")
     read = tab.wait_value(lambda: numbers(tab, width), lambda n: len(n) >= 20, f"20 frame numbers read from {what}", timeout=WAIT)
     expect(read == sorted(read) and len(set(read)) >= 15, f"{what}: frame numbers in order ({read[:5]}…{read[-5:]})")
     ok(f"{tab.name} decodes {what}: {len(read)} frames, numbers {read[0]}…{read[-1]}")
     return read
 
 
-def run(server, driver, bot):
-    tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS, {"preferredVideoCodec": "h264"})
+def run(server, driver, bot, codec="h264"):
+    """The checks of this file's docstring, for `codec` (`h264` or `vp9`)."""
+    name = NAMES[codec]
+    tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS, {"preferredVideoCodec": codec})
     tab.run(PATTERN_JS)
     published = tab.call("""
       const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera_big'}]);
       return {id: track.id, codec: track.info?.codec ?? null};
     """)
     expect(published["ok"], f"the browser published its numbered camera ({published.get('error', 'ok')})")
-    expect((published["value"]["codec"] or "").lower() == "h264", f"the browser's camera is published as H.264 ({published['value']})")
+    expect((published["value"]["codec"] or "").lower() == codec, f"the browser's camera is published as {name} ({published['value']})")
 
     # Another browser (a second window: a participant with peer connections of its own) decodes it.
     viewer = Tab.joined(driver, server, "the second browser", CHANNEL, "viewer", JOIN_JS, new_window=True)
     camera = viewer.wait_remote_track("browser", "video", timeout=WAIT)
-    expect((camera["codec"] or "").lower() == "h264", f"the second browser sees the camera announced as H.264 ({camera})")
-    subscribe_and_read(viewer, camera["id"], "the browser's camera")
+    expect((camera["codec"] or "").lower() == codec, f"the second browser sees the camera announced as {name} ({camera})")
+    subscribe_and_read(viewer, camera["id"], "the browser's camera", codec=codec)
 
     tab.focus()
     video = tab.wait_remote_track("swiftbot", "video", timeout=WAIT)
-    expect((video["codec"] or "").lower() == "h264" and video["layers"] == ["camera_big", "camera_small"],
-           f"the Swift participant's camera is announced as H.264 simulcast ({video})")
-    big = subscribe_and_read(tab, video["id"], "the Swift participant's camera_big", layer="camera_big", width=640)
+    expect((video["codec"] or "").lower() == codec and video["layers"] == ["camera_big", "camera_small"],
+           f"the Swift participant's camera is announced as {name} simulcast ({video})")
+    big = subscribe_and_read(tab, video["id"], "the Swift participant's camera_big", layer="camera_big", width=640, codec=codec)
 
     switched = tab.call(f"await ch.setLayer('{video['id']}', 'camera_small');")
     expect(switched["ok"], f"switched to camera_small ({switched.get('error', 'ok')})")
     tab.wait_value(lambda: numbers(tab, 160), lambda n: len(n) >= 15, "15 frame numbers read on camera_small", timeout=WAIT)
     small = numbers(tab, 160)
     expect(small == sorted(small) and small[0] >= big[-1], f"camera_small numbers continue ({small[:5]}…{small[-5:]})")
-    ok(f"the browser decodes the H.264 camera_small layer: numbers {small[0]}…{small[-1]}")
+    ok(f"the browser decodes the {name} camera_small layer: numbers {small[0]}…{small[-1]}")
 
-    frames, _ = bot.wait_stats("browser", "camera_big", lambda s: s[0] > 20, "the Swift participant decoding the browser's H.264", WAIT)
-    ok(f"the Swift participant decodes the browser's H.264 camera ({frames} frames)")
+    frames, _ = bot.wait_stats("browser", "camera_big", lambda s: s[0] > 20, f"the Swift participant decoding the browser's {name}", WAIT)
+    ok(f"the Swift participant decodes the browser's {name} camera ({frames} frames)")
 
 
 def main():

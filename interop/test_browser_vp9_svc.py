@@ -11,16 +11,20 @@ with frame numbers that keep increasing across both switches and every frame sho
 frame decoded from a broken reference would not be); the longest run of frames missing and the
 `inbound-rtp` freeze figures are printed. A subscriber that joined with `videoCodecs: ['vp8']`
 cannot decode the camera: its subscribe gets `subscription_ended` (`codec_unsupported`) and no
-video arrives.
+video arrives. A Swift SDK participant (`srtc join --layer camera_big --record DIR`) subscribes
+to camera_big too: it decodes the three spatial layers of each picture with libvpx and records
+1280×720 frames whose numbers increase.
 
 The browsers and the server run in a loopback-only network namespace when `unshare -n` is allowed.
 """
 import os
 import sys
+import shutil
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import expect, ok, reexec_in_loopback_namespace, run_browser_test  # noqa: E402
+from srtc_test_support import expect, ok, reexec_in_loopback_namespace, run_browser_bot_test, wait_until, y4m_frame_numbers  # noqa: E402
 from test_browser_h264 import INBOUND_JS, PATTERN_JS, READER_JS  # noqa: E402
 from test_browser_media import JOIN_JS, Tab  # noqa: E402
 
@@ -76,8 +80,24 @@ def bytes_over(tabs, seconds):
     return [inbound(t)["bytes"] - b for t, b in zip(tabs, before)]
 
 
-def run_svc(server, driver, codec, channel):
-    """The SVC checks for `codec` ('vp9' or 'av1', published with `L3T3_KEY`) in `channel`."""
+def check_swift_recording(record_dir):
+    """The Swift participant's recording of camera_big: 1280×720, frame numbers in order."""
+    def recorded():
+        files = [f for f in os.listdir(record_dir) if f.startswith("alice-camera_big") and f.endswith(".y4m")]
+        return y4m_frame_numbers(os.path.join(record_dir, files[0])) if files else (0, 0, [])
+    wait_until(lambda: len([n for n in recorded()[2] if n is not None]) >= 20, "the Swift participant recording 20 numbered frames", WAIT)
+    width, height, recorded_numbers = recorded()
+    readable = [n for n in recorded_numbers if n is not None]
+    expect((width, height) == (1280, 720) and readable == sorted(readable) and len(set(readable)) >= 15,
+           f"the Swift participant decodes camera_big at 1280×720 in order ({width}×{height}, {readable[:3]}…{readable[-3:]})")
+    ok(f"the Swift participant decodes the three-layer VP9 at {width}×{height}: {len(readable)} of {len(recorded_numbers)} frames "
+       f"readable, numbers {readable[0]}…{readable[-1]}")
+
+
+def run_svc(server, driver, codec, channel, record_dir=None):
+    """The SVC checks for `codec` ('vp9' or 'av1', published with `L3T3_KEY`) in `channel`; with
+    `record_dir`, also the Swift participant's recording of camera_big there (VP9: the Swift SDK
+    does not decode AV1)."""
     codec_name = codec.upper()
     mime = "video/" + codec
     publisher = Tab.joined(driver, server, "the publisher", channel, "alice", JOIN_JS, {"preferredVideoCodec": codec})
@@ -135,6 +155,10 @@ def run_svc(server, driver, codec, channel):
     ok(f"switch up and down: {len(numbers)} frames, sizes {widths}, longest run of frames missing {max(gaps) - 1 if gaps else 0}, "
        f"freezes {after['freezes']} ({after['freezeSeconds']:.2f} s), key frames {after['keyFrames']}, PLIs {after['plis']}, NACKs {after['nacks']}")
 
+    # The Swift SDK decodes the whole picture too (its recording of camera_big).
+    if record_dir:
+        check_swift_recording(record_dir)
+
     # A subscriber that decodes only VP8: told so, sent nothing.
     vp8 = Tab.joined(driver, server, "the VP8-only subscriber", channel, "vp8only", JOIN_JS, {"videoCodecs": ["vp8"]}, new_window=True)
     answered = vp8.call(f"await ch.subscribe('{camera['id']}'); return true;")
@@ -146,13 +170,16 @@ def run_svc(server, driver, codec, channel):
     ok(f"the VP8-only subscriber got subscription_ended {ended[0]} and no video")
 
 
-def run(server, driver):
-    run_svc(server, driver, "vp9", CHANNEL)
-
-
 def main():
     reexec_in_loopback_namespace(__file__)
-    return run_browser_test("VP9 SVC (L3T3_KEY) between Chromium participants", run, wait_seconds=WAIT)
+    record_dir = tempfile.mkdtemp(prefix="srtc-vp9-svc-")
+    try:
+        return run_browser_bot_test("VP9 SVC (L3T3_KEY) between Chromium participants and the Swift SDK",
+                                    lambda server, driver, bot: run_svc(server, driver, "vp9", CHANNEL, record_dir), CHANNEL, "swiftbot",
+                                    ("--video", "none", "--audio", "none", "--layer", "camera_big", "--record", record_dir,
+                                     "--duration", "180", "--stats-interval", "1"), wait_seconds=WAIT)
+    finally:
+        shutil.rmtree(record_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

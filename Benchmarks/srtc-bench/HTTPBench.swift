@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
+import Processes
 import RTCNet
 import Synchronization
 
@@ -64,15 +65,8 @@ private func blockingShutdown(_ server: HTTPServer) {
 /// Runs wrk against the server for 3 s and returns its throughput and latency line.
 private func runWrk(port: UInt16, path: String) -> String? {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") else { return nil }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
-    process.arguments = ["-t1", "-c16", "-d3s", "--latency", "http://127.0.0.1:\(port)\(path)"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return nil }
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    guard let (_, output) = try? ChildProcess.run(["/usr/bin/wrk", "-t1", "-c16", "-d3s", "--latency", "http://127.0.0.1:\(port)\(path)"])
+    else { return nil }
     func field(_ prefix: String) -> String? {
         output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             .first { $0.hasPrefix(prefix) }?

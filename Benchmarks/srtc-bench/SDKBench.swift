@@ -2,6 +2,7 @@
 // from join to the first decoded remote frame over loopback, and the memory of an idle joined
 // engine. Figures are printed, never asserted.
 import Foundation
+import Processes
 import RTCMedia
 @_spi(Benchmark) import SRTC
 import SRTCProtocol
@@ -172,16 +173,17 @@ private struct SDKBench {
     /// The same measure for aiortc and Chromium (interop/bench_first_frame.py), against this
     /// server while the publisher still sends; the script prints its own lines.
     private func otherClientsJoinToFirstFrame(url: String, channel: String) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "interop/bench_first_frame.py", "--url", url, "--channel", channel,
-                             "--app-id", Self.appId, "--app-key", Self.appKey]
         fflush(nil)  // our lines first: the script writes to the same stdout
-        do { try process.run() } catch {
+        let process: ChildProcess
+        do {
+            process = try ChildProcess("python3", ["interop/bench_first_frame.py", "--url", url, "--channel", channel,
+                                                   "--app-id", Self.appId, "--app-key", Self.appKey],
+                                   standardOutput: .inherit, standardError: .inherit)
+        } catch {
             print("join to first frame, aiortc and Chromium: cannot run interop/bench_first_frame.py (\(error))")
             return
         }
-        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        await process.waitForExit(timeout: 600)
     }
 }
 

@@ -35,6 +35,8 @@ extern int sendmmsg(int fd, struct mmsghdr *vmessages, unsigned int vlen, int fl
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags);
 // glibc 2.34: the spawned child closes every descriptor from `from` up (posix_spawn(3)).
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+// glibc 2.29: the spawned child changes to `path` before it runs the program.
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 #endif
 #endif
 #endif

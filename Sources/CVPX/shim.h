@@ -1,4 +1,4 @@
-// libvpx VP8 encoder and decoder, plus wrappers for the init and control macros.
+// libvpx VP8 and VP9 encoders and decoders, plus wrappers for the init and control macros.
 #ifndef SRTC_CVPX_SHIM_H
 #define SRTC_CVPX_SHIM_H
 #include <vpx/vpx_encoder.h>
@@ -10,6 +10,12 @@ static inline vpx_codec_err_t srtc_vpx_enc_init(vpx_codec_ctx_t *ctx, const vpx_
 }
 static inline vpx_codec_err_t srtc_vpx_dec_init(vpx_codec_ctx_t *ctx, const vpx_codec_dec_cfg_t *cfg, vpx_codec_flags_t flags) {
     return vpx_codec_dec_init(ctx, vpx_codec_vp8_dx(), cfg, flags);
+}
+static inline vpx_codec_err_t srtc_vpx_enc_init_vp9(vpx_codec_ctx_t *ctx, const vpx_codec_enc_cfg_t *cfg, vpx_codec_flags_t flags) {
+    return vpx_codec_enc_init(ctx, vpx_codec_vp9_cx(), cfg, flags);
+}
+static inline vpx_codec_err_t srtc_vpx_dec_init_vp9(vpx_codec_ctx_t *ctx, const vpx_codec_dec_cfg_t *cfg, vpx_codec_flags_t flags) {
+    return vpx_codec_dec_init(ctx, vpx_codec_vp9_dx(), cfg, flags);
 }
 static inline vpx_codec_err_t srtc_vpx_control_int(vpx_codec_ctx_t *ctx, int id, int value) {
     return vpx_codec_control_(ctx, id, value);

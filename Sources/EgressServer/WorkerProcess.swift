@@ -1,15 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EgressProtocol
 import Foundation
+import Processes
 import Synchronization
 
 /// One `srtc-egress` process: its task goes in as the first line of standard input, commands as
 /// further lines, and its events come back as lines on standard output, read on a thread of
 /// their own. A line that does not decode is logged and skipped. When the output closes (the
 /// worker exited or died), `onExit` gets the exit status, or 128 + the signal that killed it.
-final class WorkerProcess: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+final class WorkerProcess: Sendable {
+    private let executable: String
+    /// The running worker, once started.
+    private let child = Mutex<ChildProcess?>(nil)
     private let onEvent: @Sendable (WorkerEvent) -> Void
     private let onExit: @Sendable (Int32) -> Void
     private let writeLock = Mutex(())
@@ -18,33 +22,28 @@ final class WorkerProcess: @unchecked Sendable {
     ///   - onEvent: called on the reading thread for every event, in order.
     ///   - onExit: called once on the reading thread after the last event.
     init(executable: String, onEvent: @escaping @Sendable (WorkerEvent) -> Void, onExit: @escaping @Sendable (Int32) -> Void) {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = []
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        self.executable = executable
         self.onEvent = onEvent
         self.onExit = onExit
     }
 
-    /// Starts the process with `task`.
+    /// Starts the process with `task`; its standard error is the server's.
     func start(_ task: WorkerTask) throws(EgressError) {
+        let started: ChildProcess
         do {
-            try process.run()
+            started = try ChildProcess(executable, [], pipeInput: true, pipeOutput: true, standardError: .inherit)
         } catch {
-            throw EgressError(.internalError, "cannot start the egress worker \(process.executableURL?.path ?? "?"): \(error)")
+            throw EgressError(.internalError, "cannot start the egress worker \(executable): \(error)")
         }
-        // The parent's copies of the child's ends are not needed (the reader sees EOF when the child exits).
-        try? output.fileHandleForWriting.close()
-        try? input.fileHandleForReading.close()
-        let thread = Thread { [self] in readEvents() }
-        thread.name = "srtc-egress-worker-\(process.processIdentifier)"
+        child.withLock { $0 = started }
+        let thread = Thread { [self] in readEvents(of: started) }
+        thread.name = "srtc-egress-worker-\(started.pid)"
         thread.start()
         send(line: WorkerCodec.line(task))
     }
 
     /// The process id (0 before start).
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { child.withLock { $0?.pid ?? 0 } }
 
     /// Sends a command; nothing happens when the worker has gone.
     func send(_ command: WorkerCommand) {
@@ -53,22 +52,21 @@ final class WorkerProcess: @unchecked Sendable {
 
     /// Closes the worker's standard input (it stops as if told `stop`).
     func closeInput() {
-        writeLock.withLock { _ in try? input.fileHandleForWriting.close() }
+        writeLock.withLock { _ in try? child.withLock { $0 }?.input?.close() }
     }
 
     /// Ends the process at once (SIGKILL).
     func kill() {
-        let pid = process.processIdentifier
-        if pid > 0, process.isRunning { Foundation.kill(pid, SIGKILL) }
+        child.withLock { $0 }?.signal(SIGKILL)
     }
 
     private func send(line: String) {
         // Writing to a worker that died fails with EPIPE (SIGPIPE is ignored by the supervisor).
-        writeLock.withLock { _ in try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
+        writeLock.withLock { _ in try? child.withLock { $0 }?.input?.write(contentsOf: Data((line + "\n").utf8)) }
     }
 
-    private func readEvents() {
-        let handle = output.fileHandleForReading
+    private func readEvents(of process: ChildProcess) {
+        guard let handle = process.output else { return }
         var buffer: [UInt8] = []
         while true {
             let chunk = handle.availableData
@@ -81,9 +79,8 @@ final class WorkerProcess: @unchecked Sendable {
             }
             if buffer.count > WorkerCodec.maxLineBytes { buffer.removeAll() }
         }
-        process.waitUntilExit()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        writeLock.withLock { _ in try? input.fileHandleForWriting.close() }
+        let status = process.waitUntilExit()
+        closeInput()
         onExit(status)
     }
 

@@ -2,6 +2,7 @@
 // file (Debian's ffmpeg package, installed by scripts/install-deps), and a file decoded back to
 // test-pattern frame numbers and PCM with the project's own demuxer and decoders.
 import Foundation
+import Processes
 import RTCAV
 import RTCMedia
 
@@ -70,21 +71,16 @@ public struct MediaProbe: Sendable {
 
     /// Runs `ffprobe -count_frames` on `path` (blocking: call it off the cooperative pool).
     public init(_ path: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-count_frames", "-show_entries", "stream=codec_name,nb_read_frames:format=duration",
-                             "-of", "json", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let probe = try ChildProcess("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-show_entries",
+                                                          "stream=codec_name,nb_read_frames:format=duration", "-of", "json", path],
+                                     pipeOutput: true)
+        let data = probe.output!.readDataToEndOfFile()
+        _ = probe.waitUntilExit()
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         for stream in object["streams"] as? [[String: Any]] ?? [] {
             let codec = stream["codec_name"] as? String ?? "?"
             codecs.append(codec)
-            if ["h264", "vp8"].contains(codec) { videoFrames = Int(stream["nb_read_frames"] as? String ?? "") }
+            if ["h264", "vp8", "vp9"].contains(codec) { videoFrames = Int(stream["nb_read_frames"] as? String ?? "") }
         }
         duration = ((object["format"] as? [String: Any])?["duration"] as? String).flatMap(Double.init)
     }

@@ -30,7 +30,7 @@ public enum MediaContainer: Sendable, Equatable {
     /// The codecs the container accepts here.
     public func accepts(_ codec: MediaCodec) -> Bool {
         switch self {
-        case .webm: codec == .vp8 || codec == .opus
+        case .webm: codec == .vp8 || codec == .vp9 || codec == .opus
         case .fragmentedMP4: codec == .h264 || codec == .aac || codec == .opus
         case .hls, .flv: codec == .h264 || codec == .aac
         }

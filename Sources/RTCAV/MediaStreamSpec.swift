@@ -7,14 +7,15 @@ import CSWScale
 
 /// The codecs the wrappers write and read by name.
 public enum MediaCodec: String, Sendable, Equatable, CaseIterable {
-    case vp8, opus, h264, aac
+    case vp8, vp9, opus, h264, aac
 
     /// Audio or video.
-    public var isVideo: Bool { self == .vp8 || self == .h264 }
+    public var isVideo: Bool { self == .vp8 || self == .vp9 || self == .h264 }
 
     var codecID: AVCodecID {
         switch self {
         case .vp8: AV_CODEC_ID_VP8
+        case .vp9: AV_CODEC_ID_VP9
         case .opus: AV_CODEC_ID_OPUS
         case .h264: AV_CODEC_ID_H264
         case .aac: AV_CODEC_ID_AAC

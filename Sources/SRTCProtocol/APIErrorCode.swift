@@ -35,8 +35,13 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
     case wrongState = 40901
     /// Something with this identity already exists (a composite with this uid, a recording of this track).
     case alreadyExists = 40902
+    /// A WHIP or WHEP `PATCH` names an entity tag (`If-Match`) that is not the session's current one.
+    case preconditionFailed = 41201
     /// The body or message exceeds the size limit.
     case payloadTooLarge = 41301
+    /// The body's `Content-Type` is not the one the route takes (WHIP and WHEP: `application/sdp`,
+    /// `application/trickle-ice-sdpfrag`).
+    case unsupportedMediaType = 41501
     /// A configured limit was reached (users per channel, tracks per user...).
     case limitReached = 42901
     /// Too many requests (join rate, or the replay cache is full); retry later.
@@ -56,7 +61,9 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
         case .notFound: return 404
         case .methodNotAllowed: return 405
         case .wrongState, .alreadyExists: return 409
+        case .preconditionFailed: return 412
         case .payloadTooLarge: return 413
+        case .unsupportedMediaType: return 415
         case .limitReached, .rateLimited: return 429
         case .internalError: return 500
         case .storageFailed: return 507
@@ -82,7 +89,9 @@ public enum APIErrorCode: Int, Sendable, Codable, CaseIterable {
         case .methodNotAllowed: return "method_not_allowed"
         case .wrongState: return "wrong_state"
         case .alreadyExists: return "already_exists"
+        case .preconditionFailed: return "precondition_failed"
         case .payloadTooLarge: return "payload_too_large"
+        case .unsupportedMediaType: return "unsupported_media_type"
         case .limitReached: return "limit_reached"
         case .rateLimited: return "rate_limited"
         case .internalError: return "internal_error"

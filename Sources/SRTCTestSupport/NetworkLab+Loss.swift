@@ -22,10 +22,7 @@ extension NetworkLab {
     /// same veth, with a host route), for a client that the lab must tell apart from the others
     /// (loss toward it alone) or that moves to a new address mid-call. Removed with the link.
     public func addOutsideAddress(_ link: Link) throws -> String {
-        let pid = Int(getpid())
-        let extra = nextExtraAddress()
-        // Another range than the links' /30s (10.64–191.x.x): 10.192–255.x.x.
-        let address = "10.\(192 + pid % 64).\(extra / 250).\(extra % 250 + 2)"
+        let address = newExtraAddress()
         try Self.run(["ip", "addr", "add", address + "/32", "dev", link.outsideDevice])
         try Self.run(["ip", "netns", "exec", link.namespace, "ip", "route", "add", address + "/32", "dev", link.insideDevice])
         return address

@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -39,10 +40,14 @@ public final class NetworkLab: @unchecked Sendable {
 
     private static let prefix = "srtclab-"
     private static let counter = Atomic<Int>(0)
-    private let state = Mutex<[Link]>([])
+    /// Every namespace the lab made (a client namespace's as a `Link` whose outside end is in the
+    /// server's namespace), for `remove()`.
+    let state = Mutex<[Link]>([])
     private let id: Int
-    /// Extra addresses handed out (`addOutsideAddress`), across the lab's links.
+    /// Extra addresses handed out (`addOutsideAddress`, client namespaces), across the lab's links.
     private let extraAddresses = Atomic<Int>(0)
+    /// Each client namespace's current address (`moveClient` changes it).
+    let clientAddresses = Mutex<[String: String]>([:])
 
     /// Whether this machine lets the test make namespaces (root, `ip` present).
     public static var isAvailable: Bool {
@@ -63,9 +68,7 @@ public final class NetworkLab: @unchecked Sendable {
     public func addNamespace() throws -> Link {
         let pid = Int(getpid())
         let index = state.withLock { $0.count }
-        let name = "\(Self.prefix)\(pid)-\(id)-\(index)"
-        // Devices have 15 characters at most.
-        let tag = String(format: "%05x%x%x", pid & 0xFFFFF, id & 0xF, index & 0xF)
+        let (name, tag) = newNamespaceName()
         // One /30 per link, from the pid, lab and index: labs of parallel test processes differ.
         let second = 64 + pid % 128, third = (id * 16 + index) % 256
         let link = Link(namespace: name, insideDevice: "li\(tag)", insideAddress: "10.\(second).\(third).1",
@@ -122,9 +125,20 @@ public final class NetworkLab: @unchecked Sendable {
 
     // MARK: - Internals
 
-    /// A number for the next extra address, unique in this process (labs are numbered too).
-    func nextExtraAddress() -> Int {
-        (id * 16 + extraAddresses.add(1, ordering: .relaxed).oldValue) % 16_000
+    /// The next extra address, unique in this process (labs are numbered too), in another range
+    /// than the links' /30s (10.64–191.x.x): 10.192–255.x.x.
+    func newExtraAddress() -> String {
+        let pid = Int(getpid())
+        let extra = (id * 16 + extraAddresses.add(1, ordering: .relaxed).oldValue) % 16_000
+        return "10.\(192 + pid % 64).\(extra / 250).\(extra % 250 + 2)"
+    }
+
+    /// A name for the next namespace (`srtclab-<pid>-<lab>-<index>`, so a later lab can tell a
+    /// dead process's) and the tag its devices carry (devices have 15 characters at most).
+    func newNamespaceName() -> (name: String, tag: String) {
+        let pid = Int(getpid())
+        let index = state.withLock { $0.count }
+        return ("\(Self.prefix)\(pid)-\(id)-\(index)", String(format: "%05x%x%x", pid & 0xFFFFF, id & 0xF, index & 0xF))
     }
 
     private func device(_ link: Link, _ side: Side) -> String { side == .inside ? link.insideDevice : link.outsideDevice }
@@ -145,23 +159,9 @@ public final class NetworkLab: @unchecked Sendable {
     /// Runs a command from /usr/sbin; `input` goes to its standard input.
     @discardableResult
     static func run(_ arguments: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/" + arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let stdin = input.map { _ in Pipe() }
-        if let stdin { process.standardInput = stdin }
-        try process.run()
-        if let stdin, let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
-        }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(output)")
+        let (status, output) = try ChildProcess.run(["/usr/sbin/" + arguments[0]] + arguments.dropFirst(), input: input)
+        guard status == 0 else {
+            throw Failure(description: "\(arguments.joined(separator: " ")) failed (\(status)): \(output)")
         }
         return output
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import TestWait
 
 /// A throwaway PulseAudio daemon for one test: its own directory, a UNIX socket, no autospawn,

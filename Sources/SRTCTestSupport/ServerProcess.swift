@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import TestWait
 import Synchronization
 #if canImport(Glibc)
@@ -24,7 +25,7 @@ public final class ServerProcess: @unchecked Sendable {
     private let namespace: String?
     /// The address it binds and clients reach it on.
     public let host: String
-    private var process: Process?
+    private var process: ChildProcess?
     /// What the process printed; a class so the pipe's handler can hold it.
     private final class Output: Sendable {
         let text = Mutex("")
@@ -56,7 +57,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// A test that failed half way still ends its server (and so, by their parent-death signal, its
     /// egress workers).
     deinit {
-        if let process, process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process?.signal(SIGKILL)
     }
 
     /// The built `srtc-server`: `$SRTC_BIN_DIR`, else next to the running test binary, else the
@@ -76,7 +77,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// The process id while running.
-    public var pid: Int32? { process?.isRunning == true ? process?.processIdentifier : nil }
+    public var pid: Int32? { process?.isRunning == true ? process?.pid : nil }
     public var isRunning: Bool { process?.isRunning ?? false }
     public var httpBase: String { "http://\(host):\(httpPort)" }
     public var wsURL: String { "ws://\(host):\(httpPort)/rtc/v1/ws" }
@@ -87,29 +88,23 @@ public final class ServerProcess: @unchecked Sendable {
     public func start(timeout: Double = 30) async throws {
         let binary = Self.binaryPath
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw Failure(description: "\(binary) is missing: build first") }
-        let process = Process()
+        var executable = binary
         var args = ["--http-port", "0", "--udp-port", "0", "--bind", host, "--data-dir", dataDir, "--web-dir", ""]
             + TestMediaWorkers.flags(unlessIn: arguments) + arguments
         if let namespace {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            executable = "/usr/sbin/ip"
             args = ["netns", "exec", namespace, binary] + args
         } else if let limit = openFileLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            executable = "/bin/sh"
             args = ["-c", "ulimit -S -n \(limit.soft) && ulimit -H -n \(limit.hard) && exec \"$0\" \"$@\"", binary] + args
-        } else {
-            process.executableURL = URL(fileURLWithPath: binary)
         }
-        process.arguments = args
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
         let mark = printed.text.withLock { $0.utf8.count }
-        pipe.fileHandleForReading.readabilityHandler = { [printed] handle in
+        let process = try ChildProcess(executable, args, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                       pipeOutput: true, standardError: .output)
+        process.output?.readabilityHandler = { [printed] handle in
             let data = handle.availableData
             if !data.isEmpty { printed.text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
         }
-        try process.run()
         self.process = process
         // Started when it prints its ports; a server that exits first fails at once.
         let started: (http: UInt16, udp: UInt16, text: String)
@@ -117,7 +112,7 @@ public final class ServerProcess: @unchecked Sendable {
             started = try await waitFor(timeout: timeout, "srtc-server's ports", poll: .milliseconds(20)) {
                 let text = String(log.utf8.dropFirst(mark)) ?? ""
                 if let (http, udp) = Self.ports(in: text) { return (http, udp, text) }
-                if !process.isRunning { throw Failure(description: "srtc-server exited (\(process.terminationStatus)):\n\(text)") }
+                if !process.isRunning { throw Failure(description: "srtc-server exited (\(process.waitUntilExit())):\n\(text)") }
                 return nil
             }
         } catch is WaitTimeout {
@@ -131,20 +126,20 @@ public final class ServerProcess: @unchecked Sendable {
     /// SIGKILL: no shutdown code runs, as in a crash or an OOM kill.
     public func kill() async {
         guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         await waitForExit(process)
     }
 
     /// SIGTERM and wait: the graceful shutdown.
     public func stop() async {
         guard let process, process.isRunning else { return }
-        process.terminate()
+        process.signal(SIGTERM)
         await waitForExit(process)
     }
 
     /// Sends `sig` (SIGSTOP to freeze it, SIGTERM, SIGKILL...) without waiting.
     public func signal(_ sig: Int32) {
-        if let process, process.isRunning { Glibc.kill(process.processIdentifier, sig) }
+        process?.signal(sig)
     }
 
     /// Waits until the process has exited (after `signal`).
@@ -152,7 +147,7 @@ public final class ServerProcess: @unchecked Sendable {
         if let process { await waitForExit(process) }
     }
 
-    private func waitForExit(_ process: Process) async {
+    private func waitForExit(_ process: ChildProcess) async {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Processes
 import RTCCrypto
 import TestWait
 

@@ -11,8 +11,21 @@ public enum TestMediaWorkers {
         return n
     }()
 
-    /// The flags that give a `srtc-server` process `count` workers, unless `arguments` choose.
+    /// The `--worker-subscriber-budget` of those servers: `SRTC_TEST_WORKER_SUBSCRIBER_BUDGET`,
+    /// default the server's own. A small one (1) puts every participant after a channel's first
+    /// on another worker, so the suites run again with their subscriptions served through the
+    /// pipes between workers (docs/architecture.md, "A channel larger than a worker").
+    public static let subscriberBudget: Int? = {
+        guard let text = ProcessInfo.processInfo.environment["SRTC_TEST_WORKER_SUBSCRIBER_BUDGET"], let n = Int(text), n >= 0 else { return nil }
+        return n
+    }()
+
+    /// The flags that give a `srtc-server` process `count` workers (and the budget), unless `arguments` choose.
     static func flags(unlessIn arguments: [String]) -> [String] {
-        arguments.contains("--media-workers") ? [] : ["--media-workers", String(count)]
+        var flags = arguments.contains("--media-workers") ? [] : ["--media-workers", String(count)]
+        if let subscriberBudget, !arguments.contains("--worker-subscriber-budget") {
+            flags += ["--worker-subscriber-budget", String(subscriberBudget)]
+        }
+        return flags
     }
 }

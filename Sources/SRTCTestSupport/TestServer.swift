@@ -26,7 +26,10 @@ public final class TestServer: Sendable {
         configure(&config)
         // A test that chose its workers keeps them, and placement; the others get the run's.
         let chosenByTest = config.mediaWorkers != 0
-        if !chosenByTest { config.mediaWorkers = TestMediaWorkers.count }
+        if !chosenByTest {
+            config.mediaWorkers = TestMediaWorkers.count
+            if let budget = TestMediaWorkers.subscriberBudget { config.workerSubscriberBudget = budget }
+        }
         app = try ServerApp(config: config, modules: modules)
         try app.start()
         // With several workers (SRTC_TEST_MEDIA_WORKERS), the suites' channels go to the last

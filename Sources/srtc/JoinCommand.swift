@@ -12,7 +12,7 @@ enum JoinCommand {
                      [--video pattern|none|FILE.y4m] [--audio tone|none|FILE.wav] [--desc camera_big]
                      [--size 640x360] [--fps 30] [--pattern-start 0] [--tone-hz 440] [--record DIR] [--layer camera_big|camera_small]
                      [--no-subscribe] [--echo-data] [--duration SECONDS] [--stats-interval SECONDS] [--nickname NAME] [--verbose]
-                     [--ice-transport-policy all|relay] [--video-codec vp8|h264] [--ca-file CA.pem] [--e2ee-key PASSPHRASE]
+                     [--ice-transport-policy all|relay] [--video-codec vp8|vp9|h264] [--ca-file CA.pem] [--e2ee-key PASSPHRASE]
 
     Joins the channel on the server at --url (http(s)://host:7880; the signaling WebSocket is
     ws(s)://host:7880/rtc/v1/ws) with --token, or with a token granted on the spot with the app's
@@ -25,11 +25,13 @@ enum JoinCommand {
       --audio FILE.wav     the file's audio, looped
       --desc D             the video track's description (camera_big sends two simulcast layers)
     Receiving: every remote track is subscribed (video at --layer) and, with --record DIR, written
-    to DIR/<uid>-<desc>-<track>.y4m / .wav. Statistics print every --stats-interval seconds (2).
+    to DIR/<uid>-<desc>-<track>.y4m / .wav. Statistics print every --stats-interval seconds (2),
+    with the frame number of the last picture when it is another bot's test pattern.
     Data messages print as they arrive; --echo-data sends each back to its sender (same channel, topic).
     Runs for --duration seconds, or until interrupted (Ctrl-C), then leaves.
     --ice-transport-policy relay sends all media through the TURN server the join response names.
-    --video-codec h264 publishes video in H.264 (OpenH264) instead of VP8; either is received.
+    --video-codec h264 publishes video in H.264 (OpenH264), vp9 in VP9 (libvpx, profile 0) instead of
+    VP8; all three are received.
     --ca-file CA.pem trusts the CA certificates in that file instead of the system's for an https:// server.
     --e2ee-key PASSPHRASE encrypts what it publishes end to end and decrypts what it receives with the
       channel's shared passphrase (docs/e2ee.md; VP8 and Opus). Media it cannot decrypt is not recorded,
@@ -49,7 +51,7 @@ enum JoinCommand {
             throw .usage("--ice-transport-policy is all or relay")
         }
         guard let videoCodec = VideoCodec(encodingName: o["video-codec"] ?? "vp8") else {
-            throw .usage("--video-codec is vp8 or h264")
+            throw .usage("--video-codec is vp8, vp9 or h264")
         }
 
         if o["e2ee-key"] != nil && videoCodec != .vp8 { throw .usage("--e2ee-key encrypts VP8 video only; leave out --video-codec h264") }
@@ -71,7 +73,7 @@ enum JoinCommand {
         }
         let publisher = JoinPublisher(engine: engine, settings: settings)
         do {
-            try await publisher.publish(in: channel)
+            try await publisher.publish { try await channel.publishLocalTrack($0) }
         } catch {
             FileHandle.standardError.write(Data("srtc: publishing failed: \(error)\n".utf8))
         }

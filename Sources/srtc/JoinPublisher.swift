@@ -22,14 +22,16 @@ final class JoinPublisher: @unchecked Sendable {
         return "sent video \(video) frames, audio \(audio) × 20 ms"
     }
 
-    func publish(in channel: Channel) async throws {
+    /// Makes the tracks of the settings, hands each to `publishTrack` (a channel's publish, or
+    /// collecting them for one WHIP offer) and starts feeding them.
+    func publish(with publishTrack: (LocalTrack) async throws -> Void) async throws {
         switch settings.video {
         case .none: break
         case .pattern:
             let preset = VideoPreset(width: settings.width, height: settings.height, frameRate: settings.fps,
                                      maxBitrate: max(300_000, settings.width * settings.height * settings.fps / 10))
             let track = engine.createLocalCustomVideoTrack(desc: settings.desc, preset: preset)
-            try await channel.publishLocalTrack(track)
+            try await publishTrack(track)
             let generator = try TestPatternGenerator(width: settings.width, height: settings.height, frameRate: settings.fps)
             startLoop(name: "srtc-join-video", interval: 1.0 / Double(settings.fps)) { [self] n in
                 track.pushFrame(generator.videoFrame(number: settings.patternStart + n))
@@ -42,7 +44,7 @@ final class JoinPublisher: @unchecked Sendable {
             let preset = VideoPreset(width: reader.width, height: reader.height, frameRate: Int(fps.rounded()),
                                      maxBitrate: max(300_000, reader.width * reader.height * Int(fps) / 10))
             let track = engine.createLocalCustomVideoTrack(desc: settings.desc, preset: preset)
-            try await channel.publishLocalTrack(track)
+            try await publishTrack(track)
             let start = DispatchTime.now().uptimeNanoseconds
             startLoop(name: "srtc-join-y4m", interval: 1 / fps) { [self] _ in
                 var frame = try? file.value.readFrame()
@@ -57,7 +59,7 @@ final class JoinPublisher: @unchecked Sendable {
         case .none: break
         case .tone:
             let track = engine.createLocalCustomAudioTrack(desc: TrackDesc.mic)
-            try await channel.publishLocalTrack(track)
+            try await publishTrack(track)
             let tone = LoopOwned(SineToneGenerator(frequency: settings.toneHz, amplitude: 0.3))
             startLoop(name: "srtc-join-audio", interval: 0.02) { [self] _ in
                 track.pushAudioBuffer(tone.value.next(frameCount: 960))
@@ -70,7 +72,7 @@ final class JoinPublisher: @unchecked Sendable {
             let chunk = max(1, all.sampleRate / 50) * all.channels
             guard !samples.isEmpty else { return }
             let track = engine.createLocalCustomAudioTrack(desc: TrackDesc.mic)
-            try await channel.publishLocalTrack(track)
+            try await publishTrack(track)
             startLoop(name: "srtc-join-wav", interval: 0.02) { [self] n in
                 let start = (n * chunk) % samples.count
                 var slice = Array(samples[start ..< min(samples.count, start + chunk)])

@@ -108,6 +108,8 @@ final class TrackSink: VideoRenderer, AudioRenderer, @unchecked Sendable {
         var lastFrames = 0
         var lastTime = Date()
         var size = (0, 0)
+        /// The last frame decoded, for the test pattern's number in the status line.
+        var lastFrame: VideoFrame?
         var samples: [Float] = []
     }
 
@@ -121,6 +123,7 @@ final class TrackSink: VideoRenderer, AudioRenderer, @unchecked Sendable {
         state.withLock { s in
             s.frames += 1
             s.size = (frame.width, frame.height)
+            s.lastFrame = frame
             guard let directory else { return }
             if let writer = s.y4m, writer.width != frame.width || writer.height != frame.height {
                 try? writer.close() // a layer switch changed the size: continue in a new file
@@ -147,7 +150,7 @@ final class TrackSink: VideoRenderer, AudioRenderer, @unchecked Sendable {
         }
     }
 
-    /// "alice/camera_big: 29.8 fps 640x360, 1234 frames, 0 lost, jitter 2.1 ms".
+    /// "alice/camera_big: 29.8 fps 640x360, 1234 frames, pattern #1301, 0 lost, jitter 2.1 ms".
     func statusLine() -> String {
         let stats = track.receiveStatistics
         return state.withLock { s in
@@ -158,6 +161,8 @@ final class TrackSink: VideoRenderer, AudioRenderer, @unchecked Sendable {
             var line = "\(track.uid)/\(track.desc): "
             if track.kind == .video {
                 line += String(format: "%.1f fps %dx%d, %d frames", rate, s.size.0, s.size.1, s.frames)
+                // Another bot's test pattern (`--video pattern`) carries its frame number.
+                if let number = s.lastFrame.flatMap(TestPatternReader.frameNumber(in:)) { line += ", pattern #\(number)" }
                 if let video = track as? RemoteVideoTrack, video.isReceiveTimedOut { line += " (timed out)" }
             } else {
                 let tone = FrequencyEstimator.zeroCrossingFrequency(s.samples, sampleRate: 48_000).map { String(format: ", ~%.0f Hz", $0) } ?? ""

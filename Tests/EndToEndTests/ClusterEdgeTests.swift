@@ -136,20 +136,14 @@ import TestWait
         #expect(try await bob.signal.request(.setLayer(SubscribeRequest(trackId: video.id, layer: TrackDescName.cameraBig))) == .success(.empty))
         try await publisher.run(seconds: 1.5)
 
-        func speakers(_ events: [ServerEvent]) -> [[String]] {
-            events.compactMap { if case .activeSpeakers(let s) = $0 { s.speakers.map(\.uid) } else { nil } }
-        }
-        func switches(_ events: [ServerEvent]) -> [String] {
-            events.compactMap { if case .layerSwitched(let l) = $0, l.trackId == video.id, l.uid == "alice" { l.layer } else { nil } }
-        }
         try await eventually("speakers, bob's quality and the switch to camera_big on bob's data channel") {
             let events = bob.dataChannelEvents
-            return speakers(events).contains(["alice"]) && switches(events).contains(TrackDescName.cameraBig)
+            return RelayEvents.speakers(events).contains(["alice"]) && RelayEvents.switches(events, trackId: video.id, publisher: "alice").contains(TrackDescName.cameraBig)
                 && events.contains { if case .qualityReport(let r) = $0 { r.uid == "bob" && r.downstream.packets > 0 } else { false } }
         }
         #expect(bob.dataChannelEvents.allSatisfy { $0.travelsOnDataChannel })
         // Sent there instead of the WebSocket, not as well (the channel opened before alice spoke).
-        #expect(speakers(bob.signal.events).isEmpty && switches(bob.signal.events).isEmpty)
+        #expect(RelayEvents.speakers(bob.signal.events).isEmpty && RelayEvents.switches(bob.signal.events, trackId: video.id, publisher: "alice").isEmpty)
         alice.close()
         bob.close()
         for node in nodes.reversed() { await node.stop() }

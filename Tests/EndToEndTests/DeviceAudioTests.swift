@@ -46,13 +46,13 @@ final class DeviceEventRecorder: DeviceChangeDelegate, @unchecked Sendable {
         #expect(b.isAudioPlaybackRunning)
         let speaker = try pulse.record("speaker.monitor")
 
-        try await eventually(timeout: 15, "the tone on B's renderer and speaker") {
-            subscriber.collector.samples.count > 48_000 && speaker.toneFrequency(lastSeconds: 1) != nil
+        // A second of 440 Hz on each: on a loaded machine a capture glitch can spoil one second's
+        // estimate, so the check is that one arrives within the deadline (the last ones are in the message).
+        var heard: (received: Double?, played: Double?) = (nil, nil)
+        try await eventually(timeout: 20, "440 Hz on B's renderer and speaker (last: \(String(describing: heard)))") {
+            heard = (subscriber.collector.samples.count > 48_000 ? subscriber.collector.toneFrequency : nil, speaker.toneFrequency(lastSeconds: 1))
+            return heard.received.map { abs($0 - 440) < 10 } == true && heard.played.map { abs($0 - 440) < 10 } == true
         }
-        let received = try #require(subscriber.collector.toneFrequency)
-        #expect(abs(received - 440) < 10, "B decoded \(received) Hz")
-        let played = try #require(speaker.toneFrequency(lastSeconds: 1))
-        #expect(abs(played - 440) < 10, "the speaker played \(played) Hz")
 
         // The speaker's mute switch: silence on the sink, while B still receives.
         b.remoteAudioMuted = true

@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import MediaTestSupport
 import RTCMedia
 import SRTC
@@ -83,19 +84,9 @@ import Glibc
         // A 256 KiB tmpfs as the recording directory (the tests run as root, as CI does).
         let mountPoint = try TemporaryDirectory(prefix: "srtc-full")
         defer { mountPoint.cleanUp() }
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]
-        try mount.run()
-        _ = try await offPool { mount.waitUntilExit() }
-        try #require(mount.terminationStatus == 0, "mounting a small tmpfs needs root")
-        defer {
-            let umount = Process()
-            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            umount.arguments = ["-l", mountPoint.path]
-            try? umount.run()
-            umount.waitUntilExit()
-        }
+        let mounted = try await offPool { try ChildProcess.run(["/bin/mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]) }
+        try #require(mounted.status == 0, "mounting a small tmpfs needs root: \(mounted.output)")
+        defer { _ = try? ChildProcess.run(["/bin/umount", "-l", mountPoint.path]) }
         let server = try EgressTestServer(recordingDir: mountPoint.path)
         let (publisher, pusher) = try await EgressRecordingTests.publisher(server, uid: "alice", channel: "full")
         let (ok, _) = try await server.call("/server/v1/channel/composite/start",

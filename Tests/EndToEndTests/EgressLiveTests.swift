@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import MediaTestSupport
 import RTCMedia
 import RTCNet
@@ -74,14 +75,8 @@ import Glibc
         // `srtc play URL --record DIR`, the CLI on the CDN engine, writes what it played: Y4M
         // video with the composite's advancing frame numbers, WAV audio with the tone.
         let played = server.directory.file("played")
-        let play = Process()
-        play.executableURL = URL(fileURLWithPath: EgressTestServer.buildDirectory + "/srtc")
-        play.arguments = ["play", server.url + path, "--record", played, "--duration", "5"]
-        play.standardOutput = FileHandle.nullDevice
-        play.standardError = FileHandle.nullDevice
-        try play.run()
-        _ = try await offPool { play.waitUntilExit() }
-        #expect(play.terminationStatus == 0)
+        let play = try ChildProcess(EgressTestServer.buildDirectory + "/srtc", ["play", server.url + path, "--record", played, "--duration", "5"])
+        #expect(await onThread { play.waitUntilExit() } == 0)
         let files = (try? FileManager.default.contentsOfDirectory(atPath: played)) ?? []
         let y4m = try #require(files.first { $0.hasSuffix(".y4m") }, "\(files)")
         let wav = try #require(files.first { $0.hasSuffix(".wav") }, "\(files)")
@@ -117,12 +112,8 @@ import Glibc
         // Debian's ffmpeg as the CDN's ingest: it listens, then copies what arrives into a file.
         let port = try freeTCPPort()
         let received = server.directory.file("received.flv")
-        let receiver = Process()
-        receiver.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        receiver.arguments = ["-loglevel", "error", "-listen", "1", "-i", "rtmp://127.0.0.1:\(port)/live/stream", "-c", "copy", "-y", received]
-        receiver.standardOutput = FileHandle.nullDevice
-        receiver.standardError = FileHandle.nullDevice
-        try receiver.run()
+        let receiver = try ChildProcess("/usr/bin/ffmpeg", ["-loglevel", "error", "-listen", "1", "-i", "rtmp://127.0.0.1:\(port)/live/stream",
+                                                            "-c", "copy", "-y", received])
         try await eventually("ffmpeg listening") { isListening(port: port) }
 
         let (status, json) = try await server.call("/server/v1/channel/live/start",

@@ -1,6 +1,7 @@
 import TestWait
 import EgressServer
 import Foundation
+import Processes
 import MediaTestSupport
 import RTCMedia
 import RTCNet
@@ -73,33 +74,26 @@ final class EgressTestServer: Sendable {
 /// An `srtc join` bot in its own process: a test pattern numbered from `patternStart` and a tone.
 final class BotProcess: Sendable {
     let uid: String
-    private let process: Process
+    private let process: ChildProcess
 
     init(url: String, channel: String, uid: String, patternStart: Int = 0, toneHz: Double = 440, size: String = "320x180", fps: Int = 15,
          extra: [String] = []) throws {
         self.uid = uid
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: EgressTestServer.buildDirectory + "/srtc")
-        process.arguments = ["join", "--url", url, "--channel", channel, "--uid", uid, "--size", size, "--fps", String(fps),
-                             "--pattern-start", String(patternStart), "--tone-hz", String(toneHz), "--no-subscribe",
-                             "--stats-interval", "0.2"] + extra
-        process.environment = ["SRTC_APP_ID": TestServer.appId, "SRTC_APP_KEY": TestServer.appKey]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(EgressTestServer.buildDirectory + "/srtc",
+                                   ["join", "--url", url, "--channel", channel, "--uid", uid, "--size", size, "--fps", String(fps),
+                                    "--pattern-start", String(patternStart), "--tone-hz", String(toneHz), "--no-subscribe",
+                                    "--stats-interval", "0.2"] + extra,
+                                   environment: ["SRTC_APP_ID": TestServer.appId, "SRTC_APP_KEY": TestServer.appKey])
     }
 
     /// A test that failed half way still ends its bots.
     deinit {
-        if process.isRunning { process.terminate() }
+        process.signal(SIGTERM)
     }
 
-    /// Leaves cleanly (SIGTERM) and waits for the process to end.
+    /// Leaves cleanly (SIGTERM) and waits for the process to end (SIGKILL after 10 s).
     func stop() async {
-        guard process.isRunning else { return }
-        process.terminate()
-        let process = self.process
-        _ = try? await offPool { process.waitUntilExit() }
+        await process.stop(timeout: 10)
     }
 }
 

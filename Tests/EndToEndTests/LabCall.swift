@@ -122,7 +122,10 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
     }
 
     let start = DispatchTime.now().uptimeNanoseconds
+    /// Whether each frame's test-pattern number is read (`numbers`).
+    private let readsFrameNumbers: Bool
     private let framesStore = Mutex<[(time: Double, width: Int, height: Int)]>([])
+    private let numbersStore = Mutex<[(time: Double, number: Int)]>([])
     private let switchesStore = Mutex<[Switch]>([])
     private let audioStore = Mutex<[(time: Double, packets: Int)]>([])
     private let playoutStore = Mutex<[(time: Double, played: Int, concealed: Int, recovered: Int)]>([])
@@ -131,13 +134,22 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
 
     var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
     var frames: [(time: Double, width: Int, height: Int)] { framesStore.withLock { $0 } }
+    /// The test-pattern number of each frame decoded (when made with `readsFrameNumbers`).
+    var numbers: [(time: Double, number: Int)] { numbersStore.withLock { $0 } }
     var switches: [Switch] { switchesStore.withLock { $0 } }
     /// `left <uid>` / `joined <uid>` as the channel told them, with when.
     var membership: [(time: Double, event: String)] { membershipStore.withLock { $0 } }
 
+    init(readsFrameNumbers: Bool = false) {
+        self.readsFrameNumbers = readsFrameNumbers
+    }
+
     func render(frame: VideoFrame) {
         let now = elapsed
         framesStore.withLock { $0.append((now, frame.width, frame.height)) }
+        if readsFrameNumbers, let number = TestPatternReader.frameNumber(in: frame) {
+            numbersStore.withLock { $0.append((now, number)) }
+        }
     }
 
     func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo) {

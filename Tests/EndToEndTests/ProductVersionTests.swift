@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import RTCNet
 import SRTC
 import SRTCProtocol
@@ -28,17 +29,11 @@ struct ProductVersionTests {
 
     @Test(arguments: [("srtc", ["--version"]), ("srtc", ["version"]), ("srtc-server", ["--version"])])
     func theExecutablesPrintTheSameVersion(tool: String, arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: EgressTestServer.buildDirectory + "/" + tool)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        try await eventually(timeout: 30, "\(tool) \(arguments) exited") { !process.isRunning }
-        #expect(process.terminationStatus == 0)
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let process = try ChildProcess(EgressTestServer.buildDirectory + "/" + tool, arguments, pipeOutput: true)
+        defer { process.signal(SIGTERM) }
+        let status = await process.waitForExit(timeout: 30)
+        #expect(status == 0, "\(tool) \(arguments) exited")
+        let printed = status == -1 ? "" : await onThread { String(decoding: process.output!.readDataToEndOfFile(), as: UTF8.self) }
         #expect(printed == "\(tool) \(SRTCEngine.version)\n")
     }
 

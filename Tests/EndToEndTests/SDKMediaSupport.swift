@@ -119,12 +119,13 @@ struct SDKPeer {
     let events = SDKEventRecorder()
 
     init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
-         preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil, e2ee: E2EEConfiguration? = nil) {
+         preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil, e2ee: E2EEConfiguration? = nil, dynacast: Bool = false) {
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
                                                      receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
                                                      useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
                                                      preferredVideoCodec: preferredVideoCodec, trustedCAFile: trustedCAFile)
         configuration.e2ee = e2ee
+        configuration.dynacast = dynacast
         engine = SRTCEngine(independent: configuration)
         channel = try! engine.createChannel()  // a live engine: this cannot throw
         channel.delegates.add(delegate: events)

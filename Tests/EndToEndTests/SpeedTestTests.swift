@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import RTCNet
 import RTCWire
 import SRTC
@@ -85,18 +86,14 @@ import TestWait
         let limit = 3_000_000
         relay.shape(uplink: .init(bitrate: limit, lossRate: 0), downlink: .init(bitrate: limit, lossRate: 0), seed: 0xC11)
         func speedtest(token: String) async throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: EgressTestServer.buildDirectory + "/srtc")
-            process.arguments = ["speedtest", "--host", "127.0.0.1", "--port", String(relay.address.port), "--token", token,
-                                 "--duration", "4", "--uplink-bitrate", String(limit * 3 / 2), "--downlink-bitrate", String(limit * 3 / 2),
-                                 "--link-id", "cli", "--json"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            defer { if process.isRunning { process.terminate() } }
-            try await eventually(timeout: 30, "srtc speedtest exited") { !process.isRunning }
-            return (process.terminationStatus, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            let process = try ChildProcess(EgressTestServer.buildDirectory + "/srtc", [
+                "speedtest", "--host", "127.0.0.1", "--port", String(relay.address.port), "--token", token,
+                "--duration", "4", "--uplink-bitrate", String(limit * 3 / 2), "--downlink-bitrate", String(limit * 3 / 2),
+                "--link-id", "cli", "--json"], pipeOutput: true)
+            defer { process.signal(SIGTERM) }
+            // Read once it has exited (its JSON fits the pipe), so a hang fails instead of blocking.
+            let status = await process.waitForExit(timeout: 30)
+            return (status, status == -1 ? "" : await onThread { String(decoding: process.output!.readDataToEndOfFile(), as: UTF8.self) })
         }
 
         let measured = try await speedtest(token: try await Self.grant(server, uid: "cli"))

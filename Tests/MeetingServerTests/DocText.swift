@@ -34,7 +34,7 @@ enum DocText {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             let indent = line.prefix { $0 == " " }.count
             if indent == 2, trimmed.hasPrefix("/"), trimmed.hasSuffix(":") { path = String(trimmed.dropLast()) }
-            if indent == 4, let path, ["get:", "post:", "put:", "patch:", "delete:"].contains(trimmed) {
+            if indent == 4, let path, ["get:", "post:", "put:", "patch:", "delete:", "options:"].contains(trimmed) {
                 operations.insert(trimmed.dropLast().uppercased() + " " + path)
             }
         }

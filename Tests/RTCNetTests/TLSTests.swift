@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import TestWait
 import Testing
 @testable import RTCNet
@@ -28,38 +29,26 @@ struct TLSFixture {
 
 @discardableResult
 func run(_ tool: String, _ arguments: [String], in directory: URL) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
+    try ChildProcess(tool, arguments, directory: directory.path).waitUntilExit()
 }
 
 /// `openssl s_server -WWW` serving the fixture directory on a free loopback port.
 final class OpenSSLServer {
-    let process = Process()
+    let process: ChildProcess
     let port: UInt16
 
     init(fixture: TLSFixture) async throws {
         // Ask the kernel for a free port, release it, and hand it to s_server.
         port = try freePort()
-        process.executableURL = URL(fileURLWithPath: opensslPath!)
-        process.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", fixture.certificate, "-key", fixture.key, "-WWW", "-quiet"]
-        process.currentDirectoryURL = fixture.directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(opensslPath!, ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", fixture.certificate,
+                                                  "-key", fixture.key, "-WWW", "-quiet"], directory: fixture.directory.path)
         try await eventually("s_server listening on \(port)") { (try? RawClient(port: port, timeout: 0.2)) != nil }
     }
 
     deinit {
         // s_server ignores SIGTERM while it waits in accept; SIGKILL is certain.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        _ = process.waitUntilExit()
     }
 }
 

@@ -37,6 +37,16 @@ struct LayerAllocatorTests {
         #expect(allocator.allocate(budget: 2_500_000, demands: [demand, demand]) == [2, 1])
     }
 
+    @Test func aHeldLayerPastTheMeasuredOnesCountsAsNoneHeld() {
+        // A VP9 consumer that asked for spatial layer 2 before the producer's packets showed it.
+        var allocator = self.allocator
+        let demand = Demand(preferred: 2, current: 2, layerBitrates: [150_000, 500_000])
+        for second in 0 ..< 4 {
+            let decision = allocator.update(now: Int64(second) * 1_000_000, signals: .init(estimate: 2_000_000), demands: [demand])
+            #expect(decision.targets == [1])
+        }
+    }
+
     @Test func aLayerCostsItsMeasuredRatePlusOverhead() {
         let allocator = LayerAllocator()
         let demand = Demand(preferred: 1, current: 1, layerBitrates: [100_000, 500_000])

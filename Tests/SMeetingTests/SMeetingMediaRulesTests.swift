@@ -100,6 +100,36 @@ import Testing
         await server.stop()
     }
 
+    /// A WHIP publisher (docs/ingress.md) is a member like any other: it enters with the meeting
+    /// protocol, publishes with the channel token the meeting hands it, and mute all holds its
+    /// mic at the SFU, counted at the host.
+    @Test func muteAllSilencesAWHIPPublisher() async throws {
+        let server = try TestServer.withMeetings()
+        let host = try await TestMember(server: server, uid: "host")
+        let meeting = try await host.host(MeetingCreateReq(title: "whip"))
+        let socket = try await MeetingTestSocket(url: server.meetingURL)
+        defer { socket.close() }
+        try await socket.login(server.memberToken(uid: "obs"))
+        let entered = try socket.data(EnterRoomResp.self, try await socket.call(.enterRoom, MeetingEnterReq(meetingId: meeting.meetingId)).text)
+        let rtc = try #require(entered.rtc)
+        #expect(try await socket.call(.requestOpenMic, OpenReq()).ok)
+
+        let engine = SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "whip.events"), logLevel: .off))
+        let whip = try WHIPPublisher(engine: engine)
+        let mic = engine.createLocalCustomAudioTrack(desc: "mic")
+        try await whip.publish([mic], endpoint: server.httpBase + "/whip/v1/" + rtc.channel, token: rtc.token)
+        let pusher = try MeetingMediaPusher(width: 64, height: 64, video: { _ in }, audio: { mic.pushAudioBuffer($0) })
+        defer { pusher.stop() }
+        let fromWHIP = PacketCounter(at: host, from: "obs", kind: .audio)
+        try await fromWHIP.waitForMore(20, "the WHIP publisher heard")
+
+        try await host.engine.adminMuteAll(allowSelfUnmute: false)
+        try await fromWHIP.expectSilence("the WHIP publisher after mute all")
+        await whip.stop()
+        await engine.destroy()
+        await server.stop()
+    }
+
     /// Refuses a publish through `meeting.srtc` with `policy_forbidden`.
     static func expectRefused(_ track: LocalTrack, on channel: Channel, _ what: String) async {
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import SRTCProtocol
 @testable import SRTCServer
 import SRTCTestSupport
@@ -9,6 +10,28 @@ import TestWait
 /// node"): three nodes on one Redis; the channel runs on node a, and calls sent to b and c act
 /// on it as if sent to a.
 @Suite struct ClusterAPITests {
+    /// WHIP on a node that does not run the channel is redirected to the node that does
+    /// (docs/ingress.md; RFC 9725 §4.5), where the publisher joins the channel.
+    @Test func aWHIPOfferOnAnotherNodeIsRedirectedToTheChannelsNode() async throws {
+        let url = try await TestRedis.freshURL()
+        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
+        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
+        let alice = try await TestSignalClient(url: a.wsURL)
+        _ = try await alice.join(token: a.token(uid: "alice", channel: "w"))
+        let client = HTTPClient()
+        let headers: HTTPHeaders = ["Content-Type": "application/sdp", "Authorization": "Bearer " + b.token(uid: "obs", channel: "w")]
+        let offer = Array(ClientSDP.offer([.audio(mid: "0")]).utf8)
+        let redirected = try await client.execute(method: "POST", url: b.httpBase + "/whip/v1/w", headers: headers, body: offer)
+        #expect(redirected.status == 307 && redirected.headers["Location"] == a.httpBase + "/whip/v1/w", "\(redirected.headers)")
+        let created = try await client.execute(method: "POST", url: redirected.headers["Location"] ?? "", headers: headers, body: offer)
+        #expect(created.status == 201)
+        let (_, users) = try await a.call("/server/v1/channel/users", ["channel": "w"])
+        #expect((users["users"] as? [[String: Any]])?.compactMap { $0["uid"] as? String } == ["alice", "obs"], "\(users)")
+        #expect(b.app.channels.count == 0)
+        await a.stop()
+        await b.stop()
+    }
+
     @Test func channelCallsOnAnyNodeActOnTheChannelsNode() async throws {
         let url = try await TestRedis.freshURL()
         let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }

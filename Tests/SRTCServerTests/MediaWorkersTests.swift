@@ -20,6 +20,15 @@ import Testing
         }
     }
 
+    @Test func theSubscriberBudgetIsTwoHundredByDefaultAndComesFromTheFlagOrTheEnvironment() throws {
+        #expect(try ServerConfig.load(arguments: [], environment: [:]).workerSubscriberBudget == 200)
+        #expect(try ServerConfig.load(arguments: ["--worker-subscriber-budget", "1"], environment: [:]).workerSubscriberBudget == 1)
+        #expect(try ServerConfig.load(arguments: [], environment: ["SRTC_WORKER_SUBSCRIBER_BUDGET": "0"]).workerSubscriberBudget == 0)
+        for bad in ["-1", "x", "1000001"] {
+            #expect(throws: ConfigError.self) { try ServerConfig.load(arguments: ["--worker-subscriber-budget", bad], environment: [:]) }
+        }
+    }
+
     @Test func workerIListensOnTheFirstPortPlusI() throws {
         // A free port's neighbour may be taken: a few tries.
         var made: (MediaServer, UInt16)?

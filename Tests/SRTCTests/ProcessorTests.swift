@@ -38,8 +38,11 @@ final class FrameCollector: VideoRenderer, @unchecked Sendable {
 final class EncodedCollector: EncodedVideoSink, @unchecked Sendable {
     let videoCodec: VideoCodec
     let frames = Mutex<[(layer: Int, frame: EncodedVideoFrame)]>([])
+    /// The layers it needs (dynacast); nil: every one.
+    let needed = Mutex<Set<Int>?>(nil)
     init(codec: VideoCodec = .vp8) { videoCodec = codec }
     func send(_ frame: EncodedVideoFrame, layer: Int) { frames.withLock { $0.append((layer, frame)) } }
+    func needs(layer: Int) -> Bool { needed.withLock { $0?.contains(layer) ?? true } }
     func layer(_ index: Int) -> [EncodedVideoFrame] { frames.withLock { $0.filter { $0.layer == index }.map(\.frame) } }
 }
 
@@ -117,6 +120,35 @@ final class EncodedCollector: EncodedVideoSink, @unchecked Sendable {
         track.pushFrame(try blackFrame(3 * 33_334))
         track.pushFrame(try blackFrame(4 * 33_334))
         #expect(sink.layer(0).map(\.isKeyFrame) == [true, false, false, true, false])
+    }
+
+    @Test func aLayerNoSinkNeedsIsNotEncodedAndComesBackWithAKeyFrame() throws {
+        let track = engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 300_000))
+        #expect(track.simulcast)
+        let smallOnly = EncodedCollector(), both = EncodedCollector()
+        smallOnly.needed.withLock { $0 = [1] }
+        track.sendPipeline.attach(smallOnly)
+        track.sendPipeline.attach(both)
+        func push(_ range: Range<Int>) throws { for i in range { track.pushFrame(try blackFrame(Int64(i) * 33_334)) } }
+        try push(0..<4)
+        #expect(both.layer(0).count == 4 && smallOnly.layer(0).isEmpty)
+        // Nobody needs the big layer now: it is not encoded; the small one goes on.
+        both.needed.withLock { $0 = [1] }
+        try push(4..<10)
+        #expect(both.layer(0).count == 4 && both.layer(1).count == 5)
+        #expect(track.sendPipeline.stats.pausedLayers == [0])
+        #expect(track.sendPipeline.stats.framesEncoded[0] == 4)
+        // Needed again: its first frame is a key frame.
+        both.needed.withLock { $0 = nil }
+        try push(10..<13)
+        #expect(both.layer(0).suffix(3).map(\.isKeyFrame) == [true, false, false])
+        #expect(track.sendPipeline.stats.pausedLayers.isEmpty)
+        // No sink needs any layer: nothing is encoded.
+        both.needed.withLock { $0 = [] }
+        smallOnly.needed.withLock { $0 = [] }
+        let encoded = track.sendPipeline.stats.framesEncoded
+        try push(13..<17)
+        #expect(track.sendPipeline.stats.framesEncoded == encoded && track.sendPipeline.stats.pausedLayers == [0, 1])
     }
 
     @Test func smallLayerIsABoxFilteredQuarter() throws {

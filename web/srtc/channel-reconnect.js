@@ -4,7 +4,7 @@
 // A broken media path is restarted with `restart_ice`.
 
 import { ServerErrorCode } from './errors.js';
-import { ConnectionState, DisconnectReason, channelInfo, userInfo } from './models.js';
+import { ConnectionState, DisconnectReason, channelInfo, trackInfo, userInfo } from './models.js';
 import { handleEvent, onServerEvent } from './channel-dispatch.js';
 import { trackAdded, trackRemoved, trackUpdated, userJoined, userLeft, userUpdated } from './channel-events.js';
 
@@ -15,6 +15,9 @@ const GRACE_MARGIN_MS = 500;
 const RETRY_ANSWER_DELAY_MS = 250;
 /** A media connection `disconnected` this long is restarted. */
 const ICE_DISCONNECTED_RESTART_MS = 3000;
+/** When a media connection loses its path, a ping unanswered this long takes the signaling
+ * connection for dead too (docs/network.md, "Addresses that change"). */
+const SIGNAL_CHECK_TIMEOUT_MS = 1000;
 
 /** The signaling connection `signal` closed without `leave`: reconnect, or end when never joined. */
 export function connectionLost(ch, signal) {
@@ -183,17 +186,29 @@ function catchUp(ch, response) {
   }
 }
 
-/** After a resume, a media connection that broke meanwhile gets an ICE restart. */
+/** After a resume, a media connection that broke meanwhile (or went silent) gets an ICE restart. */
 function restartBrokenTransports(ch) {
   for (const [transport, pc] of Object.entries(ch.peerConnections)) {
-    if (pc && (pc.iceConnectionState === 'failed' || pc.iceConnectionState === 'disconnected')) restartIce(ch, transport);
+    const broken = pc?.iceConnectionState === 'failed' || pc?.iceConnectionState === 'disconnected';
+    if (pc && (broken || ch._silentPaths?.has(transport))) restartIce(ch, transport);
   }
+}
+
+/** A connected transport stopped receiving (`PathMonitor`). The device may have a new address:
+ * then its signaling connection is dead too, the check below closes it, and the resume restarts
+ * ICE on the silent transport. When the server answers the ping the silence is the media's own
+ * (nothing is sent to us): nothing is done, and a path that did break is restarted when the
+ * browser reports it `disconnected`. */
+export function mediaPathSilent(ch, transport) {
+  (ch._silentPaths ??= new Set()).add(transport);
+  checkSignal(ch, () => ch._silentPaths.delete(transport));
 }
 
 /** A media connection's ICE state changed: restart it when it failed or stays disconnected. */
 export function transportStateChanged(ch, transport, iceState) {
   ch._iceTimers ??= {};
   clearTimeout(ch._iceTimers[transport]);
+  if (iceState === 'disconnected' || iceState === 'failed') checkSignal(ch);
   if (iceState === 'failed') restartIce(ch, transport);
   else if (iceState === 'disconnected') {
     ch._iceTimers[transport] = setTimeout(() => {
@@ -203,9 +218,26 @@ export function transportStateChanged(ch, transport, iceState) {
   }
 }
 
+/** A media path broke: the signaling connection may have broken with it (the device's address
+ * changed, and its TCP connection belongs to the old one). A ping unanswered within
+ * SIGNAL_CHECK_TIMEOUT_MS closes it, so the channel resumes on a new connection at once and
+ * restarts ICE there, instead of sending `restart_ice` into a dead socket and waiting for the
+ * keep-alive's own timeout (10 s). */
+function checkSignal(ch, alive = () => {}) {
+  const signal = ch._signal;
+  if (ch._state !== ConnectionState.connected || !signal?.isOpen || ch._signalCheck === signal) return;
+  ch._signalCheck = signal;
+  signal.request('ping', undefined, { timeoutMs: SIGNAL_CHECK_TIMEOUT_MS }).then(alive, (e) => {
+    if (e.kind === 'timeout' && ch._signal === signal) signal.close(4000, 'ping timeout');
+  }).finally(() => {
+    if (ch._signalCheck === signal) ch._signalCheck = null;
+  });
+}
+
 function restartIce(ch, transport) {
   if (ch._state !== ConnectionState.connected) return; // done after the resume
   ch._log('info', `restarting ICE of the ${transport} transport`);
   const side = transport === 'publish' ? ch._publisher : ch._subscriber;
-  side?.restartIce().catch((e) => ch._log('warn', `ICE restart of ${transport} failed: ${e.message}`));
+  side?.restartIce().then(() => ch._silentPaths?.delete(transport),
+    (e) => ch._log('warn', `ICE restart of ${transport} failed: ${e.message}`));
 }

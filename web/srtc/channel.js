@@ -13,7 +13,8 @@ import { Subscriber } from './subscriber.js';
 import { E2EEManager, hasScriptTransform } from './e2ee.js';
 import { applyFirstJoin } from './channel-events.js';
 import { handleEvent } from './channel-dispatch.js';
-import { connectionLost, stopReconnecting, transportStateChanged } from './channel-reconnect.js';
+import { connectionLost, mediaPathSilent, stopReconnecting, transportStateChanged } from './channel-reconnect.js';
+import { PathMonitor } from './path-monitor.js';
 import { ReceiveMonitor } from './receive-monitor.js';
 import { rememberSealKey } from './seal-keyring.js';
 
@@ -90,6 +91,7 @@ export class SRTCChannel extends Emitter {
     this._ticker = 0;
     this._reconnect = null;
     this._receiveMonitor = new ReceiveMonitor(this);
+    this._pathMonitor = new PathMonitor(this);
     /** End-to-end encryption (`options.e2ee: {keyProvider}`, docs/e2ee.md), or null. */
     this._e2ee = this.options.e2ee ? new E2EEManager(this.options.e2ee, (uid, state) => this.emit('e2eeStateChanged', uid, state)) : null;
   }
@@ -433,6 +435,11 @@ export class SRTCChannel extends Emitter {
     this._remoteTracks.get(trackId)?._unbind();
   }
 
+  /** A connected transport stopped receiving (`PathMonitor`): handled as `disconnected`. */
+  _mediaPathSilent(transport) {
+    mediaPathSilent(this, transport);
+  }
+
   _transportStateChanged(transport, iceState) {
     this.emit('transportStateDidChange', transport, iceState);
     transportStateChanged(this, transport, iceState);
@@ -452,6 +459,7 @@ export class SRTCChannel extends Emitter {
       });
     }
     this._receiveMonitor.tick();
+    if (this._state === ConnectionState.connected) this._pathMonitor.tick();
   }
 
   /** Ends the session for good: remote tracks end, media closes, `didDisconnect`. Idempotent. */
@@ -469,6 +477,7 @@ export class SRTCChannel extends Emitter {
     this._publisher = null;
     this._subscriber = null;
     this._receiveMonitor.reset();
+    this._pathMonitor.reset();
     const remotes = [...this._remoteTracks.values()];
     const locals = [...this._localTracks];
     this._remoteTracks.clear();

@@ -6,9 +6,9 @@ import SRTC
 
 /// Writes one recording file on its own queue (disk writes never run on a receive thread).
 ///
-/// WebM stores the frames as they arrived (VP8, Opus): no transcoding. MP4 stores an H.264 track
-/// as it arrived too; VP8 video and the audio it gets as H.264 and AAC encoded from the decoded
-/// media. Frames of a codec the file's video stream does not hold (a publisher that came back with
+/// WebM stores the frames as they arrived (VP8 or VP9, Opus): no transcoding. MP4 stores an H.264
+/// track as it arrived too; VP8 or VP9 video and the audio it gets as H.264 and AAC encoded from
+/// the decoded media. Frames of a codec the file's video stream does not hold (a publisher that came back with
 /// the other codec) are left out. The file starts at the first video key frame (or the first
 /// audio packet of an audio-only recording); every stream is placed on one timeline by its
 /// `MediaClock`, so an outage leaves a gap as long as the outage and no longer.
@@ -29,8 +29,9 @@ final class RecordingWriter: @unchecked Sendable {
     private var counts = (video: 0, audio: 0)
     private var failed = false
     private var finished = false
-    /// The video codec of the frames written as received: VP8 in WebM, H.264 in MP4.
-    private var copiedCodec: VideoCodec { settings.format == .webm ? .vp8 : .h264 }
+    /// The video codec of the frames written as received, once the file is open: the first key
+    /// frame's, VP8 or VP9 in WebM, H.264 in MP4.
+    private var copiedCodec: VideoCodec?
     private var leftOut = false
     // MP4 only: the transcoder (nil while the file holds H.264 as received).
     private var h264: AVH264Encoder?
@@ -54,7 +55,7 @@ final class RecordingWriter: @unchecked Sendable {
             guard !failed, !finished else { return }
             let isVideo = frame.kind == .video
             // Another codec than the file's stream holds, or H.264 into an MP4 already transcoding VP8.
-            if isVideo, frame.videoCodec != copiedCodec || h264 != nil { return leaveOut(frame) }
+            if isVideo, !copies(frame.videoCodec) || h264 != nil { return leaveOut(frame) }
             var clock = isVideo ? videoClock : audioClock
             let t = clock.time(rtpTimestamp: frame.rtpTimestamp, arrivalUs: frame.receivedAtUs)
             if isVideo { videoClock = clock } else { audioClock = clock }
@@ -62,10 +63,9 @@ final class RecordingWriter: @unchecked Sendable {
                 guard isVideo ? frame.isKeyFrame : !hasVideo else { return }
                 var video: MediaStreamSpec?
                 if isVideo {
-                    // VP8 key frames carry their size; an H.264 key access unit its SPS and PPS.
-                    video = copiedCodec == .vp8 ? (frame.width > 0 ? .video(.vp8, width: frame.width, height: frame.height) : nil)
-                                                : .h264(keyAccessUnit: frame.data)
+                    video = Self.streamSpec(of: frame)
                     guard video != nil else { return }
+                    copiedCodec = frame.videoCodec
                 }
                 open(video: video, audio: hasAudio && settings.format == .webm ? .opus(channels: 1) : nil, at: t)
             }
@@ -199,12 +199,32 @@ final class RecordingWriter: @unchecked Sendable {
         }
     }
 
+    /// Whether frames of `codec` go into the file as received.
+    private func copies(_ codec: VideoCodec?) -> Bool {
+        if let copiedCodec { return codec == copiedCodec }
+        return settings.format == .webm ? codec == .vp8 || codec == .vp9 : codec == .h264
+    }
+
+    /// The video stream a file opened at key frame `frame` holds. VP8 key frames carry their size
+    /// and an H.264 key access unit its SPS and PPS; a VP9 key picture is decoded once for its size
+    /// (with spatial layers, its first frame is the smallest layer's).
+    private static func streamSpec(of frame: EncodedMediaFrame) -> MediaStreamSpec? {
+        switch frame.videoCodec {
+        case .vp8: return frame.width > 0 ? .video(.vp8, width: frame.width, height: frame.height) : nil
+        case .vp9:
+            guard let decoder = try? VPXDecoder(codec: .vp9), let picture = try? decoder.decode(frame.data) else { return nil }
+            return .video(.vp9, width: picture.width, height: picture.height)
+        case .h264: return .h264(keyAccessUnit: frame.data)
+        case nil: return nil
+        }
+    }
+
     /// Notes once that frames of another codec were left out (standard error: the worker's log).
     private func leaveOut(_ frame: EncodedMediaFrame) {
         guard !leftOut else { return }
         leftOut = true
         let codec = frame.videoCodec?.rawValue ?? "unknown"
-        FileHandle.standardError.write(Data("srtc-egress: \(settings.path): \(codec) video left out (the file holds \(copiedCodec.rawValue))\n".utf8))
+        FileHandle.standardError.write(Data("srtc-egress: \(settings.path): \(codec) video left out (the file holds \(copiedCodec?.rawValue ?? "none yet"))\n".utf8))
     }
 
     private func fail(_ why: String) {

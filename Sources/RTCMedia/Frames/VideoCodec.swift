@@ -6,12 +6,15 @@ public enum VideoCodec: String, Sendable, Hashable, CaseIterable {
     case vp8 = "VP8"
     /// H.264 Constrained Baseline (profile-level-id 42e01f) in packetization-mode 1 (RFC 6184).
     case h264 = "H264"
+    /// VP9 profile 0, RTP payload format RFC 9628.
+    case vp9 = "VP9"
 
     /// The codec of an encoding name (`vp8`, `H264`…); nil for any other.
     public init?(encodingName: String) {
         switch encodingName.lowercased() {
         case "vp8": self = .vp8
         case "h264": self = .h264
+        case "vp9": self = .vp9
         default: return nil
         }
     }

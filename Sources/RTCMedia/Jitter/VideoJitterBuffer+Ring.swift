@@ -35,8 +35,8 @@ extension VideoJitterBuffer {
         }
     }
 
-    /// Removes the frame's packets from the ring and joins their data: VP8 data without the
-    /// descriptors, or H.264 payloads depacketized into one Annex B access unit (nil when one of
+    /// Removes the frame's packets from the ring and joins their data: VP8 or VP9 data without the
+    /// descriptors (for VP9, the frames of every spatial layer of the picture), or H.264 payloads depacketized into one Annex B access unit (nil when one of
     /// them is malformed).
     mutating func takeFrame(from start: UInt16, to last: UInt16) -> DepacketizedVideoFrame? {
         var data: [UInt8] = []
@@ -47,7 +47,7 @@ extension VideoJitterBuffer {
         while true {
             if let current = packet(sequence) {
                 switch configuration.codec {
-                case .vp8:
+                case .vp8, .vp9:
                     data.append(contentsOf: current.payload[current.dataOffset...])
                 case .h264:
                     guard !malformed else { break }
@@ -67,6 +67,10 @@ extension VideoJitterBuffer {
         case .vp8:
             return DepacketizedVideoFrame.assemble(data: data, rtpTimestamp: first?.timestamp ?? 0,
                                                    pictureID: first?.pictureID, first: start, last: last)
+        case .vp9:
+            // Every layer frame of the picture, in order: libvpx decodes them one after another.
+            return DepacketizedVideoFrame(data: data, rtpTimestamp: first?.timestamp ?? 0, isKeyFrame: first?.isKeyFrame ?? false,
+                                          pictureID: first?.pictureID, firstSequenceNumber: start, lastSequenceNumber: last)
         case .h264:
             guard !malformed, !depacketizer.inFragment, !data.isEmpty else { return nil }
             return DepacketizedVideoFrame(data: data, rtpTimestamp: first?.timestamp ?? 0, isKeyFrame: depacketizer.hasIDR,

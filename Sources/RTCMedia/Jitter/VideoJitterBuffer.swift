@@ -117,7 +117,7 @@ public struct VideoJitterBuffer: Sendable {
 
     /// Stores one RTP packet's payload.
     /// - Parameters:
-    ///   - payload: the RTP payload (VP8 descriptor + data, or an H.264 NAL unit, STAP-A or FU-A); kept without copying.
+    ///   - payload: the RTP payload (VP8 or VP9 descriptor + data, or an H.264 NAL unit, STAP-A or FU-A); kept without copying.
     ///   - sequenceNumber: RTP sequence number.
     ///   - timestamp: RTP timestamp (90 kHz).
     ///   - marker: RTP marker bit (last packet of a frame).
@@ -134,6 +134,14 @@ public struct VideoJitterBuffer: Sendable {
                             isFrameStart: descriptor.isFrameStart,
                             isKeyFrame: descriptor.isFrameStart && payload[offset] & 0x01 == 0,
                             pictureID: descriptor.pictureID, payload: payload, dataOffset: offset)
+        case .vp9:
+            // A picture starts at the beginning (B) of its base spatial layer's frame: an SFU
+            // forwards every layer up to the one it chose (RFC 9628 §4.2); P = 0 there is a key picture.
+            let (descriptor, offset) = try VP9PayloadDescriptor.parse(payload)
+            let start = descriptor.beginningOfFrame && descriptor.spatialLayer == 0
+            packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, isFrameStart: start,
+                            isKeyFrame: start && !descriptor.interPicturePredicted, pictureID: descriptor.pictureID,
+                            payload: payload, dataOffset: offset)
         case .h264:
             guard !payload.isEmpty else { throw RTPPayloadError.emptyPayload }
             // A key access unit starts with its SPS (see `H264Depacketizer.carriesSPS`).

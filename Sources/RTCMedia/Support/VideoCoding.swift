@@ -1,4 +1,4 @@
-// The video encoders and decoders (VP8, H.264) behind one interface each, so a send or receive
+// The video encoders and decoders (VP8, VP9, H.264) behind one interface each, so a send or receive
 // path holds either codec's.
 
 /// Encodes raw frames into compressed frames ready for the codec's RTP packetizer. Not
@@ -16,10 +16,10 @@ public protocol VideoDecoding: AnyObject {
     func decodeIntact(_ frame: EncodedVideoFrame) throws -> VideoFrame?
 }
 
-extension VP8Encoder: VideoEncoding {}
+extension VPXEncoder: VideoEncoding {}
 extension H264Encoder: VideoEncoding {}
 
-extension VP8Decoder: VideoDecoding {
+extension VPXDecoder: VideoDecoding {
     public func decodeIntact(_ frame: EncodedVideoFrame) throws -> VideoFrame? {
         let picture = try decode(frame)
         return lastFrameCorrupted ? nil : picture
@@ -37,7 +37,8 @@ extension VideoCodec {
     /// A decoder for this codec.
     public func makeDecoder() throws -> any VideoDecoding {
         switch self {
-        case .vp8: return try VP8Decoder()
+        case .vp8: return try VPXDecoder()
+        case .vp9: return try VPXDecoder(codec: .vp9)
         case .h264: return try H264Decoder()
         }
     }

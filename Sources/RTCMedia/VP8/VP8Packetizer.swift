@@ -1,8 +1,7 @@
 // Splits encoded VP8 frames into RTP payloads (RFC 7741 §4): each payload is a descriptor plus a slice
 // of the frame. Every payload carries a 15-bit PictureID that increments per frame (so receivers and SFUs can
 // tell which frames were lost); the first payload of a frame has S = 1, PID = 0; the RTP marker goes on
-// the last. Slices are equal-sized (within one byte) rather than "full, full, …, runt", which spreads
-// loss risk evenly and keeps packet sizes stable for pacing.
+// the last. Slices are equal-sized within one byte (`EqualSlices`).
 
 // MARK: - Types
 
@@ -34,8 +33,7 @@ public struct VP8Packetizer: Sendable {
 
     /// Number of payloads a frame of `frameLength` bytes splits into.
     public func payloadCount(frameLength: Int) -> Int {
-        let capacity = maxPayloadSize - Self.descriptorLength
-        return frameLength <= 0 ? 0 : (frameLength + capacity - 1) / capacity
+        EqualSlices.count(length: frameLength, capacity: maxPayloadSize - Self.descriptorLength)
     }
 
     /// Packetizes one frame, handing each payload to `emit` in order from a reused buffer (no allocation).
@@ -45,20 +43,15 @@ public struct VP8Packetizer: Sendable {
     ///   - emit: called with each payload (valid only during the call) and whether it is the last (RTP marker).
     public mutating func packetize(_ frame: UnsafeRawBufferPointer, nonReference: Bool = false,
                                    emit: (UnsafeRawBufferPointer, _ isLast: Bool) throws -> Void) rethrows {
-        let count = payloadCount(frameLength: frame.count)
-        guard count > 0 else { return }
-        let base = frame.count / count, extra = frame.count % count
+        guard !frame.isEmpty else { return }
         var descriptor = VP8PayloadDescriptor(nonReference: nonReference, startOfPartition: true, partitionIndex: 0,
                                               pictureID: pictureID, longPictureID: true)
-        var offset = 0
         try scratch.withUnsafeMutableBytes { buffer in
-            for index in 0..<count {
-                let sliceLength = base + (index < extra ? 1 : 0)
+            try EqualSlices.forEach(length: frame.count, capacity: maxPayloadSize - Self.descriptorLength) { _, slice, isLast in
                 let header = descriptor.write(to: buffer)
-                UnsafeMutableRawBufferPointer(rebasing: buffer[header ..< header + sliceLength])
-                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: frame[offset ..< offset + sliceLength]))
-                offset += sliceLength
-                try emit(UnsafeRawBufferPointer(rebasing: buffer[0 ..< header + sliceLength]), index == count - 1)
+                UnsafeMutableRawBufferPointer(rebasing: buffer[header ..< header + slice.count])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: frame[slice]))
+                try emit(UnsafeRawBufferPointer(rebasing: buffer[0 ..< header + slice.count]), isLast)
                 descriptor.startOfPartition = false
             }
         }

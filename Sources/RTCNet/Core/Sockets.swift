@@ -9,6 +9,18 @@ import Darwin
 enum Sockets {
     // MARK: - Creation
 
+    /// A UDP socket of the address's family (blocking: `UDPSocket` makes it non-blocking once bound).
+    static func udpSocket(for family: SocketAddress.Family) throws(NetError) -> Int32 {
+        let domain = family == .ipv4 ? AF_INET : AF_INET6
+        #if canImport(Glibc)
+        let fd = socket(domain, Int32(SOCK_DGRAM.rawValue), 0)
+        #else
+        let fd = socket(domain, SOCK_DGRAM, 0)
+        #endif
+        guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
+        return fd
+    }
+
     /// A non-blocking TCP socket of the address's family.
     static func tcpSocket(for family: SocketAddress.Family) throws(NetError) -> Int32 {
         let domain = family == .ipv4 ? AF_INET : AF_INET6

@@ -19,13 +19,7 @@ public final class UDPSocket: @unchecked Sendable {
     /// Opens a UDP socket bound to `address` (port 0 picks a free port).
     /// - Parameter bufferBytes: `SO_RCVBUF`/`SO_SNDBUF` to ask for; bursts of video need more than the default.
     public init(bind address: SocketAddress, bufferBytes: Int32 = 4 << 20) throws(NetError) {
-        let family = address.family == .ipv4 ? AF_INET : AF_INET6
-        #if canImport(Glibc)
-        let fd = socket(family, Int32(SOCK_DGRAM.rawValue), 0)
-        #else
-        let fd = socket(family, SOCK_DGRAM, 0)
-        #endif
-        guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
+        let fd = try Sockets.udpSocket(for: address.family)
         var size = bufferBytes
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))

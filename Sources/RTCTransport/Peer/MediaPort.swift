@@ -30,6 +30,8 @@ public final class MediaPort: @unchecked Sendable {
     private var addressesOf: [ObjectIdentifier: Set<SocketAddress>] = [:]
     private var service: MediaPortService?
     private var tickHandler: ((ContinuousClock.Instant) -> Void)?
+    /// In-process pipes polled on this thread (`attach`).
+    private var attachedPipes = 0
     /// ICE-TCP (I/O thread; see `MediaPort+TCP.swift`).
     var tcpListener: TCPSocket?
     var tcpConnections: [ObjectIdentifier: ICETCPConnection] = [:]
@@ -102,6 +104,21 @@ public final class MediaPort: @unchecked Sendable {
         loop.execute { [self] in tickHandler = handler }
     }
 
+    /// Polls `pipe`'s wake-up beside the socket and calls `onPackets` on the I/O thread whenever
+    /// packets wait in it (it drains them); what they made go out leaves with the batch. The
+    /// consuming end of an in-process pipe from another worker. I/O thread only; `detach` first
+    /// when the consumer goes.
+    public func attach(_ pipe: PacketPipe, onPackets: @escaping () -> Void) {
+        loop.watch(pipe.readFD, read: true, write: false) { _ in onPackets() }
+        attachedPipes += 1
+    }
+
+    /// Stops polling `pipe`. I/O thread only.
+    public func detach(_ pipe: PacketPipe) {
+        loop.unwatch(pipe.readFD)
+        attachedPipes -= 1
+    }
+
     /// Queues a datagram written by `write` into a send slot (flushed with the batch). I/O thread
     /// only; returns `false` when the kernel's queue or ours refused it.
     @discardableResult
@@ -163,7 +180,7 @@ public final class MediaPort: @unchecked Sendable {
     func countUnrouted() { unroutedCount += 1 }
 
     /// Nothing on the port needs the 10 ms tick: no transport, no ICE-TCP connection, no service.
-    private var hasNothingToTime: Bool { byUfrag.isEmpty && tcpConnections.isEmpty && service == nil }
+    private var hasNothingToTime: Bool { byUfrag.isEmpty && tcpConnections.isEmpty && service == nil && attachedPipes == 0 }
 }
 
 /// A service that answers its own datagrams on the shared media port (the speed-test responder).

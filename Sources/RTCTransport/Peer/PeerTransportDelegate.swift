@@ -18,6 +18,9 @@ public protocol PeerTransportDelegate: AnyObject {
     func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer)
     /// Something happened on the transport's data channels (only with `parameters.sctp`).
     func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event)
+    /// ICE moved media to another peer address (`previous` was in use): the peer changed
+    /// networks, and what was sent meanwhile went to the old one.
+    func peerTransport(_ transport: PeerTransport, didMoveTo address: SocketAddress, from previous: SocketAddress)
 }
 
 extension PeerTransportDelegate {
@@ -25,6 +28,8 @@ extension PeerTransportDelegate {
     public func peerTransport(_ transport: PeerTransport, didReceiveProtectedRTP packet: UnsafeMutableRawBufferPointer) {}
     /// Transports without data channels need not implement it.
     public func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {}
+    /// Owners that keep nothing per path need not implement it.
+    public func peerTransport(_ transport: PeerTransport, didMoveTo address: SocketAddress, from previous: SocketAddress) {}
 }
 
 /// What the owner of the socket (a `MediaPort`, or nothing for a client) learns from a transport.

@@ -175,6 +175,15 @@ struct LayerAllocator: Sendable {
     /// One allocation round at `now`.
     mutating func update(now: Int64, signals: Signals, demands: [Demand]) -> Decision {
         let c = configuration
+        // A layer held that the producer does not (or no longer) report is no layer held: a VP9
+        // consumer asked for its top spatial layer before the producer's packets showed it held
+        // an index past `layerBitrates`, and costing it crashed the server (test_browser_vp9_svc).
+        let demands = demands.map { demand in
+            guard let current = demand.current, current >= demand.layerBitrates.count else { return demand }
+            var known = demand
+            known.current = nil
+            return known
+        }
         let ids = Set(demands.map(\.id))
         holds = holds.filter { ids.contains($0.key) }
         guard var estimate = signals.estimate else {

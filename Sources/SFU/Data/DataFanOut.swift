@@ -151,7 +151,7 @@ struct DataFanOut {
     }
 
     private func send(_ packet: UnsafeRawBufferPointer, on channel: UInt16, to transport: MediaTransport) -> Bool {
-        guard transport.carriesData, let peer = transport.peer else { return false }
-        return (try? peer.sendData(packet, on: channel, binary: true)) != nil
+        guard transport.carriesData else { return false }
+        return transport.sink.sendUserData(packet, on: channel)
     }
 }

@@ -79,6 +79,13 @@ public struct SFUMetrics: Sendable, Equatable {
         /// Datagrams on the worker's port that no transport of it claimed (a datagram for
         /// another worker's transport among them).
         public var unroutedDatagrams = 0
+        /// Packets resent in answer to NACKs, since start.
+        public var retransmissions = 0
+        /// Live ends of pipes to other workers (`WorkerPipe`): channels this worker relays to
+        /// another, and channels of another it serves sessions of.
+        public var pipes = 0
+        /// Packets its pipes' sends dropped because the other worker fell behind (ring full).
+        public var pipeDrops = 0
 
         public init() {}
     }

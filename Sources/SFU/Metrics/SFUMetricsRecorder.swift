@@ -72,6 +72,12 @@ final class SFUMetricsRecorder: @unchecked Sendable {
         worker.transports = snapshot.transports
         worker.routers = snapshot.routers
         (worker.unroutedDatagrams, worker.sendQueueDrops) = portCounters()
+        worker.retransmissions = snapshot.counters.retransmissions
+        for transport in core.transports.values {
+            guard let pipe = transport.sink as? PipeSink else { continue }
+            worker.pipes += 1
+            worker.pipeDrops += pipe.droppedCount
+        }
         snapshot.workers = [worker]
         published.withLock { $0 = snapshot }
     }

@@ -1,3 +1,4 @@
+import RTCNet
 import RTCTransport
 import RTCWire
 
@@ -56,8 +57,10 @@ final class MediaTransport: PeerTransportDelegate {
     /// Mirrors the `PeerTransport` state (set directly by tests that use another sink). The
     /// timers run only while connected: a change wakes them.
     var state: PeerTransport.State = .new { didSet { wakeTimers() } }
-    /// The peer transport, for closing it; nil with a test sink.
+    /// The peer transport, for closing it; nil with a test sink or a pipe.
     var peer: PeerTransport?
+    /// Called when the transport closes (a pipe stops being polled).
+    var onClose: (() -> Void)?
     /// Whether the transport has data channels (user data is delivered to it).
     var carriesData = false
     /// Whether its participant may publish user data (the token's `publish_data`).
@@ -110,6 +113,14 @@ final class MediaTransport: PeerTransportDelegate {
     func peerTransport(_ transport: PeerTransport, didChangeState state: PeerTransport.State) {
         self.state = state
         router.emit(.transportStateChanged(id, state))
+    }
+
+    /// The subscriber moved to another address (an ICE restart after a network change): what was
+    /// sent meanwhile went to the old one, so each video consumer asks for a key frame at once.
+    /// Without it a browser waits 3 s for a decodable frame before asking itself.
+    func peerTransport(_ transport: PeerTransport, didMoveTo address: SocketAddress, from previous: SocketAddress) {
+        let now = MediaClock.now()
+        for consumer in consumers where consumer.kind == .video { consumer.requestKeyFrame(now: now) }
     }
 
     func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
@@ -229,4 +240,8 @@ final class MediaTransport: PeerTransportDelegate {
     }
 }
 
-extension PeerTransport: PacketSink {}
+extension PeerTransport: PacketSink {
+    func sendUserData(_ packet: UnsafeRawBufferPointer, on channel: UInt16) -> Bool {
+        (try? sendData(packet, on: channel, binary: true)) != nil
+    }
+}

@@ -71,6 +71,8 @@ final class SFUCore: @unchecked Sendable {
         transports[id] = nil
         liveTransports.store(transports.count, ordering: .relaxed)
         transport.peer?.close()
+        transport.onClose?()
+        transport.onClose = nil
     }
 
     // MARK: - Producers

@@ -90,8 +90,10 @@ extension Channel {
         case .layerSwitched(let info):
             (remoteTrack(trackId: info.trackId) as? RemoteVideoTrack)?.setCurrentLayer(info.layer)
             delegates.notify { [self] in $0.channel(self, didSwitchLayer: info) }
-        case .layersNeeded:
-            break  // dynacast: the Swift SDK's encoders do not stop layers yet (docs/sdk-srtc.md)
+        case .layersNeeded(let needed):
+            // Dynacast: layers nobody receives stop being encoded, and come back with a key frame.
+            guard context.configuration.dynacast else { break }
+            state.withLock { $0.media }?.publish.setNeededLayers(trackId: needed.trackId, layers: needed.layers)
         case .disconnected(let disconnected):
             let actions = state.withLock { $0.reconnect.serverEnded(disconnected.reason) }
             context.logger.info("server ended the session: \(disconnected.reason.rawValue) \(disconnected.message ?? "")")
@@ -222,7 +224,7 @@ extension Channel {
         delegates.notify { [self] in $0.channel(self, didChangeReceiveStreamStatus: status) }
     }
 
-    // MARK: - Receive-timeout ticker
+    // MARK: - Ticker: receive timeouts, network paths
 
     func startTicker() {
         let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -233,6 +235,7 @@ extension Channel {
             for case let track as RemoteVideoTrack in state.withLock({ Array($0.remoteTracks.values) }) where track.isSubscribed {
                 track.tick(now: now)
             }
+            if engineType == .sfu { watchNetworkPaths() }
         }
         let old = state.withLock { s -> DispatchSourceTimer? in
             defer { s.ticker = timer }

@@ -135,7 +135,8 @@ extension Channel {
         return media
     }
 
-    /// After a resume, restart ICE on any transport whose path broke meanwhile.
+    /// After a resume (or a path that moved), restart ICE on any transport whose path broke or
+    /// moved meanwhile.
     func mediaAfterResume() {
         guard let media = state.withLock({ $0.media }) else { return }
         let broken = media.needsICERestart
@@ -147,9 +148,10 @@ extension Channel {
     /// signaling connection is up; otherwise the resume will do it.
     func mediaPathFailed(_ role: TransportRole) {
         guard connectionState == .connected, let media = state.withLock({ $0.media }) else { return }
-        context.logger.info("\(role.rawValue) media path failed; restarting ICE")
+        context.logger.info("\(role.rawValue) media path failed or moved; restarting ICE")
+        media.restarting(role)
         Task { [self] in
-            guard let signal = try? liveSignal() else { return }
+            guard let signal = try? liveSignal() else { return media.pathMoved(role) }
             switch role {
             case .publish:
                 await media.publishLock.run { () async -> Void in
@@ -160,8 +162,10 @@ extension Channel {
                             try media.publish.applyAnswer(answer.sdp)
                         }
                     } catch {
-                        // The server kept the old credentials: so must the next offer.
+                        // The server kept the old credentials: so must the next offer. The
+                        // next resume (or path check) tries again.
                         media.publish.restoreICE(previous)
+                        media.pathMoved(.publish)
                         context.logger.warning("publish ICE restart failed: \(error)")
                     }
                 }
@@ -171,6 +175,7 @@ extension Channel {
                     try await signal.request(.restartICE(RestartICERequest(transport: .subscribe)))
                 } catch {
                     media.subscribe.restoreICE(previous)
+                    media.pathMoved(.subscribe)
                     context.logger.warning("subscribe ICE restart failed: \(error)")
                 }
             }

@@ -55,6 +55,8 @@ public final class Channel: @unchecked Sendable {
         var republishPending = false
         var reconnect: ReconnectMachine
         var ticker: DispatchSourceTimer?
+        /// The local address toward the server on each path, to notice a move to another network.
+        var paths = NetworkPathWatcher()
         /// Media transports, once something was published or subscribed.
         var media: ChannelMedia?
         /// Callers of `remoteTrack(uid:desc:waitingUpTo:)` waiting for their track.
@@ -223,9 +225,10 @@ public final class Channel: @unchecked Sendable {
         })
     }
 
-    /// The video codecs this SDK decodes (libvpx VP8, H.264), sent as the join's `video_codecs`: a
-    /// VP9 track is refused with `subscription_ended` (`codec_unsupported`) rather than sent undecodable.
-    static let decodedVideoCodecs = ["vp8", "h264"]
+    /// The video codecs this SDK decodes (libvpx VP8 and VP9, OpenH264), sent as the join's
+    /// `video_codecs`: a track in another codec (AV1) is refused with `subscription_ended`
+    /// (`codec_unsupported`) rather than sent undecodable.
+    static let decodedVideoCodecs = ["vp8", "vp9", "h264"]
 
     func requestJoin(on signal: SignalClient, parameters: JoinParameters, sessionId: String?) async throws(SRTCError) -> JoinResponse {
         let request = JoinRequest(token: parameters.token, sessionId: sessionId, nickname: parameters.nickname,

@@ -49,8 +49,8 @@ public final class SRTCEngine: @unchecked Sendable {
         /// Which candidates the media transports may use: `.relay` sends everything through the
         /// TURN server of the join response's `ice_servers` (docs/sdk-srtc.md).
         public var iceTransportPolicy: ICETransportPolicy
-        /// The video codec offered first when publishing (`.vp8` or `.h264`; both are offered and
-        /// the server keeps the first it forwards). Subscribing decodes either (docs/sdk-srtc.md).
+        /// The video codec offered first when publishing (`.vp8`, `.h264` or `.vp9`; the server keeps
+        /// the first it forwards). Subscribing decodes each (docs/sdk-srtc.md).
         public var preferredVideoCodec: VideoCodec
         /// Seconds between performance samples (`SRTCEngineDelegate.engine(_:performanceDidUpdate:)`);
         /// 0 turns the sampling off.
@@ -67,6 +67,9 @@ public final class SRTCEngine: @unchecked Sendable {
         /// before they leave this client and decrypted after they arrive, with keys the server
         /// never sees. nil (the default): media is protected hop by hop (SRTP) only.
         public var e2ee: E2EEConfiguration?
+        /// Dynacast (docs/sdk-srtc.md): simulcast layers that no subscriber receives are not
+        /// encoded, as the server's `layers_needed` says. Off by default, as in the web SDK.
+        public var dynacast = false
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,

@@ -1,5 +1,6 @@
 import Foundation
 import RTCTransport
+import SRTCProtocol
 import Synchronization
 
 /// The media side of one joined channel: its DTLS certificate, the publish and subscribe
@@ -17,6 +18,9 @@ final class ChannelMedia: @unchecked Sendable {
     /// Serializes publish-transport negotiations (offer → answer).
     let publishLock = AsyncLock()
     private let timer: DispatchSourceTimer
+    /// Transports whose path moved to another local address (`NetworkPathWatcher`) and that wait
+    /// for their ICE restart.
+    private let moved = Mutex<Set<TransportRole>>([])
 
     init(context: EngineContext) throws(SRTCError) {
         do {
@@ -41,9 +45,22 @@ final class ChannelMedia: @unchecked Sendable {
         timer.resume()
     }
 
-    /// Whether a transport's media path broke (ICE consent lost, DTLS failed).
+    /// Whether a transport's media path broke (ICE consent lost, DTLS failed) or moved to another
+    /// local address.
     var needsICERestart: (publish: Bool, subscribe: Bool) {
-        (publish.transportState == .failed, subscribe.currentTransport?.state == .failed)
+        let moved = moved.withLock { $0 }
+        return (moved.contains(.publish) || publish.transportState == .failed,
+                moved.contains(.subscribe) || subscribe.currentTransport?.state == .failed)
+    }
+
+    /// `role`'s path moved (or its restart did not get through): it needs an ICE restart.
+    func pathMoved(_ role: TransportRole) {
+        _ = moved.withLock { $0.insert(role) }
+    }
+
+    /// An ICE restart of `role` is under way.
+    func restarting(_ role: TransportRole) {
+        _ = moved.withLock { $0.remove(role) }
     }
 
     func close() {

@@ -80,6 +80,16 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
     /// The TURN channel media uses, when ICE selected the relayed pair.
     var relayChannel: UInt16? { peer.relayChannel }
 
+    /// The server address this transport's packets go to, when its socket is bound to the wildcard
+    /// address and so follows the host's routes (`NetworkPathWatcher`): the first UDP candidate of
+    /// the socket's family, the one ICE checks first. Nil for a socket bound to one address (its
+    /// source cannot move) and for a relayed-only transport.
+    var movableServerAddress: SocketAddress? {
+        let local = peer.localAddress
+        guard local.high == 0, local.low == 0, !peer.parameters.relayOnly else { return nil }
+        return remote.candidates.first { !$0.isTCP && $0.component == 1 && $0.address.family == local.family }?.address
+    }
+
     /// Runs `work` on the transport's I/O thread (where sending happens).
     func execute(_ work: @escaping @Sendable (PeerTransport) -> Void) {
         peer.execute(work)

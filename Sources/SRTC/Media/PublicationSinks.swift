@@ -15,6 +15,8 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     private weak var route: (any PacketRoute)?
     private let codec: Mutex<VideoCodec>
     private let e2ee: E2EEChannelCrypto?
+    /// The layers the server says someone receives (`layers_needed`); nil until it says.
+    private let needed = Mutex<Set<Int>?>(nil)
 
     init(senders: [RTPStreamSender], route: any PacketRoute, codec: VideoCodec = .vp8, e2ee: E2EEChannelCrypto? = nil) {
         self.senders = senders
@@ -27,6 +29,15 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     var videoCodec: VideoCodec {
         get { codec.withLock { $0 } }
         set { codec.withLock { $0 = newValue } }
+    }
+
+    func needs(layer: Int) -> Bool {
+        layer < senders.count && needed.withLock { $0?.contains(layer) ?? true }
+    }
+
+    /// Dynacast: only `layers` (sender indices) are needed from now on.
+    func setNeededLayers(_ layers: Set<Int>) {
+        needed.withLock { $0 = layers }
     }
 
     func send(_ frame: EncodedVideoFrame, layer: Int) {

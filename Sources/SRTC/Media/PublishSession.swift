@@ -109,6 +109,16 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
         state.withLock { s in s.publications.values.first { $0.track === track }?.section.mid }
     }
 
+    /// Dynacast (`layers_needed`, docs/protocol.md): the layers of track `trackId` someone
+    /// receives, by description; the others stop being encoded for this session. Layers are
+    /// named in the order of the track's `layers` (the senders' order).
+    func setNeededLayers(trackId: String, layers: [String]) {
+        let found = state.withLock { s in s.publications.values.first { $0.track.info?.id == trackId } }
+        guard let found, let sink = found.videoSink else { return }
+        let names = found.track.info?.layers.map(\.desc) ?? [found.track.desc]
+        sink.setNeededLayers(Set(layers.compactMap { names.firstIndex(of: $0) }))
+    }
+
     /// Starts feeding a negotiated section from its track's encoder.
     func attach(mid: String) {
         let publication = state.withLock { s -> Publication? in

@@ -33,6 +33,7 @@ final class RTPStreamSender: Sendable {
         var cache: RTPPacketCache
         var vp8 = VP8Packetizer()
         var h264 = H264Packetizer()
+        var vp9 = VP9Packetizer()
         var elements: [RTPHeaderWriter.Element] = []
         var packetsSent: UInt32 = 0
         var octetsSent: UInt32 = 0
@@ -74,7 +75,7 @@ final class RTPStreamSender: Sendable {
 
     // MARK: - Packetizing
 
-    /// Cuts an encoded frame into packets in the cache (VP8: RFC 7741; H.264: RFC 6184
+    /// Cuts an encoded frame into packets in the cache (VP8: RFC 7741; VP9: RFC 9628; H.264: RFC 6184
     /// packetization-mode 1, by the negotiated `videoCodec`); returns their sequence range.
     func packetize(video frame: EncodedVideoFrame) -> (first: UInt16, count: Int) {
         state.withLock { s in
@@ -99,6 +100,7 @@ final class RTPStreamSender: Sendable {
                 switch parameters.videoCodec {
                 case .vp8: s.vp8.packetize(data, emit: store)
                 case .h264: s.h264.packetize(data, emit: store)
+                case .vp9: s.vp9.packetize(data, isKeyFrame: frame.isKeyFrame, emit: store)
                 }
             }
             s.lastTimestamp = timestamp

@@ -82,6 +82,8 @@ package enum SDPNegotiation {
     package static let vp8PayloadType: UInt8 = 96
     /// H.264 as Chrome numbers it (any number works: the answer's is used).
     package static let h264PayloadType: UInt8 = 102
+    /// VP9 profile 0 as Chrome numbers it.
+    package static let vp9PayloadType: UInt8 = 98
 
     /// The RTCP feedback this client uses for video: NACK, PLI, FIR (it answers them as a sender and sends them as a receiver).
     static let videoFeedback = [RTCPFeedback(type: "nack"), RTCPFeedback(type: "nack", parameter: "pli"),
@@ -91,18 +93,26 @@ package enum SDPNegotiation {
     /// lost packets as a receiver while they can still be played, docs/network.md).
     static let audioFeedback = [RTCPFeedback(type: "nack")]
 
-    /// The codecs offered for `kind`; for video both, `preferred` first (the server forwards the
-    /// first of the offer it takes, docs/protocol.md).
+    /// The codecs offered for `kind`; for video VP8 and H.264, `preferred` first (the server forwards
+    /// the first of the offer it takes, docs/protocol.md), and VP9 only when preferred: a publisher
+    /// sends VP9 when asked to, while a receiver always accepts it (`receiveCapabilities`).
     static func codecs(for kind: TrackKind, preferring preferred: VideoCodec = .vp8) -> [Codec] {
         switch kind {
         case .audio: return [Codec(payloadType: opusPayloadType, name: "opus", clockRate: 48_000, channels: 2,
                                    formatParameters: "minptime=10;useinbandfec=1", feedback: audioFeedback)]
         case .video:
             let vp8 = Codec(payloadType: vp8PayloadType, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
+            // RFC 9628 §6: profile 0 (8-bit 4:2:0), the one libvpx's real-time path here encodes.
+            let vp9 = Codec(payloadType: vp9PayloadType, name: "VP9", clockRate: 90_000, formatParameters: "profile-id=0",
+                            feedback: videoFeedback)
             // RFC 6184 §8.1: packetization-mode 1 (STAP-A, FU-A), Constrained Baseline level 3.1.
             var h264 = Codec.h264(payloadType: h264PayloadType)
             h264.feedback = videoFeedback
-            return preferred == .h264 ? [h264, vp8] : [vp8, h264]
+            switch preferred {
+            case .vp8: return [vp8, h264]
+            case .h264: return [h264, vp8]
+            case .vp9: return [vp9, vp8, h264]
+            }
         }
     }
 
@@ -118,7 +128,8 @@ package enum SDPNegotiation {
     /// What this client accepts on the subscribe transport: with transport-wide sequence numbers
     /// it sends transport-cc feedback, from which the server estimates its bandwidth.
     package static let receiveCapabilities = MediaCapabilities(
-        audioCodecs: codecs(for: .audio).map(withTransportCC), videoCodecs: codecs(for: .video).map(withTransportCC),
+        audioCodecs: codecs(for: .audio).map(withTransportCC),
+        videoCodecs: (codecs(for: .video) + codecs(for: .video, preferring: .vp9).prefix(1)).map(withTransportCC),
         headerExtensions: [RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.transportWideCC])
 
     /// `codec` with the `transport-cc` feedback this client sends as a receiver.
@@ -194,11 +205,13 @@ package enum SDPNegotiation {
     private static func remoteSection(_ m: MediaDescription) -> RemoteSection? {
         guard let mid = m.mid else { return nil }
         let kind: TrackKind? = m.kind == .audio ? .audio : m.kind == .video ? .video : nil
-        // Audio: Opus. Video: the first VP8, or H.264 this client decodes (packetization-mode 1,
-        // Constrained Baseline, RFC 6184 §8.1), in the section's order.
+        // Audio: Opus. Video: the first VP8, VP9 profile 0 (RFC 9628 §6: no profile-id means 0),
+        // or H.264 this client decodes (packetization-mode 1, Constrained Baseline, RFC 6184 §8.1),
+        // in the section's order.
         let codec = m.codecs.first { c in
             kind == .audio ? c.name.lowercased() == "opus"
                 : c.name.lowercased() == "vp8" || c.isH264ConstrainedBaselineMode1
+                    || (c.name.lowercased() == "vp9" && (c.parameter("profile-id") ?? "0") == "0")
         }
         func id(_ uri: String) -> UInt8? { m.extensionID(uri: uri).flatMap { $0 <= 255 ? UInt8($0) : nil } }
         let msid = m.msid.first ?? m.ssrcs.first { $0.name == "msid" }.flatMap { attribute -> MediaStreamID? in
@@ -216,7 +229,7 @@ package enum SDPNegotiation {
 
     // MARK: - Subscribe answer
 
-    /// The answer to a `subscriber_offer`: Opus, VP8 and H.264 (NACK, PLI, FIR) only, `recvonly` where
+    /// The answer to a `subscriber_offer`: Opus, VP8, VP9 and H.264 (NACK, PLI, FIR) only, `recvonly` where
     /// the server sends, `a=setup:active` (this client is the DTLS client) unless the offer
     /// insists on being active itself.
     /// With `dataChannels` the offer's application section is accepted (docs/protocol.md, "Data channels").

@@ -8,6 +8,9 @@ protocol EncodedVideoSink: AnyObject, Sendable {
     var videoCodec: VideoCodec { get }
     /// One encoded frame of layer `layer` (0 = the big or only layer, 1 = the small simulcast layer).
     func send(_ frame: EncodedVideoFrame, layer: Int)
+    /// Whether anyone receives layer `layer` through this sink (dynacast, docs/protocol.md
+    /// `layers_needed`): a layer no sink needs is not encoded.
+    func needs(layer: Int) -> Bool
 }
 
 /// The encoders of one local video track: per simulcast layer, one encoder for each codec the
@@ -20,6 +23,8 @@ final class VideoSendPipeline: Sendable {
         var preset: VideoPreset
         var encoders: [VideoCodec: any VideoEncoding] = [:]
         var lastTimestampUs: Int64?
+        /// Not encoded because no sink needs it; its next frame is a key frame.
+        var paused = false
     }
 
     private struct State {
@@ -34,6 +39,8 @@ final class VideoSendPipeline: Sendable {
         /// Frames encoded per layer.
         var framesEncoded: [Int]
         var bytesEncoded: Int
+        /// Layers not encoded now because no sink needs them (dynacast).
+        var pausedLayers: Set<Int> = []
     }
 
     // MARK: - Properties
@@ -80,7 +87,10 @@ final class VideoSendPipeline: Sendable {
     var keyFrameRequested: Bool { keyFrameRequests.withLock { !$0.isEmpty } }
 
     var stats: Stats {
-        state.withLock { Stats(framesEncoded: $0.framesEncoded, bytesEncoded: $0.bytesEncoded) }
+        state.withLock { s in
+            Stats(framesEncoded: s.framesEncoded, bytesEncoded: s.bytesEncoded,
+                  pausedLayers: Set(s.layers.indices.filter { s.layers[$0].paused }))
+        }
     }
 
     /// Drops the encoders (the track is no longer published anywhere).
@@ -95,15 +105,24 @@ final class VideoSendPipeline: Sendable {
 
     // MARK: - Encoding
 
-    /// Encodes `frame` for every layer whose frame rate allows it, once per codec the sinks
-    /// send, and hands the results to the sinks of that codec.
+    /// Encodes `frame` for every layer whose frame rate allows it and some sink needs, once per
+    /// codec those sinks send, and hands the results to the sinks of that codec. A layer nobody
+    /// needs is paused (not encoded: dynacast) and starts again with a key frame.
     func encodeAndSend(_ frame: VideoFrame) {
         state.withLock { s in
             guard !s.sinks.isEmpty else { return }
-            let sinks = Array(s.sinks.values)
             for index in s.layers.indices {
+                let sinks = s.sinks.values.filter { $0.needs(layer: index) }
+                guard !sinks.isEmpty else {
+                    s.layers[index].paused = true
+                    continue
+                }
                 guard let input = layerInput(frame, layer: index, in: &s) else { continue }
-                let forceKey = keyFrameRequests.withLock { $0.remove(index) != nil }
+                var forceKey = keyFrameRequests.withLock { $0.remove(index) != nil }
+                if s.layers[index].paused {
+                    s.layers[index].paused = false
+                    forceKey = true
+                }
                 for codec in VideoCodec.allCases where sinks.contains(where: { $0.videoCodec == codec }) {
                     guard let encoded = encode(input, codec: codec, layer: index, forceKeyFrame: forceKey, in: &s) else { continue }
                     s.framesEncoded[index] += 1
@@ -151,8 +170,8 @@ final class VideoSendPipeline: Sendable {
 
     private static func makeEncoder(_ codec: VideoCodec, width: Int, height: Int, preset: VideoPreset) throws -> any VideoEncoding {
         switch codec {
-        case .vp8:
-            var configuration = VP8Encoder.Configuration(width: width, height: height)
+        case .vp8, .vp9:
+            var configuration = VPXEncoder.Configuration(width: width, height: height, codec: codec)
             configuration.bitrate = preset.maxBitrate
             configuration.frameRate = preset.frameRate
             configuration.keyFrameInterval = preset.frameRate * 10

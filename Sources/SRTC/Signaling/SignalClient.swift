@@ -10,8 +10,11 @@ package final class SignalClient: Sendable {
     private let session: WebSocketRequestClient<Response, ServerEvent>
     /// How often an idle client pings (docs/protocol.md: every 10 s).
     let pingInterval: Duration
+    /// The server's address (the channel watches the local address toward it: `NetworkPathWatcher`).
+    let remoteAddress: SocketAddress?
 
     private init(socket: WebSocket, pingInterval: Duration) {
+        remoteAddress = socket.remoteAddress
         session = WebSocketRequestClient(socket: socket) { text in
             // An unknown event from a newer server is skipped (docs/protocol.md: unknown types are
             // errors, never fatal).

@@ -1,11 +1,12 @@
 import Foundation
+import Processes
 import RTCNet
 
 /// A server this process started (Janus for the interop test and the benchmark, the release
 /// `srtc-server` for the benchmark): its pid, its log file, and a stop that waits for it to exit.
-package final class ServerProcess: @unchecked Sendable {
+package final class ServerProcess: Sendable {
     package let name: String
-    package let process: Process
+    private let child: ChildProcess
     /// Where its standard output and error go.
     package let logPath: String
 
@@ -14,28 +15,22 @@ package final class ServerProcess: @unchecked Sendable {
                  environment: [String: String]? = nil) throws {
         self.name = name
         self.logPath = logPath
-        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
-            throw LoadError.setup("cannot create \(logPath)")
+        do {
+            child = try ChildProcess(executable, arguments, environment: environment, log: logPath)
+        } catch {
+            throw LoadError.setup("cannot start \(name): \(error)")
         }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = log
-        process.standardError = log
-        if let environment { process.environment = environment }
-        try process.run()
     }
 
-    package var pid: Int32 { process.processIdentifier }
-    package var isRunning: Bool { process.isRunning }
+    package var pid: Int32 { child.pid }
+    package var isRunning: Bool { child.isRunning }
 
     /// Waits until `GET url` answers 200, the process exits, or `timeout` passes.
     package func waitUntilReady(url: String, timeout: Duration = .seconds(20)) async throws {
         let client = HTTPClient(configuration: .init(connectTimeout: .seconds(1), timeout: .seconds(2), keepAlive: false))
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            guard process.isRunning else { throw LoadError.setup("\(name) exited at start; see \(logPath):\n\(logTail())") }
+            guard child.isRunning else { throw LoadError.setup("\(name) exited at start; see \(logPath):\n\(logTail())") }
             if let response = try? await client.get(url), response.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -44,12 +39,12 @@ package final class ServerProcess: @unchecked Sendable {
 
     /// SIGTERM, then SIGKILL if it has not exited after `grace`; waits for the exit.
     package func stop(grace: Duration = .seconds(5)) {
-        guard process.isRunning else { return }
-        process.terminate()
+        guard child.isRunning else { return }
+        child.signal(SIGTERM)
         let deadline = ContinuousClock.now + grace
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        while child.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        child.signal(SIGKILL)
+        _ = child.waitUntilExit()
     }
 
     /// The last lines of the log (for error messages).

@@ -9,6 +9,8 @@ public struct RouteContext: Sendable {
     public let app: App?
     /// Server time, Unix seconds, read once per request.
     public let now: Int64
+    /// The values of a pattern route's `{name}` segments (`/whip/v1/{channel}`), by name.
+    public var pathParameters: [String: String] = [:]
 }
 
 /// Maps `(method, path)` to handlers; signs-checks every path under the signed prefixes before
@@ -36,6 +38,8 @@ public final class APIRouter: Sendable {
         let path: String
         let handler: RouteHandler
         var channel: ChannelOfRequest?
+        /// Set when `path` has `{name}` segments.
+        var pattern: RoutePattern?
     }
 
     /// Files served under a path prefix (no signature: outside the signed prefixes).
@@ -80,6 +84,13 @@ public final class APIRouter: Sendable {
         /// on any node"); otherwise, or when `channel` is `nil`, `handler` answers here.
         public mutating func add(_ method: String, _ path: String, channel: @escaping ChannelOfRequest, _ handler: @escaping Handler) {
             routes.append(Route(method: method, path: path, handler: .async(handler), channel: channel))
+        }
+
+        /// Adds a route whose path has `{name}` segments (`/whip/v1/{channel}`), each matching one
+        /// non-empty segment of the request's path, handed to the handler in `pathParameters`.
+        /// A route without parameters that matches the same path is preferred.
+        public mutating func add(_ method: String, pattern: String, _ handler: @escaping Handler) {
+            routes.append(Route(method: method, path: pattern, handler: .async(handler), pattern: RoutePattern(pattern)))
         }
 
         /// Adds a route answered synchronously on the I/O thread; it must not block.
@@ -162,12 +173,13 @@ public final class APIRouter: Sendable {
     private func resolve(_ request: HTTPRequest, onIOThread: Bool) -> Resolution {
         let now = clock()
         let path = String(request.path)
-        if onIOThread, let route = routes.first(where: { $0.path == path && $0.method == request.method }), case .async = route.handler {
-            return .deferred
-        }
-        // Reading a file blocks: never on the I/O thread.
-        if onIOThread, !routes.contains(where: { $0.path == path }), fileRoutes.contains(where: { path.hasPrefix($0.prefix) }) {
-            return .deferred
+        if onIOThread {
+            let matching = matches(path)
+            if let route = matching.first(where: { $0.route.method == request.method })?.route, case .async = route.handler {
+                return .deferred
+            }
+            // Reading a file blocks: never on the I/O thread.
+            if matching.isEmpty, fileRoutes.contains(where: { path.hasPrefix($0.prefix) }) { return .deferred }
         }
         if Self.signedPrefixes.contains(where: { path.hasPrefix($0) }) {
             guard request.body.count <= maxBodyBytes else {
@@ -181,34 +193,52 @@ public final class APIRouter: Sendable {
         return route(request, app: nil, now: now)
     }
 
+    /// The routes whose path matches `path`, with their parameters: exact paths first, then
+    /// patterns with more literal segments first.
+    private func matches(_ path: String) -> [(route: Route, parameters: [String: String])] {
+        var found: [(route: Route, parameters: [String: String], literals: Int)] = []
+        for route in routes {
+            if let pattern = route.pattern {
+                if let parameters = pattern.match(path) { found.append((route, parameters, pattern.literalCount)) }
+            } else if route.path == path {
+                found.append((route, [:], .max))
+            }
+        }
+        return found.enumerated().sorted { ($0.element.literals, -$0.offset) > ($1.element.literals, -$1.offset) }
+            .map { ($0.element.route, $0.element.parameters) }
+    }
+
     /// Routes a signed request once its signature and nonce are decided.
     private func authenticated(_ request: HTTPRequest, _ result: Result<App, AuthFailure>, now: Int64) -> Resolution {
         switch result {
         case .success(let app): return route(request, app: app, now: now)
         case .failure(let failure):
             metrics.recordAuthFailure(cause: failure.code.name)
-            let path = String(request.path)
-            let route = routes.first { $0.path == path }?.path ?? "unmatched"
+            let route = matches(String(request.path)).first?.route.path ?? "unmatched"
             return .answered(route, Self.error(failure.code, failure.message, now: now))
         }
     }
 
     private func route(_ request: HTTPRequest, app: App?, now: Int64) -> Resolution {
         let path = String(request.path)
-        let matching = routes.filter { $0.path == path }
+        let matching = matches(path)
         if matching.isEmpty, let files = fileRoutes.first(where: { path.hasPrefix($0.prefix) }) {
             return .answered(files.prefix, Self.serveFile(request, path: path, from: files, now: now))
         }
-        guard !matching.isEmpty else { return .answered("unmatched", Self.error(.notFound, "no route \(path)", now: now)) }
-        guard let route = matching.first(where: { $0.method == request.method }) else {
+        guard let best = matching.first else { return .answered("unmatched", Self.error(.notFound, "no route \(path)", now: now)) }
+        guard let (route, parameters) = matching.first(where: { $0.route.method == request.method }) else {
             var response = Self.error(.methodNotAllowed, "\(request.method) not allowed on \(path)", now: now)
-            response.headers.add(name: "Allow", value: matching.map(\.method).joined(separator: ", "))
-            return .answered(path, response)
+            var methods: [String] = []
+            for m in matching.map(\.route.method) where !methods.contains(m) { methods.append(m) }
+            response.headers.add(name: "Allow", value: methods.joined(separator: ", "))
+            return .answered(best.route.path, response)
         }
-        let context = RouteContext(request: request, app: app, now: now)
+        // Metrics label a pattern route by its pattern, so a route's series do not grow with its parameters.
+        let label = route.path
+        let context = RouteContext(request: request, app: app, now: now, pathParameters: parameters)
         switch route.handler {
-        case .immediate(let h): return .immediate(path, h, context)
-        case .async(let h): return .async(path, h, context, route.channel)
+        case .immediate(let h): return .immediate(label, h, context)
+        case .async(let h): return .async(label, h, context, route.channel)
         }
     }
 

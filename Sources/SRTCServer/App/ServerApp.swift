@@ -108,6 +108,8 @@ public final class ServerApp: Sendable {
         SealRoutes.register(in: &builder)
         edges.register(in: &builder)
         ChannelRoutes.register(in: &builder, manager: channels, limits: config.limits, forwarder: forwarder)
+        HTTPMediaRoutes.register(in: &builder, sessions: HTTPMediaSessions(manager: channels, apps: apps, limits: config.limits, metrics: metrics,
+                                                                           turn: TURNCredentialIssuer(config: config), cluster: cluster))
         let apps = self.apps
         DemoSignInRoutes.register(in: &builder, mode: config.demoAuth) { [appId = config.appId] in
             appId.flatMap(apps.app(id:)) ?? apps.all.first
@@ -135,7 +137,7 @@ public final class ServerApp: Sendable {
         let media = try MediaServer(bind: config.bind, port: config.udpPort, tcpPort: config.iceTCPPort,
                                     workers: config.effectiveMediaWorkers, publicIP: config.publicIP,
                                     qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest,
-                                    threadPriority: config.mediaThreadPriority)
+                                    threadPriority: config.mediaThreadPriority, subscriberBudget: config.workerSubscriberBudget)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,

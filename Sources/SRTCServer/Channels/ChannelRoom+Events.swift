@@ -41,6 +41,12 @@ extension ChannelRoom {
                 for p in participants.values where p.subscriptions[trackId] != nil && (p.media as? EdgeParticipantMedia)?.servingNode == node {
                     p.send(.layerSwitched(info))
                 }
+            } else if subscriber.hasPrefix(WorkerRelay.subscriberPrefix) {
+                // A relay to another media worker switched: every session that worker serves the track to sees it.
+                let worker = Int(subscriber.dropFirst(WorkerRelay.subscriberPrefix.count))
+                for p in participants.values where p.subscriptions[trackId] != nil && (p.media as? PipedParticipantMedia)?.servingWorker == worker {
+                    p.send(.layerSwitched(info))
+                }
             } else {
                 participants[subscriber]?.send(.layerSwitched(info))
             }
@@ -60,7 +66,7 @@ extension ChannelRoom {
             broadcast(.connectionQuality(change))
         case .dataChannelOpened(let uid, let owner, let connection):
             // A late event of an earlier session's media finds another owner.
-            guard let p = participants[uid], let media = p.media, ObjectIdentifier(media) == owner else { return }
+            guard let p = participants[uid], let media = p.media, media.eventOwner == owner else { return }
             if connection.channel == SignalDataChannel.reliableID { p.dataChannel = connection }
         case .dataChannelClosed(let uid, let transport, let channel):
             guard let p = participants[uid], let open = p.dataChannel as? DataChannelConnection,
@@ -72,6 +78,12 @@ extension ChannelRoom {
         case .tokenExpired(let uid, let sessionId):
             guard let p = participants[uid], p.sessionId == sessionId else { return }
             await end(p, reason: .tokenExpired, message: "token expired")
+        case .mediaFailed(let uid, let owner):
+            // A session without a socket of its own (WHIP, WHEP) has no other sign of life: its
+            // media failing ends it, as a dropped WebSocket's grace period ends a client's.
+            guard let p = participants[uid], let media = p.media, ObjectIdentifier(media) == owner,
+                  p.connection?.endsWhenMediaFails == true else { return }
+            await end(p, reason: .timeout, message: "media connection lost")
         }
     }
 }

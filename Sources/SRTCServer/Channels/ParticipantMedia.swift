@@ -25,6 +25,13 @@ protocol ParticipantMedia: AnyObject, Sendable {
     func openDataChannels(publishData: Bool) async
     /// Closes both transports.
     func close() async
+    /// Whose data channel events are this participant's (`RoomEvent.dataChannelOpened`'s owner):
+    /// itself, or the part of it that holds the subscribe transport.
+    var eventOwner: ObjectIdentifier { get }
+}
+
+extension ParticipantMedia {
+    var eventOwner: ObjectIdentifier { ObjectIdentifier(self) }
 }
 
 /// Creates the media side of participants of one channel (one SFU router per channel).

@@ -23,6 +23,9 @@ enum RoomEvent: Sendable {
     case graceExpired(uid: String, sessionId: String)
     /// A session's token expired.
     case tokenExpired(uid: String, sessionId: String)
+    /// A media transport of `uid`'s media (`owner`, the `ParticipantMedia`) failed: ICE consent
+    /// expired (RFC 7675) or DTLS failed.
+    case mediaFailed(uid: String, owner: ObjectIdentifier)
 }
 
 /// Where a participant's media posts its events (the subscribe transport's offers): its room's

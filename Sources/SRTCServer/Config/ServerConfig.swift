@@ -81,6 +81,11 @@ public struct ServerConfig: Sendable, Equatable {
     /// Media workers, each a thread with its own event loop, UDP port and channels
     /// (`--media-workers`, `SRTC_MEDIA_WORKERS`); 0, the default, runs one per online CPU.
     public var mediaWorkers: Int = 0
+    /// Participants of one channel its worker serves before the next ones are served by another
+    /// worker, which receives each track once from the channel's worker (docs/architecture.md,
+    /// "A channel larger than a worker"; `--worker-subscriber-budget`,
+    /// `SRTC_WORKER_SUBSCRIBER_BUDGET`); 0: no limit. Matters only with several workers.
+    public var workerSubscriberBudget: Int = 200
 
     /// The media workers to run: `mediaWorkers`, or one per online CPU when it is 0.
     public var effectiveMediaWorkers: Int {
@@ -134,6 +139,10 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("media-workers", "SRTC_MEDIA_WORKERS", "media_workers", "media worker threads, each with its own UDP port and channels (default: one per online CPU)") { c, v in
             guard let n = Int(v), (1...256).contains(n) else { throw ConfigError.invalidValue("media-workers", v) }
             c.mediaWorkers = n
+        },
+        Setting("worker-subscriber-budget", "SRTC_WORKER_SUBSCRIBER_BUDGET", "worker_subscriber_budget", "participants of one channel its media worker serves before another worker serves the next ones, relayed once per worker (default 200; 0: no limit)") { c, v in
+            guard let n = Int(v), (0...1_000_000).contains(n) else { throw ConfigError.invalidValue("worker-subscriber-budget", v) }
+            c.workerSubscriberBudget = n
         },
         Setting("ice-tcp-port", "SRTC_ICE_TCP_PORT", "ice_tcp_port", "first TCP port for ICE-TCP candidates, worker i on port + i (default: off; 0 picks them)") { c, v in
             c.iceTCPPort = try port(v)

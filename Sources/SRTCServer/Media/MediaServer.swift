@@ -16,6 +16,9 @@ final class MediaServer: SFUListener, Sendable {
     /// when those are 0.
     let workers: [MediaWorker]
     let certificate: DTLSCertificate
+    /// Participants of one channel its worker serves before others go to another worker
+    /// (`--worker-subscriber-budget`; 0: no limit).
+    let subscriberBudget: Int
 
     /// Where SFU events go: rooms' inboxes by router, subscribers by consumer.
     private struct Routes {
@@ -35,8 +38,12 @@ final class MediaServer: SFUListener, Sendable {
     ///   - speedTest: answers speed-test datagrams on the first worker's port, when given.
     ///   - threadPriority: asked for the I/O threads (`--media-thread-priority`); a warning says
     ///     when the kernel allowed less.
+    ///   - subscriberBudget: participants of one channel its worker serves before the next ones
+    ///     are served by another worker (`--worker-subscriber-budget`; 0: no limit).
     init(bind: String, port: UInt16, tcpPort: UInt16? = nil, workers count: Int = 1, publicIP: String?,
-         qualityIntervalSeconds: Double, speedTest: SpeedTestResponder? = nil, threadPriority: IOThreadPriority = .normal) throws {
+         qualityIntervalSeconds: Double, speedTest: SpeedTestResponder? = nil, threadPriority: IOThreadPriority = .normal,
+         subscriberBudget: Int = 0) throws {
+        self.subscriberBudget = subscriberBudget
         guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
         let count = max(1, count)
         for base in [port, tcpPort ?? 0] where base != 0 && Int(base) + count - 1 > Int(UInt16.max) {
@@ -102,6 +109,14 @@ final class MediaServer: SFUListener, Sendable {
         let pinned = pinnedWorker.load(ordering: .relaxed)
         if workers.indices.contains(pinned) { return workers[pinned] }
         return workers.count == 1 ? workers[0] : workers[MediaWorkerPlacement.choose(workers.map(\.load))]
+    }
+
+    /// The worker that serves the next participant of a channel on `channelWorker` whose budget
+    /// there is spent: the least loaded of the others; nil with one worker.
+    func placeOverflow(from channelWorker: MediaWorker) -> MediaWorker? {
+        let others = workers.filter { $0 !== channelWorker }
+        guard !others.isEmpty else { return nil }
+        return others[MediaWorkerPlacement.choose(others.map(\.load))]
     }
 
     /// Test support: puts every new channel on worker `index` (-1: placement decides), so suites
@@ -185,6 +200,7 @@ final class MediaServer: SFUListener, Sendable {
             break
         case .transportStateChanged(let id, let state):
             Log.debug("media", "transport \(id) \(state)")
+            if state == .failed, let (inbox, uid, owner) = route(id) { inbox.post(.mediaFailed(uid: uid, owner: owner)) }
         case .producerClosed, .consumerClosed:
             break  // the room already knows: it closed them, or their participant left
         }
@@ -224,8 +240,16 @@ final class SFURoomMedia: RoomMedia {
     let key: ChannelKey
     /// On a cluster: where sessions past the per-node limit get their subscriptions.
     private let relaying: ChannelRelaying?
-    /// Participants whose media this node serves, and the relays to other nodes by node id.
-    private let state = Mutex<(local: Int, relays: [String: EdgeRelay])>((0, [:]))
+    /// Participants whose media the channel's worker serves and those other workers of this node
+    /// serve, the relays to other nodes by node id and to other workers by index.
+    private struct State {
+        var local = 0
+        /// Participants other workers of this node serve.
+        var piped = 0
+        var relays: [String: EdgeRelay] = [:]
+        var workerRelays: [Int: WorkerRelay] = [:]
+    }
+    private let state = Mutex(State())
 
     init(server: MediaServer, key: ChannelKey, relaying: ChannelRelaying? = nil) {
         self.server = server
@@ -247,16 +271,44 @@ final class SFURoomMedia: RoomMedia {
             return EdgeParticipantMedia(local: SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events),
                                         relay: relay, uid: uid, events: events)
         }
-        state.withLock { $0.local += 1 }
+        if let (far, relay) = workerRelay(events: events) {
+            let remote = SFUParticipantMedia(server: server, worker: far, router: relay.farRouter, uid: uid, joinedAt: joinedAt, events: events,
+                                             onClose: { [weak self] in self?.state.withLock { $0.piped -= 1 } })
+            return PipedParticipantMedia(local: SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events),
+                                         remote: remote, relay: relay)
+        }
         return SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events,
                                    onClose: { [weak self] in self?.state.withLock { $0.local -= 1 } })
+    }
+
+    /// The relay to another worker when the channel's worker already serves
+    /// `--worker-subscriber-budget` of its participants; nil to serve the participant on the
+    /// channel's worker (and count it there). `events`: the room's inbox, where the far
+    /// router's events go.
+    private func workerRelay(events: RoomInbox) -> (MediaWorker, WorkerRelay)? {
+        let budget = server.subscriberBudget
+        let far: MediaWorker? = state.withLock { s in
+            guard budget > 0, s.local >= budget, let far = server.placeOverflow(from: worker) else {
+                s.local += 1
+                return nil
+            }
+            s.piped += 1
+            return far
+        }
+        guard let far else { return nil }
+        return state.withLock { s in
+            if let existing = s.workerRelays[far.index] { return (far, existing) }
+            let made = WorkerRelay(server: server, worker: worker, router: router, far: far, events: events)
+            s.workerRelays[far.index] = made
+            return (far, made)
+        }
     }
 
     /// The relay to `nodeId` when this node serves as many of the channel's participants as it
     /// may and `nodeId` is another live node; `nil` to serve the session here.
     private func relay(for nodeId: String) async -> EdgeRelay? {
         guard let relaying, relaying.limit > 0, nodeId != relaying.forwarder.directory.registry.nodeId,
-              state.withLock({ $0.local }) >= relaying.limit else { return nil }
+              state.withLock({ $0.local + $0.piped }) >= relaying.limit else { return nil }
         guard let node = await relaying.forwarder.directory.registry.node(id: nodeId), !node.draining else { return nil }
         // A node that restarted under the same id may answer elsewhere now: the relay to where
         // it was is replaced (and closed), not reused.
@@ -281,10 +333,13 @@ final class SFURoomMedia: RoomMedia {
     }
 
     func close() async {
-        let relays = state.withLock { s in defer { s.relays = [:] }; return Array(s.relays.values) }
+        let (relays, workerRelays) = state.withLock { s in
+            defer { s.relays = [:]; s.workerRelays = [:] }
+            return (Array(s.relays.values), Array(s.workerRelays.values))
+        }
         for relay in relays { await relay.close() }
+        for relay in workerRelays { await relay.close() }
         server.unregister(router: router)
         await worker.sfu.closeRouter(router)
     }
 }
-

@@ -88,10 +88,13 @@ actor SFUParticipantMedia: ParticipantMedia {
         let plan = try negotiation.answerPublish(offer: offer, tracks: tracks, trackIds: trackIds, transportExists: publishTransport != nil)
         if let remote = plan.transport {
             let id = TransportID("\(uid)#\(instance)/publish")
+            // Routed for its state changes (`RoomEvent.mediaFailed`).
+            server.register(transport: id, router: router, uid: uid, owner: ObjectIdentifier(self))
             do {
                 try await worker.sfu.createTransport(id, router: router, participant: participant,
                                                         parameters: parameters(remote, local: negotiation.publishICE))
             } catch {
+                server.unregister(transport: id)
                 throw SignalError(.internalError, "cannot create the publish transport: \(error)")
             }
             publishTransport = id
@@ -234,7 +237,10 @@ actor SFUParticipantMedia: ParticipantMedia {
         closed = true
         onClose()
         for trackId in negotiation.consumingTrackIds { server.unregister(consumer: consumerID(trackId)) }
-        if let publishTransport { await worker.sfu.closeTransport(publishTransport) }
+        if let publishTransport {
+            await worker.sfu.closeTransport(publishTransport)
+            server.unregister(transport: publishTransport)
+        }
         if let subscribeTransport {
             await worker.sfu.closeTransport(subscribeTransport)
             server.unregister(transport: subscribeTransport)

@@ -89,5 +89,8 @@ final class MediaMetrics: MetricsSource {
         each("srtc_sfu_worker_channels", "gauge", "Channels (routers) on each SFU worker.") { Double($0.routers) }
         each("srtc_sfu_worker_send_queue_drops_total", "counter", "Datagrams each SFU worker's send queue or the kernel refused.") { Double($0.sendQueueDrops) }
         each("srtc_sfu_worker_unrouted_datagrams_total", "counter", "Datagrams on each SFU worker's port that none of its transports claimed.") { Double($0.unroutedDatagrams) }
+        each("srtc_sfu_worker_retransmissions_total", "counter", "Packets each SFU worker resent in answer to NACKs.") { Double($0.retransmissions) }
+        each("srtc_sfu_worker_pipes", "gauge", "Ends of in-process pipes on each SFU worker (channels spanning workers).") { Double($0.pipes) }
+        each("srtc_sfu_worker_pipe_drops_total", "counter", "Packets each SFU worker's pipes dropped because the other worker fell behind.") { Double($0.pipeDrops) }
     }
 }

@@ -10,10 +10,14 @@ public protocol SignalConnection: AnyObject, Sendable {
     /// The cluster node that relays this connection from its client (docs/deploy.md, "Channels
     /// larger than a node"); `nil` for a client connected here.
     var relayingNode: String? { get }
+    /// A session with no socket of its own (WHIP, WHEP: docs/ingress.md) ends when its media
+    /// transport fails, its only sign of life.
+    var endsWhenMediaFails: Bool { get }
 }
 
 extension SignalConnection {
     public var relayingNode: String? { nil }
+    public var endsWhenMediaFails: Bool { false }
 
     /// Encodes and queues a server message.
     func send(_ message: ServerMessage) {

@@ -8,8 +8,8 @@ import SRTCProtocol
 /// node once (`EdgeRelay`) and is then served there, where the session's subscribe transport
 /// lives. The offers the relaying node makes come back in its answers and go to the client
 /// through the room, in order with the room's other events.
-actor EdgeParticipantMedia: ParticipantMedia {
-    private let local: SFUParticipantMedia
+actor EdgeParticipantMedia: RelayedParticipantMedia {
+    nonisolated let publishing: SFUParticipantMedia
     private let relay: EdgeRelay
     private let uid: String
     private let events: RoomInbox
@@ -17,22 +17,10 @@ actor EdgeParticipantMedia: ParticipantMedia {
     private let session = SecureRandom.string(count: 12)
 
     init(local: SFUParticipantMedia, relay: EdgeRelay, uid: String, events: RoomInbox) {
-        self.local = local
+        publishing = local
         self.relay = relay
         self.uid = uid
         self.events = events
-    }
-
-    func publish(offer: String, tracks: [PublishTrack], trackIds: [String: String]) async throws(SignalError) -> String {
-        try await local.publish(offer: offer, tracks: tracks, trackIds: trackIds)
-    }
-
-    func unpublish(trackId: String, offer: String?) async throws(SignalError) -> String? {
-        try await local.unpublish(trackId: trackId, offer: offer)
-    }
-
-    func setMuted(trackId: String, muted: Bool) async {
-        await local.setMuted(trackId: trackId, muted: muted)
     }
 
     func subscribe(to track: TrackInfo, of publisher: ParticipantMedia, layer: String?) async throws(SignalError) {
@@ -72,7 +60,7 @@ actor EdgeParticipantMedia: ParticipantMedia {
     }
 
     func restartICE(_ transport: TransportRole, offer: String?) async throws(SignalError) -> String? {
-        guard transport == .subscribe else { return try await local.restartICE(transport, offer: offer) }
+        guard transport == .subscribe else { return try await publishing.restartICE(transport, offer: offer) }
         try await perform(await sessionCall(.restart))
         return nil
     }
@@ -92,7 +80,7 @@ actor EdgeParticipantMedia: ParticipantMedia {
     }
 
     func close() async {
-        await local.close()
+        await publishing.close()
         try? await perform(await sessionCall(.leave))
         await relay.excludeAll(session: session)
     }

@@ -25,14 +25,8 @@ actor EdgeRelay {
     private var transportID: TransportID { TransportID("~edge:\(node.id)#\(tag)@\(router.rawValue)") }
     private var opened = false
 
-    /// A relayed track: its consumer here, its layers (best first) and the layer each session there asked for.
-    private struct Relayed {
-        var consumer: ConsumerID
-        var layers: [SimulcastLayer]
-        var demand: [String: String?] = [:]
-        var current: String??
-    }
-    private var tracks: [String: Relayed] = [:]
+    /// The relayed tracks: their consumers here and the layers the sessions there asked for.
+    private var tracks = RelayedTracks()
 
     init(node: NodeInfo, key: ChannelKey, server: MediaServer, worker: MediaWorker, router: RouterID, caller: ClusterForwarder) {
         self.node = node
@@ -87,7 +81,7 @@ actor EdgeRelay {
     /// Makes `track` arrive at the relaying node (once) and records that `session` there takes it at `layer`.
     func include(_ track: TrackInfo, session: String, layer: String?) async throws(SignalError) {
         try await open()
-        if tracks[track.id] == nil {
+        if !tracks.carries(track.id) {
             let ssrc = SecureRandom.uint32() | 1
             var receive = makeCall(.track)
             receive.track = track
@@ -102,30 +96,21 @@ actor EdgeRelay {
             }
             // Its layer switches reach the sessions the relaying node serves this track to (`ChannelRoom.apply`).
             server.register(consumer: consumer, router: router, uid: subscriberUid, trackId: track.id)
-            tracks[track.id] = Relayed(consumer: consumer, layers: track.layers, current: .some(layer))
+            tracks.start(track.id, consumer: consumer, layers: track.layers, initial: layer)
         }
-        tracks[track.id]?.demand[session] = .some(layer)
-        await applyDemand(track.id)
+        await apply(tracks.take(track.id, session: session, layer: layer))
     }
 
     /// `session` there now takes `trackId` at `layer`.
     func setLayer(trackId: String, session: String, layer: String?) async {
-        guard tracks[trackId]?.demand[session] != nil else { return }
-        tracks[trackId]?.demand[session] = .some(layer)
-        await applyDemand(trackId)
+        await apply(tracks.setLayer(trackId, session: session, layer: layer))
     }
 
     /// `session` there no longer takes `trackId`; the last one ends the track's relay.
     func exclude(trackId: String, session: String) async {
-        guard var relayed = tracks[trackId], relayed.demand.removeValue(forKey: session) != nil else { return }
-        guard relayed.demand.isEmpty else {
-            tracks[trackId] = relayed
-            await applyDemand(trackId)
-            return
-        }
-        tracks[trackId] = nil
-        server.unregister(consumer: relayed.consumer)
-        await worker.sfu.closeConsumer(relayed.consumer)
+        let action = tracks.release(trackId, session: session)
+        await apply(action)
+        guard case .stop = action else { return }
         var stop = makeCall(.untrack)
         stop.trackId = trackId
         _ = try? await call(stop)
@@ -133,20 +118,18 @@ actor EdgeRelay {
 
     /// Every subscription `session` there had.
     func excludeAll(session: String) async {
-        for (trackId, relayed) in tracks where relayed.demand[session] != nil { await exclude(trackId: trackId, session: session) }
+        for trackId in tracks.trackIds(takenBy: session) { await exclude(trackId: trackId, session: session) }
     }
 
-    /// Relays a simulcast track at the best layer any session there asked for (nil: the best).
-    private func applyDemand(_ trackId: String) async {
-        guard let relayed = tracks[trackId], relayed.layers.count > 1 else { return }
-        let rank = { (layer: String?) -> Int in
-            guard let layer else { return 0 }
-            return relayed.layers.firstIndex { $0.desc == layer || $0.rid == layer } ?? 0
+    /// Relays a simulcast track at the best layer any session there asked for, or stops relaying it.
+    private func apply(_ action: RelayedTracks.Action?) async {
+        switch action {
+        case .setLayer(let consumer, let layer)?: try? await worker.sfu.setPreferredLayer(consumer, layer: layer)
+        case .stop(let consumer)?:
+            server.unregister(consumer: consumer)
+            await worker.sfu.closeConsumer(consumer)
+        case nil: break
         }
-        let wanted = relayed.demand.values.min { rank($0) < rank($1) } ?? nil
-        guard relayed.current != .some(wanted) else { return }
-        tracks[trackId]?.current = .some(wanted)
-        try? await worker.sfu.setPreferredLayer(relayed.consumer, layer: wanted)
     }
 
     /// Opens the relay (once): the node-to-node transport, and the channel on the relaying node.
@@ -190,11 +173,10 @@ actor EdgeRelay {
     func forget() async {
         guard opened else { return }
         opened = false
-        for relayed in tracks.values {
-            server.unregister(consumer: relayed.consumer)
-            await worker.sfu.closeConsumer(relayed.consumer)
+        for consumer in tracks.removeAll() {
+            server.unregister(consumer: consumer)
+            await worker.sfu.closeConsumer(consumer)
         }
-        tracks = [:]
         await worker.sfu.closeTransport(transportID)
         tag = SecureRandom.string(count: 8)
         Log.info("cluster", "\(key): node \(node.id) no longer relays the channel; opening its relay again")
@@ -207,8 +189,7 @@ actor EdgeRelay {
     func close() async {
         guard opened else { return }
         opened = false
-        for relayed in tracks.values { server.unregister(consumer: relayed.consumer) }
-        tracks = [:]
+        for consumer in tracks.removeAll() { server.unregister(consumer: consumer) }
         _ = try? await call(makeCall(.close))
         await worker.sfu.closeTransport(transportID)
     }

@@ -1,12 +1,16 @@
-// VP8 encoder over libvpx with real-time settings: one-pass CBR, no look-ahead, error-resilient mode (so a
-// lost frame's damage is contained until the next key frame), `VPX_DL_REALTIME` deadline, and key frames on
-// demand for the receiver's PLI/FIR. One instance is not thread-safe: use it from one thread.
+// VP8 and VP9 encoder over libvpx with real-time settings: one-pass CBR, no look-ahead, error-resilient mode
+// (so a lost frame's damage is contained until the next key frame), `VPX_DL_REALTIME` deadline, and key frames
+// on demand for the receiver's PLI/FIR. One instance is not thread-safe: use it from one thread.
 import CVPX
 
 // MARK: - Types
 
-/// Encodes `VideoFrame`s into VP8 frames ready for `VP8Packetizer`.
-public final class VP8Encoder {
+/// The libvpx encoder under its VP8 name (the default codec of `VPXEncoder.Configuration`).
+public typealias VP8Encoder = VPXEncoder
+
+/// Encodes `VideoFrame`s into VP8 frames ready for `VP8Packetizer`, or VP9 frames (profile 0, one
+/// spatial and temporal layer) ready for `VP9Packetizer`.
+public final class VPXEncoder {
     /// Encoder settings with real-time defaults.
     public struct Configuration: Sendable, Equatable {
         /// Width in pixels of the frames to encode; a frame of another size re-creates the encoder.
@@ -28,15 +32,20 @@ public final class VP8Encoder {
         public var errorResilient: Bool = true
         /// Buffer fullness percentage below which the encoder may skip frames to hold the bitrate; 0 never skips.
         public var dropFrameThreshold: Int = 0
+        /// `.vp8` or `.vp9` (profile 0); any other codec is an invalid configuration.
+        public var codec: VideoCodec = .vp8
         /// Best quantizer the rate control may choose, 0…63.
         public var minQuantizer: Int = 2
         /// Worst quantizer the rate control may choose, 0…63.
         public var maxQuantizer: Int = 56
 
         /// Real-time defaults for a `width`×`height` stream.
-        public init(width: Int, height: Int) {
+        public init(width: Int, height: Int, codec: VideoCodec = .vp8) {
             self.width = width
             self.height = height
+            self.codec = codec
+            // libvpx's VP9 real-time speeds are 5…9 (higher is faster); VP8's -6 means the same.
+            if codec == .vp9 { cpuUsed = 7 }
         }
     }
 
@@ -125,7 +134,8 @@ public final class VP8Encoder {
     private func open() throws {
         let c = configuration
         try Self.validate(c)
-        var status = vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &settings, 0)
+        let vp9 = c.codec == .vp9
+        var status = vpx_codec_enc_config_default(vp9 ? vpx_codec_vp9_cx() : vpx_codec_vp8_cx(), &settings, 0)
         guard status == VPX_CODEC_OK else { throw VP8CodecError.initializationFailed(VP8CodecError.message(status, nil)) }
         settings.g_w = UInt32(c.width)
         settings.g_h = UInt32(c.height)
@@ -148,17 +158,27 @@ public final class VP8Encoder {
         settings.kf_mode = c.keyFrameInterval > 0 ? VPX_KF_AUTO : VPX_KF_DISABLED
         settings.kf_min_dist = 0
         settings.kf_max_dist = UInt32(max(c.keyFrameInterval, 0))
-        status = srtc_vpx_enc_init(context, &settings, 0)
+        status = vp9 ? srtc_vpx_enc_init_vp9(context, &settings, 0) : srtc_vpx_enc_init(context, &settings, 0)
         guard status == VPX_CODEC_OK else { throw VP8CodecError.initializationFailed(VP8CodecError.message(status, context)) }
         isOpen = true
         // Cap key frame size relative to the per-frame budget so a key frame does not stall the link
         // (0.5 × optimal buffer × frame rate / 10, in percent of the average frame).
         let maxIntraPercent = 600 / 2 * c.frameRate / 10
-        for (control, value) in [(Int32(VP8E_SET_CPUUSED.rawValue), c.cpuUsed),
-                                 (Int32(VP8E_SET_NOISE_SENSITIVITY.rawValue), 0),
-                                 (Int32(VP8E_SET_STATIC_THRESHOLD.rawValue), 1),
-                                 (Int32(VP8E_SET_TOKEN_PARTITIONS.rawValue), Int(VP8_ONE_TOKENPARTITION.rawValue)),
-                                 (Int32(VP8E_SET_MAX_INTRA_BITRATE_PCT.rawValue), maxIntraPercent)] {
+        let controls: [(Int32, Int)] = vp9
+            // VP9: cyclic-refresh adaptive quantization and one tile column, as real-time senders use;
+            // no frame-parallel decoding mode (it costs quality and WebRTC receivers decode serially).
+            ? [(Int32(VP8E_SET_CPUUSED.rawValue), c.cpuUsed),
+               (Int32(VP8E_SET_MAX_INTRA_BITRATE_PCT.rawValue), maxIntraPercent),
+               (Int32(VP9E_SET_AQ_MODE.rawValue), 3),
+               (Int32(VP9E_SET_TILE_COLUMNS.rawValue), 0),
+               (Int32(VP9E_SET_FRAME_PARALLEL_DECODING.rawValue), 0),
+               (Int32(VP9E_SET_NOISE_SENSITIVITY.rawValue), 0)]
+            : [(Int32(VP8E_SET_CPUUSED.rawValue), c.cpuUsed),
+               (Int32(VP8E_SET_NOISE_SENSITIVITY.rawValue), 0),
+               (Int32(VP8E_SET_STATIC_THRESHOLD.rawValue), 1),
+               (Int32(VP8E_SET_TOKEN_PARTITIONS.rawValue), Int(VP8_ONE_TOKENPARTITION.rawValue)),
+               (Int32(VP8E_SET_MAX_INTRA_BITRATE_PCT.rawValue), maxIntraPercent)]
+        for (control, value) in controls {
             status = srtc_vpx_control_int(context, control, Int32(value))
             guard status == VPX_CODEC_OK else {
                 throw VP8CodecError.initializationFailed(VP8CodecError.message(status, context))
@@ -178,6 +198,7 @@ public final class VP8Encoder {
     }
 
     private static func validate(_ c: Configuration) throws {
+        guard c.codec == .vp8 || c.codec == .vp9 else { throw VP8CodecError.invalidConfiguration("codec \(c.codec.rawValue)") }
         guard (2...VideoPixelBuffer.maxDimension).contains(c.width), (2...VideoPixelBuffer.maxDimension).contains(c.height) else {
             throw VP8CodecError.invalidConfiguration("size \(c.width)x\(c.height)")
         }

@@ -1,23 +1,37 @@
-// VP8 decoder over libvpx. Output is copied once out of libvpx's reference buffers (which it reuses on the
+// VP8 and VP9 decoder over libvpx. Output is copied once out of libvpx's reference buffers (which it reuses on the
 // next decode) into a packed I420 `VideoPixelBuffer`. One instance is not thread-safe: use it from one thread.
 import CVPX
 
 // MARK: - Types
 
-/// Decodes VP8 frames into I420 `VideoFrame`s.
-public final class VP8Decoder {
+/// The libvpx decoder under its VP8 name (its default codec).
+public typealias VP8Decoder = VPXDecoder
+
+/// Decodes VP8 or VP9 frames into I420 `VideoFrame`s. A VP9 picture of several spatial layers is
+/// decoded from its layers' frames in one buffer, as the receive path assembles them; the picture
+/// returned is the highest layer's.
+public final class VPXDecoder {
     private let context = UnsafeMutablePointer<vpx_codec_ctx_t>.allocate(capacity: 1)
 
     /// Whether libvpx reported the last decoded frame as corrupted (references lost): ask for a key frame.
     public private(set) var lastFrameCorrupted = false
+    /// The codec decoded.
+    public let codec: VideoCodec
 
     // MARK: - Public API
 
     /// Creates a decoder.
-    /// - Parameter threads: decoder threads; 1 by default.
-    public init(threads: Int = 1) throws {
+    /// - Parameters:
+    ///   - codec: `.vp8` (the default) or `.vp9` (profile 0).
+    ///   - threads: decoder threads; 1 by default.
+    public init(codec: VideoCodec = .vp8, threads: Int = 1) throws {
+        guard codec == .vp8 || codec == .vp9 else {
+            context.deallocate()
+            throw VP8CodecError.invalidConfiguration("codec \(codec.rawValue)")
+        }
+        self.codec = codec
         var settings = vpx_codec_dec_cfg_t(threads: UInt32(max(1, min(threads, 16))), w: 0, h: 0)
-        let status = srtc_vpx_dec_init(context, &settings, 0)
+        let status = codec == .vp9 ? srtc_vpx_dec_init_vp9(context, &settings, 0) : srtc_vpx_dec_init(context, &settings, 0)
         guard status == VPX_CODEC_OK else {
             context.deallocate()
             throw VP8CodecError.initializationFailed(VP8CodecError.message(status, nil))

@@ -1,0 +1,114 @@
+import Foundation
+@testable import SRTC
+import SRTCProtocol
+import SRTCTestSupport
+import TestWait
+import Testing
+
+/// A client's own network changing mid-call (docs/network.md, "Addresses that change"): the
+/// mobile client of a `LabMobileCall` moves to a new address (the old one removed, as a phone
+/// leaving Wi-Fi for cellular), or loses its link for 10 s. Its SDK notices the move (the local
+/// address toward the server changed), resumes its signaling session from the new address and
+/// restarts ICE on both transports; the server selects the new address. Frame numbers go on in
+/// both directions, and the other participant never sees the mobile leave. Each test prints how
+/// long media stopped.
+@Suite(.serialized, .enabled(if: NetworkLab.isAvailable, "needs root for ip netns"))
+struct NetworkLabAddressTests {
+    @Test func aClientWhoseAddressChangesKeepsItsCallAndMediaComesBack() async throws {
+        try await withMobileCall { call in
+            try await call.waitForMediaBothWays()
+            try await Task.sleep(for: .seconds(2))
+            let movedAt = call.observer.elapsed
+            let old = call.lab.clientAddress(call.client)
+            let new = try call.lab.moveClient(call.client)
+            try await call.waitForProgress(after: movedAt, frames: 30, timeout: 20)
+            try await Task.sleep(for: .seconds(1))
+            let figures = Figures(call, since: movedAt, from: movedAt)
+            print("network lab, address change \(old) → \(new):\n  \(figures)")
+            figures.expectSameSession()
+        }
+    }
+
+    @Test func aCallResumesAfterTheClientsLinkIsDownFor10Seconds() async throws {
+        try await withMobileCall { call in
+            try await call.waitForMediaBothWays()
+            try await Task.sleep(for: .seconds(2))
+            let downAt = call.observer.elapsed
+            try call.lab.setClientLink(call.client, up: false)
+            try await Task.sleep(for: .seconds(10))
+            let upAt = call.observer.elapsed
+            try call.lab.setClientLink(call.client, up: true)
+            try await call.waitForProgress(after: upAt, frames: 30, timeout: 20)
+            try await Task.sleep(for: .seconds(1))
+            let figures = Figures(call, since: downAt, from: upAt)
+            print("network lab, the mobile's link down 10 s, then up:\n  \(figures)")
+            figures.expectSameSession()
+        }
+    }
+
+    /// What the two sides saw since the network changed (`since`): the longest time without a
+    /// new frame, and when frames came again counted `from` the moment media could flow (the
+    /// move, or the link coming back).
+    struct Figures: CustomStringConvertible {
+        var toPeer: (start: Double, end: Double)
+        var toMobile: (start: Double, end: Double)
+        var from: Double
+        /// Frame numbers decoded before `from` and after the stall, each side.
+        var peerNumbers: (before: [Int], after: [Int])
+        var mobileNumbers: (before: [Int], after: [Int])
+        var peerMembership: [String]
+        var mobileEvents: [String]
+
+        init(_ call: LabMobileCall, since: Double, from: Double) {
+            self.from = from
+            let to = call.observer.elapsed
+            toPeer = longestStall(call.observer.numbers, from: since, to: to)
+            toMobile = longestStall(call.mobile.peerNumbers, from: since, to: to)
+            let (toPeer, toMobile) = (toPeer, toMobile)
+            peerNumbers = (call.observer.numbers.filter { $0.time <= since }.map(\.number), call.observer.numbers.filter { $0.time >= toPeer.end }.map(\.number))
+            mobileNumbers = (call.mobile.peerNumbers.filter { $0.time <= since }.map(\.number),
+                             call.mobile.peerNumbers.filter { $0.time >= toMobile.end }.map(\.number))
+            peerMembership = call.observer.membership.map { "\(fmt($0.time)) \($0.event)" }
+            mobileEvents = call.mobile.events.map { "\(fmt($0.time)) \($0.text)" }
+        }
+
+        var description: String {
+            """
+            mobile → peer: the longest time without a new frame \(fmt(toPeer.end - toPeer.start)) s, ending \(fmt(toPeer.end - from)) s after
+              peer → mobile: the longest time without a new frame \(fmt(toMobile.end - toMobile.start)) s, ending \(fmt(toMobile.end - from)) s after (0.1 s status lines)
+              the peer was told: \(peerMembership)
+              the mobile printed: \(mobileEvents)
+            """
+        }
+
+        /// Same session throughout: nobody left or joined again, nothing was disconnected, and
+        /// the frame numbers went on from where they were.
+        func expectSameSession() {
+            #expect(!peerMembership.contains { $0.hasSuffix("left m") }, "the peer saw the mobile leave: \(peerMembership)")
+            #expect(peerMembership.filter { $0.hasSuffix("joined m") }.count <= 1, "the mobile joined again: \(peerMembership)")
+            #expect(!mobileEvents.contains { $0.contains(" left") || $0.contains("disconnected") }, "\(mobileEvents)")
+            for (side, numbers) in [("mobile → peer", peerNumbers), ("peer → mobile", mobileNumbers)] {
+                #expect(numbers.after.count >= 5, "\(side): \(numbers.after.count) frames after")
+                #expect((numbers.after.min() ?? 0) > (numbers.before.max() ?? .max), "\(side): the numbers did not go on")
+            }
+            #expect(peerNumbers.after.allSatisfy { $0 >= LabMobileCall.mobileFirstNumber })
+        }
+    }
+}
+
+/// Runs `body` on a new mobile call and ends the call whether it passed or threw.
+private func withMobileCall(_ body: (LabMobileCall) async throws -> Void) async throws {
+    let call = try await LabMobileCall()
+    do {
+        try await body(call)
+        await call.end()
+    } catch {
+        // Its events and warnings, then its last status lines.
+        let output = call.mobile.output
+        let notes = output.filter { !$0.text.hasPrefix(" ") && !$0.text.hasPrefix("--") } + output.suffix(6)
+        print("the peer was told: \(call.observer.membership)\nthe mobile client printed:\n"
+            + notes.map { "  \(fmt($0.time)) \($0.text)" }.joined(separator: "\n"))
+        await call.end()
+        throw error
+    }
+}

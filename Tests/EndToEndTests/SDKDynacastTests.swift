@@ -1,0 +1,49 @@
+import Foundation
+import RTCMedia
+@testable import SRTC
+import SRTCTestSupport
+import TestWait
+import Testing
+
+/// Dynacast with the Swift SDK as the publisher (docs/protocol.md, `layers_needed`): while its only
+/// subscriber receives the small layer, the publisher stops encoding the big one; when the
+/// subscriber asks for the big layer, the publisher encodes it again (from a key frame) and the
+/// subscriber decodes it.
+@Suite(.serialized) struct SDKDynacastTests {
+    @Test func theBigLayerStopsWhileNobodyReceivesItAndComesBackWhenAsked() async throws {
+        let server = try SDKTestServer()
+        let a = SDKPeer(dynacast: true), b = SDKPeer()
+        let subscriber = SDKAutoSubscriber(layer: .cameraSmall)
+        b.channel.delegates.add(delegate: subscriber)
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "dynacast"))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: "dynacast"))
+        let video = a.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 800_000))
+        try await a.channel.publishLocalTrack(video)
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 640, height: 360)
+        defer { pusher.stop() }
+        try await b.events.wait(for: "track+ a camera_big")
+        try await eventually("small frames decoded") { subscriber.collector.sizes.filter { $0 == (160, 90) }.count >= 15 }
+
+        // Only the small layer is received: the big one is paused at the publisher.
+        try await eventually("the publisher pauses camera_big") { video.sendPipeline.stats.pausedLayers == [0] }
+        let paused = video.sendPipeline.stats.framesEncoded
+        try await Task.sleep(for: .seconds(1))
+        let later = video.sendPipeline.stats
+        #expect(later.framesEncoded[0] == paused[0] && later.framesEncoded[1] > paused[1],
+                "while paused: big \(paused[0]) → \(later.framesEncoded[0]), small \(paused[1]) → \(later.framesEncoded[1])")
+
+        // The subscriber asks for the big layer: encoded again, decoded at 640×360.
+        let remote = try #require(b.channel.remoteTrack(uid: "a", desc: "camera_big") as? RemoteVideoTrack)
+        let asked = ContinuousClock.now
+        try await b.channel.switchLayer(remote, to: .cameraBig)
+        try await eventually("big frames decoded after the switch") { subscriber.collector.sizes.suffix(5).allSatisfy { $0 == (640, 360) } }
+        print("dynacast: camera_big decoded again \(ContinuousClock.now - asked) after the subscriber asked for it")
+        #expect(video.sendPipeline.stats.pausedLayers.isEmpty || video.sendPipeline.stats.pausedLayers == [1])
+        let numbers = subscriber.collector.numbers
+        #expect(frameGaps(numbers).ordered, "numbers \(numbers)")
+        pusher.stop()
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
+}

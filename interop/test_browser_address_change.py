@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Chromium whose address changes mid-call, then whose link is down 10 s (issue 26, docs/network.md "Addresses that change"): the
+browser (web SDK) runs in a client namespace of its own, joined straight to the server's
+(`ClientServerLab`); a Swift participant (`srtc join`, numbered test pattern and tone) runs beside
+the server. Both publish and subscribe to each other. The client's address is then replaced (the
+old one removed, as a phone leaving Wi-Fi for cellular); later its link goes down for 10 s and
+comes back. Checked after each: the browser decodes the bot's
+video again and the bot decodes the browser's, neither sees the other leave, the browser's channel
+stays the same session. Printed: how long after the change each direction had frames again, and
+what the browser's connections did (ICE states, restarts, a resume).
+"""
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srtc_test_support import (ROOT, SUMMARIZE_JS, ClientServerLab, JoinBot, Server, Tab, expect, make_driver,  # noqa: E402
+                               ok, wait_until)
+
+CHANNEL = "mobile"
+WAIT_SECONDS = 30
+
+SETUP_JS = SUMMARIZE_JS + r"""
+const [token, done] = arguments;
+window.events = [];
+window.ice = [];
+const start = performance.now();
+import('/sdk/srtc.js').then(async (srtc) => {
+  const ch = new srtc.SRTCChannel({logLevel: 'debug', logger: (level, m) => console.log('[srtc ' + level + '] ' + m)});
+  window.ch = ch;
+  ch.onAny((name, ...args) => window.events.push({name, t: (performance.now() - start) / 1000, args: args.map(window.summarize)}));
+  ch.on('didAddTrack', (user, track) => ch.subscribe(track.id, track.kind === 'video' ? {layer: 'camera_big'} : {}).catch((e) => console.log('subscribe: ' + e.message)));
+  await ch.join(location.origin, token);
+  const {audio, video} = await srtc.createLocalMediaTracks({audio: true, video: {width: 320, height: 180}});
+  await ch.publishLocalTracks([{track: audio, desc: 'mic'}, {track: video, desc: 'camera_big'}]);
+  for (const [name, pc] of Object.entries(ch.peerConnections)) {
+    if (!pc) continue;
+    pc.addEventListener('iceconnectionstatechange', () => window.ice.push({pc: name, t: (performance.now() - start) / 1000, state: pc.iceConnectionState}));
+  }
+  window.sessionAtJoin = ch.sessionId;
+  window.startedAt = start;
+  done({ok: true});
+}).catch((e) => done({ok: false, error: String(e)}));
+"""
+
+INBOUND_JS = """
+const done = arguments[0];
+window.ch.getStats().then(({subscribe}) => {
+  let frames = 0;
+  subscribe?.forEach((r) => { if (r.type === 'inbound-rtp' && r.kind === 'video') frames += r.framesDecoded || 0; });
+  done({frames, t: (performance.now() - window.startedAt) / 1000});
+}).catch((e) => done({error: String(e)}));
+"""
+
+
+def bot_frames(bot):
+    frames, _ = bot.stats("web", "camera_big")
+    return frames
+
+
+def frames_again(samples):
+    """When frames came again after the longest stretch without a new one: (seconds, frames) samples."""
+    progress = [t for (t, f), (_, previous) in zip(samples[1:], samples) if f > previous]
+    times = [0.0] + progress
+    return max(zip(times, times[1:]), key=lambda pair: pair[1] - pair[0], default=(0.0, 0.0))[1]
+
+
+def run(lab, server, driver, bot):
+    driver.get(server.base + "/")
+    page = Tab(driver, driver.current_window_handle, "browser")
+    page.WAIT_SECONDS = WAIT_SECONDS
+    setup = page.run_async(SETUP_JS, server.channel_token(CHANNEL, "web"))
+    expect(setup["ok"], f"the browser joined {CHANNEL} from its namespace and published ({setup.get('error', 'ok')})")
+    page.wait_value(lambda: page.run_async(INBOUND_JS), lambda s: s.get("frames", 0) >= 15, "the browser decodes the bot's video")
+    bot.wait_stats("web", "camera_big", lambda s: s[0] >= 15, "the bot decodes the browser's video", timeout=WAIT_SECONDS)
+    ok("media flows both ways before the change")
+    time.sleep(2)
+
+    measure(page, bot, "Chromium's address changed", lambda: print("the browser's address: %s → %s" % (lab.client_address, lab.move_client())))
+    time.sleep(2)
+    measure(page, bot, "Chromium's link down 10 s, then up", lambda: (lab.set_client_link(False), time.sleep(10), lab.set_client_link(True)))
+    events = page.run("return window.events.map((e) => e.name + ' ' + e.t.toFixed(2))")
+    ice = page.run("return window.ice.map((e) => e.pc + ' ' + e.state + ' ' + e.t.toFixed(2))")
+    print(f"  the browser's ICE states: {ice}")
+    print(f"  the browser's events: {[e for e in events if not e.startswith(('didChangeReceiveStreamStatus', 'didChangeActiveSpeakers', 'didReceiveQuality'))]}")
+    expect(not any(e.startswith("userDidLeave") for e in events), "the browser never saw the bot leave")
+    expect(" web left" not in bot.read_log(), "the bot never saw the browser leave")
+    expect(not any(e.startswith("didDisconnect") for e in events), "the browser's channel never disconnected")
+    expect(page.run("return window.ch.sessionId") == page.run("return window.sessionAtJoin"), "the browser kept its session")
+
+
+def measure(page, bot, what, change):
+    """Runs `change` (the network changes; it returns when media could flow again), then waits until
+    both sides decoded 30 frames more and prints when frames came again, counted from its end."""
+    before = (page.run_async(INBOUND_JS), bot_frames(bot))
+    change()
+    moved_at = time.time()
+
+    # Both sides' frame counts every 0.1 s until each is 30 frames past where it stood at the change.
+    samples = []  # (seconds since the change, frames decoded by the browser, by the bot)
+
+    def poll():
+        samples.append((time.time() - moved_at, page.run_async(INBOUND_JS).get("frames", 0), bot_frames(bot)))
+        return samples[-1][1] >= before[0]["frames"] + 30 and samples[-1][2] >= before[1] + 30
+    wait_until(poll, "both sides decode each other's video again", timeout=WAIT_SECONDS, interval=0.1)
+    to_browser, to_bot = frames_again([(t, f) for t, f, _ in samples]), frames_again([(t, f) for t, _, f in samples])
+    move_page_time = page.run("return (performance.now() - window.startedAt) / 1000") - (time.time() - moved_at)
+    print(f"network lab, {what} (at {move_page_time:.2f} s on the page's clock below): frames again at the browser"
+          f" {to_browser:.2f} s after, at the bot {to_bot:.2f} s after (polled every 0.1 s, the bot's counts every 0.2 s)")
+    ok(f"both sides decode each other's video again after: {what}")
+
+
+def main():
+    if not ClientServerLab.available():
+        print("skipped: needs root and ip netns")
+        return 0
+    os.environ.setdefault("SRTC_BIN_DIR", subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip())
+    lab = ClientServerLab()
+    server = bot = driver = None
+    try:
+        lab.enter_client()
+        server = Server(host=lab.server_address, netns=lab.server_ns, extra_args=("--web-dir", os.path.join(ROOT, "web")))
+        bot = JoinBot(server, CHANNEL, "bot", "--size", "320x180", "--fps", "15", "--stats-interval", "0.2", "--layer", "camera_big",
+                      netns=lab.server_ns)
+        driver = make_driver(WAIT_SECONDS + 10, extra_flags=(f"--unsafely-treat-insecure-origin-as-secure={server.base}",))
+        started = time.time()
+        run(lab, server, driver, bot)
+        print(f"browser address change and link down: all checks passed in {time.time() - started:.1f} s")
+        return 0
+    except Exception as error:
+        print(f"FAIL: {type(error).__name__}: {error}")
+        if driver:
+            for line in Tab(driver, driver.current_window_handle, "browser").console()[-50:]:
+                print(line)
+        if bot:
+            print("--- srtc join ---\n" + bot.read_log()[-3000:])
+        if server:
+            print("--- server log ---\n" + server.read_log()[-4000:])
+        return 1
+    finally:
+        if driver:
+            driver.quit()
+        if bot:
+            bot.stop()
+        if server:
+            server.close()
+        lab.remove()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

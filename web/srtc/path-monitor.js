@@ -1,0 +1,52 @@
+// SRTC web SDK: a media path that went silent (docs/network.md, "Addresses that change"). A
+// browser gives a page no signal when the device's address changes: it reports the ICE
+// connection `disconnected` only after its own checks have gone unanswered for several seconds
+// (6.5 s in the lab). Media stops at once, though: the server keeps sending to the old address.
+// A connected transport that was receiving and then receives nothing for PATH_SILENCE_MS has the
+// signaling connection checked at once (`mediaPathSilent`): dead too, it is resumed and the
+// silent transport ICE-restarted. Once per silence: judged again only after packets came back.
+
+/** How long a connected transport that was receiving may receive nothing. */
+const PATH_SILENCE_MS = 1000;
+
+export class PathMonitor {
+  #channel;
+  /** transport ('publish' | 'subscribe') → {bytes, lastProgress (ms), reported} */
+  #paths = new Map();
+  #polling = false;
+
+  constructor(channel) {
+    this.#channel = channel;
+  }
+
+  reset() {
+    this.#paths.clear();
+  }
+
+  /** Called every second by the channel. */
+  tick() {
+    if (this.#polling) return;
+    const connections = Object.entries(this.#channel.peerConnections)
+      .filter(([, pc]) => pc && (pc.iceConnectionState === 'connected' || pc.iceConnectionState === 'completed'));
+    if (connections.length === 0) return;
+    this.#polling = true;
+    Promise.all(connections.map(([transport, pc]) => pc.getStats().then((report) => this.#evaluate(transport, report))))
+      .catch(() => {}).finally(() => { this.#polling = false; });
+  }
+
+  #evaluate(transport, report) {
+    let bytes = 0;
+    report.forEach((s) => { if (s.type === 'transport') bytes += s.bytesReceived ?? 0; });
+    const now = performance.now();
+    const path = this.#paths.get(transport);
+    if (!path || bytes > path.bytes || bytes < path.bytes) {
+      // Packets came (or a new connection restarted the count): armed again.
+      this.#paths.set(transport, { bytes, lastProgress: now, reported: !path });
+      return;
+    }
+    if (path.reported || now - path.lastProgress < PATH_SILENCE_MS) return;
+    path.reported = true;
+    this.#channel._log('info', `the ${transport} transport received nothing for ${PATH_SILENCE_MS} ms; checking the paths`);
+    this.#channel._mediaPathSilent(transport);
+  }
+}
