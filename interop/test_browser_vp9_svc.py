@@ -30,7 +30,6 @@ from test_browser_media import JOIN_JS, Tab  # noqa: E402
 
 CHANNEL = "vp9room"
 WAIT = 45
-RECORD_DIR = tempfile.mkdtemp(prefix="srtc-vp9-svc-")
 
 # The numbered pattern of the H.264 test at 1280×720: Chromium gives VP9 three spatial layers only
 # when the smallest is at least 135 pixels high.
@@ -81,8 +80,30 @@ def bytes_over(tabs, seconds):
     return [inbound(t)["bytes"] - b for t, b in zip(tabs, before)]
 
 
-def run(server, driver, bot):
-    publisher = Tab.joined(driver, server, "the publisher", CHANNEL, "alice", JOIN_JS, {"preferredVideoCodec": "vp9"})
+def check_swift_recording(record_dir):
+    """The Swift participant's recording of camera_big: 1280×720, frame numbers in order. The
+    recorder starts a new file (`-1`, `-2`…) when the size changes, and the first pictures may come
+    before the layer reached camera_big: the check reads the 1280-wide file."""
+    def recorded():
+        files = [f for f in os.listdir(record_dir) if f.startswith("alice-camera_big") and f.endswith(".y4m")]
+        segments = [y4m_frame_numbers(os.path.join(record_dir, f)) for f in files]
+        return max(segments, key=lambda s: (s[0] == 1280, len(s[2])), default=(0, 0, []))
+    wait_until(lambda: len([n for n in recorded()[2] if n is not None]) >= 20, "the Swift participant recording 20 numbered frames", WAIT)
+    width, height, recorded_numbers = recorded()
+    readable = [n for n in recorded_numbers if n is not None]
+    expect((width, height) == (1280, 720) and readable == sorted(readable) and len(set(readable)) >= 15,
+           f"the Swift participant decodes camera_big at 1280×720 in order ({width}×{height}, {readable[:3]}…{readable[-3:]})")
+    ok(f"the Swift participant decodes the three-layer VP9 at {width}×{height}: {len(readable)} of {len(recorded_numbers)} frames "
+       f"readable, numbers {readable[0]}…{readable[-1]}")
+
+
+def run_svc(server, driver, codec, channel, record_dir=None):
+    """The SVC checks for `codec` ('vp9' or 'av1', published with `L3T3_KEY`) in `channel`; with
+    `record_dir`, also the Swift participant's recording of camera_big there (VP9: the Swift SDK
+    does not decode AV1)."""
+    codec_name = codec.upper()
+    mime = "video/" + codec
+    publisher = Tab.joined(driver, server, "the publisher", channel, "alice", JOIN_JS, {"preferredVideoCodec": codec})
     publisher.run(BIG_PATTERN_JS)
     published = publisher.call("""
       const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera_big', scalabilityMode: 'L3T3_KEY'}]);
@@ -90,21 +111,22 @@ def run(server, driver, bot):
     """)
     expect(published["ok"], f"the publisher published its numbered camera ({published.get('error', 'ok')})")
     camera = published["value"]
-    expect((camera["codec"] or "").lower() == "vp9" and camera["layers"] == ["camera_big", "camera_medium", "camera_small"],
-           f"the camera is published as VP9 with three spatial layers ({camera})")
+    expect((camera["codec"] or "").lower() == codec and camera["layers"] == ["camera_big", "camera_medium", "camera_small"],
+           f"the camera is published as {codec_name} with three spatial layers ({camera})")
 
-    big = Tab.joined(driver, server, "the big subscriber", CHANNEL, "big", JOIN_JS, new_window=True)
-    small = Tab.joined(driver, server, "the small subscriber", CHANNEL, "small", JOIN_JS, new_window=True)
+    big = Tab.joined(driver, server, "the big subscriber", channel, "big", JOIN_JS, new_window=True)
+    small = Tab.joined(driver, server, "the small subscriber", channel, "small", JOIN_JS, new_window=True)
     subscribe(big, camera["id"], "camera_big", "camera_big")
     subscribe(small, camera["id"], "camera_small", "camera_small")
-    big_stats, big_read = wait_size(big, 1280, "camera_big")
-    small_stats, small_read = wait_size(small, 320, "camera_small")
+    big_stats, big_read = wait_size(big, 1280, "camera_big", mime=mime)
+    small_stats, small_read = wait_size(small, 320, "camera_small", mime=mime)
     for name, read in (("camera_big", big_read), ("camera_small", small_read)):
         expect(read == sorted(read) and len(set(read)) >= 15, f"{name}: frame numbers in order ({read[:5]}…{read[-5:]})")
-    ok(f"the big subscriber decodes 1280×{big_stats['height']} VP9, numbers {big_read[0]}…{big_read[-1]}")
-    ok(f"the small subscriber decodes 320×{small_stats['height']} VP9, numbers {small_read[0]}…{small_read[-1]}")
+    ok(f"the big subscriber decodes 1280×{big_stats['height']} {codec_name}, numbers {big_read[0]}…{big_read[-1]}")
+    ok(f"the small subscriber decodes 320×{small_stats['height']} {codec_name}, numbers {small_read[0]}…{small_read[-1]}")
     sent = publisher.run_async(OUTBOUND_JS)
     print(f"  publisher outbound: {sent}")
+    expect(sent.get("scalabilityMode") == "L3T3_KEY", f"Chromium encodes {codec_name} with L3T3_KEY ({sent})")
 
     big_bytes, small_bytes = bytes_over([big, small], 5)
     print(f"  bytes received in the same 5 s: camera_big {big_bytes}, camera_small {small_bytes} ({small_bytes / max(big_bytes, 1):.2f}×)")
@@ -114,7 +136,7 @@ def run(server, driver, bot):
     start = len(frames(small))
     switched = small.call(f"await ch.setLayer('{camera['id']}', 'camera_big');")
     expect(switched["ok"], f"the small subscriber switched to camera_big ({switched.get('error', 'ok')})")
-    wait_size(small, 1280, "camera_big after the switch up")
+    wait_size(small, 1280, "camera_big after the switch up", mime=mime)
     switched = small.call(f"await ch.setLayer('{camera['id']}', 'camera_small');")
     expect(switched["ok"], f"the small subscriber switched back to camera_small ({switched.get('error', 'ok')})")
     small.wait_value(lambda: [f for f in frames(small)[start:] if f["w"] == 320 and f["n"] is not None and
@@ -137,22 +159,11 @@ def run(server, driver, bot):
        f"freezes {after['freezes']} ({after['freezeSeconds']:.2f} s), key frames {after['keyFrames']}, PLIs {after['plis']}, NACKs {after['nacks']}")
 
     # The Swift SDK decodes the whole picture too (its recording of camera_big).
-    # The recorder starts a new file (`-1`, `-2`…) when the size changes: the first pictures may
-    # come before the layer reached camera_big. The check reads the 1280-wide file.
-    def recorded():
-        files = [f for f in os.listdir(RECORD_DIR) if f.startswith("alice-camera_big") and f.endswith(".y4m")]
-        segments = [y4m_frame_numbers(os.path.join(RECORD_DIR, f)) for f in files]
-        return max(segments, key=lambda s: (s[0] == 1280, len(s[2])), default=(0, 0, []))
-    wait_until(lambda: len([n for n in recorded()[2] if n is not None]) >= 20, "the Swift participant recording 20 numbered frames", WAIT)
-    width, height, recorded_numbers = recorded()
-    readable = [n for n in recorded_numbers if n is not None]
-    expect((width, height) == (1280, 720) and readable == sorted(readable) and len(set(readable)) >= 15,
-           f"the Swift participant decodes camera_big at 1280×720 in order ({width}×{height}, {readable[:3]}…{readable[-3:]})")
-    ok(f"the Swift participant decodes the three-layer VP9 at {width}×{height}: {len(readable)} of {len(recorded_numbers)} frames "
-       f"readable, numbers {readable[0]}…{readable[-1]}")
+    if record_dir:
+        check_swift_recording(record_dir)
 
     # A subscriber that decodes only VP8: told so, sent nothing.
-    vp8 = Tab.joined(driver, server, "the VP8-only subscriber", CHANNEL, "vp8only", JOIN_JS, {"videoCodecs": ["vp8"]}, new_window=True)
+    vp8 = Tab.joined(driver, server, "the VP8-only subscriber", channel, "vp8only", JOIN_JS, {"videoCodecs": ["vp8"]}, new_window=True)
     answered = vp8.call(f"await ch.subscribe('{camera['id']}'); return true;")
     expect(answered["ok"], f"the VP8-only subscriber's subscribe is answered ({answered.get('error', 'ok')})")
     ended = vp8.wait_event("subscriptionDidEnd", lambda args: args and args[0].get("reason") == "codec_unsupported", timeout=WAIT)
@@ -164,12 +175,14 @@ def run(server, driver, bot):
 
 def main():
     reexec_in_loopback_namespace(__file__)
+    record_dir = tempfile.mkdtemp(prefix="srtc-vp9-svc-")
     try:
-        return run_browser_bot_test("VP9 SVC (L3T3_KEY) between Chromium participants and the Swift SDK", run, CHANNEL, "swiftbot",
-                                    ("--video", "none", "--audio", "none", "--layer", "camera_big", "--record", RECORD_DIR,
+        return run_browser_bot_test("VP9 SVC (L3T3_KEY) between Chromium participants and the Swift SDK",
+                                    lambda server, driver, bot: run_svc(server, driver, "vp9", CHANNEL, record_dir), CHANNEL, "swiftbot",
+                                    ("--video", "none", "--audio", "none", "--layer", "camera_big", "--record", record_dir,
                                      "--duration", "180", "--stats-interval", "1"), wait_seconds=WAIT)
     finally:
-        shutil.rmtree(RECORD_DIR, ignore_errors=True)
+        shutil.rmtree(record_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -27,4 +27,23 @@ import Testing
         let packet = try RTPPacket(parsing: bytes)
         #expect(try RTPPacket(parsing: packet.serialize()) == packet)
     }
+
+    /// fuzz/av1dd: a Dependency Descriptor structure whose render size is 65 535 + 1 (the size
+    /// was kept in 16 bits and overflowed).
+    @Test func dependencyDescriptorResolutionOf65536() throws {
+        let value: [UInt8] = [
+            0xC1, 0x01, 0x02,   // start, end, template id 1, frame 258
+            0x80, 0x22,         // structure present | template_id_offset 1, DtCnt 3, one template (11)
+            0xCF, 0xCF,         // DTIs - R R | fdiffs 10, 16 | chain_cnt 1 (ns(4) = 01) | chain fdiff 15
+            0xCF, 0xFF, 0xFF,   // | resolutions present, width − 1 = 65 535
+            0xFF, 0xFF, 0xFF,   // height − 1 = 65 535
+            0xFF, 0xFF, 0xFF, 0xFF, 0x80,   // the rest: ones, then padding
+        ]
+        var reader = DependencyDescriptorReader()
+        let descriptor = try reader.read(value)
+        let structure = try #require(reader.structure)
+        #expect(structure.resolution(spatialID: 0)?.width == 65_536 && structure.resolution(spatialID: 0)?.height == 65_536)
+        var again = DependencyDescriptorReader()
+        #expect(try again.read(descriptor.serialize(structure: structure)) == descriptor && again.structure == structure)
+    }
 }

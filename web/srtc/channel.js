@@ -40,11 +40,11 @@ const DEFAULT_OPTIONS = {
   iceServers: [],
   /** `all`, or `relay`: media only through TURN (the join response's `ice_servers`, docs/protocol.md). */
   iceTransportPolicy: 'all',
-  /** `null` (the browser's order, VP8 first in Chromium), `'vp8'`, `'vp9'` or `'h264'`: the video codec offered first when publishing. */
+  /** `null` (the browser's order, VP8 first in Chromium), `'vp8'`, `'vp9'`, `'av1'` or `'h264'`: the video codec offered first when publishing. */
   preferredVideoCodec: null,
   /** Turn off the encodings of my simulcast cameras that nobody receives (the server's `layers_needed`), and back on when someone needs them. */
   dynacast: false,
-  /** `null` (every codec the server forwards) or the video codecs this client decodes, preferred first (`['vp8', 'vp9', 'h264']`): sent as the join's `video_codecs`. */
+  /** `null` (every codec the server forwards) or the video codecs this client decodes, preferred first (`['vp8', 'vp9', 'av1', 'h264']`): sent as the join's `video_codecs`. */
   videoCodecs: null,
   /** `debug`, `info`, `warn`, `error` or `off`. */
   logLevel: 'warn',
@@ -190,7 +190,7 @@ export class SRTCChannel extends Emitter {
    * @param {MediaStreamTrack} mediaStreamTrack from `getUserMedia`, `getDisplayMedia` or a canvas.
    * @param {{desc?: string, simulcast?: boolean, scalabilityMode?: string, muted?: boolean}} options `desc` defaults to
    *   `mic` (audio) or `camera_big` (video); `simulcast` sends the camera as layers `camera_big` (rid h)
-   *   and `camera_small` (rid l); `scalabilityMode` (`'L3T3_KEY'`, `'L2T3'`…, with VP9) sends one
+   *   and `camera_small` (rid l); `scalabilityMode` (`'L3T3_KEY'`, `'L2T3'`…, with VP9 or AV1) sends one
    *   scalable stream whose spatial layers are the track's layers (`camera_big`, `camera_medium`, `camera_small`).
    * @returns {Promise<LocalTrack>}
    */

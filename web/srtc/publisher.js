@@ -235,10 +235,10 @@ export function spatialLayers(mediaStreamTrack, scalabilityMode) {
 }
 
 /**
- * Puts `codec` (`'vp8'`, `'vp9'` or `'h264'`) first in the transceiver's offer; the server forwards the first
+ * Puts `codec` (`'vp8'`, `'vp9'`, `'av1'` or `'h264'`) first in the transceiver's offer; the server forwards the first
  * codec of the offer it takes (docs/protocol.md, "publish"). For H.264 the Constrained Baseline
  * packetization-mode 1 entries go first (the only H.264 the server forwards, RFC 6184 §8.1); for VP9
- * profile 0 (`profile-id=0`, the only VP9 profile it forwards).
+ * profile 0 (`profile-id=0`, the only VP9 profile it forwards); for AV1 profile 0 (`profile=0`, Main).
  */
 function preferCodec(transceiver, codec) {
   if (!codec || !transceiver.setCodecPreferences || !globalThis.RTCRtpReceiver?.getCapabilities) return;
@@ -248,6 +248,7 @@ function preferCodec(transceiver, codec) {
     if (c.mimeType.toLowerCase() !== mime) return 2;
     const fmtp = c.sdpFmtpLine ?? '';
     if (codec.toLowerCase() === 'vp9') return /profile-id=0/.test(fmtp) || !/profile-id/.test(fmtp) ? 0 : 1;
+    if (codec.toLowerCase() === 'av1') return /(^|;)profile=0/.test(fmtp) || !/(^|;)profile=/.test(fmtp) ? 0 : 1;
     return codec.toLowerCase() === 'h264' && !(/packetization-mode=1/.test(fmtp) && /profile-level-id=42e01f/i.test(fmtp)) ? 1 : 0;
   };
   if (!codecs.some((c) => rank(c) === 0)) return;

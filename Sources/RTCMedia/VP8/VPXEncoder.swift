@@ -56,7 +56,7 @@ public final class VPXEncoder {
     private var settings = vpx_codec_enc_cfg_t()
     private var isOpen = false
     private let keyFrame = KeyFrameRequest()
-    private var lastPts: Int64 = .min
+    private var clock = EncoderClock()
 
     // MARK: - Public API
 
@@ -90,11 +90,7 @@ public final class VPXEncoder {
             try reconfigure(resized)
         }
         let flags: vpx_enc_frame_flags_t = keyFrame.take(forced: forceKeyFrame) ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
-        // Timestamps on the 90 kHz time base; kept strictly increasing so rate control sees sane durations.
-        let duration = Int64(90_000 / max(1, configuration.frameRate))
-        var pts = frame.timestampUs.multipliedReportingOverflow(by: 9).partialValue / 100
-        if lastPts != .min, pts <= lastPts { pts = lastPts + duration }
-        lastPts = pts
+        let (pts, duration) = clock.stamp(frame.timestampUs, frameRate: configuration.frameRate)
 
         let status = pixels.data.withUnsafeBufferPointer { bytes -> vpx_codec_err_t in
             wrap(bytes.baseAddress!, width: pixels.width, height: pixels.height)
@@ -131,7 +127,7 @@ public final class VPXEncoder {
     private func reconfigure(_ updated: Configuration) throws {
         if isOpen { vpx_codec_destroy(context); isOpen = false }
         configuration = updated
-        lastPts = .min
+        clock.reset()
         try open()
     }
 
@@ -194,13 +190,11 @@ public final class VPXEncoder {
     private func wrap(_ base: UnsafePointer<UInt8>, width: Int, height: Int) {
         let pixels = UnsafeMutablePointer(mutating: base)
         vpx_img_wrap(image, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 1, pixels)
-        let chromaWidth = (width + 1) / 2
-        image.pointee.planes.0 = pixels
-        image.pointee.planes.1 = pixels + width * height
-        image.pointee.planes.2 = pixels + width * height + chromaWidth * ((height + 1) / 2)
-        image.pointee.stride.0 = Int32(width)
-        image.pointee.stride.1 = Int32(chromaWidth)
-        image.pointee.stride.2 = Int32(chromaWidth)
+        let layout = PackedI420Layout(width: width, height: height)
+        image.pointee.planes.0 = pixels + layout.offsets.0
+        image.pointee.planes.1 = pixels + layout.offsets.1
+        image.pointee.planes.2 = pixels + layout.offsets.2
+        (image.pointee.stride.0, image.pointee.stride.1, image.pointee.stride.2) = layout.strides
     }
 
     private static func validate(_ c: Configuration) throws {

@@ -69,6 +69,9 @@ class Consumer {
     let clockRate: UInt32
     let extensionIDs: HeaderExtensionIDs
     let feedback: FeedbackSupport
+    /// The publisher's AV1 Dependency Descriptors go to the subscriber (both negotiated it, and
+    /// the producer is one stream: a simulcast switch would bring another stream's frame numbers).
+    let forwardsDependencyDescriptor: Bool
     /// The subscriber's mid for this m-section, as bytes: allocated once with the consumer, so
     /// each forwarded packet's `OutgoingExtensions` points at it without a retain and release.
     let mid: UnsafeRawBufferPointer
@@ -113,6 +116,8 @@ class Consumer {
         clockRate = codec.clockRate
         extensionIDs = HeaderExtensionIDs(parameters.headerExtensions)
         feedback = FeedbackSupport(codec)
+        forwardsDependencyDescriptor = extensionIDs.dependencyDescriptor != 0 && producer.extensionIDs.dependencyDescriptor != 0
+            && producer.streams.count == 1
         let midBytes = Array((parameters.mid ?? "").utf8.prefix(255))
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: midBytes.count, alignment: 1)
         storage.copyBytes(from: midBytes)
@@ -168,25 +173,29 @@ class Consumer {
 
     /// Writes `view` rewritten into the transport's send queue.
     @inline(__always)
-    /// - Parameter setMarker: set the RTP marker the source packet lacks (it ends the picture
-    ///   for this subscriber: a VP9 consumer that drops the picture's upper spatial layers).
+    /// - Parameters:
+    ///   - setMarker: set the RTP marker the source packet lacks (it ends the picture for this
+    ///     subscriber: an SVC consumer that drops the picture's upper spatial layers).
+    ///   - descriptorRewrite: write the packet's Dependency Descriptor with these active decode
+    ///     targets (an AV1 SVC consumer, av1-rtp-spec §A.4).
     final func send(_ view: RTPPacketView, layer: Int, outSequence: UInt16, outTimestamp: UInt32, now: Int64,
-                    setMarker: Bool = false) {
+                    setMarker: Bool = false, descriptorRewrite: OutgoingExtensions.DescriptorRewrite? = nil) {
         transportRef._withUnsafeGuaranteedRef { transport in
             send(view, on: transport, layer: layer, outSequence: outSequence, outTimestamp: outTimestamp, now: now,
-                 setMarker: setMarker)
+                 setMarker: setMarker, descriptorRewrite: descriptorRewrite)
         }
     }
 
     @inline(__always)
     private func send(_ view: RTPPacketView, on transport: MediaTransport, layer: Int, outSequence: UInt16,
-                      outTimestamp: UInt32, now: Int64, setMarker: Bool) {
+                      outTimestamp: UInt32, now: Int64, setMarker: Bool, descriptorRewrite: OutgoingExtensions.DescriptorRewrite?) {
         let useTWCC = extensionIDs.transportWideCC != 0
         let twcc = transport.transportSequence
         var extensions = OutgoingExtensions(
             ids: extensionIDs, mid: mid, audioLevel: nil,
             absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
         copyOriginExtensions(of: view, into: &extensions)
+        if extensions.dependencyDescriptor != nil { extensions.descriptorRewrite = descriptorRewrite }
         var deltas: (UInt16, UInt8) = (0, 0)
         var length = 0
         let sent = transport.sink.sendRTP(stampedAt: now) { slot in
@@ -206,7 +215,9 @@ class Consumer {
         transport.countSent(bytes: length)
         history.record(.init(outSequence: outSequence, inSequence: view.sequenceNumber, layer: UInt8(truncatingIfNeeded: layer),
                              valid: true, outTimestamp: outTimestamp, pictureIDDelta: deltas.0, tl0Delta: deltas.1,
-                             lastSent: now, setMarker: setMarker))
+                             lastSent: now, setMarker: setMarker,
+                             descriptorMask: descriptorRewrite?.activeDecodeTargets ?? 0,
+                             rewritesDescriptor: extensions.descriptorRewrite != nil))
         counters.packetsSent += 1
         counters.bytesSent += length
         counters.payloadBytesSent += view.payload.count
@@ -270,6 +281,9 @@ class Consumer {
         var extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
                                             absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
         copyOriginExtensions(of: view, into: &extensions)
+        if record.rewritesDescriptor, let value = extensions.dependencyDescriptor, let layout = descriptorLayout(value, layer: Int(record.layer)) {
+            extensions.descriptorRewrite = .init(layout: layout, activeDecodeTargets: record.descriptorMask)
+        }
         let rewriteVP8 = pictureIDs != nil
         var length = 0
         let sent = transport.sink.sendRTP(stampedAt: 0) { slot in
@@ -294,8 +308,16 @@ class Consumer {
         counters.bytesSent += length
     }
 
+    /// The layout of a cached packet's Dependency Descriptor, read again with its stream's
+    /// structure (not kept: the packet is old), to rewrite it as it was first sent.
+    private func descriptorLayout(_ value: UnsafeRawBufferPointer, layer: Int) -> DependencyDescriptor.Layout? {
+        guard producer.streams.indices.contains(layer), producer.streams[layer].dependencyDescriptors != nil else { return nil }
+        return (try? producer.streams[layer].dependencyDescriptors!.read(value, keepsStructure: false))?.layout
+    }
+
     /// The values the publisher's packet carries that go to the subscriber unchanged: the RFC 6464
-    /// audio level and abs-capture-time (both only when each side negotiated them).
+    /// audio level, abs-capture-time and the AV1 Dependency Descriptor (each only when both sides
+    /// negotiated it).
     @inline(__always)
     private func copyOriginExtensions(of view: RTPPacketView, into extensions: inout OutgoingExtensions) {
         let source = producer.extensionIDs
@@ -306,6 +328,9 @@ class Consumer {
            let value = view.extensionValue(id: source.absCaptureTime),
            value.count == AbsCaptureTimeExtension.shortSize || value.count == AbsCaptureTimeExtension.longSize {
             extensions.absCaptureTime = value
+        }
+        if forwardsDependencyDescriptor {
+            extensions.dependencyDescriptor = view.extensionValue(id: source.dependencyDescriptor)
         }
     }
 

@@ -18,6 +18,9 @@ struct ConsumerSendHistory {
         var resendCount: UInt8 = 0
         /// The marker was set on it (VP9: the end of the picture for this subscriber).
         var setMarker = false
+        /// Its Dependency Descriptor was written with these active decode targets (AV1 SVC).
+        var descriptorMask: UInt32 = 0
+        var rewritesDescriptor = false
     }
 
     private let records: SequenceRing<Record>

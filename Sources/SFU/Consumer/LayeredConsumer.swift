@@ -1,5 +1,5 @@
 /// A consumer whose layer the transport's allocation chooses (`MediaTransport.allocateLayers`):
-/// `SimulcastConsumer` (one of several streams) and `VP9SVCConsumer` (spatial layers of one
+/// `SimulcastConsumer` (one of several streams) and `SVCConsumer` (spatial layers of one
 /// stream). Layers are spatial indices, 0 the lowest.
 protocol LayeredConsumer: Consumer {
     /// The subscriber's choice (`subscribe` / `set_layer`).

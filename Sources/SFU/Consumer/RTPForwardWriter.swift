@@ -16,10 +16,31 @@ struct OutgoingExtensions {
     /// The publisher's abs-capture-time value (8 or 16 bytes), forwarded unchanged; it points
     /// into the source packet, so it is valid only while that packet is.
     var absCaptureTime: UnsafeRawBufferPointer?
+    /// The publisher's AV1 Dependency Descriptor value (it points into the source packet), and
+    /// when the subscriber gets only some of its decode targets, the rewrite that says which
+    /// (av1-rtp-spec §A.4).
+    var dependencyDescriptor: UnsafeRawBufferPointer?
+    var descriptorRewrite: DescriptorRewrite?
+
+    /// The Dependency Descriptor rewritten with one subscriber's active decode targets.
+    struct DescriptorRewrite {
+        var layout: DependencyDescriptor.Layout
+        var activeDecodeTargets: UInt32
+    }
+
+    /// Bytes of the Dependency Descriptor element's value (0: none is written). RFC 8285's
+    /// two-byte form holds at most 255.
+    @inline(__always)
+    var dependencyDescriptorSize: Int {
+        guard ids.dependencyDescriptor != 0, let value = dependencyDescriptor else { return 0 }
+        let size = descriptorRewrite?.layout.rewrittenLength() ?? value.count
+        return size <= 255 ? size : 0
+    }
 
     /// Bytes of the RFC 8285 block (header and padding included), and whether it is two-byte.
     func blockSize() -> (size: Int, twoByte: Bool) {
-        let twoByte = !ids.fitOneByteForm || mid.count > 16
+        let descriptorSize = dependencyDescriptorSize
+        let twoByte = !ids.fitOneByteForm || mid.count > 16 || descriptorSize > 16
         let perElement = twoByte ? 2 : 1
         var size = 0
         if ids.mid != 0, !mid.isEmpty { size += perElement + mid.count }
@@ -27,6 +48,7 @@ struct OutgoingExtensions {
         if ids.absSendTime != 0 { size += perElement + 3 }
         if ids.transportWideCC != 0 { size += perElement + 2 }
         if ids.absCaptureTime != 0, let value = absCaptureTime { size += perElement + value.count }
+        if descriptorSize > 0 { size += perElement + descriptorSize }
         guard size > 0 else { return (0, false) }
         return (4 + (size + 3) & ~3, twoByte)
     }
@@ -128,6 +150,18 @@ enum RTPForwardWriter {
             element(e.ids.absCaptureTime, value.count)
             cursor.copyMemory(from: source, byteCount: value.count)
             cursor += value.count
+        }
+        let descriptorSize = e.dependencyDescriptorSize
+        if descriptorSize > 0, let value = e.dependencyDescriptor, let source = value.baseAddress {
+            element(e.ids.dependencyDescriptor, descriptorSize)
+            let out = UnsafeMutableRawBufferPointer(start: cursor, count: descriptorSize)
+            if let rewrite = e.descriptorRewrite {
+                // Sized by `rewrittenLength()` from the layout read off this very value: it fits.
+                _ = rewrite.layout.rewrite(value, activeDecodeTargets: rewrite.activeDecodeTargets, into: out)
+            } else {
+                cursor.copyMemory(from: source, byteCount: descriptorSize)
+            }
+            cursor += descriptorSize
         }
         // Zero padding to the word boundary (RFC 8285 §4.1).
         let end = block + size

@@ -1,7 +1,7 @@
 import RTCMedia
 
 /// Which packets of a scalable VP9 stream (RFC 9628) one subscriber gets: every layer frame up to
-/// a spatial and a temporal layer. A pure value, tested without sockets; `VP9SVCConsumer` feeds it
+/// a spatial and a temporal layer. A pure value, tested without sockets; `SVCConsumer` feeds it
 /// each packet's descriptor and sends what it keeps.
 ///
 /// Rules (RFC 9628 §4.2 for the bits):

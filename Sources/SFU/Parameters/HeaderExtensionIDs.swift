@@ -11,6 +11,7 @@ struct HeaderExtensionIDs: Hashable, Sendable {
     var absSendTime: UInt8 = 0
     var transportWideCC: UInt8 = 0
     var absCaptureTime: UInt8 = 0
+    var dependencyDescriptor: UInt8 = 0
 
     init() {}
 
@@ -24,6 +25,7 @@ struct HeaderExtensionIDs: Hashable, Sendable {
             case RTPHeaderExtensionURI.absSendTime: absSendTime = ext.id
             case RTPHeaderExtensionURI.transportWideCC: transportWideCC = ext.id
             case RTPHeaderExtensionURI.absCaptureTime: absCaptureTime = ext.id
+            case RTPHeaderExtensionURI.dependencyDescriptor: dependencyDescriptor = ext.id
             default: continue
             }
         }
@@ -32,6 +34,7 @@ struct HeaderExtensionIDs: Hashable, Sendable {
     /// True when every id the SFU writes fits the one-byte form (RFC 8285 §4.2: ids 1–14).
     var fitOneByteForm: Bool {
         mid <= 14 && audioLevel <= 14 && absSendTime <= 14 && transportWideCC <= 14 && absCaptureTime <= 14
+            && dependencyDescriptor <= 14
     }
 }
 

@@ -86,6 +86,8 @@ public struct RTPCodecParameters: Hashable, Sendable {
     var isVP8: Bool { name.lowercased() == "vp8" }
     /// True for VP9.
     var isVP9: Bool { name.lowercased() == "vp9" }
+    /// True for AV1.
+    var isAV1: Bool { name.lowercased() == "av1" }
     /// True for H.264.
     var isH264: Bool { name.lowercased() == "h264" }
 }

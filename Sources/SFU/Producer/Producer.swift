@@ -24,15 +24,25 @@ final class Producer {
     var audioLevels = AudioLevelAccumulator()
     private(set) var closed = false
     let isVP8: Bool
-    /// VP9 (RFC 9628): a single stream is scalable (SVC) and goes to `VP9SVCConsumer`s.
+    /// VP9 (RFC 9628): a single stream is scalable (SVC) and goes to `SVCConsumer`s.
     let isVP9: Bool
-    /// Key frames are told from payload headers: VP8 (RFC 7741 §4.3), VP9 (RFC 9628 §4.2) and H.264 (NAL types, RFC 6184).
+    /// AV1 (av1-rtp-spec): a single stream with the Dependency Descriptor is scalable and goes to
+    /// `SVCConsumer`s; without it, to a `SimpleConsumer`.
+    let isAV1: Bool
+    /// Key frames are told from payload headers: VP8 (RFC 7741 §4.3), VP9 (RFC 9628 §4.2), AV1
+    /// (av1-rtp-spec §4.4, N) and H.264 (NAL types, RFC 6184).
     let detectsKeyFrames: Bool
     private let isH264: Bool
     /// The payload descriptor of the VP9 packet being forwarded now (parsed once for every consumer).
     private(set) var vp9Descriptor: VP9PayloadDescriptor?
-    /// A VP9 producer's spatial layers: their count and measured rates.
-    var vp9Layers = VP9SpatialLayers()
+    /// The Dependency Descriptor of the AV1 packet being forwarded now, resolved against its
+    /// stream's structure (parsed once for every consumer); nil when it has none or it did not parse.
+    private(set) var dependencyDescriptor: DependencyDescriptor?
+    /// The decode targets the AV1 publisher says are active (av1-rtp-spec §A.4), as of the packet
+    /// being forwarded now.
+    private(set) var activeDecodeTargets: UInt32 = 0
+    /// A scalable producer's spatial layers: their count and measured rates.
+    var spatialLayers = SpatialLayerMeter()
     /// The layers last reported as needed (`SFUEvent.layersNeeded`); nil before the first report.
     var reportedNeededLayers: [Int]?
     /// For a scalable single stream: the descriptions of its spatial layers, best first (the
@@ -63,7 +73,8 @@ final class Producer {
         isVP8 = codec.isVP8
         isH264 = codec.isH264
         isVP9 = codec.isVP9
-        detectsKeyFrames = kind == .video && (isVP8 || isH264 || isVP9)
+        isAV1 = codec.isAV1
+        detectsKeyFrames = kind == .video && (isVP8 || isH264 || isVP9 || isAV1)
         // Video keeps ~2 s of packets at 2.5 Mbit/s for NACKs when its publisher negotiated them;
         // audio always keeps 1.3 s: a subscriber that negotiated NACK for Opus (the Swift SDK) is
         // answered even when the publisher (a browser) did not (docs/network.md).
@@ -71,7 +82,8 @@ final class Producer {
         let count = parameters.encodings.count
         streams = parameters.encodings.reversed().enumerated().map { index, encoding in
             ProducerStream(producer: self, index: index, encoding: encoding, clockRate: codec.clockRate,
-                           nack: feedback.nack, cacheCapacity: cacheCapacity)
+                           nack: feedback.nack, cacheCapacity: cacheCapacity,
+                           readsDependencyDescriptors: kind == .video && extensionIDs.dependencyDescriptor != 0)
         }
         precondition(streams.count == count)
     }
@@ -79,8 +91,9 @@ final class Producer {
     /// True when the track has more than one stream (simulcast).
     var isSimulcast: Bool { streams.count > 1 }
 
-    /// True for a single VP9 stream: its spatial and temporal layers are chosen per subscriber.
-    var isScalableVP9: Bool { isVP9 && !isSimulcast }
+    /// True for a single VP9 stream, or a single AV1 stream with the Dependency Descriptor: its
+    /// spatial and temporal layers are chosen per subscriber (`SVCConsumer`).
+    var isScalable: Bool { !isSimulcast && (isVP9 || (isAV1 && extensionIDs.dependencyDescriptor != 0)) }
 
     /// The spatial index of the layer described by `layer` in a scalable stream (its position in
     /// `spatialLayerNames`, best first).
@@ -104,7 +117,14 @@ final class Producer {
         if isVP9 {
             vp9Descriptor = try? VP9PayloadDescriptor.parse(payload).descriptor
             isKeyFrame = vp9Descriptor?.isKeyFrameStart ?? false
-            if let descriptor = vp9Descriptor { vp9Layers.received(descriptor, payload: payload, size: view.bytes.count, now: now) }
+            if let descriptor = vp9Descriptor {
+                // N_S + 1 from a scalability structure (RFC 9628 §4.2.1).
+                let declared = descriptor.scalabilityStructureRange.map { Int(payload[$0.lowerBound] >> 5) + 1 }
+                spatialLayers.received(layer: Int(descriptor.spatialLayer), declaredCount: declared, size: view.bytes.count, now: now)
+            }
+        } else if isAV1 {
+            isKeyFrame = AV1.isKeyFrame(payload: payload)
+            readDependencyDescriptor(view, stream: stream, now: now)
         } else {
             isKeyFrame = !payload.isEmpty
                 && (isVP8 ? VP8.isKeyFrame(payload: payload) : isH264 && H264.isKeyFrame(payload: payload))
@@ -124,6 +144,19 @@ final class Producer {
             return
         }
         for consumer in consumers { consumer.forward(view, from: stream, isKeyFrame: isKeyFrame, now: now) }
+    }
+
+    /// Reads the packet's Dependency Descriptor with its stream's kept structure (av1-rtp-spec
+    /// Appendix A) and counts it for its spatial layer.
+    @inline(__always)
+    private func readDependencyDescriptor(_ view: RTPPacketView, stream: ProducerStream, now: Int64) {
+        dependencyDescriptor = nil
+        guard stream.readsDependencyDescriptors, let value = view.extensionValue(id: extensionIDs.dependencyDescriptor) else { return }
+        guard let descriptor = try? stream.dependencyDescriptors!.read(value) else { return }
+        dependencyDescriptor = descriptor
+        activeDecodeTargets = stream.dependencyDescriptors!.activeDecodeTargets
+        let declared = descriptor.carriesStructure ? stream.dependencyDescriptors!.structure?.spatialLayerCount : nil
+        spatialLayers.received(layer: Int(descriptor.spatialID), declaredCount: declared, size: view.bytes.count, now: now)
     }
 
     // MARK: - Control

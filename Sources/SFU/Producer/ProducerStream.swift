@@ -22,6 +22,11 @@ final class ProducerStream {
     var nack: NackGenerator?
     let cache: RTPPacketCache?
     var keyFrameRequests = KeyFrameRequestThrottle()
+    /// The AV1 Dependency Descriptors of this stream, with the structure later packets refer to
+    /// (nil when the publisher did not negotiate the extension).
+    var dependencyDescriptors: DependencyDescriptorReader?
+    /// Whether `dependencyDescriptors` is there (checked per packet without touching the reader).
+    let readsDependencyDescriptors: Bool
 
     /// Last packet arrival, µs (`Int64.min` before any).
     private(set) var lastPacketTime: Int64 = .min
@@ -45,7 +50,7 @@ final class ProducerStream {
     private(set) var senderReport: (ntp: UInt64, rtp: UInt32, arrival: Int64)?
 
     init(producer: Producer, index: Int, encoding: RTPEncodingParameters, clockRate: UInt32,
-         nack: Bool, cacheCapacity: Int) {
+         nack: Bool, cacheCapacity: Int, readsDependencyDescriptors: Bool = false) {
         self.producer = producer
         self.index = index
         rid = encoding.rid
@@ -54,6 +59,8 @@ final class ProducerStream {
         statistics = RTPReceiveStatistics(clockRate: clockRate)
         self.nack = nack ? NackGenerator() : nil
         cache = cacheCapacity > 0 ? RTPPacketCache(capacity: cacheCapacity) : nil
+        self.readsDependencyDescriptors = readsDependencyDescriptors
+        dependencyDescriptors = readsDependencyDescriptors ? DependencyDescriptorReader() : nil
     }
 
     /// The name events use for this stream: its description, else its rid, else its index.

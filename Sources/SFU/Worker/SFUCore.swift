@@ -135,13 +135,13 @@ final class SFUCore: @unchecked Sendable {
             consumer = simulcast
             try transport.add(consumer)
             simulcast.setTarget(preferred, cause: .requested, now: now)
-        } else if producer.isScalableVP9 {
-            var preferred = VP9SpatialLayers.maxLayers - 1  // the best the stream has
+        } else if producer.isScalable {
+            var preferred = SpatialLayerMeter.maxLayers - 1  // the best the stream has
             if let name = preferredLayer {
                 guard let index = producer.spatialLayerIndex(named: name) else { throw .unknownLayer(name) }
                 preferred = index
             }
-            let svc = try VP9SVCConsumer(id: id, participant: transport.participant, transport: transport, producer: producer,
+            let svc = try SVCConsumer(id: id, participant: transport.participant, transport: transport, producer: producer,
                                          parameters: parameters, ssrc: ssrc, paused: paused, preferredLayer: preferred)
             consumer = svc
             try transport.add(consumer)
@@ -156,7 +156,7 @@ final class SFUCore: @unchecked Sendable {
         consumers[id] = consumer
         return ConsumerInfo(ssrc: ssrc, payloadType: consumer.payloadType,
                             layers: producer.isSimulcast ? producer.streams.reversed().map(\.layerName)
-                                : producer.isScalableVP9 ? producer.spatialLayerNames : [])
+                                : producer.isScalable ? producer.spatialLayerNames : [])
     }
 
     func closeConsumer(_ id: ConsumerID, reason: SFUCloseReason? = nil) {
@@ -178,8 +178,8 @@ final class SFUCore: @unchecked Sendable {
         guard let consumer = consumers[id] else { throw .consumerNotFound(id) }
         guard let layered = consumer as? any LayeredConsumer else { return }
         let producer = consumer.producer
-        let svc = producer.isScalableVP9
-        var index = svc ? VP9SpatialLayers.maxLayers - 1 : producer.streams.count - 1
+        let svc = producer.isScalable
+        var index = svc ? SpatialLayerMeter.maxLayers - 1 : producer.streams.count - 1
         if let layer {
             guard let found = svc ? producer.spatialLayerIndex(named: layer) : producer.layerIndex(named: layer) else {
                 throw .unknownLayer(layer)

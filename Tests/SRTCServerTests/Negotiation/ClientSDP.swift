@@ -16,10 +16,13 @@ enum ClientSDP {
         case h264Only(mid: String)
         /// VP9 profile 2, VP9 profile 0 and VP8, in that order (a browser that prefers VP9).
         case vp9First(mid: String)
+        /// AV1 profile 1, AV1 profile 0 (Chromium's fmtp) and VP8, with the Dependency Descriptor
+        /// (a browser that prefers AV1).
+        case av1First(mid: String)
 
         var mid: String {
             switch self {
-            case .audio(let mid, _, _), .simulcast(let mid, _), .video(let mid, _, _, _), .h264Only(let mid), .vp9First(let mid): return mid
+            case .audio(let mid, _, _), .simulcast(let mid, _), .video(let mid, _, _, _), .h264Only(let mid), .vp9First(let mid), .av1First(let mid): return mid
             }
         }
     }
@@ -66,6 +69,16 @@ enum ClientSDP {
                     "a=rtpmap:98 VP9/90000", "a=fmtp:98 profile-id=0", "a=rtcp-fb:98 nack", "a=rtcp-fb:98 nack pli",
                     "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack",
                     "a=ssrc:4444 cname:client",
+                ]
+            case .av1First(let mid):
+                lines += ["m=video 9 UDP/TLS/RTP/SAVPF 47 45 96"] + transport + [
+                    "a=mid:" + mid, "a=sendonly", "a=rtcp-mux",
+                    "a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01",
+                    "a=extmap:13 https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension",
+                    "a=rtpmap:47 AV1/90000", "a=fmtp:47 level-idx=5;profile=1;tier=0", "a=rtcp-fb:47 nack",
+                    "a=rtpmap:45 AV1/90000", "a=fmtp:45 level-idx=5;profile=0;tier=0", "a=rtcp-fb:45 nack", "a=rtcp-fb:45 nack pli",
+                    "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack",
+                    "a=ssrc:5555 cname:client",
                 ]
             }
         }

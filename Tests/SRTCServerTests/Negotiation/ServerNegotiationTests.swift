@@ -75,6 +75,12 @@ struct ServerNegotiationTests {
             tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],
             sections: ["0": (.recvonly, ["VP9"])],
             encodings: ["0": [RTPEncodingParameters(ssrc: 4444)]]),
+        PublishCase(
+            name: "AV1 offered first: profile 0 is answered with the Dependency Descriptor, profile 1 is not",
+            offer: ClientSDP.offer([.av1First(mid: "0")]),
+            tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],
+            sections: ["0": (.recvonly, ["AV1"])],
+            encodings: ["0": [RTPEncodingParameters(ssrc: 5555)]]),
     ]
 
     @Test(arguments: publishCases)
@@ -100,7 +106,13 @@ struct ServerNegotiationTests {
         for producer in plan.producers {
             let mid = try #require(producer.parameters.mid)
             #expect(producer.parameters.encodings == c.encodings[mid], "mid \(mid)")
-            #expect(producer.parameters.codecs.allSatisfy { $0.name == "opus" || $0.name == "VP8" || $0.fmtp["profile-id"] == "0" })
+            #expect(producer.parameters.codecs.allSatisfy {
+                $0.name == "opus" || $0.name == "VP8" || $0.fmtp["profile-id"] == "0" || $0.fmtp["profile"] == "0"
+            })
+            if producer.parameters.codecs.first?.name == "AV1" {
+                #expect(producer.parameters.headerExtensions.contains(RTPHeaderExtensionParameters(
+                    uri: RTPHeaderExtensionURI.dependencyDescriptor, id: 13)))
+            }
         }
         #expect(plan.transport == ServerNegotiation.RemoteTransport(
             ice: Self.clientICE, fingerprint: try DTLSFingerprint(sdpValue: ClientSDP.fingerprint), dtlsRole: .server))
@@ -123,7 +135,7 @@ struct ServerNegotiationTests {
                     error: SignalError(.invalidParameter, "m-section 0 is not video")),
         RefusedCase(name: "a track with no codec the SFU forwards",
                     offer: ClientSDP.offer([.h264Only(mid: "0")]), tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],
-                    error: SignalError(.invalidParameter, "m-section 0 offers no codec the server forwards (Opus, VP8, VP9 profile 0, H.264 packetization-mode 1 Constrained Baseline)")),
+                    error: SignalError(.invalidParameter, "m-section 0 offers no codec the server forwards (Opus, VP8, VP9 profile 0, AV1 profile 0, H.264 packetization-mode 1 Constrained Baseline)")),
         RefusedCase(name: "no fingerprint",
                     offer: ClientSDP.offer([.audio(mid: "0")], fingerprint: nil), tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")],
                     error: SignalError(.invalidParameter, "SDP lacks a sha-256 a=fingerprint")),
@@ -197,10 +209,11 @@ struct ServerNegotiationTests {
 
     /// The client's answer to a server offer, as a browser would make it (its own credentials, `setup`).
     static func clientAnswer(_ offer: String, ufrag: String = "Hk3v", pwd: String = "rJyKpWvz8mOqk5P3tGh0YbN2",
-                             setup: SetupRole = .active, rejecting rejected: Set<String> = []) throws -> String {
+                             setup: SetupRole = .active, rejecting rejected: Set<String> = [],
+                             capabilities: MediaCapabilities = .webRTC) throws -> String {
         var answer = try parse(offer).answer(AnswerOptions(
             transport: TransportParameters(iceUfrag: ufrag, icePwd: pwd, fingerprint: try Fingerprint(parsing: ClientSDP.fingerprint), setup: setup),
-            capabilities: .webRTC, sessionID: "77", direction: { _ in .recvonly }))
+            capabilities: capabilities, sessionID: "77", direction: { _ in .recvonly }))
         for i in answer.media.indices where rejected.contains(answer.media[i].mid ?? "") { answer.media[i].port = 0 }
         return answer.serialize()
     }
@@ -275,6 +288,25 @@ struct ServerNegotiationTests {
         let third = n.subscribe(trackId: "TR_s", publisherUid: "bob", kind: .video, layer: nil, ssrc: 303)
         let again = try n.applySubscriberAnswer(try Self.clientAnswer(third.sdp, rejecting: ["2"]), revision: 3, transportExists: true)
         #expect(again.transport == nil && again.consumers.isEmpty)
+    }
+
+    @Test func anAV1SubscriptionIsOfferedAV1WithTheDependencyDescriptorAndTwoByteExtensions() throws {
+        var n = Self.negotiation()
+        let offer = n.subscribe(trackId: "TR_v", publisherUid: "alice", kind: .video, layer: "camera_small", ssrc: 202, codec: "AV1")
+        let parsed = try Self.parse(offer.sdp)
+        #expect(parsed.extmapAllowMixed)
+        #expect(parsed.media[0].codecs.map(\.name) == ["AV1"])
+        #expect(parsed.media[0].extensions.contains(ExtMap(id: 6, uri: RTPHeaderExtensionURI.dependencyDescriptor)))
+        // Chromium's answer: AV1 and the descriptor.
+        let chromium = MediaCapabilities(audioCodecs: [.opus()], videoCodecs: [.vp8(), Codec(payloadType: 45, name: "AV1", clockRate: 90_000)],
+                                         headerExtensions: [RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.dependencyDescriptor])
+        let plan = try n.applySubscriberAnswer(try Self.clientAnswer(offer.sdp, capabilities: chromium), revision: 1, transportExists: false)
+        #expect(plan.consumers.map { $0.parameters.codecs.map(\.name) } == [["AV1"]])
+        #expect(plan.consumers[0].parameters.headerExtensions.contains { $0.uri == RTPHeaderExtensionURI.dependencyDescriptor && $0.id == 6 })
+
+        // A VP8 subscription's section has no Dependency Descriptor.
+        let vp8 = n.subscribe(trackId: "TR_w", publisherUid: "bob", kind: .video, layer: nil, ssrc: 303)
+        #expect(try Self.parse(vp8.sdp).media[1].extensions.allSatisfy { $0.uri != RTPHeaderExtensionURI.dependencyDescriptor })
     }
 
     @Test func aPassiveAnswerMakesTheServerTheDTLSClient() throws {

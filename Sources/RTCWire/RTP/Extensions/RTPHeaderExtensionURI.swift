@@ -15,6 +15,9 @@ public enum RTPHeaderExtensionURI {
     /// abs-capture-time: the 64-bit NTP time the media was captured (webrtc.org), forwarded
     /// unchanged by SFUs so a receiver can relate media to its origin across hops.
     public static let absCaptureTime = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time"
+    /// The AV1 Dependency Descriptor (av1-rtp-spec Appendix A, §A.9): each frame's layers, decode
+    /// targets, references and chains, so a forwarder picks layers without reading the payload.
+    public static let dependencyDescriptor = "https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension"
     /// RFC 5285-era transmission time offset, listed for completeness.
     public static let transmissionTimeOffset = "urn:ietf:params:rtp-hdrext:toffset"
 }

@@ -1,7 +1,7 @@
 import RTCWire
 
-/// What the server negotiates: Opus, VP8, VP9 profile 0 and H.264 (packetization-mode 1, Constrained Baseline) without RTX (retransmissions come on the primary
-/// SSRC, which the SFU's NACK path handles), and the header extensions the SFU reads.
+/// What the server negotiates: Opus, VP8, VP9 profile 0, AV1 profile 0 and H.264 (packetization-mode 1, Constrained Baseline) without RTX (retransmissions
+/// come on the primary SSRC, which the SFU's NACK path handles), and the header extensions the SFU reads.
 enum ServerMedia {
     /// NACK for Opus where the client offers it (the Swift SDK): a lost audio packet resent
     /// within the playout buffer's depth is not concealed (docs/network.md).
@@ -15,6 +15,9 @@ enum ServerMedia {
     static let vp8 = Codec(payloadType: 96, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
     /// VP9 profile 0 (RFC 9628 §6), scalable (SVC) or not: the SFU reads its payload descriptor.
     static let vp9 = Codec(payloadType: 98, name: "VP9", clockRate: 90_000, formatParameters: "profile-id=0", feedback: videoFeedback)
+    /// AV1 Main profile (av1-rtp-spec §7.2.1: `profile=0`, or none), scalable with the Dependency
+    /// Descriptor (Appendix A) or not; no level or tier is imposed on the publisher.
+    static let av1 = Codec(payloadType: 45, name: "AV1", clockRate: 90_000, feedback: videoFeedback)
     static let h264 = Codec(payloadType: 102, name: "H264", clockRate: 90_000,
                             formatParameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
                             feedback: videoFeedback)
@@ -25,6 +28,7 @@ enum ServerMedia {
         switch trackCodec?.lowercased() {
         case "h264": return h264
         case "vp9": return vp9
+        case "av1": return av1
         default: return vp8
         }
     }
@@ -41,16 +45,20 @@ enum ServerMedia {
 
     /// Accepted from publishers.
     static let capabilities = MediaCapabilities(
-        audioCodecs: [opus], videoCodecs: [vp8, vp9, h264],
+        audioCodecs: [opus], videoCodecs: [vp8, vp9, av1, h264],
         headerExtensions: [RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.absSendTime, RTPHeaderExtensionURI.transportWideCC,
                            RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.rid, RTPHeaderExtensionURI.repairedRid,
-                           RTPHeaderExtensionURI.absCaptureTime])
+                           RTPHeaderExtensionURI.absCaptureTime, RTPHeaderExtensionURI.dependencyDescriptor])
 
-    /// Header extensions offered to subscribers, with the ids the server chose.
-    static func subscriberExtensions(for kind: MediaKind) -> [ExtMap] {
+    /// Header extensions offered to subscribers, with the ids the server chose: for an AV1 track
+    /// also the Dependency Descriptor, which carries the frames' layers and references the
+    /// receiver assembles them by (its value exceeds 16 bytes with a structure: the offer allows
+    /// the two-byte form, `a=extmap-allow-mixed`).
+    static func subscriberExtensions(for kind: MediaKind, codec: Codec? = nil) -> [ExtMap] {
         var maps = [ExtMap(id: 2, uri: RTPHeaderExtensionURI.absSendTime), ExtMap(id: 3, uri: RTPHeaderExtensionURI.transportWideCC),
                     ExtMap(id: 4, uri: RTPHeaderExtensionURI.mid), ExtMap(id: 5, uri: RTPHeaderExtensionURI.absCaptureTime)]
         if kind == .audio { maps.insert(ExtMap(id: 1, uri: RTPHeaderExtensionURI.audioLevel), at: 0) }
+        if kind == .video, codec?.name.lowercased() == "av1" { maps.append(ExtMap(id: 6, uri: RTPHeaderExtensionURI.dependencyDescriptor)) }
         return maps
     }
 }

@@ -159,7 +159,7 @@ extension ServerNegotiation {
         let media = slots.map { slot -> MediaDescription in
             let codec = ServerMedia.subscriberCodec(kind: slot.kind, trackCodec: slot.codec)
             var section = MediaDescription(kind: slot.kind, mid: slot.mid, direction: slot.trackId == nil ? .inactive : .sendonly,
-                                           codecs: [codec], extensions: ServerMedia.subscriberExtensions(for: slot.kind))
+                                           codecs: [codec], extensions: ServerMedia.subscriberExtensions(for: slot.kind, codec: codec))
             section.rtcpMux = true
             section.rtcpReducedSize = true
             if let trackId = slot.trackId, let publisher = slot.publisherUid {
@@ -170,6 +170,8 @@ extension ServerNegotiation {
         let data = dataChannels ? [MediaDescription.dataChannel(mid: Self.dataChannelMid, maxMessageSize: UInt64(SCTPAssociation.maxMessageSize))] : []
         var offer = SessionDescription.offer(sessionID: sessionID, transport: transportParameters(subscribeICE, setup: .actpass),
                                              media: data + media, iceLite: true)
+        // Two-byte header extensions (RFC 8285 §6): an AV1 key frame's Dependency Descriptor is longer than 16 bytes.
+        offer.extmapAllowMixed = true
         offer.origin.sessionVersion = subscribeVersion
         subscribeVersion += 1
         return SubscriberOffer(sdp: offer.serialize(), revision: revision)

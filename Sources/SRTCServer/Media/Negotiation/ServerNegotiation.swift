@@ -105,7 +105,7 @@ struct ServerNegotiation: Sendable {
         for t in tracks {
             guard let trackId = trackIds[t.mid], let offered = offer.media(mid: t.mid), let answered = answer.media(mid: t.mid),
                   !answered.isRejected else {
-                throw SignalError(.invalidParameter, "m-section \(t.mid) offers no codec the server forwards (Opus, VP8, VP9 profile 0, H.264 packetization-mode 1 Constrained Baseline)")
+                throw SignalError(.invalidParameter, "m-section \(t.mid) offers no codec the server forwards (Opus, VP8, VP9 profile 0, AV1 profile 0, H.264 packetization-mode 1 Constrained Baseline)")
             }
             producers.append(ProducerPlan(trackId: trackId, kind: answered.kind,
                                           parameters: SDPConversions.producerParameters(offer: offered, answer: answered, track: t),

@@ -1,0 +1,158 @@
+// AV1 encoder over libaom with its real-time settings: `AOM_USAGE_REALTIME`, one pass, CBR, no
+// look-ahead, and key frames on demand for the receiver's PLI/FIR. Each output is one temporal
+// unit of OBUs (AV1 §7.5, low-overhead format) ready for an AV1 RTP packetizer (av1-rtp-spec §4).
+// One instance is not thread-safe: use it from one thread.
+import CAOM
+
+// MARK: - Types
+
+/// Encodes `VideoFrame`s into AV1 temporal units.
+public final class AV1Encoder {
+    /// Encoder settings with real-time defaults.
+    public struct Configuration: Sendable, Equatable {
+        /// Width in pixels of the frames to encode; a frame of another size re-creates the encoder.
+        public var width: Int
+        /// Height in pixels.
+        public var height: Int
+        /// Target bitrate in bits per second.
+        public var bitrate: Int = 1_000_000
+        /// Expected frames per second; guides rate control.
+        public var frameRate: Int = 30
+        /// Frames between automatic key frames; 0 means key frames only on request (and the first).
+        public var keyFrameInterval: Int = 3_000
+        /// libaom speed for real-time use, 5…10: larger is faster with lower quality.
+        public var cpuUsed: Int = 9
+        /// Encoder threads.
+        public var threads: Int = 1
+
+        /// Real-time defaults for a `width`×`height` stream.
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
+
+    /// The settings in force (width and height follow the frames given).
+    public private(set) var configuration: Configuration
+    private let context = UnsafeMutablePointer<aom_codec_ctx_t>.allocate(capacity: 1)
+    private let image = UnsafeMutablePointer<aom_image_t>.allocate(capacity: 1)
+    private var settings = aom_codec_enc_cfg_t()
+    private var isOpen = false
+    private let keyFrame = KeyFrameRequest()
+    private var clock = EncoderClock()
+
+    // MARK: - Public API
+
+    /// Creates an encoder.
+    /// - Throws: `AV1CodecError.invalidConfiguration` or `.initializationFailed`.
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        try open()
+    }
+
+    deinit {
+        if isOpen { aom_codec_destroy(context) }
+        context.deallocate()
+        image.deallocate()
+    }
+
+    /// Asks for the next encoded frame to be a key frame (on a PLI or FIR from a receiver).
+    public func requestKeyFrame() { keyFrame.request() }
+
+    /// Encodes one frame (converted to I420 first when it is not).
+    /// - Parameters:
+    ///   - frame: the picture; a new size re-creates the encoder (and yields a key frame).
+    ///   - forceKeyFrame: make this frame a key frame.
+    /// - Returns: the temporal unit, or nil when the encoder produced none for this frame.
+    public func encode(_ frame: VideoFrame, forceKeyFrame: Bool = false) throws -> EncodedVideoFrame? {
+        let pixels = frame.buffer.toI420()
+        if pixels.width != configuration.width || pixels.height != configuration.height {
+            var resized = configuration
+            resized.width = pixels.width
+            resized.height = pixels.height
+            try reconfigure(resized)
+        }
+        let flags: aom_enc_frame_flags_t = keyFrame.take(forced: forceKeyFrame) ? aom_enc_frame_flags_t(AOM_EFLAG_FORCE_KF) : 0
+        let (pts, duration) = clock.stamp(frame.timestampUs, frameRate: configuration.frameRate)
+
+        let status = pixels.data.withUnsafeBufferPointer { bytes -> aom_codec_err_t in
+            wrap(bytes.baseAddress!, width: pixels.width, height: pixels.height)
+            return aom_codec_encode(context, image, aom_codec_pts_t(pts), UInt(duration), flags)
+        }
+        guard status == AOM_CODEC_OK else { throw AV1CodecError.encodeFailed(AV1CodecError.message(status, context)) }
+
+        var iterator: aom_codec_iter_t? = nil
+        var data: [UInt8] = []
+        var isKey = false
+        while let packet = aom_codec_get_cx_data(context, &iterator) {
+            guard packet.pointee.kind == AOM_CODEC_CX_FRAME_PKT else { continue }
+            let compressed = packet.pointee.data.frame
+            guard let buffer = compressed.buf else { continue }
+            data += UnsafeRawBufferPointer(start: buffer, count: compressed.sz)
+            isKey = isKey || compressed.flags & aom_codec_frame_flags_t(AOM_FRAME_IS_KEY) != 0
+        }
+        guard !data.isEmpty else { return nil }
+        return EncodedVideoFrame(data: data, isKeyFrame: isKey, timestampUs: frame.timestampUs, width: pixels.width, height: pixels.height)
+    }
+
+    // MARK: - Internals
+
+    private func reconfigure(_ updated: Configuration) throws {
+        if isOpen { aom_codec_destroy(context); isOpen = false }
+        configuration = updated
+        clock.reset()
+        try open()
+    }
+
+    private func open() throws {
+        let c = configuration
+        try Self.validate(c)
+        var status = aom_codec_enc_config_default(aom_codec_av1_cx(), &settings, UInt32(AOM_USAGE_REALTIME))
+        guard status == AOM_CODEC_OK else { throw AV1CodecError.initializationFailed(AV1CodecError.message(status, nil)) }
+        settings.g_w = UInt32(c.width)
+        settings.g_h = UInt32(c.height)
+        settings.g_timebase = aom_rational(num: 1, den: 90_000)
+        settings.g_threads = UInt32(c.threads)
+        settings.g_lag_in_frames = 0
+        settings.g_pass = AOM_RC_ONE_PASS
+        settings.rc_end_usage = AOM_CBR
+        settings.rc_target_bitrate = UInt32(c.bitrate / 1_000)
+        settings.rc_dropframe_thresh = 0
+        settings.rc_resize_mode = 0
+        settings.rc_undershoot_pct = 50
+        settings.rc_overshoot_pct = 50
+        settings.rc_buf_initial_sz = 600
+        settings.rc_buf_optimal_sz = 600
+        settings.rc_buf_sz = 1_000
+        settings.kf_mode = c.keyFrameInterval > 0 ? AOM_KF_AUTO : AOM_KF_DISABLED
+        settings.kf_min_dist = 0
+        settings.kf_max_dist = UInt32(max(c.keyFrameInterval, 0))
+        status = srtc_aom_enc_init(context, &settings)
+        guard status == AOM_CODEC_OK else { throw AV1CodecError.initializationFailed(AV1CodecError.message(status, context)) }
+        isOpen = true
+        status = srtc_aom_control_int(context, Int32(AOME_SET_CPUUSED.rawValue), Int32(c.cpuUsed))
+        guard status == AOM_CODEC_OK else { throw AV1CodecError.initializationFailed(AV1CodecError.message(status, context)) }
+    }
+
+    /// Points the reusable `aom_image_t` at packed I420 planes (no copy: libaom reads them during encode).
+    private func wrap(_ base: UnsafePointer<UInt8>, width: Int, height: Int) {
+        let pixels = UnsafeMutablePointer(mutating: base)
+        aom_img_wrap(image, AOM_IMG_FMT_I420, UInt32(width), UInt32(height), 1, pixels)
+        let layout = PackedI420Layout(width: width, height: height)
+        image.pointee.planes.0 = pixels + layout.offsets.0
+        image.pointee.planes.1 = pixels + layout.offsets.1
+        image.pointee.planes.2 = pixels + layout.offsets.2
+        (image.pointee.stride.0, image.pointee.stride.1, image.pointee.stride.2) = layout.strides
+    }
+
+    private static func validate(_ c: Configuration) throws {
+        guard (16...VideoPixelBuffer.maxDimension).contains(c.width), (16...VideoPixelBuffer.maxDimension).contains(c.height) else {
+            throw AV1CodecError.invalidConfiguration("size \(c.width)x\(c.height)")
+        }
+        guard (10_000...100_000_000).contains(c.bitrate) else { throw AV1CodecError.invalidConfiguration("bitrate \(c.bitrate)") }
+        guard (1...240).contains(c.frameRate) else { throw AV1CodecError.invalidConfiguration("frameRate \(c.frameRate)") }
+        guard (5...10).contains(c.cpuUsed) else { throw AV1CodecError.invalidConfiguration("cpuUsed \(c.cpuUsed)") }
+        guard (1...16).contains(c.threads) else { throw AV1CodecError.invalidConfiguration("threads \(c.threads)") }
+        guard c.keyFrameInterval >= 0 else { throw AV1CodecError.invalidConfiguration("keyFrameInterval \(c.keyFrameInterval)") }
+    }
+}
