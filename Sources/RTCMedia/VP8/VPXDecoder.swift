@@ -17,6 +17,8 @@ public final class VPXDecoder {
     public private(set) var lastFrameCorrupted = false
     /// The codec decoded.
     public let codec: VideoCodec
+    /// libvpx opened the context (`deinit` destroys it then).
+    private var isOpen = false
 
     // MARK: - Public API
 
@@ -25,21 +27,18 @@ public final class VPXDecoder {
     ///   - codec: `.vp8` (the default) or `.vp9` (profile 0).
     ///   - threads: decoder threads; 1 by default.
     public init(codec: VideoCodec = .vp8, threads: Int = 1) throws {
-        guard codec == .vp8 || codec == .vp9 else {
-            context.deallocate()
-            throw VP8CodecError.invalidConfiguration("codec \(codec.rawValue)")
-        }
+        // Every stored property is set before the first throw, so `deinit` runs on failure too and
+        // is the one place that frees the context (destroying it only once libvpx opened it).
         self.codec = codec
+        guard codec == .vp8 || codec == .vp9 else { throw VP8CodecError.invalidConfiguration("codec \(codec.rawValue)") }
         var settings = vpx_codec_dec_cfg_t(threads: UInt32(max(1, min(threads, 16))), w: 0, h: 0)
         let status = codec == .vp9 ? srtc_vpx_dec_init_vp9(context, &settings, 0) : srtc_vpx_dec_init(context, &settings, 0)
-        guard status == VPX_CODEC_OK else {
-            context.deallocate()
-            throw VP8CodecError.initializationFailed(VP8CodecError.message(status, nil))
-        }
+        guard status == VPX_CODEC_OK else { throw VP8CodecError.initializationFailed(VP8CodecError.message(status, nil)) }
+        isOpen = true
     }
 
     deinit {
-        vpx_codec_destroy(context)
+        if isOpen { vpx_codec_destroy(context) }
         context.deallocate()
     }
 
