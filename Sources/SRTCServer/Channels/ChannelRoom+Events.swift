@@ -60,9 +60,11 @@ extension ChannelRoom {
             guard visible != lastSpeakers else { return }
             lastSpeakers = visible
             broadcast(.activeSpeakers(visible))
-        case .qualityReport(let report):
-            participants[report.uid]?.send(.qualityReport(report))
-        case .connectionQuality(let change):
+        case .qualityReport(let report, let source):
+            guard let p = participants[report.uid] else { return }
+            for merged in quality.add(report, from: source) { p.send(.qualityReport(merged)) }
+        case .connectionQuality(let change, let source):
+            guard participants[change.uid] != nil, let change = quality.add(change, from: source) else { return }
             broadcast(.connectionQuality(change))
         case .dataChannelOpened(let uid, let owner, let connection):
             // A late event of an earlier session's media finds another owner.

@@ -98,6 +98,7 @@ extension ChannelRoom {
         p.cancelTimers()
         participants[p.uid] = nil
         holds.forget(uid: p.uid)
+        quality.forget(p.uid)
         for trackId in p.publishedTrackIds { await removeTrack(trackId, of: p, notifyPublisher: false) }
         await p.media?.close()
         p.media = nil

@@ -39,6 +39,8 @@ actor ChannelRoom {
     var userJoinBuckets: KeyedTokenBuckets<String>
     /// The speaker list sent last (hidden participants removed), so an unchanged one is not resent.
     var lastSpeakers: ActiveSpeakersSnapshot?
+    /// One report and level per participant measured by two media workers.
+    var quality = QualityReportMerger()
     /// The same limit counted across a cluster (`--redis-url`), checked after this room's bucket.
     let sharedJoins: ClusterJoinLimiter?
     /// Where this room's record is kept for the channel's next node, on a cluster (`+Handoff`).

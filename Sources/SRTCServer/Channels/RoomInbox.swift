@@ -11,10 +11,12 @@ enum RoomEvent: Sendable {
     case layersNeeded(trackId: String, layers: [String])
     /// The channel's speakers changed (everyone gets the list).
     case activeSpeakers(ActiveSpeakersSnapshot)
-    /// One participant's periodic link report (that participant gets it).
-    case qualityReport(QualityReport)
-    /// A participant's quality level changed (everyone gets it).
-    case connectionQuality(ConnectionQualityChange)
+    /// One participant's periodic link report (that participant gets it), as one router measured
+    /// it: the channel's, or the worker's that serves the participant's subscriptions
+    /// (`QualityReportMerger` makes one of the two).
+    case qualityReport(QualityReport, QualityReportMerger.Source)
+    /// A participant's quality level changed on one router (everyone gets the worse of them).
+    case connectionQuality(ConnectionQualityChange, QualityReportMerger.Source)
     /// A data channel of `uid`'s media (`owner`, the `ParticipantMedia`) opened.
     case dataChannelOpened(uid: String, owner: ObjectIdentifier, DataChannelConnection)
     /// A data channel of `uid`'s transport closed; `channel` nil: all of them.

@@ -173,12 +173,12 @@ final class MediaServer: SFUListener, Sendable {
             inbox(router)?.post(.qualityReport(QualityReport(
                 uid: report.participant.rawValue, timestamp: report.timestamp,
                 upstream: Self.link(report.upstream), downstream: Self.link(report.downstream),
-                rttMs: report.rttMs ?? 0, availableBitrateBps: report.availableBitrate, quality: Self.level(report.level))))
+                rttMs: report.rttMs ?? 0, availableBitrateBps: report.availableBitrate, quality: Self.level(report.level)), .channel))
         case .connectionQualityChanged(_, let participant, _, _) where participant.rawValue.hasPrefix("~"):
             break  // a node-to-node relay transport (`EdgeRelay`), not a user
         case .connectionQualityChanged(let router, let participant, let level, let previous):
             inbox(router)?.post(.connectionQuality(ConnectionQualityChange(uid: participant.rawValue, quality: Self.level(level),
-                                                                           previous: Self.level(previous))))
+                                                                           previous: Self.level(previous)), .channel))
         case .layerSwitched(let consumer, let change):
             let route = routes.withLock { r -> (any MediaEventSink, String, String)? in
                 guard let c = r.consumers[consumer], let inbox = r.rooms[c.room] else { return nil }

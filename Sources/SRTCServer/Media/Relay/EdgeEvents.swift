@@ -32,7 +32,7 @@ final class EdgeEvents: MediaEventSink {
             guard let publisher = publishers.withLock({ $0[trackId] }) else { break }
             clients.send(.layerSwitched(LayerSwitchedInfo(uid: publisher, trackId: trackId, layer: layer, previous: previous, cause: cause)),
                          channel: channel, uid: subscriber)
-        case .qualityReport(let report):
+        case .qualityReport(let report, _):
             clients.send(.qualityReport(report), channel: channel, uid: report.uid)
         default:
             break

@@ -142,8 +142,12 @@ struct WorkerRelayEvents: MediaEventSink {
         switch event {
         case .activeSpeakers, .layersNeeded:
             return true
-        case .qualityReport(let report) where report.uid.hasPrefix("~"):
+        case .qualityReport(let report, _) where report.uid.hasPrefix("~"):
             return true
+        case .qualityReport(let report, _):
+            return room.post(.qualityReport(report, .servingWorker))
+        case .connectionQuality(let change, _):
+            return room.post(.connectionQuality(change, .servingWorker))
         default:
             return room.post(event)
         }
