@@ -12,7 +12,7 @@ public struct ClientRequest: Sendable, Equatable {
         self.body = body
     }
 
-    /// The request kinds; the raw `type` strings are listed in `typeName`.
+    /// The request kinds; their `type` strings are `ClientRequestType`'s.
     public enum Body: Sendable, Equatable {
         case join(JoinRequest)
         case leave

@@ -100,6 +100,145 @@ func decodeData<T: Decodable>(_ type: T.Type, _ c: KeyedDecodingContainer<Signal
     }
 }
 
+/// The `type` of every client request, as the wire spells it (docs/protocol.md): the one place
+/// the names are written; the codec below and `typeName` read them from here.
+public enum ClientRequestType: String, Sendable, CaseIterable {
+    case join, leave, publish, unpublish, subscribe, unsubscribe
+    case setLayer = "set_layer"
+    case subscriberAnswer = "subscriber_answer"
+    case mute
+    case sendMessage = "send_message"
+    case updateProfile = "update_profile"
+    case restartICE = "restart_ice"
+    case ping
+}
+
+/// The `type` of every server event, as the wire spells it (docs/protocol.md, "Events").
+public enum ServerEventType: String, Sendable, CaseIterable {
+    case userJoined = "user_joined"
+    case userUpdated = "user_updated"
+    case userLeft = "user_left"
+    case meUpdated = "me_updated"
+    case trackAdded = "track_added"
+    case trackUpdated = "track_updated"
+    case trackRemoved = "track_removed"
+    case subscriberOffer = "subscriber_offer"
+    case message
+    case channelUpdated = "channel_updated"
+    case qualityReport = "quality_report"
+    case connectionQuality = "connection_quality"
+    case activeSpeakers = "active_speakers"
+    case layerSwitched = "layer_switched"
+    case layersNeeded = "layers_needed"
+    case subscriptionEnded = "subscription_ended"
+    case disconnected
+    case reconnect
+}
+
+/// Reads `data` as the type a message's `type` names; failures become `invalidData`.
+struct PayloadReader {
+    let container: KeyedDecodingContainer<SignalCodec.Key>
+    let type: String
+    let id: Int?
+
+    func callAsFunction<T: Decodable>(_ t: T.Type) throws -> T { try decodeData(t, container, type, id: id) }
+}
+
+extension ClientRequest.Body {
+    /// The request's type and its `data` (nil: none): with `init(_:data:)`, the only place a
+    /// request meets its wire form, one switch each way that the compiler checks is complete.
+    var wire: (type: ClientRequestType, data: (any Encodable)?) {
+        switch self {
+        case .join(let d): (.join, d)
+        case .leave: (.leave, nil)
+        case .publish(let d): (.publish, d)
+        case .unpublish(let d): (.unpublish, d)
+        case .subscribe(let d): (.subscribe, d)
+        case .unsubscribe(let d): (.unsubscribe, d)
+        case .setLayer(let d): (.setLayer, d)
+        case .subscriberAnswer(let d): (.subscriberAnswer, d)
+        case .mute(let d): (.mute, d)
+        case .sendMessage(let d): (.sendMessage, d)
+        case .updateProfile(let d): (.updateProfile, d)
+        case .restartICE(let d): (.restartICE, d)
+        case .ping: (.ping, nil)
+        }
+    }
+
+    init(_ type: ClientRequestType, data: PayloadReader) throws {
+        switch type {
+        case .join: self = .join(try data(JoinRequest.self))
+        case .leave: self = .leave
+        case .publish: self = .publish(try data(PublishRequest.self))
+        case .unpublish: self = .unpublish(try data(UnpublishRequest.self))
+        case .subscribe: self = .subscribe(try data(SubscribeRequest.self))
+        case .unsubscribe: self = .unsubscribe(try data(TrackRef.self))
+        case .setLayer: self = .setLayer(try data(SubscribeRequest.self))
+        case .subscriberAnswer: self = .subscriberAnswer(try data(SessionDescriptionMessage.self))
+        case .mute: self = .mute(try data(MuteRequest.self))
+        case .sendMessage: self = .sendMessage(try data(SendMessageRequest.self))
+        case .updateProfile: self = .updateProfile(try data(ProfileUpdate.self))
+        case .restartICE: self = .restartICE(try data(RestartICERequest.self))
+        case .ping: self = .ping
+        }
+    }
+
+    /// The `type` string on the wire.
+    public var typeName: String { wire.type.rawValue }
+}
+
+extension ServerEvent {
+    /// The event's type and its `data`, as `ClientRequest.Body.wire`.
+    var wire: (type: ServerEventType, data: any Encodable) {
+        switch self {
+        case .userJoined(let d): (.userJoined, d)
+        case .userUpdated(let d): (.userUpdated, d)
+        case .userLeft(let d): (.userLeft, d)
+        case .meUpdated(let d): (.meUpdated, d)
+        case .trackAdded(let d): (.trackAdded, d)
+        case .trackUpdated(let d): (.trackUpdated, d)
+        case .trackRemoved(let d): (.trackRemoved, d)
+        case .subscriberOffer(let d): (.subscriberOffer, d)
+        case .message(let d): (.message, d)
+        case .channelUpdated(let d): (.channelUpdated, d)
+        case .qualityReport(let d): (.qualityReport, d)
+        case .connectionQuality(let d): (.connectionQuality, d)
+        case .activeSpeakers(let d): (.activeSpeakers, d)
+        case .layerSwitched(let d): (.layerSwitched, d)
+        case .layersNeeded(let d): (.layersNeeded, d)
+        case .subscriptionEnded(let d): (.subscriptionEnded, d)
+        case .disconnected(let d): (.disconnected, d)
+        case .reconnect(let d): (.reconnect, d)
+        }
+    }
+
+    init(_ type: ServerEventType, data: PayloadReader) throws {
+        switch type {
+        case .userJoined: self = .userJoined(try data(UserInfo.self))
+        case .userUpdated: self = .userUpdated(try data(UserInfo.self))
+        case .userLeft: self = .userLeft(try data(UserLeft.self))
+        case .meUpdated: self = .meUpdated(try data(UserInfo.self))
+        case .trackAdded: self = .trackAdded(try data(TrackEvent.self))
+        case .trackUpdated: self = .trackUpdated(try data(TrackEvent.self))
+        case .trackRemoved: self = .trackRemoved(try data(TrackEvent.self))
+        case .subscriberOffer: self = .subscriberOffer(try data(SessionDescriptionMessage.self))
+        case .message: self = .message(try data(CustomMessage.self))
+        case .channelUpdated: self = .channelUpdated(try data(ChannelInfo.self))
+        case .qualityReport: self = .qualityReport(try data(QualityReport.self))
+        case .connectionQuality: self = .connectionQuality(try data(ConnectionQualityChange.self))
+        case .activeSpeakers: self = .activeSpeakers(try data(ActiveSpeakersSnapshot.self))
+        case .layerSwitched: self = .layerSwitched(try data(LayerSwitchedInfo.self))
+        case .layersNeeded: self = .layersNeeded(try data(LayersNeeded.self))
+        case .subscriptionEnded: self = .subscriptionEnded(try data(SubscriptionEnded.self))
+        case .disconnected: self = .disconnected(try data(Disconnected.self))
+        case .reconnect: self = .reconnect(try data(ReconnectNotice.self))
+        }
+    }
+
+    /// The `type` string on the wire.
+    public var typeName: String { wire.type.rawValue }
+}
+
 struct ClientRequestWire: Codable {
     let request: ClientRequest
 
@@ -109,66 +248,18 @@ struct ClientRequestWire: Codable {
         let c = try decoder.container(keyedBy: SignalCodec.Key.self)
         guard let type = try? c.decode(String.self, forKey: .type) else { throw SignalDecodeError.missingType }
         let id = try? c.decode(Int.self, forKey: .id)
-        func data<T: Decodable>(_ t: T.Type) throws -> T { try decodeData(t, c, type, id: id) }
-        let body: ClientRequest.Body
-        switch type {
-        case "join": body = .join(try data(JoinRequest.self))
-        case "leave": body = .leave
-        case "publish": body = .publish(try data(PublishRequest.self))
-        case "unpublish": body = .unpublish(try data(UnpublishRequest.self))
-        case "subscribe": body = .subscribe(try data(SubscribeRequest.self))
-        case "unsubscribe": body = .unsubscribe(try data(TrackRef.self))
-        case "set_layer": body = .setLayer(try data(SubscribeRequest.self))
-        case "subscriber_answer": body = .subscriberAnswer(try data(SessionDescriptionMessage.self))
-        case "mute": body = .mute(try data(MuteRequest.self))
-        case "send_message": body = .sendMessage(try data(SendMessageRequest.self))
-        case "update_profile": body = .updateProfile(try data(ProfileUpdate.self))
-        case "restart_ice": body = .restartICE(try data(RestartICERequest.self))
-        case "ping": body = .ping
-        default: throw SignalDecodeError.unknownType(type, id: id)
-        }
+        guard let known = ClientRequestType(rawValue: type) else { throw SignalDecodeError.unknownType(type, id: id) }
+        let body = try ClientRequest.Body(known, data: PayloadReader(container: c, type: type, id: id))
         guard let id else { throw SignalDecodeError.missingId(type) }
         request = ClientRequest(id: id, body)
     }
 
     func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: SignalCodec.Key.self)
+        let (type, data) = request.body.wire
         try c.encode(request.id, forKey: .id)
-        try c.encode(request.body.typeName, forKey: .type)
-        switch request.body {
-        case .join(let d): try c.encode(d, forKey: .data)
-        case .publish(let d): try c.encode(d, forKey: .data)
-        case .unpublish(let d): try c.encode(d, forKey: .data)
-        case .subscribe(let d), .setLayer(let d): try c.encode(d, forKey: .data)
-        case .unsubscribe(let d): try c.encode(d, forKey: .data)
-        case .subscriberAnswer(let d): try c.encode(d, forKey: .data)
-        case .mute(let d): try c.encode(d, forKey: .data)
-        case .sendMessage(let d): try c.encode(d, forKey: .data)
-        case .updateProfile(let d): try c.encode(d, forKey: .data)
-        case .restartICE(let d): try c.encode(d, forKey: .data)
-        case .leave, .ping: break
-        }
-    }
-}
-
-extension ClientRequest.Body {
-    /// The `type` string on the wire.
-    public var typeName: String {
-        switch self {
-        case .join: return "join"
-        case .leave: return "leave"
-        case .publish: return "publish"
-        case .unpublish: return "unpublish"
-        case .subscribe: return "subscribe"
-        case .unsubscribe: return "unsubscribe"
-        case .setLayer: return "set_layer"
-        case .subscriberAnswer: return "subscriber_answer"
-        case .mute: return "mute"
-        case .sendMessage: return "send_message"
-        case .updateProfile: return "update_profile"
-        case .restartICE: return "restart_ice"
-        case .ping: return "ping"
-        }
+        try c.encode(type.rawValue, forKey: .type)
+        if let data { try c.encode(data, forKey: .data) }
     }
 }
 
@@ -187,42 +278,20 @@ struct ServerMessageWire: Codable {
                 message = .response(id: id, Response(type: type, result: .failure(error)))
                 return
             }
-            let data: ResponseData
-            switch type {
-            case "join": data = .joined(try decodeData(JoinResponse.self, c, type, id: id))
-            case "ping": data = .pong(try decodeData(PongResponse.self, c, type, id: id))
-            case "publish", "unpublish", "restart_ice":
-                data = c.contains(.data) && (try? c.decodeNil(forKey: .data)) == false
-                    ? .answer(try decodeData(PublishResponse.self, c, type, id: id)) : .empty
-            default: data = .empty
+            let data = PayloadReader(container: c, type: type, id: id)
+            let result: ResponseData
+            switch ClientRequestType(rawValue: type) {
+            case .join: result = .joined(try data(JoinResponse.self))
+            case .ping: result = .pong(try data(PongResponse.self))
+            case .publish, .unpublish, .restartICE:
+                result = c.contains(.data) && (try? c.decodeNil(forKey: .data)) == false ? .answer(try data(PublishResponse.self)) : .empty
+            default: result = .empty
             }
-            message = .response(id: id, Response(type: type, result: .success(data)))
+            message = .response(id: id, Response(type: type, result: .success(result)))
             return
         }
-        func data<T: Decodable>(_ t: T.Type) throws -> T { try decodeData(t, c, type, id: nil) }
-        let event: ServerEvent
-        switch type {
-        case "user_joined": event = .userJoined(try data(UserInfo.self))
-        case "user_updated": event = .userUpdated(try data(UserInfo.self))
-        case "user_left": event = .userLeft(try data(UserLeft.self))
-        case "me_updated": event = .meUpdated(try data(UserInfo.self))
-        case "track_added": event = .trackAdded(try data(TrackEvent.self))
-        case "track_updated": event = .trackUpdated(try data(TrackEvent.self))
-        case "track_removed": event = .trackRemoved(try data(TrackEvent.self))
-        case "subscriber_offer": event = .subscriberOffer(try data(SessionDescriptionMessage.self))
-        case "message": event = .message(try data(CustomMessage.self))
-        case "channel_updated": event = .channelUpdated(try data(ChannelInfo.self))
-        case "quality_report": event = .qualityReport(try data(QualityReport.self))
-        case "connection_quality": event = .connectionQuality(try data(ConnectionQualityChange.self))
-        case "active_speakers": event = .activeSpeakers(try data(ActiveSpeakersSnapshot.self))
-        case "layer_switched": event = .layerSwitched(try data(LayerSwitchedInfo.self))
-        case "layers_needed": event = .layersNeeded(try data(LayersNeeded.self))
-        case "subscription_ended": event = .subscriptionEnded(try data(SubscriptionEnded.self))
-        case "disconnected": event = .disconnected(try data(Disconnected.self))
-        case "reconnect": event = .reconnect(try data(ReconnectNotice.self))
-        default: throw SignalDecodeError.unknownType(type, id: nil)
-        }
-        message = .event(event)
+        guard let known = ServerEventType(rawValue: type) else { throw SignalDecodeError.unknownType(type, id: nil) }
+        message = .event(try ServerEvent(known, data: PayloadReader(container: c, type: type, id: nil)))
     }
 
     func encode(to encoder: Encoder) throws {
@@ -245,49 +314,9 @@ struct ServerMessageWire: Codable {
                 try c.encode(error, forKey: .error)
             }
         case .event(let event):
-            try c.encode(event.typeName, forKey: .type)
-            switch event {
-            case .userJoined(let d), .userUpdated(let d), .meUpdated(let d): try c.encode(d, forKey: .data)
-            case .userLeft(let d): try c.encode(d, forKey: .data)
-            case .trackAdded(let d), .trackUpdated(let d), .trackRemoved(let d): try c.encode(d, forKey: .data)
-            case .subscriberOffer(let d): try c.encode(d, forKey: .data)
-            case .message(let d): try c.encode(d, forKey: .data)
-            case .channelUpdated(let d): try c.encode(d, forKey: .data)
-            case .qualityReport(let d): try c.encode(d, forKey: .data)
-            case .connectionQuality(let d): try c.encode(d, forKey: .data)
-            case .activeSpeakers(let d): try c.encode(d, forKey: .data)
-            case .layerSwitched(let d): try c.encode(d, forKey: .data)
-            case .layersNeeded(let d): try c.encode(d, forKey: .data)
-            case .subscriptionEnded(let d): try c.encode(d, forKey: .data)
-            case .disconnected(let d): try c.encode(d, forKey: .data)
-            case .reconnect(let d): try c.encode(d, forKey: .data)
-            }
-        }
-    }
-}
-
-extension ServerEvent {
-    /// The `type` string on the wire.
-    public var typeName: String {
-        switch self {
-        case .userJoined: return "user_joined"
-        case .userUpdated: return "user_updated"
-        case .userLeft: return "user_left"
-        case .meUpdated: return "me_updated"
-        case .trackAdded: return "track_added"
-        case .trackUpdated: return "track_updated"
-        case .trackRemoved: return "track_removed"
-        case .subscriberOffer: return "subscriber_offer"
-        case .message: return "message"
-        case .channelUpdated: return "channel_updated"
-        case .qualityReport: return "quality_report"
-        case .connectionQuality: return "connection_quality"
-        case .activeSpeakers: return "active_speakers"
-        case .layerSwitched: return "layer_switched"
-        case .layersNeeded: return "layers_needed"
-        case .subscriptionEnded: return "subscription_ended"
-        case .disconnected: return "disconnected"
-        case .reconnect: return "reconnect"
+            let (type, data) = event.wire
+            try c.encode(type.rawValue, forKey: .type)
+            try c.encode(data, forKey: .data)
         }
     }
 }
