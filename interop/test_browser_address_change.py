@@ -27,7 +27,7 @@ window.events = [];
 window.ice = [];
 const start = performance.now();
 import('/sdk/srtc.js').then(async (srtc) => {
-  const ch = new srtc.SRTCChannel({logLevel: 'debug', logger: (level, m) => console.log('[srtc ' + level + '] ' + m)});
+  const ch = new srtc.SRTCChannel({logLevel: 'debug', logger: (level, m) => console.log(((performance.now() - start) / 1000).toFixed(2) + ' [srtc ' + level + '] ' + m)});
   window.ch = ch;
   ch.onAny((name, ...args) => window.events.push({name, t: (performance.now() - start) / 1000, args: args.map(window.summarize)}));
   ch.on('didAddTrack', (user, track) => ch.subscribe(track.id, track.kind === 'video' ? {layer: 'camera_big'} : {}).catch((e) => console.log('subscribe: ' + e.message)));
@@ -47,9 +47,13 @@ import('/sdk/srtc.js').then(async (srtc) => {
 INBOUND_JS = """
 const done = arguments[0];
 window.ch.getStats().then(({subscribe}) => {
-  let frames = 0;
-  subscribe?.forEach((r) => { if (r.type === 'inbound-rtp' && r.kind === 'video') frames += r.framesDecoded || 0; });
-  done({frames, t: (performance.now() - window.startedAt) / 1000});
+  let frames = 0, packets = 0, keyFrames = 0, plis = 0, nacks = 0;
+  subscribe?.forEach((r) => {
+    if (r.type !== 'inbound-rtp' || r.kind !== 'video') return;
+    frames += r.framesDecoded || 0; packets += r.packetsReceived || 0; keyFrames += r.keyFramesDecoded || 0;
+    plis += r.pliCount || 0; nacks += r.nackCount || 0;
+  });
+  done({frames, packets, keyFrames, plis, nacks, t: (performance.now() - window.startedAt) / 1000});
 }).catch((e) => done({error: String(e)}));
 """
 
@@ -84,6 +88,10 @@ def run(lab, server, driver, bot):
     ice = page.run("return window.ice.map((e) => e.pc + ' ' + e.state + ' ' + e.t.toFixed(2))")
     print(f"  the browser's ICE states: {ice}")
     print(f"  the browser's events: {[e for e in events if not e.startswith(('didChangeReceiveStreamStatus', 'didChangeActiveSpeakers', 'didReceiveQuality'))]}")
+    if os.environ.get("SRTC_TEST_CONSOLE"):  # the SDK's and the server's logs, to see where the time goes
+        for line in page.console():
+            print("  " + line)
+        print("--- server log ---\n" + server.read_log()[-6000:])
     expect(not any(e.startswith("userDidLeave") for e in events), "the browser never saw the bot leave")
     expect(" web left" not in bot.read_log(), "the bot never saw the browser leave")
     expect(not any(e.startswith("didDisconnect") for e in events), "the browser's channel never disconnected")
@@ -101,12 +109,16 @@ def measure(page, bot, what, change):
     samples = []  # (seconds since the change, frames decoded by the browser, by the bot)
 
     def poll():
-        samples.append((time.time() - moved_at, page.run_async(INBOUND_JS).get("frames", 0), bot_frames(bot)))
+        inbound = page.run_async(INBOUND_JS)
+        if os.environ.get("SRTC_TEST_CONSOLE"):
+            print(f"  {time.time() - moved_at:5.2f} s: the browser's video {inbound}")
+        samples.append((time.time() - moved_at, inbound.get("frames", 0), bot_frames(bot)))
         return samples[-1][1] >= before[0]["frames"] + 30 and samples[-1][2] >= before[1] + 30
     wait_until(poll, "both sides decode each other's video again", timeout=WAIT_SECONDS, interval=0.1)
     to_browser, to_bot = frames_again([(t, f) for t, f, _ in samples]), frames_again([(t, f) for t, _, f in samples])
     move_page_time = page.run("return (performance.now() - window.startedAt) / 1000") - (time.time() - moved_at)
-    print(f"network lab, {what} (at {move_page_time:.2f} s on the page's clock below): frames again at the browser"
+    print(f"network lab, {what} (at {move_page_time:.2f} s on the page's clock below, {time.strftime('%H:%M:%S', time.gmtime(moved_at))}"
+          f".{int(moved_at * 1000) % 1000:03d} UTC): frames again at the browser"
           f" {to_browser:.2f} s after, at the bot {to_bot:.2f} s after (polled every 0.1 s, the bot's counts every 0.2 s)")
     ok(f"both sides decode each other's video again after: {what}")
 

@@ -79,6 +79,11 @@ import RTCWire
         peers.client.execute { t in packet.withUnsafeBytes { _ = t.sendRTP($0) } }
         #expect(await peers.serverDelegate.waitFor { $0.rtp == [packet] })
         #expect(peers.serverDelegate.log.withLock { $0.states } .filter { $0 == .connected }.count == 1)
+        // The restart's first path is reported as a move, though the address is the same: the
+        // SFU asks for key frames then (what was sent while the path was broken was lost).
+        #expect(await peers.serverDelegate.waitFor { $0.moves.count == 1 })
+        let moves = peers.serverDelegate.log.withLock { $0.moves }
+        #expect(moves.count == 1 && moves.allSatisfy { $0.0 == $0.1 })
         let restarted = await withCheckedContinuation { c in peers.server.execute { c.resume(returning: $0.dtls.state) } }
         #expect(restarted == .connected)
     }

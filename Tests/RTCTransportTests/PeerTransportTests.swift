@@ -19,6 +19,8 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
         /// RTP packets handed over undecrypted (`rtpDecryptionInterval`).
         var protectedRTP: [[UInt8]] = []
         var dataChannel: [DataChannelEndpoint.Event] = []
+        /// `didMoveTo`: (to, from).
+        var moves: [(SocketAddress, SocketAddress)] = []
     }
     let log = Mutex(Log())
     /// Called for each RTP packet on the I/O thread (e.g. to echo).
@@ -39,6 +41,9 @@ final class RecordingDelegate: PeerTransportDelegate, @unchecked Sendable {
     }
     func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {
         log.withLock { $0.dataChannel.append(event) }
+    }
+    func peerTransport(_ transport: PeerTransport, didMoveTo address: SocketAddress, from previous: SocketAddress) {
+        log.withLock { $0.moves.append((address, previous)) }
     }
 
     /// Whether `condition` comes to hold on the log (TestWait's polling, off the lock between polls).

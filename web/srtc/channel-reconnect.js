@@ -15,16 +15,29 @@ const GRACE_MARGIN_MS = 500;
 const RETRY_ANSWER_DELAY_MS = 250;
 /** A media connection `disconnected` this long is restarted. */
 const ICE_DISCONNECTED_RESTART_MS = 3000;
-/** When a media connection loses its path, a ping unanswered this long takes the signaling
- * connection for dead too (docs/network.md, "Addresses that change"). */
-const SIGNAL_CHECK_TIMEOUT_MS = 1000;
+/** When a media connection loses its path, a ping unanswered for four of the connection's last
+ * round trips, within these bounds, takes the signaling connection for dead too (docs/network.md,
+ * "Addresses that change"): a device that changed address has no answer coming at all. */
+const SIGNAL_CHECK_MIN_TIMEOUT_MS = 400;
+const SIGNAL_CHECK_MAX_TIMEOUT_MS = 1000;
+
+/** How long a check of `signal` waits for the ping's answer. */
+export function signalCheckTimeout(signal) {
+  const rtt = signal.lastRttMs;
+  if (rtt === undefined) return SIGNAL_CHECK_MAX_TIMEOUT_MS;
+  return Math.min(SIGNAL_CHECK_MAX_TIMEOUT_MS, Math.max(SIGNAL_CHECK_MIN_TIMEOUT_MS, 4 * rtt));
+}
 
 /** The signaling connection `signal` closed without `leave`: reconnect, or end when never joined. */
 export function connectionLost(ch, signal) {
   if (ch._signal !== signal) return;
   ch._signal = null;
   if (ch._state !== ConnectionState.connected) return;
-  ch._reconnect = { lostAt: performance.now(), attempt: 0, backoff: 0, retrySoon: false, timer: 0, generation: (ch._reconnect?.generation ?? 0) + 1 };
+  ch._reconnect = { lostAt: performance.now(), attempt: 0, backoff: 0, retrySoon: false, timer: 0, generation: nextGeneration(ch) };
+  // A browser that knows it was offline says when it is online again: try then, not at the
+  // next step of the backoff (docs/network.md, "Addresses that change").
+  ch._reconnect.online = () => reconnectNow(ch);
+  globalThis.addEventListener?.('online', ch._reconnect.online);
   ch._setState(ConnectionState.reconnecting);
   ch.emit('channelIsReconnecting');
   schedule(ch, ch._reconnect.generation);
@@ -41,7 +54,27 @@ onServerEvent(['disconnected'], (ch, data) => serverEnded(ch, data.reason, data.
 export function stopReconnecting(ch) {
   if (!ch._reconnect) return;
   clearTimeout(ch._reconnect.timer);
+  globalThis.removeEventListener?.('online', ch._reconnect.online);
   ch._reconnect = null;
+}
+
+/** The browser is online again: an attempt now, with the backoff from the start. An attempt
+ * under way began offline and fails: a new generation makes it give up when it ends. */
+function reconnectNow(ch) {
+  const r = ch._reconnect;
+  if (!r) return;
+  ch._log('info', 'the browser is online again: reconnecting now');
+  clearTimeout(r.timer);
+  r.generation = nextGeneration(ch);
+  r.backoff = 0;
+  attempt(ch, r.generation);
+}
+
+/** Attempts are numbered across the channel's life, so one that ends late never passes for a
+ * later attempt's. */
+function nextGeneration(ch) {
+  ch._reconnectGenerations = (ch._reconnectGenerations ?? 0) + 1;
+  return ch._reconnectGenerations;
 }
 
 function schedule(ch, generation) {
@@ -220,14 +253,14 @@ export function transportStateChanged(ch, transport, iceState) {
 
 /** A media path broke: the signaling connection may have broken with it (the device's address
  * changed, and its TCP connection belongs to the old one). A ping unanswered within
- * SIGNAL_CHECK_TIMEOUT_MS closes it, so the channel resumes on a new connection at once and
+ * `signalCheckTimeout` closes it, so the channel resumes on a new connection at once and
  * restarts ICE there, instead of sending `restart_ice` into a dead socket and waiting for the
  * keep-alive's own timeout (10 s). */
 function checkSignal(ch, alive = () => {}) {
   const signal = ch._signal;
   if (ch._state !== ConnectionState.connected || !signal?.isOpen || ch._signalCheck === signal) return;
   ch._signalCheck = signal;
-  signal.request('ping', undefined, { timeoutMs: SIGNAL_CHECK_TIMEOUT_MS }).then(alive, (e) => {
+  signal.request('ping', undefined, { timeoutMs: signalCheckTimeout(signal) }).then(alive, (e) => {
     if (e.kind === 'timeout' && ch._signal === signal) signal.close(4000, 'ping timeout');
   }).finally(() => {
     if (ch._signalCheck === signal) ch._signalCheck = null;

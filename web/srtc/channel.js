@@ -14,7 +14,7 @@ import { E2EEManager, hasScriptTransform } from './e2ee.js';
 import { applyFirstJoin } from './channel-events.js';
 import { handleEvent } from './channel-dispatch.js';
 import { connectionLost, mediaPathSilent, stopReconnecting, transportStateChanged } from './channel-reconnect.js';
-import { PathMonitor } from './path-monitor.js';
+import { PATH_POLL_MS, PathMonitor } from './path-monitor.js';
 import { ReceiveMonitor } from './receive-monitor.js';
 import { rememberSealKey } from './seal-keyring.js';
 
@@ -448,6 +448,8 @@ export class SRTCChannel extends Emitter {
   _startTicker() {
     clearInterval(this._ticker);
     this._ticker = setInterval(() => this._tick(), 1000);
+    clearInterval(this._pathTicker);
+    this._pathTicker = setInterval(() => { if (this._state === ConnectionState.connected) this._pathMonitor.tick(); }, PATH_POLL_MS);
   }
 
   _tick() {
@@ -459,7 +461,6 @@ export class SRTCChannel extends Emitter {
       });
     }
     this._receiveMonitor.tick();
-    if (this._state === ConnectionState.connected) this._pathMonitor.tick();
   }
 
   /** Ends the session for good: remote tracks end, media closes, `didDisconnect`. Idempotent. */
@@ -468,6 +469,8 @@ export class SRTCChannel extends Emitter {
     stopReconnecting(this);
     clearInterval(this._ticker);
     this._ticker = 0;
+    clearInterval(this._pathTicker);
+    this._pathTicker = 0;
     const signal = this._signal;
     this._signal = null;
     this._heldEvents = null;

@@ -5,9 +5,14 @@
 // A connected transport that was receiving and then receives nothing for PATH_SILENCE_MS has the
 // signaling connection checked at once (`mediaPathSilent`): dead too, it is resumed and the
 // silent transport ICE-restarted. Once per silence: judged again only after packets came back.
+// A receiving transport gets packets many times a second (audio every 20 ms, the server's RTCP
+// feedback every 100 ms on a publishing one), so half a second of nothing is not jitter; the
+// stats are read every PATH_POLL_MS so that the silence is seen soon after it reaches that.
 
 /** How long a connected transport that was receiving may receive nothing. */
-const PATH_SILENCE_MS = 1000;
+const PATH_SILENCE_MS = 500;
+/** How often the channel reads its transports' byte counts. */
+export const PATH_POLL_MS = 250;
 
 export class PathMonitor {
   #channel;
@@ -23,7 +28,7 @@ export class PathMonitor {
     this.#paths.clear();
   }
 
-  /** Called every second by the channel. */
+  /** Called every PATH_POLL_MS by the channel. */
   tick() {
     if (this.#polling) return;
     const connections = Object.entries(this.#channel.peerConnections)

@@ -27,6 +27,9 @@ export class SignalClient {
     this.onClose = onClose;
     /** `performance.now()` of the last request sent (the channel pings when idle). */
     this.lastSentAt = 0;
+    /** The round trip of the last answered request, ms (undefined before one): how long a
+     * check of the connection may wait for its answer. */
+    this.lastRttMs = undefined;
   }
 
   /** Opens the WebSocket; rejects with `connectionFailed` or `timeout`. */
@@ -82,7 +85,7 @@ export class SignalClient {
         this.#pending.delete(id);
         reject(new SRTCError('timeout', `no answer to ${type} within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.#pending.set(id, { type, resolve, reject, timer });
+      this.#pending.set(id, { type, resolve, reject, timer, sentAt: performance.now() });
       this.lastSentAt = performance.now();
       this.#ws.send(JSON.stringify(message));
     });
@@ -129,6 +132,7 @@ export class SignalClient {
       }
       this.#pending.delete(message.id);
       clearTimeout(pending.timer);
+      this.lastRttMs = performance.now() - pending.sentAt;
       if (message.ok === false || message.error) pending.reject(SRTCError.server(message.error));
       else pending.resolve(camelize(message.data ?? {}));
       return;

@@ -195,7 +195,9 @@ extension PeerTransport {
             restarting = false
             setState(.connected)
         }
-        if let previous, previous != address { delegate?.peerTransport(self, didMoveTo: address, from: previous) }
+        let restarted = awaitingRestartedPath
+        awaitingRestartedPath = false
+        if let previous, previous != address || restarted { delegate?.peerTransport(self, didMoveTo: address, from: previous) }
     }
 
     /// A client's ICE-TCP connection to a passive candidate, opened on first use (RFC 6544 §7.1).

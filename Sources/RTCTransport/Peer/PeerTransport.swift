@@ -71,6 +71,10 @@ public final class PeerTransport: @unchecked Sendable {
     var started = false
     /// An ICE restart is under way after a recoverable ICE failure (DTLS and SRTP kept).
     var restarting = false
+    /// An ICE restart's checks have not selected a path yet: the first one they select is
+    /// reported as a move even at the same address (`didMoveTo`), since a peer restarts ICE after
+    /// losing its path, and what was sent meanwhile was lost (I/O thread).
+    var awaitingRestartedPath = false
     /// `true` for a client transport: closing also stops its I/O thread.
     var ownsLoop = false
     /// Made before the peer's SDP: DTLS waits here until `completeNegotiation` (bounded).
@@ -209,6 +213,7 @@ public final class PeerTransport: @unchecked Sendable {
         }
         // A failed transport is no longer routed (`peerTransportDidFinish`): route it again. Its
         // address comes back when ICE selects one.
+        if previous != local.ufrag { awaitingRestartedPath = true }
         if wasFailed || previous != local.ufrag { host?.peerTransport(self, didChangeLocalUfrag: local.ufrag, previous: previous) }
         switch ice {
         case .lite:

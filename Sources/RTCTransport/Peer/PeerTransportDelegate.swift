@@ -19,7 +19,9 @@ public protocol PeerTransportDelegate: AnyObject {
     /// Something happened on the transport's data channels (only with `parameters.sctp`).
     func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event)
     /// ICE moved media to another peer address (`previous` was in use): the peer changed
-    /// networks, and what was sent meanwhile went to the old one.
+    /// networks, and what was sent meanwhile went to the old one. Also the first path an ICE
+    /// restart selects when it is the same address (`address == previous`): the peer restarted
+    /// because its path broke (a link down for a while), and what was sent meanwhile was lost.
     func peerTransport(_ transport: PeerTransport, didMoveTo address: SocketAddress, from previous: SocketAddress)
 }
 

@@ -115,8 +115,9 @@ final class MediaTransport: PeerTransportDelegate {
         router.emit(.transportStateChanged(id, state))
     }
 
-    /// The subscriber moved to another address (an ICE restart after a network change): what was
-    /// sent meanwhile went to the old one, so each video consumer asks for a key frame at once.
+    /// The subscriber moved to another address (an ICE restart after a network change), or its
+    /// ICE restart found its path again: what was sent meanwhile went to the old one or was lost,
+    /// so each video consumer asks for a key frame at once.
     /// Without it a browser waits 3 s for a decodable frame before asking itself.
     func peerTransport(_ transport: PeerTransport, didMoveTo address: SocketAddress, from previous: SocketAddress) {
         let now = MediaClock.now()
