@@ -26,19 +26,28 @@ final class LabMobileCall: @unchecked Sendable {
     /// What the peer decodes of the mobile's video (with frame numbers) and is told.
     let observer = LabObserver(readsFrameNumbers: true)
     private(set) var mobile: LabMobileClient!
+    /// With `relayed`: a coturn in the server's namespace, which the mobile sends all its media
+    /// through (`--ice-transport-policy relay`).
+    private(set) var coturn: TestCoturn?
     private let engine: SRTCEngine
     private var pusher: SDKMediaPusher?
 
-    init() async throws {
+    init(relayed: Bool = false) async throws {
         link = try lab.addNamespace()
+        var serverArguments = ["--app-id", TestServer.appId, "--app-key", TestServer.appKey]
         do {
             client = try lab.addClientNamespace(reaching: link)
+            if relayed {
+                let coturn = try await TestCoturn(address: link.insideAddress, namespace: link.namespace)
+                self.coturn = coturn
+                serverArguments += ["--turn-urls", "turn:\(link.insideAddress):\(coturn.port)?transport=udp", "--turn-secret", coturn.secret]
+            }
         } catch {
+            await coturn?.stop()
             lab.remove()
             throw error
         }
-        server = ServerProcess(arguments: ["--app-id", TestServer.appId, "--app-key", TestServer.appKey],
-                               namespace: link.namespace, host: link.insideAddress)
+        server = ServerProcess(arguments: serverArguments, namespace: link.namespace, host: link.insideAddress)
         engine = LabCall.engine(bindAddress: link.outsideAddress)
         peer = try engine.createChannel()
         peer.delegates.add(delegate: observer)
@@ -51,7 +60,8 @@ final class LabMobileCall: @unchecked Sendable {
             try await peer.publishLocalTrack(video)
             try await peer.publishLocalTrack(audio)
             pusher = try SDKMediaPusher(video: video, audio: audio, width: 320, height: 180, fps: 15)
-            mobile = try LabMobileClient(link: client, url: server.httpBase, token: LabCall.token(uid: "m", channel: "lab"), clock: observer)
+            mobile = try LabMobileClient(link: client, url: server.httpBase, token: LabCall.token(uid: "m", channel: "lab"), clock: observer,
+                                         arguments: relayed ? ["--ice-transport-policy", "relay"] : [])
         } catch {
             await end()
             throw error
@@ -64,6 +74,7 @@ final class LabMobileCall: @unchecked Sendable {
         await mobile?.stop()
         await peer.leave()
         await server.stop()
+        await coturn?.stop()
         lab.remove()
     }
 
@@ -91,11 +102,11 @@ final class LabMobileClient: Sendable {
     private let process: ChildProcess
     private let lines = Mutex<[(time: Double, text: String)]>([])
 
-    init(link: NetworkLab.ClientLink, url: String, token: String, clock: LabObserver) throws {
+    init(link: NetworkLab.ClientLink, url: String, token: String, clock: LabObserver, arguments extra: [String] = []) throws {
         let srtc = (ServerProcess.binaryPath as NSString).deletingLastPathComponent + "/srtc"
         let arguments = link.command([srtc, "join", "--url", url, "--token", token, "--size", "320x180", "--fps", "15",
                                       "--pattern-start", String(LabMobileCall.mobileFirstNumber), "--layer", "camera_big",
-                                      "--stats-interval", "0.1"])
+                                      "--stats-interval", "0.1"] + extra)
         process = try ChildProcess(arguments[0], Array(arguments.dropFirst()), pipeOutput: true, standardError: .output)
         guard let output = process.output else { return }
         let reader = Thread { [weak self] in

@@ -17,16 +17,45 @@ struct NetworkLabAddressTests {
     @Test func aClientWhoseAddressChangesKeepsItsCallAndMediaComesBack() async throws {
         try await withMobileCall { call in
             try await call.waitForMediaBothWays()
-            try await Task.sleep(for: .seconds(2))
-            let movedAt = call.observer.elapsed
-            let old = call.lab.clientAddress(call.client)
-            let new = try call.lab.moveClient(call.client)
-            try await call.waitForProgress(after: movedAt, frames: 30, timeout: 20)
-            try await Task.sleep(for: .seconds(1))
-            let figures = Figures(call, since: movedAt, from: movedAt)
+            let (old, new, figures) = try await Self.move(call)
             print("network lab, address change \(old) → \(new):\n  \(figures)")
             figures.expectSameSession()
         }
+    }
+
+    /// The mobile sends all its media through coturn (relay only). Its allocations belong to
+    /// its old address: after the move its ICE restart finds them gone (a Refresh answered 437
+    /// Allocation Mismatch) and allocates again from the new address.
+    @Test func aRelayedClientWhoseAddressChangesAllocatesAgainAndKeepsItsCall() async throws {
+        try await withMobileCall(relayed: true) { call in
+            let coturn = try #require(call.coturn)
+            try await call.waitForMediaBothWays()
+            let allocationsBefore = Self.allocations(coturn)
+            #expect(allocationsBefore >= 2, "both transports through the relay: \(coturn.log.suffix(800))")
+            let (old, new, figures) = try await Self.move(call)
+            let allocationsAfter = Self.allocations(coturn)
+            print("network lab, a relayed client's address change \(old) → \(new) (coturn allocations \(allocationsBefore) → \(allocationsAfter)):\n  \(figures)")
+            figures.expectSameSession()
+            #expect(allocationsAfter >= allocationsBefore + 2, "new allocations from the new address: \(coturn.log.suffix(1200))")
+            #expect(coturn.log.contains("REFRESH processed, error 437"), "the old allocations were refused from the new address")
+        }
+    }
+
+    /// Moves the mobile to a new address 2 s into a call whose media flows, and returns what both
+    /// sides saw once each decoded 30 frames more.
+    static func move(_ call: LabMobileCall) async throws -> (old: String, new: String, figures: Figures) {
+        try await Task.sleep(for: .seconds(2))
+        let movedAt = call.observer.elapsed
+        let old = call.lab.clientAddress(call.client)
+        let new = try call.lab.moveClient(call.client)
+        try await call.waitForProgress(after: movedAt, frames: 30, timeout: 20)
+        try await Task.sleep(for: .seconds(1))
+        return (old, new, Figures(call, since: movedAt, from: movedAt))
+    }
+
+    /// Allocations coturn granted (its verbose log names each successful ALLOCATE).
+    static func allocations(_ coturn: TestCoturn) -> Int {
+        coturn.log.components(separatedBy: "\n").filter { $0.contains("ALLOCATE processed, success") }.count
     }
 
     @Test func aCallResumesAfterTheClientsLinkIsDownFor10Seconds() async throws {
@@ -97,8 +126,8 @@ struct NetworkLabAddressTests {
 }
 
 /// Runs `body` on a new mobile call and ends the call whether it passed or threw.
-private func withMobileCall(_ body: (LabMobileCall) async throws -> Void) async throws {
-    let call = try await LabMobileCall()
+private func withMobileCall(relayed: Bool = false, _ body: (LabMobileCall) async throws -> Void) async throws {
+    let call = try await LabMobileCall(relayed: relayed)
     do {
         try await body(call)
         await call.end()
@@ -108,6 +137,7 @@ private func withMobileCall(_ body: (LabMobileCall) async throws -> Void) async 
         let notes = output.filter { !$0.text.hasPrefix(" ") && !$0.text.hasPrefix("--") } + output.suffix(6)
         print("the peer was told: \(call.observer.membership)\nthe mobile client printed:\n"
             + notes.map { "  \(fmt($0.time)) \($0.text)" }.joined(separator: "\n"))
+        if let coturn = call.coturn { print("coturn's log:\n" + coturn.log.suffix(6000)) }
         await call.end()
         throw error
     }

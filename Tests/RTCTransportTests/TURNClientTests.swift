@@ -70,6 +70,59 @@ import TestRandom
             == [.failed("TURN Refresh refused: 403 Forbidden")])
     }
 
+    /// A client allocated and bound to `peer` (channel 0x4000), and the key its requests are signed with.
+    static func allocated(relayed: SocketAddress) throws -> (TURNClient, [UInt8]) {
+        var client = TURNClient(server: server)
+        let first = try sent(client.start(now: .now))
+        _ = client.bind(peer: peer, now: .now)
+        let signed = try sent(deliver(answer(first, .errorResponse, [.errorCode(401, reason: "Unauthorized"),
+                                                                    .text(STUNAttribute.realm, "srtc.test"), .text(STUNAttribute.nonce, "n0nce")], key: nil), to: &client))
+        let key = STUNMessage.longTermKey(username: server.username, realm: "srtc.test", password: "secret")
+        let bind = try sent(Array(deliver(success(signed, relayed: relayed, key: key), to: &client).dropFirst()))
+        _ = try deliver(answer(bind, .successResponse, [], key: key), to: &client)
+        return (client, key)
+    }
+
+    static func success(_ allocate: STUNMessage, relayed: SocketAddress, key: [UInt8]) -> [UInt8] {
+        answer(allocate, .successResponse, [STUNAttribute(type: STUNAttribute.xorRelayedAddress,
+            value: STUNAttribute.xorMappedAddress(relayed.stunAddress, transactionID: allocate.transactionID).value), .lifetime(seconds: 600)], key: key)
+    }
+
+    /// After an ICE restart (the device may have a new address) the allocation is checked with a
+    /// Refresh: 437 from the new 5-tuple means a new allocation, whose channels are bound again.
+    @Test func aRestartRefreshesTheAllocationAndAllocatesAgainFromANewAddress() throws {
+        let first = SocketAddress(ip: "192.0.2.1", port: 49_160)!
+        var (client, key) = try Self.allocated(relayed: first)
+        #expect(client.channel(for: Self.peer) == 0x4000)
+
+        // Same address: the Refresh is answered, the allocation and its channel stay.
+        var same = client
+        let refresh = try Self.sent(same.revalidate(now: .now))
+        #expect(refresh.type.method == STUNMessageType.refreshMethod && refresh.username == Self.server.username)
+        #expect(try Self.deliver(Self.answer(refresh, .successResponse, [.lifetime(seconds: 600)], key: key), to: &same).isEmpty)
+        #expect(same.state == .allocated && same.channel(for: Self.peer) == 0x4000 && same.relayedAddress == first)
+
+        // A new address: 437, so a signed Allocate goes out and the old channel is gone.
+        let check = try Self.sent(client.revalidate(now: .now))
+        let mismatch = Self.answer(check, .errorResponse, [.errorCode(437, reason: "Allocation Mismatch")], key: nil)
+        let allocate = try Self.sent(Self.deliver(mismatch, to: &client))
+        #expect(allocate.type.method == STUNMessageType.allocateMethod && allocate.text(STUNAttribute.nonce) == "n0nce")
+        #expect(client.state == .allocating && client.channel(for: Self.peer) == nil && client.relayedAddress == nil)
+        let second = SocketAddress(ip: "192.0.2.1", port: 49_777)!
+        #expect(try Self.deliver(Self.success(allocate, relayed: second, key: key), to: &client) == [.allocated(second)])
+        // The peer's channel is asked for again on demand.
+        let bind = try Self.sent(client.bind(peer: Self.peer, now: .now))
+        #expect(try Self.deliver(Self.answer(bind, .successResponse, [], key: key), to: &client) == [.channelBound(peer: Self.peer, channel: 0x4000)])
+
+        // A client that had failed starts over.
+        var failed = TURNClient(server: Self.server)
+        var now = ContinuousClock.now
+        _ = failed.start(now: now)
+        while failed.state != .failed { now += .seconds(1); _ = failed.tick(now: now) }
+        let again = try Self.sent(failed.revalidate(now: now))
+        #expect(again.type.method == STUNMessageType.allocateMethod && failed.state == .allocating)
+    }
+
     @Test func anUnansweredAllocateFailsAfterItsRetransmissions() throws {
         var client = TURNClient(server: Self.server)
         var now = ContinuousClock.now

@@ -15,6 +15,15 @@ extension PeerTransport {
         performTURN(actions, now: now)
     }
 
+    /// An ICE restart: the allocation may belong to an address the device no longer has
+    /// (`TURNClient.revalidate`).
+    func revalidateRelay(now: ContinuousClock.Instant) {
+        guard var client = turn else { return }
+        let actions = client.revalidate(now: now)
+        turn = client
+        performTURN(actions, now: now)
+    }
+
     func tickRelay(now: ContinuousClock.Instant) {
         guard var client = turn else { return }
         let actions = client.tick(now: now)

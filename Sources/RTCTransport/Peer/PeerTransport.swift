@@ -219,6 +219,7 @@ public final class PeerTransport: @unchecked Sendable {
         case .lite:
             ice = .lite(ICELiteResponder(local: local, remote: remote))
         case .controlling:
+            revalidateRelay(now: now)
             var agent = ICEControllingAgent(local: local, remote: remote,
                                             remoteCandidates: remoteCandidates.isEmpty ? parameters.remoteCandidates : remoteCandidates,
                                             localFamily: io.socket.localAddress.family, relay: turn != nil,

@@ -47,6 +47,8 @@ public struct TURNClient: Sendable {
 
     private enum Purpose: Sendable, Equatable {
         case allocate, refresh, channelBind(peer: SocketAddress, channel: UInt16)
+        /// A Refresh after the client's path may have moved (`revalidate`).
+        case revalidate
     }
 
     private struct Transaction: Sendable {
@@ -80,6 +82,37 @@ public struct TURNClient: Sendable {
         guard state == .idle else { return [] }
         state = .allocating
         return [request(.allocate, now: now)]
+    }
+
+    /// The client's path may have moved (an ICE restart after its address changed): an
+    /// allocation belongs to the 5-tuple that made it (RFC 8656 §2.2), and one made from an
+    /// address the device no longer has cannot be used or refreshed from the new one. A Refresh
+    /// tells: answered, the allocation and its channels stay; refused with 437 (Allocation
+    /// Mismatch, §7.3: no allocation for this 5-tuple), the client allocates again and binds
+    /// channels again as they are asked for. A client that had failed starts over.
+    public mutating func revalidate(now: ContinuousClock.Instant) -> [Action] {
+        switch state {
+        case .idle: return []
+        case .failed:
+            state = .idle
+            resetAllocation()
+            return start(now: now)
+        case .allocating: return []
+        case .allocated: return [request(.revalidate, now: now)]
+        }
+    }
+
+    /// Forgets the allocation and its channels (the credentials' realm and nonce stay).
+    private mutating func resetAllocation() {
+        relayedAddress = nil
+        transactions.removeAll()
+        bound.removeAll()
+        peers.removeAll()
+        wanted.removeAll()
+        nextChannel = TURNChannelData.channelRange.lowerBound
+        refreshAt = nil
+        channelRefreshAt = nil
+        authRetries = 0
     }
 
     /// Asks for a channel to `peer` (sent once the allocation exists). Idempotent.
@@ -130,7 +163,7 @@ public struct TURNClient: Sendable {
             let waiting = wanted
             for (peer, channel) in waiting { actions.append(request(.channelBind(peer: peer, channel: channel), now: now)) }
             return actions
-        case .refresh:
+        case .refresh, .revalidate:
             scheduleRefresh(lifetime: message.lifetimeSeconds, now: now)
             return []
         case .channelBind(let peer, let channel):
@@ -147,7 +180,7 @@ public struct TURNClient: Sendable {
         for (id, var t) in transactions where t.nextSend <= now {
             if t.transmissions >= maxTransmissions {
                 transactions[id] = nil
-                if t.purpose == .allocate || t.purpose == .refresh {
+                if t.purpose == .allocate || t.purpose == .refresh || t.purpose == .revalidate {
                     state = .failed
                     transactions.removeAll()
                     return actions + [.failed("the TURN server did not answer")]
@@ -184,7 +217,12 @@ public struct TURNClient: Sendable {
             return [request(t.purpose, now: now)]
         }
         switch t.purpose {
-        case .allocate, .refresh:
+        case .revalidate where code == 437:
+            // The allocation was made from another address: a new one from this 5-tuple.
+            resetAllocation()
+            state = .allocating
+            return [request(.allocate, now: now)]
+        case .allocate, .refresh, .revalidate:
             state = .failed
             transactions.removeAll()
             return [.failed("TURN \(t.purpose == .allocate ? "Allocate" : "Refresh") refused: \(code) \(message.errorCode?.reason ?? "")")]
@@ -207,7 +245,7 @@ public struct TURNClient: Sendable {
         case .allocate:
             method = STUNMessageType.allocateMethod
             attributes.append(.requestedTransportUDP)
-        case .refresh:
+        case .refresh, .revalidate:
             method = STUNMessageType.refreshMethod
             attributes.append(.lifetime(seconds: 600))
         case .channelBind(let peer, let channel):

@@ -82,11 +82,13 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
 
     /// The server address this transport's packets go to, when its socket is bound to the wildcard
     /// address and so follows the host's routes (`NetworkPathWatcher`): the first UDP candidate of
-    /// the socket's family, the one ICE checks first. Nil for a socket bound to one address (its
-    /// source cannot move) and for a relayed-only transport.
+    /// the socket's family, the one ICE checks first, or for a relayed-only transport its TURN
+    /// server (its restart then checks the allocation, `TURNClient.revalidate`). Nil for a socket
+    /// bound to one address (its source cannot move).
     var movableServerAddress: SocketAddress? {
         let local = peer.localAddress
-        guard local.high == 0, local.low == 0, !peer.parameters.relayOnly else { return nil }
+        guard local.high == 0, local.low == 0 else { return nil }
+        if peer.parameters.relayOnly { return peer.parameters.turnServer?.address }
         return remote.candidates.first { !$0.isTCP && $0.component == 1 && $0.address.family == local.family }?.address
     }
 
