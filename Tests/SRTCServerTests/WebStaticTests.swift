@@ -31,6 +31,8 @@ import SRTCTestSupport
             try fm.createDirectory(atPath: web + "/meet", withIntermediateDirectories: true)
             try Data("<!doctype html><title>meet</title>".utf8).write(to: URL(fileURLWithPath: web + "/meet/index.html"))
             try Data("export const app = 3;\n".utf8).write(to: URL(fileURLWithPath: web + "/meet/app.js"))
+            try fm.createDirectory(atPath: web + "/play", withIntermediateDirectories: true)
+            try Data("<!doctype html><title>play</title>".utf8).write(to: URL(fileURLWithPath: web + "/play/index.html"))
             try Data("TOP SECRET".utf8).write(to: URL(fileURLWithPath: base + "/secret.txt"))
             try Data("<!doctype html><title>demo</title>".utf8).write(to: URL(fileURLWithPath: web + "/index.html"))
             try Data("export const v = 1;\n".utf8).write(to: URL(fileURLWithPath: web + "/srtc.js"))
@@ -88,6 +90,8 @@ import SRTCTestSupport
         ("/meet/", "text/html; charset=utf-8", "<!doctype html><title>meet</title>"),
         ("/meet/?room=123456789", "text/html; charset=utf-8", "<!doctype html><title>meet</title>"),
         ("/meet/app.js", "text/javascript; charset=utf-8", "export const app = 3;\n"),
+        ("/play/", "text/html; charset=utf-8", "<!doctype html><title>play</title>"),
+        ("/play/?endpoint=/whep/v1/c/u&token=t", "text/html; charset=utf-8", "<!doctype html><title>play</title>"),
         ("/sdk/meet/app.js", "text/javascript; charset=utf-8", "export const app = 3;\n"),
     ])
     func filesAreServedWithTheirType(_ target: String, _ type: String, _ body: String) throws {
@@ -113,7 +117,7 @@ import SRTCTestSupport
     }
 
     @Test(arguments: ["/healthz", "/metrics", "/server/v1/channel/grant", "/rtc/v1/ws", "/srtc.js", "/demo.css", "/index.html", "/sdk", "/a/sdk/srtc.js",
-                      "/meeting", "/meetx/app.js", "/a/meet/app.js"])
+                      "/meeting", "/meetx/app.js", "/a/meet/app.js", "/player", "/playx/index.html", "/whep/v1/c/u"])
     func pathsOutsideTheStaticSpaceAreLeftToTheRouter(_ path: String) {
         #expect(get(path) == nil)
     }

@@ -7,8 +7,9 @@ import Glibc
 
 /// Serves the files of one directory (the web SDK and the demo page) read-only.
 ///
-/// URL space: `/` is `index.html`; `/sdk/<path>` is any file under the directory; `/meet` and
-/// `/meet/` are the meeting app `meet/index.html`, `/meet/<path>` its files under `meet/`. Every
+/// URL space: `/` is `index.html`; `/sdk/<path>` is any file under the directory; each app of
+/// `apps` (`/meet`, the meeting app; `/play`, the WHEP player) is its `index.html` at `/meet` and
+/// `/meet/`, and its files under `meet/` at `/meet/<path>`. Every
 /// other path is not static and goes to the API router. A path is refused when it holds
 /// `.` or `..` segments, empty segments (which would make it absolute), backslashes, control
 /// characters or bad percent-encoding; a file is not found when it is hidden (`.name`), not a
@@ -71,12 +72,18 @@ struct StaticFiles: Sendable {
     static func staticTarget(_ path: Substring) -> Substring? {
         if path == "/" { return "index.html" }
         if path.hasPrefix("/sdk/") { return path.dropFirst(5) }
-        // The meeting app: its page and files live in `meet/` (a `/meet/<room number>` link is a
+        // An app: its page and files live in its folder (a `/meet/<room number>` link is a
         // query, `/meet/?room=…`, so every path under `/meet/` is a file).
-        if path == "/meet" || path == "/meet/" { return "meet/index.html" }
-        if path.hasPrefix("/meet/") { return path.dropFirst(1) }
+        for app in apps {
+            if path.dropFirst() == app || path.dropFirst().dropLast() == app && path.hasSuffix("/") { return Substring(app + "/index.html") }
+            if path.hasPrefix("/" + app + "/") { return path.dropFirst(1) }
+        }
         return nil
     }
+
+    /// The pages served with their files from a folder of the same name: the meeting app and the
+    /// WHEP player (docs/ingress.md, "The WHEP player page").
+    static let apps = ["meet", "play"]
 
     /// Decodes and checks a relative path; the result has only plain, non-empty segments.
     static func relativePath(_ encoded: Substring) throws(StaticFileError) -> String {

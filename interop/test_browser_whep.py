@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""The WHEP player page in Chromium (issue 32, docs/ingress.md "The WHEP player page"): `/play/` speaks
+only WHEP (`web/play/whep-player.js`: one POST of an offer, the answer, a DELETE at the end), no SRTC
+signaling. A Swift participant (`srtc join`) publishes a numbered test pattern and a tone; the page
+plays its camera and microphone, then a composite of the channel (the egress worker's mix), reading
+the frame numbers out of the pixels it shows. Checked too: the player is a user of the channel while
+it plays and leaves on stop; a bad token and an unknown uid are refused with the documented statuses.
+"""
+import os
+import sys
+import time
+from urllib.parse import quote
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srtc_test_support import Tab, expect, ok, reexec_in_loopback_namespace, run_browser_bot_test, wait_until  # noqa: E402
+from test_browser_h264 import PATTERN_READER_JS  # noqa: E402
+
+CHANNEL = "whepplay"
+WAIT = 30
+
+# Reads the pattern number of every frame the page's <video> shows into `window.readFrames`.
+READER_JS = PATTERN_READER_JS + """
+const done = arguments[0];
+const video = document.getElementById('video');
+window.readFrames = [];
+const shown = () => {
+  window.readFrames.push({n: window.readPatternNumber(video), w: video.videoWidth, h: video.videoHeight});
+  video.requestVideoFrameCallback(shown);
+};
+video.requestVideoFrameCallback(shown);
+done(true);
+"""
+
+AUDIO_JS = """
+const done = arguments[0];
+window.player.peerConnection.getStats().then((report) => {
+  let packets = 0;
+  report.forEach((r) => { if (r.type === 'inbound-rtp' && r.kind === 'audio') packets += r.packetsReceived || 0; });
+  done({packets});
+}).catch((e) => done({error: String(e)}));
+"""
+
+# The strongest frequency of the page's audio (WebAudio on the played stream), Hz.
+TONE_JS = """
+const done = arguments[0];
+if (!window.analyser) {
+  const context = new AudioContext();
+  const stream = new MediaStream(document.getElementById('video').srcObject.getAudioTracks());
+  window.analyser = context.createAnalyser();
+  window.analyser.fftSize = 8192;
+  context.createMediaStreamSource(stream).connect(window.analyser);
+  window.audioContext = context;
+}
+const bins = new Float32Array(window.analyser.frequencyBinCount);
+window.analyser.getFloatFrequencyData(bins);
+let best = 0;
+for (let i = 1; i < bins.length; i++) if (bins[i] > bins[best]) best = i;
+done({hz: best * window.audioContext.sampleRate / window.analyser.fftSize, db: bins[best], state: window.audioContext.state});
+"""
+
+
+def users(server):
+    status, body = server.call("POST", "/server/v1/channel/users", {"channel": CHANNEL})
+    return [u["uid"] for u in body.get("users", [])] if status == 200 else []
+
+
+def open_player(driver, server, endpoint, token):
+    """Opens `/play/` on `endpoint` and returns the tab once the player started or failed."""
+    driver.get(f"{server.base}/play/?endpoint={quote(endpoint)}&token={quote(token)}")
+    tab = Tab(driver, driver.current_window_handle, "player")
+    wait_until(lambda: tab.run("return window.playerState") != "starting", f"the player on {endpoint} starts or fails", WAIT)
+    return tab
+
+
+def read_numbers(tab, what, count=30):
+    tab.run_async(READER_JS)
+    wait_until(lambda: len([f for f in tab.run("return window.readFrames") if f["n"] is not None]) >= count,
+               f"{count} readable frames of {what}", WAIT)
+    frames = tab.run("return window.readFrames")
+    numbers = [f["n"] for f in frames if f["n"] is not None]
+    expect(numbers == sorted(numbers) and len(set(numbers)) == len(numbers),
+           f"the page shows {what}: {len(numbers)} frames numbered in order ({numbers[:3]}…{numbers[-3:]}), "
+           f"{frames[-1]['w']}×{frames[-1]['h']}")
+    return frames
+
+
+def run(server, driver, bot):
+    viewer = server.channel_token(CHANNEL, "viewer", permissions={"publish": False})
+    wait_until(lambda: "swiftbot" in users(server), "the Swift participant in the channel", WAIT)
+
+    # Refusals first, on the page itself: the statuses docs/ingress.md gives.
+    tab = open_player(driver, server, f"/whep/v1/{CHANNEL}/swiftbot", "not-a-token")
+    error = tab.run("return window.playerError") or {}
+    expect(tab.run("return window.playerState") == "error" and error.get("status") == 401,
+           f"a bad token is refused: 401 ({error})")
+    tab = open_player(driver, server, f"/whep/v1/{CHANNEL}/nobody", viewer)
+    error = tab.run("return window.playerError") or {}
+    expect(error.get("status") == 404 and error.get("code") == 40401, f"an unknown uid: 404 not_found ({error})")
+
+    # The Swift participant's camera and microphone.
+    tab = open_player(driver, server, f"/whep/v1/{CHANNEL}/swiftbot", viewer)
+    expect(tab.run("return window.playerState") == "playing", f"the page plays the Swift participant ({tab.run('return window.playerError')})")
+    read_numbers(tab, "the Swift participant's camera")
+    wait_until(lambda: tab.run_async(AUDIO_JS).get("packets", 0) > 50, "the microphone's packets", WAIT)
+    tab.run_async(TONE_JS)
+    wait_until(lambda: abs(tab.run_async(TONE_JS)["hz"] - 440) < 15, "the microphone's 440 Hz tone in the page's audio", WAIT)
+    ok(f"the page hears the microphone's tone ({tab.run_async(TONE_JS)})")
+    expect("viewer" in users(server), "the player is a user of the channel while it plays")
+    tab.run_async("const done = arguments[0]; window.player.stop().then(() => done(true), (e) => done(String(e)));")
+    wait_until(lambda: "viewer" not in users(server), "the player leaves the channel on stop (DELETE)", WAIT)
+    ok("the player left the channel when it stopped (its DELETE)")
+
+    # A composite of the channel: 404 until the egress worker publishes, then its mix.
+    status, body = server.call("POST", "/server/v1/channel/composite/start",
+                               {"channel": CHANNEL, "uid": "mix", "width": 320, "height": 180, "frame_rate": 30})
+    expect(status == 200, f"a composite of the channel started ({status} {body})")
+    deadline = time.time() + WAIT
+    tab = open_player(driver, server, f"/whep/v1/{CHANNEL}/composite/mix", viewer)
+    while tab.run("return window.playerState") != "playing" and time.time() < deadline:
+        time.sleep(0.5)
+        tab = open_player(driver, server, f"/whep/v1/{CHANNEL}/composite/mix", viewer)
+    expect(tab.run("return window.playerState") == "playing", f"the page plays the composite ({tab.run('return window.playerError')})")
+    frames = read_numbers(tab, "the composite (the Swift participant's picture in it)")
+    expect(frames[-1]["w"] == 320 and frames[-1]["h"] == 180, f"the composite's size: {frames[-1]['w']}×{frames[-1]['h']}")
+    server.call("POST", "/server/v1/channel/composite/stop", {"channel": CHANNEL, "uid": "mix"})
+
+
+def main():
+    reexec_in_loopback_namespace(__file__)
+    return run_browser_bot_test("The WHEP player page", run, CHANNEL, "swiftbot",
+                                ("--size", "320x180", "--stats-interval", "1", "--duration", "120"), wait_seconds=WAIT)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
