@@ -1,28 +1,30 @@
 import SRTCProtocol
 
-/// One quality report and one quality level per participant, when two media workers measure it.
+/// One quality report and one quality level per participant, when two routers measure it.
 ///
-/// A participant whose subscriptions another worker serves (`PipedParticipantMedia`) has its
-/// publish transport on the channel's router and its subscribe transport on the far worker's
-/// router. Each router reports what its own transports saw, every interval, and keeps its own
-/// level: without this, such a participant got two `quality_report`s per interval (one with
-/// only upstream figures, one with only downstream ones) and `connection_quality` events that
-/// flipped between the two routers' levels. The room passes every report and level change
-/// through here; a participant only one router measures passes unchanged and at once.
+/// A participant whose subscriptions another media worker serves (`PipedParticipantMedia`), or
+/// another node (`EdgeParticipantMedia`), has its publish transport on the channel's router and
+/// its subscribe transport on the serving router. Each router reports what its own transports
+/// saw, every interval, and keeps its own level: without this, such a participant got two
+/// `quality_report`s per interval (one with only upstream figures, one with only downstream
+/// ones) and `connection_quality` events that flipped between the two routers' levels. The room
+/// (another worker) and `EdgeClients` (another node) pass every report and level change through
+/// here; a participant only one router measures passes unchanged and at once.
 ///
 /// For a piped participant, the two halves of an interval are merged when both arrived. A half
 /// that arrives a second time before the other (the participant has no transport on that
 /// router: a viewer that never published) goes out alone, so such a participant gets one report
 /// per interval, one interval late.
 struct QualityReportMerger {
-    /// Which router measured.
-    enum Source: Int { case channel, servingWorker }
+    /// Which router measured: the channel's, or the one that serves the participant's
+    /// subscriptions on another worker or node.
+    enum Source: Int { case channel, serving }
 
     private struct Pending {
         var halves: [QualityReport?] = [nil, nil]
         var levels: [ConnectionQuality?] = [nil, nil]
         var announced: ConnectionQuality?
-        /// A serving worker's report was seen: from then on halves wait for each other.
+        /// A serving router's report was seen: from then on halves wait for each other.
         var piped = false
     }
 
@@ -32,7 +34,7 @@ struct QualityReportMerger {
     mutating func add(_ report: QualityReport, from source: Source) -> [QualityReport] {
         var p = participants[report.uid] ?? Pending()
         defer { participants[report.uid] = p }
-        if source == .servingWorker { p.piped = true }
+        if source == .serving { p.piped = true }
         guard p.piped else { return [report] }
         var out: [QualityReport] = []
         if let earlier = p.halves[source.rawValue] { out.append(earlier) }
@@ -49,7 +51,7 @@ struct QualityReportMerger {
     mutating func add(_ change: ConnectionQualityChange, from source: Source) -> ConnectionQualityChange? {
         var p = participants[change.uid] ?? Pending()
         defer { participants[change.uid] = p }
-        if source == .servingWorker { p.piped = true }
+        if source == .serving { p.piped = true }
         p.levels[source.rawValue] = change.quality
         let level = p.levels.compactMap { $0 }.min() ?? change.quality  // worse is less
         let previous = p.announced ?? change.previous

@@ -12,7 +12,7 @@ enum RoomEvent: Sendable {
     /// The channel's speakers changed (everyone gets the list).
     case activeSpeakers(ActiveSpeakersSnapshot)
     /// One participant's periodic link report (that participant gets it), as one router measured
-    /// it: the channel's, or the worker's that serves the participant's subscriptions
+    /// it: the channel's, or the other worker's that serves the participant's subscriptions
     /// (`QualityReportMerger` makes one of the two).
     case qualityReport(QualityReport, QualityReportMerger.Source)
     /// A participant's quality level changed on one router (everyone gets the worse of them).

@@ -145,9 +145,9 @@ struct WorkerRelayEvents: MediaEventSink {
         case .qualityReport(let report, _) where report.uid.hasPrefix("~"):
             return true
         case .qualityReport(let report, _):
-            return room.post(.qualityReport(report, .servingWorker))
+            return room.post(.qualityReport(report, .serving))
         case .connectionQuality(let change, _):
-            return room.post(.connectionQuality(change, .servingWorker))
+            return room.post(.connectionQuality(change, .serving))
         default:
             return room.post(event)
         }
