@@ -138,6 +138,18 @@ struct MeetingKeyExchangeTests {
         }
     }
 
+    /// What the web SDK's WebCrypto code (web/smeeting/e2ee-meeting.js) sealed as host "alice"
+    /// (RFC 7748's Alice key) to "bob" (RFC 7748's Bob key) at epoch 0, with the code it showed.
+    static let webSealed = "0102008520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6abdd22f6da849167e87d41c89205ae55d5b2891de"
+        + "736dab58656a4a107279f5835a4b0b673b1f94aaacc7f19882dcc5991e4e0a69c4bb3cfd1548ecab80eb3d8b02da548f0416424d29f0488fb1c816460c285"
+        + "c57c28df1e107490796646cdf6e766a0a9de460963cce4c23bbef3666173aa7fb9a9b627b039d8eb028f02a0d4baace378c1137c0f7"
+
+    @Test func aKeySealedByTheWebSDKOpensWithTheSameCode() throws {
+        let bob = MeetingE2EE(keyPair: try X25519KeyPair(privateKey: Encoding.fromHex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")!))
+        let received = try bob.receive(Encoding.fromHex(Self.webSealed)!, from: "alice", myUid: "bob", hostUid: "alice")
+        #expect(received == .keyChanged(SMeetingE2EEStatus(epoch: 0, verificationCode: "0595 1628 3017", members: ["alice", "bob"])))
+    }
+
     @Test func theCodeIsThreeGroupsOfFourDigitsAndCoversTheRoster() {
         let a = MeetingKeyGrant(meetingKey: Self.key, roster: [.init(uid: "a", publicKey: Self.pub)])
         let b = MeetingKeyGrant(meetingKey: Self.key, roster: [.init(uid: "a", publicKey: [UInt8](repeating: 1, count: 32))])

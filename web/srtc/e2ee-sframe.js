@@ -11,7 +11,8 @@ const SENDER_LABEL = 'SRTC E2EE sender ';
 /** Key ids remembered per remote participant (the Swift SDK keeps as many). */
 const KEY_IDS_PER_PARTICIPANT = 4;
 
-function concat(...parts) {
+/** The bytes of `parts` one after the other. */
+export function concat(...parts) {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
   for (const p of parts) { out.set(p, offset); offset += p.length; }
@@ -63,7 +64,8 @@ export function clearLength(codec, bytes) {
   return bytes.length >= n ? n : -1;
 }
 
-async function hkdf(ikm, info, length) {
+/** `length` bytes of HKDF-SHA256 (RFC 5869) of `ikm` with an empty salt and `info`. */
+export async function hkdf(ikm, info, length) {
   const key = await crypto.subtle.importKey('raw', ikm, 'HKDF', false, ['deriveBits']);
   return new Uint8Array(await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info }, key, length * 8));
 }

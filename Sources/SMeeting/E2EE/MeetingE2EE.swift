@@ -14,7 +14,7 @@ import Synchronization
 final class MeetingE2EE: Sendable {
     /// What the channel encrypts with (`Channel.setE2EE`).
     let provider = E2EEKeyProvider.perParticipant()
-    let keyPair = X25519KeyPair()
+    let keyPair: X25519KeyPair
 
     private struct State {
         var epoch: UInt8?
@@ -23,6 +23,11 @@ final class MeetingE2EE: Sendable {
     }
 
     private let state = Mutex(State())
+
+    /// - Parameter keyPair: this stay's key pair (a new random one; tests give RFC 7748's).
+    init(keyPair: X25519KeyPair = X25519KeyPair()) {
+        self.keyPair = keyPair
+    }
 
     /// What a received message changed.
     enum Received: Equatable {
