@@ -19,6 +19,7 @@ export const E2EEMethods = {
   _startKeyExchange(channel) {
     const e2ee = this._e2ee;
     if (!e2ee) return;
+    for (const off of this._e2eeOffs ?? []) off();  // a channel joined again (a resumed or moved session)
     this._e2eeOffs = [channel.on('didReceiveData', (m) => {
       if (m.topic === KEY_TOPIC && !m.encrypted && m.from) this._receiveKeyMessage(e2ee, channel, m.data, m.from);
     })];
