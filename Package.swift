@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
         // IM: accounts' messages, call signalling and notifications, outside channels.
         .target(name: "IMServer", dependencies: ["SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
-        .target(name: "SMeeting", dependencies: ["SRTC", "SMeetingProtocol", "RTCNet"]),
+        .target(name: "SMeeting", dependencies: ["SRTC", "SMeetingProtocol", "RTCNet", "RTCCrypto"]),
         // The load generator of `srtc load-test` and `make bench-sfu`: SDK pieces (package access)
         // sending pre-encoded media, against our server or Janus VideoRoom.
         .target(name: "SRTCLoad", dependencies: ["SRTC", "Processes", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),

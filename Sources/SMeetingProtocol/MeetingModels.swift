@@ -24,10 +24,13 @@ public struct MeetingInfo: Codable, Sendable, Equatable {
     public var endedAt: Int64?
     /// Members who enter wait until a host or co-host admits them.
     public var waitingRoom: Bool
+    /// An end-to-end encrypted meeting (docs/e2ee.md, "E2EE meetings"): true, else absent (nil).
+    public var e2ee: Bool?
 
     public init(meetingId: String, roomNo: String, title: String, type: MeetingType, mode: MeetingMode, attendType: AttendType,
                 password: String?, conferee: [String], hostUid: String, status: MeetingStatus, planTime: Int64?, planDur: Int?,
-                createdAt: Int64, updatedAt: Int64, startedAt: Int64? = nil, endedAt: Int64? = nil, waitingRoom: Bool = false) {
+                createdAt: Int64, updatedAt: Int64, startedAt: Int64? = nil, endedAt: Int64? = nil, waitingRoom: Bool = false,
+                e2ee: Bool = false) {
         self.meetingId = meetingId
         self.roomNo = roomNo
         self.title = title
@@ -45,6 +48,7 @@ public struct MeetingInfo: Codable, Sendable, Equatable {
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.waitingRoom = waitingRoom
+        self.e2ee = e2ee ? true : nil
     }
 }
 
@@ -63,10 +67,13 @@ public struct MeetingCreateReq: Codable, Sendable, Equatable {
     public var planDur: Int?
     /// Members who enter wait until a host or co-host admits them.
     public var waitingRoom: Bool
+    /// End-to-end encrypted (docs/e2ee.md, "E2EE meetings"): the members' clients encrypt every
+    /// frame under a meeting key the host's client makes; fixed for the meeting's life.
+    public var e2ee: Bool
 
     public init(title: String, type: MeetingType = .instant, mode: MeetingMode = .normal, attendType: AttendType = .open,
                 password: String? = nil, conferee: [String]? = nil, planTime: Int64? = nil, planDur: Int? = nil,
-                waitingRoom: Bool = false) {
+                waitingRoom: Bool = false, e2ee: Bool = false) {
         self.title = title
         self.type = type
         self.mode = mode
@@ -76,10 +83,11 @@ public struct MeetingCreateReq: Codable, Sendable, Equatable {
         self.planTime = planTime
         self.planDur = planDur
         self.waitingRoom = waitingRoom
+        self.e2ee = e2ee
     }
 
     private enum CodingKeys: String, CodingKey {
-        case title, type, mode, attendType, password, conferee, planTime, planDur, waitingRoom
+        case title, type, mode, attendType, password, conferee, planTime, planDur, waitingRoom, e2ee
     }
 
     public init(from decoder: any Decoder) throws {
@@ -93,6 +101,7 @@ public struct MeetingCreateReq: Codable, Sendable, Equatable {
         planTime = try c.decodeIfPresent(Int64.self, forKey: .planTime)
         planDur = try c.decodeIfPresent(Int.self, forKey: .planDur)
         waitingRoom = try c.decodeIfPresent(Bool.self, forKey: .waitingRoom) ?? false
+        e2ee = try c.decodeIfPresent(Bool.self, forKey: .e2ee) ?? false
     }
 }
 

@@ -31,11 +31,14 @@ public struct RoomInfo: Codable, Sendable, Equatable {
     public var memberCount: Int
     /// Members who enter wait until a host or co-host admits them.
     public var waitingRoom: Bool
+    /// An end-to-end encrypted meeting (docs/e2ee.md, "E2EE meetings"): true, else absent (nil).
+    public var e2ee: Bool?
 
     public init(meetingId: String, roomNo: String, title: String, hostUid: String, type: MeetingType, mode: MeetingMode,
                 attendType: AttendType, status: MeetingStatus, muteAll: Bool = false, allowSelfUnmute: Bool = true,
                 cameraOffAll: Bool = false, allowSelfOpenCamera: Bool = true, shareDisabled: Bool = false, locked: Bool = false,
-                sharingUid: String? = nil, shareType: Int = 0, startedAt: Int64, memberCount: Int = 0, waitingRoom: Bool = false) {
+                sharingUid: String? = nil, shareType: Int = 0, startedAt: Int64, memberCount: Int = 0, waitingRoom: Bool = false,
+                e2ee: Bool = false) {
         self.meetingId = meetingId
         self.roomNo = roomNo
         self.title = title
@@ -55,6 +58,7 @@ public struct RoomInfo: Codable, Sendable, Equatable {
         self.startedAt = startedAt
         self.memberCount = memberCount
         self.waitingRoom = waitingRoom
+        self.e2ee = e2ee ? true : nil
     }
 }
 

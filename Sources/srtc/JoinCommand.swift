@@ -27,7 +27,8 @@ enum JoinCommand {
     Receiving: every remote track is subscribed (video at --layer) and, with --record DIR, written
     to DIR/<uid>-<desc>-<track>.y4m / .wav. Statistics print every --stats-interval seconds (2),
     with the frame number of the last picture when it is another bot's test pattern.
-    Data messages print as they arrive; --echo-data sends each back to its sender (same channel, topic).
+    Data messages print as they arrive; --echo-data sends each back to its sender (same channel, topic;
+    an end-to-end encrypted one decrypted with --e2ee-key and sent back encrypted).
     Runs for --duration seconds, or until interrupted (Ctrl-C), then leaves.
     --ice-transport-policy relay sends all media through the TURN server the join response names.
     --video-codec h264 publishes video in H.264 (OpenH264), vp9 in VP9 (libvpx, profile 0) instead of

@@ -36,9 +36,11 @@ final class JoinRecorder: ChannelDelegate, @unchecked Sendable {
     }
     func channel(_ channel: Channel, didReceiveCustomMessage message: CustomMessage) { say("message from \(message.from ?? "backend"): \(message.data)") }
     func channel(_ channel: Channel, didReceiveData message: DataMessage) {
-        say("data from \(message.from ?? "backend") (\(message.reliable ? "reliable" : "lossy"), topic \(message.topic ?? "-")): \(message.data.count) bytes")
+        say("data from \(message.from ?? "backend") (\(message.reliable ? "reliable" : "lossy")\(message.encrypted ? ", encrypted" : ""), "
+            + "topic \(message.topic ?? "-")): \(message.data.count) bytes")
         guard echoData, let from = message.from else { return }
-        do { try channel.publishData(message.data, reliable: message.reliable, to: [from], topic: message.topic) } catch {
+        // An encrypted message goes back encrypted: the sender reads it only with the key.
+        do { try channel.publishData(message.data, reliable: message.reliable, to: [from], topic: message.topic, encrypted: message.encrypted) } catch {
             say("echo failed: \(error)")
         }
     }
@@ -47,6 +49,9 @@ final class JoinRecorder: ChannelDelegate, @unchecked Sendable {
     }
     func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo) { say("\(info.uid)/\(info.trackId) now \(info.layer) (\(info.cause))") }
     func channel(_ channel: Channel, e2eeStateChanged uid: String, state: E2EEState) { say("e2ee: \(uid)'s media: \(state.rawValue)") }
+    func channel(_ channel: Channel, didFailToDecryptData failure: DataDecryptionFailure) {
+        say("e2ee: data from \(failure.from) (topic \(failure.topic ?? "-")) not decrypted: \(failure.reason.rawValue)")
+    }
 
     func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
         say("\(user.uid) published \(track.kind.rawValue) '\(track.desc)' (\(track.id))")

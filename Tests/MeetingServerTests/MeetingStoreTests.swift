@@ -22,12 +22,12 @@ import Testing
         let database = try await kind.open()
         #expect(try MeetingMigrations.apply(to: database) == 0)
         #expect(try MeetingMigrations.apply(to: database) == MeetingMigrations.latestVersion)
-        #expect(try MeetingMigrations.currentVersion(of: database) == 2)
+        #expect(try MeetingMigrations.currentVersion(of: database) == 3)
         // The server's own schema version is untouched: both live in one database.
         try Migrations.server.apply(to: database)
         #expect(try Migrations.server.currentVersion(of: database) == Migrations.server.latestVersion)
         try database.query("INSERT INTO meeting_schema (version) VALUES (99)")
-        #expect(throws: DatabaseError.schemaTooNew(found: 99, supported: 2)) { try MeetingMigrations.apply(to: database) }
+        #expect(throws: DatabaseError.schemaTooNew(found: 99, supported: 3)) { try MeetingMigrations.apply(to: database) }
     }
 
     @Test(arguments: TestStore.allCases)
@@ -35,13 +35,13 @@ import Testing
         let store = try await makeStore(kind)
         let m = try store.create(appId: Self.app, hostUid: "alice", MeetingCreateReq(
             title: "Weekly", type: .appointment, mode: .training, attendType: .password, password: "1234",
-            conferee: ["bob", "carol", "bob"], planTime: 1_767_300_000, planDur: 45))
+            conferee: ["bob", "carol", "bob"], planTime: 1_767_300_000, planDur: 45, e2ee: true))
         #expect(m.meetingId.hasPrefix("MT") && m.meetingId.count == 20)
         #expect(m.roomNo.count == 9 && m.roomNo.allSatisfy(\.isNumber) && m.roomNo.first != "0")
         #expect(m.title == "Weekly" && m.type == .appointment && m.mode == .training && m.attendType == .password)
         #expect(m.password == "1234" && m.conferee == ["bob", "carol"] && m.hostUid == "alice")
         #expect(m.status == .scheduled && m.planTime == 1_767_300_000 && m.planDur == 45)
-        #expect(m.createdAt == 1_767_225_600 && m.updatedAt == 1_767_225_600 && m.startedAt == nil)
+        #expect(m.createdAt == 1_767_225_600 && m.updatedAt == 1_767_225_600 && m.startedAt == nil && m.e2ee == true)
         #expect(try store.meeting(appId: Self.app, roomNo: m.roomNo) == m)
         #expect(try store.meeting(appId: Self.app, meetingId: m.meetingId) == m)
         // Another app does not see it.

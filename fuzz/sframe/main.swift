@@ -1,7 +1,7 @@
 // libFuzzer target: end-to-end encrypted frames (docs/e2ee.md), which reach a receiver from any
 // sender in a channel. Any input: no trap; a header that parses writes back to exactly its bytes;
 // decrypting it as an SFrame ciphertext and as a VP8 or Opus E2EE frame either fails with an
-// SFrameError and appends nothing, or (with the fuzzer's key) opens and re-encrypts to the input.
+// SFrameError and appends nothing (as a data message too), or (with the fuzzer's key) opens and re-encrypts to the input.
 import RTCMedia
 
 private let baseKey: [UInt8] = Array(0..<16)
@@ -32,6 +32,12 @@ public func fuzzSFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if (try? E2EEFrame.decrypt(input, codec: codec, with: decryptor, appendingTo: &frame)) == nil {
             precondition(frame.isEmpty, "a failed frame decryption appended bytes")
         }
+    }
+    // An encrypted data message (docs/e2ee.md, "Data messages"), with an empty and a short topic.
+    for topic: [UInt8] in [[], Array("chat".utf8)] {
+        var payload: [UInt8] = []
+        let opened = topic.withUnsafeBytes { (try? E2EEData.decrypt(input, topic: $0, with: decryptor, appendingTo: &payload)) != nil }
+        precondition(opened || payload.isEmpty, "a failed data decryption appended bytes")
     }
     return 0
 }

@@ -95,12 +95,13 @@ $('start-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const password = $('start-password').value.trim();
   const waitingRoom = $('start-waiting').checked;
+  const e2ee = $('start-e2ee').checked;
   const mode = $('start-mode').value;
   const title = $('start-title-input').value.trim() || `${meeting.currentNickname}'s meeting`;
   const error = $('start-error');
   $('start-button').disabled = true;
   try {
-    const info = await meeting.createRoom({ title, type: MeetingType.instant, attendType: password ? AttendType.password : AttendType.open, password: password || undefined, waitingRoom, mode });
+    const info = await meeting.createRoom({ title, type: MeetingType.instant, attendType: password ? AttendType.password : AttendType.open, password: password || undefined, waitingRoom, mode, ...(e2ee ? { e2ee } : {}) });
     await enter({ meetingId: info.meetingId, password: password || undefined }, error);
   } catch (e) {
     error.textContent ||= errorText(e);

@@ -198,6 +198,7 @@ export class MeetingView {
     });
     on('userRoleDidChange', ({ user }) => { if (user.uid === m.currentUserId) toast(`You are now ${user.role === 'co_host' ? 'a co-host' : user.role}`); });
     on('roomInfoDidChange', ({ room }) => { this.#renderHeader(); this.#syncShareTile(room); this.participants.render(); this.#renderControls(); });
+    on('e2eeKeyDidChange', () => this.#renderHeader());
     on('activeSpeakersDidChange', ({ speakers }) => this.#speakers(speakers));
     on('connectionQualityDidChange', ({ uid, quality }) => this.#quality(uid, quality));
     on('adminDidRequestOpenMic', async ({ adminUid }) => {
@@ -270,6 +271,11 @@ export class MeetingView {
     $('room-no').textContent = formatRoomNo(room.roomNo);
     const flags = [room.mode === 'training' && 'Training', room.mode === 'voice' && 'Voice only', room.locked && 'Locked', room.muteAll && 'Muted by host', room.cameraOffAll && 'Cameras off', room.shareDisabled && 'Sharing off'].filter(Boolean);
     $('room-flags').textContent = flags.join(' · ');
+    // End-to-end encryption: a lock with the code members compare aloud (docs/e2ee.md).
+    const lock = $('e2ee-lock'), status = this.meeting.e2eeStatus;
+    lock.hidden = !room.e2ee;
+    lock.textContent = status ? `🔒 ${status.verificationCode}` : '🔒 waiting for the key';
+    lock.setAttribute('aria-label', status ? `End-to-end encrypted, verification code ${status.verificationCode}` : 'End-to-end encrypted, waiting for the key');
   }
 
   #renderControls() {

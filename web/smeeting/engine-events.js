@@ -53,11 +53,13 @@ onMeetingEvent('room', ['user_entered'], (engine, type, data) => {
   // was lost with it and `rejoin` brought the member back): it never left.
   if (known) engine.emit('userInfoDidChange', { user, fields: [], by: null });
   else engine.emit('userDidEnter', { user });
+  engine._e2eeMemberEntered(user.uid);
 });
 onMeetingEvent('room', ['user_exited'], (engine, type, data) => {
   const user = userInfo(data.user);
   engine._users.delete(user.uid);
   engine.emit('userDidExit', { user, reason: data.reason ?? ExitReason.exit });
+  engine._e2eeMemberLeft(user.uid);
 });
 onMeetingEvent('room', ['user_changed'], (engine, type, data) => {
   userChanged(engine, userInfo(data.user), data.fields ?? [], data.by ?? null);
@@ -100,4 +102,5 @@ function roomChanged(engine, room, fields, by) {
     if (room.sharingUid && room.sharingUid !== old?.sharingUid) engine.emit('roomShareDidStart', { uid: room.sharingUid, shareType: room.shareType });
   }
   engine.emit('roomInfoDidChange', { room, fields, by });
+  if (old && old.hostUid !== room.hostUid) engine._e2eeHostChanged();
 }

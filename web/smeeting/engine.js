@@ -18,6 +18,7 @@ import { ConnectionMethods, meetingConnectionLost } from './engine-reconnect.js'
 import { WaitingMethods } from './engine-waiting.js';
 import { SubMeetingMethods } from './engine-sub-meetings.js';
 import { SignInMethods } from './engine-sign-in.js';
+import { E2EEMethods } from './engine-e2ee.js';
 import { RemoteVideoViews } from './remote-video.js';
 import { RemoteAudio } from './remote-audio.js';
 
@@ -344,7 +345,7 @@ export class SMeetingEngine extends MeetingEventTarget {
 
   /** Joins the meeting's SRTC channel with the token `enter_room` granted. */
   async _joinChannel() {
-    const channel = this.srtc.createChannel();
+    const channel = this.srtc.createChannel(await this._prepareE2EE());
     this._channel = channel;
     this._channelOffs = [
       ...this._audio.watch(channel),
@@ -356,6 +357,7 @@ export class SMeetingEngine extends MeetingEventTarget {
       channel.on('didDisconnect', (reason) => this._channelEnded(channel, reason)),
     ];
     await channel.join(this.url, this._rtc.token, { nickname: this.me?.nickname ?? this._nickname });
+    this._startKeyExchange(channel);
   }
 
   /**
@@ -379,6 +381,9 @@ export class SMeetingEngine extends MeetingEventTarget {
     this._rejoining = false;
     for (const off of this._channelOffs) off();
     this._channelOffs = [];
+    for (const off of this._e2eeOffs ?? []) off();
+    this._e2eeOffs = [];
+    this._e2ee = null;
     this._views.reset();
     this._mcuViews.clear();
     this._audio.reset();
@@ -403,4 +408,4 @@ export class SMeetingEngine extends MeetingEventTarget {
   }
 }
 
-mixin(SMeetingEngine, MediaMethods, McuMethods, AdminMethods, ConnectionMethods, WaitingMethods, SubMeetingMethods, SignInMethods);
+mixin(SMeetingEngine, MediaMethods, McuMethods, AdminMethods, ConnectionMethods, WaitingMethods, SubMeetingMethods, SignInMethods, E2EEMethods);

@@ -11,6 +11,7 @@ import { LocalTrack } from './tracks.js';
 import { Publisher } from './publisher.js';
 import { Subscriber } from './subscriber.js';
 import { E2EEManager, hasScriptTransform } from './e2ee.js';
+import { isEncryptedData } from './e2ee-sframe.js';
 import { applyFirstJoin } from './channel-events.js';
 import { handleEvent } from './channel-dispatch.js';
 import { connectionLost, mediaPathSilent, stopReconnecting, transportStateChanged } from './channel-reconnect.js';
@@ -280,13 +281,35 @@ export class SRTCChannel extends Emitter {
    * Sends user data on the data channel (docs/protocol.md, "Data messages") to the uids in `to`,
    * or to everyone else; recipients get `didReceiveData`. `reliable` (default) is ordered and
    * retransmitted, otherwise it is sent once, unordered. Needs `useDataChannel` and the token's
-   * `publish_data` (the server drops it otherwise).
+   * `publish_data` (the server drops it otherwise). With `encrypted: true` (and `e2ee` in the
+   * options) the payload is encrypted end to end (docs/e2ee.md, "Data messages") and the call
+   * returns a Promise (WebCrypto is asynchronous) that rejects with the same errors; recipients
+   * without the key get `didFailToDecryptData`.
    * @param {Uint8Array|string} data bytes, or text sent as UTF-8
-   * @param {{reliable?: boolean, to?: string[]|string, topic?: string}} options
+   * @param {{reliable?: boolean, to?: string[]|string, topic?: string, encrypted?: boolean}} options
    */
-  publishData(data, { reliable = true, to, topic } = {}) {
+  publishData(data, { reliable = true, to, topic, encrypted = false } = {}) {
     this._requireJoined();
     const payload = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data);
+    if (encrypted) return this.#publishEncrypted(payload, { reliable, to, topic });
+    if (isEncryptedData(payload)) {
+      throw SRTCError.server({ code: ServerErrorCode.invalidParameter, message: 'a plain data payload may not begin with the encrypted marker FF 53 46 01' });
+    }
+    this.#sendDataPacket(payload, { reliable, to, topic });
+  }
+
+  async #publishEncrypted(payload, { reliable, to, topic }) {
+    if (!this._e2ee) throw new SRTCError('wrongState', 'end-to-end encryption is not configured (options.e2ee)');
+    const topicBytes = new TextEncoder().encode(topic ?? '');
+    if (topicBytes.length > 255) {
+      throw SRTCError.server({ code: ServerErrorCode.invalidParameter, message: 'data packet: topic longer than 255 bytes' });
+    }
+    const sealed = await this._e2ee.encryptData(payload, topicBytes);
+    if (!sealed) throw new SRTCError('wrongState', 'no end-to-end encryption key to send under yet');
+    this.#sendDataPacket(sealed, { reliable, to, topic });
+  }
+
+  #sendDataPacket(payload, { reliable, to, topic }) {
     const list = to == null ? [] : (Array.isArray(to) ? to : [to]).map(String);
     let packet;
     try { packet = encodePublish(payload, list, topic); } catch (e) {
@@ -298,9 +321,31 @@ export class SRTCChannel extends Emitter {
     if (!this._subscriber?.sendData(packet, reliable)) throw new SRTCError('wrongState', 'the data channel is not open');
   }
 
-  /** A data packet from the subscribe connection: `didReceiveData {from, topic, data, reliable}`. */
+  /**
+   * A data packet from the subscribe connection: `didReceiveData {from, topic, data, reliable,
+   * encrypted}`, its payload decrypted when it is encrypted (docs/e2ee.md), or
+   * `didFailToDecryptData {from, topic, reliable, reason}` when it does not decrypt here.
+   */
   _dataMessage(message) {
-    this.emit('didReceiveData', message);
+    if (this._e2ee) this._e2ee.inReceiveOrder(() => this.#deliverData(message));
+    else this.#deliverData(message);
+  }
+
+  async #deliverData(message) {
+    if (message.from === null || !isEncryptedData(message.data)) {
+      this.emit('didReceiveData', { ...message, encrypted: false });
+      return;
+    }
+    const failed = (reason) => this.emit('didFailToDecryptData', { from: message.from, topic: message.topic, reliable: message.reliable, reason });
+    if (!this._e2ee) { failed('missingKey'); return; }
+    let result;
+    try {
+      result = await this._e2ee.decryptData(message.from, message.data, new TextEncoder().encode(message.topic ?? ''));
+    } catch {
+      result = { error: 'decryptionFailed' };
+    }
+    if (result.frame) this.emit('didReceiveData', { ...message, data: result.frame, encrypted: true });
+    else failed(result.error);
   }
 
   /** Changes my nickname and/or custom data (fields left out stay); I get `meDidUpdate`, others `userDidUpdate`. */

@@ -11,7 +11,8 @@ const SENDER_LABEL = 'SRTC E2EE sender ';
 /** Key ids remembered per remote participant (the Swift SDK keeps as many). */
 const KEY_IDS_PER_PARTICIPANT = 4;
 
-function concat(...parts) {
+/** The bytes of `parts` one after the other. */
+export function concat(...parts) {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
   for (const p of parts) { out.set(p, offset); offset += p.length; }
@@ -63,7 +64,8 @@ export function clearLength(codec, bytes) {
   return bytes.length >= n ? n : -1;
 }
 
-async function hkdf(ikm, info, length) {
+/** `length` bytes of HKDF-SHA256 (RFC 5869) of `ikm` with an empty salt and `info`. */
+export async function hkdf(ikm, info, length) {
   const key = await crypto.subtle.importKey('raw', ikm, 'HKDF', false, ['deriveBits']);
   return new Uint8Array(await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info }, key, length * 8));
 }
@@ -100,14 +102,31 @@ function nonce(salt, counter) {
 }
 
 /**
- * `prefix ‖ header ‖ AES-GCM(body)` with `aad = header ‖ prefix` (RFC 9605 §4.4.3 with the clear
- * bytes as metadata), under `frame` (`frameKey`'s result) and the given key id and counter.
+ * `prefix ‖ header ‖ AES-GCM(body)` with `aad = header ‖ metadata` (RFC 9605 §4.4.3; a frame's
+ * metadata is its clear bytes, the prefix), under `frame` (`frameKey`'s result) and the given key
+ * id and counter.
  */
-export async function seal(frame, keyId, counter, prefix, body) {
+export async function seal(frame, keyId, counter, prefix, body, metadata = prefix) {
   const header = encodeHeader(keyId, counter);
-  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce(frame.salt, counter), additionalData: concat(header, prefix), tagLength: 128 },
+  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce(frame.salt, counter), additionalData: concat(header, metadata), tagLength: 128 },
     frame.key, body);
   return concat(prefix, header, new Uint8Array(sealed));
+}
+
+/**
+ * Encrypted data messages (docs/e2ee.md, "Data messages"): `marker ‖ header ‖ AES-GCM(payload)`
+ * with `aad = header ‖ marker ‖ topic length ‖ topic`. 0xFF never begins UTF-8 text.
+ */
+export const DATA_MARKER = Uint8Array.from([0xff, 0x53, 0x46, 0x01]);
+
+/** Whether a data payload begins with the encrypted marker. */
+export function isEncryptedData(bytes) {
+  return bytes.length >= DATA_MARKER.length && DATA_MARKER.every((b, i) => bytes[i] === b);
+}
+
+/** The metadata a data message authenticates: the marker, the topic's length and the topic (UTF-8 bytes). */
+function dataMetadata(topicBytes) {
+  return concat(DATA_MARKER, Uint8Array.of(topicBytes.length), topicBytes);
 }
 
 /** Key ids carry the key index above 40 random bits per sending session (docs/e2ee.md, "Keys"). */
@@ -129,6 +148,12 @@ export class SFrameSender {
     const counter = this.counter++;
     return seal(await this.key, this.keyId, counter, bytes.subarray(0, clear), bytes.subarray(clear));
   }
+
+  /** The encrypted payload of a data message with `topicBytes` (UTF-8, at most 255 bytes). */
+  async encryptData(payload, topicBytes) {
+    const counter = this.counter++;
+    return seal(await this.key, this.keyId, counter, DATA_MARKER, payload, dataMetadata(topicBytes));
+  }
 }
 
 /** One remote participant's decryption, deriving each key id it names from `baseKeyFor(index)` (a promise of bytes or null). */
@@ -139,8 +164,19 @@ export class SFrameReceiver {
   }
 
   /** `{frame, index}` (the original bytes, the key index) or `{error}` (`decryptionFailed`, `missingKey`). */
-  async decrypt(bytes, codec) {
+  decrypt(bytes, codec) {
     const clear = clearLength(codec, bytes);
+    return this.#open(bytes, clear, clear < 0 ? null : bytes.subarray(0, clear), true);
+  }
+
+  /** `{frame, index}` (the data message's payload) or `{error}`, for an encrypted payload with `topicBytes`. */
+  decryptData(bytes, topicBytes) {
+    if (!isEncryptedData(bytes)) return Promise.resolve({ error: 'decryptionFailed' });
+    return this.#open(bytes, DATA_MARKER.length, dataMetadata(topicBytes), false);
+  }
+
+  /** Opens `bytes` whose SFrame header starts at `clear`; keeps the first `clear` bytes in front when `keepPrefix`. */
+  async #open(bytes, clear, metadata, keepPrefix) {
     const header = clear < 0 ? null : parseHeader(bytes.subarray(clear));
     if (!header || bytes.length < clear + header.length + 16) return { error: 'decryptionFailed' };
     const index = keyIndexOf(header.keyId);
@@ -151,12 +187,11 @@ export class SFrameReceiver {
     const derived = await this.keys.get(header.keyId);
     if (!derived) { this.keys.delete(header.keyId); return { error: 'missingKey' }; }
     const { key, salt } = derived;
-    const prefix = bytes.subarray(0, clear);
     const sframeHeader = bytes.subarray(clear, clear + header.length);
     try {
-      const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce(salt, header.counter), additionalData: concat(sframeHeader, prefix), tagLength: 128 },
+      const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce(salt, header.counter), additionalData: concat(sframeHeader, metadata), tagLength: 128 },
         key, bytes.subarray(clear + header.length));
-      return { frame: concat(prefix, new Uint8Array(plain)), index };
+      return { frame: keepPrefix ? concat(bytes.subarray(0, clear), new Uint8Array(plain)) : new Uint8Array(plain), index };
     } catch {
       return { error: 'decryptionFailed' };
     }

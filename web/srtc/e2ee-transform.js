@@ -99,6 +99,17 @@ export class E2EEContext {
     this.report(uid, state);
   }
 
+  /** The encrypted payload of a data message (docs/e2ee.md, "Data messages"), or null without a key to send under. */
+  async encryptData(payload, topicBytes) {
+    return this.sender ? this.sender.encryptData(payload, topicBytes) : null;
+  }
+
+  /** `{frame}` (the payload) or `{error}` (`missingKey`, `decryptionFailed`) for an encrypted data payload from `uid`; media states are left alone. */
+  async decryptData(uid, bytes, topicBytes) {
+    if (!this.secret && !this.keys) return { error: 'missingKey' };
+    return this.#receiver(uid).decryptData(bytes, topicBytes);
+  }
+
   /**
    * A TransformStream of encoded frames: `encrypt` (a sender's frames) or `decrypt` (frames of the
    * participant `target.uid`, read at each frame: a reused receiver changes participant).

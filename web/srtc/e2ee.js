@@ -54,6 +54,11 @@ export const hasScriptTransform = typeof RTCRtpScriptTransform !== 'undefined';
 export class E2EEManager {
   #worker = null;
   #context = null;
+  /** Where data messages are encrypted and decrypted: on the page (the worker's context, if there is no worker). */
+  #dataContext = null;
+  /** Data messages are sealed and opened one at a time, in order (reliable messages keep their order). */
+  #sendChain = Promise.resolve();
+  #receiveChain = Promise.resolve();
   #attached = new WeakMap();
   #nextId = 1;
 
@@ -63,12 +68,14 @@ export class E2EEManager {
     if (hasScriptTransform) {
       this.#worker = new Worker(new URL('./e2ee-worker.js', import.meta.url), { type: 'module' });
       this.#worker.onmessage = (e) => { if (e.data?.type === 'state') report(e.data.uid, e.data.state); };
+      this.#dataContext = new E2EEContext(() => {});
     } else {
       this.#context = new E2EEContext(report);
+      this.#dataContext = this.#context;
     }
     this.keyProvider.listeners.add((uid, index, bytes) => {
       if (this.#worker) this.#worker.postMessage({ type: 'setKey', uid, index, bytes });
-      else this.#context.setKey(uid, index, bytes);
+      this.#dataContext.setKey(uid, index, bytes);
     });
   }
 
@@ -76,7 +83,24 @@ export class E2EEManager {
   async start(uid) {
     const settings = await this.keyProvider.settings(uid);
     if (this.#worker) this.#worker.postMessage({ type: 'configure', settings });
-    else this.#context.configure(settings);
+    this.#dataContext.configure(settings);
+  }
+
+  /** The encrypted payload of a data message (resolves in call order), or null without a key to send under yet. */
+  encryptData(payload, topicBytes) {
+    const sealed = this.#sendChain.then(() => this.#dataContext.encryptData(payload, topicBytes));
+    this.#sendChain = sealed.catch(() => {});
+    return sealed;
+  }
+
+  /** `{frame}` or `{error}` for an encrypted data payload from `uid`. */
+  decryptData(uid, bytes, topicBytes) { return this.#dataContext.decryptData(uid, bytes, topicBytes); }
+
+  /** Runs `task` once the data messages that arrived before have been handed on: they keep their order. */
+  inReceiveOrder(task) {
+    const run = this.#receiveChain.then(task);
+    this.#receiveChain = run.catch(() => {});
+    return run;
   }
 
   /** Encrypts what `sender` sends (`kind`: `audio` or `video`). */
@@ -104,7 +128,7 @@ export class E2EEManager {
   /** Drops what was kept to decrypt `uid`, who left the channel. */
   forget(uid) {
     if (this.#worker) this.#worker.postMessage({ type: 'forget', uid });
-    else this.#context.forget(uid);
+    this.#dataContext.forget(uid);
   }
 
   close() { this.#worker?.terminate(); }

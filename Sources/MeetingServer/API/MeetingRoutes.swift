@@ -19,6 +19,7 @@ enum MeetingRoutes {
         var planTime: Int64?
         var planDur: Int?
         var waitingRoom: Bool?
+        var e2ee: Bool?
     }
     struct IdBody: Decodable, Sendable { var meetingId: String }
     struct UpdateBody: Decodable, Sendable {
@@ -44,7 +45,7 @@ enum MeetingRoutes {
             guard Identifier.isValid(body.hostUid) else { throw MeetingValidation.invalid("host_uid is invalid") }
             let req = MeetingCreateReq(title: body.title, type: body.type ?? .instant, mode: body.mode ?? .normal, attendType: body.attendType ?? .open,
                                        password: body.password, conferee: body.conferee, planTime: body.planTime, planDur: body.planDur,
-                                       waitingRoom: body.waitingRoom ?? false)
+                                       waitingRoom: body.waitingRoom ?? false, e2ee: body.e2ee ?? false)
             return try store.create(appId: app.appId, hostUid: body.hostUid, req)
         }
         route(&builder, "info", live: true, MeetingRef.self) { app, body in

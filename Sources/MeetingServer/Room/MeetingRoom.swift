@@ -82,7 +82,7 @@ actor MeetingRoom {
         self.meeting = meeting
         self.room = RoomInfo(meetingId: meeting.meetingId, roomNo: meeting.roomNo, title: meeting.title, hostUid: meeting.hostUid,
                              type: meeting.type, mode: meeting.mode, attendType: meeting.attendType, status: meeting.status,
-                             startedAt: clock.now(), waitingRoom: meeting.waitingRoom)
+                             startedAt: clock.now(), waitingRoom: meeting.waitingRoom, e2ee: meeting.e2ee == true)
         self.store = store
         self.signer = signer
         self.commands = ChannelCommandQueue(channels: channels)

@@ -84,6 +84,10 @@ public enum MeetingMigrations {
             )
             """,
         ]),
+        // End-to-end encrypted meetings (docs/e2ee.md, "E2EE meetings").
+        Step(version: 3, statements: [
+            "ALTER TABLE meetings ADD COLUMN e2ee INTEGER NOT NULL DEFAULT 0",
+        ]),
     ]
 
     /// The steps, versioned in `meeting_schema`.

@@ -39,7 +39,7 @@ public final class MeetingStore: Sendable {
         return String(100_000_000 + value % 900_000_000)
     }
 
-    static let columns = "meeting_id, room_no, title, type, mode, attend_type, password, host_uid, status, plan_time, plan_dur, created_at, updated_at, started_at, ended_at, waiting_room"
+    static let columns = "meeting_id, room_no, title, type, mode, attend_type, password, host_uid, status, plan_time, plan_dur, created_at, updated_at, started_at, ended_at, waiting_room, e2ee"
 
     // MARK: - Meetings
 
@@ -55,12 +55,12 @@ public final class MeetingStore: Sendable {
             guard MeetingValidation.isRoomNo(roomNo) else { throw MeetingErrorBody(.internalError, "room number generator gave \(roomNo)") }
             do {
                 try database.transaction { tx throws(DatabaseError) in
-                    try tx.query("INSERT INTO meetings (\(Self.columns), app_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)", [
+                    try tx.query("INSERT INTO meetings (\(Self.columns), app_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)", [
                         .text(meetingId), .text(roomNo), .text(req.title), .text(req.type.rawValue), .text(req.mode.rawValue),
                         .text(req.attendType.rawValue), req.password.map(SQLValue.text) ?? .null, .text(hostUid),
                         .text(MeetingStatus.scheduled.rawValue), appointment ? req.planTime.map(SQLValue.integer) ?? .null : .null,
                         appointment ? req.planDur.map { .integer(Int64($0)) } ?? .null : .null, .integer(now), .integer(now),
-                        .integer(req.waitingRoom ? 1 : 0), .text(appId),
+                        .integer(req.waitingRoom ? 1 : 0), .integer(req.e2ee ? 1 : 0), .text(appId),
                     ])
                     for uid in conferee { try tx.query("INSERT INTO meeting_conferees (meeting_id, uid) VALUES (?, ?)", [.text(meetingId), .text(uid)]) }
                 }
@@ -268,7 +268,7 @@ public final class MeetingStore: Sendable {
         do { rows = try database.query("SELECT \(Self.columns) FROM meetings \(tail)", parameters) } catch { throw Self.storageFailure(error) }
         var result: [MeetingInfo] = []
         for row in rows {
-            guard row.count == 16, let id = row[0].string, let roomNo = row[1].string, let title = row[2].string,
+            guard row.count == 17, let id = row[0].string, let roomNo = row[1].string, let title = row[2].string,
                   let type = row[3].string.flatMap(MeetingType.init), let mode = row[4].string.flatMap(MeetingMode.init),
                   let attend = row[5].string.flatMap(AttendType.init), let host = row[7].string,
                   let status = row[8].string.flatMap(MeetingStatus.init) else { throw MeetingErrorBody(.internalError, "unreadable meeting row") }
@@ -279,7 +279,8 @@ public final class MeetingStore: Sendable {
             result.append(MeetingInfo(meetingId: id, roomNo: roomNo, title: title, type: type, mode: mode, attendType: attend,
                                       password: row[6].string, conferee: conferee, hostUid: host, status: status, planTime: row[9].int,
                                       planDur: row[10].int.map { Int($0) }, createdAt: row[11].int ?? 0, updatedAt: row[12].int ?? 0,
-                                      startedAt: row[13].int, endedAt: row[14].int, waitingRoom: (row[15].int ?? 0) != 0))
+                                      startedAt: row[13].int, endedAt: row[14].int, waitingRoom: (row[15].int ?? 0) != 0,
+                                      e2ee: (row[16].int ?? 0) != 0))
         }
         return result
     }

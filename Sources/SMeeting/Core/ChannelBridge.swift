@@ -17,6 +17,12 @@ final class ChannelBridge: ChannelDelegate, @unchecked Sendable {
         remote.add(audioRenderer: forwarder)
         Task { try? await channel.subscribe(remote) }
     }
+
+    /// An E2EE meeting's key-exchange messages travel as data on the channel (docs/e2ee.md).
+    func channel(_ channel: Channel, didReceiveData message: DataMessage) {
+        guard message.topic == MeetingKeyMessage.topic, !message.encrypted, let from = message.from else { return }
+        engine?.receiveKeyMessage(Array(message.data), from: from, on: channel)
+    }
 }
 
 /// Hands remote PCM to the app's renderers (the Linux stand-in for the speaker).

@@ -49,10 +49,12 @@ extension SMeetingEngine {
             // A member I still list enters again after its server node drained or died (`+Rejoin`):
             // it never left.
             if known { notify { $0.meeting($1, userInfoDidChange: e.user) } } else { notify { $0.meeting($1, userDidEnter: e.user) } }
+            e2eeMemberEntered(e.user.uid)
         case .userExited:
             let e = try MeetingCodec.payload(UserExitedEvent.self, from: text)
             state.withLock { $0.users[e.user.uid] = nil }
             notify { $0.meeting($1, userDidExit: e.user, reason: e.reason) }
+            e2eeMemberLeft(e.user.uid)
         case .userChanged:
             userChanged(try MeetingCodec.payload(UserChangedEvent.self, from: text))
         case .roomChanged:
@@ -65,6 +67,7 @@ extension SMeetingEngine {
                 }
             }
             notify { $0.meeting($1, roomInfoDidChange: e.room) }
+            if old?.hostUid != e.room.hostUid { e2eeHostChanged() }
         case .chat:
             let e = try MeetingCodec.payload(ChatEvent.self, from: text)
             notify { $0.meeting($1, didReceiveChatMessage: e.message) }

@@ -124,9 +124,11 @@ extension SMeetingEngine {
         let channel = try srtc.createChannel()
         let newBridge = ChannelBridge(engine: self)
         channel.delegates.add(delegate: newBridge)
+        let e2ee = try prepareE2EE(for: channel)
         state.withLock {
             $0.channel = channel
             $0.bridge = newBridge
+            $0.e2ee = e2ee
         }
         do {
             _ = try await channel.join(url: url, token: rtc.token, nickname: nickname)
@@ -135,6 +137,7 @@ extension SMeetingEngine {
             await channel.leave()
             throw error
         }
+        startKeyExchange(on: channel)
         startSpeakerIfNeeded()
     }
 

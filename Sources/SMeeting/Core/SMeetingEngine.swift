@@ -48,6 +48,8 @@ public final class SMeetingEngine: @unchecked Sendable {
         var rollCalls: [String: SignInInfo] = [:]
         var channel: Channel?
         var bridge: ChannelBridge?
+        /// The key exchange of an end-to-end encrypted meeting's channel (docs/e2ee.md).
+        var e2ee: MeetingE2EE?
         /// Channel switches (sub-meetings, admission) run one after the other.
         var channelSwitch: Task<Void, Never>?
         var micTrack: LocalAudioTrack?
@@ -74,6 +76,7 @@ public final class SMeetingEngine: @unchecked Sendable {
         mutating func dropChannel() {
             channel = nil
             bridge = nil
+            e2ee = nil
             micTrack = nil
             cameraTrack = nil
             screenTrack = nil

@@ -40,6 +40,12 @@ public protocol SMeetingDelegate: SMeetingIMEvents {
     // MARK: Room
     /// Room state changed: mute all, camera off for everyone, lock, sharing, host, title.
     func meeting(_ meeting: SMeetingEngine, roomInfoDidChange room: RoomInfo)
+    /// An end-to-end encrypted meeting's key changed (at entry, and whenever members come or go):
+    /// its epoch and the verification code members compare (docs/e2ee.md, "E2EE meetings").
+    func meeting(_ meeting: SMeetingEngine, e2eeKeyDidChange status: SMeetingE2EEStatus)
+    /// A key-exchange message of an E2EE meeting was refused (`reason` names why: docs/e2ee.md,
+    /// "E2EE meetings"); it changed nothing.
+    func meeting(_ meeting: SMeetingEngine, e2eeMessageWasRefused from: String, reason: String)
     /// Someone started sharing (`.whiteBoard` carries no media).
     func meeting(_ meeting: SMeetingEngine, roomShareDidStart uid: String, shareType: ShareType)
     /// Sharing stopped.
@@ -117,6 +123,8 @@ extension SMeetingDelegate {
     public func meeting(_ meeting: SMeetingEngine, userHandDidChange user: MeetingUserInfo) {}
     public func meeting(_ meeting: SMeetingEngine, userChatDisabledDidChange user: MeetingUserInfo) {}
     public func meeting(_ meeting: SMeetingEngine, roomInfoDidChange room: RoomInfo) {}
+    public func meeting(_ meeting: SMeetingEngine, e2eeKeyDidChange status: SMeetingE2EEStatus) {}
+    public func meeting(_ meeting: SMeetingEngine, e2eeMessageWasRefused from: String, reason: String) {}
     public func meeting(_ meeting: SMeetingEngine, roomShareDidStart uid: String, shareType: ShareType) {}
     public func meeting(_ meeting: SMeetingEngine, roomShareDidStop uid: String) {}
     public func shareBroadcastDidStart(_ meeting: SMeetingEngine) {}

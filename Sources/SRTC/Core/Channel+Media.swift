@@ -97,7 +97,7 @@ extension Channel {
     /// The channel's media side, made on first use.
     func ensureMedia() throws(SRTCError) -> ChannelMedia {
         if let media = state.withLock({ $0.media }) { return media }
-        let made = try ChannelMedia(context: context)
+        let made = try ChannelMedia(context: context, e2ee: state.withLock { $0.e2ee })
         let (media, won) = state.withLock { s -> (ChannelMedia, Bool) in
             if let existing = s.media { return (existing, false) }
             made.relay.update(s.iceServers)
@@ -128,6 +128,10 @@ extension Channel {
             media.subscribe.dataMessages.set { [weak self] message in
                 guard let self else { return }
                 queue.async { self.receiveData(message) }
+            }
+            media.subscribe.undecryptableData.set { [weak self] failure in
+                guard let self else { return }
+                queue.async { self.delegates.notify { [self] in $0.channel(self, didFailToDecryptData: failure) } }
             }
         } else {
             made.close()

@@ -59,6 +59,8 @@ public final class Channel: @unchecked Sendable {
         var paths = NetworkPathWatcher()
         /// Media transports, once something was published or subscribed.
         var media: ChannelMedia?
+        /// This channel's end-to-end encryption (`setE2EE(_:)`; the engine's `Configuration.e2ee` by default).
+        var e2ee: E2EEConfiguration?
         /// Callers of `remoteTrack(uid:desc:waitingUpTo:)` waiting for their track.
         var trackWaiters: [Int: TrackWaiter] = [:]
         var nextTrackWaiter = 0
@@ -89,7 +91,9 @@ public final class Channel: @unchecked Sendable {
         self.engine = engine
         self.engineType = engineType
         self.delegates = MulticastDelegate(queue: context.delegateQueue)
-        self.state = Mutex(State(reconnect: ReconnectMachine()))
+        var initial = State(reconnect: ReconnectMachine())
+        initial.e2ee = context.configuration.e2ee
+        self.state = Mutex(initial)
     }
 
     // MARK: - Public API: state

@@ -30,7 +30,7 @@ public final class WHIPPublisher: @unchecked Sendable {
     /// - Throws: `SRTCError.mediaFailed` when no DTLS certificate can be made.
     public init(engine: SRTCEngine) throws(SRTCError) {
         context = engine.context
-        media = try ChannelMedia(context: engine.context)
+        media = try ChannelMedia(context: engine.context, e2ee: engine.context.configuration.e2ee)
         http = HTTPClient(configuration: .init(tls: engine.context.configuration.tls))
     }
 

@@ -61,6 +61,24 @@ final class E2EEChannelCrypto: Sendable {
     /// The encrypted form of one frame; nil when there is no key to send under yet or the frame is
     /// not one its codec makes (then nothing is sent).
     func encrypt(_ frame: [UInt8], codec: E2EEFrame.Codec) -> [UInt8]? {
+        seal { encryptor, out in
+            _ = try frame.withUnsafeBytes { frame in try E2EEFrame.encrypt(frame, codec: codec, with: encryptor, appendingTo: &out) }
+        }
+    }
+
+    /// The encrypted payload of one data message (docs/e2ee.md, "Data messages"), under the same
+    /// key and counter as the media frames; nil when there is no key to send under yet.
+    func encryptData(_ payload: [UInt8], topic: [UInt8]) -> [UInt8]? {
+        seal { encryptor, out in
+            _ = try payload.withUnsafeBytes { payload in
+                try topic.withUnsafeBytes { topic in try E2EEData.encrypt(payload, topic: topic, with: encryptor, appendingTo: &out) }
+            }
+        }
+    }
+
+    /// Runs `write` with the local sender's encryptor (made again when the keys changed) and
+    /// its reused output buffer; the bytes written, or nil without a key or when it throws.
+    private func seal(_ write: (SFrameEncryptor, inout [UInt8]) throws -> Void) -> [UInt8]? {
         let generation = provider.generation
         return sender.withLock { current -> [UInt8]? in
             guard var state = current else { return nil }
@@ -79,7 +97,7 @@ final class E2EEChannelCrypto: Sendable {
             var done = false
             state.out.removeAll(keepingCapacity: true)
             if let encryptor = state.encryptor {
-                done = frame.withUnsafeBytes { (try? E2EEFrame.encrypt($0, codec: codec, with: encryptor, appendingTo: &state.out)) != nil }
+                done = (try? write(encryptor, &state.out)) != nil
             }
             current = state
             return done ? state.out : nil
@@ -89,9 +107,41 @@ final class E2EEChannelCrypto: Sendable {
     /// The frame `data` from `uid` carries, or nil (with the participant's state updated) when it
     /// does not decrypt.
     func decrypt(_ data: [UInt8], codec: E2EEFrame.Codec, from uid: String) -> [UInt8]? {
+        let (plain, told) = withRemote(uid) { remote -> ([UInt8]?, E2EEState?) in
+            let (result, index) = open(uid: uid, remote: &remote) { decryptor, out in
+                try data.withUnsafeBytes { data in try E2EEFrame.decrypt(data, codec: codec, with: decryptor, appendingTo: &out) }
+            }
+            var told: E2EEState? = remote.state == result ? nil : result
+            if result == .ok, let index {
+                if let newest = remote.newestIndex, index > newest { told = .keyRatcheted }
+                remote.newestIndex = max(remote.newestIndex ?? index, index)
+            }
+            remote.state = told ?? remote.state
+            return (result == .ok ? remote.plain : nil, told)
+        }
+        if let told, let tell = stateChanged.function { tell(uid, told) }
+        return plain
+    }
+
+    /// The payload of the encrypted data message `payload` from `uid` with `topic` (UTF-8), or why
+    /// it does not decrypt (`missingKey`, `decryptionFailed`). Leaves the media state alone.
+    func decryptData(_ payload: [UInt8], topic: [UInt8], from uid: String) -> Result<[UInt8], E2EEDataFailure> {
+        withRemote(uid) { remote in
+            let (result, _) = open(uid: uid, remote: &remote) { decryptor, out in
+                try payload.withUnsafeBytes { payload in
+                    try topic.withUnsafeBytes { topic in try E2EEData.decrypt(payload, topic: topic, with: decryptor, appendingTo: &out) }
+                }
+            }
+            return result == .ok ? .success(remote.plain) : .failure(E2EEDataFailure(state: result))
+        }
+    }
+
+    /// Runs `body` on `uid`'s decryption state (its derived keys dropped first when the keys
+    /// changed or were last checked a while ago) with its plaintext buffer emptied.
+    private func withRemote<T>(_ uid: String, _ body: (inout Remote) -> T) -> T {
         let generation = provider.generation
         let now = DispatchTime.now().uptimeNanoseconds
-        let (plain, told) = remotes.withLock { remotes -> ([UInt8]?, E2EEState?) in
+        return remotes.withLock { remotes -> T in
             var remote = remotes[uid] ?? Remote()
             if remote.generation != generation || now &- remote.checkedAt > Self.recheckNanoseconds {
                 // Keys may have changed or retired: derive again from the provider on demand.
@@ -101,25 +151,18 @@ final class E2EEChannelCrypto: Sendable {
                 remote.checkedAt = now
             }
             remote.plain.removeAll(keepingCapacity: true)
-            let (result, index) = open(data, codec: codec, uid: uid, remote: &remote)
-            var told: E2EEState? = remote.state == result ? nil : result
-            if result == .ok, let index {
-                if let newest = remote.newestIndex, index > newest { told = .keyRatcheted }
-                remote.newestIndex = max(remote.newestIndex ?? index, index)
-            }
-            remote.state = told ?? remote.state
+            let result = body(&remote)
             remotes[uid] = remote
-            return (result == .ok ? remote.plain : nil, told)
+            return result
         }
-        if let told, let tell = stateChanged.function { tell(uid, told) }
-        return plain
     }
 
-    /// Decrypts into `remote.plain`, deriving the key the frame names when it is new; the result
-    /// and the key index used.
-    private func open(_ data: [UInt8], codec: E2EEFrame.Codec, uid: String, remote: inout Remote) -> (E2EEState, Int?) {
+    /// Decrypts with `read` into `remote.plain`, deriving the key the input names when it is new;
+    /// the result and the key index used.
+    private func open(uid: String, remote: inout Remote,
+                      _ read: (SFrameDecryptor, inout [UInt8]) throws -> SFrameHeader) -> (E2EEState, Int?) {
         do {
-            let header = try data.withUnsafeBytes { try E2EEFrame.decrypt($0, codec: codec, with: remote.decryptor, appendingTo: &remote.plain) }
+            let header = try read(remote.decryptor, &remote.plain)
             return (.ok, E2EEKeyProvider.index(of: header.keyID))
         } catch SFrameError.unknownKeyID(let keyID) {
             let index = E2EEKeyProvider.index(of: keyID)
@@ -127,10 +170,15 @@ final class E2EEChannelCrypto: Sendable {
             remote.decryptor.setKey(baseKey: base, keyID: keyID)
             remote.keyIDs.append(keyID)
             if remote.keyIDs.count > Self.keyIDsPerParticipant { remote.decryptor.removeKey(keyID: remote.keyIDs.removeFirst()) }
-            let opened = data.withUnsafeBytes { (try? E2EEFrame.decrypt($0, codec: codec, with: remote.decryptor, appendingTo: &remote.plain)) != nil }
+            let opened = (try? read(remote.decryptor, &remote.plain)) != nil
             return opened ? (.ok, index) : (.decryptionFailed, nil)
         } catch {
             return (.decryptionFailed, nil)
         }
     }
+}
+
+/// Why an encrypted data message did not decrypt (`missingKey` or `decryptionFailed`).
+struct E2EEDataFailure: Error {
+    let state: E2EEState
 }

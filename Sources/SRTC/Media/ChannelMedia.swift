@@ -11,7 +11,8 @@ final class ChannelMedia: @unchecked Sendable {
     let subscribe: SubscribeSession
     /// The TURN relay and ICE transport policy both transports use.
     let relay: MediaRelay
-    /// End-to-end encryption, when the engine's configuration turns it on.
+    /// End-to-end encryption, when the channel's configuration turns it on (`Channel.setE2EE(_:)`,
+    /// else the engine's).
     let e2ee: E2EEChannelCrypto?
     /// Whether what this channel publishes is encrypted (E2EE on and not receive-only).
     let encryptsOutgoing: Bool
@@ -22,20 +23,21 @@ final class ChannelMedia: @unchecked Sendable {
     /// for their ICE restart.
     private let moved = Mutex<Set<TransportRole>>([])
 
-    init(context: EngineContext) throws(SRTCError) {
+    init(context: EngineContext, e2ee configuration: E2EEConfiguration?) throws(SRTCError) {
         do {
             certificate = try DTLSCertificate()
         } catch {
             throw .mediaFailed("could not make a DTLS certificate: \(error)")
         }
         relay = MediaRelay(policy: context.configuration.iceTransportPolicy)
-        let e2ee = context.configuration.e2ee.map(E2EEChannelCrypto.init(configuration:))
+        let e2ee = configuration.map(E2EEChannelCrypto.init(configuration:))
         self.e2ee = e2ee
-        encryptsOutgoing = e2ee != nil && context.configuration.e2ee?.encryptsOutgoing == true
+        encryptsOutgoing = e2ee != nil && configuration?.encryptsOutgoing == true
         publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, relay: relay,
                                  videoCodec: context.configuration.preferredVideoCodec,
                                  e2ee: encryptsOutgoing ? e2ee : nil, logger: context.logger)
-        subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay, e2ee: e2ee)
+        subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay, e2ee: e2ee,
+                                     decryptsEveryTrack: configuration?.encryptsOutgoing ?? true)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "srtc.media-reports"))
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [publish, subscribe] in

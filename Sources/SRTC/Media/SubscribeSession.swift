@@ -1,4 +1,5 @@
 import Foundation
+import RTCMedia
 import RTCNet
 import RTCTransport
 import RTCWire
@@ -57,6 +58,9 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     let feedbackSSRC = UInt32.random(in: 1...UInt32.max)
     private let context: EngineContext
     private let e2ee: E2EEChannelCrypto?
+    /// Whether every track is decrypted (a client that encrypts), or only those marked `e2ee`
+    /// (a receive-only client such as the trusted recorder).
+    private let decryptsEveryTrack: Bool
     private let state = Mutex(State())
     private let transportFeedback = Mutex(TransportFeedbackCollector())
     private let slot = ClientTransportSlot()
@@ -68,14 +72,18 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
     var dataChannelOpen: Bool { state.withLock { $0.dataChannelOpen } }
     /// Receives user data packets that arrive on either data channel (I/O thread).
     let dataMessages = CallbackSlot<@Sendable (DataMessage) -> Void>()
+    /// Told of an end-to-end encrypted data message that does not decrypt here.
+    let undecryptableData = CallbackSlot<@Sendable (DataDecryptionFailure) -> Void>()
     /// Events that arrived on the data channel (for stats and tests).
     var dataEventsReceived: Int { receivedDataEvents.load(ordering: .relaxed) }
     private let receivedDataEvents = Atomic<Int>(0)
 
     let relay: MediaRelay
 
-    init(certificate: DTLSCertificate, context: EngineContext, relay: MediaRelay = MediaRelay(policy: .all), e2ee: E2EEChannelCrypto? = nil) {
+    init(certificate: DTLSCertificate, context: EngineContext, relay: MediaRelay = MediaRelay(policy: .all), e2ee: E2EEChannelCrypto? = nil,
+         decryptsEveryTrack: Bool = true) {
         self.e2ee = e2ee
+        self.decryptsEveryTrack = decryptsEveryTrack
         self.certificate = certificate
         self.context = context
         self.relay = relay
@@ -140,8 +148,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                 if s.receivers[mid] == nil {
                     // A client that encrypts decrypts every track, so the server cannot slip it
                     // plaintext; a receive-only one (the trusted recorder) only the marked ones.
-                    let strict = context.configuration.e2ee?.encryptsOutgoing ?? true
-                    let e2ee = strict || remoteTrack.info?.e2ee == true ? self.e2ee : nil
+                    let e2ee = decryptsEveryTrack || remoteTrack.info?.e2ee == true ? self.e2ee : nil
                     switch remoteTrack {
                     case let video as RemoteVideoTrack:
                         s.receivers[mid] = .video(VideoReceiver(mid: mid, ssrc: ssrc, track: video, codec: section.videoCodec ?? .vp8,
@@ -309,8 +316,7 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                 context.logger.debug("dropped a malformed data packet")
                 return
             }
-            dataMessages.function?(DataMessage(from: packet.from, topic: packet.topic, data: Data(packet.payload),
-                                               reliable: channel == SignalDataChannel.reliableID))
+            deliver(packet, reliable: channel == SignalDataChannel.reliableID)
         case .message(SignalDataChannel.reliableID, let data, binary: false):
             // Signaling events, as on the WebSocket; only those the data channel carries count.
             guard let text = String(validating: data, as: UTF8.self),
@@ -322,6 +328,23 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
             dataEvents.function?(event)
         default:
             break
+        }
+    }
+
+    /// Hands a data packet to the channel: plain as it came, encrypted (docs/e2ee.md, "Data
+    /// messages") decrypted, or as a failure when it does not decrypt: never its ciphertext.
+    private func deliver(_ packet: DataPacket.Delivery, reliable: Bool) {
+        guard let from = packet.from, packet.payload.withUnsafeBytes({ E2EEData.isEncrypted($0) }) else {
+            dataMessages.function?(DataMessage(from: packet.from, topic: packet.topic, data: Data(packet.payload), reliable: reliable))
+            return
+        }
+        let result = e2ee?.decryptData(packet.payload, topic: Array((packet.topic ?? "").utf8), from: from)
+            ?? .failure(E2EEDataFailure(state: .missingKey))
+        switch result {
+        case .success(let payload):
+            dataMessages.function?(DataMessage(from: from, topic: packet.topic, data: Data(payload), reliable: reliable, encrypted: true))
+        case .failure(let failure):
+            undecryptableData.function?(DataDecryptionFailure(from: from, topic: packet.topic, reliable: reliable, reason: failure.state))
         }
     }
 }

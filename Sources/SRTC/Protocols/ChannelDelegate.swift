@@ -49,6 +49,9 @@ public protocol ChannelDelegate: AnyObject {
     func channel(_ channel: Channel, didUpdateInfo info: ChannelInfo)
     /// User data arrived on the data channel (`Channel.publishData`, or the backend).
     func channel(_ channel: Channel, didReceiveData message: DataMessage)
+    /// An end-to-end encrypted data message arrived that this client cannot decrypt (no key, no
+    /// E2EE configured, or another key): its payload is not delivered (docs/e2ee.md).
+    func channel(_ channel: Channel, didFailToDecryptData failure: DataDecryptionFailure)
 
     // MARK: Call quality
 
@@ -81,6 +84,7 @@ extension ChannelDelegate {
     public func channel(_ channel: Channel, didReceiveCustomMessage message: CustomMessage) {}
     public func channel(_ channel: Channel, didUpdateInfo info: ChannelInfo) {}
     public func channel(_ channel: Channel, didReceiveData message: DataMessage) {}
+    public func channel(_ channel: Channel, didFailToDecryptData failure: DataDecryptionFailure) {}
     public func channel(_ channel: Channel, didReceiveQualityReport report: QualityReport) {}
     public func channel(_ channel: Channel, didChangeConnectionQuality change: ConnectionQualityChange) {}
     public func channel(_ channel: Channel, didChangeActiveSpeakers snapshot: ActiveSpeakersSnapshot) {}

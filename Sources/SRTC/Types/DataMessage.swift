@@ -10,11 +10,15 @@ public struct DataMessage: Sendable, Equatable {
     public var data: Data
     /// Whether it came on the reliable, ordered channel (else the lossy one).
     public var reliable: Bool
+    /// Whether the sender encrypted it end to end (`publishData(…, encrypted: true)`) and it was
+    /// decrypted here: only then is it known to come from `from` unchanged (docs/e2ee.md).
+    public var encrypted: Bool
 
-    public init(from: String?, topic: String?, data: Data, reliable: Bool) {
+    public init(from: String?, topic: String?, data: Data, reliable: Bool, encrypted: Bool = false) {
         self.from = from
         self.topic = topic
         self.data = data
         self.reliable = reliable
+        self.encrypted = encrypted
     }
 }
