@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTC", "RTCCrypto", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "EgressServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
-                                                          "EgressServer"]),
+                                                          "EgressServer", "RTCCrypto"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "Processes", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
                                                           "EgressServer", "MediaTestSupport"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
