@@ -60,13 +60,15 @@ struct BandwidthEstimator: Sendable {
     private var deliveredBytes = 0
     private var deliveredStart: Int64?
     private(set) var deliveredRate: Double?
+    /// Delivered rate over the latest window of at least `recentSpan` receiver time (not smoothed).
+    private(set) var recentDeliveredRate: Double?
+    private var recentWindow = DeliveryWindow(span: 200_000)
     /// What was delivered of the packets sent since the probe started (`startProbe`), measured in
     /// windows of `probeMeasureSpan` receiver time: the bytes and first arrival of the current one.
     private var probeStart: Int64?
     /// When loss last cut the estimate, µs.
     private var lastLossDecrease: Int64 = .min
-    private var probeBytes = 0
-    private var probeFirstArrival: Int64?
+    private var probeWindow = DeliveryWindow(span: BandwidthEstimator.probeMeasureSpan)
     /// Bits per second delivered of the probe's packets in its latest complete window. The
     /// latest, not since the start: a token bucket (a policer, tc's tbf) lets the first burst of
     /// a probe through at any rate, and only later windows show the link's own rate.
@@ -94,8 +96,7 @@ struct BandwidthEstimator: Sendable {
     /// A probe starts at `now`: packets sent from now on are measured (`probeDelivered`).
     mutating func startProbe(at now: Int64) {
         probeStart = now
-        probeBytes = 0
-        probeFirstArrival = nil
+        probeWindow = DeliveryWindow(span: Self.probeMeasureSpan)
         probeDelivered = nil
     }
 
@@ -122,6 +123,7 @@ struct BandwidthEstimator: Sendable {
             guard let arrival = packet.arrivalTime else { lost += 1; continue }
             received += 1
             deliveredBytes += packet.size
+            measureRecent(size: packet.size, arrival: arrival)
             firstArrival = firstArrival ?? arrival
             lastArrival = arrival
             let oneWay = arrival - packet.sendTime
@@ -159,7 +161,9 @@ struct BandwidthEstimator: Sendable {
             }
             holdUntil = now + c.holdAfterDecrease
         } else if overusing {
-            value = min(value, 0.85 * (deliveredRate ?? value))
+            // Below what the bottleneck delivers now (its latest short window: the smoothed rate
+            // still remembers the rate before the link narrowed, and the queue would keep growing).
+            value = min(value, 0.85 * (recentDeliveredRate ?? deliveredRate ?? value))
             holdUntil = now + c.holdAfterDecrease
         } else if queueDelay > c.delayThreshold {
             // Above the threshold, not yet for long: neither cut nor grow.
@@ -173,17 +177,7 @@ struct BandwidthEstimator: Sendable {
     }
 
     private mutating func measureProbe(size: Int, arrival: Int64) {
-        guard let first = probeFirstArrival else {
-            probeFirstArrival = arrival
-            return  // the first packet's bytes arrived before the span starts
-        }
-        probeBytes += size
-        let span = arrival - first
-        guard span >= Self.probeMeasureSpan else { return }
-        probeDelivered = Int(Double(probeBytes) * 8 * 1_000_000 / Double(span))
-        // The next window starts at this arrival (its bytes counted in this one).
-        probeFirstArrival = arrival
-        probeBytes = 0
+        if let rate = probeWindow.add(size: size, arrival: arrival) { probeDelivered = Int(rate) }
     }
 
     /// A windowed minimum of the one-way delay: the path's delay without queueing.
@@ -197,6 +191,10 @@ struct BandwidthEstimator: Sendable {
         baseDelay = min(baseDelay ?? oneWay, oneWay)
     }
 
+    private mutating func measureRecent(size: Int, arrival: Int64) {
+        if let rate = recentWindow.add(size: size, arrival: arrival) { recentDeliveredRate = rate }
+    }
+
     /// Delivered rate over windows of at least 500 ms of receiver time.
     private mutating func updateDeliveredRate(first: Int64, last: Int64, now: Int64) {
         let start = deliveredStart ?? first
@@ -207,5 +205,32 @@ struct BandwidthEstimator: Sendable {
         deliveredRate = deliveredRate.map { 0.5 * $0 + 0.5 * rate } ?? rate
         deliveredBytes = 0
         deliveredStart = last
+    }
+}
+
+/// The rate packets were delivered at, in successive windows of at least `span` of receiver time.
+struct DeliveryWindow: Sendable {
+    let span: Int64
+    private var bytes = 0
+    private var start: Int64?
+
+    init(span: Int64) { self.span = span }
+
+    /// Counts one packet that arrived at `arrival` (receiver clock, µs); returns the window's
+    /// rate (bits per second) when this packet completes one. The first packet only starts the
+    /// first window (its bytes arrived before it), and each window starts at the arrival that
+    /// ended the last one (whose bytes were counted there).
+    mutating func add(size: Int, arrival: Int64) -> Double? {
+        guard let first = start else {
+            start = arrival
+            return nil
+        }
+        bytes += size
+        let elapsed = arrival - first
+        guard elapsed >= span else { return nil }
+        let rate = Double(bytes) * 8 * 1_000_000 / Double(elapsed)
+        start = arrival
+        bytes = 0
+        return rate
     }
 }

@@ -81,6 +81,11 @@ extension MediaTransport {
         // Congestion starting is acted on at once, not at the next allocation round (up to 500 ms
         // later): a tail-drop queue full of video drops the audio with it.
         let congested = bandwidth.overusing || bandwidth.lastLossRate >= allocator.configuration.congestionLoss
-        if congested, !wasCongested, !isProbing { allocateLayers(now: now, cause: .bandwidth) }
+        if congested, !wasCongested, !isProbing {
+            allocateLayers(now: now, cause: .bandwidth)
+        } else if consumers.contains(where: { $0.kind == .video }) {
+            // The pacer follows the estimate at every feedback, not only every allocation round.
+            updatePacingRate(estimate: usableEstimate(now: now), probeRate: probePacer?.rate)
+        }
     }
 }
