@@ -127,7 +127,7 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
     private let framesStore = Mutex<[(time: Double, width: Int, height: Int)]>([])
     private let numbersStore = Mutex<[(time: Double, number: Int)]>([])
     private let switchesStore = Mutex<[Switch]>([])
-    private let audioStore = Mutex<[(time: Double, packets: Int)]>([])
+    private let audioStore = Mutex<[(time: Double, packets: Int, lost: Int)]>([])
     private let playoutStore = Mutex<[(time: Double, played: Int, concealed: Int, recovered: Int)]>([])
     private let membershipStore = Mutex<[(time: Double, event: String)]>([])
     private let audioTrack = Mutex<RemoteAudioTrack?>(nil)
@@ -176,9 +176,9 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
 
     /// Records the audio track's packet count now (the call's sampler runs it every 250 ms).
     func sampleAudio() {
-        guard let packets = audioTrack.withLock({ $0 })?.receiveStatistics?.packetsReceived else { return }
+        guard let statistics = audioTrack.withLock({ $0 })?.receiveStatistics else { return }
         let now = elapsed
-        audioStore.withLock { $0.append((now, packets)) }
+        audioStore.withLock { $0.append((now, statistics.packetsReceived, statistics.packetsLost)) }
         if let playout = audioTrack.withLock({ $0 })?.playoutCounters {
             playoutStore.withLock { $0.append((now, playout.statistics.played, playout.statistics.concealed, playout.recovered)) }
         }
@@ -225,6 +225,27 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
             rates.append(Double(last.packets - first.packets) / (last.time - first.time))
         }
         return rates
+    }
+
+    /// Audio packets a second in each whole second from `from` (not sliding: one figure a second).
+    func audioRatesPerSecond(from: Double, to: Double) -> [Double] {
+        let samples = audioStore.withLock { $0 }
+        var rates: [Double] = []
+        var start = from
+        while start + 1 <= to {
+            guard let first = samples.first(where: { $0.time >= start }),
+                  let last = samples.first(where: { $0.time >= start + 1 }), last.time > first.time else { break }
+            rates.append(Double(last.packets - first.packets) / (last.time - first.time))
+            start += 1
+        }
+        return rates
+    }
+
+    /// Audio packets the receiver counted lost (not recovered) between `from` and `to`.
+    func audioLost(from: Double, to: Double) -> Int {
+        let samples = audioStore.withLock { $0 }.filter { $0.time >= from && $0.time <= to }
+        guard let first = samples.first, let last = samples.last else { return 0 }
+        return last.lost - first.lost
     }
 
     /// Audio packets received between `from` and `to` (the samples nearest inside).

@@ -39,6 +39,35 @@ struct NetworkLabLossTests {
         try await withLabCall { try await run($0) }
     }
 
+    /// Random loss on a link with room to spare is not congestion (docs/network.md, "Random loss
+    /// is not congestion"): the subscriber keeps the big layer through 15 s of 5 % loss.
+    @Test func fivePercentRandomLossOnAWideLinkKeepsTheBigLayer() async throws {
+        try await withLabCall { call in
+            let observer = call.observer
+            try await call.waitForBigFrames()
+            try await Task.sleep(for: .seconds(4))  // past the allocator's startup grace
+            try call.loseDownlink(.random(perMille: 50))
+            let start = observer.elapsed
+            try await Task.sleep(for: .seconds(15))
+            let end = observer.elapsed
+            let lost = call.lab.lostDatagrams(call.link)
+            try call.loseDownlink(nil)
+            let switches = observer.switches.filter { $0.time >= start && $0.cause == "bandwidth" }
+            let big = observer.frameCount(from: start, to: end, width: 640)
+            let all = observer.frameCount(from: start, to: end)
+            let playout = observer.audioPlayout(from: start, to: end)
+            print("""
+                network lab, 5 % random loss on an unlimited link, \(fmt(end - start)) s: \(lost) datagrams dropped, \(switches.count) switches for bandwidth
+                  video \(all) frames (\(big) of 640×360, \(fmt(Double(all) / (end - start)))/s), worst gap \(fmt(observer.worstVideoGap(from: start, to: end))) s
+                  audio \(playout.played) played, \(playout.concealed) concealed, \(playout.recovered) recovered by NACK
+                  switches: \(observer.switches.map(\.description).joined(separator: ", "))
+                """)
+            #expect(lost > 0, "the rule dropped nothing")
+            #expect(switches.isEmpty, "switched for bandwidth under random loss: \(switches)")
+            #expect(big > 0 && big == all, "\(all - big) frames of another size")
+        }
+    }
+
     private func run(_ call: LabCall) async throws {
         let observer = call.observer
         try await call.waitForBigFrames()

@@ -84,7 +84,7 @@ struct LayerAllocatorPauseTests {
         // slowly), but the small layer flows without loss or delay: no pause.
         var call = Call()
         for _ in 0 ..< 20 { call.round(Signals(estimate: 700_000, transportCC: true)) }
-        call.round(Signals(estimate: 140_000, lossRate: 0.3, transportCC: true))
+        call.round(Signals(estimate: 140_000, lossRate: 0.3, queueDelay: 30_000, transportCC: true))
         #expect(call.changes.map(\.layer) == [0])
         #expect(call.lastDecision.congested)
         for _ in 0 ..< 10 { call.round(Signals(estimate: 140_000, transportCC: true)) }

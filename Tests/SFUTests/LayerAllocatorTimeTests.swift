@@ -96,6 +96,20 @@ struct LayerAllocatorTimeTests {
         #expect(call.switches.first?.time == drop)
     }
 
+    @Test func lossWithoutQueueingDelayIsNotCongestion() {
+        var call = Call()
+        for _ in 0 ..< 20 { call.round(Signals(estimate: 700_000, transportCC: true)) }
+        // Random loss on a wide link: reports of 12–25 % now and then, no delay growth.
+        for round in 0 ..< 40 {
+            call.round(Signals(estimate: 700_000, lossRate: round % 3 == 0 ? 0.25 : 0, queueDelay: 2_000, transportCC: true))
+            #expect(!call.lastDecision.congested)
+        }
+        #expect(call.switches.isEmpty, "switched: \(call.switches)")
+        // The same loss with a queue behind it (a bottleneck's queue overflowing): congestion.
+        call.round(Signals(estimate: 700_000, lossRate: 0.25, queueDelay: 40_000, transportCC: true))
+        #expect(call.lastDecision.congested)
+    }
+
     @Test func aLowEstimateAtTheStartWaitsForTheGrace() {
         var call = Call()
         for _ in 0 ..< 5 { call.round(Signals(estimate: 300_000)) }  // 2.5 s: within the grace
@@ -191,7 +205,7 @@ struct LayerAllocatorTimeTests {
     @Test func aProbeStopsAtOnceOnLossAndBacksOff() throws {
         var call = Call()
         for _ in 0 ..< 8 { call.round(Signals(estimate: 700_000, transportCC: true)) }
-        call.round(Signals(estimate: 200_000, lossRate: 0.2, transportCC: true))
+        call.round(Signals(estimate: 200_000, lossRate: 0.2, queueDelay: 40_000, transportCC: true))
         #expect(call.target == 0)
         // The link is still narrow: every probe sees loss in its first round.
         var starts: [Int64] = []

@@ -160,6 +160,8 @@ struct SimulcastConsumerTests {
         // Nothing is forwarded while paused, whatever the layers send (key frames too); probes
         // would send padding only.
         var media: Int { h.subscriberSink.packets.filter { !$0.payload.isEmpty }.count }
+        run(ms: 1000)  // what the pacer held back before the pause leaves (at the 50 kbit/s estimate)
+        #expect(h.subscriber.pacer.isEmpty)
         let sentBefore = media
         feed.keyBig = true
         run(ms: 1000)

@@ -4,7 +4,8 @@ import Foundation
 /// from transport-cc feedback on the packets the SFU sent it.
 ///
 /// The transport-cc side is a small loss- and delay-based controller in the spirit of GCC
-/// (draft-ietf-rmcat-gcc-02): heavy loss (> 10 %) cuts the estimate in proportion to the loss;
+/// (draft-ietf-rmcat-gcc-02): heavy loss (> 10 % over a window of 500 ms) cuts the estimate in
+/// proportion to the loss;
 /// lasting queueing delay (one-way delay above its recent minimum for `overuseTime`) caps it below the delivered
 /// rate; low loss with a steady delay lets it grow multiplicatively, but not above 1.5 times the
 /// rate delivered (what was not sent was not tested: the way above is a probe, whose delivered
@@ -25,10 +26,13 @@ struct BandwidthEstimator: Sendable {
         var baseDelayWindow: Int64 = 10_000_000
         /// No growth for this long after a decrease, µs.
         var holdAfterDecrease: Int64 = 1_000_000
-        /// A loss-based cut applies at most once in this long (GCC's loss controller reacts about
-        /// once a round trip plus 300 ms): feedback comes every 50 ms, and cutting on each of
-        /// the reports of one loss episode would take the estimate to its minimum in a second.
-        var lossDecreaseInterval: Int64 = 300_000
+        /// Loss is judged over windows of at least this long and `lossWindowPackets` packets
+        /// (GCC's loss controller judges the loss of RTCP intervals, not of single reports):
+        /// feedback comes every 50 ms with a few packets each, so 5 % random loss shows 10–25 %
+        /// in one report of four to ten packets now and then, and cutting on those took the
+        /// estimate down on a wide link. A window above `highLoss` cuts once, in proportion.
+        var lossWindow: Int64 = 500_000
+        var lossWindowPackets = 20
         /// Queueing delay counts only once it has stayed above `delayThreshold` this long, µs:
         /// a receiver whose thread stalled for a moment (a busy machine) reports one late batch,
         /// a bottleneck's queue stays.
@@ -60,13 +64,19 @@ struct BandwidthEstimator: Sendable {
     private var deliveredBytes = 0
     private var deliveredStart: Int64?
     private(set) var deliveredRate: Double?
+    /// Delivered rate over the latest window of at least `recentSpan` receiver time (not smoothed).
+    private(set) var recentDeliveredRate: Double?
+    private var recentWindow = DeliveryWindow(span: 200_000)
     /// What was delivered of the packets sent since the probe started (`startProbe`), measured in
     /// windows of `probeMeasureSpan` receiver time: the bytes and first arrival of the current one.
     private var probeStart: Int64?
-    /// When loss last cut the estimate, µs.
-    private var lastLossDecrease: Int64 = .min
-    private var probeBytes = 0
-    private var probeFirstArrival: Int64?
+    /// The current loss window: when it started (feedback time, µs), packets and losses in it.
+    private var lossWindowStart: Int64?
+    private var lossWindowCount = 0
+    private var lossWindowLost = 0
+    /// The loss of the last complete window.
+    private(set) var windowLossRate: Double = 0
+    private var probeWindow = DeliveryWindow(span: BandwidthEstimator.probeMeasureSpan)
     /// Bits per second delivered of the probe's packets in its latest complete window. The
     /// latest, not since the start: a token bucket (a policer, tc's tbf) lets the first burst of
     /// a probe through at any rate, and only later windows show the link's own rate.
@@ -94,8 +104,7 @@ struct BandwidthEstimator: Sendable {
     /// A probe starts at `now`: packets sent from now on are measured (`probeDelivered`).
     mutating func startProbe(at now: Int64) {
         probeStart = now
-        probeBytes = 0
-        probeFirstArrival = nil
+        probeWindow = DeliveryWindow(span: Self.probeMeasureSpan)
         probeDelivered = nil
     }
 
@@ -122,6 +131,7 @@ struct BandwidthEstimator: Sendable {
             guard let arrival = packet.arrivalTime else { lost += 1; continue }
             received += 1
             deliveredBytes += packet.size
+            measureRecent(size: packet.size, arrival: arrival)
             firstArrival = firstArrival ?? arrival
             lastArrival = arrival
             let oneWay = arrival - packet.sendTime
@@ -134,6 +144,7 @@ struct BandwidthEstimator: Sendable {
         let queueDelay = received > 0 ? delaySum / Int64(received) : 0
         lastLossRate = lossRate
         lastQueueDelay = queueDelay
+        let windowLoss = countLoss(lost: lost, packets: packets.count, now: now)
         if queueDelay > configuration.delayThreshold {
             let since = overuseSince ?? now
             overuseSince = since
@@ -142,24 +153,41 @@ struct BandwidthEstimator: Sendable {
             overuseSince = nil
             overusing = false
         }
-        adjust(lossRate: lossRate, queueDelay: queueDelay, now: now)
+        adjust(lossRate: lossRate, windowLoss: windowLoss, queueDelay: queueDelay, now: now)
+    }
+
+    /// Adds one feedback's packets to the loss window; returns the window's loss when this
+    /// feedback completed it.
+    private mutating func countLoss(lost: Int, packets: Int, now: Int64) -> Double? {
+        let start = lossWindowStart ?? now
+        lossWindowStart = start
+        lossWindowCount += packets
+        lossWindowLost += lost
+        guard now - start >= configuration.lossWindow, lossWindowCount >= configuration.lossWindowPackets else { return nil }
+        let loss = Double(lossWindowLost) / Double(lossWindowCount)
+        windowLossRate = loss
+        lossWindowStart = now
+        lossWindowCount = 0
+        lossWindowLost = 0
+        return loss
     }
 
     // MARK: - Internals
 
-    private mutating func adjust(lossRate: Double, queueDelay: Int64, now: Int64) {
+    private mutating func adjust(lossRate: Double, windowLoss: Double?, queueDelay: Int64, now: Int64) {
         let c = configuration
         var value = feedbackEstimate ?? c.initial
         let elapsed = Double(min(1_000_000, max(0, now - (lastUpdate ?? now)))) / 1_000_000
         lastUpdate = now
-        if lossRate > c.highLoss {
-            if lastLossDecrease == .min || now - lastLossDecrease >= c.lossDecreaseInterval {
-                value *= 1 - 0.5 * lossRate
-                lastLossDecrease = now
-            }
+        if let windowLoss, windowLoss > c.highLoss {
+            value *= 1 - 0.5 * windowLoss
             holdUntil = now + c.holdAfterDecrease
+        } else if lossRate > c.highLoss {
+            // One report's loss: judged with its window; no growth meanwhile.
         } else if overusing {
-            value = min(value, 0.85 * (deliveredRate ?? value))
+            // Below what the bottleneck delivers now (its latest short window: the smoothed rate
+            // still remembers the rate before the link narrowed, and the queue would keep growing).
+            value = min(value, 0.85 * (recentDeliveredRate ?? deliveredRate ?? value))
             holdUntil = now + c.holdAfterDecrease
         } else if queueDelay > c.delayThreshold {
             // Above the threshold, not yet for long: neither cut nor grow.
@@ -173,17 +201,7 @@ struct BandwidthEstimator: Sendable {
     }
 
     private mutating func measureProbe(size: Int, arrival: Int64) {
-        guard let first = probeFirstArrival else {
-            probeFirstArrival = arrival
-            return  // the first packet's bytes arrived before the span starts
-        }
-        probeBytes += size
-        let span = arrival - first
-        guard span >= Self.probeMeasureSpan else { return }
-        probeDelivered = Int(Double(probeBytes) * 8 * 1_000_000 / Double(span))
-        // The next window starts at this arrival (its bytes counted in this one).
-        probeFirstArrival = arrival
-        probeBytes = 0
+        if let rate = probeWindow.add(size: size, arrival: arrival) { probeDelivered = Int(rate) }
     }
 
     /// A windowed minimum of the one-way delay: the path's delay without queueing.
@@ -197,6 +215,10 @@ struct BandwidthEstimator: Sendable {
         baseDelay = min(baseDelay ?? oneWay, oneWay)
     }
 
+    private mutating func measureRecent(size: Int, arrival: Int64) {
+        if let rate = recentWindow.add(size: size, arrival: arrival) { recentDeliveredRate = rate }
+    }
+
     /// Delivered rate over windows of at least 500 ms of receiver time.
     private mutating func updateDeliveredRate(first: Int64, last: Int64, now: Int64) {
         let start = deliveredStart ?? first
@@ -207,5 +229,32 @@ struct BandwidthEstimator: Sendable {
         deliveredRate = deliveredRate.map { 0.5 * $0 + 0.5 * rate } ?? rate
         deliveredBytes = 0
         deliveredStart = last
+    }
+}
+
+/// The rate packets were delivered at, in successive windows of at least `span` of receiver time.
+struct DeliveryWindow: Sendable {
+    let span: Int64
+    private var bytes = 0
+    private var start: Int64?
+
+    init(span: Int64) { self.span = span }
+
+    /// Counts one packet that arrived at `arrival` (receiver clock, µs); returns the window's
+    /// rate (bits per second) when this packet completes one. The first packet only starts the
+    /// first window (its bytes arrived before it), and each window starts at the arrival that
+    /// ended the last one (whose bytes were counted there).
+    mutating func add(size: Int, arrival: Int64) -> Double? {
+        guard let first = start else {
+            start = arrival
+            return nil
+        }
+        bytes += size
+        let elapsed = arrival - first
+        guard elapsed >= span else { return nil }
+        let rate = Double(bytes) * 8 * 1_000_000 / Double(elapsed)
+        start = arrival
+        bytes = 0
+        return rate
     }
 }

@@ -197,8 +197,8 @@ class Consumer {
         copyOriginExtensions(of: view, into: &extensions)
         if extensions.dependencyDescriptor != nil { extensions.descriptorRewrite = descriptorRewrite }
         var deltas: (UInt16, UInt8) = (0, 0)
-        var length = 0
-        let sent = transport.sink.sendRTP(stampedAt: now) { slot in
+        // Video may wait in the pacer; audio leaves at once (`MediaTransport+Pacing.swift`).
+        let result = transport.sendMedia(paced: producer.kind == .video, stampedAt: now, extensionIDs: extensionIDs, now: now) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: outSequence,
                                                        timestamp: outTimestamp, payloadType: payloadType,
                                                        extensions: extensions) else { return nil }
@@ -207,11 +207,9 @@ class Consumer {
                 deltas = pictureIDs!.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[(end - view.payload.count) ..< end]))
             }
             if setMarker { slot[1] |= 0x80 }
-            length = written
             return written
         }
-        guard sent else { return }
-        if useTWCC { transport.didSend(transportSequence: twcc, size: length, now: now) }
+        guard let length = transport.record(result, transportSequence: twcc, numbered: useTWCC, now: now) else { return }
         transport.countSent(bytes: length)
         history.record(.init(outSequence: outSequence, inSequence: view.sequenceNumber, layer: UInt8(truncatingIfNeeded: layer),
                              valid: true, outTimestamp: outTimestamp, pictureIDDelta: deltas.0, tl0Delta: deltas.1,
@@ -252,20 +250,17 @@ class Consumer {
     /// then never finds one inside a frame.
     /// - Returns: false when none could be sent now.
     final func sendPadding(_ paddingLength: Int, now: Int64) -> Bool {
-        guard lastSendTime != .min, lastMarker, let outSequence = sequenceNumbers.insert() else { return false }
         let transport = self.transport
+        // Padding only tops up a link with nothing waiting in the pacer.
+        guard lastSendTime != .min, lastMarker, transport.pacer.isEmpty, let outSequence = sequenceNumbers.insert() else { return false }
         let twcc = transport.transportSequence
         let extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
                                             absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
-        var length = 0
-        let sent = transport.sink.sendRTP(stampedAt: now) { slot in
-            guard let written = RTPForwardWriter.writePadding(into: slot, ssrc: ssrc, sequenceNumber: outSequence, timestamp: lastTimestamp,
-                                                              payloadType: payloadType, extensions: extensions,
-                                                              paddingLength: paddingLength) else { return nil }
-            length = written
-            return written
+        let result = transport.sendMedia(paced: false, stampedAt: now, extensionIDs: extensionIDs, now: now) { slot in
+            RTPForwardWriter.writePadding(into: slot, ssrc: ssrc, sequenceNumber: outSequence, timestamp: lastTimestamp,
+                                          payloadType: payloadType, extensions: extensions, paddingLength: paddingLength)
         }
-        guard sent else { return false }
+        guard case .sent(let length) = result else { return false }
         if extensionIDs.transportWideCC != 0 { transport.didSend(transportSequence: twcc, size: length, now: now) }
         transport.countSent(bytes: length)
         lastOutSequence = outSequence
@@ -285,8 +280,7 @@ class Consumer {
             extensions.descriptorRewrite = .init(layout: layout, activeDecodeTargets: record.descriptorMask)
         }
         let rewriteVP8 = pictureIDs != nil
-        var length = 0
-        let sent = transport.sink.sendRTP(stampedAt: 0) { slot in
+        let result = transport.sendMedia(paced: producer.kind == .video, stampedAt: 0, extensionIDs: extensionIDs, now: now) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: record.outSequence,
                                                        timestamp: record.outTimestamp, payloadType: payloadType,
                                                        extensions: extensions) else { return nil }
@@ -296,11 +290,9 @@ class Consumer {
                                            pictureIDDelta: record.pictureIDDelta, tl0Delta: record.tl0Delta)
             }
             if record.setMarker { slot[1] |= 0x80 }
-            length = written
             return written
         }
-        guard sent else { return }
-        if extensionIDs.transportWideCC != 0 { transport.didSend(transportSequence: twcc, size: length, now: now) }
+        guard let length = transport.record(result, transportSequence: twcc, numbered: extensionIDs.transportWideCC != 0, now: now) else { return }
         transport.countSent(bytes: length)
         history.markResent(record.outSequence, at: now)
         counters.retransmissions += 1

@@ -45,8 +45,12 @@ struct LayerAllocator: Sendable {
         var startupGrace: Int64 = 3_000_000
         /// No raise (nor probe) this long after a bandwidth downgrade, µs.
         var upgradeHoldAfterDowngrade: Int64 = 2_000_000
-        /// Loss (transport-cc, per feedback) that counts as congestion.
+        /// Loss (transport-cc, per feedback) that counts as congestion, with at least
+        /// `congestionLossDelay` of queueing delay in the same feedback: a bottleneck's queue
+        /// that overflows. Loss without delay growth (random loss on a radio link, a lossy relay)
+        /// is not congestion: a lower layer would lose as much.
         var congestionLoss = 0.10
+        var congestionLossDelay: Int64 = 20_000
         /// Loss or queueing delay that stops a probe at once.
         var probeStopLoss = 0.05
         var probeStopDelay: Int64 = 30_000
@@ -192,7 +196,7 @@ struct LayerAllocator: Sendable {
         }
         if firstEstimate == nil { firstEstimate = now }
         var decision = Decision(targets: [])
-        let congested = signals.lossRate >= c.congestionLoss || signals.overusing
+        let congested = c.isCongestion(lossRate: signals.lossRate, queueDelay: signals.queueDelay, overusing: signals.overusing)
 
         // A probe running: stop it, or count its success.
         if let running = probe {
@@ -400,5 +404,13 @@ struct LayerAllocator: Sendable {
 
     static func nextActive(_ demand: Demand, above layer: Int) -> Int? {
         demand.layerBitrates.indices.first { $0 > layer && demand.layerBitrates[$0] > 0 }
+    }
+}
+
+extension LayerAllocator.Configuration {
+    /// Whether a transport-cc feedback shows congestion: queueing delay that has lasted, or
+    /// loss from a queue that overflows (loss with delay growth). Random loss is not.
+    func isCongestion(lossRate: Double, queueDelay: Int64, overusing: Bool) -> Bool {
+        overusing || (lossRate >= congestionLoss && queueDelay >= congestionLossDelay)
     }
 }

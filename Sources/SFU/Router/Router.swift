@@ -22,9 +22,15 @@ final class Router {
     private var lastNeededLayersTime: Int64 = .min
     /// User data between the transports' data channels.
     var data = DataFanOut()
+    /// The worker's buffers for packets the transports' pacers hold back.
+    let pacedPackets: PacedPacketPool
+    /// The transports with packets waiting in their pacer, drained on every port tick.
+    private var backlogged: [MediaTransport] = []
 
     init(id: RouterID, configuration: SFUConfiguration, metrics: SFUMetricsRecorder, now: Int64,
-         emit: @escaping (SFUEvent) -> Void) {
+         pacedPackets: PacedPacketPool = PacedPacketPool(), emit: @escaping (SFUEvent) -> Void) {
+        self.pacedPackets = pacedPackets
+        backlogged.reserveCapacity(64)
         lastSpeakerTime = now
         lastQualityTime = now
         self.id = id
@@ -47,6 +53,8 @@ final class Router {
 
     func remove(_ transport: MediaTransport) {
         transports.removeAll { $0 === transport }
+        backlogged.removeAll { $0 === transport }
+        transport.releasePacer()
         if !transports.contains(where: { $0.participant == transport.participant }) { quality[transport.participant] = nil }
     }
 
@@ -66,6 +74,24 @@ final class Router {
     }
 
     // MARK: - Timers
+
+    /// `transport` has packets waiting in its pacer: drain it on every port tick until it is empty.
+    func didBacklog(_ transport: MediaTransport) {
+        backlogged.append(transport)
+    }
+
+    /// Sends what each backlogged transport's pacer allows now (every port tick, 10 ms).
+    func drainPacers(now: Int64) {
+        var index = 0
+        while index < backlogged.count {
+            if backlogged[index].drainPacer(now: now) {
+                index += 1
+            } else {
+                backlogged.swapAt(index, backlogged.count - 1)
+                backlogged.removeLast()
+            }
+        }
+    }
 
     func tick(now: Int64) {
         // Only the transports whose timers have work now (a subscriber's about twice a second);

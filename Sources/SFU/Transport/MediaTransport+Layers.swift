@@ -35,6 +35,7 @@ extension MediaTransport {
         }
         guard !simulcast.isEmpty else {
             stopProbe()
+            updatePacingRate(estimate: usableEstimate(now: now), probeRate: nil)
             return
         }
         let transportCC = firstFeedbackTime != .min
@@ -74,6 +75,7 @@ extension MediaTransport {
         } else {
             stopProbe()
         }
+        updatePacingRate(estimate: signals.estimate, probeRate: decision.probeRate)
     }
 
     /// Each layer's bitrate for the allocator (0 = not active). While a young producer's layers

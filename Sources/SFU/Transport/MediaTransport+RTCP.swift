@@ -76,11 +76,18 @@ extension MediaTransport {
             packets.append(.init(sendTime: sent.sendTime, size: Int(sent.size), arrivalTime: result.arrivalTime))
         }
         if firstFeedbackTime == .min { firstFeedbackTime = now }
-        let wasCongested = bandwidth.overusing || bandwidth.lastLossRate >= allocator.configuration.congestionLoss
+        let wasCongested = allocator.configuration.isCongestion(lossRate: bandwidth.lastLossRate, queueDelay: bandwidth.lastQueueDelay,
+                                                                overusing: bandwidth.overusing)
         bandwidth.onTransportFeedback(packets, now: now)
         // Congestion starting is acted on at once, not at the next allocation round (up to 500 ms
         // later): a tail-drop queue full of video drops the audio with it.
-        let congested = bandwidth.overusing || bandwidth.lastLossRate >= allocator.configuration.congestionLoss
-        if congested, !wasCongested, !isProbing { allocateLayers(now: now, cause: .bandwidth) }
+        let congested = allocator.configuration.isCongestion(lossRate: bandwidth.lastLossRate, queueDelay: bandwidth.lastQueueDelay,
+                                                             overusing: bandwidth.overusing)
+        if congested, !wasCongested, !isProbing {
+            allocateLayers(now: now, cause: .bandwidth)
+        } else if consumers.contains(where: { $0.kind == .video }) {
+            // The pacer follows the estimate at every feedback, not only every allocation round.
+            updatePacingRate(estimate: usableEstimate(now: now), probeRate: probePacer?.rate)
+        }
     }
 }

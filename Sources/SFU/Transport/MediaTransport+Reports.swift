@@ -156,7 +156,10 @@ extension MediaTransport {
     /// Serializes and queues a compound.
     func send(_ packets: [RTCPPacket]) {
         let bytes = RTCPCompound.serialize(packets)
-        if bytes.withUnsafeBytes({ sink.sendRTCP($0) }) { counters.rtcpSent += 1 }
+        if bytes.withUnsafeBytes({ sink.sendRTCP($0) }) {
+            counters.rtcpSent += 1
+            didSendUnpaced(bytes: bytes.count)
+        }
     }
 }
 

@@ -30,6 +30,15 @@ struct TransportCounters: Sendable {
     var probesSucceeded = 0
     var probesFailed = 0
     var probePacketsSent = 0
+    /// The pacer (`MediaTransport+Pacing.swift`): packets that waited in it, packets sent at
+    /// once because its ring or the worker's pool was full, packets that could not be sent when
+    /// their turn came (the transport no longer connected), packets dropped because the backlog
+    /// outgrew `TransportPacer.maxQueueTime` while congested, and the longest wait, µs.
+    var pacedPackets = 0
+    var pacerOverflows = 0
+    var pacerDrops = 0
+    var pacerSendFailures = 0
+    var pacerDelayMax: Int64 = 0
 }
 
 /// One participant's `PeerTransport` as the SFU sees it: the producers it publishes (found by
@@ -90,6 +99,10 @@ final class MediaTransport: PeerTransportDelegate {
     var allocator = LayerAllocator()
     /// Set while a probe runs.
     var probePacer: ProbePacer?
+    /// Paces what the transport sends at its estimate, audio first (`MediaTransport+Pacing.swift`).
+    var pacer = TransportPacer()
+    /// Whether the router's drain list holds the transport (packets wait in `pacer`).
+    var isBacklogged = false
     /// When `tick` next has work, µs (see `MediaTransport+Reports.swift`); `Router.tick` skips
     /// the transport until then.
     var nextTick: Int64 = .min

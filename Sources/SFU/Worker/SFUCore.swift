@@ -20,6 +20,8 @@ final class SFUCore: @unchecked Sendable {
     /// per packet): placement reads them between the once-a-second metrics.
     let liveRouters = Atomic<Int>(0)
     let liveTransports = Atomic<Int>(0)
+    /// Buffers for the packets every transport's pacer holds back (`TransportPacer`).
+    let pacedPackets = PacedPacketPool()
 
     init(configuration: SFUConfiguration, emit: @escaping (SFUEvent) -> Void = { _ in }) {
         self.configuration = configuration
@@ -30,7 +32,7 @@ final class SFUCore: @unchecked Sendable {
 
     func createRouter(_ id: RouterID, now: Int64) throws(SFUError) {
         guard routers[id] == nil else { throw .duplicateID(id.rawValue) }
-        routers[id] = Router(id: id, configuration: configuration, metrics: metrics, now: now) { [weak self] event in
+        routers[id] = Router(id: id, configuration: configuration, metrics: metrics, now: now, pacedPackets: pacedPackets) { [weak self] event in
             self?.emit(event)
         }
         liveRouters.store(routers.count, ordering: .relaxed)
@@ -209,6 +211,17 @@ final class SFUCore: @unchecked Sendable {
         nextTick = now + SFUConfiguration.micros(configuration.tickInterval)
         tick(now: now)
         return true
+    }
+
+    /// Drains the pacers (every port tick: 10 ms), then runs the timers if due.
+    func portTick(now: Int64) {
+        drainPacers(now: now)
+        tickIfDue(now: now)
+    }
+
+    /// Sends what the transports' pacers allow now.
+    func drainPacers(now: Int64) {
+        for router in routers.values { router.drainPacers(now: now) }
     }
 
     func tick(now: Int64) {

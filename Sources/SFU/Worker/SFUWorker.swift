@@ -49,7 +49,7 @@ public final class SFUWorker: Sendable {
         // Set before the tick handler is posted, so before the I/O thread first reads it.
         core.metrics.forwardingLatency = { [weak port] in port?.sendLatency ?? LogHistogram() }
         core.metrics.portCounters = { [weak port] in (port?.unroutedCount ?? 0, port?.sendDropCount ?? 0) }
-        port.setTickHandler { _ in core.tickIfDue(now: MediaClock.now()) }
+        port.setTickHandler { _ in core.portTick(now: MediaClock.now()) }
     }
 
     deinit {

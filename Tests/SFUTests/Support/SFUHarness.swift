@@ -81,5 +81,9 @@ final class SFUHarness {
         RTCPCompound.serialize(packets).withUnsafeBytes { publisher.receiveRTCP($0, now: now) }
     }
 
-    func tick() { core.tick(now: now) }
+    /// The worker's tick: the pacers drain, then the timers run.
+    func tick() {
+        core.drainPacers(now: now)
+        core.tick(now: now)
+    }
 }
