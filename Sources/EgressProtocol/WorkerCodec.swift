@@ -82,6 +82,8 @@ public enum WorkerCodec {
         case .finished(let result): encode(Envelope(type: "finished", result: result))
         case .failed(let code, let message): encode(Envelope(type: "failed", code: code, message: message))
         case .ended(let reason): encode(Envelope(type: "ended", reason: reason))
+        case .inputStarted(let input): encode(Envelope(type: "input_started", input: input))
+        case .inputEnded(let reason): encode(Envelope(type: "input_ended", reason: reason))
         }
     }
 
@@ -98,6 +100,10 @@ public enum WorkerCodec {
             guard let code = e.code else { throw .invalidData("code") }
             return .failed(code: code, message: e.message ?? "")
         case "ended": return .ended(reason: e.reason ?? "")
+        case "input_started":
+            guard let input = e.input else { throw .invalidData("input") }
+            return .inputStarted(input)
+        case "input_ended": return .inputEnded(reason: e.reason ?? "")
         default: throw .unknownType(e.type)
         }
     }
@@ -116,6 +122,7 @@ public enum WorkerCodec {
         var message: String?
         var error: String?
         var reason: String?
+        var input: IngressInput?
     }
 
     static func encode(_ envelope: Envelope) -> String {
