@@ -119,7 +119,14 @@ import Glibc
         let started = try await hooks.waitFor("ingress_started")
         #expect((started.data["ingress"] as? [String: Any])?["uid"] as? String == "obs")
         try await viewer.events.wait(for: "user+ obs")
+        // The worker's CPU while it decodes H.264 and AAC and encodes VP8 and Opus (a figure, not a check).
+        let worker = EgressWorkers.pids().first
+        let cpuBefore = worker.flatMap { ProcessStats(pid: $0)?.cpuSeconds }, wallBefore = Date()
         let numbers = try await Self.decoded(subscriber.collector, after: 0, atLeast: 45, "first push")
+        if let worker, let cpuBefore, let cpuAfter = ProcessStats(pid: worker)?.cpuSeconds {
+            let wall = Date().timeIntervalSince(wallBefore)
+            print("ingress: worker CPU \(String(format: "%.2f", (cpuAfter - cpuBefore) / wall)) s per s of 320×240 15 fps H.264/AAC → VP8/Opus over \(String(format: "%.1f", wall)) s")
+        }
         let gaps = frameGaps(numbers)
         print("ingress: first push, \(numbers.count) frames decoded, \(numbers.first!)…\(numbers.last!), \(gaps.missing) missing")
         #expect(gaps.ordered, "\(numbers)")
@@ -152,12 +159,26 @@ import Glibc
         #expect(again.first! < numbers.last!, "the second push starts over")
         #expect(try await Self.ingress(server, id)?["sessions"] as? Int == 2)
 
+        // The worker dies (kill -9): the push ends with the webhook, the server starts a worker
+        // again on the same port and key, and the encoder's next push resumes the ingress.
+        let dead = try #require(EgressWorkers.pids().first)
+        kill(dead, SIGKILL)
+        _ = try await hooks.waitFor(2, of: "ingress_ended")
+        await second.stop()
+        try await eventually("a new worker") { EgressWorkers.pids().contains { $0 != dead } }
+        let beforeThird = subscriber.collector.numbers.count
+        let third = try await Self.pushUntilTaken(pattern, to: url, format: "flv", hooks: hooks, count: 3, log: server.directory.file("third.log"))
+        let resumed = try await Self.decoded(subscriber.collector, after: beforeThird, atLeast: 30, "push after a worker restart")
+        #expect(frameGaps(resumed).ordered)
+        let afterRestart = try #require(try await Self.ingress(server, id))
+        #expect(afterRestart["sessions"] as? Int == 3 && afterRestart["restarts"] as? Int == 1, "\(afterRestart)")
+
         // Deleting it ends the push and the ingress.
         let (deleteStatus, deleted) = try await server.call("/server/v1/ingress/delete", ["ingress_id": id])
         #expect(deleteStatus == 200 && (deleted["ingress"] as? [String: Any])?["status"] as? String == "ended", "\(deleted)")
-        try await viewer.events.wait("obs leaving again") { $0.filter { $0 == "user- obs client_leave" }.count >= 2 }
+        try await viewer.events.wait("obs leaving a third time") { $0.filter { $0.hasPrefix("user- obs ") }.count >= 3 }
         #expect(try await Self.ingress(server, id) == nil)
-        await second.stop()
+        await third.stop()
         await viewer.channel.leave()
         await viewer.engine.destroy()
         await server.stop()
