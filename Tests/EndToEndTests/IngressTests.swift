@@ -269,4 +269,120 @@ import Glibc
         await server.stop()
         await hooks.shutdown()
     }
+
+    /// Glass to glass: the test hands ffmpeg each numbered picture at a known time (Y4M on its
+    /// standard input, H.264 with no lookahead, RTMP); the viewer notes when it decodes that
+    /// number. Prints the median and 90th percentile of the delay; checks only that frames came.
+    @Test func rtmpGlassToGlassDelayIsPrinted() async throws {
+        let server = try EgressTestServer()
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "obs", "kind": "rtmp"])
+        let url = try #require((json["ingress"] as? [String: Any])?["url"] as? String, "\(status) \(json)")
+        let peer = SDKPeer()
+        let arrivals = ArrivalClock()
+        peer.channel.delegates.add(delegate: arrivals)
+        _ = try await peer.channel.join(url: server.url, token: server.token(uid: "viewer", channel: "show"))
+
+        // 600 frames (40 s at 15 fps) in memory: the header, then each frame's bytes.
+        let frames = 600
+        let writer = try Y4MWriter(width: 320, height: 240, frameRate: 15)
+        let generator = try TestPatternGenerator(width: 320, height: 240, frameRate: 15)
+        for n in 0..<frames { try writer.write(generator.videoFrame(number: n)) }
+        let bytes = writer.bytes
+        let frameBytes = 6 + 320 * 240 * 3 / 2
+        let headerBytes = bytes.count - frames * frameBytes
+        let sent = SentClock()
+        var ffmpeg: ChildProcess?
+        try await eventually(timeout: 60, "a push taken") {
+            if let f = ffmpeg, f.isRunning { return arrivals.count > 0 }
+            let process = try ChildProcess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-f", "yuv4mpegpipe", "-i", "-", "-an",
+                                                               "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "15",
+                                                               "-pix_fmt", "yuv420p", "-f", "flv", url],
+                                           pipeInput: true, log: server.directory.file("g2g.log"))
+            ffmpeg = process
+            sent.start(process, header: Array(bytes[..<headerBytes]), frames: (0..<frames).map { n in
+                Array(bytes[(headerBytes + n * frameBytes)..<(headerBytes + (n + 1) * frameBytes)])
+            })
+            return false
+        }
+        try await eventually(timeout: 90, "frames decoded: \(arrivals.count)") { arrivals.count >= 180 || !(ffmpeg?.isRunning ?? false) }
+        sent.stop()
+        let delays = arrivals.delays(since: sent.times()).sorted()
+        let fromSchedule = arrivals.delays(since: sent.dueTimes()).sorted()
+        print("ingress: glass to glass over RTMP (320×240 H.264 → VP8, \(delays.count) frames): from the encoder taking the picture "
+              + "median \(delays[delays.count / 2]) ms, p90 \(delays[delays.count * 9 / 10]) ms; from its 15 fps capture time "
+              + "median \(fromSchedule[fromSchedule.count / 2]) ms, p90 \(fromSchedule[fromSchedule.count * 9 / 10]) ms")
+        #expect(delays.count >= 100)
+        await ffmpeg?.stop()
+        await peer.channel.leave()
+        await peer.engine.destroy()
+        await server.stop()
+    }
+}
+
+/// Subscribes to every video track and notes when each frame number was first decoded
+/// (monotonic milliseconds).
+final class ArrivalClock: VideoRenderer, ChannelDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: [Int: Int64] = [:]
+
+    func render(frame: VideoFrame) {
+        guard let number = TestPatternReader.frameNumber(in: frame) else { return }
+        let now = Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
+        lock.withLock { if first[number] == nil { first[number] = now } }
+    }
+
+    func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
+        guard let video = channel.remoteTrack(trackId: track.id) as? RemoteVideoTrack else { return }
+        video.add(videoRenderer: self)
+        Task { try? await channel.subscribe(video, layer: nil) }
+    }
+
+    var count: Int { lock.withLock { first.count } }
+
+    /// Arrival minus sending time of every frame both saw from frame `from` on (the first ones
+    /// wait for the RTMP connection in the pipe), milliseconds.
+    func delays(since sent: [Int: Int64], from: Int = 30) -> [Int64] {
+        lock.withLock { first.compactMap { n, at in n < from ? nil : sent[n].map { at - $0 } } }
+    }
+}
+
+/// Writes Y4M frames to an encoder's standard input at 15 per second from its own thread,
+/// noting when each was handed over (monotonic milliseconds).
+final class SentClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sent: [Int: Int64] = [:]
+    /// When each frame was due by the 15 fps schedule (the "capture" time).
+    private var scheduled: [Int: Int64] = [:]
+    private var running = true
+
+    func start(_ process: ChildProcess, header: [UInt8], frames: [[UInt8]]) {
+        lock.withLock {
+            sent = [:]
+            scheduled = [:]
+        }
+        let thread = Thread { [self] in
+            guard let input = process.input, (try? input.write(contentsOf: header)) != nil else { return }
+            let start = DispatchTime.now().uptimeNanoseconds
+            for (n, frame) in frames.enumerated() {
+                guard lock.withLock({ running }) else { return }
+                let due = start + UInt64(n) * 1_000_000_000 / 15
+                let now = DispatchTime.now().uptimeNanoseconds
+                if due > now { usleep(UInt32((due - now) / 1_000)) }
+                // Handed over when the encoder took the bytes from the pipe (a 64 KiB pipe holds
+                // less than one 320×240 picture).
+                guard (try? input.write(contentsOf: frame)) != nil else { return }
+                let handed = Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
+                lock.withLock {
+                    sent[n] = handed
+                    scheduled[n] = Int64(due / 1_000_000)
+                }
+            }
+            try? input.close()
+        }
+        thread.start()
+    }
+
+    func stop() { lock.withLock { running = false } }
+    func times() -> [Int: Int64] { lock.withLock { sent } }
+    func dueTimes() -> [Int: Int64] { lock.withLock { scheduled } }
 }

@@ -113,8 +113,10 @@ public final class IngressTask: EgressTask, @unchecked Sendable {
     /// libavformat options: a listener for RTMP (SRT listens through `mode=listener` in its URL).
     private var openOptions: [(String, String)] {
         switch settings.kind {
-        case .rtmp: [("listen", "1"), ("rw_timeout", "15000000")]
-        case .srt: []
+        // A second of probing (libavformat's default is 5 s): what the probe reads is published
+        // in one burst once the streams are known, and a longer probe is a longer first wait.
+        case .rtmp: [("listen", "1"), ("rw_timeout", "15000000"), ("analyzeduration", "1000000")]
+        case .srt: [("analyzeduration", "1000000")]
         case .url: [("rw_timeout", "15000000"), ("reconnect", "1")]
         }
     }
@@ -152,7 +154,10 @@ public final class IngressTask: EgressTask, @unchecked Sendable {
         defer { blocking { await channel.leave() } }
         events.emit(.inputStarted(IngressInput(videoCodec: videoInfo?.codecName, audioCodec: audioInfo?.codecName, width: width, height: height)))
 
-        var pacer = IngressPacer()
+        // A pushed stream comes at its own pace: forwarding it as it arrives adds no delay (pacing
+        // it would keep the probe's lag for the whole push). A pulled URL may be a file, read far
+        // faster than real time.
+        var pacer = settings.kind == .url ? IngressPacer() : nil
         let packet = MediaPacket()
         while !isStopped {
             let more: Bool
@@ -167,10 +172,10 @@ public final class IngressTask: EgressTask, @unchecked Sendable {
             for item in media {
                 switch item {
                 case .video(let frame):
-                    pacer.wait(until: frame.timestampUs, stopped: { self.isStopped })
+                    pacer?.wait(until: frame.timestampUs, stopped: { self.isStopped })
                     videoTrack?.pushFrame(frame)
                 case .audio(let pcm):
-                    pacer.wait(until: pcm.timestampUs, stopped: { self.isStopped })
+                    pacer?.wait(until: pcm.timestampUs, stopped: { self.isStopped })
                     audioTrack?.pushAudioBuffer(pcm)
                 }
             }
