@@ -13,6 +13,8 @@ extension EgressSupervisor {
         let appId: String
         let key: ChannelKey
         let settings: IngressSettings
+        /// The listener's port (RTMP, SRT): kept for the ingress even while nothing listens on it.
+        var port: UInt16?
         var worker: WorkerProcess?
         var generation = 0
         var stopping = false
@@ -49,12 +51,13 @@ extension EgressSupervisor {
         guard activeCount < settings.maxTasks else { throw EgressError(.limitReached, "this node runs \(settings.maxTasks) egress tasks, its limit") }
         let id = "IN_" + SecureRandom.string(count: 16)
         let streamKey: String? = request.kind == .url ? nil : SecureRandom.string(count: IngressURL.keyLength, alphabet: IngressURL.keyAlphabet)
-        let (input, url) = try ingressAddresses(request, streamKey: streamKey)
+        let (input, url, port) = try ingressAddresses(request, streamKey: streamKey)
         let ingressSettings = IngressSettings(kind: request.kind, uid: request.uid, input: input, streamKey: streamKey,
                                               videoBitrate: request.videoBitrate, simulcast: request.simulcast)
         let info = IngressInfo(ingressId: id, channel: key.name, uid: request.uid, kind: request.kind, url: url, streamKey: streamKey,
                                status: .waiting, sessions: 0, restarts: 0, createdAt: Self.now())
         let i = Ingress(info: info, appId: appId, key: key, settings: ingressSettings)
+        i.port = port
         ingresses[id] = i
         launch(i)
         if i.worker != nil, !i.workerStarted { await wait("start:" + id, timeout: settings.startTimeout) }
@@ -85,31 +88,44 @@ extension EgressSupervisor {
     // MARK: - Workers
 
     /// The URL the worker opens and the URL the API answers.
-    private func ingressAddresses(_ request: IngressRequest, streamKey: String?) throws(EgressError) -> (input: String, url: String) {
+    private func ingressAddresses(_ request: IngressRequest, streamKey: String?) throws(EgressError) -> (input: String, url: String, port: UInt16?) {
         let bind = settings.ingressBind, host = settings.ingressHost
         switch request.kind {
         case .url:
             guard let url = request.pullURL else { throw EgressError(.invalidParameter, "a url ingress names the url to pull") }
-            return (url, url)
+            return (url, url, nil)
         case .rtmp:
             let port = try freePort(datagram: false)
             let key = streamKey ?? ""
-            return ("rtmp://\(bind):\(port)/live/\(key)", "rtmp://\(host):\(port)/live/\(key)")
+            return ("rtmp://\(bind):\(port)/live/\(key)", "rtmp://\(host):\(port)/live/\(key)", port)
         case .srt:
             let port = try freePort(datagram: true)
             let key = streamKey ?? ""
             // The key is SRT's passphrase: a caller with another one fails the handshake
             // (libsrt's enforced encryption), which is where a wrong key must be refused.
-            return ("srt://\(bind):\(port)?mode=listener&passphrase=\(key)", "srt://\(host):\(port)?passphrase=\(key)")
+            return ("srt://\(bind):\(port)?mode=listener&passphrase=\(key)", "srt://\(host):\(port)?passphrase=\(key)", port)
         }
     }
 
+    /// A port no other ingress holds (a listener between two connections looks free) and the
+    /// machine has free, from `--ingress-ports` when set.
     private func freePort(datagram: Bool) throws(EgressError) -> UInt16 {
-        do {
-            return try FreePort.find(host: settings.ingressBind, datagram: datagram)
-        } catch {
-            throw EgressError(.internalError, "no free port for the ingress listener: \(error)")
+        let held = Set(ingresses.values.compactMap(\.port))
+        if let range = settings.ingressPorts {
+            for port in range where !held.contains(port) && FreePort.isFree(port, host: settings.ingressBind, datagram: datagram) {
+                return port
+            }
+            throw EgressError(.limitReached, "no free port in --ingress-ports \(range.lowerBound)-\(range.upperBound)")
         }
+        for _ in 0..<16 {
+            do {
+                let port = try FreePort.find(host: settings.ingressBind, datagram: datagram)
+                if !held.contains(port) { return port }
+            } catch {
+                throw EgressError(.internalError, "no free port for the ingress listener: \(error)")
+            }
+        }
+        throw EgressError(.internalError, "no free port for the ingress listener")
     }
 
     private func launch(_ i: Ingress) {

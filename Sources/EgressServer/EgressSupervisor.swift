@@ -22,6 +22,8 @@ actor EgressSupervisor {
         var ingressBind = "127.0.0.1"
         /// The host in the push URLs the API answers (`--public-ip`, else the bound address).
         var ingressHost = "127.0.0.1"
+        /// The ports ingress listeners take (`--ingress-ports`); nil: any free port.
+        var ingressPorts: ClosedRange<UInt16>?
         /// Seconds a start waits for the worker to report that it runs.
         var startTimeout: Double = 15
         /// Seconds a stop waits for the worker to finish its files before killing it.

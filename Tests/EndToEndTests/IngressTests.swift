@@ -317,6 +317,35 @@ import Glibc
         await peer.engine.destroy()
         await server.stop()
     }
+
+    /// `--ingress-ports`: listeners take ports of the range only, one ingress per port (a
+    /// listener between two pushes does not lend its port), and a full range is `limit_reached`.
+    @Test func listenersTakePortsOfTheConfiguredRangeOnly() async throws {
+        let port = try freeLoopbackPort()
+        let server = try EgressTestServer(ingressPorts: port...port)
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "a", "kind": "rtmp"])
+        let first = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        #expect((first["url"] as? String)?.hasPrefix("rtmp://127.0.0.1:\(port)/live/") == true, "\(first)")
+        let (full, refusal) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "b", "kind": "srt"])
+        #expect(full == 429 && refusal["code"] as? Int == 42901, "\(full) \(refusal)")
+        let (deleted, _) = try await server.call("/server/v1/ingress/delete", ["ingress_id": first["ingress_id"] as! String])
+        #expect(deleted == 200)
+        let (again, json2) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "b", "kind": "srt"])
+        let second = try #require(json2["ingress"] as? [String: Any], "\(again) \(json2)")
+        #expect((second["url"] as? String)?.hasPrefix("srt://127.0.0.1:\(port)?passphrase=") == true, "\(second)")
+        // Bad bodies get their named errors.
+        let bad: [([String: Any], Int)] = [(["channel": "show", "uid": "c", "kind": "rtmps"], 40002),
+                                           (["channel": "show", "uid": "c", "kind": "url"], 40002),
+                                           (["channel": "show", "uid": "c", "kind": "rtmp", "url": "rtmp://x/y"], 40002),
+                                           (["channel": "show", "uid": "b", "kind": "rtmp"], 40902)]
+        for (body, code) in bad {
+            let (status, answer) = try await server.call("/server/v1/ingress/create", body)
+            #expect(answer["code"] as? Int == code, "\(body): \(status) \(answer)")
+        }
+        let (missing, answer) = try await server.call("/server/v1/ingress/delete", ["ingress_id": "IN_nothere"])
+        #expect(missing == 404 && answer["code"] as? Int == 40401, "\(answer)")
+        await server.stop()
+    }
 }
 
 /// Subscribes to every video track and notes when each frame number was first decoded
