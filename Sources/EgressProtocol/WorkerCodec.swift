@@ -51,6 +51,7 @@ public enum WorkerCodec {
         case .startLive(let live): encode(Envelope(type: "start_live", live: live))
         case .stopLive: encode(Envelope(type: "stop_live"))
         case .setE2EEKeys(let keys): encode(Envelope(type: "set_e2ee_keys", e2ee: keys))
+        case .setToken(let token): encode(Envelope(type: "set_token", token: token))
         }
     }
 
@@ -68,6 +69,9 @@ public enum WorkerCodec {
         case "set_e2ee_keys":
             guard let keys = e.e2ee else { throw .invalidData("e2ee") }
             return .setE2EEKeys(keys)
+        case "set_token":
+            guard let token = e.token, !token.isEmpty else { throw .invalidData("token") }
+            return .setToken(token)
         default: throw .unknownType(e.type)
         }
     }
@@ -123,6 +127,7 @@ public enum WorkerCodec {
         var error: String?
         var reason: String?
         var input: IngressInput?
+        var token: String?
     }
 
     static func encode(_ envelope: Envelope) -> String {

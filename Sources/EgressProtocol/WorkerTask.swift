@@ -57,6 +57,9 @@ public enum WorkerCommand: Sendable, Equatable {
     case stopLive
     /// Add keys (a ratchet's new key, a participant who came later) for encrypted tracks.
     case setE2EEKeys(EgressE2EEKeys)
+    /// A fresh channel token for the joins still to come (an ingress joins at every push, for
+    /// longer than one token lives).
+    case setToken(String)
 }
 
 /// What a worker tells the server.

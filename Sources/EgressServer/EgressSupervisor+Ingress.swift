@@ -136,6 +136,7 @@ extension EgressSupervisor {
             let task = WorkerTask(taskId: i.info.ingressId, serverURL: try serverURL(), channel: i.key.name, token: token,
                                   serverCertificate: endpoint.certificateFile, ingress: i.settings)
             i.worker = try spawn(task, generation: i.generation)
+            scheduleTokenRefresh(i)
         } catch {
             i.failure = (error.code.name, error.message)
             i.info.error = error.message
@@ -189,6 +190,20 @@ extension EgressSupervisor {
         let delay = i.backoff.workerExited(atSeconds: Self.monotonicSeconds())
         let generation = i.generation
         afterDelay(delay) { $0.relaunchIngress(id, after: generation) }
+    }
+
+    /// A worker's token lives a day (`workerToken`); an ingress waits for pushes longer, so its
+    /// worker gets a fresh one every `tokenRefreshSeconds` for the joins to come.
+    static let tokenRefreshSeconds = 12.0 * 3600
+
+    private func scheduleTokenRefresh(_ i: Ingress) {
+        let id = i.info.ingressId, generation = i.generation
+        afterDelay(Self.tokenRefreshSeconds) { supervisor in
+            guard let i = supervisor.ingresses[id], i.generation == generation, let worker = i.worker,
+                  let fresh = try? supervisor.workerToken(appId: i.appId, key: i.key, uid: i.settings.uid, publish: true, hidden: false) else { return }
+            worker.send(.setToken(fresh))
+            supervisor.scheduleTokenRefresh(i)
+        }
     }
 
     private func relaunchIngress(_ id: String, after generation: Int) {

@@ -22,7 +22,7 @@ import Testing
                                                           videoBitrate: 1_000_000, simulcast: true))
         #expect(try WorkerCodec.task(from: WorkerCodec.line(ingress)) == ingress)
         let keys = EgressE2EEKeys(keys: [.init(uid: "alice", index: 3, key: Data(repeating: 1, count: 16).base64EncodedString())])
-        for command in [WorkerCommand.stop, .setLayout(.grid), .startLive(Self.live), .stopLive, .setE2EEKeys(keys)] {
+        for command in [WorkerCommand.stop, .setLayout(.grid), .startLive(Self.live), .stopLive, .setE2EEKeys(keys), .setToken("t.o.k2")] {
             #expect(try WorkerCodec.command(from: WorkerCodec.line(command)) == command)
         }
         let result = RecordingResult(bytes: 123_456, durationMs: 10_020, videoFrames: 150, audioFrames: 501, complete: true)

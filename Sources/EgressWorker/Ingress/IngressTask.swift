@@ -26,12 +26,15 @@ public final class IngressTask: EgressTask, @unchecked Sendable {
     /// The interrupt of the input being opened or read: `stop()` ends a blocking call with it.
     private let current = Mutex<AVInterrupt?>(nil)
     private let finished = DispatchSemaphore(value: 0)
+    /// The token of the next join: the task's, then the server's fresh ones (`setToken`).
+    private let token: Mutex<String>
 
     public init(task: WorkerTask, settings: IngressSettings, events: WorkerEvents, endRequest: @escaping @Sendable (String) -> Void) {
         self.task = task
         self.settings = settings
         self.events = events
         self.endRequest = endRequest
+        token = Mutex(task.token)
     }
 
     // MARK: - EgressTask
@@ -47,7 +50,9 @@ public final class IngressTask: EgressTask, @unchecked Sendable {
         events.emit(.started)
     }
 
-    public func handle(_ command: WorkerCommand) async {}
+    public func handle(_ command: WorkerCommand) async {
+        if case .setToken(let fresh) = command { token.withLock { $0 = fresh } }
+    }
 
     public func stop(reason: String) async {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
@@ -140,9 +145,10 @@ public final class IngressTask: EgressTask, @unchecked Sendable {
                 simulcast: settings.simulcast)
         }
         let audioTrack = audio.map { _ in engine.createLocalCustomAudioTrack(desc: TrackDescName.mic, preset: .music) }
+        let token = self.token.withLock { $0 }
         let joined: Error? = blocking {
             do {
-                _ = try await channel.join(url: self.task.serverURL, token: self.task.token, nickname: self.settings.uid)
+                _ = try await channel.join(url: self.task.serverURL, token: token, nickname: self.settings.uid)
                 if let videoTrack { try await channel.publishLocalTrack(videoTrack) }
                 if let audioTrack { try await channel.publishLocalTrack(audioTrack) }
                 return nil
