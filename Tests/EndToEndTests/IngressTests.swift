@@ -346,6 +346,29 @@ import Glibc
         #expect(missing == 404 && answer["code"] as? Int == 40401, "\(answer)")
         await server.stop()
     }
+
+    /// `srtc ingress create|list|delete` against the server: the JSON answers it prints.
+    @Test func theCLICreatesListsAndDeletesIngresses() async throws {
+        let server = try EgressTestServer()
+        func srtc(_ arguments: [String]) async throws -> (status: Int32, json: [String: Any]) {
+            let process = try ChildProcess(EgressTestServer.buildDirectory + "/srtc", ["ingress"] + arguments + ["--url", server.url],
+                                           environment: ["SRTC_APP_ID": TestServer.appId, "SRTC_APP_KEY": TestServer.appKey], pipeOutput: true)
+            let output = await onThread { process.output!.readDataToEndOfFile() }
+            let status = await process.waitForExit(timeout: 30)
+            return (status, (try? JSONSerialization.jsonObject(with: output)) as? [String: Any] ?? [:])
+        }
+        let (created, json) = try await srtc(["create", "--channel", "show", "--uid", "obs", "--kind", "srt", "--simulcast"])
+        let ingress = try #require(json["ingress"] as? [String: Any], "\(created) \(json)")
+        let id = try #require(ingress["ingress_id"] as? String)
+        #expect(created == 0 && ingress["kind"] as? String == "srt" && (ingress["stream_key"] as? String)?.count == 24)
+        let (listed, list) = try await srtc(["list", "--channel", "show"])
+        #expect(listed == 0 && (list["ingresses"] as? [[String: Any]])?.map { $0["ingress_id"] as? String } == [id], "\(list)")
+        let (deleted, answer) = try await srtc(["delete", "--id", id])
+        #expect(deleted == 0 && (answer["ingress"] as? [String: Any])?["status"] as? String == "ended", "\(answer)")
+        let (refused, error) = try await srtc(["delete", "--id", id])
+        #expect(refused == 1 && error["code"] as? Int == 40401, "\(error)")
+        await server.stop()
+    }
 }
 
 /// Subscribes to every video track and notes when each frame number was first decoded
