@@ -77,9 +77,10 @@ import Glibc
         return Array(collector.numbers.dropFirst(start))
     }
 
-    /// Connects to `port` on loopback, writes `bytes` and closes (blocking; small writes).
-    static func send(_ bytes: [UInt8], toPort port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Connects to `port` on loopback (TCP, or UDP when `datagram`), writes `bytes` and closes
+    /// (blocking; small writes).
+    static func send(_ bytes: [UInt8], toPort port: UInt16, datagram: Bool = false) {
+        let fd = socket(AF_INET, Int32(datagram ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return }
         defer { close(fd) }
         var address = sockaddr_in()
@@ -204,6 +205,11 @@ import Glibc
         print("ingress: an SRT push with a wrong passphrase exited with \(wrongStatus)")
         #expect(wrongStatus != 0)
         #expect(try await Self.ingress(server, id)?["sessions"] as? Int == 0)
+
+        // Datagrams that are not SRT are not a caller.
+        var random = SeededRandom(seed: 8)
+        let port = try #require(UInt16(url.split(separator: ":")[2].split(separator: "?")[0]))
+        for size in [1, 16, 64, 1_316] { Self.send(random.bytes(size), toPort: port, datagram: true) }
 
         // The right one.
         let pusher = try await Self.pushUntilTaken(pattern, to: url, format: "mpegts", hooks: hooks, count: 1, log: server.directory.file("push.log"))
