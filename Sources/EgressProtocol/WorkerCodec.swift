@@ -51,6 +51,7 @@ public enum WorkerCodec {
         case .startLive(let live): encode(Envelope(type: "start_live", live: live))
         case .stopLive: encode(Envelope(type: "stop_live"))
         case .setE2EEKeys(let keys): encode(Envelope(type: "set_e2ee_keys", e2ee: keys))
+        case .setToken(let token): encode(Envelope(type: "set_token", token: token))
         }
     }
 
@@ -68,6 +69,9 @@ public enum WorkerCodec {
         case "set_e2ee_keys":
             guard let keys = e.e2ee else { throw .invalidData("e2ee") }
             return .setE2EEKeys(keys)
+        case "set_token":
+            guard let token = e.token, !token.isEmpty else { throw .invalidData("token") }
+            return .setToken(token)
         default: throw .unknownType(e.type)
         }
     }
@@ -82,6 +86,8 @@ public enum WorkerCodec {
         case .finished(let result): encode(Envelope(type: "finished", result: result))
         case .failed(let code, let message): encode(Envelope(type: "failed", code: code, message: message))
         case .ended(let reason): encode(Envelope(type: "ended", reason: reason))
+        case .inputStarted(let input): encode(Envelope(type: "input_started", input: input))
+        case .inputEnded(let reason): encode(Envelope(type: "input_ended", reason: reason))
         }
     }
 
@@ -98,6 +104,10 @@ public enum WorkerCodec {
             guard let code = e.code else { throw .invalidData("code") }
             return .failed(code: code, message: e.message ?? "")
         case "ended": return .ended(reason: e.reason ?? "")
+        case "input_started":
+            guard let input = e.input else { throw .invalidData("input") }
+            return .inputStarted(input)
+        case "input_ended": return .inputEnded(reason: e.reason ?? "")
         default: throw .unknownType(e.type)
         }
     }
@@ -116,6 +126,8 @@ public enum WorkerCodec {
         var message: String?
         var error: String?
         var reason: String?
+        var input: IngressInput?
+        var token: String?
     }
 
     static func encode(_ envelope: Envelope) -> String {

@@ -20,10 +20,12 @@ public struct WorkerTask: Codable, Sendable, Equatable {
     public var live: LiveSettings?
     /// Keys to decrypt end-to-end encrypted tracks with (the trusted recorder), or nil.
     public var e2ee: EgressE2EEKeys?
+    /// An ingress: media pushed or pulled in and published under its uid.
+    public var ingress: IngressSettings?
 
     public init(taskId: String, serverURL: String, channel: String, token: String, composite: CompositeSettings? = nil,
                 recording: RecordingSettings? = nil, live: LiveSettings? = nil, serverCertificate: String? = nil,
-                e2ee: EgressE2EEKeys? = nil) {
+                e2ee: EgressE2EEKeys? = nil, ingress: IngressSettings? = nil) {
         self.taskId = taskId
         self.serverURL = serverURL
         self.serverCertificate = serverCertificate
@@ -33,11 +35,12 @@ public struct WorkerTask: Codable, Sendable, Equatable {
         self.recording = recording
         self.live = live
         self.e2ee = e2ee
+        self.ingress = ingress
     }
 
     /// `serverUrl`: the codec's snake_case conversion turns `server_url` back into this spelling.
     enum CodingKeys: String, CodingKey {
-        case taskId, channel, token, composite, recording, live, serverCertificate, e2ee
+        case taskId, channel, token, composite, recording, live, serverCertificate, e2ee, ingress
         case serverURL = "serverUrl"
     }
 }
@@ -54,6 +57,9 @@ public enum WorkerCommand: Sendable, Equatable {
     case stopLive
     /// Add keys (a ratchet's new key, a participant who came later) for encrypted tracks.
     case setE2EEKeys(EgressE2EEKeys)
+    /// A fresh channel token for the joins still to come (an ingress joins at every push, for
+    /// longer than one token lives).
+    case setToken(String)
 }
 
 /// What a worker tells the server.
@@ -70,6 +76,27 @@ public enum WorkerEvent: Sendable, Equatable {
     case failed(code: String, message: String)
     /// The task ended on its own: the channel closed, the source or the users stayed away.
     case ended(reason: String)
+    /// An ingress's encoder connected (or its pulled URL opened) and its user is publishing.
+    case inputStarted(IngressInput)
+    /// An ingress's input ended (the encoder disconnected, the URL ended or failed); the
+    /// worker listens again (RTMP, SRT) or ends (URL).
+    case inputEnded(reason: String)
+}
+
+/// What an ingress's input carries, as the worker found it.
+public struct IngressInput: Codable, Sendable, Equatable {
+    /// libavcodec's names of the input's codecs (`h264`, `aac`, …).
+    public var videoCodec: String?
+    public var audioCodec: String?
+    public var width: Int
+    public var height: Int
+
+    public init(videoCodec: String?, audioCodec: String?, width: Int, height: Int) {
+        self.videoCodec = videoCodec
+        self.audioCodec = audioCodec
+        self.width = width
+        self.height = height
+    }
 }
 
 /// What a finished recording holds.

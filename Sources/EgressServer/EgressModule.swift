@@ -32,8 +32,11 @@ public final class EgressModule: ServerModule {
         if let liveDirectory { try FileManager.default.createDirectory(atPath: liveDirectory, withIntermediateDirectories: true) }
         let store = try EgressStore(database: context.database)
         channels = context.channels
-        let settings = EgressSupervisor.Settings(recordingDirectory: recordingDirectory, liveDirectory: liveDirectory,
+        var settings = EgressSupervisor.Settings(recordingDirectory: recordingDirectory, liveDirectory: liveDirectory,
                                                  workerExecutable: config.egressWorker ?? Self.defaultWorker(), maxTasks: config.egressMaxTasks)
+        settings.ingressBind = config.bind.contains(":") ? "0.0.0.0" : config.bind
+        settings.ingressPorts = config.ingressPorts
+        settings.ingressHost = config.publicIP ?? (["0.0.0.0", "::", ""].contains(config.bind) ? "127.0.0.1" : settings.ingressBind)
         supervisor = EgressSupervisor(settings: settings, store: store, apps: context.apps, channels: context.channels,
                                       webhooks: context.webhooks, endpoint: context.endpoint)
         store.closeUnfinishedComposites(now: EgressSupervisor.now())

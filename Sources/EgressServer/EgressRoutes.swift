@@ -4,7 +4,8 @@ import RTCNet
 import SRTCProtocol
 import SRTCServer
 
-/// The signed egress routes, `POST /server/v1/channel/composite|record|live/…` (docs/egress.md).
+/// The signed egress routes, `POST /server/v1/channel/composite|record|live/…` (docs/egress.md), and
+/// `POST /server/v1/ingress/create|list|delete` (docs/ingress.md).
 /// Bodies and answers are snake_case JSON; errors are the server API's error body.
 enum EgressRoutes {
     struct CompositeAnswer: Encodable { var composite: CompositeInfo }
@@ -12,6 +13,8 @@ enum EgressRoutes {
     struct RecordingAnswer: Encodable { var recording: RecordingInfo }
     struct RecordingList: Encodable { var recordings: [RecordingInfo] }
     struct E2EEKeysAnswer: Encodable { var keys: Int }
+    struct IngressAnswer: Encodable { var ingress: IngressInfo }
+    struct IngressList: Encodable { var ingresses: [IngressInfo] }
 
     static func register(in builder: inout APIRouter.Builder, supervisor: EgressSupervisor, channels: ChannelControl) {
         // MARK: Composites
@@ -77,6 +80,24 @@ enum EgressRoutes {
             return E2EEKeysAnswer(keys: body.keys.count)
         }
 
+        // MARK: Ingress
+        route(&builder, "create", IngressRequests.Create.self, prefix: "/server/v1/ingress/") { app, body throws(EgressError) in
+            let request = try IngressRequests.request(body)
+            let key = ChannelKey(appId: app.appId, name: body.channel)
+            if await channels.users(key).contains(body.uid) {
+                throw EgressError(.alreadyExists, "uid \(body.uid) is a user in channel \(body.channel)")
+            }
+            return IngressAnswer(ingress: try await supervisor.createIngress(appId: app.appId, key: key, request: request))
+        }
+        route(&builder, "list", EgressRequests.ChannelFilter.self, prefix: "/server/v1/ingress/") { app, body throws(EgressError) in
+            if let channel = body.channel { try EgressRequests.checkChannel(channel) }
+            return IngressList(ingresses: await supervisor.ingressList(appId: app.appId, channel: body.channel))
+        }
+        route(&builder, "delete", IngressRequests.Ref.self, prefix: "/server/v1/ingress/") { app, body throws(EgressError) in
+            guard Identifier.isValid(body.ingress_id) else { throw EgressError(.invalidParameter, "invalid ingress_id") }
+            return IngressAnswer(ingress: try await supervisor.deleteIngress(appId: app.appId, id: body.ingress_id))
+        }
+
         // MARK: Live
         route(&builder, "live/start", EgressRequests.LiveStart.self) { app, body throws(EgressError) in
             try EgressRequests.checkChannel(body.channel)
@@ -134,12 +155,12 @@ enum EgressRoutes {
         }
     }
 
-    /// Adds `POST /server/v1/channel/<name>`: decodes the body, runs `handler` for the signing app.
+    /// Adds `POST <prefix><name>` (`/server/v1/channel/` unless told): decodes the body, runs `handler` for the signing app.
     private static func route<Body: Decodable & Sendable>(
-        _ builder: inout APIRouter.Builder, _ name: String, _ type: Body.Type,
+        _ builder: inout APIRouter.Builder, _ name: String, _ type: Body.Type, prefix: String = "/server/v1/channel/",
         _ handler: @escaping @Sendable (App, Body) async throws(EgressError) -> any Encodable & Sendable
     ) {
-        builder.add("POST", "/server/v1/channel/" + name) { context in
+        builder.add("POST", prefix + name) { context in
             guard let app = context.app else { return APIRouter.error(.internalError, "unsigned egress route", now: context.now) }
             let body: Body
             switch JSONBody.decode(Body.self, from: context.request.body, now: context.now) {

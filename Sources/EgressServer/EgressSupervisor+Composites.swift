@@ -168,7 +168,7 @@ extension EgressSupervisor {
             c.info.error = message
         case .ended(let reason):
             c.endReason = reason
-        case .finished:
+        case .finished, .inputStarted, .inputEnded:
             break
         }
     }
@@ -188,10 +188,7 @@ extension EgressSupervisor {
         store.update(c.info)
         let delay = c.backoff.workerExited(atSeconds: Self.monotonicSeconds())
         let id = c.info.compositeId, generation = c.generation
-        Task { [weak self] in
-            try? await Task.sleep(for: .seconds(delay))
-            await self?.relaunch(id, after: generation)
-        }
+        afterDelay(delay) { $0.relaunch(id, after: generation) }
     }
 
     private func relaunch(_ id: String, after generation: Int) {

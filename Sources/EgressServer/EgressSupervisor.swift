@@ -18,6 +18,12 @@ actor EgressSupervisor {
         var liveDirectory: String?
         var workerExecutable: String
         var maxTasks: Int
+        /// The address ingress listeners bind (the server's `--bind`).
+        var ingressBind = "127.0.0.1"
+        /// The host in the push URLs the API answers (`--public-ip`, else the bound address).
+        var ingressHost = "127.0.0.1"
+        /// The ports ingress listeners take (`--ingress-ports`); nil: any free port.
+        var ingressPorts: ClosedRange<UInt16>?
         /// Seconds a start waits for the worker to report that it runs.
         var startTimeout: Double = 15
         /// Seconds a stop waits for the worker to finish its files before killing it.
@@ -87,6 +93,7 @@ actor EgressSupervisor {
     let endpoint: ServerEndpoint
     var composites: [String: Composite] = [:]
     var recordings: [String: Recording] = [:]
+    var ingresses: [String: Ingress] = [:]
     private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     private let messages: AsyncStream<Message>.Continuation
     private var shuttingDown = false
@@ -111,7 +118,7 @@ actor EgressSupervisor {
     }
 
     /// Tasks running on this node (the limit counts them).
-    var activeCount: Int { composites.count + recordings.count }
+    var activeCount: Int { composites.count + recordings.count + ingresses.count }
 
     // MARK: - Workers
 
@@ -127,12 +134,13 @@ actor EgressSupervisor {
     }
 
     /// A hidden channel token for a worker, signed with the app's key.
-    func workerToken(appId: String, key: ChannelKey, uid: String, publish: Bool) throws(EgressError) -> String {
+    /// - Parameter hidden: false for an ingress, whose user the channel must see.
+    func workerToken(appId: String, key: ChannelKey, uid: String, publish: Bool, hidden: Bool = true) throws(EgressError) -> String {
         guard let app = apps.app(id: appId) else { throw EgressError(.internalError, "unknown app \(appId)") }
         let now = Int64(Date().timeIntervalSince1970)
         // A day: a longer task is restarted with a fresh token when this one expires.
         let claims = TokenClaims(iss: appId, sub: uid, iat: now, nbf: now - 5, exp: now + 86_400, jti: SecureRandom.string(count: 16),
-                                 grant: ChannelGrant(channel: key.name, publish: publish, subscribe: true, publishData: false, hidden: true))
+                                 grant: ChannelGrant(channel: key.name, publish: publish, subscribe: true, publishData: false, hidden: hidden))
         return AccessToken.sign(claims, key: app.appKey)
     }
 
@@ -147,11 +155,23 @@ actor EgressSupervisor {
         case .event(let id, let generation, let event):
             if let c = composites[id], c.generation == generation { compositeEvent(c, event) }
             if let r = recordings[id] { recordingEvent(r, event) }
+            if let i = ingresses[id], i.generation == generation { ingressEvent(i, event) }
         case .exit(let id, let generation, let status):
             if let c = composites[id], c.generation == generation { await compositeExited(c, status: status) }
             if let r = recordings[id] { recordingExited(r, status: status) }
+            if let i = ingresses[id], i.generation == generation { await ingressExited(i, status: status) }
         }
     }
+
+    /// Runs `body` on the actor after `delay` seconds: a dead worker's restart, with backoff.
+    func afterDelay(_ delay: Double, _ body: @escaping @Sendable (isolated EgressSupervisor) -> Void) {
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(delay))
+            await self?.run(body)
+        }
+    }
+
+    private func run(_ body: @Sendable (isolated EgressSupervisor) -> Void) { body(self) }
 
     // MARK: - Waiting
 
@@ -176,9 +196,11 @@ actor EgressSupervisor {
         shuttingDown = true
         let compositeTargets = composites.values.map { ($0.appId, $0.key, $0.settings.uid) }
         let recordingTargets = recordings.values.map { ($0.appId, $0.info.recordingId) }
+        let ingressTargets = ingresses.values.map { ($0.appId, $0.info.ingressId) }
         await withTaskGroup(of: Void.self) { group in
             for (appId, key, uid) in compositeTargets { group.addTask { _ = try? await self.stopComposite(appId: appId, key: key, uid: uid) } }
             for (appId, id) in recordingTargets { group.addTask { _ = try? await self.stopRecording(appId: appId, id: id) } }
+            for (appId, id) in ingressTargets { group.addTask { _ = try? await self.deleteIngress(appId: appId, id: id) } }
         }
     }
 

@@ -11,6 +11,7 @@ commands:
   token decode   show a token's claims, optionally verifying it
   join           join a channel as a bot on the Swift SDK: publish a test pattern or files, record what arrives
   whip           publish a test pattern and tone (or files) to any WHIP endpoint (RFC 9725)
+  ingress        create, list or delete RTMP, SRT and URL ingresses (signed calls to /server/v1/ingress/…)
   play           play a live stream (HLS, RTMP…) with the SDK's receive-only CDN engine; record what arrives
   load-test      publishers and subscribers on this machine against our server or Janus VideoRoom: delivery, loss, delay
   speedtest      measure bandwidth, RTT, jitter and loss to a server's media port
@@ -31,6 +32,7 @@ do {
     case "grant": try await GrantCommand.run(arguments.dropFirst(), environment: environment)
     case "join": try await JoinCommand.run(arguments.dropFirst(), environment: environment)
     case "whip": try await WHIPCommand.run(arguments.dropFirst(), environment: environment)
+    case "ingress": try await IngressCommand.run(arguments.dropFirst(), environment: environment)
     case "play": try await PlayCommand.run(arguments.dropFirst(), environment: environment)
     case "token": try TokenCommand.run(arguments.dropFirst(), environment: environment)
     case "load-test": try await LoadTestCommand.run(arguments.dropFirst(), environment: environment)

@@ -17,13 +17,18 @@ import Testing
         let keyed = WorkerTask(taskId: "RC_2", serverURL: "http://h:1", channel: "room", token: "t", recording: recording.recording,
                                e2ee: EgressE2EEKeys(passphrase: "p4ss"))
         #expect(try WorkerCodec.task(from: WorkerCodec.line(keyed)) == keyed)
+        let ingress = WorkerTask(taskId: "IN_1", serverURL: "http://h:1", channel: "room", token: "t",
+                                 ingress: IngressSettings(kind: .rtmp, uid: "obs", input: "rtmp://0.0.0.0:1935/live/k", streamKey: "k",
+                                                          videoBitrate: 1_000_000, simulcast: true))
+        #expect(try WorkerCodec.task(from: WorkerCodec.line(ingress)) == ingress)
         let keys = EgressE2EEKeys(keys: [.init(uid: "alice", index: 3, key: Data(repeating: 1, count: 16).base64EncodedString())])
-        for command in [WorkerCommand.stop, .setLayout(.grid), .startLive(Self.live), .stopLive, .setE2EEKeys(keys)] {
+        for command in [WorkerCommand.stop, .setLayout(.grid), .startLive(Self.live), .stopLive, .setE2EEKeys(keys), .setToken("t.o.k2")] {
             #expect(try WorkerCodec.command(from: WorkerCodec.line(command)) == command)
         }
         let result = RecordingResult(bytes: 123_456, durationMs: 10_020, videoFrames: 150, audioFrames: 501, complete: true)
         for event in [WorkerEvent.started, .liveStarted, .liveEnded(error: nil), .liveEnded(error: "rtmp refused"), .finished(result),
-                      .failed(code: "storage_failed", message: "disk full"), .ended(reason: "idle")] {
+                      .failed(code: "storage_failed", message: "disk full"), .ended(reason: "idle"),
+                      .inputStarted(IngressInput(videoCodec: "h264", audioCodec: nil, width: 1280, height: 720)), .inputEnded(reason: "eof")] {
             #expect(try WorkerCodec.event(from: WorkerCodec.line(event)) == event)
         }
     }

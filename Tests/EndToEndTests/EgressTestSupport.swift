@@ -23,7 +23,7 @@ final class EgressTestServer: Sendable {
 
     /// - Parameter tls: a certificate and key to serve HTTPS/WSS with.
     init(maxTasks: Int = 8, recordingDir: String? = nil, webhookURL: String? = nil, modules: [ServerModuleFactory] = [],
-         tls: (certificate: String, key: String)? = nil) throws {
+         tls: (certificate: String, key: String)? = nil, ingressPorts: ClosedRange<UInt16>? = nil) throws {
         let directory = try TemporaryDirectory(prefix: "srtc-egress")
         self.directory = directory
         server = try TestServer(webhookURL: webhookURL, modules: modules + [EgressModule.factory]) { config in
@@ -31,6 +31,7 @@ final class EgressTestServer: Sendable {
             config.egressMaxTasks = maxTasks
             config.tlsCert = tls?.certificate
             config.tlsKey = tls?.key
+            config.ingressPorts = ingressPorts
         }
     }
 

@@ -92,7 +92,7 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
             stopLive(error: nil)
         case .setE2EEKeys(let keys):
             if let keyProvider { keys.add(to: keyProvider) }
-        case .stop:
+        case .stop, .setToken:
             break
         }
     }

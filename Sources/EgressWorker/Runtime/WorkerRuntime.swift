@@ -69,7 +69,10 @@ public enum WorkerRuntime {
             return RecordTask(task: task, settings: recording, video: recording.video, audio: recording.audio,
                               events: events, endRequest: endRequest)
         }
-        throw WorkerFailure("invalid_parameter", "the task names neither a composite nor a recording")
+        if let ingress = task.ingress {
+            return IngressTask(task: task, settings: ingress, events: events, endRequest: endRequest)
+        }
+        throw WorkerFailure("invalid_parameter", "the task names no composite, recording or ingress")
     }
 
     /// Commands, one per line, until the end of standard input (which stops the task).

@@ -55,23 +55,6 @@ package final class ServerProcess: Sendable {
 
     /// A TCP port free on loopback now (the kernel's choice; the caller binds it soon after).
     package static func freePort() throws -> UInt16 {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw LoadError.setup("socket() failed: errno \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(descriptor, raw, length) == 0 && getsockname(descriptor, raw, &length) == 0
-            }
-        }
-        guard bound else { throw LoadError.setup("no free port on loopback: errno \(errno)") }
-        return UInt16(bigEndian: address.sin_port)
+        do { return try FreePort.find() } catch { throw LoadError.setup("no free port on loopback: \(error)") }
     }
 }

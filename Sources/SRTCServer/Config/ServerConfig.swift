@@ -120,6 +120,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var egressWorker: String?
     /// Egress tasks (composites and recordings) this node runs at once (`--egress-max-tasks`, `SRTC_EGRESS_MAX_TASKS`).
     public var egressMaxTasks: Int = 8
+    /// The ports RTMP and SRT ingress listeners take (`--ingress-ports LOW-HIGH`, `SRTC_INGRESS_PORTS`);
+    /// nil: any free port (docs/ingress.md).
+    public var ingressPorts: ClosedRange<UInt16>?
 
     public init() {}
 
@@ -282,9 +285,16 @@ public struct ServerConfig: Sendable, Equatable {
         Setting("egress-worker", "SRTC_EGRESS_WORKER", "egress_worker", "egress worker executable (default srtc-egress beside the server)") { c, v in
             c.egressWorker = v
         },
-        Setting("egress-max-tasks", "SRTC_EGRESS_MAX_TASKS", "egress_max_tasks", "composites and recordings at once (default 8)") { c, v in
+        Setting("egress-max-tasks", "SRTC_EGRESS_MAX_TASKS", "egress_max_tasks", "composites, recordings and ingresses at once (default 8)") { c, v in
             guard let n = Int(v), n >= 0, n <= 256 else { throw ConfigError.invalidValue("egress-max-tasks", v) }
             c.egressMaxTasks = n
+        },
+        Setting("ingress-ports", "SRTC_INGRESS_PORTS", "ingress_ports", "ports of RTMP/SRT ingress listeners, LOW-HIGH (default any free port)") { c, v in
+            let parts = v.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let low = UInt16(parts[0]), let high = UInt16(parts[1]), low >= 1, low <= high else {
+                throw ConfigError.invalidValue("ingress-ports", v)
+            }
+            c.ingressPorts = low...high
         },
         Setting("demo-auth", "SRTC_DEMO_AUTH", "demo_auth", "demo sign-in for the meeting app: off, loopback or on (default off; never in production)") { c, v in
             guard let mode = DemoAuthMode(rawValue: v) else { throw ConfigError.invalidValue("demo-auth", v) }

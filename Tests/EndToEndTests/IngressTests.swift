@@ -1,0 +1,446 @@
+import EgressServer
+import Foundation
+import MediaTestSupport
+import Processes
+import RTCMedia
+import RTCNet
+import SRTC
+import SRTCTestSupport
+import TestRandom
+import TestWait
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// RTMP, SRT and URL ingest end to end (docs/ingress.md): Debian's ffmpeg pushes (or serves) a
+/// numbered test pattern and a 440 Hz tone, the ingress worker decodes it and publishes it under
+/// the ingress's uid, and an SDK subscriber decodes the frame numbers and hears the tone.
+@Suite(.serialized) struct IngressTests {
+    /// `frames` test-pattern pictures (their number in the pixels) at 15 fps as a Y4M file ffmpeg reads.
+    static func pattern(_ directory: TemporaryDirectory, frames: Int) throws -> String {
+        let path = directory.file("pattern.y4m")
+        let writer = try Y4MWriter(path: path, width: 320, height: 240, frameRate: 15)
+        let generator = try TestPatternGenerator(width: 320, height: 240, frameRate: 15)
+        for n in 0..<frames { try writer.write(generator.videoFrame(number: n)) }
+        try writer.close()
+        return path
+    }
+
+    /// ffmpeg arguments encoding the pattern as H.264 (no B-frames) and the tone as AAC, in real time.
+    static func encode(_ pattern: String) -> [String] {
+        ["-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-i", pattern, "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+         "-shortest", "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-crf", "16",
+         "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k"]
+    }
+
+    /// An ffmpeg pushing `pattern` to `url` in `format` (`flv` for RTMP, `mpegts` for SRT).
+    static func push(_ pattern: String, to url: String, format: String, log: String) throws -> ChildProcess {
+        try ChildProcess("/usr/bin/ffmpeg", encode(pattern) + ["-f", format, url], log: log)
+    }
+
+    /// Pushes until the ingress takes the push (its `count`-th `ingress_started`): between two
+    /// connections libavformat's listener is closed for a moment, and an encoder that connects then
+    /// is refused and must try again, as OBS's reconnect does.
+    static func pushUntilTaken(_ pattern: String, to url: String, format: String, hooks: TestWebhookReceiver, count: Int,
+                               log: String) async throws -> ChildProcess {
+        var pusher: ChildProcess?
+        var attempts = 0
+        try await eventually(timeout: 60, "push \(count) taken after \(attempts) attempts") {
+            if let p = pusher, p.isRunning { return hooks.deliveries.filter { $0.event == "ingress_started" }.count >= count }
+            if hooks.deliveries.filter({ $0.event == "ingress_started" }).count >= count { return true }
+            attempts += 1
+            pusher = try? push(pattern, to: url, format: format, log: log + ".\(attempts)")
+            return false
+        }
+        print("ingress: push \(count) taken at attempt \(attempts)")
+        return try #require(pusher)
+    }
+
+    /// A viewer in `channel` that subscribes to everything and decodes it.
+    static func viewer(_ server: EgressTestServer, channel: String) async throws -> (SDKPeer, SDKAutoSubscriber) {
+        let peer = SDKPeer()
+        let subscriber = SDKAutoSubscriber()
+        peer.channel.delegates.add(delegate: subscriber)
+        _ = try await peer.channel.join(url: server.url, token: server.token(uid: "viewer", channel: channel))
+        return (peer, subscriber)
+    }
+
+    static func ingress(_ server: EgressTestServer, _ id: String) async throws -> [String: Any]? {
+        let (_, json) = try await server.call("/server/v1/ingress/list", [:])
+        return (json["ingresses"] as? [[String: Any]])?.first { $0["ingress_id"] as? String == id }
+    }
+
+    /// Waits until the viewer decoded frame numbers past `from` frames in, and returns them.
+    static func decoded(_ collector: SDKMediaCollector, after start: Int, atLeast count: Int, _ what: String) async throws -> [Int] {
+        try await eventually(timeout: 60, "\(what): \(collector.numbers.count - start) frames decoded") { collector.numbers.count - start >= count }
+        return Array(collector.numbers.dropFirst(start))
+    }
+
+    /// Connects to `port` on loopback (TCP, or UDP when `datagram`), writes `bytes` and closes
+    /// (blocking; small writes).
+    static func send(_ bytes: [UInt8], toPort port: UInt16, datagram: Bool = false) {
+        let fd = socket(AF_INET, Int32(datagram ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { return }
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    @Test func rtmpPushIsPublishedAWrongKeyIsRefusedAKilledPushEndsAndAPushResumesTheIngress() async throws {
+        let hooks = try TestWebhookReceiver()
+        let server = try EgressTestServer(webhookURL: hooks.url)
+        let pattern = try Self.pattern(server.directory, frames: 300)
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "obs", "kind": "rtmp"])
+        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        let id = try #require(created["ingress_id"] as? String)
+        let url = try #require(created["url"] as? String)
+        let key = try #require(created["stream_key"] as? String)
+        #expect(created["status"] as? String == "waiting")
+        #expect(url.hasPrefix("rtmp://127.0.0.1:") && url.hasSuffix("/live/" + key), "\(url)")
+        let (viewer, subscriber) = try await Self.viewer(server, channel: "show")
+
+        // A push to another stream key is refused: the encoder fails and nobody appears.
+        let wrongURL = String(url.dropLast(key.count)) + "not" + String(key.dropFirst(3))
+        let wrong = try Self.push(pattern, to: wrongURL, format: "flv", log: server.directory.file("wrong.log"))
+        let wrongStatus = await wrong.waitForExit(timeout: 60)
+        print("ingress: a push with a wrong key exited with \(wrongStatus)")
+        #expect(wrongStatus != 0)
+        #expect(try await Self.ingress(server, id)?["sessions"] as? Int == 0)
+        #expect(!hooks.deliveries.contains { $0.event == "ingress_started" })
+        #expect(!viewer.events.events.contains("user+ obs"))
+
+        // The right key: the viewer sees user obs and decodes the numbers in order, and the tone.
+        let first = try await Self.pushUntilTaken(pattern, to: url, format: "flv", hooks: hooks, count: 1, log: server.directory.file("first.log"))
+        let started = try await hooks.waitFor("ingress_started")
+        #expect((started.data["ingress"] as? [String: Any])?["uid"] as? String == "obs")
+        try await viewer.events.wait(for: "user+ obs")
+        // The worker's CPU while it decodes H.264 and AAC and encodes VP8 and Opus (a figure, not a check).
+        let worker = EgressWorkers.pids().first
+        let cpuBefore = worker.flatMap { ProcessStats(pid: $0)?.cpuSeconds }, wallBefore = Date()
+        let numbers = try await Self.decoded(subscriber.collector, after: 0, atLeast: 45, "first push")
+        if let worker, let cpuBefore, let cpuAfter = ProcessStats(pid: worker)?.cpuSeconds {
+            let wall = Date().timeIntervalSince(wallBefore)
+            print("ingress: worker CPU \(String(format: "%.2f", (cpuAfter - cpuBefore) / wall)) s per s of 320×240 15 fps H.264/AAC → VP8/Opus over \(String(format: "%.1f", wall)) s")
+        }
+        let gaps = frameGaps(numbers)
+        print("ingress: first push, \(numbers.count) frames decoded, \(numbers.first!)…\(numbers.last!), \(gaps.missing) missing")
+        #expect(gaps.ordered, "\(numbers)")
+        try await eventually("the tone") { subscriber.collector.toneFrequency.map { abs($0 - 440) < 15 } ?? false }
+        let media = try #require(try await Self.ingress(server, id)?["media"] as? [String: Any])
+        #expect(media["video_codec"] as? String == "h264" && media["audio_codec"] as? String == "aac", "\(media)")
+        #expect(media["width"] as? Int == 320 && media["height"] as? Int == 240)
+
+        // Killing the encoder mid-stream ends the push: the webhook, and the user leaves.
+        first.signal(SIGKILL)
+        _ = await first.waitForExit(timeout: 10)
+        let ended = try await hooks.waitFor("ingress_ended")
+        print("ingress: ended with \(ended.data["reason"] ?? "?")")
+        try await viewer.events.wait(for: "user- obs client_leave")
+        #expect(try await Self.ingress(server, id)?["status"] as? String == "waiting")
+
+        // Garbage on the RTMP port is not a push; the listener takes the next encoder.
+        var random = SeededRandom(seed: 32)
+        let port = try #require(UInt16(url.split(separator: ":")[2].split(separator: "/")[0]))
+        for size in [1, 1_537, 4_096] { Self.send(random.bytes(size), toPort: port) }
+        // The RTMP C0 byte (version 3) and a C1 of zeros, then nothing: the handshake stalls and closes.
+        Self.send([3] + [UInt8](repeating: 0, count: 1_536), toPort: port)
+
+        // Pushing again resumes the same ingress: same uid, a second session, numbers from 0 again.
+        let before = subscriber.collector.numbers.count
+        let second = try await Self.pushUntilTaken(pattern, to: url, format: "flv", hooks: hooks, count: 2, log: server.directory.file("second.log"))
+        let again = try await Self.decoded(subscriber.collector, after: before, atLeast: 45, "second push")
+        print("ingress: second push, \(again.count) frames decoded, \(again.first!)…\(again.last!)")
+        #expect(frameGaps(again).ordered)
+        #expect(again.first! < numbers.last!, "the second push starts over")
+        #expect(try await Self.ingress(server, id)?["sessions"] as? Int == 2)
+
+        // The worker dies (kill -9): the push ends with the webhook, the server starts a worker
+        // again on the same port and key, and the encoder's next push resumes the ingress.
+        let dead = try #require(EgressWorkers.pids().first)
+        kill(dead, SIGKILL)
+        _ = try await hooks.waitFor(2, of: "ingress_ended")
+        await second.stop()
+        try await eventually("a new worker") { EgressWorkers.pids().contains { $0 != dead } }
+        let beforeThird = subscriber.collector.numbers.count
+        let third = try await Self.pushUntilTaken(pattern, to: url, format: "flv", hooks: hooks, count: 3, log: server.directory.file("third.log"))
+        let resumed = try await Self.decoded(subscriber.collector, after: beforeThird, atLeast: 30, "push after a worker restart")
+        #expect(frameGaps(resumed).ordered)
+        let afterRestart = try #require(try await Self.ingress(server, id))
+        #expect(afterRestart["sessions"] as? Int == 3 && afterRestart["restarts"] as? Int == 1, "\(afterRestart)")
+
+        // Deleting it ends the push and the ingress.
+        let (deleteStatus, deleted) = try await server.call("/server/v1/ingress/delete", ["ingress_id": id])
+        #expect(deleteStatus == 200 && (deleted["ingress"] as? [String: Any])?["status"] as? String == "ended", "\(deleted)")
+        try await viewer.events.wait("obs leaving a third time") { $0.filter { $0.hasPrefix("user- obs ") }.count >= 3 }
+        #expect(try await Self.ingress(server, id) == nil)
+        await third.stop()
+        await viewer.channel.leave()
+        await viewer.engine.destroy()
+        await server.stop()
+        await hooks.shutdown()
+    }
+
+    @Test func srtPushIsPublishedAndAWrongPassphraseIsRefusedAtTheHandshake() async throws {
+        let hooks = try TestWebhookReceiver()
+        let server = try EgressTestServer(webhookURL: hooks.url)
+        let pattern = try Self.pattern(server.directory, frames: 300)
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "cam", "kind": "srt"])
+        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        let id = try #require(created["ingress_id"] as? String)
+        let url = try #require(created["url"] as? String)
+        let key = try #require(created["stream_key"] as? String)
+        #expect(url.hasPrefix("srt://127.0.0.1:") && url.hasSuffix("?passphrase=" + key), "\(url)")
+        let (viewer, subscriber) = try await Self.viewer(server, channel: "show")
+
+        // Another passphrase fails SRT's handshake (BADSECRET): the caller gives up, nobody appears.
+        let wrong = try Self.push(pattern, to: url.replacingOccurrences(of: key, with: String(key.reversed())), format: "mpegts",
+                                  log: server.directory.file("wrong.log"))
+        let wrongStatus = await wrong.waitForExit(timeout: 60)
+        print("ingress: an SRT push with a wrong passphrase exited with \(wrongStatus)")
+        #expect(wrongStatus != 0)
+        #expect(try await Self.ingress(server, id)?["sessions"] as? Int == 0)
+
+        // Datagrams that are not SRT are not a caller.
+        var random = SeededRandom(seed: 8)
+        let port = try #require(UInt16(url.split(separator: ":")[2].split(separator: "?")[0]))
+        for size in [1, 16, 64, 1_316] { Self.send(random.bytes(size), toPort: port, datagram: true) }
+
+        // The right one.
+        let pusher = try await Self.pushUntilTaken(pattern, to: url, format: "mpegts", hooks: hooks, count: 1, log: server.directory.file("push.log"))
+        try await viewer.events.wait(for: "user+ cam")
+        let numbers = try await Self.decoded(subscriber.collector, after: 0, atLeast: 45, "SRT push")
+        print("ingress: SRT push, \(numbers.count) frames decoded, \(numbers.first!)…\(numbers.last!), \(frameGaps(numbers).missing) missing")
+        #expect(frameGaps(numbers).ordered, "\(numbers)")
+        try await eventually("the tone") { subscriber.collector.toneFrequency.map { abs($0 - 440) < 15 } ?? false }
+
+        // Killing the caller ends the push (SRT notices the silent peer) with the webhook.
+        pusher.signal(SIGKILL)
+        _ = await pusher.waitForExit(timeout: 10)
+        let ended = try await hooks.waitFor("ingress_ended")
+        print("ingress: SRT push ended with \(ended.data["reason"] ?? "?")")
+        try await viewer.events.wait(for: "user- cam client_leave")
+        _ = try await server.call("/server/v1/ingress/delete", ["ingress_id": id])
+        await viewer.channel.leave()
+        await viewer.engine.destroy()
+        await server.stop()
+        await hooks.shutdown()
+    }
+
+    @Test func aURLIsPulledPublishedInRealTimeAndTheIngressEndsWithIt() async throws {
+        let hooks = try TestWebhookReceiver()
+        let server = try EgressTestServer(webhookURL: hooks.url)
+        let pattern = try Self.pattern(server.directory, frames: 90)
+        // The clip as an FLV file (no seeking needed), served by a small HTTP server.
+        let clip = server.directory.file("clip.flv")
+        let encoder = try ChildProcess("/usr/bin/ffmpeg", Self.encode(pattern).filter { $0 != "-re" } + ["-f", "flv", clip],
+                                       log: server.directory.file("encode.log"))
+        #expect(await encoder.waitForExit(timeout: 120) == 0)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: clip)))
+        let files = HTTPServer(configuration: .init(port: 0, loopCount: 1)) { request in
+            request.path == "/clip.flv" ? HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "video/x-flv")]), body: bytes)
+                : .text(404, "no")
+        }
+        try files.start()
+        let (viewer, subscriber) = try await Self.viewer(server, channel: "show")
+
+        // A scheme that reads the server's own files is refused.
+        let (refused, refusal) = try await server.call("/server/v1/ingress/create",
+                                                       ["channel": "show", "uid": "clip", "kind": "url", "url": "file://" + clip])
+        #expect(refused == 400 && refusal["code"] as? Int == 40002, "\(refusal)")
+
+        let source = "http://127.0.0.1:\(files.port)/clip.flv"
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "clip", "kind": "url", "url": source])
+        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        #expect(created["url"] as? String == source && created["stream_key"] == nil)
+        try await viewer.events.wait(for: "user+ clip")
+        // The whole clip plays, paced by its timestamps, then the user leaves and the ingress ends.
+        let ended = try await hooks.waitFor("ingress_ended", timeout: 90)
+        #expect(ended.data["reason"] as? String == "eof", "\(ended.data)")
+        try await viewer.events.wait(for: "user- clip client_leave")
+        let numbers = subscriber.collector.numbers
+        print("ingress: URL pull, \(numbers.count) of 90 frames decoded, \(numbers.first ?? -1)…\(numbers.last ?? -1)")
+        #expect(frameGaps(numbers).ordered && numbers.count >= 30 && (numbers.last ?? 0) >= 75, "\(numbers)")
+        let hz = try #require(subscriber.collector.toneFrequency)
+        #expect(abs(hz - 440) < 15, "tone at \(hz) Hz")
+        try await eventually("the ingress gone from the list") { try await Self.ingress(server, created["ingress_id"] as! String) == nil }
+        await viewer.channel.leave()
+        await viewer.engine.destroy()
+        await files.shutdown()
+        await server.stop()
+        await hooks.shutdown()
+    }
+
+    /// Glass to glass: the test hands ffmpeg each numbered picture at a known time (Y4M on its
+    /// standard input, H.264 with no lookahead, RTMP); the viewer notes when it decodes that
+    /// number. Prints the median and 90th percentile of the delay; checks only that frames came.
+    @Test func rtmpGlassToGlassDelayIsPrinted() async throws {
+        let server = try EgressTestServer()
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "obs", "kind": "rtmp"])
+        let url = try #require((json["ingress"] as? [String: Any])?["url"] as? String, "\(status) \(json)")
+        let peer = SDKPeer()
+        let arrivals = ArrivalClock()
+        peer.channel.delegates.add(delegate: arrivals)
+        _ = try await peer.channel.join(url: server.url, token: server.token(uid: "viewer", channel: "show"))
+
+        // 600 frames (40 s at 15 fps) in memory: the header, then each frame's bytes.
+        let frames = 600
+        let writer = try Y4MWriter(width: 320, height: 240, frameRate: 15)
+        let generator = try TestPatternGenerator(width: 320, height: 240, frameRate: 15)
+        for n in 0..<frames { try writer.write(generator.videoFrame(number: n)) }
+        let bytes = writer.bytes
+        let frameBytes = 6 + 320 * 240 * 3 / 2
+        let headerBytes = bytes.count - frames * frameBytes
+        let sent = SentClock()
+        var ffmpeg: ChildProcess?
+        try await eventually(timeout: 60, "a push taken") {
+            if let f = ffmpeg, f.isRunning { return arrivals.count > 0 }
+            let process = try ChildProcess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-f", "yuv4mpegpipe", "-i", "-", "-an",
+                                                               "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "15",
+                                                               "-pix_fmt", "yuv420p", "-f", "flv", url],
+                                           pipeInput: true, log: server.directory.file("g2g.log"))
+            ffmpeg = process
+            sent.start(process, header: Array(bytes[..<headerBytes]), frames: (0..<frames).map { n in
+                Array(bytes[(headerBytes + n * frameBytes)..<(headerBytes + (n + 1) * frameBytes)])
+            })
+            return false
+        }
+        try await eventually(timeout: 90, "frames decoded: \(arrivals.count)") { arrivals.count >= 180 || !(ffmpeg?.isRunning ?? false) }
+        sent.stop()
+        let delays = arrivals.delays(since: sent.times()).sorted()
+        let fromSchedule = arrivals.delays(since: sent.dueTimes()).sorted()
+        print("ingress: glass to glass over RTMP (320×240 H.264 → VP8, \(delays.count) frames): from the encoder taking the picture "
+              + "median \(delays[delays.count / 2]) ms, p90 \(delays[delays.count * 9 / 10]) ms; from its 15 fps capture time "
+              + "median \(fromSchedule[fromSchedule.count / 2]) ms, p90 \(fromSchedule[fromSchedule.count * 9 / 10]) ms")
+        #expect(delays.count >= 100)
+        await ffmpeg?.stop()
+        await peer.channel.leave()
+        await peer.engine.destroy()
+        await server.stop()
+    }
+
+    /// `--ingress-ports`: listeners take ports of the range only, one ingress per port (a
+    /// listener between two pushes does not lend its port), and a full range is `limit_reached`.
+    @Test func listenersTakePortsOfTheConfiguredRangeOnly() async throws {
+        let port = try freeLoopbackPort()
+        let server = try EgressTestServer(ingressPorts: port...port)
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "a", "kind": "rtmp"])
+        let first = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        #expect((first["url"] as? String)?.hasPrefix("rtmp://127.0.0.1:\(port)/live/") == true, "\(first)")
+        let (full, refusal) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "b", "kind": "srt"])
+        #expect(full == 429 && refusal["code"] as? Int == 42901, "\(full) \(refusal)")
+        let (deleted, _) = try await server.call("/server/v1/ingress/delete", ["ingress_id": first["ingress_id"] as! String])
+        #expect(deleted == 200)
+        let (again, json2) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "b", "kind": "srt"])
+        let second = try #require(json2["ingress"] as? [String: Any], "\(again) \(json2)")
+        #expect((second["url"] as? String)?.hasPrefix("srt://127.0.0.1:\(port)?passphrase=") == true, "\(second)")
+        // Bad bodies get their named errors.
+        let bad: [([String: Any], Int)] = [(["channel": "show", "uid": "c", "kind": "rtmps"], 40002),
+                                           (["channel": "show", "uid": "c", "kind": "url"], 40002),
+                                           (["channel": "show", "uid": "c", "kind": "rtmp", "url": "rtmp://x/y"], 40002),
+                                           (["channel": "show", "uid": "b", "kind": "rtmp"], 40902)]
+        for (body, code) in bad {
+            let (status, answer) = try await server.call("/server/v1/ingress/create", body)
+            #expect(answer["code"] as? Int == code, "\(body): \(status) \(answer)")
+        }
+        let (missing, answer) = try await server.call("/server/v1/ingress/delete", ["ingress_id": "IN_nothere"])
+        #expect(missing == 404 && answer["code"] as? Int == 40401, "\(answer)")
+        await server.stop()
+    }
+
+    /// `srtc ingress create|list|delete` against the server: the JSON answers it prints.
+    @Test func theCLICreatesListsAndDeletesIngresses() async throws {
+        let server = try EgressTestServer()
+        func srtc(_ arguments: [String]) async throws -> (status: Int32, json: [String: Any]) {
+            let process = try ChildProcess(EgressTestServer.buildDirectory + "/srtc", ["ingress"] + arguments + ["--url", server.url],
+                                           environment: ["SRTC_APP_ID": TestServer.appId, "SRTC_APP_KEY": TestServer.appKey], pipeOutput: true)
+            let output = await onThread { process.output!.readDataToEndOfFile() }
+            let status = await process.waitForExit(timeout: 30)
+            return (status, (try? JSONSerialization.jsonObject(with: output)) as? [String: Any] ?? [:])
+        }
+        let (created, json) = try await srtc(["create", "--channel", "show", "--uid", "obs", "--kind", "srt", "--simulcast"])
+        let ingress = try #require(json["ingress"] as? [String: Any], "\(created) \(json)")
+        let id = try #require(ingress["ingress_id"] as? String)
+        #expect(created == 0 && ingress["kind"] as? String == "srt" && (ingress["stream_key"] as? String)?.count == 24)
+        let (listed, list) = try await srtc(["list", "--channel", "show"])
+        #expect(listed == 0 && (list["ingresses"] as? [[String: Any]])?.map { $0["ingress_id"] as? String } == [id], "\(list)")
+        let (deleted, answer) = try await srtc(["delete", "--id", id])
+        #expect(deleted == 0 && (answer["ingress"] as? [String: Any])?["status"] as? String == "ended", "\(answer)")
+        let (refused, error) = try await srtc(["delete", "--id", id])
+        #expect(refused == 1 && error["code"] as? Int == 40401, "\(error)")
+        await server.stop()
+    }
+}
+
+/// Subscribes to every video track and notes when each frame number was first decoded
+/// (monotonic milliseconds).
+final class ArrivalClock: VideoRenderer, ChannelDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: [Int: Int64] = [:]
+
+    func render(frame: VideoFrame) {
+        guard let number = TestPatternReader.frameNumber(in: frame) else { return }
+        let now = Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
+        lock.withLock { if first[number] == nil { first[number] = now } }
+    }
+
+    func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
+        guard let video = channel.remoteTrack(trackId: track.id) as? RemoteVideoTrack else { return }
+        video.add(videoRenderer: self)
+        Task { try? await channel.subscribe(video, layer: nil) }
+    }
+
+    var count: Int { lock.withLock { first.count } }
+
+    /// Arrival minus sending time of every frame both saw from frame `from` on (the first ones
+    /// wait for the RTMP connection in the pipe), milliseconds.
+    func delays(since sent: [Int: Int64], from: Int = 30) -> [Int64] {
+        lock.withLock { first.compactMap { n, at in n < from ? nil : sent[n].map { at - $0 } } }
+    }
+}
+
+/// Writes Y4M frames to an encoder's standard input at 15 per second from its own thread,
+/// noting when each was handed over (monotonic milliseconds).
+final class SentClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sent: [Int: Int64] = [:]
+    /// When each frame was due by the 15 fps schedule (the "capture" time).
+    private var scheduled: [Int: Int64] = [:]
+    private var running = true
+
+    func start(_ process: ChildProcess, header: [UInt8], frames: [[UInt8]]) {
+        lock.withLock {
+            sent = [:]
+            scheduled = [:]
+        }
+        let thread = Thread { [self] in
+            guard let input = process.input, (try? input.write(contentsOf: header)) != nil else { return }
+            let start = DispatchTime.now().uptimeNanoseconds
+            for (n, frame) in frames.enumerated() {
+                guard lock.withLock({ running }) else { return }
+                let due = start + UInt64(n) * 1_000_000_000 / 15
+                let now = DispatchTime.now().uptimeNanoseconds
+                if due > now { usleep(UInt32((due - now) / 1_000)) }
+                // Handed over when the encoder took the bytes from the pipe (a 64 KiB pipe holds
+                // less than one 320×240 picture).
+                guard (try? input.write(contentsOf: frame)) != nil else { return }
+                let handed = Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
+                lock.withLock {
+                    sent[n] = handed
+                    scheduled[n] = Int64(due / 1_000_000)
+                }
+            }
+            try? input.close()
+        }
+        thread.start()
+    }
+
+    func stop() { lock.withLock { running = false } }
+    func times() -> [Int: Int64] { lock.withLock { sent } }
+    func dueTimes() -> [Int: Int64] { lock.withLock { scheduled } }
+}
