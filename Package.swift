@@ -135,7 +135,7 @@ let package = Package(
                                                           "EgressServer", "MediaTestSupport", "SRTCAgents"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
         .testTarget(name: "EgressServerTests", dependencies: ["EgressServer", "EgressProtocol", "SRTCServer", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCAgentsTests", dependencies: ["SRTCAgents", "RTCMedia"]),
+        .testTarget(name: "SRTCAgentsTests", dependencies: ["SRTCAgents", "RTCMedia", "TestRandom"]),
         .testTarget(name: "SRTCLoadTests", dependencies: ["SRTCLoad", "SRTCProtocol", "RTCMedia", "RTCWire", "RTCNet", "SRTCTestSupport"]),
     ]
 )

@@ -75,6 +75,11 @@ import Testing
         let final = log.finals("speaker")[0]
         let fraction = WordAlignment.fractionInOrder(expected: Self.sentence, heard: final.text)
         let turnEnd = log.first { if case .turnEnded("speaker", _) = $0 { return true }; return false }
+        let started = log.first { if case .speechStarted("speaker", _) = $0 { return true }; return false }
+        let partial = log.first { if case .transcript("speaker", let t) = $0 { return !t.final }; return false }
+        if let started, case .speechStarted(_, let atMs) = started.event {
+            print("captions: speech start reported \(started.at - atMs) ms after it began in the stream; first partial \((partial?.at ?? 0) - atMs) ms after it")
+        }
         print("captions: heard \"\(final.text)\" (\(Int(fraction * 100)) % of the words in order), speech \(final.startMs)–\(final.endMs) ms, final caption at \(turnEnd?.at ?? -1) ms (\((turnEnd?.at ?? 0) - final.endMs) ms after the last word)")
         #expect(fraction >= 0.7, "heard \"\(final.text)\"")
         #expect(log.transcripts.allSatisfy { $0.uid == "speaker" }, "\(log.transcripts)")
