@@ -65,6 +65,14 @@ public final class Agent: ChannelDelegate, @unchecked Sendable {
     private let continuation: AsyncStream<AgentEvent>.Continuation
     private let start = DispatchTime.now().uptimeNanoseconds
     private let state = Mutex(State())
+    /// One recognizer loaded ahead, so a new participant's first turn does not wait for a model.
+    private let spare = Mutex<SpareRecognizer?>(nil)
+
+    /// A recognizer handed from the thread that loaded it to the participant's worker.
+    private final class SpareRecognizer: @unchecked Sendable {
+        let recognizer: any SpeechRecognizer
+        init(_ recognizer: any SpeechRecognizer) { self.recognizer = recognizer }
+    }
 
     private struct State {
         var listeners: [String: ParticipantListener] = [:]  // by track id
@@ -104,8 +112,20 @@ public final class Agent: ChannelDelegate, @unchecked Sendable {
 
     /// Joins with the agent's own token and, when a voice is configured, publishes its
     /// microphone track. Participants' audio is heard from then on, those already there included.
-    /// - Throws: `AgentError.channel` when joining or publishing fails.
+    /// A recognizer is loaded first (and another one each time one is taken), so no participant's
+    /// first turn waits for a model.
+    /// - Throws: `AgentError.engineUnavailable` when the recognizer cannot load;
+    ///   `AgentError.channel` when joining or publishing fails.
     public func join(url: String, token: String, nickname: String? = nil) async throws(AgentError) {
+        // The first participant's recognizer is ready before anyone is heard.
+        if let speechToText = configuration.speechToText, spare.withLock({ $0 == nil }) {
+            do {
+                let box = try await Self.offPool { SpareRecognizer(try speechToText.makeRecognizer()) }
+                spare.withLock { $0 = box }
+            } catch {
+                throw error as? AgentError ?? .engineUnavailable("\(error)")
+            }
+        }
         do {
             _ = try await channel.join(url: url, token: token, nickname: nickname)
             if configuration.textToSpeech != nil {
@@ -206,7 +226,24 @@ public final class Agent: ChannelDelegate, @unchecked Sendable {
         return ParticipantListener.Host(
             clockMs: { Int((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000) },
             emit: { [weak self] in self?.emit($0) },
-            voiceChanged: { [weak self] uid, speaking in self?.voiceChanged(uid: uid, speaking: speaking) })
+            voiceChanged: { [weak self] uid, speaking in self?.voiceChanged(uid: uid, speaking: speaking) },
+            takeRecognizer: { [weak self] in self?.takeSpareRecognizer() })
+    }
+
+    /// Loads a recognizer in the background when none is waiting.
+    private func loadSpareRecognizer() {
+        guard let speechToText = configuration.speechToText else { return }
+        DispatchQueue.global().async { [weak self] in
+            guard let self, self.spare.withLock({ $0 == nil }), let recognizer = try? speechToText.makeRecognizer() else { return }
+            let box = SpareRecognizer(recognizer)
+            self.spare.withLock { if $0 == nil { $0 = box } }
+        }
+    }
+
+    private func takeSpareRecognizer() -> (any SpeechRecognizer)? {
+        guard let box = spare.withLock({ s -> SpareRecognizer? in defer { s = nil }; return s }) else { return nil }
+        loadSpareRecognizer()
+        return box.recognizer
     }
 
     private func emit(_ event: AgentEvent) {

@@ -42,10 +42,11 @@ struct ListenerWorker {
     /// The stream's time at the end of the frames processed, on the agent's clock.
     private var nowMs: Int { baseMs + frames * Self.frameMs }
 
-    mutating func process(_ frame: UnsafeBufferPointer<Int16>) {
+    /// - Parameter firstFrameMs: when the stream's first frame arrived (agent clock).
+    mutating func process(_ frame: UnsafeBufferPointer<Int16>, firstFrameMs: Int) {
         if !started {
             started = true
-            baseMs = host.clockMs() - Self.frameMs
+            baseMs = (firstFrameMs >= 0 ? firstFrameMs : host.clockMs()) - Self.frameMs
         }
         frames += 1
         lastProcessedMs = host.clockMs()

@@ -16,6 +16,8 @@ final class ParticipantListener: AudioRenderer, @unchecked Sendable {
         var emit: @Sendable (AgentEvent) -> Void
         /// Voice activity of this participant started (true) or its turn ended (false).
         var voiceChanged: @Sendable (_ uid: String, _ speaking: Bool) -> Void
+        /// A recognizer loaded ahead of time, if one is ready (loading takes a while).
+        var takeRecognizer: @Sendable () -> (any SpeechRecognizer)?
     }
 
     let uid: String
@@ -31,6 +33,9 @@ final class ParticipantListener: AudioRenderer, @unchecked Sendable {
     private let assembly = UnsafeMutablePointer<Int16>.allocate(capacity: FrameRing.frameSamples)
     private var assembled = 0
     private let lastArrivalMs = Atomic<Int>(0)
+    /// When the first 20 ms frame was complete (-1 before): the stream's time origin, which the
+    /// worker may reach late (its recognizer loads first).
+    private let firstFrameMs = Atomic<Int>(-1)
     private let finished = DispatchSemaphore(value: 0)
 
     init(uid: String, host: Host, settings: VoiceActivityDetector.Settings, partialIntervalMs: Int, speechToText: (any SpeechToText)?) {
@@ -61,6 +66,7 @@ final class ParticipantListener: AudioRenderer, @unchecked Sendable {
                     assembled += n
                     index += n
                     if assembled == FrameRing.frameSamples {
+                        if firstFrameMs.load(ordering: .relaxed) < 0 { firstFrameMs.store(host.clockMs(), ordering: .relaxed) }
                         ring.push(assembly)
                         assembled = 0
                         wake.signal()
@@ -86,7 +92,7 @@ final class ParticipantListener: AudioRenderer, @unchecked Sendable {
     private func work() {
         var recognizer: (any SpeechRecognizer)?
         if let speechToText {
-            do { recognizer = try speechToText.makeRecognizer() } catch {
+            do { recognizer = try host.takeRecognizer() ?? speechToText.makeRecognizer() } catch {
                 host.emit(.error(uid: uid, error as? AgentError ?? .engineUnavailable("\(error)")))
             }
         }
@@ -97,7 +103,7 @@ final class ParticipantListener: AudioRenderer, @unchecked Sendable {
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(100))
             while ring.pop(into: frame) {
-                worker.process(UnsafeBufferPointer(start: frame, count: FrameRing.frameSamples))
+                worker.process(UnsafeBufferPointer(start: frame, count: FrameRing.frameSamples), firstFrameMs: firstFrameMs.load(ordering: .relaxed))
             }
             if closing.load(ordering: .relaxed) { break }
             // No audio for a while (the sender went quiet with DTX, or stopped): time still
