@@ -7,7 +7,7 @@ import SRTCAgents
 enum AgentCommand {
     static let help = """
     usage: srtc agent echo|captions --url URL (--token TOKEN | --channel C --uid U [--app-id ID --app-key KEY])
-                      [--end-of-turn MS] [--voice en-us] [--wpm 160] [--model DIR] [--duration SECONDS] [--verbose]
+                      [--end-of-turn MS] [--voice en-us+f2] [--wpm 140] [--model DIR] [--duration SECONDS] [--verbose]
 
     Joins the channel as an agent (its own uid) and hears every participant's audio:
       echo       repeats what each participant said, as synthesized speech (eSpeak NG) on its

@@ -1,5 +1,6 @@
 import Foundation
 import MediaTestSupport
+import Processes
 import RTCMedia
 import SRTC
 import SRTCAgents
@@ -204,6 +205,59 @@ import Testing
         #expect(!all.contains { if case .speechStarted("noisy", _) = $0 { return true }; return false }, "noise counted as speech")
         await call.stop()
     }
+
+    @Test func srtcAgentCaptionsPrintsTheCaptionAndSendsItToEveryoneOnTheCaptionTopic() async throws {
+        let call = try Call(channel: "cli")
+        let output = call.directory.file("agent.log")
+        let agent = try ChildProcess(EgressTestServer.buildDirectory + "/srtc",
+                                     ["agent", "captions", "--url", call.url, "--channel", call.channel, "--uid", "captioner"],
+                                     environment: ["SRTC_APP_ID": TestServer.appId, "SRTC_APP_KEY": TestServer.appKey], log: output)
+        let printed = { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+        try await eventually(timeout: 60, "the agent joined (\(printed()))") { printed().contains("listening") }
+        let listener = SDKPeer()
+        let data = DataCollector()
+        listener.channel.delegates.add(delegate: data)
+        try await listener.channel.join(url: call.url, token: call.server.token(uid: "listener", channel: call.channel))
+        _ = try call.bot("speaker", wav: SpeechWAV.write(Self.sentence, in: call.directory, name: "speech.wav", silenceMs: 20_000))
+        try await eventually(timeout: 90, "a caption line (\(printed()))") { printed().contains("] speaker: ") }
+        try await eventually(timeout: 30, "a final caption message") { data.finalCaptions.count >= 1 }
+        let line = printed().split(separator: "\n").first { $0.contains("] speaker: ") }.map(String.init) ?? ""
+        let caption = data.finalCaptions[0]
+        print("srtc agent captions: \"\(line)\"; message \(caption)")
+        #expect(WordAlignment.fractionInOrder(expected: Self.sentence, heard: line) >= 0.7, "\(line)")
+        #expect(caption.uid == "speaker" && data.senders == ["captioner"], "\(caption)")
+        #expect(WordAlignment.fractionInOrder(expected: Self.sentence, heard: caption.text ?? "") >= 0.7, "\(caption)")
+        #expect((caption.startMs ?? 0) < (caption.endMs ?? 0), "\(caption)")
+        await agent.stop(timeout: 10)
+        withExtendedLifetime(data) {}
+        await listener.channel.leave()
+        await listener.engine.destroy()
+        await call.stop()
+    }
+}
+
+/// Caption data messages (`AgentExamples.captionTopic`) a participant receives.
+final class DataCollector: ChannelDelegate, @unchecked Sendable {
+    struct Caption: Sendable {
+        let from: String?
+        let uid: String?
+        let text: String?
+        let isFinal: Bool
+        let startMs: Int?
+        let endMs: Int?
+    }
+    private let messages = Mutex<[Caption]>([])
+
+    func channel(_ channel: Channel, didReceiveData message: DataMessage) {
+        guard message.topic == AgentExamples.captionTopic,
+              let json = try? JSONSerialization.jsonObject(with: message.data) as? [String: Any] else { return }
+        let caption = Caption(from: message.from, uid: json["uid"] as? String, text: json["text"] as? String, isFinal: json["final"] as? Bool == true,
+                              startMs: json["start_ms"] as? Int, endMs: json["end_ms"] as? Int)
+        messages.withLock { $0.append(caption) }
+    }
+
+    var finalCaptions: [Caption] { messages.withLock { $0.filter(\.isFinal) } }
+    var senders: Set<String> { messages.withLock { Set($0.compactMap(\.from)) } }
 }
 
 /// `AgentExamples.echo`'s replies, as they end.
