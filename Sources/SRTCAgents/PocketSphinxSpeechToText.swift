@@ -35,8 +35,11 @@ public struct PocketSphinxSpeechToText: SpeechToText {
             throw .engineUnavailable("pocketsphinx: no \(acousticModel)/feat.params")
         }
         let live = parameters.split(separator: "\n").filter { !$0.hasPrefix("-cmn ") }.joined(separator: "\n") + "\n-cmn live\n"
-        liveFeatureParameters = NSTemporaryDirectory() + "/srtc-pocketsphinx-\(getpid())-live.params"
-        guard FileManager.default.createFile(atPath: liveFeatureParameters, contents: Data(live.utf8)) else {
+        // Named after its contents (FNV-1a), so every process on the machine shares one file.
+        let digest = live.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        liveFeatureParameters = NSTemporaryDirectory() + "/srtc-pocketsphinx-live-\(String(digest, radix: 16)).params"
+        let existing = try? String(contentsOfFile: liveFeatureParameters, encoding: .utf8)
+        guard existing == live || FileManager.default.createFile(atPath: liveFeatureParameters, contents: Data(live.utf8)) else {
             throw .engineUnavailable("pocketsphinx: cannot write \(liveFeatureParameters)")
         }
     }
