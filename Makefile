@@ -42,8 +42,9 @@ test: deps
 TEST_WIDTH ?= 4
 # Suites that run media workers in processes of their own (egress: bots, composites, encoders)
 # keep both cores busy outside that count, and the network lab's calls measure timing through a
-# kernel rate limit: they run last, one at a time.
-HEAVY_SUITES := Egress|SMeetingMcu|NetworkLab
+# kernel rate limit: they run last, one at a time. Agents' calls run speech recognition per
+# speaker beside `srtc join` bots in processes of their own.
+HEAVY_SUITES := Egress|SMeetingMcu|NetworkLab|AgentTests
 # Suites run a second time with two media workers in every server they start
 # (SRTC_TEST_MEDIA_WORKERS, read by SRTCTestSupport; in-process servers put their channels on
 # the last worker): TURN, data channels, drain and failover, node-to-node relays, the speed test.

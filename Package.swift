@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "SRTC", targets: ["SRTC"]),
         .library(name: "SMeeting", targets: ["SMeeting"]),
+        .library(name: "SRTCAgents", targets: ["SRTCAgents"]),
         .executable(name: "srtc-server", targets: ["srtc-server"]),
         .executable(name: "srtc", targets: ["srtc"]),
     ],
@@ -37,6 +38,10 @@ let package = Package(
         .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev"])]),
         .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
         .systemLibrary(name: "CSWScale", pkgConfig: "libswscale", providers: [.apt(["libswscale-dev"])]),
+        .systemLibrary(name: "CSWResample", pkgConfig: "libswresample", providers: [.apt(["libswresample-dev"])]),
+        // Agents' engines: speech to text (PocketSphinx) and text to speech (eSpeak NG).
+        .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         // libsrtp's AES-GCM, AES-ICM and HMAC-SHA1 types on OpenSSL EVP (replacing Debian's NSS ones).
         .target(name: "CSRTPCrypto", dependencies: ["COpenSSL", "CSRTP"]),
         // OpenSSL initialised before main() without its atexit cleanup, which freed its locks under
@@ -71,6 +76,10 @@ let package = Package(
         // sending pre-encoded media, against our server or Janus VideoRoom.
         .target(name: "SRTCLoad", dependencies: ["SRTC", "Processes", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"]),
 
+        // Agents: programs that hear each participant and speak or write back, on the SDK, with
+        // speech-to-text and text-to-speech engines behind protocols (docs/agents.md).
+        .target(name: "SRTCAgents", dependencies: ["SRTC", "RTCMedia", "CPocketSphinx", "CEspeakNG", "CSWResample", "CAVUtil"]),
+
         // Egress: the server-worker conversation, and the worker (composite, recording, live output) on the SDK.
         .target(name: "EgressProtocol"),
         // Starting and reaping programs (posix_spawn/waitpid): egress workers, benchmark servers, test daemons.
@@ -94,11 +103,11 @@ let package = Package(
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer", "RTCNet", "SRTCProtocol"]),
         .executableTarget(name: "srtc-egress", dependencies: ["EgressWorker"]),
-        .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCLoad"]),
+        .executableTarget(name: "srtc", dependencies: ["SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "SRTCLoad", "SRTCAgents"]),
         .executableTarget(
             name: "srtc-bench",
             dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad",
-                           "EgressWorker", "EgressProtocol", "EgressServer", "MediaTestSupport", "Processes"],
+                           "EgressWorker", "EgressProtocol", "EgressServer", "MediaTestSupport", "Processes", "SRTCAgents"],
             path: "Benchmarks/srtc-bench"
         ),
         // `make soak`: participants through lossy relays against a real srtc-server process (SoakRunner).
@@ -123,9 +132,10 @@ let package = Package(
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer", "RTCCrypto"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "Processes", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
-                                                          "EgressServer", "MediaTestSupport"]),
+                                                          "EgressServer", "MediaTestSupport", "SRTCAgents"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
         .testTarget(name: "EgressServerTests", dependencies: ["EgressServer", "EgressProtocol", "SRTCServer", "SRTCTestSupport"]),
+        .testTarget(name: "SRTCAgentsTests", dependencies: ["SRTCAgents", "RTCMedia", "TestRandom"]),
         .testTarget(name: "SRTCLoadTests", dependencies: ["SRTCLoad", "SRTCProtocol", "RTCMedia", "RTCWire", "RTCNet", "SRTCTestSupport"]),
     ]
 )

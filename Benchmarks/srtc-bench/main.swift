@@ -17,3 +17,4 @@ if wants("render") { runRenderBenchmarks() }
 if wants("devices") { runDeviceBenchmarks() }
 if wants("egress") { runEgressBenchmarks() }
 if wants("cluster") { runClusterBenchmarks() }
+if wants("agents") { runAgentBenchmarks() }

@@ -89,7 +89,7 @@ enum JoinCommand {
     }
 
     /// Uses --token, or grants one with the app's credentials.
-    private static func obtainToken(_ o: Options, url: String, environment: [String: String]) async throws(CLIError) -> String {
+    static func obtainToken(_ o: Options, url: String, environment: [String: String]) async throws(CLIError) -> String {
         if let token = o["token"] { return token }
         let appId = try o.require("app-id", env: "SRTC_APP_ID", environment: environment)
         let appKey = try o.require("app-key", env: "SRTC_APP_KEY", environment: environment)

@@ -16,6 +16,7 @@ commands:
   load-test      publishers and subscribers on this machine against our server or Janus VideoRoom: delivery, loss, delay
   speedtest      measure bandwidth, RTT, jitter and loss to a server's media port
   im             an IM client: print received messages, calls and notifications; send, invite, echo
+  agent          run an example agent: echo (repeats what each speaker said, as speech) or captions (prints and sends them)
   broadcast      send a test pattern to an app's screen-broadcast socket, as an iOS broadcast extension does
   help           this text
   version        the version of this release (also --version)
@@ -38,6 +39,7 @@ do {
     case "load-test": try await LoadTestCommand.run(arguments.dropFirst(), environment: environment)
     case "speedtest": try await SpeedTestCommand.run(arguments.dropFirst(), environment: environment)
     case "im": try await IMCommand.run(arguments.dropFirst(), environment: environment)
+    case "agent": try await AgentCommand.run(arguments.dropFirst(), environment: environment)
     case "broadcast": try BroadcastCommand.run(arguments.dropFirst(), environment: environment)
     case nil, "help", "--help", "-h": print(usage)
     case "version", "--version": print("srtc \(ProductVersion.current)")
