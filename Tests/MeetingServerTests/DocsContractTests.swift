@@ -85,15 +85,12 @@ import Testing
     // MARK: - Message types
 
     @Test func signalingTypesAreDocumentedAndBack() throws {
-        let codec = try DocText.source("Sources/SRTCProtocol/Signaling/SignalCodec.swift")
-        let parsed = Set(codec.matches(of: /case "([a-z_]+)"(?:, "[a-z_]+")*:/).flatMap { match in
-            String(match.output.0).matches(of: /"([a-z_]+)"/).map { String($0.output.1) }
-        })
+        // The codec's names, written once (`ClientRequestType`, `ServerEventType`).
+        let parsed = Set(ClientRequestType.allCases.map(\.rawValue) + ServerEventType.allCases.map(\.rawValue))
         let protocolDoc = DocText.read("docs/protocol.md")
         let requestSection = DocText.section(protocolDoc, "## Requests")
         let requests = requestSection.matches(of: /^### (.+)$/.anchorsMatchLineEndings()).flatMap { DocText.backticked(String($0.output.1)) }
         let events = DocText.tableRows(protocolDoc, header: "type").flatMap { DocText.backticked($0[0]) }
-        #expect(parsed.count > 25, "SignalCodec was not read")
         #expect(parsed.subtracting(requests + events).sorted() == [], "parsed or sent but not in docs/protocol.md")
         #expect(Set(requests + events).subtracting(parsed).sorted() == [], "in docs/protocol.md but not in SignalCodec")
     }
