@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Dynacast: the server tells a publisher which of its layers anyone receives (`layers_needed`),
-and the web SDK (`dynacast: true`) turns the others off with `RTCRtpSender.setParameters`
+and the web SDK (`dynacast`, on by default) turns the others off with `RTCRtpSender.setParameters`
 (`active: false`). A Chromium publisher sends its numbered test pattern (1280×720) as a VP8
 simulcast camera (rids h = camera_big, l = camera_small). One Chromium subscriber watches
 camera_big (the publisher is told `["camera_big"]`, `h` sends, frames decode 1280 wide), then
@@ -50,7 +50,8 @@ def needed(tab):
 
 
 def run(server, driver):
-    publisher = Tab.joined(driver, server, "the publisher", CHANNEL, "alice", JOIN_JS, {"dynacast": True})
+    # No option: dynacast is on by default (docs/sdk-web.md).
+    publisher = Tab.joined(driver, server, "the publisher", CHANNEL, "alice", JOIN_JS)
     publisher.run(BIG_PATTERN_JS)
     published = publisher.call("""
       const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera_big', simulcast: true}]);

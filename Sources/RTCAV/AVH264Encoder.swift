@@ -10,25 +10,20 @@ import RTCMedia
 /// Encodes I420 frames to H.264 through libavcodec, for containers (`RTCMedia.H264Encoder` is
 /// OpenH264 for RTP).
 public final class AVH264Encoder {
-    /// Encoding parameters.
-    public struct Configuration: Sendable, Equatable {
-        public var width: Int
-        public var height: Int
-        public var frameRate: Int = 30
-        /// Target bits per second.
-        public var bitrate: Int = 2_000_000
-        /// Frames from one key frame to the next (2 s at 30 fps by default: one per HLS segment).
-        public var keyFrameInterval: Int = 60
+    /// Encoding parameters: the common ones (`VideoEncoderSettings`, with live-output defaults:
+    /// 2 Mbit/s, a key frame every 60 frames, 2 s at 30 fps, one per HLS segment; `threads` 0
+    /// leaves the count to the codec) and libavcodec's own.
+    public struct Configuration: VideoEncoderConfiguration {
+        public var settings: VideoEncoderSettings
         /// x264 speed preset; `ultrafast` and `veryfast` suit live output on few cores.
         public var preset: String = "veryfast"
         /// Codec headers out of band (MP4, FLV and HLS muxers ask for it: `MediaMuxer.wantsGlobalHeader`).
         public var globalHeader: Bool = false
-        /// Encoder threads (0 = the codec's choice).
-        public var threads: Int = 1
 
         public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
+            settings = VideoEncoderSettings(width: width, height: height)
+            settings.bitrate = 2_000_000
+            settings.keyFrameInterval = 60
         }
     }
 

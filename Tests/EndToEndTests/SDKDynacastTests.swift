@@ -12,7 +12,7 @@ import Testing
 @Suite(.serialized) struct SDKDynacastTests {
     @Test func theBigLayerStopsWhileNobodyReceivesItAndComesBackWhenAsked() async throws {
         let server = try SDKTestServer()
-        let a = SDKPeer(dynacast: true), b = SDKPeer()
+        let a = SDKPeer(), b = SDKPeer()  // dynacast is on by default
         let subscriber = SDKAutoSubscriber(layer: .cameraSmall)
         b.channel.delegates.add(delegate: subscriber)
         try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: "dynacast"))

@@ -212,15 +212,27 @@ struct TwoLayerFeed {
     var small = LayerSource(rid: "l", ssrc: 0x20, seq: 1, ts: 0, picture: 1, packetSize: 300)
     /// The next frame of the layer is a key frame (starts true: each layer starts with one).
     var keyBig = true, keySmall = true
+    /// Sends only the layers the last `layersNeeded` names, each starting again with a key
+    /// frame, as a dynacast publisher does (every layer until the first one).
+    var obeysDynacast = false
+    private(set) var sendsBig = true, sendsSmall = true
 
     init(_ h: SFUHarness) { self.h = h }
 
     mutating func run(ms: Int) {
         for step in 0 ..< ms / 10 {
+            if obeysDynacast, let needed = DynacastTests.needed(h.log).last {
+                let big = needed.contains("camera_big"), small = needed.contains("camera_small")
+                if big && !sendsBig { keyBig = true }
+                if small && !sendsSmall { keySmall = true }
+                sendsBig = big
+                sendsSmall = small
+            }
             if step % 3 == 0 {
-                for p in big.frame(key: keyBig, packets: 4) + small.frame(key: keySmall) { h.publish(p) }
-                keyBig = false
-                keySmall = false
+                let packets = (sendsBig ? big.frame(key: keyBig, packets: 4) : []) + (sendsSmall ? small.frame(key: keySmall) : [])
+                for p in packets { h.publish(p) }
+                if sendsBig { keyBig = false }
+                if sendsSmall { keySmall = false }
             }
             h.advance(ms: 10)
             if step % 2 == 1 { h.tick() }

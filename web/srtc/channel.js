@@ -43,8 +43,8 @@ const DEFAULT_OPTIONS = {
   iceTransportPolicy: 'all',
   /** `null` (the browser's order, VP8 first in Chromium), `'vp8'`, `'vp9'`, `'av1'` or `'h264'`: the video codec offered first when publishing. */
   preferredVideoCodec: null,
-  /** Turn off the encodings of my simulcast cameras that nobody receives (the server's `layers_needed`), and back on when someone needs them. */
-  dynacast: false,
+  /** Turn off the encodings of my simulcast cameras that nobody receives (the server's `layers_needed`), and back on when someone needs them; `false` keeps every encoding on. */
+  dynacast: true,
   /** `null` (every codec the server forwards) or the video codecs this client decodes, preferred first (`['vp8', 'vp9', 'av1', 'h264']`): sent as the join's `video_codecs`. */
   videoCodecs: null,
   /** `debug`, `info`, `warn`, `error` or `off`. */

@@ -8,27 +8,16 @@ import CAOM
 
 /// Encodes `VideoFrame`s into AV1 temporal units.
 public final class AV1Encoder {
-    /// Encoder settings with real-time defaults.
-    public struct Configuration: Sendable, Equatable {
-        /// Width in pixels of the frames to encode; a frame of another size re-creates the encoder.
-        public var width: Int
-        /// Height in pixels.
-        public var height: Int
-        /// Target bitrate in bits per second.
-        public var bitrate: Int = 1_000_000
-        /// Expected frames per second; guides rate control.
-        public var frameRate: Int = 30
-        /// Frames between automatic key frames; 0 means key frames only on request (and the first).
-        public var keyFrameInterval: Int = 3_000
+    /// Encoder settings with real-time defaults: the common ones (`VideoEncoderSettings`: size,
+    /// bitrate, frame rate, key-frame interval, threads) and libaom's speed.
+    public struct Configuration: VideoEncoderConfiguration {
+        public var settings: VideoEncoderSettings
         /// libaom speed for real-time use, 5…10: larger is faster with lower quality.
         public var cpuUsed: Int = 9
-        /// Encoder threads.
-        public var threads: Int = 1
 
         /// Real-time defaults for a `width`×`height` stream.
         public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
+            settings = VideoEncoderSettings(width: width, height: height)
         }
     }
 
@@ -66,11 +55,10 @@ public final class AV1Encoder {
     /// - Returns: the temporal unit, or nil when the encoder produced none for this frame.
     public func encode(_ frame: VideoFrame, forceKeyFrame: Bool = false) throws -> EncodedVideoFrame? {
         let pixels = frame.buffer.toI420()
-        if pixels.width != configuration.width || pixels.height != configuration.height {
-            var resized = configuration
-            resized.width = pixels.width
-            resized.height = pixels.height
-            try reconfigure(resized)
+        if let resized = configuration.settings.resized(width: pixels.width, height: pixels.height) {
+            var updated = configuration
+            updated.settings = resized
+            try reconfigure(updated)
         }
         let flags: aom_enc_frame_flags_t = keyFrame.take(forced: forceKeyFrame) ? aom_enc_frame_flags_t(AOM_EFLAG_FORCE_KF) : 0
         let (pts, duration) = clock.stamp(frame.timestampUs, frameRate: configuration.frameRate)
@@ -109,24 +97,12 @@ public final class AV1Encoder {
         try Self.validate(c)
         var status = aom_codec_enc_config_default(aom_codec_av1_cx(), &settings, UInt32(AOM_USAGE_REALTIME))
         guard status == AOM_CODEC_OK else { throw AV1CodecError.initializationFailed(AV1CodecError.message(status, nil)) }
-        settings.g_w = UInt32(c.width)
-        settings.g_h = UInt32(c.height)
+        settings.applyRealTime(c.settings, buffer: RateControlBuffer(undershootPercent: 50, overshootPercent: 50, initialMilliseconds: 600))
         settings.g_timebase = aom_rational(num: 1, den: 90_000)
-        settings.g_threads = UInt32(c.threads)
-        settings.g_lag_in_frames = 0
         settings.g_pass = AOM_RC_ONE_PASS
         settings.rc_end_usage = AOM_CBR
-        settings.rc_target_bitrate = UInt32(c.bitrate / 1_000)
-        settings.rc_dropframe_thresh = 0
         settings.rc_resize_mode = 0
-        settings.rc_undershoot_pct = 50
-        settings.rc_overshoot_pct = 50
-        settings.rc_buf_initial_sz = 600
-        settings.rc_buf_optimal_sz = 600
-        settings.rc_buf_sz = 1_000
         settings.kf_mode = c.keyFrameInterval > 0 ? AOM_KF_AUTO : AOM_KF_DISABLED
-        settings.kf_min_dist = 0
-        settings.kf_max_dist = UInt32(max(c.keyFrameInterval, 0))
         status = srtc_aom_enc_init(context, &settings)
         guard status == AOM_CODEC_OK else { throw AV1CodecError.initializationFailed(AV1CodecError.message(status, context)) }
         isOpen = true
@@ -146,13 +122,10 @@ public final class AV1Encoder {
     }
 
     private static func validate(_ c: Configuration) throws {
-        guard (16...VideoPixelBuffer.maxDimension).contains(c.width), (16...VideoPixelBuffer.maxDimension).contains(c.height) else {
-            throw AV1CodecError.invalidConfiguration("size \(c.width)x\(c.height)")
-        }
-        guard (10_000...100_000_000).contains(c.bitrate) else { throw AV1CodecError.invalidConfiguration("bitrate \(c.bitrate)") }
-        guard (1...240).contains(c.frameRate) else { throw AV1CodecError.invalidConfiguration("frameRate \(c.frameRate)") }
+        if let invalid = c.settings.invalidSetting(smallestDimension: 16) { throw AV1CodecError.invalidConfiguration(invalid) }
         guard (5...10).contains(c.cpuUsed) else { throw AV1CodecError.invalidConfiguration("cpuUsed \(c.cpuUsed)") }
-        guard (1...16).contains(c.threads) else { throw AV1CodecError.invalidConfiguration("threads \(c.threads)") }
-        guard c.keyFrameInterval >= 0 else { throw AV1CodecError.invalidConfiguration("keyFrameInterval \(c.keyFrameInterval)") }
     }
 }
+
+/// libaom's encoder configuration takes the common real-time rate control as it is.
+extension aom_codec_enc_cfg_t: RealTimeRateControlConfig {}

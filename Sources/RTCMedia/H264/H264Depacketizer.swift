@@ -4,11 +4,13 @@
 // through it, in sequence order.
 
 /// Appends the NAL units of consecutive RTP payloads of one access unit to an Annex B buffer.
-public struct H264Depacketizer: Sendable {
+public struct H264Depacketizer: FrameDepacketizer {
     /// An FU-A fragment is open (its end has not come yet).
     public private(set) var inFragment = false
     /// The access unit so far holds an IDR slice.
     public private(set) var hasIDR = false
+    /// The access unit so far has an IDR slice (`FrameDepacketizer`).
+    public var hasKeyFrame: Bool { hasIDR }
 
     public init() {}
 

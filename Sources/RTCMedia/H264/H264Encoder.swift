@@ -6,19 +6,13 @@ import COpenH264
 
 /// Encodes `VideoFrame`s into H.264 access units ready for `H264Packetizer`.
 public final class H264Encoder {
-    /// Encoder settings with real-time defaults.
-    public struct Configuration: Sendable, Equatable {
-        public var width: Int
-        public var height: Int
-        /// Target bitrate in bits per second.
-        public var bitrate: Int = 1_000_000
-        public var frameRate: Int = 30
-        /// Frames between automatic IDRs; 0 means IDRs only on request (and the first).
-        public var keyFrameInterval: Int = 3_000
+    /// Encoder settings with real-time defaults: the common ones (`VideoEncoderSettings`; the
+    /// key-frame interval counts frames between automatic IDRs).
+    public struct Configuration: VideoEncoderConfiguration {
+        public var settings: VideoEncoderSettings
 
         public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
+            settings = VideoEncoderSettings(width: width, height: height)
         }
     }
 
@@ -41,12 +35,9 @@ public final class H264Encoder {
     /// - Returns: the access unit, or nil when rate control skipped the frame.
     public func encode(_ frame: VideoFrame, forceKeyFrame: Bool = false) throws -> EncodedVideoFrame? {
         let pixels = frame.buffer.toI420()
-        if pixels.width != configuration.width || pixels.height != configuration.height {
-            var resized = configuration
-            resized.width = pixels.width
-            resized.height = pixels.height
+        if let resized = configuration.settings.resized(width: pixels.width, height: pixels.height) {
             close()
-            configuration = resized
+            configuration.settings = resized
             try open()
         }
         guard let encoder, let vtable = encoder.pointee?.pointee else { throw H264CodecError.initializationFailed(-1) }
@@ -84,7 +75,7 @@ public final class H264Encoder {
 
     /// Changes the target bitrate (bits per second) between frames.
     public func setBitrate(_ bitsPerSecond: Int) throws {
-        guard (10_000...100_000_000).contains(bitsPerSecond) else {
+        guard VideoEncoderSettings.bitrates.contains(bitsPerSecond) else {
             throw H264CodecError.invalidConfiguration("bitrate \(bitsPerSecond)")
         }
         guard let encoder, let vtable = encoder.pointee?.pointee else { return }
@@ -97,11 +88,7 @@ public final class H264Encoder {
 
     private func open() throws {
         let c = configuration
-        guard (16...VideoPixelBuffer.maxDimension).contains(c.width), (16...VideoPixelBuffer.maxDimension).contains(c.height) else {
-            throw H264CodecError.invalidConfiguration("size \(c.width)x\(c.height)")
-        }
-        guard (10_000...100_000_000).contains(c.bitrate) else { throw H264CodecError.invalidConfiguration("bitrate \(c.bitrate)") }
-        guard (1...240).contains(c.frameRate) else { throw H264CodecError.invalidConfiguration("frameRate \(c.frameRate)") }
+        if let invalid = c.settings.invalidSetting(smallestDimension: 16) { throw H264CodecError.invalidConfiguration(invalid) }
         var created: UnsafeMutablePointer<ISVCEncoder?>?
         let result = WelsCreateSVCEncoder(&created)
         guard result == 0, let created, let vtable = created.pointee?.pointee else {
@@ -122,7 +109,7 @@ public final class H264Encoder {
         params.bEnableFrameSkip = false
         params.iSpatialLayerNum = 1
         params.iTemporalLayerNum = 1
-        params.iMultipleThreadIdc = 1
+        params.iMultipleThreadIdc = UInt16(c.threads)
         // Every IDR repeats SPS and PPS with constant ids (a subscriber may join at any IDR).
         params.eSpsPpsIdStrategy = CONSTANT_ID
         params.sSpatialLayers.0.iVideoWidth = Int32(c.width)

@@ -1,6 +1,6 @@
 // Errors raised while reading RTP payloads of outside origin: VP8 payload descriptors (RFC 7741 §4.2),
 // VP9 payload descriptors (RFC 9628 §4.2),
-// Opus packet framing (RFC 6716 §3) and H.264 payloads (RFC 6184 §5).
+// Opus packet framing (RFC 6716 §3), H.264 payloads (RFC 6184 §5) and AV1 payloads (av1-rtp-spec §4.4).
 
 /// Why an RTP payload was rejected.
 public enum RTPPayloadError: Error, Sendable, Equatable {
@@ -35,4 +35,11 @@ public enum RTPPayloadError: Error, Sendable, Equatable {
     case h264UnsupportedNALType(UInt8)
     /// An H.264 STAP-A's NAL unit size runs past the payload, or an aggregate or fragment is too short.
     case h264Truncated
+    /// An AV1 OBU element's length runs past the payload, an OBU is empty, larger than
+    /// `AV1Depacketizer.maxElementSize`, has the forbidden bit set or an obu_size that disagrees
+    /// with its element, or a temporal unit's OBU has no obu_size (av1-rtp-spec §4.4; AV1 §5.3).
+    case av1MalformedOBU
+    /// An AV1 payload's Z bit says its first element continues one the previous payload did not
+    /// leave open (Y), or Z is clear while one is open (av1-rtp-spec §4.4).
+    case av1UnexpectedContinuation
 }

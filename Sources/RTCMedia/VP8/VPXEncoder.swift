@@ -11,23 +11,13 @@ public typealias VP8Encoder = VPXEncoder
 /// Encodes `VideoFrame`s into VP8 frames ready for `VP8Packetizer`, or VP9 frames (profile 0, one
 /// spatial and temporal layer) ready for `VP9Packetizer`.
 public final class VPXEncoder {
-    /// Encoder settings with real-time defaults.
-    public struct Configuration: Sendable, Equatable {
-        /// Width in pixels of the frames to encode; a frame of another size re-creates the encoder.
-        public var width: Int
-        /// Height in pixels.
-        public var height: Int
-        /// Target bitrate in bits per second.
-        public var bitrate: Int = 1_000_000
-        /// Expected frames per second; guides rate control.
-        public var frameRate: Int = 30
-        /// Frames between automatic key frames; 0 means key frames only on request (and the first).
-        public var keyFrameInterval: Int = 3_000
+    /// Encoder settings with real-time defaults: the common ones (`VideoEncoderSettings`: size,
+    /// bitrate, frame rate, key-frame interval, threads) and libvpx's own.
+    public struct Configuration: VideoEncoderConfiguration {
+        public var settings: VideoEncoderSettings
         /// libvpx speed: -16…16; larger magnitude is faster with lower quality. -6 suits desktop CPUs,
         /// -8 and beyond suit slow cores or many streams.
         public var cpuUsed: Int = -6
-        /// Encoder threads (1 keeps one core free for the rest of the media path).
-        public var threads: Int = 1
         /// Error-resilient mode: no dependence on entropy state of lost frames (on by default for RTP).
         public var errorResilient: Bool = true
         /// Buffer fullness percentage below which the encoder may skip frames to hold the bitrate; 0 never skips.
@@ -41,8 +31,7 @@ public final class VPXEncoder {
 
         /// Real-time defaults for a `width`×`height` stream.
         public init(width: Int, height: Int, codec: VideoCodec = .vp8) {
-            self.width = width
-            self.height = height
+            settings = VideoEncoderSettings(width: width, height: height)
             self.codec = codec
             // libvpx's VP9 real-time speeds are 5…9 (higher is faster); VP8's -6 means the same.
             if codec == .vp9 { cpuUsed = 7 }
@@ -83,11 +72,10 @@ public final class VPXEncoder {
     /// - Returns: the compressed frame, or nil when rate control skipped it (`dropFrameThreshold` > 0).
     public func encode(_ frame: VideoFrame, forceKeyFrame: Bool = false) throws -> EncodedVideoFrame? {
         let pixels = frame.buffer.toI420()
-        if pixels.width != configuration.width || pixels.height != configuration.height {
-            var resized = configuration
-            resized.width = pixels.width
-            resized.height = pixels.height
-            try reconfigure(resized)
+        if let resized = configuration.settings.resized(width: pixels.width, height: pixels.height) {
+            var updated = configuration
+            updated.settings = resized
+            try reconfigure(updated)
         }
         let flags: vpx_enc_frame_flags_t = keyFrame.take(forced: forceKeyFrame) ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
         let (pts, duration) = clock.stamp(frame.timestampUs, frameRate: configuration.frameRate)
@@ -137,27 +125,16 @@ public final class VPXEncoder {
         let vp9 = c.codec == .vp9
         var status = vpx_codec_enc_config_default(vp9 ? vpx_codec_vp9_cx() : vpx_codec_vp8_cx(), &settings, 0)
         guard status == VPX_CODEC_OK else { throw VP8CodecError.initializationFailed(VP8CodecError.message(status, nil)) }
-        settings.g_w = UInt32(c.width)
-        settings.g_h = UInt32(c.height)
+        settings.applyRealTime(c.settings, dropFrameThreshold: c.dropFrameThreshold,
+                               buffer: RateControlBuffer(undershootPercent: 100, overshootPercent: 15, initialMilliseconds: 500))
         settings.g_timebase = vpx_rational(num: 1, den: 90_000)
-        settings.g_threads = UInt32(c.threads)
-        settings.g_lag_in_frames = 0
         settings.g_pass = VPX_RC_ONE_PASS
         settings.g_error_resilient = c.errorResilient ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
         settings.rc_end_usage = VPX_CBR
-        settings.rc_target_bitrate = UInt32(c.bitrate / 1_000)
         settings.rc_min_quantizer = UInt32(c.minQuantizer)
         settings.rc_max_quantizer = UInt32(c.maxQuantizer)
-        settings.rc_dropframe_thresh = UInt32(c.dropFrameThreshold)
         settings.rc_resize_allowed = 0
-        settings.rc_undershoot_pct = 100
-        settings.rc_overshoot_pct = 15
-        settings.rc_buf_initial_sz = 500
-        settings.rc_buf_optimal_sz = 600
-        settings.rc_buf_sz = 1_000
         settings.kf_mode = c.keyFrameInterval > 0 ? VPX_KF_AUTO : VPX_KF_DISABLED
-        settings.kf_min_dist = 0
-        settings.kf_max_dist = UInt32(max(c.keyFrameInterval, 0))
         status = vp9 ? srtc_vpx_enc_init_vp9(context, &settings, 0) : srtc_vpx_enc_init(context, &settings, 0)
         guard status == VPX_CODEC_OK else { throw VP8CodecError.initializationFailed(VP8CodecError.message(status, context)) }
         isOpen = true
@@ -199,14 +176,8 @@ public final class VPXEncoder {
 
     private static func validate(_ c: Configuration) throws {
         guard c.codec == .vp8 || c.codec == .vp9 else { throw VP8CodecError.invalidConfiguration("codec \(c.codec.rawValue)") }
-        guard (2...VideoPixelBuffer.maxDimension).contains(c.width), (2...VideoPixelBuffer.maxDimension).contains(c.height) else {
-            throw VP8CodecError.invalidConfiguration("size \(c.width)x\(c.height)")
-        }
-        guard (10_000...100_000_000).contains(c.bitrate) else { throw VP8CodecError.invalidConfiguration("bitrate \(c.bitrate)") }
-        guard (1...240).contains(c.frameRate) else { throw VP8CodecError.invalidConfiguration("frameRate \(c.frameRate)") }
+        if let invalid = c.settings.invalidSetting(smallestDimension: 2) { throw VP8CodecError.invalidConfiguration(invalid) }
         guard (-16...16).contains(c.cpuUsed) else { throw VP8CodecError.invalidConfiguration("cpuUsed \(c.cpuUsed)") }
-        guard (1...16).contains(c.threads) else { throw VP8CodecError.invalidConfiguration("threads \(c.threads)") }
-        guard c.keyFrameInterval >= 0 else { throw VP8CodecError.invalidConfiguration("keyFrameInterval \(c.keyFrameInterval)") }
         guard (0...100).contains(c.dropFrameThreshold) else {
             throw VP8CodecError.invalidConfiguration("dropFrameThreshold \(c.dropFrameThreshold)")
         }
@@ -215,3 +186,6 @@ public final class VPXEncoder {
         }
     }
 }
+
+/// libvpx's encoder configuration takes the common real-time rate control as it is.
+extension vpx_codec_enc_cfg_t: RealTimeRateControlConfig {}

@@ -96,7 +96,8 @@ struct LayerAllocator: Sendable {
         var preferred: Int
         /// The layer held now (the consumer's target), if any.
         var current: Int?
-        /// Measured bitrate of each layer, bits per second; 0 marks a layer not being received.
+        /// Measured bitrate of each layer, bits per second; 0 marks a layer not available (a layer
+        /// dynacast paused at the publisher is available at its last rate: `MediaTransport.layerBitrates`).
         var layerBitrates: [Int]
         /// Whether the consumer is paused for bandwidth now (`Decision.paused`).
         var paused = false

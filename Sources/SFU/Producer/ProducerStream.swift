@@ -36,6 +36,15 @@ final class ProducerStream {
     private(set) var lastKeyFrameTime: Int64 = .min
     /// Measured bitrate, bits per second, updated by `updateBitrate(now:)` (peaks trimmed).
     private(set) var bitrate = 0
+    /// `bitrate` as of the last interval the stream sent in, measured over two intervals at least
+    /// (past the key frame it starts with) and before the publisher was told to stop it: kept
+    /// while it sends nothing, so a layer that dynacast paused at the publisher still has a cost
+    /// (`Producer.allocationRate`). 0 until such a measurement.
+    private(set) var lastSendingBitrate = 0
+    /// Dynacast (`Producer+Dynacast`): whether the publisher was last told nobody needs this layer,
+    /// and when it was last told the layer is needed again after that (µs; `Int64.min`: never).
+    var toldUnneeded = false
+    var neededAgainTime: Int64 = .min
     private var meterBytes: UInt64 = 0
     private var meterTime: Int64 = .min
     /// The last `meterWindows` interval rates, a ring (`meterNext` is the slot written next).
@@ -130,7 +139,12 @@ final class ProducerStream {
         meterNext = (meterNext + 1) % Self.meterWindows
         meterCount = min(Self.meterWindows, meterCount + 1)
         bitrate = Self.trimmedMean(meterRates, count: meterCount, newest: meterNext)
+        if instant > 0, hasSteadyMeasurement, !toldUnneeded { lastSendingBitrate = bitrate }
     }
+
+    /// Whether `bitrate` spans two intervals or more since the stream (re)started: the trimmed
+    /// mean then leaves out the interval of its first key frame.
+    var hasSteadyMeasurement: Bool { meterCount >= 2 }
 
     /// Intervals `bitrate` is measured over (of `MediaTransport.allocationInterval` each).
     static let meterWindows = 6

@@ -112,7 +112,7 @@ final class Router {
         }
         if lastNeededLayersTime == .min || now - lastNeededLayersTime >= Self.neededLayersInterval {
             lastNeededLayersTime = now
-            reportNeededLayers()
+            reportNeededLayers(now: now)
         }
     }
 
@@ -121,10 +121,10 @@ final class Router {
     static let neededLayersInterval: Int64 = 100_000
 
     /// Dynacast: tells which layers of each layered producer anyone needs, when that changed.
-    func reportNeededLayers() {
+    func reportNeededLayers(now: Int64) {
         for producer in producers where !producer.closed {
-            guard let needed = producer.neededLayers(), needed != producer.reportedNeededLayers else { continue }
-            producer.reportedNeededLayers = needed
+            guard let needed = producer.neededLayers(now: now), needed != producer.reportedNeededLayers else { continue }
+            producer.toldNeeded(needed, now: now)
             emit(.layersNeeded(id, producer.id, producer.layerNames(needed)))
         }
     }

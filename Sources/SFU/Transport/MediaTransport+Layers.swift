@@ -81,16 +81,21 @@ extension MediaTransport {
     /// Each layer's bitrate for the allocator (0 = not active). While a young producer's layers
     /// are still starting, layers above the consumer's preferred one count as inactive when the
     /// preferred one (or one below it) has not sent yet: a `camera_small` subscriber is not served
-    /// `camera_big` just because that stream's first packets came a moment earlier.
+    /// `camera_big` just because that stream's first packets came a moment earlier. A layer that
+    /// sends nothing because dynacast paused it at the publisher counts at its last rate while
+    /// another layer of the producer sends (`Producer.allocationRate`): targeting it asks for it
+    /// again.
     static func layerBitrates(_ consumer: SimulcastConsumer, now: Int64) -> [Int] {
-        let streams = consumer.producer.streams
+        let producer = consumer.producer
+        let streams = producer.streams
         let preferred = min(max(consumer.preferredLayer, 0), streams.count - 1)
         let started = streams.lazy.map(\.firstPacketTime).filter { $0 != .min }.min()
         let waiting = preferred >= 0 && streams[...preferred].contains { $0.firstPacketTime == .min }
             && (started.map { now - $0 < layerStartupGrace } ?? true)
+        let sending = streams.contains { $0.isActive(now: now) }
         return streams.enumerated().map { index, stream in
             if waiting && index > preferred { return 0 }
-            return stream.isActive(now: now) ? max(stream.bitrate, 1) : 0
+            return producer.allocationRate(of: stream, now: now, sending: sending)
         }
     }
 }

@@ -68,8 +68,8 @@ public final class SRTCEngine: @unchecked Sendable {
         /// never sees. nil (the default): media is protected hop by hop (SRTP) only.
         public var e2ee: E2EEConfiguration?
         /// Dynacast (docs/sdk-srtc.md): simulcast layers that no subscriber receives are not
-        /// encoded, as the server's `layers_needed` says. Off by default, as in the web SDK.
-        public var dynacast = false
+        /// encoded, as the server's `layers_needed` says. On by default, as in the web SDK.
+        public var dynacast = true
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,

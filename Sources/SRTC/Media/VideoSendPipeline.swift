@@ -114,7 +114,13 @@ final class VideoSendPipeline: Sendable {
             for index in s.layers.indices {
                 let sinks = s.sinks.values.filter { $0.needs(layer: index) }
                 guard !sinks.isEmpty else {
+                    // Its encoders go: one resumed after seconds without frames reads the timestamp
+                    // gap as a collapsed frame rate (libvpx averages frame durations) and sent about
+                    // half its bitrate for seconds after (51–68 kbit/s for a 100 kbit/s layer in the
+                    // network lab). A new encoder starts with the key frame a resumed layer needs.
                     s.layers[index].paused = true
+                    s.layers[index].encoders = [:]
+                    s.layers[index].lastTimestampUs = nil
                     continue
                 }
                 guard let input = layerInput(frame, layer: index, in: &s) else { continue }

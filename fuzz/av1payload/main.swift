@@ -1,0 +1,44 @@
+// libFuzzer target for the AV1 RTP depacketizer (av1-rtp-spec §4.4: aggregation header, OBU
+// elements with and without lengths, Y/Z continuations) behind the in-order assembler, and the
+// packetizer's temporal-unit parser (AV1 §5.3 low-overhead format). The input is cut into payloads
+// by a control byte each (length in the low 6 bits, marker in bit 6, timestamp step in bit 7); a
+// unit the assembler completes is packetized again and must reassemble without an error.
+#if canImport(RTCMedia)
+import RTCMedia
+#endif
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func av1PayloadFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let input = UnsafeRawBufferPointer(start: data, count: size)
+    var packetizer = AV1Packetizer(maxPayloadSize: 64)
+    try? packetizer.packetize(input, isKeyFrame: true) { payload, _ in precondition(payload.count <= 64, "payload too large") }
+    var assembler = AV1FrameAssembler(maxFrameSize: 1 << 16)
+    var offset = 0, sequence: UInt16 = 0, timestamp: UInt32 = 0
+    while offset < input.count {
+        let control = input[offset]
+        let length = min(Int(control & 0x3F), input.count - offset - 1)
+        let payload = UnsafeRawBufferPointer(rebasing: input[(offset + 1)..<(offset + 1 + length)])
+        timestamp &+= UInt32(control >> 7)
+        if let output = try? assembler.push(payload: payload, sequenceNumber: sequence, timestamp: timestamp,
+                                            marker: control & 0x40 != 0), let frame = output.frame {
+            precondition(frame.data.count <= 1 << 16, "unit larger than the limit")
+            // What the assembler writes is a well-formed temporal unit: it packetizes, and the
+            // payloads reassemble without an error.
+            var again = AV1FrameAssembler()
+            frame.data.withUnsafeBytes { bytes in
+                do {
+                    var index: UInt16 = 0
+                    try packetizer.packetize(bytes, isKeyFrame: true) { payload, isLast in
+                        _ = try again.push(payload: payload, sequenceNumber: index, timestamp: 0, marker: isLast)
+                        index &+= 1
+                    }
+                } catch {
+                    preconditionFailure("an assembled unit did not go round: \(error)")
+                }
+            }
+        }
+        offset += 1 + length
+        sequence &+= 1
+    }
+    return 0
+}
