@@ -21,7 +21,7 @@ final class LabCall: @unchecked Sendable {
     let server: ServerProcess
     let publisher: Channel
     let subscriber: Channel
-    let observer = LabObserver()
+    let observer = LabObserver(readsFrameNumbers: true)
     /// What the publisher is told (another user leaving, for instance).
     let publisherEvents = LabObserver()
     private let engines: [SRTCEngine]
@@ -60,6 +60,9 @@ final class LabCall: @unchecked Sendable {
             }
         }
     }
+
+    /// Frames the publisher pushed so far; a frame's test-pattern number is its index.
+    var framesPushed: Int { pusher?.framesPushed ?? 0 }
 
     /// Ends the call and removes the lab (call it in a `defer`-like path: also after a failure).
     func end() async {

@@ -24,6 +24,8 @@ extension NetworkLabLayerTests {
                 observer.firstSwitch(since: limitedAt, layer: LayerSwitchedInfo.pausedLayer) != nil
             }
             let paused = try #require(observer.firstSwitch(since: limitedAt, layer: LayerSwitchedInfo.pausedLayer))
+            // Every frame made from here on was made after the server paused the video.
+            let pushedAtPause = call.framesPushed
             let track = try #require(call.subscriber.remoteTracks.compactMap { $0 as? RemoteVideoTrack }.first)
             try await eventually(timeout: 5, "the track says it is paused") { track.isPausedForBandwidth }
             // Paused: no frames (after the last one in flight), audio on.
@@ -34,9 +36,12 @@ extension NetworkLabLayerTests {
             let framesWhilePaused = observer.frameCount(from: quietFrom, to: quietTo)
             let audioWhilePaused = observer.audioPackets(from: quietFrom, to: quietTo)
             let audioRates = observer.audioRates(from: quietFrom, to: quietTo)
-            // Frames sent before the pause may still complete by retransmission (2–4 seen, more
-            // when the machine is loaded); a video still flowing would give 6 s × 15 frames/s.
-            #expect(framesWhilePaused <= 6, "\(framesWhilePaused) frames decoded in 6 s while paused; switches: \(observer.switches)")
+            // Frames sent before the pause may still complete by retransmission (2–4 seen, 7 once
+            // on a loaded machine): what must not arrive is a frame made after the pause.
+            let madeAfterPause = observer.numbers.filter { $0.time >= quietFrom && $0.time <= quietTo && $0.number >= pushedAtPause }
+            #expect(madeAfterPause.isEmpty, "frames made after the pause (from \(pushedAtPause)) decoded while paused: \(madeAfterPause.map(\.number))")
+            // A video still flowing would give about 6 s × 15 frames/s (a backstop for frames whose number is unreadable).
+            #expect(framesWhilePaused < 30, "\(framesWhilePaused) frames decoded in 6 s while paused; switches: \(observer.switches)")
             #expect(Double(audioWhilePaused) >= Self.minimumAudioRate * (quietTo - quietFrom) * 0.9,
                     "\(audioWhilePaused) audio packets in \(fmt(quietTo - quietFrom)) s while paused")
             let queue = call.downlinkQueue

@@ -46,4 +46,31 @@ import Testing
         await b.channel.leave()
         await server.stop()
     }
+
+    /// One track published in two channels has an id in each; `layers_needed` names the channel's
+    /// own. When both channels' only subscribers take the small layer, the big one stops: before,
+    /// only the channel that published last was heard (the track's `info` holds its id), and the
+    /// other kept every layer encoded.
+    @Test func aTrackInTwoChannelsPausesTheBigLayerWhenNeitherChannelNeedsIt() async throws {
+        let server = try SDKTestServer()
+        let publisher = SDKPeer(), viewer = SDKPeer()
+        let published = [publisher.channel, try publisher.engine.createChannel()]
+        let viewed = [viewer.channel, try viewer.engine.createChannel()]
+        let subscribers = [SDKAutoSubscriber(layer: .cameraSmall), SDKAutoSubscriber(layer: .cameraSmall)]
+        for (channel, subscriber) in zip(viewed, subscribers) { channel.delegates.add(delegate: subscriber) }
+        for (index, channel) in published.enumerated() { try await channel.join(url: server.url, token: server.token(uid: "pub", channel: "both\(index)")) }
+        for (index, channel) in viewed.enumerated() { try await channel.join(url: server.url, token: server.token(uid: "viewer", channel: "both\(index)")) }
+        let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 800_000))
+        for channel in published { try await channel.publishLocalTrack(video) }
+        #expect(video.trackId(in: published[0]) != video.trackId(in: published[1]))
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 640, height: 360)
+        defer { pusher.stop() }
+        for (index, subscriber) in subscribers.enumerated() {
+            try await eventually("channel \(index): small frames decoded") { subscriber.collector.sizes.filter { $0 == (160, 90) }.count >= 15 }
+        }
+        try await eventually("the publisher pauses camera_big") { video.sendPipeline.stats.pausedLayers == [0] }
+        pusher.stop()
+        for channel in viewed + published { await channel.leave() }
+        await server.stop()
+    }
 }

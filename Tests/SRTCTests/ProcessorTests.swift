@@ -151,6 +151,30 @@ final class EncodedCollector: EncodedVideoSink, @unchecked Sendable {
         #expect(track.sendPipeline.stats.framesEncoded == encoded && track.sendPipeline.stats.pausedLayers == [0, 1])
     }
 
+    /// One track published in two channels: the second channel's sink starts needing the big
+    /// layer while the first already receives it. Its first big frame must be a key frame (its
+    /// subscribers' decoders start there); before, it got the running stream's delta frames and its
+    /// SFU waited for a key frame the SDK never made (MediaWorkersEndToEndTests, CI of stop 36).
+    @Test func aSinkThatStartsNeedingARunningLayerGetsAKeyFrame() throws {
+        let track = engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 320, height: 180, frameRate: 30, maxBitrate: 300_000))
+        let first = EncodedCollector(), second = EncodedCollector()
+        second.needed.withLock { $0 = [] }
+        track.sendPipeline.attach(first)
+        track.sendPipeline.attach(second)
+        func push(_ range: Range<Int>) throws { for i in range { track.pushFrame(try blackFrame(Int64(i) * 33_334)) } }
+        try push(0..<4)
+        #expect(first.layer(0).map(\.isKeyFrame) == [true, false, false, false] && second.layer(0).isEmpty)
+        second.needed.withLock { $0 = [0] }
+        try push(4..<7)
+        #expect(second.layer(0).map(\.isKeyFrame) == [true, false, false])
+        // The same frames reach both sinks (one encoder): the first one's stream gets the key frame too.
+        #expect(first.layer(0).suffix(3).map(\.isKeyFrame) == [true, false, false])
+        // A sink leaving the layer costs nobody a key frame.
+        second.needed.withLock { $0 = [] }
+        try push(7..<10)
+        #expect(first.layer(0).suffix(3).map(\.isKeyFrame) == [false, false, false])
+    }
+
     @Test func smallLayerIsABoxFilteredQuarter() throws {
         var big = try VideoPixelBuffer(format: .i420, width: 8, height: 8)
         big.withMutablePlane(0) { luma in for i in 0..<64 { luma[i] = UInt8(i % 8 < 4 ? 0 : 200) } }

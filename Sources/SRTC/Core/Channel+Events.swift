@@ -93,7 +93,8 @@ extension Channel {
         case .layersNeeded(let needed):
             // Dynacast: layers nobody receives stop being encoded, and come back with a key frame.
             guard context.configuration.dynacast else { break }
-            state.withLock { $0.media }?.publish.setNeededLayers(trackId: needed.trackId, layers: needed.layers)
+            let (media, track) = state.withLock { ($0.media, $0.localTracks[needed.trackId]) }
+            if let media, let track { media.publish.setNeededLayers(of: track, layers: needed.layers) }
         case .disconnected(let disconnected):
             let actions = state.withLock { $0.reconnect.serverEnded(disconnected.reason) }
             context.logger.info("server ended the session: \(disconnected.reason.rawValue) \(disconnected.message ?? "")")

@@ -112,10 +112,13 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
     /// Dynacast (`layers_needed`, docs/protocol.md): the layers of track `trackId` someone
     /// receives, by description; the others stop being encoded for this session. Layers are
     /// named in the order of the track's `layers` (the senders' order).
-    func setNeededLayers(trackId: String, layers: [String]) {
-        let found = state.withLock { s in s.publications.values.first { $0.track.info?.id == trackId } }
+    /// `track` is the channel's own: one track published in several channels has a different id
+    /// in each (`LocalTrack.trackId(in:)`), and its `info` holds only the last channel's.
+    func setNeededLayers(of track: LocalTrack, layers: [String]) {
+        let found = state.withLock { s in s.publications.values.first { $0.track === track } }
         guard let found, let sink = found.videoSink else { return }
-        let names = found.track.info?.layers.map(\.desc) ?? [found.track.desc]
+        let announced = (track as? LocalVideoTrack)?.layers.map(\.desc) ?? []
+        let names = announced.isEmpty ? [track.desc] : announced
         sink.setNeededLayers(Set(layers.compactMap { names.firstIndex(of: $0) }))
     }
 

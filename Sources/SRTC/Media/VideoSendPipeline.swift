@@ -25,6 +25,9 @@ final class VideoSendPipeline: Sendable {
         var lastTimestampUs: Int64?
         /// Not encoded because no sink needs it; its next frame is a key frame.
         var paused = false
+        /// The sinks the last encoded frame went to: a sink that starts needing a layer others
+        /// already receive (dynacast, one channel of several) joins mid-stream and needs a key frame.
+        var served: Set<ObjectIdentifier> = []
     }
 
     private struct State {
@@ -121,6 +124,7 @@ final class VideoSendPipeline: Sendable {
                     s.layers[index].paused = true
                     s.layers[index].encoders = [:]
                     s.layers[index].lastTimestampUs = nil
+                    s.layers[index].served.removeAll(keepingCapacity: true)
                     continue
                 }
                 guard let input = layerInput(frame, layer: index, in: &s) else { continue }
@@ -128,6 +132,11 @@ final class VideoSendPipeline: Sendable {
                 if s.layers[index].paused {
                     s.layers[index].paused = false
                     forceKey = true
+                }
+                let joined = sinks.contains { !s.layers[index].served.contains(ObjectIdentifier($0)) }
+                if joined { forceKey = true }  // a sink new to this layer starts with a key frame
+                if joined || sinks.count != s.layers[index].served.count {
+                    s.layers[index].served = Set(sinks.map { ObjectIdentifier($0) })
                 }
                 for codec in VideoCodec.allCases where sinks.contains(where: { $0.videoCodec == codec }) {
                     guard let encoded = encode(input, codec: codec, layer: index, forceKeyFrame: forceKey, in: &s) else { continue }
