@@ -65,9 +65,11 @@ test-swift:
 	@TEST_WIDTH=$(TEST_WIDTH) SRTC_TEST_MEDIA_WORKERS=2 SRTC_TEST_WORKER_SUBSCRIBER_BUDGET=1 scripts/swift-test-pass .build/test-output-pipes.txt --filter '$(PIPE_SUITES)'
 
 # A script that fails runs once more and is named FLAKY if it passes then (as scripts/swift-test-pass).
+# Each script's time is printed ("== interop/test_x.py: 12 s") so the slow ones can be seen.
 test-interop:
-	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; \
-		python3 "$$t" || { echo "== $$t failed; running it once more"; python3 "$$t" || exit 1; echo "FLAKY: $$t"; }; done
+	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; start=$$(date +%s); \
+		python3 "$$t" || { echo "== $$t failed; running it once more"; python3 "$$t" || exit 1; echo "FLAKY: $$t"; }; \
+		echo "== $$t: $$(( $$(date +%s) - start )) s"; done
 
 ## bench: release build, then print the figures of every benchmark (never asserted), bench-sfu's table last.
 bench: deps

@@ -27,6 +27,11 @@ public final class LossyRelay: @unchecked Sendable {
     /// Shaping per direction (read them for the counters).
     public let shapers = Mutex(Shapers())
     private let clock = SpeedTestClock()
+    /// After `rebind()`: the socket that talks to the server (a NAT's new mapping); the first
+    /// socket then only talks to the client.
+    private let upstream = Mutex<(socket: UDPSocket, loop: UDPReceiveLoop)?>(nil)
+    /// Server datagrams that still came to the old mapping after `rebind()` (a NAT drops them).
+    public let staleMappingDrops = Atomic(0)
 
     public init(server: SocketAddress) throws {
         self.server = server
@@ -41,7 +46,31 @@ public final class LossyRelay: @unchecked Sendable {
     /// The address the client should send to.
     public var address: SocketAddress { socket.localAddress }
 
-    public func stop() { loop.stop() }
+    public func stop() {
+        loop.stop()
+        upstream.withLock { $0?.loop.stop() }
+    }
+
+    /// Acts as a NAT that rebinds the client's mapping: from now on the client's datagrams reach
+    /// the server from a new port, and what the server still sends to the old one is dropped.
+    /// The client's side of the relay does not change (the client sees nothing).
+    public func rebind() throws {
+        let socket = try UDPSocket(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        let loop = try UDPReceiveLoop(socket: socket, tickInterval: .milliseconds(1))
+        loop.onDatagram = { [unowned self] bytes, source in
+            guard source == self.server else { return }
+            self.forward(UnsafeRawBufferPointer(bytes), from: source, rebound: true)
+        }
+        loop.start(name: "test-relay-rebound")
+        let previous = upstream.withLock { old in
+            defer { old = (socket, loop) }
+            return old
+        }
+        previous?.loop.stop()
+    }
+
+    /// The socket datagrams to the server leave from.
+    private var serverSide: UDPSocket { upstream.withLock { $0?.socket } ?? socket }
 
     /// Shapes each direction from now on (nil: unshaped); `seed` makes the random loss replay.
     public func shape(uplink: LinkShaper.Shape?, downlink: LinkShaper.Shape?, seed: UInt64) {
@@ -59,10 +88,11 @@ public final class LossyRelay: @unchecked Sendable {
             if !uplink, s.downlink != nil { return (true, s.downlink!.offer(bytes, now: now)) }
             return (false, nil)
         }
+        let out = uplink ? serverSide : socket
         if !passed.shaped {
-            _ = socket.send(bytes, to: destination)
-        } else if let out = passed.bytes {
-            _ = socket.send(out, to: destination)
+            _ = out.send(bytes, to: destination)
+        } else if let shaped = passed.bytes {
+            _ = out.send(shaped, to: destination)
         }
     }
 
@@ -72,13 +102,19 @@ public final class LossyRelay: @unchecked Sendable {
         let (up, down) = shapers.withLock { s -> ([[UInt8]], [[UInt8]]) in
             (s.uplink?.due(now: now).map(\.bytes) ?? [], s.downlink?.due(now: now).map(\.bytes) ?? [])
         }
-        for d in up { _ = socket.send(d, to: server) }
+        let toServer = serverSide
+        for d in up { _ = toServer.send(d, to: server) }
         if let client = client.withLock({ $0 }) { for d in down { _ = socket.send(d, to: client) } }
     }
 
-    private func forward(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress) {
+    /// A datagram that came to the first socket, or (`rebound`) to the one `rebind()` opened.
+    private func forward(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress, rebound: Bool = false) {
         guard !broken.withLock({ $0 }) else { return }
         if source == server {
+            if !rebound, upstream.withLock({ $0 != nil }) {
+                staleMappingDrops.add(1, ordering: .relaxed)
+                return
+            }
             guard let destination = client.withLock({ $0 }) else { return }
             if let predicate = drop.function, predicate(bytes) {
                 dropped.withLock { $0.append(Array(bytes)) }

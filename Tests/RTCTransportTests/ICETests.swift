@@ -171,6 +171,62 @@ import RTCWire
         #expect(when - silenceStart > .seconds(24) && when - silenceStart < .seconds(31))
     }
 
+    /// A NAT rebinding the client's port: the agent's consent checks now come from a new source.
+    /// They nominate (USE-CANDIDATE), so the lite responder moves the media address there at the
+    /// first one; the old mapping gets nothing more.
+    @Test func aConsentCheckFromARebindingNATMovesTheServersMediaAddress() throws {
+        var agent = makeAgent()
+        var lite = ICELiteResponder(local: Self.serverCreds, remote: Self.clientCreds)
+        let t0 = ContinuousClock.now
+        var inFlight = Self.sends(agent.start(now: t0))
+        while let (bytes, _) = inFlight.first, agent.state != .connected {
+            inFlight.removeFirst()
+            let reply = Self.sends(try Self.deliver(bytes, from: Self.clientAddress, toLite: &lite, now: t0))
+            for (r, _) in reply { inFlight += Self.sends(try Self.deliver(r, from: Self.serverAddress, toAgent: &agent, now: t0)) }
+        }
+        #expect(lite.selectedAddress == Self.clientAddress)
+        let rebound = SocketAddress(ip: "127.0.0.1", port: Self.clientAddress.port + 1000)!
+        var now = t0, moved: [ICEAction] = []
+        for _ in 0..<(7 * 10) where moved.isEmpty {
+            now += .milliseconds(100)
+            for (bytes, _) in Self.sends(agent.tick(now: now)) {
+                let actions = try Self.deliver(bytes, from: rebound, toLite: &lite, now: now)
+                moved = actions.filter { if case .selected = $0 { return true } else { return false } }
+                for (r, _) in Self.sends(actions) { _ = try Self.deliver(r, from: Self.serverAddress, toAgent: &agent, now: now) }
+            }
+        }
+        #expect(moved == [.selected(rebound)], "within one consent interval (5 s ± 20 %)")
+        #expect(lite.selectedAddress == rebound && agent.state == .connected)
+    }
+
+    @Test func aSilenceAsksForOneConsentCheckAtOnce() {
+        var watch = SilenceWatch()
+        let t0 = ContinuousClock.now
+        let looks: [(received: Int, atMs: Int)] = [(0, 0), (0, 2000), (5, 3000), (5, 3400), (5, 3500), (5, 9000), (6, 10_000), (6, 10_600)]
+        let silent = looks.map { watch.isSilent(received: $0.received, now: t0 + .milliseconds($0.atMs)) }
+        // Never received: nothing to miss; 500 ms after the last growth: one check per silence.
+        #expect(silent == [false, false, false, false, true, false, false, true])
+    }
+
+    @Test func checkConsentNowSendsOneNominatingCheckWhenNoneIsInFlight() throws {
+        var agent = makeAgent()
+        var lite = ICELiteResponder(local: Self.serverCreds, remote: Self.clientCreds)
+        let t0 = ContinuousClock.now
+        #expect(agent.checkConsentNow(now: t0).isEmpty)  // not connected yet
+        var inFlight = Self.sends(agent.start(now: t0))
+        while let (bytes, _) = inFlight.first, agent.state != .connected {
+            inFlight.removeFirst()
+            let reply = Self.sends(try Self.deliver(bytes, from: Self.clientAddress, toLite: &lite, now: t0))
+            for (r, _) in reply { inFlight += Self.sends(try Self.deliver(r, from: Self.serverAddress, toAgent: &agent, now: t0)) }
+        }
+        let now = t0 + .seconds(1)
+        let sent = Self.sends(agent.checkConsentNow(now: now))
+        #expect(sent.count == 1)
+        #expect(agent.checkConsentNow(now: now).isEmpty)  // that one is still in flight
+        let request = try STUNMessage(bytes: sent[0].0)
+        #expect(request.hasUseCandidate)
+    }
+
     @Test func candidatesBridgeToAndFromTheSDPModel() throws {
         let sdp = try Candidate(parsing: "candidate:7 1 udp 2130706431 127.0.0.1 7881 typ host")
         let candidate = try #require(ICECandidate(sdp))

@@ -8,6 +8,12 @@ import RTCCrypto
 /// ours, RFC 6544), nominates the first pair that works (a second check with USE-CANDIDATE, RFC 8445 §8.1.1), then keeps consent fresh
 /// (RFC 7675): a check every `consentInterval`, failure after `consentTimeout` without an answer.
 ///
+/// Consent checks carry USE-CANDIDATE too, as libwebrtc's checks on its selected pair toward an
+/// ICE-lite peer do: when a NAT between us rebinds our port, the next check reaches the server
+/// from the new mapping, and an ICE-lite agent moves its media there on a nominating check
+/// (`ICELiteResponder`); without it the server kept sending to the old mapping while consent
+/// stayed fresh. A full agent sees a nomination of the pair already selected (RFC 8445 §8.1.1).
+///
 /// Pure state machine: events in (`start`, `handle`, `tick`), actions out.
 public struct ICEControllingAgent: Sendable {
     public let local: ICECredentials
@@ -132,6 +138,15 @@ public struct ICEControllingAgent: Sendable {
         return actions
     }
 
+    /// Sends a consent check now instead of at the next interval (none while one is in flight):
+    /// the transport stopped receiving (`PeerTransport`'s silence watch), and a path that a NAT
+    /// rebound is taken back by the server at a nominating check (consent checks nominate).
+    public mutating func checkConsentNow(now: ContinuousClock.Instant) -> [ICEAction] {
+        guard state == .connected, let index = selectedPair, !transactions.values.contains(where: { $0.purpose == .consent }) else { return [] }
+        nextConsent = now + consentInterval * Double.random(in: 0.8...1.2)
+        return [send(.consent, pair: index, now: now)]
+    }
+
     // MARK: - Internals
 
     private mutating func send(_ purpose: Purpose, pair: Int, now: ContinuousClock.Instant) -> ICEAction {
@@ -140,7 +155,7 @@ public struct ICEControllingAgent: Sendable {
         let request = STUNMessage.iceBindingRequest(
             transactionID: id, username: "\(remote.ufrag):\(local.ufrag)",
             priority: ICECandidate.priority(typePreference: 110), controlling: true,
-            tieBreaker: tieBreaker, useCandidate: purpose == .nomination)
+            tieBreaker: tieBreaker, useCandidate: purpose != .check)
         let bytes = request.encoded(integrityKey: remote.key, fingerprint: true)
         transactions[id] = Transaction(pair: pair, purpose: purpose, bytes: bytes, transmissions: 1,
                                        nextSend: now + initialRTO, interval: initialRTO)

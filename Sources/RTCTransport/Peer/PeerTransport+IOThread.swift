@@ -131,7 +131,11 @@ extension PeerTransport {
             ice = .lite(lite)
         case .controlling(var agent):
             nextLiteTick = nil
-            actions = agent.tick(now: now)
+            var due = agent.tick(now: now)
+            if silenceWatch.isSilent(received: stats.rtpReceived &+ stats.rtcpReceived, now: now) {
+                due += agent.checkConsentNow(now: now)
+            }
+            actions = due
             ice = .controlling(agent)
         }
         return actions

@@ -58,6 +58,9 @@ public final class PeerTransport: @unchecked Sendable {
     var nextLiteTick: ContinuousClock.Instant?
     /// The ICE-lite machine's consent deadline as of its last look (`ICELiteResponder.consentDeadline`).
     var liteConsentDeadline: ContinuousClock.Instant?
+    /// The silence watch of a controlling (client) transport, I/O thread: packets received as of
+    /// the last tick, when that count last grew, and whether this silence had its check.
+    var silenceWatch = SilenceWatch()
     /// Until when `tick` has nothing to do (`Monotonic.now()`, ns), for a connected ICE-lite
     /// transport with no other timer running; 0: look on every tick. The port skips the transport
     /// until then; what could give it work sooner clears it (`setState`, a STUN or DTLS datagram,
