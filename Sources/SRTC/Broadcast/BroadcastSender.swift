@@ -6,6 +6,7 @@ import Synchronization
 /// Platform-neutral (POSIX sockets); on iOS `SRTCBroadcastExtension` wraps it for a ReplayKit
 /// `SampleHandler`. Sending is synchronous on the caller's thread (ReplayKit's sample queue);
 /// frames are framed into one reused buffer.
+// @unchecked Sendable: `socket`, `output` and `open` are Sendable; `thread` is set in init and cleared only by `finish()`, which the extension calls once from ReplayKit's sample queue.
 public final class BroadcastSender: @unchecked Sendable {
     private let socket: BroadcastSocket
     private let output = Mutex<[UInt8]>([])

@@ -19,6 +19,7 @@ import Synchronization
 /// let view = try SRTCVideoRenderer(width: 1280, height: 720, title: "Alice")
 /// remoteTrack.add(videoRenderer: view)
 /// ```
+// @unchecked Sendable: frames and flags go through `shared` (Mutex); `thread` is set in init and cleared only by `close()` (the app's call; `render(frame:)` never touches it).
 public final class SRTCVideoRenderer: MirrorableRenderer, @unchecked Sendable {
     // MARK: - Types
 
