@@ -22,7 +22,7 @@ import Synchronization
 /// converted to 16 kHz mono, cut into 20 ms frames for voice activity and turn detection and
 /// fed to the speech-to-text engine on a thread of its own. Events come in `events`, in order per
 /// participant.
-public final class Agent: ChannelDelegate, @unchecked Sendable {
+public final class Agent: ChannelDelegate, Sendable {
     /// The topic of `send(_:to:)`'s data messages (docs/agents.md).
     public static let textTopic = "agent.text"
 
@@ -69,6 +69,7 @@ public final class Agent: ChannelDelegate, @unchecked Sendable {
     private let spare = Mutex<SpareRecognizer?>(nil)
 
     /// A recognizer handed from the thread that loaded it to the participant's worker.
+    // @unchecked Sendable: the recognizer is handed over once (through `spare`, a Mutex) from the thread that loaded it to one worker, which alone uses it after.
     private final class SpareRecognizer: @unchecked Sendable {
         let recognizer: any SpeechRecognizer
         init(_ recognizer: any SpeechRecognizer) { self.recognizer = recognizer }

@@ -4,6 +4,7 @@ import Synchronization
 /// thread) and one consumer (the participant's worker). Storage is made once; `push` and `pop`
 /// copy under a lock and never allocate. When the consumer falls more than `capacity` frames
 /// behind, the oldest frames are dropped (and counted).
+// @unchecked Sendable: `storage` is fixed at init and read or written only while `state`'s lock is held.
 final class FrameRing: @unchecked Sendable {
     static let frameSamples = 320  // 20 ms at 16 kHz
 

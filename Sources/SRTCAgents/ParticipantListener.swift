@@ -8,6 +8,7 @@ import Synchronization
 /// buffer to 16 kHz mono and queues 20 ms frames (`render`, allocation-free); a worker thread
 /// runs voice activity, turn detection and the recognizer on them, so a slow recognizer never
 /// holds up the media thread.
+// @unchecked Sendable: `converter`, `assembly` and `assembled` are used only by `render` on the track's media thread; the worker reads frames through `ring` (locked), the rest is Atomic or `let`.
 final class ParticipantListener: AudioRenderer, @unchecked Sendable {
     /// What the listener tells its agent. Set once at creation.
     struct Host: Sendable {

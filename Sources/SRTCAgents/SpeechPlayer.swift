@@ -6,7 +6,7 @@ import Synchronization
 /// Plays synthesized speech on the agent's microphone track in real time, 20 ms at a time from
 /// its own thread, and stops at the next 20 ms when interrupted. The buffers are cut before
 /// playback starts, so the playing loop pushes and sleeps, nothing more.
-final class SpeechPlayer: @unchecked Sendable {
+final class SpeechPlayer: Sendable {
     /// Silence pushed after the speech (or the cut) so the last sound leaves the encoder.
     static let tailFrames = 5
 

@@ -7,7 +7,7 @@ import Synchronization
 /// datagrams before they reach the client's SRTP, as a lossy network does (a packet dropped after
 /// decryption would make its retransmission look like a replay). `shape` adds seeded random loss
 /// and a rate-limited bottleneck to either direction (`LinkShaper`).
-public final class LossyRelay: @unchecked Sendable {
+public final class LossyRelay: Sendable {
     /// The two shaped directions (client→server is the uplink).
     public struct Shapers: Sendable {
         public var uplink: LinkShaper?

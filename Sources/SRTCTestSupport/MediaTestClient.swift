@@ -9,6 +9,7 @@ import TestWait
 /// A participant for end-to-end tests, written on the transport layer so a test controls every
 /// packet: signaling over a real WebSocket, a publish transport (this client offers) and a
 /// subscribe transport (it answers the server's offers, revision by revision).
+// @unchecked Sendable: the publish state and relays are set by the test's own calls, one at a time; the answer task uses the Mutex-guarded state, and reads `subscribeRelay` only for an offer, which follows a subscribe request sent after the relay was set.
 public final class MediaTestClient: @unchecked Sendable {
     public let uid: String
     public let joined: JoinResponse

@@ -24,6 +24,7 @@ extension TransportEndpoint: MediaTestPath {
 /// With a `MediaClip` nothing is encoded while sending: the clip's frames are sent in a loop, and
 /// a key-frame request restarts a layer at the clip's first frame (its key frame), so many
 /// publishers cost little CPU (the soak).
+// @unchecked Sendable: the encoders, sequence numbers and counters are used by one caller at a time (the test's task, or the soak's pacing task); RTCP arrives through `path`'s locked log.
 public final class MediaTestPublisher: @unchecked Sendable {
     struct Layer {
         let spec: MediaTestClient.VideoLayer

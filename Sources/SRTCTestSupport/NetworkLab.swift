@@ -13,7 +13,7 @@ import Glibc
 /// Everything the lab makes is removed by `remove()` (call it in a `defer`, so a failed test
 /// cleans up too), by `deinit`, and — for a lab whose process died — by the next lab made, which
 /// deletes namespaces named `srtclab-<pid>-…` whose process is gone. Needs root (`ip netns`).
-public final class NetworkLab: @unchecked Sendable {
+public final class NetworkLab: Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }

@@ -8,7 +8,7 @@ import Glibc
 /// connection the way a network failure would (both TCP sides closed, no WebSocket close frame)
 /// and refuse new connections for a while. In front of several ports (a cluster's nodes) it is a
 /// plain TCP load balancer: each connection goes to the next port in turn that accepts it.
-public final class SDKTestProxy: @unchecked Sendable {
+public final class SDKTestProxy: Sendable {
     private let listener: Int32
     public let port: UInt16
     private let targets: [UInt16]

@@ -11,6 +11,7 @@ import Glibc
 ///
 /// It listens on free loopback ports (the ports it prints are read back) with its state in
 /// `dataDir`; `start()` may be called again after `kill()` to restart it on the same data.
+// @unchecked Sendable: the process and its ports are changed only by start(), stop() and kill(), called by one test task; other tasks read the ports only after start() returned.
 public final class ServerProcess: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String

@@ -7,6 +7,7 @@ import TestWait
 
 /// One client `PeerTransport` (ICE controlling, DTLS client, own socket on loopback) that records
 /// everything it receives, for tests.
+// @unchecked Sendable: `transport` is set once in init; what arrives is in `log` (Mutex), the callbacks in CallbackSlots, the switch Atomic.
 public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable {
     public struct Received: Sendable {
         public var states: [PeerTransport.State] = []

@@ -61,7 +61,7 @@ enum IMCommand {
     }
 
     /// Prints entries and plays the echo and answering roles.
-    final class Printer: IMDelegate, @unchecked Sendable {
+    final class Printer: IMDelegate, Sendable {
         let engine: SRTCEngine
         let echo: Bool
         let answer: Bool?

@@ -167,6 +167,7 @@ struct JoinSettings: Sendable {
 }
 
 /// Set once SIGINT or SIGTERM arrives (the signals are caught, so the bot can leave cleanly).
+// @unchecked Sendable: `flag` is guarded by `lock`; `sources` is filled in init and only kept alive after.
 final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var flag = false

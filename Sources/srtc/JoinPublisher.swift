@@ -5,7 +5,7 @@ import Synchronization
 
 /// Feeds `srtc join`'s published tracks in real time from their own threads: a test pattern or
 /// Y4M file for video, a tone or WAV file for audio (files loop).
-final class JoinPublisher: @unchecked Sendable {
+final class JoinPublisher: Sendable {
     private let engine: SRTCEngine
     private let settings: JoinSettings
     private let running = Mutex(true)
@@ -106,6 +106,7 @@ final class JoinPublisher: @unchecked Sendable {
 }
 
 /// State used only by one loop thread (a reader, a generator).
+// @unchecked Sendable: the value is used by one loop thread only, created before that thread starts and not touched by its creator after.
 final class LoopOwned<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }

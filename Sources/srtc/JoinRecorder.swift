@@ -5,7 +5,7 @@ import Synchronization
 
 /// `srtc join`'s receiving side: subscribes to every remote track as it appears, records video
 /// to Y4M and audio to WAV when asked, and prints what arrives.
-final class JoinRecorder: ChannelDelegate, @unchecked Sendable {
+final class JoinRecorder: ChannelDelegate, Sendable {
     private let channel: Channel
     private let directory: String?
     private let subscribe: Bool
@@ -99,12 +99,13 @@ final class JoinRecorder: ChannelDelegate, @unchecked Sendable {
 }
 
 /// One subscribed track: counts what arrives, writes it to a file when recording.
-final class TrackSink: VideoRenderer, AudioRenderer, @unchecked Sendable {
+final class TrackSink: VideoRenderer, AudioRenderer, Sendable {
     let track: RemoteTrack
     let name: String
     private let directory: String?
     private let state = Mutex(State())
 
+    // @unchecked Sendable: a State lives only inside `TrackSink.state` (a Mutex): its writers and frame are used only with that lock held.
     private struct State: @unchecked Sendable {
         var y4m: Y4MWriter?
         var wav: WAVWriter?

@@ -55,7 +55,7 @@ enum SpeedTestCommand {
     }
 
     /// Prints events as they come and hands over the end.
-    final class Observer: SRTCEngineDelegate, @unchecked Sendable {
+    final class Observer: SRTCEngineDelegate, Sendable {
         let json: Bool
         /// The last progress printed (phase, tenth of the test).
         private let printed = Mutex<(SpeedTestProgress.Phase?, Int)>((nil, -1))

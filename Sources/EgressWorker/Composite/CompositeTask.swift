@@ -11,6 +11,7 @@ import Synchronization
 /// composite's uid: video as `camera_big` with a `camera_small` simulcast layer, audio as `mic`.
 /// Joins, leaves, mutes, speakers and layout changes are followed without restarting. With live
 /// settings, the same pictures and sound also go to HLS and/or RTMP (`LiveOutput`).
+// @unchecked Sendable: the sink tables, layers, idle count and ticker are touched only on `queue` (the engine's delegate queue, and `onQueue`); the rest is Atomic, Mutex or `let`.
 public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendable {
     private let task: WorkerTask
     private let settings: CompositeSettings
@@ -295,7 +296,7 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
 }
 
 /// A video track's decoded frames into its tile.
-final class TileSink: VideoRenderer, @unchecked Sendable {
+final class TileSink: VideoRenderer, Sendable {
     let id: String
     let compositor: VideoCompositor
     init(id: String, compositor: VideoCompositor) { self.id = id; self.compositor = compositor }
@@ -303,7 +304,7 @@ final class TileSink: VideoRenderer, @unchecked Sendable {
 }
 
 /// An audio track's decoded sound into the mix.
-final class MixerSink: AudioRenderer, @unchecked Sendable {
+final class MixerSink: AudioRenderer, Sendable {
     let id: String
     let mixer: AudioMixer
     init(id: String, mixer: AudioMixer) { self.id = id; self.mixer = mixer }

@@ -7,6 +7,7 @@ import Synchronization
 /// `CompositeLayout`, scaled with their aspect kept, and everything else is black (empty tiles,
 /// letterbox bars, muted sources, sources with no frame yet). Frames arrive from the tracks'
 /// decode threads (`update`); `compose` runs on the composite's video clock. Public for `srtc-bench`.
+// @unchecked Sendable: the sources' frames are in `state` (Mutex); `output` and `scaler` are used only by `compose()`, called on the composite's one video clock.
 public final class VideoCompositor: @unchecked Sendable {
     private struct State {
         var sources: [String] = []

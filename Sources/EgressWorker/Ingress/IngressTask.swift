@@ -16,7 +16,7 @@ import Synchronization
 /// Decoding and re-encoding, rather than forwarding H.264 as it came, because an RTMP encoder's
 /// H.264 is usually High profile with B-frames, which browsers' WebRTC stacks and the SDK's
 /// OpenH264 (Constrained Baseline) do not all decode; VP8 every subscriber decodes.
-public final class IngressTask: EgressTask, @unchecked Sendable {
+public final class IngressTask: EgressTask, Sendable {
     private let task: WorkerTask
     private let settings: IngressSettings
     private let events: WorkerEvents
@@ -202,6 +202,7 @@ public final class IngressTask: EgressTask, @unchecked Sendable {
 }
 
 /// The value of an async call a plain thread waits for.
+// @unchecked Sendable: `value` is written once before `done.signal()` and read only after `done.wait()`, which orders the two.
 private final class BlockingResult<T: Sendable>: @unchecked Sendable {
     private var value: T?
     private let done = DispatchSemaphore(value: 0)

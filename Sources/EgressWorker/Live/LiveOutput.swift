@@ -7,6 +7,7 @@ import RTCMedia
 /// with a sliding playlist and/or pushed over RTMP (libavformat). Encoding and network writes run
 /// on the output's own queue, so a slow CDN never stalls the composite; when the queue falls
 /// behind, video frames are dropped (audio never is).
+// @unchecked Sendable: `queued` is guarded by `lock`; the encoders and outputs, set in init, and `failed` and `ended` are then touched only on `queue`.
 final class LiveOutput: @unchecked Sendable {
     /// Frames waiting beyond which new video frames are dropped.
     static let maxQueuedFrames = 15

@@ -9,6 +9,7 @@ import Synchronization
 /// (one track, or a composite's video and audio) and writes them with a `RecordingWriter`. The
 /// source is found by uid and description, so a publisher that reconnects (new track ids) goes
 /// on in the same file; when it stays away for the idle timeout, the recording ends.
+// @unchecked Sendable: `sinks` and `idleTimer` are touched only on `queue` (the engine's delegate queue, and `onQueue`); `done` is a Mutex.
 public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable {
     private let task: WorkerTask
     private let settings: RecordingSettings
@@ -145,21 +146,21 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
 }
 
 /// Compressed frames into the file (WebM; an H.264 track in MP4).
-private final class EncodedSink: EncodedFrameRenderer, @unchecked Sendable {
+private final class EncodedSink: EncodedFrameRenderer, Sendable {
     let writer: RecordingWriter
     init(writer: RecordingWriter) { self.writer = writer }
     func render(encodedFrame: EncodedMediaFrame) { writer.write(encoded: encodedFrame) }
 }
 
 /// Decoded pictures into the H.264 encoder (MP4 of a VP8 track).
-private final class DecodedVideoSink: VideoRenderer, @unchecked Sendable {
+private final class DecodedVideoSink: VideoRenderer, Sendable {
     let writer: RecordingWriter
     init(writer: RecordingWriter) { self.writer = writer }
     func render(frame: VideoFrame) { writer.write(decoded: frame, arrivalUs: Int64(DispatchTime.now().uptimeNanoseconds / 1_000)) }
 }
 
 /// Decoded audio into the AAC encoder (MP4).
-private final class DecodedAudioSink: AudioRenderer, @unchecked Sendable {
+private final class DecodedAudioSink: AudioRenderer, Sendable {
     let writer: RecordingWriter
     init(writer: RecordingWriter) { self.writer = writer }
     func render(pcmBuffer: AudioPCMBuffer) { writer.write(decoded: pcmBuffer, arrivalUs: Int64(DispatchTime.now().uptimeNanoseconds / 1_000)) }

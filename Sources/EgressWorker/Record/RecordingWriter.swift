@@ -12,6 +12,7 @@ import SRTC
 /// the other codec) are left out. The file starts at the first video key frame (or the first
 /// audio packet of an audio-only recording); every stream is placed on one timeline by its
 /// `MediaClock`, so an outage leaves a gap as long as the outage and no longer.
+// @unchecked Sendable: the muxer, clocks, encoders and counters are touched only on `queue` (callers go through `queue.async`/`sync`).
 final class RecordingWriter: @unchecked Sendable {
     let settings: RecordingSettings
     private let hasVideo: Bool

@@ -114,6 +114,7 @@ final class StandardOutputEvents: WorkerEvents, Sendable {
 }
 
 /// The first reason to stop, awaited by the runtime.
+// @unchecked Sendable: `state` is a Mutex; `sources` is appended only by the runtime's task while it installs the handlers, and only kept alive.
 final class StopRequests: @unchecked Sendable {
     private let state = Mutex<(reason: String?, waiter: CheckedContinuation<String, Never>?)>((nil, nil))
     private var sources: [DispatchSourceSignal] = []

@@ -19,6 +19,7 @@ protocol Selectable: AnyObject {
 ///
 /// Everything registered with a loop is confined to its thread; other threads reach it through
 /// `execute(_:)`. Work done here is synchronous: no `await` on the I/O path.
+// @unchecked Sendable: timers, registrations and events are touched only on the loop's own thread; other threads use `inbox` (Mutex) and the atomics.
 public final class EventLoop: @unchecked Sendable {
     /// Which readiness API the loop uses.
     public enum Backend: Sendable {

@@ -11,6 +11,7 @@ import Darwin
 /// writes with one lazily rearmed timer, and can close "lingering" (flush, half-close, drain the
 /// peer's bytes) so an error response is not destroyed by a TCP reset. Readiness, closing and
 /// deadlines are in `StreamConnection+Readiness`, `+Closing` and `+Deadlines`.
+// @unchecked Sendable: every `var` is touched only on `loop`'s thread; other threads go through `loop.execute`.
 final class StreamConnection: Selectable, @unchecked Sendable {
     enum State { case connecting, handshaking, active, lingering, closed }
 

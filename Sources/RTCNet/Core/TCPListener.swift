@@ -5,6 +5,7 @@ import Darwin
 #endif
 
 /// A listening TCP socket on one event loop that hands each accepted descriptor to `onAccept`.
+// @unchecked Sendable: `closed`, `paused` and the callbacks are used only on `loop`'s thread.
 final class TCPListener: Selectable, @unchecked Sendable {
     let loop: EventLoop
     let fd: Int32

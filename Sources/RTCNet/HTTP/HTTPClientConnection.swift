@@ -1,5 +1,6 @@
 /// One client connection carrying requests one at a time; idle between requests it waits in its
 /// client's pool. Loop-confined.
+// @unchecked Sendable: every `var` is touched only on `loop`'s thread (the pool hands requests over with `loop.execute`).
 final class HTTPClientConnection: StreamHandler, @unchecked Sendable {
     typealias Completion = @Sendable (Result<HTTPResponse, NetError>, _ receivedAnything: Bool) -> Void
 

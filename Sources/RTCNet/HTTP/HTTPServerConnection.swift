@@ -4,6 +4,7 @@ import Synchronization
 /// time (responses stay in request order when clients pipeline), enforces the read deadlines,
 /// and hands the stream to a `WebSocketHandler` on an accepted upgrade. Loop-confined, except
 /// `idleSince`, which the server reads when it must shed a connection.
+// @unchecked Sendable: every `var` is touched only on its stream's loop thread; `idleSince`, read from the server, is an Atomic.
 final class HTTPServerConnection: StreamHandler, @unchecked Sendable {
     // MARK: - State
 

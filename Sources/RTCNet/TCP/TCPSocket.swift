@@ -7,6 +7,7 @@ import Darwin
 /// A non-blocking TCP socket for an I/O thread that is not an `EventLoop`: the media port's
 /// `UDPReceiveLoop` polls listening and connected ICE-TCP sockets beside its UDP socket
 /// (`UDPReceiveLoop.watch`). The owner reads and writes it on that thread only.
+// @unchecked Sendable: read, written and closed only on its owner's `UDPReceiveLoop` thread; addresses are fixed at init.
 public final class TCPSocket: @unchecked Sendable {
     /// Outcome of one read or write attempt.
     public enum IOResult: Sendable, Equatable {

@@ -3,6 +3,7 @@ import Synchronization
 
 /// An OpenSSL `SSL_CTX` built from a `TLSConfiguration`: made once, shared by many connections
 /// (OpenSSL allows creating sessions from one context on several threads).
+// @unchecked Sendable: the SSL_CTX is configured in init and never changed after; OpenSSL allows SSL_new from one context on several threads.
 public final class TLSContext: @unchecked Sendable {
     /// Which side of the handshake sessions from this context take.
     public enum Role: Sendable, Hashable { case client, server }

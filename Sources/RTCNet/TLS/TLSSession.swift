@@ -3,6 +3,7 @@ import COpenSSL
 /// One TLS connection driven through memory BIOs: the event loop feeds it ciphertext read from the
 /// socket and sends the ciphertext it produces, so TLS never touches the descriptor and works with
 /// the non-blocking reactor unchanged. Made on any thread, then used only on its connection's loop.
+// @unchecked Sendable: the SSL object and its BIOs are used only on the connection's loop thread (made elsewhere, handed over once before first use).
 final class TLSSession: @unchecked Sendable {
     private let ssl: OpaquePointer
     private let readBIO: OpaquePointer

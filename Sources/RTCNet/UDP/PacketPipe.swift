@@ -11,6 +11,7 @@ import Synchronization
 ///
 /// Threading: `push` on the producing thread only, `drain` on the consuming thread only;
 /// `droppedCount` and `readFD` from anywhere.
+// @unchecked Sendable: single producer, single consumer: slots are handed over by the atomic `head`/`tail` (acquire/release), the pointers are fixed at init.
 public final class PacketPipe: @unchecked Sendable {
     /// Packets the ring holds (a power of two).
     public let capacity: Int

@@ -16,6 +16,7 @@ import Synchronization
 /// thread, one at a time; they must not block. Everything else a handler touches (peer state,
 /// SRTP contexts, the send queue) therefore needs no lock. Other threads talk to the loop only
 /// through `execute(_:)` and `stop()`.
+// @unchecked Sendable: handlers, `running` and the watched descriptors are touched only on the loop's thread (set before `start`); other threads use `pending` (Mutex) and the atomics.
 public final class UDPReceiveLoop: @unchecked Sendable {
     public let socket: UDPSocket
     public let receiver: UDPBatchReceiver

@@ -10,6 +10,7 @@ import Darwin
 ///
 /// Threading: the descriptor may be used from any thread, but the batch types that read and write
 /// it are single-threaded; the usual owner is one `UDPReceiveLoop` thread.
+// @unchecked Sendable: `localAddress` is fixed at init; `descriptor` changes only in `close()`, which only deinit calls (no other reference is left then).
 public final class UDPSocket: @unchecked Sendable {
     /// The file descriptor; -1 after `close()`.
     public private(set) var descriptor: Int32

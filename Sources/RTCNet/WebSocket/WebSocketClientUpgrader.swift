@@ -1,5 +1,6 @@
 /// Runs the client side of the opening handshake (RFC 6455 §4.1) on a fresh stream, then hands
 /// the stream to a `WebSocketHandler`. Loop-confined.
+// @unchecked Sendable: the parser and completion are used only on its stream's event-loop thread; the rest is `let`.
 final class WebSocketClientUpgrader: StreamHandler, @unchecked Sendable {
     typealias Completion = @Sendable (Result<WebSocket, any Error>) -> Void
 

@@ -1,6 +1,7 @@
 /// The loop-confined engine of one WebSocket connection: reads frames through a
 /// `WebSocketReceiver`, answers pings, runs the closing handshake (RFC 6455 §7) and fails the
 /// connection with the right status when the peer breaks the protocol.
+// @unchecked Sendable: all mutable state is used only on its stream's event-loop thread; other threads reach it through `loop.execute`.
 final class WebSocketHandler: StreamHandler, @unchecked Sendable {
     enum Role { case server, client }
 

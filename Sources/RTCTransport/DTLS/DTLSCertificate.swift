@@ -4,6 +4,7 @@ import RTCCrypto
 /// An ECDSA P-256 key pair and a self-signed X.509 certificate for DTLS (RFC 8827 §6.5), made
 /// once at start and shared by every connection. Immutable after creation, so it may be shared
 /// across threads.
+// @unchecked Sendable: the key and certificate are made in init and only read after (OpenSSL allows concurrent reads of them).
 public final class DTLSCertificate: @unchecked Sendable {
     /// `EVP_PKEY *`.
     let privateKey: OpaquePointer

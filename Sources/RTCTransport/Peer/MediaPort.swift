@@ -14,6 +14,7 @@ import RTCWire
 /// thread. `makeTransport`, `execute`, `stop` and `PeerTransport.close` are thread-safe. Sends
 /// made while handling a batch are flushed with one `sendmmsg` at the end of the batch (or when
 /// the queue fills).
+// @unchecked Sendable: routing tables, service and TCP state are touched only on `loop`'s I/O thread; other threads go through `execute`.
 public final class MediaPort: @unchecked Sendable {
     /// The bound address (the port the kernel chose when asked for port 0).
     public var localAddress: SocketAddress { loop.socket.localAddress }

@@ -12,6 +12,7 @@ import Synchronization
 /// path: receive → unprotect → callback → protect into the send queue → one `sendmmsg` per batch),
 /// with no allocation and no `await`. Other threads hand work over with `execute(_:)`. `state`,
 /// `close()` and `execute(_:)` are safe from any thread.
+// @unchecked Sendable: ICE, DTLS, SRTP and every `var` live on `io`'s thread; `state` from other threads is read through `sharedState` (Mutex), the rest goes through `execute`.
 public final class PeerTransport: @unchecked Sendable {
     /// The transport's life cycle.
     public enum State: Sendable, Equatable {

@@ -10,6 +10,7 @@ import Glibc
 /// `connect`, `receive`, `send`, `resetStreams` and `close` are called there; `onEvent` runs
 /// there too. usrsctp may emit packets from whichever thread runs its timers, so `output` must
 /// be safe from any thread (the transport hops to its I/O thread with `execute`).
+// @unchecked Sendable: the usrsctp socket and reassembly state are used on the owner's I/O thread; `output` and `execute`, called from usrsctp's timer thread, are @Sendable.
 public final class SCTPAssociation: @unchecked Sendable {
     /// What happened on the association (owner's thread).
     public enum Event: Sendable, Equatable {

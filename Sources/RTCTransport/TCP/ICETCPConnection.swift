@@ -8,6 +8,7 @@ import RTCWire
 ///
 /// Media over TCP must not build an unbounded queue behind a slow path: past `maxOutboundBytes`
 /// whole packets are dropped (counted), never parts of one, so the framing stays intact.
+// @unchecked Sendable: the socket, buffers and counters are used only on `loop`'s thread, which polls its socket.
 public final class ICETCPConnection: @unchecked Sendable {
     /// Queued bytes beyond which packets are dropped.
     public static let maxOutboundBytes = 1 << 20

@@ -9,6 +9,7 @@ import Synchronization
 /// Gathers `SFUMetrics` on the I/O thread: the distributions as they are observed, the counters of
 /// transports that closed (so totals never go backwards), and once a second a published copy
 /// that any thread may read. I/O thread only, except `published`.
+// @unchecked Sendable: the histograms and counters are touched only on the I/O thread; other threads read `published` (Mutex).
 final class SFUMetricsRecorder: @unchecked Sendable {
     /// Distributions, recorded as reports and packets are handled.
     var subscriberLoss = LogHistogram()

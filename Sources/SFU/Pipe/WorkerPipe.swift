@@ -23,6 +23,7 @@ public final class WorkerPipe: Sendable {
     let rings: [PacketPipe]
 
     /// A side's transport, for user data handed over from the other side.
+    // @unchecked Sendable: `port` is Sendable; `transport` is dereferenced only inside `port.execute`, on that transport's I/O thread.
     struct Endpoint: @unchecked Sendable {
         let port: MediaPort
         weak var transport: MediaTransport?

@@ -5,6 +5,7 @@ import Synchronization
 /// Everything the SFU owns, on the I/O thread: routers, transports, producers, consumers by id.
 /// `SFUWorker` posts control calls here; tests drive it directly with their own sinks.
 /// Not thread-safe: I/O thread only (hence `@unchecked Sendable`, to be captured by posted work).
+// @unchecked Sendable: routers, transports, producers and consumers are touched only on the worker's I/O thread (control calls are posted there); the live counts read elsewhere are Atomics.
 final class SFUCore: @unchecked Sendable {
     let configuration: SFUConfiguration
     var emit: (SFUEvent) -> Void

@@ -84,7 +84,7 @@ public final class SFUWorker: Sendable {
 
 /// The listener, weakly, behind a lock so it can be replaced from any thread.
 final class ListenerBox: Sendable {
-    private struct Weak: @unchecked Sendable { weak var value: SFUListener? }
+    private struct Weak: Sendable { weak var value: SFUListener? }
     private let storage: Mutex<Weak>
 
     init(_ listener: SFUListener?) { storage = Mutex(Weak(value: listener)) }

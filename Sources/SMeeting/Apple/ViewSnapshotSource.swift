@@ -15,6 +15,7 @@ import AppKit
 /// ```swift
 /// try await meeting.startViewCaptureShare(source: ViewSnapshotSource(view: canvasView))
 /// ```
+// @unchecked Sendable: `view` is set in init and never reassigned, and is dereferenced only on the main thread (`DispatchQueue.main.sync`).
 public final class ViewSnapshotSource: ViewCaptureSource, @unchecked Sendable {
     #if canImport(UIKit)
     public typealias PlatformView = UIView

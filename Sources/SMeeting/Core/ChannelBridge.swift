@@ -3,6 +3,7 @@ import SRTC
 
 /// The meeting's view of its SRTC channel: every remote audio track is subscribed as it appears
 /// and forwarded to the engine's remote-audio renderers unless playback is muted.
+// @unchecked Sendable: `engine` (weak, Sendable) is set in init and never reassigned; `forwarder` is a `let`.
 final class ChannelBridge: ChannelDelegate, @unchecked Sendable {
     private weak var engine: SMeetingEngine?
     private let forwarder: RemoteAudioForwarder
@@ -26,6 +27,7 @@ final class ChannelBridge: ChannelDelegate, @unchecked Sendable {
 }
 
 /// Hands remote PCM to the app's renderers (the Linux stand-in for the speaker).
+// @unchecked Sendable: its one stored property, a weak reference to the (Sendable) engine, is set in init and never reassigned.
 final class RemoteAudioForwarder: AudioRenderer, @unchecked Sendable {
     private weak var engine: SMeetingEngine?
 

@@ -98,6 +98,7 @@ extension SMeetingEngine {
 }
 
 /// Forwards the broadcast track's events to the meeting's delegates.
+// @unchecked Sendable: its one stored property, a weak reference to the (Sendable) engine, is set in init and never reassigned.
 final class BroadcastBridge: TrackDelegate, @unchecked Sendable {
     private weak var engine: SMeetingEngine?
 

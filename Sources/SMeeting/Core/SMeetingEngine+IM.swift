@@ -38,6 +38,7 @@ extension SMeetingEngine {
 }
 
 /// Turns SRTC's IM events into meeting events.
+// @unchecked Sendable: its one stored property, a weak reference to the (Sendable) engine, is set in init and never reassigned.
 final class IMBridge: IMDelegate, @unchecked Sendable {
     private weak var meeting: SMeetingEngine?
 

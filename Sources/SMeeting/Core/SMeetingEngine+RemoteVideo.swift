@@ -136,6 +136,7 @@ struct VideoBindings {
 /// Shows a subscription's frames in one view; a view bound to the small layer gets bigger frames
 /// scaled down to the small layer's size (the subscription carries the big layer for another
 /// view of the same member).
+// @unchecked Sendable: `view` is set in init and never reassigned (weak loads are atomic); frames reach it on the subscription's render thread, as SRTC renderers expect.
 final class LayerViewAdapter: VideoRenderer, @unchecked Sendable {
     private weak var view: VideoRenderer?
     private let maxSize: (width: Int, height: Int)?

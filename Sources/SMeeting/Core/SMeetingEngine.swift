@@ -15,7 +15,7 @@ import Synchronization
 /// let info = try await meeting.createRoom(MeetingCreateReq(title: "Weekly"))
 /// try await meeting.enterRoom(MeetingEnterReq(roomNo: info.roomNo))
 /// ```
-public final class SMeetingEngine: @unchecked Sendable {
+public final class SMeetingEngine: Sendable {
     // MARK: - Types
 
     struct State {

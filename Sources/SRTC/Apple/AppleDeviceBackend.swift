@@ -54,6 +54,7 @@ struct AppleDeviceBackend: DeviceBackend {
     }
 }
 
+// @unchecked Sendable: the observer tokens are made once and only handed to `removeObserver`, which NotificationCenter allows from any thread.
 private struct UncheckedObservers: @unchecked Sendable {
     let list: [NSObjectProtocol]
 }
@@ -68,6 +69,7 @@ private struct NotificationWatch: DeviceWatch {
 
 /// The speaker on Apple platforms: an `AVAudioSourceNode` whose render block pulls the mixed
 /// remote audio (mono, 48 kHz float) into `AVAudioEngine`'s main mixer.
+// @unchecked Sendable: its AVAudioEngine is started in init and only stopped after; the render block touches only the Sendable mixer.
 private final class AppleAudioOutput: DeviceWatch, @unchecked Sendable {
     private let engine = AVAudioEngine()
 

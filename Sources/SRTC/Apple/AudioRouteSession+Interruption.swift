@@ -10,8 +10,8 @@ extension AudioRouteSession {
     /// Watches interruptions, calls and the app's foreground state. Called once, from `init`.
     func startWatchingInterruptions() -> [NSObjectProtocol] {
         let center = NotificationCenter.default
-        callObserver.setDelegate(callWatcher, queue: .main)
         callWatcher.onChange = { [weak self] state in self?.feed(.callStateChanged(state)) }
+        callObserver.setDelegate(callWatcher, queue: .main)
         // The application's notifications by name: no UIKit (and no main actor) needed here.
         let foreground = Notification.Name("UIApplicationDidBecomeActiveNotification")
         let background = Notification.Name("UIApplicationDidEnterBackgroundNotification")
@@ -63,6 +63,7 @@ extension AudioRouteSession {
 }
 
 /// CallKit's call changes as `AudioCallState`.
+// @unchecked Sendable: `onChange` is set once, before the watcher becomes the call observer's delegate; callbacks then come on the main queue.
 final class CallStateWatcher: NSObject, CXCallObserverDelegate, @unchecked Sendable {
     var onChange: ((AudioCallState) -> Void)?
 

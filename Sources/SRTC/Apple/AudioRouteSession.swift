@@ -11,6 +11,7 @@ import Synchronization
 /// engine's delegates as `engine(_:audioRouteDidChange:previousRoute:)` and to `delegates`
 /// (`AudioRouteSessionDelegate`, seed 002) with interruptions, their recovery
 /// (`AudioInterruptionRecovery`, tested on Linux) and call states. iOS only: not compiled here.
+// @unchecked Sendable: `engine` and `observers` are set in init and never reassigned (observers are only removed in deinit); the rest is Mutexes or `let`s.
 public final class AudioRouteSession: @unchecked Sendable {
     /// The process's session, on the process's engine (`SRTCEngine.sharedEngine()`).
     public static let shared = AudioRouteSession(engine: SRTCEngine.sharedEngine())

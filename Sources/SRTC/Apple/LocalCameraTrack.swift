@@ -5,6 +5,7 @@ import Synchronization
 
 /// The device camera as a local video track (Apple platforms). `startCapture()` opens the camera;
 /// frames then go through `videoProcessors` and to every channel the track is published in.
+// @unchecked Sendable: restates LocalVideoTrack's conformance; its own state, the running capture, is in a Mutex.
 public final class LocalCameraTrack: LocalVideoTrack, @unchecked Sendable {
     private let capture = Mutex<CameraCapture?>(nil)
 
@@ -66,6 +67,7 @@ public final class LocalCameraTrack: LocalVideoTrack, @unchecked Sendable {
 }
 
 /// An `AVCaptureSession` delivering pixel buffers on its own queue.
+// @unchecked Sendable: `deviceId` is set by start() before the capture is stored in its track's Mutex and read through it; frames arrive only on `queue`.
 final class CameraCapture: NSObject, AVCaptureVideoDataOutputSampleBufferDelegate, @unchecked Sendable {
     private let session = AVCaptureSession()
     private let queue = DispatchQueue(label: "srtc.camera")
@@ -109,6 +111,7 @@ final class CameraCapture: NSObject, AVCaptureVideoDataOutputSampleBufferDelegat
 }
 
 /// The device microphone as a local audio track (Apple platforms), through `AVAudioEngine`.
+// @unchecked Sendable: restates LocalAudioTrack's conformance; its AVAudioEngine is used only by startCapture/stopCapture, which assumes the app calls them one at a time.
 public final class LocalMicrophoneTrack: LocalAudioTrack, @unchecked Sendable {
     private let engine = AVAudioEngine()
 

@@ -31,6 +31,7 @@ public protocol SRTCBroadcastExtensionDelegate: AnyObject {
 ///     }
 /// }
 /// ```
+// @unchecked Sendable: `sender` is set in broadcastStarted and cleared in broadcastFinished; this assumes ReplayKit calls the sample handler's methods one at a time (it does not document it).
 public final class SRTCBroadcastExtension: @unchecked Sendable {
     private var sender: BroadcastSender?
 

@@ -20,6 +20,7 @@ public typealias SRTCPlatformView = NSView
 /// (`PixelBufferBridge`, the conversion the Linux build tests) wrapped in a sample buffer marked
 /// "display immediately", and the layer is fed on the main queue; only the newest pending frame
 /// is kept, so a busy main thread skips frames instead of queueing them.
+// @unchecked Sendable: the layer is touched only on the main thread (`render` hops there); frames cross threads through `pending` (Mutex) and the Atomics.
 public final class SRTCVideoRenderer: SRTCPlatformView, MirrorableRenderer, @unchecked Sendable {
     private let displayLayer = AVSampleBufferDisplayLayer()
     private let pending = Mutex<CMSampleBuffer?>(nil)

@@ -29,6 +29,7 @@ public enum ScreenCaptureSources {
 
 /// A display or a window as a local video track (`screen`, one stream), captured by an
 /// `SCStream` at the preset's size and frame rate.
+// @unchecked Sendable: restates LocalVideoTrack's conformance; its own state, the running stream, is in a Mutex.
 public final class LocalScreenTrack: LocalVideoTrack, @unchecked Sendable {
     private let stream = Mutex<AnyObject?>(nil)
 
@@ -108,6 +109,7 @@ private final class ScreenStreamHolder {
 
 /// Hands each complete screen sample's pixels on, with its presentation time in microseconds.
 @available(macOS 12.3, *)
+// @unchecked Sendable: both fields are `let`s; the (non-Sendable) handler is called only on `queue`, the stream's one sample queue.
 private final class ScreenStreamOutput: NSObject, SCStreamOutput, @unchecked Sendable {
     let queue = DispatchQueue(label: "srtc.screencapturekit")
     private let handler: (CVPixelBuffer, Int64) -> Void

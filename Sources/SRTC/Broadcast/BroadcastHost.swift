@@ -8,7 +8,7 @@ import Synchronization
 /// an audio track (`screen_audio`), and ends the broadcast on `stop()`. One extension at a time;
 /// while none is connected the host keeps listening, so the user can start again from the
 /// system's panel. Platform-neutral (POSIX sockets): the iOS layer only chooses the path.
-final class BroadcastHost: @unchecked Sendable {
+final class BroadcastHost: Sendable {
     /// A broadcast starting or ending.
     enum Change: Sendable, Equatable {
         case started

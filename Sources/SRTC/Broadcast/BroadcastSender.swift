@@ -6,10 +6,10 @@ import Synchronization
 /// Platform-neutral (POSIX sockets); on iOS `SRTCBroadcastExtension` wraps it for a ReplayKit
 /// `SampleHandler`. Sending is synchronous on the caller's thread (ReplayKit's sample queue);
 /// frames are framed into one reused buffer.
-public final class BroadcastSender: @unchecked Sendable {
+public final class BroadcastSender: Sendable {
     private let socket: BroadcastSocket
     private let output = Mutex<[UInt8]>([])
-    private var thread: DeviceThread?
+    private let thread = Mutex<DeviceThread?>(nil)
     /// Whether `onStop` may still be called (a class: the sender's thread shares it).
     private final class OpenFlag: Sendable {
         let value = Atomic<Bool>(true)
@@ -27,7 +27,7 @@ public final class BroadcastSender: @unchecked Sendable {
         // sender's end through `onStop` (SMeetingBroadcastShareTests counted such a stop once).
         guard send(.hello(version: BroadcastMessage.version)) else { throw .connectionFailed("the broadcast host closed") }
         let (socket, open) = (self.socket, self.open)
-        thread = DeviceThread(name: "srtc.broadcast.sender") { thread in
+        let hostWatch = DeviceThread(name: "srtc.broadcast.sender") { thread in
             var reader = BroadcastStreamReader()
             var chunk = [UInt8](repeating: 0, count: 256)
             while thread.isRunning {
@@ -38,9 +38,10 @@ public final class BroadcastSender: @unchecked Sendable {
             }
             if open.value.exchange(false, ordering: .acquiringAndReleasing) { onStop() }
         }
+        thread.withLock { $0 = hostWatch }
     }
 
-    deinit { thread?.stop() }
+    deinit { thread.withLock { $0 }?.stop() }
 
     /// Hands a screen frame over. Returns false once the host is gone.
     @discardableResult
@@ -56,8 +57,7 @@ public final class BroadcastSender: @unchecked Sendable {
         // take that close, which can come before `send` returns, for a request to stop.
         open.value.store(false, ordering: .releasing)
         _ = send(.finished)
-        thread?.stop()
-        thread = nil
+        thread.withLock { t in defer { t = nil }; return t }?.stop()
     }
 
     private func send(_ message: BroadcastMessage) -> Bool {

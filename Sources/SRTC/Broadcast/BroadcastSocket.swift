@@ -17,7 +17,7 @@ import Synchronization
 /// A Unix stream socket of the broadcast stream: the host app listens on a path in a directory
 /// both processes can reach (iOS: the App Group's container), the extension connects. POSIX only,
 /// so the same code runs (and is tested) on Linux.
-final class BroadcastSocket: @unchecked Sendable {
+final class BroadcastSocket: Sendable {
     /// -1 once closed.
     private let descriptor: Atomic<Int32>
 

@@ -11,6 +11,7 @@ import Synchronization
 /// `AudioRenderer`s, as the SFU engine's receivers do.
 final class CDNStream: Sendable {
     /// An opened input and the flag that interrupts its blocking reads.
+    // @unchecked Sendable: the demuxer is used only by the stream's one reading thread after the opener hands it over; `interrupt` (Sendable) is what other threads touch.
     struct Source: @unchecked Sendable {
         let demuxer: MediaDemuxer
         let interrupt: AVInterrupt

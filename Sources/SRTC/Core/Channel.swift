@@ -7,6 +7,7 @@ import Synchronization
 ///
 /// Create with `SRTCEngine.createChannel()`; observe with `delegates.add(delegate:)`.
 /// Every method may be called from any thread; events arrive on the engine's delegate queue.
+// @unchecked Sendable: `engine` (weak, Sendable) is set in init and never reassigned; all mutable state is in `state` (Mutex), the rest is `let`s of Sendable types.
 public final class Channel: @unchecked Sendable {
     // MARK: - Types
 
@@ -30,6 +31,7 @@ public final class Channel: @unchecked Sendable {
         var custom: String?
     }
 
+    // @unchecked Sendable: a State lives only inside `Channel.state` (Mutex); its non-Sendable fields are DispatchSource timers (thread-safe) and waiters' continuations, taken out only to be cancelled or resumed once.
     struct State: @unchecked Sendable {
         var connection: ConnectionState = .disconnected
         /// TURN servers of the last join response, for the media transports.

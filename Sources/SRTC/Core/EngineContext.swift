@@ -5,6 +5,7 @@ import Synchronization
 /// the global audio processors. Held strongly by them, so a channel or track the app keeps
 /// stays usable (and quiet) after the engine is gone.
 final class EngineContext: Sendable {
+    // @unchecked Sendable: Processors lives only inside `processors` (a Mutex); the app's processors it hands out are called under each receiver's or sender's own lock.
     private struct Processors: @unchecked Sendable {
         var capture: AudioProcessor?
         var render: AudioProcessor?

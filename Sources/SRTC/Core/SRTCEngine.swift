@@ -18,7 +18,7 @@ import Synchronization
 /// channel.delegates.add(delegate: self)
 /// try await channel.join(url: "https://rtc.example.com", token: token)
 /// ```
-public final class SRTCEngine: @unchecked Sendable {
+public final class SRTCEngine: Sendable {
     // MARK: - Types
 
     /// Settings fixed when the engine is created.
@@ -106,6 +106,7 @@ public final class SRTCEngine: @unchecked Sendable {
     /// IM, while enabled.
     let imLink = Mutex<IMLink?>(nil)
     /// `imDelegate`, held weakly.
+    // @unchecked Sendable: it lives only inside `imDelegateBox` (Mutex), which reads and sets the weak reference with its lock held.
     struct WeakIMDelegate: @unchecked Sendable { weak var value: IMDelegate? }
     let imDelegateBox = Mutex(WeakIMDelegate())
 

@@ -13,7 +13,7 @@ import Synchronization
 /// …
 /// await whip.stop()
 /// ```
-public final class WHIPPublisher: @unchecked Sendable {
+public final class WHIPPublisher: Sendable {
     private let media: ChannelMedia
     private let context: EngineContext
     private let http: HTTPClient

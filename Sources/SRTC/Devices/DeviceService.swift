@@ -5,7 +5,7 @@ import Synchronization
 final class DeviceService: Sendable {
     // MARK: - Types
 
-    private struct State: @unchecked Sendable {
+    private struct State: Sendable {
         weak var engine: SRTCEngine?
         var known: [MediaDevice] = []
         var watch: DeviceWatch?

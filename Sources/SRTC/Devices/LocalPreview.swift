@@ -19,6 +19,7 @@ public enum CameraDirection: String, Sendable {
 /// - only the view is mirrored (`MirrorableRenderer.mirrored`), never the frames the track sends;
 /// - a view the preview lets go of is shown unmirrored again.
 final class LocalPreview: Sendable {
+    // @unchecked Sendable: a State lives only inside `LocalPreview.state` (Mutex); its weak view is taken out only to attach or detach it, on the app's calling thread.
     struct State: @unchecked Sendable {
         var track: LocalVideoTrack?
         /// The engine opened the camera (stopping the preview closes it), rather than the app

@@ -8,6 +8,7 @@ import Synchronization
 /// of PCM to the track's renderers. Playout is driven by arrivals: a frame is played once
 /// `targetDepth` packets are buffered behind it. The RTP time the sender skipped (a mute, a
 /// pause) goes with the next buffer to the speaker's mixer, which must not take it for jitter.
+// @unchecked Sendable: `ssrc` is assigned only in init (never after); everything else is a `let` of a Sendable type or the Mutex `state`.
 final class AudioReceiver: @unchecked Sendable {
     private struct State {
         var playout = AudioPlayoutBuffer()

@@ -5,6 +5,7 @@ import Synchronization
 
 /// The media side of one joined channel: its DTLS certificate, the publish and subscribe
 /// transports, and the once-a-second RTCP reports.
+// @unchecked Sendable: its only non-Sendable field, the report `timer` (a DispatchSource, thread-safe), is scheduled in init and only cancelled after; the rest is `let`s of Sendable types.
 final class ChannelMedia: @unchecked Sendable {
     let certificate: DTLSCertificate
     let publish: PublishSession

@@ -21,6 +21,7 @@ extension ClientTransportHandler {
 /// transport for one set of ICE credentials): ICE controlling, DTLS client (unless the remote
 /// side asked to be the client), its own UDP socket and I/O thread. An ICE restart keeps it (and
 /// its DTLS keys) with new credentials, as browsers do.
+// @unchecked Sendable: `handler` (weak, Sendable) is set in init and never reassigned; credentials are in a Mutex, `peer` is Sendable.
 final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
     private let credentials: Mutex<(local: ICECredentials, remote: SDPNegotiation.RemoteDescription)>
     var localICE: ICECredentials { credentials.withLock { $0.local } }

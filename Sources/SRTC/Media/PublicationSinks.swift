@@ -10,6 +10,7 @@ protocol PacketRoute: AnyObject, Sendable {
 
 /// Feeds one published video track's encoded layers into its RTP senders (one per layer) and
 /// sends each frame's packets with one hop to the transport's I/O thread.
+// @unchecked Sendable: `route` (weak, Sendable) is set in init and never reassigned; the rest is `let`s of Sendable types and Mutexes.
 final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     let senders: [RTPStreamSender]
     private weak var route: (any PacketRoute)?
@@ -56,6 +57,7 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
 }
 
 /// Feeds one published audio track's Opus packets into its RTP sender.
+// @unchecked Sendable: `route` (weak, Sendable) is set in init and never reassigned; the rest is `let`s of Sendable types.
 final class AudioPublicationSink: EncodedAudioSink, @unchecked Sendable {
     let sender: RTPStreamSender
     private weak var route: (any PacketRoute)?

@@ -8,7 +8,7 @@ import Synchronization
 /// The publish transport of one channel: the client offers one `sendonly` section per local
 /// track, the server answers; RTP goes out through per-stream senders, RTCP feedback comes back
 /// (NACK → retransmit from the cache, PLI/FIR → key frame).
-final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Sendable {
+final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     // MARK: - Types
 
     struct Publication {

@@ -9,7 +9,7 @@ import Synchronization
 /// The subscribe transport of one channel: answers the server's `subscriber_offer`s, binds each
 /// sending section to its remote track (by the `a=msid` track id), routes incoming RTP to the
 /// track's receiver and sends receiver feedback (RR, NACK, PLI, transport-cc).
-final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
+final class SubscribeSession: ClientTransportHandler, Sendable {
     // MARK: - Types
 
     enum Receiver {

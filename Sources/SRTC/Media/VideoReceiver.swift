@@ -6,6 +6,7 @@ import Synchronization
 /// Receives one subscribed video stream: reorders packets (jitter buffer), asks for lost ones
 /// (NACK) and key frames (PLI), decodes VP8 or H.264 (the section's codec) on its own queue and
 /// hands frames to the track.
+// @unchecked Sendable: `ssrc` is assigned only in init (never after); everything else is a `let` of a Sendable type or a Mutex.
 final class VideoReceiver: @unchecked Sendable {
     /// What the receive path asks the session to send upstream.
     struct Feedback: Equatable {

@@ -7,7 +7,8 @@ import Synchronization
 /// video track sends. Each sample becomes `performanceDidUpdate`; lasting high CPU and frame-rate
 /// drops become `performanceWarning`s, once per episode. Reading three small /proc files every
 /// few seconds costs microseconds; nothing runs on the media paths.
-final class PerformanceMonitor: @unchecked Sendable {   // the timer is a DispatchSource: thread-safe
+// @unchecked Sendable: `state` is a Mutex; `timer`, a DispatchSource (thread-safe, not marked Sendable), is a `let` set up in init.
+final class PerformanceMonitor: @unchecked Sendable {
     /// The fraction of all cores above which the CPU counts as high.
     static let highCpuUsage = 0.85
     /// Intervals in a row above `highCpuUsage` before the warning.

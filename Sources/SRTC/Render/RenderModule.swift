@@ -23,6 +23,7 @@ final class RenderModule: Sendable {
     }
 
     /// What only the processing thread touches: the filters and their buffers.
+    // @unchecked Sendable: a Pipeline lives only inside `pipeline` (a Mutex), and the filters and buffers it holds are used only with that lock held.
     private struct Pipeline: @unchecked Sendable {
         var beauty = BeautyFilter()
         var background: VirtualBackground?

@@ -6,6 +6,7 @@ import Synchronization
 /// Runs one `SpeedTestMachine` over a UDP socket of its own, on a thread of its own (a
 /// `UDPReceiveLoop` ticking every 2 ms, so load is paced finely). Events go to `onEvent` on that
 /// thread; after `.finished` or `.failed` the tester stops itself.
+// @unchecked Sendable: `machine` and `server` are set before the loop starts and then touched only on its I/O thread; `loop` and `stopped` are Mutexes.
 final class SpeedTester: @unchecked Sendable {
     private let params: SpeedTestParams
     private let bindAddress: String

@@ -15,6 +15,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
     // MARK: - Types
 
     /// One registration; `object` goes nil when the observer is released.
+    // @unchecked Sendable: an Entry lives only inside `entries` (a Mutex); the weak reference is read and pruned with that lock held, and observers are called on `queue`.
     private struct Entry: @unchecked Sendable {
         weak var object: AnyObject?
     }

@@ -1,5 +1,6 @@
 /// Hands a non-Sendable object (a stream, a camera, a window) to the one thread that owns it
 /// from then on.
+// @unchecked Sendable: each use hands a non-Sendable value (a device, a stream, a window) to one thread's body, and the creator does not touch it after the handoff.
 struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
 

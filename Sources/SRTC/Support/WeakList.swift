@@ -3,6 +3,7 @@ import Synchronization
 /// Weakly held objects called synchronously on the caller's thread (renderers on media threads,
 /// where a hop to the delegate queue per frame would cost too much). Shared with SMeeting.
 package final class WeakList<Element>: Sendable {
+    // @unchecked Sendable: an Entry lives only inside `entries` (a Mutex); the weak reference is read and pruned with that lock held.
     private struct Entry: @unchecked Sendable {
         weak var object: AnyObject?
     }

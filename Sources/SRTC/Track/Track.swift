@@ -4,6 +4,7 @@ import Synchronization
 
 /// A media track: local (yours, published with `Channel.publishLocalTrack`) or remote (another
 /// user's, announced by `channel(_:user:didAddTrack:)`).
+// @unchecked Sendable: not final (every track type subclasses it), so it cannot be checked; its state is `let`s of Sendable types and `base`, a Mutex.
 public class Track: @unchecked Sendable {
     // MARK: - Types
 

@@ -5,7 +5,7 @@ import Synchronization
 /// they are due (work posted to the publisher's I/O thread, which sends them), and once a second
 /// has every publisher send its sender reports and every subscriber its receiver reports and
 /// PLIs. Schedules are absolute, so a late wake-up sends what is due at once.
-final class LoadPacer: @unchecked Sendable {
+final class LoadPacer: Sendable {
     private struct Scheduled {
         let publisher: LoadPublisher
         /// Frame intervals of its streams, µs.

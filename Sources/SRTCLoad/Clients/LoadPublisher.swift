@@ -10,6 +10,7 @@ import Synchronization
 /// thread, as the SDK's) sending a camera (one stream or two simulcast layers) and a microphone
 /// from the shared `LoadMedia`, answering NACKs and key-frame requests, and sending sender reports.
 /// `LoadPacer` calls `sendDue` and `sendReports`; everything runs on the transport's I/O thread.
+// @unchecked Sendable: `streams` and `transport` are set by connect() before the pacer gets the publisher, then used only on the transport's I/O thread; the flags are Atomic.
 package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
     /// The publish offer's sections: audio (mid 0) and video (mid 1).
     package struct Offer: Sendable {

@@ -6,6 +6,7 @@ import SRTCProtocol
 /// reports), the sequence numbers it NACKed and still waits for, and when its first packet came.
 /// I/O thread only (the subscriber's), hence `@unchecked Sendable`: it is built elsewhere and
 /// handed over once.
+// @unchecked Sendable: built elsewhere and handed over once, then used only on its subscriber's I/O thread.
 package final class LoadReceivedStream: @unchecked Sendable {
     /// Counters of one stream over the subscriber's life.
     package struct Statistics: Sendable {

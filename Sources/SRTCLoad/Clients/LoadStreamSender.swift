@@ -9,6 +9,7 @@ import Synchronization
 /// the next frame the loop's key frame, as an encoder would.
 ///
 /// Everything but the counters runs on the publisher transport's I/O thread.
+// @unchecked Sendable: everything but the Atomic counters is used only on the publisher transport's I/O thread.
 package final class LoadStreamSender: @unchecked Sendable {
     /// What a sent packet was, to write it again for a NACK.
     private struct SentRecord {

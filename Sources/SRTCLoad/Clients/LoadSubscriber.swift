@@ -14,6 +14,7 @@ import Synchronization
 ///
 /// Packets and feedback run on the transport's I/O thread; offers are applied from the
 /// signaling task before the transport exists, and on the I/O thread after.
+// @unchecked Sendable: `remote` and the streams are set by the signaling task before the transport exists, then used only on its I/O thread; the transport is in a Mutex, the flags Atomic.
 package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
     /// The publisher stream a subscribed section carries, for delivery figures.
     package typealias SourceLookup = @Sendable (_ mid: String, _ kind: TrackKind) -> LoadStreamSender?

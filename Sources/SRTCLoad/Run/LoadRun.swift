@@ -13,8 +13,10 @@ import Synchronization
 /// let report = await run.measure(seconds: 10) { print($0) }
 /// await run.tearDown()
 /// ```
+// @unchecked Sendable: `participants` and `rooms` are written by setUp() before the paced tasks start and by tearDown() after them; the other `var`s by the caller's task only.
 package final class LoadRun: @unchecked Sendable {
     /// One participant: its signaling session and its media clients.
+    // @unchecked Sendable: a participant is written by the one task of a paced phase that handles it; phases run one after the other (each task group awaited).
     final class Participant: @unchecked Sendable {
         let room: String
         let uid: String

@@ -7,7 +7,7 @@ import Synchronization
 /// `publish` with the offer) and per subscribing participant (`join` as subscriber to every feed
 /// of its room, which Janus answers with an offer, then `start` with the answer). Simulcast
 /// layers map to Janus substreams (0 = `l`, the small layer; 1 = `h`).
-package final class JanusLoadTarget: LoadTarget, @unchecked Sendable {
+package final class JanusLoadTarget: LoadTarget, Sendable {
     package let name = "janus"
     /// `http://127.0.0.1:8088/janus`.
     package let baseURL: String
@@ -67,7 +67,7 @@ package final class JanusLoadTarget: LoadTarget, @unchecked Sendable {
 }
 
 /// One participant in a Janus room: its publisher handle and its subscriber handle.
-final class JanusLoadSession: LoadSession, @unchecked Sendable {
+final class JanusLoadSession: LoadSession, Sendable {
     private let janus: JanusSession
     private let room: UInt64
     private let uid: String

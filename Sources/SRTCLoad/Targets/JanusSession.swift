@@ -6,8 +6,9 @@ import Synchronization
 /// carry a transaction id; synchronous answers come back in the HTTP response, asynchronous
 /// plugin events (with the same transaction) through the session's long poll
 /// (`GET /janus/<session>`), which one task keeps open for the session's life.
-final class JanusSession: @unchecked Sendable {
+final class JanusSession: Sendable {
     /// A decoded Janus JSON message (`janus`, `transaction`, `sender`, `plugindata`, `jsep`, …).
+    // @unchecked Sendable: `json` is an immutable JSONSerialization result (Foundation value containers), never mutated after decoding.
     struct Message: @unchecked Sendable {
         let json: [String: Any]
 

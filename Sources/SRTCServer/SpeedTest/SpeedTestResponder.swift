@@ -15,6 +15,7 @@ import SRTCProtocol
 ///
 /// Runs on the media port's I/O thread (`MediaPortService`); `receive` and `tick` take the clock
 /// and the send function as arguments so tests drive it without a socket.
+// @unchecked Sendable: sessions, hellos and the sweep time are touched only on the media port's I/O thread (`receive` and `tick`).
 final class SpeedTestResponder: MediaPortService, @unchecked Sendable {
     /// Queues one datagram to an address; `write` fills the slot and returns its length.
     typealias Send = (SocketAddress, (UnsafeMutableRawBufferPointer) -> Int?) -> Bool

@@ -85,6 +85,7 @@ public final class SQLiteDatabase: Database {
 
     /// The connection as seen inside `transaction`. Unchecked: it exists only while the mutex
     /// is held, on the thread holding it.
+    // @unchecked Sendable: the connection is used only while the database's mutex is held, on the thread holding it.
     struct Transaction: SQLExecutor, @unchecked Sendable {
         fileprivate let db: OpaquePointer?
         @discardableResult

@@ -8,6 +8,7 @@ import Synchronization
 /// subscribes to everyone else's tracks through a relay that loses and delays packets, and counts
 /// what arrives (`SoakReceiver`). The runner drives it: media pacing, ticks, and the random events
 /// (leave and rejoin, resume, ICE restarts, layer switches).
+// @unchecked Sendable: `publisher` and `tracks` are set in join() before the participant is shared; `hookedEndpoint` is used only by the runner's pacing task.
 final class SoakParticipant: @unchecked Sendable {
     static let layers = [MediaTestClient.VideoLayer(rid: "h", desc: TrackDescName.cameraBig, ssrc: 0, width: 320, height: 180),
                          MediaTestClient.VideoLayer(rid: "l", desc: TrackDescName.cameraSmall, ssrc: 0, width: 160, height: 90)]
@@ -66,8 +67,9 @@ final class SoakParticipant: @unchecked Sendable {
             hookedEndpoint = id
             endpoint.recordsPackets.store(false, ordering: .relaxed)
             let receiver = self.receiver
-            endpoint.onRTP.set { packet in receiver.receive(packet, nowUs: Int64(Monotonic.now() / 1000)) }
+            // Before the hook: `receive` (the I/O thread) may call it at once.
             receiver.sendRTCP = { [weak endpoint] packets in endpoint?.send(rtcp: packets) }
+            endpoint.onRTP.set { packet in receiver.receive(packet, nowUs: Int64(Monotonic.now() / 1000)) }
         }
         let receiver = self.receiver
         endpoint.transport.execute { _ in receiver.tick(nowUs: Int64(Monotonic.now() / 1000)) }

@@ -11,6 +11,7 @@ import Synchronization
 ///
 /// Runs on the subscribe transport's I/O thread (`receive` from its RTP callback, `tick` through
 /// `execute`); `snapshot()` is safe from any thread.
+// @unchecked Sendable: the streams, decoder and counters are touched only on the subscribe transport's I/O thread; `sendRTCP` is set before `onRTP` is hooked; `snapshot()` reads `published` (Mutex).
 final class SoakReceiver: @unchecked Sendable {
     /// One received SSRC.
     private struct Stream {

@@ -13,6 +13,7 @@ import TestRandom
 /// share of forwarded packets delivered (after NACK repair) and the share of video frames that came
 /// out of the receivers' jitter buffers whole and in order, and fails on a server crash, on RSS or
 /// descriptor growth past the bounds after the warm-up, or on delivery under 97 %.
+// @unchecked Sendable: `random` and `incarnations` are used by run()'s setup and then only by the chaos task (run() waits for it); the rest is Mutex or `let`.
 public final class SoakRunner: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var participants = 20

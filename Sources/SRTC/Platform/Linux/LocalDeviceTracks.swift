@@ -8,6 +8,7 @@ import Synchronization
 
 /// The microphone as a local audio track: a PulseAudio source (the server's default, or the
 /// `deviceId` from `getDevices(kind: .audioInput)`), captured at 48 kHz mono in 20 ms buffers.
+// @unchecked Sendable: restates LocalAudioTrack's conformance; its own state, the capture thread, is in a Mutex.
 public final class LocalMicrophoneTrack: LocalAudioTrack, @unchecked Sendable {
     private let capture = Mutex<(thread: DeviceThread, deviceId: String?)?>(nil)
 
@@ -34,6 +35,7 @@ public final class LocalMicrophoneTrack: LocalAudioTrack, @unchecked Sendable {
 /// A camera as a local video track: a V4L2 device (the first camera, or the `deviceId` from
 /// `getDevices(kind: .videoInput)`) asked for the preset's size and rate. YUYV, MJPEG, NV12 and
 /// I420 cameras are read; frames go through the render module and `videoProcessors`.
+// @unchecked Sendable: restates LocalVideoTrack's conformance; its own state (capture thread, exposure base) is in Mutexes.
 public final class LocalCameraTrack: LocalVideoTrack, @unchecked Sendable {
     private let capture = Mutex<(thread: DeviceThread, deviceId: String)?>(nil)
     /// The exposure time a bias of 0 stands for, on which camera, while the app has the exposure
@@ -108,6 +110,7 @@ public final class LocalCameraTrack: LocalVideoTrack, @unchecked Sendable {
 
 /// The screen of an X11 display as a local video track (`screen`, one stream): the whole screen,
 /// scaled down to fit the preset, at the preset's frame rate.
+// @unchecked Sendable: restates LocalVideoTrack's conformance; its own state, the capture thread, is in a Mutex.
 public final class LocalScreenTrack: LocalVideoTrack, @unchecked Sendable {
     private let capture = Mutex<DeviceThread?>(nil)
 

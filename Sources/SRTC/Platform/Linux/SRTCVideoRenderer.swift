@@ -19,7 +19,7 @@ import Synchronization
 /// let view = try SRTCVideoRenderer(width: 1280, height: 720, title: "Alice")
 /// remoteTrack.add(videoRenderer: view)
 /// ```
-public final class SRTCVideoRenderer: MirrorableRenderer, @unchecked Sendable {
+public final class SRTCVideoRenderer: MirrorableRenderer, Sendable {
     // MARK: - Types
 
     /// What the caller's threads and the window thread share.
@@ -43,7 +43,7 @@ public final class SRTCVideoRenderer: MirrorableRenderer, @unchecked Sendable {
 
     private let shared: Shared
     private let wake: (read: Int32, write: Int32)
-    private var thread: DeviceThread?
+    private let thread = Mutex<DeviceThread?>(nil)
 
     /// Opens a window.
     /// - Parameters:
@@ -63,9 +63,10 @@ public final class SRTCVideoRenderer: MirrorableRenderer, @unchecked Sendable {
         let window = X11Window(connection, x: x, y: y, width: max(1, width), height: max(1, height), title: title)
         windowId = UInt32(truncatingIfNeeded: window.window)
         let box = UncheckedBox(window)
-        thread = DeviceThread(name: "srtc.x11.view") { [shared, wake] thread in
+        let drawing = DeviceThread(name: "srtc.x11.view") { [shared, wake] thread in
             Self.run(box.value, shared: shared, wake: wake.read, thread: thread)
         }
+        thread.withLock { $0 = drawing }
     }
 
     deinit {
@@ -108,8 +109,7 @@ public final class SRTCVideoRenderer: MirrorableRenderer, @unchecked Sendable {
 
     /// Closes the window; later frames are ignored.
     public func close() {
-        thread?.stop()
-        thread = nil
+        thread.withLock { t in defer { t = nil }; return t }?.stop()
         shared.pending.withLock { $0.closed = true }
     }
 

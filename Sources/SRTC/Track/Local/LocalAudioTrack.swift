@@ -3,6 +3,7 @@ import RTCMedia
 
 /// A local audio track: PCM is processed by the engine's `audioCaptureProcessor`, encoded with
 /// Opus in 20 ms packets and sent to every channel the track is published in.
+// @unchecked Sendable: not final (the SDK subclasses it), so it cannot be checked; it adds only `let`s of Sendable types.
 public class LocalAudioTrack: LocalTrack, @unchecked Sendable {
     /// Encoding parameters.
     public let preset: AudioPreset
@@ -31,6 +32,7 @@ public class LocalAudioTrack: LocalTrack, @unchecked Sendable {
 /// try await channel.publishLocalTrack(track)
 /// track.pushAudioBuffer(pcmBuffer)
 /// ```
+// @unchecked Sendable: restates LocalAudioTrack's conformance; it adds no stored state.
 public final class LocalCustomAudioTrack: LocalAudioTrack, @unchecked Sendable {
     /// Pushes PCM at any sample rate and channel count; it is converted to 48 kHz, cut into
     /// 20 ms frames and encoded on the calling thread. Push in real time (the RTP clock counts

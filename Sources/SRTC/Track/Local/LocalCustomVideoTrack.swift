@@ -9,6 +9,7 @@ import RTCMedia
 /// try await channel.publishLocalTrack(track)
 /// track.pushFrame(frame)
 /// ```
+// @unchecked Sendable: restates LocalVideoTrack's conformance; it adds no stored state.
 public final class LocalCustomVideoTrack: LocalVideoTrack, @unchecked Sendable {
     /// Pushes one frame. It runs through `videoProcessors` and is encoded on the calling thread.
     /// - Returns: whether the frame went on (false when a processor dropped it).

@@ -6,6 +6,7 @@ import Synchronization
 /// A local video track: frames go through the engine's render module (camera tracks only: beauty,
 /// virtual background), then `videoProcessors`, then to local renderers (preview) and to the VP8
 /// encoder of every channel the track is published in.
+// @unchecked Sendable: not final (the SDK subclasses it), so it cannot be checked; its own state is `let`s of Sendable types, a Mutex and a WeakList.
 public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
     // MARK: - Properties
 
@@ -21,6 +22,7 @@ public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
     /// Encoders and RTP senders; created on first publish.
     let sendPipeline: VideoSendPipeline
 
+    // @unchecked Sendable: a ProcessorList lives only inside `processors` (a Mutex); the app's processors it hands out run serially on the pushing thread (VideoProcessor's contract).
     private struct ProcessorList: @unchecked Sendable {
         var items: [VideoProcessor]
     }

@@ -6,6 +6,7 @@ import Synchronization
 /// A remote audio track. Add `AudioRenderer`s to observe its decoded PCM (transcription,
 /// recording). The engine's `audioRenderProcessor` runs before the renderers; while the engine
 /// plays audio (`startAudioPlayback`), the track is also mixed into the speaker.
+// @unchecked Sendable: restates RemoteTrack's conformance; its own state is in a WeakList, a Mutex and a CallbackSlot.
 public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
     private let renderers = WeakList<AudioRenderer>()
     private let counters = Mutex(Counters())

@@ -5,6 +5,7 @@ import SRTCProtocol
 import Synchronization
 
 /// Another user's track in a channel. Subscribe with `Channel.subscribe(_:layer:)` to receive it.
+// @unchecked Sendable: not final (the SDK subclasses it), so it cannot be checked; its own state is `let`s, a Mutex, a CallbackSlot and a WeakList.
 public class RemoteTrack: Track, @unchecked Sendable {
     /// The publisher's uid.
     public let uid: String

@@ -5,6 +5,7 @@ import Synchronization
 
 /// A remote video track. Add renderers to get its decoded frames; watch
 /// `channel(_:didChangeReceiveStreamStatus:)` or `isReceiveTimedOut` for stalls.
+// @unchecked Sendable: restates RemoteTrack's conformance; its own state is in a WeakList, Mutexes and a CallbackSlot.
 public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
     private let renderers = WeakList<VideoRenderer>()
     private let monitor: Mutex<ReceiveTimeoutMonitor>
