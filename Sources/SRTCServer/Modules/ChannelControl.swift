@@ -73,4 +73,13 @@ public struct ChannelControl: Sendable {
         guard let room = manager.existingRoom(key) else { return 0 }
         return await room.unpublish(uid: uid, desc: desc)
     }
+
+    /// Sends a live caption to every user of the live channel `key` (`caption` event,
+    /// docs/protocol.md "Captions"), after every event sent before it. Returns `false` when the
+    /// channel is not live.
+    @discardableResult
+    public func caption(_ key: ChannelKey, _ caption: Caption) async -> Bool {
+        guard let room = manager.existingRoom(key) else { return false }
+        return await room.caption(caption)
+    }
 }
