@@ -1,4 +1,8 @@
 import Foundation
+import MediaTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 import SRTC
 import SRTCAgents
 import SRTCTestSupport
@@ -164,6 +168,64 @@ import Testing
         #expect(stored.filter { $0.uid == "leaver" }.count == listener.finals("leaver").count)
         #expect(WordAlignment.fractionInOrder(expected: Self.sentence, heard: listener.finals("next").map(\.text).joined(separator: " ")) >= 0.7)
         await call.stop()
+    }
+
+    @Test func aKilledWorkerIsRestartedAndCaptionsGoOn() async throws {
+        let call = try Call(channel: "cc5")
+        let listener = try await call.listener("listener")
+        #expect(try await call.call("start", ["channel": call.channel]).status == 200)
+        let workers = EgressWorkers.pids()
+        #expect(workers.count == 1, "\(workers)")
+        for pid in workers { kill(pid, SIGKILL) }
+        try await eventually(timeout: 60, "a new worker runs") {
+            let (_, list) = try await call.call("list", ["channel": call.channel])
+            let running = list["running"] as? [String: Any]
+            return running?["restarts"] as? Int == 1 && running?["status"] as? String == "running"
+        }
+        _ = try call.bot("speaker", wav: SpeechWAV.write(Self.sentence, in: call.server.directory, name: "speech.wav", silenceMs: 30_000))
+        try await eventually(timeout: 120, "a final caption after the restart (got \(listener.all))") { !listener.finals("speaker").isEmpty }
+        let heard = listener.finals("speaker").map(\.text).joined(separator: " ")
+        print("captions: after a restart heard \"\(heard)\"")
+        #expect(WordAlignment.fractionInOrder(expected: Self.sentence, heard: heard) >= 0.7, "\(heard)")
+        #expect(try await call.call("stop", ["channel": call.channel]).status == 200)
+        _ = try await call.hooks.waitFor("captions_ended")
+        // One run of captions: announced once, not per worker.
+        #expect(call.hooks.deliveries.filter { $0.event == "captions_started" }.count == 1)
+        await call.stop()
+    }
+
+    @Test func theStoredTranscriptSurvivesKillDashNineOfTheServer() async throws {
+        let data = try TemporaryDirectory(prefix: "srtc-captions-kill9")
+        defer { data.cleanUp() }
+        let server = try await EgressCrashTests.server(data.path)
+        let (_, grant) = try await server.call("/server/v1/channel/grant", ["channel": "cc6", "uid": "listener"])
+        let peer = SDKPeer()
+        let listener = CaptionCollector()
+        peer.channel.delegates.add(delegate: listener)
+        try await peer.channel.join(url: server.httpBase, token: try #require(grant["token"] as? String))
+        #expect(try await server.call("/server/v1/channel/captions/start", ["channel": "cc6"]).0 == 200)
+        let directory = try TemporaryDirectory(prefix: "srtc-captions-wav")
+        defer { directory.cleanUp() }
+        let bot = try BotProcess(url: server.httpBase, channel: "cc6", uid: "speaker", extra: [
+            "--video", "none", "--audio", try SpeechWAV.write(Self.sentence, in: directory, name: "speech.wav", silenceMs: 30_000)])
+        try await eventually(timeout: 120, "a final caption (got \(listener.all))") { !listener.finals("speaker").isEmpty }
+        // The machine dies: the server stops still, its worker and it are killed.
+        server.signal(SIGSTOP)
+        for pid in EgressWorkers.pids(parent: try #require(server.pid)) { kill(pid, SIGKILL) }
+        server.signal(SIGKILL)
+        await server.waitForExit()
+        await bot.stop()
+        await peer.channel.leave()
+        await peer.engine.destroy()
+
+        let again = try await EgressCrashTests.server(data.path)
+        let (status, list) = try await again.call("/server/v1/channel/captions/list", ["channel": "cc6"])
+        let stored = (list["captions"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        print("captions: received \(listener.finals("speaker").map(\.text)), stored after kill -9 \(stored)")
+        #expect(status == 200 && list["running"] == nil, "\(list)")
+        #expect(Array(stored.prefix(listener.finals("speaker").count)) == listener.finals("speaker").map(\.text), "\(list)")
+        again.signal(SIGTERM)
+        await again.waitForExit()
     }
 
     @Test func badRequestsGetTheirNamedErrors() async throws {
