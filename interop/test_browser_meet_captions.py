@@ -3,8 +3,9 @@
 (the helpers of test_browser_meet.py) with a fake microphone fed a WAV in which eSpeak NG says a
 known sentence.
 
-- The host (Hana) starts a meeting and Bob enters by number; the backend (this test, signed)
-  starts captions in the meeting's channel with `/server/v1/channel/captions/start`.
+- The host (Hana) starts a meeting and Bob enters by number; the host turns captions on from the
+  participants panel ("Captions on": web SMeeting's `startCaptions`, the meeting backend's
+  `admin_start_captions`), and off again at the end.
 - eSpeak NG (libespeak-ng through ctypes) writes the WAV before the browsers start.
 - On the host's page Bob's words show under Bob's tile (the caption line of his tile), partials
   first, then the final, which holds at least 70 % of the sentence's words in order.
@@ -98,8 +99,12 @@ def run(server, driver):
     host.wait_true(f"return !!document.querySelector('#stage .tile[data-key=\"{bob_uid}\"]')", "Bob's tile at the host")
     channel = host.run("return window.meetApp.meeting.channel.info.channel")
 
-    status, started = server.call("POST", "/server/v1/channel/captions/start", {"channel": channel})
-    expect(status == 200, f"captions started in the meeting's channel {channel} ({status} {started})")
+    host.click("#btn-people")
+    host.click('[data-action="captions"]')
+    running = wait_until(lambda: server.call("POST", "/server/v1/channel/captions/list", {"channel": channel})[1].get("running"),
+                         "captions running in the meeting's channel", WAIT_SECONDS)
+    ok(f"the host turned captions on from the participants panel: {running['captions_id']} runs in {channel}")
+    host.click("#btn-people")
 
     # Bob's caption line at the host, sampled until a final with his words shows.
     seen = []
@@ -125,8 +130,12 @@ def run(server, driver):
     host.driver.save_screenshot(os.path.join(OUTPUT, "captions.png"))
     ok(f"the transcript panel lists {len(entries)} line(s) of Bob's")
 
-    status, stopped = server.call("POST", "/server/v1/channel/captions/stop", {"channel": channel})
-    expect(status == 200, f"captions stopped ({status} {stopped})")
+    host.click("#btn-people")
+    host.wait_true("return document.querySelector('[data-action=\"captions\"]')?.textContent === 'Captions off'", "the Captions off button")
+    host.click('[data-action="captions"]')
+    wait_until(lambda: server.call("POST", "/server/v1/channel/captions/list", {"channel": channel})[1].get("running") is None,
+               "captions stopped by the host", WAIT_SECONDS)
+    ok("the host turned captions off")
     status, listed = server.call("POST", "/server/v1/channel/captions/list", {"channel": channel})
     stored = [c["text"] for c in listed.get("captions", []) if c["uid"] == bob_uid]
     expect(final["text"] in stored, f"the stored transcript has Bob's final ({stored})")
