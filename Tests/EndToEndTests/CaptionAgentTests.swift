@@ -98,7 +98,7 @@ import Testing
         let heard = received.map(\.text).joined(separator: " ")
         let fraction = WordAlignment.fractionInOrder(expected: Self.sentence, heard: heard)
         let first = viaData.all.first { $0.uid == "speaker" }
-        print("captions: \(viaData.all.count) captions at the listener (\(viaData.all.filter { !$0.final }.count) partials), finals \(received.map(\.text)); \(Int(fraction * 100)) % of the words in order; first caption text \"\(first?.text ?? "")\"; final \(received.first.map { "\($0.startMs)–\($0.endMs)" } ?? "-") Unix ms; stored \(stored.map(\.text)); ended reason \(ended.json["data.reason"] ?? "-")")
+        print("captions: \(viaData.all.count) captions at the listener (\(viaData.all.filter { !$0.final }.count) partials), finals \(received.map(\.text)); \(Int(fraction * 100)) % of the words in order; first caption text \"\(first?.text ?? "")\"; final \(received.first.map { "\($0.startMs)–\($0.endMs)" } ?? "-") Unix ms; stored \(stored.map(\.text)); ended reason \(ended.json["data.reason"] ?? "-"); final caption latency (last sound → arrival) \(viaData.finalLatenciesMs) ms")
         #expect(fraction >= 0.7, "heard \"\(heard)\"")
         #expect(viaData.all.allSatisfy { $0.uid == "speaker" }, "\(viaData.all)")
         // In order: partials before their final, finals in time order, each with a real span.
@@ -133,7 +133,7 @@ import Testing
         let heardAlice = listener.finals("alice").map(\.text).joined(separator: " ")
         let heardBob = listener.finals("bob").map(\.text).joined(separator: " ")
         let stored = try await call.transcript()
-        print("captions: alice \"\(heardAlice)\", bob \"\(heardBob)\"; stored \(stored.map { "\($0.uid): \($0.text)" })")
+        print("captions: alice \"\(heardAlice)\", bob \"\(heardBob)\"; stored \(stored.map { "\($0.uid): \($0.text)" }); final caption latency (last sound → arrival) \(listener.finalLatenciesMs) ms")
         #expect(WordAlignment.fractionInOrder(expected: Self.sentence, heard: heardAlice) >= 0.7, "alice: \(heardAlice)")
         #expect(WordAlignment.fractionInOrder(expected: Self.second, heard: heardBob) >= 0.7, "bob: \(heardBob)")
         #expect(WordAlignment.fractionInOrder(expected: Self.second, heard: heardAlice) < 0.3, "alice has bob's words: \(heardAlice)")
@@ -255,12 +255,13 @@ import Testing
 
 /// The `caption` events one participant receives, in order, and who left.
 final class CaptionCollector: ChannelDelegate, @unchecked Sendable {
-    private let state = Mutex<(captions: [Caption], left: [String])>(([], []))
+    private let state = Mutex<(captions: [Caption], arrivals: [Int64], left: [String])>(([], [], []))
     /// Kept alive with its collector.
     var peer: SDKPeer?
 
     func channel(_ channel: Channel, didReceiveCaption caption: Caption) {
-        state.withLock { $0.captions.append(caption) }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        state.withLock { $0.captions.append(caption); $0.arrivals.append(now) }
     }
 
     func channel(_ channel: Channel, userDidLeave uid: String, reason: DisconnectReason) {
@@ -269,6 +270,11 @@ final class CaptionCollector: ChannelDelegate, @unchecked Sendable {
 
     var all: [Caption] { state.withLock { $0.captions } }
     var left: [String] { state.withLock { $0.left } }
+    /// Milliseconds from the end of each final's last recognised sound (the worker's clock) to its
+    /// arrival here (this process's clock: the same machine).
+    var finalLatenciesMs: [Int64] {
+        state.withLock { s in zip(s.captions, s.arrivals).filter { $0.0.final }.map { $0.1 - $0.0.endMs } }
+    }
     func captions(_ uid: String) -> [Caption] { all.filter { $0.uid == uid } }
     func finals(_ uid: String) -> [Caption] { captions(uid).filter(\.final) }
 }
