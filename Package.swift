@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "EgressProtocol"),
         // Starting and reaping programs (posix_spawn/waitpid): egress workers, benchmark servers, test daemons.
         .target(name: "Processes", dependencies: ["CSystem"]),
-        .target(name: "EgressWorker", dependencies: ["EgressProtocol", "SRTC", "SRTCProtocol", "RTCAV", "RTCMedia", "CSystem"]),
+        .target(name: "EgressWorker", dependencies: ["EgressProtocol", "SRTC", "SRTCProtocol", "RTCAV", "RTCMedia", "CSystem", "SRTCAgents"]),
         .target(name: "EgressServer", dependencies: ["EgressProtocol", "Processes", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
 
         // Seeded randomness shared by every test target (random-input tests replay from their seed).

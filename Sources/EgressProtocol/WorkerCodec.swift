@@ -88,6 +88,7 @@ public enum WorkerCodec {
         case .ended(let reason): encode(Envelope(type: "ended", reason: reason))
         case .inputStarted(let input): encode(Envelope(type: "input_started", input: input))
         case .inputEnded(let reason): encode(Envelope(type: "input_ended", reason: reason))
+        case .caption(let caption): encode(Envelope(type: "caption", caption: caption))
         }
     }
 
@@ -108,6 +109,9 @@ public enum WorkerCodec {
             guard let input = e.input else { throw .invalidData("input") }
             return .inputStarted(input)
         case "input_ended": return .inputEnded(reason: e.reason ?? "")
+        case "caption":
+            guard let caption = e.caption else { throw .invalidData("caption") }
+            return .caption(caption)
         default: throw .unknownType(e.type)
         }
     }
@@ -128,6 +132,7 @@ public enum WorkerCodec {
         var reason: String?
         var input: IngressInput?
         var token: String?
+        var caption: CaptionLine?
     }
 
     static func encode(_ envelope: Envelope) -> String {

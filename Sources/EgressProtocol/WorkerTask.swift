@@ -4,7 +4,7 @@
 
 /// A worker's task: where to join and what to make.
 public struct WorkerTask: Codable, Sendable, Equatable {
-    /// The server's id of the task (`CP_…` composite, `RC_…` recording).
+    /// The server's id of the task (`CP_…` composite, `RC_…` recording, `IN_…` ingress, `CC_…` captions).
     public var taskId: String
     /// The server to join (`http://127.0.0.1:7880`, `https://…` with TLS on).
     public var serverURL: String
@@ -22,10 +22,12 @@ public struct WorkerTask: Codable, Sendable, Equatable {
     public var e2ee: EgressE2EEKeys?
     /// An ingress: media pushed or pulled in and published under its uid.
     public var ingress: IngressSettings?
+    /// Live captions: every user heard and transcribed.
+    public var captions: CaptionSettings?
 
     public init(taskId: String, serverURL: String, channel: String, token: String, composite: CompositeSettings? = nil,
                 recording: RecordingSettings? = nil, live: LiveSettings? = nil, serverCertificate: String? = nil,
-                e2ee: EgressE2EEKeys? = nil, ingress: IngressSettings? = nil) {
+                e2ee: EgressE2EEKeys? = nil, ingress: IngressSettings? = nil, captions: CaptionSettings? = nil) {
         self.taskId = taskId
         self.serverURL = serverURL
         self.serverCertificate = serverCertificate
@@ -36,11 +38,12 @@ public struct WorkerTask: Codable, Sendable, Equatable {
         self.live = live
         self.e2ee = e2ee
         self.ingress = ingress
+        self.captions = captions
     }
 
     /// `serverUrl`: the codec's snake_case conversion turns `server_url` back into this spelling.
     enum CodingKeys: String, CodingKey {
-        case taskId, channel, token, composite, recording, live, serverCertificate, e2ee, ingress
+        case taskId, channel, token, composite, recording, live, serverCertificate, e2ee, ingress, captions
         case serverURL = "serverUrl"
     }
 }
@@ -81,6 +84,8 @@ public enum WorkerEvent: Sendable, Equatable {
     /// An ingress's input ended (the encoder disconnected, the URL ended or failed); the
     /// worker listens again (RTMP, SRT) or ends (URL).
     case inputEnded(reason: String)
+    /// A caption worker recognised speech: a partial or a turn's final.
+    case caption(CaptionLine)
 }
 
 /// What an ingress's input carries, as the worker found it.

@@ -43,5 +43,22 @@ enum EgressMigrations {
             """,
             "CREATE INDEX egress_composites_status ON egress_composites (status)",
         ],
+        [
+            // Live captions' transcript: every final caption, kept after the call (`captions/list`).
+            """
+            CREATE TABLE egress_captions (
+                captions_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                app_id TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                uid TEXT NOT NULL,
+                start_ms INTEGER NOT NULL,
+                end_ms INTEGER NOT NULL,
+                text TEXT NOT NULL,
+                PRIMARY KEY (captions_id, seq)
+            )
+            """,
+            "CREATE INDEX egress_captions_channel ON egress_captions (app_id, channel, start_ms)",
+        ],
     ])
 }

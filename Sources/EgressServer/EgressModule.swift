@@ -94,4 +94,24 @@ public final class EgressModule: ServerModule {
     public func stopComposite(_ key: ChannelKey, uid: String) async -> Bool? {
         (try? await supervisor.stopComposite(appId: key.appId, key: key, uid: uid)) != nil
     }
+
+    // MARK: - Captions for other modules
+
+    public func startCaptions(_ key: ChannelKey, language: String?) async -> Result<Void, ModuleRefusal>? {
+        do throws(EgressError) {
+            _ = try await supervisor.startCaptions(appId: key.appId, key: key, language: CaptionRequests.language(language))
+            return .success(())
+        } catch {
+            return .failure(ModuleRefusal(error.code, error.message))
+        }
+    }
+
+    public func stopCaptions(_ key: ChannelKey) async -> Result<Void, ModuleRefusal>? {
+        do throws(EgressError) {
+            _ = try await supervisor.stopCaptions(appId: key.appId, key: key)
+            return .success(())
+        } catch {
+            return .failure(ModuleRefusal(error.code, error.message))
+        }
+    }
 }

@@ -5,7 +5,8 @@ import SRTCProtocol
 import SRTCServer
 
 /// The signed egress routes, `POST /server/v1/channel/composite|record|live/…` (docs/egress.md), and
-/// `POST /server/v1/ingress/create|list|delete` (docs/ingress.md).
+/// `POST /server/v1/ingress/create|list|delete` (docs/ingress.md), and
+/// `POST /server/v1/channel/captions/start|stop|list` (docs/captions.md).
 /// Bodies and answers are snake_case JSON; errors are the server API's error body.
 enum EgressRoutes {
     struct CompositeAnswer: Encodable { var composite: CompositeInfo }
@@ -15,6 +16,13 @@ enum EgressRoutes {
     struct E2EEKeysAnswer: Encodable { var keys: Int }
     struct IngressAnswer: Encodable { var ingress: IngressInfo }
     struct IngressList: Encodable { var ingresses: [IngressInfo] }
+    struct CaptionsAnswer: Encodable { var captions: CaptionsInfo }
+    struct CaptionList: Encodable {
+        var channel: String
+        /// The captions running in the channel now, if any.
+        var running: CaptionsInfo?
+        var captions: [CaptionEntry]
+    }
 
     static func register(in builder: inout APIRouter.Builder, supervisor: EgressSupervisor, channels: ChannelControl) {
         // MARK: Composites
@@ -96,6 +104,28 @@ enum EgressRoutes {
         route(&builder, "delete", IngressRequests.Ref.self, prefix: "/server/v1/ingress/") { app, body throws(EgressError) in
             guard Identifier.isValid(body.ingress_id) else { throw EgressError(.invalidParameter, "invalid ingress_id") }
             return IngressAnswer(ingress: try await supervisor.deleteIngress(appId: app.appId, id: body.ingress_id))
+        }
+
+        // MARK: Captions
+        route(&builder, "captions/start", CaptionRequests.Start.self) { app, body throws(EgressError) in
+            try EgressRequests.checkChannel(body.channel)
+            let language = try CaptionRequests.language(body.language)
+            return CaptionsAnswer(captions: try await supervisor.startCaptions(appId: app.appId, key: ChannelKey(appId: app.appId, name: body.channel),
+                                                                                language: language))
+        }
+        route(&builder, "captions/stop", CaptionRequests.Stop.self) { app, body throws(EgressError) in
+            try EgressRequests.checkChannel(body.channel)
+            return CaptionsAnswer(captions: try await supervisor.stopCaptions(appId: app.appId, key: ChannelKey(appId: app.appId, name: body.channel)))
+        }
+        route(&builder, "captions/list", CaptionRequests.List.self) { app, body throws(EgressError) in
+            try EgressRequests.checkChannel(body.channel)
+            if let id = body.captions_id, !Identifier.isValid(id) { throw EgressError(.invalidParameter, "invalid captions_id") }
+            let limit = body.limit ?? 1000
+            guard (1...10_000).contains(limit) else { throw EgressError(.invalidParameter, "limit must be 1...10000") }
+            let key = ChannelKey(appId: app.appId, name: body.channel)
+            return CaptionList(channel: body.channel, running: await supervisor.runningCaptions(key: key),
+                               captions: supervisor.store.captions(appId: app.appId, channel: body.channel, captionsId: body.captions_id,
+                                                                   sinceMs: body.since_ms, limit: limit))
         }
 
         // MARK: Live

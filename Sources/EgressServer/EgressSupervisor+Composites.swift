@@ -168,7 +168,7 @@ extension EgressSupervisor {
             c.info.error = message
         case .ended(let reason):
             c.endReason = reason
-        case .finished, .inputStarted, .inputEnded:
+        case .finished, .inputStarted, .inputEnded, .caption:
             break
         }
     }

@@ -165,7 +165,7 @@ extension EgressSupervisor {
         case .failed(let code, let message):
             i.failure = (code, message)
             i.info.error = message
-        case .ended, .finished, .liveStarted, .liveEnded:
+        case .ended, .finished, .liveStarted, .liveEnded, .caption:
             break
         }
     }

@@ -4,7 +4,7 @@ import RTCCrypto
 import SRTCProtocol
 import SRTCServer
 
-/// Runs every egress task of this node as an `srtc-egress` worker process, out of the SFU's
+/// Runs every egress task of this node (and live captions) as an `srtc-egress` worker process, out of the SFU's
 /// process so a bad frame can only kill a worker: starts it with a hidden channel token, follows
 /// its events, restarts a composite whose worker died (with backoff), records what each
 /// recording's worker reports, enforces the node's task limit, and stops everything cleanly at
@@ -94,6 +94,7 @@ actor EgressSupervisor {
     var composites: [String: Composite] = [:]
     var recordings: [String: Recording] = [:]
     var ingresses: [String: Ingress] = [:]
+    var captionRuns: [String: CaptionRun] = [:]
     private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     private let messages: AsyncStream<Message>.Continuation
     private var shuttingDown = false
@@ -118,7 +119,7 @@ actor EgressSupervisor {
     }
 
     /// Tasks running on this node (the limit counts them).
-    var activeCount: Int { composites.count + recordings.count + ingresses.count }
+    var activeCount: Int { composites.count + recordings.count + ingresses.count + captionRuns.count }
 
     // MARK: - Workers
 
@@ -156,10 +157,12 @@ actor EgressSupervisor {
             if let c = composites[id], c.generation == generation { compositeEvent(c, event) }
             if let r = recordings[id] { recordingEvent(r, event) }
             if let i = ingresses[id], i.generation == generation { ingressEvent(i, event) }
+            if let run = captionRuns[id], run.generation == generation { await captionEvent(run, event) }
         case .exit(let id, let generation, let status):
             if let c = composites[id], c.generation == generation { await compositeExited(c, status: status) }
             if let r = recordings[id] { recordingExited(r, status: status) }
             if let i = ingresses[id], i.generation == generation { await ingressExited(i, status: status) }
+            if let run = captionRuns[id], run.generation == generation { await captionExited(run, status: status) }
         }
     }
 
@@ -197,10 +200,12 @@ actor EgressSupervisor {
         let compositeTargets = composites.values.map { ($0.appId, $0.key, $0.settings.uid) }
         let recordingTargets = recordings.values.map { ($0.appId, $0.info.recordingId) }
         let ingressTargets = ingresses.values.map { ($0.appId, $0.info.ingressId) }
+        let captionTargets = captionRuns.values.map { ($0.appId, $0.key) }
         await withTaskGroup(of: Void.self) { group in
             for (appId, key, uid) in compositeTargets { group.addTask { _ = try? await self.stopComposite(appId: appId, key: key, uid: uid) } }
             for (appId, id) in recordingTargets { group.addTask { _ = try? await self.stopRecording(appId: appId, id: id) } }
             for (appId, id) in ingressTargets { group.addTask { _ = try? await self.deleteIngress(appId: appId, id: id) } }
+            for (appId, key) in captionTargets { group.addTask { _ = try? await self.stopCaptions(appId: appId, key: key) } }
         }
     }
 

@@ -31,6 +31,8 @@ public enum MeetingRequestType: String, Codable, Sendable, CaseIterable {
     // Sign-in and roll call
     case adminStartSignIn = "admin_start_sign_in", signIn = "sign_in", adminEndSignIn = "admin_end_sign_in"
     case adminRollCall = "admin_roll_call", answerRollCall = "answer_roll_call", signInResults = "sign_in_results"
+    // Live captions (docs/captions.md)
+    case adminStartCaptions = "admin_start_captions", adminStopCaptions = "admin_stop_captions"
 }
 
 /// The event types the server sends.
@@ -165,6 +167,13 @@ public struct ChatReq: Codable, Sendable {
 public struct PolicyReq: Codable, Sendable {
     public var allow: Bool
     public init(allow: Bool) { self.allow = allow }
+}
+
+/// `admin_start_captions`: live captions in the meeting's channel (docs/captions.md).
+public struct CaptionsReq: Codable, Sendable {
+    /// BCP 47 (`en-US`, the default).
+    public var language: String?
+    public init(language: String? = nil) { self.language = language }
 }
 
 /// The admin commands aimed at one member; `enable` for `admin_set_co_host`,

@@ -22,12 +22,29 @@ import Testing
         let database = try await kind.open()
         try Migrations.server.apply(to: database)
         #expect(try EgressMigrations.schema.apply(to: database) == 0)
-        #expect(try EgressMigrations.schema.apply(to: database) == 1)
-        #expect(try EgressMigrations.schema.currentVersion(of: database) == 1)
+        #expect(try EgressMigrations.schema.apply(to: database) == 2)
+        #expect(try EgressMigrations.schema.currentVersion(of: database) == 2)
         // The server's own version is untouched: both live in one database.
         #expect(try Migrations.server.currentVersion(of: database) == Migrations.server.latestVersion)
         try database.query("INSERT INTO egress_schema (version) VALUES (7)")
-        #expect(throws: DatabaseError.schemaTooNew(found: 7, supported: 1)) { try EgressStore(database: database) }
+        #expect(throws: DatabaseError.schemaTooNew(found: 7, supported: 2)) { try EgressStore(database: database) }
+    }
+
+    /// Live captions' transcript: finals of one channel oldest first (by start, then arrival),
+    /// filtered by run and start time, 64-bit times kept; another app or channel sees none.
+    @Test(arguments: TestStore.allCases)
+    func captionsAreListedInTimeOrderPerChannel(_ kind: TestStore) async throws {
+        let store = try EgressStore(database: try await kind.open())
+        let t = Self.t0
+        let lines = [CaptionEntry(captionsId: "CC_a", uid: "alice", startMs: t + 5_000, endMs: t + 7_000, text: "second"),
+                     CaptionEntry(captionsId: "CC_a", uid: "bob", startMs: t + 1_000, endMs: t + 3_000, text: "first"),
+                     CaptionEntry(captionsId: "CC_b", uid: "alice", startMs: t + 9_000, endMs: t + 9_500, text: "later run")]
+        for (seq, line) in lines.enumerated() { store.insertCaption(line, seq: seq, appId: "app", channel: "room") }
+        store.insertCaption(CaptionEntry(captionsId: "CC_c", uid: "eve", startMs: t, endMs: t + 1, text: "elsewhere"), seq: 0, appId: "app", channel: "other")
+        #expect(store.captions(appId: "app", channel: "room", captionsId: nil, sinceMs: nil, limit: 100).map(\.text) == ["first", "second", "later run"])
+        #expect(store.captions(appId: "app", channel: "room", captionsId: "CC_a", sinceMs: nil, limit: 100) == [lines[1], lines[0]])
+        #expect(store.captions(appId: "app", channel: "room", captionsId: nil, sinceMs: t + 5_000, limit: 1).map(\.text) == ["second"])
+        #expect(store.captions(appId: "other-app", channel: "room", captionsId: nil, sinceMs: nil, limit: 100).isEmpty)
     }
 
     @Test(arguments: TestStore.allCases)

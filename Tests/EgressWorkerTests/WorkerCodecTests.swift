@@ -28,9 +28,21 @@ import Testing
         let result = RecordingResult(bytes: 123_456, durationMs: 10_020, videoFrames: 150, audioFrames: 501, complete: true)
         for event in [WorkerEvent.started, .liveStarted, .liveEnded(error: nil), .liveEnded(error: "rtmp refused"), .finished(result),
                       .failed(code: "storage_failed", message: "disk full"), .ended(reason: "idle"),
-                      .inputStarted(IngressInput(videoCodec: "h264", audioCodec: nil, width: 1280, height: 720)), .inputEnded(reason: "eof")] {
+                      .inputStarted(IngressInput(videoCodec: "h264", audioCodec: nil, width: 1280, height: 720)), .inputEnded(reason: "eof"),
+                      .caption(CaptionLine(uid: "alice", text: "a cup of coffee", final: true, startMs: 1_765_000_000_000, endMs: 1_765_000_001_500))] {
             #expect(try WorkerCodec.event(from: WorkerCodec.line(event)) == event)
         }
+    }
+
+    /// `caption` as docs/egress.md ("Workers") spells it.
+    @Test func aCaptionLineIsAsDocumented() throws {
+        let line = WorkerCodec.line(.caption(CaptionLine(uid: "bob", text: "hello", final: false, startMs: 10, endMs: 20)))
+        #expect(line == #"{"caption":{"end_ms":20,"final":false,"start_ms":10,"text":"hello","uid":"bob"},"type":"caption"}"#)
+        #expect(throws: WorkerCodec.DecodeError.invalidData("caption")) { try WorkerCodec.event(from: #"{"type":"caption"}"#) }
+        let task = WorkerTask(taskId: "CC_1", serverURL: "http://127.0.0.1:1", channel: "room", token: "t",
+                              captions: CaptionSettings(uid: "srtc-captions-x", language: "en-US"))
+        #expect(try WorkerCodec.task(from: WorkerCodec.line(task)) == task)
+        #expect(WorkerCodec.line(task).contains(#""captions":{"idle_timeout_seconds":60,"language":"en-US","uid":"srtc-captions-x"}"#))
     }
 
     @Test func theWireFormatIsSnakeCase() {

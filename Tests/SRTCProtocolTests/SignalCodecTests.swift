@@ -53,6 +53,7 @@ import TestRandom
         .event(.activeSpeakers(ActiveSpeakersSnapshot(speakers: []))),
         .event(.layerSwitched(LayerSwitchedInfo(uid: "alice", trackId: "TR_1", layer: "camera_big", previous: "camera_small", cause: "requested"))),
         .event(.layersNeeded(LayersNeeded(trackId: "TR_1", layers: ["camera_small"]))),
+        .event(.caption(Caption(uid: "alice", text: "a cup of coffee", final: true, startMs: 1_765_000_000_000, endMs: 1_765_000_001_500))),
         .event(.subscriptionEnded(SubscriptionEnded(trackId: "TR_1", reason: "track_removed"))),
         .event(.disconnected(Disconnected(reason: .duplicateLogin, message: "joined elsewhere"))),
         .event(.reconnect(ReconnectNotice(reason: "node_draining"))),

@@ -10,12 +10,13 @@ import { icon } from './icons.js';
 import { ChatPanel } from './chat.js';
 import { BreakoutPanel } from './breakouts.js';
 import { Attendance } from './attendance.js';
+import { CaptionsView } from './captions.js';
 
 /** `?quality=low` sends 360p instead of 720p (slow machines, tests). */
 const CAMERA_PRESET = new URLSearchParams(location.search).get('quality') === 'low' ? CameraPreset.h360p : CameraPreset.h720p;
 
 /** Keyboard shortcuts (outside text fields): key → control button. */
-const SHORTCUTS = { m: 'btn-mic', v: 'btn-camera', s: 'btn-share', w: 'btn-whiteboard', h: 'btn-hand', c: 'btn-chat', p: 'btn-people', l: 'btn-layout' };
+const SHORTCUTS = { m: 'btn-mic', v: 'btn-camera', s: 'btn-share', w: 'btn-whiteboard', h: 'btn-hand', c: 'btn-chat', p: 'btn-people', t: 'btn-transcript', l: 'btn-layout' };
 
 export class MeetingView {
   constructor(meeting, deviceChoice, { onExit }) {
@@ -31,6 +32,7 @@ export class MeetingView {
     this.breakouts = new BreakoutPanel(meeting);
     this.attendance = new Attendance(meeting, (uid) => this.#name(uid));
     this.chat = new ChatPanel(meeting);
+    this.captions = new CaptionsView((uid) => this.#name(uid), (uid) => this.tiles.get(uid)?.caption);
     this.#wireControls();
     this.#wireEvents();
   }
@@ -58,6 +60,7 @@ export class MeetingView {
   async #show() {
     this.layout = 'grid';
     this.speakerUid = null;
+    this.captions.reset();
     showScreen('meeting');
     this.#renderAll();
     $('btn-mic').focus();
@@ -75,12 +78,13 @@ export class MeetingView {
   }
 
   openPanel(name) {
-    const panels = { participants: $('participants-panel'), chat: $('chat-panel') };
+    const panels = { participants: $('participants-panel'), chat: $('chat-panel'), transcript: $('transcript-panel') };
     const open = panels[name].hidden;
     for (const [key, panel] of Object.entries(panels)) panel.hidden = key !== name || !open;
     $('side-panel').hidden = !open;
     $('btn-people').setAttribute('aria-pressed', String(open && name === 'participants'));
     $('btn-chat').setAttribute('aria-pressed', String(open && name === 'chat'));
+    $('btn-transcript').setAttribute('aria-pressed', String(open && name === 'transcript'));
     if (open && name === 'chat') { this.chat.opened(); $('chat-input').focus(); }
     if (open && name === 'participants') this.participants.render();
     this.#applyLayout();
@@ -121,7 +125,8 @@ export class MeetingView {
     });
     $('btn-chat').addEventListener('click', () => this.openPanel('chat'));
     $('btn-people').addEventListener('click', () => this.openPanel('participants'));
-    for (const button of document.querySelectorAll('.close-panel')) button.addEventListener('click', () => this.openPanel(button.closest('section').id === 'chat-panel' ? 'chat' : 'participants'));
+    $('btn-transcript').addEventListener('click', () => this.openPanel('transcript'));
+    for (const button of document.querySelectorAll('.close-panel')) button.addEventListener('click', () => this.openPanel(button.closest('section').id.replace('-panel', '')));
     $('btn-layout').addEventListener('click', () => {
       this.layout = this.layout === 'grid' ? 'speaker' : 'grid';
       this.#applyLayout();
@@ -200,6 +205,7 @@ export class MeetingView {
     on('roomInfoDidChange', ({ room }) => { this.#renderHeader(); this.#syncShareTile(room); this.participants.render(); this.#renderControls(); });
     on('e2eeKeyDidChange', () => this.#renderHeader());
     on('activeSpeakersDidChange', ({ speakers }) => this.#speakers(speakers));
+    on('captionDidArrive', ({ caption }) => this.captions.show(caption));
     on('connectionQualityDidChange', ({ uid, quality }) => this.#quality(uid, quality));
     on('adminDidRequestOpenMic', async ({ adminUid }) => {
       const yes = await ask('Unmute?', `${this.#name(adminUid)} asks you to turn your microphone on.`, [{ label: 'Stay muted', value: 'no' }, { label: 'Unmute', value: 'yes', primary: true }]);
@@ -322,9 +328,11 @@ export class MeetingView {
     const level = this.meeting.getConnectionQuality(user.uid);
     const quality = el('span', { class: `quality ${level}`, role: 'img', 'aria-label': `connection quality ${level}` });
     const hand = el('span', { class: 'hand', hidden: true }, icon('hand'), el('span', { class: 'sr-only' }, 'hand raised'));
+    // Live captions of this member's speech (camera tiles only).
+    const caption = el('div', { class: 'caption', hidden: true });
     const root = el('div', { class: `tile${mine && !share ? ' local' : ''}${share ? ' screen-share' : ''}`, dataset: { uid: user.uid, key }, role: 'group' },
-      video, avatar, hand, el('div', { class: 'label' }, quality, name, mic));
-    const tile = { key, uid: user.uid, share, shareType, root, video, avatar, name, mic, hand, quality };
+      video, avatar, hand, caption, el('div', { class: 'label' }, quality, name, mic));
+    const tile = { key, uid: user.uid, share, shareType, root, video, avatar, name, mic, hand, quality, caption };
     this.tiles.set(key, tile);
     if (shareType === ShareType.whiteBoard) {
       name.textContent = `${user.nickname} is presenting a whiteboard`;

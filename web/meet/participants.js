@@ -42,6 +42,11 @@ export class ParticipantsPanel {
       this.#button('lock', room.locked ? 'Unlock room' : 'Lock room', () => m.adminLockRoom(!room.locked)),
       this.#button('share', room.shareDisabled ? 'Allow sharing' : 'Disable sharing', () => m.adminDisableShare(!room.shareDisabled)),
       this.#button('waiting-room', room.waitingRoom ? 'Waiting room off' : 'Waiting room on', () => m.adminSetWaitingRoom(!room.waitingRoom)),
+      // Live captions: this page's own knowledge of them (the room state does not carry it).
+      this.#button('captions', this.captionsOn ? 'Captions off' : 'Captions on', async () => {
+        if (this.captionsOn) await m.stopCaptions(); else await m.startCaptions();
+        this.captionsOn = !this.captionsOn;
+      }),
       host ? this.#button('training', room.mode === 'training' ? 'Training mode off' : 'Training mode on',
         () => m.updateRoom(room.meetingId, { mode: room.mode === 'training' ? 'normal' : 'training' })) : null,
       host ? this.#button('end', 'End meeting', async () => {

@@ -22,6 +22,14 @@ export const AdminMethods = {
   adminLockRoom(locked) { return inMeetingCall(this, 'admin_lock_room', { allow: Boolean(locked) }); },
   /** Disables sharing for members (a member sharing now stops) or enables it again. */
   adminDisableShare(disabled) { return inMeetingCall(this, 'admin_disable_share', { allow: Boolean(disabled) }); },
+  /** Turns on live captions in the meeting (host and co-hosts; docs/captions.md): everyone gets `captionDidArrive`. */
+  async startCaptions({ language } = {}) {
+    await inMeetingCall(this, 'admin_start_captions', language ? { language } : {});
+  },
+  /** Turns live captions off; each turn in progress gets its final caption first. */
+  async stopCaptions() {
+    await inMeetingCall(this, 'admin_stop_captions');
+  },
   /** Ends the meeting for everyone (host only). */
   async adminEndRoom() {
     await inMeetingCall(this, 'admin_end_room');

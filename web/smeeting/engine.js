@@ -352,6 +352,8 @@ export class SMeetingEngine extends MeetingEventTarget {
       ...this._views.watch(channel),
       channel.on('connectionStateDidChange', () => this._updateState()),
       channel.on('didChangeActiveSpeakers', (snapshot) => this.emit('activeSpeakersDidChange', snapshot)),
+      // Live captions the server runs in the meeting's channel (docs/captions.md).
+      channel.on('didReceiveCaption', (caption) => this.emit('captionDidArrive', { caption })),
       channel.on('didChangeConnectionQuality', ({ uid, quality }) => this._qualityChanged(uid, quality)),
       channel.on('didReceiveQualityReport', (report) => this._qualityChanged(report.uid ?? this._uid, report.quality)),
       channel.on('didDisconnect', (reason) => this._channelEnded(channel, reason)),

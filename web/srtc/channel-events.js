@@ -67,6 +67,13 @@ onServerEvent(['channel_updated'], (ch, data) => {
 onServerEvent(['quality_report'], (ch, data) => ch.emit('didReceiveQualityReport', data));
 onServerEvent(['connection_quality'], (ch, data) => ch.emit('didChangeConnectionQuality', data));
 onServerEvent(['active_speakers'], (ch, data) => ch.emit('didChangeActiveSpeakers', { speakers: data.speakers ?? [] }));
+// Live captions (docs/protocol.md, "Captions"): a speaker's partials, then their turn's final.
+// `caption` is the same event under the name docs/captions.md uses.
+onServerEvent(['caption'], (ch, data) => {
+  const caption = { uid: data.uid, text: data.text, final: data.final === true, startMs: data.startMs, endMs: data.endMs };
+  ch.emit('didReceiveCaption', caption);
+  ch.emit('caption', caption);
+});
 onServerEvent(['layer_switched'], (ch, data) => {
   const track = ch._remoteTracks.get(data.trackId);
   if (track) track.currentLayer = data.layer;

@@ -63,7 +63,7 @@ const DEFAULT_OPTIONS = {
  * `didRemoveTrack(user, track)`, `didChangeReceiveStreamStatus(status)`,
  * `didReceiveCustomMessage(message)`, `didUpdateInfo(info)`, `didReceiveQualityReport(report)`,
  * `didChangeConnectionQuality(change)`, `didChangeActiveSpeakers(snapshot)`,
- * `didSwitchLayer(info)`; and web additions: `didUpdateLayersNeeded({trackId, layers})`, `trackDidBindRtcTrack(track)`,
+ * `didSwitchLayer(info)`, `didReceiveCaption(caption)` (also emitted as `caption`); and web additions: `didUpdateLayersNeeded({trackId, layers})`, `trackDidBindRtcTrack(track)`,
  * `subscriptionDidEnd({trackId, reason})`, `connectionStateDidChange(state)`,
  * `transportStateDidChange(transport, iceState)`.
  */

@@ -8,7 +8,7 @@ import { camelize } from './models.js';
 import { parseMediaSections, sends, trackIdOf } from './sdp.js';
 
 /** The events the server sends on the data channel once it is open (docs/protocol.md, "Data channels"). */
-const DATA_CHANNEL_EVENTS = new Set(['quality_report', 'connection_quality', 'active_speakers', 'layer_switched']);
+const DATA_CHANNEL_EVENTS = new Set(['quality_report', 'connection_quality', 'active_speakers', 'layer_switched', 'caption']);
 
 export class Subscriber {
   #channel;

@@ -34,7 +34,8 @@ public enum WorkerRuntime {
         do {
             egress = try makeTask(task, events: output) { reason in stops.request(reason) }
         } catch {
-            output.emit(.failed(code: "invalid_parameter", message: "\(error)"))
+            let failure = error as? WorkerFailure ?? WorkerFailure("invalid_parameter", "\(error)")
+            output.emit(.failed(code: failure.code, message: failure.message))
             return 2
         }
         for sig in [SIGTERM, SIGINT] {
@@ -72,7 +73,10 @@ public enum WorkerRuntime {
         if let ingress = task.ingress {
             return IngressTask(task: task, settings: ingress, events: events, endRequest: endRequest)
         }
-        throw WorkerFailure("invalid_parameter", "the task names no composite, recording or ingress")
+        if let captions = task.captions {
+            return try CaptionTask(task: task, settings: captions, events: events, endRequest: endRequest)
+        }
+        throw WorkerFailure("invalid_parameter", "the task names no composite, recording, ingress or captions")
     }
 
     /// Commands, one per line, until the end of standard input (which stops the task).

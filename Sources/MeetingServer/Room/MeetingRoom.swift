@@ -53,6 +53,8 @@ actor MeetingRoom {
     let signer: ChannelGrantSigner
     /// The meeting's orders to its SRTC channels, in order.
     let commands: ChannelCommandQueue
+    /// The server's channel operations the room awaits itself (captions: their refusal is the answer).
+    let channels: ChannelControl
     let maxMembers: Int
     /// On a cluster: where the room's record is kept for the node that may take it over (`+Record`).
     let records: ClusterPlacement?
@@ -86,6 +88,7 @@ actor MeetingRoom {
         self.store = store
         self.signer = signer
         self.commands = ChannelCommandQueue(channels: channels)
+        self.channels = channels
         self.maxMembers = maxMembers
         self.records = records
         self.onEmpty = onEmpty

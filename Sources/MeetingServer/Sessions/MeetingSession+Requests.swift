@@ -108,6 +108,12 @@ extension MeetingSession {
         case .adminEndRoom:
             try await room.adminEnd(uid)
             return EmptyPayload()
+        case .adminStartCaptions:
+            try await room.startCaptions(uid, language: MeetingCodec.payload(CaptionsReq.self, from: text).language)
+            return EmptyPayload()
+        case .adminStopCaptions:
+            try await room.stopCaptions(uid)
+            return EmptyPayload()
         case .adminSetWaitingRoom: return try await room.setWaitingRoom(uid, enabled: policy())
         case .adminAdmit:
             try await room.admit(target().uid, by: uid)

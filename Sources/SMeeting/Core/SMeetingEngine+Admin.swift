@@ -118,6 +118,24 @@ extension SMeetingEngine {
         await state.withLock { $0.leaving }?.value
     }
 
+    // MARK: - Live captions
+
+    /// Turns on live captions in the meeting (host and co-hosts; docs/captions.md): the server
+    /// transcribes every member, and everyone's channel delegates get
+    /// `channel(_:didReceiveCaption:)` (the web SDK: `captionDidArrive`).
+    /// - Parameter language: BCP 47; `en-US` (the default) is the one the server has a model for.
+    /// - Throws: `.unauthorized` for a member; `.apiError` with `wrong_state` when captions already
+    ///   run or the server runs none, `invalid_parameter` for a language without a model.
+    public func startCaptions(language: String? = nil) async throws {
+        _ = try await send(.adminStartCaptions, CaptionsReq(language: language), EmptyPayload.self)
+    }
+
+    /// Turns live captions off; each turn in progress gets its final caption first.
+    /// - Throws: `.unauthorized` for a member; `.apiError` with `wrong_state` when none run.
+    public func stopCaptions() async throws {
+        _ = try await send(.adminStopCaptions, EmptyPayload(), EmptyPayload.self)
+    }
+
     // MARK: - Chat and hands
 
     /// Sends a chat message to everyone, or privately to `uid`.

@@ -90,6 +90,8 @@ extension Channel {
         case .layerSwitched(let info):
             (remoteTrack(trackId: info.trackId) as? RemoteVideoTrack)?.setCurrentLayer(info.layer)
             delegates.notify { [self] in $0.channel(self, didSwitchLayer: info) }
+        case .caption(let caption):
+            delegates.notify { [self] in $0.channel(self, didReceiveCaption: caption) }
         case .layersNeeded(let needed):
             // Dynacast: layers nobody receives stop being encoded, and come back with a key frame.
             guard context.configuration.dynacast else { break }

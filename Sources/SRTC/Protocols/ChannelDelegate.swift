@@ -63,6 +63,12 @@ public protocol ChannelDelegate: AnyObject {
     func channel(_ channel: Channel, didChangeActiveSpeakers snapshot: ActiveSpeakersSnapshot)
     /// A simulcast layer switch of one of your subscriptions completed.
     func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo)
+
+    // MARK: Captions
+
+    /// A live caption while the channel's captions run (`/server/v1/channel/captions/start`):
+    /// a speaker's partials, each replacing the one before, then their turn's final, in order.
+    func channel(_ channel: Channel, didReceiveCaption caption: Caption)
     /// With end-to-end encryption on (`Configuration.e2ee`): what this client can do with `uid`'s
     /// media changed (`ok`, `missingKey`, `decryptionFailed`; docs/e2ee.md). Told on each change.
     func channel(_ channel: Channel, e2eeStateChanged uid: String, state: E2EEState)
@@ -89,5 +95,6 @@ extension ChannelDelegate {
     public func channel(_ channel: Channel, didChangeConnectionQuality change: ConnectionQualityChange) {}
     public func channel(_ channel: Channel, didChangeActiveSpeakers snapshot: ActiveSpeakersSnapshot) {}
     public func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo) {}
+    public func channel(_ channel: Channel, didReceiveCaption caption: Caption) {}
     public func channel(_ channel: Channel, e2eeStateChanged uid: String, state: E2EEState) {}
 }

@@ -39,6 +39,8 @@ public typealias ActiveSpeakersSnapshot = SRTCProtocol.ActiveSpeakersSnapshot
 public typealias ActiveSpeaker = SRTCProtocol.ActiveSpeaker
 /// A simulcast layer switch that took effect.
 public typealias LayerSwitchedInfo = SRTCProtocol.LayerSwitchedInfo
+/// A live caption of a participant's speech (server captions, docs/protocol.md "Captions").
+public typealias Caption = SRTCProtocol.Caption
 
 // MARK: - Media
 

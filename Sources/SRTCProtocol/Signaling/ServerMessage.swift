@@ -163,6 +163,8 @@ public enum ServerEvent: Sendable, Equatable {
     case connectionQuality(ConnectionQualityChange)
     case activeSpeakers(ActiveSpeakersSnapshot)
     case layerSwitched(LayerSwitchedInfo)
+    /// A live caption of someone's speech (server captions, docs/protocol.md "Captions").
+    case caption(Caption)
     /// Dynacast: which layers of my track anyone receives now; the others may stop.
     case layersNeeded(LayersNeeded)
     /// A subscription ended without the client asking (track removed, permission...).

@@ -129,6 +129,7 @@ public enum ServerEventType: String, Sendable, CaseIterable {
     case connectionQuality = "connection_quality"
     case activeSpeakers = "active_speakers"
     case layerSwitched = "layer_switched"
+    case caption
     case layersNeeded = "layers_needed"
     case subscriptionEnded = "subscription_ended"
     case disconnected
@@ -205,6 +206,7 @@ extension ServerEvent {
         case .connectionQuality(let d): (.connectionQuality, d)
         case .activeSpeakers(let d): (.activeSpeakers, d)
         case .layerSwitched(let d): (.layerSwitched, d)
+        case .caption(let d): (.caption, d)
         case .layersNeeded(let d): (.layersNeeded, d)
         case .subscriptionEnded(let d): (.subscriptionEnded, d)
         case .disconnected(let d): (.disconnected, d)
@@ -228,6 +230,7 @@ extension ServerEvent {
         case .connectionQuality: self = .connectionQuality(try data(ConnectionQualityChange.self))
         case .activeSpeakers: self = .activeSpeakers(try data(ActiveSpeakersSnapshot.self))
         case .layerSwitched: self = .layerSwitched(try data(LayerSwitchedInfo.self))
+        case .caption: self = .caption(try data(Caption.self))
         case .layersNeeded: self = .layersNeeded(try data(LayersNeeded.self))
         case .subscriptionEnded: self = .subscriptionEnded(try data(SubscriptionEnded.self))
         case .disconnected: self = .disconnected(try data(Disconnected.self))

@@ -15,11 +15,12 @@ public enum SignalDataChannel: Sendable {
 
 extension ServerEvent {
     /// The events that travel on the subscribe transport's reliable data channel once it is
-    /// open, as seed 002 says: quality, speakers and layer switches. The WebSocket carries them
-    /// before, and for clients without data channels.
+    /// open, as seed 002 says: quality, speakers and layer switches, and captions (like speakers,
+    /// a stream of room events about media). The WebSocket carries them before, and for clients
+    /// without data channels.
     public var travelsOnDataChannel: Bool {
         switch self {
-        case .qualityReport, .connectionQuality, .activeSpeakers, .layerSwitched: true
+        case .qualityReport, .connectionQuality, .activeSpeakers, .layerSwitched, .caption: true
         default: false
         }
     }

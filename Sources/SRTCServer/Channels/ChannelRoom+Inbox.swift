@@ -95,6 +95,11 @@ extension ChannelRoom {
         }
     }
 
+    /// Sends a live caption to every user (`captionToUsers`); false when the room is closed.
+    nonisolated func caption(_ caption: Caption) async -> Bool {
+        await perform(ifClosed: false) { $0.captionToUsers(caption) }
+    }
+
     /// Sets the channel's metadata and tells everyone (`updateMetadata`).
     nonisolated func setMetadata(_ value: String?) async {
         await perform(ifClosed: ()) { $0.updateMetadata(value) }

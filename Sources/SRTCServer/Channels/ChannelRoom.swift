@@ -181,6 +181,13 @@ actor ChannelRoom {
         return count
     }
 
+    /// Sends `caption` to every user (not to hidden participants: the captioner is one), on the
+    /// data channel where it is open; the room's one stream keeps each speaker's captions in order.
+    func captionToUsers(_ caption: Caption) -> Bool {
+        for p in participants.values where !p.hidden { p.send(.caption(caption)) }
+        return true
+    }
+
     /// Sets channel metadata (server API) and tells everyone.
     func updateMetadata(_ value: String?) {
         metadata = value

@@ -73,4 +73,33 @@ public struct ChannelControl: Sendable {
         guard let room = manager.existingRoom(key) else { return 0 }
         return await room.unpublish(uid: uid, desc: desc)
     }
+
+    /// Sends a live caption to every user of the live channel `key` (`caption` event,
+    /// docs/protocol.md "Captions"), after every event sent before it. Returns `false` when the
+    /// channel is not live.
+    @discardableResult
+    public func caption(_ key: ChannelKey, _ caption: Caption) async -> Bool {
+        guard let room = manager.existingRoom(key) else { return false }
+        return await room.caption(caption)
+    }
+
+    /// Starts live captions in channel `key` (docs/captions.md) through the module that runs them.
+    /// - Throws: the module's refusal (`already_exists`, `not_found`, `invalid_parameter`, …), or
+    ///   `wrong_state` when no module runs captions.
+    public func startCaptions(_ key: ChannelKey, language: String?) async throws(ModuleRefusal) {
+        for module in manager.modules {
+            if let answer = await module.startCaptions(key, language: language) { return try answer.get() }
+        }
+        throw ModuleRefusal(.wrongState, "this server runs no captions")
+    }
+
+    /// Stops the captions of channel `key`.
+    /// - Throws: the module's refusal (`wrong_state` when none run), or `wrong_state` when no module
+    ///   runs captions.
+    public func stopCaptions(_ key: ChannelKey) async throws(ModuleRefusal) {
+        for module in manager.modules {
+            if let answer = await module.stopCaptions(key) { return try answer.get() }
+        }
+        throw ModuleRefusal(.wrongState, "this server runs no captions")
+    }
 }

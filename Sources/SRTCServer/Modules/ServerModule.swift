@@ -34,6 +34,22 @@ public protocol ServerModule: Sendable {
     func startComposite(_ key: ChannelKey, uid: String) async -> Bool?
     /// Stops that composite; `nil` when this module makes no composites.
     func stopComposite(_ key: ChannelKey, uid: String) async -> Bool?
+    /// Starts live captions in channel `key` (docs/captions.md), asked by another module (a
+    /// meeting host's `admin_start_captions`); `nil` when this module runs no captions.
+    func startCaptions(_ key: ChannelKey, language: String?) async -> Result<Void, ModuleRefusal>?
+    /// Stops them; `nil` when this module runs no captions.
+    func stopCaptions(_ key: ChannelKey) async -> Result<Void, ModuleRefusal>?
+}
+
+/// Why a module refused another module's request: the server API's error code and message.
+public struct ModuleRefusal: Error, Sendable, Equatable {
+    public let code: APIErrorCode
+    public let message: String
+
+    public init(_ code: APIErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
 }
 
 extension ServerModule {
@@ -42,6 +58,8 @@ extension ServerModule {
     public func mayPublish(_ key: ChannelKey, uid: String, track: PublishTrack) async -> PublishVerdict? { nil }
     public func startComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
     public func stopComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
+    public func startCaptions(_ key: ChannelKey, language: String?) async -> Result<Void, ModuleRefusal>? { nil }
+    public func stopCaptions(_ key: ChannelKey) async -> Result<Void, ModuleRefusal>? { nil }
 }
 
 /// A module's answer to `mayPublish`.
