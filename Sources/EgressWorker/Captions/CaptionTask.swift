@@ -8,7 +8,7 @@ import Synchronization
 /// every user's audio, and each transcript (partials while they speak, a final per turn) goes to
 /// the server as a `caption` event, which stores the finals and sends every caption to the
 /// channel's users. The same agent machinery as `srtc agent captions`, supervised by the server.
-public final class CaptionTask: EgressTask, @unchecked Sendable {
+public final class CaptionTask: EgressTask, Sendable {
     private let task: WorkerTask
     private let settings: CaptionSettings
     private let events: WorkerEvents
