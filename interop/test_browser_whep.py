@@ -4,7 +4,8 @@ only WHEP (`web/play/whep-player.js`: one POST of an offer, the answer, a DELETE
 signaling. A Swift participant (`srtc join`) publishes a numbered test pattern and a tone; the page
 plays its camera and microphone, then a composite of the channel (the egress worker's mix), reading
 the frame numbers out of the pixels it shows. Checked too: the player is a user of the channel while
-it plays and leaves on stop; a bad token and an unknown uid are refused with the documented statuses.
+it plays and leaves on stop; a bad token and an unknown uid are refused with the documented statuses;
+with `&wait=1` the page waits for a user that is not there yet and plays it once it publishes.
 """
 import os
 import sys
@@ -12,7 +13,7 @@ import time
 from urllib.parse import quote
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import Tab, expect, ok, reexec_in_loopback_namespace, run_browser_bot_test, wait_until  # noqa: E402
+from srtc_test_support import JoinBot, Tab, expect, ok, reexec_in_loopback_namespace, run_browser_bot_test, wait_until  # noqa: E402
 from test_browser_h264 import PATTERN_READER_JS  # noqa: E402
 
 CHANNEL = "whepplay"
@@ -123,6 +124,20 @@ def run(server, driver, bot):
     frames = read_numbers(tab, "the composite (the Swift participant's picture in it)")
     expect(frames[-1]["w"] == 320 and frames[-1]["h"] == 180, f"the composite's size: {frames[-1]['w']}×{frames[-1]['h']}")
     server.call("POST", "/server/v1/channel/composite/stop", {"channel": CHANNEL, "uid": "mix"})
+
+    # `&wait=1` before the user is there: the page waits (404 posted again), then plays it.
+    driver.get(f"{server.base}/play/?endpoint={quote(f'/whep/v1/{CHANNEL}/latebot')}&token={quote(viewer)}&wait=1")
+    tab = Tab(driver, driver.current_window_handle, "waiting player")
+    wait_until(lambda: tab.run("return window.playerState") == "waiting", "the page waiting for a user not there yet", WAIT)
+    late = JoinBot(server, CHANNEL, "latebot", "--size", "320x180", "--pattern-start", "7000", "--duration", "60")
+    try:
+        wait_until(lambda: tab.run("return window.playerState") == "playing", "the waiting page plays the user once it publishes", WAIT)
+        frames = read_numbers(tab, "the user that joined after the page")
+        expect(min(f["n"] for f in frames if f["n"] is not None) >= 7000, "the late user's frames (numbers from 7000)")
+        wait_until(lambda: tab.run_async(AUDIO_JS).get("packets", 0) > 50, "the late user's microphone packets", WAIT)
+        ok("the page with wait=1 played a user that joined after it")
+    finally:
+        late.stop()
 
 
 def main():
