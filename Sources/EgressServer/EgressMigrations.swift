@@ -43,5 +43,21 @@ enum EgressMigrations {
             """,
             "CREATE INDEX egress_composites_status ON egress_composites (status)",
         ],
+        [
+            // Ingresses while they exist (docs/ingress.md): a restarted node resumes its own.
+            """
+            CREATE TABLE egress_ingresses (
+                ingress_id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                node_id TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                info TEXT NOT NULL,
+                settings TEXT NOT NULL,
+                port INTEGER,
+                created_at INTEGER NOT NULL
+            )
+            """,
+            "CREATE INDEX egress_ingresses_node ON egress_ingresses (node_id)",
+        ],
     ])
 }
