@@ -5,7 +5,8 @@ signaling. A Swift participant (`srtc join`) publishes a numbered test pattern a
 plays its camera and microphone, then a composite of the channel (the egress worker's mix), reading
 the frame numbers out of the pixels it shows. Checked too: the player is a user of the channel while
 it plays and leaves on stop; a bad token and an unknown uid are refused with the documented statuses;
-with `&wait=1` the page waits for a user that is not there yet and plays it once it publishes.
+with `&wait=1` the page waits for a user that is not there yet and plays it once it publishes; a
+camera an aiortc user adds after the page's POST plays without a new offer.
 """
 import os
 import sys
@@ -138,10 +139,46 @@ def run(server, driver, bot):
         ok("the page with wait=1 played a user that joined after it")
     finally:
         late.stop()
+    run_late_camera(server, driver, viewer)
+
+
+def run_late_camera(server, driver, viewer):
+    """docs/ingress.md, "Tracks published later", in Chromium: an aiortc user publishes a tone,
+    the page plays it, then the user adds its camera and the page shows its frames in order with
+    no new offer (the waiting video section takes the unsignaled SSRC by payload type)."""
+    import asyncio
+    import threading
+    from aiortc_participant import AiortcParticipant, pattern_track
+    from test_whip_whep import tone_track
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    def run(coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, loop).result(WAIT)
+
+    async def join():
+        publisher = AiortcParticipant(server.base, server.channel_token(CHANNEL, "lateaio"))
+        await publisher.join()
+        await publisher.publish(tone_track(), "mic")
+        return publisher
+    publisher = run(join())
+    try:
+        tab = open_player(driver, server, f"/whep/v1/{CHANNEL}/lateaio", viewer)
+        expect(tab.run("return window.playerState") == "playing", f"the page plays a user with only a tone ({tab.run('return window.playerError')})")
+        wait_until(lambda: tab.run_async(AUDIO_JS).get("packets", 0) > 20, "the tone's packets", WAIT)
+
+        async def add_camera():
+            await publisher.add_track(pattern_track(), "camera_big")
+        run(add_camera())
+        read_numbers(tab, "the camera added after the page's POST")
+        ok("the page shows the camera its user published after the POST")
+    finally:
+        run(publisher.close())
+        loop.call_soon_threadsafe(loop.stop)
 
 
 def main():
-    reexec_in_loopback_namespace(__file__)
+    reexec_in_loopback_namespace(__file__, lo_address="10.213.0.1")  # aiortc gathers no 127.0.0.1
     return run_browser_bot_test("The WHEP player page", run, CHANNEL, "swiftbot",
                                 ("--size", "320x180", "--stats-interval", "1", "--duration", "120"), wait_seconds=WAIT)
 
