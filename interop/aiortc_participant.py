@@ -96,8 +96,14 @@ class AiortcParticipant:
 
     async def publish(self, track, desc):
         """Publishes one aiortc track (no simulcast) on a new publish connection; returns its TrackInfo."""
-        from aiortc import RTCPeerConnection, RTCSessionDescription
+        from aiortc import RTCPeerConnection
         self.publisher = RTCPeerConnection()
+        return await self.add_track(track, desc)
+
+    async def add_track(self, track, desc):
+        """Publishes one more aiortc track on the publish connection (after `publish`: a
+        renegotiation, its new offer with the new section); returns its TrackInfo."""
+        from aiortc import RTCSessionDescription
         transceiver = self.publisher.addTransceiver(track, direction="sendonly")
         await self.publisher.setLocalDescription(await self.publisher.createOffer())
         data = await self.request("publish", {"sdp": self.publisher.localDescription.sdp, "tracks": [

@@ -4,7 +4,9 @@ only WHEP (`web/play/whep-player.js`: one POST of an offer, the answer, a DELETE
 signaling. A Swift participant (`srtc join`) publishes a numbered test pattern and a tone; the page
 plays its camera and microphone, then a composite of the channel (the egress worker's mix), reading
 the frame numbers out of the pixels it shows. Checked too: the player is a user of the channel while
-it plays and leaves on stop; a bad token and an unknown uid are refused with the documented statuses.
+it plays and leaves on stop; a bad token and an unknown uid are refused with the documented statuses;
+with `&wait=1` the page waits for a user that is not there yet and plays it once it publishes; a
+camera an aiortc user adds after the page's POST plays without a new offer.
 """
 import os
 import sys
@@ -12,7 +14,7 @@ import time
 from urllib.parse import quote
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import Tab, expect, ok, reexec_in_loopback_namespace, run_browser_bot_test, wait_until  # noqa: E402
+from srtc_test_support import JoinBot, Tab, expect, ok, reexec_in_loopback_namespace, run_browser_bot_test, wait_until  # noqa: E402
 from test_browser_h264 import PATTERN_READER_JS  # noqa: E402
 
 CHANNEL = "whepplay"
@@ -124,9 +126,59 @@ def run(server, driver, bot):
     expect(frames[-1]["w"] == 320 and frames[-1]["h"] == 180, f"the composite's size: {frames[-1]['w']}×{frames[-1]['h']}")
     server.call("POST", "/server/v1/channel/composite/stop", {"channel": CHANNEL, "uid": "mix"})
 
+    # `&wait=1` before the user is there: the page waits (404 posted again), then plays it.
+    driver.get(f"{server.base}/play/?endpoint={quote(f'/whep/v1/{CHANNEL}/latebot')}&token={quote(viewer)}&wait=1")
+    tab = Tab(driver, driver.current_window_handle, "waiting player")
+    wait_until(lambda: tab.run("return window.playerState") == "waiting", "the page waiting for a user not there yet", WAIT)
+    late = JoinBot(server, CHANNEL, "latebot", "--size", "320x180", "--pattern-start", "7000", "--duration", "60")
+    try:
+        wait_until(lambda: tab.run("return window.playerState") == "playing", "the waiting page plays the user once it publishes", WAIT)
+        frames = read_numbers(tab, "the user that joined after the page")
+        expect(min(f["n"] for f in frames if f["n"] is not None) >= 7000, "the late user's frames (numbers from 7000)")
+        wait_until(lambda: tab.run_async(AUDIO_JS).get("packets", 0) > 50, "the late user's microphone packets", WAIT)
+        ok("the page with wait=1 played a user that joined after it")
+    finally:
+        late.stop()
+    run_late_camera(server, driver, viewer)
+
+
+def run_late_camera(server, driver, viewer):
+    """docs/ingress.md, "Tracks published later", in Chromium: an aiortc user publishes a tone,
+    the page plays it, then the user adds its camera and the page shows its frames in order with
+    no new offer (the waiting video section takes the unsignaled SSRC by payload type)."""
+    import asyncio
+    import threading
+    from aiortc_participant import AiortcParticipant, pattern_track
+    from test_whip_whep import tone_track
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    def run(coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, loop).result(WAIT)
+
+    async def join():
+        publisher = AiortcParticipant(server.base, server.channel_token(CHANNEL, "lateaio"))
+        await publisher.join()
+        await publisher.publish(tone_track(), "mic")
+        return publisher
+    publisher = run(join())
+    try:
+        tab = open_player(driver, server, f"/whep/v1/{CHANNEL}/lateaio", viewer)
+        expect(tab.run("return window.playerState") == "playing", f"the page plays a user with only a tone ({tab.run('return window.playerError')})")
+        wait_until(lambda: tab.run_async(AUDIO_JS).get("packets", 0) > 20, "the tone's packets", WAIT)
+
+        async def add_camera():
+            await publisher.add_track(pattern_track(), "camera_big")
+        run(add_camera())
+        read_numbers(tab, "the camera added after the page's POST")
+        ok("the page shows the camera its user published after the POST")
+    finally:
+        run(publisher.close())
+        loop.call_soon_threadsafe(loop.stop)
+
 
 def main():
-    reexec_in_loopback_namespace(__file__)
+    reexec_in_loopback_namespace(__file__, lo_address="10.213.0.1")  # aiortc gathers no 127.0.0.1
     return run_browser_bot_test("The WHEP player page", run, CHANNEL, "swiftbot",
                                 ("--size", "320x180", "--stats-interval", "1", "--duration", "120"), wait_seconds=WAIT)
 

@@ -322,6 +322,47 @@ async def run_whep(server):
         await pc.close()
 
 
+async def run_whep_late(server):
+    """A WHEP player of a user that publishes its camera after the player connected
+    (docs/ingress.md, "Tracks published later"): aiortc joins through signaling and publishes a
+    tone; the player's POST gets the audio and a waiting video section (sendonly, no SSRC); the
+    user then adds its camera, and the player decodes its frame numbers in order, with no new
+    offer. A user with no tracks at all is 404 (the player posts again)."""
+    from aiortc import RTCSessionDescription
+    from aiortc_participant import AiortcParticipant
+    publisher = AiortcParticipant(server.base, server.channel_token(CHANNEL, "latecomer"))
+    token = server.channel_token(CHANNEL, "lateplayer", permissions={"publish": False})
+    pc, received = await whep_player()
+    try:
+        await publisher.join()
+        await publisher.publish(tone_track(), "mic")
+        status, headers, body = await asyncio.to_thread(
+            http, "POST", f"{server.base}/whep/v1/{CHANNEL}/latecomer", pc.localDescription.sdp.encode(),
+            {"Content-Type": "application/sdp", "Authorization": f"Bearer {token}"})
+        expect(status == 201, f"WHEP POST of a user with only a tone: 201 ({status} {body[:300]!r})")
+        answer = body.decode()
+        sections = ["m=" + part for part in answer.split("\nm=")[1:]]
+        audio = next(part for part in sections if part.startswith("m=audio"))
+        video = next(part for part in sections if part.startswith("m=video"))
+        expect("a=sendonly" in video and "a=ssrc:" not in video and "a=ssrc:" in audio,
+               f"the answer plays the audio and keeps the video section waiting: sendonly, no SSRC ({video[:400]!r})")
+        await pc.setRemoteDescription(RTCSessionDescription(answer, "answer"))
+        await asyncio.to_thread(wait_until, lambda: "lateplayer" in users(server), "the late player in the channel", WAIT)
+        await publisher.add_track(pattern_track(), "camera_big")
+        started = time.monotonic()
+        track = await asyncio.wait_for(received, WAIT)
+        readable = await frame_numbers(track)
+        print(f"figure: first 40 frames of the camera published after the WHEP POST decoded {time.monotonic() - started:.1f} s after it was added")
+        expect(len(readable) >= 30 and readable == sorted(readable) and len(set(readable)) >= 25,
+               f"the WHEP player decodes the camera published after it connected, frame numbers in order ({readable[:5]}…{readable[-5:]})")
+        status, _, _ = await asyncio.to_thread(http, "DELETE", server.base + headers["Location"])
+        expect(status == 200, f"WHEP DELETE of the late player: 200 ({status})")
+        ok("a WHEP player got the camera its user published after the player connected")
+    finally:
+        await pc.close()
+        await publisher.close()
+
+
 def run_cli(server, bot):
     """`srtc whip` against our endpoint, seen by the Swift participant; stopped with SIGINT (DELETE)."""
     import subprocess
@@ -354,6 +395,7 @@ def main():
         try:
             asyncio.run(run(server, bot, record_dir))
             asyncio.run(run_whep(server))
+            asyncio.run(run_whep_late(server))
             asyncio.run(run_vanished(server))
             asyncio.run(run_whep_composite(server))
             run_cli(server, bot)

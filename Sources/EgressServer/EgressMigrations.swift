@@ -60,5 +60,21 @@ enum EgressMigrations {
             """,
             "CREATE INDEX egress_captions_channel ON egress_captions (app_id, channel, start_ms)",
         ],
+        [
+            // Ingresses while they exist (docs/ingress.md): a restarted node resumes its own.
+            """
+            CREATE TABLE egress_ingresses (
+                ingress_id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                node_id TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                info TEXT NOT NULL,
+                settings TEXT NOT NULL,
+                port INTEGER,
+                created_at INTEGER NOT NULL
+            )
+            """,
+            "CREATE INDEX egress_ingresses_node ON egress_ingresses (node_id)",
+        ],
     ])
 }

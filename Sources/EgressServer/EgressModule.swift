@@ -36,12 +36,16 @@ public final class EgressModule: ServerModule {
                                                  workerExecutable: config.egressWorker ?? Self.defaultWorker(), maxTasks: config.egressMaxTasks)
         settings.ingressBind = config.bind.contains(":") ? "0.0.0.0" : config.bind
         settings.ingressPorts = config.ingressPorts
+        settings.nodeId = config.nodeId ?? ""
         settings.ingressHost = config.publicIP ?? (["0.0.0.0", "::", ""].contains(config.bind) ? "127.0.0.1" : settings.ingressBind)
         supervisor = EgressSupervisor(settings: settings, store: store, apps: context.apps, channels: context.channels,
                                       webhooks: context.webhooks, endpoint: context.endpoint)
         store.closeUnfinishedComposites(now: EgressSupervisor.now())
         let supervisor = self.supervisor
-        Task { await supervisor.recoverInterruptedRecordings() }
+        Task {
+            await supervisor.recoverInterruptedRecordings()
+            await supervisor.resumeIngresses()
+        }
     }
 
     /// `srtc-egress` beside the running executable (the server, or a test runner in the same build

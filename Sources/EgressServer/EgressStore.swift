@@ -90,4 +90,34 @@ final class EgressStore: Sendable {
             WHERE status IN ('starting', 'running', 'restarting')
             """, [.integer(now)])
     }
+
+    // MARK: - Ingresses
+
+    /// Stores an ingress (its settings, port and figures) while it exists, for the node `nodeId`.
+    func save(_ i: IngressInfo, appId: String, nodeId: String, settings: IngressSettings, port: UInt16?) {
+        let encoder = JSONEncoder()
+        guard let info = try? encoder.encode(i), let settingsJSON = try? encoder.encode(settings) else { return }
+        _ = try? database.query("""
+            INSERT INTO egress_ingresses (ingress_id, app_id, node_id, channel, info, settings, port, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (ingress_id) DO UPDATE SET info = excluded.info, port = excluded.port
+            """, [.text(i.ingressId), .text(appId), .text(nodeId), .text(i.channel), .text(String(decoding: info, as: UTF8.self)),
+                  .text(String(decoding: settingsJSON, as: UTF8.self)), port.map { .integer(Int64($0)) } ?? .null, .integer(i.createdAt)])
+    }
+
+    func deleteIngress(id: String) {
+        _ = try? database.query("DELETE FROM egress_ingresses WHERE ingress_id = ?", [.text(id)])
+    }
+
+    /// The ingresses node `nodeId` ran, oldest first.
+    func ingresses(nodeId: String) -> [(appId: String, info: IngressInfo, settings: IngressSettings, port: UInt16?)] {
+        let rows = (try? database.query("SELECT app_id, info, settings, port FROM egress_ingresses WHERE node_id = ? ORDER BY created_at, ingress_id",
+                                        [.text(nodeId)])) ?? []
+        let decoder = JSONDecoder()
+        return rows.compactMap { row in
+            guard row.count == 4, let appId = row[0].string, let info = row[1].string, let settings = row[2].string,
+                  let i = try? decoder.decode(IngressInfo.self, from: Data(info.utf8)),
+                  let s = try? decoder.decode(IngressSettings.self, from: Data(settings.utf8)) else { return nil }
+            return (appId, i, s, row[3].int.flatMap { UInt16(exactly: $0) })
+        }
+    }
 }

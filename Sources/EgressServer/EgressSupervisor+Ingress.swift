@@ -59,6 +59,7 @@ extension EgressSupervisor {
         let i = Ingress(info: info, appId: appId, key: key, settings: ingressSettings)
         i.port = port
         ingresses[id] = i
+        persist(i)
         launch(i)
         if i.worker != nil, !i.workerStarted { await wait("start:" + id, timeout: settings.startTimeout) }
         if i.info.status == .failed {
@@ -83,6 +84,28 @@ extension EgressSupervisor {
     func ingressList(appId: String, channel: String?) -> [IngressInfo] {
         ingresses.values.filter { $0.appId == appId && (channel == nil || $0.key.name == channel) }
             .map(\.info).sorted { ($0.createdAt, $0.ingressId) < ($1.createdAt, $1.ingressId) }
+    }
+
+    /// Starts again the ingresses this node stored (docs/ingress.md, "A server restart"): a
+    /// server killed or restarted listens on the same ports for the same keys, so encoders that
+    /// push again resume them. Runs once the server listens (the workers join through it).
+    func resumeIngresses() async {
+        while endpoint.httpURL == nil && !isShuttingDown { try? await Task.sleep(for: .milliseconds(50)) }
+        for (appId, var info, ingressSettings, port) in store.ingresses(nodeId: settings.nodeId) where ingresses[info.ingressId] == nil {
+            guard !isShuttingDown else { return }
+            info.status = .waiting
+            info.error = nil
+            info.media = nil
+            let i = Ingress(info: info, appId: appId, key: ChannelKey(appId: appId, name: info.channel), settings: ingressSettings)
+            i.port = port
+            ingresses[info.ingressId] = i
+            launch(i)
+            Log.info("egress", "resumed ingress \(info.ingressId) (\(info.kind.rawValue)) of \(info.channel) as \(info.uid)")
+        }
+    }
+
+    private func persist(_ i: Ingress) {
+        store.save(i.info, appId: i.appId, nodeId: settings.nodeId, settings: i.settings, port: i.port)
     }
 
     // MARK: - Workers
@@ -157,6 +180,7 @@ extension EgressSupervisor {
             i.info.sessions += 1
             i.info.error = nil
             i.info.media = .init(videoCodec: input.videoCodec, audioCodec: input.audioCodec, width: input.width, height: input.height)
+            persist(i)
             webhooks.send(i.key, event: "ingress_started", data: IngressEvent(ingress: i.info))
         case .inputEnded(let reason):
             guard i.info.status == .publishing else { return }
@@ -187,6 +211,7 @@ extension EgressSupervisor {
         i.info.restarts += 1
         i.info.status = .restarting
         i.info.error = i.failure?.message ?? "the worker exited (status \(status))"
+        persist(i)
         let delay = i.backoff.workerExited(atSeconds: Self.monotonicSeconds())
         let generation = i.generation
         afterDelay(delay) { $0.relaunchIngress(id, after: generation) }
@@ -216,6 +241,8 @@ extension EgressSupervisor {
         i.info.status = status
         i.info.endedAt = Self.now()
         ingresses[id] = nil
+        // A server that stops keeps its ingresses for its next start; one that ends is gone.
+        if !isShuttingDown { store.deleteIngress(id: id) }
         for name in ["start:", "exit:"] { wake(name + id) }
     }
 }

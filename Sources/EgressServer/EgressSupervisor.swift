@@ -24,6 +24,8 @@ actor EgressSupervisor {
         var ingressHost = "127.0.0.1"
         /// The ports ingress listeners take (`--ingress-ports`); nil: any free port.
         var ingressPorts: ClosedRange<UInt16>?
+        /// The node whose ingresses this supervisor stores and resumes (`--node-id`; "" alone).
+        var nodeId = ""
         /// Seconds a start waits for the worker to report that it runs.
         var startTimeout: Double = 15
         /// Seconds a stop waits for the worker to finish its files before killing it.

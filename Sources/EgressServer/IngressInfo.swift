@@ -1,14 +1,14 @@
 import EgressProtocol
 
 /// An ingress as the API shows it (docs/ingress.md, "RTMP, SRT and URL ingest").
-struct IngressInfo: Encodable, Sendable, Equatable {
+struct IngressInfo: Codable, Sendable, Equatable {
     /// `waiting` (listening, no encoder pushes), `publishing` (its user is in the channel),
     /// `restarting` (the worker died and is being restarted), `ended` (deleted, or a pulled URL
     /// ended), `failed`.
-    enum Status: String, Encodable, Sendable { case waiting, publishing, restarting, ended, failed }
+    enum Status: String, Codable, Sendable { case waiting, publishing, restarting, ended, failed }
 
     /// What the current (or last) push carries.
-    struct Media: Encodable, Sendable, Equatable {
+    struct Media: Codable, Sendable, Equatable {
         var videoCodec: String?
         var audioCodec: String?
         var width: Int

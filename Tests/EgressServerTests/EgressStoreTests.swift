@@ -22,12 +22,12 @@ import Testing
         let database = try await kind.open()
         try Migrations.server.apply(to: database)
         #expect(try EgressMigrations.schema.apply(to: database) == 0)
-        #expect(try EgressMigrations.schema.apply(to: database) == 2)
-        #expect(try EgressMigrations.schema.currentVersion(of: database) == 2)
+        #expect(try EgressMigrations.schema.apply(to: database) == 3)
+        #expect(try EgressMigrations.schema.currentVersion(of: database) == 3)
         // The server's own version is untouched: both live in one database.
         #expect(try Migrations.server.currentVersion(of: database) == Migrations.server.latestVersion)
         try database.query("INSERT INTO egress_schema (version) VALUES (7)")
-        #expect(throws: DatabaseError.schemaTooNew(found: 7, supported: 2)) { try EgressStore(database: database) }
+        #expect(throws: DatabaseError.schemaTooNew(found: 7, supported: 3)) { try EgressStore(database: database) }
     }
 
     /// Live captions' transcript: finals of one channel oldest first (by start, then arrival),
@@ -45,6 +45,31 @@ import Testing
         #expect(store.captions(appId: "app", channel: "room", captionsId: "CC_a", sinceMs: nil, limit: 100) == [lines[1], lines[0]])
         #expect(store.captions(appId: "app", channel: "room", captionsId: nil, sinceMs: t + 5_000, limit: 1).map(\.text) == ["second"])
         #expect(store.captions(appId: "other-app", channel: "room", captionsId: nil, sinceMs: nil, limit: 100).isEmpty)
+    }
+
+    /// docs/ingress.md, "A server restart": an ingress is stored with its settings and port for
+    /// its node, updated in place, and gone once deleted.
+    @Test(arguments: TestStore.allCases)
+    func anIngressIsKeptForItsNodeUntilItIsDeleted(_ kind: TestStore) async throws {
+        let store = try EgressStore(database: try await kind.open())
+        let settings = IngressSettings(kind: .rtmp, uid: "obs", input: "rtmp://127.0.0.1:41935/live/KEY", streamKey: "KEY",
+                                       videoBitrate: 2_000_000, simulcast: true)
+        var info = IngressInfo(ingressId: "IN_1", channel: "show", uid: "obs", kind: .rtmp, url: "rtmp://203.0.113.7:41935/live/KEY",
+                               streamKey: "KEY", status: .waiting, sessions: 0, restarts: 0, createdAt: Self.t0)
+        store.save(info, appId: "app", nodeId: "n1", settings: settings, port: 41935)
+        store.save(IngressInfo(ingressId: "IN_2", channel: "show", uid: "cam", kind: .url, url: "https://example.com/a.m3u8", status: .waiting,
+                               sessions: 0, restarts: 0, createdAt: Self.t0 + 1),
+                   appId: "app", nodeId: "n2", settings: IngressSettings(kind: .url, uid: "cam", input: "https://example.com/a.m3u8", streamKey: nil,
+                                                                          videoBitrate: 2_000_000, simulcast: false), port: nil)
+        info.sessions = 3
+        info.status = .publishing
+        store.save(info, appId: "app", nodeId: "n1", settings: settings, port: 41935)
+        let stored = store.ingresses(nodeId: "n1")
+        #expect(stored.map(\.info) == [info] && stored.map(\.appId) == ["app"] && stored.map(\.port) == [41935])
+        #expect(stored.first?.settings == settings)
+        #expect(store.ingresses(nodeId: "n2").map(\.info.ingressId) == ["IN_2"] && store.ingresses(nodeId: "n2").first?.port == nil)
+        store.deleteIngress(id: "IN_1")
+        #expect(store.ingresses(nodeId: "n1").isEmpty)
     }
 
     @Test(arguments: TestStore.allCases)

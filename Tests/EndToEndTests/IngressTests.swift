@@ -186,6 +186,60 @@ import Glibc
         await hooks.shutdown()
     }
 
+    /// docs/ingress.md, "A server restart": an RTMP ingress outlives `kill -9` of its server (the
+    /// worker dies with it, PR_SET_PDEATHSIG): after the restart on the same data it is listed
+    /// with its key and URL, and a push to that URL is published again (frame numbers in order).
+    @Test func anRTMPIngressSurvivesKillDashNineOfItsServerAndAPushResumesIt() async throws {
+        let server = ServerProcess(arguments: ["--app-id", TestServer.appId, "--app-key", TestServer.appKey])
+        defer { server.removeData() }
+        try await server.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let pattern = try Self.pattern(directory, frames: 600)
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "survivor", "uid": "obs", "kind": "rtmp"])
+        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        let id = try #require(created["ingress_id"] as? String)
+        let url = try #require(created["url"] as? String)
+        let key = try #require(created["stream_key"] as? String)
+
+        await server.kill()
+        try await server.start()
+        func listed() async throws -> [String: Any]? {
+            let (_, list) = try await server.call("/server/v1/ingress/list", [:])
+            return (list["ingresses"] as? [[String: Any]])?.first { $0["ingress_id"] as? String == id }
+        }
+        // The restarted server resumes its ingresses once it listens.
+        try await eventually(timeout: 60, "the ingress listed after the restart; log: \(server.log.suffix(3000))") { try await listed() != nil }
+        let resumed = try #require(try await listed())
+        #expect(resumed["stream_key"] as? String == key && resumed["url"] as? String == url && resumed["uid"] as? String == "obs", "\(resumed)")
+
+        let (_, grant) = try await server.call("/server/v1/channel/grant", ["channel": "survivor", "uid": "viewer"])
+        let peer = SDKPeer()
+        let subscriber = SDKAutoSubscriber()
+        peer.channel.delegates.add(delegate: subscriber)
+        _ = try await peer.channel.join(url: server.httpBase, token: try #require(grant["token"] as? String))
+        // Pushed until the resumed worker listens and takes it (as an encoder's reconnect would).
+        var pusher: ChildProcess?
+        var attempts = 0
+        try await eventually(timeout: 60, "a push taken by the resumed ingress after \(attempts) attempts") {
+            if try await listed()?["status"] as? String == "publishing" { return true }
+            if pusher?.isRunning != true {
+                attempts += 1
+                pusher = try? Self.push(pattern, to: url, format: "flv", log: directory.file("push.\(attempts).log"))
+            }
+            return false
+        }
+        defer { pusher?.signal(SIGKILL) }
+        try await peer.events.wait(for: "user+ obs")
+        let numbers = try await Self.decoded(subscriber.collector, after: 0, atLeast: 30, "push after the restart")
+        #expect(frameGaps(numbers).ordered, "\(numbers)")
+        print("ingress: resumed after kill -9, push taken at attempt \(attempts), \(numbers.count) frames decoded (\(numbers.first ?? -1)…\(numbers.last ?? -1))")
+        #expect(try await listed()?["sessions"] as? Int == 1)
+        await pusher?.stop()
+        await peer.channel.leave()
+        await server.stop()
+    }
+
     @Test func srtPushIsPublishedAndAWrongPassphraseIsRefusedAtTheHandshake() async throws {
         let hooks = try TestWebhookReceiver()
         let server = try EgressTestServer(webhookURL: hooks.url)

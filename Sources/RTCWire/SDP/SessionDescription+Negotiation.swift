@@ -103,3 +103,21 @@ extension SessionDescription {
         return section
     }
 }
+
+extension SessionDescription {
+    /// This description with ICE credentials `ufrag`/`pwd` wherever it carries credentials
+    /// (session level and each section that has its own), for an ICE restart (RFC 8445 §9)
+    /// signaled as a fragment (RFC 8840) rather than a whole description.
+    public func replacingICE(ufrag: String, pwd: String) -> SessionDescription {
+        var description = self
+        if description.iceUfrag != nil || description.media.allSatisfy({ $0.iceUfrag == nil }) {
+            description.iceUfrag = ufrag
+            description.icePwd = pwd
+        }
+        for i in description.media.indices where description.media[i].iceUfrag != nil {
+            description.media[i].iceUfrag = ufrag
+            description.media[i].icePwd = pwd
+        }
+        return description
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import RTCCrypto
 import RTCMedia
+import RTCNet
 import RTCTransport
 import RTCWire
 import Synchronization
@@ -199,6 +200,21 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     }
 
     var transportState: PeerTransport.State? { currentTransport?.state }
+
+    /// The credentials of the next description (those of the transport once answered).
+    var localICE: ICECredentials { slot.localICE }
+
+    /// The transport's host candidate (RFC 8445 §5.1.1.1): the address its socket sends from
+    /// toward the server, with its port; nil before an answer made the transport. A socket bound
+    /// to the wildcard address has the route's source address (`RouteLookup`).
+    var hostCandidateAddress: SocketAddress? {
+        guard let transport = slot.transport else { return nil }
+        let local = transport.localAddress
+        guard local.high == 0, local.low == 0 else { return local }
+        guard let server = transport.remote.candidates.first(where: { !$0.isTCP && $0.component == 1 && $0.address.family == local.family })?.address,
+              let source = RouteLookup.sourceAddress(toward: server) else { return nil }
+        return source.with(port: local.port)
+    }
 
     /// Packets sent per stream SSRC (statistics).
     var sentPackets: [UInt32: Int] {

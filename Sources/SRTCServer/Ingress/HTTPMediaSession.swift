@@ -30,6 +30,16 @@ final class HTTPMediaSession: SignalConnection {
         /// WHEP: the server's latest subscriber offer, and how the player's sections pair with it.
         var serverOffer: SessionDescriptionMessage?
         var pairs: [HTTPMediaNegotiation.Pair] = []
+        /// WHEP: the user played (nil for a composite, which does not follow later tracks).
+        var target: String?
+        /// WHEP: the player's sections answered for a track `target` publishes later, and the
+        /// track each pair plays (player mid → track id).
+        var waiting: [String] = []
+        var pairedTracks: [String: String] = [:]
+        /// WHEP: the answer the player has (its codecs and extension ids feed later subscriber answers).
+        var playerAnswer: SessionDescription?
+        /// WHEP: the last follow-up of the target's tracks; the next one runs after it.
+        var following: Task<Void, Never>?
         /// Ended: the room closed the connection, or the client deleted the resource.
         var ended = false
         /// The next request id on this connection (the room echoes it in its responses).
@@ -74,13 +84,28 @@ final class HTTPMediaSession: SignalConnection {
     /// Nothing else tells that the client is gone without a `DELETE`.
     var endsWhenMediaFails: Bool { true }
 
-    /// Responses and events of the room. Only a WHEP session's `subscriber_offer` matters: it
-    /// is kept for the answer the session makes next (the room sends it inside the job that made
-    /// it, so a later job of the same room finds it here).
+    /// Responses and events of the room. Only a WHEP session's matter: a `subscriber_offer` is
+    /// kept for the answer the session makes next (the room sends it inside the job that made
+    /// it, so a later job of the same room finds it here); the played user's `track_added`,
+    /// `track_removed`, `user_joined` (with tracks) and `user_left` start or stop playing a track in the
+    /// player's waiting sections (docs/ingress.md, "Tracks published later").
     func send(text: String) {
-        guard kind == .whep, text.contains("\"subscriber_offer\"") else { return }
-        guard case .event(.subscriberOffer(let offer))? = try? SignalCodec.decodeServerMessage(text) else { return }
-        state.withLock { $0.serverOffer = offer }
+        guard kind == .whep else { return }
+        if text.contains("\"subscriber_offer\"") {
+            guard case .event(.subscriberOffer(let offer))? = try? SignalCodec.decodeServerMessage(text) else { return }
+            state.withLock { $0.serverOffer = offer }
+            return
+        }
+        guard text.contains("\"track_added\"") || text.contains("\"track_removed\"") || text.contains("\"user_joined\"")
+                || text.contains("\"user_left\"") else { return }
+        guard let target = state.withLock(\.target), case .event(let event)? = try? SignalCodec.decodeServerMessage(text) else { return }
+        switch event {
+        case .trackAdded(let e) where e.uid == target: sessions.follow(self, added: [e.track])
+        case .userJoined(let user) where user.uid == target && !user.tracks.isEmpty: sessions.follow(self, added: user.tracks)
+        case .trackRemoved(let e) where e.uid == target: sessions.follow(self, removed: e.track.id)
+        case .userLeft(let e) where e.uid == target: sessions.follow(self, removed: nil)
+        default: break
+        }
     }
 
     /// The room ended the session.

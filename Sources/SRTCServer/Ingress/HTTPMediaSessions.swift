@@ -165,7 +165,18 @@ final class HTTPMediaSessions: Sendable {
         case .success(let joined): room = joined
         case .failure(let error): return .failure(error)
         }
-        let result = await subscribe(session, room: room, target: target, composite: composite, offer: offer, audioMids: audioMids, videoMids: videoMids)
+        // The target's later tracks (its events) are followed once this first subscription is
+        // made: the follow-ups queue behind it (`following`), and the target is known before the
+        // room is read, so no track added in between is missed.
+        let work: Task<Result<String, SignalError>, Never> = session.state.withLock { s in
+            s.target = composite ? nil : target
+            let work = Task {
+                await self.subscribe(session, room: room, target: target, composite: composite, offer: offer, audioMids: audioMids, videoMids: videoMids)
+            }
+            s.following = Task { _ = await work.value }
+            return work
+        }
+        let result = await work.value
         if case .failure = result { await end(session) }
         return result.map { (session, $0) }
     }
@@ -205,12 +216,96 @@ final class HTTPMediaSessions: Sendable {
         let server: SessionDescription
         do throws(SignalError) { server = try ServerNegotiation.parse(serverOffer.sdp, "subscriber offer") } catch { return .failure(error) }
         var pairs: [HTTPMediaNegotiation.Pair] = []
+        var pairedTracks: [String: String] = [:]
         for (track, mid) in wanted {
             guard let section = server.media.first(where: { $0.msid.first?.trackID == track.id }), let serverMid = section.mid else { continue }
             pairs.append(HTTPMediaNegotiation.Pair(playerMid: mid, serverMid: serverMid))
+            pairedTracks[mid] = track.id
         }
-        session.state.withLock { $0.pairs = pairs }
+        // A kind the user does not publish yet: the player's first section of it waits for one.
+        var waiting: [String] = []
+        if !composite {
+            if audio == nil, let mid = audioMids.first { waiting.append(mid) }
+            if video == nil, let mid = videoMids.first { waiting.append(mid) }
+        }
+        session.state.withLock {
+            $0.pairs = pairs
+            $0.pairedTracks = pairedTracks
+            $0.waiting = waiting
+        }
         return await answer(session, playerOffer: offer, serverOffer: serverOffer, pairs: pairs)
+    }
+
+    // MARK: - Tracks published later
+
+    /// WHEP: the played user published `tracks`; each that a waiting section of the player can
+    /// receive starts playing there (after the session's earlier follow-ups).
+    func follow(_ session: HTTPMediaSession, added tracks: [TrackInfo]) {
+        chain(session) { await self.startPlaying(session, tracks) }
+    }
+
+    /// WHEP: the played user unpublished `trackId` (nil: left the channel, all its tracks); the
+    /// section waits for the next track.
+    func follow(_ session: HTTPMediaSession, removed trackId: String?) {
+        chain(session) {
+            session.state.withLock { s in
+                for (mid, track) in s.pairedTracks where trackId == nil || track == trackId {
+                    s.pairedTracks[mid] = nil
+                    s.pairs.removeAll { $0.playerMid == mid }
+                    s.waiting.append(mid)
+                }
+            }
+        }
+    }
+
+    private func chain(_ session: HTTPMediaSession, _ work: @escaping @Sendable () async -> Void) {
+        session.state.withLock { s in
+            let previous = s.following
+            s.following = Task {
+                await previous?.value
+                await work()
+            }
+        }
+    }
+
+    /// Subscribes to each of `tracks` a waiting section can receive and answers the server's
+    /// offer for the player: the player already answered `sendonly` there, so it takes the
+    /// stream when its packets come, and nothing goes back to it.
+    private func startPlaying(_ session: HTTPMediaSession, _ tracks: [TrackInfo]) async {
+        for track in tracks {
+            let kind: MediaKind = track.kind == .audio ? .audio : .video
+            let codec = ServerMedia.subscriberCodec(kind: kind, trackCodec: track.codec)
+            let claimed = session.state.withLock { s -> (SessionDescription, String)? in
+                guard !s.ended, let offer = s.offer, !s.pairedTracks.values.contains(track.id),
+                      let mid = HTTPMediaNegotiation.waitingMid(s.waiting, in: offer, kind: kind, codec: codec) else { return nil }
+                s.waiting.removeAll { $0 == mid }
+                return (offer, mid)
+            }
+            guard let (offer, mid) = claimed else { continue }
+            if case .failure(let error) = await request(session, .subscribe(SubscribeRequest(trackId: track.id))) {
+                Log.warn("whep", "\(session.id) cannot play \(track.id) of \(track.uid): \(error)")
+                session.state.withLock { $0.waiting.append(mid) }
+                continue
+            }
+            await session.state.withLock(\.room)?.perform(ifClosed: ()) { _ in }
+            let (serverOffer, playerAnswer) = session.state.withLock { ($0.serverOffer, $0.playerAnswer) }
+            guard let serverOffer, let playerAnswer, let server = try? ServerNegotiation.parse(serverOffer.sdp, "subscriber offer"),
+                  let serverMid = server.media.first(where: { $0.msid.first?.trackID == track.id })?.mid else { continue }
+            let pairs = session.state.withLock { s -> [HTTPMediaNegotiation.Pair] in
+                s.pairs.append(HTTPMediaNegotiation.Pair(playerMid: mid, serverMid: serverMid))
+                s.pairedTracks[mid] = track.id
+                return s.pairs
+            }
+            do throws(SignalError) {
+                let answer = try HTTPMediaNegotiation.subscriberAnswer(playerOffer: offer, playerAnswer: playerAnswer, serverOffer: server,
+                                                                      pairs: pairs, sessionID: server.origin.sessionID)
+                if case .failure(let error) = await request(session, .subscriberAnswer(SessionDescriptionMessage(sdp: answer, revision: serverOffer.revision))) {
+                    throw error
+                }
+            } catch {
+                Log.warn("whep", "\(session.id) cannot answer for \(track.id) of \(track.uid): \(error)")
+            }
+        }
     }
 
     /// Answers the server's subscriber offer for the player and returns the player's answer.
@@ -221,7 +316,9 @@ final class HTTPMediaSessions: Sendable {
         do throws(SignalError) {
             let server = try ServerNegotiation.parse(serverOffer.sdp, "subscriber offer")
             let sessionID = server.origin.sessionID
-            playerAnswer = try HTTPMediaNegotiation.playerAnswer(playerOffer: playerOffer, serverOffer: server, pairs: pairs, sessionID: sessionID)
+            let (waiting, target) = session.state.withLock { ($0.waiting, $0.target) }
+            playerAnswer = try HTTPMediaNegotiation.playerAnswer(playerOffer: playerOffer, serverOffer: server, pairs: pairs, waiting: waiting,
+                                                                 streamID: target, sessionID: sessionID)
             subscriberAnswer = try HTTPMediaNegotiation.subscriberAnswer(playerOffer: playerOffer, playerAnswer: playerAnswer, serverOffer: server,
                                                                          pairs: pairs, sessionID: sessionID)
         } catch {
@@ -229,6 +326,7 @@ final class HTTPMediaSessions: Sendable {
         }
         let message = SessionDescriptionMessage(sdp: subscriberAnswer, revision: serverOffer.revision)
         if case .failure(let error) = await request(session, .subscriberAnswer(message)) { return .failure(error) }
+        session.state.withLock { $0.playerAnswer = playerAnswer }
         return .success(playerAnswer.serialize())
     }
 

@@ -78,6 +78,42 @@ struct HTTPMediaNegotiationTests {
         #expect(plan.consumers.map { $0.parameters.codecs.map(\.payloadType) } == [[109], [100]])
         #expect(plan.consumers.map { $0.parameters.encodings.map(\.ssrc) } == [[1234], [5678]])
     }
+
+    /// docs/ingress.md, "Tracks published later": a kind the user does not publish yet is
+    /// answered sendonly with no SSRC, and the camera published afterwards is answered on the
+    /// player's behalf with the payload type of the player's offer, without the mid extension.
+    @Test func aWHEPSectionWaitsForALaterTrackAndPlaysItWithThePlayersPayloadType() throws {
+        var negotiation = ServerNegotiationTests.negotiation()
+        let first = negotiation.subscribe(trackId: "TR_mic", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 1234, codec: "opus")
+        let player = try SessionDescription(parsing: ClientSDP.offer([.audio(mid: "a", direction: "recvonly"), .video(mid: "v", direction: "recvonly")])
+            .replacingOccurrences(of: " 96", with: " 100").replacingOccurrences(of: ":96", with: ":100").replacingOccurrences(of: "apt=96", with: "apt=100"))
+        let pairs = [HTTPMediaNegotiation.Pair(playerMid: "a", serverMid: "0")]
+        let server1 = try SessionDescription(parsing: first.sdp)
+        let answer = try HTTPMediaNegotiation.playerAnswer(playerOffer: player, serverOffer: server1, pairs: pairs, waiting: ["v"],
+                                                           streamID: "alice", sessionID: "424242")
+        #expect(answer.media.map(\.direction) == [.sendonly, .sendonly])
+        #expect(answer.media.map(\.ssrcList) == [[1234], []])
+        #expect(answer.media[1].msid == [MediaStreamID(streamID: "alice", trackID: "alice-v")])
+        #expect(answer.media[1].codecs.contains { $0.payloadType == 100 } && !answer.media[1].codecs.contains(where: \.isRTX))
+        #expect(answer.media.allSatisfy { !$0.extensions.contains { $0.uri == RTPHeaderExtensionURI.mid } })
+        _ = try negotiation.applySubscriberAnswer(HTTPMediaNegotiation.subscriberAnswer(playerOffer: player, playerAnswer: answer, serverOffer: server1,
+                                                                                         pairs: pairs, sessionID: "424242"),
+                                                  revision: first.revision, transportExists: true)
+        negotiation.consumerStarted(trackId: "TR_mic")
+        #expect(HTTPMediaNegotiation.waitingMid(["v"], in: player, kind: .video, codec: ServerMedia.vp8) == "v")
+        #expect(HTTPMediaNegotiation.waitingMid(["v"], in: player, kind: .audio, codec: ServerMedia.opus) == nil)
+
+        let later = negotiation.subscribe(trackId: "TR_cam", publisherUid: "alice", kind: .video, layer: nil, ssrc: 5678, codec: "VP8")
+        let server2 = try SessionDescription(parsing: later.sdp)
+        let both = pairs + [HTTPMediaNegotiation.Pair(playerMid: "v", serverMid: "1")]
+        let subscriberAnswer = try HTTPMediaNegotiation.subscriberAnswer(playerOffer: player, playerAnswer: answer, serverOffer: server2,
+                                                                         pairs: both, sessionID: "424242")
+        let plan = try negotiation.applySubscriberAnswer(subscriberAnswer, revision: later.revision, transportExists: true)
+        #expect(plan.consumers.map(\.trackId) == ["TR_cam"])
+        #expect(plan.consumers.map { $0.parameters.codecs.map(\.payloadType) } == [[100]])
+        #expect(plan.consumers.map { $0.parameters.encodings.map(\.ssrc) } == [[5678]])
+        #expect(plan.consumers[0].parameters.headerExtensions.allSatisfy { $0.uri != RTPHeaderExtensionURI.mid })
+    }
 }
 
 /// The HTTP side's pure pieces: ICE servers as `Link` headers (RFC 9725 §4.6) and bearer tokens.

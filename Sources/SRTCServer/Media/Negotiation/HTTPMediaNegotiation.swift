@@ -44,16 +44,7 @@ enum HTTPMediaNegotiation {
     /// The publisher's first offer with the ICE credentials of its restart (RFC 9725 §4.3.2):
     /// the server's `restart_ice` path takes a whole offer.
     static func offer(_ original: SessionDescription, withICE ufrag: String, _ pwd: String) -> String {
-        var offer = original
-        if offer.iceUfrag != nil || offer.media.allSatisfy({ $0.iceUfrag == nil }) {
-            offer.iceUfrag = ufrag
-            offer.icePwd = pwd
-        }
-        for i in offer.media.indices where offer.media[i].iceUfrag != nil {
-            offer.media[i].iceUfrag = ufrag
-            offer.media[i].icePwd = pwd
-        }
-        return offer.serialize()
+        original.replacingICE(ufrag: ufrag, pwd: pwd).serialize()
     }
 
     /// The server's side of an ICE restart as a fragment (RFC 9725 §4.3.2): `a=ice-lite` and the
@@ -87,10 +78,18 @@ enum HTTPMediaNegotiation {
     }
 
     /// The answer to the player: its sections, `sendonly` where paired (with the stream of the
-    /// server's section: SSRC, cname, msid), `inactive` elsewhere; the server's subscribe
-    /// transport (credentials, fingerprint, candidates of `serverOffer`), `a=setup:passive`.
-    static func playerAnswer(playerOffer: SessionDescription, serverOffer: SessionDescription, pairs: [Pair],
-                             sessionID: String) throws(SignalError) -> SessionDescription {
+    /// server's section: SSRC, cname, msid) or waiting, `inactive` elsewhere; the server's
+    /// subscribe transport (credentials, fingerprint, candidates of `serverOffer`),
+    /// `a=setup:passive`.
+    ///
+    /// A **waiting** section (`waiting`, player mids) receives a track the target publishes
+    /// later (docs/ingress.md, "Tracks published later"): it is answered `sendonly` with every
+    /// codec of its kind the server forwards and an `a=msid` of `streamID` but no SSRC, so the
+    /// player takes the stream when its packets come (an unsignaled SSRC, routed by payload type,
+    /// RFC 8843 §9.2) without a new offer. For that the answer leaves out the `mid` header
+    /// extension: the consumer would write the server's mid, which need not be the player's.
+    static func playerAnswer(playerOffer: SessionDescription, serverOffer: SessionDescription, pairs: [Pair], waiting: [String] = [],
+                             streamID: String? = nil, sessionID: String) throws(SignalError) -> SessionDescription {
         guard let first = serverOffer.media.first(where: { !$0.isRejected }), let ufrag = serverOffer.iceUfrag(of: first),
               let pwd = serverOffer.icePwd(of: first), let fingerprint = serverOffer.fingerprints(of: first).first else {
             throw SignalError(.internalError, "the subscriber offer has no transport")
@@ -103,11 +102,16 @@ enum HTTPMediaNegotiation {
             guard let codec = serverOffer.media(mid: pair.serverMid)?.codecs.first(where: { !$0.isRTX }) else { continue }
             if playerOffer.media(mid: pair.playerMid)?.kind == .audio { audio.append(codec) } else { video.append(codec) }
         }
+        for mid in waiting {
+            if playerOffer.media(mid: mid)?.kind == .audio { audio += ServerMedia.capabilities.audioCodecs } else { video += ServerMedia.capabilities.videoCodecs }
+        }
         let paired = Set(pairs.map(\.playerMid))
-        let capabilities = MediaCapabilities(audioCodecs: audio, videoCodecs: video, headerExtensions: ServerMedia.capabilities.headerExtensions)
+        let sending = paired.union(waiting)
+        let extensions = ServerMedia.capabilities.headerExtensions.filter { $0 != RTPHeaderExtensionURI.mid }
+        let capabilities = MediaCapabilities(audioCodecs: audio, videoCodecs: video, headerExtensions: extensions)
         var answer = playerOffer.answer(AnswerOptions(
             transport: transport, capabilities: capabilities, iceLite: true, sessionID: sessionID, acceptDataChannel: false,
-            direction: { paired.contains($0.mid ?? "") ? .sendonly : .inactive }))
+            direction: { sending.contains($0.mid ?? "") ? .sendonly : .inactive }))
         for pair in pairs {
             guard let i = answer.media.firstIndex(where: { $0.mid == pair.playerMid && !$0.isRejected }),
                   let server = serverOffer.media(mid: pair.serverMid), let ssrc = server.ssrcList.first else { continue }
@@ -119,7 +123,19 @@ enum HTTPMediaNegotiation {
             let msid = server.msid.first
             answer.media[i].addSendStream(ssrc: ssrc, cname: cname, streamID: msid?.streamID ?? cname, trackID: msid?.trackID ?? pair.serverMid)
         }
+        for mid in waiting where !paired.contains(mid) {
+            guard let i = answer.media.firstIndex(where: { $0.mid == mid && !$0.isRejected }) else { continue }
+            let codecs = answer.media[i].codecs.filter { !$0.isRTX }
+            answer.media[i].codecs = codecs
+            answer.media[i].formats = codecs.map { String($0.payloadType) }
+            answer.media[i].msid = [MediaStreamID(streamID: streamID ?? "srtc", trackID: "\(streamID ?? "srtc")-\(mid)")]
+        }
         return answer
+    }
+
+    /// The player's section that waits for a track of `kind` in `codec`, if one does.
+    static func waitingMid(_ waiting: [String], in playerOffer: SessionDescription, kind: MediaKind, codec: Codec) -> String? {
+        waiting.first { mid in playerOffer.media(mid: mid)?.kind == kind && offers(playerOffer, mid: mid, codec: codec) }
     }
 
     /// The answer to the server's subscriber offer on the player's behalf: the player's ICE
@@ -139,8 +155,13 @@ enum HTTPMediaNegotiation {
         for pair in pairs {
             guard let i = answer.media.firstIndex(where: { $0.mid == pair.serverMid && !$0.isRejected }),
                   let player = playerAnswer.media(mid: pair.playerMid), !player.isRejected else { continue }
-            answer.media[i].codecs = player.codecs
-            answer.media[i].formats = player.formats
+            // The player's payload type of the server's codec: a waiting section was answered
+            // with every codec of its kind.
+            guard let serverCodec = serverOffer.media(mid: pair.serverMid)?.codecs.first(where: { !$0.isRTX }) else { continue }
+            let only = MediaCapabilities(audioCodecs: [serverCodec], videoCodecs: [serverCodec], headerExtensions: [])
+            guard let codec = only.negotiate(player.codecs, kind: player.kind).first(where: { !$0.isRTX }) else { continue }
+            answer.media[i].codecs = [codec]
+            answer.media[i].formats = [String(codec.payloadType)]
             answer.media[i].extensions = player.extensions
             answer.media[i].direction = .recvonly
         }
