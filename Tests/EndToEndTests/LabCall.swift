@@ -30,13 +30,14 @@ final class LabCall: @unchecked Sendable {
 
     /// - Parameter subscriberRedundantAudio: whether the subscriber offers RED (RFC 2198) for
     ///   audio (`SRTCEngine.Configuration.redundantAudio`); the publisher always does.
-    init(subscriberRedundantAudio: Bool = true) async throws {
+    /// - Parameter subscriberAudioNACK: whether the subscriber asks for lost audio by NACK.
+    init(subscriberRedundantAudio: Bool = true, subscriberAudioNACK: Bool = true) async throws {
         link = try lab.addNamespace()
         subscriberAddress = try lab.addOutsideAddress(link)
         server = ServerProcess(arguments: ["--app-id", TestServer.appId, "--app-key", TestServer.appKey],
                                namespace: link.namespace, host: link.insideAddress)
         let a = Self.engine(bindAddress: link.outsideAddress)
-        let b = Self.engine(bindAddress: subscriberAddress, redundantAudio: subscriberRedundantAudio)
+        let b = Self.engine(bindAddress: subscriberAddress, redundantAudio: subscriberRedundantAudio, audioNACK: subscriberAudioNACK)
         engines = [a, b]
         publisher = try a.createChannel()
         subscriber = try b.createChannel()
@@ -110,11 +111,12 @@ final class LabCall: @unchecked Sendable {
                                 key: TestServer.appKey)
     }
 
-    static func engine(bindAddress: String, redundantAudio: Bool = true) -> SRTCEngine {
+    static func engine(bindAddress: String, redundantAudio: Bool = true, audioNACK: Bool = true) -> SRTCEngine {
         // Two engines in one test process: independent of the process-wide engine (seed 000's rule).
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "lab-peer-events"), logLevel: .off,
                                                      receiveTimeout: 3, mediaBindAddress: bindAddress)
         configuration.redundantAudio = redundantAudio
+        configuration.audioNACK = audioNACK
         return SRTCEngine(independent: configuration)
     }
 }

@@ -75,6 +75,9 @@ public final class SRTCEngine: @unchecked Sendable {
         /// one as a redundant block, and a lost packet is rebuilt from the next one's. On by
         /// default, as in Chromium; `false` offers plain Opus only.
         public var redundantAudio = true
+        /// Ask for lost audio packets by NACK where negotiated (docs/network.md). Off only in
+        /// tests that measure what RED alone recovers.
+        package var audioNACK = true
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,

@@ -156,7 +156,8 @@ final class SubscribeSession: ClientTransportHandler, @unchecked Sendable {
                                                                 e2ee: e2ee, logger: context.logger))
                     case let audio as RemoteAudioTrack:
                         s.receivers[mid] = .audio(AudioReceiver(mid: mid, ssrc: ssrc, audioLevelID: section.audioLevelID,
-                                                                track: audio, context: context, e2ee: e2ee, nacks: section.nack,
+                                                                track: audio, context: context, e2ee: e2ee,
+                                                                nacks: section.nack && context.configuration.audioNACK,
                                                                 redPayloadType: context.configuration.redundantAudio ? section.redPayloadType : nil))
                     default:
                         continue
