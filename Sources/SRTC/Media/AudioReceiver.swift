@@ -8,11 +8,14 @@ import Synchronization
 /// of PCM to the track's renderers. Playout is driven by arrivals: a frame is played once
 /// `targetDepth` packets are buffered behind it. The RTP time the sender skipped (a mute, a
 /// pause) goes with the next buffer to the speaker's mixer, which must not take it for jitter.
+/// Playout counters (packets played, ticks concealed) and the lost packets brought back in time:
+/// by a NACK (`recovered`) and from the next packet's RED block (`recoveredByRED`), each of which
+/// would have been concealed without it; and the packets that came as RED (RFC 2198).
+package typealias AudioPlayoutCounters = (statistics: AudioPlayoutBuffer.Statistics, recovered: Int, recoveredByRED: Int,
+                                          receivedAsRED: Int)
+
 final class AudioReceiver: @unchecked Sendable {
-    /// Playout counters (packets played, ticks concealed) and the lost packets brought back in
-    /// time: by a NACK (`recovered`) and from the next packet's RED block (`recoveredByRED`).
-    /// Each of these would have been concealed without it.
-    typealias PlayoutCounters = (statistics: AudioPlayoutBuffer.Statistics, recovered: Int, recoveredByRED: Int)
+    typealias PlayoutCounters = AudioPlayoutCounters
 
     private struct State {
         var playout = AudioPlayoutBuffer()
@@ -22,6 +25,8 @@ final class AudioReceiver: @unchecked Sendable {
         var recovered = 0
         /// Lost packets put in the playout buffer from a later packet's redundant block (RFC 2198).
         var recoveredByRED = 0
+        /// Packets that came as RED (RFC 2198).
+        var receivedAsRED = 0
         var decoder: OpusDecoder?
         var statistics = RTPReceiveStatistics(clockRate: 48_000)
         var processorInitialized: ObjectIdentifier?
@@ -139,6 +144,7 @@ final class AudioReceiver: @unchecked Sendable {
         let (buffers, packets, senderPause, lost) = state.withLock { s -> ([AudioPCMBuffer], [EncodedMediaFrame], Int, [UInt16]) in
             _ = s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
                                     size: packet.bytes.count)
+            if let red = redPayloadType, packet.payloadType == red { s.receivedAsRED += 1 }
             if !redundant.isEmpty {
                 // Before the packet itself: its NACK state then sees no gap for what was rebuilt.
                 let duration = payload.withUnsafeBytes { (try? OpusPacketInfo(packet: $0))?.samplesAt48kHz } ?? 960
@@ -203,6 +209,6 @@ final class AudioReceiver: @unchecked Sendable {
 
     /// Playout counters (packets played, ticks concealed) and the packets a NACK and RED recovered.
     var playout: PlayoutCounters {
-        state.withLock { ($0.playout.statistics, $0.recovered, $0.recoveredByRED) }
+        state.withLock { ($0.playout.statistics, $0.recovered, $0.recoveredByRED, $0.receivedAsRED) }
     }
 }
