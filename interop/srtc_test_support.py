@@ -194,6 +194,25 @@ class JoinBot:
                 frames, packets = int(f_match.group(1)), int(p_match.group(1))
         return frames, packets
 
+    def tone(self, uid, desc):
+        """The tone frequency (Hz) of the last statistics line for `uid/desc` ("~440 Hz"), or None."""
+        import re
+        found = re.findall(rf"{re.escape(uid)}/{re.escape(desc)}:.*~(\d+) Hz", self.read_log())
+        return int(found[-1]) if found else None
+
+    def wait_tone(self, uid, desc, hz, what, timeout=20):
+        """Waits until the participant hears `uid/desc` within 20 Hz of `hz`; returns what it heard."""
+        heard = [None]
+
+        def check():
+            heard[0] = self.tone(uid, desc)
+            return heard[0] is not None and abs(heard[0] - hz) < 20
+        try:
+            wait_until(check, what, timeout, 0.5)
+        except CheckFailed:
+            raise CheckFailed(f"{what} not reached within {timeout} s (the Swift participant heard {heard[0]} Hz)") from None
+        return heard[0]
+
     def wait_stats(self, uid, desc, predicate, what, timeout=20):
         """Waits until `predicate((frames, packets))` for `uid/desc`; returns them. The last ones are in the failure."""
         last = [(0, 0)]

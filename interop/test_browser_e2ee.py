@@ -14,7 +14,6 @@ shared passphrase, SFrame frames in both directions, byte for byte the same form
 The browser and the server run in a loopback-only network namespace when `unshare -n` is allowed.
 """
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -109,10 +108,7 @@ def run(server, driver, bot):
     frames, _ = bot.wait_stats("alice", "camera", lambda s: s[0] > 20, "the Swift participant decrypting alice's camera", WAIT)
     ok(f"swiftbot decrypts and decodes alice's camera (Chromium → Swift): {frames} frames")
 
-    def tone():
-        found = re.findall(r"alice/mic:.*~(\d+) Hz", bot.read_log())
-        return int(found[-1]) if found else None
-    heard = bob.wait_value(tone, lambda hz: hz is not None and abs(hz - 440) < 20, "swiftbot hearing alice's 440 Hz", timeout=WAIT)
+    heard = bot.wait_tone("alice", "mic", 440, "swiftbot hearing alice's 440 Hz", timeout=WAIT)
     ok(f"swiftbot decrypts alice's audio and hears ~{heard} Hz")
     expect("decryptionFailed" not in bot.read_log(), "swiftbot reports no decryption failure")
 

@@ -173,6 +173,10 @@ final class TrackSink: VideoRenderer, AudioRenderer, Sendable {
             } else {
                 let tone = FrequencyEstimator.zeroCrossingFrequency(s.samples, sampleRate: 48_000).map { String(format: ", ~%.0f Hz", $0) } ?? ""
                 line += String(format: "%.1f × 20 ms/s, %d frames%@", rate, s.frames, tone)
+                // RED (RFC 2198): packets that came with a redundant block, and losses it rebuilt.
+                if let counters = (track as? RemoteAudioTrack)?.playoutCounters, counters.receivedAsRED > 0 {
+                    line += ", \(counters.receivedAsRED) in RED (\(counters.recoveredByRED) rebuilt)"
+                }
             }
             if let stats {
                 line += String(format: ", %d packets, %d lost, jitter %.1f ms", stats.packetsReceived, stats.packetsLost, stats.jitterMs)

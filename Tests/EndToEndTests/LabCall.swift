@@ -28,12 +28,16 @@ final class LabCall: @unchecked Sendable {
     private var pusher: SDKMediaPusher?
     private var sampler: Task<Void, Never>?
 
-    init() async throws {
+    /// - Parameter subscriberRedundantAudio: whether the subscriber offers RED (RFC 2198) for
+    ///   audio (`SRTCEngine.Configuration.redundantAudio`); the publisher always does.
+    /// - Parameter subscriberAudioNACK: whether the subscriber asks for lost audio by NACK.
+    init(subscriberRedundantAudio: Bool = true, subscriberAudioNACK: Bool = true) async throws {
         link = try lab.addNamespace()
         subscriberAddress = try lab.addOutsideAddress(link)
         server = ServerProcess(arguments: ["--app-id", TestServer.appId, "--app-key", TestServer.appKey],
                                namespace: link.namespace, host: link.insideAddress)
-        let a = Self.engine(bindAddress: link.outsideAddress), b = Self.engine(bindAddress: subscriberAddress)
+        let a = Self.engine(bindAddress: link.outsideAddress)
+        let b = Self.engine(bindAddress: subscriberAddress, redundantAudio: subscriberRedundantAudio, audioNACK: subscriberAudioNACK)
         engines = [a, b]
         publisher = try a.createChannel()
         subscriber = try b.createChannel()
@@ -107,10 +111,13 @@ final class LabCall: @unchecked Sendable {
                                 key: TestServer.appKey)
     }
 
-    static func engine(bindAddress: String) -> SRTCEngine {
+    static func engine(bindAddress: String, redundantAudio: Bool = true, audioNACK: Bool = true) -> SRTCEngine {
         // Two engines in one test process: independent of the process-wide engine (seed 000's rule).
-        SRTCEngine(independent: .init(delegateQueue: DispatchQueue(label: "lab-peer-events"), logLevel: .off, receiveTimeout: 3,
-                                        mediaBindAddress: bindAddress))
+        var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "lab-peer-events"), logLevel: .off,
+                                                     receiveTimeout: 3, mediaBindAddress: bindAddress)
+        configuration.redundantAudio = redundantAudio
+        configuration.audioNACK = audioNACK
+        return SRTCEngine(independent: configuration)
     }
 }
 
@@ -130,8 +137,8 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
     private let framesStore = Mutex<[(time: Double, width: Int, height: Int)]>([])
     private let numbersStore = Mutex<[(time: Double, number: Int)]>([])
     private let switchesStore = Mutex<[Switch]>([])
-    private let audioStore = Mutex<[(time: Double, packets: Int, lost: Int)]>([])
-    private let playoutStore = Mutex<[(time: Double, played: Int, concealed: Int, recovered: Int)]>([])
+    private let audioStore = Mutex<[(time: Double, packets: Int, lost: Int, bytes: Int)]>([])
+    private let playoutStore = Mutex<[(time: Double, played: Int, concealed: Int, recovered: Int, recoveredByRED: Int)]>([])
     private let membershipStore = Mutex<[(time: Double, event: String)]>([])
     private let audioTrack = Mutex<RemoteAudioTrack?>(nil)
 
@@ -181,19 +188,29 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
     func sampleAudio() {
         guard let statistics = audioTrack.withLock({ $0 })?.receiveStatistics else { return }
         let now = elapsed
-        audioStore.withLock { $0.append((now, statistics.packetsReceived, statistics.packetsLost)) }
+        audioStore.withLock { $0.append((now, statistics.packetsReceived, statistics.packetsLost, statistics.bytesReceived)) }
         if let playout = audioTrack.withLock({ $0 })?.playoutCounters {
-            playoutStore.withLock { $0.append((now, playout.statistics.played, playout.statistics.concealed, playout.recovered)) }
+            playoutStore.withLock {
+                $0.append((now, playout.statistics.played, playout.statistics.concealed, playout.recovered, playout.recoveredByRED))
+            }
         }
     }
 
     /// What the audio playout did between `from` and `to`: packets played, 20 ms ticks concealed
-    /// (a lost packet, FEC or PLC), and lost packets a NACK brought back in time (each would have
-    /// been concealed without it).
-    func audioPlayout(from: Double, to: Double) -> (played: Int, concealed: Int, recovered: Int) {
+    /// (a lost packet, FEC or PLC), and lost packets a NACK brought back in time and a RED block
+    /// rebuilt (each would have been concealed without it).
+    func audioPlayout(from: Double, to: Double) -> (played: Int, concealed: Int, recovered: Int, recoveredByRED: Int) {
         let samples = playoutStore.withLock { $0 }.filter { $0.time >= from && $0.time <= to }
-        guard let first = samples.first, let last = samples.last else { return (0, 0, 0) }
-        return (last.played - first.played, last.concealed - first.concealed, last.recovered - first.recovered)
+        guard let first = samples.first, let last = samples.last else { return (0, 0, 0, 0) }
+        return (last.played - first.played, last.concealed - first.concealed, last.recovered - first.recovered,
+                last.recoveredByRED - first.recoveredByRED)
+    }
+
+    /// Audio RTP bytes received (whole packets, headers included) between `from` and `to`.
+    func audioBytes(from: Double, to: Double) -> Int {
+        let samples = audioStore.withLock { $0 }.filter { $0.time >= from && $0.time <= to }
+        guard let first = samples.first, let last = samples.last else { return 0 }
+        return last.bytes - first.bytes
     }
 
     // MARK: - Figures
@@ -273,8 +290,8 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
 }
 
 /// Runs `body` on a new lab call and ends the call whether it passed or threw.
-func withLabCall(_ body: (LabCall) async throws -> Void) async throws {
-    let call = try await LabCall()
+func withLabCall(subscriberRedundantAudio: Bool = true, _ body: (LabCall) async throws -> Void) async throws {
+    let call = try await LabCall(subscriberRedundantAudio: subscriberRedundantAudio)
     do {
         try await body(call)
         await call.end()

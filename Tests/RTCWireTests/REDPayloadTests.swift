@@ -83,6 +83,41 @@ struct REDPayloadTests {
         #expect(length == nil)
     }
 
+    @Test func aForwarderRewritesEveryBlockPayloadTypeAndNothingElse() throws {
+        var bytes: [UInt8] = [
+            0x80 | 111, 0x0F, 0x00, 0x02,   // F=1, PT 111, offset 960, length 2
+            0x80 | 111, 0x1E, 0x00, 0x01,   // F=1, PT 111, offset 1920, length 1
+            111,                            // F=0, PT 111: the primary
+            0xAA, 0xBB, 0xCC, 0xDD, 0xEE,   // blocks' data: 2 + 1, then the primary's 2
+        ]
+        bytes.withUnsafeMutableBytes { REDPayloadWriter.setBlockPayloadTypes($0, to: 109) }
+        #expect(bytes == [0x80 | 109, 0x0F, 0x00, 0x02, 0x80 | 109, 0x1E, 0x00, 0x01, 109, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE])
+        // Headers that run past the end: rewritten as far as they go, nothing written beyond.
+        var cut: [UInt8] = [0x80 | 111, 0x0F]
+        cut.withUnsafeMutableBytes { REDPayloadWriter.setBlockPayloadTypes($0, to: 109) }
+        #expect(cut == [0x80 | 109, 0x0F])
+    }
+
+    @Test func theFmtpNamesTheBlocksPayloadTypes() {
+        #expect(Codec.red(payloadType: 63, opusPayloadType: 111).redundantPayloadTypes == [111, 111])
+        #expect(Codec(payloadType: 63, name: "red", clockRate: 48_000, channels: 2, formatParameters: "111/111/111").redundantPayloadTypes == [111, 111, 111])
+        #expect(Codec(payloadType: 63, name: "red", clockRate: 48_000, channels: 2, formatParameters: "opus/opus").redundantPayloadTypes == nil)
+        #expect(Codec(payloadType: 63, name: "red", clockRate: 48_000, channels: 2).redundantPayloadTypes == nil)
+    }
+
+    @Test func anAnswerKeepsREDOnlyAroundAnAcceptedCodec() {
+        let capabilities = MediaCapabilities(audioCodecs: [.opus(), .red()], videoCodecs: [], headerExtensions: [])
+        let chrome = [Codec.opus(), Codec.red(payloadType: 63, opusPayloadType: 111), Codec(payloadType: 0, name: "PCMU", clockRate: 8_000)]
+        #expect(capabilities.negotiate(chrome, kind: .audio).map(\.payloadType) == [111, 63])
+        // RED around PCMU (not accepted), or without an fmtp, is dropped.
+        let aroundPCMU = [Codec.opus(), Codec(payloadType: 63, name: "red", clockRate: 48_000, channels: 2, formatParameters: "0/0")]
+        #expect(capabilities.negotiate(aroundPCMU, kind: .audio).map(\.payloadType) == [111])
+        let bare = [Codec.opus(), Codec(payloadType: 63, name: "red", clockRate: 48_000, channels: 2)]
+        #expect(capabilities.negotiate(bare, kind: .audio).map(\.payloadType) == [111])
+        let withoutRED = MediaCapabilities(audioCodecs: [.opus()], videoCodecs: [], headerExtensions: [])
+        #expect(withoutRED.negotiate(chrome, kind: .audio).map(\.payloadType) == [111])
+    }
+
     @Test func randomBytesParseOrFailWithoutLeavingThePayload() {
         var generator = SystemRandomNumberGenerator()
         var seed = UInt64.random(in: 0 ... .max, using: &generator)

@@ -30,8 +30,10 @@ import Testing
             #expect(m.candidates.isEmpty) // the ICE-lite server learns our address from checks
         }
         let a = try #require(sdp.media(mid: "0"))
-        #expect(a.codecs.map(\.name) == ["opus"])
+        #expect(a.codecs.map(\.name) == ["opus", "red"])
         #expect(a.codecs.first?.payloadType == 111)
+        // RED around Opus (RFC 2198), as Chromium offers it.
+        #expect(a.codecs[1].payloadType == 63 && a.codecs[1].formatParameters == "111/111")
         #expect(a.codecs.first?.channels == 2)
         #expect(a.extensionID(uri: RTPHeaderExtensionURI.audioLevel) == 1)
         #expect(a.extensionID(uri: RTPHeaderExtensionURI.mid) == 4)

@@ -8,6 +8,17 @@ import RTCWire
 @_cdecl("LLVMFuzzerTestOneInput")
 public func redFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = UnsafeRawBufferPointer(start: data, count: size)
+    // Rewriting block payload types (a forwarder) stays inside any bytes and changes only their
+    // low seven bits where it writes; a payload that read keeps its blocks.
+    var rewritten = Array(input)
+    rewritten.withUnsafeMutableBytes { REDPayloadWriter.setBlockPayloadTypes($0, to: 109) }
+    for (old, new) in zip(input, rewritten) where old != new { precondition(old & 0x80 == new & 0x80, "the F bit changed") }
+    if let before = try? REDPayloadView(input) {
+        rewritten.withUnsafeBytes { bytes in
+            guard let after = try? REDPayloadView(bytes) else { preconditionFailure("a rewritten payload no longer reads") }
+            precondition(after.primary == REDBlock(payloadType: 109, timestampOffset: 0, range: before.primary.range), "the primary moved")
+        }
+    }
     guard let red = try? REDPayloadView(input) else { return 0 }
     precondition(red.primary.range.upperBound == size, "the primary does not end the payload")
     var end = 0

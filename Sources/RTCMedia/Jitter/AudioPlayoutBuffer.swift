@@ -97,6 +97,18 @@ public struct AudioPlayoutBuffer: Sendable {
         return true
     }
 
+    /// Whether `insert` would keep packet `sequenceNumber` now: it is not held already, and it is
+    /// not behind the playhead once playout started, nor so far away that it would restart the
+    /// buffer (a receiver rebuilding a lost packet from redundancy asks first, RFC 2198).
+    public func accepts(_ sequenceNumber: UInt16) -> Bool {
+        if let playhead {
+            let distance = SequenceNumber.distance(from: playhead, to: sequenceNumber)
+            if distance >= configuration.capacity || distance < -configuration.capacity { return false }
+            if distance < 0, started { return false }
+        }
+        return slots[Int(sequenceNumber) % configuration.capacity]?.sequence != sequenceNumber
+    }
+
     /// The slot to play for this tick; call once per packet duration from the playout clock.
     public mutating func next() -> Slot {
         guard var playhead, count > 0 else {

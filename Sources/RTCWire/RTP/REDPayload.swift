@@ -88,6 +88,19 @@ public enum REDPayloadWriter {
     public static let maxTimestampOffset: UInt32 = 0x3FFF
     public static let maxBlockLength = 0x3FF
 
+    /// Sets the payload type of every block header of a RED payload, in place (a forwarder
+    /// whose receiver numbers the codec differently, RFC 2198 §3). Stops at a header that runs
+    /// past the end, so bytes that do not parse are left as they are past that point.
+    public static func setBlockPayloadTypes(_ payload: UnsafeMutableRawBufferPointer, to payloadType: UInt8) {
+        var offset = 0
+        while offset < payload.count {
+            let isRedundant = payload[offset] & 0x80 != 0
+            payload[offset] = (payload[offset] & 0x80) | (payloadType & 0x7F)
+            guard isRedundant else { return }
+            offset += 4
+        }
+    }
+
     /// Writes a RED payload of `primary` (payload type `payloadType`) with at most one redundant
     /// block, `redundant`, `timestampOffset` units older, of the same payload type (RFC 2198 §3).
     /// A redundant block that does not fit a header (offset or length too large) is left out.

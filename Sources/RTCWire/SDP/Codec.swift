@@ -64,6 +64,31 @@ public struct Codec: Hashable, Sendable {
     /// True for retransmission formats.
     public var isRTX: Bool { name.lowercased() == "rtx" }
 
+    /// True for redundant audio data, `audio/red` (RFC 2198).
+    public var isRED: Bool { name.lowercased() == "red" }
+
+    /// For `red`: the payload types of its blocks, from the fmtp `111/111` (RFC 2198 §5, the form
+    /// Chromium writes: one entry per block, redundant first); nil when absent or not numbers.
+    public var redundantPayloadTypes: [UInt8]? {
+        guard let text = formatParameters?.split(separator: ";").first?.trimmingSpaces, !text.isEmpty else { return nil }
+        var types: [UInt8] = []
+        for part in text.split(separator: "/", omittingEmptySubsequences: false) {
+            guard let type = UInt8(part.trimmingSpaces), type < 128 else { return nil }
+            types.append(type)
+        }
+        return types
+    }
+
+    /// `audio/red` at 48 kHz, 2 channels, carrying `opusPayloadType` in a primary and one redundant
+    /// block (`a=fmtp:63 111/111`, as Chromium offers it).
+    public static func red(payloadType: UInt8 = 63, opusPayloadType: UInt8 = 111) -> Codec {
+        Codec(payloadType: payloadType, name: "red", clockRate: 48_000, channels: 2,
+              formatParameters: "\(opusPayloadType)/\(opusPayloadType)")
+    }
+
+    /// True for the formats that wrap or repeat another (RTX, RED): never a section's media codec.
+    public var isWrapper: Bool { isRTX || isRED }
+
     /// The `a=rtpmap` value (`111 opus/48000/2`).
     var rtpmapValue: String {
         var text = "\(payloadType) \(name)/\(clockRate)"

@@ -46,7 +46,8 @@ public struct MediaCapabilities: Hashable, Sendable {
     }
 
     /// The offered codecs this side accepts, keeping the offer's payload types and fmtp
-    /// (RFC 3264 §6.1) and the feedback both sides list. RTX is kept when its `apt` is kept.
+    /// (RFC 3264 §6.1) and the feedback both sides list. RTX is kept when its `apt` is kept; RED
+    /// (RFC 2198) when every block's payload type is an accepted codec.
     public func negotiate(_ offered: [Codec], kind: MediaKind) -> [Codec] {
         let supported = codecs(for: kind)
         var accepted: [Codec] = []
@@ -56,6 +57,8 @@ public struct MediaCapabilities: Hashable, Sendable {
             answer.feedback = codec.feedback.filter(match.feedback.contains)
             accepted.append(answer)
         }
+        let mediaTypes = Set(accepted.filter { !$0.isRED }.map(\.payloadType))
+        accepted.removeAll { $0.isRED && !($0.redundantPayloadTypes.map { !$0.isEmpty && $0.allSatisfy(mediaTypes.contains) } ?? false) }
         let acceptedTypes = Set(accepted.map(\.payloadType))
         if supported.contains(where: \.isRTX) {
             for codec in offered where codec.isRTX {

@@ -66,6 +66,12 @@ class Consumer {
     private let transportRef: Unmanaged<MediaTransport>
     let ssrc: UInt32
     let payloadType: UInt8
+    /// The subscriber's RED payload type (RFC 2198) when it negotiated RED, else -1: RED from the
+    /// publisher goes to it as RED, and to a subscriber without it as the primary block alone.
+    let redPayloadType: Int16
+    /// The publisher numbers the codec differently from the subscriber: forwarded RED gets its
+    /// block headers' payload types rewritten.
+    private let rewritesREDBlocks: Bool
     let clockRate: UInt32
     let extensionIDs: HeaderExtensionIDs
     let feedback: FeedbackSupport
@@ -113,6 +119,8 @@ class Consumer {
         self.producer = producer
         self.ssrc = ssrc
         payloadType = codec.payloadType
+        redPayloadType = parameters.redPayloadType.map { Int16($0) } ?? -1
+        rewritesREDBlocks = redPayloadType >= 0 && producer.codec.payloadType != codec.payloadType
         clockRate = codec.clockRate
         extensionIDs = HeaderExtensionIDs(parameters.headerExtensions)
         feedback = FeedbackSupport(codec)
@@ -160,6 +168,34 @@ class Consumer {
         sequenceNumbers.requestSync()
     }
 
+    /// How a packet of the producer goes to this subscriber (RFC 2198): a RED packet as RED to a
+    /// subscriber that negotiated it, and as its primary block alone (the packet's own
+    /// timestamp, §3) with the codec's payload type to one that did not; a plain packet as it is.
+    /// Nil for a RED packet to strip that does not parse or whose primary block is empty: it is
+    /// not sent (its number is dropped, `SimpleConsumer.forward`).
+    @inline(__always)
+    final func outgoing(_ view: RTPPacketView) -> (payloadType: UInt8, payload: UnsafeRawBufferPointer?)? {
+        guard producer.isRED(view) else { return (payloadType, nil) }
+        if redPayloadType >= 0 { return (UInt8(truncatingIfNeeded: redPayloadType), nil) }
+        do {
+            let red = try REDPayloadView(view.payload)
+            guard !red.primary.range.isEmpty else { return nil }
+            return (payloadType, red.data(red.primary))
+        } catch {
+            return nil
+        }
+    }
+
+    /// After a RED packet was written as RED into `slot` (`written` bytes): its blocks' payload
+    /// types in the subscriber's numbering.
+    @inline(__always)
+    private func rewriteREDBlocks(_ view: RTPPacketView, in slot: UnsafeMutableRawBufferPointer, written: Int) {
+        guard rewritesREDBlocks, producer.isRED(view) else { return }
+        let end = written - view.paddingLength
+        REDPayloadWriter.setBlockPayloadTypes(UnsafeMutableRawBufferPointer(rebasing: slot[(end - view.payload.count) ..< end]),
+                                              to: payloadType)
+    }
+
     // MARK: - Control
 
     func setPaused(_ value: Bool, now: Int64) {
@@ -197,11 +233,13 @@ class Consumer {
         copyOriginExtensions(of: view, into: &extensions)
         if extensions.dependencyDescriptor != nil { extensions.descriptorRewrite = descriptorRewrite }
         var deltas: (UInt16, UInt8) = (0, 0)
+        guard let (outPayloadType, replacement) = outgoing(view) else { return }
         // Video may wait in the pacer; audio leaves at once (`MediaTransport+Pacing.swift`).
         let result = transport.sendMedia(paced: producer.kind == .video, stampedAt: now, extensionIDs: extensionIDs, now: now) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: outSequence,
-                                                       timestamp: outTimestamp, payloadType: payloadType,
-                                                       extensions: extensions) else { return nil }
+                                                       timestamp: outTimestamp, payloadType: outPayloadType,
+                                                       extensions: extensions, payload: replacement) else { return nil }
+            if replacement == nil { rewriteREDBlocks(view, in: slot, written: written) }
             if pictureIDs != nil {
                 let end = written - view.paddingLength
                 deltas = pictureIDs!.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[(end - view.payload.count) ..< end]))
@@ -218,7 +256,7 @@ class Consumer {
                              rewritesDescriptor: extensions.descriptorRewrite != nil))
         counters.packetsSent += 1
         counters.bytesSent += length
-        counters.payloadBytesSent += view.payload.count
+        counters.payloadBytesSent += replacement?.count ?? view.payload.count
         if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
         if lastSendTime == .min || SequenceNumber.isNewer(outSequence, than: lastOutSequence) {
             lastOutSequence = outSequence
@@ -280,10 +318,12 @@ class Consumer {
             extensions.descriptorRewrite = .init(layout: layout, activeDecodeTargets: record.descriptorMask)
         }
         let rewriteVP8 = pictureIDs != nil
+        guard let (outPayloadType, replacement) = outgoing(view) else { return }
         let result = transport.sendMedia(paced: producer.kind == .video, stampedAt: 0, extensionIDs: extensionIDs, now: now) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: record.outSequence,
-                                                       timestamp: record.outTimestamp, payloadType: payloadType,
-                                                       extensions: extensions) else { return nil }
+                                                       timestamp: record.outTimestamp, payloadType: outPayloadType,
+                                                       extensions: extensions, payload: replacement) else { return nil }
+            if replacement == nil { rewriteREDBlocks(view, in: slot, written: written) }
             if rewriteVP8 {
                 let end = written - view.paddingLength
                 VP8PictureIDRewriter.apply(UnsafeMutableRawBufferPointer(rebasing: slot[(end - view.payload.count) ..< end]),

@@ -59,20 +59,24 @@ struct OutgoingExtensions {
 /// extension block with only what the subscriber negotiated (the publisher's ids, its rid and
 /// its mid mean nothing to the subscriber); then payload and padding unchanged.
 enum RTPForwardWriter {
+    /// - Parameter payload: the payload to write instead of the source's payload and padding
+    ///   (a part of it: the primary block of a RED packet toward a subscriber without RED); the
+    ///   packet then has no padding.
     /// - Returns: the packet length, or nil when it does not fit `slot`.
     static func write(_ source: RTPPacketView, into slot: UnsafeMutableRawBufferPointer,
                       ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8,
-                      extensions: OutgoingExtensions) -> Int? {
+                      extensions: OutgoingExtensions, payload: UnsafeRawBufferPointer? = nil) -> Int? {
         let csrcBytes = source.csrcCount * 4
         let (blockSize, twoByte) = extensions.blockSize()
-        let bodyStart = source.headerLength
-        let bodyLength = source.bytes.count - bodyStart
+        let body = payload ?? UnsafeRawBufferPointer(rebasing: source.bytes[source.headerLength...])
+        let bodyLength = body.count
         let total = 12 + csrcBytes + blockSize + bodyLength
         guard total <= slot.count, let out = slot.baseAddress, let input = source.bytes.baseAddress else { return nil }
 
-        // RFC 3550 §5.1: keep V, P and CC; X only when a block follows; keep M.
-        let first = source.bytes[0]
-        out.storeBytes(of: (first & 0xEF) | (blockSize > 0 ? 0x10 : 0), as: UInt8.self)
+        // RFC 3550 §5.1: keep V, P (unless the payload is replaced) and CC; X only when a block
+        // follows; keep M.
+        let first = source.bytes[0] & (payload == nil ? 0xEF : 0xCF)
+        out.storeBytes(of: first | (blockSize > 0 ? 0x10 : 0), as: UInt8.self)
         out.storeBytes(of: (source.bytes[1] & 0x80) | (payloadType & 0x7F), toByteOffset: 1, as: UInt8.self)
         out.storeBytes(of: sequenceNumber.bigEndian, toByteOffset: 2, as: UInt16.self)
         out.storeBytes(of: timestamp.bigEndian, toByteOffset: 4, as: UInt32.self)
@@ -84,7 +88,7 @@ enum RTPForwardWriter {
             writeBlock(extensions, twoByte: twoByte, size: blockSize, at: out + offset)
             offset += blockSize
         }
-        if bodyLength > 0 { (out + offset).copyMemory(from: input + bodyStart, byteCount: bodyLength) }
+        if bodyLength > 0, let bodyStart = body.baseAddress { (out + offset).copyMemory(from: bodyStart, byteCount: bodyLength) }
         return total
     }
 

@@ -25,6 +25,11 @@ final class SimpleConsumer: Consumer {
             guard isKeyFrame else { return }
             waitingForKeyFrame = false
         }
+        guard outgoing(view) != nil else {
+            // A RED packet with nothing to strip to: the subscriber sees no gap for it.
+            sequenceNumbers.drop(view.sequenceNumber)
+            return
+        }
         guard let outSequence = sequenceNumbers.input(view.sequenceNumber) else { return }
         send(view, layer: 0, outSequence: outSequence, outTimestamp: view.timestamp &- timestampOffset, now: now)
     }

@@ -82,6 +82,14 @@ public struct RTPCodecParameters: Hashable, Sendable {
         name.lowercased() == other.name.lowercased() && clockRate == other.clockRate
     }
 
+    /// True for redundant audio data, `audio/red` (RFC 2198): it wraps the section's media codec.
+    public var isRED: Bool { name.lowercased() == "red" }
+
+    /// `audio/red` at 48 kHz (RFC 2198), carrying the codec of the same parameters (`codecs`).
+    public static func red(payloadType: UInt8 = 63) -> RTPCodecParameters {
+        RTPCodecParameters(name: "red", payloadType: payloadType, clockRate: 48_000, channels: 2)
+    }
+
     /// True for VP8.
     var isVP8: Bool { name.lowercased() == "vp8" }
     /// True for VP9.
@@ -127,7 +135,8 @@ public struct RTPEncodingParameters: Hashable, Sendable {
 public struct RTPParameters: Hashable, Sendable {
     /// The m-section's `a=mid` (BUNDLE, RFC 8843).
     public var mid: String?
-    /// Media codecs, preferred first; the first is the one forwarded. RTX is not used.
+    /// Media codecs, preferred first; the first that is not RED is the one forwarded. RTX is not
+    /// used; RED (`isRED`) may be listed, in any place, when negotiated around it.
     public var codecs: [RTPCodecParameters]
     public var headerExtensions: [RTPHeaderExtensionParameters]
     /// Producer: its streams, **best first** (as the protocol's `layers`); one for a plain track.
@@ -148,6 +157,9 @@ public struct RTPParameters: Hashable, Sendable {
         self.encodings = encodings
         self.cname = cname
     }
+
+    /// The payload type of RED (RFC 2198) around the media codec, when negotiated.
+    public var redPayloadType: UInt8? { codecs.first(where: \.isRED)?.payloadType }
 
     /// The id negotiated for `uri`, if any.
     public func extensionID(_ uri: String) -> UInt8? {

@@ -17,6 +17,9 @@ final class Producer {
     let codec: RTPCodecParameters
     let extensionIDs: HeaderExtensionIDs
     let feedback: FeedbackSupport
+    /// The payload type of the publisher's RED packets (RFC 2198) when it negotiated RED, else
+    /// -1: each packet is RED or plain `codec`, by its payload type (`isRED(_:)`).
+    let redPayloadType: Int16
     /// Streams by spatial index, lowest first (the parameters list them best first).
     private(set) var streams: [ProducerStream] = []
     var muted: Bool
@@ -54,7 +57,7 @@ final class Producer {
 
     init(id: ProducerID, participant: ParticipantID, kind: MediaKind, transport: MediaTransport,
          parameters: RTPParameters, muted: Bool) throws(SFUError) {
-        guard let codec = parameters.codecs.first else { throw .invalidParameters("codecs is empty") }
+        guard let codec = parameters.codecs.first(where: { !$0.isRED }) else { throw .invalidParameters("codecs is empty") }
         guard !parameters.encodings.isEmpty else { throw .invalidParameters("encodings is empty") }
         if parameters.encodings.count > 1 {
             guard parameters.encodings.allSatisfy({ $0.rid != nil || $0.ssrc != nil }) else {
@@ -69,6 +72,7 @@ final class Producer {
         self.codec = codec
         extensionIDs = HeaderExtensionIDs(parameters.headerExtensions)
         feedback = FeedbackSupport(codec)
+        redPayloadType = parameters.redPayloadType.map { Int16($0) } ?? -1
         self.muted = muted
         isVP8 = codec.isVP8
         isH264 = codec.isH264
@@ -87,6 +91,10 @@ final class Producer {
         }
         precondition(streams.count == count)
     }
+
+    /// Whether the packet is RED (RFC 2198) rather than plain `codec`.
+    @inline(__always)
+    func isRED(_ view: RTPPacketView) -> Bool { Int16(view.payloadType) == redPayloadType }
 
     /// True when the track has more than one stream (simulcast).
     var isSimulcast: Bool { streams.count > 1 }

@@ -70,6 +70,14 @@ public final class SRTCEngine: Sendable {
         /// Dynacast (docs/sdk-srtc.md): simulcast layers that no subscriber receives are not
         /// encoded, as the server's `layers_needed` says. On by default, as in the web SDK.
         public var dynacast = true
+        /// Redundant audio (RFC 2198, `audio/red`, docs/network.md "RED"): offered when
+        /// publishing and subscribing; where negotiated, each Opus packet is sent with the previous
+        /// one as a redundant block, and a lost packet is rebuilt from the next one's. On by
+        /// default, as in Chromium; `false` offers plain Opus only.
+        public var redundantAudio = true
+        /// Ask for lost audio packets by NACK where negotiated (docs/network.md). Off only in
+        /// tests that measure what RED alone recovers.
+        package var audioNACK = true
 
         public init(delegateQueue: DispatchQueue = .main, logLevel: LogLevel = .warning,
                     receiveTimeout: Double = 3, mediaBindAddress: String = "0.0.0.0", audioServer: String? = nil,

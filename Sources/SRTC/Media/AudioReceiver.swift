@@ -3,6 +3,12 @@ import RTCMedia
 import RTCWire
 import Synchronization
 
+/// Playout counters (packets played, ticks concealed) and the lost packets brought back in time:
+/// by a NACK (`recovered`) and from the next packet's RED block (`recoveredByRED`), each of which
+/// would have been concealed without it; and the packets that came as RED (RFC 2198).
+package typealias AudioPlayoutCounters = (statistics: AudioPlayoutBuffer.Statistics, recovered: Int, recoveredByRED: Int,
+                                          receivedAsRED: Int)
+
 /// Receives one subscribed audio stream: reorders Opus packets (playout buffer), decodes them
 /// (FEC and concealment for losses), applies the engine's `audioRenderProcessor` and hands 20 ms
 /// of PCM to the track's renderers. Playout is driven by arrivals: a frame is played once
@@ -10,12 +16,18 @@ import Synchronization
 /// pause) goes with the next buffer to the speaker's mixer, which must not take it for jitter.
 // @unchecked Sendable: `ssrc` is assigned only in init (never after); everything else is a `let` of a Sendable type or the Mutex `state`.
 final class AudioReceiver: @unchecked Sendable {
+    typealias PlayoutCounters = AudioPlayoutCounters
+
     private struct State {
         var playout = AudioPlayoutBuffer()
         /// Packets missing, to NACK while they can still be played (the sender negotiated it).
         var nack = NackGenerator(maxEntries: 32, maxRetries: 3)
         /// Packets that arrived after a NACK asked for them: each would have been concealed.
         var recovered = 0
+        /// Lost packets put in the playout buffer from a later packet's redundant block (RFC 2198).
+        var recoveredByRED = 0
+        /// Packets that came as RED (RFC 2198).
+        var receivedAsRED = 0
         var decoder: OpusDecoder?
         var statistics = RTPReceiveStatistics(clockRate: 48_000)
         var processorInitialized: ObjectIdentifier?
@@ -40,6 +52,35 @@ final class AudioReceiver: @unchecked Sendable {
         }
 
         static let longestPause: Int64 = 10 * 48_000
+
+        /// Puts the redundant blocks of packet `sequence` in the playout buffer where their packet
+        /// is missing and can still be played (RFC 2198 §3: a block `offset` timestamp units older
+        /// is the packet `offset / duration` numbers before, with one frame per packet). Not for
+        /// the first packet of the stream: what came before it was never this receiver's to play.
+        mutating func recover(_ blocks: [(offset: Int, payload: [UInt8])], sequence: UInt16, duration: Int, nowUs: Int64,
+                              nacks: Bool) {
+            guard newest != nil, duration > 0 else { return }
+            for block in blocks where !block.payload.isEmpty && block.offset > 0 && block.offset % duration == 0 {
+                let distance = block.offset / duration
+                guard distance <= Self.longestRecovery else { continue }
+                let missing = sequence &- UInt16(distance)
+                guard let last = newest, SequenceNumber.distance(from: last.sequence, to: missing) > -Self.longestRecovery * 4,
+                      playout.accepts(missing) else { continue }
+                let timestamp = UInt32(truncatingIfNeeded: Int(newestTimestamp(for: missing)))
+                guard playout.insert(payload: block.payload, sequenceNumber: missing, timestamp: timestamp) else { continue }
+                recoveredByRED += 1
+                if nacks { _ = nack.received(missing, now: nowUs) }
+            }
+        }
+
+        /// The RTP timestamp of packet `sequence` reckoned from the newest (one frame per packet).
+        private func newestTimestamp(for sequence: UInt16) -> Int64 {
+            guard let last = newest else { return 0 }
+            return Int64(last.timestamp) + Int64(SequenceNumber.distance(from: last.sequence, to: sequence)) * Int64(last.duration)
+        }
+
+        /// Redundant blocks further back than this many packets are not used.
+        static let longestRecovery = 2
     }
 
     let mid: String
@@ -52,9 +93,13 @@ final class AudioReceiver: @unchecked Sendable {
 
     /// Whether the sender answers NACKs for this stream (negotiated, RFC 4585 §4.2).
     let nacks: Bool
+    /// The payload type of RED (RFC 2198) when negotiated: such packets carry the Opus packet as
+    /// their primary block and the one before it as a redundant block.
+    let redPayloadType: UInt8?
 
     init(mid: String, ssrc: UInt32, audioLevelID: UInt8?, track: RemoteAudioTrack, context: EngineContext, e2ee: E2EEChannelCrypto? = nil,
-         nacks: Bool = false) {
+         nacks: Bool = false, redPayloadType: UInt8? = nil) {
+        self.redPayloadType = redPayloadType
         self.e2ee = e2ee
         self.nacks = nacks
         self.mid = mid
@@ -73,12 +118,26 @@ final class AudioReceiver: @unchecked Sendable {
            let level = try? AudioLevelExtension(parsing: value) {
             track.setLevel(level.level)
         }
-        var payload = Array(packet.payload)
+        var payload: [UInt8]
+        var redundant: [(offset: Int, payload: [UInt8])] = []
+        if let red = redPayloadType, packet.payloadType == red {
+            // RFC 2198 §3: the primary block is this packet's Opus; a RED payload that does not
+            // parse is dropped (concealed as a loss).
+            guard let view = try? REDPayloadView(packet.payload) else { return [] }
+            payload = Array(view.data(view.primary))
+            for index in 0 ..< view.redundantCount {
+                let block = view.redundant(index)
+                redundant.append((offset: Int(block.timestampOffset), payload: Array(view.data(block))))
+            }
+        } else {
+            payload = Array(packet.payload)
+        }
         if let e2ee, !payload.isEmpty {
             // One Opus packet is one frame (docs/e2ee.md); one that does not decrypt is dropped
-            // before the playout buffer, which conceals it as a loss.
+            // before the playout buffer, which conceals it as a loss. Each RED block is one.
             guard let plain = e2ee.decrypt(payload, codec: .opus, from: track.uid) else { return [] }
             payload = plain
+            redundant = redundant.compactMap { block in e2ee.decrypt(block.payload, codec: .opus, from: track.uid).map { (offset: block.offset, payload: $0) } }
         }
         let encoded = track.hasEncodedRenderers
         let decodes = track.needsDecoding
@@ -86,6 +145,12 @@ final class AudioReceiver: @unchecked Sendable {
         let (buffers, packets, senderPause, lost) = state.withLock { s -> ([AudioPCMBuffer], [EncodedMediaFrame], Int, [UInt16]) in
             _ = s.statistics.update(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalMicros: nowUs,
                                     size: packet.bytes.count)
+            if let red = redPayloadType, packet.payloadType == red { s.receivedAsRED += 1 }
+            if !redundant.isEmpty {
+                // Before the packet itself: its NACK state then sees no gap for what was rebuilt.
+                let duration = payload.withUnsafeBytes { (try? OpusPacketInfo(packet: $0))?.samplesAt48kHz } ?? 960
+                s.recover(redundant, sequence: packet.sequenceNumber, duration: duration, nowUs: nowUs, nacks: nacks)
+            }
             s.noteArrival(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: payload)
             var lost: [UInt16] = []
             if nacks {
@@ -143,8 +208,8 @@ final class AudioReceiver: @unchecked Sendable {
 
     var statistics: RTPReceiveStatistics { state.withLock { $0.statistics } }
 
-    /// Playout counters (packets played, ticks concealed) and the packets a NACK recovered.
-    var playout: (statistics: AudioPlayoutBuffer.Statistics, recovered: Int) {
-        state.withLock { ($0.playout.statistics, $0.recovered) }
+    /// Playout counters (packets played, ticks concealed) and the packets a NACK and RED recovered.
+    var playout: PlayoutCounters {
+        state.withLock { ($0.playout.statistics, $0.recovered, $0.recoveredByRED, $0.receivedAsRED) }
     }
 }

@@ -36,6 +36,7 @@ final class ChannelMedia: @unchecked Sendable {
         encryptsOutgoing = e2ee != nil && configuration?.encryptsOutgoing == true
         publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, relay: relay,
                                  videoCodec: context.configuration.preferredVideoCodec,
+                                 redundantAudio: context.configuration.redundantAudio,
                                  e2ee: encryptsOutgoing ? e2ee : nil, logger: context.logger)
         subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay, e2ee: e2ee,
                                      decryptsEveryTrack: configuration?.encryptsOutgoing ?? true)

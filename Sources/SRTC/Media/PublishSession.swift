@@ -40,11 +40,14 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     private let videoCodec: VideoCodec
     private let logger: Logger
     private let e2ee: E2EEChannelCrypto?
+    /// Offer RED (RFC 2198) around Opus (`SRTCEngine.Configuration.redundantAudio`).
+    private let redundantAudio: Bool
     private let state = Mutex(State())
     private let slot = ClientTransportSlot()
 
     init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay = MediaRelay(policy: .all),
-         videoCodec: VideoCodec = .vp8, e2ee: E2EEChannelCrypto? = nil, logger: Logger) {
+         videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, e2ee: E2EEChannelCrypto? = nil, logger: Logger) {
+        self.redundantAudio = redundantAudio
         self.e2ee = e2ee
         self.certificate = certificate
         self.bindAddress = bindAddress
@@ -149,7 +152,8 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
         return state.withLock { s in
             s.version += 1
             return SDPNegotiation.publishOffer(sections: s.sections, ice: ice, fingerprint: certificate.fingerprint,
-                                               sessionID: sessionID, version: s.version, cname: cname, videoCodec: videoCodec)
+                                               sessionID: sessionID, version: s.version, cname: cname, videoCodec: videoCodec,
+                                               redundantAudio: redundantAudio)
         }
     }
 
@@ -181,6 +185,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
             p.midID = answered.midID
             p.ridID = p.rid == nil ? nil : answered.ridID
             p.audioLevelID = answered.audioLevelID
+            p.redPayloadType = redundantAudio ? answered.redPayloadType : nil
             sender.update(p)
         }
         let localICE = slot.localICE

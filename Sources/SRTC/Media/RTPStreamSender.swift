@@ -25,6 +25,9 @@ final class RTPStreamSender: Sendable {
         var audioLevelID: UInt8?
         /// How video frames are packetized (the negotiated codec).
         var videoCodec: VideoCodec = .vp8
+        /// Audio: the RED payload type (RFC 2198) when the answer negotiated it; each Opus packet
+        /// then goes in RED with the previous one as a redundant block.
+        var redPayloadType: UInt8?
     }
 
     private struct State {
@@ -40,6 +43,9 @@ final class RTPStreamSender: Sendable {
         var lastTimestamp: UInt32 = 0
         var lastSendTime: Double = 0
         var retransmitted = 0
+        /// Audio with RED: the previous Opus packet and its sample position, the next packet's
+        /// redundant block.
+        var previousOpus: (packet: [UInt8], samplePosition: UInt32)?
     }
 
     // MARK: - Properties
@@ -120,14 +126,37 @@ final class RTPStreamSender: Sendable {
                 s.elements[index] = element
             }
             let elements = s.elements, parameters = s.parameters
+            // RFC 2198 §3: the previous packet goes along as a redundant block only when it is the
+            // one just before (a mute or a pause between them leaves it out: the receiver maps a
+            // block to the packet before by its offset, one frame).
+            let previous = s.previousOpus.flatMap { prior -> [UInt8]? in
+                let offset = samplePosition &- prior.samplePosition
+                return offset > 0 && offset <= UInt32(AudioSendPipeline.frameSize) ? prior.packet : nil
+            }
+            let redundantOffset = samplePosition &- (s.previousOpus?.samplePosition ?? samplePosition)
             s.cache.store(sequenceNumber: sequence) { slot in
-                let header = RTPHeaderWriter.write(into: slot, marker: false, payloadType: parameters.payloadType,
+                let header = RTPHeaderWriter.write(into: slot, marker: false, payloadType: parameters.redPayloadType ?? parameters.payloadType,
                                                    sequenceNumber: sequence, timestamp: timestamp, ssrc: parameters.ssrc,
                                                    elements: elements)
-                guard header + packet.count <= slot.count else { return nil }
-                packet.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: slot[header ..< header + packet.count]).copyMemory(from: $0) }
+                let body = UnsafeMutableRawBufferPointer(rebasing: slot[header...])
+                if parameters.redPayloadType != nil {
+                    let written = packet.withUnsafeBytes { primary -> Int? in
+                        if let previous {
+                            return previous.withUnsafeBytes { redundant in
+                                REDPayloadWriter.write(primary: primary, payloadType: parameters.payloadType, redundant: redundant,
+                                                       timestampOffset: redundantOffset, into: body)
+                            }
+                        }
+                        return REDPayloadWriter.write(primary: primary, payloadType: parameters.payloadType, redundant: nil,
+                                                      timestampOffset: 0, into: body)
+                    }
+                    return written.map { header + $0 }
+                }
+                guard packet.count <= body.count else { return nil }
+                packet.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: body[body.startIndex ..< body.startIndex + packet.count]).copyMemory(from: $0) }
                 return header + packet.count
             }
+            s.previousOpus = (packet, samplePosition)
             s.sequence &+= 1
             s.lastTimestamp = timestamp
             s.lastSendTime = Self.wallClock()

@@ -42,6 +42,8 @@ package enum SDPNegotiation {
         package var rejected: Bool
         /// The forwarded codec's payload type (Opus, VP8 or H.264), when negotiated.
         package var payloadType: UInt8?
+        /// Audio: the payload type of RED (RFC 2198) around that Opus, when the section lists it.
+        package var redPayloadType: UInt8? = nil
         /// For video: the first codec of the section this client encodes and decodes (the answer
         /// and a `subscriber_offer` carry one).
         package var videoCodec: VideoCodec?
@@ -84,6 +86,8 @@ package enum SDPNegotiation {
     package static let h264PayloadType: UInt8 = 102
     /// VP9 profile 0 as Chrome numbers it.
     package static let vp9PayloadType: UInt8 = 98
+    /// RED around Opus (RFC 2198), as Chrome numbers it.
+    package static let redPayloadType: UInt8 = 63
 
     /// The RTCP feedback this client uses for video: NACK, PLI, FIR (it answers them as a sender and sends them as a receiver).
     static let videoFeedback = [RTCPFeedback(type: "nack"), RTCPFeedback(type: "nack", parameter: "pli"),
@@ -96,10 +100,13 @@ package enum SDPNegotiation {
     /// The codecs offered for `kind`; for video VP8 and H.264, `preferred` first (the server forwards
     /// the first of the offer it takes, docs/protocol.md), and VP9 only when preferred: a publisher
     /// sends VP9 when asked to, while a receiver always accepts it (`receiveCapabilities`).
-    static func codecs(for kind: TrackKind, preferring preferred: VideoCodec = .vp8) -> [Codec] {
+    /// For audio Opus, then RED around it (`a=fmtp:63 111/111`, RFC 2198) unless `redundantAudio` is off.
+    static func codecs(for kind: TrackKind, preferring preferred: VideoCodec = .vp8, redundantAudio: Bool = true) -> [Codec] {
         switch kind {
-        case .audio: return [Codec(payloadType: opusPayloadType, name: "opus", clockRate: 48_000, channels: 2,
-                                   formatParameters: "minptime=10;useinbandfec=1", feedback: audioFeedback)]
+        case .audio:
+            let opus = Codec(payloadType: opusPayloadType, name: "opus", clockRate: 48_000, channels: 2,
+                             formatParameters: "minptime=10;useinbandfec=1", feedback: audioFeedback)
+            return redundantAudio ? [opus, .red(payloadType: redPayloadType, opusPayloadType: opusPayloadType)] : [opus]
         case .video:
             let vp8 = Codec(payloadType: vp8PayloadType, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
             // RFC 9628 §6: profile 0 (8-bit 4:2:0), the one libvpx's real-time path here encodes.
@@ -149,10 +156,10 @@ package enum SDPNegotiation {
     /// - Parameter videoCodec: the video codec offered first (both are offered).
     package static func publishOffer(sections: [PublishSection], ice: ICECredentials, fingerprint: DTLSFingerprint,
                                      sessionID: String, version: UInt64, cname: String, extraExtensions: [ExtMap] = [],
-                                     videoCodec: VideoCodec = .vp8) -> String {
+                                     videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true) -> String {
         let media = sections.map { s -> MediaDescription in
             var m = MediaDescription(kind: s.kind == .audio ? .audio : .video, mid: s.mid, direction: s.active ? .sendonly : .inactive,
-                                     codecs: codecs(for: s.kind, preferring: videoCodec),
+                                     codecs: codecs(for: s.kind, preferring: videoCodec, redundantAudio: redundantAudio),
                                      extensions: publishExtensions(for: s.kind) + extraExtensions)
             guard s.active else { return m }
             if s.rids.isEmpty, let ssrc = s.ssrcs.first {
@@ -218,8 +225,11 @@ package enum SDPNegotiation {
             guard let parts = attribute.value?.split(separator: " "), let stream = parts.first else { return nil }
             return MediaStreamID(streamID: String(stream), trackID: parts.count > 1 ? String(parts[1]) : nil)
         }
+        let red = kind == .audio ? m.codecs.first(where: { c in
+            c.isRED && codec != nil && c.redundantPayloadTypes?.allSatisfy { $0 == codec!.payloadType } == true
+        }) : nil
         return RemoteSection(mid: mid, kind: kind, direction: m.effectiveDirection, rejected: m.isRejected,
-                             payloadType: codec?.payloadType, videoCodec: kind == .video ? codec.flatMap { VideoCodec(encodingName: $0.name) } : nil,
+                             payloadType: codec?.payloadType, redPayloadType: red?.payloadType, videoCodec: kind == .video ? codec.flatMap { VideoCodec(encodingName: $0.name) } : nil,
                              midID: id(RTPHeaderExtensionURI.mid),
                              ridID: id(RTPHeaderExtensionURI.rid), audioLevelID: id(RTPHeaderExtensionURI.audioLevel),
                              transportCCID: id(RTPHeaderExtensionURI.transportWideCC),
@@ -235,8 +245,10 @@ package enum SDPNegotiation {
     /// With `dataChannels` the offer's application section is accepted (docs/protocol.md, "Data channels").
     /// - Parameter capabilities: what to accept (the SDK's own by default).
     package static func subscribeAnswer(to sdp: String, ice: ICECredentials, fingerprint: DTLSFingerprint, sessionID: String,
-                                        dataChannels: Bool = false,
+                                        dataChannels: Bool = false, redundantAudio: Bool = true,
                                         capabilities: MediaCapabilities = receiveCapabilities) throws(SRTCError) -> String {
+        var capabilities = capabilities
+        if !redundantAudio { capabilities.audioCodecs.removeAll(where: \.isRED) }
         let offer: SessionDescription
         do {
             offer = try SessionDescription(parsing: sdp)

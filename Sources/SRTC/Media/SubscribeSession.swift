@@ -122,7 +122,8 @@ final class SubscribeSession: ClientTransportHandler, Sendable {
         state.withLock { $0.revision = max($0.revision, revision) }
         let localICE = slot.localICE
         let answer = try SDPNegotiation.subscribeAnswer(to: sdp, ice: localICE, fingerprint: certificate.fingerprint, sessionID: sessionID,
-                                                        dataChannels: context.configuration.useDataChannel)
+                                                        dataChannels: context.configuration.useDataChannel,
+                                                        redundantAudio: context.configuration.redundantAudio)
         var result = OfferResult(answer: answer, bound: [], unbound: [], remote: remote, localICE: localICE, revision: revision)
         var wanted: [String: (SDPNegotiation.RemoteSection, RemoteTrack)] = [:]
         for section in remote.sections where !section.rejected && section.direction.sends {
@@ -155,7 +156,9 @@ final class SubscribeSession: ClientTransportHandler, Sendable {
                                                                 e2ee: e2ee, logger: context.logger))
                     case let audio as RemoteAudioTrack:
                         s.receivers[mid] = .audio(AudioReceiver(mid: mid, ssrc: ssrc, audioLevelID: section.audioLevelID,
-                                                                track: audio, context: context, e2ee: e2ee, nacks: section.nack))
+                                                                track: audio, context: context, e2ee: e2ee,
+                                                                nacks: section.nack && context.configuration.audioNACK,
+                                                                redPayloadType: context.configuration.redundantAudio ? section.redPayloadType : nil))
                     default:
                         continue
                     }

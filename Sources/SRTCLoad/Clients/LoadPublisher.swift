@@ -61,7 +61,8 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
         let sdp = SDPNegotiation.publishOffer(
             sections: sections, ice: ice, fingerprint: certificate.fingerprint,
             sessionID: String(UInt64.random(in: 1_000_000_000 ... 9_999_999_999)), version: 1, cname: cname,
-            extraExtensions: [ExtMap(id: UInt16(absCaptureTimeID), uri: RTPHeaderExtensionURI.absCaptureTime)])
+            extraExtensions: [ExtMap(id: UInt16(absCaptureTimeID), uri: RTPHeaderExtensionURI.absCaptureTime)],
+            redundantAudio: false)  // it sends its encoded loop as plain Opus
         return Offer(sdp: sdp, sections: sections, tracks: tracks, localICE: ice)
     }
 

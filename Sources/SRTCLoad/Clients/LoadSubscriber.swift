@@ -38,9 +38,11 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
     /// RTP packets received (all streams), readable from any thread.
     let packetsReceived = Atomic<Int>(0)
 
-    /// What a subscriber accepts: the SDK's codecs and extensions, plus abs-capture-time.
+    /// What a subscriber accepts: the SDK's codecs and extensions, plus abs-capture-time; no RED
+    /// (it counts and captures Opus packets as they come).
     static let capabilities: MediaCapabilities = {
         var capabilities = SDPNegotiation.receiveCapabilities
+        capabilities.audioCodecs.removeAll(where: \.isRED)
         capabilities.headerExtensions.append(RTPHeaderExtensionURI.absCaptureTime)
         return capabilities
     }()

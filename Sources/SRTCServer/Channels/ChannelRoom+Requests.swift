@@ -101,7 +101,7 @@ extension ChannelRoom {
         let answered = try? SessionDescription(parsing: answer)
         for (t, sent) in zip(r.tracks, produced) {
             // The codec name as in the answer's a=rtpmap ("opus", "VP8", "H264").
-            let codec = answered?.media(mid: t.mid)?.codecs.first { !$0.isRTX }?.name ?? (t.kind == .audio ? "opus" : "VP8")
+            let codec = answered?.media(mid: t.mid)?.codecs.first { !$0.isWrapper }?.name ?? (t.kind == .audio ? "opus" : "VP8")
             var info = TrackInfo(id: ids[t.mid]!, uid: p.uid, kind: t.kind, desc: t.desc, muted: t.muted, layers: t.layers,
                                  codec: codec, e2ee: t.e2ee == true ? true : nil)
             await startHeldIfNeeded(&info, producedMuted: sent.muted, of: p)

@@ -38,10 +38,10 @@ struct ServerNegotiationTests {
 
     static let publishCases: [PublishCase] = [
         PublishCase(
-            name: "audio and simulcast camera: Opus and VP8 only, layers in the request's order",
+            name: "audio and simulcast camera: RED (first) and Opus, VP8 only, layers in the request's order",
             offer: ClientSDP.offer([.audio(mid: "0"), .simulcast(mid: "1", rids: ["q", "h", "f"])]),
             tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic"), PublishTrack(mid: "1", kind: .video, desc: "camera", layers: layers)],
-            sections: ["0": (.recvonly, ["opus"]), "1": (.recvonly, ["VP8"])],
+            sections: ["0": (.recvonly, ["red", "opus"]), "1": (.recvonly, ["VP8"])],
             encodings: ["0": [RTPEncodingParameters(ssrc: 1111)],
                         "1": [RTPEncodingParameters(rid: "f", layer: "camera_big", maxBitrate: 1_200_000),
                               RTPEncodingParameters(rid: "q", layer: "camera_small", maxBitrate: 150_000)]]),
@@ -61,13 +61,13 @@ struct ServerNegotiationTests {
             name: "a section the client stopped sending on is answered inactive",
             offer: ClientSDP.offer([.audio(mid: "0", direction: "inactive"), .video(mid: "1")]),
             tracks: [PublishTrack(mid: "1", kind: .video, desc: "camera")],
-            sections: ["0": (.inactive, ["opus"]), "1": (.recvonly, ["VP8"])],
+            sections: ["0": (.inactive, ["red", "opus"]), "1": (.recvonly, ["VP8"])],
             encodings: ["1": [RTPEncodingParameters(ssrc: 2222)]]),
         PublishCase(
             name: "a section without a forwardable codec is rejected when no track asks for it",
             offer: ClientSDP.offer([.audio(mid: "0"), .h264Only(mid: "1")]),
             tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")],
-            sections: ["0": (.recvonly, ["opus"]), "1": (.inactive, [])],
+            sections: ["0": (.recvonly, ["red", "opus"]), "1": (.inactive, [])],
             encodings: ["0": [RTPEncodingParameters(ssrc: 1111)]]),
         PublishCase(
             name: "VP9 offered first: profile 0 is answered, profile 2 is not (one video codec)",
@@ -107,7 +107,7 @@ struct ServerNegotiationTests {
             let mid = try #require(producer.parameters.mid)
             #expect(producer.parameters.encodings == c.encodings[mid], "mid \(mid)")
             #expect(producer.parameters.codecs.allSatisfy {
-                $0.name == "opus" || $0.name == "VP8" || $0.fmtp["profile-id"] == "0" || $0.fmtp["profile"] == "0"
+                $0.name == "opus" || $0.name == "red" || $0.name == "VP8" || $0.fmtp["profile-id"] == "0" || $0.fmtp["profile"] == "0"
             })
             if producer.parameters.codecs.first?.name == "AV1" {
                 #expect(producer.parameters.headerExtensions.contains(RTPHeaderExtensionParameters(
@@ -225,7 +225,7 @@ struct ServerNegotiationTests {
         #expect((first.revision, second.revision) == (1, 2))
         let offer = try Self.parse(second.sdp)
         #expect(offer.media.map(\.mid) == ["0", "1"] && offer.media.map(\.direction) == [.sendonly, .sendonly])
-        #expect(offer.media.map { $0.codecs.map(\.name) } == [["opus"], ["VP8"]])
+        #expect(offer.media.map { $0.codecs.map(\.name) } == [["opus", "red"], ["VP8"]])
         #expect(offer.media[1].ssrcs.contains(SSRCAttribute(ssrc: 202, name: "cname", value: "alice")))
         #expect(offer.media.allSatisfy { $0.setup == .actpass && $0.iceUfrag == Self.subscribeICE.ufrag })
         let firstVersion = try Self.parse(first.sdp).origin.sessionVersion
@@ -288,6 +288,39 @@ struct ServerNegotiationTests {
         let third = n.subscribe(trackId: "TR_s", publisherUid: "bob", kind: .video, layer: nil, ssrc: 303)
         let again = try n.applySubscriberAnswer(try Self.clientAnswer(third.sdp, rejecting: ["2"]), revision: 3, transportExists: true)
         #expect(again.transport == nil && again.consumers.isEmpty)
+    }
+
+    @Test func audioIsOfferedOpusThenREDAndAnAnswerThatKeepsREDGetsARedConsumer() throws {
+        var n = Self.negotiation()
+        let offer = n.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 101)
+        let section = try #require(try Self.parse(offer.sdp).media.first)
+        #expect(section.codecs.map(\.name) == ["opus", "red"] && section.formats == ["111", "63"])
+        #expect(section.codecs[1].formatParameters == "111/111")
+        #expect(offer.sdp.contains("a=rtpmap:63 red/48000/2\r\na=fmtp:63 111/111\r\n"))
+
+        // A subscriber that keeps RED (as Chromium and the Swift SDK do).
+        let withRED = MediaCapabilities(audioCodecs: [.opus(), .red()], videoCodecs: [.vp8()], headerExtensions: [])
+        let plan = try n.applySubscriberAnswer(try Self.clientAnswer(offer.sdp, capabilities: withRED), revision: 1, transportExists: false)
+        let codecs = try #require(plan.consumers.first).parameters.codecs
+        #expect(codecs.map(\.name) == ["opus", "red"] && codecs.map(\.payloadType) == [111, 63])
+        #expect(try #require(plan.consumers.first).parameters.redPayloadType == 63)
+
+        // One that does not: plain Opus.
+        var m = Self.negotiation()
+        let plain = m.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 101)
+        let plainPlan = try m.applySubscriberAnswer(try Self.clientAnswer(plain.sdp), revision: 1, transportExists: false)
+        #expect(try #require(plainPlan.consumers.first).parameters.codecs.map(\.name) == ["opus"])
+        #expect(try #require(plainPlan.consumers.first).parameters.redPayloadType == nil)
+    }
+
+    @Test func aPublisherOfferingREDGetsItFirstInTheAnswerAndTheProducerKnowsBoth() throws {
+        var n = Self.negotiation()
+        let plan = try n.answerPublish(offer: ClientSDP.offer([.audio(mid: "0")]), tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")],
+                                       trackIds: ["0": "TR_0"], transportExists: false)
+        #expect(plan.sdp.contains("m=audio 7881 UDP/TLS/RTP/SAVPF 63 111\r\n"))
+        #expect(plan.sdp.contains("a=fmtp:63 111/111"))
+        let parameters = try #require(plan.producers.first).parameters
+        #expect(parameters.redPayloadType == 63 && parameters.codecs.first { !$0.isRED }?.name == "opus")
     }
 
     @Test func anAV1SubscriptionIsOfferedAV1WithTheDependencyDescriptorAndTwoByteExtensions() throws {

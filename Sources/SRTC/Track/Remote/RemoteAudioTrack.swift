@@ -32,12 +32,13 @@ public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
 
     override var decodedFrameCount: Int { framesDecoded }
 
-    /// Reads the receiver's playout counters (packets played, ticks concealed) and how many lost
-    /// packets a NACK brought back in time; set while a receiver is bound.
-    let playoutSource = CallbackSlot<@Sendable () -> (statistics: AudioPlayoutBuffer.Statistics, recovered: Int)>()
+    /// Reads the receiver's playout counters (packets played, ticks concealed), how many lost
+    /// packets a NACK brought back in time and how many a RED block (RFC 2198) rebuilt; set while
+    /// a receiver is bound.
+    let playoutSource = CallbackSlot<@Sendable () -> AudioPlayoutCounters>()
 
     /// The playout counters, nil before a receiver is bound (tests and diagnostics).
-    var playoutCounters: (statistics: AudioPlayoutBuffer.Statistics, recovered: Int)? { playoutSource.function?() }
+    package var playoutCounters: AudioPlayoutCounters? { playoutSource.function?() }
 
     override var hasDecodedRenderers: Bool { !renderers.isEmpty }
 

@@ -12,6 +12,11 @@ enum ServerMedia {
 
     static let opus = Codec(payloadType: 111, name: "opus", clockRate: 48_000, channels: 2,
                             formatParameters: "minptime=10;useinbandfec=1", feedback: audioFeedback)
+    /// Redundant audio (RFC 2198) around Opus, in the form Chromium offers (`a=fmtp:63 111/111`):
+    /// a publisher that negotiates it sends each packet with the previous one as a redundant
+    /// block; the SFU forwards it to subscribers that negotiated it and strips it to the primary
+    /// Opus packet for the others (docs/network.md, "RED").
+    static let red = Codec.red(payloadType: 63, opusPayloadType: 111)
     static let vp8 = Codec(payloadType: 96, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
     /// VP9 profile 0 (RFC 9628 §6), scalable (SVC) or not: the SFU reads its payload descriptor.
     static let vp9 = Codec(payloadType: 98, name: "VP9", clockRate: 90_000, formatParameters: "profile-id=0", feedback: videoFeedback)
@@ -22,7 +27,13 @@ enum ServerMedia {
                             formatParameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
                             feedback: videoFeedback)
 
-    /// The codec offered to a subscriber of a track published with `codec` (TrackInfo.codec).
+    /// The codecs offered to a subscriber of a track published with `codec` (TrackInfo.codec):
+    /// for audio Opus, then RED around it (a subscriber that does not know RED keeps Opus alone).
+    static func subscriberCodecs(kind: MediaKind, trackCodec: String?) -> [Codec] {
+        kind == .audio ? [opus, red] : [subscriberCodec(kind: kind, trackCodec: trackCodec)]
+    }
+
+    /// The media codec offered to a subscriber of a track published with `codec` (TrackInfo.codec).
     static func subscriberCodec(kind: MediaKind, trackCodec: String?) -> Codec {
         if kind == .audio { return opus }
         switch trackCodec?.lowercased() {
@@ -43,9 +54,21 @@ enum ServerMedia {
         }
     }
 
+    /// A publisher's audio answered with RED first when it offered RED: Chromium sends what the
+    /// answer lists first, so RED must come before Opus for it to send redundancy (it offers
+    /// Opus first). The Swift SDK sends RED whenever the answer has it.
+    static func preferRED(_ answer: inout SessionDescription) {
+        for i in answer.media.indices where answer.media[i].kind == .audio && !answer.media[i].isRejected {
+            guard let index = answer.media[i].codecs.firstIndex(where: \.isRED), index > 0 else { continue }
+            let red = answer.media[i].codecs.remove(at: index)
+            answer.media[i].codecs.insert(red, at: 0)
+            answer.media[i].formats = answer.media[i].codecs.map { String($0.payloadType) }
+        }
+    }
+
     /// Accepted from publishers.
     static let capabilities = MediaCapabilities(
-        audioCodecs: [opus], videoCodecs: [vp8, vp9, av1, h264],
+        audioCodecs: [opus, red], videoCodecs: [vp8, vp9, av1, h264],
         headerExtensions: [RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.absSendTime, RTPHeaderExtensionURI.transportWideCC,
                            RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.rid, RTPHeaderExtensionURI.repairedRid,
                            RTPHeaderExtensionURI.absCaptureTime, RTPHeaderExtensionURI.dependencyDescriptor])

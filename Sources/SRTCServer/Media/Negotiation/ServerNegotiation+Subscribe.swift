@@ -133,8 +133,10 @@ extension ServerNegotiation {
         subscribeRemoteICE = remoteICE
         for slot in slots where !slot.consuming && slot.offeredIn <= answered {
             guard let trackId = slot.trackId, let section = answer.media(mid: slot.mid), !section.isRejected,
-                  let codec = section.codecs.first(where: { !$0.isRTX }) else { continue }
-            let parameters = RTPParameters(mid: slot.mid, codecs: [SDPConversions.codec(codec)],
+                  let codec = section.codecs.first(where: { !$0.isWrapper }) else { continue }
+            // RED when the subscriber kept it around that codec: the consumer forwards RED to it.
+            let red = section.codecs.first { $0.isRED && $0.redundantPayloadTypes?.allSatisfy { $0 == codec.payloadType } == true }
+            let parameters = RTPParameters(mid: slot.mid, codecs: [SDPConversions.codec(codec)] + (red.map { [SDPConversions.codec($0)] } ?? []),
                                            headerExtensions: SDPConversions.extensions(section),
                                            encodings: [RTPEncodingParameters(ssrc: slot.ssrc)], cname: slot.publisherUid)
             plan.consumers.append(ConsumerPlan(trackId: trackId, parameters: parameters, layer: slot.layer))
@@ -157,9 +159,10 @@ extension ServerNegotiation {
     private mutating func nextOffer() -> SubscriberOffer {
         revision += 1
         let media = slots.map { slot -> MediaDescription in
-            let codec = ServerMedia.subscriberCodec(kind: slot.kind, trackCodec: slot.codec)
+            let codecs = ServerMedia.subscriberCodecs(kind: slot.kind, trackCodec: slot.codec)
+            let codec = codecs[0]
             var section = MediaDescription(kind: slot.kind, mid: slot.mid, direction: slot.trackId == nil ? .inactive : .sendonly,
-                                           codecs: [codec], extensions: ServerMedia.subscriberExtensions(for: slot.kind, codec: codec))
+                                           codecs: codecs, extensions: ServerMedia.subscriberExtensions(for: slot.kind, codec: codec))
             section.rtcpMux = true
             section.rtcpReducedSize = true
             if let trackId = slot.trackId, let publisher = slot.publisherUid {

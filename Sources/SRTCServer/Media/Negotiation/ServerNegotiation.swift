@@ -144,6 +144,7 @@ struct ServerNegotiation: Sendable {
             sessionID: sessionID, acceptDataChannel: false, direction: { $0.effectiveDirection.sends ? .recvonly : .inactive }))
         answer.origin.sessionVersion = publishVersion
         ServerMedia.keepFirstVideoCodec(&answer)
+        ServerMedia.preferRED(&answer)
         return answer
     }
 

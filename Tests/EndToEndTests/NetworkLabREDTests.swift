@@ -1,0 +1,74 @@
+import Foundation
+@testable import SRTC
+import SRTCProtocol
+import SRTCTestSupport
+import TestWait
+import Testing
+
+/// Redundant audio (RFC 2198) end to end through the lab (docs/network.md, "RED"): the SDK
+/// publisher sends Opus in RED, the SFU forwards RED to a subscriber that negotiated it and the
+/// primary block alone to one that did not; under random loss on the subscriber's downlink
+/// (`NetworkLab.setLoss`) the RED subscriber rebuilds most lost packets from the next packet and
+/// conceals fewer 20 ms ticks. Four calls: RED or not, each without and with NACK for audio
+/// (without NACK the difference is RED's alone, and is asserted; with NACK it is printed).
+@Suite(.serialized, .enabled(if: NetworkLab.isAvailable, "needs root for ip netns and nft"))
+struct NetworkLabREDTests {
+    static let lossSeconds = 15.0
+    static let loss = NetworkLab.Loss.random(perMille: 200)
+
+    struct Run: CustomStringConvertible {
+        var red: Bool
+        var nack: Bool
+        var lost: Int
+        var played: Int
+        var concealed: Int
+        var recoveredByNACK: Int
+        var recoveredByRED: Int
+        var packets: Int
+        var bytes: Int
+
+        var concealment: Double { Double(concealed) / Double(max(1, played + concealed)) }
+        var description: String {
+            "\(red ? "RED" : "no RED"), \(nack ? "NACK" : "no NACK"): \(lost) datagrams dropped; audio \(played) played, "
+                + "\(concealed) concealed (\(fmt(concealment * 100)) %), \(recoveredByRED) recovered by RED, \(recoveredByNACK) by NACK; "
+                + "\(packets) packets, \(fmt(Double(bytes) / Double(max(1, packets)))) bytes each"
+        }
+    }
+
+    @Test func aSubscriberWithREDConcealsFewerTicksUnder20PercentRandomLoss() async throws {
+        var runs: [Run] = []
+        for (red, nack) in [(true, false), (false, false), (true, true), (false, true)] {
+            let call = try await LabCall(subscriberRedundantAudio: red, subscriberAudioNACK: nack)
+            do {
+                runs.append(try await measure(call, red: red, nack: nack))
+                await call.end()
+            } catch {
+                await call.end()
+                throw error
+            }
+        }
+        print("network lab, 20 % random loss toward the subscriber, \(fmt(Self.lossSeconds)) s each:\n  "
+            + runs.map(\.description).joined(separator: "\n  "))
+        for run in runs { #expect(run.lost > 0, "the rule dropped nothing: \(run)") }
+        // RED reached the subscribers that negotiated it, and only those.
+        for run in runs { #expect((run.recoveredByRED > 0) == run.red, "\(run)") }
+        // RED alone: the direction, with a margin (fewer than half the ticks concealed).
+        let with = runs[0], without = runs[1]
+        #expect(with.concealed * 2 < without.concealed, "\(with) / \(without)")
+    }
+
+    private func measure(_ call: LabCall, red: Bool, nack: Bool) async throws -> Run {
+        let observer = call.observer
+        try await eventually(timeout: 20, "audio playing") { observer.audioPlayout(from: 0, to: observer.elapsed).played > 100 }
+        try call.loseDownlink(Self.loss)
+        let start = observer.elapsed
+        try await Task.sleep(for: .seconds(Self.lossSeconds))
+        let end = observer.elapsed
+        let lost = call.lab.lostDatagrams(call.link)
+        try call.loseDownlink(nil)
+        let playout = observer.audioPlayout(from: start, to: end)
+        return Run(red: red, nack: nack, lost: lost, played: playout.played, concealed: playout.concealed,
+                   recoveredByNACK: playout.recovered, recoveredByRED: playout.recoveredByRED,
+                   packets: observer.audioPackets(from: start, to: end), bytes: observer.audioBytes(from: start, to: end))
+    }
+}
