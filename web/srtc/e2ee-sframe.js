@@ -259,6 +259,37 @@ export class SFrameSender {
   }
 }
 
+/** Counters below the newest accepted one that a replay window still tells apart (the Swift SDK's SFrameReplayWindow.size). */
+export const REPLAY_WINDOW = 1024;
+
+/**
+ * The counters of one key id's data messages accepted so far (docs/e2ee.md, "Data messages"): the
+ * newest and a slot per counter of the `REPLAY_WINDOW` up to it, as SRTP's replay list (RFC 3711
+ * §3.3.2). Record a counter only once its message authenticated.
+ */
+export class ReplayWindow {
+  constructor() {
+    this.newest = null;
+    this.seen = new Uint8Array(REPLAY_WINDOW);
+  }
+
+  /** 'fresh' (recorded), 'replayed' (accepted before) or 'tooOld' (REPLAY_WINDOW or more below the newest). */
+  accept(counter) {
+    const slot = (c) => c % REPLAY_WINDOW;
+    if (this.newest === null || counter > this.newest) {
+      if (this.newest === null || counter - this.newest >= REPLAY_WINDOW) this.seen.fill(0);
+      else for (let c = this.newest + 1; c < counter; c++) this.seen[slot(c)] = 0;
+      this.seen[slot(counter)] = 1;
+      this.newest = counter;
+      return 'fresh';
+    }
+    if (this.newest - counter >= REPLAY_WINDOW) return 'tooOld';
+    if (this.seen[slot(counter)]) return 'replayed';
+    this.seen[slot(counter)] = 1;
+    return 'fresh';
+  }
+}
+
 /** One remote participant's decryption, deriving each key id it names from `baseKeyFor(index)` (a promise of bytes or null). */
 export class SFrameReceiver {
   constructor(baseKeyFor) {
@@ -278,7 +309,7 @@ export class SFrameReceiver {
     return this.#open(bytes, clear, clear < 0 ? null : bytes.subarray(0, clear), true);
   }
 
-  /** `{frame, index}` (the data message's payload) or `{error}`, for an encrypted payload with `topicBytes`. */
+  /** `{frame, index, keyId, counter}` (the data message's payload) or `{error}`, for an encrypted payload with `topicBytes`. */
   decryptData(bytes, topicBytes) {
     if (!isEncryptedData(bytes)) return Promise.resolve({ error: 'decryptionFailed' });
     return this.#open(bytes, DATA_MARKER.length, dataMetadata(topicBytes), false);
@@ -300,7 +331,8 @@ export class SFrameReceiver {
     try {
       const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce(salt, header.counter), additionalData: concat(sframeHeader, metadata), tagLength: 128 },
         key, bytes.subarray(clear + header.length));
-      return { frame: keepPrefix ? concat(bytes.subarray(0, clear), new Uint8Array(plain)) : new Uint8Array(plain), index };
+      return { frame: keepPrefix ? concat(bytes.subarray(0, clear), new Uint8Array(plain)) : new Uint8Array(plain), index,
+        keyId: header.keyId, counter: header.counter };
     } catch {
       return { error: 'decryptionFailed' };
     }
