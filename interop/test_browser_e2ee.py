@@ -87,6 +87,20 @@ def read_numbers(tab, track_id, what):
     ok(f"{tab.name} decrypts and decodes {what}: {len(numbers)} frames, numbers {numbers[0]}…{numbers[-1]}")
 
 
+def expect_eve_decodes_nothing(driver, server, channel, join_js):
+    """eve joins `channel` with another passphrase: she is told `decryptionFailed` for alice's camera
+    and her decoder gets no frame from the packets she receives."""
+    eve = Tab.joined(driver, server, "eve", channel, "eve", join_js, "another passphrase", new_window=True)
+    camera = eve.wait_remote_track("alice", "video", timeout=WAIT)["id"]
+    subscribed = eve.call(f"await ch.subscribe('{camera}');")
+    expect(subscribed["ok"], f"eve subscribed to alice's camera ({subscribed.get('error', 'ok')})")
+    eve.wait_event("e2eeStateChanged", lambda args: args == ["alice", "decryptionFailed"], timeout=WAIT)
+    stats = eve.wait_value(lambda: eve.run_async(INBOUND_JS), lambda s: s.get("packetsReceived", 0) > 200,
+                           "eve receiving alice's packets", timeout=WAIT)
+    expect(stats.get("framesDecoded", 0) == 0, f"eve, with another passphrase, decodes nothing from {stats['packetsReceived']} packets ({stats})")
+    ok(f"eve is told decryptionFailed and decodes nothing from {stats['packetsReceived']} packets")
+
+
 def run(server, driver, bot):
     alice = Tab.joined(driver, server, "alice", CHANNEL, "alice", JOIN_JS, PASSPHRASE)
     expect(alice.run("return typeof RTCRtpScriptTransform !== 'undefined';"), "Chromium has RTCRtpScriptTransform (the worker path)")
@@ -112,15 +126,7 @@ def run(server, driver, bot):
     ok(f"swiftbot decrypts alice's audio and hears ~{heard} Hz")
     expect("decryptionFailed" not in bot.read_log(), "swiftbot reports no decryption failure")
 
-    eve = Tab.joined(driver, server, "eve", CHANNEL, "eve", JOIN_JS, "another passphrase", new_window=True)
-    camera = eve.wait_remote_track("alice", "video", timeout=WAIT)["id"]
-    subscribed = eve.call(f"await ch.subscribe('{camera}');")
-    expect(subscribed["ok"], f"eve subscribed to alice's camera ({subscribed.get('error', 'ok')})")
-    eve.wait_event("e2eeStateChanged", lambda args: args == ["alice", "decryptionFailed"], timeout=WAIT)
-    stats = eve.wait_value(lambda: eve.run_async(INBOUND_JS), lambda s: s.get("packetsReceived", 0) > 200,
-                           "eve receiving alice's packets", timeout=WAIT)
-    expect(stats.get("framesDecoded", 0) == 0, f"eve, with another passphrase, decodes nothing from {stats['packetsReceived']} packets ({stats})")
-    ok(f"eve is told decryptionFailed and decodes nothing from {stats['packetsReceived']} packets")
+    expect_eve_decodes_nothing(driver, server, CHANNEL, JOIN_JS)
 
 
 def main():

@@ -7,6 +7,8 @@ SDK through the server, one shared passphrase:
 - alice (Chromium) sends 20 encrypted messages to swiftbot (`srtc join --e2ee-key --echo-data`),
   which decrypts each (Chromium → Swift) and sends it back encrypted (Swift → Chromium): alice
   reads them all, in order, marked `encrypted`;
+- the page hands alice two of swiftbot's encrypted echoes again, as a server replaying them would:
+  she is told `didFailToDecryptData` with `replayed` for each and is handed nothing;
 - alice broadcasts an encrypted message: eve (another passphrase) is told `didFailToDecryptData`
   with `decryptionFailed`, mallory (no E2EE) with `missingKey`, and neither is handed the bytes.
 
@@ -62,6 +64,8 @@ def run(server, driver, bot):
     example = alice.run_async(EXAMPLE_JS)
     expect(example == WORKED_EXAMPLE, f"WebCrypto writes the worked example as the Swift SDK does ({example})")
     alice.wait_true(DATA_OPEN, "alice's data channel open", WAIT)
+    # Keeps the data packets as they arrive (still encrypted), to replay them later.
+    alice.run("const deliver = ch._dataMessage.bind(ch); window.raw = []; ch._dataMessage = (m) => { window.raw.push(m); deliver(m); };")
 
     # The bot prints nothing until data arrives: probe until its encrypted echo comes back.
     def probe():
@@ -77,6 +81,16 @@ def run(server, driver, bot):
     lines = [line for line in bot.read_log().splitlines() if "data from alice (reliable, encrypted, topic chat)" in line]
     expect(len(lines) == 20, f"swiftbot decrypted the 20 messages ({len(lines)} lines)")
     ok("Chromium → Swift → Chromium: 20 encrypted messages decrypted and echoed encrypted, in order")
+
+    # A replay: the last echo and the first one handed in again, as the server could.
+    alice.run("const chat = window.raw.filter((m) => m.topic === 'chat'); window.failures = [];"
+              "ch._dataMessage(chat.at(-1)); ch._dataMessage(chat[0]);")
+    failures = alice.wait_value(lambda: alice.run("return window.failures;"), lambda f: len(f) >= 2, "two refused replays", timeout=WAIT)
+    expect(failures == [{"from": "swiftbot", "topic": "chat", "reliable": True, "reason": "replayed"}] * 2,
+           f"alice is told didFailToDecryptData with replayed for both ({failures})")
+    received = alice.run("return window.received.filter((m) => m.topic === 'chat').length;")
+    expect(received == 20, f"alice is handed no replayed message ({received} chat messages)")
+    ok("replayed encrypted messages are refused as replayed")
 
     eve = Tab.joined(driver, server, "eve", CHANNEL, "eve", JOIN_JS, "another passphrase", new_window=True)
     mallory = Tab.joined(driver, server, "mallory", CHANNEL, "mallory", JOIN_JS, None, new_window=True)

@@ -35,7 +35,7 @@ enum JoinCommand {
     VP8; all three are received.
     --ca-file CA.pem trusts the CA certificates in that file instead of the system's for an https:// server.
     --e2ee-key PASSPHRASE encrypts what it publishes end to end and decrypts what it receives with the
-      channel's shared passphrase (docs/e2ee.md; VP8 and Opus). Media it cannot decrypt is not recorded,
+      channel's shared passphrase (docs/e2ee.md; VP8, VP9, H.264 and Opus). Media it cannot decrypt is not recorded,
       and a line says whose and why.
     """
 
@@ -55,7 +55,6 @@ enum JoinCommand {
             throw .usage("--video-codec is vp8, vp9 or h264")
         }
 
-        if o["e2ee-key"] != nil && videoCodec != .vp8 { throw .usage("--e2ee-key encrypts VP8 video only; leave out --video-codec h264") }
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "srtc.join.events"),
                                                      logLevel: o.flags.contains("verbose") ? .debug : .warning,
                                                      iceTransportPolicy: policy, preferredVideoCodec: videoCodec, trustedCAFile: o["ca-file"])

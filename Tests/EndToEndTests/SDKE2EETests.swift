@@ -159,3 +159,59 @@ import Testing
         await server.stop()
     }
 }
+
+/// End-to-end encrypted H.264 through the real server (docs/e2ee.md, "Frame format"): the SFU
+/// still tells key frames from the clear SPS and IDR header, so a subscriber switches simulcast
+/// layers, and only the viewer with the passphrase decodes anything.
+@Suite struct SDKE2EEH264Tests {
+    @Test func encryptedH264DecodesAndSwitchesLayersWithThePassphraseOnly() async throws {
+        let server = try SDKTestServer()
+        let shared = E2EEKeyProvider.sharedKey(passphrase: "correct horse battery staple")
+        let publisher = SDKPeer(preferredVideoCodec: .h264, e2ee: E2EEConfiguration(keyProvider: shared))
+        let keyed = SDKPeer(e2ee: E2EEConfiguration(keyProvider: shared))
+        let wrong = SDKPeer(e2ee: E2EEConfiguration(keyProvider: .sharedKey(passphrase: "another passphrase")))
+        let (subscriber, blind) = (SDKAutoSubscriber(layer: .cameraBig), SDKAutoSubscriber(layer: .cameraBig))
+        let (keyedStates, wrongStates) = (SDKE2EETests.StateRecorder(), SDKE2EETests.StateRecorder())
+        keyed.channel.delegates.add(delegate: subscriber)
+        keyed.channel.delegates.add(delegate: keyedStates)
+        wrong.channel.delegates.add(delegate: blind)
+        wrong.channel.delegates.add(delegate: wrongStates)
+        try await publisher.channel.join(url: server.url, token: server.token(uid: "pub", channel: "e2eeh264"))
+        try await keyed.channel.join(url: server.url, token: server.token(uid: "keyed", channel: "e2eeh264"))
+        try await wrong.channel.join(url: server.url, token: server.token(uid: "wrong", channel: "e2eeh264"))
+        let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 800_000))
+        try await publisher.channel.publishLocalTrack(video)
+        #expect(video.info?.codec?.lowercased() == "h264" && video.info?.e2ee == true, "\(String(describing: video.info))")
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 640, height: 360)
+        defer { pusher.stop() }
+
+        try await eventually("big H.264 frames decrypted and decoded") { subscriber.collector.sizes.filter { $0 == (640, 360) }.count >= 30 }
+        let big = subscriber.collector.numbers
+        #expect(frameGaps(big).ordered && big.count >= 30, "\(big)")
+        let receiving = keyed.channel.state.withLock { $0.media }?.subscribe.videoCodecs ?? []
+        #expect(receiving == [.h264])
+        #expect(keyedStates.states(of: "pub") == [.ok])
+
+        // The layer switch needs the SFU to find a key frame of the small layer in encrypted packets.
+        let remote = try #require(keyed.channel.remoteTrack(uid: "pub", desc: "camera_big") as? RemoteVideoTrack)
+        try await keyed.channel.switchLayer(remote, to: .cameraSmall)
+        try await eventually("small H.264 frames decrypted and decoded") { subscriber.collector.sizes.suffix(10).allSatisfy { $0 == (160, 90) } }
+        let numbers = subscriber.collector.numbers
+        #expect(numbers == numbers.sorted() && (numbers.last ?? 0) > (big.last ?? 0), "\(numbers)")
+
+        // Another passphrase: told so, and nothing decoded from the packets the server forwards.
+        try await eventually(timeout: 10, "the viewer with another passphrase is told decryption fails") {
+            wrongStates.states(of: "pub") == [.decryptionFailed]
+        }
+        try await eventually(timeout: 10, "the viewer with another passphrase receives the packets") {
+            wrong.channel.remoteTrack(uid: "pub", desc: "camera_big").map { ($0.receiveStatistics?.packetsReceived ?? 0) > 100 } ?? false
+        }
+        #expect(blind.collector.numbers.isEmpty && blind.collector.sizes.isEmpty, "another passphrase decoded \(blind.collector.numbers.count) frames")
+        print("encrypted H.264: \(big.count) big frames (\(big.first ?? -1)…\(big.last ?? -1)), then small up to \(numbers.last ?? -1); "
+              + "another passphrase decoded \(blind.collector.numbers.count)")
+
+        pusher.stop()
+        for peer in [publisher, keyed, wrong] { await peer.channel.leave() }
+        await server.stop()
+    }
+}

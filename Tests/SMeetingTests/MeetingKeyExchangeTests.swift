@@ -126,6 +126,23 @@ struct MeetingKeyExchangeTests {
 
     /// A host that seals a roster without me (or with another key for me) is refused: a server
     /// that swapped my public key cannot also make my roster name my real one.
+    /// The host's client rotates only when the roster changes: not for a member without a known
+    /// key leaving, nor for a member announcing the key it already holds.
+    @Test func aRotationThatChangesNoRosterIsSkipped() throws {
+        let host = MeetingE2EE(), bob = MeetingE2EE()
+        #expect(host.rotationChangesRoster(myUid: "host", members: []), "before the first key")
+        _ = try host.receive(bob.announcement, from: "bob", myUid: "host", hostUid: "host")
+        _ = try #require(host.rotate(myUid: "host", members: ["bob", "dave"]))
+        #expect(!host.rotationChangesRoster(myUid: "host", members: ["bob"]), "dave, who announced nothing, left")
+        _ = try host.receive(bob.announcement, from: "bob", myUid: "host", hostUid: "host")
+        #expect(!host.rotationChangesRoster(myUid: "host", members: ["bob"]), "bob announced the key he holds")
+        _ = try host.receive(MeetingE2EE().announcement, from: "bob", myUid: "host", hostUid: "host")
+        #expect(host.rotationChangesRoster(myUid: "host", members: ["bob"]), "bob came back with another key")
+        _ = try #require(host.rotate(myUid: "host", members: ["bob"]))
+        host.forget(uid: "bob")
+        #expect(host.rotationChangesRoster(myUid: "host", members: []), "bob left")
+    }
+
     @Test func aRosterWithoutMyOwnKeyIsRefused() throws {
         let bob = MeetingE2EE(), impostor = X25519KeyPair(), host = X25519KeyPair()
         let grant = MeetingKeyGrant(meetingKey: Self.key, roster: [.init(uid: "bob", publicKey: impostor.publicKey), .init(uid: "host", publicKey: host.publicKey)])

@@ -117,4 +117,40 @@ import Testing
         await bob.engine.exitRoom()
         await host.engine.exitRoom()
     }
+
+    /// Two members removed at once cost one new key, not one each (the host's client waits
+    /// `e2eeLeaveSettleNanoseconds` for others leaving with the first).
+    @Test func membersLeavingTogetherCostOneRotation() async throws {
+        let server = try TestServer.withMeetings()
+        let host = try await TestMember(server: server, uid: "host")
+        let others = [try await TestMember(server: server, uid: "bob"), try await TestMember(server: server, uid: "carol"),
+                      try await TestMember(server: server, uid: "dave")]
+        let hostKeys = KeyRecorder(), bobKeys = KeyRecorder()
+        host.engine.delegates.add(delegate: hostKeys)
+        others[0].engine.delegates.add(delegate: bobKeys)
+        let meeting = try await host.host(MeetingCreateReq(title: "secret", e2ee: true))
+        for member in others { try await member.engine.enterRoom(MeetingEnterReq(meetingId: meeting.meetingId)) }
+        let members = [host] + others
+        try await eventually(timeout: 20, "the four hold one key; \(members.map { String(describing: $0.engine.e2eeStatus) })") {
+            let statuses = members.compactMap(\.engine.e2eeStatus)
+            return statuses.count == 4 && Set(statuses.map(\.epoch)).count == 1 && statuses[0].members == ["bob", "carol", "dave", "host"]
+        }
+        let before = try #require(host.engine.e2eeStatus).epoch
+
+        async let kickCarol: Void = host.engine.adminKickOut(uid: "carol")
+        async let kickDave: Void = host.engine.adminKickOut(uid: "dave")
+        _ = try await (kickCarol, kickDave)
+        try await eventually(timeout: 20, "host and bob move to a key for the two of them") {
+            [host, others[0]].compactMap(\.engine.e2eeStatus).allSatisfy { $0.epoch > before && $0.members == ["bob", "host"] }
+        }
+        // No second rotation follows: wait past the settle time again, then count.
+        try await Task.sleep(nanoseconds: 2 * SMeetingEngine.e2eeLeaveSettleNanoseconds)
+        let hostEpochs = hostKeys.statuses.map(\.epoch).filter { $0 > before }
+        let bobEpochs = bobKeys.statuses.map(\.epoch).filter { $0 > before }
+        print("two members removed at once: host's new epochs \(hostEpochs), bob's \(bobEpochs)")
+        #expect(hostEpochs == [before + 1] && bobEpochs == [before + 1])
+        #expect(host.engine.e2eeStatus?.members == ["bob", "host"])
+        await others[0].engine.exitRoom()
+        await host.engine.exitRoom()
+    }
 }

@@ -2,6 +2,8 @@
 // sender in a channel. Any input: no trap; a header that parses writes back to exactly its bytes;
 // decrypting it as an SFrame ciphertext and as a VP8 or Opus E2EE frame either fails with an
 // SFrameError and appends nothing (as a data message too), or (with the fuzzer's key) opens and re-encrypts to the input.
+// As an H.264 access unit it encrypts to a frame that holds no start code past its clear part and
+// decrypts back; its bytes escaped (H.264 emulation prevention) unescape back.
 import RTCMedia
 
 private let baseKey: [UInt8] = Array(0..<16)
@@ -32,6 +34,27 @@ public func fuzzSFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if (try? E2EEFrame.decrypt(input, codec: codec, with: decryptor, appendingTo: &frame)) == nil {
             precondition(frame.isEmpty, "a failed frame decryption appended bytes")
         }
+    }
+    // H.264: emulation prevention round-trips and leaves no start code; an access unit that
+    // encrypts decrypts back to its clear part (4-byte start codes) and the rest.
+    var escaped = Array(input)
+    H264.escape(&escaped, from: 0)
+    var unescaped: [UInt8] = []
+    escaped.withUnsafeBytes { H264.unescape($0, appendingTo: &unescaped) }
+    precondition(unescaped == Array(input), "emulation prevention did not round-trip")
+    precondition(!escaped.indices.dropLast(2).contains { escaped[$0] == 0 && escaped[$0 + 1] == 0 && escaped[$0 + 2] <= 2 },
+                 "escaped bytes hold a start code")
+    let sender = SFrameEncryptor(key: SFrameKey(baseKey: baseKey, keyID: 7, suite: .aes128GCMSHA256))
+    var sealed: [UInt8] = []
+    if (try? E2EEFrame.encrypt(input, codec: .h264, with: sender, appendingTo: &sealed)) != nil {
+        var opened: [UInt8] = []
+        let back = sealed.withUnsafeBytes { (try? E2EEFrame.decrypt($0, codec: .h264, with: decryptor, appendingTo: &opened)) != nil }
+        precondition(back, "an encrypted H.264 frame did not decrypt")
+        var clear: [UInt8] = []
+        let slice = try! E2EEFrame.appendH264Clear(input, to: &clear)
+        precondition(opened == clear + Array(input[slice.upperBound...]), "an H.264 frame decrypted to other bytes")
+    } else {
+        precondition(sealed.isEmpty, "a failed H.264 encryption appended bytes")
     }
     // An encrypted data message (docs/e2ee.md, "Data messages"), with an empty and a short topic.
     for topic: [UInt8] in [[], Array("chat".utf8)] {

@@ -130,6 +130,19 @@ export class MeetingE2EE {
     return crypto.subtle.importKey('raw', bits, 'AES-GCM', false, ['encrypt', 'decrypt']);
   }
 
+  /**
+   * Whether a rotation for `members` would seal to another roster than the key in use (a member
+   * gone, or a public key new or changed); true before the first key.
+   */
+  rotationChangesRoster(myUid, members) {
+    if (this.epoch === null || !this.grant) return true;
+    const entry = (uid, key) => `${uid}:${[...key].join(',')}`;
+    const next = new Set([entry(myUid, this.publicKey)]);
+    for (const uid of new Set(members)) if (uid !== myUid && this.publicKeys.has(uid)) next.add(entry(uid, this.publicKeys.get(uid)));
+    const now = new Set(this.grant.roster.map((m) => entry(m.uid, m.publicKey)));
+    return next.size !== now.size || [...next].some((e) => !now.has(e));
+  }
+
   /** Host: a new meeting key for me and `members` with known keys; `{messages: [{uid, bytes}], status}`, or null when the epochs ran out. */
   async rotate(myUid, members) {
     if (this.epoch === 255) return null;

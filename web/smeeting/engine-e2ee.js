@@ -5,6 +5,9 @@
 // `e2eeMessageWasRefused {from, reason}`.
 import { KEY_TOPIC, MeetingE2EE } from './e2ee-meeting.js';
 
+/** How long the host's page waits after a member left for others leaving with it (the Swift SDK waits as long). */
+export const E2EE_LEAVE_SETTLE_MS = 500;
+
 export const E2EEMethods = {
   /** The key in use `{epoch, verificationCode, members}`, or null (no E2EE meeting, or no key yet). */
   get e2eeStatus() { return this._e2ee?.status ?? null; },
@@ -49,21 +52,30 @@ export const E2EEMethods = {
     if (this._e2ee && this._amHost && this._e2ee.knowsKey(uid)) this._rotateMeetingKey();
   },
 
-  /** A member left: forgotten, and the host's page rotates so it decrypts nothing sent from now on. */
+  /**
+   * A member left: forgotten, and the host's page rotates so it decrypts nothing sent from now on,
+   * once for all the members that leave within E2EE_LEAVE_SETTLE_MS (a host removing several).
+   */
   _e2eeMemberLeft(uid) {
     if (!this._e2ee) return;
     this._e2ee.forget(uid);
-    if (this._amHost) this._rotateMeetingKey();
+    if (!this._amHost || this._e2eeRotationTimer) return;
+    this._e2eeRotationTimer = setTimeout(() => {
+      this._e2eeRotationTimer = null;
+      if (this._amHost) this._rotateMeetingKey();
+    }, E2EE_LEAVE_SETTLE_MS);
   },
 
   /** The host role moved here: a new key. */
   _e2eeHostChanged() {
-    if (this._e2ee && this._amHost) this._rotateMeetingKey();
+    if (this._e2ee && this._amHost) this._rotateMeetingKey(true);
   },
 
-  async _rotateMeetingKey() {
+  /** Host: a new key, unless it would go to the members that hold the one in use (`evenIfRosterUnchanged`: a new host). */
+  async _rotateMeetingKey(evenIfRosterUnchanged = false) {
     const e2ee = this._e2ee, channel = this._channel;
     if (!e2ee || !channel) return;
+    if (!evenIfRosterUnchanged && !e2ee.rotationChangesRoster(this._uid, [...this._users.keys()])) return;
     const rotated = await e2ee.rotate(this._uid, [...this._users.keys()]);
     if (!rotated) { this.emit('e2eeMessageWasRefused', { from: this._uid, reason: "the meeting's 256 key epochs are used up" }); return; }
     for (const { uid, bytes } of rotated.messages) this._sendKeyMessage(channel, bytes, [uid]);

@@ -57,11 +57,107 @@ export function parseHeader(bytes) {
   return { keyId, counter, length: offset };
 }
 
-/** Leading bytes left in the clear: VP8 10 on a key frame (P bit clear) else 3, Opus 1; -1 if too short. */
+/** Leading bytes left in the clear: VP8 10 on a key frame (P bit clear) else 3, Opus 1, VP9 0; -1 if too short. H.264: see `h264Clear`. */
 export function clearLength(codec, bytes) {
   if (bytes.length === 0) return -1;
-  const n = codec === 'vp8' ? ((bytes[0] & 0x01) === 0 ? 10 : 3) : 1;
+  const n = codec === 'vp8' ? ((bytes[0] & 0x01) === 0 ? 10 : 3) : codec === 'vp9' ? 0 : 1;
   return bytes.length >= n ? n : -1;
+}
+
+// H.264 (docs/e2ee.md, "Frame format"; the Swift SDK's E2EEFrame+H264.swift): the NAL units before
+// the first slice and that slice's NAL header and slice header up to pic_parameter_set_id stay
+// clear, written with 4-byte start codes; the SFrame bytes follow inside the slice's NAL unit with
+// emulation prevention (H.264 §7.4.1), so they hold no start code.
+const START_CODE = [0, 0, 0, 1];
+
+/** Index of the next 00 00 01 at or after `from`, or -1. */
+function nextStartCode(bytes, from) {
+  for (let i = from; i + 2 < bytes.length;) {
+    if (bytes[i + 2] > 1) i += 3;
+    else if (bytes[i] === 0 && bytes[i + 1] === 0 && bytes[i + 2] === 1) return i;
+    else i += 1;
+  }
+  return -1;
+}
+
+/** Bytes (emulation prevention included) of first_mb_in_slice, slice_type and pic_parameter_set_id from `from`, or -1. */
+function sliceHeaderLength(bytes, from, end) {
+  let position = from, current = 0, bitsLeft = 0, zeros = 0;
+  const bit = () => {
+    if (bitsLeft === 0) {
+      if (position >= end) return -1;
+      let byte = bytes[position];
+      if (zeros >= 2 && byte === 3) {
+        position += 1; zeros = 0;
+        if (position >= end) return -1;
+        byte = bytes[position];
+      }
+      zeros = byte === 0 ? zeros + 1 : 0;
+      current = byte; position += 1; bitsLeft = 8;
+    }
+    bitsLeft -= 1;
+    return (current >> bitsLeft) & 1;
+  };
+  for (let n = 0; n < 3; n++) {
+    let leading = 0, b;
+    while ((b = bit()) === 0) if (++leading >= 32) return -1;
+    if (b < 0) return -1;
+    for (let i = 0; i < leading; i++) if (bit() < 0) return -1;
+  }
+  return position - from;
+}
+
+/** `{clear, rest, zeros}` of an H.264 access unit (the clear part rewritten, the index where the rest starts, the 00 bytes ending the clear slice bytes), or null. */
+export function h264Clear(bytes) {
+  let code = nextStartCode(bytes, 0);
+  if (code < 0) return null;
+  const parts = [];
+  for (;;) {
+    const start = code + 3;
+    const next = nextStartCode(bytes, start);
+    let end = next < 0 ? bytes.length : next;
+    if (next >= 0 && end > start && bytes[end - 1] === 0) end -= 1;
+    if (end > start) {
+      const type = bytes[start] & 0x1f;
+      if (type >= 1 && type <= 5) {
+        const length = sliceHeaderLength(bytes, start + 1, end);
+        if (length < 0) return null;
+        const rest = start + 1 + length;
+        parts.push(Uint8Array.from(START_CODE), bytes.subarray(start, rest));
+        let zeros = 0;
+        for (let i = rest - 1; zeros < 2 && i > start && bytes[i] === 0; i--) zeros += 1;
+        return { clear: concat(...parts), rest, zeros };
+      }
+      parts.push(Uint8Array.from(START_CODE), bytes.subarray(start, end));
+    }
+    if (next < 0) return null;
+    code = next;
+  }
+}
+
+/** `bytes` with 03 after every 00 00 that a byte ≤ 03 follows, and after a final 00 00 (`zeros`: 00 bytes just before). */
+export function escapeH264(bytes, zeros = 0) {
+  const out = [];
+  let run = Math.min(zeros, 2);
+  for (const byte of bytes) {
+    if (run >= 2 && byte <= 3) { out.push(3); run = 0; }
+    out.push(byte);
+    run = byte === 0 ? run + 1 : 0;
+  }
+  if (run >= 2) out.push(3);
+  return Uint8Array.from(out);
+}
+
+/** `bytes` without their emulation prevention bytes (every 03 after 00 00). */
+export function unescapeH264(bytes, zeros = 0) {
+  const out = [];
+  let run = Math.min(zeros, 2);
+  for (const byte of bytes) {
+    if (run >= 2 && byte === 3) { run = 0; continue; }
+    out.push(byte);
+    run = byte === 0 ? run + 1 : 0;
+  }
+  return Uint8Array.from(out);
 }
 
 /** `length` bytes of HKDF-SHA256 (RFC 5869) of `ikm` with an empty salt and `info`. */
@@ -143,6 +239,13 @@ export class SFrameSender {
 
   /** `clear ‖ header ‖ AES-GCM(rest)` of the frame `bytes`, or null for a frame its codec does not make. */
   async encrypt(bytes, codec) {
+    if (codec === 'h264') {
+      const layout = h264Clear(bytes);
+      if (!layout) return null;
+      const counter = this.counter++;
+      const sealed = await seal(await this.key, this.keyId, counter, new Uint8Array(0), bytes.subarray(layout.rest), layout.clear);
+      return concat(layout.clear, escapeH264(sealed, layout.zeros));
+    }
     const clear = clearLength(codec, bytes);
     if (clear < 0) return null;
     const counter = this.counter++;
@@ -156,6 +259,37 @@ export class SFrameSender {
   }
 }
 
+/** Counters below the newest accepted one that a replay window still tells apart (the Swift SDK's SFrameReplayWindow.size). */
+export const REPLAY_WINDOW = 1024;
+
+/**
+ * The counters of one key id's data messages accepted so far (docs/e2ee.md, "Data messages"): the
+ * newest and a slot per counter of the `REPLAY_WINDOW` up to it, as SRTP's replay list (RFC 3711
+ * §3.3.2). Record a counter only once its message authenticated.
+ */
+export class ReplayWindow {
+  constructor() {
+    this.newest = null;
+    this.seen = new Uint8Array(REPLAY_WINDOW);
+  }
+
+  /** 'fresh' (recorded), 'replayed' (accepted before) or 'tooOld' (REPLAY_WINDOW or more below the newest). */
+  accept(counter) {
+    const slot = (c) => c % REPLAY_WINDOW;
+    if (this.newest === null || counter > this.newest) {
+      if (this.newest === null || counter - this.newest >= REPLAY_WINDOW) this.seen.fill(0);
+      else for (let c = this.newest + 1; c < counter; c++) this.seen[slot(c)] = 0;
+      this.seen[slot(counter)] = 1;
+      this.newest = counter;
+      return 'fresh';
+    }
+    if (this.newest - counter >= REPLAY_WINDOW) return 'tooOld';
+    if (this.seen[slot(counter)]) return 'replayed';
+    this.seen[slot(counter)] = 1;
+    return 'fresh';
+  }
+}
+
 /** One remote participant's decryption, deriving each key id it names from `baseKeyFor(index)` (a promise of bytes or null). */
 export class SFrameReceiver {
   constructor(baseKeyFor) {
@@ -165,11 +299,17 @@ export class SFrameReceiver {
 
   /** `{frame, index}` (the original bytes, the key index) or `{error}` (`decryptionFailed`, `missingKey`). */
   decrypt(bytes, codec) {
+    if (codec === 'h264') {
+      const layout = h264Clear(bytes);
+      if (!layout) return Promise.resolve({ error: 'decryptionFailed' });
+      const framed = concat(layout.clear, unescapeH264(bytes.subarray(layout.rest), layout.zeros));
+      return this.#open(framed, layout.clear.length, layout.clear, true);
+    }
     const clear = clearLength(codec, bytes);
     return this.#open(bytes, clear, clear < 0 ? null : bytes.subarray(0, clear), true);
   }
 
-  /** `{frame, index}` (the data message's payload) or `{error}`, for an encrypted payload with `topicBytes`. */
+  /** `{frame, index, keyId, counter}` (the data message's payload) or `{error}`, for an encrypted payload with `topicBytes`. */
   decryptData(bytes, topicBytes) {
     if (!isEncryptedData(bytes)) return Promise.resolve({ error: 'decryptionFailed' });
     return this.#open(bytes, DATA_MARKER.length, dataMetadata(topicBytes), false);
@@ -191,7 +331,8 @@ export class SFrameReceiver {
     try {
       const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce(salt, header.counter), additionalData: concat(sframeHeader, metadata), tagLength: 128 },
         key, bytes.subarray(clear + header.length));
-      return { frame: keepPrefix ? concat(bytes.subarray(0, clear), new Uint8Array(plain)) : new Uint8Array(plain), index };
+      return { frame: keepPrefix ? concat(bytes.subarray(0, clear), new Uint8Array(plain)) : new Uint8Array(plain), index,
+        keyId: header.keyId, counter: header.counter };
     } catch {
       return { error: 'decryptionFailed' };
     }

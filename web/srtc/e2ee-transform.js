@@ -1,6 +1,6 @@
 // The encoded-frame transforms of end-to-end encryption (docs/e2ee.md): used in the E2EE worker
 // (RTCRtpScriptTransform) and, where a browser has only `createEncodedStreams`, on the page.
-import { SFrameReceiver, SFrameSender, senderBaseKey } from './e2ee-sframe.js';
+import { ReplayWindow, SFrameReceiver, SFrameSender, senderBaseKey } from './e2ee-sframe.js';
 
 /**
  * What one channel's transforms share: the keys (a shared secret, or per-participant keys by uid
@@ -18,6 +18,8 @@ export class E2EEContext {
     this.receivers = new Map();
     this.states = new Map();
     this.newest = new Map();
+    /** Replay windows of data messages: uid → Map(keyId → ReplayWindow), the last 8 key ids per uid. */
+    this.dataWindows = new Map();
     /** `report(uid, state)` on each change of a participant's state. */
     this.report = report;
   }
@@ -49,6 +51,7 @@ export class E2EEContext {
     this.receivers.delete(uid);
     this.states.delete(uid);
     this.newest.delete(uid);
+    this.dataWindows.delete(uid);
   }
 
   #keysChanged() {
@@ -104,10 +107,25 @@ export class E2EEContext {
     return this.sender ? this.sender.encryptData(payload, topicBytes) : null;
   }
 
-  /** `{frame}` (the payload) or `{error}` (`missingKey`, `decryptionFailed`) for an encrypted data payload from `uid`; media states are left alone. */
+  /**
+   * `{frame}` (the payload) or `{error}` (`missingKey`, `decryptionFailed`, or `replayed`: accepted
+   * before, or older than the replay window) for an encrypted data payload from `uid`; media
+   * states are left alone.
+   */
   async decryptData(uid, bytes, topicBytes) {
     if (!this.secret && !this.keys) return { error: 'missingKey' };
-    return this.#receiver(uid).decryptData(bytes, topicBytes);
+    const result = await this.#receiver(uid).decryptData(bytes, topicBytes);
+    if (!result.frame) return result;
+    // Only an authenticated counter moves the window.
+    const windows = this.dataWindows.get(uid) ?? new Map();
+    this.dataWindows.set(uid, windows);
+    let window = windows.get(result.keyId);
+    if (!window) {
+      window = new ReplayWindow();
+      windows.set(result.keyId, window);
+      if (windows.size > 8) windows.delete(windows.keys().next().value);
+    }
+    return window.accept(result.counter) === 'fresh' ? result : { error: 'replayed' };
   }
 
   /**
@@ -118,8 +136,8 @@ export class E2EEContext {
     return new TransformStream({
       transform: async (frame, controller) => {
         const mime = kind === 'video' ? (frame.getMetadata?.().mimeType ?? 'video/VP8') : 'audio/opus';
-        const codec = mime.toLowerCase() === 'video/vp8' ? 'vp8' : mime.toLowerCase() === 'audio/opus' ? 'opus' : null;
-        if (!codec) return; // H.264 is not encrypted (docs/e2ee.md): not sent, not played
+        const codec = { 'video/vp8': 'vp8', 'video/vp9': 'vp9', 'video/h264': 'h264', 'audio/opus': 'opus' }[mime.toLowerCase()] ?? null;
+        if (!codec) return; // a codec without an E2EE layout (AV1, docs/e2ee.md): not sent, not played
         const bytes = new Uint8Array(frame.data);
         if (operation === 'encrypt') {
           if (!this.sender) return; // no key yet: nothing leaves unencrypted

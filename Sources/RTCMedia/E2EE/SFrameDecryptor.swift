@@ -34,18 +34,44 @@ public final class SFrameDecryptor {
     public func decrypt(_ sframe: UnsafeRawBufferPointer, metadata: UnsafeRawBufferPointer,
                         appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
         let (header, headerLength) = try SFrameHeader.parse(sframe)
-        guard sframe.count >= headerLength + suite.tagLength else { throw .truncated }
+        return try open(header: header, headerLength: headerLength, sealedLength: sframe.count - headerLength, appendingTo: &out) { _ in
+            (sframe, metadata)
+        }
+    }
+
+    /// `decrypt(_:metadata:appendingTo:)` of an SFrame ciphertext and metadata that `out` already
+    /// holds (at `sframe` and `metadata`, before its end): the plaintext is appended after them.
+    @discardableResult
+    public func decrypt(sframeIn sframe: Range<Int>, metadataIn metadata: Range<Int>,
+                        appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
+        precondition(sframe.upperBound <= out.count && metadata.upperBound <= out.count, "input outside the output buffer")
+        let parsed = out.withUnsafeBytes { buffer in
+            Result { () throws(SFrameError) in try SFrameHeader.parse(UnsafeRawBufferPointer(rebasing: buffer[sframe])) }
+        }
+        let (header, headerLength) = try parsed.get()
+        return try open(header: header, headerLength: headerLength, sealedLength: sframe.count - headerLength, appendingTo: &out) { buffer in
+            (UnsafeRawBufferPointer(rebasing: buffer[sframe]), UnsafeRawBufferPointer(rebasing: buffer[metadata]))
+        }
+    }
+
+    /// Opens the ciphertext that `input` gives (the SFrame bytes and the metadata, read once
+    /// `out` has room for the plaintext) into the end of `out`.
+    private func open(header: SFrameHeader, headerLength: Int, sealedLength: Int, appendingTo out: inout [UInt8],
+                      input: (UnsafeMutableRawBufferPointer) -> (sframe: UnsafeRawBufferPointer, metadata: UnsafeRawBufferPointer))
+        throws(SFrameError) -> SFrameHeader {
+        guard sealedLength >= suite.tagLength else { throw .truncated }
         guard let (key, aead) = keys[header.keyID] else { throw .unknownKeyID(header.keyID) }
-        aad.removeAll(keepingCapacity: true)
-        aad.append(contentsOf: UnsafeRawBufferPointer(rebasing: sframe[..<headerLength]))
-        aad.append(contentsOf: metadata)
-        let start = out.count, textLength = sframe.count - headerLength - suite.tagLength
+        let start = out.count, textLength = sealedLength - suite.tagLength
         out.append(contentsOf: repeatElement(0, count: textLength))
         var nonce: (UInt64, UInt32) = (0, 0)
         let opened = withUnsafeMutableBytes(of: &nonce) { nonce in
             key.nonce(counter: header.counter, into: nonce)
-            return aad.withUnsafeBytes { aad in
-                out.withUnsafeMutableBytes { buffer in
+            return out.withUnsafeMutableBytes { buffer in
+                let (sframe, metadata) = input(buffer)
+                aad.removeAll(keepingCapacity: true)
+                aad.append(contentsOf: UnsafeRawBufferPointer(rebasing: sframe[..<headerLength]))
+                aad.append(contentsOf: metadata)
+                return aad.withUnsafeBytes { aad in
                     aead.open(nonce: UnsafeRawBufferPointer(nonce), aad: aad, sealed: UnsafeRawBufferPointer(rebasing: sframe[headerLength...]),
                               into: UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
                 }

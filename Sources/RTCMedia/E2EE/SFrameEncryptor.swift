@@ -27,6 +27,20 @@ public final class SFrameEncryptor {
     @discardableResult
     public func encrypt(_ plaintext: UnsafeRawBufferPointer, metadata: UnsafeRawBufferPointer,
                         appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
+        try seal(plaintext, appendingTo: &out) { _ in metadata }
+    }
+
+    /// `encrypt(_:metadata:appendingTo:)` with metadata that `out` already holds at `metadata`
+    /// (a frame layout that rewrites its clear bytes, as H.264's does, writes them there first).
+    @discardableResult
+    public func encrypt(_ plaintext: UnsafeRawBufferPointer, metadataIn metadata: Range<Int>,
+                        appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
+        precondition(metadata.upperBound <= out.count, "metadata outside the output buffer")
+        return try seal(plaintext, appendingTo: &out) { buffer in UnsafeRawBufferPointer(rebasing: buffer[metadata]) }
+    }
+
+    private func seal(_ plaintext: UnsafeRawBufferPointer, appendingTo out: inout [UInt8],
+                      metadata: (UnsafeMutableRawBufferPointer) -> UnsafeRawBufferPointer) throws(SFrameError) -> SFrameHeader {
         guard counter < .max else { throw .counterExhausted }
         let header = SFrameHeader(keyID: key.keyID, counter: counter)
         let start = out.count, headerLength = header.encodedLength
@@ -37,7 +51,7 @@ public final class SFrameEncryptor {
             header.write(into: headerBytes)
             aad.removeAll(keepingCapacity: true)
             aad.append(contentsOf: UnsafeRawBufferPointer(headerBytes))
-            aad.append(contentsOf: metadata)
+            aad.append(contentsOf: metadata(buffer))
             var nonce: (UInt64, UInt32) = (0, 0)
             return withUnsafeMutableBytes(of: &nonce) { nonce in
                 key.nonce(counter: header.counter, into: nonce)

@@ -60,27 +60,44 @@ extension SMeetingEngine {
         rotateMeetingKey()
     }
 
+    /// How long the host's client waits after a member left for others leaving with it (a host
+    /// removing several, a sub-meeting closing), so that they cost one new key, not one each.
+    static let e2eeLeaveSettleNanoseconds: UInt64 = 500_000_000
+
     /// A member left: it is forgotten, and the host's client rotates the key so that it decrypts
-    /// nothing sent from now on.
+    /// nothing sent from now on, once for all the members that leave within the settle time.
     func e2eeMemberLeft(_ uid: String) {
         guard let e2ee = state.withLock({ $0.e2ee }) else { return }
         e2ee.forget(uid: uid)
-        if amHost { rotateMeetingKey() }
+        guard amHost else { return }
+        let first = state.withLock { s -> Bool in
+            defer { s.e2eeRotationScheduled = true }
+            return !s.e2eeRotationScheduled
+        }
+        guard first else { return }
+        Task { [weak self] in
+            try? await Task.sleep(nanoseconds: Self.e2eeLeaveSettleNanoseconds)
+            guard let self else { return }
+            self.state.withLock { $0.e2eeRotationScheduled = false }
+            if self.amHost { self.rotateMeetingKey() }
+        }
     }
 
     /// The host changed: the new host's client takes over with a new key (it knows the members'
     /// public keys from the last roster).
     func e2eeHostChanged() {
         guard state.withLock({ $0.e2ee }) != nil, amHost else { return }
-        rotateMeetingKey()
+        rotateMeetingKey(evenIfRosterUnchanged: true)
     }
 
     private var amHost: Bool { state.withLock { $0.uid != nil && $0.uid == $0.room?.hostUid } }
 
-    /// Host: a new meeting key for everyone in the meeting whose public key is known, sealed to each.
-    private func rotateMeetingKey() {
+    /// Host: a new meeting key for everyone in the meeting whose public key is known, sealed to each;
+    /// none when that is the roster of the key in use (unless `evenIfRosterUnchanged`: a new host).
+    private func rotateMeetingKey(evenIfRosterUnchanged: Bool = false) {
         let (e2ee, me, members, channel) = state.withLock { ($0.e2ee, $0.uid, Array($0.users.keys), $0.channel) }
         guard let e2ee, let me, let channel else { return }
+        guard evenIfRosterUnchanged || e2ee.rotationChangesRoster(myUid: me, members: members) else { return }
         guard let rotated = e2ee.rotate(myUid: me, members: members) else {
             notify { $0.meeting($1, e2eeMessageWasRefused: me, reason: "the meeting's 256 key epochs are used up") }
             return

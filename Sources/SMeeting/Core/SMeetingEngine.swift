@@ -50,6 +50,8 @@ public final class SMeetingEngine: Sendable {
         var bridge: ChannelBridge?
         /// The key exchange of an end-to-end encrypted meeting's channel (docs/e2ee.md).
         var e2ee: MeetingE2EE?
+        /// The host's client waits for more members to leave before rotating (`e2eeMemberLeft`).
+        var e2eeRotationScheduled = false
         /// Channel switches (sub-meetings, admission) run one after the other.
         var channelSwitch: Task<Void, Never>?
         var micTrack: LocalAudioTrack?

@@ -60,11 +60,8 @@ final class MeetingE2EE: Sendable {
             } else {
                 epoch = 0
             }
-            var roster = [MeetingKeyGrant.Member(uid: myUid, publicKey: keyPair.publicKey)]
-            for uid in Set(members) where uid != myUid {
-                if let key = s.publicKeys[uid] { roster.append(MeetingKeyGrant.Member(uid: uid, publicKey: key)) }
-            }
-            let grant = MeetingKeyGrant(meetingKey: SecureRandom.bytes(MeetingKeyMessage.keyLength), roster: roster)
+            let grant = MeetingKeyGrant(meetingKey: SecureRandom.bytes(MeetingKeyMessage.keyLength),
+                                        roster: roster(myUid: myUid, members: members, publicKeys: s.publicKeys))
             var messages: [(uid: String, bytes: [UInt8])] = []
             for member in grant.roster where member.uid != myUid {
                 guard let sealed = try? MeetingKeySeal.seal(grant, epoch: epoch, from: myUid, keyPair: keyPair,
@@ -76,6 +73,27 @@ final class MeetingE2EE: Sendable {
             s.grant = grant
             return (messages, Self.status(grant, epoch: epoch))
         }
+    }
+
+    /// Whether a rotation for `members` would seal to another roster than the key in use (a
+    /// member gone, or one whose public key is new or changed); true before the first key.
+    /// The host's client rotates only then: a member that left without being in the roster, or
+    /// that announced the key it already holds, needs no new key.
+    func rotationChangesRoster(myUid: String, members: [String]) -> Bool {
+        state.withLock { s in
+            guard s.epoch != nil, let grant = s.grant else { return true }
+            let byUid = { (a: MeetingKeyGrant.Member, b: MeetingKeyGrant.Member) in a.uid < b.uid }
+            return roster(myUid: myUid, members: members, publicKeys: s.publicKeys).sorted(by: byUid) != grant.roster.sorted(by: byUid)
+        }
+    }
+
+    /// Me and every other member of `members` whose public key is known.
+    private func roster(myUid: String, members: [String], publicKeys: [String: [UInt8]]) -> [MeetingKeyGrant.Member] {
+        var roster = [MeetingKeyGrant.Member(uid: myUid, publicKey: keyPair.publicKey)]
+        for uid in Set(members) where uid != myUid {
+            if let key = publicKeys[uid] { roster.append(MeetingKeyGrant.Member(uid: uid, publicKey: key)) }
+        }
+        return roster
     }
 
     /// Handles a key-exchange message `bytes` from `from` (as the server names the sender).

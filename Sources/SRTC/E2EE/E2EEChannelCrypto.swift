@@ -11,6 +11,9 @@ final class E2EEChannelCrypto: Sendable {
     /// Key ids remembered per remote participant: the oldest is forgotten past this many, so
     /// frames naming made-up key ids cannot grow the set.
     static let keyIDsPerParticipant = 4
+    /// Replay windows of encrypted data messages kept per remote participant, one per key id
+    /// (sending session): the oldest is forgotten past this many.
+    static let dataWindowsPerParticipant = 8
     /// Derived keys are checked against the provider again this often (a retired key stops
     /// decrypting at most this late after its window).
     static let recheckNanoseconds: UInt64 = 1_000_000_000
@@ -31,6 +34,19 @@ final class E2EEChannelCrypto: Sendable {
         var state: E2EEState?
         var newestIndex: Int?
         var plain: [UInt8] = []
+        /// The counters of data messages accepted, per key id (docs/e2ee.md, "Data messages").
+        var dataWindows: [(keyID: UInt64, window: SFrameReplayWindow)] = []
+
+        /// Records the data message `header` names: false when it was accepted before or is
+        /// older than the window.
+        mutating func acceptData(_ header: SFrameHeader) -> Bool {
+            let index = dataWindows.firstIndex { $0.keyID == header.keyID } ?? {
+                dataWindows.append((header.keyID, SFrameReplayWindow()))
+                if dataWindows.count > E2EEChannelCrypto.dataWindowsPerParticipant { dataWindows.removeFirst() }
+                return dataWindows.count - 1
+            }()
+            return dataWindows[index].window.accept(header.counter) == .fresh
+        }
     }
 
     private let provider: E2EEKeyProvider
@@ -108,9 +124,10 @@ final class E2EEChannelCrypto: Sendable {
     /// does not decrypt.
     func decrypt(_ data: [UInt8], codec: E2EEFrame.Codec, from uid: String) -> [UInt8]? {
         let (plain, told) = withRemote(uid) { remote -> ([UInt8]?, E2EEState?) in
-            let (result, index) = open(uid: uid, remote: &remote) { decryptor, out in
+            let (result, header) = open(uid: uid, remote: &remote) { decryptor, out in
                 try data.withUnsafeBytes { data in try E2EEFrame.decrypt(data, codec: codec, with: decryptor, appendingTo: &out) }
             }
+            let index = header.map { E2EEKeyProvider.index(of: $0.keyID) }
             var told: E2EEState? = remote.state == result ? nil : result
             if result == .ok, let index {
                 if let newest = remote.newestIndex, index > newest { told = .keyRatcheted }
@@ -124,15 +141,18 @@ final class E2EEChannelCrypto: Sendable {
     }
 
     /// The payload of the encrypted data message `payload` from `uid` with `topic` (UTF-8), or why
-    /// it does not decrypt (`missingKey`, `decryptionFailed`). Leaves the media state alone.
+    /// it does not decrypt (`missingKey`, `decryptionFailed`) or was accepted before (`replayed`:
+    /// its counter is in the sender's replay window, or older than it). Leaves the media state alone.
     func decryptData(_ payload: [UInt8], topic: [UInt8], from uid: String) -> Result<[UInt8], E2EEDataFailure> {
         withRemote(uid) { remote in
-            let (result, _) = open(uid: uid, remote: &remote) { decryptor, out in
+            let (result, header) = open(uid: uid, remote: &remote) { decryptor, out in
                 try payload.withUnsafeBytes { payload in
                     try topic.withUnsafeBytes { topic in try E2EEData.decrypt(payload, topic: topic, with: decryptor, appendingTo: &out) }
                 }
             }
-            return result == .ok ? .success(remote.plain) : .failure(E2EEDataFailure(state: result))
+            guard result == .ok, let header else { return .failure(E2EEDataFailure(state: result)) }
+            // Only an authenticated counter moves the window.
+            return remote.acceptData(header) ? .success(remote.plain) : .failure(E2EEDataFailure(state: .replayed))
         }
     }
 
@@ -158,20 +178,19 @@ final class E2EEChannelCrypto: Sendable {
     }
 
     /// Decrypts with `read` into `remote.plain`, deriving the key the input names when it is new;
-    /// the result and the key index used.
+    /// the result and the header of what opened.
     private func open(uid: String, remote: inout Remote,
-                      _ read: (SFrameDecryptor, inout [UInt8]) throws -> SFrameHeader) -> (E2EEState, Int?) {
+                      _ read: (SFrameDecryptor, inout [UInt8]) throws -> SFrameHeader) -> (E2EEState, SFrameHeader?) {
         do {
-            let header = try read(remote.decryptor, &remote.plain)
-            return (.ok, E2EEKeyProvider.index(of: header.keyID))
+            return (.ok, try read(remote.decryptor, &remote.plain))
         } catch SFrameError.unknownKeyID(let keyID) {
             let index = E2EEKeyProvider.index(of: keyID)
             guard let base = provider.baseKey(for: uid, index: index) else { return (.missingKey, nil) }
             remote.decryptor.setKey(baseKey: base, keyID: keyID)
             remote.keyIDs.append(keyID)
             if remote.keyIDs.count > Self.keyIDsPerParticipant { remote.decryptor.removeKey(keyID: remote.keyIDs.removeFirst()) }
-            let opened = (try? read(remote.decryptor, &remote.plain)) != nil
-            return opened ? (.ok, index) : (.decryptionFailed, nil)
+            guard let header = try? read(remote.decryptor, &remote.plain) else { return (.decryptionFailed, nil) }
+            return (.ok, header)
         } catch {
             return (.decryptionFailed, nil)
         }

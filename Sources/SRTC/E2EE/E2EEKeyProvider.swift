@@ -149,4 +149,8 @@ public enum E2EEState: String, Sendable, Equatable {
     case decryptionFailed
     /// The participant moved to a newer key (told once; `ok` follows with the next frame).
     case keyRatcheted
+    /// Data messages only (`DataDecryptionFailure.reason`): the message decrypts but its counter
+    /// was accepted before, or is `SFrameReplayWindow.size` (1024) or more below the newest one
+    /// accepted under its key id: a replay, or a reordering beyond the window (docs/e2ee.md).
+    case replayed
 }

@@ -46,8 +46,8 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
         let sender = senders[layer]
         var frame = frame
         if let e2ee {
-            // Encrypted before packetizing (docs/e2ee.md). H.264 frames cannot be: nothing is sent.
-            guard sender.parameters.videoCodec == .vp8, let encrypted = e2ee.encrypt(frame.data, codec: .vp8) else { return }
+            // Encrypted before packetizing (docs/e2ee.md); a frame that cannot be is not sent.
+            guard let encrypted = e2ee.encrypt(frame.data, codec: E2EEFrame.Codec(sender.parameters.videoCodec)) else { return }
             frame.data = encrypted
         }
         let (first, count) = sender.packetize(video: frame)

@@ -80,7 +80,7 @@ final class VideoReceiver: @unchecked Sendable {
             // Decrypted after reassembly (docs/e2ee.md); a frame that does not decrypt is dropped,
             // and asking for key frames would not help: its state tells the app instead.
             frames = frames.compactMap { frame in
-                guard codec == .vp8, let plain = e2ee.decrypt(frame.data, codec: .vp8, from: track.uid) else { return nil }
+                guard let plain = e2ee.decrypt(frame.data, codec: E2EEFrame.Codec(codec), from: track.uid) else { return nil }
                 var frame = frame
                 frame.data = plain
                 return frame

@@ -9,7 +9,8 @@ public struct DataDecryptionFailure: Sendable, Equatable {
     /// Whether it came on the reliable, ordered channel (else the lossy one).
     public var reliable: Bool
     /// `missingKey` (no key for the sender's key index, or no E2EE configured) or
-    /// `decryptionFailed` (another key, or bytes changed on the way).
+    /// `decryptionFailed` (another key, or bytes changed on the way) or `replayed` (accepted
+    /// before, or older than the replay window: docs/e2ee.md, "Data messages").
     public var reason: E2EEState
 
     public init(from: String, topic: String?, reliable: Bool, reason: E2EEState) {
