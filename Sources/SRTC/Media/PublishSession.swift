@@ -180,6 +180,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, @unchecked Send
             p.midID = answered.midID
             p.ridID = p.rid == nil ? nil : answered.ridID
             p.audioLevelID = answered.audioLevelID
+            p.dependencyDescriptorID = answered.dependencyDescriptorID
             sender.update(p)
         }
         let localICE = slot.localICE
