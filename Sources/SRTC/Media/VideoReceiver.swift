@@ -4,7 +4,7 @@ import RTCWire
 import Synchronization
 
 /// Receives one subscribed video stream: reorders packets (jitter buffer), asks for lost ones
-/// (NACK) and key frames (PLI), decodes VP8 or H.264 (the section's codec) on its own queue and
+/// (NACK) and key frames (PLI), decodes VP8, VP9, H.264 or AV1 (the section's codec) on its own queue and
 /// hands frames to the track.
 final class VideoReceiver: @unchecked Sendable {
     /// What the receive path asks the session to send upstream.
