@@ -136,7 +136,7 @@ def numbers(tab, width=None):
 
 
 # The codecs these checks run with: the name the SDKs take, and the one people read.
-NAMES = {"h264": "H.264", "vp9": "VP9"}
+NAMES = {"h264": "H.264", "vp9": "VP9", "av1": "AV1"}
 
 
 def subscribe_and_read(tab, track_id, what, layer=None, width=None, codec="h264"):

@@ -12,7 +12,7 @@ enum JoinCommand {
                      [--video pattern|none|FILE.y4m] [--audio tone|none|FILE.wav] [--desc camera_big]
                      [--size 640x360] [--fps 30] [--pattern-start 0] [--tone-hz 440] [--record DIR] [--layer camera_big|camera_small]
                      [--no-subscribe] [--echo-data] [--duration SECONDS] [--stats-interval SECONDS] [--nickname NAME] [--verbose]
-                     [--ice-transport-policy all|relay] [--video-codec vp8|vp9|h264] [--ca-file CA.pem] [--e2ee-key PASSPHRASE]
+                     [--ice-transport-policy all|relay] [--video-codec vp8|vp9|h264|av1] [--ca-file CA.pem] [--e2ee-key PASSPHRASE]
 
     Joins the channel on the server at --url (http(s)://host:7880; the signaling WebSocket is
     ws(s)://host:7880/rtc/v1/ws) with --token, or with a token granted on the spot with the app's
@@ -31,8 +31,9 @@ enum JoinCommand {
     an end-to-end encrypted one decrypted with --e2ee-key and sent back encrypted).
     Runs for --duration seconds, or until interrupted (Ctrl-C), then leaves.
     --ice-transport-policy relay sends all media through the TURN server the join response names.
-    --video-codec h264 publishes video in H.264 (OpenH264), vp9 in VP9 (libvpx, profile 0) instead of
-    VP8; all three are received.
+    --video-codec h264 publishes video in H.264 (OpenH264), vp9 in VP9 (libvpx, profile 0), av1 in AV1
+    (libaom real-time, Main profile, one layer with the Dependency Descriptor) instead of VP8; all
+    four are received (AV1 decoded by dav1d).
     --ca-file CA.pem trusts the CA certificates in that file instead of the system's for an https:// server.
     --e2ee-key PASSPHRASE encrypts what it publishes end to end and decrypts what it receives with the
       channel's shared passphrase (docs/e2ee.md; VP8, VP9, H.264 and Opus). Media it cannot decrypt is not recorded,
@@ -52,7 +53,7 @@ enum JoinCommand {
             throw .usage("--ice-transport-policy is all or relay")
         }
         guard let videoCodec = VideoCodec(encodingName: o["video-codec"] ?? "vp8") else {
-            throw .usage("--video-codec is vp8, vp9 or h264")
+            throw .usage("--video-codec is vp8, vp9, h264 or av1")
         }
 
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "srtc.join.events"),

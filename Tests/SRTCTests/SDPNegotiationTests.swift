@@ -60,6 +60,40 @@ import Testing
         #expect(text.contains("a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r\n"))
     }
 
+    /// Preferring AV1 offers it first (Main profile: no `profile` parameter, av1-rtp-spec §7.2.1)
+    /// with VP8 and H.264 behind it, and the Dependency Descriptor the sender writes.
+    @Test func preferringAV1OffersItFirstWithTheDependencyDescriptor() throws {
+        let video = SDPNegotiation.PublishSection(mid: "0", kind: .video, streamLabel: "cn", trackLabel: "v", ssrcs: [7], rids: [])
+        let text = SDPNegotiation.publishOffer(sections: [video], ice: ice, fingerprint: fingerprint, sessionID: "1", version: 2,
+                                               cname: "cn", videoCodec: .av1)
+        let m = try #require(try SessionDescription(parsing: text).media(mid: "0"))
+        #expect(m.codecs.map(\.name) == ["AV1", "VP8", "H264"])
+        #expect(m.formats.first == "45")
+        #expect(m.codecs[0].feedback.map(\.description) == ["nack", "nack pli", "ccm fir"])
+        #expect(m.extensionID(uri: RTPHeaderExtensionURI.dependencyDescriptor) == 11)
+        // Without AV1 preferred, no descriptor is offered.
+        let vp8 = try #require(try offer([video]).media(mid: "0"))
+        #expect(vp8.extensionID(uri: RTPHeaderExtensionURI.dependencyDescriptor) == nil)
+    }
+
+    /// The subscribe answer accepts AV1 (dav1d decodes it) but not its descriptor: this client
+    /// assembles frames from the payload alone, and the server then writes none.
+    @Test func anAV1SubscriberOfferIsAnsweredWithAV1AndWithoutTheDescriptor() throws {
+        let text = Self.serverOffer
+            .replacingOccurrences(of: "a=rtpmap:96 VP8/90000\r\na=rtcp-fb:96", with: "a=rtpmap:96 AV1/90000\r\na=rtcp-fb:96")
+            .replacingOccurrences(of: "a=mid:1\r\n", with: "a=mid:1\r\na=extmap:6 \(RTPHeaderExtensionURI.dependencyDescriptor)\r\n")
+        let video = try #require(try SDPNegotiation.describe(text).section(mid: "1"))
+        #expect(video.videoCodec == .av1)
+        #expect(video.dependencyDescriptorID == 6)
+        let answer = try SessionDescription(parsing: SDPNegotiation.subscribeAnswer(to: text, ice: ice, fingerprint: fingerprint, sessionID: "9"))
+        let answered = try #require(answer.media(mid: "1"))
+        #expect(answered.codecs.map(\.name) == ["AV1"])
+        #expect(answered.extensionID(uri: RTPHeaderExtensionURI.dependencyDescriptor) == nil)
+        // AV1 in another profile is not decoded here.
+        let high = text.replacingOccurrences(of: "a=rtpmap:96 AV1/90000\r\n", with: "a=rtpmap:96 AV1/90000\r\na=fmtp:96 profile=1\r\n")
+        #expect(try SDPNegotiation.describe(high).section(mid: "1")?.videoCodec == nil)
+    }
+
     /// An answer or `subscriber_offer` names the codec the transport carries; H.264 is read only in
     /// packetization-mode 1 Constrained Baseline, which the subscribe answer alone accepts.
     /// (encoding name, fmtp, the codec read: "" for none).
@@ -213,6 +247,56 @@ import Testing
         #expect(parsed.allSatisfy { $0.ssrc == 77 && $0.extensionValue(id: 10) == Array("l".utf8) })
         let payloadBytes = parsed.map { $0.payload.count }.reduce(0, +)
         #expect(payloadBytes == 3_000 + 3 * 4) // data + one 4-byte VP8 descriptor each
+    }
+
+    /// An AV1 stream sent as one layer describes itself with L1T1 Dependency Descriptors
+    /// (av1-rtp-spec Appendix A): the structure in a key frame's first packet, start and end of
+    /// frame, template 0 for key frames and 1 for delta frames, frame numbers one apart.
+    @Test func anAV1SenderWritesSingleLayerDependencyDescriptors() throws {
+        var parameters = RTPStreamSender.Parameters(ssrc: 5, payloadType: 45, clockRate: 90_000, mid: "0", rid: nil,
+                                                    midID: 4, ridID: nil, audioLevelID: nil)
+        parameters.videoCodec = .av1
+        parameters.dependencyDescriptorID = 11
+        let sender = RTPStreamSender(kind: .video, parameters: parameters)
+        let pattern = try TestPatternGenerator(width: 320, height: 240)
+        var configuration = AV1Encoder.Configuration(width: 320, height: 240)
+        configuration.bitrate = 2_000_000
+        let encoder = try AV1Encoder(configuration: configuration)
+        var reader = DependencyDescriptorReader()
+        var depacketizer = AV1Depacketizer()
+        let decoder = try AV1Decoder()
+        var frameNumbers: [UInt16] = [], decoded: [Int?] = []
+        for number in 0..<3 {
+            let frame = try #require(try encoder.encode(pattern.videoFrame(number: number)))
+            let (first, count) = sender.packetize(video: frame)
+            let packets: [RTPPacket] = try (0..<count).map { i in try RTPPacket(parsing: try #require(sender.cachedPacket(first &+ UInt16(i)))) }
+            #expect(number > 0 || count > 1, "a key frame spans several packets")
+            var unit: [UInt8] = []
+            depacketizer.reset()
+            for (index, packet) in packets.enumerated() {
+                #expect(packet.payloadType == 45 && packet.marker == (index == count - 1))
+                let value = try #require(packet.extensionValue(id: 11))
+                #expect(value.count <= SingleLayerDescriptorWriter.maxLength)
+                let d = try reader.read(value)
+                #expect(d.startOfFrame == (index == 0) && d.endOfFrame == (index == count - 1))
+                #expect(d.carriesStructure == (number == 0 && index == 0))
+                #expect(d.templateID == (number == 0 ? 0 : 1))
+                #expect(d.frameDiffList == (number == 0 ? [] : [1]))
+                #expect(d.indication(for: 0) == .switch)
+                if index == 0 { frameNumbers.append(d.frameNumber) }
+                try packet.payload.withUnsafeBytes { try depacketizer.append($0, to: &unit) }
+            }
+            decoded.append(try decoder.decode(unit).flatMap(TestPatternReader.frameNumber(in:)))
+        }
+        #expect(frameNumbers == [frameNumbers[0], frameNumbers[0] &+ 1, frameNumbers[0] &+ 2])
+        #expect(reader.structure == SingleLayerDescriptorWriter.structure)
+        #expect(decoded == [0, 1, 2])
+        // A simulcast layer (rid) writes none: its descriptors would not continue the other layer's.
+        parameters.rid = "h"
+        parameters.ridID = 10
+        let layer = RTPStreamSender(kind: .video, parameters: parameters)
+        let (first, _) = layer.packetize(video: try #require(try encoder.encode(pattern.videoFrame(number: 3), forceKeyFrame: true)))
+        #expect(try RTPPacket(parsing: try #require(layer.cachedPacket(first))).extensionValue(id: 11) == nil)
     }
 
     @Test func audioPacketsCarryTheirLevel() throws {

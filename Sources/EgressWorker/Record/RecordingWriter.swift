@@ -216,7 +216,7 @@ final class RecordingWriter: @unchecked Sendable {
             guard let decoder = try? VPXDecoder(codec: .vp9), let picture = try? decoder.decode(frame.data) else { return nil }
             return .video(.vp9, width: picture.width, height: picture.height)
         case .h264: return .h264(keyAccessUnit: frame.data)
-        case nil: return nil
+        case .av1, nil: return nil   // AV1 is not copied into files (`copies`)
         }
     }
 

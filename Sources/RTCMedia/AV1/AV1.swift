@@ -17,4 +17,27 @@ public enum AV1 {
         guard let header = payload.first else { return false }
         return header & 0x08 != 0 && header & 0x80 == 0
     }
+
+    /// Whether `payload` starts with a new OBU (Z clear): the first packet of a temporal unit is
+    /// such a payload, a packet that continues an OBU of the previous one is not.
+    @inline(__always)
+    public static func startsOBU(payload: UnsafeRawBufferPointer) -> Bool {
+        guard let header = payload.first else { return false }
+        return header & 0x80 == 0
+    }
+
+    /// Whether the first OBU element of `payload` is a whole or starting sequence header (AV1
+    /// §5.5): a sender puts one at the start of every key frame, so a receiver knows a key frame
+    /// even from a sender that does not set N.
+    public static func startsWithSequenceHeader(payload: UnsafeRawBufferPointer) -> Bool {
+        guard let header = payload.first, header & 0x80 == 0 else { return false }
+        var offset = 1
+        // W = 1: the only element has no length field; otherwise a LEB128 length comes first.
+        if header >> 4 & 0x03 != 1 {
+            guard AV1OBU.readLEB128(payload, at: &offset) != nil else { return false }
+        }
+        guard offset < payload.count else { return false }
+        let obu = payload[offset]
+        return obu & 0x80 == 0 && AV1OBU.type(obu) == AV1OBU.sequenceHeader
+    }
 }

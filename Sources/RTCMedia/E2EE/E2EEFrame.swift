@@ -69,12 +69,14 @@ public enum E2EEFrame {
 }
 
 extension E2EEFrame.Codec {
-    /// The E2EE layout of a video codec's frames.
-    public init(_ codec: VideoCodec) {
+    /// The E2EE layout of a video codec's frames; nil for AV1, which has none yet: its packetizer
+    /// splits a frame at its OBU headers, which an encrypted frame no longer has (docs/e2ee.md).
+    public init?(_ codec: VideoCodec) {
         switch codec {
         case .vp8: self = .vp8
         case .vp9: self = .vp9
         case .h264: self = .h264
+        case .av1: return nil
         }
     }
 }

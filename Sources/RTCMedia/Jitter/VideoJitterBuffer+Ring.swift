@@ -36,26 +36,53 @@ extension VideoJitterBuffer {
     }
 
     /// Removes the frame's packets from the ring and joins their data: VP8 or VP9 data without the
-    /// descriptors (for VP9, the frames of every spatial layer of the picture), or H.264 payloads depacketized into one Annex B access unit (nil when one of
-    /// them is malformed).
+    /// descriptors (for VP9, the frames of every spatial layer of the picture), H.264 payloads
+    /// depacketized into one Annex B access unit, or AV1 payloads into one temporal unit (nil when
+    /// one of them is malformed).
     mutating func takeFrame(from start: UInt16, to last: UInt16) -> DepacketizedVideoFrame? {
+        let first = packet(start)
+        switch configuration.codec {
+        case .vp8, .vp9:
+            var data: [UInt8] = []
+            var sequence = start
+            while true {
+                if let current = packet(sequence) { data.append(contentsOf: current.payload[current.dataOffset...]) }
+                remove(sequence)
+                if sequence == last { break }
+                sequence &+= 1
+            }
+            advanceHead(to: last &+ 1)
+            if configuration.codec == .vp8 {
+                return DepacketizedVideoFrame.assemble(data: data, rtpTimestamp: first?.timestamp ?? 0,
+                                                       pictureID: first?.pictureID, first: start, last: last)
+            }
+            // Every layer frame of the picture, in order: libvpx decodes them one after another.
+            return DepacketizedVideoFrame(data: data, rtpTimestamp: first?.timestamp ?? 0, isKeyFrame: first?.isKeyFrame ?? false,
+                                          pictureID: first?.pictureID, firstSequenceNumber: start, lastSequenceNumber: last)
+        case .h264:
+            return depacketize(H264Depacketizer.self, from: start, to: last, timestamp: first?.timestamp ?? 0, key: false)
+        case .av1:
+            // A key frame by N, or by the sequence header that starts it (`insert`).
+            return depacketize(AV1Depacketizer.self, from: start, to: last, timestamp: first?.timestamp ?? 0,
+                               key: first?.isKeyFrame ?? false)
+        }
+    }
+
+    /// Takes the frame's payloads out through a codec's depacketizer (H.264 into Annex B, AV1 into
+    /// OBUs with their sizes); nil when one of them is malformed or the last leaves a unit open.
+    /// The frame is a key frame when the depacketizer saw one or `key` says so.
+    private mutating func depacketize<D: FrameDepacketizer>(_: D.Type, from start: UInt16, to last: UInt16,
+                                                            timestamp: UInt32, key: Bool) -> DepacketizedVideoFrame? {
         var data: [UInt8] = []
-        var depacketizer = H264Depacketizer()
+        var depacketizer = D()
         var malformed = false
         var sequence = start
-        let first = packet(start)
         while true {
-            if let current = packet(sequence) {
-                switch configuration.codec {
-                case .vp8, .vp9:
-                    data.append(contentsOf: current.payload[current.dataOffset...])
-                case .h264:
-                    guard !malformed else { break }
-                    do {
-                        try current.payload.withUnsafeBytes { try depacketizer.append($0, to: &data) }
-                    } catch {
-                        malformed = true
-                    }
+            if !malformed, let current = packet(sequence) {
+                do {
+                    try current.payload.withUnsafeBytes { try depacketizer.append($0, to: &data) }
+                } catch {
+                    malformed = true
                 }
             }
             remove(sequence)
@@ -63,19 +90,9 @@ extension VideoJitterBuffer {
             sequence &+= 1
         }
         advanceHead(to: last &+ 1)
-        switch configuration.codec {
-        case .vp8:
-            return DepacketizedVideoFrame.assemble(data: data, rtpTimestamp: first?.timestamp ?? 0,
-                                                   pictureID: first?.pictureID, first: start, last: last)
-        case .vp9:
-            // Every layer frame of the picture, in order: libvpx decodes them one after another.
-            return DepacketizedVideoFrame(data: data, rtpTimestamp: first?.timestamp ?? 0, isKeyFrame: first?.isKeyFrame ?? false,
-                                          pictureID: first?.pictureID, firstSequenceNumber: start, lastSequenceNumber: last)
-        case .h264:
-            guard !malformed, !depacketizer.inFragment, !data.isEmpty else { return nil }
-            return DepacketizedVideoFrame(data: data, rtpTimestamp: first?.timestamp ?? 0, isKeyFrame: depacketizer.hasIDR,
-                                          pictureID: nil, firstSequenceNumber: start, lastSequenceNumber: last)
-        }
+        guard !malformed, !depacketizer.inFragment, !data.isEmpty else { return nil }
+        return DepacketizedVideoFrame(data: data, rtpTimestamp: timestamp, isKeyFrame: key || depacketizer.hasKeyFrame,
+                                      pictureID: nil, firstSequenceNumber: start, lastSequenceNumber: last)
     }
 
     /// Gives up everything from `start` to the next buffered frame start, and asks for a key frame.

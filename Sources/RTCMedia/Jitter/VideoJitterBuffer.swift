@@ -1,4 +1,4 @@
-// The receive-side video jitter buffer: puts VP8 or H.264 RTP payloads back in sequence-number order (wrap-aware,
+// The receive-side video jitter buffer: puts VP8, VP9, H.264 or AV1 RTP payloads back in sequence-number order (wrap-aware,
 // RFC 3550 §A.1), emits each frame as soon as all its packets are present, waits a bounded time for a
 // missing packet (long enough for a NACK round trip, RFC 4585 §6.2.1), then gives the frame up and asks for
 // a key frame (PLI, RFC 4585 §6.3.1). Memory is bounded by a fixed ring of packet slots.
@@ -10,10 +10,11 @@ import RTCWire
 
 // MARK: - Types
 
-/// Reorders VP8 or H.264 RTP packets, emits complete frames, and reports what to NACK and when to ask for a key frame.
+/// Reorders VP8, VP9, H.264 or AV1 RTP packets, emits complete frames, and reports what to NACK and when to ask for a key frame.
 /// A VP8 frame starts at a descriptor with S = 1 and PID = 0 (RFC 7741 §4.2); an H.264 access unit at a
 /// payload that begins a NAL unit (single, STAP-A, or an FU-A's first fragment, RFC 6184 §5.6–5.8), and its
-/// payloads are depacketized into Annex B when it is complete.
+/// payloads are depacketized into Annex B when it is complete; an AV1 temporal unit at a payload that
+/// does not continue an OBU (Z clear, av1-rtp-spec §4.4), depacketized into OBUs with their sizes.
 public struct VideoJitterBuffer: Sendable {
     /// Tuning knobs, with defaults for interactive video.
     public struct Configuration: Sendable, Equatable {
@@ -117,11 +118,13 @@ public struct VideoJitterBuffer: Sendable {
 
     /// Stores one RTP packet's payload.
     /// - Parameters:
-    ///   - payload: the RTP payload (VP8 or VP9 descriptor + data, or an H.264 NAL unit, STAP-A or FU-A); kept without copying.
+    ///   - payload: the RTP payload (VP8 or VP9 descriptor + data, an H.264 NAL unit, STAP-A or FU-A,
+    ///     or an AV1 aggregation header + OBU elements); kept without copying.
     ///   - sequenceNumber: RTP sequence number.
     ///   - timestamp: RTP timestamp (90 kHz).
     ///   - marker: RTP marker bit (last packet of a frame).
-    /// - Throws: `RTPPayloadError` for a malformed VP8 descriptor or an empty H.264 payload (the packet is not stored).
+    /// - Throws: `RTPPayloadError` for a malformed VP8 or VP9 descriptor or an empty H.264 or AV1
+    ///   payload (the packet is not stored).
     @discardableResult
     public mutating func insert(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32,
                                 marker: Bool) throws(RTPPayloadError) -> InsertResult {
@@ -142,6 +145,17 @@ public struct VideoJitterBuffer: Sendable {
             packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, isFrameStart: start,
                             isKeyFrame: start && !descriptor.interPicturePredicted, pictureID: descriptor.pictureID,
                             payload: payload, dataOffset: offset)
+        case .av1:
+            // av1-rtp-spec §4.4: a temporal unit starts with a new OBU (Z clear) after the previous
+            // unit's marker; a key frame's first payload has N, or (any sender) a sequence header.
+            // A Z-clear payload inside a unit also reads as a start: when the buffer skips to one
+            // after a loss, it waits for a key frame, and a unit's later payloads are never one.
+            guard !payload.isEmpty else { throw RTPPayloadError.emptyPayload }
+            let (start, key) = payload.withUnsafeBytes {
+                (AV1.startsOBU(payload: $0), AV1.isKeyFrame(payload: $0) || AV1.startsWithSequenceHeader(payload: $0))
+            }
+            packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, isFrameStart: start,
+                            isKeyFrame: key, pictureID: nil, payload: payload, dataOffset: 0)
         case .h264:
             guard !payload.isEmpty else { throw RTPPayloadError.emptyPayload }
             // A key access unit starts with its SPS (see `H264Depacketizer.carriesSPS`).

@@ -1,4 +1,4 @@
-// The video encoders and decoders (VP8, VP9, H.264) behind one interface each, so a send or receive
+// The video encoders and decoders (VP8, VP9, H.264, AV1) behind one interface each, so a send or receive
 // path holds either codec's.
 
 /// Encodes raw frames into compressed frames ready for the codec's RTP packetizer. Not
@@ -40,6 +40,7 @@ extension VideoCodec {
         case .vp8: return try VPXDecoder()
         case .vp9: return try VPXDecoder(codec: .vp9)
         case .h264: return try H264Decoder()
+        case .av1: return try AV1Decoder()
         }
     }
 }

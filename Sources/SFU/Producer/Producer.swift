@@ -106,7 +106,10 @@ final class Producer {
     /// The spatial index of the layer described by `layer` in a scalable stream (its position in
     /// `spatialLayerNames`, best first).
     func spatialLayerIndex(named layer: String) -> Int? {
-        spatialLayerNames.firstIndex(of: layer).map { spatialLayerNames.count - 1 - $0 }
+        // A scalable stream announced without layers (one layer, e.g. an SDK's L1T1 AV1 with the
+        // Dependency Descriptor): any name means its best, as for a simple stream.
+        guard !spatialLayerNames.isEmpty else { return SpatialLayerMeter.maxLayers - 1 }
+        return spatialLayerNames.firstIndex(of: layer).map { spatialLayerNames.count - 1 - $0 }
     }
 
     /// The name events use for spatial layer `index`: its description, else its index.

@@ -231,10 +231,10 @@ public final class Channel: @unchecked Sendable {
         })
     }
 
-    /// The video codecs this SDK decodes (libvpx VP8 and VP9, OpenH264), sent as the join's
-    /// `video_codecs`: a track in another codec (AV1) is refused with `subscription_ended`
+    /// The video codecs this SDK decodes (libvpx VP8 and VP9, OpenH264, dav1d AV1), sent as the
+    /// join's `video_codecs`: a track in another codec is refused with `subscription_ended`
     /// (`codec_unsupported`) rather than sent undecodable.
-    static let decodedVideoCodecs = ["vp8", "vp9", "h264"]
+    static let decodedVideoCodecs = ["vp8", "vp9", "h264", "av1"]
 
     func requestJoin(on signal: SignalClient, parameters: JoinParameters, sessionId: String?) async throws(SRTCError) -> JoinResponse {
         let request = JoinRequest(token: parameters.token, sessionId: sessionId, nickname: parameters.nickname,

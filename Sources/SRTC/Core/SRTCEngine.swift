@@ -49,7 +49,7 @@ public final class SRTCEngine: Sendable {
         /// Which candidates the media transports may use: `.relay` sends everything through the
         /// TURN server of the join response's `ice_servers` (docs/sdk-srtc.md).
         public var iceTransportPolicy: ICETransportPolicy
-        /// The video codec offered first when publishing (`.vp8`, `.h264` or `.vp9`; the server keeps
+        /// The video codec offered first when publishing (`.vp8`, `.h264`, `.vp9` or `.av1`; the server keeps
         /// the first it forwards). Subscribing decodes each (docs/sdk-srtc.md).
         public var preferredVideoCodec: VideoCodec
         /// Seconds between performance samples (`SRTCEngineDelegate.engine(_:performanceDidUpdate:)`);

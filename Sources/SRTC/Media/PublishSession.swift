@@ -186,6 +186,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
             p.ridID = p.rid == nil ? nil : answered.ridID
             p.audioLevelID = answered.audioLevelID
             p.redPayloadType = redundantAudio ? answered.redPayloadType : nil
+            p.dependencyDescriptorID = answered.dependencyDescriptorID
             sender.update(p)
         }
         let localICE = slot.localICE

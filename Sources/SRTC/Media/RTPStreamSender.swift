@@ -23,6 +23,9 @@ final class RTPStreamSender: Sendable {
         var midID: UInt8?
         var ridID: UInt8?
         var audioLevelID: UInt8?
+        /// The AV1 Dependency Descriptor's id: an AV1 stream without rid then describes itself as
+        /// one layer (L1T1, `SingleLayerDescriptorWriter`).
+        var dependencyDescriptorID: UInt8? = nil
         /// How video frames are packetized (the negotiated codec).
         var videoCodec: VideoCodec = .vp8
         /// Audio: the RED payload type (RFC 2198) when the answer negotiated it; each Opus packet
@@ -30,14 +33,18 @@ final class RTPStreamSender: Sendable {
         var redPayloadType: UInt8?
     }
 
-    private struct State {
+    fileprivate struct State {
         var parameters: Parameters
         var sequence = UInt16.random(in: 0...UInt16.max)
         var cache: RTPPacketCache
         var vp8 = VP8Packetizer()
         var h264 = H264Packetizer()
         var vp9 = VP9Packetizer()
+        var av1 = AV1Packetizer()
+        var descriptors = SingleLayerDescriptorWriter(firstFrameNumber: UInt16.random(in: 0...UInt16.max))
         var elements: [RTPHeaderWriter.Element] = []
+        /// Where in `elements` the Dependency Descriptor goes (rewritten per packet), nil without one.
+        var descriptorIndex: Int?
         var packetsSent: UInt32 = 0
         var octetsSent: UInt32 = 0
         var lastTimestamp: UInt32 = 0
@@ -66,7 +73,7 @@ final class RTPStreamSender: Sendable {
         self.kind = kind
         self.ssrc = parameters.ssrc
         state = Mutex(State(parameters: parameters, cache: RTPPacketCache(capacity: kind == .video ? 512 : 16, slotSize: Self.slotSize)))
-        state.withLock { $0.elements = Self.elements(for: parameters, level: nil) }
+        state.withLock { $0.setElements(for: parameters) }
     }
 
     var parameters: Parameters { state.withLock { $0.parameters } }
@@ -75,23 +82,34 @@ final class RTPStreamSender: Sendable {
     func update(_ parameters: Parameters) {
         state.withLock {
             $0.parameters = parameters
-            $0.elements = Self.elements(for: parameters, level: nil)
+            $0.setElements(for: parameters)
         }
     }
 
     // MARK: - Packetizing
 
     /// Cuts an encoded frame into packets in the cache (VP8: RFC 7741; VP9: RFC 9628; H.264: RFC 6184
-    /// packetization-mode 1, by the negotiated `videoCodec`); returns their sequence range.
+    /// packetization-mode 1; AV1: av1-rtp-spec §4 with its Dependency Descriptor, by the negotiated
+    /// `videoCodec`); returns their sequence range.
     func packetize(video frame: EncodedVideoFrame) -> (first: UInt16, count: Int) {
         state.withLock { s in
             let timestamp = frame.rtpTimestamp &+ timestampOffset
             let first = s.sequence
             var count = 0
-            let elements = s.elements, parameters = s.parameters
+            let parameters = s.parameters
+            let descriptorIndex = parameters.videoCodec == .av1 ? s.descriptorIndex : nil
+            let descriptorID = parameters.dependencyDescriptorID ?? 0
+            if descriptorIndex != nil { s.descriptors.beginFrame(isKeyFrame: frame.isKeyFrame) }
             frame.data.withUnsafeBytes { data in
                 func store(_ payload: UnsafeRawBufferPointer, _ isLast: Bool) {
                     let sequence = s.sequence
+                    // Rewritten in place (the array stays unique: no copy per packet).
+                    // (Only these fields of `s` are touched here: the packetizer holds its own.)
+                    if let descriptorIndex,
+                       let element = Self.descriptorElement(id: descriptorID, s.descriptors, first: count == 0, last: isLast) {
+                        s.elements[descriptorIndex] = element
+                    }
+                    let elements = s.elements
                     s.cache.store(sequenceNumber: sequence) { slot in
                         let header = RTPHeaderWriter.write(into: slot, marker: isLast, payloadType: parameters.payloadType,
                                                            sequenceNumber: sequence, timestamp: timestamp, ssrc: parameters.ssrc,
@@ -107,6 +125,9 @@ final class RTPStreamSender: Sendable {
                 case .vp8: s.vp8.packetize(data, emit: store)
                 case .h264: s.h264.packetize(data, emit: store)
                 case .vp9: s.vp9.packetize(data, isKeyFrame: frame.isKeyFrame, emit: store)
+                case .av1:
+                    // libaom's temporal units always parse; a unit that does not is not sent whole.
+                    do { try s.av1.packetize(data, isKeyFrame: frame.isKeyFrame, emit: store) } catch {}
                 }
             }
             s.lastTimestamp = timestamp
@@ -216,7 +237,7 @@ final class RTPStreamSender: Sendable {
 
     // MARK: - Internals
 
-    private static func elements(for p: Parameters, level: UInt8?) -> [RTPHeaderWriter.Element] {
+    fileprivate static func elements(for p: Parameters, level: UInt8?) -> [RTPHeaderWriter.Element] {
         var elements: [RTPHeaderWriter.Element] = []
         if let id = p.midID, let e = RTPHeaderWriter.Element(id: id, bytes: Array(p.mid.utf8)) { elements.append(e) }
         if let id = p.ridID, let rid = p.rid, let e = RTPHeaderWriter.Element(id: id, bytes: Array(rid.utf8)) { elements.append(e) }
@@ -225,4 +246,27 @@ final class RTPStreamSender: Sendable {
     }
 
     static func wallClock() -> Double { Date().timeIntervalSince1970 }
+}
+
+extension RTPStreamSender.State {
+    /// The extensions of every packet, with a slot for the Dependency Descriptor of an AV1 stream
+    /// sent as one layer (a simulcast layer's would not continue the others', docs/protocol.md).
+    mutating func setElements(for p: RTPStreamSender.Parameters) {
+        elements = RTPStreamSender.elements(for: p, level: nil)
+        descriptorIndex = nil
+        guard let id = p.dependencyDescriptorID, p.rid == nil, p.videoCodec == .av1,
+              let placeholder = RTPHeaderWriter.Element(id: id, bytes: [0, 0, 0]) else { return }
+        descriptorIndex = elements.count
+        elements.append(placeholder)
+    }
+}
+
+extension RTPStreamSender {
+    /// The current frame's Dependency Descriptor for one packet (written on the stack).
+    static func descriptorElement(id: UInt8, _ descriptors: SingleLayerDescriptorWriter, first: Bool, last: Bool) -> RTPHeaderWriter.Element? {
+        withUnsafeTemporaryAllocation(byteCount: 16, alignment: 1) { buffer in
+            guard let length = descriptors.write(into: buffer, first: first, last: last) else { return nil }
+            return RTPHeaderWriter.Element(id: id, bytes: UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]))
+        }
+    }
 }

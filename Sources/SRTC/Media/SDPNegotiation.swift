@@ -52,6 +52,8 @@ package enum SDPNegotiation {
         package var audioLevelID: UInt8?
         /// The transport-wide sequence number extension (draft-holmer-rmcat-transport-wide-cc-extensions-01).
         package var transportCCID: UInt8? = nil
+        /// The AV1 Dependency Descriptor extension (av1-rtp-spec Appendix A), when negotiated.
+        package var dependencyDescriptorID: UInt8? = nil
         /// Whether the forwarded codec has generic NACK feedback (RFC 4585 §4.2): for audio, the
         /// receiver asks for lost packets (video always does).
         package var nack = false
@@ -88,6 +90,10 @@ package enum SDPNegotiation {
     package static let vp9PayloadType: UInt8 = 98
     /// RED around Opus (RFC 2198), as Chrome numbers it.
     package static let redPayloadType: UInt8 = 63
+    /// AV1 as the server numbers it (any number works: the answer's is used).
+    package static let av1PayloadType: UInt8 = 45
+    /// The Dependency Descriptor's id in the publish offer (one-byte form: its L1T1 values fit 16 bytes).
+    package static let dependencyDescriptorID: UInt8 = 11
 
     /// The RTCP feedback this client uses for video: NACK, PLI, FIR (it answers them as a sender and sends them as a receiver).
     static let videoFeedback = [RTCPFeedback(type: "nack"), RTCPFeedback(type: "nack", parameter: "pli"),
@@ -98,8 +104,8 @@ package enum SDPNegotiation {
     static let audioFeedback = [RTCPFeedback(type: "nack")]
 
     /// The codecs offered for `kind`; for video VP8 and H.264, `preferred` first (the server forwards
-    /// the first of the offer it takes, docs/protocol.md), and VP9 only when preferred: a publisher
-    /// sends VP9 when asked to, while a receiver always accepts it (`receiveCapabilities`).
+    /// the first of the offer it takes, docs/protocol.md), and VP9 or AV1 only when preferred: a
+    /// publisher sends them when asked to, while a receiver always accepts them (`receiveCapabilities`).
     /// For audio Opus, then RED around it (`a=fmtp:63 111/111`, RFC 2198) unless `redundantAudio` is off.
     static func codecs(for kind: TrackKind, preferring preferred: VideoCodec = .vp8, redundantAudio: Bool = true) -> [Codec] {
         switch kind {
@@ -112,6 +118,8 @@ package enum SDPNegotiation {
             // RFC 9628 §6: profile 0 (8-bit 4:2:0), the one libvpx's real-time path here encodes.
             let vp9 = Codec(payloadType: vp9PayloadType, name: "VP9", clockRate: 90_000, formatParameters: "profile-id=0",
                             feedback: videoFeedback)
+            // av1-rtp-spec §7.2.1: Main profile (no `profile` means 0), the one libaom encodes here.
+            let av1 = Codec(payloadType: av1PayloadType, name: "AV1", clockRate: 90_000, feedback: videoFeedback)
             // RFC 6184 §8.1: packetization-mode 1 (STAP-A, FU-A), Constrained Baseline level 3.1.
             var h264 = Codec.h264(payloadType: h264PayloadType)
             h264.feedback = videoFeedback
@@ -119,16 +127,23 @@ package enum SDPNegotiation {
             case .vp8: return [vp8, h264]
             case .h264: return [h264, vp8]
             case .vp9: return [vp9, vp8, h264]
+            case .av1: return [av1, vp8, h264]
             }
         }
     }
 
     /// The header extensions offered when publishing (Chrome's ids): the audio level for audio,
-    /// `mid` for both, `rid` for video (simulcast layers are told apart by it).
-    static func publishExtensions(for kind: TrackKind) -> [ExtMap] {
+    /// `mid` for both, `rid` for video (simulcast layers are told apart by it), and when AV1 is
+    /// preferred the Dependency Descriptor, which the SFU reads as it does a browser's.
+    static func publishExtensions(for kind: TrackKind, videoCodec: VideoCodec = .vp8) -> [ExtMap] {
         switch kind {
         case .audio: return [ExtMap(id: 1, uri: RTPHeaderExtensionURI.audioLevel), ExtMap(id: 4, uri: RTPHeaderExtensionURI.mid)]
-        case .video: return [ExtMap(id: 4, uri: RTPHeaderExtensionURI.mid), ExtMap(id: 10, uri: RTPHeaderExtensionURI.rid)]
+        case .video:
+            var maps = [ExtMap(id: 4, uri: RTPHeaderExtensionURI.mid), ExtMap(id: 10, uri: RTPHeaderExtensionURI.rid)]
+            if videoCodec == .av1 {
+                maps.append(ExtMap(id: UInt16(dependencyDescriptorID), uri: RTPHeaderExtensionURI.dependencyDescriptor))
+            }
+            return maps
         }
     }
 
@@ -136,7 +151,8 @@ package enum SDPNegotiation {
     /// it sends transport-cc feedback, from which the server estimates its bandwidth.
     package static let receiveCapabilities = MediaCapabilities(
         audioCodecs: codecs(for: .audio).map(withTransportCC),
-        videoCodecs: (codecs(for: .video) + codecs(for: .video, preferring: .vp9).prefix(1)).map(withTransportCC),
+        videoCodecs: (codecs(for: .video) + codecs(for: .video, preferring: .vp9).prefix(1)
+                      + codecs(for: .video, preferring: .av1).prefix(1)).map(withTransportCC),
         headerExtensions: [RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.transportWideCC])
 
     /// `codec` with the `transport-cc` feedback this client sends as a receiver.
@@ -160,7 +176,7 @@ package enum SDPNegotiation {
         let media = sections.map { s -> MediaDescription in
             var m = MediaDescription(kind: s.kind == .audio ? .audio : .video, mid: s.mid, direction: s.active ? .sendonly : .inactive,
                                      codecs: codecs(for: s.kind, preferring: videoCodec, redundantAudio: redundantAudio),
-                                     extensions: publishExtensions(for: s.kind) + extraExtensions)
+                                     extensions: publishExtensions(for: s.kind, videoCodec: videoCodec) + extraExtensions)
             guard s.active else { return m }
             if s.rids.isEmpty, let ssrc = s.ssrcs.first {
                 m.addSendStream(ssrc: ssrc, cname: cname, streamID: s.streamLabel, trackID: s.trackLabel)
@@ -213,12 +229,13 @@ package enum SDPNegotiation {
         guard let mid = m.mid else { return nil }
         let kind: TrackKind? = m.kind == .audio ? .audio : m.kind == .video ? .video : nil
         // Audio: Opus. Video: the first VP8, VP9 profile 0 (RFC 9628 §6: no profile-id means 0),
-        // or H.264 this client decodes (packetization-mode 1, Constrained Baseline, RFC 6184 §8.1),
-        // in the section's order.
+        // AV1 Main profile (av1-rtp-spec §7.2.1: no profile means 0), or H.264 this client decodes
+        // (packetization-mode 1, Constrained Baseline, RFC 6184 §8.1), in the section's order.
         let codec = m.codecs.first { c in
             kind == .audio ? c.name.lowercased() == "opus"
                 : c.name.lowercased() == "vp8" || c.isH264ConstrainedBaselineMode1
                     || (c.name.lowercased() == "vp9" && (c.parameter("profile-id") ?? "0") == "0")
+                    || (c.name.lowercased() == "av1" && (c.parameter("profile") ?? "0") == "0")
         }
         func id(_ uri: String) -> UInt8? { m.extensionID(uri: uri).flatMap { $0 <= 255 ? UInt8($0) : nil } }
         let msid = m.msid.first ?? m.ssrcs.first { $0.name == "msid" }.flatMap { attribute -> MediaStreamID? in
@@ -233,13 +250,14 @@ package enum SDPNegotiation {
                              midID: id(RTPHeaderExtensionURI.mid),
                              ridID: id(RTPHeaderExtensionURI.rid), audioLevelID: id(RTPHeaderExtensionURI.audioLevel),
                              transportCCID: id(RTPHeaderExtensionURI.transportWideCC),
+                             dependencyDescriptorID: id(RTPHeaderExtensionURI.dependencyDescriptor),
                              nack: codec?.feedback.contains(RTCPFeedback(type: "nack")) ?? false,
                              ssrcs: m.ssrcList, trackID: msid?.trackID, streamID: msid?.streamID)
     }
 
     // MARK: - Subscribe answer
 
-    /// The answer to a `subscriber_offer`: Opus, VP8, VP9 and H.264 (NACK, PLI, FIR) only, `recvonly` where
+    /// The answer to a `subscriber_offer`: Opus, VP8, VP9, AV1 and H.264 (NACK, PLI, FIR) only, `recvonly` where
     /// the server sends, `a=setup:active` (this client is the DTLS client) unless the offer
     /// insists on being active itself.
     /// With `dataChannels` the offer's application section is accepted (docs/protocol.md, "Data channels").

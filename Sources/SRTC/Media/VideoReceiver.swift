@@ -4,7 +4,7 @@ import RTCWire
 import Synchronization
 
 /// Receives one subscribed video stream: reorders packets (jitter buffer), asks for lost ones
-/// (NACK) and key frames (PLI), decodes VP8 or H.264 (the section's codec) on its own queue and
+/// (NACK) and key frames (PLI), decodes VP8, VP9, H.264 or AV1 (the section's codec) on its own queue and
 /// hands frames to the track.
 // @unchecked Sendable: `ssrc` is assigned only in init (never after); everything else is a `let` of a Sendable type or a Mutex.
 final class VideoReceiver: @unchecked Sendable {
@@ -80,7 +80,7 @@ final class VideoReceiver: @unchecked Sendable {
             // Decrypted after reassembly (docs/e2ee.md); a frame that does not decrypt is dropped,
             // and asking for key frames would not help: its state tells the app instead.
             frames = frames.compactMap { frame in
-                guard let plain = e2ee.decrypt(frame.data, codec: E2EEFrame.Codec(codec), from: track.uid) else { return nil }
+                guard let layout = E2EEFrame.Codec(codec), let plain = e2ee.decrypt(frame.data, codec: layout, from: track.uid) else { return nil }
                 var frame = frame
                 frame.data = plain
                 return frame
