@@ -6,36 +6,17 @@ import TestRandom
 /// packets of real OpenH264 access units come out as decodable Annex B frames in order, losses
 /// are NACKed and end in a key-frame request, and malformed payloads never crash it.
 @Suite struct H264JitterBufferTests {
-    struct Packet {
-        var payload: [UInt8]
-        var sequence: UInt16
-        var timestamp: UInt32
-        var marker: Bool
-        var number: Int
-    }
+    typealias Packet = PacketizedPayload
 
     /// `count` test-pattern frames encoded with OpenH264 (an IDR at 0 and `keyAt`), packetized
     /// into small payloads (so most frames have FU-A fragments and the IDRs a STAP-A).
     static func packets(count: Int, keyAt: Int? = nil, firstSequence: UInt16 = 65_520) throws -> (packets: [Packet], encoded: [EncodedVideoFrame]) {
-        let pattern = try TestPatternGenerator(width: 320, height: 240)
         var configuration = H264Encoder.Configuration(width: 320, height: 240)
         configuration.bitrate = 500_000
         let encoder = try H264Encoder(configuration: configuration)
         var packetizer = H264Packetizer(maxPayloadSize: 400)
-        var packets: [Packet] = []
-        var encoded: [EncodedVideoFrame] = []
-        var sequence = firstSequence
-        for number in 0..<count {
-            let frame = try #require(try encoder.encode(pattern.videoFrame(number: number), forceKeyFrame: number == keyAt))
-            encoded.append(frame)
-            let payloads = packetizer.packetize(frame.data)
-            for (index, payload) in payloads.enumerated() {
-                packets.append(Packet(payload: payload, sequence: sequence, timestamp: frame.rtpTimestamp,
-                                      marker: index == payloads.count - 1, number: number))
-                sequence &+= 1
-            }
-        }
-        return (packets, encoded)
+        return try packetizedFrames(count: count, keyAt: keyAt, firstSequence: firstSequence,
+                                    encode: { try encoder.encode($0, forceKeyFrame: $1) }, packetize: { packetizer.packetize($0.data) })
     }
 
     static func buffer() -> VideoJitterBuffer {

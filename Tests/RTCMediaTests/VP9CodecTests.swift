@@ -6,36 +6,17 @@ import TestRandom
 /// jitter buffer with VP9 payloads and libvpx's VP9 decoder, checked on the test pattern's frame
 /// numbers.
 @Suite struct VP9CodecTests {
-    struct Packet {
-        var payload: [UInt8]
-        var sequence: UInt16
-        var timestamp: UInt32
-        var marker: Bool
-        var number: Int
-    }
+    typealias Packet = PacketizedPayload
 
     /// `count` test-pattern frames encoded as VP9 (a key frame at 0 and `keyAt`), packetized into
     /// small payloads so most frames span several packets.
     static func packets(count: Int, keyAt: Int? = nil, firstSequence: UInt16 = 65_500) throws -> (packets: [Packet], encoded: [EncodedVideoFrame]) {
-        let pattern = try TestPatternGenerator(width: 320, height: 240)
         var configuration = VPXEncoder.Configuration(width: 320, height: 240, codec: .vp9)
         configuration.bitrate = 600_000
         let encoder = try VPXEncoder(configuration: configuration)
         var packetizer = VP9Packetizer(maxPayloadSize: 300, initialPictureID: 0x7FFE)
-        var packets: [Packet] = []
-        var encoded: [EncodedVideoFrame] = []
-        var sequence = firstSequence
-        for number in 0..<count {
-            let frame = try #require(try encoder.encode(pattern.videoFrame(number: number), forceKeyFrame: number == keyAt))
-            encoded.append(frame)
-            let payloads = packetizer.packetize(frame)
-            for (index, payload) in payloads.enumerated() {
-                packets.append(Packet(payload: payload, sequence: sequence, timestamp: frame.rtpTimestamp,
-                                      marker: index == payloads.count - 1, number: number))
-                sequence &+= 1
-            }
-        }
-        return (packets, encoded)
+        return try packetizedFrames(count: count, keyAt: keyAt, firstSequence: firstSequence,
+                                    encode: { try encoder.encode($0, forceKeyFrame: $1) }, packetize: { packetizer.packetize($0) })
     }
 
     static func buffer() -> VideoJitterBuffer {

@@ -13,6 +13,16 @@ import RTCWire
         actions.compactMap { if case .send(let b, let to) = $0 { (b, to) } else { nil } }
     }
 
+    /// Runs the agent's checks against the lite responder until the agent is connected.
+    static func connect(_ agent: inout ICEControllingAgent, _ lite: inout ICELiteResponder, now: ContinuousClock.Instant) throws {
+        var inFlight = sends(agent.start(now: now))
+        while let (bytes, _) = inFlight.first, agent.state != .connected {
+            inFlight.removeFirst()
+            let reply = sends(try deliver(bytes, from: clientAddress, toLite: &lite, now: now))
+            for (r, _) in reply { inFlight += sends(try deliver(r, from: serverAddress, toAgent: &agent, now: now)) }
+        }
+    }
+
     static func deliver(_ bytes: [UInt8], from: SocketAddress, toLite lite: inout ICELiteResponder, now: ContinuousClock.Instant) throws -> [ICEAction] {
         let message = try STUNMessage(bytes: bytes)
         return bytes.withUnsafeBytes { lite.handle(message, raw: $0, from: from, now: now) }
@@ -139,12 +149,7 @@ import RTCWire
         var agent = makeAgent()
         var lite = ICELiteResponder(local: Self.serverCreds, remote: Self.clientCreds)
         let t0 = ContinuousClock.now
-        var inFlight = Self.sends(agent.start(now: t0))
-        while let (bytes, _) = inFlight.first, agent.state != .connected {
-            inFlight.removeFirst()
-            let reply = Self.sends(try Self.deliver(bytes, from: Self.clientAddress, toLite: &lite, now: t0))
-            for (r, _) in reply { inFlight += Self.sends(try Self.deliver(r, from: Self.serverAddress, toAgent: &agent, now: t0)) }
-        }
+        try Self.connect(&agent, &lite, now: t0)
         #expect(agent.state == .connected)
         // Answered consent checks keep it connected well past 30 s.
         var now = t0
@@ -178,12 +183,7 @@ import RTCWire
         var agent = makeAgent()
         var lite = ICELiteResponder(local: Self.serverCreds, remote: Self.clientCreds)
         let t0 = ContinuousClock.now
-        var inFlight = Self.sends(agent.start(now: t0))
-        while let (bytes, _) = inFlight.first, agent.state != .connected {
-            inFlight.removeFirst()
-            let reply = Self.sends(try Self.deliver(bytes, from: Self.clientAddress, toLite: &lite, now: t0))
-            for (r, _) in reply { inFlight += Self.sends(try Self.deliver(r, from: Self.serverAddress, toAgent: &agent, now: t0)) }
-        }
+        try Self.connect(&agent, &lite, now: t0)
         #expect(lite.selectedAddress == Self.clientAddress)
         let rebound = SocketAddress(ip: "127.0.0.1", port: Self.clientAddress.port + 1000)!
         var now = t0, moved: [ICEAction] = []
@@ -213,12 +213,7 @@ import RTCWire
         var lite = ICELiteResponder(local: Self.serverCreds, remote: Self.clientCreds)
         let t0 = ContinuousClock.now
         #expect(agent.checkConsentNow(now: t0).isEmpty)  // not connected yet
-        var inFlight = Self.sends(agent.start(now: t0))
-        while let (bytes, _) = inFlight.first, agent.state != .connected {
-            inFlight.removeFirst()
-            let reply = Self.sends(try Self.deliver(bytes, from: Self.clientAddress, toLite: &lite, now: t0))
-            for (r, _) in reply { inFlight += Self.sends(try Self.deliver(r, from: Self.serverAddress, toAgent: &agent, now: t0)) }
-        }
+        try Self.connect(&agent, &lite, now: t0)
         let now = t0 + .seconds(1)
         let sent = Self.sends(agent.checkConsentNow(now: now))
         #expect(sent.count == 1)

@@ -46,6 +46,12 @@ struct ServerNegotiationTests {
                         "1": [RTPEncodingParameters(rid: "f", layer: "camera_big", maxBitrate: 1_200_000),
                               RTPEncodingParameters(rid: "q", layer: "camera_small", maxBitrate: 150_000)]]),
         PublishCase(
+            name: "end-to-end encrypted audio is answered without RED (a browser encrypts the whole RED payload)",
+            offer: ClientSDP.offer([.audio(mid: "0"), .video(mid: "1")]),
+            tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic", e2ee: true), PublishTrack(mid: "1", kind: .video, desc: "camera", e2ee: true)],
+            sections: ["0": (.recvonly, ["opus"]), "1": (.recvonly, ["VP8"])],
+            encodings: ["0": [RTPEncodingParameters(ssrc: 1111)], "1": [RTPEncodingParameters(ssrc: 2222)]]),
+        PublishCase(
             name: "simulcast without layer descriptions keeps the offer's rid order",
             offer: ClientSDP.offer([.simulcast(mid: "0", rids: ["h", "l"])]),
             tracks: [PublishTrack(mid: "0", kind: .video, desc: "camera")],

@@ -49,6 +49,11 @@ struct ServerNegotiation: Sendable {
     /// The client's credentials on the publish transport, once it exists.
     private(set) var publishRemoteICE: ICECredentials?
     private var publishVersion: UInt64 = 1
+    /// Audio sections whose frames are end-to-end encrypted (`PublishTrack.e2ee`): answered
+    /// without RED. A browser builds the RED payload before its encoded transform (libwebrtc's
+    /// Opus encoder makes it), so the whole RED payload is encrypted and the SFU could not read
+    /// its blocks: it dropped every packet (docs/e2ee.md).
+    private var encryptedAudioMids: Set<String> = []
     // The subscribe side's state, changed only by the methods of `ServerNegotiation+Subscribe.swift`.
     var subscribeICE: ICECredentials
     var subscribeRemoteICE: ICECredentials?
@@ -92,6 +97,7 @@ struct ServerNegotiation: Sendable {
             }
         }
         let remote = try SDPConversions.remoteTransport(of: offer)
+        for t in tracks where t.kind == .audio && t.e2ee == true { encryptedAudioMids.insert(t.mid) }
         let answer = publishAnswer(to: offer, setup: remote.2)
         if transportExists, let known = publishRemoteICE, known != remote.0 {
             throw SignalError(.invalidParameter, "the offer changes ICE credentials: send it with restart_ice")
@@ -145,6 +151,10 @@ struct ServerNegotiation: Sendable {
         answer.origin.sessionVersion = publishVersion
         ServerMedia.keepFirstVideoCodec(&answer)
         ServerMedia.preferRED(&answer)
+        for i in answer.media.indices where answer.media[i].mid.map(encryptedAudioMids.contains) == true {
+            answer.media[i].codecs.removeAll(where: \.isRED)
+            answer.media[i].formats = answer.media[i].codecs.map { String($0.payloadType) }
+        }
         return answer
     }
 
