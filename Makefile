@@ -15,7 +15,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BIN_DIR ?=
 
-.PHONY: deps build serve test test-swift test-interop test-fuzz bench bench-sfu soak fuzz fuzz-long deb install clean
+.PHONY: deps build serve test test-swift test-swift-light test-media test-lab test-interop test-fuzz bench bench-sfu soak fuzz fuzz-long deb install clean
 
 deps:
 	@scripts/install-deps
@@ -31,9 +31,15 @@ serve: deps
 
 ## test: every test: Swift unit and end-to-end tests, the cross-implementation checks under interop/,
 ## then every fuzz target briefly (so a target that no longer builds fails here, not months later).
+# The passes run in this order: the light Swift tests; then the media suites (processes of their own)
+# beside the interop scripts, two lanes at once (each mostly waits on the other's media and on
+# timers: one after the other they left the two cores 70 % idle); then the network lab alone (it
+# measures timing through a kernel rate limit); then the fuzzers.
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
-	$(MAKE) --no-print-directory test-swift test-interop test-fuzz
+	@$(MAKE) --no-print-directory test-swift-light
+	@$(MAKE) --no-print-directory -j 2 test-media test-interop
+	@$(MAKE) --no-print-directory test-lab test-fuzz
 
 # At most TEST_WIDTH tests run at once. Unbounded, Swift Testing starts every suite together and
 # on 2 cores the end-to-end tests' servers, encoders and sockets starve one another until their
@@ -44,7 +50,9 @@ TEST_WIDTH ?= 4
 # keep both cores busy outside that count, and the network lab's calls measure timing through a
 # kernel rate limit: they run last, one at a time. Agents' calls run speech recognition per
 # speaker beside `srtc join` bots in processes of their own.
-HEAVY_SUITES := Egress|SMeetingMcu|NetworkLab|AgentTests
+MEDIA_SUITES := Egress|SMeetingMcu|AgentTests
+LAB_SUITES := NetworkLab
+HEAVY_SUITES := $(MEDIA_SUITES)|$(LAB_SUITES)
 # Suites run a second time with two media workers in every server they start
 # (SRTC_TEST_MEDIA_WORKERS, read by SRTCTestSupport; in-process servers put their channels on
 # the last worker): TURN, data channels, drain and failover, node-to-node relays, the speed test.
@@ -58,18 +66,24 @@ PIPE_SUITES := SDKRelayTests|ServerDataChannelTests|SDKICERestartTests|SDKMediaT
 
 # One `swift test` pass (scripts/swift-test-pass): its failures printed, its full log kept; up to two
 # suites that fail are run once more alone and named FLAKY if they pass then (docs/architecture.md).
-test-swift:
+# test-swift runs every Swift pass one after the other (make test runs test-media beside test-interop).
+test-swift: test-swift-light test-media test-lab
+
+test-swift-light:
 	@TEST_WIDTH=$(TEST_WIDTH) scripts/swift-test-pass .build/test-output.txt --skip '$(HEAVY_SUITES)'
-	@TEST_WIDTH=$(TEST_WIDTH) scripts/swift-test-pass .build/test-output-heavy.txt --no-parallel --filter '$(HEAVY_SUITES)'
+
+test-media:
+	@TEST_WIDTH=$(TEST_WIDTH) scripts/swift-test-pass .build/test-output-heavy.txt --no-parallel --filter '$(MEDIA_SUITES)'
 	@TEST_WIDTH=$(TEST_WIDTH) SRTC_TEST_MEDIA_WORKERS=2 scripts/swift-test-pass .build/test-output-workers.txt --filter '$(WORKER_SUITES)'
 	@TEST_WIDTH=$(TEST_WIDTH) SRTC_TEST_MEDIA_WORKERS=2 SRTC_TEST_WORKER_SUBSCRIBER_BUDGET=1 scripts/swift-test-pass .build/test-output-pipes.txt --filter '$(PIPE_SUITES)'
 
-# A script that fails runs once more and is named FLAKY if it passes then (as scripts/swift-test-pass).
-# Each script's time is printed ("== interop/test_x.py: 12 s") so the slow ones can be seen.
+test-lab:
+	@TEST_WIDTH=$(TEST_WIDTH) scripts/swift-test-pass .build/test-output-lab.txt --no-parallel --filter '$(LAB_SUITES)'
+
+# Each script's output in .build/interop/<script>.log; its time printed ("== interop/test_x.py: 12 s");
+# a script that fails runs once more and is named FLAKY if it passes then (scripts/interop-pass).
 test-interop:
-	@for t in interop/test_*.py; do [ -e "$$t" ] || continue; echo "== $$t"; start=$$(date +%s); \
-		python3 "$$t" || { echo "== $$t failed; running it once more"; python3 "$$t" || exit 1; echo "FLAKY: $$t"; }; \
-		echo "== $$t: $$(( $$(date +%s) - start )) s"; done
+	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop
 
 ## bench: release build, then print the figures of every benchmark (never asserted), bench-sfu's table last.
 bench: deps
@@ -87,8 +101,10 @@ bench-sfu: deps
 	.build/release/srtc-bench sfu-load
 
 # Whoever runs `make test` already holds the build lock (or nobody else builds): no lock inside.
+# -Onone: here the fuzzers only show they build and run for a few seconds, and a clean clone (CI)
+# compiles their sanitized modules from scratch, much faster than at -O (`make fuzz` keeps -O).
 test-fuzz:
-	@FUZZ_SECONDS=$${FUZZ_TEST_SECONDS:-3} FUZZ_LOCK=none FUZZ_QUIET=1 fuzz/run-all
+	@FUZZ_SECONDS=$${FUZZ_TEST_SECONDS:-3} FUZZ_OPT=$${FUZZ_TEST_OPT:--Onone} FUZZ_LOCK=none FUZZ_QUIET=1 fuzz/run-all
 
 ## soak: participants through a lossy, jittery relay with churn against the release server for
 ## SOAK_MINUTES (default 30); prints figures each minute; fails on a crash, growth or lost media. Not in make test.

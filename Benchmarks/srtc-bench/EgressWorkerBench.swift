@@ -26,8 +26,6 @@ func runEgressWorkerBenchmarks() {
 }
 
 private struct EgressWorkerBench {
-    struct Failure: Error, CustomStringConvertible { let description: String }
-
     func run() async throws {
         let directory = try TemporaryDirectory(prefix: "srtc-bench-egress")
         defer { directory.cleanUp() }
@@ -59,18 +57,10 @@ private struct EgressWorkerBench {
 
     private func call(_ server: TestServer, _ path: String, _ body: [String: Any]) async throws -> [String: Any] {
         let (status, json) = try await server.call(path, body)
-        guard status == 200 else { throw Failure(description: "\(path): \(status) \(json)") }
+        guard status == 200 else { throw BenchFailure(description: "\(path): \(status) \(json)") }
         return json
     }
 
-    /// The worker started for the next task: the one pid not in `known`, waited for up to 15 s.
-    private func newWorker(besides known: Set<Int32>) async throws -> Int32 {
-        for _ in 0..<150 {
-            if let pid = EgressWorkers.pids().first(where: { !known.contains($0) }) { return pid }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw Failure(description: "no srtc-egress worker started (is the release srtc-egress built next to srtc-bench?)")
-    }
 
     // MARK: - Composite
 
@@ -80,7 +70,7 @@ private struct EgressWorkerBench {
         let before = Set(EgressWorkers.pids())
         _ = try await call(server, "/server/v1/channel/composite/start",
                            ["channel": "mix", "uid": "mcu", "width": 1_280, "height": 720, "frame_rate": 30])
-        let worker = try await newWorker(besides: before)
+        let worker = try await newEgressWorker(besides: before)
         // Every publisher sends 10 s of real-time media; the worker's CPU counts over the last 6 s.
         let seconds = 10.0
         let sending = publishers.map { _, p in Task { try await p.run(seconds: seconds) } }
@@ -104,7 +94,7 @@ private struct EgressWorkerBench {
         let (client, publisher) = try await self.publisher(server, uid: "rec", channel: "record", audio: false)
         let before = Set(EgressWorkers.pids())
         let started = try await call(server, "/server/v1/channel/record/start", ["channel": "record", "uid": "rec", "desc": "camera_big"])
-        let worker = try await newWorker(besides: before)
+        let worker = try await newEgressWorker(besides: before)
         // Its first second (joining, subscribing, no media yet) is counted apart from the packets.
         let cpuStart = CPUTime.process(pid: worker) ?? 0
         try await Task.sleep(for: .seconds(1))
@@ -159,7 +149,7 @@ private struct EgressWorkerBench {
                            ["channel": "show", "uid": "mcu", "width": 640, "height": 360, "frame_rate": 30])
         let live = try await call(server, "/server/v1/channel/live/start", ["channel": "show", "uid": "mcu"])
         guard let path = ((live["composite"] as? [String: Any])?["live"] as? [String: Any])?["hls_url"] as? String else {
-            throw Failure(description: "live/start: \(live)")
+            throw BenchFailure(description: "live/start: \(live)")
         }
         // The publisher sends on its own thread (no await between frames), noting when each frame left.
         let log = SendLog()
@@ -191,7 +181,7 @@ private struct EgressWorkerBench {
             playing = (try? await channel.play(url: server.httpBase + path)) != nil
             if !playing { try await Task.sleep(for: .milliseconds(500)) }
         }
-        guard playing else { throw Failure(description: "the CDN engine could not open \(path)") }
+        guard playing else { throw BenchFailure(description: "the CDN engine could not open \(path)") }
         try await Task.sleep(for: .seconds(15))
         let rendered = viewer.renderer.seen.withLock { $0 }, sent = log.sentAt.withLock { $0 }
         let latencies = rendered.compactMap { number, at in sent[number].map { at.timeIntervalSince($0) } }.sorted()
@@ -200,10 +190,23 @@ private struct EgressWorkerBench {
         _ = try await call(server, "/server/v1/channel/live/stop", ["channel": "show", "uid": "mcu"])
         _ = try await call(server, "/server/v1/channel/composite/stop", ["channel": "show", "uid": "mcu"])
         client.close()
-        guard !latencies.isEmpty else { throw Failure(description: "no frame number read from the stream") }
+        guard !latencies.isEmpty else { throw BenchFailure(description: "no frame number read from the stream") }
         let at = { (q: Double) in latencies[min(latencies.count - 1, Int(q * Double(latencies.count)))] }
         print(String(format: "HLS glass-to-glass (publisher → composite 640x360 → H.264 2 s segments → CDN engine render): "
                      + "median %.2f s, p90 %.2f s, min %.2f s, max %.2f s over %d frames",
                      at(0.5), at(0.9), latencies.first!, latencies.last!, latencies.count))
     }
+}
+
+/// A benchmark that could not run (the figures it would print are missing).
+struct BenchFailure: Error, CustomStringConvertible { let description: String }
+
+/// The `srtc-egress` worker an in-process server started for the next task: the one child pid
+/// not in `known`, waited for up to 15 s.
+func newEgressWorker(besides known: Set<Int32>) async throws -> Int32 {
+    for _ in 0..<150 {
+        if let pid = EgressWorkers.pids().first(where: { !known.contains($0) }) { return pid }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw BenchFailure(description: "no srtc-egress worker started (is the release srtc-egress built next to srtc-bench?)")
 }

@@ -18,3 +18,4 @@ if wants("devices") { runDeviceBenchmarks() }
 if wants("egress") { runEgressBenchmarks() }
 if wants("cluster") { runClusterBenchmarks() }
 if wants("agents") { runAgentBenchmarks() }
+if wants("captions") { runCaptionBenchmarks() }

@@ -1,8 +1,8 @@
 /// A channel's live captions as the API shows them (docs/captions.md).
-struct CaptionsInfo: Encodable, Sendable, Equatable {
+struct CaptionsInfo: Codable, Sendable, Equatable {
     /// `starting`, `running`, `restarting` (the worker died and is being restarted), `stopped`
     /// (`captions/stop`), `ended` (the channel emptied or closed), `failed`.
-    enum Status: String, Encodable, Sendable { case starting, running, restarting, stopped, ended, failed }
+    enum Status: String, Codable, Sendable { case starting, running, restarting, stopped, ended, failed }
 
     var captionsId: String
     var channel: String

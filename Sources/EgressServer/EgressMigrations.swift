@@ -76,5 +76,21 @@ enum EgressMigrations {
             """,
             "CREATE INDEX egress_ingresses_node ON egress_ingresses (node_id)",
         ],
+        [
+            // Live captions while they run (docs/captions.md, "A server restart"): a node that
+            // died without stopping them resumes its own.
+            """
+            CREATE TABLE egress_caption_runs (
+                captions_id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                node_id TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                info TEXT NOT NULL,
+                settings TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            )
+            """,
+            "CREATE INDEX egress_caption_runs_node ON egress_caption_runs (node_id)",
+        ],
     ])
 }

@@ -45,6 +45,7 @@ public final class EgressModule: ServerModule {
         Task {
             await supervisor.recoverInterruptedRecordings()
             await supervisor.resumeIngresses()
+            await supervisor.resumeCaptions()
         }
     }
 

@@ -52,6 +52,7 @@ extension EgressSupervisor {
         let run = CaptionRun(info: info, appId: appId, key: key,
                              settings: CaptionSettings(uid: "srtc-captions-" + SecureRandom.string(count: 8), language: language))
         captionRuns[id] = run
+        store.saveCaptionRun(run.info, appId: appId, nodeId: settings.nodeId, settings: run.settings)
         launch(run)
         if run.info.status == .starting { await wait("start:" + id, timeout: settings.startTimeout) }
         if run.info.status == .failed {
@@ -78,6 +79,27 @@ extension EgressSupervisor {
     /// The captions running in `key`, if any.
     func runningCaptions(key: ChannelKey) -> CaptionsInfo? {
         captionRuns.values.first { $0.key == key }?.info
+    }
+
+    /// Resumes the captions this node left running when it died (`kill -9`, a crash: a graceful
+    /// stop ends them), once the server listens: each with a new worker that joins the channel as
+    /// its users come back, counted as a restart, its transcript going on under the same id. A
+    /// channel nobody comes back to ends them as `idle` (the worker's idle timeout).
+    func resumeCaptions() async {
+        while endpoint.httpURL == nil && !isShuttingDown { try? await Task.sleep(for: .milliseconds(50)) }
+        for (appId, var info, captionSettings) in store.captionRuns(nodeId: settings.nodeId) where captionRuns[info.captionsId] == nil {
+            guard !isShuttingDown else { return }
+            info.status = .restarting
+            info.restarts += 1
+            info.error = "the server restarted"
+            let run = CaptionRun(info: info, appId: appId, key: ChannelKey(appId: appId, name: info.channel), settings: captionSettings)
+            run.announced = true   // `captions_started` went out in the server's previous life
+            run.stored = store.nextCaptionSeq(captionsId: info.captionsId)
+            captionRuns[info.captionsId] = run
+            store.saveCaptionRun(run.info, appId: appId, nodeId: settings.nodeId, settings: captionSettings)
+            launch(run)
+            Log.info("egress", "resumed captions \(info.captionsId) of \(info.channel)")
+        }
     }
 
     // MARK: - Workers
@@ -147,6 +169,7 @@ extension EgressSupervisor {
         run.info.restarts += 1
         run.info.status = .restarting
         run.info.error = run.failure?.message ?? "the worker exited (status \(status))"
+        store.saveCaptionRun(run.info, appId: run.appId, nodeId: settings.nodeId, settings: run.settings)
         let delay = run.backoff.workerExited(atSeconds: Self.monotonicSeconds())
         let id = run.info.captionsId, generation = run.generation
         afterDelay(delay) { $0.relaunchCaptions(id, after: generation) }
@@ -162,6 +185,7 @@ extension EgressSupervisor {
         run.info.status = status
         run.info.endedAt = Self.now()
         captionRuns[id] = nil
+        store.deleteCaptionRun(id: id)
         if run.announced { webhooks.send(run.key, event: "captions_ended", data: CaptionsEvent(captions: run.info, reason: reason)) }
         for name in ["start:", "exit:"] { wake(name + id) }
     }

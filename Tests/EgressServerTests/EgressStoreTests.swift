@@ -22,12 +22,40 @@ import Testing
         let database = try await kind.open()
         try Migrations.server.apply(to: database)
         #expect(try EgressMigrations.schema.apply(to: database) == 0)
-        #expect(try EgressMigrations.schema.apply(to: database) == 3)
-        #expect(try EgressMigrations.schema.currentVersion(of: database) == 3)
+        #expect(try EgressMigrations.schema.apply(to: database) == 4)
+        #expect(try EgressMigrations.schema.currentVersion(of: database) == 4)
         // The server's own version is untouched: both live in one database.
         #expect(try Migrations.server.currentVersion(of: database) == Migrations.server.latestVersion)
         try database.query("INSERT INTO egress_schema (version) VALUES (7)")
-        #expect(throws: DatabaseError.schemaTooNew(found: 7, supported: 3)) { try EgressStore(database: database) }
+        #expect(throws: DatabaseError.schemaTooNew(found: 7, supported: 4)) { try EgressStore(database: database) }
+    }
+
+    /// Runs of captions in progress, per node (docs/captions.md, "A server restart"): saved,
+    /// updated in place, listed for their node only, gone once deleted; the next final of a
+    /// resumed run takes the seq after its last stored one.
+    @Test(arguments: TestStore.allCases)
+    func captionRunsAreKeptPerNodeUntilTheyEnd(_ kind: TestStore) async throws {
+        let store = try EgressStore(database: try await kind.open())
+        var info = CaptionsInfo(captionsId: "CC_a", channel: "room", language: "en-US", status: .running, restarts: 0, startedAt: Self.t0)
+        let settings = CaptionSettings(uid: "srtc-captions-x", language: "en-US")
+        store.saveCaptionRun(info, appId: "app", nodeId: "n1", settings: settings)
+        store.saveCaptionRun(CaptionsInfo(captionsId: "CC_b", channel: "other", language: "en-US", status: .starting, restarts: 0, startedAt: Self.t0 + 1),
+                             appId: "app", nodeId: "n2", settings: settings)
+        info.restarts = 2
+        info.status = .restarting
+        store.saveCaptionRun(info, appId: "app", nodeId: "n1", settings: settings)
+        let runs = store.captionRuns(nodeId: "n1")
+        #expect(runs.count == 1 && runs.first?.appId == "app" && runs.first?.info == info && runs.first?.settings == settings, "\(runs)")
+        #expect(store.captionRuns(nodeId: "n2").map(\.info.captionsId) == ["CC_b"])
+
+        #expect(store.nextCaptionSeq(captionsId: "CC_a") == 0)
+        for seq in 0..<3 {
+            store.insertCaption(CaptionEntry(captionsId: "CC_a", uid: "alice", startMs: Self.t0 + Int64(seq), endMs: Self.t0 + Int64(seq) + 1, text: "\(seq)"),
+                                seq: seq, appId: "app", channel: "room")
+        }
+        #expect(store.nextCaptionSeq(captionsId: "CC_a") == 3)
+        store.deleteCaptionRun(id: "CC_a")
+        #expect(store.captionRuns(nodeId: "n1").isEmpty && store.captionRuns(nodeId: "n2").count == 1)
     }
 
     /// Live captions' transcript: finals of one channel oldest first (by start, then arrival),

@@ -194,21 +194,30 @@ import Testing
         await call.stop()
     }
 
-    @Test func theStoredTranscriptSurvivesKillDashNineOfTheServer() async throws {
+    /// docs/captions.md, "A server restart": `kill -9` of the server (and its worker) keeps
+    /// the stored transcript, and the restarted server resumes the captions under the same id
+    /// (one restart more) once it listens: a speaker after the restart is captioned, and the
+    /// transcript goes on after what was stored before.
+    @Test func captionsSurviveKillDashNineOfTheServerAndResume() async throws {
         let data = try TemporaryDirectory(prefix: "srtc-captions-kill9")
         defer { data.cleanUp() }
-        let server = try await EgressCrashTests.server(data.path)
-        let (_, grant) = try await server.call("/server/v1/channel/grant", ["channel": "cc6", "uid": "listener"])
-        let peer = SDKPeer()
-        let listener = CaptionCollector()
-        peer.channel.delegates.add(delegate: listener)
-        try await peer.channel.join(url: server.httpBase, token: try #require(grant["token"] as? String))
-        #expect(try await server.call("/server/v1/channel/captions/start", ["channel": "cc6"]).0 == 200)
         let directory = try TemporaryDirectory(prefix: "srtc-captions-wav")
         defer { directory.cleanUp() }
-        let bot = try BotProcess(url: server.httpBase, channel: "cc6", uid: "speaker", extra: [
-            "--video", "none", "--audio", try SpeechWAV.write(Self.sentence, in: directory, name: "speech.wav", silenceMs: 30_000)])
-        try await eventually(timeout: 120, "a final caption (got \(listener.all))") { !listener.finals("speaker").isEmpty }
+        let wav = try SpeechWAV.write(Self.sentence, in: directory, name: "speech.wav", silenceMs: 30_000)
+        let server = try await EgressCrashTests.server(data.path)
+        func listener(_ server: ServerProcess) async throws -> (SDKPeer, CaptionCollector) {
+            let (_, grant) = try await server.call("/server/v1/channel/grant", ["channel": "cc6", "uid": "listener"])
+            let peer = SDKPeer()
+            let collector = CaptionCollector()
+            peer.channel.delegates.add(delegate: collector)
+            try await peer.channel.join(url: server.httpBase, token: try #require(grant["token"] as? String))
+            return (peer, collector)
+        }
+        let (peer, before) = try await listener(server)
+        let (_, started) = try await server.call("/server/v1/channel/captions/start", ["channel": "cc6"])
+        let captionsId = try #require((started["captions"] as? [String: Any])?["captions_id"] as? String, "\(started)")
+        let bot = try BotProcess(url: server.httpBase, channel: "cc6", uid: "speaker", extra: ["--video", "none", "--audio", wav])
+        try await eventually(timeout: 120, "a final caption (got \(before.all))") { !before.finals("speaker").isEmpty }
         // The machine dies: the server stops still, its worker and it are killed.
         server.signal(SIGSTOP)
         for pid in EgressWorkers.pids(parent: try #require(server.pid)) { kill(pid, SIGKILL) }
@@ -219,11 +228,31 @@ import Testing
         await peer.engine.destroy()
 
         let again = try await EgressCrashTests.server(data.path)
-        let (status, list) = try await again.call("/server/v1/channel/captions/list", ["channel": "cc6"])
-        let stored = (list["captions"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
-        print("captions: received \(listener.finals("speaker").map(\.text)), stored after kill -9 \(stored)")
-        #expect(status == 200 && list["running"] == nil, "\(list)")
-        #expect(Array(stored.prefix(listener.finals("speaker").count)) == listener.finals("speaker").map(\.text), "\(list)")
+        func list() async throws -> [String: Any] {
+            let (status, json) = try await again.call("/server/v1/channel/captions/list", ["channel": "cc6"])
+            #expect(status == 200, "\(json)")
+            return json
+        }
+        let storedBefore = (try await list()["captions"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        #expect(Array(storedBefore.prefix(before.finals("speaker").count)) == before.finals("speaker").map(\.text), "\(storedBefore)")
+        // Resumed under the same id, as one restart more.
+        let resumed = try await list()["running"] as? [String: Any]
+        #expect(resumed?["captions_id"] as? String == captionsId && resumed?["restarts"] as? Int == 1, "\(String(describing: resumed))")
+
+        let (peerAfter, after) = try await listener(again)
+        let second = try BotProcess(url: again.httpBase, channel: "cc6", uid: "speaker", extra: ["--video", "none", "--audio", wav])
+        try await eventually(timeout: 120, "a final caption after the restart (got \(after.all))") { !after.finals("speaker").isEmpty }
+        await second.stop()
+        let (stopStatus, stopped) = try await again.call("/server/v1/channel/captions/stop", ["channel": "cc6"])
+        #expect(stopStatus == 200 && (stopped["captions"] as? [String: Any])?["captions_id"] as? String == captionsId, "\(stopped)")
+        let final = try await list()
+        let stored = (final["captions"] as? [[String: Any]] ?? []).filter { $0["captions_id"] as? String == captionsId }.compactMap { $0["text"] as? String }
+        print("captions: before kill -9 \(before.finals("speaker").map(\.text)), after the restart \(after.finals("speaker").map(\.text)); stored \(stored)")
+        #expect(final["running"] == nil, "\(final)")
+        #expect(stored == storedBefore + after.finals("speaker").map(\.text), "\(stored)")
+        #expect(WordAlignment.fractionInOrder(expected: Self.sentence, heard: after.finals("speaker").map(\.text).joined(separator: " ")) >= 0.7)
+        await peerAfter.channel.leave()
+        await peerAfter.engine.destroy()
         again.signal(SIGTERM)
         await again.waitForExit()
     }

@@ -34,6 +34,16 @@ import TestWait
         try #require(client.subscribeEndpoint).send(data: packet, binary: true, on: channel)
     }
 
+    /// `client`'s subscribe transport, once its reliable data channel is open.
+    @discardableResult
+    static func reliableChannelOpen(_ client: MediaTestClient) async throws -> TransportEndpoint {
+        let endpoint = try await waitFor("\(client.uid)'s subscribe transport") { client.subscribeEndpoint }
+        try await eventually("\(client.uid)'s data channel open") {
+            endpoint.log.withLock { $0.dataChannel }.contains { if case .opened(let info) = $0 { info.id == SignalDataChannel.reliableID } else { false } }
+        }
+        return endpoint
+    }
+
     @Test func dataCrossesBetweenTheChannelsNodeAndRelayingNodesInOrderToItsRecipientsOnly() async throws {
         let url = try await TestRedis.freshURL()
         let nodes = try ["a", "b", "c"].map { id in
@@ -45,10 +55,7 @@ import TestWait
         var clients: [MediaTestClient] = []
         for (node, uid) in [(a, "alice"), (a, "dave"), (b, "bob"), (c, "carol")] {
             let client = try await MediaTestClient(server: node, uid: uid, channel: "chat", dataChannels: true)
-            let endpoint = try await waitFor("\(uid)'s subscribe transport") { client.subscribeEndpoint }
-            try await eventually("\(uid)'s data channel open") {
-                endpoint.log.withLock { $0.dataChannel }.contains { if case .opened(let info) = $0 { info.id == SignalDataChannel.reliableID } else { false } }
-            }
+            let endpoint = try await Self.reliableChannelOpen(client)
             let ports = try #require(client.latestOffer).media.flatMap(\.candidates).map(\.port)
             #expect(!ports.isEmpty && ports.allSatisfy { $0 == node.channelUDPPort }, "\(uid)'s data channels are on its node: \(ports)")
             clients.append(client)
@@ -105,6 +112,47 @@ import TestWait
         #expect(status == 200 && body["delivered"] as? Int == 0, "counted on the channel's node only: \(body)")
         try await eventually("the backend's message at carol") { Self.numbers(carol, from: nil, topic: "api") == [7] }
         #expect([alice, bob, dave].allSatisfy { Self.numbers($0, from: nil, topic: "api").isEmpty })
+
+        for client in clients { client.close() }
+        for node in nodes.reversed() { await node.stop() }
+    }
+
+    /// Live captions (docs/captions.md) reach the users a relaying node serves as they reach the
+    /// channel's node's own: the caption worker hands each caption to the channel's node
+    /// (`ChannelControl.caption`, where the egress module delivers what its worker recognised),
+    /// whose room sends it on each user's WebSocket, relayed for a user of another node; that node
+    /// puts it on the user's data channel when one is open there (`EdgeClients.divert`).
+    @Test func captionsReachUsersServedByRelayingNodesInOrder() async throws {
+        let url = try await TestRedis.freshURL()
+        let nodes = try ["a", "b"].map { id in
+            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
+        }
+        let (a, b) = (nodes[0], nodes[1])
+        // The channel goes to "a" with alice; bob (with data channels) and carol (without) are served by b.
+        var clients: [MediaTestClient] = []
+        for (node, uid, data) in [(a, "alice", true), (b, "bob", true), (b, "carol", false)] {
+            let client = try await MediaTestClient(server: node, uid: uid, channel: "cc", dataChannels: data)
+            if data { try await Self.reliableChannelOpen(client) }
+            clients.append(client)
+        }
+        let (alice, bob, carol) = (clients[0], clients[1], clients[2])
+        #expect(b.app.edges.count == 1, "bob and carol are served by b")
+
+        let sent = [Caption(uid: "alice", text: "i would", final: false, startMs: 1_000, endMs: 1_400),
+                    Caption(uid: "alice", text: "i would like a cup", final: false, startMs: 1_000, endMs: 1_900),
+                    Caption(uid: "alice", text: "i would like a cup of coffee", final: true, startMs: 1_000, endMs: 2_600)]
+        let control = ChannelControl(manager: a.app.channels)
+        for caption in sent {
+            #expect(await control.caption(ChannelKey(appId: TestServer.appId, name: "cc"), caption))
+        }
+        func captions(_ events: [ServerEvent]) -> [Caption] { events.compactMap { if case .caption(let c) = $0 { c } else { nil } } }
+        for client in [alice, bob] {
+            try await eventually("\(client.uid)'s captions on its data channel") { captions(client.dataChannelEvents).count >= sent.count }
+            #expect(captions(client.dataChannelEvents) == sent, "\(client.uid)")
+            #expect(captions(client.signal.events).isEmpty, "\(client.uid): on the data channel, not also on the WebSocket")
+        }
+        try await eventually("carol's captions on her WebSocket") { captions(carol.signal.events).count >= sent.count }
+        #expect(captions(carol.signal.events) == sent)
 
         for client in clients { client.close() }
         for node in nodes.reversed() { await node.stop() }

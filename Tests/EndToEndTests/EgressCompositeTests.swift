@@ -126,7 +126,12 @@ struct EgressPeer {
 
         // Bot 2 leaves: two tiles side by side, each letterboxed in its half.
         await bots[1].stop()
-        tiles.watch([(x: 0, y: 90, width: 320, height: 180), (x: 320, y: 90, width: 320, height: 180)])
+        let grid = [(x: 0, y: 90, width: 320, height: 180), (x: 320, y: 90, width: 320, height: 180)]
+        tiles.watch(grid)
+        // Pictures of the old grid still come until the worker lays out again (the right tile then
+        // read bot 1's numbers from the old top-right tile): wait for the new grid, then read anew.
+        try await eventually("bot 3 in the right half") { tiles.numbers(tile: 1).contains { $0 >= 200_000 } }
+        tiles.watch(grid)
         try await eventually("the grid of two") { tiles.numbers(tile: 0).count >= 5 && tiles.numbers(tile: 1).count >= 5 }
         #expect(tiles.numbers(tile: 0).allSatisfy { $0 < 100_000 })
         #expect(tiles.numbers(tile: 1).allSatisfy { $0 >= 200_000 })

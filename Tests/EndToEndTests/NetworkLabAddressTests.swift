@@ -82,7 +82,7 @@ struct NetworkLabAddressTests {
         var toPeer: (start: Double, end: Double)
         var toMobile: (start: Double, end: Double)
         var from: Double
-        /// Frame numbers decoded before `from` and after the stall, each side.
+        /// Frame numbers decoded before `since` and new ones after `from`, each side.
         var peerNumbers: (before: [Int], after: [Int])
         var mobileNumbers: (before: [Int], after: [Int])
         var peerMembership: [String]
@@ -94,9 +94,8 @@ struct NetworkLabAddressTests {
             toPeer = longestStall(call.observer.numbers, from: since, to: to)
             toMobile = longestStall(call.mobile.peerNumbers, from: since, to: to)
             let (toPeer, toMobile) = (toPeer, toMobile)
-            peerNumbers = (call.observer.numbers.filter { $0.time <= since }.map(\.number), call.observer.numbers.filter { $0.time >= toPeer.end }.map(\.number))
-            mobileNumbers = (call.mobile.peerNumbers.filter { $0.time <= since }.map(\.number),
-                             call.mobile.peerNumbers.filter { $0.time >= toMobile.end }.map(\.number))
+            peerNumbers = (call.observer.numbers.filter { $0.time <= since }.map(\.number), Figures.newNumbers(call.observer.numbers, after: from))
+            mobileNumbers = (call.mobile.peerNumbers.filter { $0.time <= since }.map(\.number), Figures.newNumbers(call.mobile.peerNumbers, after: from))
             peerMembership = call.observer.membership.map { "\(fmt($0.time)) \($0.event)" }
             mobileEvents = call.mobile.events.map { "\(fmt($0.time)) \($0.text)" }
         }
@@ -108,6 +107,16 @@ struct NetworkLabAddressTests {
               the peer was told: \(peerMembership)
               the mobile printed: \(mobileEvents)
             """
+        }
+
+        /// The numbers decoded after `from` that are newer than the last one decoded by then. Not
+        /// "after the longest stall": when a move barely interrupts media, the longest gap can be
+        /// a jitter gap of 0.1 s just before the end, with two frames after it. The mobile's
+        /// numbers are 0.1 s status lines that repeat the last number while nothing arrives: only
+        /// a number above the one shown at `from` is a frame that came through the new path.
+        private static func newNumbers(_ samples: [(time: Double, number: Int)], after from: Double) -> [Int] {
+            let shown = samples.last { $0.time <= from }?.number ?? Int.min
+            return samples.filter { $0.time > from && $0.number > shown }.map(\.number)
         }
 
         /// Same session throughout: nobody left or joined again, nothing was disconnected, and
