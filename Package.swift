@@ -69,8 +69,11 @@ let package = Package(
                                                  .target(name: "CPulse", condition: .when(platforms: [.linux])),
                                                  .target(name: "CX11", condition: .when(platforms: [.linux])),
                                                  .target(name: "CV4L2", condition: .when(platforms: [.linux]))], path: "Sources/SRTC"),
+        // The SDK's role modules, on the engine: IM, the network speed test.
+        .target(name: "SRTCIM", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet"]),
+        .target(name: "SRTCSpeedTest", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet", "RTCWire"]),
         // The SDK as apps import it (`import SRTC`): the engine and every role module, re-exported.
-        .target(name: "SRTC", dependencies: ["SRTCCore"], path: "Sources/SRTCUmbrella"),
+        .target(name: "SRTC", dependencies: ["SRTCCore", "SRTCIM", "SRTCSpeedTest"], path: "Sources/SRTCUmbrella"),
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol", dependencies: ["SRTCProtocol"]),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
@@ -136,7 +139,7 @@ let package = Package(
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "EgressServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer", "RTCCrypto"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "Processes", "SRTCServer", "IMServer", "SRTC", "SRTCCore", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "Processes", "SRTCServer", "IMServer", "SRTC", "SRTCCore", "SRTCSpeedTest", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
                                                           "EgressServer", "MediaTestSupport", "SRTCAgents"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
         .testTarget(name: "EgressServerTests", dependencies: ["EgressServer", "EgressProtocol", "SRTCServer", "SRTCTestSupport"]),

@@ -3,3 +3,5 @@
 // `SRTCCore`, never the reverse; this module only gathers them (docs/architecture.md, "The SDK's
 // modules"; `SDKModuleRolesTests` keeps every dependency of it exported here).
 @_exported import SRTCCore
+@_exported import SRTCIM
+@_exported import SRTCSpeedTest

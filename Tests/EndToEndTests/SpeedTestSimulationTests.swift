@@ -5,6 +5,7 @@ import SRTCProtocol
 import SRTCTestSupport
 import Testing
 @testable import SRTCCore
+@testable import SRTCSpeedTest
 @testable import SRTCServer
 
 /// The client machine against the server's responder in virtual time, through `LinkShaper`s:
