@@ -63,17 +63,18 @@ let package = Package(
         // The Swift SDK's engine (channels, tracks, media, signaling). Its sources stay in
         // Sources/SRTC; the modules of the SDK's other roles depend on it, never the reverse
         // (docs/architecture.md, "The SDK's modules"; SDKModuleRolesTests).
-        // The CDN engine reads streams with FFmpeg, which Apple's mobile platforms do not have.
         .target(name: "SRTCCore", dependencies: ["SRTCProtocol", "RTCCrypto", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire",
-                                                 .target(name: "RTCAV", condition: .when(platforms: [.linux, .macOS])),
                                                  .target(name: "CPulse", condition: .when(platforms: [.linux])),
                                                  .target(name: "CX11", condition: .when(platforms: [.linux])),
                                                  .target(name: "CV4L2", condition: .when(platforms: [.linux]))], path: "Sources/SRTC"),
-        // The SDK's role modules, on the engine: IM, the network speed test.
+        // The SDK's role modules, on the engine: IM, the network speed test, the CDN engine's player.
         .target(name: "SRTCIM", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet"]),
         .target(name: "SRTCSpeedTest", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet", "RTCWire"]),
+        // The CDN engine reads streams with FFmpeg, which Apple's mobile platforms do not have.
+        .target(name: "SRTCPlayer", dependencies: ["SRTCCore", "SRTCProtocol", "RTCMedia",
+                                                   .target(name: "RTCAV", condition: .when(platforms: [.linux, .macOS]))]),
         // The SDK as apps import it (`import SRTC`): the engine and every role module, re-exported.
-        .target(name: "SRTC", dependencies: ["SRTCCore", "SRTCIM", "SRTCSpeedTest"], path: "Sources/SRTCUmbrella"),
+        .target(name: "SRTC", dependencies: ["SRTCCore", "SRTCIM", "SRTCSpeedTest", "SRTCPlayer"], path: "Sources/SRTCUmbrella"),
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol", dependencies: ["SRTCProtocol"]),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),

@@ -4,4 +4,5 @@
 // modules"; `SDKModuleRolesTests` keeps every dependency of it exported here).
 @_exported import SRTCCore
 @_exported import SRTCIM
+@_exported import SRTCPlayer
 @_exported import SRTCSpeedTest
