@@ -60,12 +60,21 @@ let package = Package(
         .target(name: "RTCAV", dependencies: ["RTCMedia", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale"]),
         .target(name: "SFU", dependencies: ["RTCWire", "RTCNet", "RTCTransport", "RTCMedia"]),
         .target(name: "SRTCServer", dependencies: ["SFU", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCCrypto", "CSQLite", "CPQ", "CHiredis"]),
+        // The Swift SDK's engine (channels, tracks, media, signaling). Its sources stay in
+        // Sources/SRTC; the modules of the SDK's other roles depend on it, never the reverse
+        // (docs/architecture.md, "The SDK's modules"; SDKModuleRolesTests).
+        .target(name: "SRTCCore", dependencies: ["SRTCProtocol", "RTCCrypto", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire",
+                                                 .target(name: "CPulse", condition: .when(platforms: [.linux])),
+                                                 .target(name: "CX11", condition: .when(platforms: [.linux])),
+                                                 .target(name: "CV4L2", condition: .when(platforms: [.linux]))], path: "Sources/SRTC"),
+        // The SDK's role modules, on the engine: IM, the network speed test, the CDN engine's player.
+        .target(name: "SRTCIM", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet"]),
+        .target(name: "SRTCSpeedTest", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet", "RTCWire"]),
         // The CDN engine reads streams with FFmpeg, which Apple's mobile platforms do not have.
-        .target(name: "SRTC", dependencies: ["SRTCProtocol", "RTCCrypto", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire",
-                                             .target(name: "RTCAV", condition: .when(platforms: [.linux, .macOS])),
-                                             .target(name: "CPulse", condition: .when(platforms: [.linux])),
-                                             .target(name: "CX11", condition: .when(platforms: [.linux])),
-                                             .target(name: "CV4L2", condition: .when(platforms: [.linux]))]),
+        .target(name: "SRTCPlayer", dependencies: ["SRTCCore", "SRTCProtocol", "RTCMedia",
+                                                   .target(name: "RTCAV", condition: .when(platforms: [.linux, .macOS]))]),
+        // The SDK as apps import it (`import SRTC`): the engine and every role module, re-exported.
+        .target(name: "SRTC", dependencies: ["SRTCCore", "SRTCIM", "SRTCSpeedTest", "SRTCPlayer"], path: "Sources/SRTCUmbrella"),
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol", dependencies: ["SRTCProtocol"]),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
@@ -127,11 +136,11 @@ let package = Package(
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol", "RTCCrypto"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "TestWait", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTCProtocol", "RTCCrypto", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTC", "RTCCrypto", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
+        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTCCore", "RTCCrypto", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "EgressServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer", "RTCCrypto"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "Processes", "SRTCServer", "IMServer", "SRTC", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "Processes", "SRTCServer", "IMServer", "SRTC", "SRTCCore", "SRTCSpeedTest", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
                                                           "EgressServer", "MediaTestSupport", "SRTCAgents"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
         .testTarget(name: "EgressServerTests", dependencies: ["EgressServer", "EgressProtocol", "SRTCServer", "SRTCTestSupport"]),

@@ -4,7 +4,7 @@ import Glibc
 import Foundation
 import RTCMedia
 import RTCNet
-@testable import SRTC
+@testable import SRTCCore
 @testable import SRTCServer
 import SRTCTestSupport
 import Synchronization

@@ -1,6 +1,6 @@
 import Foundation
 import RTCMedia
-@testable import SRTC
+@testable import SRTCCore
 import SRTCProtocol
 import SRTCTestSupport
 import Synchronization

@@ -1,7 +1,7 @@
 import Foundation
 import Processes
 import RTCMedia
-@testable import SRTC
+@testable import SRTCCore
 import SRTCProtocol
 import SRTCTestSupport
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-@testable import SRTC
+@testable import SRTCCore
 import SRTCProtocol
 import SRTCTestSupport
 import TestWait

@@ -1,6 +1,6 @@
 import Foundation
 import RTCMedia
-@testable import SRTC
+@testable import SRTCCore
 import SRTCTestSupport
 import Synchronization
 import TestWait
@@ -323,7 +323,7 @@ import Testing
     final class Silencer: AudioProcessor, @unchecked Sendable {
         let formats = Mutex<[String]>([])
         func audioProcessingInitialize(sampleRate sampleRateHz: Int, channels: Int) { formats.withLock { $0.append("\(sampleRateHz)/\(channels)") } }
-        func audioProcessingProcess(audioBuffer: SRTC.AudioBuffer) {
+        func audioProcessingProcess(audioBuffer: SRTCCore.AudioBuffer) {
             audioBuffer.withChannel(0) { samples in for i in samples.indices { samples[i] = 0 } }
         }
     }

@@ -4,7 +4,8 @@ import RTCWire
 import SRTCProtocol
 import SRTCTestSupport
 import Testing
-@testable import SRTC
+@testable import SRTCCore
+@testable import SRTCSpeedTest
 @testable import SRTCServer
 
 /// The client machine against the server's responder in virtual time, through `LinkShaper`s:

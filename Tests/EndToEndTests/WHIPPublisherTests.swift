@@ -1,6 +1,6 @@
 import Foundation
 import RTCNet
-@testable import SRTC
+@testable import SRTCCore
 import SRTCTestSupport
 import TestWait
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import RTCMedia
 import RTCNet
 import RTCWire
-@testable import SRTC
+@testable import SRTCCore
 import SRTCProtocol
 @testable import SRTCServer
 import SRTCTestSupport

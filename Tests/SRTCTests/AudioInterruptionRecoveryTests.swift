@@ -1,4 +1,4 @@
-@testable import SRTC
+@testable import SRTCCore
 import Testing
 
 /// Seed 002's interruption recovery (`AudioInterruptionRecovery`, carried out on iOS by

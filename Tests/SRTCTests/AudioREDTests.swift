@@ -1,7 +1,7 @@
 import Foundation
 import RTCMedia
 import RTCWire
-@testable import SRTC
+@testable import SRTCCore
 import Testing
 
 /// Redundant audio (RFC 2198) in the SDK: the sender puts the previous Opus packet in each RED

@@ -1,4 +1,4 @@
-@testable import SRTC
+@testable import SRTCCore
 import Testing
 
 /// The documented rules of `switchAudioRoute:`, which `AudioRouteSession` (iOS) applies to the

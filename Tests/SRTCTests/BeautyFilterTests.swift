@@ -1,7 +1,7 @@
 import Foundation
 import RTCMedia
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 /// The render module's beauty filter through the public API: each level moves the picture the
 /// documented way, measured on a synthetic scene (mean luminance, red chroma, high-frequency

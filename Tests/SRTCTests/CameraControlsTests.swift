@@ -1,5 +1,5 @@
 import Foundation
-@testable import SRTC
+@testable import SRTCCore
 import Testing
 
 /// The documented ranges of the camera controls (applied on iOS by `LocalCameraTrack`).

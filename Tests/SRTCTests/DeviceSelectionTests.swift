@@ -1,4 +1,4 @@
-@testable import SRTC
+@testable import SRTCCore
 import Testing
 
 /// Seed 001's `deviceId` (issue 28 item 3): the rule the Apple microphone layer applies before it

@@ -1,5 +1,5 @@
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 /// Encrypted data messages are accepted once (docs/e2ee.md, "Data messages", "Replays"): a
 /// message seen before, or older than the replay window, is refused as `replayed`.

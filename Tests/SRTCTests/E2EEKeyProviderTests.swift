@@ -1,6 +1,6 @@
 import RTCCrypto
 import RTCMedia
-@testable import SRTC
+@testable import SRTCCore
 import Testing
 
 /// The shared-passphrase derivation of docs/e2ee.md ("Keys", worked example). The expected bytes

@@ -6,7 +6,7 @@ import RTCWire
 import Synchronization
 import TestWait
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 /// Collects decoded frames' pattern numbers and PCM.
 final class MediaCollector: VideoRenderer, AudioRenderer, @unchecked Sendable {

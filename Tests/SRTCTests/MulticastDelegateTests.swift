@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 /// Records the events it receives (only two of the protocol's methods are implemented: the
 /// others fall back to the default empty implementations).

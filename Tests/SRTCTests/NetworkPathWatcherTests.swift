@@ -1,6 +1,6 @@
 import RTCNet
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 /// `NetworkPathWatcher`: which of the channel's paths moved to another local address.
 @Suite struct NetworkPathWatcherTests {

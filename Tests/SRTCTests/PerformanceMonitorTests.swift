@@ -1,5 +1,5 @@
 import Foundation
-@testable import SRTC
+@testable import SRTCCore
 import TestRandom
 import Testing
 

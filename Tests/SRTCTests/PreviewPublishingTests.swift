@@ -1,4 +1,4 @@
-@testable import SRTC
+@testable import SRTCCore
 import Testing
 
 /// Seed 000's rule for the preview in a channel (`PreviewPublishing`): sent while joined, switched

@@ -2,7 +2,7 @@ import Foundation
 import RTCMedia
 import Synchronization
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 /// Appends its tag to a log and marks the frame by adding `mark` to its first luma byte.
 final class TaggingProcessor: VideoProcessor, @unchecked Sendable {

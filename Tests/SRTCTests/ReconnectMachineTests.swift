@@ -1,5 +1,5 @@
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 @Suite struct ReconnectMachineTests {
     func joined(grace: Int = 20) -> ReconnectMachine {

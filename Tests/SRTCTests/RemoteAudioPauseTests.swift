@@ -1,7 +1,7 @@
 import Foundation
 import RTCMedia
 import RTCWire
-@testable import SRTC
+@testable import SRTCCore
 import Testing
 
 /// A remote mute or pause is no jitter: real Opus packets through a subscribed track's real

@@ -3,7 +3,7 @@ import RTCMedia
 import RTCTransport
 import RTCWire
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 import TestRandom
 
 /// Outside bytes the SDK reads — the server's SDP, RTP from the subscribe transport, RTCP

@@ -3,7 +3,7 @@ import RTCNet
 import RTCTransport
 import RTCWire
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 @Suite struct SDPNegotiationTests {
     let ice = ICECredentials(ufrag: "cLnT", pwd: "clientpassword0123456789")

@@ -1,4 +1,4 @@
-@testable import SRTC
+@testable import SRTCCore
 import Testing
 
 /// Seed 001's rule for what a screen share cuts out (`requestShare(source:…excludedWindowIds:

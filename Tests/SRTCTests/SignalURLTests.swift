@@ -1,5 +1,5 @@
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 @Suite struct SignalURLTests {
     @Test(arguments: [

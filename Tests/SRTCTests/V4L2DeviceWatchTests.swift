@@ -1,7 +1,7 @@
 #if os(Linux)
 import Foundation
 import Glibc
-@testable import SRTC
+@testable import SRTCCore
 import Synchronization
 import TestWait
 import Testing

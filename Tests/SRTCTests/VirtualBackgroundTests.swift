@@ -2,7 +2,7 @@ import Foundation
 import RTCMedia
 import Synchronization
 import Testing
-@testable import SRTC
+@testable import SRTCCore
 
 /// A segmenter that returns a fixed mask (or none) and keeps what it was given.
 final class MaskSpySegmenter: PersonSegmenter, @unchecked Sendable {

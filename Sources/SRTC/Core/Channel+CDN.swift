@@ -4,26 +4,19 @@ import SRTCProtocol
 
 // The CDN engine: a channel that plays a pulled live stream instead of joining with a token.
 // It shares the channel's state, events and reconnection with the SFU engine, and has none of
-// the SFU's quality, speaker or layer events (docs/sdk-srtc.md, "The CDN engine").
+// the SFU's quality, speaker or layer events (docs/sdk-srtc.md, "The CDN engine"). The stream
+// itself is read by a `LiveStreamPlayer` of the module `SRTCPlayer`, whose `play(url:)` calls
+// `play(url:player:)` here.
 extension Channel {
     /// The uid of the one remote user a CDN channel shows: the stream.
     public static let streamUid = "stream"
 
-    // MARK: - Public API
+    // MARK: - Role module API
 
-    /// Plays a live stream on a channel created with `createChannel(engine: .cdn)`: the CDN
-    /// engine's join. `didJoinSucceed` follows, then `userDidJoin` for the stream (uid `stream`)
-    /// and `didAddTrack` for its video (`camera_big`) and audio (`mic`). Subscribe to a track to
-    /// get its frames. When the stream breaks the channel reconnects (`channelIsReconnecting`,
-    /// `didReconnect`); when it ends, `didDisconnect` reports `.channelClosed`.
-    /// - Parameter url: an HLS playlist (`http://host:7880/live/<app_id>/<channel>/index.m3u8`), an
-    ///   `rtmp://` URL, or anything FFmpeg reads.
-    /// - Returns: the channel's info: `channel` is the stream's name (the playlist's directory).
-    /// - Throws: `.wrongState` on an SFU channel or when already playing, `.connectionFailed`
-    ///   when the stream cannot be opened.
+    /// The CDN engine's join with `player` reading the stream (`SRTCPlayer`'s `play(url:)`
+    /// documents the events and errors).
     @discardableResult
-    public func play(url: String) async throws(SRTCError) -> ChannelInfo {
-        #if canImport(RTCAV)
+    package func play(url: String, player: any LiveStreamPlayer) async throws(SRTCError) -> ChannelInfo {
         guard engineType == .cdn else { throw .wrongState("play(url:) is the CDN engine's join; this channel joins with join(url:token:)") }
         guard !context.isDestroyed else { throw .engineDestroyed }
         guard !url.isEmpty, !url.contains(where: { $0.isNewline }) else { throw .invalidURL(url) }
@@ -32,11 +25,12 @@ extension Channel {
             guard s.connection == .disconnected else { throw .wrongState("play while \(s.connection)") }
             s.connection = .connecting
             s.streamURL = url
+            s.cdn = LiveStreamPlayback(player: player)
             s.reconnect = ReconnectMachine()
         }
-        let source: CDNStream.Source
+        let source: any LiveStream
         do throws(SRTCError) {
-            source = try await Self.openStream(url: url, timeout: 10)
+            source = try await Self.openStream(url: url, timeout: 10, player: player)
         } catch {
             state.withLock { $0.connection = .disconnected }
             throw error
@@ -55,19 +49,16 @@ extension Channel {
             guard ok else { return false }
             startTicker()
             delegates.notify { [self] in $0.channel(self, didJoinSucceed: info) }
-            userJoined(UserInfo(uid: Self.streamUid, joinedAt: info.createdAt, tracks: CDNStream.trackInfos(of: source, uid: Self.streamUid)))
+            userJoined(UserInfo(uid: Self.streamUid, joinedAt: info.createdAt, tracks: source.trackInfos(uid: Self.streamUid)))
             startStream(source)
             return true
         }
         guard started else {
-            source.interrupt.stop()
+            source.stop()
             throw .wrongState("left while starting to play")
         }
         context.logger.info("playing \(url)")
         return info
-        #else
-        throw .wrongState("the CDN engine needs FFmpeg (RTCAV), which this platform build does not include")
-        #endif
     }
 
     // MARK: - Internals
@@ -90,27 +81,24 @@ extension Channel {
     }
 
     func stopStream() {
-        #if canImport(RTCAV)
-        let stream = state.withLock { s -> CDNStream? in
+        let stream = state.withLock { s -> (any LiveStream)? in
             defer { s.cdn = nil }
-            return s.cdn as? CDNStream
+            return (s.cdn as? LiveStreamPlayback)?.stream
         }
         stream?.stop()
-        #endif
     }
 
     /// One reconnection attempt of the CDN engine: reopen the stream and go on with the same tracks.
     func reopenStream(attempt: Int) async {
-        #if canImport(RTCAV)
-        let (wanted, url) = state.withLock { ($0.reconnect.wantsAttempt(attempt), $0.streamURL) }
-        guard wanted, let url else { return }
+        let (wanted, url, player) = state.withLock { ($0.reconnect.wantsAttempt(attempt), $0.streamURL, ($0.cdn as? LiveStreamPlayback)?.player) }
+        guard wanted, let url, let player else { return }
         do throws(SRTCError) {
-            let source = try await Self.openStream(url: url, timeout: 5)
+            let source = try await Self.openStream(url: url, timeout: 5, player: player)
             await onQueue { [self] in
                 let actions = state.withLock { s -> [ReconnectMachine.Action] in
                     s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptSucceeded(resumed: true) : []
                 }
-                guard !actions.isEmpty else { source.interrupt.stop(); return }
+                guard !actions.isEmpty else { source.stop(); return }
                 startStream(source)
                 perform(actions, error: nil)
             }
@@ -123,16 +111,14 @@ extension Channel {
                 perform(actions, error: error)
             }
         }
-        #endif
     }
 
-    #if canImport(RTCAV)
     /// Opens a stream on a thread of its own (opening blocks on the network).
-    static func openStream(url: String, timeout: Double) async throws(SRTCError) -> CDNStream.Source {
-        let result: Result<CDNStream.Source, SRTCError> = await withCheckedContinuation { continuation in
+    static func openStream(url: String, timeout: Double, player: any LiveStreamPlayer) async throws(SRTCError) -> any LiveStream {
+        let result: Result<any LiveStream, SRTCError> = await withCheckedContinuation { continuation in
             let thread = Thread {
                 do throws(SRTCError) {
-                    continuation.resume(returning: .success(try CDNStream.open(url: url, timeout: timeout)))
+                    continuation.resume(returning: .success(try player.open(url: url, timeout: timeout)))
                 } catch {
                     continuation.resume(returning: .failure(error))
                 }
@@ -143,24 +129,25 @@ extension Channel {
         return try result.get()
     }
 
-    /// Starts reading `source` into the stream user's tracks (on `queue`).
-    private func startStream(_ source: CDNStream.Source) {
-        let tracks = state.withLock { $0.remoteTracks }
-        let stream = CDNStream(source: source, video: tracks["CDN_video"] as? RemoteVideoTrack,
-                               audio: tracks["CDN_audio"] as? RemoteAudioTrack) { [weak self] outcome in
+    /// Starts reading `stream` into the stream user's tracks (on `queue`).
+    private func startStream(_ stream: any LiveStream) {
+        let (tracks, old, playing) = state.withLock { s -> ([String: RemoteTrack], (any LiveStream)?, Bool) in
+            guard var playback = s.cdn as? LiveStreamPlayback else { return (s.remoteTracks, nil, false) }
+            let old = playback.stream
+            playback.stream = stream
+            s.cdn = playback
+            return (s.remoteTracks, old, true)
+        }
+        old?.stop()
+        guard playing else { return stream.stop() }  // left meanwhile
+        stream.start(video: tracks["CDN_video"] as? RemoteVideoTrack, audio: tracks["CDN_audio"] as? RemoteAudioTrack) { [weak self] outcome in
             guard let self else { return }
             queue.async { self.streamEnded(outcome) }
         }
-        let old = state.withLock { s -> CDNStream? in
-            defer { s.cdn = stream }
-            return s.cdn as? CDNStream
-        }
-        old?.stop()
-        stream.start()
     }
 
     /// The reader stopped on its own (on `queue`): a broken stream reconnects, a finished one ends the channel.
-    private func streamEnded(_ outcome: CDNStream.Outcome) {
+    private func streamEnded(_ outcome: LiveStreamOutcome) {
         switch outcome {
         case .lost(let why):
             let actions = state.withLock { $0.reconnect.connectionLost(now: Monotonic.seconds()) }
@@ -171,5 +158,4 @@ extension Channel {
             perform(actions, error: nil)
         }
     }
-    #endif
 }

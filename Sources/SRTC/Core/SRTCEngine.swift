@@ -109,14 +109,8 @@ public final class SRTCEngine: Sendable {
 
     let context: EngineContext
     private let channels = Mutex<[Channel]>([])
-    /// The running speed test, if any (one at a time).
-    let speedTester = Mutex<SpeedTester?>(nil)
-    /// IM, while enabled.
-    let imLink = Mutex<IMLink?>(nil)
-    /// `imDelegate`, held weakly.
-    // @unchecked Sendable: it lives only inside `imDelegateBox` (Mutex), which reads and sets the weak reference with its lock held.
-    struct WeakIMDelegate: @unchecked Sendable { weak var value: IMDelegate? }
-    let imDelegateBox = Mutex(WeakIMDelegate())
+    /// The state of the role modules on this engine (IM, the speed test: `attachments`).
+    let roleAttachments = EngineAttachments()
 
     /// The local preview (`startLocalPreview`).
     let preview = LocalPreview()
@@ -220,8 +214,7 @@ public final class SRTCEngine: Sendable {
     /// be made (`sharedEngine()` makes one).
     public func destroy() async {
         channels.withLock { _ in context.isDestroyed = true }
-        stopSpeedTest()
-        disableIm()
+        roleAttachments.engineWillDestroy()
         let all = channels.withLock { list -> [Channel] in
             defer { list = [] }
             return list

@@ -3,7 +3,7 @@ import RTCMedia
 /// Converts interleaved PCM to 48 kHz with a fixed channel count: linear interpolation across
 /// buffers (the fractional position and last input frame are kept), channels averaged down or
 /// duplicated up. Good enough for speech and test tones; pushing 48 kHz skips interpolation.
-struct AudioResampler: Sendable {
+package struct AudioResampler: Sendable {
     let outputRate: Int
     let outputChannels: Int
     /// Position of the next output frame, in input frames relative to the current buffer's start.
@@ -12,13 +12,13 @@ struct AudioResampler: Sendable {
     private var previous: [Float]?
     private var inputRate: Int?
 
-    init(outputRate: Int = 48_000, outputChannels: Int) {
+    package init(outputRate: Int = 48_000, outputChannels: Int) {
         self.outputRate = outputRate
         self.outputChannels = outputChannels
     }
 
     /// Returns interleaved float samples at `outputRate` with `outputChannels`.
-    mutating func process(_ buffer: AudioPCMBuffer) -> [Float] {
+    package mutating func process(_ buffer: AudioPCMBuffer) -> [Float] {
         let mixed = Self.remix(buffer.floatSamples, from: buffer.channels, to: outputChannels)
         let frames = mixed.count / outputChannels
         guard frames > 0 else { return [] }

@@ -25,7 +25,7 @@ package struct ReconnectMachine: Sendable, Equatable {
             self.retryDelay = retryDelay
         }
 
-        func delay(attempt: Int) -> Double {
+        package func delay(attempt: Int) -> Double {
             guard !delays.isEmpty else { return 1 }
             return delays[min(attempt, delays.count - 1)]
         }

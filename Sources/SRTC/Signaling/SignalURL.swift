@@ -9,11 +9,11 @@
 ///
 /// A trailing slash is ignored; a query on an http(s) URL is kept after the path. The IM
 /// WebSocket (`/im/v1/ws`) is derived the same way with its own path.
-enum SignalURL {
+package enum SignalURL {
     /// The signaling path of protocol version 1 (docs/protocol.md).
-    static let path = "/rtc/v1/ws"
+    package static let path = "/rtc/v1/ws"
 
-    static func webSocketURL(for url: String, path endpoint: String = SignalURL.path) throws(SRTCError) -> String {
+    package static func webSocketURL(for url: String, path endpoint: String = SignalURL.path) throws(SRTCError) -> String {
         let trimmed = url.trimmingWhitespace
         guard let schemeEnd = trimmed.range(of: "://") else { throw .invalidURL(url) }
         let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()

@@ -3,7 +3,7 @@ import RTCNet
 import RTCTransport
 import RTCWire
 import Synchronization
-@testable import SRTC
+@testable import SRTCCore
 
 /// The media half of an SFU for the SDK's unit tests: an ICE-lite, DTLS-server transport on a
 /// shared `MediaPort` that answers publish offers and writes subscriber offers the way the

@@ -45,7 +45,7 @@ public final class RemoteAudioTrack: RemoteTrack, @unchecked Sendable {
     // MARK: - Internals
 
     /// - Parameter senderPause: media time (48 kHz samples) the sender skipped before it.
-    func deliver(_ buffer: AudioPCMBuffer, senderPause: Int = 0) {
+    package func deliver(_ buffer: AudioPCMBuffer, senderPause: Int = 0) {
         counters.withLock { $0.framesDecoded += 1 }
         renderers.forEach { $0.render(pcmBuffer: buffer) }
         context.devices.remoteAudio(ObjectIdentifier(self), buffer, senderPause: senderPause)

@@ -57,7 +57,7 @@ public final class RemoteVideoTrack: RemoteTrack, @unchecked Sendable {
     // MARK: - Internals
 
     /// A decoded frame: renderers, counters, the receive-timeout monitor.
-    func deliver(_ frame: VideoFrame) {
+    package func deliver(_ frame: VideoFrame) {
         counters.withLock {
             $0.framesDecoded += 1
             $0.lastWidth = frame.width

@@ -1,4 +1,6 @@
 import RTCWire
+import SRTCCore
+import Synchronization
 
 /// The network speed test (the documentation's `startSpeedTest:` / `stopSpeedTest`).
 extension SRTCEngine {
@@ -9,7 +11,7 @@ extension SRTCEngine {
     ///   documentation's `RTCEngineErrorConflict`), `.invalidURL` for an empty address or a token
     ///   too long for one datagram, `.engineDestroyed`.
     public func startSpeedTest(_ params: SpeedTestParams) throws {
-        guard !context.isDestroyed else { throw SRTCError.engineDestroyed }
+        guard !isDestroyed else { throw SRTCError.engineDestroyed }
         guard !params.serverAddress.isEmpty else { throw SRTCError.invalidURL(params.serverAddress) }
         guard params.token.utf8.count <= SpeedTestPacket.maximumSize - SpeedTestPacket.headerSize - 2 else {
             throw SRTCError.invalidURL("the token does not fit one speed-test datagram")
@@ -18,25 +20,28 @@ extension SRTCEngine {
             throw SRTCError.conflict("the engine is in a channel; run the speed test before joining")
         }
         let clamped = params.clamped
-        let tester = SpeedTester(params: clamped, bindAddress: context.configuration.mediaBindAddress) { [weak self] event in
+        let tester = SpeedTester(params: clamped, bindAddress: configuration.mediaBindAddress) { [weak self] event in
             self?.speedTestEvent(event, linkId: clamped.linkId)
         }
-        try speedTester.withLock { running throws(SRTCError) in
+        try speedTestSlot.tester.withLock { running throws(SRTCError) in
             guard running == nil else { throw .conflict("a speed test is already running; stop it first") }
             running = tester
         }
-        context.logger.info("speed test \(clamped.linkId) to \(clamped.serverAddress):\(clamped.serverPort) for \(clamped.duration) s")
+        log(.info, "speed test \(clamped.linkId) to \(clamped.serverAddress):\(clamped.serverPort) for \(clamped.duration) s")
         tester.start()
     }
 
     /// Stops the running speed test, if any; nothing more is reported for it.
     public func stopSpeedTest() {
-        let tester = speedTester.withLock { running -> SpeedTester? in
+        let tester = speedTestSlot.tester.withLock { running -> SpeedTester? in
             defer { running = nil }
             return running
         }
         tester?.stop()
     }
+
+    /// The running speed test, if any (kept in the engine's attachments).
+    private var speedTestSlot: SpeedTestSlot { attachments.attachment(SpeedTestSlot.self) }
 
     /// Delivers a tester's event; the last one frees the slot for the next test.
     private func speedTestEvent(_ event: SpeedTestMachine.Event, linkId: String) {
@@ -44,11 +49,22 @@ extension SRTCEngine {
         case .progress(let progress):
             delegates.notify { [weak self] d in if let self { d.engine(self, speedTestDidProgress: progress) } }
         case .finished(let result):
-            speedTester.withLock { $0 = nil }
+            speedTestSlot.tester.withLock { $0 = nil }
             delegates.notify { [weak self] d in if let self { d.engine(self, speedTestDidFinish: result) } }
         case .failed(let error):
-            speedTester.withLock { $0 = nil }
+            speedTestSlot.tester.withLock { $0 = nil }
             delegates.notify { [weak self] d in if let self { d.engine(self, speedTestDidFail: error, linkId: linkId) } }
         }
+    }
+}
+
+/// The engine's running speed test, if any (one at a time); destroying the engine stops it.
+final class SpeedTestSlot: EngineAttachment {
+    let tester = Mutex<SpeedTester?>(nil)
+
+    init() {}
+
+    func engineWillDestroy() {
+        tester.withLock { running -> SpeedTester? in defer { running = nil }; return running }?.stop()
     }
 }

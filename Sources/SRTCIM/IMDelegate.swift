@@ -1,3 +1,5 @@
+import SRTCCore
+
 /// IM events of the engine (the documentation's `RTCEngineIMDelegate`): the connection, and every
 /// entry of my mailbox (messages, notifications, meeting reminders, call events). Set it with
 /// `enableIm(url:token:delegate:)` or `imDelegate`.

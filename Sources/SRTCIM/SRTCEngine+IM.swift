@@ -1,4 +1,6 @@
+import SRTCCore
 import SRTCProtocol
+import Synchronization
 
 /// IM, outside channels (the documentation's `enableImWithToken:delegate:`, `disableIm`,
 /// `imDelegate`; docs/im.md): one-to-one messages, call signalling and notifications for the
@@ -6,8 +8,8 @@ import SRTCProtocol
 extension SRTCEngine {
     /// Receives IM events (held weakly); set by `enableIm(url:token:delegate:)` too.
     public var imDelegate: IMDelegate? {
-        get { imDelegateBox.withLock { $0.value } }
-        set { imDelegateBox.withLock { $0.value = newValue } }
+        get { imSlot.delegate.withLock { $0.value } }
+        set { imSlot.delegate.withLock { $0.value = newValue } }
     }
 
     /// Starts IM: connects to the server's IM WebSocket and logs in; returns once logged in, then
@@ -22,18 +24,18 @@ extension SRTCEngine {
     /// - Throws: `.conflict` when IM is already enabled, `.invalidURL`, `.connectionFailed`,
     ///   `.server` (40106 / 40107 / 40108 for a refused token), `.engineDestroyed`.
     public func enableIm(url: String, token: String, lastSeq: Int64? = nil, delegate: IMDelegate?) async throws {
-        guard !context.isDestroyed else { throw SRTCError.engineDestroyed }
+        guard !isDestroyed else { throw SRTCError.engineDestroyed }
         let webSocketURL = try SignalURL.webSocketURL(for: url, path: "/im/v1/ws")
         if let delegate { imDelegate = delegate }
         let link = IMLink(url: webSocketURL, token: token, lastSeq: lastSeq, engine: self) { [weak self] in self?.imDelegate }
-        try imLink.withLock { current throws(SRTCError) in
+        try imSlot.link.withLock { current throws(SRTCError) in
             guard current == nil else { throw .conflict("IM is already enabled; disableIm() first") }
             current = link
         }
         do {
             try await link.open(hadLastSeq: lastSeq != nil)
         } catch {
-            imLink.withLock { if $0 === link { $0 = nil } }
+            imSlot.link.withLock { if $0 === link { $0 = nil } }
             throw error
         }
     }
@@ -41,7 +43,7 @@ extension SRTCEngine {
     /// Stops IM and closes its connection (`imDidDisconnect` with no error). Nothing happens when
     /// IM is not enabled.
     public func disableIm() {
-        let link = imLink.withLock { current -> IMLink? in
+        let link = imSlot.link.withLock { current -> IMLink? in
             defer { current = nil }
             return current
         }
@@ -49,13 +51,13 @@ extension SRTCEngine {
     }
 
     /// Whether IM is enabled and connected now (false while it reconnects).
-    public var isImConnected: Bool { imLink.withLock { $0 }?.isConnected ?? false }
+    public var isImConnected: Bool { imSlot.link.withLock { $0 }?.isConnected ?? false }
 
     /// My uid once IM is enabled.
-    public var imUid: String? { imLink.withLock { $0 }?.uid }
+    public var imUid: String? { imSlot.link.withLock { $0 }?.uid }
 
     /// The `seq` of the last entry handed to the `IMDelegate` (keep it to resume in a later run).
-    public var imLastSeq: Int64 { imLink.withLock { $0 }?.lastSeq ?? 0 }
+    public var imLastSeq: Int64 { imSlot.link.withLock { $0 }?.lastSeq ?? 0 }
 
     /// Sends a one-to-one message to `to` (a uid that has used IM).
     /// - Throws: `.server` 40401 for an unknown recipient, 41301 when `content` is over the
@@ -92,8 +94,26 @@ extension SRTCEngine {
         _ = try await im().call(.cancel, IMCallRequest(callId: callId, content: content), JSONEnvelope.Empty.self)
     }
 
+    /// This engine's IM state (kept in its attachments).
+    private var imSlot: IMSlot { attachments.attachment(IMSlot.self) }
+
     private func im() throws(SRTCError) -> IMClient {
-        guard let link = imLink.withLock({ $0 }) else { throw .wrongState("IM is not enabled") }
+        guard let link = imSlot.link.withLock({ $0 }) else { throw .wrongState("IM is not enabled") }
         return try link.connected()
+    }
+}
+
+/// The engine's IM: the link while enabled and the delegate; destroying the engine disables IM.
+final class IMSlot: EngineAttachment {
+    // @unchecked Sendable: it lives only inside `delegate` (Mutex), which reads and sets the weak reference with its lock held.
+    struct WeakDelegate: @unchecked Sendable { weak var value: IMDelegate? }
+
+    let link = Mutex<IMLink?>(nil)
+    let delegate = Mutex(WeakDelegate())
+
+    init() {}
+
+    func engineWillDestroy() {
+        link.withLock { current -> IMLink? in defer { current = nil }; return current }?.close()
     }
 }

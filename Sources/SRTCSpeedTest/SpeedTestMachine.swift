@@ -1,4 +1,5 @@
 import RTCWire
+import SRTCCore
 import SRTCProtocol
 
 /// The client side of the speed test (docs/speed-test.md) as a state machine without I/O:

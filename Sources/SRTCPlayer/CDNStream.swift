@@ -2,6 +2,7 @@
 import Foundation
 import RTCAV
 import RTCMedia
+import SRTCCore
 import SRTCProtocol
 import Synchronization
 
@@ -18,12 +19,7 @@ final class CDNStream: Sendable {
     }
 
     /// How reading ended (never reported after `stop()`).
-    enum Outcome: Sendable, Equatable {
-        /// A read failed (network, server gone): the channel reconnects.
-        case lost(String)
-        /// The stream ended (a finished HLS playlist, the end of a file).
-        case ended
-    }
+    typealias Outcome = LiveStreamOutcome
 
     private let source: Source
     private let video: RemoteVideoTrack?

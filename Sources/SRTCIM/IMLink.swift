@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import RTCNet
+import SRTCCore
 import SRTCProtocol
 import Synchronization
 
@@ -31,8 +32,8 @@ final class IMLink: Sendable {
     init(url: String, token: String, lastSeq: Int64?, engine: SRTCEngine, delegate: @escaping @Sendable () -> IMDelegate?) {
         self.url = url
         self.token = token
-        self.queue = engine.context.delegateQueue
-        tls = engine.context.configuration.tls
+        self.queue = engine.delegateQueue
+        tls = engine.tlsConfiguration
         self.delegate = delegate
         engineRef = engine
         state = Mutex(State(lastSeq: lastSeq ?? 0))
@@ -89,7 +90,7 @@ final class IMLink: Sendable {
             client.close()
             throw error
         }
-        SealKeyring.shared.remember(encodedKey: response.sealKey, uid: response.uid, token: token)
+        SRTCEngine.rememberSealKey(response.sealKey, uid: response.uid, token: token)
         let accepted = state.withLock { s -> Bool in
             guard !s.closed else { return false }
             s.client = client

@@ -1,3 +1,5 @@
+import SRTCCore
+
 /// How a speed test's figures become one `SpeedTestQuality` (docs/sdk-srtc.md, "Network speed
 /// test"): the worst direction decides. A grade needs every one of its bounds; bandwidth is
 /// compared with what the app said it expects.

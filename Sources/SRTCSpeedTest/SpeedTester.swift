@@ -1,6 +1,7 @@
 import Foundation
 import RTCNet
 import RTCWire
+import SRTCCore
 import Synchronization
 
 /// Runs one `SpeedTestMachine` over a UDP socket of its own, on a thread of its own (a

@@ -1,5 +1,6 @@
 import Foundation
 import RTCNet
+import SRTCCore
 import SRTCProtocol
 
 /// One IM WebSocket (docs/im.md): `login`, requests with awaited answers, `message` events in
