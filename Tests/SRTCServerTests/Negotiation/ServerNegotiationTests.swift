@@ -271,6 +271,17 @@ struct ServerNegotiationTests {
         #expect(started.consumers.map(\.trackId) == ["TR_a"] && started.complete == nil)
     }
 
+    /// Audio is offered with RED around Opus, except for an end-to-end encrypted track: RED
+    /// added by the SFU would not decrypt in a browser (docs/network.md, "RED added by the SFU").
+    @Test func encryptedAudioIsOfferedToSubscribersWithoutRED() throws {
+        var n = Self.negotiation()
+        let plain = try Self.parse(n.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 101).sdp)
+        #expect(plain.media[0].codecs.map(\.name) == ["opus", "red"])
+        let encrypted = try Self.parse(n.subscribe(trackId: "TR_b", publisherUid: "bob", kind: .audio, layer: nil, ssrc: 102,
+                                                   e2ee: true).sdp)
+        #expect(encrypted.media.map { $0.codecs.map(\.name) } == [["opus", "red"], ["opus"]])
+    }
+
     // MARK: - Subscribe: answers
 
     @Test func anAnswerStartsTheSubscriptionsItsOfferCarried() throws {
