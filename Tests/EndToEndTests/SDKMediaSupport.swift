@@ -125,7 +125,7 @@ struct SDKPeer {
 
     init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
          preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil, e2ee: E2EEConfiguration? = nil, dynacast: Bool = true,
-         opusDTX: Bool = false) {
+         opusDTX: Bool = false, redundantAudio: Bool = true) {
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
                                                      receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
                                                      useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
@@ -133,6 +133,7 @@ struct SDKPeer {
         configuration.e2ee = e2ee
         configuration.dynacast = dynacast
         configuration.opusDTX = opusDTX
+        configuration.redundantAudio = redundantAudio
         engine = SRTCEngine(independent: configuration)
         channel = try! engine.createChannel()  // a live engine: this cannot throw
         channel.delegates.add(delegate: events)
