@@ -97,6 +97,43 @@ struct REDAddedBySFUTests {
         #expect(stats.addsRED && stats.redWrapped == 4)
     }
 
+    /// A subscriber that NACKs reports the packets resent to it as received: the share it asked
+    /// for again counts as its loss. 10 of 50 packets NACKed (20 %) with a report of no loss turns
+    /// RED on; a NACK repeated for the same packet counts once; 1 of 50 (2 %) does not.
+    @Test func packetsAskedForByNACKCountAsLoss() throws {
+        let (h, _, _) = try Forwarding().harness(publisherRED: false)
+        var seq: UInt16 = 1
+        func sendFifty() -> [UInt16] {
+            h.subscriberSink.rtp.removeAll()
+            for _ in 0 ..< 50 {
+                h.publish(Self.plain(seq, UInt8(truncatingIfNeeded: seq)))
+                seq += 1
+            }
+            return h.subscriberSink.packets.map(\.sequenceNumber)
+        }
+        func nack(_ lost: [UInt16]) {
+            h.advance(ms: 20)
+            h.subscriberRTCP([.nack(TransportLayerNack(senderSSRC: 0xB0B, mediaSSRC: 0xAAAA, lost: lost))])
+        }
+        func lastPayloadType() -> UInt8 {
+            h.subscriberSink.rtp.removeAll()
+            h.publish(Self.plain(seq, UInt8(truncatingIfNeeded: seq)))
+            seq += 1
+            return h.subscriberSink.packets.last?.payloadType ?? 0
+        }
+        Self.bobReports(h, fractionLost: 0)   // the interval starts
+        var sent = sendFifty()
+        nack([sent[3]])
+        nack([sent[3]])                        // asked again: still one packet
+        Self.bobReports(h, fractionLost: 0)
+        #expect(lastPayloadType() == 109)
+
+        sent = sendFifty()
+        nack(stride(from: 0, to: 50, by: 5).map { sent[$0] })
+        Self.bobReports(h, fractionLost: 0)
+        #expect(lastPayloadType() == 110)
+    }
+
     @Test func redFromThePublisherIsForwardedAsItCameWhateverTheLoss() throws {
         let (h, _, _) = try Forwarding().harness(publisherRED: true)
         Self.bobReports(h, fractionLost: 60)

@@ -83,6 +83,13 @@ class Consumer {
     private(set) var addsRED = false
     /// Since when the reports have shown loss below `redOffFractionLost` while `addsRED` (µs).
     private var lowLossSince: Int64 = .min
+    /// Packets the subscriber asked for again (first requests, and those no longer cached) since
+    /// its last receiver report, and `counters.packetsSent` at that report. A receiver that NACKs
+    /// counts a resent packet as received, so its reports show only the loss NACK did not
+    /// repair, even when the resends came too late to be played (a long path): the share it
+    /// asked for is its link's loss.
+    private var nackedSinceReport = 0
+    private var sentAtReport = 0
     /// The source sequence number and timestamp of the last packet sent (for the redundant block:
     /// the packet itself is in the producer's audio cache); nil after a pause.
     private var lastForwarded: (sequence: UInt16, timestamp: UInt32)?
@@ -193,10 +200,17 @@ class Consumer {
 
     /// The subscriber's receiver reported on this stream (`report` updated): RED is added from a
     /// report at `redOnFractionLost` or above, and no longer once the reports have stayed below
-    /// `redOffFractionLost` for `redOffHold`. Only for audio toward a subscriber with RED.
+    /// `redOffFractionLost` for `redOffHold`. Only for audio toward a subscriber with RED. The
+    /// loss of a report is its fraction lost or the share of the packets sent since the last one
+    /// that the subscriber NACKed, the larger (`nackedSinceReport`).
     final func receivedReport(now: Int64) {
+        let sent = counters.packetsSent - sentAtReport
+        let asked = sent > 0 ? UInt8(min(255, nackedSinceReport * 256 / sent)) : 0
+        sentAtReport = counters.packetsSent
+        nackedSinceReport = 0
         guard redPayloadType >= 0, producer.kind == .audio else { return }
-        let lost = report.fractionLost
+        // The loss the reports show, or the share asked for again by NACK, the larger.
+        let lost = max(report.fractionLost, asked)
         if lost >= Self.redOnFractionLost {
             addsRED = true
             lowLossSince = .min
@@ -352,7 +366,12 @@ class Consumer {
         counters.nacksReceived += 1
         let minInterval = max(report.roundTripTime ?? 0, 10_000)
         for outSequence in sequenceNumbers {
-            guard let record = history.lookup(outSequence) else { counters.retransmissionMisses += 1; continue }
+            guard let record = history.lookup(outSequence) else {
+                counters.retransmissionMisses += 1
+                nackedSinceReport += 1
+                continue
+            }
+            if record.resendCount == 0 { nackedSinceReport += 1 }
             if record.resendCount > 0, now - record.lastSent < minInterval { continue }
             let layer = Int(record.layer)
             guard producer.streams.indices.contains(layer),
