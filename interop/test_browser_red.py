@@ -67,15 +67,20 @@ def audio_section(sdp):
     return next(s for s in sections if s.startswith("m=audio"))
 
 
-def run(server, driver, bot):
-    alice = Tab.joined(driver, server, "alice", CHANNEL, "alice", JOIN_JS)
+def publish_tone(alice):
+    """Publishes a 440 Hz oscillator from `alice`'s window as `mic`; returns its track id."""
     alice.run(TONE_JS)
     published = alice.call("""
       const tracks = await ch.publishLocalTracks([{track: window.toneTrack, desc: 'mic'}]);
       return tracks.map((t) => t.id);
     """)
     expect(published["ok"], f"alice published a 440 Hz tone ({published.get('error', 'ok')})")
-    mic = published["value"][0]
+    return published["value"][0]
+
+
+def run(server, driver, bot):
+    alice = Tab.joined(driver, server, "alice", CHANNEL, "alice", JOIN_JS)
+    mic = publish_tone(alice)
     sdp = alice.run("const pc = window.ch.peerConnections.publish; return {offer: pc.localDescription.sdp, answer: pc.remoteDescription.sdp};")
     offer, answer = audio_section(sdp["offer"]), audio_section(sdp["answer"])
     red = re.search(r"a=rtpmap:(\d+) red/48000/2", offer)

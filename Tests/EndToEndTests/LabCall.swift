@@ -29,14 +29,15 @@ final class LabCall: @unchecked Sendable {
     private var sampler: Task<Void, Never>?
 
     /// - Parameter subscriberRedundantAudio: whether the subscriber offers RED (RFC 2198) for
-    ///   audio (`SRTCEngine.Configuration.redundantAudio`); the publisher always does.
+    ///   audio (`SRTCEngine.Configuration.redundantAudio`).
+    /// - Parameter publisherRedundantAudio: the same for the publisher (off: it sends plain Opus).
     /// - Parameter subscriberAudioNACK: whether the subscriber asks for lost audio by NACK.
-    init(subscriberRedundantAudio: Bool = true, subscriberAudioNACK: Bool = true) async throws {
+    init(subscriberRedundantAudio: Bool = true, publisherRedundantAudio: Bool = true, subscriberAudioNACK: Bool = true) async throws {
         link = try lab.addNamespace()
         subscriberAddress = try lab.addOutsideAddress(link)
         server = ServerProcess(arguments: ["--app-id", TestServer.appId, "--app-key", TestServer.appKey],
                                namespace: link.namespace, host: link.insideAddress)
-        let a = Self.engine(bindAddress: link.outsideAddress)
+        let a = Self.engine(bindAddress: link.outsideAddress, redundantAudio: publisherRedundantAudio)
         let b = Self.engine(bindAddress: subscriberAddress, redundantAudio: subscriberRedundantAudio, audioNACK: subscriberAudioNACK)
         engines = [a, b]
         publisher = try a.createChannel()

@@ -57,10 +57,38 @@ struct NetworkLabREDTests {
         #expect(with.concealed * 2 < without.concealed, "\(with) / \(without)")
     }
 
-    private func measure(_ call: LabCall, red: Bool, nack: Bool) async throws -> Run {
+    /// RED added by the SFU (docs/network.md, "RED added by the SFU"): the publisher sends plain
+    /// Opus (RED off); the SFU wraps it in RED toward the subscriber that negotiated RED once its
+    /// receiver reports show the loss. Two calls, neither subscriber with NACK for audio; the
+    /// first 3 s of loss (the reports' interval, then RED turning on) are left out of both.
+    @Test func aPlainOpusPublishersLossySubscriberGetsREDFromTheSFU() async throws {
+        var runs: [Run] = []
+        for red in [true, false] {
+            let call = try await LabCall(subscriberRedundantAudio: red, publisherRedundantAudio: false, subscriberAudioNACK: false)
+            do {
+                runs.append(try await measure(call, red: red, nack: false, settle: 3))
+                await call.end()
+            } catch {
+                await call.end()
+                throw error
+            }
+        }
+        print("network lab, plain-Opus publisher, 20 % random loss toward the subscriber, \(fmt(Self.lossSeconds)) s each "
+            + "(RED added by the SFU):\n  " + runs.map(\.description).joined(separator: "\n  "))
+        let with = runs[0], without = runs[1]
+        for run in runs { #expect(run.lost > 0, "the rule dropped nothing: \(run)") }
+        #expect(with.recoveredByRED > 0, "\(with)")
+        #expect(without.recoveredByRED == 0, "\(without)")
+        // The direction, with a margin: at most two thirds of the ticks concealed.
+        #expect(with.concealed * 3 < without.concealed * 2, "\(with) / \(without)")
+    }
+
+    /// - Parameter settle: seconds of loss before the measurement starts.
+    private func measure(_ call: LabCall, red: Bool, nack: Bool, settle: Double = 0) async throws -> Run {
         let observer = call.observer
         try await eventually(timeout: 20, "audio playing") { observer.audioPlayout(from: 0, to: observer.elapsed).played > 100 }
         try call.loseDownlink(Self.loss)
+        if settle > 0 { try await Task.sleep(for: .seconds(settle)) }
         let start = observer.elapsed
         try await Task.sleep(for: .seconds(Self.lossSeconds))
         let end = observer.elapsed

@@ -12,8 +12,10 @@ final class SDKMediaPusher: @unchecked Sendable {
     private let audio: LocalCustomAudioTrack?
     private let generator: TestPatternGenerator
     private let fps: Int
-    private let state = Mutex((running: true, paused: false, frames: 0))
+    private let state = Mutex((running: true, paused: false, frames: 0, silent: false))
     private var tone: SineToneGenerator
+    /// Digital silence, pushed instead of the tone while `silent`.
+    private var silence: SineToneGenerator
 
     /// - Parameter firstNumber: the number of the first frame (publishers told apart by their numbers).
     init(video: LocalCustomVideoTrack?, audio: LocalCustomAudioTrack?, width: Int, height: Int, fps: Int = 30, toneHz: Double = 440,
@@ -24,6 +26,7 @@ final class SDKMediaPusher: @unchecked Sendable {
         state.withLock { $0.frames = firstNumber }
         generator = try TestPatternGenerator(width: width, height: height, frameRate: fps)
         tone = SineToneGenerator(frequency: toneHz, amplitude: 0.4)
+        silence = SineToneGenerator(frequency: toneHz, amplitude: 0)
         let thread = Thread { [self] in loop() }
         thread.name = "sdk-test-pusher"
         thread.start()
@@ -35,6 +38,8 @@ final class SDKMediaPusher: @unchecked Sendable {
     func pause() { state.withLock { $0.paused = true } }
     func resume() { state.withLock { $0.paused = false } }
     func stop() { state.withLock { $0.running = false } }
+    /// Pushes silence instead of the tone (the audio clock goes on) until set back.
+    func setSilent(_ value: Bool) { state.withLock { $0.silent = value } }
 
     private func loop() {
         // 10 ms ticks: audio every 2nd tick (20 ms), video when its slot is due.
@@ -42,14 +47,14 @@ final class SDKMediaPusher: @unchecked Sendable {
         var tick = 0
         var nextVideo = 0.0
         while state.withLock({ $0.running }) {
-            let paused = state.withLock { $0.paused }
+            let (paused, silent) = state.withLock { ($0.paused, $0.silent) }
             let elapsed = Double(tick) * 0.01
             if !paused {
                 if let video, elapsed >= nextVideo {
                     let n = state.withLock { s -> Int in defer { s.frames += 1 }; return s.frames }
                     video.pushFrame(generator.videoFrame(number: n))
                 }
-                if let audio, tick % 2 == 0 { audio.pushAudioBuffer(tone.next(frameCount: 960)) }
+                if let audio, tick % 2 == 0 { audio.pushAudioBuffer(silent ? silence.next(frameCount: 960) : tone.next(frameCount: 960)) }
             }
             if elapsed >= nextVideo { nextVideo += 1 / Double(fps) }
             tick += 1
@@ -119,13 +124,16 @@ struct SDKPeer {
     let events = SDKEventRecorder()
 
     init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
-         preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil, e2ee: E2EEConfiguration? = nil, dynacast: Bool = true) {
+         preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil, e2ee: E2EEConfiguration? = nil, dynacast: Bool = true,
+         opusDTX: Bool = false, redundantAudio: Bool = true) {
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
                                                      receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
                                                      useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
                                                      preferredVideoCodec: preferredVideoCodec, trustedCAFile: trustedCAFile)
         configuration.e2ee = e2ee
         configuration.dynacast = dynacast
+        configuration.opusDTX = opusDTX
+        configuration.redundantAudio = redundantAudio
         engine = SRTCEngine(independent: configuration)
         channel = try! engine.createChannel()  // a live engine: this cannot throw
         channel.delegates.add(delegate: events)

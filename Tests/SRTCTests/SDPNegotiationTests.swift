@@ -48,6 +48,21 @@ import Testing
         #expect(v.simulcast == nil)
     }
 
+    /// Opus DTX (RFC 7587 §6.1): offered as `usedtx=1` when configured; a section whose Opus
+    /// says `usedtx=1` is read as wanting DTX, one without it not.
+    @Test func opusDTXIsOfferedWhenConfiguredAndReadFromTheAnswer() throws {
+        let audio = SDPNegotiation.PublishSection(mid: "0", kind: .audio, streamLabel: "cn", trackLabel: "a", ssrcs: [7], rids: [])
+        for dtx in [true, false] {
+            let text = SDPNegotiation.publishOffer(sections: [audio], ice: ice, fingerprint: fingerprint, sessionID: "1", version: 2,
+                                                   cname: "cn", opusDTX: dtx)
+            let opus = try #require(try SessionDescription(parsing: text).media(mid: "0")?.codecs.first)
+            #expect(opus.parameter("usedtx") == (dtx ? "1" : nil))
+            #expect(opus.parameter("useinbandfec") == "1")
+            // The server's answer keeps the offer's fmtp: read back as such.
+            #expect(try SDPNegotiation.describe(text).section(mid: "0")?.usesDTX == dtx)
+        }
+    }
+
     /// The preferred codec goes first (the server forwards the first it takes); H.264 is offered in
     /// packetization-mode 1, Constrained Baseline 3.1 (RFC 6184 §8.1).
     @Test func preferringH264OffersItFirst() throws {

@@ -14,6 +14,10 @@ struct ConsumerCounters: Sendable {
     var retransmissionMisses = 0
     /// Padding-only packets sent to probe for bandwidth (`sendPadding`).
     var paddingPackets = 0
+    /// Plain Opus packets sent wrapped in RED by the SFU (`Consumer.addsRED`).
+    var redWrapped = 0
+    /// Of those, the ones that carried the previous packet as a redundant block.
+    var redRedundantBlocks = 0
 }
 
 /// What the subscriber's receiver reports said about this consumer's stream (RFC 3550 §6.4.1).
@@ -72,6 +76,31 @@ class Consumer {
     /// The publisher numbers the codec differently from the subscriber: forwarded RED gets its
     /// block headers' payload types rewritten.
     private let rewritesREDBlocks: Bool
+    /// Whether plain Opus from the publisher now goes to this subscriber wrapped in RED, each
+    /// packet with the previous one it was sent as a redundant block (RFC 2198 §3): on while its
+    /// receiver reports show loss (docs/network.md, "RED added by the SFU"). Set by
+    /// `receivedReport(now:)`; only for an audio subscriber that negotiated RED.
+    private(set) var addsRED = false
+    /// Since when the reports have shown loss below `redOffFractionLost` while `addsRED` (µs).
+    private var lowLossSince: Int64 = .min
+    /// Packets the subscriber asked for again (first requests, and those no longer cached) since
+    /// its last receiver report, and `counters.packetsSent` at that report. A receiver that NACKs
+    /// counts a resent packet as received, so its reports show only the loss NACK did not
+    /// repair, even when the resends came too late to be played (a long path): the share it
+    /// asked for is its link's loss.
+    private var nackedSinceReport = 0
+    private var sentAtReport = 0
+    /// The source sequence number and timestamp of the last packet sent (for the redundant block:
+    /// the packet itself is in the producer's audio cache); nil after a pause.
+    private var lastForwarded: (sequence: UInt16, timestamp: UInt32)?
+    /// A receiver report's fraction lost (in 256ths) at or above which RED is added: 5 %, where
+    /// Opus concealment becomes audible and the 1 s report interval has seen several losses (at
+    /// 50 packets/s, 2.5 a second); one late or lost packet in a report (2 %) does not turn it on.
+    static let redOnFractionLost: UInt8 = 13
+    /// Below this (2 %) for `redOffHold`, RED is no longer added. The gap between the two and the
+    /// hold keep a loss that comes and goes (bursts a few seconds apart) from flapping it.
+    static let redOffFractionLost: UInt8 = 5
+    static let redOffHold: Int64 = 10_000_000
     let clockRate: UInt32
     let extensionIDs: HeaderExtensionIDs
     let feedback: FeedbackSupport
@@ -166,6 +195,58 @@ class Consumer {
     /// Resumed: the next packet starts a new run of sequence numbers.
     func didResume(now: Int64) {
         sequenceNumbers.requestSync()
+        lastForwarded = nil
+    }
+
+    /// The subscriber's receiver reported on this stream (`report` updated): RED is added from a
+    /// report at `redOnFractionLost` or above, and no longer once the reports have stayed below
+    /// `redOffFractionLost` for `redOffHold`. Only for audio toward a subscriber with RED. The
+    /// loss of a report is its fraction lost or the share of the packets sent since the last one
+    /// that the subscriber NACKed, the larger (`nackedSinceReport`).
+    final func receivedReport(now: Int64) {
+        let sent = counters.packetsSent - sentAtReport
+        let asked = sent > 0 ? UInt8(min(255, nackedSinceReport * 256 / sent)) : 0
+        sentAtReport = counters.packetsSent
+        nackedSinceReport = 0
+        guard redPayloadType >= 0, producer.kind == .audio else { return }
+        // The loss the reports show, or the share asked for again by NACK, the larger.
+        let lost = max(report.fractionLost, asked)
+        if lost >= Self.redOnFractionLost {
+            addsRED = true
+            lowLossSince = .min
+        } else if addsRED {
+            if lost >= Self.redOffFractionLost {
+                lowLossSince = .min
+            } else if lowLossSince == .min {
+                lowLossSince = now
+            } else if now - lowLossSince >= Self.redOffHold {
+                addsRED = false
+                lowLossSince = .min
+            }
+        }
+    }
+
+    /// How a plain packet goes out while `addsRED`: in RED, with the packet sent just before it
+    /// (read back from the producer's audio cache, its primary block if it came as RED) as the
+    /// redundant block when it is the source's previous number and fits a block header (RFC 2198
+    /// §3: 14-bit offset, 10-bit length); else the primary block alone.
+    @inline(__always)
+    private func redWrap(_ view: RTPPacketView) -> RTPForwardWriter.REDWrap {
+        var wrap = RTPForwardWriter.REDWrap(redundant: nil, timestampOffset: 0, blockPayloadType: payloadType)
+        guard let last = lastForwarded, last.sequence &+ 1 == view.sequenceNumber,
+              let cached = producer.streams[0].cache?.packet(sequenceNumber: last.sequence),
+              let previous = try? RTPPacketView(cached) else { return wrap }
+        let offset = view.timestamp &- last.timestamp
+        guard offset > 0, offset <= REDPayloadWriter.maxTimestampOffset else { return wrap }
+        var data = previous.payload
+        if producer.isRED(previous) {
+            guard let red = try? REDPayloadView(data) else { return wrap }
+            data = red.data(red.primary)
+        }
+        guard !data.isEmpty, data.count <= REDPayloadWriter.maxBlockLength else { return wrap }
+        wrap.redundant = data
+        wrap.timestampOffset = offset
+        return wrap
     }
 
     /// How a packet of the producer goes to this subscriber (RFC 2198): a RED packet as RED to a
@@ -233,13 +314,20 @@ class Consumer {
         copyOriginExtensions(of: view, into: &extensions)
         if extensions.dependencyDescriptor != nil { extensions.descriptorRewrite = descriptorRewrite }
         var deltas: (UInt16, UInt8) = (0, 0)
-        guard let (outPayloadType, replacement) = outgoing(view) else { return }
+        guard let (payloadTypeOut, replacement) = outgoing(view) else { return }
+        var outPayloadType = payloadTypeOut
+        // Plain Opus toward a lossy RED subscriber: wrapped (only the first send; a resend is plain).
+        var red: RTPForwardWriter.REDWrap?
+        if addsRED, replacement == nil, !view.payload.isEmpty, !producer.isRED(view) {
+            red = redWrap(view)
+            outPayloadType = UInt8(truncatingIfNeeded: redPayloadType)
+        }
         // Video may wait in the pacer; audio leaves at once (`MediaTransport+Pacing.swift`).
         let result = transport.sendMedia(paced: producer.kind == .video, stampedAt: now, extensionIDs: extensionIDs, now: now) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: outSequence,
                                                        timestamp: outTimestamp, payloadType: outPayloadType,
-                                                       extensions: extensions, payload: replacement) else { return nil }
-            if replacement == nil { rewriteREDBlocks(view, in: slot, written: written) }
+                                                       extensions: extensions, payload: replacement, red: red) else { return nil }
+            if replacement == nil, red == nil { rewriteREDBlocks(view, in: slot, written: written) }
             if pictureIDs != nil {
                 let end = written - view.paddingLength
                 deltas = pictureIDs!.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[(end - view.payload.count) ..< end]))
@@ -256,7 +344,14 @@ class Consumer {
                              rewritesDescriptor: extensions.descriptorRewrite != nil))
         counters.packetsSent += 1
         counters.bytesSent += length
-        counters.payloadBytesSent += replacement?.count ?? view.payload.count
+        if let red {
+            counters.payloadBytesSent += red.length(primaryLength: view.payload.count)
+            counters.redWrapped += 1
+            if red.redundant != nil { counters.redRedundantBlocks += 1 }
+        } else {
+            counters.payloadBytesSent += replacement?.count ?? view.payload.count
+        }
+        if producer.kind == .audio { lastForwarded = (view.sequenceNumber, view.timestamp) }
         if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
         if lastSendTime == .min || SequenceNumber.isNewer(outSequence, than: lastOutSequence) {
             lastOutSequence = outSequence
@@ -271,7 +366,12 @@ class Consumer {
         counters.nacksReceived += 1
         let minInterval = max(report.roundTripTime ?? 0, 10_000)
         for outSequence in sequenceNumbers {
-            guard let record = history.lookup(outSequence) else { counters.retransmissionMisses += 1; continue }
+            guard let record = history.lookup(outSequence) else {
+                counters.retransmissionMisses += 1
+                nackedSinceReport += 1
+                continue
+            }
+            if record.resendCount == 0 { nackedSinceReport += 1 }
             if record.resendCount > 0, now - record.lastSent < minInterval { continue }
             let layer = Int(record.layer)
             guard producer.streams.indices.contains(layer),

@@ -59,23 +59,39 @@ struct OutgoingExtensions {
 /// extension block with only what the subscriber negotiated (the publisher's ids, its rid and
 /// its mid mean nothing to the subscriber); then payload and padding unchanged.
 enum RTPForwardWriter {
+    /// A RED payload (RFC 2198 §3) written around the source's payload (its padding left out): a
+    /// plain Opus packet toward a lossy subscriber that negotiated RED (`Consumer.addsRED`).
+    struct REDWrap {
+        /// The previous packet's payload, the redundant block; nil: the primary block alone.
+        /// Its length and `timestampOffset` fit a block header (checked by the caller).
+        var redundant: UnsafeRawBufferPointer?
+        var timestampOffset: UInt32
+        /// Both blocks' payload type: the subscriber's Opus.
+        var blockPayloadType: UInt8
+
+        /// Bytes of the RED payload around a primary block of `primaryLength` bytes.
+        func length(primaryLength: Int) -> Int { (redundant.map { 4 + $0.count } ?? 0) + 1 + primaryLength }
+    }
+
     /// - Parameter payload: the payload to write instead of the source's payload and padding
     ///   (a part of it: the primary block of a RED packet toward a subscriber without RED); the
     ///   packet then has no padding.
+    /// - Parameter red: the source's payload goes out as the primary block of this RED payload;
+    ///   the packet then has no padding.
     /// - Returns: the packet length, or nil when it does not fit `slot`.
     static func write(_ source: RTPPacketView, into slot: UnsafeMutableRawBufferPointer,
                       ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8,
-                      extensions: OutgoingExtensions, payload: UnsafeRawBufferPointer? = nil) -> Int? {
+                      extensions: OutgoingExtensions, payload: UnsafeRawBufferPointer? = nil, red: REDWrap? = nil) -> Int? {
         let csrcBytes = source.csrcCount * 4
         let (blockSize, twoByte) = extensions.blockSize()
-        let body = payload ?? UnsafeRawBufferPointer(rebasing: source.bytes[source.headerLength...])
-        let bodyLength = body.count
+        let body = payload ?? (red != nil ? source.payload : UnsafeRawBufferPointer(rebasing: source.bytes[source.headerLength...]))
+        let bodyLength = red?.length(primaryLength: body.count) ?? body.count
         let total = 12 + csrcBytes + blockSize + bodyLength
         guard total <= slot.count, let out = slot.baseAddress, let input = source.bytes.baseAddress else { return nil }
 
-        // RFC 3550 §5.1: keep V, P (unless the payload is replaced) and CC; X only when a block
-        // follows; keep M.
-        let first = source.bytes[0] & (payload == nil ? 0xEF : 0xCF)
+        // RFC 3550 §5.1: keep V, P (unless the payload is replaced or wrapped) and CC; X only
+        // when a block follows; keep M.
+        let first = source.bytes[0] & (payload == nil && red == nil ? 0xEF : 0xCF)
         out.storeBytes(of: first | (blockSize > 0 ? 0x10 : 0), as: UInt8.self)
         out.storeBytes(of: (source.bytes[1] & 0x80) | (payloadType & 0x7F), toByteOffset: 1, as: UInt8.self)
         out.storeBytes(of: sequenceNumber.bigEndian, toByteOffset: 2, as: UInt16.self)
@@ -88,7 +104,14 @@ enum RTPForwardWriter {
             writeBlock(extensions, twoByte: twoByte, size: blockSize, at: out + offset)
             offset += blockSize
         }
-        if bodyLength > 0, let bodyStart = body.baseAddress { (out + offset).copyMemory(from: bodyStart, byteCount: bodyLength) }
+        if let red {
+            // Sized above by `REDWrap.length`: it fits, and the caller checked the block's header limits.
+            _ = REDPayloadWriter.write(primary: body, payloadType: red.blockPayloadType, redundant: red.redundant,
+                                       timestampOffset: red.timestampOffset,
+                                       into: UnsafeMutableRawBufferPointer(start: out + offset, count: bodyLength))
+        } else if bodyLength > 0, let bodyStart = body.baseAddress {
+            (out + offset).copyMemory(from: bodyStart, byteCount: bodyLength)
+        }
         return total
     }
 

@@ -54,6 +54,7 @@ extension MediaTransport {
         consumer.report.cumulativeLost = block.totalLost
         consumer.report.jitter = block.jitter
         consumer.report.receivedAt = now
+        consumer.receivedReport(now: now)
         let metrics = router.metrics
         metrics.subscriberLoss.record(Int64(block.fractionLost) * 1000 / 256)
         metrics.subscriberJitter.record(Int64(block.jitter) * 1_000_000 / Int64(max(1, consumer.clockRate)))

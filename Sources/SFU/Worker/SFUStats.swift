@@ -16,6 +16,10 @@ public struct ConsumerStats: Hashable, Sendable {
     /// Fraction lost from the subscriber's last receiver report, 0…1.
     public var lossRate: Double
     public var rttMs: Double?
+    /// Whether plain Opus goes to this subscriber wrapped in RED now (`Consumer.addsRED`), and
+    /// how many packets went so.
+    public var addsRED: Bool
+    public var redWrapped: Int
 
     init(_ consumer: Consumer) {
         ssrc = consumer.ssrc
@@ -32,6 +36,8 @@ public struct ConsumerStats: Hashable, Sendable {
         paused = consumer.paused
         lossRate = Double(consumer.report.fractionLost) / 256
         rttMs = consumer.report.roundTripTime.map { Double($0) / 1000 }
+        addsRED = consumer.addsRED
+        redWrapped = consumer.counters.redWrapped
     }
 }
 

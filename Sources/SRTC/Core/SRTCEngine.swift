@@ -75,6 +75,12 @@ public final class SRTCEngine: Sendable {
         /// one as a redundant block, and a lost packet is rebuilt from the next one's. On by
         /// default, as in Chromium; `false` offers plain Opus only.
         public var redundantAudio = true
+        /// Opus discontinuous transmission (RFC 7587 §3.1.3, docs/network.md "DTX"): offers
+        /// `usedtx=1` when publishing; where the answer keeps it, the encoder stops sending during
+        /// silence (one packet every 400 ms instead of 50 a second). Off by default: a sender in
+        /// DTX sends no audio level for the silent time, and receivers that count packets as a
+        /// sign of life see a pause.
+        public var opusDTX = false
         /// Ask for lost audio packets by NACK where negotiated (docs/network.md). Off only in
         /// tests that measure what RED alone recovers.
         package var audioNACK = true

@@ -22,6 +22,11 @@ final class AudioSendPipeline: Sendable {
         var sinks: [ObjectIdentifier: any EncodedAudioSink] = [:]
         var processorInitialized: (id: ObjectIdentifier, rate: Int, channels: Int)?
         var packetsEncoded = 0
+        /// Opus DTX negotiated (`setDTX`): the encoder runs with DTX and its silence packets are
+        /// not sent.
+        var dtx = false
+        /// Packets DTX kept back (silence).
+        var packetsSkippedByDTX = 0
     }
 
     static let sampleRate = 48_000
@@ -48,6 +53,17 @@ final class AudioSendPipeline: Sendable {
     }
 
     var packetsEncoded: Int { state.withLock { $0.packetsEncoded } }
+    var packetsSkippedByDTX: Int { state.withLock { $0.packetsSkippedByDTX } }
+
+    /// Opus discontinuous transmission (RFC 7587 §3.1.3) on or off, as the publish answer says:
+    /// the encoder is made again with it at the next frame.
+    func setDTX(_ on: Bool) {
+        state.withLock { s in
+            guard s.dtx != on else { return }
+            s.dtx = on
+            s.encoder = nil
+        }
+    }
 
     func reset() {
         state.withLock { s in
@@ -95,10 +111,18 @@ final class AudioSendPipeline: Sendable {
                 var configuration = OpusEncoder.Configuration()
                 configuration.channels = channels
                 configuration.bitrate = preset.bitrate
+                configuration.dtx = s.dtx
                 s.encoder = try OpusEncoder(configuration: configuration)
             }
             guard let packet = try s.encoder?.encode(pcm) else { return }
             s.packetsEncoded += 1
+            // RFC 7587 §3.1.3: a DTX packet (1–2 bytes, silence) need not be sent; the sample
+            // position still advances, so the next packet sent carries the skipped time in its
+            // timestamp with the next sequence number (no gap for the receiver to NACK).
+            if s.dtx, OpusEncoder.isDTXPacket(length: packet.count) {
+                s.packetsSkippedByDTX += 1
+                return
+            }
             for sink in s.sinks.values {
                 sink.send(opus: packet, samplePosition: s.samplePosition, level: level, voiceActivity: voice)
             }

@@ -37,6 +37,7 @@ final class ChannelMedia: @unchecked Sendable {
         publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, relay: relay,
                                  videoCodec: context.configuration.preferredVideoCodec,
                                  redundantAudio: context.configuration.redundantAudio,
+                                 opusDTX: context.configuration.opusDTX,
                                  e2ee: encryptsOutgoing ? e2ee : nil, logger: context.logger)
         subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay, e2ee: e2ee,
                                      decryptsEveryTrack: configuration?.encryptsOutgoing ?? true)

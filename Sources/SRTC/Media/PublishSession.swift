@@ -42,12 +42,16 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     private let e2ee: E2EEChannelCrypto?
     /// Offer RED (RFC 2198) around Opus (`SRTCEngine.Configuration.redundantAudio`).
     private let redundantAudio: Bool
+    /// Offer `usedtx=1` (`SRTCEngine.Configuration.opusDTX`); the encoder uses DTX where answered.
+    private let opusDTX: Bool
     private let state = Mutex(State())
     private let slot = ClientTransportSlot()
 
     init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay = MediaRelay(policy: .all),
-         videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, e2ee: E2EEChannelCrypto? = nil, logger: Logger) {
+         videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, opusDTX: Bool = false, e2ee: E2EEChannelCrypto? = nil,
+         logger: Logger) {
         self.redundantAudio = redundantAudio
+        self.opusDTX = opusDTX
         self.e2ee = e2ee
         self.certificate = certificate
         self.bindAddress = bindAddress
@@ -153,7 +157,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
             s.version += 1
             return SDPNegotiation.publishOffer(sections: s.sections, ice: ice, fingerprint: certificate.fingerprint,
                                                sessionID: sessionID, version: s.version, cname: cname, videoCodec: videoCodec,
-                                               redundantAudio: redundantAudio)
+                                               redundantAudio: redundantAudio, opusDTX: opusDTX)
         }
     }
 
@@ -168,16 +172,21 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     /// for the answer's ICE credentials (kept when they did not change).
     func applyAnswer(_ sdp: String) throws(SRTCError) {
         let remote = try SDPNegotiation.describe(sdp)
-        let senders = state.withLock { s -> [(RTPStreamSender, SDPNegotiation.RemoteSection)] in
+        let (senders, dtx) = state.withLock { s -> ([(RTPStreamSender, SDPNegotiation.RemoteSection)], [(AudioSendPipeline, Bool)]) in
             var pairs: [(RTPStreamSender, SDPNegotiation.RemoteSection)] = []
+            var dtx: [(AudioSendPipeline, Bool)] = []
             for publication in s.publications.values {
                 guard let answered = remote.section(mid: publication.section.mid) else { continue }
                 for sender in publication.senders { pairs.append((sender, answered)) }
                 // The encoder follows the answer's codec (set before the sink is attached).
                 if let codec = answered.videoCodec { publication.videoSink?.videoCodec = codec }
+                // DTX where both sides asked for it (RFC 7587 §6.1: `usedtx` is the receiver's wish).
+                if let audio = publication.track as? LocalAudioTrack { dtx.append((audio.sendPipeline, opusDTX && answered.usesDTX)) }
             }
-            return pairs
+            return (pairs, dtx)
         }
+        // Outside the lock: the pipeline's lock is held while it hands packets to the senders.
+        for (pipeline, on) in dtx { pipeline.setDTX(on) }
         for (sender, answered) in senders {
             var p = sender.parameters
             if let pt = answered.payloadType { p.payloadType = pt }

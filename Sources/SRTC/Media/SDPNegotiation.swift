@@ -44,6 +44,8 @@ package enum SDPNegotiation {
         package var payloadType: UInt8?
         /// Audio: the payload type of RED (RFC 2198) around that Opus, when the section lists it.
         package var redPayloadType: UInt8? = nil
+        /// Audio: the Opus codec's `usedtx=1` (RFC 7587 §6.1): the receiver prefers DTX.
+        package var usesDTX = false
         /// For video: the first codec of the section this client encodes and decodes (the answer
         /// and a `subscriber_offer` carry one).
         package var videoCodec: VideoCodec?
@@ -107,11 +109,13 @@ package enum SDPNegotiation {
     /// the first of the offer it takes, docs/protocol.md), and VP9 or AV1 only when preferred: a
     /// publisher sends them when asked to, while a receiver always accepts them (`receiveCapabilities`).
     /// For audio Opus, then RED around it (`a=fmtp:63 111/111`, RFC 2198) unless `redundantAudio` is off.
-    static func codecs(for kind: TrackKind, preferring preferred: VideoCodec = .vp8, redundantAudio: Bool = true) -> [Codec] {
+    /// With `opusDTX` the Opus fmtp says `usedtx=1` (RFC 7587 §6.1).
+    static func codecs(for kind: TrackKind, preferring preferred: VideoCodec = .vp8, redundantAudio: Bool = true,
+                       opusDTX: Bool = false) -> [Codec] {
         switch kind {
         case .audio:
             let opus = Codec(payloadType: opusPayloadType, name: "opus", clockRate: 48_000, channels: 2,
-                             formatParameters: "minptime=10;useinbandfec=1", feedback: audioFeedback)
+                             formatParameters: "minptime=10;useinbandfec=1" + (opusDTX ? ";usedtx=1" : ""), feedback: audioFeedback)
             return redundantAudio ? [opus, .red(payloadType: redPayloadType, opusPayloadType: opusPayloadType)] : [opus]
         case .video:
             let vp8 = Codec(payloadType: vp8PayloadType, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
@@ -172,10 +176,10 @@ package enum SDPNegotiation {
     /// - Parameter videoCodec: the video codec offered first (both are offered).
     package static func publishOffer(sections: [PublishSection], ice: ICECredentials, fingerprint: DTLSFingerprint,
                                      sessionID: String, version: UInt64, cname: String, extraExtensions: [ExtMap] = [],
-                                     videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true) -> String {
+                                     videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, opusDTX: Bool = false) -> String {
         let media = sections.map { s -> MediaDescription in
             var m = MediaDescription(kind: s.kind == .audio ? .audio : .video, mid: s.mid, direction: s.active ? .sendonly : .inactive,
-                                     codecs: codecs(for: s.kind, preferring: videoCodec, redundantAudio: redundantAudio),
+                                     codecs: codecs(for: s.kind, preferring: videoCodec, redundantAudio: redundantAudio, opusDTX: opusDTX),
                                      extensions: publishExtensions(for: s.kind, videoCodec: videoCodec) + extraExtensions)
             guard s.active else { return m }
             if s.rids.isEmpty, let ssrc = s.ssrcs.first {
@@ -246,7 +250,8 @@ package enum SDPNegotiation {
             c.isRED && codec != nil && c.redundantPayloadTypes?.allSatisfy { $0 == codec!.payloadType } == true
         }) : nil
         return RemoteSection(mid: mid, kind: kind, direction: m.effectiveDirection, rejected: m.isRejected,
-                             payloadType: codec?.payloadType, redPayloadType: red?.payloadType, videoCodec: kind == .video ? codec.flatMap { VideoCodec(encodingName: $0.name) } : nil,
+                             payloadType: codec?.payloadType, redPayloadType: red?.payloadType,
+                             usesDTX: kind == .audio && codec?.parameter("usedtx") == "1", videoCodec: kind == .video ? codec.flatMap { VideoCodec(encodingName: $0.name) } : nil,
                              midID: id(RTPHeaderExtensionURI.mid),
                              ridID: id(RTPHeaderExtensionURI.rid), audioLevelID: id(RTPHeaderExtensionURI.audioLevel),
                              transportCCID: id(RTPHeaderExtensionURI.transportWideCC),

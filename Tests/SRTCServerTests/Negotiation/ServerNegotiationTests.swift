@@ -175,6 +175,20 @@ struct ServerNegotiationTests {
         #expect(plan.transport?.dtlsRole == role)
     }
 
+    /// Opus DTX (RFC 7587 §6.1): `usedtx=1` offered is kept in the answer (the server as receiver
+    /// prefers it: Chromium and the Swift SDK then stop sending during silence); not offered, not added.
+    @Test(arguments: [true, false])
+    func opusDTXIsAnsweredWhereOffered(_ offered: Bool) throws {
+        var n = Self.negotiation()
+        var offer = ClientSDP.offer([.audio(mid: "0")])
+        if offered { offer = offer.replacing("a=fmtp:111 minptime=10;useinbandfec=1", with: "a=fmtp:111 minptime=10;useinbandfec=1;usedtx=1") }
+        let plan = try n.answerPublish(offer: offer, tracks: [PublishTrack(mid: "0", kind: .audio, desc: "mic")], trackIds: ["0": "TR_0"],
+                                       transportExists: false)
+        let opus = try #require(try Self.parse(plan.sdp).media[0].codecs.first { $0.name == "opus" })
+        #expect(opus.parameter("usedtx") == (offered ? "1" : nil))
+        #expect(opus.parameter("useinbandfec") == "1")
+    }
+
     // MARK: - Publish: renegotiation and ICE restart
 
     @Test func laterOffersKeepTheTransportAndMustKeepTheClientsCredentials() throws {
@@ -269,6 +283,17 @@ struct ServerNegotiationTests {
         #expect(offer.media.map(\.mid) == ["data", "0"] && offer.media.map(\.kind) == [.application, .audio])
         let started = try n.applySubscriberAnswer(try Self.clientAnswer(audio.sdp), revision: 2, transportExists: true)
         #expect(started.consumers.map(\.trackId) == ["TR_a"] && started.complete == nil)
+    }
+
+    /// Audio is offered with RED around Opus, except for an end-to-end encrypted track: RED
+    /// added by the SFU would not decrypt in a browser (docs/network.md, "RED added by the SFU").
+    @Test func encryptedAudioIsOfferedToSubscribersWithoutRED() throws {
+        var n = Self.negotiation()
+        let plain = try Self.parse(n.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 101).sdp)
+        #expect(plain.media[0].codecs.map(\.name) == ["opus", "red"])
+        let encrypted = try Self.parse(n.subscribe(trackId: "TR_b", publisherUid: "bob", kind: .audio, layer: nil, ssrc: 102,
+                                                   e2ee: true).sdp)
+        #expect(encrypted.media.map { $0.codecs.map(\.name) } == [["opus", "red"], ["opus"]])
     }
 
     // MARK: - Subscribe: answers

@@ -19,6 +19,11 @@ extension ServerNegotiation {
         var layer: String?
         /// The publisher's codec name (TrackInfo.codec): the subscriber is offered the same.
         var codec: String?
+        /// The track is end-to-end encrypted (TrackInfo.e2ee): its audio is offered without RED.
+        /// Its publisher sends plain Opus (answered without RED), and a browser subscriber hands
+        /// a whole RED payload to its decrypting transform, so RED added by the SFU
+        /// (docs/network.md) would not decrypt there.
+        var e2ee = false
         /// The consumer exists on the SFU.
         var consuming = false
         /// The offer revision that first carried this subscription.
@@ -55,7 +60,7 @@ extension ServerNegotiation {
     /// Adds a subscription in a free section of its kind (else a new one) and makes the offer.
     /// - Parameter ssrc: the SSRC the server will send it with (random, from the caller).
     mutating func subscribe(trackId: String, publisherUid: String, kind: MediaKind, layer: String?, ssrc: UInt32,
-                            codec: String? = nil) -> SubscriberOffer {
+                            codec: String? = nil, e2ee: Bool = false) -> SubscriberOffer {
         var slot: Slot
         if let free = slots.firstIndex(where: { $0.trackId == nil && $0.kind == kind }) {
             slot = slots.remove(at: free)
@@ -66,6 +71,7 @@ extension ServerNegotiation {
         slot.publisherUid = publisherUid
         slot.layer = layer
         slot.codec = codec
+        slot.e2ee = e2ee
         slot.ssrc = ssrc
         slot.consuming = false
         slot.offeredIn = revision + 1
@@ -159,7 +165,8 @@ extension ServerNegotiation {
     private mutating func nextOffer() -> SubscriberOffer {
         revision += 1
         let media = slots.map { slot -> MediaDescription in
-            let codecs = ServerMedia.subscriberCodecs(kind: slot.kind, trackCodec: slot.codec)
+            var codecs = ServerMedia.subscriberCodecs(kind: slot.kind, trackCodec: slot.codec)
+            if slot.e2ee { codecs.removeAll(where: \.isRED) }
             let codec = codecs[0]
             var section = MediaDescription(kind: slot.kind, mid: slot.mid, direction: slot.trackId == nil ? .inactive : .sendonly,
                                            codecs: codecs, extensions: ServerMedia.subscriberExtensions(for: slot.kind, codec: codec))

@@ -43,17 +43,20 @@ actor EdgeRelay {
     static let subscriberPrefix = "~edge:"
 
     /// The RTP parameters of a relayed track on both ends of the uplink: the codec at our default
-    /// payload type with its feedback (NACK, PLI, FIR for video), one stream with `ssrc`.
+    /// payload type with its feedback (NACK, PLI, FIR for video), one stream with `ssrc`. Audio
+    /// has RED around Opus (RFC 2198, docs/network.md "RED across nodes"): RED from the publisher
+    /// crosses as RED, and the far end's producer forwards it to its RED subscribers and strips
+    /// it for the others, as the channel's node does.
     static func parameters(of track: TrackInfo, ssrc: UInt32) -> RTPParameters {
-        let codec: RTPCodecParameters
+        let codecs: [RTPCodecParameters]
         if track.kind == .audio {
-            codec = .opus()
+            codecs = [.opus(), .red()]
         } else if track.codec?.lowercased() == "h264" {
-            codec = .h264()
+            codecs = [.h264()]
         } else {
-            codec = .vp8()
+            codecs = [.vp8()]
         }
-        return RTPParameters(codecs: [codec], encodings: [RTPEncodingParameters(ssrc: ssrc)])
+        return RTPParameters(codecs: codecs, encodings: [RTPEncodingParameters(ssrc: ssrc)])
     }
 
     /// Calls the relaying node; its refusal is thrown as it answered.
