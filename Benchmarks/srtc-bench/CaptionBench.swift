@@ -7,6 +7,7 @@
 // Printed, never asserted.
 import EgressServer
 import Foundation
+import MediaTestSupport
 import SRTC
 import SRTCAgents
 import SRTCProtocol

@@ -1,5 +1,5 @@
 import Foundation
-@testable import SRTC
+@testable import SRTCCore
 @testable import SRTCServer
 import SRTCTestSupport
 import TestWait

@@ -1,6 +1,6 @@
 import Foundation
 import RTCMedia
-@testable import SRTC
+@testable import SRTCCore
 import SRTCTestSupport
 import TestWait
 import Testing
