@@ -172,7 +172,7 @@ enum EgressRoutes {
                 throw EgressError(.wrongState, "track \(track.id) is end-to-end encrypted: the server has no key to record it (docs/e2ee.md)")
             }
             if track.codec?.lowercased() == "h264", (body.format ?? .webm) == .webm {
-                throw EgressError(.invalidParameter, "track \(track.id) is H.264 and WebM holds VP8 and Opus: record it as mp4")
+                throw EgressError(.invalidParameter, "track \(track.id) is H.264 and WebM holds VP8, VP9, AV1 and Opus: record it as mp4")
             }
             return .init(kind: .track, uid: track.uid, desc: track.desc, video: track.kind == .video, audio: track.kind == .audio)
         case .composite:

@@ -80,7 +80,7 @@ public struct MediaProbe: Sendable {
         for stream in object["streams"] as? [[String: Any]] ?? [] {
             let codec = stream["codec_name"] as? String ?? "?"
             codecs.append(codec)
-            if ["h264", "vp8", "vp9"].contains(codec) { videoFrames = Int(stream["nb_read_frames"] as? String ?? "") }
+            if ["h264", "vp8", "vp9", "av1"].contains(codec) { videoFrames = Int(stream["nb_read_frames"] as? String ?? "") }
         }
         duration = ((object["format"] as? [String: Any])?["duration"] as? String).flatMap(Double.init)
     }

@@ -3,7 +3,7 @@
 
 /// An output container and how it is written.
 public enum MediaContainer: Sendable, Equatable {
-    /// WebM (Matroska with VP8/VP9/Opus). Clusters of at most one second are written out as they
+    /// WebM (Matroska with VP8/VP9/AV1/Opus). Clusters of at most one second are written out as they
     /// close, and the segment size stays "unknown" until `finish()` writes the cues: a file cut short
     /// by a crash plays up to its last cluster.
     case webm
@@ -30,8 +30,8 @@ public enum MediaContainer: Sendable, Equatable {
     /// The codecs the container accepts here.
     public func accepts(_ codec: MediaCodec) -> Bool {
         switch self {
-        case .webm: codec == .vp8 || codec == .vp9 || codec == .opus
-        case .fragmentedMP4: codec == .h264 || codec == .aac || codec == .opus
+        case .webm: codec == .vp8 || codec == .vp9 || codec == .av1 || codec == .opus
+        case .fragmentedMP4: codec == .h264 || codec == .av1 || codec == .aac || codec == .opus
         case .hls, .flv: codec == .h264 || codec == .aac
         }
     }

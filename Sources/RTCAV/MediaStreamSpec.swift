@@ -7,15 +7,16 @@ import CSWScale
 
 /// The codecs the wrappers write and read by name.
 public enum MediaCodec: String, Sendable, Equatable, CaseIterable {
-    case vp8, vp9, opus, h264, aac
+    case vp8, vp9, av1, opus, h264, aac
 
     /// Audio or video.
-    public var isVideo: Bool { self == .vp8 || self == .vp9 || self == .h264 }
+    public var isVideo: Bool { self == .vp8 || self == .vp9 || self == .av1 || self == .h264 }
 
     var codecID: AVCodecID {
         switch self {
         case .vp8: AV_CODEC_ID_VP8
         case .vp9: AV_CODEC_ID_VP9
+        case .av1: AV_CODEC_ID_AV1
         case .opus: AV_CODEC_ID_OPUS
         case .h264: AV_CODEC_ID_H264
         case .aac: AV_CODEC_ID_AAC
@@ -38,7 +39,8 @@ public struct MediaStreamSpec: Sendable, Equatable {
     public var frameSize: Int
     /// Audio: samples the decoder drops at the start (Opus pre-skip, AAC priming).
     public var initialPadding: Int
-    /// The codec configuration record (AVCDecoderConfigurationRecord, AudioSpecificConfig, OpusHead).
+    /// The codec configuration record (AVCDecoderConfigurationRecord, AudioSpecificConfig, OpusHead),
+    /// or what the muxer builds it from (H.264 SPS and PPS, AV1's sequence header OBU).
     public var extradata: [UInt8]
     /// Average bits per second, when known (a hint for some containers).
     public var bitrate: Int

@@ -12,14 +12,8 @@ import Testing
 @Suite(.serialized) struct EgressH264RecordingTests {
     @Test func anH264TrackIsRecordedAsReceivedInMP4AndRefusedInWebM() async throws {
         let server = try EgressTestServer()
-        let peer = EgressPeer(preferredVideoCodec: .h264)
-        try await peer.channel.join(url: server.url, token: server.token(uid: "alice", channel: "h264rec"))
-        let (width, height, fps) = (EgressRecordingTests.width, EgressRecordingTests.height, EgressRecordingTests.fps)
-        let video = peer.engine.createLocalCustomVideoTrack(desc: "camera_big",
-                                                            preset: VideoPreset(width: width, height: height, frameRate: fps, maxBitrate: 400_000))
-        try await peer.channel.publishLocalTrack(video)
-        #expect(video.info?.codec?.lowercased() == "h264")
-        let pusher = try SDKMediaPusher(video: video, audio: nil, width: width, height: height, fps: fps)
+        let fps = EgressRecordingTests.fps
+        let (peer, pusher) = try await EgressRecordingTests.camera(server, uid: "alice", channel: "h264rec", codec: .h264)
         defer { pusher.stop() }
 
         let record = "/server/v1/channel/record/start"

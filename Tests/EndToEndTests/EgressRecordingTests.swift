@@ -24,6 +24,18 @@ import Testing
         return (peer, pusher)
     }
 
+    /// A publisher of a 320×180 test pattern at 15 fps in `codec` (camera only), the track's codec checked.
+    static func camera(_ server: EgressTestServer, uid: String, channel: String, codec: VideoCodec)
+        async throws -> (EgressPeer, SDKMediaPusher) {
+        let peer = EgressPeer(preferredVideoCodec: codec)
+        try await peer.channel.join(url: server.url, token: server.token(uid: uid, channel: channel))
+        let video = peer.engine.createLocalCustomVideoTrack(desc: "camera_big",
+                                                            preset: VideoPreset(width: width, height: height, frameRate: fps, maxBitrate: 400_000))
+        try await peer.channel.publishLocalTrack(video)
+        #expect(video.info?.codec?.lowercased() == codec.rawValue.lowercased())
+        return (peer, try SDKMediaPusher(video: video, audio: nil, width: width, height: height, fps: fps))
+    }
+
     static func start(_ server: EgressTestServer, _ body: [String: Any]) async throws -> [String: Any] {
         let (status, json) = try await server.call("/server/v1/channel/record/start", body)
         #expect(status == 200, "\(json)")

@@ -16,9 +16,29 @@ import Testing
     static func accessUnits(_ count: Int) throws -> [EncodedVideoFrame] {
         var configuration = H264Encoder.Configuration(width: width, height: height)
         configuration.frameRate = fps
-        let encoder = try H264Encoder(configuration: configuration)
+        return try patternFrames(count, encoder: H264Encoder(configuration: configuration))
+    }
+
+    /// `count` numbered test-pattern frames (`width`×`height`) encoded by `encoder`, the first a key frame.
+    static func patternFrames(_ count: Int, encoder: some VideoEncoding) throws -> [EncodedVideoFrame] {
         let pattern = try TestPatternGenerator(width: width, height: height, frameRate: fps)
         return try (0..<count).compactMap { try encoder.encode(pattern.videoFrame(number: $0), forceKeyFrame: $0 == 0) }
+    }
+
+    /// Writes `frames` as stream `spec` of a `container` file at `path` (as received, one every
+    /// 40 ms), then reads it back with ffprobe and by decoding it (off the cooperative pool).
+    static func writeAndRead(_ frames: [EncodedVideoFrame], spec: MediaStreamSpec, container: MediaContainer, path: String)
+        async throws -> (MediaProbe, DecodedMediaFile) {
+        try await offPool {
+            let muxer = try MediaMuxer(url: path, container: container)
+            let stream = try muxer.addStream(spec)
+            try muxer.start()
+            for (i, frame) in frames.enumerated() {
+                try muxer.write(stream: stream, bytes: frame.data, ptsUs: Int64(i) * 40_000, isKeyFrame: frame.isKeyFrame)
+            }
+            try muxer.finish()
+            return (try MediaProbe(path), try DecodedMediaFile(url: path))
+        }
     }
 
     @Test func aKeyAccessUnitGivesItsCroppedSizeAndParameterSetsAndItsStreamMuxesAsReceived() async throws {
@@ -33,17 +53,7 @@ import Testing
 
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let path = dir.file("copy.mp4")
-        let (probe, decoded) = try await offPool {
-            let muxer = try MediaMuxer(url: path, container: .fragmentedMP4)
-            let stream = try muxer.addStream(spec)
-            try muxer.start()
-            for (i, unit) in units.enumerated() {
-                try muxer.write(stream: stream, bytes: unit.data, ptsUs: Int64(i) * 40_000, isKeyFrame: unit.isKeyFrame)
-            }
-            try muxer.finish()
-            return (try MediaProbe(path), try DecodedMediaFile(url: path))
-        }
+        let (probe, decoded) = try await Self.writeAndRead(units, spec: spec, container: .fragmentedMP4, path: dir.file("copy.mp4"))
         #expect(probe.codecs == ["h264"] && probe.videoFrames == units.count)
         #expect(decoded.frameNumbers == Array(0..<units.count))
     }

@@ -85,4 +85,31 @@ struct AV1PayloadTests {
             }
         }
     }
+
+    @Test func theSequenceHeaderOfATemporalUnitIsFoundWithItsSize() {
+        let unit: [UInt8] = [
+            0x12, 0x00,                   // temporal delimiter: type 2, S=1, obu_size 0
+            0x0A, 0x03, 0xAA, 0xBB, 0xCC, // sequence header: type 1, S=1, obu_size 3, payload
+            0x32, 0x02, 0x01, 0x02,       // frame: type 6, S=1, obu_size 2
+        ]
+        #expect(unit.withUnsafeBytes { AV1OBU.sequenceHeader(inTemporalUnit: $0) } == 2 ..< 7)
+        // With an extension byte (X=1): the header is two bytes.
+        let extended: [UInt8] = [0x0E, 0x08, 0x01, 0xAA]
+        #expect(extended.withUnsafeBytes { AV1OBU.sequenceHeader(inTemporalUnit: $0) } == 0 ..< 4)
+        // None in a delta unit; none when an OBU before it has no size field, or its size runs past the end.
+        #expect([UInt8]([0x32, 0x01, 0x00]).withUnsafeBytes { AV1OBU.sequenceHeader(inTemporalUnit: $0) } == nil)
+        #expect([UInt8]([0x30, 0x0A, 0x01, 0xAA]).withUnsafeBytes { AV1OBU.sequenceHeader(inTemporalUnit: $0) } == nil)
+        #expect([UInt8]([0x0A, 0x05, 0xAA]).withUnsafeBytes { AV1OBU.sequenceHeader(inTemporalUnit: $0) } == nil)
+        // An empty sequence header is not one.
+        #expect([UInt8]([0x0A, 0x00]).withUnsafeBytes { AV1OBU.sequenceHeader(inTemporalUnit: $0) } == nil)
+        #expect([UInt8]().withUnsafeBytes { AV1OBU.sequenceHeader(inTemporalUnit: $0) } == nil)
+        // Random units never crash, and what is found lies inside the unit and is a sequence header.
+        var random = SystemRandomNumberGenerator()
+        for _ in 0 ..< 5_000 {
+            let bytes = (0 ..< Int.random(in: 0 ... 48, using: &random)).map { _ in UInt8.random(in: 0 ... 255, using: &random) }
+            if let range = bytes.withUnsafeBytes({ AV1OBU.sequenceHeader(inTemporalUnit: $0) }) {
+                #expect(range.upperBound <= bytes.count && AV1OBU.type(bytes[range.lowerBound]) == AV1OBU.sequenceHeader)
+            }
+        }
+    }
 }

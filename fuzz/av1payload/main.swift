@@ -1,7 +1,8 @@
 // libFuzzer target for the AV1 RTP depacketizer (av1-rtp-spec §4.4: aggregation header, OBU
 // elements with and without lengths, Y/Z continuations) behind the in-order assembler, and the
 // packetizer's temporal-unit parser (AV1 §5.3 low-overhead format), and the receive path's payload
-// checks (`AV1.startsOBU`, `AV1.startsWithSequenceHeader`, the jitter buffer's AV1 assembly).
+// checks (`AV1.startsOBU`, `AV1.startsWithSequenceHeader`, the jitter buffer's AV1 assembly), and
+// the recorder's sequence header search (`AV1OBU.sequenceHeader(inTemporalUnit:)`).
 // The input is cut into payloads
 // by a control byte each (length in the low 6 bits, marker in bit 6, timestamp step in bit 7); a
 // unit the assembler completes is packetized again and must reassemble without an error.
@@ -12,6 +13,10 @@ import RTCMedia
 @_cdecl("LLVMFuzzerTestOneInput")
 public func av1PayloadFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = UnsafeRawBufferPointer(start: data, count: size)
+    // The whole input as a temporal unit: a sequence header found lies inside it (a recording's av1C).
+    if let header = AV1OBU.sequenceHeader(inTemporalUnit: input) {
+        precondition(header.upperBound <= size && AV1OBU.type(input[header.lowerBound]) == AV1OBU.sequenceHeader, "sequence header out of the unit")
+    }
     var packetizer = AV1Packetizer(maxPayloadSize: 64)
     try? packetizer.packetize(input, isKeyFrame: true) { payload, _ in precondition(payload.count <= 64, "payload too large") }
     var assembler = AV1FrameAssembler(maxFrameSize: 1 << 16)

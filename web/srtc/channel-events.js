@@ -56,6 +56,7 @@ onServerEvent(['subscription_ended'], (ch, data) => {
     track.isSubscribed = false;
     track.requestedLayer = null;
     ch._receiveMonitor.unsubscribed(track);
+    ch._adaptive?.unsubscribed(track);
   }
   ch.emit('subscriptionDidEnd', data);
 });
@@ -137,7 +138,7 @@ export function trackAdded(ch, data, uid) {
   if (!user) return;
   const info = trackInfo(data);
   if (!user.tracks.some((t) => t.id === info.id)) user.tracks.push(info);
-  const track = new RemoteTrack(info);
+  const track = new RemoteTrack(info, ch._adaptive);
   ch._remoteTracks.set(info.id, track);
   ch.emit('didAddTrack', user, track);
 }
@@ -151,7 +152,7 @@ export function trackUpdated(ch, data, uid) {
   let track = ch._remoteTracks.get(info.id);
   if (track) track._update(info);
   else {
-    track = new RemoteTrack(info);
+    track = new RemoteTrack(info, ch._adaptive);
     ch._remoteTracks.set(info.id, track);
   }
   ch.emit('didUpdateTrack', user, track);

@@ -18,6 +18,7 @@ import { connectionLost, mediaPathSilent, stopReconnecting, transportStateChange
 import { PATH_POLL_MS, PathMonitor } from './path-monitor.js';
 import { ReceiveMonitor } from './receive-monitor.js';
 import { rememberSealKey } from './seal-keyring.js';
+import { AdaptiveStream } from './adaptive-stream.js';
 
 /** SDK name and version sent in `join` (`sdk`). */
 export const SDK_VERSION = '0.1.0';
@@ -45,6 +46,9 @@ const DEFAULT_OPTIONS = {
   preferredVideoCodec: null,
   /** Turn off the encodings of my simulcast cameras that nobody receives (the server's `layers_needed`), and back on when someone needs them; `false` keeps every encoding on. */
   dynacast: true,
+  /** `true` (or `{debounceMs}`): each remote video's attached elements pick its layer by their rendered size, and a video none of
+   *  whose elements is visible (hidden, scrolled out, detached, page in the background) is paused at the server (docs/sdk-web.md, "Adaptive stream"). */
+  adaptiveStream: false,
   /** `null` (every codec the server forwards) or the video codecs this client decodes, preferred first (`['vp8', 'vp9', 'av1', 'h264']`): sent as the join's `video_codecs`. */
   videoCodecs: null,
   /** `debug`, `info`, `warn`, `error` or `off`. */
@@ -93,6 +97,8 @@ export class SRTCChannel extends Emitter {
     this._reconnect = null;
     this._receiveMonitor = new ReceiveMonitor(this);
     this._pathMonitor = new PathMonitor(this);
+    const adaptive = this.options.adaptiveStream;
+    this._adaptive = adaptive ? new AdaptiveStream(this, typeof adaptive === 'object' ? adaptive : {}) : null;
     /** End-to-end encryption (`options.e2ee: {keyProvider}`, docs/e2ee.md), or null. */
     this._e2ee = this.options.e2ee ? new E2EEManager(this.options.e2ee, (uid, state) => this.emit('e2eeStateChanged', uid, state)) : null;
   }
@@ -247,10 +253,14 @@ export class SRTCChannel extends Emitter {
     remote.isSubscribed = true;
     remote.requestedLayer = layer ?? null;
     this._receiveMonitor.subscribed(remote);
+    this._adaptive?.subscribed(remote);
     return remote;
   }
 
-  /** Switches the simulcast layer of a subscription; `didSwitchLayer` follows on a key frame. */
+  /**
+   * Switches the simulcast layer of a subscription; `didSwitchLayer` follows on a key frame.
+   * `'none'` pauses its video at the server until a layer (or `null`, the best) is asked for again.
+   */
   async setLayer(track, layer) {
     const remote = this._remote(track);
     await this._request('set_layer', { track_id: remote.id, layer });
@@ -264,6 +274,7 @@ export class SRTCChannel extends Emitter {
     remote.isSubscribed = false;
     remote.requestedLayer = null;
     this._receiveMonitor.unsubscribed(remote);
+    this._adaptive?.unsubscribed(remote);
   }
 
   // MARK: - Data

@@ -55,6 +55,12 @@ export class ReceiveMonitor {
       const track = this.#channel.remoteTrack(trackId);
       if (!track) { this.#watched.delete(trackId); continue; }
       const decoded = frames.get(trackId) ?? 0;
+      if (track.isAdaptivePaused) {
+        // Paused on purpose (adaptive stream): no frames is not a timeout; the clock restarts at resume.
+        w.frames = decoded;
+        w.lastProgress = now;
+        continue;
+      }
       if (decoded > w.frames) {
         w.frames = decoded;
         w.lastProgress = now;

@@ -64,10 +64,14 @@ export class LocalTrack extends Emitter {
 export class RemoteTrack extends Emitter {
   #stream = null;
 
-  constructor(info) {
+  constructor(info, adaptive = null) {
     super();
     /** The server's `TrackInfo` (`{id, uid, kind, desc, muted, layers, codec}`). */
     this.info = info;
+    /** The channel's adaptive stream (`adaptiveStream` option), or null. */
+    this._adaptive = adaptive;
+    /** Whether adaptive stream paused this video at the server: none of its elements is visible. */
+    this.isAdaptivePaused = false;
     /** Whether I subscribe to it. */
     this.isSubscribed = false;
     /** The simulcast layer I asked for (`camera_big` / `camera_small`), or `null` for the best one. */
@@ -103,7 +107,10 @@ export class RemoteTrack extends Emitter {
     return this.#stream;
   }
 
-  /** Shows the track in a `<video>` / `<audio>` element (now, or once bound); returns the element. */
+  /**
+   * Shows the track in a `<video>` / `<audio>` element (now, or once bound); returns the element.
+   * With the channel's `adaptiveStream`, the element's size and visibility pick the video's layer.
+   */
   attach(element) {
     const set = () => {
       element.srcObject = this.mediaStream;
@@ -112,6 +119,14 @@ export class RemoteTrack extends Emitter {
     };
     if (this.mediaStreamTrack) set();
     else this.waitFor('didBindRtcTrack').then(set);
+    this._adaptive?.observe(this, element);
+    return element;
+  }
+
+  /** Stops showing the track in `element` (attached with `attach`); returns the element. */
+  detach(element) {
+    this._adaptive?.unobserve(this, element);
+    if (element.srcObject && element.srcObject === this.#stream) element.srcObject = null;
     return element;
   }
 
@@ -142,6 +157,7 @@ export class RemoteTrack extends Emitter {
     if (this.isEnded) return;
     this.isEnded = true;
     this.isSubscribed = false;
+    this._adaptive?.forget(this.id);
     this._unbind();
     this.emit('didEnd', this);
   }

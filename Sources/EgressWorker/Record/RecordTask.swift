@@ -101,10 +101,10 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
     }
 
     private func attach(_ remote: RemoteTrack) {
-        // WebM stores VP8 and Opus as received; MP4 an H.264 track as received and the rest transcoded.
-        let isH264 = remote.info?.codec?.lowercased() == "h264"
+        // WebM stores VP8, VP9, AV1 and Opus as received; MP4 an H.264 or AV1 track as received and the rest transcoded.
+        let copiedIntoMP4 = ["h264", "av1"].contains(remote.info?.codec?.lowercased() ?? "")
         switch (settings.format, remote) {
-        case (.webm, _), (.mp4, is RemoteVideoTrack) where isH264:
+        case (.webm, _), (.mp4, is RemoteVideoTrack) where copiedIntoMP4:
             let sink = EncodedSink(writer: writer)
             remote.add(encodedFrameRenderer: sink)
             sinks[remote.id] = sink
@@ -145,7 +145,7 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
     }
 }
 
-/// Compressed frames into the file (WebM; an H.264 track in MP4).
+/// Compressed frames into the file (WebM; an H.264 or AV1 track in MP4).
 private final class EncodedSink: EncodedFrameRenderer, Sendable {
     let writer: RecordingWriter
     init(writer: RecordingWriter) { self.writer = writer }

@@ -6,9 +6,9 @@ import SRTC
 
 /// Writes one recording file on its own queue (disk writes never run on a receive thread).
 ///
-/// WebM stores the frames as they arrived (VP8 or VP9, Opus): no transcoding. MP4 stores an H.264
-/// track as it arrived too; VP8 or VP9 video and the audio it gets as H.264 and AAC encoded from
-/// the decoded media. Frames of a codec the file's video stream does not hold (a publisher that came back with
+/// WebM stores the frames as they arrived (VP8, VP9 or AV1, Opus): no transcoding. MP4 stores an
+/// H.264 or AV1 track as it arrived too; VP8 or VP9 video and the audio it gets as H.264 and AAC
+/// encoded from the decoded media. Frames of a codec the file's video stream does not hold (a publisher that came back with
 /// the other codec) are left out. The file starts at the first video key frame (or the first
 /// audio packet of an audio-only recording); every stream is placed on one timeline by its
 /// `MediaClock`, so an outage leaves a gap as long as the outage and no longer.
@@ -31,7 +31,7 @@ final class RecordingWriter: @unchecked Sendable {
     private var failed = false
     private var finished = false
     /// The video codec of the frames written as received, once the file is open: the first key
-    /// frame's, VP8 or VP9 in WebM, H.264 in MP4.
+    /// frame's, VP8, VP9 or AV1 in WebM, H.264 or AV1 in MP4.
     private var copiedCodec: VideoCodec?
     private var leftOut = false
     // MP4 only: the transcoder (nil while the file holds H.264 as received).
@@ -49,13 +49,13 @@ final class RecordingWriter: @unchecked Sendable {
         self.onFailure = onFailure
     }
 
-    // MARK: - Compressed frames as they arrived: WebM (VP8, Opus), MP4 (H.264)
+    // MARK: - Compressed frames as they arrived: WebM (VP8, VP9, AV1, Opus), MP4 (H.264, AV1)
 
     func write(encoded frame: EncodedMediaFrame) {
         queue.async { [self] in
             guard !failed, !finished else { return }
             let isVideo = frame.kind == .video
-            // Another codec than the file's stream holds, or H.264 into an MP4 already transcoding VP8.
+            // Another codec than the file's stream holds, or H.264/AV1 into an MP4 already transcoding VP8.
             if isVideo, !copies(frame.videoCodec) || h264 != nil { return leaveOut(frame) }
             var clock = isVideo ? videoClock : audioClock
             let t = clock.time(rtpTimestamp: frame.rtpTimestamp, arrivalUs: frame.receivedAtUs)
@@ -203,12 +203,13 @@ final class RecordingWriter: @unchecked Sendable {
     /// Whether frames of `codec` go into the file as received.
     private func copies(_ codec: VideoCodec?) -> Bool {
         if let copiedCodec { return codec == copiedCodec }
-        return settings.format == .webm ? codec == .vp8 || codec == .vp9 : codec == .h264
+        return settings.format == .webm ? codec == .vp8 || codec == .vp9 || codec == .av1 : codec == .h264 || codec == .av1
     }
 
     /// The video stream a file opened at key frame `frame` holds. VP8 key frames carry their size
     /// and an H.264 key access unit its SPS and PPS; a VP9 key picture is decoded once for its size
-    /// (with spatial layers, its first frame is the smallest layer's).
+    /// (with spatial layers, its first frame is the smallest layer's); an AV1 key temporal unit
+    /// gives its sequence header (the av1C) and is decoded once for its size.
     private static func streamSpec(of frame: EncodedMediaFrame) -> MediaStreamSpec? {
         switch frame.videoCodec {
         case .vp8: return frame.width > 0 ? .video(.vp8, width: frame.width, height: frame.height) : nil
@@ -216,7 +217,8 @@ final class RecordingWriter: @unchecked Sendable {
             guard let decoder = try? VPXDecoder(codec: .vp9), let picture = try? decoder.decode(frame.data) else { return nil }
             return .video(.vp9, width: picture.width, height: picture.height)
         case .h264: return .h264(keyAccessUnit: frame.data)
-        case .av1, nil: return nil   // AV1 is not copied into files (`copies`)
+        case .av1: return .av1(keyTemporalUnit: frame.data)
+        case nil: return nil
         }
     }
 

@@ -50,6 +50,20 @@ public enum AV1OBU {
         } while rest > 0
     }
 
+    /// The first sequence header OBU (AV1 §5.5) of a temporal unit in the low-overhead format, as
+    /// it is there (header, obu_size, payload): what a container's codec configuration carries
+    /// (av1-isobmff §2.3, configOBUs). Nil when no non-empty one comes before the end or a
+    /// malformed OBU.
+    public static func sequenceHeader(inTemporalUnit unit: UnsafeRawBufferPointer) -> Range<Int>? {
+        var offset = 0
+        while offset < unit.count {
+            let start = offset
+            guard let obu = try? readOBU(unit, at: &offset) else { return nil }
+            if type(unit[start]) == sequenceHeader, !obu.payload.isEmpty { return start ..< offset }
+        }
+        return nil
+    }
+
     /// Calls `body` with each OBU of a temporal unit in the low-overhead format (every OBU with
     /// obu_size, as libaom writes it): its header bytes (one or two) and its payload.
     /// - Throws: `RTPPayloadError.av1MalformedOBU` for an OBU without a size or that runs past the end.
@@ -57,15 +71,21 @@ public enum AV1OBU {
                                _ body: (_ header: UnsafeRawBufferPointer, _ payload: UnsafeRawBufferPointer) throws -> Void) throws {
         var offset = 0
         while offset < unit.count {
-            let start = offset
-            let header = unit[offset]
-            let headerLength = header & 0x04 != 0 ? 2 : 1
-            offset += headerLength
-            guard header & 0x80 == 0, header & 0x02 != 0, offset <= unit.count,
-                  let size = readLEB128(unit, at: &offset), size <= unit.count - offset else { throw RTPPayloadError.av1MalformedOBU }
-            try body(UnsafeRawBufferPointer(rebasing: unit[start ..< start + headerLength]),
-                     UnsafeRawBufferPointer(rebasing: unit[offset ..< offset + size]))
-            offset += size
+            let obu = try readOBU(unit, at: &offset)
+            try body(UnsafeRawBufferPointer(rebasing: unit[obu.header]), UnsafeRawBufferPointer(rebasing: unit[obu.payload]))
         }
+    }
+
+    /// Reads the OBU at `offset` (its header, with obu_size) and moves `offset` past it.
+    /// - Throws: `RTPPayloadError.av1MalformedOBU` for an OBU without a size or that runs past the end.
+    private static func readOBU(_ unit: UnsafeRawBufferPointer, at offset: inout Int) throws(RTPPayloadError) -> (header: Range<Int>, payload: Range<Int>) {
+        let start = offset
+        let header = unit[offset]
+        let headerLength = header & 0x04 != 0 ? 2 : 1
+        offset += headerLength
+        guard header & 0x80 == 0, header & 0x02 != 0, offset <= unit.count,
+              let size = readLEB128(unit, at: &offset), size <= unit.count - offset else { throw .av1MalformedOBU }
+        defer { offset += size }
+        return (start ..< start + headerLength, offset ..< offset + size)
     }
 }

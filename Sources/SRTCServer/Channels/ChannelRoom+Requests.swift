@@ -189,7 +189,10 @@ extension ChannelRoom {
         guard p.subscriptions[r.trackId] != nil, let track = tracks[r.trackId] else {
             return .failure(SignalError(.notFound, "not subscribed to \(r.trackId)"))
         }
-        if let layer = r.layer, !track.layers.contains(where: { $0.desc == layer }) {
+        // `none` pauses the subscription's video (a hidden tile, docs/protocol.md); any layer, or the best, resumes it.
+        if r.layer == LayerSwitchedInfo.pausedLayer {
+            guard track.kind == .video else { return .failure(SignalError(.invalidParameter, "track \(r.trackId) is audio: only video pauses")) }
+        } else if let layer = r.layer, !track.layers.contains(where: { $0.desc == layer }) {
             return .failure(SignalError(.invalidParameter, "track \(r.trackId) has no layer \(layer)"))
         }
         p.subscriptions[r.trackId] = .some(r.layer)

@@ -155,9 +155,16 @@ actor SFUParticipantMedia: ParticipantMedia {
         }
     }
 
+    /// A layer, the best (nil), or `none`: the consumer paused (the subscriber shows the video
+    /// nowhere) until a layer is asked for again.
     func setLayer(trackId: String, layer: String?) async throws(SignalError) {
         guard try negotiation.setLayer(trackId: trackId, layer: layer) else { return }  // applied when the consumer starts
-        do { try await worker.sfu.setPreferredLayer(consumerID(trackId), layer: layer) } catch {
+        let paused = layer == LayerSwitchedInfo.pausedLayer
+        do {
+            // The layer first: a paused consumer resumes on that layer's key frame, never on the one it had.
+            if !paused { try await worker.sfu.setPreferredLayer(consumerID(trackId), layer: layer) }
+            try await worker.sfu.setConsumerPaused(consumerID(trackId), paused: paused)
+        } catch {
             throw SignalError(.internalError, "cannot switch layer: \(error)")
         }
     }
@@ -205,8 +212,9 @@ actor SFUParticipantMedia: ParticipantMedia {
             // Routed before it exists: the consumer's first layer switch may come before `consume` returns.
             server.register(consumer: id, router: router, uid: uid, trackId: consumer.trackId)
             do {
+                let paused = consumer.layer == LayerSwitchedInfo.pausedLayer
                 _ = try await worker.sfu.consume(id, transport: transport, producer: ProducerID(consumer.trackId),
-                                                    parameters: consumer.parameters, preferredLayer: consumer.layer)
+                                                    parameters: consumer.parameters, preferredLayer: paused ? nil : consumer.layer, paused: paused)
                 negotiation.consumerStarted(trackId: consumer.trackId)
             } catch {
                 server.unregister(consumer: id)

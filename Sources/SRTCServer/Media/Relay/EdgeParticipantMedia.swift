@@ -41,7 +41,10 @@ actor EdgeParticipantMedia: RelayedParticipantMedia {
         try await perform(call)
     }
 
+    /// Pausing (`none`) keeps what the relay carries: the relaying node's consumer is not paused
+    /// (docs/protocol.md, `set_layer`).
     func setLayer(trackId: String, layer: String?) async throws(SignalError) {
+        guard layer != LayerSwitchedInfo.pausedLayer else { return }
         await relay.setLayer(trackId: trackId, session: session, layer: layer)
     }
 

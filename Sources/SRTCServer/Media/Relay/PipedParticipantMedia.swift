@@ -15,6 +15,8 @@ actor PipedParticipantMedia: RelayedParticipantMedia {
     private let relay: WorkerRelay
     /// This session among the relay's.
     private let session = SecureRandom.string(count: 12)
+    /// The layer each subscription's far consumer was given when subscribing, by track id.
+    private var farLayers: [String: String?] = [:]
 
     /// Data channel events come from the subscribe side, on the far worker.
     nonisolated let eventOwner: ObjectIdentifier
@@ -32,15 +34,21 @@ actor PipedParticipantMedia: RelayedParticipantMedia {
     func subscribe(to track: TrackInfo, of publisher: ParticipantMedia, layer: String?) async throws(SignalError) {
         try await relay.include(track, session: session, layer: layer)
         try await remote.subscribe(to: track, of: publisher, layer: layer)
+        farLayers[track.id] = .some(layer)
     }
 
-    /// The layer is chosen on the channel's worker, for the relay (the far worker gets one).
+    /// The layer is chosen on the channel's worker, for the relay (the far worker gets one);
+    /// pausing (`none`) and resuming are this session's consumer's, on the far worker, which
+    /// resumes at the layer it was given when subscribing.
     func setLayer(trackId: String, layer: String?) async throws(SignalError) {
+        guard layer != LayerSwitchedInfo.pausedLayer else { return try await remote.setLayer(trackId: trackId, layer: layer) }
+        try await remote.setLayer(trackId: trackId, layer: farLayers[trackId] ?? nil)
         await relay.setLayer(trackId: trackId, session: session, layer: layer)
     }
 
     func unsubscribe(trackId: String) async {
         await remote.unsubscribe(trackId: trackId)
+        farLayers[trackId] = nil
         await relay.exclude(trackId: trackId, session: session)
     }
 
