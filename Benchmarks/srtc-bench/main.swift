@@ -16,5 +16,6 @@ if wants("speedtest") { runSpeedTestBenchmarks() }
 if wants("render") { runRenderBenchmarks() }
 if wants("devices") { runDeviceBenchmarks() }
 if wants("egress") { runEgressBenchmarks() }
+if wants("ingress") { runIngressBenchmarks() }
 if wants("cluster") { runClusterBenchmarks() }
 if wants("agents") { runAgentBenchmarks() }
