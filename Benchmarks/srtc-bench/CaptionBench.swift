@@ -7,7 +7,6 @@
 // Printed, never asserted.
 import EgressServer
 import Foundation
-import MediaTestSupport
 import SRTC
 import SRTCAgents
 import SRTCProtocol
@@ -17,12 +16,7 @@ import Synchronization
 /// Runs the caption benchmarks and prints their figures.
 func runCaptionBenchmarks() {
     print("== captions (agents speak eSpeak NG sentences, the caption worker transcribes, an SDK listener times the events)")
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        do { try await CaptionBench().run() } catch { print("caption benchmark failed: \(error)") }
-        done.signal()
-    }
-    done.wait()
+    EgressWorkerBench.block("caption") { try await CaptionBench().run() }
 }
 
 private struct CaptionBench {
@@ -41,19 +35,9 @@ private struct CaptionBench {
     }
 
     func run() async throws {
-        let directory = try TemporaryDirectory(prefix: "srtc-bench-captions")
-        defer { directory.cleanUp() }
-        let server = try TestServer(modules: [EgressModule.factory]) { config in
-            config.recordingDir = directory.file("recordings")
-            config.logLevel = "error"
-        }
-        do {
+        try await EgressWorkerBench.withServer("srtc-bench-captions") { server, _ in
             for speakers in [1, 2, 4] { try await round(server, speakers: speakers) }
-        } catch {
-            await server.stop()
-            throw error
         }
-        await server.stop()
     }
 
     private func round(_ server: TestServer, speakers count: Int) async throws {

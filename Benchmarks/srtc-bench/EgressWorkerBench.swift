@@ -13,30 +13,43 @@ import Synchronization
 
 /// Runs the worker benchmarks and prints their figures.
 func runEgressWorkerBenchmarks() {
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        do {
-            try await EgressWorkerBench().run()
-        } catch {
-            print("egress worker benchmark failed: \(error)")
-        }
-        done.signal()
-    }
-    done.wait()
+    EgressWorkerBench.block("egress worker") { try await EgressWorkerBench().run() }
 }
 
-private struct EgressWorkerBench {
+/// The worker benchmarks (this file's, and the ingress worker's in IngressBench.swift).
+struct EgressWorkerBench {
+    /// Runs `body` and waits for it (the benchmarks' main thread is not async); a failure is printed.
+    static func block(_ what: String, _ body: @escaping @Sendable () async throws -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await body()
+            } catch {
+                print("\(what) benchmark failed: \(error)")
+            }
+            done.signal()
+        }
+        done.wait()
+    }
+
     func run() async throws {
-        let directory = try TemporaryDirectory(prefix: "srtc-bench-egress")
+        try await Self.withServer("srtc-bench-egress") { server, _ in
+            try await compositeWorker(server)
+            try await trackRecording(server)
+            try await hlsLatency(server)
+        }
+    }
+
+    /// A server with the egress module and a scratch directory for `body`; both go after it.
+    static func withServer(_ prefix: String, _ body: (TestServer, TemporaryDirectory) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory(prefix: prefix)
         defer { directory.cleanUp() }
         let server = try TestServer(modules: [EgressModule.factory]) { config in
             config.recordingDir = directory.file("recordings")
             config.logLevel = "error"
         }
         do {
-            try await compositeWorker(server)
-            try await trackRecording(server)
-            try await hlsLatency(server)
+            try await body(server, directory)
         } catch {
             await server.stop()
             throw error
@@ -55,7 +68,7 @@ private struct EgressWorkerBench {
         return (client, try MediaTestPublisher(client: client, audioSSRC: audio ? 0xA0_0001 : nil, video: layers))
     }
 
-    private func call(_ server: TestServer, _ path: String, _ body: [String: Any]) async throws -> [String: Any] {
+    func call(_ server: TestServer, _ path: String, _ body: [String: Any]) async throws -> [String: Any] {
         let (status, json) = try await server.call(path, body)
         guard status == 200 else { throw BenchFailure(description: "\(path): \(status) \(json)") }
         return json

@@ -16,6 +16,7 @@ if wants("speedtest") { runSpeedTestBenchmarks() }
 if wants("render") { runRenderBenchmarks() }
 if wants("devices") { runDeviceBenchmarks() }
 if wants("egress") { runEgressBenchmarks() }
+if wants("ingress") { runIngressBenchmarks() }
 if wants("cluster") { runClusterBenchmarks() }
 if wants("agents") { runAgentBenchmarks() }
 if wants("captions") { runCaptionBenchmarks() }

@@ -19,13 +19,34 @@ public struct IngressSettings: Codable, Sendable, Equatable {
     public var videoBitrate: Int
     /// Whether the camera is published with a `camera_small` simulcast layer.
     public var simulcast: Bool
+    /// Whether video is always decoded and re-encoded (the create request had `transcode`); else
+    /// H.264 Baseline passes through as it came (docs/ingress.md, "H.264 passthrough").
+    public var transcode: Bool
 
-    public init(kind: Kind, uid: String, input: String, streamKey: String?, videoBitrate: Int = 2_000_000, simulcast: Bool = false) {
+    public init(kind: Kind, uid: String, input: String, streamKey: String?, videoBitrate: Int = 2_000_000, simulcast: Bool = false,
+                transcode: Bool = false) {
         self.kind = kind
         self.uid = uid
         self.input = input
         self.streamKey = streamKey
         self.videoBitrate = videoBitrate
         self.simulcast = simulcast
+        self.transcode = transcode
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, uid, input, streamKey, videoBitrate, simulcast, transcode
+    }
+
+    /// Settings stored before passthrough existed have no `transcode`: they pass H.264 through.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try c.decode(Kind.self, forKey: .kind)
+        uid = try c.decode(String.self, forKey: .uid)
+        input = try c.decode(String.self, forKey: .input)
+        streamKey = try c.decodeIfPresent(String.self, forKey: .streamKey)
+        videoBitrate = try c.decode(Int.self, forKey: .videoBitrate)
+        simulcast = try c.decode(Bool.self, forKey: .simulcast)
+        transcode = try c.decodeIfPresent(Bool.self, forKey: .transcode) ?? false
     }
 }

@@ -95,12 +95,16 @@ public struct IngressInput: Codable, Sendable, Equatable {
     public var audioCodec: String?
     public var width: Int
     public var height: Int
+    /// How the video is published: `passthrough` (H.264 as it came) or `transcode` (decoded and
+    /// encoded as VP8); nil without video.
+    public var videoMode: String?
 
-    public init(videoCodec: String?, audioCodec: String?, width: Int, height: Int) {
+    public init(videoCodec: String?, audioCodec: String?, width: Int, height: Int, videoMode: String? = nil) {
         self.videoCodec = videoCodec
         self.audioCodec = audioCodec
         self.width = width
         self.height = height
+        self.videoMode = videoMode
     }
 }
 

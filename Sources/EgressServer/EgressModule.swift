@@ -119,4 +119,29 @@ public final class EgressModule: ServerModule {
             return .failure(ModuleRefusal(error.code, error.message))
         }
     }
+
+    // MARK: - Ingresses for other modules
+
+    /// An RTMP ingress with the defaults of `ingress/create` (H.264 Baseline passes through).
+    public func createIngress(_ key: ChannelKey, uid: String) async -> Result<ModuleIngress, ModuleRefusal>? {
+        do throws(EgressError) {
+            let info = try await supervisor.createIngress(appId: key.appId, key: key, request: .init(
+                kind: .rtmp, uid: uid, pullURL: nil, videoBitrate: 2_000_000, simulcast: false))
+            return .success(ModuleIngress(ingressId: info.ingressId, url: info.url, streamKey: info.streamKey ?? ""))
+        } catch {
+            return .failure(ModuleRefusal(error.code, error.message))
+        }
+    }
+
+    public func deleteIngress(_ key: ChannelKey, ingressId: String) async -> Result<Void, ModuleRefusal>? {
+        do throws(EgressError) {
+            guard await supervisor.ingressList(appId: key.appId, channel: key.name).contains(where: { $0.ingressId == ingressId }) else {
+                throw EgressError(.notFound, "no ingress \(ingressId) in channel \(key.name)")
+            }
+            _ = try await supervisor.deleteIngress(appId: key.appId, id: ingressId)
+            return .success(())
+        } catch {
+            return .failure(ModuleRefusal(error.code, error.message))
+        }
+    }
 }

@@ -38,6 +38,8 @@ extension EgressSupervisor {
         var pullURL: String?
         var videoBitrate: Int
         var simulcast: Bool
+        /// The request had `transcode`: video is always re-encoded.
+        var transcode: Bool = false
     }
 
     // MARK: - API
@@ -53,7 +55,8 @@ extension EgressSupervisor {
         let streamKey: String? = request.kind == .url ? nil : SecureRandom.string(count: IngressURL.keyLength, alphabet: IngressURL.keyAlphabet)
         let (input, url, port) = try ingressAddresses(request, streamKey: streamKey)
         let ingressSettings = IngressSettings(kind: request.kind, uid: request.uid, input: input, streamKey: streamKey,
-                                              videoBitrate: request.videoBitrate, simulcast: request.simulcast)
+                                              videoBitrate: request.videoBitrate, simulcast: request.simulcast,
+                                              transcode: request.transcode)
         let info = IngressInfo(ingressId: id, channel: key.name, uid: request.uid, kind: request.kind, url: url, streamKey: streamKey,
                                status: .waiting, sessions: 0, restarts: 0, createdAt: Self.now())
         let i = Ingress(info: info, appId: appId, key: key, settings: ingressSettings)
@@ -179,7 +182,8 @@ extension EgressSupervisor {
             i.info.status = .publishing
             i.info.sessions += 1
             i.info.error = nil
-            i.info.media = .init(videoCodec: input.videoCodec, audioCodec: input.audioCodec, width: input.width, height: input.height)
+            i.info.media = .init(videoCodec: input.videoCodec, audioCodec: input.audioCodec, width: input.width, height: input.height,
+                                 videoMode: input.videoMode)
             persist(i)
             webhooks.send(i.key, event: "ingress_started", data: IngressEvent(ingress: i.info))
         case .inputEnded(let reason):

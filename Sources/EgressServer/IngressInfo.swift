@@ -13,11 +13,14 @@ struct IngressInfo: Codable, Sendable, Equatable {
         var audioCodec: String?
         var width: Int
         var height: Int
+        /// `passthrough` (H.264 forwarded as it came) or `transcode` (VP8); nil without video.
+        var videoMode: String?
 
         enum CodingKeys: String, CodingKey {
             case width, height
             case videoCodec = "video_codec"
             case audioCodec = "audio_codec"
+            case videoMode = "video_mode"
         }
     }
 

@@ -12,7 +12,8 @@ enum IngressRequests {
         var transcode: Transcode?
     }
 
-    /// How the ingress's camera is encoded (it is always decoded and re-encoded as VP8).
+    /// Asks the ingress's camera to be decoded and re-encoded as VP8 (even when it is H.264
+    /// Baseline, which otherwise passes through), and how.
     struct Transcode: Decodable, Sendable {
         /// Add a `camera_small` simulcast layer (default false).
         var simulcast: Bool?
@@ -46,7 +47,8 @@ enum IngressRequests {
         }
         let bitrate = body.transcode?.video_bitrate ?? 2_000_000
         guard (100_000...8_000_000).contains(bitrate) else { throw EgressError(.invalidParameter, "transcode.video_bitrate must be 100000...8000000") }
-        return .init(kind: kind, uid: body.uid, pullURL: pull, videoBitrate: bitrate, simulcast: body.transcode?.simulcast ?? false)
+        return .init(kind: kind, uid: body.uid, pullURL: pull, videoBitrate: bitrate, simulcast: body.transcode?.simulcast ?? false,
+                     transcode: body.transcode != nil)
     }
 
     static func describe(_ error: IngressURL.ParseError) -> String {

@@ -44,6 +44,15 @@ public final class MediaDemuxer {
         public var height: Int
         public var sampleRate: Int
         public var channels: Int
+        /// libavcodec's profile of a video stream (H.264: `profile_idc`, with bit 9 set for
+        /// Constrained Baseline and bit 11 for Intra profiles); -99 when unknown.
+        public var profile: Int = -99
+        /// Whether pictures are reordered (B-frames): decoding and display order differ.
+        public var reordersFrames: Bool = false
+
+        /// H.264 Baseline or Constrained Baseline (`profile_idc` 66) without reordering: what every
+        /// WebRTC receiver decodes (RFC 6184's `profile-level-id=42e01f` family).
+        public var isH264Baseline: Bool { codecName == "h264" && profile >= 0 && profile & 0xFF == 66 && !reordersFrames }
     }
 
     public let url: String
@@ -84,7 +93,8 @@ public final class MediaDemuxer {
             streams.append(StreamInfo(index: i, isVideo: type == AVMEDIA_TYPE_VIDEO,
                                       codecName: String(cString: avcodec_get_name(par.pointee.codec_id)),
                                       width: Int(par.pointee.width), height: Int(par.pointee.height),
-                                      sampleRate: Int(par.pointee.sample_rate), channels: Int(par.pointee.ch_layout.nb_channels)))
+                                      sampleRate: Int(par.pointee.sample_rate), channels: Int(par.pointee.ch_layout.nb_channels),
+                                      profile: Int(par.pointee.profile), reordersFrames: par.pointee.video_delay > 0))
         }
     }
 
@@ -104,6 +114,13 @@ public final class MediaDemuxer {
         guard let context, index >= 0, index < Int(context.pointee.nb_streams), let st = context.pointee.streams[index],
               let par = st.pointee.codecpar else { throw .noStream("#\(index)") }
         return try MediaDecoder(parameters: par, timeBase: st.pointee.time_base)
+    }
+
+    /// The Annex B filter of H.264 stream `index` (its packets as RTP takes them).
+    public func makeAnnexBFilter(for index: Int) throws(AVMediaError) -> H264AnnexBFilter {
+        guard let context, index >= 0, index < Int(context.pointee.nb_streams), let st = context.pointee.streams[index],
+              let par = st.pointee.codecpar else { throw .noStream("#\(index)") }
+        return try H264AnnexBFilter(parameters: par, timeBase: st.pointee.time_base)
     }
 
     /// Reads the next packet of any stream into `packet`; `false` at the end of the input.

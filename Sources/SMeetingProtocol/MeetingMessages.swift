@@ -33,6 +33,8 @@ public enum MeetingRequestType: String, Codable, Sendable, CaseIterable {
     case adminRollCall = "admin_roll_call", answerRollCall = "answer_roll_call", signInResults = "sign_in_results"
     // Live captions (docs/captions.md)
     case adminStartCaptions = "admin_start_captions", adminStopCaptions = "admin_stop_captions"
+    // Ingress: an encoder's RTMP stream in the meeting (docs/ingress.md)
+    case adminCreateIngress = "admin_create_ingress", adminDeleteIngress = "admin_delete_ingress"
 }
 
 /// The event types the server sends.
@@ -174,6 +176,31 @@ public struct CaptionsReq: Codable, Sendable {
     /// BCP 47 (`en-US`, the default).
     public var language: String?
     public init(language: String? = nil) { self.language = language }
+}
+
+/// `admin_create_ingress`: an RTMP ingress into the meeting (docs/meeting-protocol.md, "Ingress").
+public struct CreateIngressReq: Codable, Sendable {
+    /// The name its tile shows (1–64 characters; `RTMP stream` when absent).
+    public var nickname: String?
+    public init(nickname: String? = nil) { self.nickname = nickname }
+}
+
+/// `admin_create_ingress` answer: the ingress as everyone sees it in `RoomInfo.ingresses`, and
+/// where its encoder pushes (for the host only: the stream key is its secret).
+public struct CreateIngressResp: Codable, Sendable, Equatable {
+    public var ingress: MeetingIngress
+    /// `rtmp://host:port/live/<stream_key>`.
+    public var url: String
+    public var streamKey: String
+    public init(ingress: MeetingIngress, url: String, streamKey: String) {
+        self.ingress = ingress; self.url = url; self.streamKey = streamKey
+    }
+}
+
+/// `admin_delete_ingress`.
+public struct DeleteIngressReq: Codable, Sendable {
+    public var ingressId: String
+    public init(ingressId: String) { self.ingressId = ingressId }
 }
 
 /// The admin commands aimed at one member; `enable` for `admin_set_co_host`,

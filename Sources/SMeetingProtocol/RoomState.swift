@@ -33,6 +33,9 @@ public struct RoomInfo: Codable, Sendable, Equatable {
     public var waitingRoom: Bool
     /// An end-to-end encrypted meeting (docs/e2ee.md, "E2EE meetings"): true, else absent (nil).
     public var e2ee: Bool?
+    /// The meeting's ingresses (`admin_create_ingress`): encoders' streams shown as tiles; absent
+    /// when there are none.
+    public var ingresses: [MeetingIngress]?
 
     public init(meetingId: String, roomNo: String, title: String, hostUid: String, type: MeetingType, mode: MeetingMode,
                 attendType: AttendType, status: MeetingStatus, muteAll: Bool = false, allowSelfUnmute: Bool = true,
@@ -59,6 +62,21 @@ public struct RoomInfo: Codable, Sendable, Equatable {
         self.memberCount = memberCount
         self.waitingRoom = waitingRoom
         self.e2ee = e2ee ? true : nil
+    }
+}
+
+/// An ingress of the meeting: an encoder (OBS, ffmpeg) pushes RTMP to it and its stream is
+/// published in the meeting's channel under `uid` (`camera_big` and `mic`), while it pushes.
+public struct MeetingIngress: Codable, Sendable, Equatable {
+    public var ingressId: String
+    /// The channel uid its stream appears under (not a member of the meeting).
+    public var uid: String
+    /// The name to show on its tile.
+    public var nickname: String
+    /// The host or co-host who made it.
+    public var createdBy: String
+    public init(ingressId: String, uid: String, nickname: String, createdBy: String) {
+        self.ingressId = ingressId; self.uid = uid; self.nickname = nickname; self.createdBy = createdBy
     }
 }
 

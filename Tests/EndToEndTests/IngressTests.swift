@@ -27,30 +27,36 @@ import Glibc
         return path
     }
 
-    /// ffmpeg arguments encoding the pattern as H.264 (no B-frames) and the tone as AAC, in real time.
-    static func encode(_ pattern: String) -> [String] {
+    /// x264 settings of the pushes: Constrained Baseline without B-frames (`ultrafast` uses no
+    /// CABAC, no B-frames, no 8×8 transform), which the ingress passes through unless asked to transcode.
+    static let baseline = ["-preset", "ultrafast", "-profile:v", "baseline", "-tune", "zerolatency"]
+    /// High profile with B-frames (an RTMP encoder's usual output), which the ingress always transcodes.
+    static let highWithBFrames = ["-preset", "veryfast", "-profile:v", "high", "-bf", "2"]
+
+    /// ffmpeg arguments encoding the pattern as H.264 (`x264` settings) and the tone as AAC, in real time.
+    static func encode(_ pattern: String, x264: [String] = baseline) -> [String] {
         ["-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-i", pattern, "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-         "-shortest", "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-crf", "16",
+         "-shortest", "-map", "0:v", "-map", "1:a", "-c:v", "libx264"] + x264 + ["-crf", "16",
          "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k"]
     }
 
     /// An ffmpeg pushing `pattern` to `url` in `format` (`flv` for RTMP, `mpegts` for SRT).
-    static func push(_ pattern: String, to url: String, format: String, log: String) throws -> ChildProcess {
-        try ChildProcess("/usr/bin/ffmpeg", encode(pattern) + ["-f", format, url], log: log)
+    static func push(_ pattern: String, to url: String, format: String, x264: [String] = baseline, log: String) throws -> ChildProcess {
+        try ChildProcess("/usr/bin/ffmpeg", encode(pattern, x264: x264) + ["-f", format, url], log: log)
     }
 
     /// Pushes until the ingress takes the push (its `count`-th `ingress_started`): between two
     /// connections libavformat's listener is closed for a moment, and an encoder that connects then
     /// is refused and must try again, as OBS's reconnect does.
-    static func pushUntilTaken(_ pattern: String, to url: String, format: String, hooks: TestWebhookReceiver, count: Int,
-                               log: String) async throws -> ChildProcess {
+    static func pushUntilTaken(_ pattern: String, to url: String, format: String, x264: [String] = baseline, hooks: TestWebhookReceiver,
+                               count: Int, log: String) async throws -> ChildProcess {
         var pusher: ChildProcess?
         var attempts = 0
         try await eventually(timeout: 60, "push \(count) taken after \(attempts) attempts") {
             if let p = pusher, p.isRunning { return hooks.deliveries.filter { $0.event == "ingress_started" }.count >= count }
             if hooks.deliveries.filter({ $0.event == "ingress_started" }).count >= count { return true }
             attempts += 1
-            pusher = try? push(pattern, to: url, format: format, log: log + ".\(attempts)")
+            pusher = try? push(pattern, to: url, format: format, x264: x264, log: log + ".\(attempts)")
             return false
         }
         print("ingress: push \(count) taken at attempt \(attempts)")
@@ -96,7 +102,9 @@ import Glibc
         let hooks = try TestWebhookReceiver()
         let server = try EgressTestServer(webhookURL: hooks.url)
         let pattern = try Self.pattern(server.directory, frames: 300)
-        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "obs", "kind": "rtmp"])
+        // `transcode` asks for VP8 even though the push is H.264 Baseline (passthrough: the next test).
+        let (status, json) = try await server.call("/server/v1/ingress/create",
+                                                   ["channel": "show", "uid": "obs", "kind": "rtmp", "transcode": ["video_bitrate": 1_500_000]])
         let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
         let id = try #require(created["ingress_id"] as? String)
         let url = try #require(created["url"] as? String)
@@ -135,6 +143,8 @@ import Glibc
         let media = try #require(try await Self.ingress(server, id)?["media"] as? [String: Any])
         #expect(media["video_codec"] as? String == "h264" && media["audio_codec"] as? String == "aac", "\(media)")
         #expect(media["width"] as? Int == 320 && media["height"] as? Int == 240)
+        #expect(media["video_mode"] as? String == "transcode", "\(media)")
+        #expect(viewer.channel.remoteTracks(uid: "obs").first { $0.kind == .video }?.info?.codec?.lowercased() == "vp8")
 
         // Killing the encoder mid-stream ends the push: the webhook, and the user leaves.
         first.signal(SIGKILL)
@@ -180,6 +190,63 @@ import Glibc
         try await viewer.events.wait("obs leaving a third time") { $0.filter { $0.hasPrefix("user- obs ") }.count >= 3 }
         #expect(try await Self.ingress(server, id) == nil)
         await third.stop()
+        await viewer.channel.leave()
+        await viewer.engine.destroy()
+        await server.stop()
+        await hooks.shutdown()
+    }
+
+    /// docs/ingress.md, "H.264 passthrough": a High-profile push with B-frames is transcoded to
+    /// VP8; a Baseline push to the same ingress goes out as H.264 without being decoded (the
+    /// viewer's track is H.264, the ingress says `passthrough`), and the viewer decodes the frame
+    /// numbers in order from both. The worker's CPU for each is printed.
+    @Test func rtmpH264BaselineIsPassedThroughAndHighProfileIsTranscoded() async throws {
+        let hooks = try TestWebhookReceiver()
+        let server = try EgressTestServer(webhookURL: hooks.url)
+        let pattern = try Self.pattern(server.directory, frames: 300)
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "enc", "kind": "rtmp"])
+        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        let id = try #require(created["ingress_id"] as? String)
+        let url = try #require(created["url"] as? String)
+        let (viewer, subscriber) = try await Self.viewer(server, channel: "show")
+
+        /// Decodes 45 frames of push `count`; returns the numbers, the ingress's media and the worker's CPU per second.
+        func measure(_ count: Int, x264: [String], _ what: String) async throws -> ([Int], [String: Any], Double?, ChildProcess) {
+            let before = subscriber.collector.numbers.count
+            let pusher = try await Self.pushUntilTaken(pattern, to: url, format: "flv", x264: x264, hooks: hooks, count: count,
+                                                       log: server.directory.file("\(what).log"))
+            try await viewer.events.wait("enc joined \(count) times") { $0.filter { $0 == "user+ enc" }.count >= count }
+            let worker = EgressWorkers.pids().first
+            let cpuBefore = worker.flatMap { ProcessStats(pid: $0)?.cpuSeconds }, wallBefore = Date()
+            let numbers = try await Self.decoded(subscriber.collector, after: before, atLeast: 45, what)
+            var cpu: Double?
+            if let worker, let cpuBefore, let cpuAfter = ProcessStats(pid: worker)?.cpuSeconds {
+                cpu = (cpuAfter - cpuBefore) / Date().timeIntervalSince(wallBefore)
+            }
+            let media = try #require(try await Self.ingress(server, id)?["media"] as? [String: Any])
+            print("ingress: \(what): \(numbers.count) frames decoded, \(numbers.first!)…\(numbers.last!), \(frameGaps(numbers).missing) missing, "
+                  + "video_mode \(media["video_mode"] ?? "?"), worker CPU \(cpu.map { String(format: "%.3f", $0) } ?? "?") s per s of 320×240 15 fps")
+            return (numbers, media, cpu, pusher)
+        }
+
+        let (high, highMedia, _, first) = try await measure(1, x264: Self.highWithBFrames, "High profile push")
+        #expect(frameGaps(high).ordered, "\(high)")
+        #expect(highMedia["video_codec"] as? String == "h264" && highMedia["video_mode"] as? String == "transcode", "\(highMedia)")
+        #expect(viewer.channel.remoteTracks(uid: "enc").first { $0.kind == .video }?.info?.codec?.lowercased() == "vp8")
+        first.signal(SIGKILL)
+        _ = await first.waitForExit(timeout: 10)
+        try await viewer.events.wait(for: "user- enc client_leave")
+
+        let (baseline, baselineMedia, _, second) = try await measure(2, x264: Self.baseline, "Baseline push")
+        #expect(frameGaps(baseline).ordered, "\(baseline)")
+        #expect(baselineMedia["video_mode"] as? String == "passthrough", "\(baselineMedia)")
+        #expect(baselineMedia["width"] as? Int == 320 && baselineMedia["height"] as? Int == 240)
+        // The SFU forwards what the worker sent: H.264, not a VP8 encode of it.
+        #expect(viewer.channel.remoteTracks(uid: "enc").first { $0.kind == .video }?.info?.codec?.lowercased() == "h264")
+        try await eventually("the tone") { subscriber.collector.toneFrequency.map { abs($0 - 440) < 15 } ?? false }
+
+        await second.stop()
+        _ = try await server.call("/server/v1/ingress/delete", ["ingress_id": id])
         await viewer.channel.leave()
         await viewer.engine.destroy()
         await server.stop()
@@ -368,7 +435,7 @@ import Glibc
         sent.stop()
         let delays = arrivals.delays(since: sent.times()).sorted()
         let fromSchedule = arrivals.delays(since: sent.dueTimes()).sorted()
-        print("ingress: glass to glass over RTMP (320×240 H.264 → VP8, \(delays.count) frames): from the encoder taking the picture "
+        print("ingress: glass to glass over RTMP (320×240 H.264 Constrained Baseline, passed through, \(delays.count) frames): from the encoder taking the picture "
               + "median \(delays[delays.count / 2]) ms, p90 \(delays[delays.count * 9 / 10]) ms; from its 15 fps capture time "
               + "median \(fromSchedule[fromSchedule.count / 2]) ms, p90 \(fromSchedule[fromSchedule.count * 9 / 10]) ms")
         #expect(delays.count >= 100)

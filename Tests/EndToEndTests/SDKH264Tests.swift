@@ -52,4 +52,60 @@ import Testing
         await b.leave()
         await server.stop()
     }
+
+    /// `LocalEncodedVideoTrack`: H.264 the app encoded itself (OpenH264 here, Annex B, an IDR
+    /// every second it is not asked for) goes out as pushed. The track is announced as H.264 even
+    /// though the engine prefers VP8 (its section offers H.264 alone), nothing reaches a receiver
+    /// before a key frame, and the subscriber decodes the frame numbers in order.
+    @Test func anEncodedH264TrackIsSentAsPushedAndDecoded() async throws {
+        let server = try SDKTestServer()
+        let (aEngine, a, _) = Self.engine(codec: .vp8)
+        let (_, b, bEvents) = Self.engine(codec: .vp8)
+        let subscriber = SDKAutoSubscriber()
+        b.delegates.add(delegate: subscriber)
+        try await a.join(url: server.url, token: server.token(uid: "a", channel: "encoded"))
+        try await b.join(url: server.url, token: server.token(uid: "b", channel: "encoded"))
+        let track = aEngine.createLocalEncodedVideoTrack(desc: "camera_big", preset: VideoPreset(width: 320, height: 240, frameRate: 15, maxBitrate: 500_000))
+        #expect(track.codec == .h264)
+        #expect(!track.pushEncodedFrame([0, 0, 0, 1, 0x65, 0x88], isKeyFrame: true, timestampUs: 0), "sent before it is published")
+        try await a.publishLocalTrack(track)
+        #expect(track.info?.codec?.lowercased() == "h264")
+        #expect(track.info?.layers.isEmpty == true)
+        // Publishing asks for a key frame; the SDK cannot make one, so the request stays until an IDR is pushed.
+        #expect(track.keyFrameRequested)
+        // A delta frame before any key frame goes nowhere (a receiver could not decode it).
+        #expect(!track.pushEncodedFrame([0, 0, 0, 1, 0x41, 0x9A, 0x00], isKeyFrame: false, timestampUs: 0))
+        try await bEvents.wait(for: "track+ a camera_big")
+
+        let generator = try TestPatternGenerator(width: 320, height: 240, frameRate: 15)
+        let pushing = Task.detached {
+            var configuration = H264Encoder.Configuration(width: 320, height: 240)
+            configuration.frameRate = 15
+            configuration.keyFrameInterval = 15
+            let encoder = try H264Encoder(configuration: configuration)
+            var number = 0, keyFrames = 0
+            while !Task.isCancelled {
+                if let unit = try encoder.encode(generator.videoFrame(number: number)) {
+                    if unit.isKeyFrame { keyFrames += 1 }
+                    track.pushEncodedFrame(unit.data, isKeyFrame: unit.isKeyFrame, timestampUs: unit.timestampUs)
+                }
+                number += 1
+                try? await Task.sleep(for: .milliseconds(66))
+            }
+            return (number, keyFrames)
+        }
+        try await eventually(timeout: 60, "encoded H.264 frames decoded") { subscriber.collector.numbers.count >= 30 }
+        pushing.cancel()
+        let (pushed, keyFrames) = try await pushing.value
+        let numbers = subscriber.collector.numbers
+        print("encoded track: \(pushed) frames pushed (\(keyFrames) IDR), \(track.framesSent) sent, \(numbers.count) decoded, "
+              + "\(numbers.first ?? -1)…\(numbers.last ?? -1), \(frameGaps(numbers).missing) missing")
+        #expect(frameGaps(numbers).ordered, "numbers \(numbers)")
+        #expect(track.framesSent > 0 && track.framesSent <= pushed)
+        let receiving = b.state.withLock { $0.media }?.subscribe.videoCodecs ?? []
+        #expect(receiving == [.h264])
+        await a.leave()
+        await b.leave()
+        await server.stop()
+    }
 }

@@ -151,6 +151,32 @@ import Testing
         good.close()
         await server.stop()
     }
+
+    /// `admin_create_ingress` / `admin_delete_ingress` (docs/meeting-protocol.md, "Ingress"): host
+    /// and co-hosts only, a checked nickname, and on a server without an ingress module the
+    /// server's refusal (`wrong_state`) is the answer; nothing is listed in the room then.
+    /// (With the ingress module: interop/test_browser_meet_ingress.py.)
+    @Test func ingressRequestsAreForAdminsAndNeedTheIngressModule() async throws {
+        let server = try makeMeetingServer()
+        let host = try await MeetingTestSocket(url: server.meetingURL)
+        try await host.login(server.memberToken(uid: "host"))
+        let meeting = try host.data(MeetingInfo.self, try await host.call(.createRoom, MeetingCreateReq(title: "stream")).text)
+        let entered = try host.data(EnterRoomResp.self, try await host.call(.enterRoom, MeetingEnterReq(roomNo: meeting.roomNo)).text)
+        #expect(entered.room.ingresses == nil)
+        let bob = try await MeetingTestSocket(url: server.meetingURL)
+        try await bob.login(server.memberToken(uid: "bob"))
+        #expect(try await bob.call(.enterRoom, MeetingEnterReq(roomNo: meeting.roomNo)).ok)
+
+        #expect(try await bob.call(.adminCreateIngress, CreateIngressReq()).error?.code == 40301)
+        #expect(try await host.call(.adminCreateIngress, CreateIngressReq(nickname: "")).error?.code == 40002)
+        let refused = try await host.call(.adminCreateIngress, CreateIngressReq(nickname: "OBS"))
+        #expect(refused.error?.code == 40901, "\(refused.text)")
+        #expect(try await host.call(.adminDeleteIngress, DeleteIngressReq(ingressId: "IN_nope")).error?.code == 40401)
+        #expect(try await bob.call(.adminDeleteIngress, DeleteIngressReq(ingressId: "IN_nope")).error?.code == 40301)
+        host.close()
+        bob.close()
+        await server.stop()
+    }
 }
 
 /// Issue #8: a validly signed member token whose `exp` is near Int64.max logs in (it crashed the

@@ -75,6 +75,17 @@ import Testing
         #expect(text.contains("a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r\n"))
     }
 
+    /// An encoded track's section (`LocalEncodedVideoTrack`) offers its codec alone, whatever the
+    /// engine prefers: its frames cannot be sent in another; the other sections keep the usual list.
+    @Test func anEncodedTracksSectionOffersItsCodecAlone() throws {
+        var encoded = SDPNegotiation.PublishSection(mid: "0", kind: .video, streamLabel: "cn", trackLabel: "v", ssrcs: [7], rids: [])
+        encoded.onlyCodec = .h264
+        let camera = SDPNegotiation.PublishSection(mid: "1", kind: .video, streamLabel: "cn", trackLabel: "w", ssrcs: [8], rids: [])
+        let sdp = try offer([encoded, camera])
+        #expect(try #require(sdp.media(mid: "0")).codecs.map(\.name) == ["H264"])
+        #expect(try #require(sdp.media(mid: "1")).codecs.map(\.name) == ["VP8", "H264"])
+    }
+
     /// Preferring AV1 offers it first (Main profile: no `profile` parameter, av1-rtp-spec §7.2.1)
     /// with VP8 and H.264 behind it, and the Dependency Descriptor the sender writes.
     @Test func preferringAV1OffersItFirstWithTheDependencyDescriptor() throws {

@@ -2,6 +2,7 @@
 // each asking for the camera layer its size needs) of the members in my place (the main meeting or
 // my breakout room), the controls, the waiting screen, the reconnecting banner, host requests and
 // keyboard shortcuts. The participants panel, breakout rooms, sign-in and chat live in their own files.
+// The meeting's ingresses (an encoder's RTMP stream, `RoomInfo.ingresses`) get tiles like members'.
 
 import { CameraPreset, MicPreset, ShareType, TrackDesc } from '/sdk/smeeting.js';
 import { $, ask, el, errorText, formatRoomNo, initials, showScreen, toast } from './ui.js';
@@ -202,7 +203,7 @@ export class MeetingView {
       if (user.uid === m.currentUserId) toast(user.presenter ? 'You are a presenter: you may turn on your microphone and camera' : 'You are no longer a presenter');
     });
     on('userRoleDidChange', ({ user }) => { if (user.uid === m.currentUserId) toast(`You are now ${user.role === 'co_host' ? 'a co-host' : user.role}`); });
-    on('roomInfoDidChange', ({ room }) => { this.#renderHeader(); this.#syncShareTile(room); this.participants.render(); this.#renderControls(); });
+    on('roomInfoDidChange', ({ room }) => { this.#renderHeader(); this.#syncShareTile(room); this.#syncIngressTiles(room); this.participants.render(); this.#renderControls(); });
     on('e2eeKeyDidChange', () => this.#renderHeader());
     on('activeSpeakersDidChange', ({ speakers }) => this.#speakers(speakers));
     on('captionDidArrive', ({ caption }) => this.captions.show(caption));
@@ -264,6 +265,7 @@ export class MeetingView {
     for (const key of [...this.tiles.keys()]) this.#removeTile(key);
     for (const user of this.meeting.getUsersInfoList()) if (this.#here(user)) this.#ensureTile(user);
     this.#syncShareTile(this.meeting.getRoomInfo());
+    this.#syncIngressTiles(this.meeting.getRoomInfo());
     this.#renderHeader();
     this.#renderPlace();
     this.#afterMembersChanged();
@@ -395,6 +397,27 @@ export class MeetingView {
       const user = sharer ?? { uid: room.sharingUid, nickname: room.sharingUid };
       this.#ensureTile(user, `share:${room.sharingUid}`, shared);
       if (this.layout === 'grid' && room.sharingUid !== this.meeting.currentUserId) this.layout = 'speaker';
+    }
+    this.#applyLayout();
+  }
+
+  /**
+   * A tile per ingress of the meeting (in the main meeting only: an ingress publishes in its
+   * channel). Its avatar shows until the encoder's video plays: nobody pushes yet, or the push
+   * waits for its next key frame (a passed-through stream cannot be asked for one).
+   */
+  #syncIngressTiles(room) {
+    const ingresses = this.meeting.currentSubMeetingId ? [] : (room?.ingresses ?? []);
+    const wanted = new Set(ingresses.map((i) => i.uid));
+    for (const [key, tile] of this.tiles) if (tile.ingress && !wanted.has(key)) this.#removeTile(key);
+    for (const ingress of ingresses) {
+      if (this.tiles.has(ingress.uid)) continue;
+      const tile = this.#ensureTile({ uid: ingress.uid, nickname: ingress.nickname, role: 'member', micState: 'on', cameraState: 'on', handRaised: false });
+      tile.ingress = true;
+      tile.root.classList.add('ingress');
+      tile.avatar.hidden = false;
+      tile.video.addEventListener('playing', () => { tile.avatar.hidden = true; });
+      tile.video.addEventListener('emptied', () => { tile.avatar.hidden = false; });
     }
     this.#applyLayout();
   }

@@ -1,7 +1,8 @@
 // SRTC Meet: the participants panel. Everyone with their state and place; for the host and
 // co-hosts, the room switches (mute all, cameras off, lock, sharing, waiting room, end), the
 // waiting room's admission list, and each member's controls (mute, camera off, ask to turn on,
-// co-host, transfer host, chat, lower hand, roll call, breakout room, remove).
+// co-host, transfer host, chat, lower hand, roll call, breakout room, remove), and the meeting's
+// RTMP ingresses (docs/meeting-protocol.md, "Ingress": an encoder's stream shown as a tile).
 
 import { isAdmin } from '/sdk/smeeting.js';
 import { $, actionButton, ask, el, errorText, toast } from './ui.js';
@@ -10,6 +11,8 @@ export class ParticipantsPanel {
   constructor(meeting, open) {
     this.meeting = meeting;
     this.open = open;
+    /** ingress id → `{url, streamKey}` of the ingresses this page made (only their maker gets the key). */
+    this.ingressKeys = new Map();
     $('admit-all').addEventListener('click', async () => {
       try { await meeting.adminAdmitAllWaiting(); } catch (e) { toast(errorText(e)); }
       this.render();
@@ -47,12 +50,31 @@ export class ParticipantsPanel {
         if (this.captionsOn) await m.stopCaptions(); else await m.startCaptions();
         this.captionsOn = !this.captionsOn;
       }),
+      this.#button('ingress', 'Stream in (RTMP)', async () => {
+        const made = await m.adminCreateIngress();
+        this.ingressKeys.set(made.ingress.ingressId, { url: made.url, streamKey: made.streamKey });
+        toast(`Push RTMP to ${made.url}`, 10000);
+      }),
       host ? this.#button('training', room.mode === 'training' ? 'Training mode off' : 'Training mode on',
         () => m.updateRoom(room.meetingId, { mode: room.mode === 'training' ? 'normal' : 'training' })) : null,
       host ? this.#button('end', 'End meeting', async () => {
         if (await ask('End the meeting?', 'Everyone will leave the meeting.', [{ label: 'Cancel', value: 'no' }, { label: 'End for everyone', value: 'yes', primary: true }]) === 'yes') await m.adminEndRoom();
       }, 'danger') : null,
+      ...(room.ingresses ?? []).map((ingress) => this.#ingressRow(ingress)),
     ].filter(Boolean));
+  }
+
+  /** One ingress: its name, where an encoder pushes (when this page made it) and Remove. */
+  #ingressRow(ingress) {
+    const keys = this.ingressKeys.get(ingress.ingressId);
+    const server = keys ? keys.url.slice(0, keys.url.length - keys.streamKey.length - 1) : null;
+    return el('div', { class: 'ingress', dataset: { ingressId: ingress.ingressId, uid: ingress.uid } },
+      el('span', { class: 'name' }, ingress.nickname),
+      keys ? el('span', { class: 'muted' }, 'Server ', el('code', { dataset: { ingressServer: '' } }, server),
+        ' key ', el('code', { dataset: { ingressKey: '' } }, keys.streamKey),
+        el('span', { class: 'sr-only', dataset: { ingressUrl: '' } }, keys.url)) : null,
+      this.#button(`ingress-remove:${ingress.ingressId}`, 'Remove', () => this.meeting.adminDeleteIngress(ingress.ingressId), 'danger',
+        `Remove the stream ${ingress.nickname}`));
   }
 
   /** Hosts and co-hosts: who waits, each with Admit and Remove. */

@@ -30,6 +30,15 @@ export const AdminMethods = {
   async stopCaptions() {
     await inMeetingCall(this, 'admin_stop_captions');
   },
+  /**
+   * Makes an RTMP ingress into the meeting (docs/meeting-protocol.md, "Ingress"): an encoder
+   * pushing to `url` appears under `ingress.uid` (its `camera_big` and `mic`), and every member
+   * sees it in `RoomInfo.ingresses`. Resolves with `{ ingress, url, streamKey }`; only the caller
+   * gets the URL and key.
+   */
+  adminCreateIngress({ nickname } = {}) { return inMeetingCall(this, 'admin_create_ingress', nickname ? { nickname } : {}); },
+  /** Deletes an ingress of the meeting (a push in progress ends). Resolves with the `RoomInfo`. */
+  adminDeleteIngress(ingressId) { return inMeetingCall(this, 'admin_delete_ingress', { ingressId }); },
   /** Ends the meeting for everyone (host only). */
   async adminEndRoom() {
     await inMeetingCall(this, 'admin_end_room');

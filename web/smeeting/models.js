@@ -130,7 +130,7 @@ export function userInfo(data) {
 export function roomInfo(data) {
   return {
     muteAll: false, allowSelfUnmute: false, cameraOffAll: false, allowSelfOpenCamera: false,
-    shareDisabled: false, locked: false, sharingUid: null, shareType: 0, memberCount: 0,
+    shareDisabled: false, locked: false, sharingUid: null, shareType: 0, memberCount: 0, ingresses: [],
     ...data,
   };
 }

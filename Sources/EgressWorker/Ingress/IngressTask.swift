@@ -10,12 +10,14 @@ import Synchronization
 /// an RTMP or SRT listener an encoder pushes to, or a URL it pulls —, decodes it with libavcodec
 /// (H.264, HEVC, VP8/9, AAC, MP3, Opus… whatever the container carries) and publishes it into
 /// the channel under the ingress's uid through the SDK, which encodes VP8 (`camera_big`) and Opus
-/// (`mic`). While no encoder pushes, the user is not in the channel; when the push ends the user
+/// (`mic`), or forwards H.264 Baseline without decoding it (below). While no encoder pushes, the user is not in the channel; when the push ends the user
 /// leaves and a listener waits for the next push, which resumes the same ingress.
 ///
-/// Decoding and re-encoding, rather than forwarding H.264 as it came, because an RTMP encoder's
-/// H.264 is usually High profile with B-frames, which browsers' WebRTC stacks and the SDK's
-/// OpenH264 (Constrained Baseline) do not all decode; VP8 every subscriber decodes.
+/// H.264 Baseline (no B-frames) is forwarded as it came, rewritten to Annex B with the SPS and PPS
+/// before each IDR (`H264AnnexBFilter`) and published through `LocalEncodedVideoTrack`: no decode,
+/// no encode. Anything else, or any input when the ingress asked for `transcode`, is decoded and
+/// re-encoded as VP8: an RTMP encoder's H.264 is usually High profile with B-frames, which
+/// browsers' WebRTC stacks and the SDK's OpenH264 (Constrained Baseline) do not all decode.
 public final class IngressTask: EgressTask, Sendable {
     private let task: WorkerTask
     private let settings: IngressSettings
@@ -131,34 +133,56 @@ public final class IngressTask: EgressTask, Sendable {
     private func publish(_ demuxer: MediaDemuxer, interrupt: AVInterrupt) -> String {
         let videoInfo = demuxer.firstStream(video: true)
         let audioInfo = demuxer.firstStream(video: false)
+        // H.264 Baseline goes out as it came unless the ingress asked for transcoding; a filter that
+        // does not start (bad extradata) falls back to transcoding.
+        let filter = videoInfo.flatMap { info -> H264AnnexBFilter? in
+            guard !settings.transcode, info.isH264Baseline else { return nil }
+            return try? demuxer.makeAnnexBFilter(for: info.index)
+        }
         let video = videoInfo.flatMap { try? demuxer.makeDecoder(for: $0.index) }
         let audio = audioInfo.flatMap { try? demuxer.makeDecoder(for: $0.index) }
-        guard video != nil || audio != nil else { return "error: the input has no audio or video stream this server decodes" }
+        guard filter != nil || video != nil || audio != nil else { return "error: the input has no audio or video stream this server decodes" }
         let engine = SRTCEngine(independent: task.engineConfiguration(queue: queue, keyProvider: nil))
         defer { blocking { await engine.destroy() } }
         guard let channel = try? engine.createChannel() else { return "error: no channel" }
         let width = videoInfo?.width ?? 0, height = videoInfo?.height ?? 0
+        let preset = VideoPreset(width: max(width, 16), height: max(height, 16), frameRate: 30, maxBitrate: settings.videoBitrate)
+        let encodedTrack = filter.map { _ in engine.createLocalEncodedVideoTrack(desc: TrackDescName.cameraBig, preset: preset) }
         let videoTrack = video.map { _ in
-            engine.createLocalCustomVideoTrack(
-                desc: TrackDescName.cameraBig,
-                preset: VideoPreset(width: max(width, 16), height: max(height, 16), frameRate: 30, maxBitrate: settings.videoBitrate),
-                simulcast: settings.simulcast)
+            engine.createLocalCustomVideoTrack(desc: TrackDescName.cameraBig, preset: preset, simulcast: settings.simulcast)
         }
         let audioTrack = audio.map { _ in engine.createLocalCustomAudioTrack(desc: TrackDescName.mic, preset: .music) }
         let token = self.token.withLock { $0 }
-        let joined: Error? = blocking {
+        let passedThrough: Result<Bool, Error> = blocking {
             do {
                 _ = try await channel.join(url: self.task.serverURL, token: token, nickname: self.settings.uid)
-                if let videoTrack { try await channel.publishLocalTrack(videoTrack) }
+                var published = false
+                if let encodedTrack {
+                    do {
+                        try await channel.publishLocalTrack(encodedTrack)
+                        published = true
+                    } catch {
+                        // The server took no H.264 for it: the video is transcoded instead.
+                        Self.log("H.264 passthrough refused (\(error)); transcoding")
+                    }
+                }
+                if !published, let videoTrack { try await channel.publishLocalTrack(videoTrack) }
                 if let audioTrack { try await channel.publishLocalTrack(audioTrack) }
-                return nil
+                return .success(published)
             } catch {
-                return error
+                return .failure(error)
             }
         }
-        if let joined { return "error: joining \(task.channel) failed: \(joined)" }
+        let passthrough: Bool
+        switch passedThrough {
+        case .success(let value): passthrough = value
+        case .failure(let error): return "error: joining \(task.channel) failed: \(error)"
+        }
         defer { blocking { await channel.leave() } }
-        events.emit(.inputStarted(IngressInput(videoCodec: videoInfo?.codecName, audioCodec: audioInfo?.codecName, width: width, height: height)))
+        let mode: String? = passthrough ? "passthrough" : video != nil ? "transcode" : nil
+        events.emit(.inputStarted(IngressInput(videoCodec: videoInfo?.codecName, audioCodec: audioInfo?.codecName, width: width, height: height,
+                                               videoMode: mode)))
+        Self.log("publishing \(videoInfo?.codecName ?? "no video") \(width)×\(height) by \(mode ?? "none"), \(audioInfo?.codecName ?? "no audio")")
 
         // A pushed stream comes at its own pace: forwarding it as it arrives adds no delay (pacing
         // it would keep the probe's lag for the whole push). A pulled URL may be a file, read far
@@ -173,6 +197,16 @@ public final class IngressTask: EgressTask, Sendable {
                 return isStopped ? "stopped" : "error: \(error)"
             }
             if !more { return "eof" }
+            if passthrough, packet.streamIndex == videoInfo?.index, let filter, let encodedTrack {
+                // Passthrough: no decode, no encode. A key-frame request from a subscriber is
+                // answered by the encoder's next IDR (its GOP), which cannot be asked for.
+                guard let units = try? filter.filter(packet) else { continue }
+                for unit in units {
+                    pacer?.wait(until: unit.ptsUs, stopped: { self.isStopped })
+                    encodedTrack.pushEncodedFrame(unit.bytes, isKeyFrame: unit.isKeyFrame, timestampUs: unit.ptsUs ?? IngressPacer.nowUs())
+                }
+                continue
+            }
             let decoder = packet.streamIndex == videoInfo?.index ? video : packet.streamIndex == audioInfo?.index ? audio : nil
             guard let decoder, let media = try? decoder.decode(packet) else { continue }
             for item in media {

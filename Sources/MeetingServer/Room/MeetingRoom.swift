@@ -154,6 +154,7 @@ actor MeetingRoom {
     /// of the room on its previous node not back yet, whose SRTC session moves here before its
     /// meeting session (`+Record`).
     func admits(_ uid: String, to key: ChannelKey) -> Bool {
+        if ingress(uid: uid) != nil { return key == channelKey }
         guard let info = members[uid]?.info ?? returning[uid] else { return false }
         return channelKey(for: info.subMeetingId) == key
     }
@@ -281,6 +282,7 @@ actor MeetingRoom {
         closed = true
         dropRecord()
         endTimers()
+        endIngresses()
         onEmpty(self)
     }
 
@@ -303,6 +305,7 @@ actor MeetingRoom {
             waiting[id] = nil
         }
         endTimers()
+        endIngresses()
         try? store.markEnded(meetingId)
         for sub in subMeetings { commands.enqueue(.close(channelKey(for: sub.id))) }
         commands.enqueue(.close(channelKey))

@@ -114,6 +114,10 @@ extension MeetingSession {
         case .adminStopCaptions:
             try await room.stopCaptions(uid)
             return EmptyPayload()
+        case .adminCreateIngress:
+            return try await room.createIngress(uid, nickname: MeetingCodec.payload(CreateIngressReq.self, from: text).nickname)
+        case .adminDeleteIngress:
+            return try await room.deleteIngress(uid, ingressId: MeetingCodec.payload(DeleteIngressReq.self, from: text).ingressId)
         case .adminSetWaitingRoom: return try await room.setWaitingRoom(uid, enabled: policy())
         case .adminAdmit:
             try await room.admit(target().uid, by: uid)

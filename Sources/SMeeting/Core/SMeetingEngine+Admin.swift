@@ -136,6 +136,24 @@ extension SMeetingEngine {
         _ = try await send(.adminStopCaptions, EmptyPayload(), EmptyPayload.self)
     }
 
+    // MARK: - Ingress
+
+    /// Makes an RTMP ingress into the meeting (host and co-hosts; docs/meeting-protocol.md,
+    /// "Ingress"): an encoder pushing to the answer's `url` appears under `ingress.uid` with
+    /// `camera_big` and `mic`, and every member sees it in `RoomInfo.ingresses`. Only the caller
+    /// gets the URL and stream key.
+    /// - Throws: `.unauthorized` for a member; `.apiError` with `limit_reached` past 4,
+    ///   `policy_forbidden` in an end-to-end encrypted meeting, `wrong_state` when the server runs no ingress.
+    public func adminCreateIngress(nickname: String? = nil) async throws -> CreateIngressResp {
+        try await send(.adminCreateIngress, CreateIngressReq(nickname: nickname), CreateIngressResp.self)
+    }
+
+    /// Deletes an ingress of the meeting (a push in progress ends).
+    /// - Throws: `.unauthorized` for a member; `.apiError` with `not_found` for another id.
+    public func adminDeleteIngress(ingressId: String) async throws {
+        _ = try await send(.adminDeleteIngress, DeleteIngressReq(ingressId: ingressId), RoomInfo.self)
+    }
+
     // MARK: - Chat and hands
 
     /// Sends a chat message to everyone, or privately to `uid`.

@@ -8,6 +8,10 @@ import SRTC
 public typealias RoomInfo = SMeetingProtocol.RoomInfo
 /// The state of one member (role, mic, camera, sharing, chat).
 public typealias MeetingUserInfo = SMeetingProtocol.MeetingUserInfo
+/// An encoder's RTMP stream in the meeting (`RoomInfo.ingresses`, `adminCreateIngress`).
+public typealias MeetingIngress = SMeetingProtocol.MeetingIngress
+/// `adminCreateIngress`'s answer: the ingress and where its encoder pushes.
+public typealias CreateIngressResp = SMeetingProtocol.CreateIngressResp
 /// A stored meeting (`createRoom`, `detailRoom`, lists).
 public typealias MeetingInfo = SMeetingProtocol.MeetingInfo
 /// `createRoom(_:)`'s request.

@@ -19,19 +19,33 @@ extension Channel {
             let offer = media.publish.makeOffer()
             let announced = PublishTrack(mid: section.mid, kind: track.kind, desc: track.desc, muted: track.isMuted,
                                          layers: (track as? LocalVideoTrack)?.layers ?? [], e2ee: media.encryptsOutgoing ? true : nil)
+            var refused: (trackId: String, codec: VideoCodec?)?
             do throws(SRTCError) {
                 let data = try await signal.request(.publish(PublishRequest(sdp: offer, tracks: [announced])))
                 guard case .answer(let answer) = data, let info = answer.tracks.first else {
                     throw .mediaFailed("publish was answered without an SDP answer")
                 }
                 try media.publish.applyAnswer(answer.sdp)
-                media.publish.attach(mid: section.mid)
-                state.withLock { $0.localTracks[info.id] = track }
-                track.didPublish(in: self, info: info)
-                context.logger.info("published \(track.desc) as \(info.id)")
+                if let only = section.onlyCodec, media.publish.videoCodec(mid: section.mid) != only {
+                    // Frames that come encoded cannot be sent in another codec: taken back below.
+                    refused = (info.id, media.publish.videoCodec(mid: section.mid))
+                } else {
+                    media.publish.attach(mid: section.mid)
+                    state.withLock { $0.localTracks[info.id] = track }
+                    track.didPublish(in: self, info: info)
+                    context.logger.info("published \(track.desc) as \(info.id)")
+                }
             } catch {
                 media.publish.discard(mid: section.mid)
                 throw error
+            }
+            if let refused {
+                // The server announced the track: it is unpublished again (its section stays,
+                // inactive, as mids are never reused).
+                media.publish.remove(mid: section.mid)
+                let data = try? await signal.request(.unpublish(UnpublishRequest(trackId: refused.trackId, sdp: media.publish.makeOffer())))
+                if case .answer(let answer)? = data { try? media.publish.applyAnswer(answer.sdp) }
+                throw .mediaFailed("the server did not accept \(section.onlyCodec?.rawValue ?? "?") for an encoded track (answered \(refused.codec?.rawValue ?? "no codec"))")
             }
         }
     }

@@ -260,6 +260,14 @@ public final class SRTCEngine: Sendable {
         LocalCustomVideoTrack(desc: desc, preset: preset, simulcast: simulcast, context: context)
     }
 
+    /// A video track your app feeds with H.264 it encoded itself (`pushEncodedFrame`), sent as
+    /// it is: Constrained Baseline access units in Annex B form, SPS and PPS before each IDR
+    /// (`LocalEncodedVideoTrack`). One stream, no simulcast; `preset` only states its size and
+    /// bitrate to the others.
+    public func createLocalEncodedVideoTrack(desc: String, preset: VideoPreset = .h720p) -> LocalEncodedVideoTrack {
+        LocalEncodedVideoTrack(desc: desc, preset: preset, context: context)
+    }
+
     /// An audio track your app feeds with `pushAudioBuffer`.
     /// - Parameters:
     ///   - desc: the description others see (`bgm`, `mic`, …).

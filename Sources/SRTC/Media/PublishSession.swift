@@ -76,8 +76,9 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
             s.nextMid += 1
             let layers: [String] = (track as? LocalVideoTrack)?.simulcast == true ? [VideoLayer.cameraBig.rid, VideoLayer.cameraSmall.rid] : []
             let ssrcs = (0..<max(1, layers.count)).map { _ in UInt32.random(in: 1...UInt32.max) }
-            let section = SDPNegotiation.PublishSection(mid: mid, kind: track.kind, streamLabel: cname,
+            var section = SDPNegotiation.PublishSection(mid: mid, kind: track.kind, streamLabel: cname,
                                                         trackLabel: UUIDString.make(), ssrcs: ssrcs, rids: layers)
+            section.onlyCodec = (track as? LocalEncodedVideoTrack)?.codec
             let senders = ssrcs.enumerated().map { index, ssrc in
                 RTPStreamSender(kind: track.kind, parameters: .init(
                     ssrc: ssrc, payloadType: track.kind == .audio ? SDPNegotiation.opusPayloadType : SDPNegotiation.vp8PayloadType,
@@ -110,6 +111,11 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     /// The RTP senders of a section, best layer first.
     func senders(mid: String) -> [RTPStreamSender] {
         state.withLock { $0.publications[mid]?.senders ?? [] }
+    }
+
+    /// The video codec the answer negotiated for section `mid` (nil before an answer, or for audio).
+    func videoCodec(mid: String) -> VideoCodec? {
+        state.withLock { s in s.publications[mid]?.senders.first.map { $0.parameters.videoCodec } }
     }
 
     /// The mid carrying `track`, if it is published in this session.

@@ -22,6 +22,9 @@ package enum SDPNegotiation {
         package var rids: [String]
         /// False once unpublished: the section stays (mids are never reused) as `inactive`.
         package var active: Bool = true
+        /// The only video codec offered (a `LocalEncodedVideoTrack`'s: its frames come encoded);
+        /// nil offers the usual list.
+        package var onlyCodec: VideoCodec?
 
         package init(mid: String, kind: TrackKind, streamLabel: String, trackLabel: String, ssrcs: [UInt32], rids: [String]) {
             self.mid = mid
@@ -178,9 +181,12 @@ package enum SDPNegotiation {
                                      sessionID: String, version: UInt64, cname: String, extraExtensions: [ExtMap] = [],
                                      videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, opusDTX: Bool = false) -> String {
         let media = sections.map { s -> MediaDescription in
+            let preferred = s.onlyCodec ?? videoCodec
+            var offered = codecs(for: s.kind, preferring: preferred, redundantAudio: redundantAudio, opusDTX: opusDTX)
+            if let only = s.onlyCodec { offered = offered.filter { VideoCodec(encodingName: $0.name) == only } }
             var m = MediaDescription(kind: s.kind == .audio ? .audio : .video, mid: s.mid, direction: s.active ? .sendonly : .inactive,
-                                     codecs: codecs(for: s.kind, preferring: videoCodec, redundantAudio: redundantAudio, opusDTX: opusDTX),
-                                     extensions: publishExtensions(for: s.kind, videoCodec: videoCodec) + extraExtensions)
+                                     codecs: offered,
+                                     extensions: publishExtensions(for: s.kind, videoCodec: preferred) + extraExtensions)
             guard s.active else { return m }
             if s.rids.isEmpty, let ssrc = s.ssrcs.first {
                 m.addSendStream(ssrc: ssrc, cname: cname, streamID: s.streamLabel, trackID: s.trackLabel)

@@ -149,6 +149,36 @@ final class VideoSendPipeline: Sendable {
         }
     }
 
+    /// Sends a frame encoded elsewhere (`LocalEncodedVideoTrack`) to the sinks of `codec` that
+    /// need the single layer. A sink new to the track gets nothing before a key frame (it could
+    /// decode nothing before one); a key frame answers the pending key-frame requests, which the
+    /// pipeline cannot act on itself.
+    /// - Returns: whether some sink took it.
+    func sendEncoded(_ frame: EncodedVideoFrame, codec: VideoCodec) -> Bool {
+        state.withLock { (s: inout State) -> Bool in
+            guard !s.sinks.isEmpty else { return false }
+            if frame.isKeyFrame {
+                _ = keyFrameRequests.withLock { $0.remove(0) }
+                s.layers[0].served = Set(s.sinks.values.filter { $0.videoCodec == codec && $0.needs(layer: 0) }.map { ObjectIdentifier($0) })
+            }
+            var sent = false
+            for sink in s.sinks.values where sink.videoCodec == codec {
+                let id = ObjectIdentifier(sink)
+                guard s.layers[0].served.contains(id) else { continue }
+                // Paused (dynacast): it starts again at a key frame, like a new sink.
+                guard sink.needs(layer: 0) else { s.layers[0].served.remove(id); continue }
+                sink.send(frame, layer: 0)
+                sent = true
+            }
+            if sent {
+                s.framesEncoded[0] += 1
+                s.bytesEncoded += frame.data.count
+            }
+            s.layers[0].lastTimestampUs = frame.timestampUs
+            return sent
+        }
+    }
+
     /// The frame layer `index` encodes (the small layer a quarter of the size), or nil when it
     /// comes faster than the layer's frame rate (with 20 % slack for jitter).
     private func layerInput(_ frame: VideoFrame, layer index: Int, in s: inout State) -> VideoFrame? {

@@ -102,4 +102,23 @@ public struct ChannelControl: Sendable {
         }
         throw ModuleRefusal(.wrongState, "this server runs no captions")
     }
+
+    /// Creates an RTMP ingress into channel `key` under `uid` (docs/ingress.md) through the module
+    /// that runs ingresses.
+    /// - Throws: the module's refusal (`already_exists`, `limit_reached`, …), or `wrong_state`
+    ///   when no module runs ingresses.
+    public func createIngress(_ key: ChannelKey, uid: String) async throws(ModuleRefusal) -> ModuleIngress {
+        for module in manager.modules {
+            if let answer = await module.createIngress(key, uid: uid) { return try answer.get() }
+        }
+        throw ModuleRefusal(.wrongState, "this server runs no ingress")
+    }
+
+    /// Deletes an ingress of channel `key` (a push in progress ends).
+    public func deleteIngress(_ key: ChannelKey, ingressId: String) async throws(ModuleRefusal) {
+        for module in manager.modules {
+            if let answer = await module.deleteIngress(key, ingressId: ingressId) { return try answer.get() }
+        }
+        throw ModuleRefusal(.wrongState, "this server runs no ingress")
+    }
 }

@@ -39,6 +39,25 @@ public protocol ServerModule: Sendable {
     func startCaptions(_ key: ChannelKey, language: String?) async -> Result<Void, ModuleRefusal>?
     /// Stops them; `nil` when this module runs no captions.
     func stopCaptions(_ key: ChannelKey) async -> Result<Void, ModuleRefusal>?
+    /// Creates an RTMP ingress publishing into channel `key` as `uid` (docs/ingress.md), asked by
+    /// another module (a meeting host's `admin_create_ingress`); `nil` when this module runs no ingresses.
+    func createIngress(_ key: ChannelKey, uid: String) async -> Result<ModuleIngress, ModuleRefusal>?
+    /// Deletes ingress `ingressId` of channel `key`; `nil` when this module runs no ingresses.
+    func deleteIngress(_ key: ChannelKey, ingressId: String) async -> Result<Void, ModuleRefusal>?
+}
+
+/// An ingress another module asked for: where its encoder pushes.
+public struct ModuleIngress: Sendable, Equatable {
+    public let ingressId: String
+    /// `rtmp://host:port/live/<stream_key>`.
+    public let url: String
+    public let streamKey: String
+
+    public init(ingressId: String, url: String, streamKey: String) {
+        self.ingressId = ingressId
+        self.url = url
+        self.streamKey = streamKey
+    }
 }
 
 /// Why a module refused another module's request: the server API's error code and message.
@@ -60,6 +79,8 @@ extension ServerModule {
     public func stopComposite(_ key: ChannelKey, uid: String) async -> Bool? { nil }
     public func startCaptions(_ key: ChannelKey, language: String?) async -> Result<Void, ModuleRefusal>? { nil }
     public func stopCaptions(_ key: ChannelKey) async -> Result<Void, ModuleRefusal>? { nil }
+    public func createIngress(_ key: ChannelKey, uid: String) async -> Result<ModuleIngress, ModuleRefusal>? { nil }
+    public func deleteIngress(_ key: ChannelKey, ingressId: String) async -> Result<Void, ModuleRefusal>? { nil }
 }
 
 /// A module's answer to `mayPublish`.
