@@ -235,8 +235,12 @@ import Testing
         }
         let storedBefore = (try await list()["captions"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
         #expect(Array(storedBefore.prefix(before.finals("speaker").count)) == before.finals("speaker").map(\.text), "\(storedBefore)")
-        // Resumed under the same id, as one restart more.
-        let resumed = try await list()["running"] as? [String: Any]
+        // Resumed under the same id, as one restart more (once the server listens: not at once).
+        var resumed: [String: Any]?
+        try await eventually(timeout: 30, "the captions resumed; log: \(again.log.suffix(2000))") {
+            resumed = try await list()["running"] as? [String: Any]
+            return resumed != nil
+        }
         #expect(resumed?["captions_id"] as? String == captionsId && resumed?["restarts"] as? Int == 1, "\(String(describing: resumed))")
 
         let (peerAfter, after) = try await listener(again)
