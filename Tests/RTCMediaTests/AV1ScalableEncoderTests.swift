@@ -7,9 +7,10 @@ import Testing
 /// only the frames of one decode target (what an SFU forwards) decodes every one of them, at that
 /// layer's size, with the test pattern's numbers intact.
 @Suite struct AV1ScalableEncoderTests {
-    private func encoder(_ mode: ScalabilityMode, width: Int = 320, height: Int = 240) throws -> AV1Encoder {
+    private func encoder(_ mode: ScalabilityMode, width: Int = 320, height: Int = 240, keyFrameInterval: Int = 3_000) throws -> AV1Encoder {
         var configuration = AV1Encoder.Configuration(width: width, height: height)
         configuration.bitrate = 800_000
+        configuration.keyFrameInterval = keyFrameInterval
         configuration.scalabilityMode = mode
         return try AV1Encoder(configuration: configuration)
     }
@@ -64,5 +65,18 @@ import Testing
         }
         #expect(temporal == [0, 2, 1, 2, 0, 2, 1, 2, 0, 2, 1, 2, 0, 2, 1, 2])
         #expect(decodedBase == [0, 4, 8, 12])
+    }
+
+    /// Key pictures only on request (interval 0, as the load generator's loops ask): libaom's SVC
+    /// path crashed with a key-frame distance of 0; the first unit is the only key picture.
+    @Test func keyPicturesOnlyOnRequest() throws {
+        let pattern = try TestPatternGenerator(width: 320, height: 240)
+        let encoder = try encoder(.l2t3Key, keyFrameInterval: 0)
+        var keys: [Bool] = []
+        for number in 0 ..< 10 {
+            let unit = try #require(try encoder.encode(pattern.videoFrame(number: number), forceKeyFrame: number == 8))
+            keys.append(unit.isKeyFrame)
+        }
+        #expect(keys == (0 ..< 10).map { $0 == 0 || $0 == 8 })
     }
 }

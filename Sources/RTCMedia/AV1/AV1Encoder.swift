@@ -106,8 +106,11 @@ public final class AV1Encoder {
         settings.g_pass = AOM_RC_ONE_PASS
         settings.rc_end_usage = AOM_CBR
         settings.rc_resize_mode = 0
-        // Scalable modes place key pictures themselves (at the start of the layer pattern).
+        // Scalable modes place key pictures themselves (at the start of the layer pattern). libaom
+        // 3.6's SVC path dereferences null with a key-frame distance of 0 (seen here: a crash in
+        // the first encode), so theirs is never 0.
         settings.kf_mode = c.keyFrameInterval > 0 && c.scalabilityMode == .l1t1 ? AOM_KF_AUTO : AOM_KF_DISABLED
+        if c.scalabilityMode != .l1t1 { settings.kf_max_dist = UInt32(Int32.max) }
         status = srtc_aom_enc_init(context, &settings)
         guard status == AOM_CODEC_OK else { throw AV1CodecError.initializationFailed(AV1CodecError.message(status, context)) }
         isOpen = true
