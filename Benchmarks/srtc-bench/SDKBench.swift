@@ -24,6 +24,12 @@ func runSDKBenchmarks() {
     done.wait()
 }
 
+/// The publisher's uplink with dynacast on and off when every subscriber watches small tiles.
+func runDynacastBenchmarks() {
+    print("== dynacast")
+    do { try blocking { try await SDKBench().runDynacast() } } catch { print("dynacast benchmark failed: \(error)") }
+}
+
 private struct SDKBench {
     static let appId = "app_bench", appKey = "key_bench_0123456789"
 
@@ -36,6 +42,14 @@ private struct SDKBench {
         try await encodeAndSend(url: url, desc: "camera_big")
         try await receiveAndDecode()
         try await joinToFirstFrame(url: url)
+        await server.shutdown()
+    }
+
+    /// Only the dynacast uplink figures (`srtc-bench dynacast`).
+    func runDynacast() async throws {
+        let server = try startServer()
+        defer { Task { await server.shutdown() } }
+        try await dynacastUplink(url: "http://127.0.0.1:\(server.httpPort)")
         await server.shutdown()
     }
 
@@ -125,14 +139,9 @@ private struct SDKBench {
                      result.seconds * 1_000 / Double(max(1, result.frames)), result.frames, packets.count))
     }
 
-    // MARK: - Join to first frame
-
-    private func joinToFirstFrame(url: String) async throws {
-        let publisher = engine()
-        let channel = try publisher.createChannel()
-        try await channel.join(url: url, token: token("pub", "first-frame"))
-        let track = publisher.createLocalCustomVideoTrack(desc: "camera_big", preset: .h720p)
-        try await channel.publishLocalTrack(track)
+    /// Pushes the 720p test pattern into `track` at 30 fps from a thread of its own until the
+    /// returned function is called.
+    private func pushPattern(to track: LocalCustomVideoTrack) throws -> @Sendable () -> Void {
         let running = Mutex(true)
         let pattern = try TestPatternGenerator(width: 1_280, height: 720)
         let pusher = Thread {
@@ -144,6 +153,62 @@ private struct SDKBench {
             }
         }
         pusher.start()
+        return { running.withLock { $0 = false } }
+    }
+
+    // MARK: - Dynacast
+
+    /// The publisher's uplink (encoded bytes, both simulcast layers) when every subscriber watches
+    /// the small layer, with dynacast on (the big layer is not encoded: nobody receives it) and off.
+    private func dynacastUplink(url: String) async throws {
+        var figures: [(dynacast: Bool, kbps: Double, paused: Set<Int>)] = []
+        for dynacast in [true, false] {
+            var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "bench-events"), logLevel: .off,
+                                                         mediaBindAddress: "127.0.0.1")
+            configuration.dynacast = dynacast
+            let publisher = SRTCEngine(independent: configuration)
+            let room = "dynacast-\(dynacast)"
+            let channel = try publisher.createChannel()
+            try await channel.join(url: url, token: token("pub", room))
+            let track = publisher.createLocalCustomVideoTrack(desc: "camera_big", preset: .h720p)   // simulcast: a camera
+            try await channel.publishLocalTrack(track)
+            var subscribers: [SRTCEngine] = []
+            for i in 0 ..< Self.dynacastSubscribers {
+                let e = engine()
+                let c = try e.createChannel()
+                c.delegates.add(delegate: SmallLayerSubscriber.shared)
+                try await c.join(url: url, token: token("small\(i)", room))
+                subscribers.append(e)
+            }
+            let stopPushing = try pushPattern(to: track)
+            try await Task.sleep(for: .seconds(4))   // subscriptions made, layers_needed applied
+            let before = SDKBenchmarkSupport.encodedBytes(of: track).bytes
+            let window = 5.0
+            try await Task.sleep(for: .seconds(window))
+            let after = SDKBenchmarkSupport.encodedBytes(of: track)
+            stopPushing()
+            figures.append((dynacast, Double(after.bytes - before) * 8 / window / 1_000, after.pausedLayers))
+            for e in subscribers { await e.destroy() }
+            await publisher.destroy()
+        }
+        for f in figures {
+            print(String(format: "publisher uplink, 720p VP8 simulcast, %d subscribers all on camera_small: dynacast %@ %.0f kbit/s encoded%@",
+                         Self.dynacastSubscribers, f.dynacast ? "on: " : "off:", f.kbps,
+                         f.paused.isEmpty ? " (both layers encoded)" : " (layer \(f.paused.sorted()) paused)"))
+        }
+    }
+
+    static let dynacastSubscribers = 4
+
+    // MARK: - Join to first frame
+
+    private func joinToFirstFrame(url: String) async throws {
+        let publisher = engine()
+        let channel = try publisher.createChannel()
+        try await channel.join(url: url, token: token("pub", "first-frame"))
+        let track = publisher.createLocalCustomVideoTrack(desc: "camera_big", preset: .h720p)
+        try await channel.publishLocalTrack(track)
+        let stopPushing = try pushPattern(to: track)
         var times: [Double] = []
         for i in 0..<5 {
             let e = engine()
@@ -166,7 +231,7 @@ private struct SDKBench {
             print("join to first frame, Swift SDK: no frame arrived")
         }
         try await otherClientsJoinToFirstFrame(url: url, channel: "first-frame")
-        running.withLock { $0 = false }
+        stopPushing()
         await publisher.destroy()
     }
 
@@ -201,5 +266,15 @@ private final class FirstFrameWatcher: ChannelDelegate, VideoRenderer, @unchecke
     func render(frame: VideoFrame) {
         let now = DispatchTime.now().uptimeNanoseconds
         at.withLock { if $0 == nil { $0 = now } }
+    }
+}
+
+/// Subscribes to every video track at `camera_small` (dynacast benchmark); decodes what arrives.
+private final class SmallLayerSubscriber: ChannelDelegate, @unchecked Sendable {
+    static let shared = SmallLayerSubscriber()
+
+    func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
+        guard track.kind == .video, let remote = channel.remoteTrack(trackId: track.id) else { return }
+        Task { try? await channel.subscribe(remote, layer: .cameraSmall) }
     }
 }

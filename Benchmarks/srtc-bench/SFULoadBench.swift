@@ -34,6 +34,10 @@ struct SFULoadBench {
     static let scenarios: [(name: String, scenario: LoadScenario, media: Bool)] = [
         ("1→8", LoadScenario(publishers: 1, subscribers: 8, joinRate: 100), true),
         ("1→50", LoadScenario(publishers: 1, subscribers: 50, joinRate: 100), true),
+        // Scalable streams beside simulcast (issue 30): subscribers take the best layer; the VP8
+        // publisher sends two simulcast layers, the AV1 one a single L2T3_KEY stream (ours only).
+        ("1→50 VP8 sim", LoadScenario(publishers: 1, subscribers: 50, simulcast: true, joinRate: 100), true),
+        ("1→50 AV1 SVC", LoadScenario(publishers: 1, subscribers: 50, simulcast: true, joinRate: 100, videoCodec: "av1"), true),
         ("1→200", LoadScenario(publishers: 1, subscribers: 200, joinRate: 100), true),
         ("10 rooms × 5", LoadScenario(rooms: 10, publishers: 5, subscribers: 0, joinRate: 100), true),
         ("50 rooms × 2", LoadScenario(rooms: 50, publishers: 2, subscribers: 0, joinRate: 100), true),
@@ -80,6 +84,10 @@ struct SFULoadBench {
             + Self.capacityScenarios.filter { only?.contains($0.name) ?? false }
         print("== sfu-load: \(window) s windows after \(warmUp) s warm-up; loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         let media = try await LoadMedia.shared()
+        if chosen.contains(where: { $0.scenario.videoCodec == "av1" }) {
+            let av1 = try media.scalableAV1()
+            print("   AV1 L2T3_KEY 640×360 + 320×180: \(av1.bitrate / 1000) kbit/s (\(Int(av1.packetRate)) pkt/s) per publisher")
+        }
         print("   load: VP8 640×360 \(media.big.bitrate / 1000) kbit/s (\(Int(media.big.packetRate)) pkt/s), "
               + "Opus \(media.audio.bitrate / 1000) kbit/s (\(Int(media.audio.packetRate)) pkt/s) per publisher; subscribers decode nothing")
         var ours: [(label: String, server: (process: ServerProcess, port: UInt16, executable: String))] = []
@@ -101,7 +109,7 @@ struct SFULoadBench {
                 targets.append((label, SRTCLoadTarget(baseURL: "http://127.0.0.1:\(server.port)", appId: Self.appId, appKey: Self.appKey),
                                 server.process.pid, "http://127.0.0.1:\(server.port)/metrics"))
             }
-            if let janus { targets.append(("janus", JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid, nil)) }
+            if let janus, scenario.videoCodec == nil { targets.append(("janus", JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid, nil)) }
             for (label, target, pid, metricsURL) in targets {
                 var row = await measure(name, scenario, target: target, pid: pid, metricsURL: metricsURL, sendsMedia: sendsMedia)
                 row.server = label

@@ -302,7 +302,7 @@ import Testing
             for (index, packet) in packets.enumerated() {
                 #expect(packet.payloadType == 45 && packet.marker == (index == count - 1))
                 let value = try #require(packet.extensionValue(id: 11))
-                #expect(value.count <= SingleLayerDescriptorWriter.maxLength)
+                #expect(value.count <= DependencyDescriptorWriter.maxLength)
                 let d = try reader.read(value)
                 #expect(d.startOfFrame == (index == 0) && d.endOfFrame == (index == count - 1))
                 #expect(d.carriesStructure == (number == 0 && index == 0))
@@ -315,7 +315,7 @@ import Testing
             decoded.append(try decoder.decode(unit).flatMap(TestPatternReader.frameNumber(in:)))
         }
         #expect(frameNumbers == [frameNumbers[0], frameNumbers[0] &+ 1, frameNumbers[0] &+ 2])
-        #expect(reader.structure == SingleLayerDescriptorWriter.structure)
+        #expect(reader.structure == ScalabilityMode.l1t1.structure)
         #expect(decoded == [0, 1, 2])
         // A simulcast layer (rid) writes none: its descriptors would not continue the other layer's.
         parameters.rid = "h"

@@ -29,7 +29,8 @@ public final class AV1Decoder {
     /// - Parameters:
     ///   - data: its OBUs (depacketized).
     ///   - timestampUs: presentation time to stamp on the output.
-    /// - Returns: the picture, or nil when the unit produced none.
+    /// - Returns: the picture (of a unit with several spatial layers, the last: the highest
+    ///   layer's), or nil when the unit produced none.
     /// - Throws: `AV1CodecError.decodeFailed` on data dav1d cannot decode.
     public func decode(_ data: UnsafeRawBufferPointer, timestampUs: Int64) throws -> VideoFrame? {
         guard let source = data.baseAddress, !data.isEmpty else { throw AV1CodecError.invalidInput }
@@ -43,7 +44,8 @@ public final class AV1Decoder {
             if sent != 0 && sent != srtc_dav1d_again() { throw AV1CodecError.decodeFailed(sent) }
             if let picture = try nextPicture(timestampUs: timestampUs) { output = picture }
         }
-        if output == nil, let picture = try nextPicture(timestampUs: timestampUs) { output = picture }
+        // A scalable unit holds a frame per spatial layer: the last picture is the highest layer's.
+        while let picture = try nextPicture(timestampUs: timestampUs) { output = picture }
         return output
     }
 

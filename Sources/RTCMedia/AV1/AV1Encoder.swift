@@ -1,8 +1,11 @@
 // AV1 encoder over libaom with its real-time settings: `AOM_USAGE_REALTIME`, one pass, CBR, no
 // look-ahead, and key frames on demand for the receiver's PLI/FIR. Each output is one temporal
 // unit of OBUs (AV1 §7.5, low-overhead format) ready for an AV1 RTP packetizer (av1-rtp-spec §4).
-// One instance is not thread-safe: use it from one thread.
+// With a scalability mode other than L1T1 it encodes temporal and spatial layers through libaom's
+// SVC controls (`AV1Encoder+Scalability.swift`). One instance is not thread-safe: use it from one
+// thread.
 import CAOM
+import RTCWire
 
 // MARK: - Types
 
@@ -14,6 +17,9 @@ public final class AV1Encoder {
         public var settings: VideoEncoderSettings
         /// libaom speed for real-time use, 5…10: larger is faster with lower quality.
         public var cpuUsed: Int = 9
+        /// The layers encoded (W3C webrtc-svc names): `.l1t1` one frame per temporal unit,
+        /// `.l1t3` temporal layers, `.l2t3Key` also a half-size spatial layer.
+        public var scalabilityMode: ScalabilityMode = .l1t1
 
         /// Real-time defaults for a `width`×`height` stream.
         public init(width: Int, height: Int) {
@@ -23,12 +29,15 @@ public final class AV1Encoder {
 
     /// The settings in force (width and height follow the frames given).
     public private(set) var configuration: Configuration
-    private let context = UnsafeMutablePointer<aom_codec_ctx_t>.allocate(capacity: 1)
-    private let image = UnsafeMutablePointer<aom_image_t>.allocate(capacity: 1)
-    private var settings = aom_codec_enc_cfg_t()
+    let context = UnsafeMutablePointer<aom_codec_ctx_t>.allocate(capacity: 1)
+    let image = UnsafeMutablePointer<aom_image_t>.allocate(capacity: 1)
+    var settings = aom_codec_enc_cfg_t()
     private var isOpen = false
     private let keyFrame = KeyFrameRequest()
-    private var clock = EncoderClock()
+    var clock = EncoderClock()
+    /// Scalable modes: temporal units since the last key picture (its pattern position is this
+    /// modulo 4), nil before the first.
+    var unitsSinceKey: Int?
 
     // MARK: - Public API
 
@@ -60,6 +69,9 @@ public final class AV1Encoder {
             updated.settings = resized
             try reconfigure(updated)
         }
+        if configuration.scalabilityMode != .l1t1 {
+            return try encodeLayers(pixels, timestampUs: frame.timestampUs, forceKeyFrame: keyFrame.take(forced: forceKeyFrame))
+        }
         let flags: aom_enc_frame_flags_t = keyFrame.take(forced: forceKeyFrame) ? aom_enc_frame_flags_t(AOM_EFLAG_FORCE_KF) : 0
         let (pts, duration) = clock.stamp(frame.timestampUs, frameRate: configuration.frameRate)
 
@@ -69,16 +81,8 @@ public final class AV1Encoder {
         }
         guard status == AOM_CODEC_OK else { throw AV1CodecError.encodeFailed(AV1CodecError.message(status, context)) }
 
-        var iterator: aom_codec_iter_t? = nil
         var data: [UInt8] = []
-        var isKey = false
-        while let packet = aom_codec_get_cx_data(context, &iterator) {
-            guard packet.pointee.kind == AOM_CODEC_CX_FRAME_PKT else { continue }
-            let compressed = packet.pointee.data.frame
-            guard let buffer = compressed.buf else { continue }
-            data += UnsafeRawBufferPointer(start: buffer, count: compressed.sz)
-            isKey = isKey || compressed.flags & aom_codec_frame_flags_t(AOM_FRAME_IS_KEY) != 0
-        }
+        let isKey = takeOutput(appendingTo: &data)
         guard !data.isEmpty else { return nil }
         return EncodedVideoFrame(data: data, isKeyFrame: isKey, timestampUs: frame.timestampUs, width: pixels.width, height: pixels.height)
     }
@@ -102,16 +106,37 @@ public final class AV1Encoder {
         settings.g_pass = AOM_RC_ONE_PASS
         settings.rc_end_usage = AOM_CBR
         settings.rc_resize_mode = 0
-        settings.kf_mode = c.keyFrameInterval > 0 ? AOM_KF_AUTO : AOM_KF_DISABLED
+        // Scalable modes place key pictures themselves (at the start of the layer pattern). libaom
+        // 3.6's SVC path dereferences null with a key-frame distance of 0 (seen here: a crash in
+        // the first encode), so theirs is never 0.
+        settings.kf_mode = c.keyFrameInterval > 0 && c.scalabilityMode == .l1t1 ? AOM_KF_AUTO : AOM_KF_DISABLED
+        if c.scalabilityMode != .l1t1 { settings.kf_max_dist = UInt32(Int32.max) }
         status = srtc_aom_enc_init(context, &settings)
         guard status == AOM_CODEC_OK else { throw AV1CodecError.initializationFailed(AV1CodecError.message(status, context)) }
         isOpen = true
         status = srtc_aom_control_int(context, Int32(AOME_SET_CPUUSED.rawValue), Int32(c.cpuUsed))
         guard status == AOM_CODEC_OK else { throw AV1CodecError.initializationFailed(AV1CodecError.message(status, context)) }
+        unitsSinceKey = nil
+        if c.scalabilityMode != .l1t1 { try configureLayers() }
+    }
+
+    /// Appends the frames libaom produced for the last `aom_codec_encode` to `data`; returns
+    /// whether one is a key frame.
+    func takeOutput(appendingTo data: inout [UInt8]) -> Bool {
+        var iterator: aom_codec_iter_t? = nil
+        var isKey = false
+        while let packet = aom_codec_get_cx_data(context, &iterator) {
+            guard packet.pointee.kind == AOM_CODEC_CX_FRAME_PKT else { continue }
+            let compressed = packet.pointee.data.frame
+            guard let buffer = compressed.buf else { continue }
+            data += UnsafeRawBufferPointer(start: buffer, count: compressed.sz)
+            isKey = isKey || compressed.flags & aom_codec_frame_flags_t(AOM_FRAME_IS_KEY) != 0
+        }
+        return isKey
     }
 
     /// Points the reusable `aom_image_t` at packed I420 planes (no copy: libaom reads them during encode).
-    private func wrap(_ base: UnsafePointer<UInt8>, width: Int, height: Int) {
+    func wrap(_ base: UnsafePointer<UInt8>, width: Int, height: Int) {
         let pixels = UnsafeMutablePointer(mutating: base)
         aom_img_wrap(image, AOM_IMG_FMT_I420, UInt32(width), UInt32(height), 1, pixels)
         let layout = PackedI420Layout(width: width, height: height)

@@ -1,5 +1,6 @@
 // One compressed video frame as it leaves the encoder and enters the packetizer (and, on the receive
 // side, as the frame assembler or jitter buffer hands it to the decoder).
+import RTCWire
 
 /// A compressed VP8 frame with the facts the RTP layer needs about it.
 public struct EncodedVideoFrame: Sendable, Equatable {
@@ -13,6 +14,12 @@ public struct EncodedVideoFrame: Sendable, Equatable {
     public var width: Int
     /// Coded height in pixels (0 when unknown).
     public var height: Int
+    /// A scalable encoder's frames of this temporal unit, in order (empty for one frame): each a
+    /// range of `data` with its layers and its Dependency Descriptor template. The RTP sender
+    /// packetizes each as a frame of its own (av1-rtp-spec §A.1); decoders take `data` whole.
+    public var layerFrames: [EncodedLayerFrame] = []
+    /// The mode `layerFrames` follow (nil for one frame).
+    public var scalabilityMode: ScalabilityMode?
 
     /// Creates an encoded frame.
     public init(data: [UInt8], isKeyFrame: Bool, timestampUs: Int64, width: Int = 0, height: Int = 0) {
@@ -26,5 +33,25 @@ public struct EncodedVideoFrame: Sendable, Equatable {
     /// The presentation time on the 90 kHz RTP clock, wrapped to 32 bits.
     public var rtpTimestamp: UInt32 {
         UInt32(truncatingIfNeeded: timestampUs.multipliedReportingOverflow(by: 9).partialValue / 100)
+    }
+}
+
+/// One layer frame of a scalable temporal unit (`EncodedVideoFrame.layerFrames`).
+public struct EncodedLayerFrame: Sendable, Equatable {
+    /// Its bytes in the unit's `data`.
+    public var range: Range<Int>
+    public var spatialID: Int
+    public var temporalID: Int
+    /// Its Dependency Descriptor template (`ScalabilityMode.templateID`).
+    public var templateID: UInt8
+    /// A key frame: it starts a coded video sequence (its first packet carries the structure).
+    public var isKeyFrame: Bool
+
+    public init(range: Range<Int>, spatialID: Int, temporalID: Int, templateID: UInt8, isKeyFrame: Bool) {
+        self.range = range
+        self.spatialID = spatialID
+        self.temporalID = temporalID
+        self.templateID = templateID
+        self.isKeyFrame = isKeyFrame
     }
 }

@@ -18,7 +18,7 @@ extension Channel {
             let section = media.publish.add(track)
             let offer = media.publish.makeOffer()
             let announced = PublishTrack(mid: section.mid, kind: track.kind, desc: track.desc, muted: track.isMuted,
-                                         layers: (track as? LocalVideoTrack)?.layers ?? [], e2ee: media.encryptsOutgoing ? true : nil)
+                                         layers: media.publish.announcedLayers(of: track), e2ee: media.encryptsOutgoing ? true : nil)
             var refused: (trackId: String, codec: VideoCodec?)?
             do throws(SRTCError) {
                 let data = try await signal.request(.publish(PublishRequest(sdp: offer, tracks: [announced])))

@@ -45,7 +45,7 @@ extension Channel {
                         // A section an earlier, interrupted attempt added is offered again.
                         let mid = media.publish.mid(of: track) ?? media.publish.add(track).mid
                         announced.append(PublishTrack(mid: mid, kind: track.kind, desc: track.desc, muted: track.isMuted,
-                                                      layers: (track as? LocalVideoTrack)?.layers ?? [], e2ee: media.encryptsOutgoing ? true : nil))
+                                                      layers: media.publish.announcedLayers(of: track), e2ee: media.encryptsOutgoing ? true : nil))
                     }
                     let data = try await signal.request(.publish(PublishRequest(sdp: media.publish.makeOffer(), tracks: announced)))
                     guard case .answer(let answer) = data else { throw .mediaFailed("publish was answered without an SDP answer") }

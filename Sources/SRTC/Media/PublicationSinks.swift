@@ -1,5 +1,6 @@
 import RTCMedia
 import RTCTransport
+import RTCWire
 import Synchronization
 
 /// Where a publication's packets go: the publish session's current transport.
@@ -8,8 +9,9 @@ protocol PacketRoute: AnyObject, Sendable {
     var currentTransport: ClientTransport? { get }
 }
 
-/// Feeds one published video track's encoded layers into its RTP senders (one per layer) and
-/// sends each frame's packets with one hop to the transport's I/O thread.
+/// Feeds one published video track's encoded layers into its RTP senders (one per simulcast layer,
+/// or one for a scalable stream whose spatial layers are its track's layers) and sends each
+/// frame's packets with one hop to the transport's I/O thread.
 // @unchecked Sendable: `route` (weak, Sendable) is set in init and never reassigned; the rest is `let`s of Sendable types and Mutexes.
 final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     let senders: [RTPStreamSender]
@@ -18,9 +20,13 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     private let e2ee: E2EEChannelCrypto?
     /// The layers the server says someone receives (`layers_needed`); nil until it says.
     private let needed = Mutex<Set<Int>?>(nil)
+    /// Spatial layers the one sender carries (2: AV1 L2T3_KEY, the track's two layers), else 1.
+    let spatialLayers: Int
 
-    init(senders: [RTPStreamSender], route: any PacketRoute, codec: VideoCodec = .vp8, e2ee: E2EEChannelCrypto? = nil) {
+    init(senders: [RTPStreamSender], route: any PacketRoute, codec: VideoCodec = .vp8, e2ee: E2EEChannelCrypto? = nil,
+         spatialLayers: Int = 1) {
         self.senders = senders
+        self.spatialLayers = spatialLayers
         self.route = route
         self.codec = Mutex(codec)
         self.e2ee = e2ee
@@ -33,7 +39,15 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     }
 
     func needs(layer: Int) -> Bool {
-        layer < senders.count && needed.withLock { $0?.contains(layer) ?? true }
+        guard layer < senders.count else { return false }
+        // A scalable stream is encoded whole while any of its layers is received.
+        let layers = spatialLayers > 1 ? 0 ..< spatialLayers : layer ..< layer + 1
+        return needed.withLock { needed in needed.map { !$0.isDisjoint(with: layers) } ?? true }
+    }
+
+    /// The sink takes a scalable AV1 stream: the encoder writes its spatial and temporal layers.
+    var scalabilityMode: ScalabilityMode? {
+        spatialLayers > 1 && videoCodec == .av1 ? .l2t3Key : nil
     }
 
     /// Dynacast: only `layers` (sender indices) are needed from now on.

@@ -74,7 +74,11 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
         state.withLock { s in
             let mid = String(s.nextMid)
             s.nextMid += 1
-            let layers: [String] = (track as? LocalVideoTrack)?.simulcast == true ? [VideoLayer.cameraBig.rid, VideoLayer.cameraSmall.rid] : []
+            // A two-layer AV1 track is one stream with two spatial layers (L2T3_KEY, docs/sdk-srtc.md):
+            // one sender without rids, the layers told apart by its Dependency Descriptors.
+            let twoLayers = (track as? LocalVideoTrack)?.simulcast == true
+            let scalable = twoLayers && videoCodec == .av1
+            let layers: [String] = twoLayers && !scalable ? [VideoLayer.cameraBig.rid, VideoLayer.cameraSmall.rid] : []
             let ssrcs = (0..<max(1, layers.count)).map { _ in UInt32.random(in: 1...UInt32.max) }
             var section = SDPNegotiation.PublishSection(mid: mid, kind: track.kind, streamLabel: cname,
                                                         trackLabel: UUIDString.make(), ssrcs: ssrcs, rids: layers)
@@ -85,7 +89,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
                     clockRate: track.kind == .audio ? 48_000 : 90_000, mid: mid, rid: layers.isEmpty ? nil : layers[index],
                     midID: 4, ridID: track.kind == .video && !layers.isEmpty ? 10 : nil, audioLevelID: track.kind == .audio ? 1 : nil))
             }
-            let video = track.kind == .video ? VideoPublicationSink(senders: senders, route: self, e2ee: e2ee) : nil
+            let video = track.kind == .video ? VideoPublicationSink(senders: senders, route: self, e2ee: e2ee, spatialLayers: scalable ? 2 : 1) : nil
             let audio = track.kind == .audio ? senders.first.map { AudioPublicationSink(sender: $0, route: self, e2ee: e2ee) } : nil
             s.sections.append(section)
             s.publications[mid] = Publication(section: section, track: track, senders: senders, videoSink: video, audioSink: audio)
@@ -106,6 +110,19 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     func discard(mid: String) {
         remove(mid: mid)
         state.withLock { s in s.sections.removeAll { $0.mid == mid } }
+    }
+
+    /// The layers `track` is announced with (`PublishTrack.layers`): its simulcast layers, or for
+    /// a two-layer AV1 track, sent as one L2T3_KEY stream, the same names with the lower spatial
+    /// layer's size (half the width and height) and the whole stream's bitrate.
+    func announcedLayers(of track: LocalTrack) -> [SimulcastLayer] {
+        guard let video = track as? LocalVideoTrack else { return [] }
+        var layers = video.layers
+        guard layers.count == 2, videoCodec == .av1 else { return layers }
+        layers[1].width = max(2, (video.preset.width / 2) & ~1)
+        layers[1].height = max(2, (video.preset.height / 2) & ~1)
+        layers[1].maxBitrate = nil
+        return layers
     }
 
     /// The RTP senders of a section, best layer first.

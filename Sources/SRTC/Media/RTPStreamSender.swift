@@ -23,8 +23,8 @@ final class RTPStreamSender: Sendable {
         var midID: UInt8?
         var ridID: UInt8?
         var audioLevelID: UInt8?
-        /// The AV1 Dependency Descriptor's id: an AV1 stream without rid then describes itself as
-        /// one layer (L1T1, `SingleLayerDescriptorWriter`).
+        /// The AV1 Dependency Descriptor's id: an AV1 stream without rid then describes itself:
+        /// one layer (L1T1), or the layers of a scalable encoder's frames (`DependencyDescriptorWriter`).
         var dependencyDescriptorID: UInt8? = nil
         /// How video frames are packetized (the negotiated codec).
         var videoCodec: VideoCodec = .vp8
@@ -41,7 +41,7 @@ final class RTPStreamSender: Sendable {
         var h264 = H264Packetizer()
         var vp9 = VP9Packetizer()
         var av1 = AV1Packetizer()
-        var descriptors = SingleLayerDescriptorWriter(firstFrameNumber: UInt16.random(in: 0...UInt16.max))
+        var descriptors = DependencyDescriptorWriter(firstFrameNumber: UInt16.random(in: 0...UInt16.max))
         var elements: [RTPHeaderWriter.Element] = []
         /// Where in `elements` the Dependency Descriptor goes (rewritten per packet), nil without one.
         var descriptorIndex: Int?
@@ -90,7 +90,10 @@ final class RTPStreamSender: Sendable {
 
     /// Cuts an encoded frame into packets in the cache (VP8: RFC 7741; VP9: RFC 9628; H.264: RFC 6184
     /// packetization-mode 1; AV1: av1-rtp-spec §4 with its Dependency Descriptor, by the negotiated
-    /// `videoCodec`); returns their sequence range.
+    /// `videoCodec`); returns their sequence range. The layer frames of a scalable AV1 unit are
+    /// packetized one after the other, each with its own descriptor (start and end of frame,
+    /// template, frame number; av1-rtp-spec §A.1), all with the unit's timestamp and the marker on
+    /// the unit's last packet. Without the descriptor they go as one unit.
     func packetize(video frame: EncodedVideoFrame) -> (first: UInt16, count: Int) {
         state.withLock { s in
             let timestamp = frame.rtpTimestamp &+ timestampOffset
@@ -99,19 +102,21 @@ final class RTPStreamSender: Sendable {
             let parameters = s.parameters
             let descriptorIndex = parameters.videoCodec == .av1 ? s.descriptorIndex : nil
             let descriptorID = parameters.dependencyDescriptorID ?? 0
-            if descriptorIndex != nil { s.descriptors.beginFrame(isKeyFrame: frame.isKeyFrame) }
             frame.data.withUnsafeBytes { data in
+                var frameStart = count
+                var lastLayer = true
                 func store(_ payload: UnsafeRawBufferPointer, _ isLast: Bool) {
                     let sequence = s.sequence
                     // Rewritten in place (the array stays unique: no copy per packet).
                     // (Only these fields of `s` are touched here: the packetizer holds its own.)
                     if let descriptorIndex,
-                       let element = Self.descriptorElement(id: descriptorID, s.descriptors, first: count == 0, last: isLast) {
+                       let element = Self.descriptorElement(id: descriptorID, s.descriptors, first: count == frameStart, last: isLast) {
                         s.elements[descriptorIndex] = element
                     }
                     let elements = s.elements
+                    let marker = isLast && lastLayer
                     s.cache.store(sequenceNumber: sequence) { slot in
-                        let header = RTPHeaderWriter.write(into: slot, marker: isLast, payloadType: parameters.payloadType,
+                        let header = RTPHeaderWriter.write(into: slot, marker: marker, payloadType: parameters.payloadType,
                                                            sequenceNumber: sequence, timestamp: timestamp, ssrc: parameters.ssrc,
                                                            elements: elements)
                         guard header + payload.count <= slot.count else { return nil }
@@ -127,7 +132,18 @@ final class RTPStreamSender: Sendable {
                 case .vp9: s.vp9.packetize(data, isKeyFrame: frame.isKeyFrame, emit: store)
                 case .av1:
                     // libaom's temporal units always parse; a unit that does not is not sent whole.
-                    do { try s.av1.packetize(data, isKeyFrame: frame.isKeyFrame, emit: store) } catch {}
+                    if descriptorIndex != nil, let mode = frame.scalabilityMode, !frame.layerFrames.isEmpty {
+                        for (index, layer) in frame.layerFrames.enumerated() {
+                            s.descriptors.beginFrame(mode: mode, templateID: layer.templateID, startsSequence: layer.isKeyFrame)
+                            frameStart = count
+                            lastLayer = index == frame.layerFrames.count - 1
+                            let bytes = UnsafeRawBufferPointer(rebasing: data[layer.range])
+                            do { try s.av1.packetize(bytes, isKeyFrame: layer.isKeyFrame, emit: store) } catch {}
+                        }
+                    } else {
+                        if descriptorIndex != nil { s.descriptors.beginFrame(isKeyFrame: frame.isKeyFrame) }
+                        do { try s.av1.packetize(data, isKeyFrame: frame.isKeyFrame, emit: store) } catch {}
+                    }
                 }
             }
             s.lastTimestamp = timestamp
@@ -250,7 +266,7 @@ final class RTPStreamSender: Sendable {
 
 extension RTPStreamSender.State {
     /// The extensions of every packet, with a slot for the Dependency Descriptor of an AV1 stream
-    /// sent as one layer (a simulcast layer's would not continue the others', docs/protocol.md).
+    /// sent as one stream (a simulcast layer's would not continue the others', docs/protocol.md).
     mutating func setElements(for p: RTPStreamSender.Parameters) {
         elements = RTPStreamSender.elements(for: p, level: nil)
         descriptorIndex = nil
@@ -263,8 +279,8 @@ extension RTPStreamSender.State {
 
 extension RTPStreamSender {
     /// The current frame's Dependency Descriptor for one packet (written on the stack).
-    static func descriptorElement(id: UInt8, _ descriptors: SingleLayerDescriptorWriter, first: Bool, last: Bool) -> RTPHeaderWriter.Element? {
-        withUnsafeTemporaryAllocation(byteCount: 16, alignment: 1) { buffer in
+    static func descriptorElement(id: UInt8, _ descriptors: DependencyDescriptorWriter, first: Bool, last: Bool) -> RTPHeaderWriter.Element? {
+        withUnsafeTemporaryAllocation(byteCount: DependencyDescriptorWriter.maxLength, alignment: 1) { buffer in
             guard let length = descriptors.write(into: buffer, first: first, last: last) else { return nil }
             return RTPHeaderWriter.Element(id: id, bytes: UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]))
         }

@@ -201,6 +201,9 @@ package enum SDPNegotiation {
                                             setup: .actpass, iceOptions: ["trickle"])
         var offer = SessionDescription.offer(sessionID: sessionID, transport: transport, media: media)
         offer.origin.sessionVersion = version
+        // An AV1 key frame's Dependency Descriptor with a scalable structure exceeds the one-byte
+        // form's 16 bytes: the two-byte form is announced (RFC 8285 §6).
+        offer.extmapAllowMixed = videoCodec == .av1
         return offer.serialize()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RTCMedia
+import RTCWire
 import Synchronization
 
 /// Takes encoded frames of one layer of a local video track (an RTP sender of one publication).
@@ -11,6 +12,13 @@ protocol EncodedVideoSink: AnyObject, Sendable {
     /// Whether anyone receives layer `layer` through this sink (dynacast, docs/protocol.md
     /// `layers_needed`): a layer no sink needs is not encoded.
     func needs(layer: Int) -> Bool
+    /// The layers this sink's frames carry when it takes a scalable stream (AV1 `L2T3_KEY`:
+    /// layer 0's encoder writes both spatial layers), nil for one layer per encoder.
+    var scalabilityMode: ScalabilityMode? { get }
+}
+
+extension EncodedVideoSink {
+    var scalabilityMode: ScalabilityMode? { nil }
 }
 
 /// The encoders of one local video track: per simulcast layer, one encoder for each codec the
@@ -22,6 +30,8 @@ final class VideoSendPipeline: Sendable {
     private struct Layer {
         var preset: VideoPreset
         var encoders: [VideoCodec: any VideoEncoding] = [:]
+        /// The scalability mode each encoder was made with (a sink of another mode re-creates it).
+        var modes: [VideoCodec: ScalabilityMode] = [:]
         var lastTimestampUs: Int64?
         /// Not encoded because no sink needs it; its next frame is a key frame.
         var paused = false
@@ -139,7 +149,8 @@ final class VideoSendPipeline: Sendable {
                     s.layers[index].served = Set(sinks.map { ObjectIdentifier($0) })
                 }
                 for codec in VideoCodec.allCases where sinks.contains(where: { $0.videoCodec == codec }) {
-                    guard let encoded = encode(input, codec: codec, layer: index, forceKeyFrame: forceKey, in: &s) else { continue }
+                    let mode = sinks.lazy.filter { $0.videoCodec == codec }.compactMap { $0.scalabilityMode }.first ?? .l1t1
+                    guard let encoded = encode(input, codec: codec, mode: mode, layer: index, forceKeyFrame: forceKey, in: &s) else { continue }
                     s.framesEncoded[index] += 1
                     s.bytesEncoded += encoded.data.count
                     for sink in sinks where sink.videoCodec == codec { sink.send(encoded, layer: index) }
@@ -192,16 +203,17 @@ final class VideoSendPipeline: Sendable {
         return VideoFrame(buffer: frame.buffer.scaled(width: width, height: height), timestampUs: frame.timestampUs, rotation: frame.rotation)
     }
 
-    private func encode(_ input: VideoFrame, codec: VideoCodec, layer index: Int, forceKeyFrame: Bool,
+    private func encode(_ input: VideoFrame, codec: VideoCodec, mode: ScalabilityMode, layer index: Int, forceKeyFrame: Bool,
                         in s: inout State) -> EncodedVideoFrame? {
         let preset = s.layers[index].preset
         do {
             let encoder: any VideoEncoding
-            if let existing = s.layers[index].encoders[codec] {
+            if let existing = s.layers[index].encoders[codec], s.layers[index].modes[codec] == mode {
                 encoder = existing
             } else {
-                encoder = try Self.makeEncoder(codec, width: input.width, height: input.height, preset: preset)
+                encoder = try Self.makeEncoder(codec, width: input.width, height: input.height, preset: preset, mode: mode)
                 s.layers[index].encoders[codec] = encoder
+                s.layers[index].modes[codec] = mode
                 // A new encoder starts with a key frame anyway.
                 return try encoder.encode(input, forceKeyFrame: true)
             }
@@ -213,7 +225,8 @@ final class VideoSendPipeline: Sendable {
         }
     }
 
-    private static func makeEncoder(_ codec: VideoCodec, width: Int, height: Int, preset: VideoPreset) throws -> any VideoEncoding {
+    private static func makeEncoder(_ codec: VideoCodec, width: Int, height: Int, preset: VideoPreset,
+                                    mode: ScalabilityMode) throws -> any VideoEncoding {
         switch codec {
         case .vp8, .vp9:
             var configuration = VPXEncoder.Configuration(width: width, height: height, codec: codec)
@@ -233,6 +246,7 @@ final class VideoSendPipeline: Sendable {
             configuration.bitrate = preset.maxBitrate
             configuration.frameRate = preset.frameRate
             configuration.keyFrameInterval = preset.frameRate * 10
+            configuration.scalabilityMode = mode
             return try AV1Encoder(configuration: configuration)
         }
     }

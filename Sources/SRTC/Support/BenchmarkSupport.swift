@@ -44,4 +44,11 @@ public enum SDKBenchmarkSupport {
         }
         return (track.framesDecoded, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
+
+    /// Bytes a local video track's encoders produced so far, all layers (its uplink before
+    /// packetization), and the layers paused now because nobody receives them (dynacast).
+    public static func encodedBytes(of track: LocalVideoTrack) -> (bytes: Int, pausedLayers: Set<Int>) {
+        let stats = track.sendPipeline.stats
+        return (stats.bytesEncoded, stats.pausedLayers)
+    }
 }

@@ -37,8 +37,11 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
 
     // MARK: - Negotiation
 
-    /// The offer for a camera (simulcast `h`/`l` when `simulcast`) and a microphone.
-    package static func makeOffer(certificate: DTLSCertificate, simulcast: Bool, audio: Bool = true, video: Bool = true) -> Offer {
+    /// The offer for a camera (simulcast `h`/`l` when `simulcast`) and a microphone. With
+    /// `scalableAV1` the camera is one AV1 stream of two spatial layers (L2T3_KEY) named as the
+    /// simulcast layers are, with the Dependency Descriptor offered.
+    package static func makeOffer(certificate: DTLSCertificate, simulcast: Bool, audio: Bool = true, video: Bool = true,
+                                  scalableAV1: Bool = false) -> Offer {
         let cname = "load-" + String(UInt32.random(in: 1 ... .max), radix: 36)
         var sections: [SDPNegotiation.PublishSection] = []
         var tracks: [PublishTrack] = []
@@ -48,12 +51,13 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
             tracks.append(PublishTrack(mid: "0", kind: .audio, desc: TrackDescName.mic, muted: false, layers: []))
         }
         if video {
-            let rids = simulcast ? ["h", "l"] : []
+            let rids = simulcast && !scalableAV1 ? ["h", "l"] : []
             sections.append(.init(mid: "1", kind: .video, streamLabel: cname, trackLabel: "cam-" + cname,
-                                  ssrcs: (0..<(simulcast ? 2 : 1)).map { _ in UInt32.random(in: 1 ... .max) }, rids: rids))
-            let layers = simulcast ? [
+                                  ssrcs: (0..<max(1, rids.count)).map { _ in UInt32.random(in: 1 ... .max) }, rids: rids))
+            let small = scalableAV1 ? (width: LoadMedia.bigSize.width / 2, height: LoadMedia.bigSize.height / 2) : LoadMedia.smallSize
+            let layers = simulcast || scalableAV1 ? [
                 SimulcastLayer(rid: "h", desc: TrackDescName.cameraBig, width: LoadMedia.bigSize.width, height: LoadMedia.bigSize.height),
-                SimulcastLayer(rid: "l", desc: TrackDescName.cameraSmall, width: LoadMedia.smallSize.width, height: LoadMedia.smallSize.height),
+                SimulcastLayer(rid: "l", desc: TrackDescName.cameraSmall, width: small.width, height: small.height),
             ] : []
             tracks.append(PublishTrack(mid: "1", kind: .video, desc: TrackDescName.cameraBig, muted: false, layers: layers))
         }
@@ -62,7 +66,7 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
             sections: sections, ice: ice, fingerprint: certificate.fingerprint,
             sessionID: String(UInt64.random(in: 1_000_000_000 ... 9_999_999_999)), version: 1, cname: cname,
             extraExtensions: [ExtMap(id: UInt16(absCaptureTimeID), uri: RTPHeaderExtensionURI.absCaptureTime)],
-            redundantAudio: false)  // it sends its encoded loop as plain Opus
+            videoCodec: scalableAV1 ? .av1 : .vp8, redundantAudio: false)  // it sends its encoded loop as plain Opus
         return Offer(sdp: sdp, sections: sections, tracks: tracks, localICE: ice)
     }
 
@@ -94,8 +98,10 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
                    let e = RTPHeaderWriter.Element(id: level, bytes: [0x80 | 30]) {
                     elements.append(e)
                 }
-                let loop = section.kind == .audio ? media.audio : (index == 0 ? media.big : media.small)
-                senders.append(LoadStreamSender(loop: loop, ssrc: ssrc, payloadType: payloadType, headerElements: elements, stamp: stamp))
+                let av1 = accepted.videoCodec == .av1
+                let loop = section.kind == .audio ? media.audio : av1 ? try media.scalableAV1() : (index == 0 ? media.big : media.small)
+                senders.append(LoadStreamSender(loop: loop, ssrc: ssrc, payloadType: payloadType, headerElements: elements, stamp: stamp,
+                                                descriptorID: id(RTPHeaderExtensionURI.dependencyDescriptor)))
             }
         }
         streams = senders
@@ -109,7 +115,7 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
 
     /// The stream subscribers of `kind` receive: audio, or the big (or only) or small video layer.
     func stream(kind: TrackKind, small: Bool) -> LoadStreamSender? {
-        let matching = streams.filter { ($0.loop.isVP8 ? TrackKind.video : .audio) == kind }
+        let matching = streams.filter { ($0.loop.isVideo ? TrackKind.video : .audio) == kind }
         return small && matching.count > 1 ? matching[1] : matching.first
     }
 

@@ -6,7 +6,8 @@ import Synchronization
 /// One RTP stream a load publisher sends from an `EncodedLoop`: a frame's packets go out as one
 /// burst when the frame is due (as an encoder's output would), stamped with the send time; NACKs
 /// are answered by writing the packet again from the loop; a key-frame request (PLI/FIR) makes
-/// the next frame the loop's key frame, as an encoder would.
+/// the next frame the loop's key frame, as an encoder would. A scalable AV1 loop's packets carry
+/// their Dependency Descriptors, frame numbers continued from pass to pass.
 ///
 /// Everything but the counters runs on the publisher transport's I/O thread.
 // @unchecked Sendable: everything but the Atomic counters is used only on the publisher transport's I/O thread.
@@ -19,6 +20,8 @@ package final class LoadStreamSender: @unchecked Sendable {
         var timestamp: UInt32 = 0
         var pictureID: UInt16 = 0
         var sendTime: UInt64 = 0
+        /// Added to the loop's Dependency Descriptor frame numbers.
+        var frameNumberBase: UInt16 = 0
     }
 
     let loop: EncodedLoop
@@ -34,6 +37,9 @@ package final class LoadStreamSender: @unchecked Sendable {
 
     private var elements: [RTPHeaderWriter.Element]
     private let stampIndex: Int?
+    /// Where the Dependency Descriptor goes in `elements` (a scalable AV1 loop with the extension negotiated).
+    private let descriptorIndex: Int?
+    private var frameNumberBase: UInt16 = 0
     private var sequence = UInt16.random(in: 0 ... .max)
     private let timestampBase = UInt32.random(in: 0 ... .max)
     private var pictureID = UInt16.random(in: 0 ... 0x7FFF)
@@ -49,7 +55,9 @@ package final class LoadStreamSender: @unchecked Sendable {
 
     /// - Parameters:
     ///   - headerElements: mid, rid and audio-level elements (ids as negotiated).
-    init(loop: EncodedLoop, ssrc: UInt32, payloadType: UInt8, headerElements: [RTPHeaderWriter.Element], stamp: SendTimeStamp) {
+    ///   - descriptorID: the Dependency Descriptor's negotiated id (used with a loop that has descriptors).
+    init(loop: EncodedLoop, ssrc: UInt32, payloadType: UInt8, headerElements: [RTPHeaderWriter.Element], stamp: SendTimeStamp,
+         descriptorID: UInt8? = nil) {
         self.loop = loop
         self.ssrc = ssrc
         self.payloadType = payloadType
@@ -60,6 +68,12 @@ package final class LoadStreamSender: @unchecked Sendable {
             stampIndex = elements.count - 1
         } else {
             stampIndex = nil
+        }
+        if loop.descriptorFrames > 0, let descriptorID, let placeholder = RTPHeaderWriter.Element(id: descriptorID, bytes: [0, 0, 0]) {
+            elements.append(placeholder)
+            descriptorIndex = elements.count - 1
+        } else {
+            descriptorIndex = nil
         }
         self.elements = elements
         history = [SentRecord](repeating: SentRecord(sequence: 0), count: 1024)
@@ -83,8 +97,9 @@ package final class LoadStreamSender: @unchecked Sendable {
         let now = SendTimeStamp.now()
         for (index, payload) in frame.payloads.enumerated() {
             let record = SentRecord(sequence: sequence, frame: Int32(loopIndex), packet: Int32(index), timestamp: timestamp,
-                                    pictureID: pictureID, sendTime: now)
-            if let length = write(record, marker: index == frame.payloads.count - 1, payload: payload, on: transport) {
+                                    pictureID: pictureID, sendTime: now, frameNumberBase: frameNumberBase)
+            if let length = write(record, marker: index == frame.payloads.count - 1, payload: payload,
+                                  descriptor: index < frame.descriptors.count ? frame.descriptors[index] : nil, on: transport) {
                 packetsSent.add(1, ordering: .relaxed)
                 bytesSent.add(length, ordering: .relaxed)
                 octets &+= UInt32(truncatingIfNeeded: payload.count)
@@ -95,11 +110,20 @@ package final class LoadStreamSender: @unchecked Sendable {
         lastFrame = (timestamp, now)
         framesSent += 1
         loopIndex = (loopIndex + 1) % loop.frames.count
+        if loopIndex == 0 { frameNumberBase &+= UInt16(truncatingIfNeeded: loop.descriptorFrames) }
         if loop.isVP8 { pictureID = (pictureID &+ 1) & 0x7FFF }
     }
 
     /// Writes one packet into the transport's send queue; returns its length.
-    private func write(_ record: SentRecord, marker: Bool, payload: [UInt8], on transport: PeerTransport) -> Int? {
+    private func write(_ record: SentRecord, marker: Bool, payload: [UInt8], descriptor: [UInt8]?, on transport: PeerTransport) -> Int? {
+        if let descriptorIndex, let descriptor, descriptor.count >= 3,
+           var element = RTPHeaderWriter.Element(id: elements[descriptorIndex].id, bytes: descriptor) {
+            // frame_number, bytes 1–2 (§A.8.1), continued from the passes before.
+            let number = (UInt16(descriptor[1]) << 8 | UInt16(descriptor[2])) &+ record.frameNumberBase
+            element.setByte(1, UInt8(number >> 8))
+            element.setByte(2, UInt8(number & 0xFF))
+            elements[descriptorIndex] = element
+        }
         if let stampIndex, let element = withUnsafeBytes(of: record.sendTime.bigEndian, { RTPHeaderWriter.Element(id: elements[stampIndex].id, bytes: $0) }) {
             elements[stampIndex] = element
         }
@@ -141,7 +165,9 @@ package final class LoadStreamSender: @unchecked Sendable {
             guard record.sequence == wanted, record.frame >= 0 else { continue }
             let frame = loop.frames[Int(record.frame)]
             let payload = frame.payloads[Int(record.packet)]
-            if write(record, marker: Int(record.packet) == frame.payloads.count - 1, payload: payload, on: transport) != nil {
+            let descriptor = Int(record.packet) < frame.descriptors.count ? frame.descriptors[Int(record.packet)] : nil
+            if write(record, marker: Int(record.packet) == frame.payloads.count - 1, payload: payload, descriptor: descriptor,
+                     on: transport) != nil {
                 retransmissions.add(1, ordering: .relaxed)
             }
         }
@@ -151,8 +177,10 @@ package final class LoadStreamSender: @unchecked Sendable {
     /// limit forced key frames).
     func keyFrameRequested(now: Int64) {
         keyFrameRequests.add(1, ordering: .relaxed)
-        guard loop.isVP8, lastKeyFrameRequest == .min || now - lastKeyFrameRequest >= 250_000 else { return }
+        guard loop.isVideo, lastKeyFrameRequest == .min || now - lastKeyFrameRequest >= 250_000 else { return }
         lastKeyFrameRequest = now
+        // The rest of this pass's frame numbers are skipped: the key frame starts every chain anew.
+        if loopIndex != 0 { frameNumberBase &+= UInt16(truncatingIfNeeded: loop.descriptorFrames) }
         loopIndex = 0
     }
 

@@ -38,12 +38,14 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
     /// RTP packets received (all streams), readable from any thread.
     let packetsReceived = Atomic<Int>(0)
 
-    /// What a subscriber accepts: the SDK's codecs and extensions, plus abs-capture-time; no RED
-    /// (it counts and captures Opus packets as they come).
+    /// What a subscriber accepts: the SDK's codecs and extensions, plus abs-capture-time and the
+    /// AV1 Dependency Descriptor (a browser takes it, so the server rewrites it per subscriber as
+    /// for a browser); no RED (it counts and captures Opus packets as they come).
     static let capabilities: MediaCapabilities = {
         var capabilities = SDPNegotiation.receiveCapabilities
         capabilities.audioCodecs.removeAll(where: \.isRED)
         capabilities.headerExtensions.append(RTPHeaderExtensionURI.absCaptureTime)
+        capabilities.headerExtensions.append(RTPHeaderExtensionURI.dependencyDescriptor)
         return capabilities
     }()
 

@@ -17,6 +17,20 @@ package final class LoadMedia: Sendable {
     package static let smallSize = (width: 160, height: 90)
 
     private static let cache = Mutex<LoadMedia?>(nil)
+    /// The scalable AV1 camera, encoded on first use (only AV1 scenarios send it).
+    private let av1 = Mutex<EncodedLoop?>(nil)
+
+    /// The camera as one AV1 stream of two spatial layers (L2T3_KEY): 640×360 and 320×180, 30 fps,
+    /// 500 kbit/s in all, with Dependency Descriptors. Encoded once, on first use (`prepareScalableAV1`
+    /// before a run keeps the encode out of the set-up).
+    package func scalableAV1() throws -> EncodedLoop {
+        try av1.withLock { cached in
+            if let cached { return cached }
+            let loop = try EncodedLoop.av1SVC(width: Self.bigSize.width, height: Self.bigSize.height, frameRate: 30, bitrate: 500_000)
+            cached = loop
+            return loop
+        }
+    }
 
     /// The shared loops, encoded on first use (about a second of CPU, several in a debug build):
     /// on a thread of its own, so concurrent tasks keep the cooperative pool.

@@ -18,9 +18,12 @@ package struct LoadScenario: Codable, Sendable, Equatable {
     package var video: Bool
     /// Participants joining per second (a server limits joins per channel per second).
     package var joinRate: Double
+    /// The camera's codec: nil for VP8; `"av1"` sends it as one AV1 stream of two spatial layers
+    /// (L2T3_KEY, with Dependency Descriptors) named as the simulcast layers (needs `simulcast`).
+    package var videoCodec: String?
 
     package init(rooms: Int = 1, publishers: Int = 1, subscribers: Int = 1, duration: Double = 10, simulcast: Bool = false,
-                 layer: String? = nil, audio: Bool = true, video: Bool = true, joinRate: Double = 20) {
+                 layer: String? = nil, audio: Bool = true, video: Bool = true, joinRate: Double = 20, videoCodec: String? = nil) {
         self.rooms = rooms
         self.publishers = publishers
         self.subscribers = subscribers
@@ -30,7 +33,11 @@ package struct LoadScenario: Codable, Sendable, Equatable {
         self.audio = audio
         self.video = video
         self.joinRate = joinRate
+        self.videoCodec = videoCodec
     }
+
+    /// The camera is one scalable AV1 stream.
+    var scalableAV1: Bool { videoCodec == "av1" }
 
     // MARK: - Bounds
 
@@ -64,6 +71,10 @@ package struct LoadScenario: Codable, Sendable, Equatable {
         try check(audio || video, "send audio, video or both")
         try check(subscribers > 0 || publishers > 1, "nobody would receive anything: add subscribers or a second publisher")
         try check(joinRate > 0 && joinRate <= 1000, "join rate must be in (0, 1000] per second")
+        if let videoCodec {
+            try check(videoCodec == "av1", "video codec must be av1 (or none for VP8)")
+            try check(simulcast, "an AV1 camera is sent with two spatial layers: it needs --simulcast")
+        }
         if let layer {
             try check(layer == TrackDescName.cameraBig || layer == TrackDescName.cameraSmall, "layer must be camera_big or camera_small")
             try check(simulcast, "--layer needs --simulcast")

@@ -1,0 +1,59 @@
+import RTCMedia
+import RTCWire
+import Testing
+@testable import SRTCCore
+
+/// A scalable AV1 unit (L2T3_KEY) leaves the sender as one RTP stream: each layer frame is a frame
+/// of its own in the Dependency Descriptor (start and end of frame, its template, frame numbers one
+/// apart), every packet of the unit has its timestamp, only the unit's last packet the marker, and
+/// a key frame's first descriptor carries the structure in RFC 8285's two-byte form (it exceeds
+/// 16 bytes). What an SFU keeps of one spatial layer reassembles into units dav1d decodes.
+@Suite struct ScalableAV1SenderTests {
+    @Test func layerFramesAreFramesOfTheirOwn() throws {
+        var parameters = RTPStreamSender.Parameters(ssrc: 5, payloadType: 45, clockRate: 90_000, mid: "0", rid: nil,
+                                                    midID: 4, ridID: nil, audioLevelID: nil)
+        parameters.videoCodec = .av1
+        parameters.dependencyDescriptorID = 11
+        let sender = RTPStreamSender(kind: .video, parameters: parameters)
+        let pattern = try TestPatternGenerator(width: 320, height: 240)
+        var configuration = AV1Encoder.Configuration(width: 320, height: 240)
+        configuration.bitrate = 1_000_000
+        configuration.scalabilityMode = .l2t3Key
+        let encoder = try AV1Encoder(configuration: configuration)
+        var reader = DependencyDescriptorReader()
+        let small = try AV1Decoder()
+        var frameNumbers: [UInt16] = [], smallNumbers: [Int?] = []
+        for number in 0 ..< 8 {
+            let unit = try #require(try encoder.encode(pattern.videoFrame(number: number)))
+            let (first, count) = sender.packetize(video: unit)
+            let packets: [RTPPacket] = try (0 ..< count).map { i in try RTPPacket(parsing: try #require(sender.cachedPacket(first &+ UInt16(i)))) }
+            #expect(Set(packets.map(\.timestamp)).count == 1)
+            #expect(packets.map(\.marker) == (0 ..< count).map { $0 == count - 1 })
+            var s0: [UInt8] = []
+            var depacketizer = AV1Depacketizer()
+            var previousEnd = true
+            for (index, packet) in packets.enumerated() {
+                let value = try #require(packet.extensionValue(id: 11))
+                if number == 0 && index == 0 {
+                    #expect(value.count > 16, "the structure needs the two-byte form")
+                    #expect(packet.extensionProfile?.isTwoByte == true)
+                }
+                let d = try reader.read(value)
+                #expect(d.startOfFrame == previousEnd, "packet \(index) of unit \(number)")
+                previousEnd = d.endOfFrame
+                if d.startOfFrame {
+                    frameNumbers.append(d.frameNumber)
+                    depacketizer.reset()
+                }
+                #expect(d.carriesStructure == (number == 0 && index == 0))
+                // An SFU forwarding decode target S0T2 keeps S0's frames.
+                if d.spatialID == 0 { try packet.payload.withUnsafeBytes { try depacketizer.append($0, to: &s0) } }
+            }
+            #expect(previousEnd)
+            smallNumbers.append(try small.decode(s0, timestampUs: 0).flatMap(TestPatternReader.frameNumber(in:)))
+        }
+        #expect(reader.structure == ScalabilityMode.l2t3Key.structure)
+        #expect(frameNumbers == (0 ..< 16).map { frameNumbers[0] &+ UInt16($0) })
+        #expect(smallNumbers.compactMap { $0 }.count >= 6, "\(smallNumbers)")
+    }
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Chromium subscribes to the Swift SDK's scalable AV1 (issue 30). The Swift participant
+(`srtc join --video-codec av1`, its default camera_big: two layers) publishes its test pattern
+as one AV1 stream of two spatial and three temporal layers (L2T3_KEY, libaom's SVC controls) with
+Dependency Descriptors it writes itself (av1-rtp-spec Appendix A, the structure in two-byte header
+extensions). Checks: the track is announced as AV1 with layers camera_big and camera_small; the
+browser subscribes at camera_big and decodes it as video/AV1 640 wide with the frame numbers in
+order; switched to camera_small it decodes the lower spatial layer, 320 wide (half the size), the
+numbers going on from where they were.
+
+The browser and the server run in a loopback-only network namespace when `unshare -n` is allowed.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srtc_test_support import expect, ok, reexec_in_loopback_namespace, run_browser_bot_test  # noqa: E402
+from test_browser_h264 import numbers, subscribe_and_read  # noqa: E402
+from test_browser_media import JOIN_JS, Tab  # noqa: E402
+
+CHANNEL = "av1svcsdk"
+WAIT = 45
+
+
+def run(server, driver, bot):
+    tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS)
+    video = tab.wait_remote_track("swiftbot", "video", timeout=WAIT)
+    expect((video["codec"] or "").lower() == "av1" and video["layers"] == ["camera_big", "camera_small"],
+           f"the Swift participant's camera is announced as AV1 with two layers ({video})")
+    big = subscribe_and_read(tab, video["id"], "the Swift participant's AV1 camera_big", layer="camera_big", width=640, codec="av1")
+
+    switched = tab.call(f"await ch.setLayer('{video['id']}', 'camera_small');")
+    expect(switched["ok"], f"switched to camera_small ({switched.get('error', 'ok')})")
+    tab.wait_value(lambda: numbers(tab, 320), lambda n: len(n) >= 15, "15 frame numbers read on camera_small (320 wide)", timeout=WAIT)
+    small = numbers(tab, 320)
+    expect(small == sorted(small) and small[0] >= big[-1], f"camera_small numbers continue ({small[:5]}…{small[-5:]})")
+    ok(f"the browser decodes the Swift participant's AV1 camera_small spatial layer: numbers {small[0]}…{small[-1]}")
+
+
+def main():
+    reexec_in_loopback_namespace(__file__)
+    return run_browser_bot_test("Chromium decoding the Swift SDK's AV1 L2T3_KEY", run, CHANNEL, "swiftbot",
+                                ("--video-codec", "av1", "--size", "640x360", "--audio", "none", "--duration", "120",
+                                 "--stats-interval", "1"), wait_seconds=WAIT)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
