@@ -67,14 +67,16 @@ let package = Package(
                                                  .target(name: "CPulse", condition: .when(platforms: [.linux])),
                                                  .target(name: "CX11", condition: .when(platforms: [.linux])),
                                                  .target(name: "CV4L2", condition: .when(platforms: [.linux]))], path: "Sources/SRTC"),
-        // The SDK's role modules, on the engine: IM, the network speed test, the CDN engine's player.
+        // The SDK's role modules, on the engine: IM, the network speed test, the CDN engine's player,
+        // render (beauty filter, virtual background; in the engine's camera-filter slot).
         .target(name: "SRTCIM", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet"]),
         .target(name: "SRTCSpeedTest", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet", "RTCWire"]),
+        .target(name: "SRTCRender", dependencies: ["SRTCCore", "RTCMedia"]),
         // The CDN engine reads streams with FFmpeg, which Apple's mobile platforms do not have.
         .target(name: "SRTCPlayer", dependencies: ["SRTCCore", "SRTCProtocol", "RTCMedia",
                                                    .target(name: "RTCAV", condition: .when(platforms: [.linux, .macOS]))]),
         // The SDK as apps import it (`import SRTC`): the engine and every role module, re-exported.
-        .target(name: "SRTC", dependencies: ["SRTCCore", "SRTCIM", "SRTCSpeedTest", "SRTCPlayer"], path: "Sources/SRTCUmbrella"),
+        .target(name: "SRTC", dependencies: ["SRTCCore", "SRTCIM", "SRTCSpeedTest", "SRTCPlayer", "SRTCRender"], path: "Sources/SRTCUmbrella"),
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol", dependencies: ["SRTCProtocol"]),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
@@ -136,7 +138,7 @@ let package = Package(
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol", "RTCCrypto"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "TestWait", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTCProtocol", "RTCCrypto", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTCCore", "RTCCrypto", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
+        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTCCore", "SRTCRender", "RTCCrypto", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "EgressServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer", "RTCCrypto"]),

@@ -5,4 +5,5 @@
 @_exported import SRTCCore
 @_exported import SRTCIM
 @_exported import SRTCPlayer
+@_exported import SRTCRender
 @_exported import SRTCSpeedTest

@@ -11,6 +11,10 @@ import TestWait
 struct SDKModuleRolesTests {
     static let core = "SRTCCore"
     static let umbrella = "SRTC"
+    /// The roles moved out of the engine so far (issue 29, item 3): each must stay a module of
+    /// its own, so moving one back into `SRTCCore` fails here. A new role module is checked by
+    /// `problems` without being listed.
+    static let movedOut: Set<String> = ["SRTCIM", "SRTCSpeedTest", "SRTCPlayer", "SRTCRender"]
 
     /// Every module `name` depends on, directly or through others.
     static func closure(of name: String, in targets: [String: PackageManifestTests.Target]) -> Set<String> {
@@ -60,6 +64,7 @@ struct SDKModuleRolesTests {
         let roles = targets[Self.umbrella]?.dependencies.subtracting([Self.core]).sorted() ?? []
         print("SDK role modules: \(roles.joined(separator: ", ")) (\(roles.count)), on \(Self.core)")
         #expect(Self.problems(targets) == [])
+        #expect(Self.movedOut.subtracting(roles).sorted() == [])
     }
 
     @Test func aCoreDependingOnARoleModuleIsCaught() async throws {

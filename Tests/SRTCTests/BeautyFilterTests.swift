@@ -2,6 +2,7 @@ import Foundation
 import RTCMedia
 import Testing
 @testable import SRTCCore
+@testable import SRTCRender
 
 /// The render module's beauty filter through the public API: each level moves the picture the
 /// documented way, measured on a synthetic scene (mean luminance, red chroma, high-frequency

@@ -3,6 +3,7 @@ import RTCMedia
 import Synchronization
 import Testing
 @testable import SRTCCore
+@testable import SRTCRender
 
 /// A segmenter that returns a fixed mask (or none) and keeps what it was given.
 final class MaskSpySegmenter: PersonSegmenter, @unchecked Sendable {
@@ -98,7 +99,7 @@ final class MaskSpySegmenter: PersonSegmenter, @unchecked Sendable {
         }
         #expect(released != nil && engine.isVirtualBackgroundEnabled())
         await engine.destroy()
-        #expect(!engine.isVirtualBackgroundEnabled() && !engine.context.renderModule.current.backgroundInstalled)
+        #expect(!engine.isVirtualBackgroundEnabled() && !engine.renderModule.current.backgroundInstalled)
         #expect(released == nil, "the segmenter outlived the engine's destroy()")
     }
 
@@ -117,22 +118,22 @@ final class MaskSpySegmenter: PersonSegmenter, @unchecked Sendable {
 
     @Test func settingsAreClampedAndRememberedBeforeInstalling() throws {
         let engine = makeEngine()
-        #expect(engine.context.renderModule.current.background.blurLevel == 5)
+        #expect(engine.renderModule.current.background.blurLevel == 5)
         engine.setVirtualBackgroundBlur(0)
-        #expect(engine.context.renderModule.current.background.blurLevel == 1)
+        #expect(engine.renderModule.current.background.blurLevel == 1)
         engine.setVirtualBackgroundBlur(42)
-        #expect(engine.context.renderModule.current.background.blurLevel == 10)
+        #expect(engine.renderModule.current.background.blurLevel == 10)
         engine.setVirtualBackgroundInferenceInterval(-3)
-        #expect(engine.context.renderModule.current.background.interval == 1)
+        #expect(engine.renderModule.current.background.interval == 1)
         // Image and blur exclude each other; the later call wins.
         engine.setVirtualBackgroundImage(try VideoPixelBuffer.black(width: 8, height: 8))
-        #expect(engine.context.renderModule.current.background.image != nil)
+        #expect(engine.renderModule.current.background.image != nil)
         engine.setVirtualBackgroundBlur(8)
-        #expect(engine.context.renderModule.current.background.image == nil)
+        #expect(engine.renderModule.current.background.image == nil)
         // Remembered before installing, used after.
         let spy = MaskSpySegmenter(mask: scene.mask)
         try engine.installVirtualBackground(segmenter: spy)
-        #expect(engine.context.renderModule.current.background.blurLevel == 8)
+        #expect(engine.renderModule.current.background.blurLevel == 8)
     }
 
     // MARK: - Interval, mask sync, off

@@ -5,7 +5,7 @@ import RTCMedia
 /// `CVPixelBuffer` ↔ `VideoPixelBuffer` on Apple platforms: the planes are copied row by row
 /// (CoreVideo rows may be padded). BGRA (`kCVPixelFormatType_32BGRA`) and NV12
 /// (`420YpCbCr8BiPlanar` video or full range) are accepted.
-enum PixelBufferBridge {
+package enum PixelBufferBridge {
     static func videoPixelBuffer(from pixelBuffer: CVPixelBuffer) -> VideoPixelBuffer? {
         CVPixelBufferLockBaseAddress(pixelBuffer, .readOnly)
         defer { CVPixelBufferUnlockBaseAddress(pixelBuffer, .readOnly) }
@@ -58,8 +58,8 @@ extension LocalCustomVideoTrack {
 #if canImport(CoreVideo)
 extension PixelBufferBridge {
     /// A new NV12 (`420YpCbCr8BiPlanarVideoRange`) `CVPixelBuffer` holding `buffer` (any format):
-    /// what Vision and `AVSampleBufferDisplayLayer` take.
-    static func cvPixelBuffer(from buffer: VideoPixelBuffer) -> CVPixelBuffer? {
+    /// what Vision (`SRTCRender`'s `VisionPersonSegmenter`) and `AVSampleBufferDisplayLayer` take.
+    package static func cvPixelBuffer(from buffer: VideoPixelBuffer) -> CVPixelBuffer? {
         let nv12 = buffer.converted(to: .nv12)
         var created: CVPixelBuffer?
         let attributes = [kCVPixelBufferIOSurfacePropertiesKey as String: [String: Any]()] as CFDictionary

@@ -13,8 +13,9 @@ final class EngineContext: Sendable {
 
     let configuration: SRTCEngine.Configuration
     let logger: Logger
-    /// Beauty and virtual background, shared by every camera track.
-    let renderModule = RenderModule()
+    /// The camera tracks' frame filter (beauty and virtual background, from `SRTCRender`), shared
+    /// by every camera track.
+    let cameraFilter = CameraFrameFilterSlot()
     /// Device lists, hot-plug events and the speaker.
     let devices: DeviceService
     private let processors = Mutex(Processors())

@@ -115,7 +115,7 @@ public final class SRTCEngine: Sendable {
 
     let context: EngineContext
     private let channels = Mutex<[Channel]>([])
-    /// The state of the role modules on this engine (IM, the speed test: `attachments`).
+    /// The state of the role modules on this engine (IM, the speed test, render: `attachments`).
     let roleAttachments = EngineAttachments()
 
     /// The local preview (`startLocalPreview`).
@@ -232,7 +232,7 @@ public final class SRTCEngine: Sendable {
         stopScreenRecordListening()
         context.setCaptureProcessor(nil)
         context.setRenderProcessor(nil)
-        uninstallVirtualBackground()
+        roleAttachments.engineDidDestroy()   // the render module uninstalls the virtual background
         context.devices.shutdown()
         performanceMonitor.withLock { m in defer { m = nil }; return m }?.stop()
         ProcessEngine.release(self)

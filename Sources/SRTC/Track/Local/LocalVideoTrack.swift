@@ -3,9 +3,9 @@ import RTCMedia
 import SRTCProtocol
 import Synchronization
 
-/// A local video track: frames go through the engine's render module (camera tracks only: beauty,
-/// virtual background), then `videoProcessors`, then to local renderers (preview) and to the VP8
-/// encoder of every channel the track is published in.
+/// A local video track: frames go through the engine's camera filter (camera tracks only: the
+/// render module's beauty and virtual background, `SRTCRender`), then `videoProcessors`, then to
+/// local renderers (preview) and to the VP8 encoder of every channel the track is published in.
 // @unchecked Sendable: not final (the SDK subclasses it), so it cannot be checked; its own state is `let`s of Sendable types, a Mutex and a WeakList.
 public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
     // MARK: - Properties
@@ -62,11 +62,11 @@ public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
 
     // MARK: - Internals
 
-    /// Runs a captured or pushed frame through the render module, the processors, the preview and
+    /// Runs a captured or pushed frame through the camera filter, the processors, the preview and
     /// the encoders. Returns the frame that was sent, or nil when a processor dropped it.
     @discardableResult
     func deliver(_ frame: VideoFrame) -> VideoFrame? {
-        let rendered = isCameraPipeline ? context.renderModule.process(frame) : frame
+        let rendered = isCameraPipeline ? context.cameraFilter.apply(frame) : frame
         guard let processed = Self.process(rendered, through: videoProcessors) else { return nil }
         renderers.forEach { $0.render(frame: processed) }
         if !isMuted { sendPipeline.encodeAndSend(processed) }

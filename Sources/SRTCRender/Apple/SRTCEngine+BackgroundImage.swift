@@ -1,6 +1,7 @@
 #if canImport(UIKit) && canImport(CoreGraphics)
 import CoreGraphics
 import RTCMedia
+import SRTCCore
 import UIKit
 
 extension SRTCEngine {

@@ -1,6 +1,7 @@
 #if canImport(Vision) && canImport(CoreVideo)
 import CoreVideo
 import RTCMedia
+import SRTCCore
 import Vision
 
 /// Apple Vision person segmentation (`VNGeneratePersonSegmentationRequest`) as the virtual

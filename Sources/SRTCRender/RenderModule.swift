@@ -1,14 +1,16 @@
 import RTCMedia
+import SRTCCore
 import Synchronization
 
 /// The engine's render module: the beauty filter, then the virtual background, applied to every
 /// camera frame before the track's `videoProcessors`, so every channel the camera is published
-/// in (and the local preview) gets the same picture.
+/// in (and the local preview) gets the same picture. One per engine (`SRTCEngine.renderModule`,
+/// an engine attachment), in the engine's camera-filter slot from its first use.
 ///
 /// Settings may change from any thread; each frame reads one consistent copy. Frames are
 /// processed one at a time (the camera is one shared pipeline). When neither effect is on, a
 /// frame passes through untouched after one atomic load: no copy, no lock, no inference.
-final class RenderModule: Sendable {
+final class RenderModule: CameraFrameFilter, EngineAttachment {
     // MARK: - Types
 
     struct State: Sendable {
@@ -36,6 +38,16 @@ final class RenderModule: Sendable {
     private let state = Mutex(State())
     private let active = Atomic<Bool>(false)
     private let pipeline = Mutex(Pipeline())
+
+    init() {}
+
+    // MARK: - Engine attachment
+
+    /// Nothing to stop: the camera keeps being masked while the channels leave.
+    func engineWillDestroy() {}
+
+    /// The engine is gone: release the segmenter and its buffers (what `destroy()` promises).
+    func engineDidDestroy() { uninstallSegmenter() }
 
     // MARK: - Settings
 
