@@ -62,36 +62,44 @@ window.ch.getStats().then(({subscribe}) => {
 """
 
 
-def run(server, driver, bot):
-    alice = Tab.joined(driver, server, "alice", CHANNEL, "alice", JOIN_JS, PASSPHRASE)
-    example = alice.run_async(EXAMPLE_JS)
-    expect(example == WORKED_EXAMPLE, f"WebCrypto writes the H.264 worked example as the Swift SDK does ({example})")
+def exchange_encrypted_cameras(driver, server, bot, alice, channel, join_js, codec):
+    """alice (already joined with `join_js`, preferring `codec`) publishes her numbered camera; bob
+    decodes it and swiftbot's as `codec` in order, swiftbot decodes alice's, and eve (another
+    passphrase) decodes nothing. Shared by the encrypted H.264 and AV1 tests."""
+    name, mime = codec.upper() if codec == "av1" else "H.264", "video/" + codec
     alice.run(PATTERN_JS)
     published = alice.call("""
       const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera'}]);
       return {id: track.id, codec: track.info?.codec ?? null};
     """)
     expect(published["ok"], f"alice published her numbered camera ({published.get('error', 'ok')})")
-    expect((published["value"]["codec"] or "").lower() == "h264", f"alice's camera is published as H.264 ({published['value']})")
+    expect((published["value"]["codec"] or "").lower() == codec, f"alice's camera is published as {name} ({published['value']})")
 
-    bob = Tab.joined(driver, server, "bob", CHANNEL, "bob", JOIN_JS, PASSPHRASE, new_window=True)
+    bob = Tab.joined(driver, server, "bob", channel, "bob", join_js, PASSPHRASE, new_window=True)
     camera = bob.wait_remote_track("alice", "video", timeout=WAIT)
-    expect((camera["codec"] or "").lower() == "h264", f"bob sees alice's camera announced as H.264 ({camera})")
-    read_numbers(bob, camera["id"], "alice's encrypted H.264 camera (Chromium → Chromium)")
+    expect((camera["codec"] or "").lower() == codec, f"bob sees alice's camera announced as {name} ({camera})")
+    read_numbers(bob, camera["id"], f"alice's encrypted {name} camera (Chromium → Chromium)")
     swift = bob.wait_remote_track("swiftbot", "video", timeout=WAIT)
-    expect((swift["codec"] or "").lower() == "h264", f"bob sees swiftbot's camera announced as H.264 ({swift})")
-    read_numbers(bob, swift["id"], "swiftbot's encrypted H.264 camera (Swift → Chromium)")
+    expect((swift["codec"] or "").lower() == codec, f"bob sees swiftbot's camera announced as {name} ({swift})")
+    read_numbers(bob, swift["id"], f"swiftbot's encrypted {name} camera (Swift → Chromium)")
     codecs = bob.run_async(CODEC_JS)
-    expect(codecs and all((c or "").lower() == "video/h264" for c in codecs), f"bob decodes H.264 ({codecs})")
+    expect(codecs and all((c or "").lower() == mime for c in codecs), f"bob decodes {name} ({codecs})")
     states = [e["args"] for e in bob.events() if e["name"] == "e2eeStateChanged"]
     expect(["alice", "ok"] in states and ["swiftbot", "ok"] in states and not any(s[1] != "ok" for s in states),
            f"bob is told ok for alice and swiftbot, and nothing else ({states})")
 
-    frames, _ = bot.wait_stats("alice", "camera", lambda s: s[0] > 20, "the Swift participant decrypting alice's H.264 camera", WAIT)
-    ok(f"swiftbot decrypts and decodes alice's H.264 camera (Chromium → Swift): {frames} frames")
+    frames, _ = bot.wait_stats("alice", "camera", lambda s: s[0] > 20, f"the Swift participant decrypting alice's {name} camera", WAIT)
+    ok(f"swiftbot decrypts and decodes alice's {name} camera (Chromium → Swift): {frames} frames")
     expect("decryptionFailed" not in bot.read_log(), "swiftbot reports no decryption failure")
 
-    expect_eve_decodes_nothing(driver, server, CHANNEL, JOIN_JS)
+    expect_eve_decodes_nothing(driver, server, channel, join_js)
+
+
+def run(server, driver, bot):
+    alice = Tab.joined(driver, server, "alice", CHANNEL, "alice", JOIN_JS, PASSPHRASE)
+    example = alice.run_async(EXAMPLE_JS)
+    expect(example == WORKED_EXAMPLE, f"WebCrypto writes the H.264 worked example as the Swift SDK does ({example})")
+    exchange_encrypted_cameras(driver, server, bot, alice, CHANNEL, JOIN_JS, "h264")
 
 
 def main():

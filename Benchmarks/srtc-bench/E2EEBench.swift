@@ -15,6 +15,8 @@ func runE2EEBenchmarks() {
                                            ("640x360 H.264 key frame", .h264, 25_000, true),
                                            ("640x360 H.264 delta frame", .h264, 3_000, false),
                                            ("640x360 VP9 delta frame", .vp9, 3_000, false),
+                                           ("640x360 AV1 key frame", .av1, 25_000, true),
+                                           ("640x360 AV1 delta frame", .av1, 3_000, false),
                                            ("720p VP8 key frame", .vp8, 60_000, true),
                                            ("720p VP8 delta frame", .vp8, 6_000, false),
                                            ("Opus 20 ms", .opus, 120, false)] {
@@ -45,6 +47,13 @@ enum E2EEBench {
         case .vp8: head = [keyFrame ? 0x50 : 0x51]
         case .vp9: head = [keyFrame ? 0x82 : 0x86]
         case .opus: head = [0x78]
+        case .av1:
+            // A frame OBU (type 6, S) holding the rest, after a sequence header (type 1) on a key frame.
+            let sequenceHeader: [UInt8] = keyFrame ? [0x0a, 0x0b] + Array(repeating: 0x11, count: 11) : []
+            let sizeBytes = AV1OBU.leb128Size(size)
+            var obu: [UInt8] = [0x32]
+            AV1OBU.appendLEB128(size - sequenceHeader.count - 1 - sizeBytes, to: &obu)
+            head = sequenceHeader + obu
         case .h264:
             // SPS, PPS and an IDR slice (slice header 88 84), or one P slice (9a).
             head = keyFrame ? [0, 0, 0, 1, 0x67, 0x42, 0xe0, 0x1e, 0x8d, 0x68, 0x0a, 0x03, 0xda, 0x10, 0x00, 0x00, 0x00, 0x01, 0x68, 0xce, 0x3c, 0x80,
@@ -72,7 +81,7 @@ enum E2EEBench {
                 return (CPUTime.thread() - start) / Double(count)
             }.min()!
         }
-        var vp8 = VP8Packetizer(), vp9 = VP9Packetizer(), h264 = H264Packetizer()
+        var vp8 = VP8Packetizer(), vp9 = VP9Packetizer(), h264 = H264Packetizer(), av1 = AV1Packetizer()
         var payloadBytes = 0
         func packetize(_ bytes: UnsafeRawBufferPointer) {
             switch codec {
@@ -80,6 +89,7 @@ enum E2EEBench {
             case .vp9: vp9.packetize(bytes, isKeyFrame: keyFrame) { payload, _ in payloadBytes &+= payload.count }
             case .h264: h264.packetize(bytes) { payload, _ in payloadBytes &+= payload.count }
             case .opus: payloadBytes &+= bytes.count  // one Opus frame is one RTP payload
+            case .av1: try? av1.packetize(bytes, isKeyFrame: keyFrame) { payload, _ in payloadBytes &+= payload.count }
             }
         }
         let plain = best { frame.withUnsafeBytes { packetize($0) } }

@@ -84,7 +84,8 @@ enum SFUBench {
         func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {}
     }
 
-    static func run(subscribers: Int, packetsPerSecond: Int) throws -> Result {
+    /// - Parameter source: the publisher's packets, in order (`PacketSource` by default).
+    static func run(subscribers: Int, packetsPerSecond: Int, source: (() -> [UInt8])? = nil) throws -> Result {
         let worker = try SFUWorker(bind: SocketAddress(ip: "127.0.0.1", port: 0)!)
         defer { worker.stop() }
         let certificate = try DTLSCertificate()
@@ -121,9 +122,9 @@ enum SFUBench {
         Thread.sleep(forTimeInterval: 1)
         let idlePerSecond = ioThreadCPU(worker) - idleStart
 
-        let source = PacketSource()
+        let next = source ?? PacketSource().next
         // Warm up (the first packet is a key frame, which starts every consumer), then measure.
-        try pace(publisher, source, packetsPerSecond: packetsPerSecond, seconds: warmUpSeconds)
+        try pace(publisher, next, packetsPerSecond: packetsPerSecond, seconds: warmUpSeconds)
         Thread.sleep(forTimeInterval: 0.2)
         _ = blocking { await worker.takeForwardingLatency() }
         let sentBefore = try consumerTotal(worker, subscribers)
@@ -131,7 +132,7 @@ enum SFUBench {
         let threadBefore = ioThreadCPU(worker)
         let processBefore = CPUTime.process()
         let start = Date()
-        try pace(publisher, source, packetsPerSecond: packetsPerSecond, seconds: measureSeconds)
+        try pace(publisher, next, packetsPerSecond: packetsPerSecond, seconds: measureSeconds)
         Thread.sleep(forTimeInterval: 0.2)
         let elapsed = Date().timeIntervalSince(start) - 0.2
         let threadAfter = ioThreadCPU(worker)
@@ -147,7 +148,7 @@ enum SFUBench {
     }
 
     /// Sends `packetsPerSecond` for `seconds`, in 5 ms bursts, from the publisher's I/O thread.
-    static func pace(_ publisher: PeerTransport, _ source: PacketSource, packetsPerSecond: Int, seconds: Double) throws {
+    static func pace(_ publisher: PeerTransport, _ next: () -> [UInt8], packetsPerSecond: Int, seconds: Double) throws {
         let start = Date()
         var sent = 0
         while true {
@@ -155,7 +156,7 @@ enum SFUBench {
             if elapsed >= seconds { break }
             let due = Int(elapsed * Double(packetsPerSecond)) - sent
             if due > 0 {
-                let burst = (0 ..< due).map { _ in source.next() }
+                let burst = (0 ..< due).map { _ in next() }
                 publisher.execute { t in for packet in burst { packet.withUnsafeBytes { _ = t.sendRTP($0) } } }
                 sent += due
             }

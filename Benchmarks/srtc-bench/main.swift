@@ -10,6 +10,7 @@ if wants("srtp") { runSRTPBenchmarks() }
 if wants("e2ee") { runE2EEBenchmarks() }
 if wants("media") { runMediaBenchmarks() }
 if wants("sfu") { runSFUBenchmarks() }
+if wants("sfu-e2ee") { runSFUE2EEBenchmarks() }
 if wants("sdk") { runSDKBenchmarks() }
 if wants("dynacast") { runDynacastBenchmarks() }
 if wants("sfu-load") { runSFULoadBenchmarks() }

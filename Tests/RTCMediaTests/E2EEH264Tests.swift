@@ -115,6 +115,37 @@ import TestRandom
         }
     }
 
+    /// An access unit of two IDR slices (as an encoder in size-limited or multi-threaded slice mode
+    /// writes): the second slice, start code and all, is part of the ciphertext, so a packetizer
+    /// sees SPS, PPS and one slice, the RTP round trip gives the encrypted unit back, and it
+    /// decrypts to both slices.
+    @Test func h264MultiSliceAccessUnitsEncryptAsOneSlice() throws {
+        let (encryptor, decryptor) = Self.pair()
+        // first_mb_in_slice 40 ("00000101001"), slice_type 7, PPS id 0, then slice data.
+        let second: [UInt8] = [0x65, 0x05, 0x21, 0x10] + (0..<300).map { UInt8(truncatingIfNeeded: $0 * 13 + 1) }
+        let unit = Self.accessUnit + [0, 0, 0, 1] + second
+        var encrypted: [UInt8] = []
+        try unit.withUnsafeBytes { _ = try E2EEFrame.encrypt($0, codec: .h264, with: encryptor, appendingTo: &encrypted) }
+        #expect(H264.nalUnits(annexB: encrypted).map { encrypted[$0.lowerBound] & 0x1f } == [7, 8, 5])
+        var packetizer = H264Packetizer(maxPayloadSize: 200)
+        var assembler = H264FrameAssembler()
+        var assembled: DepacketizedVideoFrame?
+        let payloads = packetizer.packetize(encrypted)
+        for (index, payload) in payloads.enumerated() {
+            let output = try assembler.push(payload: payload, sequenceNumber: UInt16(index), timestamp: 3_000, marker: index == payloads.count - 1)
+            if let frame = output.frame { assembled = frame }
+        }
+        let frame = try #require(assembled)
+        #expect(frame.data == encrypted && frame.isKeyFrame)
+        var decrypted: [UInt8] = []
+        try frame.data.withUnsafeBytes { _ = try E2EEFrame.decrypt($0, codec: .h264, with: decryptor, appendingTo: &decrypted) }
+        var expected: [UInt8] = [0, 0, 0, 1] + Self.sps
+        expected += [0, 0, 0, 1] + Self.pps
+        expected += [0, 0, 0, 1] + Self.idr
+        expected += [0, 0, 0, 1] + second
+        #expect(decrypted == expected)
+    }
+
     /// docs/e2ee.md's H.264 worked example, which the web SDK's WebCrypto code writes too
     /// (`interop/test_browser_e2ee_h264.py`): base key 00…0f, key id 0x123, counter 0x4567.
     static let workedExample = "000000016742e01faa0000000168ce3c80000000016588849901234567d3334c41678cdf0b30189f09fab334e596c574ccf9dab49648"
@@ -192,5 +223,40 @@ import TestRandom
         var decrypted: [UInt8] = []
         try encrypted.withUnsafeBytes { _ = try E2EEFrame.decrypt($0, codec: .vp9, with: decryptor, appendingTo: &decrypted) }
         #expect(decrypted == frame)
+    }
+
+    /// A VP9 picture of two spatial layers, each layer frame encrypted apart (as a browser's
+    /// encoded transform does with SVC): the jitter buffer joins the picture and says where the
+    /// second layer frame begins (its B bit, RFC 9628 §4.2), so a receiver decrypts each; the
+    /// descriptors the SFU reads stay clear.
+    @Test func vp9LayerFramesOfOnePictureDecryptApart() throws {
+        let (encryptor, decryptor) = Self.pair()
+        let layers: [[UInt8]] = [[0x82, 0x49, 0x83, 0x42, 0x00] + Array(repeating: 0x11, count: 30), Array(repeating: 0x22, count: 50)]
+        let encrypted = try layers.map { layer in
+            var out: [UInt8] = []
+            try layer.withUnsafeBytes { _ = try E2EEFrame.encrypt($0, codec: .vp9, with: encryptor, appendingTo: &out) }
+            return out
+        }
+        var buffer = VP9CodecTests.buffer()
+        var frames: [DepacketizedVideoFrame] = []
+        // I, L, B, E (P clear: a key picture); picture id 5; TID 0, SID 0 or SID 1 with D; TL0PICIDX 1.
+        // The second layer frame comes in two packets: B on the first, E on the second.
+        let descriptors: [[UInt8]] = [[0xAC, 0x05, 0x00, 0x01], [0xA8, 0x05, 0x03, 0x01], [0xA4, 0x05, 0x03, 0x01]]
+        let parts: [[UInt8]] = [encrypted[0], Array(encrypted[1].prefix(20)), Array(encrypted[1].dropFirst(20))]
+        let packets = zip(descriptors, parts).map { $0 + $1 }
+        for (index, payload) in packets.enumerated() {
+            try buffer.insert(payload: payload, sequenceNumber: UInt16(index), timestamp: 3_000, marker: index == packets.count - 1)
+            frames += buffer.popFrames(nowUs: 0)
+        }
+        let frame = try #require(frames.first)
+        #expect(frames.count == 1 && frame.isKeyFrame)
+        #expect(frame.data == encrypted[0] + encrypted[1] && frame.layerFrameStarts == [encrypted[0].count])
+        let bounds = [0] + frame.layerFrameStarts + [frame.data.count]
+        let decrypted = try zip(bounds, bounds.dropFirst()).map { start, end in
+            var out: [UInt8] = []
+            try Array(frame.data[start ..< end]).withUnsafeBytes { _ = try E2EEFrame.decrypt($0, codec: .vp9, with: decryptor, appendingTo: &out) }
+            return out
+        }
+        #expect(decrypted == layers)
     }
 }

@@ -3,7 +3,8 @@
 // decrypting it as an SFrame ciphertext and as a VP8 or Opus E2EE frame either fails with an
 // SFrameError and appends nothing (as a data message too), or (with the fuzzer's key) opens and re-encrypts to the input.
 // As an H.264 access unit it encrypts to a frame that holds no start code past its clear part and
-// decrypts back; its bytes escaped (H.264 emulation prevention) unescape back.
+// decrypts back; its bytes escaped (H.264 emulation prevention) unescape back. As an AV1 temporal
+// unit it encrypts and decrypts back to its sent OBUs.
 import RTCMedia
 
 private let baseKey: [UInt8] = Array(0..<16)
@@ -55,6 +56,25 @@ public func fuzzSFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(opened == clear + Array(input[slice.upperBound...]), "an H.264 frame decrypted to other bytes")
     } else {
         precondition(sealed.isEmpty, "a failed H.264 encryption appended bytes")
+    }
+    // AV1: a temporal unit that encrypts decrypts back to its OBUs without the temporal
+    // delimiter, tile list and padding OBUs, each with a shortest obu_size.
+    var sealedAV1: [UInt8] = []
+    if (try? E2EEFrame.encrypt(input, codec: .av1, with: sender, appendingTo: &sealedAV1)) != nil {
+        var opened: [UInt8] = []
+        let back = sealedAV1.withUnsafeBytes { (try? E2EEFrame.decrypt($0, codec: .av1, with: decryptor, appendingTo: &opened)) != nil }
+        precondition(back, "an encrypted AV1 frame did not decrypt")
+        var expected: [UInt8] = []
+        try! AV1OBU.forEach(inTemporalUnit: input) { header, payload in
+            let type = AV1OBU.type(header[0])
+            guard type != AV1OBU.temporalDelimiter, type != AV1OBU.tileList, type != AV1OBU.padding else { return }
+            expected.append(contentsOf: header)
+            AV1OBU.appendLEB128(payload.count, to: &expected)
+            expected.append(contentsOf: payload)
+        }
+        precondition(opened == expected, "an AV1 frame decrypted to other bytes")
+    } else {
+        precondition(sealedAV1.isEmpty, "a failed AV1 encryption appended bytes")
     }
     // An encrypted data message (docs/e2ee.md, "Data messages"), with an empty and a short topic.
     for topic: [UInt8] in [[], Array("chat".utf8)] {

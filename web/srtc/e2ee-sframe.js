@@ -160,6 +160,60 @@ export function unescapeH264(bytes, zeros = 0) {
   return Uint8Array.from(out);
 }
 
+// AV1 (docs/e2ee.md, "Frame format"; the Swift SDK's E2EEFrame+AV1.swift): every OBU keeps its
+// header and a size in the clear, so a packetizer still parses the temporal unit; the OBU payloads
+// are the plaintext, the SFrame header rides at the start of the first OBU's payload and the tag at
+// the end of the last's. The metadata authenticates each OBU's header (S cleared) and plaintext
+// size. Temporal delimiter, tile list and padding OBUs are left out, as packetizers drop them.
+const AV1_UNSENT = new Set([2, 8, 15]);
+
+/** `{headers, payloads}` of the OBUs of a temporal unit a packetizer sends, or null (an OBU without obu_size, or past the end). */
+export function av1Obus(bytes) {
+  const headers = [], payloads = [];
+  let offset = 0;
+  while (offset < bytes.length) {
+    const first = bytes[offset];
+    const headerLength = first & 0x04 ? 2 : 1;
+    if (first & 0x80 || !(first & 0x02) || offset + headerLength > bytes.length) return null;
+    const header = bytes.subarray(offset, offset + headerLength);
+    offset += headerLength;
+    let size = 0, i = 0;
+    for (;; i++) {
+      if (i === 8 || offset >= bytes.length) return null;
+      const byte = bytes[offset++];
+      size += (byte & 0x7f) * 2 ** (7 * i);
+      if (!(byte & 0x80)) break;
+    }
+    if (size > bytes.length - offset) return null;
+    if (!AV1_UNSENT.has((first >> 3) & 0x0f)) { headers.push(header); payloads.push(bytes.subarray(offset, offset + size)); }
+    offset += size;
+  }
+  return headers.length ? { headers, payloads } : null;
+}
+
+function leb128(value) {
+  const out = [];
+  let rest = value;
+  do { const byte = rest & 0x7f; rest = Math.floor(rest / 128); out.push(rest > 0 ? byte | 0x80 : byte); } while (rest > 0);
+  return out;
+}
+
+/** The AV1 metadata: each OBU's header with S cleared, its extension byte, and leb128 of its plaintext size. */
+export function av1Metadata(headers, sizes) {
+  return Uint8Array.from(headers.flatMap((header, i) => [header[0] & ~0x02, ...header.subarray(1), ...leb128(sizes[i])]));
+}
+
+/** OBUs with `headers` (S set) whose payloads are `body` cut into `sizes`. */
+export function av1Frame(headers, sizes, body) {
+  const parts = [];
+  let offset = 0;
+  headers.forEach((header, i) => {
+    parts.push(Uint8Array.from([header[0] | 0x02, ...header.subarray(1), ...leb128(sizes[i])]), body.subarray(offset, offset + sizes[i]));
+    offset += sizes[i];
+  });
+  return concat(...parts);
+}
+
 /** `length` bytes of HKDF-SHA256 (RFC 5869) of `ikm` with an empty salt and `info`. */
 export async function hkdf(ikm, info, length) {
   const key = await crypto.subtle.importKey('raw', ikm, 'HKDF', false, ['deriveBits']);
@@ -246,6 +300,17 @@ export class SFrameSender {
       const sealed = await seal(await this.key, this.keyId, counter, new Uint8Array(0), bytes.subarray(layout.rest), layout.clear);
       return concat(layout.clear, escapeH264(sealed, layout.zeros));
     }
+    if (codec === 'av1') {
+      const obus = av1Obus(bytes);
+      if (!obus) return null;
+      const sizes = obus.payloads.map((p) => p.length);
+      const counter = this.counter++;
+      const sealed = await seal(await this.key, this.keyId, counter, new Uint8Array(0), concat(...obus.payloads), av1Metadata(obus.headers, sizes));
+      const last = sizes.length - 1;
+      sizes[0] += sealed.length - 16 - sizes.reduce((n, size) => n + size, 0);
+      sizes[last] += 16;
+      return av1Frame(obus.headers, sizes, sealed);
+    }
     const clear = clearLength(codec, bytes);
     if (clear < 0) return null;
     const counter = this.counter++;
@@ -305,8 +370,21 @@ export class SFrameReceiver {
       const framed = concat(layout.clear, unescapeH264(bytes.subarray(layout.rest), layout.zeros));
       return this.#open(framed, layout.clear.length, layout.clear, true);
     }
+    if (codec === 'av1') return this.#openAV1(bytes);
     const clear = clearLength(codec, bytes);
     return this.#open(bytes, clear, clear < 0 ? null : bytes.subarray(0, clear), true);
+  }
+
+  async #openAV1(bytes) {
+    const obus = av1Obus(bytes);
+    const header = obus && parseHeader(obus.payloads[0]);
+    if (!header) return { error: 'decryptionFailed' };
+    const last = obus.payloads.length - 1;
+    const sizes = obus.payloads.map((p, i) => p.length - (i === 0 ? header.length : 0) - (i === last ? 16 : 0));
+    if (sizes.some((size) => size < 0)) return { error: 'decryptionFailed' };
+    const result = await this.#open(concat(...obus.payloads), 0, av1Metadata(obus.headers, sizes), false);
+    if (result.frame) result.frame = av1Frame(obus.headers, sizes, result.frame);
+    return result;
   }
 
   /** `{frame, index, keyId, counter}` (the data message's payload) or `{error}`, for an encrypted payload with `topicBytes`. */

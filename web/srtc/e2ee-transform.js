@@ -136,8 +136,8 @@ export class E2EEContext {
     return new TransformStream({
       transform: async (frame, controller) => {
         const mime = kind === 'video' ? (frame.getMetadata?.().mimeType ?? 'video/VP8') : 'audio/opus';
-        const codec = { 'video/vp8': 'vp8', 'video/vp9': 'vp9', 'video/h264': 'h264', 'audio/opus': 'opus' }[mime.toLowerCase()] ?? null;
-        if (!codec) return; // a codec without an E2EE layout (AV1, docs/e2ee.md): not sent, not played
+        const codec = { 'video/vp8': 'vp8', 'video/vp9': 'vp9', 'video/h264': 'h264', 'video/av1': 'av1', 'audio/opus': 'opus' }[mime.toLowerCase()] ?? null;
+        if (!codec) return; // a codec without an E2EE layout (docs/e2ee.md): not sent, not played
         const bytes = new Uint8Array(frame.data);
         if (operation === 'encrypt') {
           if (!this.sender) return; // no key yet: nothing leaves unencrypted

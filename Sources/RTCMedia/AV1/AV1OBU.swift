@@ -64,6 +64,18 @@ public enum AV1OBU {
         return nil
     }
 
+    /// Writes `value` in LEB128 (the shortest form) at `offset`; the bytes written.
+    public static func writeLEB128(_ value: Int, into out: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        var rest = value, index = offset
+        repeat {
+            let byte = UInt8(rest & 0x7F)
+            rest >>= 7
+            out[index] = rest > 0 ? byte | 0x80 : byte
+            index += 1
+        } while rest > 0
+        return index - offset
+    }
+
     /// Calls `body` with each OBU of a temporal unit in the low-overhead format (every OBU with
     /// obu_size, as libaom writes it): its header bytes (one or two) and its payload.
     /// - Throws: `RTPPayloadError.av1MalformedOBU` for an OBU without a size or that runs past the end.

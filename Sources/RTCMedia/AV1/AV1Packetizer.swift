@@ -53,7 +53,7 @@ public struct AV1Packetizer: Sendable {
                         guard room >= 2 else { break }
                         let chunk = min(left, room - AV1OBU.leb128Size(min(left, room)))
                         guard chunk > 0 else { break }
-                        used += Self.writeLEB128(chunk, into: out, at: used)
+                        used += AV1OBU.writeLEB128(chunk, into: out, at: used)
                         out.baseAddress!.advanced(by: used).copyMemory(from: source.baseAddress!.advanced(by: offset), byteCount: chunk)
                         used += chunk
                         offset += chunk
@@ -76,16 +76,5 @@ public struct AV1Packetizer: Sendable {
             try packetize(bytes, isKeyFrame: frame.isKeyFrame) { payload, _ in payloads.append(Array(payload)) }
         }
         return payloads
-    }
-
-    private static func writeLEB128(_ value: Int, into out: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        var rest = value, index = offset
-        repeat {
-            let byte = UInt8(rest & 0x7F)
-            rest >>= 7
-            out[index] = rest > 0 ? byte | 0x80 : byte
-            index += 1
-        } while rest > 0
-        return index - offset
     }
 }

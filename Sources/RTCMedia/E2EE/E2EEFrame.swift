@@ -16,17 +16,19 @@
 ///   bitstream, so the whole frame is encrypted.
 /// - H.264: the NAL units before the first slice and that slice's header up to its PPS id, with
 ///   the ciphertext escaped into the slice's NAL unit (`E2EEFrame+H264.swift`).
+/// - AV1: every OBU header and size, the OBU payloads encrypted, the SFrame header and tag inside
+///   the first and last OBU (`E2EEFrame+AV1.swift`).
 ///
 /// The same layout is what the web SDK's encoded transform writes, byte for byte.
 public enum E2EEFrame {
     /// The codecs whose frames can be encrypted.
     public enum Codec: String, Sendable, CaseIterable {
-        case vp8, opus, vp9, h264
+        case vp8, opus, vp9, h264, av1
     }
 
     /// How many leading bytes of `frame` stay in the clear; nil when the frame is too short for
-    /// its codec's clear part (not a frame that codec makes), or for H.264, whose clear bytes
-    /// are not one prefix of the frame (`E2EEFrame+H264.swift`).
+    /// its codec's clear part (not a frame that codec makes), or for H.264 and AV1, whose clear
+    /// bytes are not one prefix of the frame (`E2EEFrame+H264.swift`, `E2EEFrame+AV1.swift`).
     public static func clearLength(_ codec: Codec, frame: UnsafeRawBufferPointer) -> Int? {
         guard let first = frame.first else { return nil }
         let length: Int
@@ -34,7 +36,7 @@ public enum E2EEFrame {
         case .vp8: length = first & 0x01 == 0 ? 10 : 3
         case .opus: length = 1
         case .vp9: length = 0
-        case .h264: return nil
+        case .h264, .av1: return nil
         }
         return frame.count >= length ? length : nil
     }
@@ -44,6 +46,7 @@ public enum E2EEFrame {
     public static func encrypt(_ frame: UnsafeRawBufferPointer, codec: Codec, with encryptor: SFrameEncryptor,
                                appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
         if codec == .h264 { return try encryptH264(frame, with: encryptor, appendingTo: &out) }
+        if codec == .av1 { return try encryptAV1(frame, with: encryptor, appendingTo: &out) }
         guard let clear = clearLength(codec, frame: frame) else { throw .malformedFrame }
         let prefix = UnsafeRawBufferPointer(rebasing: frame[..<clear])
         out.append(contentsOf: prefix)
@@ -55,6 +58,7 @@ public enum E2EEFrame {
     public static func decrypt(_ encrypted: UnsafeRawBufferPointer, codec: Codec, with decryptor: SFrameDecryptor,
                                appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
         if codec == .h264 { return try decryptH264(encrypted, with: decryptor, appendingTo: &out) }
+        if codec == .av1 { return try decryptAV1(encrypted, with: decryptor, appendingTo: &out) }
         guard let clear = clearLength(codec, frame: encrypted), encrypted.count > clear else { throw .malformedFrame }
         let prefix = UnsafeRawBufferPointer(rebasing: encrypted[..<clear])
         let start = out.count
@@ -69,14 +73,13 @@ public enum E2EEFrame {
 }
 
 extension E2EEFrame.Codec {
-    /// The E2EE layout of a video codec's frames; nil for AV1, which has none yet: its packetizer
-    /// splits a frame at its OBU headers, which an encrypted frame no longer has (docs/e2ee.md).
-    public init?(_ codec: VideoCodec) {
+    /// The E2EE layout of a video codec's frames.
+    public init(_ codec: VideoCodec) {
         switch codec {
         case .vp8: self = .vp8
         case .vp9: self = .vp9
         case .h264: self = .h264
-        case .av1: return nil
+        case .av1: self = .av1
         }
     }
 }

@@ -27,7 +27,7 @@ public final class SFrameEncryptor {
     @discardableResult
     public func encrypt(_ plaintext: UnsafeRawBufferPointer, metadata: UnsafeRawBufferPointer,
                         appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
-        try seal(plaintext, appendingTo: &out) { _ in metadata }
+        try seal(length: plaintext.count, appendingTo: &out) { _ in (plaintext, metadata) }
     }
 
     /// `encrypt(_:metadata:appendingTo:)` with metadata that `out` already holds at `metadata`
@@ -36,22 +36,38 @@ public final class SFrameEncryptor {
     public func encrypt(_ plaintext: UnsafeRawBufferPointer, metadataIn metadata: Range<Int>,
                         appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
         precondition(metadata.upperBound <= out.count, "metadata outside the output buffer")
-        return try seal(plaintext, appendingTo: &out) { buffer in UnsafeRawBufferPointer(rebasing: buffer[metadata]) }
+        return try seal(length: plaintext.count, appendingTo: &out) { buffer in (plaintext, UnsafeRawBufferPointer(rebasing: buffer[metadata])) }
     }
 
-    private func seal(_ plaintext: UnsafeRawBufferPointer, appendingTo out: inout [UInt8],
-                      metadata: (UnsafeMutableRawBufferPointer) -> UnsafeRawBufferPointer) throws(SFrameError) -> SFrameHeader {
+    /// `encrypt(_:metadata:appendingTo:)` with plaintext and metadata that `out` already holds
+    /// (a layout that gathers its plaintext from several places, as AV1's does, writes it there
+    /// first): the SFrame ciphertext is appended after them.
+    @discardableResult
+    public func encrypt(plaintextIn plaintext: Range<Int>, metadataIn metadata: Range<Int>,
+                        appendingTo out: inout [UInt8]) throws(SFrameError) -> SFrameHeader {
+        precondition(plaintext.upperBound <= out.count && metadata.upperBound <= out.count, "input outside the output buffer")
+        return try seal(length: plaintext.count, appendingTo: &out) { buffer in
+            (UnsafeRawBufferPointer(rebasing: buffer[plaintext]), UnsafeRawBufferPointer(rebasing: buffer[metadata]))
+        }
+    }
+
+    /// Seals the `length` bytes of plaintext that `input` gives (read once `out` has room for the
+    /// SFrame ciphertext, with the metadata) into the end of `out`.
+    private func seal(length: Int, appendingTo out: inout [UInt8],
+                      input: (UnsafeMutableRawBufferPointer) -> (plaintext: UnsafeRawBufferPointer, metadata: UnsafeRawBufferPointer))
+        throws(SFrameError) -> SFrameHeader {
         guard counter < .max else { throw .counterExhausted }
         let header = SFrameHeader(keyID: key.keyID, counter: counter)
         let start = out.count, headerLength = header.encodedLength
-        out.append(contentsOf: repeatElement(0, count: headerLength + plaintext.count + key.suite.tagLength))
+        out.append(contentsOf: repeatElement(0, count: headerLength + length + key.suite.tagLength))
         let key = self.key
         let sealed = out.withUnsafeMutableBytes { buffer -> Bool in
             let headerBytes = UnsafeMutableRawBufferPointer(rebasing: buffer[start ..< start + headerLength])
             header.write(into: headerBytes)
+            let (plaintext, metadata) = input(buffer)
             aad.removeAll(keepingCapacity: true)
             aad.append(contentsOf: UnsafeRawBufferPointer(headerBytes))
-            aad.append(contentsOf: metadata(buffer))
+            aad.append(contentsOf: metadata)
             var nonce: (UInt64, UInt32) = (0, 0)
             return withUnsafeMutableBytes(of: &nonce) { nonce in
                 key.nonce(counter: header.counter, into: nonce)

@@ -44,9 +44,14 @@ extension VideoJitterBuffer {
         switch configuration.codec {
         case .vp8, .vp9:
             var data: [UInt8] = []
+            var layerFrameStarts: [Int] = []
             var sequence = start
             while true {
-                if let current = packet(sequence) { data.append(contentsOf: current.payload[current.dataOffset...]) }
+                if let current = packet(sequence) {
+                    // VP9's B bit (RFC 9628 §4.2) after the first layer frame: another layer frame begins.
+                    if configuration.codec == .vp9, !data.isEmpty, current.payload[0] & 0x08 != 0 { layerFrameStarts.append(data.count) }
+                    data.append(contentsOf: current.payload[current.dataOffset...])
+                }
                 remove(sequence)
                 if sequence == last { break }
                 sequence &+= 1
@@ -57,8 +62,10 @@ extension VideoJitterBuffer {
                                                        pictureID: first?.pictureID, first: start, last: last)
             }
             // Every layer frame of the picture, in order: libvpx decodes them one after another.
-            return DepacketizedVideoFrame(data: data, rtpTimestamp: first?.timestamp ?? 0, isKeyFrame: first?.isKeyFrame ?? false,
-                                          pictureID: first?.pictureID, firstSequenceNumber: start, lastSequenceNumber: last)
+            var frame = DepacketizedVideoFrame(data: data, rtpTimestamp: first?.timestamp ?? 0, isKeyFrame: first?.isKeyFrame ?? false,
+                                               pictureID: first?.pictureID, firstSequenceNumber: start, lastSequenceNumber: last)
+            frame.layerFrameStarts = layerFrameStarts
+            return frame
         case .h264:
             return depacketize(H264Depacketizer.self, from: start, to: last, timestamp: first?.timestamp ?? 0, key: false)
         case .av1:

@@ -21,6 +21,10 @@ public struct DepacketizedVideoFrame: Sendable, Equatable {
     public var width: Int
     /// Coded height for key frames, 0 for delta frames.
     public var height: Int
+    /// VP9: where in `data` each layer frame after the first begins (a packet with B set, RFC 9628
+    /// §4.2); empty for a picture of one layer frame. End-to-end encryption encrypts each layer
+    /// frame apart, so a receiver decrypts them apart (docs/e2ee.md).
+    public var layerFrameStarts: [Int] = []
 
     /// Creates a frame.
     public init(data: [UInt8], rtpTimestamp: UInt32, isKeyFrame: Bool, pictureID: UInt16?,

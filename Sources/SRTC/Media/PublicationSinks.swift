@@ -61,9 +61,7 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
         var frame = frame
         if let e2ee {
             // Encrypted before packetizing (docs/e2ee.md); a frame that cannot be is not sent.
-            // AV1 has no E2EE layout: with E2EE on, nothing is sent (docs/e2ee.md).
-            guard let layout = E2EEFrame.Codec(sender.parameters.videoCodec),
-                  let encrypted = e2ee.encrypt(frame.data, codec: layout) else { return }
+            guard let encrypted = e2ee.encrypt(frame.data, codec: E2EEFrame.Codec(sender.parameters.videoCodec)) else { return }
             frame.data = encrypted
         }
         let (first, count) = sender.packetize(video: frame)

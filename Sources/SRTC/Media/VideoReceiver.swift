@@ -79,10 +79,23 @@ final class VideoReceiver: @unchecked Sendable {
         if let e2ee {
             // Decrypted after reassembly (docs/e2ee.md); a frame that does not decrypt is dropped,
             // and asking for key frames would not help: its state tells the app instead.
+            let layout = E2EEFrame.Codec(codec)
             frames = frames.compactMap { frame in
-                guard let layout = E2EEFrame.Codec(codec), let plain = e2ee.decrypt(frame.data, codec: layout, from: track.uid) else { return nil }
                 var frame = frame
+                if frame.layerFrameStarts.isEmpty {
+                    guard let plain = e2ee.decrypt(frame.data, codec: layout, from: track.uid) else { return nil }
+                    frame.data = plain
+                    return frame
+                }
+                // A VP9 picture of several spatial layers: each layer frame was encrypted apart.
+                var plain: [UInt8] = []
+                let bounds = [0] + frame.layerFrameStarts + [frame.data.count]
+                for (start, end) in zip(bounds, bounds.dropFirst()) {
+                    guard let layer = e2ee.decrypt(Array(frame.data[start ..< end]), codec: layout, from: track.uid) else { return nil }
+                    plain.append(contentsOf: layer)
+                }
                 frame.data = plain
+                frame.layerFrameStarts = []
                 return frame
             }
             if frames.isEmpty { return feedback }
