@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(name: "ProcessesTests", dependencies: ["Processes"]),
         .testTarget(name: "RTCNetTests", dependencies: ["TestRandom", "TestWait", "RTCNet", "Processes"]),
         .testTarget(name: "RTCTransportTests", dependencies: ["TestRandom", "TestWait", "RTCTransport", "RTCWire", "RTCNet", "RTCCrypto", "COpenSSL", "CSRTP", "CSRTPCrypto"]),
-        .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "RTCCrypto", "COpus"]),
+        .testTarget(name: "RTCMediaTests", dependencies: ["TestRandom", "RTCMedia", "RTCCrypto", "RTCWire", "COpus"]),
         .testTarget(name: "RTCAVTests", dependencies: ["TestRandom", "TestWait", "RTCAV", "RTCMedia", "MediaTestSupport"]),
         .testTarget(name: "EgressWorkerTests", dependencies: ["TestRandom", "EgressWorker", "EgressProtocol", "RTCMedia", "SRTCProtocol"]),
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol", "RTCCrypto"], exclude: ["Fixtures"]),
