@@ -15,7 +15,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BIN_DIR ?=
 
-.PHONY: deps build serve test test-swift test-swift-light test-media test-lab test-interop test-fuzz bench bench-sfu soak fuzz fuzz-long deb install clean
+.PHONY: deps build serve test test-swift test-swift-light test-media test-lab test-interop test-lane-media test-lane-interop test-fuzz bench bench-sfu soak fuzz fuzz-long deb install clean
 
 deps:
 	@scripts/install-deps
@@ -32,13 +32,14 @@ serve: deps
 ## test: every test: Swift unit and end-to-end tests, the cross-implementation checks under interop/,
 ## then every fuzz target briefly (so a target that no longer builds fails here, not months later).
 # The passes run in this order: the light Swift tests; then the media suites (processes of their own)
-# beside the interop scripts, two lanes at once (each mostly waits on the other's media and on
-# timers: one after the other they left the two cores 70 % idle); then the network lab alone (it
-# measures timing through a kernel rate limit); then the fuzzers.
+# beside the interop scripts, in two lanes of about equal length (each lane mostly waits on media and
+# timers: one pass after the other left the two cores 70 % idle); then the network lab alone (it
+# measures timing through a kernel rate limit); then the fuzzers (built with two compiler jobs, run
+# two at a time).
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	@$(MAKE) --no-print-directory test-swift-light
-	@$(MAKE) --no-print-directory -j 2 test-media test-interop
+	@$(MAKE) --no-print-directory -j 2 test-lane-media test-lane-interop
 	@$(MAKE) --no-print-directory test-lab test-fuzz
 
 # At most TEST_WIDTH tests run at once. Unbounded, Swift Testing starts every suite together and
@@ -66,7 +67,7 @@ PIPE_SUITES := SDKRelayTests|ServerDataChannelTests|SDKICERestartTests|SDKMediaT
 
 # One `swift test` pass (scripts/swift-test-pass): its failures printed, its full log kept; up to two
 # suites that fail are run once more alone and named FLAKY if they pass then (docs/architecture.md).
-# test-swift runs every Swift pass one after the other (make test runs test-media beside test-interop).
+# test-swift runs every Swift pass one after the other (make test runs test-media beside the interop scripts).
 test-swift: test-swift-light test-media test-lab
 
 test-swift-light:
@@ -84,6 +85,14 @@ test-lab:
 # a script that fails runs once more and is named FLAKY if it passes then (scripts/interop-pass).
 test-interop:
 	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop
+
+# make test's two lanes: the media suites, then one fifth of the interop scripts; the other four
+# fifths (scripts/interop-pass --lane). Each takes about 7 minutes here.
+test-lane-media: test-media
+	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop --lane 1/5
+
+test-lane-interop:
+	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop --lane 2,3,4,5/5
 
 ## bench: release build, then print the figures of every benchmark (never asserted), bench-sfu's table last.
 bench: deps
