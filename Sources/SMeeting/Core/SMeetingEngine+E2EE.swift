@@ -61,7 +61,8 @@ extension SMeetingEngine {
     }
 
     /// How long the host's client waits after a member left for others leaving with it (a host
-    /// removing several, a sub-meeting closing), so that they cost one new key, not one each.
+    /// removing several, a sub-meeting closing), so that they cost one new key, not one each
+    /// (the default of `State.e2eeLeaveSettleNanoseconds`).
     static let e2eeLeaveSettleNanoseconds: UInt64 = 500_000_000
 
     /// A member left: it is forgotten, and the host's client rotates the key so that it decrypts
@@ -70,13 +71,13 @@ extension SMeetingEngine {
         guard let e2ee = state.withLock({ $0.e2ee }) else { return }
         e2ee.forget(uid: uid)
         guard amHost else { return }
-        let first = state.withLock { s -> Bool in
+        let (first, settle) = state.withLock { s -> (Bool, UInt64) in
             defer { s.e2eeRotationScheduled = true }
-            return !s.e2eeRotationScheduled
+            return (!s.e2eeRotationScheduled, s.e2eeLeaveSettleNanoseconds)
         }
         guard first else { return }
         Task { [weak self] in
-            try? await Task.sleep(nanoseconds: Self.e2eeLeaveSettleNanoseconds)
+            try? await Task.sleep(nanoseconds: settle)
             guard let self else { return }
             self.state.withLock { $0.e2eeRotationScheduled = false }
             if self.amHost { self.rotateMeetingKey() }

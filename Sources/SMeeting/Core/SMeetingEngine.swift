@@ -52,6 +52,9 @@ public final class SMeetingEngine: Sendable {
         var e2ee: MeetingE2EE?
         /// The host's client waits for more members to leave before rotating (`e2eeMemberLeft`).
         var e2eeRotationScheduled = false
+        /// How long the host's client waits after a member left (`e2eeMemberLeft`); tests that
+        /// remove several members at once on a loaded machine give it longer.
+        var e2eeLeaveSettleNanoseconds = SMeetingEngine.e2eeLeaveSettleNanoseconds
         /// Channel switches (sub-meetings, admission) run one after the other.
         var channelSwitch: Task<Void, Never>?
         var micTrack: LocalAudioTrack?
