@@ -168,6 +168,16 @@ import Testing
         // libaom leaves an all-zero extension out: S0 T0 without one, then S1 (ext 08).
         let libaom: [UInt8] = [0x0a, 0x01, 0x00, 0x32, 0x01, 0xaa, 0x36, 0x08, 0x01, 0xbb]
         #expect(libaom.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) } == [6])
+        // Seeded random bytes: starts strictly inside the unit, in order (`fuzz/sframe` too).
+        var state: UInt32 = 31
+        for _ in 0 ..< 5_000 {
+            let bytes = (0 ..< Int(state % 40)).map { _ -> UInt8 in
+                state = state &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: state >> 24)
+            }
+            let starts = bytes.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }
+            #expect(zip([0] + starts, starts).allSatisfy { $0 < $1 } && starts.allSatisfy { $0 < bytes.count }, "\(bytes)")
+        }
         // Temporal layers of one spatial layer are one layer frame.
         let temporal: [UInt8] = [0x36, 0x20, 0x01, 0xaa, 0x36, 0x40, 0x01, 0xbb]
         #expect(temporal.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }.isEmpty)
