@@ -49,6 +49,27 @@ import('/sdk/srtc/e2ee-sframe.js').then(async (s) => {
 }).catch((e) => done(String(e)));
 """
 
+# The same access unit with a second slice after it (3-byte start code): the SDKs write one slice NAL
+# unit, the second slice inside the ciphertext (`E2EEH264Tests.h264MultiSliceWorkedExample`), and the
+# decrypted unit has both slices again.
+MULTI_SLICE_EXAMPLE = "000000016742e01faa0000000168ce3c80000000016588849901234567d3334c41678cdf0b302ea969b9863f24e27c72ae8d37e10173b72632e0321a797c265896"
+MULTI_SLICE_PLAIN = "000000016742e01faa0000000168ce3c80000000016588840000010200000003ff00000165052110000000aa"
+MULTI_SLICE_JS = """
+const done = arguments[0];
+import('/sdk/srtc/e2ee-sframe.js').then(async (s) => {
+  const unit = Uint8Array.from([0, 0, 0, 1, 0x67, 0x42, 0xe0, 0x1f, 0xaa, 0, 0, 1, 0x68, 0xce, 0x3c, 0x80,
+                                0, 0, 0, 1, 0x65, 0x88, 0x84, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x03, 0xff,
+                                0, 0, 1, 0x65, 0x05, 0x21, 0x10, 0x00, 0x00, 0x00, 0xaa]);
+  const base = Uint8Array.from([...Array(16).keys()]);
+  const sender = new s.SFrameSender(base, 0);
+  sender.keyId = 0x123; sender.counter = 0x4567; sender.key = s.frameKey(base, 0x123);
+  const encrypted = await sender.encrypt(unit, 'h264');
+  const back = await new s.SFrameReceiver(() => base).decrypt(encrypted, 'h264');
+  const hex = (b) => [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  done({encrypted: hex(encrypted), decrypted: hex(back.frame ?? [])});
+}).catch((e) => done({error: String(e)}));
+"""
+
 # The codec of the subscribe connection's inbound video.
 CODEC_JS = """
 const done = arguments[0];
@@ -99,6 +120,9 @@ def run(server, driver, bot):
     alice = Tab.joined(driver, server, "alice", CHANNEL, "alice", JOIN_JS, PASSPHRASE)
     example = alice.run_async(EXAMPLE_JS)
     expect(example == WORKED_EXAMPLE, f"WebCrypto writes the H.264 worked example as the Swift SDK does ({example})")
+    multi = alice.run_async(MULTI_SLICE_JS)
+    expect(multi.get("encrypted") == MULTI_SLICE_EXAMPLE, f"WebCrypto writes the two-slice example as the Swift SDK does ({multi})")
+    expect(multi.get("decrypted") == MULTI_SLICE_PLAIN, f"and reads both slices back ({multi})")
     exchange_encrypted_cameras(driver, server, bot, alice, CHANNEL, JOIN_JS, "h264")
 
 

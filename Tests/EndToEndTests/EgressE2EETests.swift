@@ -127,4 +127,41 @@ import Testing
         await encrypted.channel.leave()
         await server.stop()
     }
+
+    /// The trusted recorder with the passphrase records an encrypted two-layer AV1 camera (one
+    /// L2T3_KEY stream, each spatial layer's frame its own SFrame ciphertext): its engine finds the
+    /// layer frames of each temporal unit, decrypts them apart, and the file (AV1 as received, both
+    /// layers) decodes at the top layer's size with the publisher's frame numbers in order.
+    @Test func theTrustedRecorderDecryptsAnAV1SVCCamera() async throws {
+        let server = try EgressTestServer()
+        let publisher = SDKPeer(preferredVideoCodec: .av1, e2ee: E2EEConfiguration(keyProvider: .sharedKey(passphrase: "p4ss")))
+        try await publisher.channel.join(url: server.url, token: server.token(uid: "secret", channel: "svc-e2ee"))
+        let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 320, height: 180, frameRate: 15, maxBitrate: 400_000),
+                                                                 simulcast: true)
+        try await publisher.channel.publishLocalTrack(video)
+        #expect(video.info?.codec?.lowercased() == "av1" && video.info?.e2ee == true && video.info?.layers.count == 2, "\(String(describing: video.info))")
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180, fps: 15)
+        defer { pusher.stop() }
+        try await eventually("the server knows the camera") {
+            let (_, json) = try await server.call("/server/v1/channel/record/start", ["channel": "svc-e2ee", "uid": "secret", "desc": "camera_big"])
+            return json["code"] as? Int == 40901
+        }
+        let recording = try await EgressRecordingTests.start(server, ["channel": "svc-e2ee", "uid": "secret", "desc": "camera_big", "e2ee": ["passphrase": "p4ss"]])
+        let startedAt = pusher.framesPushed
+        try await eventually(timeout: 20, "4 s recorded") { pusher.framesPushed >= startedAt + 60 }
+        let finished = try await EgressRecordingTests.stop(server, recording)
+        #expect(finished["status"] as? String == "finished", "\(finished)")
+
+        let file = server.recordings + "/" + (finished["file"] as? String ?? "")
+        let decoded = try await offPool { try DecodedMediaFile(url: file) }
+        let numbers = decoded.frameNumbers
+        let stream = decoded.streams.first(where: \.isVideo)
+        print("trusted recorder, AV1 SVC: \(numbers.count) frames decoded (\(numbers.first ?? -1)…\(numbers.last ?? -1)), "
+              + "stream \(stream?.codecName ?? "?") \(stream?.width ?? 0)x\(stream?.height ?? 0), \(decoded.videoTimesUs.count) video frames")
+        #expect(stream?.codecName == "av1" && stream?.width == 320 && stream?.height == 180, "\(String(describing: stream))")
+        #expect(frameGaps(numbers).ordered && numbers.count > 30, "\(numbers.count) frames: \(numbers.prefix(10))…")
+
+        await publisher.channel.leave()
+        await server.stop()
+    }
 }

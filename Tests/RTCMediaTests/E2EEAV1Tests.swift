@@ -151,6 +151,117 @@ import Testing
         #expect(numbers == (0 ..< 15).map { $0 })
         #expect(blindNumbers.isEmpty, "a decoder without the key read \(blindNumbers)")
     }
+
+    /// Where layer frames begin (`AV1OBU.spatialLayerFrameStarts`): at a change of spatial id in
+    /// the OBU extensions, an OBU without extension just before it (a sequence header, a temporal
+    /// delimiter) opening the new layer frame; nothing for one layer or a unit that does not parse.
+    @Test func av1LayerFrameStartsFollowTheSpatialIds() {
+        // S0: sequence header, frame (ext 00); S1: frame (ext 08); S2: sequence header, frame (ext 10).
+        let unit: [UInt8] = [0x0a, 0x01, 0x00, 0x36, 0x00, 0x01, 0xaa, 0x36, 0x08, 0x02, 0xbb, 0xbb,
+                             0x12, 0x00, 0x0a, 0x01, 0x00, 0x36, 0x10, 0x01, 0xcc]
+        #expect(unit.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) } == [7, 12])
+        // One layer (extension or none) and a unit cut short.
+        #expect(Self.unit.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }.isEmpty)
+        let one: [UInt8] = [0x0a, 0x01, 0x00, 0x32, 0x01, 0xaa, 0x36, 0x20, 0x01, 0xbb]
+        #expect(one.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }.isEmpty)
+        #expect(Array(unit.prefix(9)).withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }.isEmpty)
+        // libaom leaves an all-zero extension out: S0 T0 without one, then S1 (ext 08).
+        let libaom: [UInt8] = [0x0a, 0x01, 0x00, 0x32, 0x01, 0xaa, 0x36, 0x08, 0x01, 0xbb]
+        #expect(libaom.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) } == [6])
+        // Seeded random bytes: starts strictly inside the unit, in order (`fuzz/sframe` too).
+        var state: UInt32 = 31
+        for _ in 0 ..< 5_000 {
+            let bytes = (0 ..< Int(state % 40)).map { _ -> UInt8 in
+                state = state &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: state >> 24)
+            }
+            let starts = bytes.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }
+            #expect(zip([0] + starts, starts).allSatisfy { $0 < $1 } && starts.allSatisfy { $0 < bytes.count }, "\(bytes)")
+        }
+        // Temporal layers of one spatial layer are one layer frame.
+        let temporal: [UInt8] = [0x36, 0x20, 0x01, 0xaa, 0x36, 0x40, 0x01, 0xbb]
+        #expect(temporal.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }.isEmpty)
+    }
+
+    /// libaom's L2T3_KEY units with each spatial layer's frame encrypted apart (as the Swift SDK
+    /// and browsers send them), each packetized as its own frame with the marker on the unit's
+    /// last packet: the receiver finds the layer frames in the joined unit by the clear OBU
+    /// extensions, decrypts them one by one and dav1d reads every frame number 320 wide; a
+    /// subscriber sent only the S0 frames (camera_small) decrypts them whole and reads 160 wide.
+    @Test func svcLayerFramesAreEncryptedApart() throws {
+        let pattern = try TestPatternGenerator(width: 320, height: 240)
+        var configuration = AV1Encoder.Configuration(width: 320, height: 240)
+        configuration.bitrate = 800_000
+        configuration.scalabilityMode = .l2t3Key
+        let encoder = try AV1Encoder(configuration: configuration)
+        let big = try AV1Decoder(), small = try AV1Decoder()
+        let (encryptor, decryptor) = Self.pair()
+        var packetizer = AV1Packetizer(maxPayloadSize: 400)
+        var bigAssembler = AV1FrameAssembler(), smallAssembler = AV1FrameAssembler()
+        var bigSequence: UInt16 = 0, smallSequence: UInt16 = 0
+        var bigNumbers: [Int?] = [], smallNumbers: [Int?] = [], smallSizes: Set<String> = []
+        for number in 0 ..< 16 {
+            let unit = try #require(try encoder.encode(pattern.videoFrame(number: number)))
+            #expect(unit.layerFrames.count == 2)
+            if number < 2 {
+                var headers: [String] = []
+                try unit.data.withUnsafeBytes { try AV1OBU.forEach(inTemporalUnit: $0) { header, payload in headers.append(header.map { String($0, radix: 16) }.joined() + "/\(payload.count)") } }
+                print("svc unit \(number): layers \(unit.layerFrames.map(\.range)) OBUs \(headers)")
+            }
+            var layers: [[UInt8]] = []
+            for layer in unit.layerFrames {
+                var encrypted: [UInt8] = []
+                try Array(unit.data[layer.range]).withUnsafeBytes {
+                    _ = try E2EEFrame.encrypt($0, codec: .av1, with: encryptor, appendingTo: &encrypted)
+                }
+                layers.append(encrypted)
+            }
+            // Each layer frame's packets, in order; S0's alone go to the small subscriber.
+            var packets: [[[UInt8]]] = []
+            for (layer, encrypted) in zip(unit.layerFrames, layers) {
+                var frame = EncodedVideoFrame(data: encrypted, isKeyFrame: layer.isKeyFrame, timestampUs: 0)
+                frame.scalabilityMode = nil
+                packets.append(try packetizer.packetize(frame))
+            }
+            func assemble(_ payloads: [[UInt8]], _ assembler: inout AV1FrameAssembler, _ sequence: inout UInt16) throws -> DepacketizedVideoFrame {
+                var assembled: DepacketizedVideoFrame?
+                for (index, payload) in payloads.enumerated() {
+                    let output = try assembler.push(payload: payload, sequenceNumber: sequence, timestamp: UInt32(number * 3_000),
+                                                    marker: index == payloads.count - 1)
+                    sequence &+= 1
+                    if let frame = output.frame { assembled = frame }
+                }
+                return try #require(assembled)
+            }
+            let whole = try assemble(packets.flatMap { $0 }, &bigAssembler, &bigSequence)
+            #expect(whole.data == layers[0] + layers[1], "the depacketizer joins the encrypted layer frames byte for byte")
+            let starts = whole.data.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }
+            #expect(starts == [layers[0].count], "unit \(number): the second layer frame is found where it begins")
+            var plain: [UInt8] = []
+            for (start, end) in zip([0] + starts, starts + [whole.data.count]) {
+                try Array(whole.data[start ..< end]).withUnsafeBytes { _ = try E2EEFrame.decrypt($0, codec: .av1, with: decryptor, appendingTo: &plain) }
+            }
+            var clear = whole.encodedFrame
+            clear.data = plain
+            let top = try big.decodeIntact(clear)
+            #expect(top == nil || top?.width == 320)
+            bigNumbers.append(top.flatMap(TestPatternReader.frameNumber(in:)))
+
+            let base = try assemble(packets[0], &smallAssembler, &smallSequence)
+            #expect(base.data.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }.isEmpty)
+            var basePlain: [UInt8] = []
+            try base.data.withUnsafeBytes { _ = try E2EEFrame.decrypt($0, codec: .av1, with: decryptor, appendingTo: &basePlain) }
+            var baseFrame = base.encodedFrame
+            baseFrame.data = basePlain
+            let low = try small.decodeIntact(baseFrame)
+            if let low { smallSizes.insert("\(low.width)x\(low.height)") }
+            smallNumbers.append(low.flatMap(TestPatternReader.frameNumber(in:)))
+        }
+        #expect(bigNumbers == (0 ..< 16).map { $0 })
+        #expect(smallSizes == ["160x120"])
+        #expect(smallNumbers.compactMap { $0 }.count >= 12 && smallNumbers.compactMap { $0 } == smallNumbers.compactMap { $0 }.sorted(),
+                "small numbers \(smallNumbers)")
+    }
 }
 
 private extension Array where Element == UInt8 {

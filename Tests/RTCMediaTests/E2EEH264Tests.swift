@@ -150,6 +150,28 @@ import TestRandom
     /// (`interop/test_browser_e2ee_h264.py`): base key 00…0f, key id 0x123, counter 0x4567.
     static let workedExample = "000000016742e01faa0000000168ce3c80000000016588849901234567d3334c41678cdf0b30189f09fab334e596c574ccf9dab49648"
 
+    /// The worked example's access unit with a second slice after it (3-byte start code): the
+    /// web SDK's WebCrypto code writes the same bytes (`interop/test_browser_e2ee_h264.py`) and
+    /// reads the second slice back from the plaintext.
+    static let multiSliceExample = "000000016742e01faa0000000168ce3c80000000016588849901234567d3334c41678cdf0b302ea969b9863f24e27c72ae8d37e10173b72632e0321a797c265896"
+    static let secondSlice: [UInt8] = [0, 0, 1, 0x65, 0x05, 0x21, 0x10, 0x00, 0x00, 0x00, 0xaa]
+
+    @Test func h264MultiSliceWorkedExample() throws {
+        let frame: [UInt8] = [0, 0, 0, 1] + Self.sps + [0, 0, 1] + Self.pps + [0, 0, 0, 1, 0x65, 0x88, 0x84, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x03, 0xff]
+            + Self.secondSlice
+        let encryptor = SFrameEncryptor(key: SFrameKey(baseKey: Array(0..<16), keyID: 0x123, suite: .aes128GCMSHA256), counter: 0x4567)
+        var encrypted: [UInt8] = []
+        try frame.withUnsafeBytes { _ = try E2EEFrame.encrypt($0, codec: .h264, with: encryptor, appendingTo: &encrypted) }
+        let hex = encrypted.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        print("h264MultiSliceWorkedExample: \(hex)")
+        #expect(hex == Self.multiSliceExample)
+        let decryptor = SFrameDecryptor(suite: .aes128GCMSHA256)
+        decryptor.setKey(baseKey: Array(0..<16), keyID: 0x123)
+        var plain: [UInt8] = []
+        try encrypted.withUnsafeBytes { _ = try E2EEFrame.decrypt($0, codec: .h264, with: decryptor, appendingTo: &plain) }
+        #expect(plain == [0, 0, 0, 1] + Self.sps + [0, 0, 0, 1] + Array(frame[12...]))
+    }
+
     @Test func h264WorkedExample() throws {
         let frame: [UInt8] = [0, 0, 0, 1] + Self.sps + [0, 0, 1] + Self.pps + [0, 0, 0, 1, 0x65, 0x88, 0x84, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x03, 0xff]
         let encryptor = SFrameEncryptor(key: SFrameKey(baseKey: Array(0..<16), keyID: 0x123, suite: .aes128GCMSHA256), counter: 0x4567)
@@ -172,11 +194,18 @@ import TestRandom
     }
 
     /// OpenH264's frames through encrypt → RTP packetizer → reassembly → decrypt → decoder: the
-    /// decoder reads every frame number, and a decoder fed the encrypted frames reads none.
-    @Test func openH264FramesSurviveEncryptionAndPacketization() throws {
+    /// decoder reads every frame number, and a decoder fed the encrypted frames reads none. With
+    /// 4 slices per picture (`slicesPerFrame`), every access unit has 4 slice NAL units, the
+    /// encrypted one a single slice NAL unit (the later slices are in the ciphertext), and the
+    /// decrypted one all 4 again.
+    @Test(arguments: [1, 4]) func openH264FramesSurviveEncryptionAndPacketization(slices: Int) throws {
         let pattern = try TestPatternGenerator(width: 320, height: 240)
         var configuration = H264Encoder.Configuration(width: 320, height: 240)
         configuration.bitrate = 600_000
+        configuration.slicesPerFrame = slices
+        func sliceCount(_ unit: [UInt8]) -> Int {
+            H264.nalUnits(annexB: unit).filter { (1 ... 5).contains(unit[$0.lowerBound] & 0x1f) }.count
+        }
         let encoder = try H264Encoder(configuration: configuration)
         let decoder = try H264Decoder(), blind = try H264Decoder()
         let (encryptor, decryptor) = Self.pair()
@@ -188,6 +217,7 @@ import TestRandom
             let encoded = try #require(try encoder.encode(pattern.videoFrame(number: number)))
             var encrypted: [UInt8] = []
             try encoded.data.withUnsafeBytes { _ = try E2EEFrame.encrypt($0, codec: .h264, with: encryptor, appendingTo: &encrypted) }
+            #expect(sliceCount(encoded.data) == slices && sliceCount(encrypted) == 1, "frame \(number)")
             let payloads = packetizer.packetize(encrypted)
             #expect(H264.isKeyFrame(payload: payloads[0]) == encoded.isKeyFrame, "the SFU tells key frames")
             var assembled: DepacketizedVideoFrame?
@@ -201,6 +231,7 @@ import TestRandom
             #expect(frame.data == encrypted, "the depacketizer gives back the encrypted frame byte for byte")
             var plain: [UInt8] = []
             try frame.data.withUnsafeBytes { _ = try E2EEFrame.decrypt($0, codec: .h264, with: decryptor, appendingTo: &plain) }
+            #expect(sliceCount(plain) == slices)
             let decoded = try #require(try decoder.decode(plain, timestampUs: encoded.timestampUs))
             numbers.append(TestPatternReader.frameNumber(in: decoded))
             if let garbage = try? blind.decode(frame.data, timestampUs: encoded.timestampUs), let seen = TestPatternReader.frameNumber(in: garbage) {

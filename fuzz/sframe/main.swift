@@ -4,7 +4,8 @@
 // SFrameError and appends nothing (as a data message too), or (with the fuzzer's key) opens and re-encrypts to the input.
 // As an H.264 access unit it encrypts to a frame that holds no start code past its clear part and
 // decrypts back; its bytes escaped (H.264 emulation prevention) unescape back. As an AV1 temporal
-// unit it encrypts and decrypts back to its sent OBUs.
+// unit it encrypts and decrypts back to its sent OBUs, and the layer frame starts found in it
+// (`AV1OBU.spatialLayerFrameStarts`) increase strictly inside it, each decrypted apart.
 import RTCMedia
 
 private let baseKey: [UInt8] = Array(0..<16)
@@ -75,6 +76,16 @@ public func fuzzSFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(opened == expected, "an AV1 frame decrypted to other bytes")
     } else {
         precondition(sealedAV1.isEmpty, "a failed AV1 encryption appended bytes")
+    }
+    // AV1 SVC: where layer frames begin, strictly increasing inside the unit; each piece decrypts
+    // alone or fails without appending.
+    let starts = AV1OBU.spatialLayerFrameStarts(inTemporalUnit: input)
+    precondition(zip([0] + starts, starts).allSatisfy { $0 < $1 } && (starts.last ?? 0) < max(size, 1), "layer frame starts out of order")
+    for (start, end) in zip([0] + starts, starts + [size]) {
+        var piece: [UInt8] = []
+        if (try? E2EEFrame.decrypt(UnsafeRawBufferPointer(rebasing: input[start..<end]), codec: .av1, with: decryptor, appendingTo: &piece)) == nil {
+            precondition(piece.isEmpty, "a failed layer frame decryption appended bytes")
+        }
     }
     // An encrypted data message (docs/e2ee.md, "Data messages"), with an empty and a short topic.
     for topic: [UInt8] in [[], Array("chat".utf8)] {

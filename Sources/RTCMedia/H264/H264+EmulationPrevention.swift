@@ -14,12 +14,19 @@ extension H264 {
     /// - Parameters:
     ///   - zeros: how many 00 bytes (0–2) come just before `from` in the same NAL unit.
     public static func escape(_ buffer: inout [UInt8], from: Int, zeros: Int = 0) {
-        // First pass: how many bytes go in.
+        // First pass: how many bytes go in, over raw memory (one compare for the common byte > 03).
         var inserts = 0, run = min(zeros, 2)
-        for i in from..<buffer.count {
-            let byte = buffer[i]
-            if run >= 2, byte <= emulationPreventionByte { inserts += 1; run = 0 }
-            run = byte == 0 ? run + 1 : 0
+        buffer.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var i = from
+            let end = bytes.count
+            while i < end {
+                let byte = base[i]
+                i += 1
+                if byte > emulationPreventionByte { run = 0; continue }
+                if run >= 2 { inserts += 1; run = 0 }
+                run = byte == 0 ? run + 1 : 0
+            }
         }
         let endsInZeros = run >= 2
         if endsInZeros { inserts += 1 }
@@ -61,12 +68,22 @@ extension H264 {
     /// Appends `escaped` without its emulation prevention bytes (every 03 that follows 00 00) to `out`.
     /// - Parameters:
     ///   - zeros: how many 00 bytes (0–2) come just before `escaped` in the same NAL unit.
+    /// Finds the 03s over raw memory and copies the runs between them whole.
     public static func unescape(_ escaped: UnsafeRawBufferPointer, zeros: Int = 0, appendingTo out: inout [UInt8]) {
-        var run = min(zeros, 2)
-        for byte in escaped {
-            if run >= 2, byte == emulationPreventionByte { run = 0; continue }
-            out.append(byte)
+        var run = min(zeros, 2), copied = 0, i = 0
+        let end = escaped.count
+        while i < end {
+            let byte = escaped[i]
+            i += 1
+            if byte > emulationPreventionByte { run = 0; continue }
+            if run >= 2, byte == emulationPreventionByte {
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: escaped[copied ..< i - 1]))
+                copied = i
+                run = 0
+                continue
+            }
             run = byte == 0 ? run + 1 : 0
         }
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: escaped[copied ..< end]))
     }
 }

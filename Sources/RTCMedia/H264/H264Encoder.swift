@@ -10,6 +10,11 @@ public final class H264Encoder {
     /// key-frame interval counts frames between automatic IDRs).
     public struct Configuration: VideoEncoderConfiguration {
         public var settings: VideoEncoderSettings
+        /// Slices per picture: 1 (the default) writes one slice NAL unit per picture, which FU-A
+        /// splits; more cut each picture into that many slices (OpenH264's fixed slice number mode),
+        /// as encoders in multi-threaded or size-limited slice modes do (tests of the end-to-end
+        /// encryption layout, docs/e2ee.md). 1…35.
+        public var slicesPerFrame = 1
 
         public init(width: Int, height: Int) {
             settings = VideoEncoderSettings(width: width, height: height)
@@ -118,8 +123,13 @@ public final class H264Encoder {
         params.sSpatialLayers.0.iSpatialBitrate = Int32(c.bitrate)
         params.sSpatialLayers.0.iMaxSpatialBitrate = Int32(c.bitrate * 3 / 2)
         params.sSpatialLayers.0.uiProfileIdc = PRO_BASELINE
-        // Single slice: one NAL per picture, FU-A does the splitting.
-        params.sSpatialLayers.0.sSliceArgument.uiSliceMode = SM_SINGLE_SLICE
+        // Single slice: one NAL per picture, FU-A does the splitting (unless asked for more).
+        if configuration.slicesPerFrame > 1 {
+            params.sSpatialLayers.0.sSliceArgument.uiSliceMode = SM_FIXEDSLCNUM_SLICE
+            params.sSpatialLayers.0.sSliceArgument.uiSliceNum = UInt32(min(configuration.slicesPerFrame, 35))
+        } else {
+            params.sSpatialLayers.0.sSliceArgument.uiSliceMode = SM_SINGLE_SLICE
+        }
         let initialized = vtable.InitializeExt(created, &params)
         guard initialized == 0 else {
             WelsDestroySVCEncoder(created)

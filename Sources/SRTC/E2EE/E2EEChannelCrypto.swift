@@ -82,6 +82,27 @@ final class E2EEChannelCrypto: Sendable {
         }
     }
 
+    /// The encrypted form of one video frame: a scalable encoder's temporal unit has each of its
+    /// layer frames encrypted apart, one SFrame ciphertext each (as browsers' encoded transforms
+    /// hand them out, and as receivers decrypt them: docs/e2ee.md, "AV1"), with `layerFrames`
+    /// moved onto the ciphertexts; nil as `encrypt(_:codec:)`, when any layer frame cannot be.
+    func encrypt(_ frame: EncodedVideoFrame, codec: E2EEFrame.Codec) -> EncodedVideoFrame? {
+        var encrypted = frame
+        guard !frame.layerFrames.isEmpty else {
+            guard let data = encrypt(frame.data, codec: codec) else { return nil }
+            encrypted.data = data
+            return encrypted
+        }
+        encrypted.data.removeAll(keepingCapacity: true)
+        for (index, layer) in frame.layerFrames.enumerated() {
+            guard let data = encrypt(Array(frame.data[layer.range]), codec: codec) else { return nil }
+            let start = encrypted.data.count
+            encrypted.data.append(contentsOf: data)
+            encrypted.layerFrames[index].range = start ..< encrypted.data.count
+        }
+        return encrypted
+    }
+
     /// The encrypted payload of one data message (docs/e2ee.md, "Data messages"), under the same
     /// key and counter as the media frames; nil when there is no key to send under yet.
     func encryptData(_ payload: [UInt8], topic: [UInt8]) -> [UInt8]? {

@@ -61,8 +61,8 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
         var frame = frame
         if let e2ee {
             // Encrypted before packetizing (docs/e2ee.md); a frame that cannot be is not sent.
-            guard let encrypted = e2ee.encrypt(frame.data, codec: E2EEFrame.Codec(sender.parameters.videoCodec)) else { return }
-            frame.data = encrypted
+            guard let encrypted = e2ee.encrypt(frame, codec: E2EEFrame.Codec(sender.parameters.videoCodec)) else { return }
+            frame = encrypted
         }
         let (first, count) = sender.packetize(video: frame)
         guard count > 0, let transport = route?.currentTransport else { return }

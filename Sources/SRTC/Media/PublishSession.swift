@@ -76,11 +76,10 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
             s.nextMid += 1
             // A two-layer AV1 track is one stream with two spatial layers (L2T3_KEY, docs/sdk-srtc.md):
             // one sender without rids, the layers told apart by its Dependency Descriptors.
-            // Under E2EE it is two simulcast encodings instead: a receiver decrypts each spatial
-            // layer's frame on its own (as browsers encrypt them), and this sender encrypts
-            // whole temporal units (docs/e2ee.md, "Frame format").
+            // Under E2EE too: each spatial layer's frame is encrypted apart, as browsers do
+            // (docs/e2ee.md, "AV1"), and the descriptors stay clear header extensions.
             let twoLayers = (track as? LocalVideoTrack)?.simulcast == true
-            let scalable = twoLayers && videoCodec == .av1 && e2ee == nil
+            let scalable = twoLayers && videoCodec == .av1
             let layers: [String] = twoLayers && !scalable ? [VideoLayer.cameraBig.rid, VideoLayer.cameraSmall.rid] : []
             let ssrcs = (0..<max(1, layers.count)).map { _ in UInt32.random(in: 1...UInt32.max) }
             var section = SDPNegotiation.PublishSection(mid: mid, kind: track.kind, streamLabel: cname,
@@ -121,7 +120,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     func announcedLayers(of track: LocalTrack) -> [SimulcastLayer] {
         guard let video = track as? LocalVideoTrack else { return [] }
         var layers = video.layers
-        guard layers.count == 2, videoCodec == .av1, e2ee == nil else { return layers }
+        guard layers.count == 2, videoCodec == .av1 else { return layers }
         layers[1].width = max(2, (video.preset.width / 2) & ~1)
         layers[1].height = max(2, (video.preset.height / 2) & ~1)
         layers[1].maxBitrate = nil

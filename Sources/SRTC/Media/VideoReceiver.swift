@@ -82,14 +82,19 @@ final class VideoReceiver: @unchecked Sendable {
             let layout = E2EEFrame.Codec(codec)
             frames = frames.compactMap { frame in
                 var frame = frame
-                if frame.layerFrameStarts.isEmpty {
+                // A picture of several spatial layers (VP9: the descriptors' B bits; AV1: the
+                // clear OBU extensions' spatial ids): each layer frame was encrypted apart.
+                var starts = frame.layerFrameStarts
+                if starts.isEmpty, layout == .av1 {
+                    starts = frame.data.withUnsafeBytes { AV1OBU.spatialLayerFrameStarts(inTemporalUnit: $0) }
+                }
+                if starts.isEmpty {
                     guard let plain = e2ee.decrypt(frame.data, codec: layout, from: track.uid) else { return nil }
                     frame.data = plain
                     return frame
                 }
-                // A VP9 picture of several spatial layers: each layer frame was encrypted apart.
                 var plain: [UInt8] = []
-                let bounds = [0] + frame.layerFrameStarts + [frame.data.count]
+                let bounds = [0] + starts + [frame.data.count]
                 for (start, end) in zip(bounds, bounds.dropFirst()) {
                     guard let layer = e2ee.decrypt(Array(frame.data[start ..< end]), codec: layout, from: track.uid) else { return nil }
                     plain.append(contentsOf: layer)
