@@ -22,19 +22,21 @@ CHANNEL = "av1svcsdk"
 WAIT = 45
 
 
-def run(server, driver, bot):
-    tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS)
+def run(server, driver, bot, codec="av1", channel=CHANNEL):
+    """The checks of this file's docstring for the Swift participant's `codec` (`av1` or `vp9`)."""
+    name = codec.upper()
+    tab = Tab.joined(driver, server, "the browser", channel, "browser", JOIN_JS)
     video = tab.wait_remote_track("swiftbot", "video", timeout=WAIT)
-    expect((video["codec"] or "").lower() == "av1" and video["layers"] == ["camera_big", "camera_small"],
-           f"the Swift participant's camera is announced as AV1 with two layers ({video})")
-    big = subscribe_and_read(tab, video["id"], "the Swift participant's AV1 camera_big", layer="camera_big", width=640, codec="av1")
+    expect((video["codec"] or "").lower() == codec and video["layers"] == ["camera_big", "camera_small"],
+           f"the Swift participant's camera is announced as {name} with two layers ({video})")
+    big = subscribe_and_read(tab, video["id"], f"the Swift participant's {name} camera_big", layer="camera_big", width=640, codec=codec)
 
     switched = tab.call(f"await ch.setLayer('{video['id']}', 'camera_small');")
     expect(switched["ok"], f"switched to camera_small ({switched.get('error', 'ok')})")
     tab.wait_value(lambda: numbers(tab, 320), lambda n: len(n) >= 15, "15 frame numbers read on camera_small (320 wide)", timeout=WAIT)
     small = numbers(tab, 320)
     expect(small == sorted(small) and small[0] >= big[-1], f"camera_small numbers continue ({small[:5]}…{small[-5:]})")
-    ok(f"the browser decodes the Swift participant's AV1 camera_small spatial layer: numbers {small[0]}…{small[-1]}")
+    ok(f"the browser decodes the Swift participant's {name} camera_small spatial layer: numbers {small[0]}…{small[-1]}")
 
 
 def main():

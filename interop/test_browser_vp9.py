@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """VP9 between two Chromium participants and the Swift SDK through the SFU (RFC 9628, profile 0):
 the checks of test_browser_h264.py with VP9. The Swift participant (`srtc join --video-codec vp9`)
-publishes its test pattern as a VP9 simulcast camera (libvpx); the browser, joined with
+publishes its test pattern as a VP9 camera of two spatial layers in one stream (libvpx SVC,
+L2T3_KEY: camera_small is the lower layer at half the size); the browser, joined with
 `preferredVideoCodec: 'vp9'`, publishes a canvas camera in VP9. A second browser decodes the
 browser's camera (inbound codec video/VP9) and reads its frame numbers in order; the browser
 decodes the Swift participant's VP9 on both layers and reads the frame numbers; the Swift

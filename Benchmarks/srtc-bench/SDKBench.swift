@@ -158,43 +158,53 @@ private struct SDKBench {
 
     // MARK: - Dynacast
 
-    /// The publisher's uplink (encoded bytes, both simulcast layers) when every subscriber watches
-    /// the small layer, with dynacast on (the big layer is not encoded: nobody receives it) and off.
+    /// The publisher's uplink (encoded bytes, both layers) when every subscriber watches the small
+    /// layer, with dynacast on (the big layer is not encoded: nobody receives it) and off: a VP8
+    /// simulcast camera, and VP9 and AV1 cameras sent as one `L2T3_KEY` stream (dynacast leaves
+    /// the upper spatial layer out).
     private func dynacastUplink(url: String) async throws {
-        var figures: [(dynacast: Bool, kbps: Double, paused: Set<Int>)] = []
-        for dynacast in [true, false] {
-            var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "bench-events"), logLevel: .off,
-                                                         mediaBindAddress: "127.0.0.1")
-            configuration.dynacast = dynacast
-            let publisher = SRTCEngine(independent: configuration)
-            let room = "dynacast-\(dynacast)"
-            let channel = try publisher.createChannel()
-            try await channel.join(url: url, token: token("pub", room))
-            let track = publisher.createLocalCustomVideoTrack(desc: "camera_big", preset: .h720p)   // simulcast: a camera
-            try await channel.publishLocalTrack(track)
-            var subscribers: [SRTCEngine] = []
-            for i in 0 ..< Self.dynacastSubscribers {
-                let e = engine()
-                let c = try e.createChannel()
-                c.delegates.add(delegate: SmallLayerSubscriber.shared)
-                try await c.join(url: url, token: token("small\(i)", room))
-                subscribers.append(e)
+        var figures: [(codec: VideoCodec, dynacast: Bool, kbps: Double, paused: Set<Int>, spatial: [Int])] = []
+        for codec in [VideoCodec.vp8, .vp9, .av1] {
+            for dynacast in [true, false] {
+                var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "bench-events"), logLevel: .off,
+                                                             mediaBindAddress: "127.0.0.1")
+                configuration.dynacast = dynacast
+                configuration.preferredVideoCodec = codec
+                let publisher = SRTCEngine(independent: configuration)
+                let room = "dynacast-\(codec.rawValue)-\(dynacast)"
+                let channel = try publisher.createChannel()
+                try await channel.join(url: url, token: token("pub", room))
+                let track = publisher.createLocalCustomVideoTrack(desc: "camera_big", preset: .h720p)   // two layers: a camera
+                try await channel.publishLocalTrack(track)
+                var subscribers: [SRTCEngine] = []
+                for i in 0 ..< Self.dynacastSubscribers {
+                    let e = engine()
+                    let c = try e.createChannel()
+                    c.delegates.add(delegate: SmallLayerSubscriber.shared)
+                    try await c.join(url: url, token: token("small\(i)", room))
+                    subscribers.append(e)
+                }
+                let stopPushing = try pushPattern(to: track)
+                try await Task.sleep(for: .seconds(4))   // subscriptions made, layers_needed applied
+                let before = SDKBenchmarkSupport.encodedBytes(of: track).bytes
+                let spatialBefore = SDKBenchmarkSupport.spatialFramesEncoded(of: track)
+                let window = 5.0
+                try await Task.sleep(for: .seconds(window))
+                let after = SDKBenchmarkSupport.encodedBytes(of: track)
+                let spatial = zip(SDKBenchmarkSupport.spatialFramesEncoded(of: track), spatialBefore).map { $0 - $1 }
+                stopPushing()
+                figures.append((codec, dynacast, Double(after.bytes - before) * 8 / window / 1_000, after.pausedLayers, spatial))
+                for e in subscribers { await e.destroy() }
+                await publisher.destroy()
             }
-            let stopPushing = try pushPattern(to: track)
-            try await Task.sleep(for: .seconds(4))   // subscriptions made, layers_needed applied
-            let before = SDKBenchmarkSupport.encodedBytes(of: track).bytes
-            let window = 5.0
-            try await Task.sleep(for: .seconds(window))
-            let after = SDKBenchmarkSupport.encodedBytes(of: track)
-            stopPushing()
-            figures.append((dynacast, Double(after.bytes - before) * 8 / window / 1_000, after.pausedLayers))
-            for e in subscribers { await e.destroy() }
-            await publisher.destroy()
         }
         for f in figures {
-            print(String(format: "publisher uplink, 720p VP8 simulcast, %d subscribers all on camera_small: dynacast %@ %.0f kbit/s encoded%@",
-                         Self.dynacastSubscribers, f.dynacast ? "on: " : "off:", f.kbps,
-                         f.paused.isEmpty ? " (both layers encoded)" : " (layer \(f.paused.sorted()) paused)"))
+            let kind = f.codec == .vp8 ? "720p VP8 simulcast" : "720p \(f.codec.rawValue.uppercased()) L2T3_KEY"
+            let layers = f.codec == .vp8
+                ? (f.paused.isEmpty ? " (both layers encoded)" : " (layer \(f.paused.sorted()) paused)")
+                : " (layer frames in 5 s: S0 \(f.spatial[0]), S1 \(f.spatial[1]))"
+            print(String(format: "publisher uplink, %@, %d subscribers all on camera_small: dynacast %@ %.0f kbit/s encoded%@",
+                         kind, Self.dynacastSubscribers, f.dynacast ? "on: " : "off:", f.kbps, layers))
         }
     }
 

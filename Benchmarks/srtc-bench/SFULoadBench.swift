@@ -5,6 +5,7 @@
 // bare `sendmmsg` loop sends the same datagrams to the same subscriber sockets for the kernel's
 // floor. Figures are printed, never asserted.
 import Foundation
+import RTCMedia
 import SRTCLoad
 
 /// Runs every scenario against both servers and prints one table.
@@ -35,9 +36,10 @@ struct SFULoadBench {
         ("1→8", LoadScenario(publishers: 1, subscribers: 8, joinRate: 100), true),
         ("1→50", LoadScenario(publishers: 1, subscribers: 50, joinRate: 100), true),
         // Scalable streams beside simulcast (issue 30): subscribers take the best layer; the VP8
-        // publisher sends two simulcast layers, the AV1 one a single L2T3_KEY stream (ours only).
+        // publisher sends two simulcast layers, the AV1 and VP9 ones a single L2T3_KEY stream (ours only).
         ("1→50 VP8 sim", LoadScenario(publishers: 1, subscribers: 50, simulcast: true, joinRate: 100), true),
         ("1→50 AV1 SVC", LoadScenario(publishers: 1, subscribers: 50, simulcast: true, joinRate: 100, videoCodec: "av1"), true),
+        ("1→50 VP9 SVC", LoadScenario(publishers: 1, subscribers: 50, simulcast: true, joinRate: 100, videoCodec: "vp9"), true),
         ("1→200", LoadScenario(publishers: 1, subscribers: 200, joinRate: 100), true),
         ("10 rooms × 5", LoadScenario(rooms: 10, publishers: 5, subscribers: 0, joinRate: 100), true),
         ("50 rooms × 2", LoadScenario(rooms: 50, publishers: 2, subscribers: 0, joinRate: 100), true),
@@ -87,6 +89,10 @@ struct SFULoadBench {
         if chosen.contains(where: { $0.scenario.videoCodec == "av1" }) {
             let av1 = try media.scalableAV1()
             print("   AV1 L2T3_KEY 640×360 + 320×180: \(av1.bitrate / 1000) kbit/s (\(Int(av1.packetRate)) pkt/s) per publisher")
+        }
+        if chosen.contains(where: { $0.scenario.videoCodec == "vp9" }) {
+            let vp9 = try media.scalable(.vp9)
+            print("   VP9 L2T3_KEY 640×360 + 320×180: \(vp9.bitrate / 1000) kbit/s (\(Int(vp9.packetRate)) pkt/s) per publisher")
         }
         print("   load: VP8 640×360 \(media.big.bitrate / 1000) kbit/s (\(Int(media.big.packetRate)) pkt/s), "
               + "Opus \(media.audio.bitrate / 1000) kbit/s (\(Int(media.audio.packetRate)) pkt/s) per publisher; subscribers decode nothing")

@@ -23,4 +23,8 @@ static inline vpx_codec_err_t srtc_vpx_control_int(vpx_codec_ctx_t *ctx, int id,
 static inline vpx_codec_err_t srtc_vpx_control_int_ptr(vpx_codec_ctx_t *ctx, int id, int *value) {
     return vpx_codec_control_(ctx, id, value);
 }
+// Controls that take a struct (VP9E_SET_SVC_PARAMETERS, VP9E_GET_SVC_LAYER_ID).
+static inline vpx_codec_err_t srtc_vpx_control_ptr(vpx_codec_ctx_t *ctx, int id, void *value) {
+    return vpx_codec_control_(ctx, id, value);
+}
 #endif

@@ -73,4 +73,62 @@ import Testing
         for channel in viewed + published { await channel.leave() }
         await server.stop()
     }
+
+    /// Dynacast inside SVC (VP9 and AV1 `L2T3_KEY`, one stream): while the only subscriber
+    /// receives the small spatial layer, the publisher's encoder writes no upper-layer frames (the
+    /// stream goes on with the lower layer alone); when the subscriber asks for the big layer, the
+    /// encoder writes it again from a key picture and the subscriber decodes 640×360.
+    @Test func theUpperVP9SpatialLayerStopsWhileNobodyReceivesIt() async throws {
+        try await upperSpatialLayerStopsWhileNobodyReceivesIt(codec: .vp9)
+    }
+
+    @Test func theUpperAV1SpatialLayerStopsWhileNobodyReceivesIt() async throws {
+        try await upperSpatialLayerStopsWhileNobodyReceivesIt(codec: .av1)
+    }
+
+    private func upperSpatialLayerStopsWhileNobodyReceivesIt(codec: RTCMedia.VideoCodec) async throws {
+        let server = try SDKTestServer()
+        let a = SDKPeer(preferredVideoCodec: codec), b = SDKPeer()
+        let subscriber = SDKAutoSubscriber(layer: .cameraSmall)
+        b.channel.delegates.add(delegate: subscriber)
+        let channel = "dynsvc\(codec.rawValue)"
+        try await a.channel.join(url: server.url, token: server.token(uid: "a", channel: channel))
+        try await b.channel.join(url: server.url, token: server.token(uid: "b", channel: channel))
+        let video = a.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 800_000))
+        try await a.channel.publishLocalTrack(video)
+        #expect(video.info?.codec?.lowercased() == codec.rawValue.lowercased())
+        let pusher = try SDKMediaPusher(video: video, audio: nil, width: 640, height: 360)
+        defer { pusher.stop() }
+        try await b.events.wait(for: "track+ a camera_big")
+        try await eventually("small frames decoded") { subscriber.collector.sizes.filter { $0 == (320, 180) }.count >= 15 }
+
+        // Only the lower spatial layer is received: the encoder stops writing the upper one.
+        var previous = video.sendPipeline.stats.spatialFramesEncoded, stopped = false
+        for _ in 0 ..< 50 where !stopped {
+            try await Task.sleep(for: .milliseconds(200))
+            let now = video.sendPipeline.stats.spatialFramesEncoded
+            stopped = now[1] == previous[1] && now[0] > previous[0]
+            previous = now
+        }
+        #expect(stopped, "spatial layer 1 stops being encoded")
+        let paused = video.sendPipeline.stats.spatialFramesEncoded
+        try await Task.sleep(for: .seconds(1))
+        let later = video.sendPipeline.stats.spatialFramesEncoded
+        print("SDKDynacastTests SVC \(codec.rawValue): spatial layer frames while paused: S0 \(paused[0]) → \(later[0]), S1 \(paused[1]) → \(later[1])")
+        #expect(later[1] == paused[1] && later[0] >= paused[0] + 20, "S0 \(paused[0]) → \(later[0]), S1 \(paused[1]) → \(later[1])")
+        #expect(video.sendPipeline.stats.pausedLayers.isEmpty, "the stream itself goes on")
+
+        let remote = try #require(b.channel.remoteTrack(uid: "a", desc: "camera_big") as? RemoteVideoTrack)
+        let asked = ContinuousClock.now
+        try await b.channel.switchLayer(remote, to: .cameraBig)
+        try await eventually("big frames decoded after the switch") { subscriber.collector.sizes.suffix(5).allSatisfy { $0 == (640, 360) } }
+        print("SDKDynacastTests SVC \(codec.rawValue): 640x360 decoded again \(ContinuousClock.now - asked) after the subscriber asked for it")
+        #expect(video.sendPipeline.stats.spatialFramesEncoded[1] > later[1])
+        let numbers = subscriber.collector.numbers
+        #expect(frameGaps(numbers).ordered, "numbers \(numbers)")
+        pusher.stop()
+        await a.channel.leave()
+        await b.channel.leave()
+        await server.stop()
+    }
 }

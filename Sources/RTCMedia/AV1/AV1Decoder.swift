@@ -80,4 +80,4 @@ extension AV1Decoder: VideoDecoding {
     }
 }
 
-extension AV1Encoder: VideoEncoding {}
+extension AV1Encoder: ScalableVideoEncoding {}

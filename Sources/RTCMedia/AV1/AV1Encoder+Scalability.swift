@@ -74,7 +74,7 @@ extension AV1Encoder {
 
         var data: [UInt8] = []
         var layers: [EncodedLayerFrame] = []
-        for spatial in 0 ..< mode.spatialLayers {
+        for spatial in 0 ..< min(activeSpatialLayers, mode.spatialLayers) {
             var layer = aom_svc_layer_id_t(spatial_layer_id: Int32(spatial), temporal_layer_id: Int32(temporal))
             var status = srtc_aom_set_svc_layer_id(context, &layer)
             guard status == AOM_CODEC_OK else { throw AV1CodecError.encodeFailed(AV1CodecError.message(status, context)) }
@@ -101,6 +101,17 @@ extension AV1Encoder {
         frame.layerFrames = layers
         frame.scalabilityMode = mode
         return frame
+    }
+
+    /// Dynacast inside SVC: encode spatial layers `0 ..< count` only (clamped to the mode's); the
+    /// temporal units then hold fewer layer frames. A raised count makes the next temporal unit a
+    /// key picture: the upper layer refers to the lower one only there, and its own reference
+    /// slots are stale.
+    public func setActiveSpatialLayers(_ count: Int) throws {
+        let count = min(max(count, 1), configuration.scalabilityMode.spatialLayers)
+        guard count != activeSpatialLayers else { return }
+        if count > activeSpatialLayers { requestKeyFrame() }
+        activeSpatialLayers = count
     }
 
     /// The reference slots of the frame of spatial layer `spatial` at pattern `position` (the table

@@ -38,6 +38,8 @@ public final class AV1Encoder {
     /// Scalable modes: temporal units since the last key picture (its pattern position is this
     /// modulo 4), nil before the first.
     var unitsSinceKey: Int?
+    /// Scalable modes: the spatial layers encoded now (dynacast may leave the upper one out).
+    public internal(set) var activeSpatialLayers = 1
 
     // MARK: - Public API
 
@@ -45,6 +47,7 @@ public final class AV1Encoder {
     /// - Throws: `AV1CodecError.invalidConfiguration` or `.initializationFailed`.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        activeSpatialLayers = configuration.scalabilityMode.spatialLayers
         try open()
     }
 

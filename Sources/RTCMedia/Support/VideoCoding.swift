@@ -16,7 +16,15 @@ public protocol VideoDecoding: AnyObject {
     func decodeIntact(_ frame: EncodedVideoFrame) throws -> VideoFrame?
 }
 
-extension VPXEncoder: VideoEncoding {}
+/// An encoder of spatial layers that can leave its upper ones out (dynacast inside SVC).
+public protocol ScalableVideoEncoding: VideoEncoding {
+    /// Encode spatial layers `0 ..< count` only from the next frame; raising the count makes the
+    /// next picture a key picture (the restarted layer is decodable from it). No effect on a
+    /// one-layer encoder.
+    func setActiveSpatialLayers(_ count: Int) throws
+}
+
+extension VPXEncoder: ScalableVideoEncoding {}
 extension H264Encoder: VideoEncoding {}
 
 extension VPXDecoder: VideoDecoding {

@@ -1,7 +1,10 @@
 // VP8 and VP9 encoder over libvpx with real-time settings: one-pass CBR, no look-ahead, error-resilient mode
 // (so a lost frame's damage is contained until the next key frame), `VPX_DL_REALTIME` deadline, and key frames
-// on demand for the receiver's PLI/FIR. One instance is not thread-safe: use it from one thread.
+// on demand for the receiver's PLI/FIR. VP9 with a scalability mode other than L1T1 encodes
+// spatial and temporal layers with libvpx's SVC (`VPXEncoder+Scalability.swift`). One instance is
+// not thread-safe: use it from one thread.
 import CVPX
+import RTCWire
 
 // MARK: - Types
 
@@ -9,7 +12,7 @@ import CVPX
 public typealias VP8Encoder = VPXEncoder
 
 /// Encodes `VideoFrame`s into VP8 frames ready for `VP8Packetizer`, or VP9 frames (profile 0, one
-/// spatial and temporal layer) ready for `VP9Packetizer`.
+/// layer, or the layers of `Configuration.scalabilityMode`) ready for `VP9Packetizer`.
 public final class VPXEncoder {
     /// Encoder settings with real-time defaults: the common ones (`VideoEncoderSettings`: size,
     /// bitrate, frame rate, key-frame interval, threads) and libvpx's own.
@@ -28,6 +31,10 @@ public final class VPXEncoder {
         public var minQuantizer: Int = 2
         /// Worst quantizer the rate control may choose, 0…63.
         public var maxQuantizer: Int = 56
+        /// VP9 only: the layers encoded (W3C webrtc-svc names): `.l1t1` one frame per picture,
+        /// `.l1t3` temporal layers, `.l2t3Key` also a half-size spatial layer, predicted from the
+        /// lower one only in key pictures. VP8 takes `.l1t1` alone.
+        public var scalabilityMode: ScalabilityMode = .l1t1
 
         /// Real-time defaults for a `width`×`height` stream.
         public init(width: Int, height: Int, codec: VideoCodec = .vp8) {
@@ -40,12 +47,14 @@ public final class VPXEncoder {
 
     /// The settings in force (width and height follow the frames given).
     public private(set) var configuration: Configuration
-    private let context = UnsafeMutablePointer<vpx_codec_ctx_t>.allocate(capacity: 1)
+    let context = UnsafeMutablePointer<vpx_codec_ctx_t>.allocate(capacity: 1)
     private let image = UnsafeMutablePointer<vpx_image_t>.allocate(capacity: 1)
-    private var settings = vpx_codec_enc_cfg_t()
+    var settings = vpx_codec_enc_cfg_t()
     private var isOpen = false
     private let keyFrame = KeyFrameRequest()
     private var clock = EncoderClock()
+    /// Scalable VP9: the spatial layers encoded now (dynacast may leave the upper ones out).
+    public internal(set) var activeSpatialLayers = 1
 
     // MARK: - Public API
 
@@ -53,6 +62,7 @@ public final class VPXEncoder {
     /// - Throws: `VP8CodecError.invalidConfiguration` or `.initializationFailed`.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        activeSpatialLayers = configuration.scalabilityMode.spatialLayers
         try open()
     }
 
@@ -95,6 +105,7 @@ public final class VPXEncoder {
             let bytes = UnsafeRawBufferPointer(start: buffer, count: compressed.sz)
             output = EncodedVideoFrame(data: Array(bytes), isKeyFrame: compressed.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0,
                                        timestampUs: frame.timestampUs, width: pixels.width, height: pixels.height)
+            if configuration.scalabilityMode != .l1t1, output != nil { describeLayers(of: &output!, encoded: compressed.spatial_layer_encoded) }
         }
         return output
     }
@@ -104,10 +115,15 @@ public final class VPXEncoder {
         var updated = configuration
         updated.bitrate = bitsPerSecond
         try Self.validate(updated)
-        settings.rc_target_bitrate = UInt32(bitsPerSecond / 1_000)
-        let status = vpx_codec_enc_config_set(context, &settings)
-        guard status == VPX_CODEC_OK else { throw VP8CodecError.encodeFailed(VP8CodecError.message(status, context)) }
+        let previous = configuration
         configuration = updated
+        settings.rc_target_bitrate = UInt32(bitsPerSecond / 1_000)
+        if updated.scalabilityMode != .l1t1 { configureLayerRates() }
+        let status = vpx_codec_enc_config_set(context, &settings)
+        guard status == VPX_CODEC_OK else {
+            configuration = previous
+            throw VP8CodecError.encodeFailed(VP8CodecError.message(status, context))
+        }
     }
 
     // MARK: - Internals
@@ -135,6 +151,7 @@ public final class VPXEncoder {
         settings.rc_max_quantizer = UInt32(c.maxQuantizer)
         settings.rc_resize_allowed = 0
         settings.kf_mode = c.keyFrameInterval > 0 ? VPX_KF_AUTO : VPX_KF_DISABLED
+        if c.scalabilityMode != .l1t1 { configureLayerRates() }
         status = vp9 ? srtc_vpx_enc_init_vp9(context, &settings, 0) : srtc_vpx_enc_init(context, &settings, 0)
         guard status == VPX_CODEC_OK else { throw VP8CodecError.initializationFailed(VP8CodecError.message(status, context)) }
         isOpen = true
@@ -161,6 +178,7 @@ public final class VPXEncoder {
                 throw VP8CodecError.initializationFailed(VP8CodecError.message(status, context))
             }
         }
+        if c.scalabilityMode != .l1t1 { try configureLayers() }
     }
 
     /// Points the reusable `vpx_image_t` at packed I420 planes (no copy: libvpx reads them during encode).
@@ -176,6 +194,9 @@ public final class VPXEncoder {
 
     private static func validate(_ c: Configuration) throws {
         guard c.codec == .vp8 || c.codec == .vp9 else { throw VP8CodecError.invalidConfiguration("codec \(c.codec.rawValue)") }
+        guard c.codec == .vp9 || c.scalabilityMode == .l1t1 else {
+            throw VP8CodecError.invalidConfiguration("scalabilityMode \(c.scalabilityMode.rawValue) with VP8")
+        }
         if let invalid = c.settings.invalidSetting(smallestDimension: 2) { throw VP8CodecError.invalidConfiguration(invalid) }
         guard (-16...16).contains(c.cpuUsed) else { throw VP8CodecError.invalidConfiguration("cpuUsed \(c.cpuUsed)") }
         guard (0...100).contains(c.dropFrameThreshold) else {

@@ -3,15 +3,18 @@
 // increments per picture, P = 0 on key frames, B on the first payload, E on the last — plus a slice
 // of the frame (`EqualSlices`); the RTP marker goes on the last (the end of the picture). Without
 // L, receivers read the stream as spatial and temporal layer 0, as the SFU's layer selector does.
+// A scalable encoder's pictures go out per layer frame with layer indices (`VP9Packetizer+Layers`).
 
 /// Turns encoded VP9 frames into RTP payloads no larger than `maxPayloadSize`.
 public struct VP9Packetizer: Sendable {
     /// Largest payload produced, descriptor included (the RTP header and SRTP tag come on top).
     public let maxPayloadSize: Int
     /// The picture ID the next frame will carry (15 bits).
-    public private(set) var pictureID: UInt16
+    public internal(set) var pictureID: UInt16
+    /// TL0PICIDX of the last temporal-layer-0 picture of a scalable stream (`VP9Packetizer+Layers`).
+    public internal(set) var tl0PicIndex: UInt8 = .random(in: 0...255)
     /// Reused output buffer so the emitting path does not allocate per packet.
-    private var scratch: [UInt8]
+    var scratch: [UInt8]
 
     /// I|P|L|F|B|E|V|Z, then M = 1 and the 15-bit picture ID.
     static let descriptorLength = 3
@@ -58,11 +61,17 @@ public struct VP9Packetizer: Sendable {
     }
 
     /// Packetizes an encoder's output frame into owned payloads; the last one takes the RTP marker.
+    /// A scalable encoder's picture (`layerFrames`) goes out layer frame by layer frame.
     public mutating func packetize(_ frame: EncodedVideoFrame) -> [[UInt8]] {
         var payloads: [[UInt8]] = []
         payloads.reserveCapacity(payloadCount(frameLength: frame.data.count))
         frame.data.withUnsafeBytes { bytes in
-            packetize(bytes, isKeyFrame: frame.isKeyFrame) { payload, _ in payloads.append(Array(payload)) }
+            if let mode = frame.scalabilityMode, !frame.layerFrames.isEmpty {
+                packetize(bytes, layers: frame.layerFrames, mode: mode, width: frame.width, height: frame.height,
+                          isKeyFrame: frame.isKeyFrame) { payload, _ in payloads.append(Array(payload)) }
+            } else {
+                packetize(bytes, isKeyFrame: frame.isKeyFrame) { payload, _ in payloads.append(Array(payload)) }
+            }
         }
         return payloads
     }

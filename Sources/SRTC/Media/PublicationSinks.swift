@@ -20,7 +20,7 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
     private let e2ee: E2EEChannelCrypto?
     /// The layers the server says someone receives (`layers_needed`); nil until it says.
     private let needed = Mutex<Set<Int>?>(nil)
-    /// Spatial layers the one sender carries (2: AV1 L2T3_KEY, the track's two layers), else 1.
+    /// Spatial layers the one sender carries (2: AV1 or VP9 L2T3_KEY, the track's two layers), else 1.
     let spatialLayers: Int
 
     init(senders: [RTPStreamSender], route: any PacketRoute, codec: VideoCodec = .vp8, e2ee: E2EEChannelCrypto? = nil,
@@ -45,9 +45,21 @@ final class VideoPublicationSink: EncodedVideoSink, @unchecked Sendable {
         return needed.withLock { needed in needed.map { !$0.isDisjoint(with: layers) } ?? true }
     }
 
-    /// The sink takes a scalable AV1 stream: the encoder writes its spatial and temporal layers.
+    /// The sink takes a scalable AV1 or VP9 stream: the encoder writes its spatial and temporal layers.
     var scalabilityMode: ScalabilityMode? {
-        spatialLayers > 1 && videoCodec == .av1 ? .l2t3Key : nil
+        spatialLayers > 1 && videoCodec.isScalableHere ? .l2t3Key : nil
+    }
+
+    /// Dynacast inside SVC: how many spatial layers of its scalable stream anyone receives, lowest
+    /// first (the track's layers are best first: needing layer 0, the big one, needs both). Every
+    /// layer until the server has said.
+    var neededSpatialLayers: Int {
+        guard spatialLayers > 1 else { return 1 }
+        return needed.withLock { needed in
+            guard let needed else { return spatialLayers }
+            guard let best = needed.filter({ $0 < spatialLayers }).min() else { return 0 }
+            return spatialLayers - best
+        }
     }
 
     /// Dynacast: only `layers` (sender indices) are needed from now on.

@@ -74,12 +74,14 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
         state.withLock { s in
             let mid = String(s.nextMid)
             s.nextMid += 1
-            // A two-layer AV1 track is one stream with two spatial layers (L2T3_KEY, docs/sdk-srtc.md):
-            // one sender without rids, the layers told apart by its Dependency Descriptors.
-            // Under E2EE too: each spatial layer's frame is encrypted apart, as browsers do
-            // (docs/e2ee.md, "AV1"), and the descriptors stay clear header extensions.
+            // A two-layer AV1 or VP9 track is one stream with two spatial layers (L2T3_KEY,
+            // docs/sdk-srtc.md): one sender without rids, the layers told apart by its Dependency
+            // Descriptors (AV1) or VP9 payload descriptors. AV1 under E2EE too: each spatial layer's
+            // frame is encrypted apart, as browsers do (docs/e2ee.md, "AV1"), and the descriptors
+            // stay clear header extensions. VP9 under E2EE is two simulcast encodings: this sender
+            // encrypts a VP9 picture whole, while a receiver decrypts each layer frame apart.
             let twoLayers = (track as? LocalVideoTrack)?.simulcast == true
-            let scalable = twoLayers && videoCodec == .av1
+            let scalable = twoLayers && videoCodec.isScalableHere && (videoCodec == .av1 || e2ee == nil)
             let layers: [String] = twoLayers && !scalable ? [VideoLayer.cameraBig.rid, VideoLayer.cameraSmall.rid] : []
             let ssrcs = (0..<max(1, layers.count)).map { _ in UInt32.random(in: 1...UInt32.max) }
             var section = SDPNegotiation.PublishSection(mid: mid, kind: track.kind, streamLabel: cname,
@@ -115,12 +117,12 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     }
 
     /// The layers `track` is announced with (`PublishTrack.layers`): its simulcast layers, or for
-    /// a two-layer AV1 track, sent as one L2T3_KEY stream, the same names with the lower spatial
-    /// layer's size (half the width and height) and the whole stream's bitrate.
+    /// a two-layer AV1 or VP9 track, sent as one L2T3_KEY stream, the same names with the lower
+    /// spatial layer's size (half the width and height) and the whole stream's bitrate.
     func announcedLayers(of track: LocalTrack) -> [SimulcastLayer] {
         guard let video = track as? LocalVideoTrack else { return [] }
         var layers = video.layers
-        guard layers.count == 2, videoCodec == .av1 else { return layers }
+        guard layers.count == 2, videoCodec.isScalableHere, videoCodec == .av1 || e2ee == nil else { return layers }
         layers[1].width = max(2, (video.preset.width / 2) & ~1)
         layers[1].height = max(2, (video.preset.height / 2) & ~1)
         layers[1].maxBitrate = nil
@@ -331,4 +333,10 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
 /// Random identifiers for SDP labels.
 enum UUIDString {
     static func make() -> String { UUID().uuidString.lowercased() }
+}
+
+extension VideoCodec {
+    /// The SDK sends a two-layer track of this codec as one stream of two spatial layers
+    /// (`L2T3_KEY`) rather than as simulcast (without end-to-end encryption).
+    var isScalableHere: Bool { self == .av1 || self == .vp9 }
 }

@@ -88,7 +88,8 @@ final class RTPStreamSender: Sendable {
 
     // MARK: - Packetizing
 
-    /// Cuts an encoded frame into packets in the cache (VP8: RFC 7741; VP9: RFC 9628; H.264: RFC 6184
+    /// Cuts an encoded frame into packets in the cache (VP8: RFC 7741; VP9: RFC 9628, a scalable
+    /// encoder's picture layer frame by layer frame; H.264: RFC 6184
     /// packetization-mode 1; AV1: av1-rtp-spec §4 with its Dependency Descriptor, by the negotiated
     /// `videoCodec`); returns their sequence range. The layer frames of a scalable AV1 unit are
     /// packetized one after the other, each with its own descriptor (start and end of frame,
@@ -129,7 +130,13 @@ final class RTPStreamSender: Sendable {
                 switch parameters.videoCodec {
                 case .vp8: s.vp8.packetize(data, emit: store)
                 case .h264: s.h264.packetize(data, emit: store)
-                case .vp9: s.vp9.packetize(data, isKeyFrame: frame.isKeyFrame, emit: store)
+                case .vp9:
+                    if let mode = frame.scalabilityMode, !frame.layerFrames.isEmpty {
+                        s.vp9.packetize(data, layers: frame.layerFrames, mode: mode, width: frame.width, height: frame.height,
+                                        isKeyFrame: frame.isKeyFrame, emit: store)
+                    } else {
+                        s.vp9.packetize(data, isKeyFrame: frame.isKeyFrame, emit: store)
+                    }
                 case .av1:
                     // libaom's temporal units always parse; a unit that does not is not sent whole.
                     if descriptorIndex != nil, let mode = frame.scalabilityMode, !frame.layerFrames.isEmpty {
@@ -140,6 +147,8 @@ final class RTPStreamSender: Sendable {
                             let bytes = UnsafeRawBufferPointer(rebasing: data[layer.range])
                             do { try s.av1.packetize(bytes, isKeyFrame: layer.isKeyFrame, emit: store) } catch {}
                         }
+                        // Spatial layers paused by dynacast keep their frame numbers (unsent).
+                        s.descriptors.skipFrames(mode.spatialLayers - frame.layerFrames.count)
                     } else {
                         if descriptorIndex != nil { s.descriptors.beginFrame(isKeyFrame: frame.isKeyFrame) }
                         do { try s.av1.packetize(data, isKeyFrame: frame.isKeyFrame, emit: store) } catch {}

@@ -15,10 +15,14 @@ protocol EncodedVideoSink: AnyObject, Sendable {
     /// The layers this sink's frames carry when it takes a scalable stream (AV1 `L2T3_KEY`:
     /// layer 0's encoder writes both spatial layers), nil for one layer per encoder.
     var scalabilityMode: ScalabilityMode? { get }
+    /// Of a scalable stream: how many spatial layers, lowest first, anyone receives through this
+    /// sink (dynacast inside SVC: the encoder leaves the others out).
+    var neededSpatialLayers: Int { get }
 }
 
 extension EncodedVideoSink {
     var scalabilityMode: ScalabilityMode? { nil }
+    var neededSpatialLayers: Int { 1 }
 }
 
 /// The encoders of one local video track: per simulcast layer, one encoder for each codec the
@@ -45,6 +49,7 @@ final class VideoSendPipeline: Sendable {
         var sinks: [ObjectIdentifier: any EncodedVideoSink] = [:]
         var framesEncoded = [Int](repeating: 0, count: 2)
         var bytesEncoded = 0
+        var spatialFramesEncoded = [Int](repeating: 0, count: 2)
     }
 
     /// Counters for statistics and benchmarks.
@@ -54,6 +59,8 @@ final class VideoSendPipeline: Sendable {
         var bytesEncoded: Int
         /// Layers not encoded now because no sink needs them (dynacast).
         var pausedLayers: Set<Int> = []
+        /// Layer frames a scalable encoder wrote per spatial layer (0: the lowest).
+        var spatialFramesEncoded: [Int] = [0, 0]
     }
 
     // MARK: - Properties
@@ -102,7 +109,7 @@ final class VideoSendPipeline: Sendable {
     var stats: Stats {
         state.withLock { s in
             Stats(framesEncoded: s.framesEncoded, bytesEncoded: s.bytesEncoded,
-                  pausedLayers: Set(s.layers.indices.filter { s.layers[$0].paused }))
+                  pausedLayers: Set(s.layers.indices.filter { s.layers[$0].paused }), spatialFramesEncoded: s.spatialFramesEncoded)
         }
     }
 
@@ -150,9 +157,16 @@ final class VideoSendPipeline: Sendable {
                 }
                 for codec in VideoCodec.allCases where sinks.contains(where: { $0.videoCodec == codec }) {
                     let mode = sinks.lazy.filter { $0.videoCodec == codec }.compactMap { $0.scalabilityMode }.first ?? .l1t1
-                    guard let encoded = encode(input, codec: codec, mode: mode, layer: index, forceKeyFrame: forceKey, in: &s) else { continue }
+                    // Dynacast inside SVC: the spatial layers some sink of this codec needs.
+                    let spatial = mode.spatialLayers > 1
+                        ? max(1, sinks.lazy.filter { $0.videoCodec == codec }.map(\.neededSpatialLayers).max() ?? 1) : 1
+                    guard let encoded = encode(input, codec: codec, mode: mode, spatialLayers: spatial, layer: index,
+                                               forceKeyFrame: forceKey, in: &s) else { continue }
                     s.framesEncoded[index] += 1
                     s.bytesEncoded += encoded.data.count
+                    for layer in encoded.layerFrames where layer.spatialID < s.spatialFramesEncoded.count {
+                        s.spatialFramesEncoded[layer.spatialID] += 1
+                    }
                     for sink in sinks where sink.videoCodec == codec { sink.send(encoded, layer: index) }
                 }
                 s.layers[index].lastTimestampUs = frame.timestampUs
@@ -203,8 +217,8 @@ final class VideoSendPipeline: Sendable {
         return VideoFrame(buffer: frame.buffer.scaled(width: width, height: height), timestampUs: frame.timestampUs, rotation: frame.rotation)
     }
 
-    private func encode(_ input: VideoFrame, codec: VideoCodec, mode: ScalabilityMode, layer index: Int, forceKeyFrame: Bool,
-                        in s: inout State) -> EncodedVideoFrame? {
+    private func encode(_ input: VideoFrame, codec: VideoCodec, mode: ScalabilityMode, spatialLayers: Int, layer index: Int,
+                        forceKeyFrame: Bool, in s: inout State) -> EncodedVideoFrame? {
         let preset = s.layers[index].preset
         do {
             let encoder: any VideoEncoding
@@ -214,8 +228,14 @@ final class VideoSendPipeline: Sendable {
                 encoder = try Self.makeEncoder(codec, width: input.width, height: input.height, preset: preset, mode: mode)
                 s.layers[index].encoders[codec] = encoder
                 s.layers[index].modes[codec] = mode
+                if mode.spatialLayers > 1, let scalable = encoder as? any ScalableVideoEncoding {
+                    try scalable.setActiveSpatialLayers(spatialLayers)
+                }
                 // A new encoder starts with a key frame anyway.
                 return try encoder.encode(input, forceKeyFrame: true)
+            }
+            if mode.spatialLayers > 1, let scalable = encoder as? any ScalableVideoEncoding {
+                try scalable.setActiveSpatialLayers(spatialLayers)
             }
             return try encoder.encode(input, forceKeyFrame: forceKeyFrame)
         } catch {
@@ -233,6 +253,7 @@ final class VideoSendPipeline: Sendable {
             configuration.bitrate = preset.maxBitrate
             configuration.frameRate = preset.frameRate
             configuration.keyFrameInterval = preset.frameRate * 10
+            if codec == .vp9 { configuration.scalabilityMode = mode }
             return try VP8Encoder(configuration: configuration)
         case .h264:
             var configuration = H264Encoder.Configuration(width: width, height: height)

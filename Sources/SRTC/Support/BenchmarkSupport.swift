@@ -51,4 +51,9 @@ public enum SDKBenchmarkSupport {
         let stats = track.sendPipeline.stats
         return (stats.bytesEncoded, stats.pausedLayers)
     }
+
+    /// Layer frames a scalable encoder of `track` wrote per spatial layer (lowest first).
+    public static func spatialFramesEncoded(of track: LocalVideoTrack) -> [Int] {
+        track.sendPipeline.stats.spatialFramesEncoded
+    }
 }

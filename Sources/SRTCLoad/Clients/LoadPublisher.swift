@@ -1,4 +1,5 @@
 import Foundation
+import RTCMedia
 import RTCNet
 import RTCTransport
 import RTCWire
@@ -38,10 +39,11 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
     // MARK: - Negotiation
 
     /// The offer for a camera (simulcast `h`/`l` when `simulcast`) and a microphone. With
-    /// `scalableAV1` the camera is one AV1 stream of two spatial layers (L2T3_KEY) named as the
-    /// simulcast layers are, with the Dependency Descriptor offered.
+    /// `scalable` (`.av1` or `.vp9`) the camera is one stream of two spatial layers (L2T3_KEY)
+    /// in that codec, named as the simulcast layers are (AV1 with the Dependency Descriptor offered).
     package static func makeOffer(certificate: DTLSCertificate, simulcast: Bool, audio: Bool = true, video: Bool = true,
-                                  scalableAV1: Bool = false) -> Offer {
+                                  scalable: VideoCodec? = nil) -> Offer {
+        let isScalable = scalable != nil
         let cname = "load-" + String(UInt32.random(in: 1 ... .max), radix: 36)
         var sections: [SDPNegotiation.PublishSection] = []
         var tracks: [PublishTrack] = []
@@ -51,11 +53,11 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
             tracks.append(PublishTrack(mid: "0", kind: .audio, desc: TrackDescName.mic, muted: false, layers: []))
         }
         if video {
-            let rids = simulcast && !scalableAV1 ? ["h", "l"] : []
+            let rids = simulcast && !isScalable ? ["h", "l"] : []
             sections.append(.init(mid: "1", kind: .video, streamLabel: cname, trackLabel: "cam-" + cname,
                                   ssrcs: (0..<max(1, rids.count)).map { _ in UInt32.random(in: 1 ... .max) }, rids: rids))
-            let small = scalableAV1 ? (width: LoadMedia.bigSize.width / 2, height: LoadMedia.bigSize.height / 2) : LoadMedia.smallSize
-            let layers = simulcast || scalableAV1 ? [
+            let small = isScalable ? (width: LoadMedia.bigSize.width / 2, height: LoadMedia.bigSize.height / 2) : LoadMedia.smallSize
+            let layers = simulcast || isScalable ? [
                 SimulcastLayer(rid: "h", desc: TrackDescName.cameraBig, width: LoadMedia.bigSize.width, height: LoadMedia.bigSize.height),
                 SimulcastLayer(rid: "l", desc: TrackDescName.cameraSmall, width: small.width, height: small.height),
             ] : []
@@ -66,7 +68,7 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
             sections: sections, ice: ice, fingerprint: certificate.fingerprint,
             sessionID: String(UInt64.random(in: 1_000_000_000 ... 9_999_999_999)), version: 1, cname: cname,
             extraExtensions: [ExtMap(id: UInt16(absCaptureTimeID), uri: RTPHeaderExtensionURI.absCaptureTime)],
-            videoCodec: scalableAV1 ? .av1 : .vp8, redundantAudio: false)  // it sends its encoded loop as plain Opus
+            videoCodec: scalable ?? .vp8, redundantAudio: false)  // it sends its encoded loop as plain Opus
         return Offer(sdp: sdp, sections: sections, tracks: tracks, localICE: ice)
     }
 
@@ -98,8 +100,9 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
                    let e = RTPHeaderWriter.Element(id: level, bytes: [0x80 | 30]) {
                     elements.append(e)
                 }
-                let av1 = accepted.videoCodec == .av1
-                let loop = section.kind == .audio ? media.audio : av1 ? try media.scalableAV1() : (index == 0 ? media.big : media.small)
+                let codec: VideoCodec? = accepted.videoCodec
+                let scalable = codec == .av1 || codec == .vp9 ? codec : nil
+                let loop = section.kind == .audio ? media.audio : try scalable.map { try media.scalable($0) } ?? (index == 0 ? media.big : media.small)
                 senders.append(LoadStreamSender(loop: loop, ssrc: ssrc, payloadType: payloadType, headerElements: elements, stamp: stamp,
                                                 descriptorID: id(RTPHeaderExtensionURI.dependencyDescriptor)))
             }

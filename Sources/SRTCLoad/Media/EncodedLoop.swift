@@ -125,6 +125,30 @@ package struct EncodedLoop: Sendable {
                            clockRate: 90_000, isVP8: false, isVideo: true, descriptorFrames: descriptorFrames)
     }
 
+    /// Two seconds of VP9 in two spatial layers (L2T3_KEY with libvpx SVC: `width`×`height` and
+    /// half that, three temporal layers) at about `bitrate` bits per second, each picture's layer
+    /// frames packetized with RFC 9628 descriptors (non-flexible mode, the SS on the key picture).
+    /// Picture IDs start again with each pass, which a forwarder passes on as they are.
+    package static func vp9SVC(width: Int, height: Int, frameRate: Int, bitrate: Int, seconds: Int = 2,
+                               maxPayloadSize: Int = 1_100) throws -> EncodedLoop {
+        let pattern = try TestPatternGenerator(width: width, height: height, frameRate: frameRate)
+        var configuration = VPXEncoder.Configuration(width: width, height: height, codec: .vp9)
+        configuration.bitrate = bitrate
+        configuration.frameRate = frameRate
+        configuration.keyFrameInterval = 100_000
+        configuration.scalabilityMode = .l2t3Key
+        let encoder = try VPXEncoder(configuration: configuration)
+        var packetizer = VP9Packetizer(maxPayloadSize: maxPayloadSize, initialPictureID: 0)
+        var frames: [Frame] = []
+        for number in 0 ..< frameRate * seconds {
+            let frame = grainyFrame(pattern, number: number, height: height)
+            guard let picture = try encoder.encode(frame, forceKeyFrame: number == 0) else { continue }
+            frames.append(Frame(payloads: packetizer.packetize(picture), isKeyFrame: picture.isKeyFrame))
+        }
+        return EncodedLoop(frames: frames, frameInterval: 1_000_000 / Int64(frameRate), ticksPerFrame: UInt32(90_000 / frameRate),
+                           clockRate: 90_000, isVP8: false, isVideo: true)
+    }
+
     /// One second of a 440 Hz tone as mono Opus, 20 ms per packet.
     package static func opus(bitrate: Int = 32_000, seconds: Int = 1) throws -> EncodedLoop {
         var configuration = OpusEncoder.Configuration()

@@ -1,4 +1,5 @@
 import Foundation
+import RTCMedia
 import RTCNet
 import Synchronization
 
@@ -17,16 +18,29 @@ package final class LoadMedia: Sendable {
     package static let smallSize = (width: 160, height: 90)
 
     private static let cache = Mutex<LoadMedia?>(nil)
-    /// The scalable AV1 camera, encoded on first use (only AV1 scenarios send it).
+    /// The scalable cameras, each encoded on first use (only scalable scenarios send them).
     private let av1 = Mutex<EncodedLoop?>(nil)
+    private let vp9 = Mutex<EncodedLoop?>(nil)
 
     /// The camera as one AV1 stream of two spatial layers (L2T3_KEY): 640×360 and 320×180, 30 fps,
-    /// 500 kbit/s in all, with Dependency Descriptors. Encoded once, on first use (`prepareScalableAV1`
-    /// before a run keeps the encode out of the set-up).
-    package func scalableAV1() throws -> EncodedLoop {
-        try av1.withLock { cached in
-            if let cached { return cached }
-            let loop = try EncodedLoop.av1SVC(width: Self.bigSize.width, height: Self.bigSize.height, frameRate: 30, bitrate: 500_000)
+    /// 500 kbit/s in all, with Dependency Descriptors. Encoded once, on first use (before a run,
+    /// so the encode stays out of the set-up).
+    package func scalableAV1() throws -> EncodedLoop { try scalable(.av1) }
+
+    /// The camera as one scalable stream in `codec`: AV1 as `scalableAV1`, or VP9 (`.vp9`, libvpx
+    /// SVC, L2T3_KEY at the same sizes and bitrate, RFC 9628 descriptors with the SS). Anything
+    /// else is AV1's.
+    package func scalable(_ codec: VideoCodec) throws -> EncodedLoop {
+        let (width, height) = Self.bigSize
+        if codec == .vp9 {
+            return try vp9.withLock { cached in
+                let loop = try cached ?? EncodedLoop.vp9SVC(width: width, height: height, frameRate: 30, bitrate: 500_000)
+                cached = loop
+                return loop
+            }
+        }
+        return try av1.withLock { cached in
+            let loop = try cached ?? EncodedLoop.av1SVC(width: width, height: height, frameRate: 30, bitrate: 500_000)
             cached = loop
             return loop
         }

@@ -71,9 +71,9 @@ package final class LoadRun: @unchecked Sendable {
         self.scenario = scenario
         self.target = target
         media = try await LoadMedia.shared()
-        if scenario.scalableAV1 {
+        if let codec = scenario.scalableCodec {
             let media = self.media
-            _ = try await Thread.blockingRun { Result { try media.scalableAV1() } }.get()   // encoded before anyone joins
+            _ = try await Thread.blockingRun { Result { try media.scalable(codec) } }.get()   // encoded before anyone joins
         }
         certificate = try DTLSCertificate(commonName: "srtc-load")
     }
@@ -127,7 +127,7 @@ package final class LoadRun: @unchecked Sendable {
         let session = try await target.join(room: participant.room, uid: participant.uid)
         participant.session = session
         let offer = LoadPublisher.makeOffer(certificate: certificate, simulcast: scenario.simulcast,
-                                            audio: scenario.audio, video: scenario.video, scalableAV1: scenario.scalableAV1)
+                                            audio: scenario.audio, video: scenario.video, scalable: scenario.scalableCodec)
         let (answer, publication) = try await session.publish(offer)
         let publisher = LoadPublisher()
         try publisher.connect(offer: offer, answer: answer, media: media, certificate: certificate, bindAddress: target.bindAddress)

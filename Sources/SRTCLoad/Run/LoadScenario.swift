@@ -1,3 +1,4 @@
+import RTCMedia
 import SRTCProtocol
 
 /// What a load test runs: `rooms` rooms, each with `publishers` participants who publish a camera
@@ -36,8 +37,15 @@ package struct LoadScenario: Codable, Sendable, Equatable {
         self.videoCodec = videoCodec
     }
 
-    /// The camera is one scalable AV1 stream.
-    var scalableAV1: Bool { videoCodec == "av1" }
+    /// The camera is one scalable stream (two spatial layers, L2T3_KEY) in this codec: `av1` or
+    /// `vp9`; nil for VP8 (one stream, or simulcast).
+    var scalableCodec: VideoCodec? {
+        switch videoCodec {
+        case "av1": .av1
+        case "vp9": .vp9
+        default: nil
+        }
+    }
 
     // MARK: - Bounds
 

@@ -37,6 +37,14 @@ public struct DependencyDescriptorWriter: Sendable {
         self.startsSequence = startsSequence
     }
 
+    /// Leaves `count` frame numbers unused: the frames of spatial layers a scalable encoder did not
+    /// encode this temporal unit (dynacast). The templates' frame and chain differences count every
+    /// layer's frames, so the frames that are sent keep pointing at the right ones; a chain through
+    /// the skipped frames is broken for receivers, which is so.
+    public mutating func skipFrames(_ count: Int) {
+        frameNumber &+= UInt16(truncatingIfNeeded: max(0, count))
+    }
+
     /// Writes the value of one packet of the current frame into `buffer`.
     /// - Parameters:
     ///   - first: the packet starts the frame (start_of_frame; a key frame's carries the structure).
