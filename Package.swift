@@ -63,12 +63,14 @@ let package = Package(
         // The Swift SDK's engine (channels, tracks, media, signaling). Its sources stay in
         // Sources/SRTC; the modules of the SDK's other roles depend on it, never the reverse
         // (docs/architecture.md, "The SDK's modules"; SDKModuleRolesTests).
-        .target(name: "SRTCCore", dependencies: ["SRTCProtocol", "RTCCrypto", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire",
-                                                 .target(name: "CPulse", condition: .when(platforms: [.linux])),
-                                                 .target(name: "CX11", condition: .when(platforms: [.linux])),
-                                                 .target(name: "CV4L2", condition: .when(platforms: [.linux]))], path: "Sources/SRTC"),
+        .target(name: "SRTCCore", dependencies: ["SRTCProtocol", "RTCCrypto", "RTCNet", "RTCTransport", "RTCMedia", "RTCWire"], path: "Sources/SRTC"),
         // The SDK's role modules, on the engine: IM, the network speed test, the CDN engine's player,
-        // render (beauty filter, virtual background; in the engine's camera-filter slot).
+        // render (beauty filter, virtual background; in the engine's camera-filter slot), devices
+        // (cameras, microphones, speakers, screens, video views; the only users of the device C shims).
+        .target(name: "SRTCDevices", dependencies: ["SRTCCore", "RTCMedia",
+                                                    .target(name: "CPulse", condition: .when(platforms: [.linux])),
+                                                    .target(name: "CX11", condition: .when(platforms: [.linux])),
+                                                    .target(name: "CV4L2", condition: .when(platforms: [.linux]))]),
         .target(name: "SRTCIM", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet"]),
         .target(name: "SRTCSpeedTest", dependencies: ["SRTCCore", "SRTCProtocol", "RTCNet", "RTCWire"]),
         .target(name: "SRTCRender", dependencies: ["SRTCCore", "RTCMedia"]),
@@ -76,7 +78,7 @@ let package = Package(
         .target(name: "SRTCPlayer", dependencies: ["SRTCCore", "SRTCProtocol", "RTCMedia",
                                                    .target(name: "RTCAV", condition: .when(platforms: [.linux, .macOS]))]),
         // The SDK as apps import it (`import SRTC`): the engine and every role module, re-exported.
-        .target(name: "SRTC", dependencies: ["SRTCCore", "SRTCIM", "SRTCSpeedTest", "SRTCPlayer", "SRTCRender"], path: "Sources/SRTCUmbrella"),
+        .target(name: "SRTC", dependencies: ["SRTCCore", "SRTCDevices", "SRTCIM", "SRTCSpeedTest", "SRTCPlayer", "SRTCRender"], path: "Sources/SRTCUmbrella"),
         // SMeeting: the meeting layer. Its wire types are shared by the meeting backend and the SDK.
         .target(name: "SMeetingProtocol", dependencies: ["SRTCProtocol"]),
         .target(name: "MeetingServer", dependencies: ["SRTCServer", "SMeetingProtocol", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
@@ -138,7 +140,7 @@ let package = Package(
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol", "RTCCrypto"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "TestWait", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTCProtocol", "RTCCrypto", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTCCore", "SRTCRender", "RTCCrypto", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
+        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTCCore", "SRTCDevices", "SRTCRender", "RTCCrypto", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "EgressServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer", "RTCCrypto"]),

@@ -30,11 +30,11 @@ private struct ClusterBench {
         let redis = try await TestRedis.freshURL()
         // Sequential joins of one channel from one address outrun --joins-per-second and
         // --address-joins-per-second (20 each): lift both for the run.
-        let a = try TestServer { $0.redisURL = redis; $0.nodeId = "a"; $0.logLevel = "error"; $0.httpThreads = 2; $0.limits.joinsPerSecond = 100_000
+        let a = try TestServer { $0.cluster.redisURL = redis; $0.cluster.nodeId = "a"; $0.logLevel = "error"; $0.http.threads = 2; $0.limits.joinsPerSecond = 100_000
             $0.limits.addressJoinsPerSecond = 0 }
-        let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b"; $0.logLevel = "error"; $0.httpThreads = 2; $0.limits.joinsPerSecond = 100_000
+        let b = try TestServer { $0.cluster.redisURL = redis; $0.cluster.nodeId = "b"; $0.logLevel = "error"; $0.http.threads = 2; $0.limits.joinsPerSecond = 100_000
             $0.limits.addressJoinsPerSecond = 0 }
-        let single = try TestServer { $0.logLevel = "error"; $0.httpThreads = 2 }
+        let single = try TestServer { $0.logLevel = "error"; $0.http.threads = 2 }
         // The channel is placed on a (both idle: ties go to the smaller id) by its first join.
         let anchor = try await TestSignalClient(url: a.wsURL)
         _ = try await anchor.join(token: a.token(uid: "anchor", channel: "bench"))
@@ -63,7 +63,7 @@ private struct ClusterBench {
         // Redis), with SQLite and with PostgreSQL as the store.
         var postgres = ServerConfig()
         try await TestStore.postgres.configure(&postgres)
-        let pg = try TestServer { $0.redisURL = redis; $0.nodeId = "p"; $0.logLevel = "error"; $0.httpThreads = 2; $0.databaseURL = postgres.databaseURL }
+        let pg = try TestServer { $0.cluster.redisURL = redis; $0.cluster.nodeId = "p"; $0.logLevel = "error"; $0.http.threads = 2; $0.cluster.databaseURL = postgres.cluster.databaseURL }
         for (label, server) in [("grants, SQLite, nonces in the process", single), ("grants, SQLite, nonces in redis", a),
                                 ("grants, PostgreSQL, nonces in redis", pg)] {
             let result = grantLoad(port: server.app.httpPort)
@@ -82,7 +82,7 @@ private struct ClusterBench {
     /// itself, and relaying a channel another node runs to the same subscribers
     /// (docs/deploy.md, "Channels larger than a node").
     func relayCost(redis: String, subscribers: Int = 10) async throws {
-        let owner = try TestServer { $0.redisURL = redis; $0.nodeId = "a"; $0.logLevel = "error"; $0.limits.nodeChannelSubscribers = 1
+        let owner = try TestServer { $0.cluster.redisURL = redis; $0.cluster.nodeId = "a"; $0.logLevel = "error"; $0.limits.nodeChannelSubscribers = 1
             $0.limits.joinsPerSecond = 1000; $0.limits.addressJoinsPerSecond = 0 }
         for (label, relayed) in [("serving its own channel", false), ("relaying another node's channel", true)] {
             let channel = relayed ? "relayed" : "own"

@@ -45,7 +45,7 @@ struct EgressWorkerBench {
         let directory = try TemporaryDirectory(prefix: prefix)
         defer { directory.cleanUp() }
         let server = try TestServer(modules: [EgressModule.factory]) { config in
-            config.recordingDir = directory.file("recordings")
+            config.egress.recordingDir = directory.file("recordings")
             config.logLevel = "error"
         }
         do {

@@ -12,7 +12,7 @@ func runGrantBenchmarks() {
     var config = ServerConfig()
     config.dataDir = ":memory:"
     config.httpPort = 0
-    config.httpThreads = 2
+    config.http.threads = 2
     config.appId = "app_bench"
     config.appKey = "bench_key_0123456789abcdef"
     let app: ServerApp

@@ -57,10 +57,10 @@ private struct SDKBench {
         var config = ServerConfig()
         config.dataDir = ":memory:"
         config.httpPort = 0
-        config.udpPort = 0
+        config.media.udpPort = 0
         config.appId = Self.appId
         config.appKey = Self.appKey
-        config.httpThreads = 1
+        config.http.threads = 1
         config.logLevel = "error"
         let app = try ServerApp(config: config)
         try app.start()

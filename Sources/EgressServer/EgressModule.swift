@@ -27,16 +27,16 @@ public final class EgressModule: ServerModule {
     public init(context: ServerModuleContext) throws {
         let config = context.config
         let inMemory = config.dataDir == ":memory:"
-        recordingDirectory = config.recordingDir ?? (inMemory ? nil : (config.dataDir as NSString).appendingPathComponent("recordings"))
+        recordingDirectory = config.egress.recordingDir ?? (inMemory ? nil : (config.dataDir as NSString).appendingPathComponent("recordings"))
         liveDirectory = inMemory ? (NSTemporaryDirectory() + "srtc-live-" + UUID().uuidString) : (config.dataDir as NSString).appendingPathComponent("live")
         if let liveDirectory { try FileManager.default.createDirectory(atPath: liveDirectory, withIntermediateDirectories: true) }
         let store = try EgressStore(database: context.database)
         channels = context.channels
         var settings = EgressSupervisor.Settings(recordingDirectory: recordingDirectory, liveDirectory: liveDirectory,
-                                                 workerExecutable: config.egressWorker ?? Self.defaultWorker(), maxTasks: config.egressMaxTasks)
+                                                 workerExecutable: config.egress.worker ?? Self.defaultWorker(), maxTasks: config.egress.maxTasks)
         settings.ingressBind = config.bind.contains(":") ? "0.0.0.0" : config.bind
-        settings.ingressPorts = config.ingressPorts
-        settings.nodeId = config.nodeId ?? ""
+        settings.ingressPorts = config.egress.ingressPorts
+        settings.nodeId = config.cluster.nodeId ?? ""
         settings.ingressHost = config.publicIP ?? (["0.0.0.0", "::", ""].contains(config.bind) ? "127.0.0.1" : settings.ingressBind)
         supervisor = EgressSupervisor(settings: settings, store: store, apps: context.apps, channels: context.channels,
                                       webhooks: context.webhooks, endpoint: context.endpoint)

@@ -30,10 +30,10 @@ extension TestServer {
     public static func meetingCluster(_ ids: [String]) async throws -> (nodes: [TestServer], redisURL: String) {
         var shared = ServerConfig()
         try await TestStore.postgres.configure(&shared)
-        let databaseURL = shared.databaseURL
+        let databaseURL = shared.cluster.databaseURL
         let redisURL = try await TestRedis.freshURL()
         let nodes = try ids.map { id in
-            try TestServer(modules: [MeetingModule.factory]) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = id }
+            try TestServer(modules: [MeetingModule.factory]) { $0.cluster.redisURL = redisURL; $0.cluster.databaseURL = databaseURL; $0.cluster.nodeId = id }
         }
         return (nodes, redisURL)
     }
@@ -46,11 +46,11 @@ extension TestServer {
         -> (a: TestNodeProcess, nodes: [TestServer], redisURL: String) {
         var shared = ServerConfig()
         try await TestStore.postgres.configure(&shared)
-        guard let databaseURL = shared.databaseURL else { throw TestEnvelopeSocket.Failure(description: "no test database") }
+        guard let databaseURL = shared.cluster.databaseURL else { throw TestEnvelopeSocket.Failure(description: "no test database") }
         let redisURL = try await TestRedis.freshURL()
         let a = try await TestNodeProcess(arguments: ["--redis-url", redisURL, "--database-url", databaseURL, "--node-id", "a"])
         let nodes = try ids.map { id in
-            try TestServer(modules: [MeetingModule.factory]) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = id }
+            try TestServer(modules: [MeetingModule.factory]) { $0.cluster.redisURL = redisURL; $0.cluster.databaseURL = databaseURL; $0.cluster.nodeId = id }
         }
         return (a, nodes, redisURL)
     }

@@ -4,7 +4,7 @@ import Foundation
 /// (one UDP port, which tests that relay or count datagrams on `udpPort` rely on). `make test`
 /// runs the TURN, data-channel, drain and failover suites again with 2 (docs/architecture.md,
 /// "Media workers"), and `TestServer` then puts their channels on the last worker. A test about
-/// workers sets `ServerConfig.mediaWorkers` itself (and placement decides).
+/// workers sets `ServerConfig.media.workers` itself (and placement decides).
 public enum TestMediaWorkers {
     public static let count: Int = {
         guard let text = ProcessInfo.processInfo.environment["SRTC_TEST_MEDIA_WORKERS"], let n = Int(text), n > 0 else { return 1 }

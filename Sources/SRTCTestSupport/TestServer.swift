@@ -17,18 +17,18 @@ public final class TestServer: Sendable {
         var config = ServerConfig()
         config.dataDir = ":memory:"
         config.httpPort = 0
-        config.udpPort = 0
+        config.media.udpPort = 0
         config.appId = Self.appId
         config.appKey = Self.appKey
-        config.httpThreads = 1
+        config.http.threads = 1
         config.webhookURL = webhookURL
         config.limits.reconnectGraceSeconds = grace
         configure(&config)
         // A test that chose its workers keeps them, and placement; the others get the run's.
-        let chosenByTest = config.mediaWorkers != 0
+        let chosenByTest = config.media.workers != 0
         if !chosenByTest {
-            config.mediaWorkers = TestMediaWorkers.count
-            if let budget = TestMediaWorkers.subscriberBudget { config.workerSubscriberBudget = budget }
+            config.media.workers = TestMediaWorkers.count
+            if let budget = TestMediaWorkers.subscriberBudget { config.media.workerSubscriberBudget = budget }
         }
         app = try ServerApp(config: config, modules: modules)
         try app.start()
@@ -45,12 +45,12 @@ public final class TestServer: Sendable {
     }
 
     /// `https://…` and `wss://…` when the configuration turned TLS on.
-    public var httpBase: String { "\(app.config.httpScheme)://127.0.0.1:\(app.httpPort)" }
-    public var wsURL: String { "\(app.config.tls == nil ? "ws" : "wss")://127.0.0.1:\(app.httpPort)/rtc/v1/ws" }
+    public var httpBase: String { "\(app.config.http.scheme)://127.0.0.1:\(app.httpPort)" }
+    public var wsURL: String { "\(app.config.http.tls == nil ? "ws" : "wss")://127.0.0.1:\(app.httpPort)/rtc/v1/ws" }
 
     /// How the test's own calls verify the server: with TLS on, its certificate file as it is.
     public var clientTLS: TLSConfiguration {
-        app.config.tlsCert.map { TLSConfiguration(verification: .pinned(certificateFile: $0)) } ?? .clientDefault
+        app.config.http.tlsCert.map { TLSConfiguration(verification: .pinned(certificateFile: $0)) } ?? .clientDefault
     }
 
     /// A token signed with the test app's key; `hidden`: a participant that is no user, as the

@@ -34,7 +34,7 @@ public enum TestStore: String, CaseIterable, Sendable, CustomTestStringConvertib
     /// Points `config` at a fresh store of this kind (`--database-url` for PostgreSQL).
     public func configure(_ config: inout ServerConfig) async throws {
         config.dataDir = ":memory:"
-        if self == .postgres { config.databaseURL = try await Self.unlessUnavailable { try await TestPostgres.freshDatabaseURL() } }
+        if self == .postgres { config.cluster.databaseURL = try await Self.unlessUnavailable { try await TestPostgres.freshDatabaseURL() } }
     }
 
     private static func unlessUnavailable<T>(_ body: () async throws -> T) async throws -> T {

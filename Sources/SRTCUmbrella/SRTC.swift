@@ -3,6 +3,7 @@
 // `SRTCCore`, never the reverse; this module only gathers them (docs/architecture.md, "The SDK's
 // modules"; `SDKModuleRolesTests` keeps every dependency of it exported here).
 @_exported import SRTCCore
+@_exported import SRTCDevices
 @_exported import SRTCIM
 @_exported import SRTCPlayer
 @_exported import SRTCRender

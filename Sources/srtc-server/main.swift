@@ -40,9 +40,9 @@ do {
     exit(1)
 }
 
-let base = "\(config.httpScheme)://\(config.bind == "0.0.0.0" ? "127.0.0.1" : config.bind):\(app.httpPort)"
+let base = "\(config.http.scheme)://\(config.bind == "0.0.0.0" ? "127.0.0.1" : config.bind):\(app.httpPort)"
 // ws:// beside http://, wss:// beside https://.
-let wsBase = (config.tls == nil ? "ws" : "wss") + base.drop { $0 != ":" }
+let wsBase = (config.http.tls == nil ? "ws" : "wss") + base.drop { $0 != ":" }
 if let created = app.createdApp {
     print("""
     Created the first app (its key is shown only now; it is stored in \(config.dataDir)):
@@ -52,7 +52,7 @@ if let created = app.createdApp {
 } else {
     print("apps: \(app.apps.all.map(\.appId).joined(separator: ", "))")
 }
-print("srtc-server listening on \(base) (\(config.tls == nil ? "HTTP" : "HTTPS")) and udp \(config.bind):\(app.udpPort) (media)"
+print("srtc-server listening on \(base) (\(config.http.tls == nil ? "HTTP" : "HTTPS")) and udp \(config.bind):\(app.udpPort) (media)"
       + (app.iceTCPPort.map { ", tcp \(config.bind):\($0) (ICE-TCP)" } ?? ""))
 print("  media workers: \(app.udpPorts.count) (UDP ports \(app.udpPorts.map(String.init).joined(separator: ", ")); a firewall opens each)")
 print("  server API: \(base)/server/v1/…   signaling: \(wsBase)/rtc/v1/ws   meetings: \(wsBase)/stm/v1/ws   IM: \(wsBase)/im/v1/ws   health: \(base)/healthz")
@@ -87,7 +87,7 @@ for (source, number) in zip(signals, [SIGINT, SIGTERM]) {
     source.setEventHandler {
         Log.info("server", number == SIGTERM && app.cluster != nil ? "draining, then shutting down" : "shutting down")
         Task {
-            if number == SIGTERM { await app.drain(deadline: .seconds(config.drainSeconds)) }
+            if number == SIGTERM { await app.drain(deadline: .seconds(config.cluster.drainSeconds)) }
             await app.shutdown()
             exit(0)
         }
@@ -102,13 +102,13 @@ for (source, number) in zip(signals, [SIGINT, SIGTERM]) {
 signal(SIGHUP, SIG_IGN)
 let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
 reload.setEventHandler {
-    guard config.tls != nil else {
+    guard config.http.tls != nil else {
         Log.info("tls", "SIGHUP: nothing to reload (TLS is off)")
         return
     }
     do {
         let summary = try app.reloadTLS()
-        Log.info("tls", "SIGHUP: reloaded \(config.tlsCert ?? "") and \(config.tlsKey ?? ""); new connections get \(summary.map(String.init(describing:)) ?? "it")")
+        Log.info("tls", "SIGHUP: reloaded \(config.http.tlsCert ?? "") and \(config.http.tlsKey ?? ""); new connections get \(summary.map(String.init(describing:)) ?? "it")")
     } catch {
         Log.error("tls", "SIGHUP: kept the certificate in use, the new one does not load: \(error)")
     }

@@ -47,7 +47,7 @@ import TestWait
     @Test func dataCrossesBetweenTheChannelsNodeAndRelayingNodesInOrderToItsRecipientsOnly() async throws {
         let url = try await TestRedis.freshURL()
         let nodes = try ["a", "b", "c"].map { id in
-            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
+            try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
         }
         let (a, b, c) = (nodes[0], nodes[1], nodes[2])
         // All idle: the channel goes to "a". alice and dave are served there (connected to it);
@@ -125,7 +125,7 @@ import TestWait
     @Test func captionsReachUsersServedByRelayingNodesInOrder() async throws {
         let url = try await TestRedis.freshURL()
         let nodes = try ["a", "b"].map { id in
-            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
+            try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
         }
         let (a, b) = (nodes[0], nodes[1])
         // The channel goes to "a" with alice; bob (with data channels) and carol (without) are served by b.

@@ -14,7 +14,7 @@ import Testing
     @Test func redCrossesTheUplinkAndIsForwardedOrStrippedOnTheRelayingNode() async throws {
         let url = try await TestRedis.freshURL()
         let nodes = try ["a", "b"].map { id in
-            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
+            try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
         }
         let (a, b) = (nodes[0], nodes[1])
         let alice = SDKPeer(), red = SDKPeer(), plain = SDKPeer(redundantAudio: false)

@@ -23,7 +23,7 @@ import TestWait
     @Test func subscribersOnTwoRelayingNodesDecodeThePublishersFramesAndANackOnTheThirdIsServed() async throws {
         let url = try await TestRedis.freshURL()
         let nodes = try ["a", "b", "c"].map { id in
-            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1; $0.limits.joinsPerSecond = 100; $0.limits.addressJoinsPerSecond = 100 }
+            try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = id; $0.limits.nodeChannelSubscribers = 1; $0.limits.joinsPerSecond = 100; $0.limits.addressJoinsPerSecond = 100 }
         }
         let (a, b, c) = (nodes[0], nodes[1], nodes[2])
         // All idle: the channel goes to "a" (ties broken by id); alice publishes there directly.
@@ -112,7 +112,7 @@ import TestWait
     @Test func aSessionARelayingNodeServesGetsItsEventsOnItsDataChannel() async throws {
         let url = try await TestRedis.freshURL()
         let nodes = try ["a", "b"].map { id in
-            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1; $0.qualityIntervalSeconds = 0.5 }
+            try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = id; $0.limits.nodeChannelSubscribers = 1; $0.media.qualityIntervalSeconds = 0.5 }
         }
         let (a, b) = (nodes[0], nodes[1])
         let layers = [MediaTestClient.VideoLayer(rid: "h", desc: TrackDescName.cameraBig, ssrc: 0x0ED6_E101, width: 640, height: 360),
@@ -156,7 +156,7 @@ import TestWait
     @Test func aRelayOfANodeThatLeftTheClusterIsClosed() async throws {
         let url = try await TestRedis.freshURL()
         let nodes = try ["a", "b"].map { id in
-            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
+            try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
         }
         let (a, b) = (nodes[0], nodes[1])
         let alice = try await MediaTestClient(server: a, uid: "alice", channel: "orphan")
@@ -181,7 +181,7 @@ import TestWait
     @Test func aRelayTheRelayingNodeLostIsOpenedAgain() async throws {
         let url = try await TestRedis.freshURL()
         func node(_ id: String) throws -> TestServer {
-            try TestServer { $0.redisURL = url; $0.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
+            try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = id; $0.limits.nodeChannelSubscribers = 1 }
         }
         let a = try node("a")
         var b = try node("b")

@@ -49,7 +49,7 @@ import Testing
             let redis = try await TestRedis.freshURL()
             let a = try await TestNodeProcess(arguments: ["--redis-url", redis, "--node-id", "a", "--drain-seconds", "\(drainSeconds)"]
                                               + (onSecondWorker ? ["--media-workers", "2"] : []))
-            let b = try TestServer { $0.redisURL = redis; $0.nodeId = "b"; $0.qualityIntervalSeconds = 0.5 }
+            let b = try TestServer { $0.cluster.redisURL = redis; $0.cluster.nodeId = "b"; $0.media.qualityIntervalSeconds = 0.5 }
             switch kind {
             case .relay:
                 let relay = try SDKTestProxy(to: [a.httpPort, b.app.httpPort])

@@ -27,11 +27,11 @@ final class EgressTestServer: Sendable {
         let directory = try TemporaryDirectory(prefix: "srtc-egress")
         self.directory = directory
         server = try TestServer(webhookURL: webhookURL, modules: modules + [EgressModule.factory]) { config in
-            config.recordingDir = recordingDir ?? directory.file("recordings")
-            config.egressMaxTasks = maxTasks
-            config.tlsCert = tls?.certificate
-            config.tlsKey = tls?.key
-            config.ingressPorts = ingressPorts
+            config.egress.recordingDir = recordingDir ?? directory.file("recordings")
+            config.egress.maxTasks = maxTasks
+            config.http.tlsCert = tls?.certificate
+            config.http.tlsKey = tls?.key
+            config.egress.ingressPorts = ingressPorts
         }
     }
 

@@ -12,7 +12,7 @@ import Testing
     static let width = 320, height = 180, fps = 15
 
     @Test func tenChannelsAreSpreadOverTwoWorkersAndEverySubscriberDecodesItsChannel() async throws {
-        let server = try SDKTestServer { $0.mediaWorkers = 2 }
+        let server = try SDKTestServer { $0.media.workers = 2 }
         let names = (0 ..< 10).map { "workers\($0)" }
         // One publishing engine and one viewing engine, each in all ten channels: ten encoders
         // and ten decoders would not fit this machine beside the other tests.

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func aParticipantsConnectionQualityChangeReachesTheDelegate() async throws {
-        let server = try SDKTestServer { $0.qualityIntervalSeconds = 0.25 }
+        let server = try SDKTestServer { $0.media.qualityIntervalSeconds = 0.25 }
         let watcher = SDKPeer()
         try await watcher.channel.join(url: server.url, token: server.token(uid: "watcher", channel: "quality"))
         // A publisher whose path to the server loses every second RTP packet: its level falls to poor.

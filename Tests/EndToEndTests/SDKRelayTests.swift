@@ -13,8 +13,8 @@ import Testing
     @Test func relayOnlyEnginesPublishAndDecodeVideoThroughCoturn() async throws {
         let coturn = try await TestCoturn()
         let server = try SDKTestServer { config in
-            config.turnURLs = ["turn:127.0.0.1:\(coturn.port)?transport=udp"]
-            config.turnSecret = coturn.secret
+            config.turn.urls = ["turn:127.0.0.1:\(coturn.port)?transport=udp"]
+            config.turn.secret = coturn.secret
         }
         let aPeer = SDKPeer(iceTransportPolicy: .relay), bPeer = SDKPeer(iceTransportPolicy: .relay)
         let (aEngine, a, b, bEvents) = (aPeer.engine, aPeer.channel, bPeer.channel, bPeer.events)

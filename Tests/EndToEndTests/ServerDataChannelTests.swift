@@ -11,7 +11,7 @@ import Testing
 /// keeps getting them on the WebSocket.
 @Suite(.serialized) struct ServerDataChannelTests {
     @Test func qualityAndSpeakerEventsTravelOnTheDataChannelAndStayOnTheWebSocketWithout() async throws {
-        let server = try TestServer { $0.qualityIntervalSeconds = 0.5 }
+        let server = try TestServer { $0.media.qualityIntervalSeconds = 0.5 }
         let alice = try await MediaTestClient(server: server, uid: "alice", channel: "dc")
         let bob = try await MediaTestClient(server: server, uid: "bob", channel: "dc", dataChannels: true)
         // Bob's first offer comes right after his join, with only the application section.

@@ -278,7 +278,7 @@ final class Counter: @unchecked Sendable {
     }
 
     @Test func qualityReportsArriveAndLeavingRemovesTracksForSubscribers() async throws {
-        let server = try TestServer { $0.qualityIntervalSeconds = 0.5 }
+        let server = try TestServer { $0.media.qualityIntervalSeconds = 0.5 }
         let alice = try await MediaTestClient(server: server, uid: "alice", channel: "quality")
         let bob = try await MediaTestClient(server: server, uid: "bob", channel: "quality")
         let tracks = try await alice.publish(video: [ServerMediaTests.layers[1]])

@@ -22,7 +22,7 @@ import TestWait
 
     @Test func subscribersOnTheChannelsWorkerAndOnAnotherDecodeThePublisherAndTheirFeedbackAndEventsCrossThePipe() async throws {
         // Budget 2: alice (publishing) and bob are served by the channel's worker; carol and dave by the other.
-        let server = try TestServer { $0.mediaWorkers = 2; $0.workerSubscriberBudget = 2; $0.qualityIntervalSeconds = 0.5 }
+        let server = try TestServer { $0.media.workers = 2; $0.media.workerSubscriberBudget = 2; $0.media.qualityIntervalSeconds = 0.5 }
         let alice = try await MediaTestClient(server: server, uid: "alice", channel: "wide")
         let tracks = try await alice.publish(audioSSRC: Self.audioSSRC, video: Self.layers)
         let audio = try #require(tracks.first { $0.kind == .audio })
@@ -153,7 +153,7 @@ import TestWait
     /// and each hears who speaks.
     @Test func sdkViewersOnBothWorkersDecodeThePublishersFramesInOrder() async throws {
         let width = 320, height = 180, fps = 15
-        let server = try SDKTestServer { $0.mediaWorkers = 2; $0.workerSubscriberBudget = 2 }
+        let server = try SDKTestServer { $0.media.workers = 2; $0.media.workerSubscriberBudget = 2 }
         let publisher = SDKPeer()
         let viewers = [SDKPeer(), SDKPeer(), SDKPeer()]
         let collectors = viewers.map { _ in SDKAutoSubscriber() }

@@ -7,14 +7,21 @@ import TestWait
 /// module depends on the engine; the umbrella `SRTC` depends on the engine and the role modules and
 /// re-exports every one of them, so `import SRTC` keeps giving apps the documented names. The role
 /// modules are read from the manifest (the umbrella's dependencies), so a new one is checked
-/// without editing this test.
+/// without editing this test. The platform's device libraries (PulseAudio, X11, V4L2) are
+/// `SRTCDevices`' alone: the engine reaches devices through the slot that module fills, never
+/// by importing them (`PackageManifestTests` keeps the imports equal to the declared dependencies,
+/// so an `import CPulse` in `Sources/SRTC` fails there or here).
 struct SDKModuleRolesTests {
     static let core = "SRTCCore"
     static let umbrella = "SRTC"
     /// The roles moved out of the engine so far (issue 29, item 3): each must stay a module of
     /// its own, so moving one back into `SRTCCore` fails here. A new role module is checked by
     /// `problems` without being listed.
-    static let movedOut: Set<String> = ["SRTCIM", "SRTCSpeedTest", "SRTCPlayer", "SRTCRender"]
+    static let movedOut: Set<String> = ["SRTCIM", "SRTCSpeedTest", "SRTCPlayer", "SRTCRender", "SRTCDevices"]
+    /// The module of the platform's device drivers, and the C modules of those drivers: only it
+    /// may depend on them.
+    static let devices = "SRTCDevices"
+    static let deviceShims: Set<String> = ["CPulse", "CX11", "CV4L2"]
 
     /// Every module `name` depends on, directly or through others.
     static func closure(of name: String, in targets: [String: PackageManifestTests.Target]) -> Set<String> {
@@ -51,6 +58,12 @@ struct SDKModuleRolesTests {
             if !(targets[role]?.dependencies.contains(core) ?? false) { problems.append("the role module \(role) does not depend on \(core)") }
         }
         if coreReaches.contains(Self.umbrella) { problems.append("\(core) depends on the umbrella \(Self.umbrella)") }
+        for shim in coreReaches.intersection(deviceShims).sorted() { problems.append("\(core) depends on the device C module \(shim)") }
+        for (name, target) in targets.sorted(by: { $0.key < $1.key }) where name != devices && target.kind != "testTarget" {
+            for shim in target.dependencies.intersection(deviceShims).sorted() {
+                problems.append("\(name) depends on the device C module \(shim), which only \(devices) may")
+            }
+        }
         if !umbrella.dependencies.contains(core) { problems.append("the umbrella \(Self.umbrella) does not depend on \(core)") }
         let exported = exports(under: umbrella.path)
         for missing in umbrella.dependencies.subtracting(exported).sorted() {
@@ -78,5 +91,18 @@ struct SDKModuleRolesTests {
         targets[Self.core]?.dependencies.remove("SRTCFeature")
         targets["SRTCFeature"]?.dependencies = []
         #expect(Self.problems(targets).contains("the role module SRTCFeature does not depend on SRTCCore"))
+    }
+
+    @Test func anEngineImportingADeviceModuleIsCaught() async throws {
+        var targets = try await onThread { Result { try PackageManifestTests.targets() } }.get()
+        #expect(targets[Self.devices]?.dependencies.isSuperset(of: Self.deviceShims) == true)
+        #expect(Self.problems(targets) == [])
+        targets[Self.core]?.dependencies.insert("CPulse")
+        #expect(Self.problems(targets).contains("SRTCCore depends on the device C module CPulse"))
+        #expect(Self.problems(targets).contains("SRTCCore depends on the device C module CPulse, which only SRTCDevices may"))
+        // Through another module the engine depends on, too.
+        targets[Self.core]?.dependencies.remove("CPulse")
+        targets["RTCMedia"]?.dependencies.insert("CV4L2")
+        #expect(Self.problems(targets).contains("SRTCCore depends on the device C module CV4L2"))
     }
 }

@@ -14,8 +14,8 @@ import TestWait
     /// (docs/ingress.md; RFC 9725 §4.5), where the publisher joins the channel.
     @Test func aWHIPOfferOnAnotherNodeIsRedirectedToTheChannelsNode() async throws {
         let url = try await TestRedis.freshURL()
-        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
-        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
+        let a = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "a" }
+        let b = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "b" }
         let alice = try await TestSignalClient(url: a.wsURL)
         _ = try await alice.join(token: a.token(uid: "alice", channel: "w"))
         let client = HTTPClient()
@@ -34,9 +34,9 @@ import TestWait
 
     @Test func channelCallsOnAnyNodeActOnTheChannelsNode() async throws {
         let url = try await TestRedis.freshURL()
-        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
-        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
-        let c = try TestServer { $0.redisURL = url; $0.nodeId = "c" }
+        let a = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "a" }
+        let b = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "b" }
+        let c = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "c" }
         // Alice and bob join through a; the channel runs there (idle nodes: ties go to "a").
         let alice = try await TestSignalClient(url: a.wsURL)
         _ = try await alice.join(token: a.token(uid: "alice", channel: "m"))
@@ -83,8 +83,8 @@ import TestWait
 
     @Test func aForwardedCallIsSignedAfreshAndAnsweredWhereItLands() async throws {
         let url = try await TestRedis.freshURL()
-        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
-        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
+        let a = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "a" }
+        let b = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "b" }
         let alice = try await TestSignalClient(url: a.wsURL)
         _ = try await alice.join(token: a.token(uid: "alice", channel: "m"))
         // The caller's nonce is spent on b; the call b forwards to a carries a nonce of its own,

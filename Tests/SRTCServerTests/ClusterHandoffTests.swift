@@ -11,8 +11,8 @@ import TestWait
 @Suite struct ClusterHandoffTests {
     @Test func aDrainedChannelsSessionsResumeOnTheNextNodeWithoutAnyoneLeaving() async throws {
         let url = try await TestRedis.freshURL()
-        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
-        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
+        let a = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "a" }
+        let b = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "b" }
         let alice = try await TestSignalClient(url: a.wsURL)
         let aliceJoin = try await alice.join(token: a.token(uid: "alice", channel: "m"), nickname: "Alice")
         let bob = try await TestSignalClient(url: a.wsURL)
@@ -73,9 +73,9 @@ import TestWait
         let url = try await TestRedis.freshURL()
         var shared = ServerConfig()
         try await TestStore.postgres.configure(&shared)
-        let databaseURL = try #require(shared.databaseURL)
-        let a = try TestServer(webhookURL: hooks.url) { $0.redisURL = url; $0.databaseURL = databaseURL; $0.nodeId = "a" }
-        let b = try TestServer(webhookURL: hooks.url) { $0.redisURL = url; $0.databaseURL = databaseURL; $0.nodeId = "b" }
+        let databaseURL = try #require(shared.cluster.databaseURL)
+        let a = try TestServer(webhookURL: hooks.url) { $0.cluster.redisURL = url; $0.cluster.databaseURL = databaseURL; $0.cluster.nodeId = "a" }
+        let b = try TestServer(webhookURL: hooks.url) { $0.cluster.redisURL = url; $0.cluster.databaseURL = databaseURL; $0.cluster.nodeId = "b" }
         let alice = try await TestSignalClient(url: a.wsURL)
         let join = try await alice.join(token: a.token(uid: "alice", channel: "w"))
         try await eventually(timeout: 30, "channel_created and user_joined delivered") { hooks.deliveries.count >= 2 }
@@ -96,8 +96,8 @@ import TestWait
 
     @Test func aSessionThatDoesNotComeBackLeavesAfterTheGracePeriod() async throws {
         let url = try await TestRedis.freshURL()
-        let a = try TestServer(grace: 1) { $0.redisURL = url; $0.nodeId = "a" }
-        let b = try TestServer(grace: 1) { $0.redisURL = url; $0.nodeId = "b" }
+        let a = try TestServer(grace: 1) { $0.cluster.redisURL = url; $0.cluster.nodeId = "a" }
+        let b = try TestServer(grace: 1) { $0.cluster.redisURL = url; $0.cluster.nodeId = "b" }
         let alice = try await TestSignalClient(url: a.wsURL)
         let aliceJoin = try await alice.join(token: a.token(uid: "alice", channel: "m"))
         let bob = try await TestSignalClient(url: a.wsURL)

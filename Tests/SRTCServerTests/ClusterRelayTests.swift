@@ -10,8 +10,8 @@ import TestWait
 @Suite struct ClusterRelayTests {
     @Test func clientsOnDifferentNodesMeetInOneChannelAndExchangeMedia() async throws {
         let url = try await TestRedis.freshURL()
-        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
-        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
+        let a = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "a" }
+        let b = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "b" }
         // Both idle: the channel goes to "a" (ties broken by id), so alice, on b, is relayed.
         let alice = try await MediaTestClient(server: b, uid: "alice", channel: "m")
         #expect(a.app.channels.existingRoom(ChannelKey(appId: TestServer.appId, name: "m")) != nil)
@@ -55,8 +55,8 @@ import TestWait
     /// and DTLS at any other address.
     @Test func aRelayOpensOnlyToMediaAddressesTheOwnerRegistered() async throws {
         let url = try await TestRedis.freshURL()
-        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
-        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
+        let a = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "a" }
+        let b = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "b" }
         let single = try TestServer()
         func open(_ node: TestServer, owner: String, candidates: [String]) async throws -> (Int, Int?) {
             let uplink: [String: Any] = ["ufrag": "edgeufrag", "pwd": "edgepasswordedgepassword", "owner_ufrag": "ownerufr",
@@ -90,9 +90,9 @@ import TestWait
         let redisURL = try await TestRedis.freshURL()
         var shared = ServerConfig()
         try await TestStore.postgres.configure(&shared)
-        let databaseURL = try #require(shared.databaseURL)
-        let a = try TestServer(webhookURL: hooks.url) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = "a" }
-        let b = try TestServer(webhookURL: hooks.url) { $0.redisURL = redisURL; $0.databaseURL = databaseURL; $0.nodeId = "b" }
+        let databaseURL = try #require(shared.cluster.databaseURL)
+        let a = try TestServer(webhookURL: hooks.url) { $0.cluster.redisURL = redisURL; $0.cluster.databaseURL = databaseURL; $0.cluster.nodeId = "a" }
+        let b = try TestServer(webhookURL: hooks.url) { $0.cluster.redisURL = redisURL; $0.cluster.databaseURL = databaseURL; $0.cluster.nodeId = "b" }
         // Events of two channels stored in the one outbox both nodes read.
         var clients: [TestSignalClient] = []
         for (server, uid, channel) in [(a, "alice", "x"), (b, "bob", "y"), (b, "carol", "x"), (a, "dave", "y")] {

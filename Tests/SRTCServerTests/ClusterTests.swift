@@ -106,8 +106,8 @@ import TestWait
 
     @Test func aNonceUsedOnOneNodeIsRefusedOnAnother() async throws {
         let url = try await TestRedis.freshURL()
-        let a = try TestServer { $0.redisURL = url; $0.nodeId = "a" }
-        let b = try TestServer { $0.redisURL = url; $0.nodeId = "b" }
+        let a = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "a" }
+        let b = try TestServer { $0.cluster.redisURL = url; $0.cluster.nodeId = "b" }
         let nonce = UUID().uuidString
         let body: [String: Any] = ["channel": "c1", "uid": "u1"]
         #expect(try await a.call("/server/v1/channel/grant", body, nonce: nonce).0 == 200)

@@ -28,9 +28,9 @@ import SRTCTestSupport
         let secret = "turn-shared-secret"
         let urls = ["turn:127.0.0.1:3478?transport=udp", "turn:127.0.0.1:3478?transport=tcp", "turns:turn.example.com:443?transport=tcp"]
         let server = try TestServer { config in
-            config.turnURLs = urls
-            config.turnSecret = secret
-            config.turnCredentialTTL = 600
+            config.turn.urls = urls
+            config.turn.secret = secret
+            config.turn.credentialTTL = 600
         }
         let client = try await TestSignalClient(url: server.wsURL)
         let before = Int64(Date().timeIntervalSince1970)
@@ -54,8 +54,8 @@ import SRTCTestSupport
     @Test func turnSettingsComeFromFlagsAndRejectOtherSchemes() throws {
         let config = try ServerConfig.load(arguments: ["--turn-urls", "turn:a:3478, turns:b:443?transport=tcp", "--turn-secret", "s"],
                                            environment: [:])
-        #expect(config.turnURLs == ["turn:a:3478", "turns:b:443?transport=tcp"])
-        #expect(config.turnSecret == "s" && config.turnCredentialTTL == 21_600)
+        #expect(config.turn.urls == ["turn:a:3478", "turns:b:443?transport=tcp"])
+        #expect(config.turn.secret == "s" && config.turn.credentialTTL == 21_600)
         #expect(throws: (any Error).self) { try ServerConfig.load(arguments: ["--turn-urls", "http://a"], environment: [:]) }
     }
 }

@@ -5,9 +5,9 @@ import Testing
 @Suite struct LimitSettingsTests {
     @Test func everyLimitHasItsDocumentedDefault() throws {
         let c = try ServerConfig.load(arguments: [], environment: [:])
-        #expect(c.maxConnections == 10_000 && c.maxConnectionsPerAddress == 256)
-        #expect(c.headerTimeoutSeconds == 10 && c.idleTimeoutSeconds == 60)
-        #expect(c.maxRequestLineBytes == 8192 && c.maxHeaderBytes == 16384 && c.maxHeaderCount == 100)
+        #expect(c.http.maxConnections == 10_000 && c.http.maxConnectionsPerAddress == 256)
+        #expect(c.http.headerTimeoutSeconds == 10 && c.http.idleTimeoutSeconds == 60)
+        #expect(c.http.maxRequestLineBytes == 8192 && c.http.maxHeaderBytes == 16384 && c.http.maxHeaderCount == 100)
         #expect(c.nonceCacheCapacity == 4_000_000)
         #expect(c.limits.tokenLeewaySeconds == 5)
         #expect(c.limits.joinsPerSecond == 20 && c.limits.userJoinsPerSecond == 1 && c.limits.addressJoinsPerSecond == 20)
@@ -20,9 +20,9 @@ import Testing
             "--max-header-count", "50", "--nonce-cache-capacity", "1000", "--token-leeway-seconds", "0",
             "--user-joins-per-second", "0",
         ], environment: ["SRTC_ADDRESS_JOINS_PER_SECOND": "100"])
-        #expect(c.maxConnections == 500 && c.maxConnectionsPerAddress == 0)
-        #expect(c.headerTimeoutSeconds == 3 && c.idleTimeoutSeconds == 15)
-        #expect(c.maxRequestLineBytes == 4096 && c.maxHeaderBytes == 32768 && c.maxHeaderCount == 50)
+        #expect(c.http.maxConnections == 500 && c.http.maxConnectionsPerAddress == 0)
+        #expect(c.http.headerTimeoutSeconds == 3 && c.http.idleTimeoutSeconds == 15)
+        #expect(c.http.maxRequestLineBytes == 4096 && c.http.maxHeaderBytes == 32768 && c.http.maxHeaderCount == 50)
         #expect(c.nonceCacheCapacity == 1000 && c.limits.tokenLeewaySeconds == 0)
         #expect(c.limits.userJoinsPerSecond == 0 && c.limits.addressJoinsPerSecond == 100)
     }

@@ -8,9 +8,9 @@ import RTCNet
 /// when unknown, and asked of the kernel for the SFU's I/O thread.
 @Suite struct MediaThreadPrioritySettingTests {
     @Test func itIsNormalUnlessSetByFlagOrVariable() throws {
-        #expect(try ServerConfig.load(arguments: [], environment: [:]).mediaThreadPriority == .normal)
-        #expect(try ServerConfig.load(arguments: ["--media-thread-priority", "realtime"], environment: [:]).mediaThreadPriority == .realtime)
-        #expect(try ServerConfig.load(arguments: [], environment: ["SRTC_MEDIA_THREAD_PRIORITY": "high"]).mediaThreadPriority == .high)
+        #expect(try ServerConfig.load(arguments: [], environment: [:]).media.threadPriority == .normal)
+        #expect(try ServerConfig.load(arguments: ["--media-thread-priority", "realtime"], environment: [:]).media.threadPriority == .realtime)
+        #expect(try ServerConfig.load(arguments: [], environment: ["SRTC_MEDIA_THREAD_PRIORITY": "high"]).media.threadPriority == .high)
     }
 
     @Test func anUnknownPriorityIsRefused() {

@@ -11,19 +11,19 @@ import Testing
 /// ports; a client reaches its transport's worker only through that worker's candidates.
 @Suite(.serialized) struct MediaWorkersTests {
     @Test func theFlagAndTheEnvironmentSetTheWorkersAndTheDefaultIsOnePerCPU() throws {
-        #expect(try ServerConfig.load(arguments: ["--media-workers", "3"], environment: [:]).effectiveMediaWorkers == 3)
-        #expect(try ServerConfig.load(arguments: [], environment: ["SRTC_MEDIA_WORKERS": "2"]).effectiveMediaWorkers == 2)
+        #expect(try ServerConfig.load(arguments: ["--media-workers", "3"], environment: [:]).media.effectiveWorkers == 3)
+        #expect(try ServerConfig.load(arguments: [], environment: ["SRTC_MEDIA_WORKERS": "2"]).media.effectiveWorkers == 2)
         let defaults = try ServerConfig.load(arguments: [], environment: [:])
-        #expect(defaults.mediaWorkers == 0 && defaults.effectiveMediaWorkers == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(defaults.media.workers == 0 && defaults.media.effectiveWorkers == ProcessInfo.processInfo.activeProcessorCount)
         for bad in ["0", "-1", "x", "257"] {
             #expect(throws: ConfigError.self) { try ServerConfig.load(arguments: ["--media-workers", bad], environment: [:]) }
         }
     }
 
     @Test func theSubscriberBudgetIsTwoHundredByDefaultAndComesFromTheFlagOrTheEnvironment() throws {
-        #expect(try ServerConfig.load(arguments: [], environment: [:]).workerSubscriberBudget == 200)
-        #expect(try ServerConfig.load(arguments: ["--worker-subscriber-budget", "1"], environment: [:]).workerSubscriberBudget == 1)
-        #expect(try ServerConfig.load(arguments: [], environment: ["SRTC_WORKER_SUBSCRIBER_BUDGET": "0"]).workerSubscriberBudget == 0)
+        #expect(try ServerConfig.load(arguments: [], environment: [:]).media.workerSubscriberBudget == 200)
+        #expect(try ServerConfig.load(arguments: ["--worker-subscriber-budget", "1"], environment: [:]).media.workerSubscriberBudget == 1)
+        #expect(try ServerConfig.load(arguments: [], environment: ["SRTC_WORKER_SUBSCRIBER_BUDGET": "0"]).media.workerSubscriberBudget == 0)
         for bad in ["-1", "x", "1000001"] {
             #expect(throws: ConfigError.self) { try ServerConfig.load(arguments: ["--worker-subscriber-budget", bad], environment: [:]) }
         }

@@ -203,7 +203,7 @@ import SRTCProtocol
 @Suite struct ServerConfigTests {
     @Test func defaults() throws {
         let c = try ServerConfig.load(arguments: [], environment: [:])
-        #expect(c.httpPort == 7880 && c.udpPort == 7881 && c.bind == "127.0.0.1" && c.dataDir == "./srtc-data")
+        #expect(c.httpPort == 7880 && c.media.udpPort == 7881 && c.bind == "127.0.0.1" && c.dataDir == "./srtc-data")
     }
 
     @Test func flagsBeatEnvironmentWhichBeatsTheFile() throws {
@@ -213,7 +213,7 @@ import SRTCProtocol
         let c = try ServerConfig.load(arguments: ["--http-port", "9100", "--config", path],
                                       environment: ["SRTC_HTTP_PORT": "9200", "SRTC_UDP_PORT": "9201"])
         #expect(c.httpPort == 9100)
-        #expect(c.udpPort == 9201)
+        #expect(c.media.udpPort == 9201)
         #expect(c.bind == "0.0.0.0")
     }
 

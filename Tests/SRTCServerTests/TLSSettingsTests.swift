@@ -8,21 +8,21 @@ import RTCNet
 @Suite struct TLSSettingsTests {
     @Test func theCertificateAndKeyComeFromFlagsVariablesOrTheConfigFile() throws {
         let flags = try ServerConfig.load(arguments: ["--tls-cert", "/c.pem", "--tls-key", "/k.pem", "--http-redirect-port", "80"], environment: [:])
-        #expect(flags.tls == .server(certificateChainFile: "/c.pem", privateKeyFile: "/k.pem"))
-        #expect(flags.httpRedirectPort == 80 && flags.httpScheme == "https")
+        #expect(flags.http.tls == .server(certificateChainFile: "/c.pem", privateKeyFile: "/k.pem"))
+        #expect(flags.http.redirectPort == 80 && flags.http.scheme == "https")
         let variables = try ServerConfig.load(arguments: [], environment: ["SRTC_TLS_CERT": "/c.pem", "SRTC_TLS_KEY": "/k.pem",
                                                                            "SRTC_HTTP_REDIRECT_PORT": "8080"])
-        #expect(variables.tlsCert == "/c.pem" && variables.tlsKey == "/k.pem" && variables.httpRedirectPort == 8080)
+        #expect(variables.http.tlsCert == "/c.pem" && variables.http.tlsKey == "/k.pem" && variables.http.redirectPort == 8080)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("srtc-tls-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(#"{"tls_cert": "/f.pem", "tls_key": "/f.key", "http_redirect_port": 80}"#.utf8).write(to: file)
         let fromFile = try ServerConfig.load(arguments: ["--config", file.path], environment: [:])
-        #expect(fromFile.tlsCert == "/f.pem" && fromFile.tlsKey == "/f.key" && fromFile.httpRedirectPort == 80)
+        #expect(fromFile.http.tlsCert == "/f.pem" && fromFile.http.tlsKey == "/f.key" && fromFile.http.redirectPort == 80)
     }
 
     @Test func withoutThemTheServerSpeaksPlainHTTP() throws {
         let config = try ServerConfig.load(arguments: [], environment: [:])
-        #expect(config.tls == nil && config.httpScheme == "http" && config.httpRedirectPort == nil)
+        #expect(config.http.tls == nil && config.http.scheme == "http" && config.http.redirectPort == nil)
     }
 
     @Test func oneWithoutTheOtherIsRefused() {

@@ -1,4 +1,5 @@
 @testable import SRTCCore
+@testable import SRTCDevices
 import Testing
 
 /// Seed 002's interruption recovery (`AudioInterruptionRecovery`, carried out on iOS by

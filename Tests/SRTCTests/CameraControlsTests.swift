@@ -1,5 +1,6 @@
 import Foundation
 @testable import SRTCCore
+@testable import SRTCDevices
 import Testing
 
 /// The documented ranges of the camera controls (applied on iOS by `LocalCameraTrack`).

@@ -1,6 +1,7 @@
 import Foundation
 import RTCMedia
 @testable import SRTCCore
+@testable import SRTCDevices
 import Synchronization
 import TestWait
 import Testing

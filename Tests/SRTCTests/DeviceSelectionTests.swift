@@ -1,4 +1,5 @@
 @testable import SRTCCore
+@testable import SRTCDevices
 import Testing
 
 /// Seed 001's `deviceId` (issue 28 item 3): the rule the Apple microphone layer applies before it

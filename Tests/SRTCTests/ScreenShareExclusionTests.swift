@@ -1,4 +1,5 @@
 @testable import SRTCCore
+@testable import SRTCDevices
 import Testing
 
 /// Seed 001's rule for what a screen share cuts out (`requestShare(source:…excludedWindowIds:

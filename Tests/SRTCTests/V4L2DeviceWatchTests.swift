@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 @testable import SRTCCore
+@testable import SRTCDevices
 import Synchronization
 import TestWait
 import Testing

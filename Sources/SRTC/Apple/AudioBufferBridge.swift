@@ -3,8 +3,8 @@ import AVFoundation
 import RTCMedia
 
 /// `AVAudioPCMBuffer` ↔ `AudioPCMBuffer` on Apple platforms (float or 16-bit, interleaved or not).
-enum AudioBufferBridge {
-    static func pcm(from buffer: AVAudioPCMBuffer) -> AudioPCMBuffer? {
+package enum AudioBufferBridge {
+    package static func pcm(from buffer: AVAudioPCMBuffer) -> AudioPCMBuffer? {
         let format = buffer.format
         let channels = Int(format.channelCount), frames = Int(buffer.frameLength)
         guard channels > 0, frames > 0 else { return nil }
@@ -28,7 +28,7 @@ enum AudioBufferBridge {
         return AudioPCMBuffer(float32: samples, sampleRate: Int(format.sampleRate), channels: channels)
     }
 
-    static func avBuffer(from pcm: AudioPCMBuffer) -> AVAudioPCMBuffer? {
+    package static func avBuffer(from pcm: AudioPCMBuffer) -> AVAudioPCMBuffer? {
         guard let format = AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: Double(pcm.sampleRate),
                                          channels: AVAudioChannelCount(pcm.channels), interleaved: false),
               let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(pcm.frameCount)),

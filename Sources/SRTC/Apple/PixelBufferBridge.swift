@@ -6,7 +6,7 @@ import RTCMedia
 /// (CoreVideo rows may be padded). BGRA (`kCVPixelFormatType_32BGRA`) and NV12
 /// (`420YpCbCr8BiPlanar` video or full range) are accepted.
 package enum PixelBufferBridge {
-    static func videoPixelBuffer(from pixelBuffer: CVPixelBuffer) -> VideoPixelBuffer? {
+    package static func videoPixelBuffer(from pixelBuffer: CVPixelBuffer) -> VideoPixelBuffer? {
         CVPixelBufferLockBaseAddress(pixelBuffer, .readOnly)
         defer { CVPixelBufferUnlockBaseAddress(pixelBuffer, .readOnly) }
         let width = CVPixelBufferGetWidth(pixelBuffer), height = CVPixelBufferGetHeight(pixelBuffer)

@@ -4,41 +4,30 @@ import Synchronization
 /// What channels and tracks share with their engine: configuration, logger, delegate queue and
 /// the global audio processors. Held strongly by them, so a channel or track the app keeps
 /// stays usable (and quiet) after the engine is gone.
-final class EngineContext: Sendable {
+package final class EngineContext: Sendable {
     // @unchecked Sendable: Processors lives only inside `processors` (a Mutex); the app's processors it hands out are called under each receiver's or sender's own lock.
     private struct Processors: @unchecked Sendable {
         var capture: AudioProcessor?
         var render: AudioProcessor?
     }
 
-    let configuration: SRTCEngine.Configuration
-    let logger: Logger
+    package let configuration: SRTCEngine.Configuration
+    package let logger: Logger
     /// The camera tracks' frame filter (beauty and virtual background, from `SRTCRender`), shared
     /// by every camera track.
     let cameraFilter = CameraFrameFilterSlot()
     /// Device lists, hot-plug events and the speaker.
-    let devices: DeviceService
+    package let devices: DeviceService
     private let processors = Mutex(Processors())
     private let destroyedFlag = Mutex(false)
 
-    /// - Parameter deviceBackend: the devices and speaker (nil: the platform's).
+    /// - Parameter deviceBackend: the devices and speaker (nil: none until `SRTCDevices` installs
+    ///   the platform's on its first device call, `DeviceService.install(_:)`).
     init(configuration: SRTCEngine.Configuration, deviceBackend: DeviceBackend? = nil) {
         self.configuration = configuration
         let logger = Logger(level: configuration.logLevel, sink: configuration.logSink)
         self.logger = logger
-        self.devices = DeviceService(backend: deviceBackend ?? Self.deviceBackend(configuration, logger: logger),
-                                     delegates: MulticastDelegate(queue: configuration.delegateQueue))
-    }
-
-    /// The platform's devices.
-    private static func deviceBackend(_ configuration: SRTCEngine.Configuration, logger: Logger) -> DeviceBackend {
-        #if os(Linux)
-        LinuxDeviceBackend(audioServer: configuration.audioServer, logger: logger)
-        #elseif canImport(AVFoundation) && (os(iOS) || os(macOS))
-        AppleDeviceBackend()
-        #else
-        NoDeviceBackend()
-        #endif
+        self.devices = DeviceService(backend: deviceBackend, delegates: MulticastDelegate(queue: configuration.delegateQueue))
     }
 
     var delegateQueue: DispatchQueue { configuration.delegateQueue }

@@ -113,13 +113,13 @@ public final class SRTCEngine: Sendable {
 
     // MARK: - Properties
 
-    let context: EngineContext
+    package let context: EngineContext
     private let channels = Mutex<[Channel]>([])
     /// The state of the role modules on this engine (IM, the speed test, render: `attachments`).
     let roleAttachments = EngineAttachments()
 
     /// The local preview (`startLocalPreview`).
-    let preview = LocalPreview()
+    package let preview = LocalPreview()
     /// The screen broadcast host, while listening (`startScreenRecordListening`).
     let broadcastHost = Mutex<BroadcastHost?>(nil)
 

@@ -14,15 +14,17 @@ public enum AudioRoute: String, Sendable, CaseIterable {
 /// - otherwise, after a reconfiguration, an external device that is present is restored,
 ///   the Bluetooth headset before a wired one; with neither, the system's choice stands;
 /// - an external route can be chosen only while it is present.
-struct AudioRoutePolicy: Sendable {
+package struct AudioRoutePolicy: Sendable {
     /// The built-in route the app chose, kept until it chooses an external one.
-    private(set) var chosenBuiltIn: AudioRoute?
+    package private(set) var chosenBuiltIn: AudioRoute?
+
+    package init() {}
 
     /// Records the app's choice of `route` among the `available` ones.
     /// - Returns: the route to ask the system for.
     /// - Throws: `.notFound` for a route that is not present (a headset not connected, the
     ///   earpiece of a device without one); the previous choice stays.
-    mutating func choose(_ route: AudioRoute, available: Set<AudioRoute>) throws(SRTCError) -> AudioRoute {
+    package mutating func choose(_ route: AudioRoute, available: Set<AudioRoute>) throws(SRTCError) -> AudioRoute {
         guard available.contains(route) else { throw .notFound("audio route \(route.rawValue)") }
         chosenBuiltIn = route == .speaker || route == .earpiece ? route : nil
         return route
@@ -30,7 +32,7 @@ struct AudioRoutePolicy: Sendable {
 
     /// The route to ask for after the system reconfigured the session and now plays on
     /// `current`, or nil to leave it.
-    func afterReconfiguration(current: AudioRoute, available: Set<AudioRoute>) -> AudioRoute? {
+    package func afterReconfiguration(current: AudioRoute, available: Set<AudioRoute>) -> AudioRoute? {
         let wanted: AudioRoute?
         if let chosenBuiltIn, available.contains(chosenBuiltIn) {
             wanted = chosenBuiltIn

@@ -1,7 +1,7 @@
 /// The platform's side of the device layer: listing devices, noticing when they change, and
 /// opening the speaker. Linux implements it with PulseAudio and V4L2, Apple platforms with
 /// AVFoundation; everything above (the device lists' diffing, the events, the mixing) is shared.
-protocol DeviceBackend: Sendable {
+package protocol DeviceBackend: Sendable {
     /// The devices of `kind` now; empty when that part of the system is unavailable (no sound
     /// server, no camera).
     func devices(_ kind: MediaDeviceKind) -> [MediaDevice]
@@ -16,19 +16,21 @@ protocol DeviceBackend: Sendable {
 }
 
 /// Something running that `stop()` ends (a watcher, an output): stop returns once it has ended.
-protocol DeviceWatch: Sendable {
+package protocol DeviceWatch: Sendable {
     func stop()
 }
 
 extension DeviceThread: DeviceWatch {}
 
 /// Where a platform has no device layer: no devices, no events, no speaker.
-struct NoDeviceBackend: DeviceBackend {
-    func devices(_ kind: MediaDeviceKind) -> [MediaDevice] { [] }
+package struct NoDeviceBackend: DeviceBackend {
+    package init() {}
 
-    func watch(_ changed: @escaping @Sendable () -> Void) -> DeviceWatch { DeviceThread(name: "srtc.devices.none") { _ in } }
+    package func devices(_ kind: MediaDeviceKind) -> [MediaDevice] { [] }
 
-    func openAudioOutput(deviceId: String?, mixer: RemoteAudioMixer) throws(SRTCError) -> DeviceWatch {
+    package func watch(_ changed: @escaping @Sendable () -> Void) -> DeviceWatch { DeviceThread(name: "srtc.devices.none") { _ in } }
+
+    package func openAudioOutput(deviceId: String?, mixer: RemoteAudioMixer) throws(SRTCError) -> DeviceWatch {
         throw .systemError("this platform has no audio output in the SDK")
     }
 }

@@ -18,7 +18,7 @@ public enum CameraDirection: String, Sendable {
 /// - the rule follows the camera: after a switch, or in a new view, it is applied again;
 /// - only the view is mirrored (`MirrorableRenderer.mirrored`), never the frames the track sends;
 /// - a view the preview lets go of is shown unmirrored again.
-final class LocalPreview: Sendable {
+package final class LocalPreview: Sendable {
     // @unchecked Sendable: a State lives only inside `LocalPreview.state` (Mutex); its weak view is taken out only to attach or detach it, on the app's calling thread.
     struct State: @unchecked Sendable {
         var track: LocalVideoTrack?
@@ -38,7 +38,7 @@ final class LocalPreview: Sendable {
     }
 
     /// The previewed track, whether the engine owns its capture, and the camera's direction.
-    var current: (track: LocalVideoTrack, ownsCapture: Bool, direction: CameraDirection)? {
+    package var current: (track: LocalVideoTrack, ownsCapture: Bool, direction: CameraDirection)? {
         state.withLock { s in s.track.flatMap { t in s.direction.map { (t, s.ownsCapture, $0) } } }
     }
 
@@ -48,7 +48,7 @@ final class LocalPreview: Sendable {
 
     /// Starts previewing `track` (facing `direction`) in `view`, replacing a previous preview.
     /// - Returns: the previous preview's track when the engine owned its capture (to be closed).
-    func start(track: LocalVideoTrack, direction: CameraDirection, view: VideoRenderer?, ownsCapture: Bool) -> LocalVideoTrack? {
+    package func start(track: LocalVideoTrack, direction: CameraDirection, view: VideoRenderer?, ownsCapture: Bool) -> LocalVideoTrack? {
         let old = replace(track: track, direction: direction, view: view, ownsCapture: ownsCapture)
         detach(old.view, from: old.track)
         attach(view, to: track)
@@ -70,7 +70,7 @@ final class LocalPreview: Sendable {
     }
 
     /// The camera now faces `direction` (after a switch); the mirror rule is applied again.
-    func cameraSwitched(to direction: CameraDirection) {
+    package func cameraSwitched(to direction: CameraDirection) {
         state.withLock { $0.direction = direction }
         applyMirror()
     }

@@ -21,7 +21,7 @@ import Synchronization
 /// ring (`capacity`) drops the oldest too. Sources that sent nothing for two seconds are
 /// forgotten. The sum is clamped to ±1. Muted, the mixer outputs silence and discards what
 /// arrives (nothing piles up).
-final class RemoteAudioMixer: Sendable {
+package final class RemoteAudioMixer: Sendable {
     // MARK: - Types
 
     private struct Source {
@@ -125,7 +125,7 @@ final class RemoteAudioMixer: Sendable {
 
     // MARK: - Properties
 
-    static let sampleRate = 48_000
+    package static let sampleRate = 48_000
     /// A new source's playout target: 40 ms.
     let prefill: Int
     /// The bounds of the adaptive target: 20 ms and 300 ms.
@@ -155,7 +155,7 @@ final class RemoteAudioMixer: Sendable {
     // MARK: - Internals
 
     /// Whether the output is silent.
-    var isMuted: Bool {
+    package var isMuted: Bool {
         get { mutedFlag.load(ordering: .relaxed) }
         set {
             mutedFlag.store(newValue, ordering: .relaxed)
@@ -180,7 +180,7 @@ final class RemoteAudioMixer: Sendable {
     }
 
     /// Fills `output` with the next samples of the mix.
-    func pull(into output: UnsafeMutableBufferPointer<Float>) {
+    package func pull(into output: UnsafeMutableBufferPointer<Float>) {
         output.update(repeating: 0)
         guard !isMuted else { return }
         let now = DispatchTime.now().uptimeNanoseconds

@@ -5,13 +5,13 @@ import Synchronization
 /// and writes stay off the cooperative pool. The body runs once and loops while `isRunning`,
 /// waking at least every few hundred milliseconds to check it; `stop()` asks it to end and waits
 /// until it has (unless called from the loop itself).
-final class DeviceThread: Sendable {
+package final class DeviceThread: Sendable {
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
     private let threadID = Mutex<ObjectIdentifier?>(nil)
 
     /// Starts `body` on a new thread named `name`.
-    init(name: String, _ body: @escaping @Sendable (DeviceThread) -> Void) {
+    package init(name: String, _ body: @escaping @Sendable (DeviceThread) -> Void) {
         let thread = Thread { [self] in
             threadID.withLock { $0 = ObjectIdentifier(Thread.current) }
             body(self)
@@ -22,10 +22,10 @@ final class DeviceThread: Sendable {
     }
 
     /// False once `stop()` was called.
-    var isRunning: Bool { running.load(ordering: .acquiring) }
+    package var isRunning: Bool { running.load(ordering: .acquiring) }
 
     /// Ends the loop and waits for it (returns at once when called from the loop itself).
-    func stop() {
+    package func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         if threadID.withLock({ $0 }) == ObjectIdentifier(Thread.current) { return }
         finished.wait()
@@ -33,7 +33,7 @@ final class DeviceThread: Sendable {
 
     /// Runs `body` (blocking device calls: opening a sound stream, a camera, a display) on a
     /// short-lived thread and returns its result, so async callers never block the cooperative pool.
-    static func perform<T: Sendable>(_ body: @escaping @Sendable () throws(SRTCError) -> T) async throws(SRTCError) -> T {
+    package static func perform<T: Sendable>(_ body: @escaping @Sendable () throws(SRTCError) -> T) async throws(SRTCError) -> T {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SRTCError>, Never>) in
             let thread = Thread {
                 do throws(SRTCError) {

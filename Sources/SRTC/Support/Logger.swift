@@ -33,7 +33,7 @@ public typealias LogSink = @Sendable (LogLevel, String) -> Void
 
 /// The engine's logger: one level for the whole engine; lines go to the app's sink when it set
 /// one, else to standard error.
-final class Logger: Sendable {
+package final class Logger: Sendable {
     private struct State: Sendable {
         var level: LogLevel
         var sink: LogSink?
@@ -41,7 +41,7 @@ final class Logger: Sendable {
 
     private let state: Mutex<State>
 
-    init(level: LogLevel, sink: LogSink? = nil) {
+    package init(level: LogLevel, sink: LogSink? = nil) {
         state = Mutex(State(level: level, sink: sink))
     }
 
@@ -57,7 +57,7 @@ final class Logger: Sendable {
     }
 
     /// Writes `message()` when `at` is at or above the current level (the text is built only then).
-    func log(_ at: LogLevel, _ message: @autoclosure () -> String) {
+    package func log(_ at: LogLevel, _ message: @autoclosure () -> String) {
         let (current, sink) = state.withLock { ($0.level, $0.sink) }
         guard at != .off, at >= current else { return }
         let text = message()
@@ -68,8 +68,8 @@ final class Logger: Sendable {
         }
     }
 
-    func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
-    func info(_ message: @autoclosure () -> String) { log(.info, message()) }
-    func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
-    func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+    package func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    package func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    package func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    package func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 }

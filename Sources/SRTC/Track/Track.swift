@@ -4,8 +4,10 @@ import Synchronization
 
 /// A media track: local (yours, published with `Channel.publishLocalTrack`) or remote (another
 /// user's, announced by `channel(_:user:didAddTrack:)`).
+// open (not public) only so the device tracks of `SRTCDevices` (camera, microphone, screen) can
+// subclass it from their module; its initializers are `package`, so apps still cannot.
 // @unchecked Sendable: not final (every track type subclasses it), so it cannot be checked; its state is `let`s of Sendable types and `base`, a Mutex.
-public class Track: @unchecked Sendable {
+open class Track: @unchecked Sendable {
     // MARK: - Types
 
     struct Base {
@@ -23,10 +25,10 @@ public class Track: @unchecked Sendable {
     public let kind: TrackKind
     /// `mic`, `camera_big`, `screen` or a custom description.
     public let desc: String
-    let context: EngineContext
+    package let context: EngineContext
     let base: Mutex<Base>
 
-    init(kind: TrackKind, desc: String, info: TrackInfo?, context: EngineContext) {
+    package init(kind: TrackKind, desc: String, info: TrackInfo?, context: EngineContext) {
         self.kind = kind
         self.desc = desc
         self.context = context

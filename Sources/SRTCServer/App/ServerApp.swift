@@ -45,20 +45,20 @@ public final class ServerApp: Sendable {
     public init(config: ServerConfig, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
                 modules moduleFactories: [ServerModuleFactory] = []) throws {
         self.config = config
-        endpoint = ServerEndpoint(certificateFile: config.tls == nil ? nil : config.tlsCert)
+        endpoint = ServerEndpoint(certificateFile: config.http.tls == nil ? nil : config.http.tlsCert)
         let databasePath: String
-        if config.dataDir == ":memory:" || config.databaseURL != nil {
+        if config.dataDir == ":memory:" || config.cluster.databaseURL != nil {
             databasePath = ":memory:"
         } else {
             try FileManager.default.createDirectory(atPath: config.dataDir, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             databasePath = (config.dataDir as NSString).appendingPathComponent("srtc.sqlite3")
         }
-        let startup = StartupWait(timeout: .seconds(config.startupTimeoutSeconds))
+        let startup = StartupWait(timeout: .seconds(config.cluster.startupTimeoutSeconds))
         startupWait = startup
-        let databaseName = config.databaseURL.map { "PostgreSQL at \(StartupWait.redacted($0))" } ?? "SQLite at \(databasePath)"
+        let databaseName = config.cluster.databaseURL.map { "PostgreSQL at \(StartupWait.redacted($0))" } ?? "SQLite at \(databasePath)"
         let database = try startup.run(waitingFor: databaseName) {
-            try DatabaseLocator.open(url: config.databaseURL, sqlitePath: databasePath)
+            try DatabaseLocator.open(url: config.cluster.databaseURL, sqlitePath: databasePath)
         }
         self.database = database
         _ = try startup.run(waitingFor: databaseName) { try Migrations.server.apply(to: database) }
@@ -69,8 +69,8 @@ public final class ServerApp: Sendable {
         } else {
             createdApp = try apps.createFirstIfNone()
         }
-        if let redisURL = config.redisURL {
-            let node = NodeInfo(id: ClusterNode.nodeId(configured: config.nodeId), httpURL: config.nodeURL ?? "", publicIP: config.publicIP)
+        if let redisURL = config.cluster.redisURL {
+            let node = NodeInfo(id: ClusterNode.nodeId(configured: config.cluster.nodeId), httpURL: config.cluster.nodeURL ?? "", publicIP: config.publicIP)
             cluster = try startup.run(waitingFor: "Redis at \(StartupWait.redacted(redisURL))") { try ClusterNode(config: config, node: node) }
         } else {
             cluster = nil
@@ -121,7 +121,7 @@ public final class ServerApp: Sendable {
         modules = try moduleFactories.map { try $0(moduleContext) }
         for module in modules { module.registerRoutes(in: &builder) }
         channels.setGatekeepers(modules)
-        router = APIRouter(builder, authenticator: authenticator, metrics: metrics, maxBodyBytes: config.maxBodyBytes, clock: clock,
+        router = APIRouter(builder, authenticator: authenticator, metrics: metrics, maxBodyBytes: config.http.maxBodyBytes, clock: clock,
                             forwarder: forwarder)
     }
 
@@ -130,23 +130,23 @@ public final class ServerApp: Sendable {
     ///   key does not match; address and port errors.
     public func start() throws {
         // Checked before anything binds: a bad certificate stops the start with nothing left running.
-        if let tls = config.tls { _ = try TLSContext(configuration: tls, role: .server) }
+        if let tls = config.http.tls { _ = try TLSContext(configuration: tls, role: .server) }
         let apps = self.apps
         let speedTest = config.speedTest.enabled
             ? SpeedTestResponder(settings: config.speedTest, keyForIssuer: { apps.app(id: $0)?.appKey }) : nil
-        let media = try MediaServer(bind: config.bind, port: config.udpPort, tcpPort: config.iceTCPPort,
-                                    workers: config.effectiveMediaWorkers, publicIP: config.publicIP,
-                                    qualityIntervalSeconds: config.qualityIntervalSeconds, speedTest: speedTest,
-                                    threadPriority: config.mediaThreadPriority, subscriberBudget: config.workerSubscriberBudget)
+        let media = try MediaServer(bind: config.bind, port: config.media.udpPort, tcpPort: config.media.iceTCPPort,
+                                    workers: config.media.effectiveWorkers, publicIP: config.publicIP,
+                                    qualityIntervalSeconds: config.media.qualityIntervalSeconds, speedTest: speedTest,
+                                    threadPriority: config.media.threadPriority, subscriberBudget: config.media.workerSubscriberBudget)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,
-            loopCount: config.httpThreads > 0 ? config.httpThreads : ProcessInfo.processInfo.activeProcessorCount,
-            maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress,
-            limits: .init(maxRequestLineBytes: config.maxRequestLineBytes, maxHeaderBytes: config.maxHeaderBytes,
-                          maxHeaderCount: config.maxHeaderCount, maxBodyBytes: config.maxBodyBytes),
-            headerTimeout: .seconds(config.headerTimeoutSeconds), idleTimeout: .seconds(config.idleTimeoutSeconds),
-            tls: config.tls)
+            loopCount: config.http.threads > 0 ? config.http.threads : ProcessInfo.processInfo.activeProcessorCount,
+            maxConnections: config.http.maxConnections, maxConnectionsPerAddress: config.http.maxConnectionsPerAddress,
+            limits: .init(maxRequestLineBytes: config.http.maxRequestLineBytes, maxHeaderBytes: config.http.maxHeaderBytes,
+                          maxHeaderCount: config.http.maxHeaderCount, maxBodyBytes: config.http.maxBodyBytes),
+            headerTimeout: .seconds(config.http.headerTimeoutSeconds), idleTimeout: .seconds(config.http.idleTimeoutSeconds),
+            tls: config.http.tls)
         let delegate = ServerHTTPDelegate(router: router, manager: channels, apps: apps, limits: config.limits, metrics: metrics,
                                           modules: modules, speedTest: config.speedTest.enabled ? config.speedTest : nil,
                                           turn: TURNCredentialIssuer(config: config), cluster: cluster,
@@ -154,24 +154,24 @@ public final class ServerApp: Sendable {
         let server = HTTPServer(configuration: configuration,
                                 delegate: StaticFilesDelegate(files: webDirectory.flatMap(StaticFiles.init(directory:)), next: delegate))
         try server.start()
-        if server.effectiveMaxConnections < config.maxConnections {
-            Log.warn("server", "open-file limit \(ProcessLimits.openFiles().soft) allows \(server.effectiveMaxConnections) connections, not the configured \(config.maxConnections)")
+        if server.effectiveMaxConnections < config.http.maxConnections {
+            Log.warn("server", "open-file limit \(ProcessLimits.openFiles().soft) allows \(server.effectiveMaxConnections) connections, not the configured \(config.http.maxConnections)")
         }
         http.withLock { $0 = server }
-        if let redirectPort = config.httpRedirectPort {
+        if let redirectPort = config.http.redirectPort {
             let redirector = HTTPServer(configuration: HTTPServerConfiguration(host: config.bind, port: redirectPort, loopCount: 1),
                                         delegate: HTTPSRedirectDelegate(httpsPort: server.port))
             try redirector.start()
             redirect.withLock { $0 = redirector }
         }
         if let summary = server.currentTLSContext?.certificateSummary {
-            Log.info("tls", "serving HTTPS/WSS with \(config.tlsCert ?? ""): \(summary)")
+            Log.info("tls", "serving HTTPS/WSS with \(config.http.tlsCert ?? ""): \(summary)")
         }
-        endpoint.set(scheme: config.httpScheme, host: config.bind, port: server.port)
+        endpoint.set(scheme: config.http.scheme, host: config.bind, port: server.port)
         let channels = self.channels
-        let nodeURL = config.nodeURL ?? "\(config.httpScheme)://\(config.publicIP ?? config.bind):\(server.port)"
+        let nodeURL = config.cluster.nodeURL ?? "\(config.http.scheme)://\(config.publicIP ?? config.bind):\(server.port)"
         if let cluster {
-            try startupWait.run(waitingFor: "Redis at \(StartupWait.redacted(config.redisURL ?? ""))") {
+            try startupWait.run(waitingFor: "Redis at \(StartupWait.redacted(config.cluster.redisURL ?? ""))") {
                 try cluster.start(httpURL: nodeURL, mediaAddresses: media.udpAddresses, load: { (channels.count, channels.participantCount) },
                                   forwarded: { media.metrics.counters.rtpPacketsOut })
             }
@@ -216,7 +216,7 @@ public final class ServerApp: Sendable {
     /// - Throws: `NetError.tls` saying which file failed, or when TLS is off.
     @discardableResult
     public func reloadTLS() throws -> TLSContext.CertificateSummary? {
-        guard let tls = config.tls else { throw NetError.tls("TLS is off (no --tls-cert / --tls-key)") }
+        guard let tls = config.http.tls else { throw NetError.tls("TLS is off (no --tls-cert / --tls-key)") }
         guard let server = http.withLock({ $0 }) else { throw NetError.tls("the server is not listening") }
         return try server.replaceTLS(with: tls).certificateSummary
     }

@@ -22,7 +22,7 @@ public final class ClusterNode: Sendable {
     /// Connects to Redis (failing now if it cannot be reached).
     /// - Parameter node: this node (id, public IP); its HTTP URL is set by `start`.
     public init(config: ServerConfig, node: NodeInfo, heartbeatInterval: Duration = .seconds(1), ttl: Duration = .seconds(3)) throws {
-        guard let url = config.redisURL else { throw RedisError.invalidURL("no --redis-url") }
+        guard let url = config.cluster.redisURL else { throw RedisError.invalidURL("no --redis-url") }
         redis = try RedisClient(url: url)
         registry = NodeRegistry(redis: redis, node: node, interval: heartbeatInterval, ttl: ttl)
         directory = ChannelDirectory(registry: registry)

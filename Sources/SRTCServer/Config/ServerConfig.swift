@@ -7,44 +7,12 @@ import SRTCProtocol
 public struct ServerConfig: Sendable, Equatable {
     /// HTTP port for the server API, signaling and the demo page (`--http-port`, `SRTC_HTTP_PORT`).
     public var httpPort: UInt16 = 7880
-    /// The first media worker's UDP port (`--udp-port`, `SRTC_UDP_PORT`): worker i listens on
-    /// `udpPort + i`, so a firewall opens `udpPort … udpPort + workers - 1`; 0: each worker picks one.
-    public var udpPort: UInt16 = 7881
-    /// TCP port for ICE-TCP (RFC 6544 passive candidates beside the UDP ones), for clients whose
-    /// UDP is blocked (`--ice-tcp-port`, `SRTC_ICE_TCP_PORT`); unset: UDP only; 0 picks a free port.
-    /// Like `udpPort`, the first worker's: worker i listens on `iceTCPPort + i`.
-    public var iceTCPPort: UInt16?
-    /// PEM certificate chain (leaf first) and private key: the HTTP port then serves HTTPS and WSS
-    /// only (`--tls-cert` / `SRTC_TLS_CERT`, `--tls-key` / `SRTC_TLS_KEY`); both or neither.
-    /// `SIGHUP` reads both files again (docs/deploy.md, "HTTPS without a proxy").
-    public var tlsCert: String?
-    public var tlsKey: String?
-    /// A plain-HTTP port that answers every request with 308 to the HTTPS port
-    /// (`--http-redirect-port`, `SRTC_HTTP_REDIRECT_PORT`); only with TLS on; 0 picks a free port.
-    public var httpRedirectPort: UInt16?
     /// Address to bind (`--bind`, `SRTC_BIND`).
     public var bind: String = "127.0.0.1"
     /// Address announced in ICE candidates; defaults to the bind address (`--public-ip`, `SRTC_PUBLIC_IP`).
     public var publicIP: String?
     /// Directory of the SQLite database and other state (`--data-dir`, `SRTC_DATA_DIR`).
     public var dataDir: String = "./srtc-data"
-    /// PostgreSQL instead of SQLite (`--database-url`, `SRTC_DATABASE_URL`): `postgres://user:password@host:port/db`.
-    /// Every node of a cluster names the same database (docs/deploy.md, "A cluster of nodes").
-    public var databaseURL: String?
-    /// Redis shared by a cluster's nodes (`--redis-url`, `SRTC_REDIS_URL`): `redis://[:password@]host:port[/db]`.
-    /// Unset: one node, nothing shared (docs/deploy.md, "A cluster of nodes").
-    public var redisURL: String?
-    /// This node's id in the cluster (`--node-id`, `SRTC_NODE_ID`); random at start when unset.
-    public var nodeId: String?
-    /// This node's HTTP base URL as the other nodes reach it (`--node-url`, `SRTC_NODE_URL`);
-    /// default `http://<public IP or bind address>:<http port>` (`https://` with TLS on).
-    public var nodeURL: String?
-    /// Seconds a draining node (`SIGTERM` on a cluster node) keeps serving its channels before it
-    /// moves their remaining clients to other nodes (`--drain-seconds`, `SRTC_DRAIN_SECONDS`).
-    public var drainSeconds: Int = 30
-    /// Seconds the node waits at start for its database and Redis to answer, retrying with
-    /// backoff, before it gives up (`--startup-timeout`, `SRTC_STARTUP_TIMEOUT`).
-    public var startupTimeoutSeconds: Int = 60
     /// Credentials of the first app (`--app-id` / `SRTC_APP_ID`, `--app-key` / `SRTC_APP_KEY`); both or neither.
     public var appId: String?
     public var appKey: String?
@@ -52,47 +20,11 @@ public struct ServerConfig: Sendable, Equatable {
     public var logLevel: String = "info"
     /// Webhook target (`--webhook-url`, `SRTC_WEBHOOK_URL`); none when unset.
     public var webhookURL: String?
-    /// Largest accepted request body in bytes (`--max-body-bytes`, `SRTC_MAX_BODY_BYTES`).
-    public var maxBodyBytes: Int = 1 << 20
     /// Seconds a signed request's timestamp may differ from server time (fixed by the API contract).
     public var signatureWindowSeconds: Int64 = 300
     /// Most nonces remembered at once; past this, signed requests are refused with `rate_limited`
     /// (`--nonce-cache-capacity`, `SRTC_NONCE_CACHE_CAPACITY`). About 40 bytes each.
     public var nonceCacheCapacity: Int = 4_000_000
-    /// Open HTTP and WebSocket connections (`--max-connections`); never more than the descriptor
-    /// limit minus `HTTPServer.reservedDescriptors`.
-    public var maxConnections: Int = 10_000
-    /// Open connections from one IP address; 0: no limit (`--max-connections-per-address`).
-    public var maxConnectionsPerAddress: Int = 256
-    /// Seconds from a request's first byte to the end of its head (`--header-timeout-seconds`).
-    public var headerTimeoutSeconds: Int = 10
-    /// Seconds a connection may sit without a request (`--idle-timeout-seconds`).
-    public var idleTimeoutSeconds: Int = 60
-    /// Longest request line, head and number of header fields (`--max-request-line-bytes`,
-    /// `--max-header-bytes`, `--max-header-count`): 414 / 431 past them.
-    public var maxRequestLineBytes: Int = 8192
-    public var maxHeaderBytes: Int = 16384
-    public var maxHeaderCount: Int = 100
-    /// Number of HTTP event-loop threads; 0 means one per core (`--http-threads`, `SRTC_HTTP_THREADS`).
-    public var httpThreads: Int = 0
-    /// Scheduling priority of the media I/O thread: `normal`, `high` or `realtime`
-    /// (`--media-thread-priority`, `SRTC_MEDIA_THREAD_PRIORITY`; see `IOThreadPriority`).
-    public var mediaThreadPriority: IOThreadPriority = .normal
-    /// Media workers, each a thread with its own event loop, UDP port and channels
-    /// (`--media-workers`, `SRTC_MEDIA_WORKERS`); 0, the default, runs one per online CPU.
-    public var mediaWorkers: Int = 0
-    /// Participants of one channel its worker serves before the next ones are served by another
-    /// worker, which receives each track once from the channel's worker (docs/architecture.md,
-    /// "A channel larger than a worker"; `--worker-subscriber-budget`,
-    /// `SRTC_WORKER_SUBSCRIBER_BUDGET`); 0: no limit. Matters only with several workers.
-    public var workerSubscriberBudget: Int = 200
-
-    /// The media workers to run: `mediaWorkers`, or one per online CPU when it is 0.
-    public var effectiveMediaWorkers: Int {
-        mediaWorkers > 0 ? mediaWorkers : max(1, ProcessInfo.processInfo.activeProcessorCount)
-    }
-    /// Seconds between quality reports (`--quality-interval-seconds`, `SRTC_QUALITY_INTERVAL_SECONDS`).
-    public var qualityIntervalSeconds: Double = 5
     /// Channel and signaling limits (`--max-users-per-channel`, `--max-tracks-per-user`, `--reconnect-grace-seconds`, ...).
     public var limits = ChannelLimits()
     /// The IM service's limits (`--im-max-content-bytes`, `--im-mailbox-size`, ...).
@@ -104,65 +36,50 @@ public struct ServerConfig: Sendable, Equatable {
     public var webDir: String?
     /// The demo sign-in of the meeting app (`--demo-auth`, `SRTC_DEMO_AUTH`): off by default.
     public var demoAuth: DemoAuthMode = .off
-    /// TURN server URLs handed to clients in the join response (`--turn-urls`, `SRTC_TURN_URLS`,
-    /// comma-separated, e.g. `turn:turn.example.com:3478?transport=udp,turns:turn.example.com:443?transport=tcp`).
-    public var turnURLs: [String] = []
-    /// coturn's `static-auth-secret` (`--turn-secret`, `SRTC_TURN_SECRET`): credentials are made
-    /// from it per session and never stored.
-    public var turnSecret: String?
-    /// Lifetime of those credentials in seconds (`--turn-credential-ttl`, `SRTC_TURN_CREDENTIAL_TTL`).
-    public var turnCredentialTTL: Int = 6 * 3600
     /// Path of the JSON config file that was read, if any (`--config`, `SRTC_CONFIG`).
     public var configFile: String?
-    /// Directory of recordings (`--recording-dir`, `SRTC_RECORDING_DIR`); nil: `<data-dir>/recordings`.
-    public var recordingDir: String?
-    /// The egress worker executable (`--egress-worker`, `SRTC_EGRESS_WORKER`); nil: `srtc-egress` beside the server.
-    public var egressWorker: String?
-    /// Egress tasks (composites and recordings) this node runs at once (`--egress-max-tasks`, `SRTC_EGRESS_MAX_TASKS`).
-    public var egressMaxTasks: Int = 8
-    /// The ports RTMP and SRT ingress listeners take (`--ingress-ports LOW-HIGH`, `SRTC_INGRESS_PORTS`);
-    /// nil: any free port (docs/ingress.md).
-    public var ingressPorts: ClosedRange<UInt16>?
+    /// The HTTP port's TLS and limits (`--tls-cert`, `--max-connections`, `--http-threads`, ...).
+    public var http = HTTPSettings()
+    /// The media plane: UDP and ICE-TCP ports, workers, thread priority, quality reports
+    /// (`--udp-port`, `--media-workers`, `--quality-interval-seconds`, ...).
+    public var media = MediaSettings()
+    /// Shared state and the cluster (`--database-url`, `--redis-url`, `--node-id`, `--drain-seconds`, ...).
+    public var cluster = ClusterSettings()
+    /// The egress module: worker, tasks, recordings, ingress ports (`--egress-worker`, `--ingress-ports`, ...).
+    public var egress = EgressSettings()
+    /// TURN relays given to clients (`--turn-urls`, `--turn-secret`, `--turn-credential-ttl`).
+    public var turn = TURNSettings()
 
     public init() {}
-
-    /// The HTTP port's TLS settings, when `tlsCert` and `tlsKey` are set.
-    public var tls: TLSConfiguration? {
-        guard let tlsCert, let tlsKey else { return nil }
-        return .server(certificateChainFile: tlsCert, privateKeyFile: tlsKey)
-    }
-
-    /// `https` with TLS on, else `http`: the scheme of every URL the server gives for itself.
-    public var httpScheme: String { tls == nil ? "http" : "https" }
 
     /// Every setting: flag name, environment variable, JSON key, and how to apply a textual value.
     static let settings: [Setting] = [
         Setting("http-port", "SRTC_HTTP_PORT", "http_port", "HTTP port (default 7880)") { c, v in c.httpPort = try port(v) },
-        Setting("udp-port", "SRTC_UDP_PORT", "udp_port", "first UDP media port (default 7881): media worker i uses port + i, so open port … port + workers - 1; 0: any ports") { c, v in c.udpPort = try port(v) },
+        Setting("udp-port", "SRTC_UDP_PORT", "udp_port", "first UDP media port (default 7881): media worker i uses port + i, so open port … port + workers - 1; 0: any ports") { c, v in c.media.udpPort = try port(v) },
         Setting("media-workers", "SRTC_MEDIA_WORKERS", "media_workers", "media worker threads, each with its own UDP port and channels (default: one per online CPU)") { c, v in
             guard let n = Int(v), (1...256).contains(n) else { throw ConfigError.invalidValue("media-workers", v) }
-            c.mediaWorkers = n
+            c.media.workers = n
         },
         Setting("worker-subscriber-budget", "SRTC_WORKER_SUBSCRIBER_BUDGET", "worker_subscriber_budget", "participants of one channel its media worker serves before another worker serves the next ones, relayed once per worker (default 200; 0: no limit)") { c, v in
             guard let n = Int(v), (0...1_000_000).contains(n) else { throw ConfigError.invalidValue("worker-subscriber-budget", v) }
-            c.workerSubscriberBudget = n
+            c.media.workerSubscriberBudget = n
         },
         Setting("ice-tcp-port", "SRTC_ICE_TCP_PORT", "ice_tcp_port", "first TCP port for ICE-TCP candidates, worker i on port + i (default: off; 0 picks them)") { c, v in
-            c.iceTCPPort = try port(v)
+            c.media.iceTCPPort = try port(v)
         },
         Setting("tls-cert", "SRTC_TLS_CERT", "tls_cert", "PEM certificate chain: the HTTP port serves HTTPS/WSS (with --tls-key; SIGHUP reloads)") { c, v in
-            c.tlsCert = v
+            c.http.tlsCert = v
         },
-        Setting("tls-key", "SRTC_TLS_KEY", "tls_key", "PEM private key of --tls-cert") { c, v in c.tlsKey = v },
+        Setting("tls-key", "SRTC_TLS_KEY", "tls_key", "PEM private key of --tls-cert") { c, v in c.http.tlsKey = v },
         Setting("http-redirect-port", "SRTC_HTTP_REDIRECT_PORT", "http_redirect_port", "plain-HTTP port answering 308 to https:// (needs --tls-cert)") { c, v in
-            c.httpRedirectPort = try port(v)
+            c.http.redirectPort = try port(v)
         },
         Setting("bind", "SRTC_BIND", "bind", "address to bind (default 127.0.0.1)") { c, v in c.bind = v },
         Setting("public-ip", "SRTC_PUBLIC_IP", "public_ip", "address announced in ICE candidates") { c, v in c.publicIP = v },
         Setting("data-dir", "SRTC_DATA_DIR", "data_dir", "state directory (default ./srtc-data)") { c, v in c.dataDir = v },
         Setting("database-url", "SRTC_DATABASE_URL", "database_url", "PostgreSQL URL postgres://… instead of SQLite in the data directory") { c, v in
             guard v.hasPrefix("postgres://") || v.hasPrefix("postgresql://") else { throw ConfigError.invalidValue("database-url", "a URL not starting with postgres://") }
-            c.databaseURL = v
+            c.cluster.databaseURL = v
         },
         Setting("app-id", "SRTC_APP_ID", "app_id", "first app's id (with --app-key)") { c, v in c.appId = v },
         Setting("app-key", "SRTC_APP_KEY", "app_key", "first app's key (with --app-id)") { c, v in c.appKey = v },
@@ -172,17 +89,17 @@ public struct ServerConfig: Sendable, Equatable {
         },
         Setting("redis-url", "SRTC_REDIS_URL", "redis_url", "Redis redis://host:port shared by a cluster's nodes") { c, v in
             guard v.hasPrefix("redis://") else { throw ConfigError.invalidValue("redis-url", "a URL not starting with redis://") }
-            c.redisURL = v
+            c.cluster.redisURL = v
         },
-        Setting("node-id", "SRTC_NODE_ID", "node_id", "this node's id in a cluster (default random)") { c, v in c.nodeId = v },
-        Setting("node-url", "SRTC_NODE_URL", "node_url", "this node's HTTP URL as the other nodes reach it") { c, v in c.nodeURL = v },
+        Setting("node-id", "SRTC_NODE_ID", "node_id", "this node's id in a cluster (default random)") { c, v in c.cluster.nodeId = v },
+        Setting("node-url", "SRTC_NODE_URL", "node_url", "this node's HTTP URL as the other nodes reach it") { c, v in c.cluster.nodeURL = v },
         Setting("drain-seconds", "SRTC_DRAIN_SECONDS", "drain_seconds", "on SIGTERM, seconds a cluster node serves its channels before moving their clients (default 30)") { c, v in
             guard let n = Int(v), (0...86_400).contains(n) else { throw BadValue() }
-            c.drainSeconds = n
+            c.cluster.drainSeconds = n
         },
         Setting("startup-timeout", "SRTC_STARTUP_TIMEOUT", "startup_timeout", "seconds to wait at start for the database and Redis to answer (default 60)") { c, v in
             guard let n = Int(v), (0...86_400).contains(n) else { throw BadValue() }
-            c.startupTimeoutSeconds = n
+            c.cluster.startupTimeoutSeconds = n
         },
         Setting("node-channel-subscribers", "SRTC_NODE_CHANNEL_SUBSCRIBERS", "node_channel_subscribers", "on a cluster, participants of one channel whose media its node serves before relaying nodes serve the rest (default 0: no limit)") { c, v in
             guard let n = Int(v), (0...1_000_000).contains(n) else { throw BadValue() }
@@ -190,7 +107,7 @@ public struct ServerConfig: Sendable, Equatable {
         },
         Setting("webhook-url", "SRTC_WEBHOOK_URL", "webhook_url", "URL that receives signed webhooks") { c, v in c.webhookURL = v },
         Setting("max-body-bytes", "SRTC_MAX_BODY_BYTES", "max_body_bytes", "largest request body (default 1048576)") { c, v in
-            c.maxBodyBytes = try positive(v, "max-body-bytes")
+            c.http.maxBodyBytes = try positive(v, "max-body-bytes")
         },
         Setting("max-users-per-channel", "SRTC_MAX_USERS_PER_CHANNEL", "max_users_per_channel", "users per channel (default 100)") { c, v in
             c.limits.maxUsersPerChannel = try positive(v, "max-users-per-channel")
@@ -217,32 +134,32 @@ public struct ServerConfig: Sendable, Equatable {
             c.nonceCacheCapacity = try positive(v, "nonce-cache-capacity")
         },
         Setting("max-connections", "SRTC_MAX_CONNECTIONS", "max_connections", "open HTTP/WebSocket connections (default 10000)") { c, v in
-            c.maxConnections = try positive(v, "max-connections")
+            c.http.maxConnections = try positive(v, "max-connections")
         },
         Setting("max-connections-per-address", "SRTC_MAX_CONNECTIONS_PER_ADDRESS", "max_connections_per_address", "open connections per client IP address (default 256; 0: no limit)") { c, v in
-            c.maxConnectionsPerAddress = try nonNegative(v, max: Int.max)
+            c.http.maxConnectionsPerAddress = try nonNegative(v, max: Int.max)
         },
         Setting("header-timeout-seconds", "SRTC_HEADER_TIMEOUT_SECONDS", "header_timeout_seconds", "seconds to receive a request head (default 10)") { c, v in
-            c.headerTimeoutSeconds = try positive(v, "header-timeout-seconds")
+            c.http.headerTimeoutSeconds = try positive(v, "header-timeout-seconds")
         },
         Setting("idle-timeout-seconds", "SRTC_IDLE_TIMEOUT_SECONDS", "idle_timeout_seconds", "seconds a connection may wait between requests (default 60)") { c, v in
-            c.idleTimeoutSeconds = try positive(v, "idle-timeout-seconds")
+            c.http.idleTimeoutSeconds = try positive(v, "idle-timeout-seconds")
         },
         Setting("max-request-line-bytes", "SRTC_MAX_REQUEST_LINE_BYTES", "max_request_line_bytes", "longest request line (default 8192)") { c, v in
-            c.maxRequestLineBytes = try positive(v, "max-request-line-bytes")
+            c.http.maxRequestLineBytes = try positive(v, "max-request-line-bytes")
         },
         Setting("max-header-bytes", "SRTC_MAX_HEADER_BYTES", "max_header_bytes", "largest request head (default 16384)") { c, v in
-            c.maxHeaderBytes = try positive(v, "max-header-bytes")
+            c.http.maxHeaderBytes = try positive(v, "max-header-bytes")
         },
         Setting("max-header-count", "SRTC_MAX_HEADER_COUNT", "max_header_count", "most header fields in a request (default 100)") { c, v in
-            c.maxHeaderCount = try positive(v, "max-header-count")
+            c.http.maxHeaderCount = try positive(v, "max-header-count")
         },
         Setting("reconnect-grace-seconds", "SRTC_RECONNECT_GRACE_SECONDS", "reconnect_grace_seconds", "how long a dropped session may resume (default 20)") { c, v in
             c.limits.reconnectGraceSeconds = try positive(v, "reconnect-grace-seconds")
         },
         Setting("quality-interval-seconds", "SRTC_QUALITY_INTERVAL_SECONDS", "quality_interval_seconds", "seconds between quality reports (default 5)") { c, v in
             guard let n = Double(v), n >= 0.2, n <= 600 else { throw BadValue() }
-            c.qualityIntervalSeconds = n
+            c.media.qualityIntervalSeconds = n
         },
         Setting("im-max-content-bytes", "SRTC_IM_MAX_CONTENT_BYTES", "im_max_content_bytes", "largest IM message content (default 4096)") { c, v in
             guard let n = Int(v), (1...65536).contains(n) else { throw BadValue() }
@@ -280,194 +197,46 @@ public struct ServerConfig: Sendable, Equatable {
         },
         Setting("web-dir", "SRTC_WEB_DIR", "web_dir", "web SDK and demo page directory ('' for none; default ./web or <bin>/../../web)") { c, v in c.webDir = v },
         Setting("recording-dir", "SRTC_RECORDING_DIR", "recording_dir", "recordings directory (default <data-dir>/recordings)") { c, v in
-            c.recordingDir = v
+            c.egress.recordingDir = v
         },
         Setting("egress-worker", "SRTC_EGRESS_WORKER", "egress_worker", "egress worker executable (default srtc-egress beside the server)") { c, v in
-            c.egressWorker = v
+            c.egress.worker = v
         },
         Setting("egress-max-tasks", "SRTC_EGRESS_MAX_TASKS", "egress_max_tasks", "composites, recordings and ingresses at once (default 8)") { c, v in
             guard let n = Int(v), n >= 0, n <= 256 else { throw ConfigError.invalidValue("egress-max-tasks", v) }
-            c.egressMaxTasks = n
+            c.egress.maxTasks = n
         },
         Setting("ingress-ports", "SRTC_INGRESS_PORTS", "ingress_ports", "ports of RTMP/SRT ingress listeners, LOW-HIGH (default any free port)") { c, v in
             let parts = v.split(separator: "-", omittingEmptySubsequences: false)
             guard parts.count == 2, let low = UInt16(parts[0]), let high = UInt16(parts[1]), low >= 1, low <= high else {
                 throw ConfigError.invalidValue("ingress-ports", v)
             }
-            c.ingressPorts = low...high
+            c.egress.ingressPorts = low...high
         },
         Setting("demo-auth", "SRTC_DEMO_AUTH", "demo_auth", "demo sign-in for the meeting app: off, loopback or on (default off; never in production)") { c, v in
             guard let mode = DemoAuthMode(rawValue: v) else { throw ConfigError.invalidValue("demo-auth", v) }
             c.demoAuth = mode
         },
         Setting("turn-urls", "SRTC_TURN_URLS", "turn_urls", "comma-separated TURN URLs given to clients (needs --turn-secret)") { c, v in
-            c.turnURLs = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            guard c.turnURLs.allSatisfy({ $0.hasPrefix("turn:") || $0.hasPrefix("turns:") || $0.hasPrefix("stun:") }) else {
+            c.turn.urls = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard c.turn.urls.allSatisfy({ $0.hasPrefix("turn:") || $0.hasPrefix("turns:") || $0.hasPrefix("stun:") }) else {
                 throw ConfigError.invalidValue("turn-urls", v)
             }
         },
         Setting("turn-secret", "SRTC_TURN_SECRET", "turn_secret", "coturn static-auth-secret for short-lived TURN credentials") { c, v in
-            c.turnSecret = v
+            c.turn.secret = v
         },
         Setting("turn-credential-ttl", "SRTC_TURN_CREDENTIAL_TTL", "turn_credential_ttl", "seconds TURN credentials stay valid (default 21600)") { c, v in
-            c.turnCredentialTTL = try positive(v, "turn-credential-ttl")
+            c.turn.credentialTTL = try positive(v, "turn-credential-ttl")
         },
         Setting("http-threads", "SRTC_HTTP_THREADS", "http_threads", "HTTP event-loop threads (default: one per core)") { c, v in
             guard let n = Int(v), n >= 0, n <= 64 else { throw ConfigError.invalidValue("http-threads", v) }
-            c.httpThreads = n
+            c.http.threads = n
         },
         Setting("media-thread-priority", "SRTC_MEDIA_THREAD_PRIORITY", "media_thread_priority",
                 "media I/O thread's scheduling: normal, high (nice -10) or realtime (SCHED_FIFO); default normal") { c, v in
             guard let priority = IOThreadPriority(rawValue: v) else { throw ConfigError.invalidValue("media-thread-priority", v) }
-            c.mediaThreadPriority = priority
+            c.media.threadPriority = priority
         },
     ]
-
-    /// Builds the configuration from command-line `arguments` (without the program name),
-    /// `environment` and the config file named by `--config` / `SRTC_CONFIG`.
-    public static func load(arguments: [String], environment: [String: String]) throws(ConfigError) -> ServerConfig {
-        let flags = try parseFlags(arguments)
-        var config = ServerConfig()
-        if let path = flags["config"] ?? environment["SRTC_CONFIG"] {
-            config.configFile = path
-            for (key, value) in try readFile(path) {
-                guard let setting = settings.first(where: { $0.jsonKey == key }) else { throw .unknownKey(key) }
-                try applying(setting, value, to: &config)
-            }
-        }
-        for setting in settings {
-            if let value = environment[setting.envName] { try applying(setting, value, to: &config) }
-        }
-        for setting in settings {
-            if let value = flags[setting.flag] { try applying(setting, value, to: &config) }
-        }
-        guard (config.appId == nil) == (config.appKey == nil) else { throw .appCredentialsIncomplete }
-        guard (config.tlsCert == nil) == (config.tlsKey == nil) else { throw .tlsIncomplete }
-        guard config.httpRedirectPort == nil || config.tlsCert != nil else { throw .redirectWithoutTLS }
-        return config
-    }
-
-    /// The help text of `srtc-server --help`.
-    public static var usage: String {
-        var lines = ["usage: srtc-server [--flag value]...", "", "Flags (environment variable in brackets; flags win over variables, variables over the config file):"]
-        for s in settings {
-            // `padding(toLength:)` also truncates: a long flag keeps its whole name and one space.
-            let name = ("--" + s.flag).padding(toLength: max(30, s.flag.count + 3), withPad: " ", startingAt: 0)
-            lines.append("  \(name) [\(s.envName)] \(s.help)")
-        }
-        lines.append("  --config                       [SRTC_CONFIG] JSON file with the same keys in snake_case")
-        lines.append("  --help                         print this text")
-        lines.append("  --version                      print the version (\(ProductVersion.current)) and exit")
-        return lines.joined(separator: "\n")
-    }
-
-    private static func applying(_ setting: Setting, _ value: String, to config: inout ServerConfig) throws(ConfigError) {
-        do { try setting.apply(&config, value) } catch let error as ConfigError { throw error } catch { throw .invalidValue(setting.flag, value) }
-    }
-
-    private static func parseFlags(_ arguments: [String]) throws(ConfigError) -> [String: String] {
-        var flags: [String: String] = [:]
-        var i = 0
-        while i < arguments.count {
-            let arg = arguments[i]
-            guard arg.hasPrefix("--") else { throw .unexpectedArgument(arg) }
-            var name = String(arg.dropFirst(2))
-            var value: String
-            if let eq = name.firstIndex(of: "=") {
-                value = String(name[name.index(after: eq)...])
-                name = String(name[..<eq])
-            } else {
-                guard i + 1 < arguments.count else { throw .missingValue(name) }
-                i += 1
-                value = arguments[i]
-            }
-            guard name == "config" || settings.contains(where: { $0.flag == name }) else { throw .unknownFlag(name) }
-            flags[name] = value
-            i += 1
-        }
-        return flags
-    }
-
-    private static func readFile(_ path: String) throws(ConfigError) -> [(String, String)] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadableFile(path) }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { throw .invalidFile(path) }
-        return try object.keys.sorted().map { key throws(ConfigError) in
-            switch object[key] {
-            case let s as String: return (key, s)
-            case let n as NSNumber: return (key, n.stringValue)
-            default: throw .invalidValue(key, String(describing: object[key] ?? "null"))
-            }
-        }
-    }
-
-    private static func port(_ v: String) throws(BadValue) -> UInt16 {
-        guard let p = UInt16(v) else { throw BadValue() }
-        return p
-    }
-
-    private static func positive(_ v: String, _ name: String) throws(BadValue) -> Int {
-        guard let n = Int(v), n > 0 else { throw BadValue() }
-        return n
-    }
-
-    private static func nonNegative(_ v: String, max: Int) throws(BadValue) -> Int {
-        guard let n = Int(v), n >= 0, n <= max else { throw BadValue() }
-        return n
-    }
-}
-
-/// A value of the wrong form; `applying` names the setting.
-struct BadValue: Error {}
-
-/// One configurable setting.
-struct Setting: Sendable {
-    let flag: String
-    let envName: String
-    let jsonKey: String
-    let help: String
-    let apply: @Sendable (inout ServerConfig, String) throws -> Void
-
-    init(_ flag: String, _ envName: String, _ jsonKey: String, _ help: String,
-         apply: @escaping @Sendable (inout ServerConfig, String) throws -> Void) {
-        self.flag = flag; self.envName = envName; self.jsonKey = jsonKey; self.help = help; self.apply = apply
-    }
-}
-
-/// Why a configuration was refused; the server prints the text and exits with status 2.
-public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A flag no setting has.
-    case unknownFlag(String)
-    /// A flag without its value.
-    case missingValue(String)
-    /// A bare word where a flag was expected.
-    case unexpectedArgument(String)
-    /// A value of the wrong form.
-    case invalidValue(String, String)
-    /// A config file key no setting has.
-    case unknownKey(String)
-    /// The config file cannot be read.
-    case unreadableFile(String)
-    /// The config file is not a JSON object of strings and numbers.
-    case invalidFile(String)
-    /// Only one of app id and app key was given.
-    case appCredentialsIncomplete
-    /// Only one of the TLS certificate and key was given.
-    case tlsIncomplete
-    /// A redirect port without TLS to redirect to.
-    case redirectWithoutTLS
-
-    public var description: String {
-        switch self {
-        case .unknownFlag(let f): return "unknown flag --\(f) (see --help)"
-        case .missingValue(let f): return "flag --\(f) needs a value"
-        case .unexpectedArgument(let a): return "unexpected argument '\(a)' (flags are --name value)"
-        case .invalidValue(let name, let value): return "invalid value '\(value)' for \(name)"
-        case .unknownKey(let k): return "unknown key '\(k)' in config file"
-        case .unreadableFile(let p): return "cannot read config file \(p)"
-        case .invalidFile(let p): return "config file \(p) is not a JSON object"
-        case .appCredentialsIncomplete: return "set both SRTC_APP_ID and SRTC_APP_KEY (or neither)"
-        case .tlsIncomplete: return "set both --tls-cert and --tls-key (SRTC_TLS_CERT, SRTC_TLS_KEY) or neither"
-        case .redirectWithoutTLS: return "--http-redirect-port needs TLS on (--tls-cert and --tls-key)"
-        }
-    }
 }

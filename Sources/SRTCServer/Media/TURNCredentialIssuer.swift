@@ -13,10 +13,10 @@ struct TURNCredentialIssuer: Sendable {
 
     /// `nil` unless both URLs and a secret are configured.
     init?(config: ServerConfig) {
-        guard !config.turnURLs.isEmpty, let secret = config.turnSecret, !secret.isEmpty else { return nil }
-        urls = config.turnURLs
+        guard !config.turn.urls.isEmpty, let secret = config.turn.secret, !secret.isEmpty else { return nil }
+        urls = config.turn.urls
         self.secret = secret
-        ttlSeconds = config.turnCredentialTTL
+        ttlSeconds = config.turn.credentialTTL
     }
 
     /// The ICE servers for `uid`'s session, valid for `ttlSeconds` from `now` (Unix seconds).

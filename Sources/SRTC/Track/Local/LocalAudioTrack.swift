@@ -3,19 +3,21 @@ import RTCMedia
 
 /// A local audio track: PCM is processed by the engine's `audioCaptureProcessor`, encoded with
 /// Opus in 20 ms packets and sent to every channel the track is published in.
+// open (not public) only so the device tracks of `SRTCDevices` (camera, microphone, screen) can
+// subclass it from their module; its initializers are `package`, so apps still cannot.
 // @unchecked Sendable: not final (the SDK subclasses it), so it cannot be checked; it adds only `let`s of Sendable types.
-public class LocalAudioTrack: LocalTrack, @unchecked Sendable {
+open class LocalAudioTrack: LocalTrack, @unchecked Sendable {
     /// Encoding parameters.
     public let preset: AudioPreset
     let sendPipeline: AudioSendPipeline
 
-    init(desc: String, preset: AudioPreset, context: EngineContext) {
+    package init(desc: String, preset: AudioPreset, context: EngineContext) {
         self.preset = preset
         self.sendPipeline = AudioSendPipeline(preset: preset, context: context)
         super.init(kind: .audio, desc: desc, info: nil, context: context)
     }
 
-    func deliver(_ buffer: AudioPCMBuffer) {
+    package func deliver(_ buffer: AudioPCMBuffer) {
         sendPipeline.push(buffer, muted: isMuted)
     }
 

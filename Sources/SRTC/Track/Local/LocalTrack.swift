@@ -5,8 +5,10 @@ import Synchronization
 /// A track this app publishes. Create one with the engine's factories
 /// (`createLocalCustomVideoTrack(desc:)`, …) and publish it with `Channel.publishLocalTrack`.
 /// One local track may be published in several channels at once; it is encoded once.
+// open (not public) only so the device tracks of `SRTCDevices` (camera, microphone, screen) can
+// subclass it from their module; its initializers are `package`, so apps still cannot.
 // @unchecked Sendable: not final (the SDK subclasses it), so it cannot be checked; its only state, `publications`, is a Mutex.
-public class LocalTrack: Track, @unchecked Sendable {
+open class LocalTrack: Track, @unchecked Sendable {
     /// Where the track is published: the channel (weak) and the track's id there.
     struct Publication {
         weak var channel: Channel?

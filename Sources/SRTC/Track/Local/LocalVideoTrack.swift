@@ -6,8 +6,10 @@ import Synchronization
 /// A local video track: frames go through the engine's camera filter (camera tracks only: the
 /// render module's beauty and virtual background, `SRTCRender`), then `videoProcessors`, then to
 /// local renderers (preview) and to the VP8 encoder of every channel the track is published in.
+// open (not public) only so the device tracks of `SRTCDevices` (camera, microphone, screen) can
+// subclass it from their module; its initializers are `package`, so apps still cannot.
 // @unchecked Sendable: not final (the SDK subclasses it), so it cannot be checked; its own state is `let`s of Sendable types, a Mutex and a WeakList.
-public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
+open class LocalVideoTrack: LocalTrack, @unchecked Sendable {
     // MARK: - Properties
 
     /// Encoding parameters of the (big) layer.
@@ -27,7 +29,7 @@ public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
         var items: [VideoProcessor]
     }
 
-    init(desc: String, preset: VideoPreset, simulcast: Bool, context: EngineContext) {
+    package init(desc: String, preset: VideoPreset, simulcast: Bool, context: EngineContext) {
         self.preset = preset
         self.simulcast = simulcast
         self.isCameraPipeline = TrackDesc.isCameraLike(desc)
@@ -65,7 +67,7 @@ public class LocalVideoTrack: LocalTrack, @unchecked Sendable {
     /// Runs a captured or pushed frame through the camera filter, the processors, the preview and
     /// the encoders. Returns the frame that was sent, or nil when a processor dropped it.
     @discardableResult
-    func deliver(_ frame: VideoFrame) -> VideoFrame? {
+    package func deliver(_ frame: VideoFrame) -> VideoFrame? {
         let rendered = isCameraPipeline ? context.cameraFilter.apply(frame) : frame
         guard let processed = Self.process(rendered, through: videoProcessors) else { return nil }
         renderers.forEach { $0.render(frame: processed) }
