@@ -40,32 +40,43 @@ struct NetworkLabLossTests {
         try await withLabCall(subscriberRedundantAudio: false) { try await run($0) }
     }
 
-    /// Random loss on a link with room to spare is not congestion (docs/network.md, "Random loss
-    /// is not congestion"): the subscriber keeps the big layer through 15 s of 5 % loss.
-    @Test func fivePercentRandomLossOnAWideLinkKeepsTheBigLayer() async throws {
+    /// Loss on a link with room to spare is not congestion (docs/network.md, "Loss is not
+    /// congestion"): the subscriber keeps the big layer through 12 s of 10 % loss in bursts of
+    /// 10, then 12 s of 5 % random loss, and the frames it decodes keep their order.
+    @Test func lossThatIsNotCongestionKeepsTheBigLayer() async throws {
         try await withLabCall { call in
             let observer = call.observer
             try await call.waitForBigFrames()
             try await Task.sleep(for: .seconds(4))  // past the allocator's startup grace
-            try call.loseDownlink(.random(perMille: 50))
             let start = observer.elapsed
-            try await Task.sleep(for: .seconds(15))
+            var lines: [String] = []
+            for (name, loss) in [("10 % in bursts of 10", NetworkLab.Loss.burst(length: 10, period: 100)), ("5 % random", .random(perMille: 50))] {
+                try call.loseDownlink(loss)
+                let from = observer.elapsed
+                try await Task.sleep(for: .seconds(12))
+                let to = observer.elapsed
+                let lost = call.lab.lostDatagrams(call.link)
+                try call.loseDownlink(nil)
+                let big = observer.frameCount(from: from, to: to, width: 640)
+                let all = observer.frameCount(from: from, to: to)
+                let playout = observer.audioPlayout(from: from, to: to)
+                lines.append("\(name), \(fmt(to - from)) s: \(lost) datagrams dropped; video \(all) frames (\(big) of 640×360, "
+                    + "\(fmt(Double(all) / (to - from)))/s), worst gap \(fmt(observer.worstVideoGap(from: from, to: to))) s; "
+                    + "audio \(playout.played) played, \(playout.concealed) concealed, \(playout.recovered) recovered by NACK, \(playout.recoveredByRED) by RED")
+                #expect(lost > 0, "\(name): the rule dropped nothing")
+                #expect(all > 0 && big == all, "\(name): \(all - big) of \(all) frames of another size")
+                try await Task.sleep(for: .seconds(2))  // the link clean between phases
+            }
             let end = observer.elapsed
-            let lost = call.lab.lostDatagrams(call.link)
-            try call.loseDownlink(nil)
             let switches = observer.switches.filter { $0.time >= start && $0.cause == "bandwidth" }
-            let big = observer.frameCount(from: start, to: end, width: 640)
-            let all = observer.frameCount(from: start, to: end)
-            let playout = observer.audioPlayout(from: start, to: end)
-            print("""
-                network lab, 5 % random loss on an unlimited link, \(fmt(end - start)) s: \(lost) datagrams dropped, \(switches.count) switches for bandwidth
-                  video \(all) frames (\(big) of 640×360, \(fmt(Double(all) / (end - start)))/s), worst gap \(fmt(observer.worstVideoGap(from: start, to: end))) s
-                  audio \(playout.played) played, \(playout.concealed) concealed, \(playout.recovered) recovered by NACK
-                  switches: \(observer.switches.map(\.description).joined(separator: ", "))
-                """)
-            #expect(lost > 0, "the rule dropped nothing")
-            #expect(switches.isEmpty, "switched for bandwidth under random loss: \(switches)")
-            #expect(big > 0 && big == all, "\(all - big) frames of another size")
+            let numbers = observer.numbers.filter { $0.time >= start && $0.time <= end }.map(\.number)
+            let outOfOrder = zip(numbers, numbers.dropFirst()).filter { $0.1 <= $0.0 }.count
+            print("network lab, loss that is not congestion on an unlimited link:\n  " + lines.joined(separator: "\n  ")
+                + "\n  \(switches.count) switches for bandwidth; \(numbers.count) frame numbers read, \(outOfOrder) out of order"
+                + "\n  switches: \(observer.switches.map(\.description).joined(separator: ", "))")
+            #expect(switches.isEmpty, "switched for bandwidth under loss without congestion: \(switches)")
+            #expect(numbers.count > 100, "\(numbers.count) frame numbers read")
+            #expect(outOfOrder == 0, "\(outOfOrder) frames decoded out of order")
         }
     }
 

@@ -37,24 +37,70 @@ struct BandwidthEstimatorTests {
         #expect(abs(Double(estimator.estimate ?? 0) - Double(first) * 1.25) < 1_000)
     }
 
-    @Test func heavyLossOverAWindowCutsInProportion() {
+    @Test func heavyLossWithQueueingDelayOverAWindowCutsInProportion() {
         var estimator = BandwidthEstimator()
         let before = estimator.configuration.initial
-        // Every 5th packet lost, a report every 100 ms: no cut (and no growth) before the 500 ms
-        // window closes…
+        // Every 5th packet lost, a report every 100 ms, the one-way delay climbing 0.5 ms a packet
+        // within each (a queue filling, then overflowing: about 25 ms of queueing delay on
+        // average): no cut (and no growth) before the 500 ms window closes…
+        let queue: (Int) -> Int64 = { 20_000 + Int64($0) * 500 }
         for round in 0 ..< 5 {
-            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000, lostEvery: 5), now: 100_000 + Int64(round) * 100_000)
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000, lostEvery: 5, delay: queue),
+                                          now: 100_000 + Int64(round) * 100_000)
         }
         #expect(estimator.lastLossRate == 0.2)
+        #expect(estimator.lastQueueDelay >= estimator.configuration.lossDelay)
         #expect(estimator.estimate == Int(before))
         // …then one cut for the window's 20 %: × 0.9.
-        estimator.onTransportFeedback(Self.feedback(start: 500_000, lostEvery: 5), now: 600_000)
-        #expect(estimator.windowLossRate == 0.2)
+        estimator.onTransportFeedback(Self.feedback(start: 500_000, lostEvery: 5, delay: queue), now: 600_000)
+        #expect(estimator.windowLossRate == 0.2 && estimator.windowLossCongested)
         #expect(abs(Double(estimator.estimate ?? 0) - before * 0.9) < 1)
         // Growth is held right after a decrease.
         let cut = estimator.estimate
         estimator.onTransportFeedback(Self.feedback(start: 600_000), now: 700_000)
         #expect(estimator.estimate == cut)
+    }
+
+    /// Loss on a flat delay (a lossy radio link or relay, no queue) is not congestion: 20 % and
+    /// 10 % in bursts of 10 for 5 s neither cut nor grow the estimate; growth comes back with a
+    /// clean window.
+    @Test func heavyLossWithoutQueueingDelayHoldsTheEstimate() {
+        var estimator = BandwidthEstimator()
+        let before = estimator.configuration.initial
+        var now: Int64 = 0
+        for round in 0 ..< 50 {
+            now += 100_000
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000, lostEvery: 5), now: now)
+        }
+        #expect(estimator.windowLossRate == 0.2 && !estimator.windowLossCongested)
+        #expect(estimator.estimate == Int(before))
+        for round in 50 ..< 100 {
+            now += 100_000
+            // 10 in a row of every 100 lost.
+            let packets = Self.feedback(start: Int64(round) * 100_000).enumerated().map { i, packet in
+                i < 10 ? BandwidthEstimator.PacketFeedback(sendTime: packet.sendTime, size: packet.size, arrivalTime: nil) : packet
+            }
+            estimator.onTransportFeedback(packets, now: now)
+        }
+        #expect(abs(estimator.windowLossRate - 0.1) < 0.001)
+        #expect(estimator.estimate == Int(before))
+        for round in 100 ..< 110 {
+            now += 100_000
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000), now: now)
+        }
+        #expect(estimator.estimate ?? 0 > Int(before))
+    }
+
+    /// Loss so heavy that the layer cannot be repaired (a policer dropping without a queue) cuts
+    /// without queueing delay.
+    @Test func severeLossCutsWithoutQueueingDelay() {
+        var estimator = BandwidthEstimator()
+        let before = estimator.configuration.initial
+        for round in 0 ..< 6 {
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000, lostEvery: 2), now: 100_000 + Int64(round) * 100_000)
+        }
+        #expect(estimator.windowLossRate == 0.5 && estimator.windowLossCongested)
+        #expect(abs(Double(estimator.estimate ?? 0) - before * 0.75) < 1)
     }
 
     @Test func fivePercentRandomLossDoesNotCutTheEstimate() {

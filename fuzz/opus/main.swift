@@ -1,6 +1,6 @@
 // libFuzzer target for the Opus RTP depacketizer: TOC and frame-packing validation (RFC 6716 §3.4),
-// cross-checked against libopus's own `opus_packet_parse`, then decoding of packets both accept, and the
-// audio playout buffer. Built by `fuzz/run-all` with `swiftc -sanitize=fuzzer,address -parse-as-library`.
+// cross-checked against libopus's own `opus_packet_parse`, the in-band FEC (LBRR) flag read only from
+// packets that parse, then decoding of packets both accept, and the audio playout buffer. Built by `fuzz/run-all` with `swiftc -sanitize=fuzzer,address -parse-as-library`.
 //
 // Input layout: the whole input is one Opus packet; then it is cut into records
 // [length:1][sequence delta:1][payload: length bytes] fed to the playout buffer.
@@ -20,6 +20,10 @@ public func opusFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
     let reference = size > Int(Int32.max) ? -1 : opus_packet_parse(data, Int32(size), &toc, &frames, &sizes, &payloadOffset)
     precondition((reference >= 0) == (ours != nil), "validation disagrees with libopus")
     if let ours { precondition(ours.frameCount == Int(reference), "frame count disagrees with libopus") }
+
+    // In-band FEC detection reads the first frame's first byte: never for a packet that does not parse.
+    let lbrr = OpusPacketInfo.hasLBRR(input)
+    if ours == nil || reference <= 0 { precondition(!lbrr, "LBRR read from a packet that does not parse") }
 
     if ours != nil, let decoder = try? OpusDecoder(channels: 2) {
         var pcm = [Int16](repeating: 0, count: 5_760 * 2)

@@ -4,8 +4,9 @@ import Foundation
 /// from transport-cc feedback on the packets the SFU sent it.
 ///
 /// The transport-cc side is a small loss- and delay-based controller in the spirit of GCC
-/// (draft-ietf-rmcat-gcc-02): heavy loss (> 10 % over a window of 500 ms) cuts the estimate in
-/// proportion to the loss;
+/// (draft-ietf-rmcat-gcc-02): heavy loss (> 10 % over a window of 500 ms) that comes with queueing
+/// delay in the same window (a queue that filled, then overflowed) cuts the estimate in proportion
+/// to the loss; heavy loss with a flat delay (a lossy radio link or relay) only holds its growth;
 /// lasting queueing delay (one-way delay above its recent minimum for `overuseTime`) caps it below the delivered
 /// rate; low loss with a steady delay lets it grow multiplicatively, but not above 1.5 times the
 /// rate delivered (what was not sent was not tested: the way above is a probe, whose delivered
@@ -33,6 +34,15 @@ struct BandwidthEstimator: Sendable {
         /// estimate down on a wide link. A window above `highLoss` cuts once, in proportion.
         var lossWindow: Int64 = 500_000
         var lossWindowPackets = 20
+        /// A window's loss cuts only if some feedback in it showed this much queueing delay, µs:
+        /// loss that comes with a queue is congestion, loss on a flat delay is not (a lower rate
+        /// would lose as large a share: NACK, RED and key frames repair it, not a lower layer).
+        /// As GCC's loss-based controller lowers only on loss that appears with the sending rate.
+        var lossDelay: Int64 = 20_000
+        /// A window's loss above this cuts even without queueing delay: a policer that drops
+        /// without queueing, or a link that loses most of what it gets, where the big layer
+        /// cannot be repaired anyway.
+        var severeLoss: Double = 0.30
         /// Queueing delay counts only once it has stayed above `delayThreshold` this long, µs:
         /// a receiver whose thread stalled for a moment (a busy machine) reports one late batch,
         /// a bottleneck's queue stays.
@@ -74,6 +84,11 @@ struct BandwidthEstimator: Sendable {
     private var lossWindowStart: Int64?
     private var lossWindowCount = 0
     private var lossWindowLost = 0
+    /// The largest queueing delay one feedback of the current loss window showed, µs.
+    private var lossWindowDelay: Int64 = 0
+    /// Whether the last complete window's loss counted as congestion (queueing delay with it,
+    /// or `severeLoss`).
+    private(set) var windowLossCongested = false
     /// The loss of the last complete window.
     private(set) var windowLossRate: Double = 0
     private var probeWindow = DeliveryWindow(span: BandwidthEstimator.probeMeasureSpan)
@@ -144,7 +159,7 @@ struct BandwidthEstimator: Sendable {
         let queueDelay = received > 0 ? delaySum / Int64(received) : 0
         lastLossRate = lossRate
         lastQueueDelay = queueDelay
-        let windowLoss = countLoss(lost: lost, packets: packets.count, now: now)
+        let windowLoss = countLoss(lost: lost, packets: packets.count, queueDelay: queueDelay, now: now)
         if queueDelay > configuration.delayThreshold {
             let since = overuseSince ?? now
             overuseSince = since
@@ -157,19 +172,23 @@ struct BandwidthEstimator: Sendable {
     }
 
     /// Adds one feedback's packets to the loss window; returns the window's loss when this
-    /// feedback completed it.
-    private mutating func countLoss(lost: Int, packets: Int, now: Int64) -> Double? {
+    /// feedback completed it and that loss counts as congestion (`lossDelay`, `severeLoss`), nil
+    /// otherwise.
+    private mutating func countLoss(lost: Int, packets: Int, queueDelay: Int64, now: Int64) -> Double? {
         let start = lossWindowStart ?? now
         lossWindowStart = start
         lossWindowCount += packets
         lossWindowLost += lost
+        lossWindowDelay = max(lossWindowDelay, queueDelay)
         guard now - start >= configuration.lossWindow, lossWindowCount >= configuration.lossWindowPackets else { return nil }
         let loss = Double(lossWindowLost) / Double(lossWindowCount)
         windowLossRate = loss
+        windowLossCongested = lossWindowDelay >= configuration.lossDelay || loss > configuration.severeLoss
         lossWindowStart = now
         lossWindowCount = 0
         lossWindowLost = 0
-        return loss
+        lossWindowDelay = 0
+        return windowLossCongested ? loss : nil
     }
 
     // MARK: - Internals
@@ -182,8 +201,10 @@ struct BandwidthEstimator: Sendable {
         if let windowLoss, windowLoss > c.highLoss {
             value *= 1 - 0.5 * windowLoss
             holdUntil = now + c.holdAfterDecrease
-        } else if lossRate > c.highLoss {
-            // One report's loss: judged with its window; no growth meanwhile.
+        } else if lossRate > c.highLoss || windowLossRate > c.highLoss {
+            // One report's loss: judged with its window; no growth meanwhile. A window's loss
+            // without queueing delay holds the estimate (neither cut nor grown) until a window
+            // under `highLoss`.
         } else if overusing {
             // Below what the bottleneck delivers now (its latest short window: the smoothed rate
             // still remembers the rate before the link narrowed, and the queue would keep growing).

@@ -5,9 +5,11 @@ import Synchronization
 
 /// Playout counters (packets played, ticks concealed) and the lost packets brought back in time:
 /// by a NACK (`recovered`) and from the next packet's RED block (`recoveredByRED`), each of which
-/// would have been concealed without it; and the packets that came as RED (RFC 2198).
+/// would have been concealed without it; and the packets that came as RED (RFC 2198). Of the ticks
+/// concealed, `recoveredByFEC` were rebuilt from the next packet's Opus in-band FEC (LBRR, RFC 6716
+/// §2.1.7) rather than by packet-loss concealment.
 package typealias AudioPlayoutCounters = (statistics: AudioPlayoutBuffer.Statistics, recovered: Int, recoveredByRED: Int,
-                                          receivedAsRED: Int)
+                                          receivedAsRED: Int, recoveredByFEC: Int)
 
 /// Receives one subscribed audio stream: reorders Opus packets (playout buffer), decodes them
 /// (FEC and concealment for losses), applies the engine's `audioRenderProcessor` and hands 20 ms
@@ -28,6 +30,8 @@ final class AudioReceiver: @unchecked Sendable {
         var recoveredByRED = 0
         /// Packets that came as RED (RFC 2198).
         var receivedAsRED = 0
+        /// Concealed ticks decoded from the next packet's in-band FEC (it carried LBRR data).
+        var recoveredByFEC = 0
         var decoder: OpusDecoder?
         var statistics = RTPReceiveStatistics(clockRate: 48_000)
         var processorInitialized: ObjectIdentifier?
@@ -167,6 +171,9 @@ final class AudioReceiver: @unchecked Sendable {
             var packets: [EncodedMediaFrame] = []
             while s.playout.count >= s.playout.configuration.targetDepth {
                 let slot = s.playout.next()
+                // A missing packet RED and NACK did not bring back: the decoder rebuilds it from
+                // the next packet's FEC when that one carries some (`AudioPlayoutBuffer.decode`).
+                if case .lost(let next?) = slot, next.withUnsafeBytes({ OpusPacketInfo.hasLBRR($0) }) { s.recoveredByFEC += 1 }
                 if encoded, case .packet(let data) = slot, let timestamp = s.playout.lastPlayedTimestamp {
                     packets.append(EncodedMediaFrame(kind: .audio, data: data, isKeyFrame: true, rtpTimestamp: timestamp,
                                                      clockRate: 48_000, receivedAtUs: nowUs))
@@ -208,8 +215,8 @@ final class AudioReceiver: @unchecked Sendable {
 
     var statistics: RTPReceiveStatistics { state.withLock { $0.statistics } }
 
-    /// Playout counters (packets played, ticks concealed) and the packets a NACK and RED recovered.
+    /// Playout counters (packets played, ticks concealed) and the packets a NACK, RED and FEC recovered.
     var playout: PlayoutCounters {
-        state.withLock { ($0.playout.statistics, $0.recovered, $0.recoveredByRED, $0.receivedAsRED) }
+        state.withLock { ($0.playout.statistics, $0.recovered, $0.recoveredByRED, $0.receivedAsRED, $0.recoveredByFEC) }
     }
 }
