@@ -186,6 +186,8 @@ struct SFULoadBench {
         let process = try ServerProcess(name: "srtc-server", executable: executable, arguments: [
             "--http-port", "\(port)", "--udp-port", "0", "--data-dir", directory, "--app-id", Self.appId, "--app-key", Self.appKey,
             "--max-users-per-channel", "1000", "--joins-per-second", "1000", "--log-level", "warn", "--web-dir", "",
+            // Every participant's signaling comes from 127.0.0.1: the default 256 per address cut 1→300 at 255 viewers.
+            "--max-connections-per-address", "0",
             // Its media thread no longer preempted by the load's 50–200 subscriber threads on the same cores (README).
             "--media-thread-priority", Self.mediaThreadPriority, "--media-workers", "\(workers)",
         ], logPath: "\(directory)/server.log")
