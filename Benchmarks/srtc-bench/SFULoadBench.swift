@@ -54,6 +54,11 @@ struct SFULoadBench {
         ("\($0) rooms × 5", LoadScenario(rooms: $0, publishers: 5, subscribers: 0, joinRate: 100), true)
     } + [300, 400].map { ("1→\($0)", LoadScenario(publishers: 1, subscribers: $0, joinRate: 200), true) }
     static let capacityDecryptionInterval = 16
+    /// The capacity rows' participants share this many I/O threads (`LoadRun(sharedReceiveThreads:)`,
+    /// `SRTC_SFU_LOAD_SHARED_IO`, default one per core; 0: a thread per transport, as before): a
+    /// thread per transport made the generator the limit (docs/benchmarks.md, "Capacity").
+    static let capacitySharedThreads = Int(ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_SHARED_IO"] ?? "")
+        ?? ProcessInfo.processInfo.activeProcessorCount
 
     /// One scenario on one server.
     struct Row {
@@ -67,6 +72,8 @@ struct SFULoadBench {
         var generatorCPU = 0.0
         /// Subscribers decrypted one RTP packet in this many.
         var decryptionInterval = 1
+        /// The participants' transports shared this many I/O threads (0: a thread each).
+        var sharedThreads = 0
         var floor = 0.0
         var participants = 0
         /// Our server's forwarding p99 over the window (a packet's arrival in the SFU to the return of
@@ -129,9 +136,12 @@ struct SFULoadBench {
     private func measure(_ name: String, _ scenario: LoadScenario, target: any LoadTarget, pid: Int32, metricsURL: String?,
                          sendsMedia: Bool) async -> Row {
         var row = Row(scenario: name, server: target.name, participants: scenario.rooms * scenario.participantsPerRoom)
-        row.decryptionInterval = Self.capacityScenarios.contains { $0.name == name } ? Self.capacityDecryptionInterval : 1
+        let capacity = Self.capacityScenarios.contains { $0.name == name }
+        row.decryptionInterval = capacity ? Self.capacityDecryptionInterval : 1
+        row.sharedThreads = capacity ? Self.capacitySharedThreads : 0
         do {
-            let run = try await LoadRun(scenario: scenario, target: target, sendMedia: sendsMedia, decryptionInterval: row.decryptionInterval)
+            let run = try await LoadRun(scenario: scenario, target: target, sendMedia: sendsMedia, decryptionInterval: row.decryptionInterval,
+                                        sharedReceiveThreads: row.sharedThreads)
             do {
                 try await run.setUp()
             } catch {
@@ -182,6 +192,8 @@ struct SFULoadBench {
         let process = try ServerProcess(name: "srtc-server", executable: executable, arguments: [
             "--http-port", "\(port)", "--udp-port", "0", "--data-dir", directory, "--app-id", Self.appId, "--app-key", Self.appKey,
             "--max-users-per-channel", "1000", "--joins-per-second", "1000", "--log-level", "warn", "--web-dir", "",
+            // Every participant's signaling comes from 127.0.0.1: the default 256 per address cut 1→300 at 255 viewers.
+            "--max-connections-per-address", "0",
             // Its media thread no longer preempted by the load's 50–200 subscriber threads on the same cores (README).
             "--media-thread-priority", Self.mediaThreadPriority, "--media-workers", "\(workers)",
         ], logPath: "\(directory)/server.log")
@@ -197,7 +209,8 @@ struct SFULoadBench {
         return "\(row.scenario) \(row.server): set up in \(report.setupSeconds) s, \(Int(report.receiveRate)) pkt/s delivered, "
             + String(format: "server CPU %.1f%% of a core, load generator %.1f%% (%.2f µs/pkt", 100 * row.cpu / 1e6 / report.seconds,
                      100 * row.generatorCPU / 1e6 / report.seconds, row.generatorCPUPerPacket)
-            + (row.decryptionInterval > 1 ? ", subscribers decrypt 1 packet in \(row.decryptionInterval))" : ")") + failures
+            + (row.decryptionInterval > 1 ? ", subscribers decrypt 1 packet in \(row.decryptionInterval)" : "")
+            + (row.sharedThreads > 0 ? ", transports on \(row.sharedThreads) shared I/O threads)" : ")") + failures
     }
 
     static func table(_ rows: [Row]) -> String {
@@ -242,8 +255,35 @@ struct SFULoadBench {
         lines.append("publisher send to subscriber arrival; fwd p99: our server's p99 from a packet's arrival in the SFU (decrypted)")
         lines.append("to the kernel taking each copy (the return of its sendmmsg), ms, as the /metrics histogram bound it falls")
         lines.append("under; gen µs/pkt: the load generator's own CPU (this process) per delivered packet, \"c\" where its subscribers")
-        lines.append("count datagrams from the clear RTP header and decrypt one in \(capacityDecryptionInterval); ours/Janus: delivered packets")
-        lines.append("per server CPU-second, ours over Janus's.")
+        lines.append("count datagrams from the clear RTP header and decrypt one in \(capacityDecryptionInterval)"
+                     + (capacitySharedThreads > 0 ? " and every transport is served by \(capacitySharedThreads) shared I/O threads" : "")
+                     + "; ours/Janus: delivered")
+        lines.append("packets per server CPU-second, ours over Janus's.")
+        lines += capacityLines(rows)
         return lines.joined(separator: "\n")
+    }
+
+    /// The capacity row: per server, the most packets per second delivered in a capacity scenario
+    /// with ≤ 0.5 % loss, e2e p99 < 50 ms and every participant set up (docs/benchmarks.md).
+    static func capacityLines(_ rows: [Row]) -> [String] {
+        let measured = rows.filter { row in capacityScenarios.contains { $0.name == row.scenario } && row.report != nil }
+        guard !measured.isEmpty else { return [] }
+        var lines = ["", "capacity (most pkt/s delivered with ≤ 0.5 % loss, e2e p99 < 50 ms, no setup failure; scenarios run: "
+                     + Array(Set(measured.map(\.scenario))).sorted().joined(separator: ", ") + ")"]
+        var servers: [String] = []
+        for row in measured where !servers.contains(row.server) { servers.append(row.server) }
+        for server in servers {
+            let passing = measured.filter { row in
+                guard row.server == server, let report = row.report else { return false }
+                return report.failures.isEmpty && 1 - min(1, report.delivery) <= 0.005 && report.latency.p99 < 50
+            }
+            if let best = passing.max(by: { $0.report!.receiveRate < $1.report!.receiveRate }) {
+                lines.append("  \(server): \(Int(best.report!.receiveRate)) pkt/s (\(best.scenario))"
+                             + (passing.count < measured.filter { $0.server == server }.count ? "; the others failed the limits" : ""))
+            } else {
+                lines.append("  \(server): no scenario within the limits")
+            }
+        }
+        return lines
     }
 }

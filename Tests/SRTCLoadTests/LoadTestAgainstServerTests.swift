@@ -9,14 +9,15 @@ import Testing
 /// (speed lives in `make bench-sfu`).
 struct LoadTestAgainstServerTests {
     /// Also with subscribers that decrypt one packet in 8 and count the rest from their clear
-    /// headers (the capacity rows of `make bench-sfu`): the same counts and delays.
-    @Test(arguments: [1, 8])
-    func onePublisherToFourSubscribersDeliversWhatWasSent(decryptionInterval: Int) async throws {
+    /// headers, and with every transport on 2 shared I/O threads (the capacity rows of
+    /// `make bench-sfu`): the same counts and delays.
+    @Test(arguments: [(1, 0), (8, 0), (8, 2)])
+    func onePublisherToFourSubscribersDeliversWhatWasSent(decryptionInterval: Int, sharedThreads: Int) async throws {
         // Webhooks to a port nobody listens on: the webhook families show failed attempts.
         let server = try TestServer(webhookURL: "http://127.0.0.1:9/hooks")
         let target = SRTCLoadTarget(baseURL: server.httpBase, appId: TestServer.appId, appKey: TestServer.appKey)
         let run = try await LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 4, duration: 3), target: target,
-                                    decryptionInterval: decryptionInterval)
+                                    decryptionInterval: decryptionInterval, sharedReceiveThreads: sharedThreads)
         try await run.setUp()
         let report = await run.measure(seconds: 3)
         // /metrics shows the load while it runs (the SFU publishes its figures every second).
@@ -59,6 +60,35 @@ struct LoadTestAgainstServerTests {
             #expect(metrics.split(separator: "\n").contains { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") || $0 == "# TYPE \(family) counter" },
                     "the dashboard queries \(name), which /metrics does not export")
         }
+    }
+
+    /// A load of 31 transports served by 2 shared I/O threads (`LoadRun(sharedReceiveThreads:)`):
+    /// every subscriber connects and counts what it was sent, no gap stays unfilled on loopback, and
+    /// the delay and NACK figures are computed as with a thread per transport (printed).
+    @Test func thirtySubscribersOnTwoSharedThreadsReceiveEverything() async throws {
+        let server = try TestServer()
+        let target = SRTCLoadTarget(baseURL: server.httpBase, appId: TestServer.appId, appKey: TestServer.appKey)
+        let run = try await LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 30, duration: 3, joinRate: 100), target: target,
+                                    decryptionInterval: 16, sharedReceiveThreads: 2)
+        try await run.setUp()
+        let threads = run.sharedLoops?.socketsPerThread ?? []
+        let report = await run.measure(seconds: 3)
+        await run.tearDown()
+        await server.stop()
+        print("shared threads: sockets \(threads); \(report.packetsReceived) of \(report.packetsExpected) packets, lost \(report.packetsLost), "
+              + "NACKs \(report.nacksSent), e2e p50 \(report.latency.p50) p99 \(report.latency.p99) ms, set up in \(report.setupSeconds) s")
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(threads == [16, 15])                       // 1 publisher + 30 subscribers, round-robin
+        #expect(report.subscribers == 30)
+        #expect(report.streams == 60)
+        #expect(report.firstPacket.samples == 60)
+        #expect(report.packetsReceived > 30 * 300)          // ~116 packets a second to each for 3 s
+        #expect(report.packetsLost == 0)
+        #expect(report.worstSubscriberDelivery >= 0.95, "delivery \(report.worstSubscriberDelivery)")  // window edges
+        #expect(report.latency.samples == report.packetsReceived)
+        #expect(report.latency.p50 > 0)
+        #expect(run.sharedLoops?.socketsPerThread == [0, 0])  // every transport left its thread
     }
 
     /// The value of the sample `name` (with its labels) in Prometheus text; -1 when absent.

@@ -12,6 +12,10 @@ import Synchronization
 /// its `UDPSendQueue`), calls `onTick` about every `tickInterval` for protocol timers, and runs
 /// closures handed over from other threads with `execute(_:)`.
 ///
+/// A loop made with `sharedBy:` has no thread of its own: one of a `SharedUDPLoops` group's threads
+/// serves its socket beside many others (a load generator's hundreds of client transports), with
+/// the same contract: that thread is then "the loop's thread".
+///
 /// Threading contract: the three handlers and every closure passed to `execute` run on this one
 /// thread, one at a time; they must not block. Everything else a handler touches (peer state,
 /// SRTP contexts, the send queue) therefore needs no lock. Other threads talk to the loop only
@@ -41,6 +45,15 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     public var isIdle: () -> Bool = { false }
     public var idleTickInterval: Duration = .milliseconds(100)
 
+    /// The shared thread serving this socket (`SharedUDPLoops`); nil: the loop runs its own thread.
+    let host: SharedUDPThread?
+    /// When the next tick is due (loop thread).
+    var nextTick = ContinuousClock.now
+    /// A hosted loop taken off its thread by `stop` (host thread): work still posted is skipped.
+    var detached = false
+    /// Watched descriptors' handlers, by descriptor (loop thread; see `watch`).
+    var extraHandlers: [Int32: (Readiness) -> Void] = [:]
+
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let pending = Mutex<[@Sendable () -> Void]>([])
@@ -54,7 +67,6 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     // Loop thread only: descriptors polled beside the socket (see `watch`), and a reused list of
     // the ready ones so a handler may watch or unwatch while they are dispatched.
     private var extraFDs: [pollfd] = []
-    private var extraHandlers: [Int32: (Readiness) -> Void] = [:]
     private var ready: [(fd: Int32, events: Int16)] = []
 
     /// What `poll` reported for a watched descriptor.
@@ -67,14 +79,26 @@ public final class UDPReceiveLoop: @unchecked Sendable {
 
     /// - Parameters:
     ///   - socket: the socket this loop reads and owns the sends of.
-    ///   - tickInterval: the timer granularity; DTLS and ICE need tens of milliseconds at most.
+    ///   - tickInterval: the timer granularity; DTLS and ICE need tens of milliseconds at most (a
+    ///     shared thread ticks at its own granularity, so a hosted loop's ticks come at multiples of it).
+    ///   - loops: serve the socket on one of these shared threads instead of a thread of its own.
     public init(socket: UDPSocket, batchSize: Int = 32, slotSize: Int = 2048,
-                sendQueueCapacity: Int = 64, flushThreshold: Int = 16, tickInterval: Duration = .milliseconds(10)) throws(NetError) {
+                sendQueueCapacity: Int = 64, flushThreshold: Int = 16, tickInterval: Duration = .milliseconds(10),
+                sharedBy loops: SharedUDPLoops? = nil) throws(NetError) {
         self.socket = socket
         self.tickInterval = tickInterval
         self.flushThreshold = max(1, min(flushThreshold, sendQueueCapacity))
-        receiver = UDPBatchReceiver(batchSize: batchSize, slotSize: slotSize)
+        let host = loops?.next()
+        self.host = host
+        // A hosted loop reads into its thread's receiver (one set of buffers for all its sockets).
+        receiver = UDPBatchReceiver(batchSize: host == nil ? batchSize : 1, slotSize: slotSize)
         sendQueue = UDPSendQueue(capacity: sendQueueCapacity, slotSize: slotSize)
+        guard host == nil else {
+            // Woken through its thread's eventfd: no pipe of its own.
+            wakeRead = -1
+            wakeWrite = -1
+            return
+        }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw .system(call: "pipe", errno: errno) }
         wakeRead = fds[0]
@@ -83,8 +107,8 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     }
 
     deinit {
-        _ = udpCloseDescriptor(wakeRead)
-        _ = udpCloseDescriptor(wakeWrite)
+        if wakeRead >= 0 { _ = udpCloseDescriptor(wakeRead) }
+        if wakeWrite >= 0 { _ = udpCloseDescriptor(wakeWrite) }
     }
 
     /// Starts the thread. Set the handlers first.
@@ -94,6 +118,10 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     public func start(name: String = "srtc-udp", priority: IOThreadPriority = .normal) {
         precondition(!started, "UDPReceiveLoop started twice")
         started = true
+        if let host {
+            host.attach(self)
+            return
+        }
         let thread = Thread { [self] in
             #if os(Linux)
             // Foundation's `Thread.name` does not reach the kernel's thread name on Linux.
@@ -111,12 +139,14 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     /// The scheduling priority the thread got (the asked one, or the best below it the kernel
     /// allowed); nil until the thread has started (it is known in any closure it runs).
     public var appliedPriority: IOThreadPriority? {
+        if let host { return host.appliedPriority }
         let index = priorityInForce.load(ordering: .acquiring)
         return index < 0 ? nil : IOThreadPriority.allCases[index]
     }
 
     /// `true` when called on the loop's thread.
     public var isOnLoopThread: Bool {
+        if let host { return host.isOnThread }
         guard let id = threadID.withLock({ $0 }) else { return false }
         return pthread_equal(id, pthread_self()) != 0
     }
@@ -142,6 +172,7 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     /// Runs `work` on the loop thread soon (thread-safe). Runs it inline when already on it.
     public func execute(_ work: @escaping @Sendable () -> Void) {
         if isOnLoopThread { work(); return }
+        if let host { return host.execute(for: self, work) }
         pending.withLock { $0.append(work) }
         wake()
     }
@@ -149,6 +180,7 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     /// Stops the thread and waits for it to finish (unless called from the loop thread itself).
     public func stop() {
         guard started, !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if let host { return host.detach(self) }
         wake()
         if !isOnLoopThread { finished.wait() }
     }
@@ -158,12 +190,21 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     /// thread only; `unwatch` before closing the descriptor.
     public func watch(_ fd: Int32, read: Bool, write: Bool, onReady: @escaping (Readiness) -> Void) {
         unwatch(fd)
+        if let host {
+            extraHandlers[fd] = onReady
+            host.watch(fd, for: self, read: read, write: write)
+            return
+        }
         extraFDs.append(pollfd(fd: fd, events: Self.events(read: read, write: write), revents: 0))
         extraHandlers[fd] = onReady
     }
 
     /// Changes what a watched descriptor is polled for. Loop thread only.
     public func setInterest(_ fd: Int32, read: Bool, write: Bool) {
+        if let host {
+            if extraHandlers[fd] != nil { host.setInterest(fd, read: read, write: write) }
+            return
+        }
         guard let i = extraFDs.firstIndex(where: { $0.fd == fd }) else { return }
         extraFDs[i].events = Self.events(read: read, write: write)
     }
@@ -171,6 +212,7 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     /// Stops polling `fd`. Loop thread only.
     public func unwatch(_ fd: Int32) {
         guard extraHandlers.removeValue(forKey: fd) != nil else { return }
+        if let host { return host.unwatch(fd) }
         extraFDs.removeAll { $0.fd == fd }
     }
 
@@ -187,14 +229,11 @@ public final class UDPReceiveLoop: @unchecked Sendable {
         threadID.withLock { $0 = pthread_self() }
         defer { finished.signal() }
         let clock = ContinuousClock()
-        var nextTick = clock.now
+        nextTick = clock.now
         var fds = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         while !stopping.load(ordering: .acquiring) {
-            let untilTick = nextTick - clock.now
-            // Rounded up: a timeout rounded down to 0 ms would spin until the tick is due.
-            let timeout = max(0, Int32(untilTick.components.seconds * 1000
-                                       + (untilTick.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+            let timeout = Self.pollTimeout(until: nextTick, now: clock.now)
             fds.removeSubrange(2...)
             fds.append(contentsOf: extraFDs)
             for i in fds.indices { fds[i].revents = 0 }
@@ -204,31 +243,62 @@ public final class UDPReceiveLoop: @unchecked Sendable {
                 let soon = clock.now + tickInterval
                 if nextTick > soon { nextTick = soon }
             }
-            if fds[0].revents != 0 {
-                // Bounded so timers still run under a flood.
-                for _ in 0..<16 {
-                    let n = receiver.receive(from: socket) { bytes, source in
-                        onDatagram(bytes, source)
-                        // What a datagram made go out now, once it is enough for one system call,
-                        // not after the rest of the batch: a burst of 30 packets fanned out to 50
-                        // each would otherwise hold the first packet's copies for 29 fan-outs.
-                        if sendQueue.count >= flushThreshold { sendQueue.flush(on: socket) }
-                    }
-                    if n == 0 { break }
-                    onBatchEnd()
-                    sendQueue.flush(on: socket)
-                    if n < receiver.batchSize { break }
-                }
-            }
+            if fds[0].revents != 0 { serviceSocket(with: receiver) }
             if fds.count > 2 { dispatchExtra(fds) }
-            let now = clock.now
-            if now >= nextTick {
-                onTick(now)
-                sendQueue.flush(on: socket)
-                nextTick = now + (isIdle() ? idleTickInterval : tickInterval)
-            }
+            tickIfDue(clock.now)
         }
         runPending()
+    }
+
+    /// Milliseconds for `poll` until `deadline`, rounded up: a timeout rounded down to 0 ms would
+    /// spin until the deadline.
+    static func pollTimeout(until deadline: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Int32 {
+        let until = deadline - now
+        return max(0, Int32(until.components.seconds * 1000
+                            + (until.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+    }
+
+    /// Reads what waits on the socket into `receiver` (this loop's, or its shared thread's) and
+    /// hands each datagram to `onDatagram`, flushing the send queue after each batch. Loop thread.
+    func serviceSocket(with receiver: UDPBatchReceiver) {
+        // Bounded so timers still run under a flood.
+        for _ in 0..<16 {
+            let n = receiver.receive(from: socket) { bytes, source in
+                onDatagram(bytes, source)
+                // What a datagram made go out now, once it is enough for one system call,
+                // not after the rest of the batch: a burst of 30 packets fanned out to 50
+                // each would otherwise hold the first packet's copies for 29 fan-outs.
+                if sendQueue.count >= flushThreshold { sendQueue.flush(on: socket) }
+            }
+            if n == 0 { break }
+            onBatchEnd()
+            sendQueue.flush(on: socket)
+            if n < receiver.batchSize { break }
+        }
+    }
+
+    /// Runs `onTick` when it is due. Loop thread.
+    func tickIfDue(_ now: ContinuousClock.Instant) {
+        guard now >= nextTick else { return }
+        onTick(now)
+        sendQueue.flush(on: socket)
+        nextTick = now + (isIdle() ? idleTickInterval : tickInterval)
+    }
+
+    /// After work handed over with `execute`: what it queued goes out, and the next tick comes
+    /// within `tickInterval` (the work may have started a timer). Loop thread.
+    func afterWork(now: ContinuousClock.Instant) {
+        sendQueue.flush(on: socket)
+        let soon = now + tickInterval
+        if nextTick > soon { nextTick = soon }
+    }
+
+    /// A watched descriptor of a hosted loop is ready (its shared thread). Loop thread.
+    func dispatchWatched(_ fd: Int32, _ readiness: Readiness) {
+        guard let handler = extraHandlers[fd] else { return }
+        handler(readiness)
+        onBatchEnd()
+        sendQueue.flush(on: socket)
     }
 
     private func dispatchExtra(_ fds: [pollfd]) {

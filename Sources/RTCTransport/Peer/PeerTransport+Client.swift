@@ -3,7 +3,8 @@ import RTCWire
 
 extension PeerTransport {
     /// A client transport with its own UDP socket and I/O thread (SDK clients, tests): usually
-    /// ICE controlling and DTLS client. It starts checking at once.
+    /// ICE controlling and DTLS client. It starts checking at once. With
+    /// `parameters.sharedLoops` the socket is served by one of those threads instead.
     /// - Parameters:
     ///   - bind: the local address; port 0 picks one. Use an address of the same family as the
     ///     server's candidates.
@@ -12,7 +13,7 @@ extension PeerTransport {
                               delegate: PeerTransportDelegate?) throws -> PeerTransport {
         let socket = try UDPSocket(bind: bind)
         let loop = try UDPReceiveLoop(socket: socket, batchSize: 16, sendQueueCapacity: 32,
-                                      tickInterval: parameters.clientTickInterval)
+                                      tickInterval: parameters.clientTickInterval, sharedBy: parameters.sharedLoops)
         let transport = try PeerTransport(parameters: parameters, io: loop)
         transport.delegate = delegate
         transport.ownsLoop = true

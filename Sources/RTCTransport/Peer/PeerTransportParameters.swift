@@ -45,6 +45,10 @@ public struct PeerTransportParameters: Sendable {
     /// retransmits after a second: a load generator's subscriber, one thread among hundreds,
     /// takes a coarser tick so its wake-ups are its packets'.
     public var clientTickInterval: Duration = .milliseconds(10)
+    /// Serve a client transport's socket on one of these shared threads instead of a thread of
+    /// its own (`PeerTransport.client`): for a load generator's hundreds of transports, where a
+    /// thread each meant hundreds of threads and wake-ups. `nil` (the SDK): a thread of its own.
+    public var sharedLoops: SharedUDPLoops?
 
     public init(iceRole: ICERole, localICE: ICECredentials, remoteICE: ICECredentials?,
                 remoteCandidates: [ICECandidate] = [], certificate: DTLSCertificate,

@@ -73,9 +73,11 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
     }
 
     /// Applies the answer: one sender per stream, then connects to the server it names.
-    /// - Parameter bindAddress: the local address of the media socket.
+    /// - Parameters:
+    ///   - bindAddress: the local address of the media socket.
+    ///   - sharedLoops: serve the transport on these threads (`PeerTransportParameters.sharedLoops`).
     package func connect(offer: Offer, answer: String, media: LoadMedia, certificate: DTLSCertificate,
-                         bindAddress: String) throws {
+                         bindAddress: String, sharedLoops: SharedUDPLoops? = nil) throws {
         let remote = try SDPNegotiation.describe(answer)
         let parsed = try SessionDescription(parsing: answer)
         var senders: [LoadStreamSender] = []
@@ -108,10 +110,11 @@ package final class LoadPublisher: PeerTransportDelegate, @unchecked Sendable {
             }
         }
         streams = senders
-        let parameters = PeerTransportParameters(
+        var parameters = PeerTransportParameters(
             iceRole: .controlling, localICE: offer.localICE, remoteICE: ICECredentials(ufrag: remote.iceUfrag, pwd: remote.icePwd),
             remoteCandidates: try LocalOnly.filter(remote.candidates), certificate: certificate, remoteFingerprint: remote.fingerprint,
             dtlsRole: SDPNegotiation.localDTLSRole(remoteSetup: remote.setup), connectTimeout: .seconds(20))
+        parameters.sharedLoops = sharedLoops
         guard let bind = SocketAddress(ip: bindAddress, port: 0) else { throw LoadError.setup("bad bind address \(bindAddress)") }
         transport = try PeerTransport.client(parameters, bind: bind, delegate: self)
     }

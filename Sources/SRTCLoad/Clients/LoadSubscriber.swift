@@ -54,10 +54,16 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
     /// Decrypt one RTP packet in this many (`PeerTransportParameters.rtpDecryptionInterval`);
     /// the rest are counted from their clear headers. 1 when capturing.
     private let decryptionInterval: Int
+    /// The threads serving the transport's socket; nil: a thread of its own.
+    private let sharedLoops: SharedUDPLoops?
 
-    /// - Parameter decryptionInterval: SRTP-decrypt one RTP packet in this many, count the others
-    ///   undecrypted (a load generator cheaper than the server it loads; ignored with `capture`).
-    package init(certificate: DTLSCertificate, bindAddress: String, capture: Bool = false, decryptionInterval: Int = 1) {
+    /// - Parameters:
+    ///   - decryptionInterval: SRTP-decrypt one RTP packet in this many, count the others
+    ///     undecrypted (a load generator cheaper than the server it loads; ignored with `capture`).
+    ///   - sharedLoops: serve the transport on these threads (`PeerTransportParameters.sharedLoops`).
+    package init(certificate: DTLSCertificate, bindAddress: String, capture: Bool = false, decryptionInterval: Int = 1,
+                 sharedLoops: SharedUDPLoops? = nil) {
+        self.sharedLoops = sharedLoops
         self.certificate = certificate
         self.bindAddress = bindAddress
         self.capture = capture
@@ -114,7 +120,8 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
             remoteCandidates: try LocalOnly.filter(remote.candidates), certificate: certificate, remoteFingerprint: remote.fingerprint,
             dtlsRole: SDPNegotiation.localDTLSRole(remoteSetup: remote.setup), connectTimeout: .seconds(20))
         parameters.rtpDecryptionInterval = decryptionInterval
-        // A counting subscriber is one of hundreds of threads: its timers every 50 ms, not 10.
+        parameters.sharedLoops = sharedLoops
+        // A counting subscriber is one of hundreds of transports: its timers every 50 ms, not 10.
         if decryptionInterval > 1 { parameters.clientTickInterval = .milliseconds(50) }
         guard let bind = SocketAddress(ip: bindAddress, port: 0) else { throw LoadError.setup("bad bind address \(bindAddress)") }
         let peer = try PeerTransport.client(parameters, bind: bind, delegate: self)

@@ -51,6 +51,9 @@ package final class LoadRun: @unchecked Sendable {
     /// Subscribers SRTP-decrypt one RTP packet in this many and count the rest from their clear
     /// headers (`LoadSubscriber`), so the generator costs less than the server it loads.
     private let decryptionInterval: Int
+    /// The threads that serve every client transport's socket (`sharedReceiveThreads`); nil: a
+    /// thread per transport.
+    package let sharedLoops: SharedUDPLoops?
 
     /// Publishers send media (otherwise everyone joins, publishes and subscribes, and only the
     /// transports' timers, consent checks and reports run: a joined participant's idle cost).
@@ -60,10 +63,14 @@ package final class LoadRun: @unchecked Sendable {
     ///   - capture: subscribers keep every payload, for checks that decode what arrived.
     ///   - sendMedia: false to measure idle participants.
     ///   - decryptionInterval: subscribers decrypt one RTP packet in this many (1: all).
+    ///   - sharedReceiveThreads: when above 0, every publisher's and subscriber's transport is
+    ///     served by this many shared I/O threads (`SharedUDPLoops`) instead of a thread each, so
+    ///     hundreds of participants cost a few threads (the capacity rows of `make bench-sfu`).
     /// - Throws: `LoadError.invalidScenario` when the scenario is out of bounds.
     package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true,
-                 decryptionInterval: Int = 1) async throws {
+                 decryptionInterval: Int = 1, sharedReceiveThreads: Int = 0) async throws {
         try scenario.validate()
+        sharedLoops = try sharedReceiveThreads > 0 ? SharedUDPLoops(threadCount: sharedReceiveThreads, name: "srtc-load-io") : nil
         self.capture = capture
         self.decryptionInterval = decryptionInterval
         sendsMedia = sendMedia
@@ -130,7 +137,8 @@ package final class LoadRun: @unchecked Sendable {
                                             audio: scenario.audio, video: scenario.video, scalable: scenario.scalableCodec)
         let (answer, publication) = try await session.publish(offer)
         let publisher = LoadPublisher()
-        try publisher.connect(offer: offer, answer: answer, media: media, certificate: certificate, bindAddress: target.bindAddress)
+        try publisher.connect(offer: offer, answer: answer, media: media, certificate: certificate, bindAddress: target.bindAddress,
+                              sharedLoops: sharedLoops)
         participant.publisher = publisher
         participant.publication = publication
         pacer.add(publisher)
@@ -146,7 +154,7 @@ package final class LoadRun: @unchecked Sendable {
         }
         let sources = participants.filter { $0.room == participant.room && $0 !== participant && $0.publication != nil }
         let subscriber = LoadSubscriber(certificate: certificate, bindAddress: target.bindAddress, capture: capture,
-                                        decryptionInterval: decryptionInterval)
+                                        decryptionInterval: decryptionInterval, sharedLoops: sharedLoops)
         participant.subscriber = subscriber
         let layer = scenario.simulcast ? scenario.layer : nil
         let small = layer == TrackDescName.cameraSmall
@@ -279,6 +287,8 @@ package final class LoadRun: @unchecked Sendable {
             participant.publisher?.close()
             participant.subscriber?.close()
         }
+        // After every transport closed (each one's close waited for its socket to leave its thread).
+        sharedLoops?.shutdown()
         await target.finish()
     }
 
