@@ -80,8 +80,8 @@ package struct LoadScenario: Codable, Sendable, Equatable {
         try check(subscribers > 0 || publishers > 1, "nobody would receive anything: add subscribers or a second publisher")
         try check(joinRate > 0 && joinRate <= 1000, "join rate must be in (0, 1000] per second")
         if let videoCodec {
-            try check(videoCodec == "av1", "video codec must be av1 (or none for VP8)")
-            try check(simulcast, "an AV1 camera is sent with two spatial layers: it needs --simulcast")
+            try check(scalableCodec != nil, "video codec must be av1 or vp9 (or none for VP8)")
+            try check(simulcast, "an AV1 or VP9 camera is sent with two spatial layers: it needs --simulcast")
         }
         if let layer {
             try check(layer == TrackDescName.cameraBig || layer == TrackDescName.cameraSmall, "layer must be camera_big or camera_small")
