@@ -12,8 +12,8 @@ public func monotonicMilliseconds() -> Int64 { Int64(DispatchTime.now().uptimeNa
 
 /// Notes when each test-pattern frame number was first decoded (monotonic milliseconds): a
 /// renderer of the tracks to watch hands it each decoded frame.
+// @unchecked Sendable: `first` is only touched under `lock`.
 public final class ArrivalClock: @unchecked Sendable {
-    // @unchecked Sendable: `first` is only touched under `lock`.
     private let lock = NSLock()
     private var first: [Int: Int64] = [:]
 
@@ -37,8 +37,8 @@ public final class ArrivalClock: @unchecked Sendable {
 
 /// Writes Y4M frames to an encoder's standard input at `frameRate` from its own thread, noting
 /// when each was handed over and when it was due by the schedule (monotonic milliseconds).
+// @unchecked Sendable: the dictionaries and `running` are only touched under `lock`.
 public final class FrameFeeder: @unchecked Sendable {
-    // @unchecked Sendable: the dictionaries and `running` are only touched under `lock`.
     private let lock = NSLock()
     private var sent: [Int: Int64] = [:]
     private var scheduled: [Int: Int64] = [:]

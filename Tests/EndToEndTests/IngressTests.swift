@@ -507,8 +507,8 @@ import Glibc
 }
 
 /// Subscribes to every video track and notes its frames' arrival in an `ArrivalClock`.
+// @unchecked Sendable: `clock` is a constant of a Sendable type.
 final class ArrivalSubscriber: ChannelDelegate, VideoRenderer, @unchecked Sendable {
-    // @unchecked Sendable: `clock` is a constant of a Sendable type.
     let clock = ArrivalClock()
 
     func render(frame: VideoFrame) { clock.decoded(frame) }
