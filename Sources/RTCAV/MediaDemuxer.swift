@@ -47,12 +47,37 @@ public final class MediaDemuxer {
         /// libavcodec's profile of a video stream (H.264: `profile_idc`, with bit 9 set for
         /// Constrained Baseline and bit 11 for Intra profiles); -99 when unknown.
         public var profile: Int = -99
-        /// Whether pictures are reordered (B-frames): decoding and display order differ.
+        /// Whether pictures are reordered (B-frames): decoding and display order differ. libavcodec's
+        /// `has_b_frames` after the probe: the SPS's `max_num_reorder_frames` (H.264 §E.2.1) when
+        /// its VUI says, else what the probed packets' timestamps showed.
         public var reordersFrames: Bool = false
+        /// libavcodec's level of a video stream (H.264: `level_idc`); -99 when unknown.
+        public var level: Int = -99
 
         /// H.264 Baseline or Constrained Baseline (`profile_idc` 66) without reordering: what every
         /// WebRTC receiver decodes (RFC 6184's `profile-level-id=42e01f` family).
         public var isH264Baseline: Bool { codecName == "h264" && profile >= 0 && profile & 0xFF == 66 && !reordersFrames }
+
+        /// H.264 that WebRTC can carry as it is: Baseline, Main or High (`profile_idc` 66, 77,
+        /// 100) without reordering (RTP has no decoding order, so no B-frames).
+        public var isH264WithoutReordering: Bool { h264ProfileLevelID != nil && !reordersFrames }
+
+        /// The `profile-level-id` (RFC 6184 §8.1) of an H.264 Baseline, Main or High stream:
+        /// Baseline as Constrained Baseline (`42e0…`: the passthrough sends no FMO/ASO, which
+        /// x264 and hardware encoders never use), Main `4d00…`, High `6400…`, with the stream's
+        /// level (3.1 when unknown); nil for another codec or profile.
+        public var h264ProfileLevelID: String? {
+            guard codecName == "h264", profile >= 0 else { return nil }
+            let prefix: String
+            switch profile & 0xFF {
+            case 66: prefix = "42e0"
+            case 77: prefix = "4d00"
+            case 100 where profile & (1 << 11) == 0: prefix = "6400"
+            default: return nil
+            }
+            let levelIDC = level > 0 && level < 256 ? level : 0x1F
+            return prefix + (levelIDC < 16 ? "0" : "") + String(levelIDC, radix: 16)
+        }
     }
 
     public let url: String
@@ -94,7 +119,8 @@ public final class MediaDemuxer {
                                       codecName: String(cString: avcodec_get_name(par.pointee.codec_id)),
                                       width: Int(par.pointee.width), height: Int(par.pointee.height),
                                       sampleRate: Int(par.pointee.sample_rate), channels: Int(par.pointee.ch_layout.nb_channels),
-                                      profile: Int(par.pointee.profile), reordersFrames: par.pointee.video_delay > 0))
+                                      profile: Int(par.pointee.profile), reordersFrames: par.pointee.video_delay > 0,
+                                      level: Int(par.pointee.level)))
         }
     }
 

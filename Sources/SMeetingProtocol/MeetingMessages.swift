@@ -182,7 +182,9 @@ public struct CaptionsReq: Codable, Sendable {
 public struct CreateIngressReq: Codable, Sendable {
     /// The name its tile shows (1–64 characters; `RTMP stream` when absent).
     public var nickname: String?
-    public init(nickname: String? = nil) { self.nickname = nickname }
+    /// The sub-meeting (breakout) whose channel it publishes in; the main meeting when absent.
+    public var subMeetingId: String?
+    public init(nickname: String? = nil, subMeetingId: String? = nil) { self.nickname = nickname; self.subMeetingId = subMeetingId }
 }
 
 /// `admin_create_ingress` answer: the ingress as everyone sees it in `RoomInfo.ingresses`, and

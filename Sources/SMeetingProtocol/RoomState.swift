@@ -66,7 +66,8 @@ public struct RoomInfo: Codable, Sendable, Equatable {
 }
 
 /// An ingress of the meeting: an encoder (OBS, ffmpeg) pushes RTMP to it and its stream is
-/// published in the meeting's channel under `uid` (`camera_big` and `mic`), while it pushes.
+/// published in the meeting's channel (or a sub-meeting's) under `uid` (`camera_big` and `mic`),
+/// while it pushes.
 public struct MeetingIngress: Codable, Sendable, Equatable {
     public var ingressId: String
     /// The channel uid its stream appears under (not a member of the meeting).
@@ -75,8 +76,11 @@ public struct MeetingIngress: Codable, Sendable, Equatable {
     public var nickname: String
     /// The host or co-host who made it.
     public var createdBy: String
-    public init(ingressId: String, uid: String, nickname: String, createdBy: String) {
+    /// The sub-meeting it publishes in; absent for the main meeting.
+    public var subMeetingId: String?
+    public init(ingressId: String, uid: String, nickname: String, createdBy: String, subMeetingId: String? = nil) {
         self.ingressId = ingressId; self.uid = uid; self.nickname = nickname; self.createdBy = createdBy
+        self.subMeetingId = subMeetingId
     }
 }
 

@@ -5,6 +5,7 @@ import Processes
 import RTCMedia
 import RTCNet
 import SRTC
+import SRTCProtocol
 import SRTCTestSupport
 import TestRandom
 import TestWait
@@ -30,8 +31,9 @@ import Glibc
     /// x264 settings of the pushes: Constrained Baseline without B-frames (`ultrafast` uses no
     /// CABAC, no B-frames, no 8×8 transform), which the ingress passes through unless asked to transcode.
     static let baseline = ["-preset", "ultrafast", "-profile:v", "baseline", "-tune", "zerolatency"]
-    /// High profile with B-frames (an RTMP encoder's usual output), which the ingress always transcodes.
-    static let highWithBFrames = ["-preset", "veryfast", "-profile:v", "high", "-bf", "2"]
+    /// Main profile (CABAC) with B-frames, transcoded, and without, passed through as Main.
+    static let mainWithBFrames = ["-preset", "veryfast", "-profile:v", "main", "-bf", "2"]
+    static let mainWithoutBFrames = ["-preset", "veryfast", "-profile:v", "main", "-bf", "0", "-tune", "zerolatency"]
 
     /// ffmpeg arguments encoding the pattern as H.264 (`x264` settings) and the tone as AAC, in real time.
     static func encode(_ pattern: String, x264: [String] = baseline) -> [String] {
@@ -196,11 +198,12 @@ import Glibc
         await hooks.shutdown()
     }
 
-    /// docs/ingress.md, "H.264 passthrough": a High-profile push with B-frames is transcoded to
-    /// VP8; a Baseline push to the same ingress goes out as H.264 without being decoded (the
-    /// viewer's track is H.264, the ingress says `passthrough`), and the viewer decodes the frame
-    /// numbers in order from both. The worker's CPU for each is printed.
-    @Test func rtmpH264BaselineIsPassedThroughAndHighProfileIsTranscoded() async throws {
+    /// docs/ingress.md, "H.264 passthrough": an RTMP push of H.264 with B-frames (Main) is
+    /// transcoded to VP8; Main without B-frames goes out as it came, as H.264 Main (the viewer's
+    /// track says `profile_level_id` `4d001f`, the ingress `passthrough`), and so does Baseline.
+    /// The viewer (OpenH264 for H.264) decodes the frame numbers in order from each push. The
+    /// worker's CPU for each is printed.
+    @Test func rtmpH264WithoutBFramesIsPassedThroughAndWithBFramesIsTranscoded() async throws {
         let hooks = try TestWebhookReceiver()
         let server = try EgressTestServer(webhookURL: hooks.url)
         let pattern = try Self.pattern(server.directory, frames: 300)
@@ -210,11 +213,11 @@ import Glibc
         let url = try #require(created["url"] as? String)
         let (viewer, subscriber) = try await Self.viewer(server, channel: "show")
 
-        /// Decodes 45 frames of push `count`; returns the numbers, the ingress's media and the worker's CPU per second.
-        func measure(_ count: Int, x264: [String], _ what: String) async throws -> ([Int], [String: Any], Double?, ChildProcess) {
+        /// Decodes 45 frames of push `count`; returns the numbers, the ingress's media, the viewer's track and the pusher.
+        func measure(_ count: Int, x264: [String], _ what: String) async throws -> ([Int], [String: Any], TrackInfo?, ChildProcess) {
             let before = subscriber.collector.numbers.count
             let pusher = try await Self.pushUntilTaken(pattern, to: url, format: "flv", x264: x264, hooks: hooks, count: count,
-                                                       log: server.directory.file("\(what).log"))
+                                                       log: server.directory.file("\(count).log"))
             try await viewer.events.wait("enc joined \(count) times") { $0.filter { $0 == "user+ enc" }.count >= count }
             let worker = EgressWorkers.pids().first
             let cpuBefore = worker.flatMap { ProcessStats(pid: $0)?.cpuSeconds }, wallBefore = Date()
@@ -224,28 +227,39 @@ import Glibc
                 cpu = (cpuAfter - cpuBefore) / Date().timeIntervalSince(wallBefore)
             }
             let media = try #require(try await Self.ingress(server, id)?["media"] as? [String: Any])
+            let track = viewer.channel.remoteTracks(uid: "enc").first { $0.kind == .video }?.info
             print("ingress: \(what): \(numbers.count) frames decoded, \(numbers.first!)…\(numbers.last!), \(frameGaps(numbers).missing) missing, "
-                  + "video_mode \(media["video_mode"] ?? "?"), worker CPU \(cpu.map { String(format: "%.3f", $0) } ?? "?") s per s of 320×240 15 fps")
-            return (numbers, media, cpu, pusher)
+                  + "video_mode \(media["video_mode"] ?? "?"), track \(track?.codec ?? "?") \(track?.profileLevelID ?? ""), "
+                  + "worker CPU \(cpu.map { String(format: "%.3f", $0) } ?? "?") s per s of 320×240 15 fps")
+            return (numbers, media, track, pusher)
+        }
+        func end(_ pusher: ChildProcess) async throws {
+            pusher.signal(SIGKILL)
+            _ = await pusher.waitForExit(timeout: 10)
+            try await viewer.events.wait(for: "user- enc client_leave")
         }
 
-        let (high, highMedia, _, first) = try await measure(1, x264: Self.highWithBFrames, "High profile push")
-        #expect(frameGaps(high).ordered, "\(high)")
-        #expect(highMedia["video_codec"] as? String == "h264" && highMedia["video_mode"] as? String == "transcode", "\(highMedia)")
-        #expect(viewer.channel.remoteTracks(uid: "enc").first { $0.kind == .video }?.info?.codec?.lowercased() == "vp8")
-        first.signal(SIGKILL)
-        _ = await first.waitForExit(timeout: 10)
-        try await viewer.events.wait(for: "user- enc client_leave")
+        let (bFrames, bMedia, bTrack, first) = try await measure(1, x264: Self.mainWithBFrames, "Main with B-frames")
+        #expect(frameGaps(bFrames).ordered, "\(bFrames)")
+        #expect(bMedia["video_codec"] as? String == "h264" && bMedia["video_mode"] as? String == "transcode", "\(bMedia)")
+        #expect(bTrack?.codec?.lowercased() == "vp8")
+        try await end(first)
 
-        let (baseline, baselineMedia, _, second) = try await measure(2, x264: Self.baseline, "Baseline push")
+        let (main, mainMedia, mainTrack, second) = try await measure(2, x264: Self.mainWithoutBFrames, "Main without B-frames")
+        #expect(frameGaps(main).ordered, "\(main)")
+        #expect(mainMedia["video_mode"] as? String == "passthrough", "\(mainMedia)")
+        // The SFU forwards what the worker sent, H.264 Main, and offered the viewer that profile.
+        #expect(mainTrack?.codec?.lowercased() == "h264" && mainTrack?.profileLevelID == "4d001f", "\(String(describing: mainTrack))")
+        try await end(second)
+
+        let (baseline, baselineMedia, baselineTrack, third) = try await measure(3, x264: Self.baseline, "Baseline push")
         #expect(frameGaps(baseline).ordered, "\(baseline)")
         #expect(baselineMedia["video_mode"] as? String == "passthrough", "\(baselineMedia)")
         #expect(baselineMedia["width"] as? Int == 320 && baselineMedia["height"] as? Int == 240)
-        // The SFU forwards what the worker sent: H.264, not a VP8 encode of it.
-        #expect(viewer.channel.remoteTracks(uid: "enc").first { $0.kind == .video }?.info?.codec?.lowercased() == "h264")
+        #expect(baselineTrack?.codec?.lowercased() == "h264" && baselineTrack?.profileLevelID == nil)
         try await eventually("the tone") { subscriber.collector.toneFrequency.map { abs($0 - 440) < 15 } ?? false }
 
-        await second.stop()
+        await third.stop()
         _ = try await server.call("/server/v1/ingress/delete", ["ingress_id": id])
         await viewer.channel.leave()
         await viewer.engine.destroy()
@@ -405,19 +419,15 @@ import Glibc
         let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "obs", "kind": "rtmp"])
         let url = try #require((json["ingress"] as? [String: Any])?["url"] as? String, "\(status) \(json)")
         let peer = SDKPeer()
-        let arrivals = ArrivalClock()
-        peer.channel.delegates.add(delegate: arrivals)
+        let subscriber = ArrivalSubscriber()
+        let arrivals = subscriber.clock
+        peer.channel.delegates.add(delegate: subscriber)
         _ = try await peer.channel.join(url: server.url, token: server.token(uid: "viewer", channel: "show"))
 
-        // 600 frames (40 s at 15 fps) in memory: the header, then each frame's bytes.
+        // 600 frames (40 s at 15 fps), each made when it is due.
         let frames = 600
-        let writer = try Y4MWriter(width: 320, height: 240, frameRate: 15)
-        let generator = try TestPatternGenerator(width: 320, height: 240, frameRate: 15)
-        for n in 0..<frames { try writer.write(generator.videoFrame(number: n)) }
-        let bytes = writer.bytes
-        let frameBytes = 6 + 320 * 240 * 3 / 2
-        let headerBytes = bytes.count - frames * frameBytes
-        let sent = SentClock()
+        let stream = try FrameFeeder.pattern(width: 320, height: 240, frameRate: 15)
+        let sent = FrameFeeder(frameRate: 15)
         var ffmpeg: ChildProcess?
         try await eventually(timeout: 60, "a push taken") {
             if let f = ffmpeg, f.isRunning { return arrivals.count > 0 }
@@ -426,9 +436,7 @@ import Glibc
                                                                "-pix_fmt", "yuv420p", "-f", "flv", url],
                                            pipeInput: true, log: server.directory.file("g2g.log"))
             ffmpeg = process
-            sent.start(process, header: Array(bytes[..<headerBytes]), frames: (0..<frames).map { n in
-                Array(bytes[(headerBytes + n * frameBytes)..<(headerBytes + (n + 1) * frameBytes)])
-            })
+            sent.start(process, header: stream.header, count: frames, frame: stream.frame)
             return false
         }
         try await eventually(timeout: 90, "frames decoded: \(arrivals.count)") { arrivals.count >= 180 || !(ffmpeg?.isRunning ?? false) }
@@ -498,70 +506,16 @@ import Glibc
     }
 }
 
-/// Subscribes to every video track and notes when each frame number was first decoded
-/// (monotonic milliseconds).
-final class ArrivalClock: VideoRenderer, ChannelDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: [Int: Int64] = [:]
+/// Subscribes to every video track and notes its frames' arrival in an `ArrivalClock`.
+// @unchecked Sendable: `clock` is a constant of a Sendable type.
+final class ArrivalSubscriber: ChannelDelegate, VideoRenderer, @unchecked Sendable {
+    let clock = ArrivalClock()
 
-    func render(frame: VideoFrame) {
-        guard let number = TestPatternReader.frameNumber(in: frame) else { return }
-        let now = Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
-        lock.withLock { if first[number] == nil { first[number] = now } }
-    }
+    func render(frame: VideoFrame) { clock.decoded(frame) }
 
     func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
         guard let video = channel.remoteTrack(trackId: track.id) as? RemoteVideoTrack else { return }
         video.add(videoRenderer: self)
         Task { try? await channel.subscribe(video, layer: nil) }
     }
-
-    var count: Int { lock.withLock { first.count } }
-
-    /// Arrival minus sending time of every frame both saw from frame `from` on (the first ones
-    /// wait for the RTMP connection in the pipe), milliseconds.
-    func delays(since sent: [Int: Int64], from: Int = 30) -> [Int64] {
-        lock.withLock { first.compactMap { n, at in n < from ? nil : sent[n].map { at - $0 } } }
-    }
-}
-
-/// Writes Y4M frames to an encoder's standard input at 15 per second from its own thread,
-/// noting when each was handed over (monotonic milliseconds).
-final class SentClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sent: [Int: Int64] = [:]
-    /// When each frame was due by the 15 fps schedule (the "capture" time).
-    private var scheduled: [Int: Int64] = [:]
-    private var running = true
-
-    func start(_ process: ChildProcess, header: [UInt8], frames: [[UInt8]]) {
-        lock.withLock {
-            sent = [:]
-            scheduled = [:]
-        }
-        let thread = Thread { [self] in
-            guard let input = process.input, (try? input.write(contentsOf: header)) != nil else { return }
-            let start = DispatchTime.now().uptimeNanoseconds
-            for (n, frame) in frames.enumerated() {
-                guard lock.withLock({ running }) else { return }
-                let due = start + UInt64(n) * 1_000_000_000 / 15
-                let now = DispatchTime.now().uptimeNanoseconds
-                if due > now { usleep(UInt32((due - now) / 1_000)) }
-                // Handed over when the encoder took the bytes from the pipe (a 64 KiB pipe holds
-                // less than one 320×240 picture).
-                guard (try? input.write(contentsOf: frame)) != nil else { return }
-                let handed = Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
-                lock.withLock {
-                    sent[n] = handed
-                    scheduled[n] = Int64(due / 1_000_000)
-                }
-            }
-            try? input.close()
-        }
-        thread.start()
-    }
-
-    func stop() { lock.withLock { running = false } }
-    func times() -> [Int: Int64] { lock.withLock { sent } }
-    func dueTimes() -> [Int: Int64] { lock.withLock { scheduled } }
 }

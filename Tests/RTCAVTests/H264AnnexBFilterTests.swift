@@ -81,6 +81,75 @@ import Testing
         #expect(numbers == Array(0..<45), "\(numbers)")
     }
 
+    /// An FLV file of `count` numbered frames encoded by Debian's ffmpeg (libx264) with `x264`
+    /// settings (`-profile:v main -bf 0`, …), a key frame every `fps` frames.
+    static func ffmpegFLV(_ dir: TemporaryDirectory, _ name: String, x264: [String], count: Int) throws -> String {
+        let y4m = dir.file(name + ".y4m"), flv = dir.file(name + ".flv")
+        let writer = try Y4MWriter(path: y4m, width: width, height: height, frameRate: fps)
+        let pattern = try TestPatternGenerator(width: width, height: height, frameRate: fps)
+        for n in 0..<count { try writer.write(pattern.videoFrame(number: n)) }
+        try writer.close()
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", y4m, "-c:v", "libx264"] + x264
+            + ["-crf", "16", "-g", String(fps), "-pix_fmt", "yuv420p", "-f", "flv", flv]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        guard ffmpeg.terminationStatus == 0 else { throw AVMediaError.invalidParameter("ffmpeg exited with \(ffmpeg.terminationStatus)") }
+        return flv
+    }
+
+    /// The stream's info and its Annex B access units.
+    static func annexB(_ url: String) throws -> (MediaDemuxer.StreamInfo?, [H264AnnexBFilter.AccessUnit]) {
+        let demuxer = try MediaDemuxer(url: url)
+        let info = demuxer.firstStream(video: true)
+        let filter = try demuxer.makeAnnexBFilter(for: info?.index ?? 0)
+        var units: [H264AnnexBFilter.AccessUnit] = []
+        let packet = MediaPacket()
+        while try demuxer.read(into: packet) {
+            if packet.streamIndex == info?.index { units += try filter.filter(packet) }
+        }
+        return (info, units)
+    }
+
+    /// docs/ingress.md, "H.264 passthrough": Main and High without B-frames are carried as they
+    /// are (their profile-level-id offered), and OpenH264 gives each picture at once, in order;
+    /// Main with B-frames is told apart by its reordering (the SPS's `max_num_reorder_frames`).
+    @Test(arguments: [(["-preset", "veryfast", "-profile:v", "main", "-bf", "0"], "4d00"),
+                      (["-preset", "veryfast", "-profile:v", "high", "-bf", "0"], "6400")])
+    func mainAndHighWithoutBFramesAreCarriedAsTheyAreAndDecodeInOrder(x264: [String], prefix: String) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let (info, numbers, delays) = try await offPool { () -> (MediaDemuxer.StreamInfo?, [Int], Int) in
+            let (info, units) = try Self.annexB(Self.ffmpegFLV(dir, "nob", x264: x264, count: 45))
+            let decoder = try H264Decoder()
+            var numbers: [Int] = [], withoutPicture = 0
+            for unit in units {
+                guard let frame = try decoder.decode(unit.bytes) else { withoutPicture += 1; continue }
+                if let n = TestPatternReader.frameNumber(in: frame) { numbers.append(n) }
+            }
+            return (info, numbers, withoutPicture)
+        }
+        let stream = try #require(info)
+        print("annexb: \(x264) is profile \(stream.profile) level \(stream.level), profile-level-id \(stream.h264ProfileLevelID ?? "-"), "
+              + "reorders \(stream.reordersFrames); \(numbers.count) decoded, \(delays) units without a picture")
+        #expect(stream.isH264WithoutReordering && !stream.isH264Baseline)
+        #expect(stream.h264ProfileLevelID?.hasPrefix(prefix) == true, "\(stream.h264ProfileLevelID ?? "-")")
+        // Each unit gives its own picture at once: none held back for reordering.
+        #expect(numbers == Array(0..<45) && delays == 0, "\(numbers)")
+    }
+
+    @Test func mainWithBFramesReordersAndIsNotCarriedAsItIs() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let info = try await offPool {
+            try Self.annexB(Self.ffmpegFLV(dir, "bf", x264: ["-preset", "veryfast", "-profile:v", "main", "-bf", "2"], count: 30)).0
+        }
+        let stream = try #require(info)
+        #expect(stream.h264ProfileLevelID?.hasPrefix("4d00") == true)
+        #expect(stream.reordersFrames && !stream.isH264WithoutReordering, "profile \(stream.profile)")
+    }
+
     @Test func highProfileIsNotBaselineAndVP8IsRefused() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -125,8 +125,9 @@ import Testing
     }
 }
 
-/// H.264 negotiation (RFC 6184 §8.1-8.2): packetization-mode 1 and a Constrained Baseline
-/// profile are accepted whatever the level; mode 0, High and plain Baseline are not.
+/// H.264 negotiation (RFC 6184 §8.1-8.2): packetization-mode 1 and a profile the other side
+/// lists (Constrained Baseline, Main, High) are accepted whatever the level; mode 0, other
+/// profiles and plain Baseline are not.
 @Suite struct H264NegotiationTests {
     static func offered(_ fmtp: String?, pt: UInt8) -> Codec {
         Codec(payloadType: pt, name: "H264", clockRate: 90_000, formatParameters: fmtp, feedback: RTCPFeedback.videoDefaults)
@@ -143,6 +144,36 @@ import Testing
             Self.offered(nil, pt: 110),
         ]
         #expect(capabilities.negotiate(offer, kind: .video).map(\.payloadType) == [102, 108])
+    }
+
+    /// Main and High are accepted by a side that lists them, each matching its own profile only
+    /// (RFC 6184 §8.2.2: the answer keeps the offer's profile; the level may differ).
+    @Test func mainAndHighMatchTheirOwnProfileOnly() {
+        let capabilities = MediaCapabilities(audioCodecs: [.opus()], videoCodecs: [.h264(profile: .main), .h264(profile: .high)],
+                                             headerExtensions: [])
+        let offer = [
+            Self.offered("level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f", pt: 102),  // CB: not listed
+            Self.offered("level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=4d0028", pt: 104),  // Main 4.0
+            Self.offered("level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=640c1f", pt: 106),  // Constrained High
+            Self.offered("level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=640033", pt: 108),  // High 5.1
+            Self.offered("level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=64001f", pt: 110),  // mode 0
+            Self.offered("level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=6e001f", pt: 112),  // High 10
+        ]
+        let answered = capabilities.negotiate(offer, kind: .video)
+        #expect(answered.map(\.payloadType) == [104, 108])
+        // The answer keeps the offer's fmtp (its level).
+        #expect(answered.first?.parameter("profile-level-id") == "4d0028")
+    }
+
+    @Test func profilesAreToldApart() {
+        #expect(H264ProfileLevelID("42e01f")?.profile == .constrainedBaseline)
+        #expect(H264ProfileLevelID("4d801f")?.profile == .constrainedBaseline)  // Main with constraint_set0
+        #expect(H264ProfileLevelID("42001f")?.profile == nil)  // Baseline with FMO/ASO allowed
+        #expect(H264ProfileLevelID("4d001f")?.profile == .main && H264ProfileLevelID("4d4028")?.profile == .main)
+        #expect(H264ProfileLevelID("64001f")?.profile == .high && H264ProfileLevelID("640c1f")?.profile == nil)
+        #expect(H264ProfileLevelID("f4001f")?.profile == nil)
+        #expect(H264ProfileLevelID.level31(.main).description == "4d001f" && H264ProfileLevelID.level31(.high).description == "64001f")
+        #expect(Codec.h264(profile: .high).h264Mode1Profile == .high)
     }
 
     @Test func profileLevelIDParsesAndPrints() {

@@ -86,6 +86,21 @@ import Testing
         #expect(try #require(sdp.media(mid: "1")).codecs.map(\.name) == ["VP8", "H264"])
     }
 
+    /// An encoded Main track (a passed-through ingress) offers its own profile-level-id; the
+    /// subscribe side takes H.264 Main and High as it takes Constrained Baseline (OpenH264 decodes
+    /// them) and keeps the offer's profile in the answer.
+    @Test func anEncodedMainTrackOffersItsProfileAndMainIsAcceptedWhenSubscribing() throws {
+        var encoded = SDPNegotiation.PublishSection(mid: "0", kind: .video, streamLabel: "cn", trackLabel: "v", ssrcs: [7], rids: [])
+        encoded.onlyCodec = .h264
+        encoded.h264ProfileLevelID = "4d0028"
+        let h264 = try #require(try offer([encoded]).media(mid: "0")?.codecs.first)
+        #expect(h264.parameter("profile-level-id") == "4d0028" && h264.parameter("packetization-mode") == "1")
+        let main = Codec.h264(payloadType: 104, profile: .main), high = Codec.h264(payloadType: 106, profile: .high)
+        let answered = SDPNegotiation.receiveCapabilities.negotiate([main, high], kind: .video)
+        #expect(answered.map(\.payloadType) == [104, 106])
+        #expect(answered.first?.parameter("profile-level-id") == "4d001f")
+    }
+
     /// Preferring AV1 offers it first (Main profile: no `profile` parameter, av1-rtp-spec §7.2.1)
     /// with VP8 and H.264 behind it, and the Dependency Descriptor the sender writes.
     @Test func preferringAV1OffersItFirstWithTheDependencyDescriptor() throws {

@@ -402,12 +402,14 @@ export class MeetingView {
   }
 
   /**
-   * A tile per ingress of the meeting (in the main meeting only: an ingress publishes in its
-   * channel). Its avatar shows until the encoder's video plays: nobody pushes yet, or the push
-   * waits for its next key frame (a passed-through stream cannot be asked for one).
+   * A tile per ingress of the (sub-)meeting this member is in: an ingress publishes in the
+   * channel of the main meeting or of the sub-meeting it was made for (`subMeetingId`). Its
+   * avatar shows until the encoder's video plays: nobody pushes yet, or the push waits for its
+   * next key frame (a passed-through stream cannot be asked for one).
    */
   #syncIngressTiles(room) {
-    const ingresses = this.meeting.currentSubMeetingId ? [] : (room?.ingresses ?? []);
+    const here = this.meeting.currentSubMeetingId ?? null;
+    const ingresses = (room?.ingresses ?? []).filter((i) => (i.subMeetingId ?? null) === here);
     const wanted = new Set(ingresses.map((i) => i.uid));
     for (const [key, tile] of this.tiles) if (tile.ingress && !wanted.has(key)) this.#removeTile(key);
     for (const ingress of ingresses) {

@@ -51,7 +51,8 @@ export class ParticipantsPanel {
         this.captionsOn = !this.captionsOn;
       }),
       this.#button('ingress', 'Stream in (RTMP)', async () => {
-        const made = await m.adminCreateIngress();
+        // Into the part of the meeting the host is in (a sub-meeting it visits, or the main one).
+        const made = await m.adminCreateIngress({ subMeetingId: m.currentSubMeetingId ?? undefined });
         this.ingressKeys.set(made.ingress.ingressId, { url: made.url, streamKey: made.streamKey });
         toast(`Push RTMP to ${made.url}`, 10000);
       }),

@@ -36,7 +36,9 @@ export const AdminMethods = {
    * sees it in `RoomInfo.ingresses`. Resolves with `{ ingress, url, streamKey }`; only the caller
    * gets the URL and key.
    */
-  adminCreateIngress({ nickname } = {}) { return inMeetingCall(this, 'admin_create_ingress', nickname ? { nickname } : {}); },
+  adminCreateIngress({ nickname, subMeetingId } = {}) {
+    return inMeetingCall(this, 'admin_create_ingress', { ...(nickname ? { nickname } : {}), ...(subMeetingId ? { subMeetingId } : {}) });
+  },
   /** Deletes an ingress of the meeting (a push in progress ends). Resolves with the `RoomInfo`. */
   adminDeleteIngress(ingressId) { return inMeetingCall(this, 'admin_delete_ingress', { ingressId }); },
   /** Ends the meeting for everyone (host only). */

@@ -10,14 +10,14 @@ import Synchronization
 /// an RTMP or SRT listener an encoder pushes to, or a URL it pulls —, decodes it with libavcodec
 /// (H.264, HEVC, VP8/9, AAC, MP3, Opus… whatever the container carries) and publishes it into
 /// the channel under the ingress's uid through the SDK, which encodes VP8 (`camera_big`) and Opus
-/// (`mic`), or forwards H.264 Baseline without decoding it (below). While no encoder pushes, the user is not in the channel; when the push ends the user
+/// (`mic`), or forwards H.264 without B-frames without decoding it (below). While no encoder pushes, the user is not in the channel; when the push ends the user
 /// leaves and a listener waits for the next push, which resumes the same ingress.
 ///
-/// H.264 Baseline (no B-frames) is forwarded as it came, rewritten to Annex B with the SPS and PPS
-/// before each IDR (`H264AnnexBFilter`) and published through `LocalEncodedVideoTrack`: no decode,
-/// no encode. Anything else, or any input when the ingress asked for `transcode`, is decoded and
-/// re-encoded as VP8: an RTMP encoder's H.264 is usually High profile with B-frames, which
-/// browsers' WebRTC stacks and the SDK's OpenH264 (Constrained Baseline) do not all decode.
+/// H.264 Baseline, Main or High without B-frames is forwarded as it came, rewritten to Annex B
+/// with the SPS and PPS before each IDR (`H264AnnexBFilter`) and published through
+/// `LocalEncodedVideoTrack` under its own profile: no decode, no encode. Anything else, or any
+/// input when the ingress asked for `transcode`, is decoded and re-encoded as VP8: an RTMP
+/// encoder's H.264 often has B-frames, which WebRTC cannot carry (RTP has no decoding order).
 public final class IngressTask: EgressTask, Sendable {
     private let task: WorkerTask
     private let settings: IngressSettings
@@ -133,10 +133,10 @@ public final class IngressTask: EgressTask, Sendable {
     private func publish(_ demuxer: MediaDemuxer, interrupt: AVInterrupt) -> String {
         let videoInfo = demuxer.firstStream(video: true)
         let audioInfo = demuxer.firstStream(video: false)
-        // H.264 Baseline goes out as it came unless the ingress asked for transcoding; a filter that
-        // does not start (bad extradata) falls back to transcoding.
+        // H.264 Baseline, Main or High without B-frames goes out as it came unless the ingress
+        // asked for transcoding; a filter that does not start (bad extradata) falls back to transcoding.
         let filter = videoInfo.flatMap { info -> H264AnnexBFilter? in
-            guard !settings.transcode, info.isH264Baseline else { return nil }
+            guard !settings.transcode, info.isH264WithoutReordering else { return nil }
             return try? demuxer.makeAnnexBFilter(for: info.index)
         }
         let video = videoInfo.flatMap { try? demuxer.makeDecoder(for: $0.index) }
@@ -147,7 +147,9 @@ public final class IngressTask: EgressTask, Sendable {
         guard let channel = try? engine.createChannel() else { return "error: no channel" }
         let width = videoInfo?.width ?? 0, height = videoInfo?.height ?? 0
         let preset = VideoPreset(width: max(width, 16), height: max(height, 16), frameRate: 30, maxBitrate: settings.videoBitrate)
-        let encodedTrack = filter.map { _ in engine.createLocalEncodedVideoTrack(desc: TrackDescName.cameraBig, preset: preset) }
+        let encodedTrack = filter.map { _ in
+            engine.createLocalEncodedVideoTrack(desc: TrackDescName.cameraBig, preset: preset, profileLevelID: videoInfo?.h264ProfileLevelID ?? "42e01f")
+        }
         let videoTrack = video.map { _ in
             engine.createLocalCustomVideoTrack(desc: TrackDescName.cameraBig, preset: preset, simulcast: settings.simulcast)
         }

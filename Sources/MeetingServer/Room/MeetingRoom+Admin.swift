@@ -28,15 +28,18 @@ extension MeetingRoom {
         for m in members.values where m.info.role == .member && m.info.micState == .on {
             update(m.info.uid, ["mic_state"], by: uid) { $0.micState = .off }
         }
+        followRuleOnIngresses(desc: Self.micDesc, held: true)
         broadcastRoom(["mute_all"], by: uid)
         return roomSnapshot
     }
 
-    /// Lifts mute all (microphones stay closed until their owners open them).
+    /// Lifts mute all (microphones stay closed until their owners open them; the ingresses'
+    /// sound is released, as they have no microphone to open).
     func unmuteAll(_ uid: String) throws(MeetingErrorBody) -> RoomInfo {
         _ = try admin(uid)
         room.muteAll = false
         room.allowSelfUnmute = true
+        followRuleOnIngresses(desc: Self.micDesc, held: false)
         broadcastRoom(["mute_all"], by: uid)
         return roomSnapshot
     }
@@ -48,6 +51,7 @@ extension MeetingRoom {
         for m in members.values where m.info.role == .member && m.info.cameraState == .on {
             update(m.info.uid, ["camera_state"], by: uid) { $0.cameraState = .off }
         }
+        followRuleOnIngresses(desc: Self.cameraDesc, held: true)
         broadcastRoom(["camera_off_all"], by: uid)
         return roomSnapshot
     }
@@ -56,6 +60,7 @@ extension MeetingRoom {
         _ = try admin(uid)
         room.cameraOffAll = false
         room.allowSelfOpenCamera = true
+        followRuleOnIngresses(desc: Self.cameraDesc, held: false)
         broadcastRoom(["camera_off_all"], by: uid)
         return roomSnapshot
     }

@@ -15,7 +15,7 @@ extension MeetingRoom {
     func mayPublish(uid: String, on key: ChannelKey, track: PublishTrack) -> PublishVerdict {
         // A member of the room on its previous node publishes again as it did there, before its
         // meeting session is back (`+Record`).
-        if ingress(uid: uid) != nil { return ingressMayPublish(track, on: key) }
+        if let ingress = ingress(uid: uid) { return ingressMayPublish(ingress, track, on: key) }
         guard let info = members[uid]?.info ?? returning[uid] else { return .refuse("not in the meeting") }
         guard channelKey(for: info.subMeetingId) == key else { return .refuse("this channel is not the one of your (sub-)meeting") }
         switch track.desc {

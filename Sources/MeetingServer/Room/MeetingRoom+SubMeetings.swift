@@ -182,6 +182,7 @@ extension MeetingRoom {
         for m in members.values.sorted(by: { $0.info.enteredAt < $1.info.enteredAt }) where m.info.subMeetingId != nil {
             move(m.info.uid, to: nil, by: nil, notify: true)
         }
+        endSubMeetingIngresses()
         for sub in subMeetings { commands.enqueue(.close(channelKey(for: sub.id))) }
         subMeetings = []
         broadcast(.subMeetingsClosed, EmptyPayload())

@@ -154,7 +154,7 @@ actor MeetingRoom {
     /// of the room on its previous node not back yet, whose SRTC session moves here before its
     /// meeting session (`+Record`).
     func admits(_ uid: String, to key: ChannelKey) -> Bool {
-        if ingress(uid: uid) != nil { return key == channelKey }
+        if let ingress = ingress(uid: uid) { return key == channelKey(for: ingress.subMeetingId) }
         guard let info = members[uid]?.info ?? returning[uid] else { return false }
         return channelKey(for: info.subMeetingId) == key
     }

@@ -115,7 +115,8 @@ extension MeetingSession {
             try await room.stopCaptions(uid)
             return EmptyPayload()
         case .adminCreateIngress:
-            return try await room.createIngress(uid, nickname: MeetingCodec.payload(CreateIngressReq.self, from: text).nickname)
+            let req = try MeetingCodec.payload(CreateIngressReq.self, from: text)
+            return try await room.createIngress(uid, nickname: req.nickname, subMeetingId: req.subMeetingId)
         case .adminDeleteIngress:
             return try await room.deleteIngress(uid, ingressId: MeetingCodec.payload(DeleteIngressReq.self, from: text).ingressId)
         case .adminSetWaitingRoom: return try await room.setWaitingRoom(uid, enabled: policy())

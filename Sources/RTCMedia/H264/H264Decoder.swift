@@ -1,5 +1,5 @@
 // H.264 decoder over OpenH264: one Annex B access unit in, one I420 picture out (no reordering:
-// WebRTC streams have no B-frames, so DecodeFrameNoDelay returns each picture at once). The
+// WebRTC streams have no B-frames, so each picture is returned at once, Main and High included). The
 // picture is copied out of OpenH264's buffers, which it reuses. Not thread-safe.
 import COpenH264
 
@@ -46,6 +46,15 @@ public final class H264Decoder {
                                       raw.baseAddress!.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self), &info)
         }
         guard state.rawValue == dsErrorFree.rawValue else { throw H264CodecError.decodeFailed(Int(state.rawValue)) }
+        if info.iBufferStatus != 1 {
+            // Main and High pictures are held for display reordering (OpenH264 2.3 keeps one even
+            // when the SPS says max_num_reorder_frames 0); a WebRTC stream is in display order
+            // (no B-frames), so the held picture is this unit's: take it now.
+            info = SBufferInfo()
+            _ = withUnsafeMutableBytes(of: &planes) { raw in
+                vtable.FlushFrame(decoder, raw.baseAddress!.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self), &info)
+            }
+        }
         guard info.iBufferStatus == 1, let y = planes.0, let u = planes.1, let v = planes.2 else { return nil }
         let buffer = info.UsrData.sSystemBuffer
         let width = Int(buffer.iWidth), height = Int(buffer.iHeight)

@@ -30,8 +30,44 @@ public struct H264ProfileLevelID: Hashable, Sendable {
         }
     }
 
+    /// The profiles forwarded in WebRTC here (RFC 6184 §8.1's table): Constrained Baseline, which
+    /// every WebRTC peer decodes, and Main and High, which Chromium and OpenH264 decode too (as long
+    /// as the stream has no B-frames: RTP carries no decoding order).
+    public enum Profile: String, Sendable, CaseIterable {
+        case constrainedBaseline = "constrained_baseline"
+        case main
+        case high
+    }
+
+    /// The profile of these digits; nil for one not forwarded here (Baseline with FMO/ASO,
+    /// Extended, Constrained High, High 10, 4:2:2, …).
+    public var profile: Profile? {
+        if isConstrainedBaseline { return .constrainedBaseline }
+        switch profileIDC {
+        // Main (77) that is not reduced to Constrained Baseline.
+        case 0x4D: return .main
+        // High (100) without constraint_set4/5 (Constrained High, §A.2.4.2, is another profile).
+        case 0x64: return profileIOP & 0x0C == 0x0C ? nil : .high
+        default: return nil
+        }
+    }
+
     /// Level 3.1, Constrained Baseline: `42e01f`, what every WebRTC peer decodes.
     public static let constrainedBaselineLevel31 = H264ProfileLevelID(profileIDC: 0x42, profileIOP: 0xE0, levelIDC: 0x1F)
+    /// Level 3.1, Main: `4d001f`.
+    public static let mainLevel31 = H264ProfileLevelID(profileIDC: 0x4D, profileIOP: 0x00, levelIDC: 0x1F)
+    /// Level 3.1, High: `64001f`.
+    public static let highLevel31 = H264ProfileLevelID(profileIDC: 0x64, profileIOP: 0x00, levelIDC: 0x1F)
+
+    /// The level 3.1 digits of `profile` (the level is not negotiated: level-asymmetry-allowed,
+    /// RFC 6184 §8.2.2).
+    public static func level31(_ profile: Profile) -> H264ProfileLevelID {
+        switch profile {
+        case .constrainedBaseline: constrainedBaselineLevel31
+        case .main: mainLevel31
+        case .high: highLevel31
+        }
+    }
 
     /// The six lowercase hex digits.
     public var description: String {
@@ -43,19 +79,21 @@ public struct H264ProfileLevelID: Hashable, Sendable {
 }
 
 extension Codec {
-    /// H.264 in packetization-mode 1, Constrained Baseline level 3.1 (RFC 6184 §8.1), with the
-    /// video feedback.
-    public static func h264(payloadType: UInt8 = 102) -> Codec {
+    /// H.264 in packetization-mode 1 at level 3.1 (RFC 6184 §8.1) of `profile` (Constrained
+    /// Baseline unless told), with the video feedback.
+    public static func h264(payloadType: UInt8 = 102, profile: H264ProfileLevelID.Profile = .constrainedBaseline) -> Codec {
         Codec(payloadType: payloadType, name: "H264", clockRate: 90_000,
-              formatParameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
+              formatParameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(H264ProfileLevelID.level31(profile).description)",
               feedback: RTCPFeedback.videoDefaults)
     }
 
-    /// For H.264: packetization-mode 1 (absent means 0, RFC 6184 §8.1) and a Constrained
-    /// Baseline profile (absent means 420010, Baseline without constraints: refused).
-    public var isH264ConstrainedBaselineMode1: Bool {
-        guard name.lowercased() == "h264", parameter("packetization-mode") == "1",
-              let profile = parameter("profile-level-id").flatMap(H264ProfileLevelID.init) else { return false }
-        return profile.isConstrainedBaseline
+    /// For H.264 in packetization-mode 1 (absent means 0, RFC 6184 §8.1): its profile when it is
+    /// one forwarded here (no `profile-level-id` means 420010, Baseline without constraints: nil).
+    public var h264Mode1Profile: H264ProfileLevelID.Profile? {
+        guard name.lowercased() == "h264", parameter("packetization-mode") == "1" else { return nil }
+        return parameter("profile-level-id").flatMap(H264ProfileLevelID.init)?.profile
     }
+
+    /// For H.264: packetization-mode 1 and a Constrained Baseline profile.
+    public var isH264ConstrainedBaselineMode1: Bool { h264Mode1Profile == .constrainedBaseline }
 }

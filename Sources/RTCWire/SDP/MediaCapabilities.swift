@@ -72,15 +72,16 @@ public struct MediaCapabilities: Hashable, Sendable {
     }
 
     /// Same encoding name (case-insensitive), clock rate and channel count (absent means 1); for
-    /// H.264 also packetization-mode 1 and a Constrained Baseline profile on the offered side (the
-    /// level may differ: level-asymmetry-allowed, RFC 6184 §8.2.2); for VP9 the same `profile-id`
+    /// H.264 also packetization-mode 1 and the same profile (Constrained Baseline, Main or High,
+    /// `H264ProfileLevelID.Profile`) on both sides (the level may differ: level-asymmetry-allowed,
+    /// RFC 6184 §8.2.2); for VP9 the same `profile-id`
     /// (absent means 0, RFC 9628 §6); for AV1 the same `profile` (absent means 0, av1-rtp-spec §7.2.1).
     static func matches(_ a: Codec, _ b: Codec) -> Bool {
         guard a.name.lowercased() == b.name.lowercased(), a.clockRate == b.clockRate, (a.channels ?? 1) == (b.channels ?? 1) else {
             return false
         }
         switch a.name.lowercased() {
-        case "h264": return a.isH264ConstrainedBaselineMode1
+        case "h264": return a.h264Mode1Profile != nil && a.h264Mode1Profile == b.h264Mode1Profile
         case "vp9": return (a.parameter("profile-id") ?? "0") == (b.parameter("profile-id") ?? "0")
         case "av1": return (a.parameter("profile") ?? "0") == (b.parameter("profile") ?? "0")
         default: return true

@@ -138,14 +138,16 @@ extension SMeetingEngine {
 
     // MARK: - Ingress
 
-    /// Makes an RTMP ingress into the meeting (host and co-hosts; docs/meeting-protocol.md,
-    /// "Ingress"): an encoder pushing to the answer's `url` appears under `ingress.uid` with
-    /// `camera_big` and `mic`, and every member sees it in `RoomInfo.ingresses`. Only the caller
-    /// gets the URL and stream key.
+    /// Makes an RTMP ingress into the meeting, or into sub-meeting `subMeetingId` (host and
+    /// co-hosts; docs/meeting-protocol.md, "Ingress"): an encoder pushing to the answer's `url`
+    /// appears under `ingress.uid` with `camera_big` and `mic` in that (sub-)meeting's channel,
+    /// held by mute all and camera off for everyone, and every member sees it in
+    /// `RoomInfo.ingresses`. Only the caller gets the URL and stream key.
     /// - Throws: `.unauthorized` for a member; `.apiError` with `limit_reached` past 4,
-    ///   `policy_forbidden` in an end-to-end encrypted meeting, `wrong_state` when the server runs no ingress.
-    public func adminCreateIngress(nickname: String? = nil) async throws -> CreateIngressResp {
-        try await send(.adminCreateIngress, CreateIngressReq(nickname: nickname), CreateIngressResp.self)
+    ///   `policy_forbidden` in an end-to-end encrypted meeting, `not_found` for an unknown
+    ///   sub-meeting, `wrong_state` when the server runs no ingress or the sub-meetings are closing.
+    public func adminCreateIngress(nickname: String? = nil, subMeetingId: String? = nil) async throws -> CreateIngressResp {
+        try await send(.adminCreateIngress, CreateIngressReq(nickname: nickname, subMeetingId: subMeetingId), CreateIngressResp.self)
     }
 
     /// Deletes an ingress of the meeting (a push in progress ends).

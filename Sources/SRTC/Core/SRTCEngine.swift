@@ -1,6 +1,7 @@
 import Foundation
 import RTCNet
 import RTCMedia
+import RTCWire
 import SRTCProtocol
 import Synchronization
 
@@ -261,11 +262,15 @@ public final class SRTCEngine: Sendable {
     }
 
     /// A video track your app feeds with H.264 it encoded itself (`pushEncodedFrame`), sent as
-    /// it is: Constrained Baseline access units in Annex B form, SPS and PPS before each IDR
+    /// it is: access units in Annex B form without B-frames, SPS and PPS before each IDR
     /// (`LocalEncodedVideoTrack`). One stream, no simulcast; `preset` only states its size and
     /// bitrate to the others.
-    public func createLocalEncodedVideoTrack(desc: String, preset: VideoPreset = .h720p) -> LocalEncodedVideoTrack {
-        LocalEncodedVideoTrack(desc: desc, preset: preset, context: context)
+    /// - Parameter profileLevelID: the H.264 profile the frames are in (RFC 6184 §8.1, six hex
+    ///   digits): Constrained Baseline (`42e01f`, the default), Main (`4d…`) or High (`64…`);
+    ///   another profile is offered as `42e01f`.
+    public func createLocalEncodedVideoTrack(desc: String, preset: VideoPreset = .h720p, profileLevelID: String = "42e01f") -> LocalEncodedVideoTrack {
+        let known = H264ProfileLevelID(profileLevelID.lowercased())?.profile != nil
+        return LocalEncodedVideoTrack(desc: desc, preset: preset, profileLevelID: known ? profileLevelID.lowercased() : "42e01f", context: context)
     }
 
     /// An audio track your app feeds with `pushAudioBuffer`.

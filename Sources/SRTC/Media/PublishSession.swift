@@ -87,6 +87,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
             var section = SDPNegotiation.PublishSection(mid: mid, kind: track.kind, streamLabel: cname,
                                                         trackLabel: UUIDString.make(), ssrcs: ssrcs, rids: layers)
             section.onlyCodec = (track as? LocalEncodedVideoTrack)?.codec
+            section.h264ProfileLevelID = (track as? LocalEncodedVideoTrack)?.profileLevelID
             let senders = ssrcs.enumerated().map { index, ssrc in
                 RTPStreamSender(kind: track.kind, parameters: .init(
                     ssrc: ssrc, payloadType: track.kind == .audio ? SDPNegotiation.opusPayloadType : SDPNegotiation.vp8PayloadType,

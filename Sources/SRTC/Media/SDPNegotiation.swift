@@ -25,6 +25,9 @@ package enum SDPNegotiation {
         /// The only video codec offered (a `LocalEncodedVideoTrack`'s: its frames come encoded);
         /// nil offers the usual list.
         package var onlyCodec: VideoCodec?
+        /// The H.264 `profile-level-id` offered (RFC 6184 §8.1): a `LocalEncodedVideoTrack`'s;
+        /// nil offers Constrained Baseline level 3.1.
+        package var h264ProfileLevelID: String?
 
         package init(mid: String, kind: TrackKind, streamLabel: String, trackLabel: String, ssrcs: [UInt32], rids: [String]) {
             self.mid = mid
@@ -159,8 +162,16 @@ package enum SDPNegotiation {
     package static let receiveCapabilities = MediaCapabilities(
         audioCodecs: codecs(for: .audio).map(withTransportCC),
         videoCodecs: (codecs(for: .video) + codecs(for: .video, preferring: .vp9).prefix(1)
-                      + codecs(for: .video, preferring: .av1).prefix(1)).map(withTransportCC),
+                      + codecs(for: .video, preferring: .av1).prefix(1) + h264MainAndHigh).map(withTransportCC),
         headerExtensions: [RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.transportWideCC])
+
+    /// H.264 Main and High, which this client decodes (OpenH264) but never encodes: a
+    /// passed-through RTMP ingress publishes them (docs/ingress.md).
+    static let h264MainAndHigh = [H264ProfileLevelID.Profile.main, .high].map { profile in
+        var codec = Codec.h264(payloadType: h264PayloadType, profile: profile)
+        codec.feedback = videoFeedback
+        return codec
+    }
 
     /// `codec` with the `transport-cc` feedback this client sends as a receiver.
     static func withTransportCC(_ codec: Codec) -> Codec {
@@ -184,6 +195,11 @@ package enum SDPNegotiation {
             let preferred = s.onlyCodec ?? videoCodec
             var offered = codecs(for: s.kind, preferring: preferred, redundantAudio: redundantAudio, opusDTX: opusDTX)
             if let only = s.onlyCodec { offered = offered.filter { VideoCodec(encodingName: $0.name) == only } }
+            if let profile = s.h264ProfileLevelID.flatMap(H264ProfileLevelID.init), profile.profile != nil {
+                for i in offered.indices where offered[i].name.lowercased() == "h264" {
+                    offered[i].formatParameters = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profile.description)"
+                }
+            }
             var m = MediaDescription(kind: s.kind == .audio ? .audio : .video, mid: s.mid, direction: s.active ? .sendonly : .inactive,
                                      codecs: offered,
                                      extensions: publishExtensions(for: s.kind, videoCodec: preferred) + extraExtensions)
@@ -243,10 +259,10 @@ package enum SDPNegotiation {
         let kind: TrackKind? = m.kind == .audio ? .audio : m.kind == .video ? .video : nil
         // Audio: Opus. Video: the first VP8, VP9 profile 0 (RFC 9628 §6: no profile-id means 0),
         // AV1 Main profile (av1-rtp-spec §7.2.1: no profile means 0), or H.264 this client decodes
-        // (packetization-mode 1, Constrained Baseline, RFC 6184 §8.1), in the section's order.
+        // (packetization-mode 1, Constrained Baseline, Main or High, RFC 6184 §8.1), in the section's order.
         let codec = m.codecs.first { c in
             kind == .audio ? c.name.lowercased() == "opus"
-                : c.name.lowercased() == "vp8" || c.isH264ConstrainedBaselineMode1
+                : c.name.lowercased() == "vp8" || c.h264Mode1Profile != nil
                     || (c.name.lowercased() == "vp9" && (c.parameter("profile-id") ?? "0") == "0")
                     || (c.name.lowercased() == "av1" && (c.parameter("profile") ?? "0") == "0")
         }

@@ -45,14 +45,24 @@ public struct TrackInfo: Codable, Sendable, Equatable {
     public var layers: [SimulcastLayer]
     /// Codec name as in the answer's `a=rtpmap`: `opus`, `VP8` or `H264` (compare case-insensitively).
     public var codec: String?
+    /// An H.264 track's `profile-level-id` (RFC 6184 §8.1) when its profile is Main (`4d…`) or
+    /// High (`64…`): a subscriber is offered that profile. Absent for Constrained Baseline and
+    /// for other codecs.
+    public var profileLevelID: String?
     /// The publisher said its frames are end-to-end encrypted (docs/e2ee.md): the server cannot
     /// record or compose them. Absent when not.
     public var e2ee: Bool?
 
     public init(id: String, uid: String, kind: TrackKind, desc: String, muted: Bool = false, layers: [SimulcastLayer] = [], codec: String? = nil,
-                e2ee: Bool? = nil) {
+                profileLevelID: String? = nil, e2ee: Bool? = nil) {
         self.id = id; self.uid = uid; self.kind = kind; self.desc = desc; self.muted = muted; self.layers = layers; self.codec = codec
+        self.profileLevelID = profileLevelID
         self.e2ee = e2ee
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, uid, kind, desc, muted, layers, codec, e2ee
+        case profileLevelID = "profile_level_id"
     }
 }
 

@@ -5,12 +5,18 @@ import SRTCProtocol
 /// publisher's client does. The SFU stops forwarding a held track at once; everyone else gets
 /// `track_updated`, the publisher `me_updated`.
 extension ChannelRoom {
-    /// The first refusal of `tracks`: for each track the first module with a say decides.
+    /// The first refusal of `tracks`: for each track the first module with a say decides. A track
+    /// allowed held (`PublishVerdict.allowHeld`) is held from now on, as `applyHold` would.
     func publishRefusal(_ tracks: [PublishTrack], uid: String) async -> SignalError? {
         for track in tracks {
             for module in modules {
                 guard let verdict = await module.mayPublish(key, uid: uid, track: track) else { continue }
-                if case .refuse(let message) = verdict { return SignalError(.policyForbidden, message) }
+                switch verdict {
+                case .refuse(let message): return SignalError(.policyForbidden, message)
+                // Held before `applyingHolds` reads the holds: the track starts muted at the SFU.
+                case .allowHeld: _ = holds.set(uid: uid, desc: track.desc, held: true)
+                case .allow: break
+                }
                 break
             }
         }

@@ -101,9 +101,13 @@ extension ChannelRoom {
         let answered = try? SessionDescription(parsing: answer)
         for (t, sent) in zip(r.tracks, produced) {
             // The codec name as in the answer's a=rtpmap ("opus", "VP8", "H264").
-            let codec = answered?.media(mid: t.mid)?.codecs.first { !$0.isWrapper }?.name ?? (t.kind == .audio ? "opus" : "VP8")
+            let answeredCodec = answered?.media(mid: t.mid)?.codecs.first { !$0.isWrapper }
+            let codec = answeredCodec?.name ?? (t.kind == .audio ? "opus" : "VP8")
+            // H.264 Main or High: subscribers are offered that profile (Constrained Baseline is the default).
+            let profile = answeredCodec?.h264Mode1Profile.flatMap { $0 == .constrainedBaseline ? nil : $0 }
             var info = TrackInfo(id: ids[t.mid]!, uid: p.uid, kind: t.kind, desc: t.desc, muted: t.muted, layers: t.layers,
-                                 codec: codec, e2ee: t.e2ee == true ? true : nil)
+                                 codec: codec, profileLevelID: profile.map { H264ProfileLevelID.level31($0).description },
+                                 e2ee: t.e2ee == true ? true : nil)
             await startHeldIfNeeded(&info, producedMuted: sent.muted, of: p)
             tracks[info.id] = info
             added.append(info)

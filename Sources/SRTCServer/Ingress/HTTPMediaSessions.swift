@@ -197,7 +197,7 @@ final class HTTPMediaSessions: Sendable {
             wanted.append((audio, mid))
         }
         if let video, let mid = videoMids.first,
-           HTTPMediaNegotiation.offers(offer, mid: mid, codec: ServerMedia.subscriberCodec(kind: .video, trackCodec: video.codec)) {
+           HTTPMediaNegotiation.offers(offer, mid: mid, codec: ServerMedia.subscriberCodec(kind: .video, trackCodec: video.codec, profileLevelID: video.profileLevelID)) {
             wanted.append((video, mid))
         }
         guard !wanted.isEmpty else {
@@ -274,7 +274,7 @@ final class HTTPMediaSessions: Sendable {
     private func startPlaying(_ session: HTTPMediaSession, _ tracks: [TrackInfo]) async {
         for track in tracks {
             let kind: MediaKind = track.kind == .audio ? .audio : .video
-            let codec = ServerMedia.subscriberCodec(kind: kind, trackCodec: track.codec)
+            let codec = ServerMedia.subscriberCodec(kind: kind, trackCodec: track.codec, profileLevelID: track.profileLevelID)
             let claimed = session.state.withLock { s -> (SessionDescription, String)? in
                 guard !s.ended, let offer = s.offer, !s.pairedTracks.values.contains(track.id),
                       let mid = HTTPMediaNegotiation.waitingMid(s.waiting, in: offer, kind: kind, codec: codec) else { return nil }

@@ -128,7 +128,8 @@ actor SFUParticipantMedia: ParticipantMedia {
     func subscribe(to track: TrackInfo, of publisher: ParticipantMedia, layer: String?) async throws(SignalError) {
         guard !closed else { throw SignalError(.wrongState, "media closed") }
         let offer = negotiation.subscribe(trackId: track.id, publisherUid: track.uid, kind: track.kind == .audio ? .audio : .video,
-                                          layer: layer, ssrc: SecureRandom.uint32() | 1, codec: track.codec, e2ee: track.e2ee == true)
+                                          layer: layer, ssrc: SecureRandom.uint32() | 1, codec: track.codec,
+                                          profileLevelID: track.profileLevelID, e2ee: track.e2ee == true)
         await prepareSubscribeTransport()
         send(offer)
     }

@@ -86,6 +86,9 @@ extension ServerModule {
 /// A module's answer to `mayPublish`.
 public enum PublishVerdict: Sendable, Equatable {
     case allow
+    /// Allowed, and held muted from the start (as `ChannelControl.setMuted` holds it): a meeting's
+    /// mute all over an ingress, which has no microphone state of its own to close.
+    case allowHeld
     /// Refused; the message tells the client why (`policy_forbidden`).
     case refuse(String)
 }

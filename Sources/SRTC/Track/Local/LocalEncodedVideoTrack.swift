@@ -14,9 +14,11 @@ import RTCMedia
 /// ```
 ///
 /// What the app must send (docs/sdk-swift.md, "Publishing encoded video"):
-/// - **Constrained Baseline** (or Baseline without its FMO/ASO tools) in display order: the
-///   section offers only `profile-level-id=42e01f`, which every WebRTC receiver decodes, and RTP
-///   carries no decoding order, so no B-frames.
+/// - **Constrained Baseline** (or Baseline without its FMO/ASO tools), **Main or High**, always
+///   in display order: RTP carries no decoding order, so no B-frames. The section offers the
+///   track's `profileLevelID` (`42e01f` unless told), and subscribers are offered that profile:
+///   every WebRTC receiver decodes Constrained Baseline; Chromium and this SDK decode Main and
+///   High too, a receiver that does not gets no video from the track.
 /// - **SPS and PPS before every IDR** in the same access unit: a subscriber that joins late, or
 ///   that lost packets, starts at the next IDR and must find the parameter sets there.
 /// - **Key frames when asked, if it can**: a receiver that joins or lost a frame asks for one
@@ -29,9 +31,13 @@ import RTCMedia
 public final class LocalEncodedVideoTrack: LocalVideoTrack, @unchecked Sendable {
     /// The codec of the pushed frames, the only one the track's section offers: `.h264`.
     public let codec: VideoCodec
+    /// The H.264 `profile-level-id` the track offers (RFC 6184 §8.1: profile_idc, constraint
+    /// flags, level_idc of the SPS the frames carry), e.g. `42e01f`, `4d0028`, `640028`.
+    public let profileLevelID: String
 
-    init(desc: String, preset: VideoPreset, context: EngineContext) {
+    init(desc: String, preset: VideoPreset, profileLevelID: String, context: EngineContext) {
         codec = .h264
+        self.profileLevelID = profileLevelID
         super.init(desc: desc, preset: preset, simulcast: false, context: context)
     }
 

@@ -1,6 +1,6 @@
 import RTCWire
 
-/// What the server negotiates: Opus, VP8, VP9 profile 0, AV1 profile 0 and H.264 (packetization-mode 1, Constrained Baseline) without RTX (retransmissions
+/// What the server negotiates: Opus, VP8, VP9 profile 0, AV1 profile 0 and H.264 (packetization-mode 1, Constrained Baseline, Main or High) without RTX (retransmissions
 /// come on the primary SSRC, which the SFU's NACK path handles), and the header extensions the SFU reads.
 enum ServerMedia {
     /// NACK for Opus where the client offers it (the Swift SDK): a lost audio packet resent
@@ -23,21 +23,35 @@ enum ServerMedia {
     /// AV1 Main profile (av1-rtp-spec §7.2.1: `profile=0`, or none), scalable with the Dependency
     /// Descriptor (Appendix A) or not; no level or tier is imposed on the publisher.
     static let av1 = Codec(payloadType: 45, name: "AV1", clockRate: 90_000, feedback: videoFeedback)
-    static let h264 = Codec(payloadType: 102, name: "H264", clockRate: 90_000,
-                            formatParameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
-                            feedback: videoFeedback)
+    static let h264 = h264(.constrainedBaseline, payloadType: 102)
+    /// H.264 Main and High (without B-frames: RTP carries no decoding order): an RTMP ingress
+    /// passes them through (docs/ingress.md); subscribers are offered the publisher's profile.
+    static let h264Main = h264(.main, payloadType: 104)
+    static let h264High = h264(.high, payloadType: 106)
+
+    private static func h264(_ profile: H264ProfileLevelID.Profile, payloadType: UInt8) -> Codec {
+        var codec = Codec.h264(payloadType: payloadType, profile: profile)
+        codec.feedback = videoFeedback
+        return codec
+    }
 
     /// The codecs offered to a subscriber of a track published with `codec` (TrackInfo.codec):
     /// for audio Opus, then RED around it (a subscriber that does not know RED keeps Opus alone).
-    static func subscriberCodecs(kind: MediaKind, trackCodec: String?) -> [Codec] {
-        kind == .audio ? [opus, red] : [subscriberCodec(kind: kind, trackCodec: trackCodec)]
+    static func subscriberCodecs(kind: MediaKind, trackCodec: String?, profileLevelID: String? = nil) -> [Codec] {
+        kind == .audio ? [opus, red] : [subscriberCodec(kind: kind, trackCodec: trackCodec, profileLevelID: profileLevelID)]
     }
 
-    /// The media codec offered to a subscriber of a track published with `codec` (TrackInfo.codec).
-    static func subscriberCodec(kind: MediaKind, trackCodec: String?) -> Codec {
+    /// The media codec offered to a subscriber of a track published with `codec` and, for H.264,
+    /// `profileLevelID` (TrackInfo's; absent is Constrained Baseline).
+    static func subscriberCodec(kind: MediaKind, trackCodec: String?, profileLevelID: String? = nil) -> Codec {
         if kind == .audio { return opus }
         switch trackCodec?.lowercased() {
-        case "h264": return h264
+        case "h264":
+            switch profileLevelID.flatMap(H264ProfileLevelID.init)?.profile {
+            case .main: return h264Main
+            case .high: return h264High
+            default: return h264
+            }
         case "vp9": return vp9
         case "av1": return av1
         default: return vp8
@@ -68,7 +82,7 @@ enum ServerMedia {
 
     /// Accepted from publishers.
     static let capabilities = MediaCapabilities(
-        audioCodecs: [opus, red], videoCodecs: [vp8, vp9, av1, h264],
+        audioCodecs: [opus, red], videoCodecs: [vp8, vp9, av1, h264, h264Main, h264High],
         headerExtensions: [RTPHeaderExtensionURI.audioLevel, RTPHeaderExtensionURI.absSendTime, RTPHeaderExtensionURI.transportWideCC,
                            RTPHeaderExtensionURI.mid, RTPHeaderExtensionURI.rid, RTPHeaderExtensionURI.repairedRid,
                            RTPHeaderExtensionURI.absCaptureTime, RTPHeaderExtensionURI.dependencyDescriptor])

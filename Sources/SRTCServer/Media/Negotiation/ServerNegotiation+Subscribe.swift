@@ -19,6 +19,8 @@ extension ServerNegotiation {
         var layer: String?
         /// The publisher's codec name (TrackInfo.codec): the subscriber is offered the same.
         var codec: String?
+        /// An H.264 track's profile-level-id (TrackInfo.profileLevelID): the subscriber is offered that profile.
+        var profileLevelID: String?
         /// The track is end-to-end encrypted (TrackInfo.e2ee): its audio is offered without RED.
         /// Its publisher sends plain Opus (answered without RED), and a browser subscriber hands
         /// a whole RED payload to its decrypting transform, so RED added by the SFU
@@ -60,7 +62,7 @@ extension ServerNegotiation {
     /// Adds a subscription in a free section of its kind (else a new one) and makes the offer.
     /// - Parameter ssrc: the SSRC the server will send it with (random, from the caller).
     mutating func subscribe(trackId: String, publisherUid: String, kind: MediaKind, layer: String?, ssrc: UInt32,
-                            codec: String? = nil, e2ee: Bool = false) -> SubscriberOffer {
+                            codec: String? = nil, profileLevelID: String? = nil, e2ee: Bool = false) -> SubscriberOffer {
         var slot: Slot
         if let free = slots.firstIndex(where: { $0.trackId == nil && $0.kind == kind }) {
             slot = slots.remove(at: free)
@@ -71,6 +73,7 @@ extension ServerNegotiation {
         slot.publisherUid = publisherUid
         slot.layer = layer
         slot.codec = codec
+        slot.profileLevelID = profileLevelID
         slot.e2ee = e2ee
         slot.ssrc = ssrc
         slot.consuming = false
@@ -165,7 +168,7 @@ extension ServerNegotiation {
     private mutating func nextOffer() -> SubscriberOffer {
         revision += 1
         let media = slots.map { slot -> MediaDescription in
-            var codecs = ServerMedia.subscriberCodecs(kind: slot.kind, trackCodec: slot.codec)
+            var codecs = ServerMedia.subscriberCodecs(kind: slot.kind, trackCodec: slot.codec, profileLevelID: slot.profileLevelID)
             if slot.e2ee { codecs.removeAll(where: \.isRED) }
             let codec = codecs[0]
             var section = MediaDescription(kind: slot.kind, mid: slot.mid, direction: slot.trackId == nil ? .inactive : .sendonly,

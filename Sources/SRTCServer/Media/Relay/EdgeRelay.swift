@@ -52,7 +52,7 @@ actor EdgeRelay {
         if track.kind == .audio {
             codecs = [.opus(), .red()]
         } else if track.codec?.lowercased() == "h264" {
-            codecs = [.h264()]
+            codecs = [track.profileLevelID.map { RTPCodecParameters.h264(profileLevelID: $0) } ?? .h264()]
         } else {
             codecs = [.vp8()]
         }
