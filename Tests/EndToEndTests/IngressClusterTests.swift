@@ -21,10 +21,10 @@ import Testing
         defer { directory.cleanUp() }
         let nodes = try ["a", "b"].map { id in
             try TestServer(modules: [EgressModule.factory]) {
-                $0.redisURL = redis
-                $0.nodeId = id
-                $0.egressMaxTasks = 4
-                $0.recordingDir = directory.file("recordings-\(id)")
+                $0.cluster.redisURL = redis
+                $0.cluster.nodeId = id
+                $0.egress.maxTasks = 4
+                $0.egress.recordingDir = directory.file("recordings-\(id)")
             }
         }
 
@@ -39,7 +39,7 @@ import Testing
         // on the other one.
         let (first, fromFirst) = try await viewer(nodes[0], "viewer-0")
         let ownerId = try #require(try await nodes[0].app.cluster?.directory.owner(of: ChannelKey(appId: TestServer.appId, name: "show")).id)
-        let owner = try #require(nodes.first { $0.app.config.nodeId == ownerId }), other = try #require(nodes.first { $0.app.config.nodeId != ownerId })
+        let owner = try #require(nodes.first { $0.app.config.cluster.nodeId == ownerId }), other = try #require(nodes.first { $0.app.config.cluster.nodeId != ownerId })
         let (second, fromSecond) = try await viewer(nodes[1], "viewer-1")
         let (atOwner, atOther) = owner === nodes[0] ? (first, second) : (second, first)
         let (fromOwner, fromOther) = owner === nodes[0] ? (fromFirst, fromSecond) : (fromSecond, fromFirst)
@@ -53,7 +53,7 @@ import Testing
         #expect((listedThere["ingresses"] as? [[String: Any]])?.contains { $0["ingress_id"] as? String == id } == true)
         let (_, listedOnOwner) = try await owner.call("/server/v1/ingress/list", [:])
         #expect((listedOnOwner["ingresses"] as? [[String: Any]])?.isEmpty ?? true, "\(listedOnOwner)")
-        let otherId = other.app.config.nodeId ?? "?"
+        let otherId = other.app.config.cluster.nodeId ?? "?"
         print("ingress cluster: made on \(otherId), channel on \(ownerId), push to \(url)")
 
         let pattern = try IngressTests.pattern(directory, frames: 300)

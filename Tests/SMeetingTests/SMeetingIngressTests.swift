@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func aSubMeetingMemberDecodesTheIngressAndMuteAllHoldsItsSound() async throws {
-        let server = try TestServer(modules: [MeetingModule.factory, EgressModule.factory]) { $0.egressMaxTasks = 4 }
+        let server = try TestServer(modules: [MeetingModule.factory, EgressModule.factory]) { $0.egress.maxTasks = 4 }
         let directory = NSTemporaryDirectory() + "srtc-meeting-ingress-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
