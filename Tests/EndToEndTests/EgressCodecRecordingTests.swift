@@ -17,7 +17,9 @@ import Testing
         let codec = try #require(VideoCodec(encodingName: webmCodec))
         let server = try EgressTestServer()
         let channel = "rec" + webmCodec
-        let (peer, pusher) = try await EgressRecordingTests.camera(server, uid: "alice", channel: channel, codec: codec)
+        // VP9 with one layer: a two-layer VP9 camera is one L2T3_KEY stream, whose WebM file
+        // FFmpeg reads at its lower layer only (docs/egress.md, "Not yet: VP9 with spatial layers in WebM").
+        let (peer, pusher) = try await EgressRecordingTests.camera(server, uid: "alice", channel: channel, codec: codec, simulcast: codec != .vp9)
         defer { pusher.stop() }
         let (width, height, fps) = (EgressRecordingTests.width, EgressRecordingTests.height, EgressRecordingTests.fps)
 

@@ -25,12 +25,15 @@ import Testing
     }
 
     /// A publisher of a 320×180 test pattern at 15 fps in `codec` (camera only), the track's codec checked.
-    static func camera(_ server: EgressTestServer, uid: String, channel: String, codec: VideoCodec)
+    /// A camera publishing numbered frames; `simulcast: false` publishes one layer (a camera
+    /// description otherwise gets two: simulcast, or one scalable AV1 or VP9 stream).
+    static func camera(_ server: EgressTestServer, uid: String, channel: String, codec: VideoCodec, simulcast: Bool = true)
         async throws -> (EgressPeer, SDKMediaPusher) {
         let peer = EgressPeer(preferredVideoCodec: codec)
         try await peer.channel.join(url: server.url, token: server.token(uid: uid, channel: channel))
         let video = peer.engine.createLocalCustomVideoTrack(desc: "camera_big",
-                                                            preset: VideoPreset(width: width, height: height, frameRate: fps, maxBitrate: 400_000))
+                                                            preset: VideoPreset(width: width, height: height, frameRate: fps, maxBitrate: 400_000),
+                                                            simulcast: simulcast)
         try await peer.channel.publishLocalTrack(video)
         #expect(video.info?.codec?.lowercased() == codec.rawValue.lowercased())
         return (peer, try SDKMediaPusher(video: video, audio: nil, width: width, height: height, fps: fps))
