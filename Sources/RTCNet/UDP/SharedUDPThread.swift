@@ -50,17 +50,10 @@ final class SharedUDPThread: @unchecked Sendable {
         #endif
         wakeup = try Wakeup()
         try poller.add(wakeup.readFD, read: true, write: false)
-        let thread = Thread { [self] in
-            #if os(Linux)
-            _ = srtc_set_thread_name(name)
-            #endif
-            let applied = priority.applyToCurrentThread()
+        IOThread.start(name: name, priority: priority) { [self] applied in
             priorityInForce.store(IOThreadPriority.allCases.firstIndex(of: applied)!, ordering: .releasing)
             run()
         }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     var isOnThread: Bool { threadToken.load(ordering: .acquiring) == Self.currentThreadToken() }

@@ -122,18 +122,10 @@ public final class UDPReceiveLoop: @unchecked Sendable {
             host.attach(self)
             return
         }
-        let thread = Thread { [self] in
-            #if os(Linux)
-            // Foundation's `Thread.name` does not reach the kernel's thread name on Linux.
-            _ = srtc_set_thread_name(name)
-            #endif
-            let applied = priority.applyToCurrentThread()
+        IOThread.start(name: name, priority: priority) { [self] applied in
             priorityInForce.store(IOThreadPriority.allCases.firstIndex(of: applied)!, ordering: .releasing)
             run()
         }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// The scheduling priority the thread got (the asked one, or the best below it the kernel
