@@ -15,7 +15,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BIN_DIR ?=
 
-.PHONY: deps build serve test test-swift test-swift-light test-media test-lab test-interop test-lane-media test-lane-interop test-fuzz bench bench-sfu soak fuzz fuzz-long deb install clean
+.PHONY: deps build serve test test-passes test-fuzz-build test-swift test-swift-light test-media test-lab test-interop test-lane-media test-lane-interop test-fuzz bench bench-sfu soak fuzz fuzz-long deb install clean
 
 deps:
 	@scripts/install-deps
@@ -31,16 +31,22 @@ serve: deps
 
 ## test: every test: Swift unit and end-to-end tests, the cross-implementation checks under interop/,
 ## then every fuzz target briefly (so a target that no longer builds fails here, not months later).
-# The passes run in this order: the light Swift tests; then the media suites (processes of their own)
-# beside the interop scripts, in two lanes of about equal length (each lane mostly waits on media and
-# timers: one pass after the other left the two cores 70 % idle); then the network lab alone (it
-# measures timing through a kernel rate limit); then the fuzzers (built with two compiler jobs, run
-# two at a time).
+# The passes run in this order: the build; the light Swift tests; then the media suites (processes of
+# their own) beside the interop scripts, in two lanes of about equal length (each lane mostly waits on
+# media and timers: one pass after the other left the two cores 70 % idle); then the network lab alone
+# (it measures timing through a kernel rate limit); then the fuzzers run, two at a time. The fuzzers'
+# sanitized modules, which a clean clone compiles from scratch (several CPU-minutes), are built from
+# the start at the lowest CPU priority (nice 19) in the time the passes leave a core idle, so that
+# they are ready when the passes end (test-fuzz-build, its output in .build/fuzz-build.log).
 test: deps
+	@$(MAKE) --no-print-directory -j 2 test-fuzz-build test-passes
+	@$(MAKE) --no-print-directory test-fuzz
+
+test-passes:
 	$(SWIFT) build --build-tests -j $(JOBS)
 	@$(MAKE) --no-print-directory test-swift-light
-	@$(MAKE) --no-print-directory -j 2 test-lane-media test-lane-interop
-	@$(MAKE) --no-print-directory test-lab test-fuzz
+	@env -u MAKEFLAGS -u MFLAGS $(MAKE) --no-print-directory -j 2 test-lane-media test-lane-interop
+	@$(MAKE) --no-print-directory test-lab
 
 # At most TEST_WIDTH tests run at once. Unbounded, Swift Testing starts every suite together and
 # on 2 cores the end-to-end tests' servers, encoders and sockets starve one another until their
@@ -114,6 +120,12 @@ bench-sfu: deps
 # compiles their sanitized modules from scratch, much faster than at -O (`make fuzz` keeps -O).
 test-fuzz:
 	@FUZZ_SECONDS=$${FUZZ_TEST_SECONDS:-3} FUZZ_OPT=$${FUZZ_TEST_OPT:--Onone} FUZZ_LOCK=none FUZZ_QUIET=1 fuzz/run-all
+
+# The same targets built only, at nice 19 (make test runs this beside its passes; test-fuzz then finds them built).
+test-fuzz-build:
+	@mkdir -p .build
+	@FUZZ_BUILD_ONLY=1 FUZZ_OPT=$${FUZZ_TEST_OPT:--Onone} FUZZ_LOCK=none FUZZ_QUIET=1 nice -n 19 fuzz/run-all \
+		>.build/fuzz-build.log 2>&1 || { cat .build/fuzz-build.log; exit 1; }
 
 ## soak: participants through a lossy, jittery relay with churn against the release server for
 ## SOAK_MINUTES (default 30); prints figures each minute; fails on a crash, growth or lost media. Not in make test.

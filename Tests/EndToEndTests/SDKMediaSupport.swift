@@ -125,7 +125,7 @@ struct SDKPeer {
 
     init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
          preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil, e2ee: E2EEConfiguration? = nil, dynacast: Bool = true,
-         opusDTX: Bool = false, redundantAudio: Bool = true) {
+         opusDTX: Bool = false, redundantAudio: Bool = true, adaptiveStream: Bool = false) {
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
                                                      receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
                                                      useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
@@ -134,6 +134,7 @@ struct SDKPeer {
         configuration.dynacast = dynacast
         configuration.opusDTX = opusDTX
         configuration.redundantAudio = redundantAudio
+        configuration.adaptiveStream = adaptiveStream
         engine = SRTCEngine(independent: configuration)
         channel = try! engine.createChannel()  // a live engine: this cannot throw
         channel.delegates.add(delegate: events)

@@ -229,13 +229,35 @@ extension Channel {
 
     // MARK: - Ticker: receive timeouts, network paths
 
+    /// Adaptive stream: asks the server for what the track's renderers need (`set_layer`, docs/protocol.md).
+    private func requestAdaptiveLayer(_ track: RemoteVideoTrack, _ choice: AdaptiveLayerChoice) {
+        track.adaptiveChoiceSent(choice)
+        Task { [weak self] in
+            guard let self, let signal = try? liveSignal() else { return track.adaptiveRequestFailed(choice) }
+            do {
+                try await signal.request(.setLayer(SubscribeRequest(trackId: track.id, layer: choice.requestValue)))
+                switch choice {
+                case .paused: break
+                case .best: track.setRequestedLayer(nil)
+                case .layer(let desc): track.setRequestedLayer(VideoLayer(rawValue: desc))
+                }
+                context.logger.debug("adaptive stream: \(track.id) → \(choice.requestValue ?? "best")")
+            } catch {
+                track.adaptiveRequestFailed(choice)
+                context.logger.warning("adaptive stream: set_layer \(track.id) failed: \(error)")
+            }
+        }
+    }
+
     func startTicker() {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             let now = Monotonic.seconds()
+            let adaptive = context.configuration.adaptiveStream && engineType == .sfu
             for case let track as RemoteVideoTrack in state.withLock({ Array($0.remoteTracks.values) }) where track.isSubscribed {
+                if adaptive, let choice = track.adaptiveTick() { requestAdaptiveLayer(track, choice) }
                 track.tick(now: now)
             }
             if engineType == .sfu { watchNetworkPaths() }

@@ -71,6 +71,11 @@ public final class SRTCEngine: Sendable {
         /// Dynacast (docs/sdk-srtc.md): simulcast layers that no subscriber receives are not
         /// encoded, as the server's `layers_needed` says. On by default, as in the web SDK.
         public var dynacast = true
+        /// Adaptive stream (docs/sdk-srtc.md "Adaptive stream"), as the web SDK's option of the same
+        /// name: a subscribed remote video is asked of the server at the smallest layer that fills
+        /// its widest shown `SizedVideoRenderer`, and paused at the server while none shows it.
+        /// Off by default: the layer is the one asked for in `subscribe` / `switchLayer`.
+        public var adaptiveStream = false
         /// Redundant audio (RFC 2198, `audio/red`, docs/network.md "RED"): offered when
         /// publishing and subscribing; where negotiated, each Opus packet is sent with the previous
         /// one as a redundant block, and a lost packet is rebuilt from the next one's. On by

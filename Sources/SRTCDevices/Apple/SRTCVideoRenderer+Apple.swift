@@ -22,8 +22,11 @@ public typealias SRTCPlatformView = NSView
 /// "display immediately", and the layer is fed on the main queue; only the newest pending frame
 /// is kept, so a busy main thread skips frames instead of queueing them.
 // @unchecked Sendable: the layer is touched only on the main thread (`render` hops there); frames cross threads through `pending` (Mutex) and the Atomics.
-public final class SRTCVideoRenderer: SRTCPlatformView, MirrorableRenderer, @unchecked Sendable {
+public final class SRTCVideoRenderer: SRTCPlatformView, MirrorableRenderer, SizedVideoRenderer, @unchecked Sendable {
     private let displayLayer = AVSampleBufferDisplayLayer()
+    /// What `shownSize` answers on any thread, written on the main thread as the view is laid
+    /// out, moves between windows or is hidden.
+    private let shown = Mutex<(width: Int, height: Int)?>(nil)
     private let pending = Mutex<CMSampleBuffer?>(nil)
     private let drawn = Atomic<Int>(0)
     private let mirror = Atomic<Bool>(false)
@@ -47,13 +50,60 @@ public final class SRTCVideoRenderer: SRTCPlatformView, MirrorableRenderer, @unc
     public override func layoutSubviews() {
         super.layoutSubviews()
         displayLayer.frame = bounds
+        updateShownSize()
+    }
+
+    public override func didMoveToWindow() {
+        super.didMoveToWindow()
+        updateShownSize()
+    }
+
+    public override var isHidden: Bool {
+        didSet { updateShownSize() }
+    }
+
+    /// Main thread: bounds in device pixels while the view is in a window and not hidden.
+    private func updateShownSize() {
+        let scale = window?.screen.scale ?? 0
+        let onScreen = window != nil && !isHidden && alpha > 0
+        let size = onScreen ? (width: Int(bounds.width * scale), height: Int(bounds.height * scale)) : nil
+        shown.withLock { $0 = size }
     }
     #else
     public override func layout() {
         super.layout()
         displayLayer.frame = bounds
+        updateShownSize()
+    }
+
+    public override func viewDidMoveToWindow() {
+        super.viewDidMoveToWindow()
+        updateShownSize()
+    }
+
+    public override func viewDidHide() {
+        super.viewDidHide()
+        updateShownSize()
+    }
+
+    public override func viewDidUnhide() {
+        super.viewDidUnhide()
+        updateShownSize()
+    }
+
+    /// Main thread: bounds in device pixels while the view is in a window and not hidden.
+    private func updateShownSize() {
+        let scale = window?.backingScaleFactor ?? 0
+        let onScreen = window != nil && !isHiddenOrHasHiddenAncestor
+        let size = onScreen ? (width: Int(bounds.width * scale), height: Int(bounds.height * scale)) : nil
+        shown.withLock { $0 = size }
     }
     #endif
+
+    /// The view's size in device pixels while it is in a window and not hidden; nil otherwise.
+    /// With adaptive stream (`SRTCEngine.Configuration.adaptiveStream`) this picks the remote
+    /// video's layer, and nil pauses it at the server.
+    public nonisolated var shownSize: (width: Int, height: Int)? { shown.withLock { $0 } }
 
     /// Whether pictures are shown flipped left to right (the local preview of a front camera;
     /// `SRTCEngine.setLocalPreviewMirror(_:)` sets it): the layer is flipped, never the frames.

@@ -20,7 +20,7 @@ import Synchronization
 /// let view = try SRTCVideoRenderer(width: 1280, height: 720, title: "Alice")
 /// remoteTrack.add(videoRenderer: view)
 /// ```
-public final class SRTCVideoRenderer: MirrorableRenderer, Sendable {
+public final class SRTCVideoRenderer: MirrorableRenderer, SizedVideoRenderer, Sendable {
     // MARK: - Types
 
     /// What the caller's threads and the window thread share.
@@ -31,6 +31,11 @@ public final class SRTCVideoRenderer: MirrorableRenderer, Sendable {
             var closed = false
             var mirrored = false
             var size: (width: Int, height: Int)
+            /// Mapped and not minimized (the window thread's view of MapNotify / UnmapNotify).
+            var mapped = false
+            /// Asked of the window thread by `resize(width:height:)`, `hide()`, `show()`.
+            var requestedSize: (width: Int, height: Int)?
+            var requestedShown: Bool?
         }
 
         let pending: Mutex<Pending>
@@ -108,6 +113,32 @@ public final class SRTCVideoRenderer: MirrorableRenderer, Sendable {
     /// Whether the window was closed (by `close()` or the window manager).
     public var isClosed: Bool { shared.pending.withLock { $0.closed } }
 
+    /// The window's size while it is on screen (mapped, not minimized, not closed); nil otherwise.
+    /// With adaptive stream (`SRTCEngine.Configuration.adaptiveStream`) this picks the remote
+    /// video's layer, and nil pauses it at the server.
+    public var shownSize: (width: Int, height: Int)? {
+        shared.pending.withLock { $0.closed || !$0.mapped ? nil : $0.size }
+    }
+
+    /// Resizes the window (a tile layout changing); `size` and `shownSize` follow once the X server
+    /// did it.
+    public func resize(width: Int, height: Int) {
+        shared.pending.withLock { $0.requestedSize = (max(1, width), max(1, height)) }
+        wakeUp()
+    }
+
+    /// Takes the window off screen (unmaps it): `shownSize` turns nil.
+    public func hide() {
+        shared.pending.withLock { $0.requestedShown = false }
+        wakeUp()
+    }
+
+    /// Puts the window back on screen after `hide()`.
+    public func show() {
+        shared.pending.withLock { $0.requestedShown = true }
+        wakeUp()
+    }
+
     /// Closes the window; later frames are ignored.
     public func close() {
         thread.withLock { t in defer { t = nil }; return t }?.stop()
@@ -131,8 +162,18 @@ public final class SRTCVideoRenderer: MirrorableRenderer, Sendable {
                            pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
             if XPending(window.connection.display) == 0 { _ = poll(&pollers, 2, 100) }
             _ = drain.withUnsafeMutableBytes { read(wake, $0.baseAddress, $0.count) }
+            let requests = shared.pending.withLock { p in
+                defer { (p.requestedSize, p.requestedShown) = (nil, nil) }
+                return (p.requestedSize, p.requestedShown)
+            }
+            if let size = requests.0 { window.resize(width: size.width, height: size.height) }
+            if let shown = requests.1 { window.setShown(shown) }
             var redraw = window.handleEvents()
-            let (next, mirror) = shared.pending.withLock { p in defer { p.frame = nil }; return (p.frame, p.mirrored) }
+            let (next, mirror) = shared.pending.withLock { p in
+                defer { p.frame = nil }
+                (p.size, p.mapped) = ((window.width, window.height), window.isMapped)
+                return (p.frame, p.mirrored)
+            }
             if let next {
                 last = next
                 redraw = true
@@ -143,10 +184,7 @@ public final class SRTCVideoRenderer: MirrorableRenderer, Sendable {
             }
             guard redraw, let frame = last else { continue }
             window.draw(frame, mirrored: mirrored)
-            shared.pending.withLock {
-                $0.drawn += 1
-                $0.size = (window.width, window.height)
-            }
+            shared.pending.withLock { $0.drawn += 1 }
         }
         shared.pending.withLock { $0.closed = true }
     }

@@ -17,6 +17,8 @@ final class X11Window {
     private(set) var height: Int
     /// The window manager closed the window, or the server went away.
     private var closed = false
+    /// Mapped (shown) and not iconified: MapNotify / UnmapNotify (a window manager unmaps a minimized window).
+    private(set) var isMapped = false
 
     init(_ connection: X11Connection, x: Int, y: Int, width: Int, height: Int, title: String) {
         self.connection = connection
@@ -63,6 +65,11 @@ final class X11Window {
                     image = nil
                     redraw = true
                 }
+            case MapNotify:
+                isMapped = true
+                redraw = true
+            case UnmapNotify:
+                isMapped = false
             case ClientMessage where UInt(event.xclient.data.l.0) == deleteAtom:
                 closed = true
             default:
@@ -70,6 +77,18 @@ final class X11Window {
             }
         }
         return redraw
+    }
+
+    /// Asks the X server for a new size; `width` and `height` follow its ConfigureNotify.
+    func resize(width: Int, height: Int) {
+        XResizeWindow(connection.display, window, UInt32(max(1, width)), UInt32(max(1, height)))
+        XFlush(connection.display)
+    }
+
+    /// Maps (shows) or unmaps (hides) the window.
+    func setShown(_ shown: Bool) {
+        if shown { XMapWindow(connection.display, window) } else { XUnmapWindow(connection.display, window) }
+        XFlush(connection.display)
     }
 
     /// Draws `frame` scaled to fit the window, black bars around it, flipped left to right when
