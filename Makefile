@@ -45,6 +45,7 @@ test: deps
 test-passes:
 	$(SWIFT) build --build-tests -j $(JOBS)
 	@$(MAKE) --no-print-directory test-swift-light
+	@rm -f .build/interop/queue-*
 	@env -u MAKEFLAGS -u MFLAGS $(MAKE) --no-print-directory -j 2 test-lane-media test-lane-interop
 	@$(MAKE) --no-print-directory test-lab
 
@@ -92,13 +93,15 @@ test-lab:
 test-interop:
 	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop
 
-# make test's two lanes: the media suites, then one fifth of the interop scripts; the other four
-# fifths (scripts/interop-pass --lane). Each takes about 7 minutes here.
+# make test's two lanes: the media suites, then interop scripts; interop scripts from the start. The
+# two take the scripts from one queue (scripts/interop-pass --queue, a fresh file per run of make),
+# so that they end together: a lane that is free takes the next script.
+INTEROP_QUEUE := .build/interop/queue-$(shell date +%s%N)
 test-lane-media: test-media
-	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop --lane 1/5
+	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop --queue $(INTEROP_QUEUE)
 
 test-lane-interop:
-	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop --lane 2,3,4,5/5
+	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop --queue $(INTEROP_QUEUE)
 
 ## bench: release build, then print the figures of every benchmark (never asserted), bench-sfu's table last.
 bench: deps
