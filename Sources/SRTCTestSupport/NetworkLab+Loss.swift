@@ -1,4 +1,5 @@
 import Foundation
+import TestRandom
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +7,8 @@ import Glibc
 // Loss and extra addresses in the lab. netem is missing from this kernel and so is tc's gact
 // (docs/network.md), but nftables is not: a rule in the namespace's output hook drops a random
 // share of the datagrams it sends to one address (`numgen random`), or runs of consecutive ones
-// (`numgen inc`, deterministic). The kernel drops them before the veth, as a lossy link would;
+// (`numgen inc`, deterministic), or a seeded random pattern of positions in each run of 1000
+// (`numgen inc mod 1000` in a set). The kernel drops them before the veth, as a lossy link would;
 // nothing is decrypted or relayed, so a retransmission is never mistaken for a replay.
 
 extension NetworkLab {
@@ -16,6 +18,16 @@ extension NetworkLab {
         case random(perMille: Int)
         /// `length` consecutive datagrams lost in every `period` (10 of 100: 10 % in bursts).
         case burst(length: Int, period: Int)
+        /// `perMille` datagrams lost in every 1000, at positions drawn at random from `seed`: random
+        /// loss that replays. Two calls under the same seed lose the same positions of the datagrams
+        /// sent to the address (which packets those are depends on what else goes there, and when).
+        case seeded(perMille: Int, seed: UInt64)
+
+        /// The positions `.seeded` loses in each run of 1000 datagrams, sorted.
+        public static func seededPositions(perMille: Int, seed: UInt64) -> [Int] {
+            var random = SeededRandom(seed: seed)
+            return Array((0 ..< 1000).shuffled(using: &random).prefix(max(0, min(1000, perMille)))).sorted()
+        }
     }
 
     /// Adds a second address to the outside end of `link` (reachable from inside through the
@@ -44,6 +56,10 @@ extension NetworkLab {
         switch loss {
         case .random(let perMille): match = "numgen random mod 1000 < \(perMille)"
         case .burst(let length, let period): match = "numgen inc mod \(period) < \(length)"
+        case .seeded(let perMille, let seed):
+            let positions = Loss.seededPositions(perMille: perMille, seed: seed)
+            guard !positions.isEmpty else { return }
+            match = "numgen inc mod 1000 { " + positions.map(String.init).joined(separator: ", ") + " }"
         }
         let rules = """
             table inet \(Self.lossTable) {

@@ -25,6 +25,8 @@ final class LabCall: @unchecked Sendable {
     /// What the publisher is told (another user leaving, for instance).
     let publisherEvents = LabObserver()
     private let engines: [SRTCEngine]
+    /// The publisher's audio track (its `sendStatistics`: the FEC its encoder plans).
+    private(set) var publishedAudio: LocalCustomAudioTrack?
     private var pusher: SDKMediaPusher?
     private var sampler: Task<Void, Never>?
 
@@ -32,12 +34,17 @@ final class LabCall: @unchecked Sendable {
     ///   audio (`SRTCEngine.Configuration.redundantAudio`).
     /// - Parameter publisherRedundantAudio: the same for the publisher (off: it sends plain Opus).
     /// - Parameter subscriberAudioNACK: whether the subscriber asks for lost audio by NACK.
-    init(subscriberRedundantAudio: Bool = true, publisherRedundantAudio: Bool = true, subscriberAudioNACK: Bool = true) async throws {
+    /// - Parameter publisherInbandFEC: whether the publisher offers Opus in-band FEC
+    ///   (`SRTCEngine.Configuration.opusInbandFEC`).
+    /// - Parameter video: whether the publisher publishes its camera too (off: audio alone).
+    /// - Parameter audioClip: mono PCM the publisher sends in a loop instead of its tone.
+    init(subscriberRedundantAudio: Bool = true, publisherRedundantAudio: Bool = true, subscriberAudioNACK: Bool = true,
+         publisherInbandFEC: Bool = true, video publishesVideo: Bool = true, audioClip: (samples: [Int16], sampleRate: Int)? = nil) async throws {
         link = try lab.addNamespace()
         subscriberAddress = try lab.addOutsideAddress(link)
         server = ServerProcess(arguments: ["--app-id", TestServer.appId, "--app-key", TestServer.appKey],
                                namespace: link.namespace, host: link.insideAddress)
-        let a = Self.engine(bindAddress: link.outsideAddress, redundantAudio: publisherRedundantAudio)
+        let a = Self.engine(bindAddress: link.outsideAddress, redundantAudio: publisherRedundantAudio, inbandFEC: publisherInbandFEC)
         let b = Self.engine(bindAddress: subscriberAddress, redundantAudio: subscriberRedundantAudio, audioNACK: subscriberAudioNACK)
         engines = [a, b]
         publisher = try a.createChannel()
@@ -48,11 +55,14 @@ final class LabCall: @unchecked Sendable {
             try await server.start()
             try await publisher.join(url: server.httpBase, token: Self.token(uid: "a", channel: "lab"))
             try await subscriber.join(url: server.httpBase, token: Self.token(uid: "b", channel: "lab"))
-            let video = a.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 691_200))
+            let video = publishesVideo
+                ? a.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 691_200))
+                : nil
             let audio = a.createLocalCustomAudioTrack(desc: "mic")
-            try await publisher.publishLocalTrack(video)
+            if let video { try await publisher.publishLocalTrack(video) }
             try await publisher.publishLocalTrack(audio)
-            pusher = try SDKMediaPusher(video: video, audio: audio, width: 640, height: 360)
+            publishedAudio = audio
+            pusher = try SDKMediaPusher(video: video, audio: audio, width: 640, height: 360, clip: audioClip)
         } catch {
             lab.remove()
             throw error
@@ -112,18 +122,19 @@ final class LabCall: @unchecked Sendable {
                                 key: TestServer.appKey)
     }
 
-    static func engine(bindAddress: String, redundantAudio: Bool = true, audioNACK: Bool = true) -> SRTCEngine {
+    static func engine(bindAddress: String, redundantAudio: Bool = true, audioNACK: Bool = true, inbandFEC: Bool = true) -> SRTCEngine {
         // Two engines in one test process: independent of the process-wide engine (seed 000's rule).
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "lab-peer-events"), logLevel: .off,
                                                      receiveTimeout: 3, mediaBindAddress: bindAddress)
         configuration.redundantAudio = redundantAudio
         configuration.audioNACK = audioNACK
+        configuration.opusInbandFEC = inbandFEC
         return SRTCEngine(independent: configuration)
     }
 }
 
 /// What one participant of a lab call decodes and is told, each with its time (s since made).
-final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
+final class LabObserver: ChannelDelegate, VideoRenderer, EncodedFrameRenderer, @unchecked Sendable {
     struct Switch: Sendable, CustomStringConvertible {
         var time: Double
         var layer: String
@@ -139,7 +150,11 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
     private let numbersStore = Mutex<[(time: Double, number: Int)]>([])
     private let switchesStore = Mutex<[Switch]>([])
     private let audioStore = Mutex<[(time: Double, packets: Int, lost: Int, bytes: Int)]>([])
-    private let playoutStore = Mutex<[(time: Double, played: Int, concealed: Int, recovered: Int, recoveredByRED: Int)]>([])
+    private let playoutStore = Mutex<[(time: Double, played: Int, concealed: Int, recovered: Int, recoveredByRED: Int,
+                                       recoveredByFEC: Int)]>([])
+    /// Opus packets played, and of those the ones that carried LBRR (in-band FEC for the packet
+    /// before, RFC 6716 §2.1.7), as the audio track's encoded renderer saw them.
+    private let opusStore = Mutex((packets: 0, withLBRR: 0))
     private let membershipStore = Mutex<[(time: Double, event: String)]>([])
     private let audioTrack = Mutex<RemoteAudioTrack?>(nil)
 
@@ -163,6 +178,12 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
         }
     }
 
+    func render(encodedFrame: EncodedMediaFrame) {
+        guard encodedFrame.kind == .audio else { return }
+        let lbrr = encodedFrame.data.withUnsafeBytes { OpusPacketInfo.hasLBRR($0) }
+        opusStore.withLock { $0.packets += 1; if lbrr { $0.withLBRR += 1 } }
+    }
+
     func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo) {
         let now = elapsed
         switchesStore.withLock { $0.append(Switch(time: now, layer: info.layer, previous: info.previous, cause: info.cause)) }
@@ -181,7 +202,10 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
     func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
         guard let remote = channel.remoteTrack(trackId: track.id) else { return }
         (remote as? RemoteVideoTrack)?.add(videoRenderer: self)
-        if let audio = remote as? RemoteAudioTrack { audioTrack.withLock { $0 = audio } }
+        if let audio = remote as? RemoteAudioTrack {
+            audioTrack.withLock { $0 = audio }
+            audio.add(encodedFrameRenderer: self)
+        }
         Task { try? await channel.subscribe(remote, layer: track.kind == .video ? .cameraBig : nil) }
     }
 
@@ -192,7 +216,8 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
         audioStore.withLock { $0.append((now, statistics.packetsReceived, statistics.packetsLost, statistics.bytesReceived)) }
         if let playout = audioTrack.withLock({ $0 })?.playoutCounters {
             playoutStore.withLock {
-                $0.append((now, playout.statistics.played, playout.statistics.concealed, playout.recovered, playout.recoveredByRED))
+                $0.append((now, playout.statistics.played, playout.statistics.concealed, playout.recovered, playout.recoveredByRED,
+                           playout.recoveredByFEC))
             }
         }
     }
@@ -201,11 +226,21 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
     /// (a lost packet, FEC or PLC), and lost packets a NACK brought back in time and a RED block
     /// rebuilt (each would have been concealed without it).
     func audioPlayout(from: Double, to: Double) -> (played: Int, concealed: Int, recovered: Int, recoveredByRED: Int) {
-        let samples = playoutStore.withLock { $0 }.filter { $0.time >= from && $0.time <= to }
-        guard let first = samples.first, let last = samples.last else { return (0, 0, 0, 0) }
-        return (last.played - first.played, last.concealed - first.concealed, last.recovered - first.recovered,
-                last.recoveredByRED - first.recoveredByRED)
+        let playout = audioPlayoutWithFEC(from: from, to: to)
+        return (playout.played, playout.concealed, playout.recovered, playout.recoveredByRED)
     }
+
+    /// `audioPlayout`, and of the ticks concealed those rebuilt from the next packet's in-band FEC.
+    func audioPlayoutWithFEC(from: Double, to: Double) -> (played: Int, concealed: Int, recovered: Int, recoveredByRED: Int,
+                                                          recoveredByFEC: Int) {
+        let samples = playoutStore.withLock { $0 }.filter { $0.time >= from && $0.time <= to }
+        guard let first = samples.first, let last = samples.last else { return (0, 0, 0, 0, 0) }
+        return (last.played - first.played, last.concealed - first.concealed, last.recovered - first.recovered,
+                last.recoveredByRED - first.recoveredByRED, last.recoveredByFEC - first.recoveredByFEC)
+    }
+
+    /// Opus packets played so far, and how many of them carried LBRR.
+    var opusPackets: (packets: Int, withLBRR: Int) { opusStore.withLock { $0 } }
 
     /// Audio RTP bytes received (whole packets, headers included) between `from` and `to`.
     func audioBytes(from: Double, to: Double) -> Int {
@@ -292,10 +327,15 @@ final class LabObserver: ChannelDelegate, VideoRenderer, @unchecked Sendable {
 
 /// Runs `body` on a new lab call and ends the call whether it passed or threw.
 func withLabCall(subscriberRedundantAudio: Bool = true, _ body: (LabCall) async throws -> Void) async throws {
-    let call = try await LabCall(subscriberRedundantAudio: subscriberRedundantAudio)
+    try await ending(try await LabCall(subscriberRedundantAudio: subscriberRedundantAudio), body)
+}
+
+/// Runs `body` on `call` and ends the call whether it passed or threw; `body`'s result.
+func ending<T>(_ call: LabCall, _ body: (LabCall) async throws -> T) async throws -> T {
     do {
-        try await body(call)
+        let result = try await body(call)
         await call.end()
+        return result
     } catch {
         await call.end()
         throw error

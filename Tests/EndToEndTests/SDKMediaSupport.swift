@@ -5,8 +5,8 @@ import Synchronization
 import TestWait
 import Testing
 
-/// Pushes test-pattern frames (their number in the pixels) and a tone into local tracks in real
-/// time from its own thread; can pause and resume.
+/// Pushes test-pattern frames (their number in the pixels) and a tone (or a clip, looped) into
+/// local tracks in real time from its own thread; can pause and resume.
 final class SDKMediaPusher: @unchecked Sendable {
     private let video: LocalCustomVideoTrack?
     private let audio: LocalCustomAudioTrack?
@@ -16,11 +16,16 @@ final class SDKMediaPusher: @unchecked Sendable {
     private var tone: SineToneGenerator
     /// Digital silence, pushed instead of the tone while `silent`.
     private var silence: SineToneGenerator
+    /// Mono PCM pushed in a loop instead of the tone (speech, for instance), 20 ms at a time.
+    private let clip: (samples: [Int16], sampleRate: Int)?
+    private var clipPosition = 0
 
     /// - Parameter firstNumber: the number of the first frame (publishers told apart by their numbers).
+    /// - Parameter clip: mono PCM to push in a loop instead of the tone (its rate a multiple of 50 Hz).
     init(video: LocalCustomVideoTrack?, audio: LocalCustomAudioTrack?, width: Int, height: Int, fps: Int = 30, toneHz: Double = 440,
-         firstNumber: Int = 0) throws {
+         firstNumber: Int = 0, clip: (samples: [Int16], sampleRate: Int)? = nil) throws {
         self.video = video
+        self.clip = clip
         self.audio = audio
         self.fps = fps
         state.withLock { $0.frames = firstNumber }
@@ -41,6 +46,20 @@ final class SDKMediaPusher: @unchecked Sendable {
     /// Pushes silence instead of the tone (the audio clock goes on) until set back.
     func setSilent(_ value: Bool) { state.withLock { $0.silent = value } }
 
+    /// The next 20 ms of the clip, from its start again after its end.
+    private func nextClipFrame() -> AudioPCMBuffer {
+        let (samples, rate) = clip!
+        let count = rate / 50
+        var frame: [Int16] = []
+        frame.reserveCapacity(count)
+        while frame.count < count {
+            let take = min(count - frame.count, samples.count - clipPosition)
+            frame += samples[clipPosition ..< clipPosition + take]
+            clipPosition = (clipPosition + take) % samples.count
+        }
+        return AudioPCMBuffer(int16: frame, sampleRate: rate, channels: 1)
+    }
+
     private func loop() {
         // 10 ms ticks: audio every 2nd tick (20 ms), video when its slot is due.
         let start = DispatchTime.now().uptimeNanoseconds
@@ -54,7 +73,9 @@ final class SDKMediaPusher: @unchecked Sendable {
                     let n = state.withLock { s -> Int in defer { s.frames += 1 }; return s.frames }
                     video.pushFrame(generator.videoFrame(number: n))
                 }
-                if let audio, tick % 2 == 0 { audio.pushAudioBuffer(silent ? silence.next(frameCount: 960) : tone.next(frameCount: 960)) }
+                if let audio, tick % 2 == 0 {
+                    audio.pushAudioBuffer(silent ? silence.next(frameCount: 960) : clip == nil ? tone.next(frameCount: 960) : nextClipFrame())
+                }
             }
             if elapsed >= nextVideo { nextVideo += 1 / Double(fps) }
             tick += 1

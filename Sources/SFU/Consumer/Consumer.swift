@@ -23,6 +23,10 @@ struct ConsumerCounters: Sendable {
 /// What the subscriber's receiver reports said about this consumer's stream (RFC 3550 §6.4.1).
 struct SubscriberReport: Sendable {
     var fractionLost: UInt8 = 0
+    /// The loss this report stands for, in 256ths: `fractionLost`, or the share of the packets
+    /// sent since the previous report that the subscriber asked for again by NACK, the larger
+    /// (`Consumer.receivedReport`). What RED is added on and what the publisher hears of.
+    var loss: UInt8 = 0
     var cumulativeLost: Int32 = 0
     /// In timestamp units.
     var jitter: UInt32 = 0
@@ -208,9 +212,10 @@ class Consumer {
         let asked = sent > 0 ? UInt8(min(255, nackedSinceReport * 256 / sent)) : 0
         sentAtReport = counters.packetsSent
         nackedSinceReport = 0
-        guard redPayloadType >= 0, producer.kind == .audio else { return }
         // The loss the reports show, or the share asked for again by NACK, the larger.
         let lost = max(report.fractionLost, asked)
+        report.loss = lost
+        guard redPayloadType >= 0, producer.kind == .audio else { return }
         if lost >= Self.redOnFractionLost {
             addsRED = true
             lowLossSince = .min

@@ -110,7 +110,8 @@ extension MediaTransport {
     // MARK: - Reports
 
     /// One compound with an RR for every received stream (plus REMB when negotiated) and an SR
-    /// for every consumer that has sent (RFC 3550 §6.4).
+    /// for every consumer that has sent (RFC 3550 §6.4). An audio stream's block carries its
+    /// subscribers' worst loss when that is larger (`Producer.reportBlock`).
     private func sendReports(now: Int64) {
         var blocks: [ReceptionReport] = []
         var mediaSSRCs: [UInt32] = []
@@ -120,7 +121,7 @@ extension MediaTransport {
             for stream in producer.streams {
                 guard let ssrc = stream.ssrc, stream.statistics.started else { continue }
                 mediaSSRCs.append(ssrc)
-                blocks.append(stream.statistics.makeReportBlock(ssrc: ssrc, nowMicros: now))
+                blocks.append(producer.reportBlock(for: stream, ssrc: ssrc, now: now))
             }
         }
         var packets: [RTCPPacket] = []

@@ -87,6 +87,11 @@ public final class SRTCEngine: Sendable {
         /// DTX sends no audio level for the silent time, and receivers that count packets as a
         /// sign of life see a pause.
         public var opusDTX = false
+        /// Opus in-band FEC (RFC 6716 §2.1.7, docs/network.md "Opus in-band FEC tuned to the loss
+        /// subscribers see"): offers `useinbandfec=1` when publishing; where the answer keeps it,
+        /// each packet carries a low-bitrate copy of the one before for the loss the receiver
+        /// reports show (`LocalAudioTrack.sendStatistics`). On by default, as in Chromium.
+        public var opusInbandFEC = true
         /// Ask for lost audio packets by NACK where negotiated (docs/network.md). Off only in
         /// tests that measure what RED alone recovers.
         package var audioNACK = true

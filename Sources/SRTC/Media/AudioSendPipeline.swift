@@ -29,12 +29,29 @@ final class AudioSendPipeline: Sendable {
         var packetsSkippedByDTX = 0
     }
 
+    /// Opus in-band FEC: whether the answer asked for it, and the loss to plan it for per sink
+    /// (one per channel the track is published in), from that channel's receiver reports. Apart
+    /// from `State` so that a report (on the network thread) never waits for an encode.
+    private struct FECState {
+        var inbandFEC = false
+        var estimates: [ObjectIdentifier: OpusLossEstimate] = [:]
+        /// The largest of the estimates' percent: the encoder serves every channel at once.
+        var percent = 0
+        var lastReported: Double?
+
+        mutating func update() {
+            percent = estimates.values.reduce(0) { max($0, $1.percent) }
+            lastReported = estimates.values.compactMap(\.lastReported).max()
+        }
+    }
+
     static let sampleRate = 48_000
     static let frameSize = 960
 
     let preset: AudioPreset
     private let context: EngineContext
     private let state: Mutex<State>
+    private let fec = Mutex(FECState())
 
     init(preset: AudioPreset, context: EngineContext) {
         self.preset = preset
@@ -50,10 +67,38 @@ final class AudioSendPipeline: Sendable {
 
     func detach(_ sink: any EncodedAudioSink) {
         state.withLock { $0.sinks[ObjectIdentifier(sink)] = nil }
+        fec.withLock { f in
+            f.estimates[ObjectIdentifier(sink)] = nil
+            f.update()
+        }
     }
 
     var packetsEncoded: Int { state.withLock { $0.packetsEncoded } }
     var packetsSkippedByDTX: Int { state.withLock { $0.packetsSkippedByDTX } }
+
+    /// Packets, DTX and the FEC planned (`LocalAudioTrack.sendStatistics`).
+    var statistics: AudioSendStatistics {
+        let (encoded, skipped) = state.withLock { ($0.packetsEncoded, $0.packetsSkippedByDTX) }
+        return fec.withLock { f in
+            AudioSendStatistics(packetsEncoded: encoded, packetsSkippedByDTX: skipped, inbandFEC: f.inbandFEC,
+                                expectedPacketLossPercent: f.percent, reportedFractionLost: f.lastReported)
+        }
+    }
+
+    /// Opus in-band FEC (RFC 6716 §2.1.7) on or off, as the publish answer's `useinbandfec`
+    /// says (RFC 7587 §6.1: the receiver's wish); the encoder follows at the next frame.
+    func setInbandFEC(_ on: Bool) {
+        fec.withLock { $0.inbandFEC = on }
+    }
+
+    /// A receiver report's fraction lost (in 256ths) about this track's stream in the channel of
+    /// `sink`: the loss the encoder plans FEC for follows it (`OpusLossEstimate`), from the next frame.
+    func receivedReport(fractionLost: UInt8, from sink: any EncodedAudioSink) {
+        fec.withLock { f in
+            f.estimates[ObjectIdentifier(sink), default: OpusLossEstimate()].add(fractionLost: fractionLost)
+            f.update()
+        }
+    }
 
     /// Opus discontinuous transmission (RFC 7587 §3.1.3) on or off, as the publish answer says:
     /// the encoder is made again with it at the next frame.
@@ -106,13 +151,20 @@ final class AudioSendPipeline: Sendable {
             pcm = buffer.interleaved(timestampUs: nil)
         }
         let (level, voice) = AudioLevel.measure(pcm.floatSamples)
+        let (inbandFEC, lossPercent) = fec.withLock { ($0.inbandFEC, $0.percent) }
         do {
-            if s.encoder == nil {
+            // The expected loss is set whether FEC is on or not: libopus also makes its own
+            // prediction more robust with it; LBRR is coded only with FEC on.
+            if s.encoder == nil || s.encoder?.configuration.inbandFEC != inbandFEC {
                 var configuration = OpusEncoder.Configuration()
                 configuration.channels = channels
                 configuration.bitrate = preset.bitrate
                 configuration.dtx = s.dtx
+                configuration.inbandFEC = inbandFEC
+                configuration.expectedPacketLossPercent = lossPercent
                 s.encoder = try OpusEncoder(configuration: configuration)
+            } else if s.encoder?.configuration.expectedPacketLossPercent != lossPercent {
+                try s.encoder?.setExpectedPacketLoss(percent: lossPercent)
             }
             guard let packet = try s.encoder?.encode(pcm) else { return }
             s.packetsEncoded += 1

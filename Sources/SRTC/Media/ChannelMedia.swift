@@ -38,6 +38,7 @@ final class ChannelMedia: @unchecked Sendable {
                                  videoCodec: context.configuration.preferredVideoCodec,
                                  redundantAudio: context.configuration.redundantAudio,
                                  opusDTX: context.configuration.opusDTX,
+                                 opusInbandFEC: context.configuration.opusInbandFEC,
                                  e2ee: encryptsOutgoing ? e2ee : nil, logger: context.logger)
         subscribe = SubscribeSession(certificate: certificate, context: context, relay: relay, e2ee: e2ee,
                                      decryptsEveryTrack: configuration?.encryptsOutgoing ?? true)

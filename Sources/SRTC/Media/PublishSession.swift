@@ -44,14 +44,17 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     private let redundantAudio: Bool
     /// Offer `usedtx=1` (`SRTCEngine.Configuration.opusDTX`); the encoder uses DTX where answered.
     private let opusDTX: Bool
+    /// Offer `useinbandfec=1` (`SRTCEngine.Configuration.opusInbandFEC`); the encoder embeds FEC where answered.
+    private let opusInbandFEC: Bool
     private let state = Mutex(State())
     private let slot = ClientTransportSlot()
 
     init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay = MediaRelay(policy: .all),
-         videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, opusDTX: Bool = false, e2ee: E2EEChannelCrypto? = nil,
-         logger: Logger) {
+         videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, opusDTX: Bool = false, opusInbandFEC: Bool = true,
+         e2ee: E2EEChannelCrypto? = nil, logger: Logger) {
         self.redundantAudio = redundantAudio
         self.opusDTX = opusDTX
+        self.opusInbandFEC = opusInbandFEC
         self.e2ee = e2ee
         self.certificate = certificate
         self.bindAddress = bindAddress
@@ -185,7 +188,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
             s.version += 1
             return SDPNegotiation.publishOffer(sections: s.sections, ice: ice, fingerprint: certificate.fingerprint,
                                                sessionID: sessionID, version: s.version, cname: cname, videoCodec: videoCodec,
-                                               redundantAudio: redundantAudio, opusDTX: opusDTX)
+                                               redundantAudio: redundantAudio, opusDTX: opusDTX, opusInbandFEC: opusInbandFEC)
         }
     }
 
@@ -200,21 +203,28 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     /// for the answer's ICE credentials (kept when they did not change).
     func applyAnswer(_ sdp: String) throws(SRTCError) {
         let remote = try SDPNegotiation.describe(sdp)
-        let (senders, dtx) = state.withLock { s -> ([(RTPStreamSender, SDPNegotiation.RemoteSection)], [(AudioSendPipeline, Bool)]) in
+        let (senders, audio) = state.withLock { s -> ([(RTPStreamSender, SDPNegotiation.RemoteSection)],
+                                                       [(AudioSendPipeline, dtx: Bool, fec: Bool)]) in
             var pairs: [(RTPStreamSender, SDPNegotiation.RemoteSection)] = []
-            var dtx: [(AudioSendPipeline, Bool)] = []
+            var audio: [(AudioSendPipeline, dtx: Bool, fec: Bool)] = []
             for publication in s.publications.values {
                 guard let answered = remote.section(mid: publication.section.mid) else { continue }
                 for sender in publication.senders { pairs.append((sender, answered)) }
                 // The encoder follows the answer's codec (set before the sink is attached).
                 if let codec = answered.videoCodec { publication.videoSink?.videoCodec = codec }
-                // DTX where both sides asked for it (RFC 7587 §6.1: `usedtx` is the receiver's wish).
-                if let audio = publication.track as? LocalAudioTrack { dtx.append((audio.sendPipeline, opusDTX && answered.usesDTX)) }
+                // DTX and in-band FEC where both sides asked for them (RFC 7587 §6.1: `usedtx` and
+                // `useinbandfec` are the receiver's wish; the answer keeps what was offered).
+                if let track = publication.track as? LocalAudioTrack {
+                    audio.append((track.sendPipeline, opusDTX && answered.usesDTX, opusInbandFEC && answered.usesInbandFEC))
+                }
             }
-            return (pairs, dtx)
+            return (pairs, audio)
         }
         // Outside the lock: the pipeline's lock is held while it hands packets to the senders.
-        for (pipeline, on) in dtx { pipeline.setDTX(on) }
+        for (pipeline, dtx, fec) in audio {
+            pipeline.setDTX(dtx)
+            pipeline.setInbandFEC(fec)
+        }
         for (sender, answered) in senders {
             var p = sender.parameters
             if let pt = answered.payloadType { p.payloadType = pt }
@@ -295,12 +305,17 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     }
 
     /// Acts on RTCP feedback from the server: PLI and FIR ask the track's encoder for a key frame;
-    /// returns the NACKed packets to resend per stream. Malformed datagrams are ignored.
+    /// a report block on an audio stream sets the loss its encoder plans FEC for; returns the
+    /// NACKed packets to resend per stream. Malformed datagrams are ignored.
     func handleFeedback(_ packet: UnsafeRawBufferPointer) -> [(RTPStreamSender, [UInt16])] {
         guard let packets = try? RTCPCompound.parse(packet) else { return [] }
         var resend: [(RTPStreamSender, [UInt16])] = []
         for rtcp in packets {
             switch rtcp {
+            case .receiverReport(let report):
+                for block in report.reports { receivedReportBlock(block) }
+            case .senderReport(let report):
+                for block in report.reports { receivedReportBlock(block) }
             case .nack(let nack):
                 if let found = sender(ssrc: nack.mediaSSRC) { resend.append((found.sender, nack.lostSequenceNumbers)) }
             case .pictureLossIndication(let pli):
@@ -323,6 +338,22 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
             }
             return nil
         }
+    }
+
+    /// A report block about one of our streams (RFC 3550 §6.4.1): for audio, its fraction lost
+    /// goes to the track's encoder (`AudioSendPipeline.receivedReport`). The server's reports carry
+    /// its subscribers' worst loss there (docs/network.md).
+    private func receivedReportBlock(_ block: ReceptionReport) {
+        let found = state.withLock { s -> (AudioSendPipeline, AudioPublicationSink)? in
+            for publication in s.publications.values {
+                guard let sink = publication.audioSink, sink.sender.ssrc == block.ssrc,
+                      let track = publication.track as? LocalAudioTrack else { continue }
+                return (track.sendPipeline, sink)
+            }
+            return nil
+        }
+        guard let found else { return }
+        found.0.receivedReport(fractionLost: block.fractionLost, from: found.1)
     }
 
     private func requestKeyFrame(ssrc: UInt32) {

@@ -52,6 +52,8 @@ package enum SDPNegotiation {
         package var redPayloadType: UInt8? = nil
         /// Audio: the Opus codec's `usedtx=1` (RFC 7587 §6.1): the receiver prefers DTX.
         package var usesDTX = false
+        /// Audio: the Opus codec's `useinbandfec=1` (RFC 7587 §6.1): the receiver can use in-band FEC.
+        package var usesInbandFEC = false
         /// For video: the first codec of the section this client encodes and decodes (the answer
         /// and a `subscriber_offer` carry one).
         package var videoCodec: VideoCodec?
@@ -115,13 +117,15 @@ package enum SDPNegotiation {
     /// the first of the offer it takes, docs/protocol.md), and VP9 or AV1 only when preferred: a
     /// publisher sends them when asked to, while a receiver always accepts them (`receiveCapabilities`).
     /// For audio Opus, then RED around it (`a=fmtp:63 111/111`, RFC 2198) unless `redundantAudio` is off.
-    /// With `opusDTX` the Opus fmtp says `usedtx=1` (RFC 7587 §6.1).
+    /// With `opusDTX` the Opus fmtp says `usedtx=1`, and without `opusInbandFEC` it leaves out
+    /// `useinbandfec=1` (RFC 7587 §6.1; the server's answer keeps the offer's parameters).
     static func codecs(for kind: TrackKind, preferring preferred: VideoCodec = .vp8, redundantAudio: Bool = true,
-                       opusDTX: Bool = false) -> [Codec] {
+                       opusDTX: Bool = false, opusInbandFEC: Bool = true) -> [Codec] {
         switch kind {
         case .audio:
             let opus = Codec(payloadType: opusPayloadType, name: "opus", clockRate: 48_000, channels: 2,
-                             formatParameters: "minptime=10;useinbandfec=1" + (opusDTX ? ";usedtx=1" : ""), feedback: audioFeedback)
+                             formatParameters: "minptime=10" + (opusInbandFEC ? ";useinbandfec=1" : "") + (opusDTX ? ";usedtx=1" : ""),
+                             feedback: audioFeedback)
             return redundantAudio ? [opus, .red(payloadType: redPayloadType, opusPayloadType: opusPayloadType)] : [opus]
         case .video:
             let vp8 = Codec(payloadType: vp8PayloadType, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
@@ -190,10 +194,12 @@ package enum SDPNegotiation {
     /// - Parameter videoCodec: the video codec offered first (both are offered).
     package static func publishOffer(sections: [PublishSection], ice: ICECredentials, fingerprint: DTLSFingerprint,
                                      sessionID: String, version: UInt64, cname: String, extraExtensions: [ExtMap] = [],
-                                     videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, opusDTX: Bool = false) -> String {
+                                     videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, opusDTX: Bool = false,
+                                     opusInbandFEC: Bool = true) -> String {
         let media = sections.map { s -> MediaDescription in
             let preferred = s.onlyCodec ?? videoCodec
-            var offered = codecs(for: s.kind, preferring: preferred, redundantAudio: redundantAudio, opusDTX: opusDTX)
+            var offered = codecs(for: s.kind, preferring: preferred, redundantAudio: redundantAudio, opusDTX: opusDTX,
+                                 opusInbandFEC: opusInbandFEC)
             if let only = s.onlyCodec { offered = offered.filter { VideoCodec(encodingName: $0.name) == only } }
             if let profile = s.h264ProfileLevelID.flatMap(H264ProfileLevelID.init), profile.profile != nil {
                 for i in offered.indices where offered[i].name.lowercased() == "h264" {
@@ -276,7 +282,8 @@ package enum SDPNegotiation {
         }) : nil
         return RemoteSection(mid: mid, kind: kind, direction: m.effectiveDirection, rejected: m.isRejected,
                              payloadType: codec?.payloadType, redPayloadType: red?.payloadType,
-                             usesDTX: kind == .audio && codec?.parameter("usedtx") == "1", videoCodec: kind == .video ? codec.flatMap { VideoCodec(encodingName: $0.name) } : nil,
+                             usesDTX: kind == .audio && codec?.parameter("usedtx") == "1",
+                             usesInbandFEC: kind == .audio && codec?.parameter("useinbandfec") == "1", videoCodec: kind == .video ? codec.flatMap { VideoCodec(encodingName: $0.name) } : nil,
                              midID: id(RTPHeaderExtensionURI.mid),
                              ridID: id(RTPHeaderExtensionURI.rid), audioLevelID: id(RTPHeaderExtensionURI.audioLevel),
                              transportCCID: id(RTPHeaderExtensionURI.transportWideCC),

@@ -17,6 +17,10 @@ open class LocalAudioTrack: LocalTrack, @unchecked Sendable {
         super.init(kind: .audio, desc: desc, info: nil, context: context)
     }
 
+    /// What the track's encoder does: packets, DTX, and the Opus in-band FEC it plans
+    /// (`inbandFEC`, `expectedPacketLossPercent`), docs/sdk-srtc.md.
+    public var sendStatistics: AudioSendStatistics { sendPipeline.statistics }
+
     package func deliver(_ buffer: AudioPCMBuffer) {
         sendPipeline.push(buffer, muted: isMuted)
     }
