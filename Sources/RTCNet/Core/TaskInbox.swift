@@ -5,10 +5,15 @@ import Synchronization
 /// places under the lock, so running them costs neither an allocation nor a copy (copying the
 /// queue out and clearing it made a fresh buffer every time), and a task posted while they run
 /// waits for the next `run`.
-// @unchecked Sendable: `running` is touched only by `run`, which only the owning thread calls; other threads reach `queue` (Mutex) alone.
-final class TaskInbox: @unchecked Sendable {
-    private let queue = Mutex<(tasks: [@Sendable () -> Void], closed: Bool)>(([], false))
-    private var running: [@Sendable () -> Void] = []
+final class TaskInbox: Sendable {
+    private struct Lists {
+        var queued: [@Sendable () -> Void] = []
+        /// The list `run` works through; empty, with its capacity kept, between runs.
+        var running: [@Sendable () -> Void] = []
+        var closed = false
+    }
+
+    private let lists = Mutex(Lists())
 
     init() {}
 
@@ -17,29 +22,34 @@ final class TaskInbox: @unchecked Sendable {
     ///   waiting (the owner needs a wake-up; one already waiting means it has one coming).
     @discardableResult
     func post(_ task: @escaping @Sendable () -> Void) -> Bool? {
-        queue.withLock { queue -> Bool? in
-            guard !queue.closed else { return nil }
-            queue.tasks.append(task)
-            return queue.tasks.count == 1
+        lists.withLock { lists -> Bool? in
+            guard !lists.closed else { return nil }
+            lists.queued.append(task)
+            return lists.queued.count == 1
         }
     }
 
     /// Tasks waiting.
-    var count: Int { queue.withLock { $0.tasks.count } }
-    var isEmpty: Bool { queue.withLock { $0.tasks.isEmpty } }
+    var count: Int { lists.withLock { $0.queued.count } }
+    var isEmpty: Bool { lists.withLock { $0.queued.isEmpty } }
 
-    /// Runs the tasks posted so far, in order (owning thread). Returns whether it ran any.
+    /// Runs the tasks posted so far, in order (owning thread only). Returns whether it ran any.
     @discardableResult
     func run() -> Bool {
-        queue.withLock { swap(&$0.tasks, &running) }
-        guard !running.isEmpty else { return false }
-        for task in running { task() }
-        running.removeAll(keepingCapacity: true)
+        var batch = lists.withLock { lists in
+            swap(&lists.queued, &lists.running)
+            return lists.running
+        }
+        guard !batch.isEmpty else { return false }
+        for task in batch { task() }
+        // Let go of the batch first: the list is then unshared and empties in place.
+        batch = []
+        lists.withLock { $0.running.removeAll(keepingCapacity: true) }
         return true
     }
 
     /// Takes no more tasks; those already posted still run at the next `run`.
     func close() {
-        queue.withLock { $0.closed = true }
+        lists.withLock { $0.closed = true }
     }
 }
