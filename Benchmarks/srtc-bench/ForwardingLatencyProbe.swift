@@ -12,7 +12,7 @@ struct ForwardingLatencyProbe {
     /// Cumulative counts by upper bound, seconds (`+Inf` as infinity).
     var buckets: [(bound: Double, count: Double)] = []
     /// Packets the server forwarded so far, every worker's together (published every second);
-    /// nil when the scrape failed.
+    /// nil when the scrape failed or held no such line.
     var forwarded: Double?
 
     /// Reads the histogram from `metricsURL`; empty when the server has none yet.
@@ -20,10 +20,10 @@ struct ForwardingLatencyProbe {
         let client = HTTPClient(configuration: .init(connectTimeout: .seconds(1), timeout: .seconds(2), keepAlive: false))
         guard let response = try? await client.get(metricsURL), response.status == 200 else { return ForwardingLatencyProbe() }
         var probe = ForwardingLatencyProbe()
-        probe.forwarded = 0
         for line in String(decoding: response.body, as: UTF8.self).split(separator: "\n") {
             if line.hasPrefix(forwardedFamily + "{") {
-                probe.forwarded! += line.split(separator: " ").last.flatMap { Double($0) } ?? 0
+                // Only from lines read: a body cut short (a starved server) leaves it nil, not 0.
+                if let value = line.split(separator: " ").last.flatMap({ Double($0) }) { probe.forwarded = (probe.forwarded ?? 0) + value }
                 continue
             }
             guard line.hasPrefix(family + "{") else { continue }

@@ -1,6 +1,6 @@
 // What the whole machine did over a window of `sfu-load` (docs/benchmarks.md, "When the machine
 // is overloaded"): the busy CPU of every core and the datagrams the kernel dropped because a UDP
-// socket's receive buffer was full. The server and the load generator share the cores, so a row
+// socket's receive buffer was full or nobody listened on their port. The server and the load generator share the cores, so a row
 // that lost packets says which side ran out: a server that forwarded everything while the
 // generator's sockets overflowed is not a server that failed.
 import Foundation
@@ -13,6 +13,9 @@ struct MachineLoad {
     /// Datagrams dropped at a full UDP receive buffer, any socket of the machine (`/proc/net/snmp`,
     /// `Udp: RcvbufErrors`): on loopback, the generator's subscriber sockets when its threads fall behind.
     var receiveBufferDrops: Int64 = 0
+    /// Datagrams that arrived for a UDP port nobody listens on (`Udp: NoPorts`): on loopback, sent
+    /// to a client socket that was already closed.
+    var closedPortDrops: Int64 = 0
 
     static func now() -> MachineLoad {
         var load = MachineLoad()
@@ -21,17 +24,18 @@ struct MachineLoad {
             load.totalTicks = ticks.total
         }
         if let text = try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8) {
-            load.receiveBufferDrops = udpReceiveBufferErrors(snmp: text) ?? 0
+            load.receiveBufferDrops = udpCounter("RcvbufErrors", snmp: text) ?? 0
+            load.closedPortDrops = udpCounter("NoPorts", snmp: text) ?? 0
         }
         return load
     }
 
-    /// `RcvbufErrors` of the `Udp:` lines (a line of names, then one of values).
-    static func udpReceiveBufferErrors(snmp text: String) -> Int64? {
+    /// The counter `name` of the `Udp:` lines (a line of names, then one of values).
+    static func udpCounter(_ name: Substring, snmp text: String) -> Int64? {
         let lines = text.split(separator: "\n").filter { $0.hasPrefix("Udp: ") }
         guard lines.count >= 2 else { return nil }
         let names = lines[0].split(separator: " "), values = lines[1].split(separator: " ")
-        guard let index = names.firstIndex(of: "RcvbufErrors"), index < values.count else { return nil }
+        guard let index = names.firstIndex(of: name), index < values.count else { return nil }
         return Int64(values[index])
     }
 

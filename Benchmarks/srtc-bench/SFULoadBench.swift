@@ -85,6 +85,8 @@ struct SFULoadBench {
         var machineBusyCores = 0.0
         /// Datagrams the kernel dropped at full UDP receive buffers over the window.
         var receiveBufferDrops: Int64 = 0
+        /// Datagrams that arrived for closed UDP ports over the window.
+        var closedPortDrops: Int64 = 0
         /// Packets per second our server forwarded (its /metrics, published every second, read
         /// about a second around the window); nil for Janus.
         var forwardedRate: Double?
@@ -170,6 +172,7 @@ struct SFULoadBench {
                     let machine = MachineLoad.now()
                     row.machineBusyCores = machine.busyCores(since: machineBefore, cores: ProcessInfo.processInfo.activeProcessorCount)
                     row.receiveBufferDrops = machine.receiveBufferDrops - machineBefore.receiveBufferDrops
+                    row.closedPortDrops = machine.closedPortDrops - machineBefore.closedPortDrops
                 } else {
                     (before, generatorBefore, machineBefore) = (CPUTime.process(pid: pid) ?? 0, CPUTime.process(), MachineLoad.now())
                 }
@@ -254,8 +257,10 @@ struct SFULoadBench {
             text += String(format: "; the server forwarded %.0f pkt/s of %.0f offered, the subscribers counted %.0f", forwarded, offered,
                            report.receiveRate)
         }
-        text += "; the kernel dropped \(row.receiveBufferDrops) datagrams at full UDP receive buffers"
-        if let forwarded = row.forwardedRate, forwarded >= 0.9 * offered, row.receiveBufferDrops > 0 {
+        text += "; the kernel dropped \(row.receiveBufferDrops) datagrams at full UDP receive buffers and \(row.closedPortDrops) sent to closed ports"
+        if let failure = report.failures.last(where: { $0.contains("not connected as the window ended") }) {
+            text += ": " + failure
+        } else if let forwarded = row.forwardedRate, forwarded >= 0.9 * offered, row.receiveBufferDrops > 0 {
             text += ": the server forwarded the load, the generator's sockets overflowed (its threads did not get the CPU)"
         } else if row.machineBusyCores >= 0.95 * Double(cores) {
             text += ": the cores were full"
@@ -281,7 +286,7 @@ struct SFULoadBench {
             if row.media && report.packetsReceived == 0 {
                 // Not an idle run: media was sent and none counted in the window.
                 lines.append(left(row.scenario, 14) + left(row.server, 7) + "  nothing delivered in the window"
-                             + (report.failures.isEmpty ? "" : " (\(report.failures.count) setup failure(s))"))
+                             + (report.failures.isEmpty ? "" : " (\(report.failures.count) failure(s): \(report.failures.last!))"))
                 if let note = overloadNote(row) { lines.append("    " + note) }
                 continue
             }
@@ -305,7 +310,7 @@ struct SFULoadBench {
                          + pad(String(format: "%.2f%%", 100 * (1 - min(1, report.delivery))), 8)
                          + pad(String(format: "%.2f", row.generatorCPUPerPacket) + (row.decryptionInterval > 1 ? "c" : ""), 11)
                          + pad(ratio.map { String(format: "%.2f×", $0) } ?? "", 11)
-                         + (report.failures.isEmpty ? "" : "  (\(report.failures.count) setup failure(s))"))
+                         + (report.failures.isEmpty ? "" : "  (\(report.failures.count) failure(s))"))
             if let note = overloadNote(row) { lines.append("    " + note) }
         }
         lines.append("fwd pkt/s: packets subscribers received per second; CPU µs/pkt: the server's whole-process CPU (/proc) over the")

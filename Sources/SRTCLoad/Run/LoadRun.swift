@@ -221,6 +221,10 @@ package final class LoadRun: @unchecked Sendable {
             return LoadDestination(address: address, packets: counts.packets, bytes: counts.bytes)
         }
         let windowSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        // A transport that failed after its streams started (setup saw them) counts nothing more:
+        // said here, or a window of it reads as a server that forwarded nothing.
+        let down = end.subscribers.values.filter { !$0.connected }.count
+        if down > 0 { fail("\(down) of \(end.subscribers.count) subscribe transport(s) not connected as the window ended") }
         var report = end.report(since: start, seconds: windowSeconds, run: self)
         report.packetsReceived = lastCount - firstCount
         report.receiveRate = (Double(report.packetsReceived) / max(0.001, windowSeconds)).rounded()
