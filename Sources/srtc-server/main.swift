@@ -40,6 +40,45 @@ do {
     exit(1)
 }
 
+// Signals are handled before the banner below: whoever reads "listening" may send one at once (a
+// SIGHUP before its handler existed ended the server). Serve until a termination signal, then shut
+// down gracefully. On a cluster node, SIGTERM drains first: no new channels, then the remaining
+// clients move to other nodes (docs/deploy.md).
+signal(SIGINT, SIG_IGN)
+signal(SIGTERM, SIG_IGN)
+let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
+for (source, number) in zip(signals, [SIGINT, SIGTERM]) {
+    source.setEventHandler {
+        Log.info("server", number == SIGTERM && app.cluster != nil ? "draining, then shutting down" : "shutting down")
+        Task {
+            if number == SIGTERM { await app.drain(deadline: .seconds(config.cluster.drainSeconds)) }
+            await app.shutdown()
+            exit(0)
+        }
+    }
+    source.resume()
+}
+
+// SIGHUP reads the TLS certificate and key again (a renewal; the package's unit sends it on
+// `systemctl reload`): new connections get the new pair, open ones keep theirs; a pair that does
+// not load is logged and the old one stays in use. Without TLS it only says so: a reload must
+// never stop the server, and SIGHUP's default action would.
+signal(SIGHUP, SIG_IGN)
+let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+reload.setEventHandler {
+    guard config.http.tls != nil else {
+        Log.info("tls", "SIGHUP: nothing to reload (TLS is off)")
+        return
+    }
+    do {
+        let summary = try app.reloadTLS()
+        Log.info("tls", "SIGHUP: reloaded \(config.http.tlsCert ?? "") and \(config.http.tlsKey ?? ""); new connections get \(summary.map(String.init(describing:)) ?? "it")")
+    } catch {
+        Log.error("tls", "SIGHUP: kept the certificate in use, the new one does not load: \(error)")
+    }
+}
+reload.resume()
+
 let base = "\(config.http.scheme)://\(config.bind == "0.0.0.0" ? "127.0.0.1" : config.bind):\(app.httpPort)"
 // ws:// beside http://, wss:// beside https://.
 let wsBase = (config.http.tls == nil ? "ws" : "wss") + base.drop { $0 != ":" }
@@ -78,40 +117,4 @@ if config.demoAuth != .off {
 }
 fflush(nil)  // flush every stream: output may be a pipe (tests read the credentials from it)
 
-// Serve until a termination signal, then shut down gracefully. On a cluster node, SIGTERM drains
-// first: no new channels, then the remaining clients move to other nodes (docs/deploy.md).
-signal(SIGINT, SIG_IGN)
-signal(SIGTERM, SIG_IGN)
-let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
-for (source, number) in zip(signals, [SIGINT, SIGTERM]) {
-    source.setEventHandler {
-        Log.info("server", number == SIGTERM && app.cluster != nil ? "draining, then shutting down" : "shutting down")
-        Task {
-            if number == SIGTERM { await app.drain(deadline: .seconds(config.cluster.drainSeconds)) }
-            await app.shutdown()
-            exit(0)
-        }
-    }
-    source.resume()
-}
-
-// SIGHUP reads the TLS certificate and key again (a renewal; the package's unit sends it on
-// `systemctl reload`): new connections get the new pair, open ones keep theirs; a pair that does
-// not load is logged and the old one stays in use. Without TLS it only says so: a reload must
-// never stop the server, and SIGHUP's default action would.
-signal(SIGHUP, SIG_IGN)
-let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
-reload.setEventHandler {
-    guard config.http.tls != nil else {
-        Log.info("tls", "SIGHUP: nothing to reload (TLS is off)")
-        return
-    }
-    do {
-        let summary = try app.reloadTLS()
-        Log.info("tls", "SIGHUP: reloaded \(config.http.tlsCert ?? "") and \(config.http.tlsKey ?? ""); new connections get \(summary.map(String.init(describing:)) ?? "it")")
-    } catch {
-        Log.error("tls", "SIGHUP: kept the certificate in use, the new one does not load: \(error)")
-    }
-}
-reload.resume()
 dispatchMain()
