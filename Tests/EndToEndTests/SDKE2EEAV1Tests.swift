@@ -18,15 +18,7 @@ import Testing
         let plain = SDKPeer()
         let viewers = [keyed, wrong, plain]
         let collectors = viewers.map { _ in SDKAutoSubscriber(layer: .cameraBig) }
-        let recorders = viewers.map { _ in SDKE2EETests.StateRecorder() }
-        for ((viewer, collector), recorder) in zip(zip(viewers, collectors), recorders) {
-            viewer.channel.delegates.add(delegate: collector)
-            viewer.channel.delegates.add(delegate: recorder)
-        }
-        try await publisher.channel.join(url: server.url, token: server.token(uid: "pub", channel: "e2eeav1"))
-        for (index, viewer) in viewers.enumerated() {
-            try await viewer.channel.join(url: server.url, token: server.token(uid: "v\(index)", channel: "e2eeav1"))
-        }
+        let recorders = try await SDKE2EETests.join(server, channel: "e2eeav1", publisher: publisher, viewers: viewers, collectors: collectors)
         let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 800_000),
                                                                  simulcast: false)
         try await publisher.channel.publishLocalTrack(video)

@@ -22,15 +22,7 @@ import Testing
         let wrong = SDKPeer(e2ee: E2EEConfiguration(keyProvider: .sharedKey(passphrase: "another passphrase")))
         let viewers = [big, small, wrong]
         let collectors = [SDKAutoSubscriber(layer: .cameraBig), SDKAutoSubscriber(layer: .cameraSmall), SDKAutoSubscriber(layer: .cameraBig)]
-        let recorders = viewers.map { _ in SDKE2EETests.StateRecorder() }
-        for ((viewer, collector), recorder) in zip(zip(viewers, collectors), recorders) {
-            viewer.channel.delegates.add(delegate: collector)
-            viewer.channel.delegates.add(delegate: recorder)
-        }
-        try await publisher.channel.join(url: server.url, token: server.token(uid: "pub", channel: "e2ee\(codecName)svc"))
-        for (index, viewer) in viewers.enumerated() {
-            try await viewer.channel.join(url: server.url, token: server.token(uid: "v\(index)", channel: "e2ee\(codecName)svc"))
-        }
+        let recorders = try await SDKE2EETests.join(server, channel: "e2ee\(codecName)svc", publisher: publisher, viewers: viewers, collectors: collectors)
         let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 1_000_000),
                                                                  simulcast: true)
         try await publisher.channel.publishLocalTrack(video)
