@@ -37,7 +37,7 @@ import Testing
 
     static func frames(of chunk: [UInt8]) -> [[UInt8]] {
         var frames: [[UInt8]] = []
-        chunk.withUnsafeBytes { data in VP9Superframe.forEachFrame(in: data) { frames.append(Array(data[$0])) } }
+        chunk.withUnsafeBytes { data in _ = VP9Superframe.forEachFrame(in: data) { frames.append(Array(data[$0])) } }
         return frames
     }
 

@@ -43,7 +43,7 @@ public struct VP9TopLayerFilter: Sendable {
         var headers: [VP9FrameHeader] = []
         var parsed = true
         picture.withUnsafeBytes { data in
-            VP9Superframe.forEachFrame(in: data) { range in
+            _ = VP9Superframe.forEachFrame(in: data) { range in
                 ranges.append(range)
                 if let header = VP9FrameHeader.parse(UnsafeRawBufferPointer(rebasing: data[range])) {
                     headers.append(header)
