@@ -70,14 +70,14 @@ def run(server, driver, bot):
     swift_decodes_browser_svc(driver, server, bot)
 
 
-def read_swift_layers(driver, server):
-    """carol reads swiftbot's encrypted L2T3_KEY camera at camera_big, then at camera_small."""
-    carol = Tab.joined(driver, server, "carol", CHANNEL, "carol", JOIN_JS, PASSPHRASE, new_window=True)
+def read_swift_layers(driver, server, channel=CHANNEL, join_js=JOIN_JS, codec="av1"):
+    """carol reads swiftbot's encrypted L2T3_KEY camera (AV1 or VP9) at camera_big, then at camera_small."""
+    carol = Tab.joined(driver, server, "carol", channel, "carol", join_js, PASSPHRASE, new_window=True)
     swift = carol.wait_remote_track("swiftbot", "video", timeout=WAIT)
-    expect((swift["codec"] or "").lower() == "av1" and swift["layers"] == ["camera_big", "camera_small"],
-           f"swiftbot's encrypted camera is one AV1 stream of two layers ({swift})")
+    expect((swift["codec"] or "").lower() == codec and swift["layers"] == ["camera_big", "camera_small"],
+           f"swiftbot's encrypted camera is one {codec} stream of two layers ({swift})")
     subscribe(carol, swift["id"], "camera_big", "swiftbot's camera_big")
-    big_stats, big = wait_size(carol, 640, "swiftbot's encrypted camera_big", mime="video/av1")
+    big_stats, big = wait_size(carol, 640, "swiftbot's encrypted camera_big", mime=f"video/{codec}")
     expect(big == sorted(big) and len(set(big)) >= 15, f"camera_big: frame numbers in order ({big[:5]}…{big[-5:]})")
     ok(f"carol decrypts and decodes swiftbot's camera_big 640×{big_stats['height']}: numbers {big[0]}…{big[-1]}")
     start = len(frames(carol))

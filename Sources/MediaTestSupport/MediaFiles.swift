@@ -25,6 +25,8 @@ public struct DecodedMediaFile: Sendable {
     public var frameNumbers: [Int] = []
     /// Presentation times of every video frame, microseconds.
     public var videoTimesUs: [Int64] = []
+    /// Size of every video frame as decoded, "WxH" (parallel to `videoTimesUs`).
+    public var videoFrameSizes: [String] = []
     /// Presentation time of each numbered frame, microseconds (parallel to `frameNumbers`).
     public var numberedTimesUs: [Int64] = []
     /// The first channel of the audio, as float samples.
@@ -51,6 +53,7 @@ public struct DecodedMediaFile: Sendable {
             switch item {
             case .video(let frame):
                 videoTimesUs.append(frame.timestampUs)
+                videoFrameSizes.append("\(frame.width)x\(frame.height)")
                 if let n = TestPatternReader.frameNumber(in: frame) {
                     frameNumbers.append(n)
                     numberedTimesUs.append(frame.timestampUs)

@@ -128,18 +128,21 @@ import Testing
         await server.stop()
     }
 
-    /// The trusted recorder with the passphrase records an encrypted two-layer AV1 camera (one
-    /// L2T3_KEY stream, each spatial layer's frame its own SFrame ciphertext): its engine finds the
-    /// layer frames of each temporal unit, decrypts them apart, and the file (AV1 as received, both
-    /// layers) decodes at the top layer's size with the publisher's frame numbers in order.
-    @Test func theTrustedRecorderDecryptsAnAV1SVCCamera() async throws {
+    /// The trusted recorder with the passphrase records an encrypted two-layer AV1 or VP9 camera
+    /// (one L2T3_KEY stream, each spatial layer's frame its own SFrame ciphertext): its engine finds
+    /// the layer frames of each picture, decrypts them apart, and the file (AV1 as received, both
+    /// layers; VP9 as its top layer shows it) decodes at the top layer's size, one frame per
+    /// picture, with the publisher's frame numbers in order.
+    @Test(arguments: ["av1", "vp9"])
+    func theTrustedRecorderDecryptsAnSVCCamera(codecName: String) async throws {
+        let codec = try #require(VideoCodec(encodingName: codecName))
         let server = try EgressTestServer()
-        let publisher = SDKPeer(preferredVideoCodec: .av1, e2ee: E2EEConfiguration(keyProvider: .sharedKey(passphrase: "p4ss")))
+        let publisher = SDKPeer(preferredVideoCodec: codec, e2ee: E2EEConfiguration(keyProvider: .sharedKey(passphrase: "p4ss")))
         try await publisher.channel.join(url: server.url, token: server.token(uid: "secret", channel: "svc-e2ee"))
         let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 320, height: 180, frameRate: 15, maxBitrate: 400_000),
                                                                  simulcast: true)
         try await publisher.channel.publishLocalTrack(video)
-        #expect(video.info?.codec?.lowercased() == "av1" && video.info?.e2ee == true && video.info?.layers.count == 2, "\(String(describing: video.info))")
+        #expect(video.info?.codec?.lowercased() == codecName && video.info?.e2ee == true && video.info?.layers.count == 2, "\(String(describing: video.info))")
         let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180, fps: 15)
         defer { pusher.stop() }
         try await eventually("the server knows the camera") {
@@ -156,10 +159,12 @@ import Testing
         let decoded = try await offPool { try DecodedMediaFile(url: file) }
         let numbers = decoded.frameNumbers
         let stream = decoded.streams.first(where: \.isVideo)
-        print("trusted recorder, AV1 SVC: \(numbers.count) frames decoded (\(numbers.first ?? -1)…\(numbers.last ?? -1)), "
+        print("trusted recorder, \(codec.rawValue) SVC: \(numbers.count) frames decoded (\(numbers.first ?? -1)…\(numbers.last ?? -1)), "
               + "stream \(stream?.codecName ?? "?") \(stream?.width ?? 0)x\(stream?.height ?? 0), \(decoded.videoTimesUs.count) video frames")
-        #expect(stream?.codecName == "av1" && stream?.width == 320 && stream?.height == 180, "\(String(describing: stream))")
+        #expect(stream?.codecName == codecName && stream?.width == 320 && stream?.height == 180, "\(String(describing: stream))")
         #expect(frameGaps(numbers).ordered && numbers.count > 30, "\(numbers.count) frames: \(numbers.prefix(10))…")
+        let lastFrames = decoded.videoFrameSizes.suffix(30)
+        #expect(lastFrames.count == 30 && Set(lastFrames) == ["320x180"], "sizes \(Set(decoded.videoFrameSizes))")
 
         await publisher.channel.leave()
         await server.stop()

@@ -26,6 +26,22 @@ import Testing
         func states(of uid: String) -> [E2EEState] { states.withLock { $0.filter { $0.uid == uid }.map(\.state) } }
     }
 
+    /// Joins `publisher` as "pub" and `viewers` as "v0", "v1"… to `channel`, each viewer with its
+    /// collector and a state recorder added first; returns the recorders, in the viewers' order.
+    static func join(_ server: SDKTestServer, channel: String, publisher: SDKPeer, viewers: [SDKPeer],
+                     collectors: [SDKAutoSubscriber]) async throws -> [StateRecorder] {
+        let recorders = viewers.map { _ in StateRecorder() }
+        for ((viewer, collector), recorder) in zip(zip(viewers, collectors), recorders) {
+            viewer.channel.delegates.add(delegate: collector)
+            viewer.channel.delegates.add(delegate: recorder)
+        }
+        try await publisher.channel.join(url: server.url, token: server.token(uid: "pub", channel: channel))
+        for (index, viewer) in viewers.enumerated() {
+            try await viewer.channel.join(url: server.url, token: server.token(uid: "v\(index)", channel: channel))
+        }
+        return recorders
+    }
+
     @Test func encryptedMediaDecodesWithThePassphraseOnly() async throws {
         let server = try SDKTestServer()
         let shared = E2EEKeyProvider.sharedKey(passphrase: "correct horse battery staple")
@@ -35,15 +51,7 @@ import Testing
         let plain = SDKPeer()
         let viewers = [keyed, wrong, plain]
         let collectors = viewers.map { _ in SDKAutoSubscriber() }
-        let recorders = viewers.map { _ in StateRecorder() }
-        for ((viewer, collector), recorder) in zip(zip(viewers, collectors), recorders) {
-            viewer.channel.delegates.add(delegate: collector)
-            viewer.channel.delegates.add(delegate: recorder)
-        }
-        try await publisher.channel.join(url: server.url, token: server.token(uid: "pub", channel: "e2ee"))
-        for (index, viewer) in viewers.enumerated() {
-            try await viewer.channel.join(url: server.url, token: server.token(uid: "v\(index)", channel: "e2ee"))
-        }
+        let recorders = try await SDKE2EETests.join(server, channel: "e2ee", publisher: publisher, viewers: viewers, collectors: collectors)
         let video = publisher.engine.createLocalCustomVideoTrack(desc: "camera", preset: VideoPreset(width: Self.width, height: Self.height, frameRate: 30, maxBitrate: 400_000))
         let audio = publisher.engine.createLocalCustomAudioTrack(desc: "mic")
         try await publisher.channel.publishLocalTrack(video)

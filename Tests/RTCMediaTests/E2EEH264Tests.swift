@@ -256,6 +256,34 @@ import TestRandom
         #expect(decrypted == frame)
     }
 
+    /// docs/e2ee.md's VP9 worked example, which the web SDK's WebCrypto code writes too
+    /// (`interop/test_browser_e2ee_vp9_svc.py`): the two layer frames of a key picture, each its
+    /// own SFrame ciphertext under the next counter, as the Swift SDK's sender encrypts a scalable
+    /// picture (one encryptor, layer frames lowest first) and a browser's transform, handed each
+    /// layer frame apart, does: base key 00…0f, key id 0x123, counters 0x4567 and 0x4568.
+    static let vp9WorkedExample = ["9901234567517ace01678985a855def7a782fb458e16fad3982e31",
+                                   "9901234568d72b5a89463af9fd9e28aff78de06ce9e10e0c894e"]
+
+    @Test func vp9SVCWorkedExample() throws {
+        let layers: [[UInt8]] = [[0x82, 0x49, 0x83, 0x42, 0x00, 0x05], [0x86, 0x00, 0x40, 0x01, 0x02]]
+        let encryptor = SFrameEncryptor(key: SFrameKey(baseKey: Array(0..<16), keyID: 0x123, suite: .aes128GCMSHA256), counter: 0x4567)
+        let encrypted = try layers.map { layer in
+            var out: [UInt8] = []
+            try layer.withUnsafeBytes { _ = try E2EEFrame.encrypt($0, codec: .vp9, with: encryptor, appendingTo: &out) }
+            return out
+        }
+        let hex = encrypted.map { $0.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+        #expect(hex == Self.vp9WorkedExample)
+        let decryptor = SFrameDecryptor(suite: .aes128GCMSHA256)
+        decryptor.setKey(baseKey: Array(0..<16), keyID: 0x123)
+        let decrypted = try encrypted.map { frame in
+            var out: [UInt8] = []
+            try frame.withUnsafeBytes { _ = try E2EEFrame.decrypt($0, codec: .vp9, with: decryptor, appendingTo: &out) }
+            return out
+        }
+        #expect(decrypted == layers)
+    }
+
     /// A VP9 picture of two spatial layers, each layer frame encrypted apart (as a browser's
     /// encoded transform does with SVC): the jitter buffer joins the picture and says where the
     /// second layer frame begins (its B bit, RFC 9628 §4.2), so a receiver decrypts each; the

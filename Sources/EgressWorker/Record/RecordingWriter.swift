@@ -34,6 +34,8 @@ final class RecordingWriter: @unchecked Sendable {
     /// frame's, VP8, VP9 or AV1 in WebM, H.264 or AV1 in MP4.
     private var copiedCodec: VideoCodec?
     private var leftOut = false
+    /// VP9 with spatial layers: each picture as its top layer shows it (docs/egress.md).
+    private var vp9 = VP9TopLayerFilter()
     // MP4 only: the transcoder (nil while the file holds H.264 as received).
     private var h264: AVH264Encoder?
     private var aac: AACEncoder?
@@ -57,6 +59,13 @@ final class RecordingWriter: @unchecked Sendable {
             let isVideo = frame.kind == .video
             // Another codec than the file's stream holds, or H.264/AV1 into an MP4 already transcoding VP8.
             if isVideo, !copies(frame.videoCodec) || h264 != nil { return leaveOut(frame) }
+            var frame = frame
+            if isVideo, frame.videoCodec == .vp9 {
+                // A picture of several spatial layers is stored as one block that shows its top
+                // layer alone (VP9TopLayerFilter), so every player shows one picture per block.
+                guard let picture = vp9.filter(frame.data) else { return }
+                frame.data = picture
+            }
             var clock = isVideo ? videoClock : audioClock
             let t = clock.time(rtpTimestamp: frame.rtpTimestamp, arrivalUs: frame.receivedAtUs)
             if isVideo { videoClock = clock } else { audioClock = clock }
@@ -208,7 +217,7 @@ final class RecordingWriter: @unchecked Sendable {
 
     /// The video stream a file opened at key frame `frame` holds. VP8 key frames carry their size
     /// and an H.264 key access unit its SPS and PPS; a VP9 key picture is decoded once for its size
-    /// (with spatial layers, its first frame is the smallest layer's); an AV1 key temporal unit
+    /// (with spatial layers, the top layer's received: the lower ones are not shown); an AV1 key temporal unit
     /// gives its sequence header (the av1C) and is decoded once for its size.
     private static func streamSpec(of frame: EncodedMediaFrame) -> MediaStreamSpec? {
         switch frame.videoCodec {

@@ -25,6 +25,21 @@ public enum VP9Superframe {
         return sizes.frames
     }
 
+    /// Appends the superframe index of frames of `sizes` (in order, each 1 ... 2^32 − 1 bytes, at
+    /// most 8 frames) to `out`, which holds those frames: sizes in the fewest bytes that hold the
+    /// largest, as libvpx writes them.
+    public static func appendIndex(frameSizes sizes: some Collection<Int>, to out: inout [UInt8]) {
+        precondition((1 ... 8).contains(sizes.count) && sizes.allSatisfy { $0 > 0 && $0 <= Int(UInt32.max) }, "not a superframe")
+        let largest = sizes.max() ?? 0
+        let bytesPerSize = largest < 1 << 8 ? 1 : largest < 1 << 16 ? 2 : largest < 1 << 24 ? 3 : 4
+        let marker = 0xC0 | UInt8(bytesPerSize - 1) << 3 | UInt8(sizes.count - 1)
+        out.append(marker)
+        for size in sizes {
+            for byte in 0 ..< bytesPerSize { out.append(UInt8(truncatingIfNeeded: size >> (8 * byte))) }
+        }
+        out.append(marker)
+    }
+
     /// The index at the end of `data`: its frame count and where its sizes lie; nil when there is
     /// none or it is inconsistent.
     static func index(of data: UnsafeRawBufferPointer) -> Index? {

@@ -2,21 +2,22 @@
 // define their fields (the AV1 Dependency Descriptor's f(n) and ns(n), av1-rtp-spec §A.8.2).
 // Both work on caller-owned buffers: no allocation.
 
-/// Reads fields of `n` bits from raw bytes, high bit first.
-struct BitReader {
+/// Reads fields of `n` bits from raw bytes, high bit first (`package`: RTCMedia reads VP9 frame
+/// headers with it).
+package struct BitReader {
     private let bytes: UnsafeRawBufferPointer
     /// Bits consumed so far.
-    private(set) var position = 0
+    package private(set) var position = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Bits in the buffer.
-    var count: Int { bytes.count * 8 }
+    package var count: Int { bytes.count * 8 }
 
     /// f(n): the next `n` bits (0…32) as an unsigned number.
     /// - Throws: `DependencyDescriptorError.truncated` when fewer than `n` bits are left.
     @inline(__always)
-    mutating func read(_ n: Int) throws(DependencyDescriptorError) -> UInt32 {
+    package mutating func read(_ n: Int) throws(DependencyDescriptorError) -> UInt32 {
         guard position + n <= count else { throw .truncated }
         var value: UInt32 = 0
         for _ in 0 ..< n {
@@ -28,7 +29,7 @@ struct BitReader {
     }
 
     @inline(__always)
-    mutating func flag() throws(DependencyDescriptorError) -> Bool { try read(1) == 1 }
+    package mutating func flag() throws(DependencyDescriptorError) -> Bool { try read(1) == 1 }
 
     /// ns(n): a non-symmetric unsigned number in 0 ..< n (av1-rtp-spec §A.8.2): values below
     /// `m = 2^w − n` take w − 1 bits, the others w, where w is the bit width of n.

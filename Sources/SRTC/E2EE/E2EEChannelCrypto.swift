@@ -84,7 +84,7 @@ final class E2EEChannelCrypto: Sendable {
 
     /// The encrypted form of one video frame: a scalable encoder's temporal unit has each of its
     /// layer frames encrypted apart, one SFrame ciphertext each (as browsers' encoded transforms
-    /// hand them out, and as receivers decrypt them: docs/e2ee.md, "AV1"), with `layerFrames`
+    /// hand them out, and as receivers decrypt them: docs/e2ee.md, AV1 and VP9), with `layerFrames`
     /// moved onto the ciphertexts; nil as `encrypt(_:codec:)`, when any layer frame cannot be.
     func encrypt(_ frame: EncodedVideoFrame, codec: E2EEFrame.Codec) -> EncodedVideoFrame? {
         var encrypted = frame

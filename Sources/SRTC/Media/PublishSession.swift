@@ -79,12 +79,12 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
             s.nextMid += 1
             // A two-layer AV1 or VP9 track is one stream with two spatial layers (L2T3_KEY,
             // docs/sdk-srtc.md): one sender without rids, the layers told apart by its Dependency
-            // Descriptors (AV1) or VP9 payload descriptors. AV1 under E2EE too: each spatial layer's
-            // frame is encrypted apart, as browsers do (docs/e2ee.md, "AV1"), and the descriptors
-            // stay clear header extensions. VP9 under E2EE is two simulcast encodings: this sender
-            // encrypts a VP9 picture whole, while a receiver decrypts each layer frame apart.
+            // Descriptors (AV1) or VP9 payload descriptors. Under E2EE too: each spatial layer's
+            // frame is encrypted apart, as browsers' encoded transforms hand them out (docs/e2ee.md,
+            // "AV1 with spatial layers", "VP9"), and what the SFU reads stays clear: the Dependency
+            // Descriptor is a header extension, the VP9 payload descriptor is outside the ciphertext.
             let twoLayers = (track as? LocalVideoTrack)?.simulcast == true
-            let scalable = twoLayers && videoCodec.isScalableHere && (videoCodec == .av1 || e2ee == nil)
+            let scalable = twoLayers && videoCodec.isScalableHere
             let layers: [String] = twoLayers && !scalable ? [VideoLayer.cameraBig.rid, VideoLayer.cameraSmall.rid] : []
             let ssrcs = (0..<max(1, layers.count)).map { _ in UInt32.random(in: 1...UInt32.max) }
             var section = SDPNegotiation.PublishSection(mid: mid, kind: track.kind, streamLabel: cname,
@@ -126,7 +126,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     func announcedLayers(of track: LocalTrack) -> [SimulcastLayer] {
         guard let video = track as? LocalVideoTrack else { return [] }
         var layers = video.layers
-        guard layers.count == 2, videoCodec.isScalableHere, videoCodec == .av1 || e2ee == nil else { return layers }
+        guard layers.count == 2, videoCodec.isScalableHere else { return layers }
         layers[1].width = max(2, (video.preset.width / 2) & ~1)
         layers[1].height = max(2, (video.preset.height / 2) & ~1)
         layers[1].maxBitrate = nil

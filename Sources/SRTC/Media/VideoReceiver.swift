@@ -94,26 +94,43 @@ final class VideoReceiver: @unchecked Sendable {
                     return frame
                 }
                 var plain: [UInt8] = []
+                var plainStarts: [Int] = []
                 let bounds = [0] + starts + [frame.data.count]
                 for (start, end) in zip(bounds, bounds.dropFirst()) {
                     guard let layer = e2ee.decrypt(Array(frame.data[start ..< end]), codec: layout, from: track.uid) else { return nil }
+                    if !plain.isEmpty { plainStarts.append(plain.count) }
                     plain.append(contentsOf: layer)
                 }
                 frame.data = plain
-                frame.layerFrameStarts = []
+                // VP9 keeps where its layer frames begin (an encoded renderer gets them as a superframe).
+                frame.layerFrameStarts = layout == .vp9 ? plainStarts : []
                 return frame
             }
             if frames.isEmpty { return feedback }
         }
         if track.hasEncodedRenderers {
             for frame in frames {
-                track.deliverEncoded(EncodedMediaFrame(kind: .video, data: frame.data, isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.rtpTimestamp,
+                track.deliverEncoded(EncodedMediaFrame(kind: .video, data: Self.encodedData(of: frame), isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.rtpTimestamp,
                                                        clockRate: 90_000, receivedAtUs: nowUs, width: frame.width, height: frame.height,
                                                        videoCodec: codec))
             }
         }
         if track.needsDecoding { decode(frames) } else { track.frameArrivedUndecoded() }
         return feedback
+    }
+
+    /// The bytes an encoded renderer gets of `frame`: a VP9 picture of several layer frames as a
+    /// superframe (VP9 Annex B: its frames, then an index of their sizes), the form a VP9 chunk of
+    /// several frames has in files and decoders; anything else as it arrived.
+    static func encodedData(of frame: DepacketizedVideoFrame) -> [UInt8] {
+        let starts = frame.layerFrameStarts
+        guard !starts.isEmpty, starts.count < 8 else { return frame.data }
+        let bounds = [0] + starts + [frame.data.count]
+        let sizes = zip(bounds, bounds.dropFirst()).map { $1 - $0 }
+        guard sizes.allSatisfy({ $0 > 0 }) else { return frame.data }
+        var data = frame.data
+        VP9Superframe.appendIndex(frameSizes: sizes, to: &data)
+        return data
     }
 
     /// A sender report for this stream arrived.

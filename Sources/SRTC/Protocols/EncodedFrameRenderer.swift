@@ -16,8 +16,10 @@ public protocol EncodedFrameRenderer: AnyObject {
 public struct EncodedMediaFrame: Sendable, Equatable {
     /// Audio or video.
     public var kind: TrackKind
-    /// A VP8 frame (RFC 6386, no payload descriptor), an H.264 access unit (Annex B byte stream,
-    /// SPS and PPS before each IDR from SDK publishers), or an Opus packet (RFC 6716).
+    /// A VP8 frame (RFC 6386, no payload descriptor), a VP9 picture (one frame, or with spatial
+    /// layers a superframe of its layer frames, lowest first, with the index of VP9 Annex B), an AV1
+    /// temporal unit, an H.264 access unit (Annex B byte stream, SPS and PPS before each IDR from
+    /// SDK publishers), or an Opus packet (RFC 6716).
     public var data: [UInt8]
     /// Whether a decoder can start here (always `true` for audio).
     public var isKeyFrame: Bool
