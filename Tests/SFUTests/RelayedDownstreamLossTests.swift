@@ -21,7 +21,7 @@ struct RelayedDownstreamLossTests {
     /// `carry` moves across (the carrier: a worker pipe or a node-to-node link).
     final class RelayedCall {
         let h: SFUHarness
-        let far = SFUCore(configuration: SFUConfiguration())
+        let far: SFUCore
         let farSubscriber: MediaTransport
         let relay: MediaTransport
         let farEnd: MediaTransport
@@ -29,23 +29,30 @@ struct RelayedDownstreamLossTests {
         private var seq: UInt16 = 1
 
         init(relaySink: PacketSink, farSink: PacketSink) throws {
-            h = try SFUHarness()
+            let h = try SFUHarness()
+            let parameters = RelayedDownstreamLossTests.relayParameters
             try h.core.produce("mic", transport: "alice/pub", kind: .audio, parameters: H.audioProducer(), muted: false)
             _ = try h.core.consume("bob/mic", transport: "bob/sub", producer: "mic", parameters: H.subscriberParameters(kind: .audio),
                                    preferredLayer: nil, paused: false, now: h.now)
-            relay = try h.core.createTransport("~relay", router: "room", participant: "~relay", sink: relaySink, now: h.now)
+            let relay = try h.core.createTransport("~relay", router: "room", participant: "~relay", sink: relaySink, now: h.now)
             relay.state = .connected
-            _ = try h.core.consume("~relay/mic", transport: "~relay", producer: "mic", parameters: RelayedDownstreamLossTests.relayParameters,
+            _ = try h.core.consume("~relay/mic", transport: "~relay", producer: "mic", parameters: parameters,
                                    preferredLayer: nil, paused: false, now: h.now)
 
+            let far = SFUCore(configuration: SFUConfiguration())
             try far.createRouter("room", now: h.now)
-            farEnd = try far.createTransport("~owner", router: "room", participant: "~owner", sink: farSink, now: h.now)
+            let farEnd = try far.createTransport("~owner", router: "room", participant: "~owner", sink: farSink, now: h.now)
             farEnd.state = .connected
-            try far.produce("mic", transport: "~owner", kind: .audio, parameters: RelayedDownstreamLossTests.relayParameters, muted: false)
-            farSubscriber = try far.createTransport("carol/sub", router: "room", participant: "carol", sink: RecordingSink(), now: h.now)
+            try far.produce("mic", transport: "~owner", kind: .audio, parameters: parameters, muted: false)
+            let farSubscriber = try far.createTransport("carol/sub", router: "room", participant: "carol", sink: RecordingSink(), now: h.now)
             farSubscriber.state = .connected
             _ = try far.consume("carol/mic", transport: "carol/sub", producer: "mic",
                                 parameters: H.subscriberParameters(kind: .audio, ssrc: 0xCCCC), preferredLayer: nil, paused: false, now: h.now)
+            self.h = h
+            self.far = far
+            self.relay = relay
+            self.farEnd = farEnd
+            self.farSubscriber = farSubscriber
         }
 
         /// One second of audio from alice, 20 ms a packet, both routers ticking and the relay
