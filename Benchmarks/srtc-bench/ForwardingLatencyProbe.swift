@@ -8,15 +8,25 @@ import RTCNet
 
 struct ForwardingLatencyProbe {
     static let family = "srtc_media_forwarding_latency_seconds_bucket"
+    static let forwardedFamily = "srtc_sfu_worker_forwarded_packets_total"
     /// Cumulative counts by upper bound, seconds (`+Inf` as infinity).
     var buckets: [(bound: Double, count: Double)] = []
+    /// Packets the server forwarded so far, every worker's together (published every second);
+    /// nil when the scrape failed or held no such line.
+    var forwarded: Double?
 
     /// Reads the histogram from `metricsURL`; empty when the server has none yet.
     static func read(_ metricsURL: String) async -> ForwardingLatencyProbe {
         let client = HTTPClient(configuration: .init(connectTimeout: .seconds(1), timeout: .seconds(2), keepAlive: false))
         guard let response = try? await client.get(metricsURL), response.status == 200 else { return ForwardingLatencyProbe() }
         var probe = ForwardingLatencyProbe()
-        for line in String(decoding: response.body, as: UTF8.self).split(separator: "\n") where line.hasPrefix(family + "{") {
+        for line in String(decoding: response.body, as: UTF8.self).split(separator: "\n") {
+            if line.hasPrefix(forwardedFamily + "{") {
+                // Only from lines read: a body cut short (a starved server) leaves it nil, not 0.
+                if let value = line.split(separator: " ").last.flatMap({ Double($0) }) { probe.forwarded = (probe.forwarded ?? 0) + value }
+                continue
+            }
+            guard line.hasPrefix(family + "{") else { continue }
             // name{le="0.001"} 123
             guard let open = line.range(of: "le=\""), let close = line[open.upperBound...].firstIndex(of: "\""),
                   let count = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }

@@ -79,6 +79,17 @@ struct SFULoadBench {
         /// Our server's forwarding p99 over the window (a packet's arrival in the SFU to the return of
         /// the `sendmmsg` that sent each copy), ms, as a histogram bound; nil for Janus.
         var forwardingP99: Double?
+        /// The scenario sends media (not an idle run).
+        var media = true
+        /// Cores busy over the window, every process of the machine together.
+        var machineBusyCores = 0.0
+        /// Datagrams the kernel dropped at full UDP receive buffers over the window.
+        var receiveBufferDrops: Int64 = 0
+        /// Datagrams that arrived for closed UDP ports over the window.
+        var closedPortDrops: Int64 = 0
+        /// Packets per second our server forwarded (its /metrics, published every second, read
+        /// about a second around the window); nil for Janus.
+        var forwardedRate: Double?
 
         var cpuPerPacket: Double { cpu / Double(max(1, report?.packetsReceived ?? 0)) }
         var generatorCPUPerPacket: Double { generatorCPU / Double(max(1, report?.packetsReceived ?? 0)) }
@@ -135,7 +146,7 @@ struct SFULoadBench {
 
     private func measure(_ name: String, _ scenario: LoadScenario, target: any LoadTarget, pid: Int32, metricsURL: String?,
                          sendsMedia: Bool) async -> Row {
-        var row = Row(scenario: name, server: target.name, participants: scenario.rooms * scenario.participantsPerRoom)
+        var row = Row(scenario: name, server: target.name, participants: scenario.rooms * scenario.participantsPerRoom, media: sendsMedia)
         let capacity = Self.capacityScenarios.contains { $0.name == name }
         row.decryptionInterval = capacity ? Self.capacityDecryptionInterval : 1
         row.sharedThreads = capacity ? Self.capacitySharedThreads : 0
@@ -152,13 +163,27 @@ struct SFULoadBench {
             // The server publishes its media metrics every second: read a second after each edge.
             var latencyBefore: ForwardingLatencyProbe?
             if let metricsURL { latencyBefore = await ForwardingLatencyProbe.read(metricsURL) }
-            let before = CPUTime.process(pid: pid) ?? 0, generatorBefore = CPUTime.process()
-            let report = await run.measure(seconds: window)
-            row.cpu = (CPUTime.process(pid: pid) ?? 0) - before
-            row.generatorCPU = CPUTime.process() - generatorBefore
+            // The clocks are read at the window's edges, as its packets are counted (`LoadRun.measure`).
+            var before = 0.0, generatorBefore = 0.0, machineBefore = MachineLoad()
+            let report = await run.measure(seconds: window, atEdge: { end in
+                if end {
+                    row.cpu = (CPUTime.process(pid: pid) ?? 0) - before
+                    row.generatorCPU = CPUTime.process() - generatorBefore
+                    let machine = MachineLoad.now()
+                    row.machineBusyCores = machine.busyCores(since: machineBefore, cores: ProcessInfo.processInfo.activeProcessorCount)
+                    row.receiveBufferDrops = machine.receiveBufferDrops - machineBefore.receiveBufferDrops
+                    row.closedPortDrops = machine.closedPortDrops - machineBefore.closedPortDrops
+                } else {
+                    (before, generatorBefore, machineBefore) = (CPUTime.process(pid: pid) ?? 0, CPUTime.process(), MachineLoad.now())
+                }
+            })
             if let metricsURL, let latencyBefore {
                 try? await Task.sleep(for: .milliseconds(1100))
-                row.forwardingP99 = await ForwardingLatencyProbe.read(metricsURL).quantile(0.99, since: latencyBefore)
+                let after = await ForwardingLatencyProbe.read(metricsURL)
+                row.forwardingP99 = after.quantile(0.99, since: latencyBefore)
+                if let forwarded = after.forwarded, let earlier = latencyBefore.forwarded {
+                    row.forwardedRate = (forwarded - earlier) / report.seconds
+                }
             }
             row.report = report
             if sendsMedia {
@@ -210,7 +235,37 @@ struct SFULoadBench {
             + String(format: "server CPU %.1f%% of a core, load generator %.1f%% (%.2f µs/pkt", 100 * row.cpu / 1e6 / report.seconds,
                      100 * row.generatorCPU / 1e6 / report.seconds, row.generatorCPUPerPacket)
             + (row.decryptionInterval > 1 ? ", subscribers decrypt 1 packet in \(row.decryptionInterval)" : "")
-            + (row.sharedThreads > 0 ? ", transports on \(row.sharedThreads) shared I/O threads)" : ")") + failures
+            + (row.sharedThreads > 0 ? ", transports on \(row.sharedThreads) shared I/O threads)" : ")")
+            + String(format: ", machine %.2f cores busy", row.machineBusyCores) + failures
+            + (overloadNote(row).map { "\n     " + $0 } ?? "")
+    }
+
+    /// Why a media row lost more than 0.5 % (or got nothing), from what the machine did over its
+    /// window: the cores' use by the server, the generator and every other process, what the
+    /// server forwarded against what the subscribers counted, and what the kernel dropped at
+    /// full receive buffers. Nil for a clean row.
+    static func overloadNote(_ row: Row) -> String? {
+        guard row.media, let report = row.report, report.seconds > 0,
+              report.packetsReceived == 0 || 1 - min(1, report.delivery) > 0.005 else { return nil }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let server = row.cpu / 1e6 / report.seconds, generator = row.generatorCPU / 1e6 / report.seconds
+        var text = String(format: "lost %.1f%%: the machine's %d cores were %.0f%% busy (server %.2f cores, load generator %.2f, "
+                          + "other processes %.2f)", 100 * (1 - min(1, report.delivery)), cores, 100 * row.machineBusyCores / Double(cores),
+                          server, generator, max(0, row.machineBusyCores - server - generator))
+        let offered = Double(report.packetsExpected) / report.seconds
+        if let forwarded = row.forwardedRate {
+            text += String(format: "; the server forwarded %.0f pkt/s of %.0f offered, the subscribers counted %.0f", forwarded, offered,
+                           report.receiveRate)
+        }
+        text += "; the kernel dropped \(row.receiveBufferDrops) datagrams at full UDP receive buffers and \(row.closedPortDrops) sent to closed ports"
+        if let failure = report.failures.last(where: { $0.contains("not connected as the window ended") }) {
+            text += ": " + failure
+        } else if let forwarded = row.forwardedRate, forwarded >= 0.9 * offered, row.receiveBufferDrops > 0 {
+            text += ": the server forwarded the load, the generator's sockets overflowed (its threads did not get the CPU)"
+        } else if row.machineBusyCores >= 0.95 * Double(cores) {
+            text += ": the cores were full"
+        }
+        return text
     }
 
     static func table(_ rows: [Row]) -> String {
@@ -228,6 +283,13 @@ struct SFULoadBench {
                 continue
             }
             if !report.scenario.audio && !report.scenario.video { continue }
+            if row.media && report.packetsReceived == 0 {
+                // Not an idle run: media was sent and none counted in the window.
+                lines.append(left(row.scenario, 14) + left(row.server, 7) + "  nothing delivered in the window"
+                             + (report.failures.isEmpty ? "" : " (\(report.failures.count) failure(s): \(report.failures.last!))"))
+                if let note = overloadNote(row) { lines.append("    " + note) }
+                continue
+            }
             // Each of our rows against Janus's row of the same scenario.
             let janus = row.server.hasPrefix("srtc") ? rows[index...].first { $0.server == "janus" && $0.scenario == row.scenario } : nil
             let ratio = janus.flatMap { $0.report == nil ? nil : row.packetsPerCPUSecond / max(1e-9, $0.packetsPerCPUSecond) }
@@ -248,7 +310,8 @@ struct SFULoadBench {
                          + pad(String(format: "%.2f%%", 100 * (1 - min(1, report.delivery))), 8)
                          + pad(String(format: "%.2f", row.generatorCPUPerPacket) + (row.decryptionInterval > 1 ? "c" : ""), 11)
                          + pad(ratio.map { String(format: "%.2f×", $0) } ?? "", 11)
-                         + (report.failures.isEmpty ? "" : "  (\(report.failures.count) setup failure(s))"))
+                         + (report.failures.isEmpty ? "" : "  (\(report.failures.count) failure(s))"))
+            if let note = overloadNote(row) { lines.append("    " + note) }
         }
         lines.append("fwd pkt/s: packets subscribers received per second; CPU µs/pkt: the server's whole-process CPU (/proc) over the")
         lines.append("window per delivered packet; floor: a bare sendmmsg loop sending the same datagrams to the same sockets; e2e:")

@@ -1,5 +1,6 @@
 import Foundation
 import MediaTestSupport
+import Processes
 import RTCAV
 import RTCMedia
 import TestWait
@@ -89,13 +90,9 @@ import Testing
         let pattern = try TestPatternGenerator(width: width, height: height, frameRate: fps)
         for n in 0..<count { try writer.write(pattern.videoFrame(number: n)) }
         try writer.close()
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", y4m, "-c:v", "libx264"] + x264
-            + ["-crf", "16", "-g", String(fps), "-pix_fmt", "yuv420p", "-f", "flv", flv]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
-        guard ffmpeg.terminationStatus == 0 else { throw AVMediaError.invalidParameter("ffmpeg exited with \(ffmpeg.terminationStatus)") }
+        let (status, output) = try ChildProcess.run(["/usr/bin/ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", y4m,
+                                                     "-c:v", "libx264"] + x264 + ["-crf", "16", "-g", String(fps), "-pix_fmt", "yuv420p", "-f", "flv", flv])
+        guard status == 0 else { throw AVMediaError.invalidParameter("ffmpeg exited with \(status): \(output)") }
         return flv
     }
 

@@ -261,4 +261,21 @@ extension VideoJitterBufferTests {
         #expect(buffer.missingSequenceNumbers(nowUs: 10_000_000).isEmpty)
         #expect(buffer.statistics.lostPackets == 0 && buffer.statistics.framesDropped == 0 && !buffer.needsKeyFrame)
     }
+
+    @Test func aPacketBeforeTheFirstIsMissingTooAndGivenUpNumbersAreNotAskedAgain() throws {
+        let packets = Self.stream(frames: 4, keys: [0, 3], start: 100)   // 100 … 107; frame 3 (106, 107) a key frame
+        var buffer = VideoJitterBuffer()
+        try insert(packets[3], into: &buffer)   // 103 first
+        try insert(packets[0], into: &buffer)   // then 100, reordered at the start: 101 and 102 are missing
+        #expect(buffer.missingSequenceNumbers(nowUs: 0) == [101, 102])
+        try insert(packets[1], into: &buffer)
+        #expect(buffer.popFrames(nowUs: 0).map(\.rtpTimestamp) == [0])
+        #expect(buffer.missingSequenceNumbers(nowUs: 50_000) == [102])
+        // The key frame after the gap: everything before it is given up, and no longer NACKed.
+        try insert(packets[6], into: &buffer)
+        try insert(packets[7], into: &buffer)
+        #expect(buffer.popFrames(nowUs: 60_000).map(\.rtpTimestamp) == [9_000])
+        #expect(buffer.missingSequenceNumbers(nowUs: 1_000_000).isEmpty)
+        #expect(buffer.statistics.lostPackets == 3)
+    }
 }

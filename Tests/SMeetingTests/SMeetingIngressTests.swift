@@ -1,6 +1,7 @@
 import EgressServer
 import Foundation
 import MeetingServer
+import Processes
 import RTCMedia
 import SMeeting
 import SRTC
@@ -16,16 +17,11 @@ import Testing
 @Suite(.serialized) struct SMeetingIngressTests {
     /// ffmpeg pushing a numbered pattern (H.264 Main without B-frames: passed through) and a tone
     /// to `url` as FLV; nil when it could not start.
-    static func push(_ pattern: String, to url: String) -> Process? {
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-stream_loop", "-1", "-i", pattern,
+    static func push(_ pattern: String, to url: String) -> ChildProcess? {
+        try? ChildProcess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-stream_loop", "-1", "-i", pattern,
                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-map", "0:v", "-map", "1:a",
                             "-c:v", "libx264", "-preset", "veryfast", "-profile:v", "main", "-bf", "0", "-tune", "zerolatency",
-                            "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-f", "flv", url]
-        ffmpeg.standardOutput = FileHandle.nullDevice
-        ffmpeg.standardError = FileHandle.nullDevice
-        return (try? ffmpeg.run()) == nil ? nil : ffmpeg
+                            "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-f", "flv", url])
     }
 
     @Test func aSubMeetingMemberDecodesTheIngressAndMuteAllHoldsItsSound() async throws {
@@ -57,8 +53,8 @@ import Testing
         try await eventually("bob sees the ingress in the room") { bob.engine.getRoomInfo()?.ingresses?.map(\.uid) == [uid] }
 
         // The listener takes one connection at a time and may not listen yet: push until taken.
-        var pusher: Process?
-        defer { pusher?.terminate() }
+        var pusher: ChildProcess?
+        defer { pusher?.signal(SIGTERM) }
         try await eventually(timeout: 60, "the ingress publishes its camera in S1") {
             if bob.channel?.remoteTrack(uid: uid, desc: "camera_big") != nil { return true }
             if pusher?.isRunning != true { pusher = Self.push(pattern, to: made.url) }
@@ -83,7 +79,7 @@ import Testing
         _ = try await host.engine.adminUnmuteAll()
         try await sound.waitForMore(20, "the ingress heard again after unmute all")
 
-        pusher?.terminate()
+        await pusher?.stop()
         try await host.engine.adminDeleteIngress(ingressId: made.ingress.ingressId)
         try await eventually("the ingress is gone from the room") { bob.engine.getRoomInfo()?.ingresses == nil }
         await server.stop()

@@ -130,11 +130,11 @@ extension VideoJitterBuffer {
             slots[index] = nil
             packetCount -= 1
         }
-        nacks[index] = nil
     }
 
     mutating func advanceHead(to sequence: UInt16) {
         head = sequence
+        losses.forget(before: sequence)
         hasAdvanced = true
         blockedSinceUs = nil
         if let key = newestKeyFrameStart, SequenceNumber.isNewer(sequence, than: key) { newestKeyFrameStart = nil }
@@ -143,7 +143,8 @@ extension VideoJitterBuffer {
     }
 
     mutating func reset(at sequence: UInt16) {
-        for index in slots.indices { slots[index] = nil; nacks[index] = nil }
+        for index in slots.indices { slots[index] = nil }
+        losses.reset()
         packetCount = 0
         head = sequence
         highest = sequence

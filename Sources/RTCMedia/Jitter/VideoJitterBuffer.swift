@@ -77,12 +77,6 @@ public struct VideoJitterBuffer: Sendable {
         var isPadding = false
     }
 
-    struct NackState: Sendable {
-        var sequenceNumber: UInt16
-        var lastSentUs: Int64
-        var retries: Int
-    }
-
     /// The settings in force.
     public let configuration: Configuration
     /// Counters since creation.
@@ -91,7 +85,10 @@ public struct VideoJitterBuffer: Sendable {
     public internal(set) var needsKeyFrame = true
 
     var slots: [Packet?]
-    var nacks: [NackState?]
+    /// The missing numbers between the head and the newest packet, and their NACKs: the one loss
+    /// tracker, paced by `nackIntervalUs`. It gives nothing up by age: the buffer gives up frames
+    /// (`maxWaitUs`) and forgets their numbers as its head moves past them.
+    var losses: NackGenerator
     /// Next sequence number to emit; everything before it is done. Nil until the first packet.
     var head: UInt16?
     /// Newest sequence number received.
@@ -113,7 +110,8 @@ public struct VideoJitterBuffer: Sendable {
         precondition(configuration.capacity >= 16 && configuration.capacity <= 32_768, "capacity out of range")
         self.configuration = configuration
         slots = Array(repeating: nil, count: configuration.capacity)
-        nacks = Array(repeating: nil, count: configuration.capacity)
+        losses = NackGenerator(maxEntries: configuration.capacity, maxRetries: configuration.maxNackRetries,
+                               minRetryInterval: configuration.nackIntervalUs)
     }
 
     /// Stores one RTP packet's payload.
@@ -188,11 +186,7 @@ public struct VideoJitterBuffer: Sendable {
                     statistics.latePackets += 1
                     return .late
                 }
-                var missing = sequenceNumber &+ 1
-                while missing != head {
-                    nacks[slotIndex(missing)] = NackState(sequenceNumber: missing, lastSentUs: .min, retries: 0)
-                    missing &+= 1
-                }
+                losses.markMissing(after: sequenceNumber, before: head, now: 0)
                 self.head = sequenceNumber
             }
         } else {
@@ -205,18 +199,12 @@ public struct VideoJitterBuffer: Sendable {
             return .duplicate
         }
         slots[index] = packet
-        nacks[index] = nil
         packetCount += 1
         statistics.packetsAccepted += 1
-        if SequenceNumber.isNewer(sequenceNumber, than: highest) {
-            // Every number skipped over is now missing: remember it for NACKs.
-            var missing = highest &+ 1
-            while missing != sequenceNumber {
-                nacks[slotIndex(missing)] = NackState(sequenceNumber: missing, lastSentUs: .min, retries: 0)
-                missing &+= 1
-            }
-            highest = sequenceNumber
-        }
+        // Every number skipped over is now missing; this one no longer is. The window is smaller
+        // than the list (`capacity`), so it never overflows; arrival times are not used (no `maxAge`).
+        _ = losses.received(sequenceNumber, now: 0)
+        if SequenceNumber.isNewer(sequenceNumber, than: highest) { highest = sequenceNumber }
         if packet.isKeyFrame, newestKeyFrameStart.map({ SequenceNumber.isNewer(sequenceNumber, than: $0) }) ?? true {
             newestKeyFrameStart = sequenceNumber
         }
@@ -277,22 +265,16 @@ public struct VideoJitterBuffer: Sendable {
     /// Sequence numbers to NACK now: missing packets not asked for within `nackIntervalUs` and not yet
     /// asked for `maxNackRetries` times. Each call counts as sending those NACKs.
     public mutating func missingSequenceNumbers(nowUs: Int64) -> [UInt16] {
-        guard let head, packetCount > 0 else { return [] }
         var result: [UInt16] = []
-        var sequence = head
-        while SequenceNumber.distance(from: sequence, to: highest) >= 0 {
-            let index = slotIndex(sequence)
-            if slots[index]?.sequenceNumber != sequence, var state = nacks[index], state.sequenceNumber == sequence,
-               state.retries < configuration.maxNackRetries,
-               state.lastSentUs == .min || nowUs - state.lastSentUs >= configuration.nackIntervalUs {
-                state.retries += 1
-                state.lastSentUs = nowUs
-                nacks[index] = state
-                result.append(sequence)
-            }
-            sequence &+= 1
-        }
+        missingSequenceNumbers(nowUs: nowUs, into: &result)
         return result
+    }
+
+    /// Appends the sequence numbers to NACK now to `due` (see `missingSequenceNumbers(nowUs:)`),
+    /// without allocating when `due` has room.
+    public mutating func missingSequenceNumbers(nowUs: Int64, into due: inout [UInt16]) {
+        // Giving up is the buffer's (by frame, `maxWaitUs`), so the tracker's give-up is not a key-frame request here.
+        _ = losses.poll(now: nowUs, rtt: 0, into: &due)
     }
 
     /// Whether to send a key-frame request (PLI) now: true while `needsKeyFrame`, at most once per

@@ -19,7 +19,7 @@ protocol Selectable: AnyObject {
 ///
 /// Everything registered with a loop is confined to its thread; other threads reach it through
 /// `execute(_:)`. Work done here is synchronous: no `await` on the I/O path.
-// @unchecked Sendable: timers, registrations and events are touched only on the loop's own thread; other threads use `inbox` (Mutex) and the atomics.
+// @unchecked Sendable: timers and the poll table are touched only on the loop's own thread; other threads use `inbox`, the atomics and the table's wake-up.
 public final class EventLoop: @unchecked Sendable {
     /// Which readiness API the loop uses.
     public enum Backend: Sendable {
@@ -33,29 +33,21 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Position of this loop in its group.
     public let index: Int
-    private let poller: Poller
-    private let wakeup: Wakeup
-    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    /// The poller, the wake-up and the registrations (the poll step shared with `SharedUDPThread`).
+    private let table: PollTable<any Selectable>
+    private let inbox = TaskInbox()
     private let threadToken = Atomic<UInt>(0)
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     // Loop-thread state.
     private var timers = TimerHeap<() -> Void>()
-    private var registrations: [Selectable?] = []
-    private var events: [PollEvent] = []
     /// Scratch space every connection of this loop reads into before parsing.
     let readScratch: UnsafeMutableRawBufferPointer
 
     init(index: Int, backend: Backend) throws(NetError) {
         self.index = index
-        #if os(Linux)
-        poller = backend == .poll ? PollPoller() : try EpollPoller()
-        #else
-        poller = PollPoller()
-        #endif
-        wakeup = try Wakeup()
+        table = try PollTable(portable: backend == .poll)
         readScratch = .allocate(byteCount: 64 * 1024, alignment: 16)
-        try poller.add(wakeup.readFD, read: true, write: false)
         let thread = Thread { [self] in run() }
         thread.name = "srtc-loop-\(index)"
         thread.start()
@@ -66,18 +58,15 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: - Public API
 
     /// `true` when called on this loop's thread.
-    public var inEventLoop: Bool { threadToken.load(ordering: .acquiring) == Self.currentThreadToken() }
+    public var inEventLoop: Bool { threadToken.load(ordering: .acquiring) == ThreadToken.current() }
 
     /// Tasks posted with `execute` and not yet started (tests wait on it to order their steps).
-    var queuedTaskCount: Int { inbox.withLock { $0.count } }
+    var queuedTaskCount: Int { inbox.count }
 
     /// Runs `task` on the loop thread, after the work already queued. Safe from any thread.
     public func execute(_ task: @escaping @Sendable () -> Void) {
-        let wasEmpty = inbox.withLock { queue in
-            queue.append(task)
-            return queue.count == 1
-        }
-        if wasEmpty && !inEventLoop { wakeup.signal() }
+        let wasEmpty = inbox.post(task) == true
+        if wasEmpty && !inEventLoop { table.wakeup.signal() }
     }
 
     /// Runs `task` on the loop thread after `delay`. Safe from any thread.
@@ -100,87 +89,56 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Starts watching `fd` for `selectable`. Loop thread only.
     func register(_ fd: Int32, _ selectable: Selectable, read: Bool, write: Bool) throws(NetError) {
-        try poller.add(fd, read: read, write: write)
-        let slot = Int(fd)
-        if slot >= registrations.count {
-            registrations.append(contentsOf: repeatElement(nil, count: slot - registrations.count + 1))
-        }
-        registrations[slot] = selectable
+        try table.add(fd, selectable, read: read, write: write)
     }
 
     /// Changes the readiness `fd` is watched for. Loop thread only.
     func setInterest(_ fd: Int32, read: Bool, write: Bool) {
-        do { try poller.modify(fd, read: read, write: write) } catch {}
+        table.setInterest(fd, read: read, write: write)
     }
 
     /// Stops watching `fd` (call before closing it). Loop thread only.
     func deregister(_ fd: Int32) {
-        poller.remove(fd)
-        let slot = Int(fd)
-        if slot < registrations.count { registrations[slot] = nil }
+        table.remove(fd)
     }
 
     /// Asks the thread to exit after its current iteration and waits for it (unless called on it).
     func stop() {
         stopping.store(true, ordering: .releasing)
-        wakeup.signal()
+        table.wakeup.signal()
         if !inEventLoop { finished.wait() }
     }
 
     // MARK: - Internals
 
     private func run() {
-        threadToken.store(Self.currentThreadToken(), ordering: .releasing)
+        threadToken.store(ThreadToken.current(), ordering: .releasing)
         while !stopping.load(ordering: .acquiring) {
-            poller.wait(timeoutMilliseconds: waitTimeout(), into: &events)
-            for event in events {
-                if event.fd == wakeup.readFD {
-                    wakeup.drain()
-                    continue
-                }
-                let slot = Int(event.fd)
-                guard slot < registrations.count, let target = registrations[slot] else { continue }
+            table.wait(timeoutMilliseconds: waitTimeout()) { target, event in
+                // Each call may deregister the target (a connection closing itself).
                 if event.writable { target.writable() }
-                if event.readable, registrations[slot] === target { target.readable() }
-                if event.hangup, registrations[slot] === target { target.hangup() }
+                if event.readable, table.target(event.fd) === target { target.readable() }
+                if event.hangup, table.target(event.fd) === target { target.hangup() }
             }
             for action in timers.popDue(now: Monotonic.now()) { action() }
             runInbox()
         }
         runInbox()
-        poller.remove(wakeup.readFD)
-        wakeup.close()
-        poller.close()
+        table.close()
         finished.signal()
     }
 
     private func runInbox() {
         // Bounded rounds: tasks that post more tasks cannot starve I/O.
-        for _ in 0..<4 {
-            let tasks = inbox.withLock { queue -> [@Sendable () -> Void] in
-                let taken = queue
-                queue.removeAll(keepingCapacity: true)
-                return taken
-            }
-            if tasks.isEmpty { return }
-            for task in tasks { task() }
-        }
+        for _ in 0..<4 { guard inbox.run() else { return } }
     }
 
     private func waitTimeout() -> Int32 {
-        if inbox.withLock({ !$0.isEmpty }) { return 0 }
+        if !inbox.isEmpty { return 0 }
         guard let deadline = timers.nextDeadline() else { return -1 }
         let now = Monotonic.now()
         if deadline <= now { return 0 }
         let milliseconds = (deadline - now + 999_999) / 1_000_000
         return Int32(min(milliseconds, 60_000))
-    }
-
-    private static func currentThreadToken() -> UInt {
-        #if canImport(Glibc)
-        return UInt(pthread_self())
-        #else
-        return UInt(bitPattern: pthread_self())
-        #endif
     }
 }

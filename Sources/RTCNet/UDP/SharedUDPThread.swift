@@ -12,7 +12,7 @@ import Synchronization
 /// them, one timer that ticks every loop whose `tickInterval` has come, and a queue of closures
 /// from other threads. Everything a served loop's handlers touch stays on this one thread, so the
 /// loops' threading contract is unchanged.
-// @unchecked Sendable: `targets`, `attached`, `events`, `running` and the receiver are touched only on this thread; other threads use `inbox` (Mutex), the atomics and the eventfd.
+// @unchecked Sendable: the poll table, `attached` and the receiver are touched only on this thread; other threads use `inbox`, the atomics and the table's wake-up.
 final class SharedUDPThread: @unchecked Sendable {
     /// What a ready descriptor belongs to.
     private struct Target {
@@ -25,38 +25,29 @@ final class SharedUDPThread: @unchecked Sendable {
     let tickInterval: Duration
     /// Every served socket is read into these buffers (this thread only).
     let receiver = UDPBatchReceiver(batchSize: 32, slotSize: 2048)
-    private let poller: Poller
-    private let wakeup: Wakeup
+    /// The poller, the wake-up and the served descriptors' targets (the poll step shared with `EventLoop`).
+    private let table: PollTable<Target>
     /// Work from other threads; `closed` once the thread ended (nothing posted runs after).
-    private let inbox = Mutex<(tasks: [@Sendable () -> Void], closed: Bool)>(([], false))
-    private var running: [@Sendable () -> Void] = []
+    private let inbox = TaskInbox()
     private let threadToken = Atomic<UInt>(0)
     private let priorityInForce = Atomic<Int>(-1)
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let attachedCount = Atomic<Int>(0)
-    // This thread only: targets by descriptor, the attached loops (ticked), the poller's events.
-    private var targets: [Target?] = []
+    // This thread only: the attached loops (ticked).
     private var attached: [UDPReceiveLoop] = []
-    private var events: [PollEvent] = []
 
     init(index: Int, tickInterval: Duration, name: String, priority: IOThreadPriority) throws(NetError) {
         self.index = index
         self.tickInterval = tickInterval
-        #if os(Linux)
-        poller = try EpollPoller()
-        #else
-        poller = PollPoller()
-        #endif
-        wakeup = try Wakeup()
-        try poller.add(wakeup.readFD, read: true, write: false)
+        table = try PollTable()
         IOThread.start(name: name, priority: priority) { [self] applied in
             priorityInForce.store(IOThreadPriority.allCases.firstIndex(of: applied)!, ordering: .releasing)
             run()
         }
     }
 
-    var isOnThread: Bool { threadToken.load(ordering: .acquiring) == Self.currentThreadToken() }
+    var isOnThread: Bool { threadToken.load(ordering: .acquiring) == ThreadToken.current() }
 
     var appliedPriority: IOThreadPriority? {
         let index = priorityInForce.load(ordering: .acquiring)
@@ -82,8 +73,7 @@ final class SharedUDPThread: @unchecked Sendable {
     func attach(_ loop: UDPReceiveLoop) {
         post { [self] in
             let fd = loop.socket.descriptor
-            do { try poller.add(fd, read: true, write: false) } catch { return }
-            setTarget(fd, Target(loop: loop, isSocket: true))
+            do { try table.add(fd, Target(loop: loop, isSocket: true), read: true, write: false) } catch { return }
             loop.nextTick = .now
             attached.append(loop)
             attachedCount.add(1, ordering: .relaxed)
@@ -101,24 +91,22 @@ final class SharedUDPThread: @unchecked Sendable {
     /// Ends the thread and waits for it (unless called on it).
     func stop() {
         stopping.store(true, ordering: .releasing)
-        wakeup.signal()
+        table.wakeup.signal()
         if !isOnThread { finished.wait() }
     }
 
     // MARK: - This thread (a served loop's calls)
 
     func watch(_ fd: Int32, for loop: UDPReceiveLoop, read: Bool, write: Bool) {
-        do { try poller.add(fd, read: read, write: write) } catch { return }
-        setTarget(fd, Target(loop: loop, isSocket: false))
+        do { try table.add(fd, Target(loop: loop, isSocket: false), read: read, write: write) } catch { return }
     }
 
     func setInterest(_ fd: Int32, read: Bool, write: Bool) {
-        do { try poller.modify(fd, read: read, write: write) } catch {}
+        table.setInterest(fd, read: read, write: write)
     }
 
     func unwatch(_ fd: Int32) {
-        poller.remove(fd)
-        setTarget(fd, nil)
+        table.remove(fd)
     }
 
     // MARK: - Internals
@@ -126,23 +114,9 @@ final class SharedUDPThread: @unchecked Sendable {
     /// `false` when the thread has ended (the work will not run).
     @discardableResult
     private func post(_ work: @escaping @Sendable () -> Void) -> Bool {
-        let (posted, first) = inbox.withLock { inbox -> (Bool, Bool) in
-            guard !inbox.closed else { return (false, false) }
-            inbox.tasks.append(work)
-            return (true, inbox.tasks.count == 1)
-        }
-        if first && !isOnThread { wakeup.signal() }
-        return posted
-    }
-
-    private func setTarget(_ fd: Int32, _ target: Target?) {
-        let slot = Int(fd)
-        guard slot >= 0 else { return }
-        if slot >= targets.count {
-            guard target != nil else { return }
-            targets.append(contentsOf: repeatElement(nil, count: slot - targets.count + 1))
-        }
-        targets[slot] = target
+        guard let first = inbox.post(work) else { return false }
+        if first && !isOnThread { table.wakeup.signal() }
+        return true
     }
 
     private func remove(_ loop: UDPReceiveLoop) {
@@ -150,7 +124,7 @@ final class SharedUDPThread: @unchecked Sendable {
         loop.detached = true
         for fd in loop.extraHandlers.keys { unwatch(fd) }
         let fd = loop.socket.descriptor
-        if fd >= 0, Int(fd) < targets.count, targets[Int(fd)]?.loop === loop { unwatch(fd) }
+        if fd >= 0, table.target(fd)?.loop === loop { unwatch(fd) }
         if let i = attached.firstIndex(where: { $0 === loop }) {
             attached.swapAt(i, attached.count - 1)
             attached.removeLast()
@@ -159,19 +133,12 @@ final class SharedUDPThread: @unchecked Sendable {
     }
 
     private func run() {
-        threadToken.store(Self.currentThreadToken(), ordering: .releasing)
+        threadToken.store(ThreadToken.current(), ordering: .releasing)
         let clock = ContinuousClock()
         var nextTick = clock.now + tickInterval
         while !stopping.load(ordering: .acquiring) {
-            let timeout = inbox.withLock({ $0.tasks.isEmpty }) ? UDPReceiveLoop.pollTimeout(until: nextTick, now: clock.now) : 0
-            poller.wait(timeoutMilliseconds: timeout, into: &events)
-            for event in events {
-                if event.fd == wakeup.readFD {
-                    wakeup.drain()
-                    continue
-                }
-                let slot = Int(event.fd)
-                guard slot < targets.count, let target = targets[slot] else { continue }
+            let timeout = inbox.isEmpty ? UDPReceiveLoop.pollTimeout(until: nextTick, now: clock.now) : 0
+            table.wait(timeoutMilliseconds: timeout) { target, event in
                 if target.isSocket {
                     target.loop.serviceSocket(with: receiver)
                 } else {
@@ -179,7 +146,7 @@ final class SharedUDPThread: @unchecked Sendable {
                                                                                    hangup: event.hangup))
                 }
             }
-            runInbox()
+            inbox.run()
             let now = clock.now
             if now >= nextTick {
                 // By index: a tick may detach its own loop (a transport failing closes itself).
@@ -191,30 +158,12 @@ final class SharedUDPThread: @unchecked Sendable {
                 nextTick = now + tickInterval
             }
         }
-        inbox.withLock { $0.closed = true }
-        runInbox()
+        inbox.close()
+        inbox.run()
         for loop in attached { loop.detached = true }
         attached.removeAll()
-        targets.removeAll()
-        poller.remove(wakeup.readFD)
-        wakeup.close()
-        poller.close()
+        table.removeAllTargets()
+        table.close()
         finished.signal()
-    }
-
-    /// Runs the posted closures; the two lists trade places under the lock (no copy, no allocation).
-    private func runInbox() {
-        inbox.withLock { swap(&$0.tasks, &running) }
-        guard !running.isEmpty else { return }
-        for work in running { work() }
-        running.removeAll(keepingCapacity: true)
-    }
-
-    private static func currentThreadToken() -> UInt {
-        #if canImport(Glibc)
-        return UInt(pthread_self())
-        #else
-        return UInt(bitPattern: pthread_self())
-        #endif
     }
 }

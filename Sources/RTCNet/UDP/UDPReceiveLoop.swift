@@ -20,7 +20,7 @@ import Synchronization
 /// thread, one at a time; they must not block. Everything else a handler touches (peer state,
 /// SRTP contexts, the send queue) therefore needs no lock. Other threads talk to the loop only
 /// through `execute(_:)` and `stop()`.
-// @unchecked Sendable: handlers, `running` and the watched descriptors are touched only on the loop's thread (set before `start`); other threads use `pending` (Mutex) and the atomics.
+// @unchecked Sendable: handlers and the watched descriptors are touched only on the loop's thread (set before `start`); other threads use `pending` (a `TaskInbox`) and the atomics.
 public final class UDPReceiveLoop: @unchecked Sendable {
     public let socket: UDPSocket
     public let receiver: UDPBatchReceiver
@@ -56,12 +56,10 @@ public final class UDPReceiveLoop: @unchecked Sendable {
 
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private let pending = Mutex<[@Sendable () -> Void]>([])
-    /// The closures being run (loop thread only).
-    private var running: [@Sendable () -> Void] = []
+    private let pending = TaskInbox()
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private let threadID = Mutex<pthread_t?>(nil)
+    private let threadToken = Atomic<UInt>(0)
     private let priorityInForce = Atomic<Int>(-1)
     private var started = false
     // Loop thread only: descriptors polled beside the socket (see `watch`), and a reused list of
@@ -139,8 +137,7 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     /// `true` when called on the loop's thread.
     public var isOnLoopThread: Bool {
         if let host { return host.isOnThread }
-        guard let id = threadID.withLock({ $0 }) else { return false }
-        return pthread_equal(id, pthread_self()) != 0
+        return threadToken.load(ordering: .acquiring) == ThreadToken.current()
     }
 
     /// Queues a datagram that `write` fills (see `UDPSendQueue.enqueue(to:stamp:_:)`), sending
@@ -165,7 +162,7 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     public func execute(_ work: @escaping @Sendable () -> Void) {
         if isOnLoopThread { work(); return }
         if let host { return host.execute(for: self, work) }
-        pending.withLock { $0.append(work) }
+        pending.post(work)
         wake()
     }
 
@@ -218,7 +215,7 @@ public final class UDPReceiveLoop: @unchecked Sendable {
     }
 
     private func run() {
-        threadID.withLock { $0 = pthread_self() }
+        threadToken.store(ThreadToken.current(), ordering: .releasing)
         defer { finished.signal() }
         let clock = ContinuousClock()
         nextTick = clock.now
@@ -315,16 +312,11 @@ public final class UDPReceiveLoop: @unchecked Sendable {
         }
     }
 
-    /// Runs the closures handed over so far. The two lists trade places under the lock, so
-    /// checking on every loop iteration costs neither an allocation nor a copy (copying the
-    /// queue out and clearing it made a fresh buffer each time).
-    /// Returns whether it ran any.
+    /// Runs the closures handed over so far (checked on every loop iteration: no allocation, no
+    /// copy) and sends what they queued. Returns whether it ran any.
     @discardableResult
     private func runPending() -> Bool {
-        pending.withLock { swap(&$0, &running) }
-        guard !running.isEmpty else { return false }
-        for item in running { item() }
-        running.removeAll(keepingCapacity: true)
+        guard pending.run() else { return false }
         sendQueue.flush(on: socket)
         return true
     }

@@ -1,14 +1,23 @@
-/// Decides which missing packets of one incoming stream to NACK upstream (RFC 4585 §6.2.1) and
-/// when: a gap in sequence numbers adds its numbers to a list; each is requested on the next
-/// poll, then again every round-trip time (at least `minRetryInterval`), at most `maxRetries`
-/// times; a packet that arrives (late or retransmitted) leaves the list. When the list would
-/// overflow, or a number runs out of retries, the stream asks for a key frame instead, since
-/// the decoder cannot recover without it.
+/// The one receive-side loss tracker (issue 29): finds the missing packets of one incoming stream
+/// and decides when to NACK each (RFC 4585 §6.2.1, generic NACK) and when to stop and ask for a
+/// key frame instead. Its rules:
 ///
-/// The SFU keeps one per incoming stream that negotiated NACK; the SDK one per received audio
-/// stream (video has its jitter buffer's own list).
+/// - A gap in sequence numbers (wrap-aware, RFC 3550 §A.1) adds its numbers to a list, oldest
+///   first; a packet that arrives late or retransmitted leaves it (reordering costs nothing).
+/// - Each number is requested on the next `poll`, then again once the round-trip time has passed
+///   (at least `minRetryInterval`), at most `maxRetries` times; after that it is given up.
+/// - The decoder cannot recover what is given up, so the tracker asks for a key frame (RFC 4585
+///   §6.3.1) when a number runs out of retries, when one has been missing longer than `maxAge`
+///   (a gap too old to repair in time), or when a gap would not fit in the list.
+/// - A key frame makes older numbers useless (`keyFrameReceived`); a buffer that gives packets up
+///   itself drops them with `forget(before:)`.
 ///
-/// Storage is reserved up front; steady-state updates do not allocate.
+/// Users: the SFU, one per incoming stream that negotiated NACK (paced by the publisher's RTT);
+/// the SDK, one per received audio stream and one inside each video jitter buffer
+/// (`VideoJitterBuffer`, so also the egress worker and the soak receiver, which receive through it).
+///
+/// Storage is reserved up front and the list stays sorted: per-packet updates do not allocate,
+/// and finding a number is a binary search.
 public struct NackGenerator: Sendable {
     public struct Entry: Sendable, Equatable {
         public var sequenceNumber: UInt16
@@ -21,19 +30,30 @@ public struct NackGenerator: Sendable {
     public let maxEntries: Int
     public let maxRetries: Int
     public let minRetryInterval: Int64
+    /// How long a number may stay missing before it is given up (µs); nil: no limit.
+    public let maxAge: Int64?
+    /// Missing numbers, oldest first (wrap-aware; they span less than half the number space).
     public private(set) var entries: [Entry] = []
     private var started = false
     private var highest: UInt16 = 0
 
-    public init(maxEntries: Int = 256, maxRetries: Int = 10, minRetryInterval: Int64 = 20_000) {
+    public init(maxEntries: Int = 256, maxRetries: Int = 10, minRetryInterval: Int64 = 20_000, maxAge: Int64? = nil) {
+        precondition(maxEntries > 0 && maxEntries <= 0x8000, "maxEntries out of range")
         self.maxEntries = maxEntries
         self.maxRetries = maxRetries
         self.minRetryInterval = minRetryInterval
+        self.maxAge = maxAge
         entries.reserveCapacity(maxEntries)
     }
 
-    /// Sequence numbers waiting for a packet.
+    /// Sequence numbers waiting for a packet (allocates: for checks and tests).
     public var missing: [UInt16] { entries.map(\.sequenceNumber) }
+
+    /// Whether `seq` is missing and has been requested at least once.
+    public func wasRequested(_ seq: UInt16) -> Bool {
+        guard let index = index(of: seq) else { return false }
+        return entries[index].lastRequested != nil
+    }
 
     /// Records a received packet.
     /// - Returns: true when the gap was too large to NACK and a key frame should be requested.
@@ -45,7 +65,7 @@ public struct NackGenerator: Sendable {
         }
         guard SequenceNumber.isNewer(seq, than: highest) else {
             // Late or retransmitted: no longer missing.
-            if let index = entries.firstIndex(where: { $0.sequenceNumber == seq }) { entries.remove(at: index) }
+            if let index = index(of: seq) { entries.remove(at: index) }
             return false
         }
         let gap = SequenceNumber.distance(from: highest, to: seq) - 1
@@ -68,39 +88,81 @@ public struct NackGenerator: Sendable {
         return overflowed
     }
 
+    /// Records as missing the numbers after `first` and before `end`, which come before every
+    /// listed one: a packet older than the first one received arrived (reordering at the start
+    /// of a stream), and what lies between the two is now known to be missing. When they do not
+    /// all fit in the list, the newest are recorded (the oldest would be the first given up).
+    public mutating func markMissing(after first: UInt16, before end: UInt16, now: Int64) {
+        let count = SequenceNumber.distance(from: first, to: end) - 1
+        guard count > 0 else { return }
+        let room = min(count, maxEntries - entries.count)
+        guard room > 0 else { return }
+        // Oldest first, in front of the list: the list stays sorted.
+        entries.insert(contentsOf: repeatElement(Entry(sequenceNumber: first, firstMissed: now, lastRequested: nil, retries: 0),
+                                                 count: room), at: 0)
+        for offset in 0 ..< room { entries[offset].sequenceNumber = end &- UInt16(room - offset) }
+    }
+
     /// Appends to `due` the numbers to NACK now and marks them requested.
     /// - Parameter rtt: the current round-trip estimate in µs (0 when unknown).
-    /// - Returns: true when some number ran out of retries (ask for a key frame).
+    /// - Returns: true when some number was given up (out of retries, or missing longer than
+    ///   `maxAge`): ask for a key frame.
     public mutating func poll(now: Int64, rtt: Int64, into due: inout [UInt16]) -> Bool {
         let interval = max(minRetryInterval, rtt)
-        var exhausted = false
+        var gaveUp = false
         var index = 0
         while index < entries.count {
-            if entries[index].retries >= maxRetries {
+            let entry = entries[index]
+            if entry.retries >= maxRetries || maxAge.map({ now - entry.firstMissed > $0 }) == true {
                 entries.remove(at: index)
-                exhausted = true
+                gaveUp = true
                 continue
             }
-            if let last = entries[index].lastRequested, now - last < interval {
+            if let last = entry.lastRequested, now - last < interval {
                 index += 1
                 continue
             }
             entries[index].lastRequested = now
             entries[index].retries += 1
-            due.append(entries[index].sequenceNumber)
+            due.append(entry.sequenceNumber)
             index += 1
         }
-        return exhausted
+        return gaveUp
     }
 
     /// A key frame starting at `seq` arrived: packets before it are no longer needed to decode.
     public mutating func keyFrameReceived(at seq: UInt16) {
-        entries.removeAll { SequenceNumber.isNewer(seq, than: $0.sequenceNumber) }
+        forget(before: seq)
+    }
+
+    /// Stops asking for every number older than `seq` (its owner gave those packets up).
+    public mutating func forget(before seq: UInt16) {
+        guard let first = entries.first, SequenceNumber.isNewer(seq, than: first.sequenceNumber) else { return }
+        entries.removeSubrange(0 ..< lowerBound(seq))
     }
 
     /// Forgets every missing number (on a key frame request that makes them useless, or a restart).
     public mutating func reset() {
         entries.removeAll(keepingCapacity: true)
         started = false
+    }
+
+    // MARK: - Sorted list
+
+    /// The index of the first entry not older than `seq` (entries.count when all are older).
+    private func lowerBound(_ seq: UInt16) -> Int {
+        guard let anchor = entries.first?.sequenceNumber else { return 0 }
+        let target = SequenceNumber.distance(from: anchor, to: seq)
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if SequenceNumber.distance(from: anchor, to: entries[middle].sequenceNumber) < target { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    private func index(of seq: UInt16) -> Int? {
+        let index = lowerBound(seq)
+        return index < entries.count && entries[index].sequenceNumber == seq ? index : nil
     }
 }

@@ -158,9 +158,7 @@ final class AudioReceiver: @unchecked Sendable {
             s.noteArrival(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: payload)
             var lost: [UInt16] = []
             if nacks {
-                if s.nack.entries.contains(where: { $0.sequenceNumber == packet.sequenceNumber && $0.lastRequested != nil }) {
-                    s.recovered += 1
-                }
+                if s.nack.wasRequested(packet.sequenceNumber) { s.recovered += 1 }
                 _ = s.nack.received(packet.sequenceNumber, now: nowUs)
                 // Asked again after 20 ms at the earliest: the playout buffer holds 60 ms.
                 _ = s.nack.poll(now: nowUs, rtt: 0, into: &lost)

@@ -4,8 +4,8 @@ import Glibc
 
 /// Reads the Linux kernel's process and system counters (proc(5)) the performance events are
 /// computed from. The parsing is plain text handling, tested on every platform; only `snapshot()`
-/// reads /proc, and only on Linux.
-enum ProcStatReader {
+/// reads /proc, and only on Linux. `srtc-bench sfu-load` reads the machine's CPU with `systemTicks`.
+package enum ProcStatReader {
     /// One reading of the counters.
     struct Snapshot: Sendable, Equatable {
         /// CPU time this process used, user + system, in clock ticks (`/proc/self/stat` fields 14, 15).
@@ -30,7 +30,7 @@ enum ProcStatReader {
 
     /// Busy and total ticks from `/proc/stat`'s aggregate `cpu` line (user nice system idle iowait
     /// irq softirq steal …; idle and iowait are not busy; guest time is already in user).
-    static func systemTicks(stat text: String) -> (busy: Int64, total: Int64)? {
+    package static func systemTicks(stat text: String) -> (busy: Int64, total: Int64)? {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
         let values = line.split(separator: " ").dropFirst().prefix(8).compactMap { Int64($0) }
         guard values.count >= 4, values.allSatisfy({ $0 >= 0 && $0 < Int64.max / 16 }) else { return nil }

@@ -49,10 +49,13 @@ package final class LoadReceivedStream: @unchecked Sendable {
     let source: LoadStreamSender?
 
     private var statistics: RTPReceiveStatistics
-    private var unwrapper = SequenceNumberUnwrapper()
-    private var highest: Int64?
-    /// NACKed sequence numbers still missing, with when they were found missing.
-    private var missing: [(sequence: Int64, since: Int64)] = []
+    /// The missing numbers (the one loss tracker): each NACKed once, when the packet after its
+    /// gap arrives (no resend: the retry interval is longer than a number's life), and given up
+    /// after a second; a gap longer than the list is not NACKed. Either way a video stream then
+    /// asks for a key frame.
+    private var losses = NackGenerator(maxEntries: 256, maxRetries: .max, minRetryInterval: .max, maxAge: 1_000_000)
+    /// Some number was given up since the last `expireMissing`.
+    private var gaveUp = false
     private var firstArrival: Int64?
     private var sourceSentAtFirst = 0
     private var nacksSent = 0
@@ -60,9 +63,6 @@ package final class LoadReceivedStream: @unchecked Sendable {
     private var recovered = 0
     private var plisSent = 0
     private var lastPLI: Int64 = .min
-
-    /// NACK at most this many packets of one gap; a longer gap waits for a key frame.
-    static let maxNackPerGap = 64
 
     init(mid: String, kind: TrackKind, ssrc: UInt32, absCaptureTimeID: UInt8, source: LoadStreamSender?, capture: Bool = false) {
         captured = capture ? [] : nil
@@ -72,7 +72,6 @@ package final class LoadReceivedStream: @unchecked Sendable {
         self.absCaptureTimeID = absCaptureTimeID
         self.source = source
         statistics = RTPReceiveStatistics(clockRate: kind == .audio ? 48_000 : 90_000)
-        missing.reserveCapacity(256)
     }
 
     var isEmpty: Bool { firstArrival == nil }
@@ -88,34 +87,26 @@ package final class LoadReceivedStream: @unchecked Sendable {
         statistics.update(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrivalMicros: now, size: view.bytes.count)
         captured?.append(CapturedPacket(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
                                         payload: Array(view.payload)))
-        let extended = unwrapper.unwrap(view.sequenceNumber)
-        guard let last = highest else { highest = extended; return [] }
-        if extended <= last {
-            if let index = missing.firstIndex(where: { $0.sequence == extended }) {
-                missing.remove(at: index)
-                recovered += 1
-            }
-            return []
-        }
-        highest = extended
-        guard extended > last + 1 else { return [] }
-        let gap = (last + 1) ..< min(extended, last + 1 + Int64(Self.maxNackPerGap))
+        if losses.wasRequested(view.sequenceNumber) { recovered += 1 }
+        if losses.received(view.sequenceNumber, now: now) { gaveUp = true }
+        guard !losses.entries.isEmpty else { return [] }
         var lost: [UInt16] = []
-        for sequence in gap {
-            if missing.count < missing.capacity { missing.append((sequence, now)) }
-            lost.append(UInt16(truncatingIfNeeded: sequence))
+        if losses.poll(now: now, rtt: 0, into: &lost) { gaveUp = true }
+        if !lost.isEmpty {
+            nacksSent += 1
+            nackedPackets += lost.count
         }
-        nacksSent += 1
-        nackedPackets += lost.count
         return lost
     }
 
-    /// Drops sequence numbers missing for over a second; true when a video stream should ask
-    /// for a key frame (at most once a second).
+    /// Gives up sequence numbers missing for over a second; true when a video stream should ask
+    /// for a key frame (something was given up; at most once a second).
     func expireMissing(now: Int64) -> Bool {
-        let before = missing.count
-        missing.removeAll { now - $0.since > 1_000_000 }
-        guard kind == .video, missing.count < before, lastPLI == .min || now - lastPLI >= 1_000_000 else { return false }
+        var none: [UInt16] = []
+        if losses.poll(now: now, rtt: 0, into: &none) { gaveUp = true }
+        let due = gaveUp
+        gaveUp = false
+        guard kind == .video, due, lastPLI == .min || now - lastPLI >= 1_000_000 else { return false }
         lastPLI = now
         plisSent += 1
         return true

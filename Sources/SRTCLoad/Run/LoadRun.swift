@@ -185,8 +185,21 @@ package final class LoadRun: @unchecked Sendable {
     // MARK: - Measuring
 
     /// Measures `seconds`, calling `progress` every second with a one-line summary.
-    package func measure(seconds: Double, progress: (@Sendable (String) -> Void)? = nil) async -> LoadReport {
+    ///
+    /// The window is the time between its two edges, and the packets it reports as received
+    /// (`packetsReceived`, `receiveRate`) are those the subscribers counted between them, read
+    /// from their atomic counters at the edges. The per-stream figures (loss, expected, NACKs,
+    /// delays) come from snapshots taken on each subscriber's I/O thread just before the first
+    /// edge and just after the second: on an overloaded machine gathering those snapshots takes
+    /// seconds (each waits its turn on a busy thread), and counting the packets of that time
+    /// against the window's length reported more delivered than was offered.
+    /// - Parameter atEdge: called at both edges, on the caller's task, with no `await` between
+    ///   it and the counter reading (the benchmark reads CPU clocks there); `true` at the end.
+    package func measure(seconds: Double, progress: (@Sendable (String) -> Void)? = nil,
+                         atEdge: (Bool) -> Void = { _ in }) async -> LoadReport {
         let start = await counters(resetLatency: true)
+        let firstCount = packetsCounted()
+        atEdge(false)
         let began = ContinuousClock.now
         var previous = start
         // One progress line per whole second; the window ends exactly `seconds` after it began.
@@ -198,6 +211,8 @@ package final class LoadRun: @unchecked Sendable {
                                                previous: previous, current: now))
             previous = now
         }
+        let lastCount = packetsCounted()
+        atEdge(true)
         let elapsed = ContinuousClock.now - began
         let end = await counters(resetLatency: false)
         let received = end.received(since: start)
@@ -205,8 +220,20 @@ package final class LoadRun: @unchecked Sendable {
             guard let address = participant.subscriber?.localAddress, let counts = received[participant.uid] else { return nil }
             return LoadDestination(address: address, packets: counts.packets, bytes: counts.bytes)
         }
-        return end.report(since: start, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                          run: self)
+        let windowSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        // A transport that failed after its streams started (setup saw them) counts nothing more:
+        // said here, or a window of it reads as a server that forwarded nothing.
+        let down = end.subscribers.values.filter { !$0.connected }.count
+        if down > 0 { fail("\(down) of \(end.subscribers.count) subscribe transport(s) not connected as the window ended") }
+        var report = end.report(since: start, seconds: windowSeconds, run: self)
+        report.packetsReceived = lastCount - firstCount
+        report.receiveRate = (Double(report.packetsReceived) / max(0.001, windowSeconds)).rounded()
+        return report
+    }
+
+    /// RTP packets every subscriber counted so far (their atomics: no hop to their threads).
+    private func packetsCounted() -> Int {
+        participants.reduce(0) { $0 + ($1.subscriber?.packetsReceived.load(ordering: .relaxed) ?? 0) }
     }
 
     private func counters(resetLatency: Bool) async -> LoadCounters {
