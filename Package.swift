@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "SRTCAgents", dependencies: ["SRTC", "RTCMedia", "CPocketSphinx", "CEspeakNG", "CSWResample", "CAVUtil"]),
 
         // Egress: the server-worker conversation, and the worker (composite, recording, live output) on the SDK.
-        .target(name: "EgressProtocol"),
+        .target(name: "EgressProtocol", dependencies: ["SRTCProtocol"]),
         // Starting and reaping programs (posix_spawn/waitpid): egress workers, benchmark servers, test daemons.
         .target(name: "Processes", dependencies: ["CSystem"]),
         .target(name: "EgressWorker", dependencies: ["EgressProtocol", "SRTC", "SRTCProtocol", "RTCAV", "RTCMedia", "CSystem", "SRTCAgents"]),

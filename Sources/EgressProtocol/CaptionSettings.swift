@@ -17,21 +17,3 @@ public struct CaptionSettings: Codable, Sendable, Equatable {
         self.idleTimeoutSeconds = idleTimeoutSeconds
     }
 }
-
-/// One caption as the worker reports it (`caption` event line): the server stores finals and
-/// sends every one to the channel's users. Times are Unix milliseconds.
-public struct CaptionLine: Codable, Sendable, Equatable {
-    public var uid: String
-    public var text: String
-    public var final: Bool
-    public var startMs: Int64
-    public var endMs: Int64
-
-    public init(uid: String, text: String, final: Bool, startMs: Int64, endMs: Int64) {
-        self.uid = uid
-        self.text = text
-        self.final = final
-        self.startMs = startMs
-        self.endMs = endMs
-    }
-}

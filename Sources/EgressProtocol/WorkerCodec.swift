@@ -1,4 +1,5 @@
 import Foundation
+import SRTCProtocol
 
 /// Encodes and decodes the worker conversation's lines: `{"type": "...", ...}` JSON objects,
 /// snake_case keys, one per line. A line that does not decode is an error for the reader to
@@ -88,7 +89,7 @@ public enum WorkerCodec {
         case .ended(let reason): encode(Envelope(type: "ended", reason: reason))
         case .inputStarted(let input): encode(Envelope(type: "input_started", input: input))
         case .inputEnded(let reason): encode(Envelope(type: "input_ended", reason: reason))
-        case .caption(let caption): encode(Envelope(type: "caption", caption: caption))
+        case .caption(let caption): encode(CaptionEnvelope(type: "caption", caption: caption))
         }
     }
 
@@ -110,7 +111,9 @@ public enum WorkerCodec {
             return .inputStarted(input)
         case "input_ended": return .inputEnded(reason: e.reason ?? "")
         case "caption":
-            guard let caption = e.caption else { throw .invalidData("caption") }
+            guard let caption = try? ownKeysDecoder.decode(CaptionEnvelope.self, from: Data(line.utf8)).caption else {
+                throw .invalidData("caption")
+            }
             return .caption(caption)
         default: throw .unknownType(e.type)
         }
@@ -132,10 +135,23 @@ public enum WorkerCodec {
         var reason: String?
         var input: IngressInput?
         var token: String?
-        var caption: CaptionLine?
     }
 
-    static func encode(_ envelope: Envelope) -> String {
+    /// The `caption` line, whose payload is the client protocol's `caption` event (docs/protocol.md,
+    /// "Captions"): the server passes it on as it came. `Caption` spells its snake_case keys in its
+    /// `CodingKeys`, as every type of the client protocol does (its codec converts no keys), so it
+    /// is decoded here without key conversion: `convertFromSnakeCase` turns `start_ms` into
+    /// `startMs` before matching, and `start_ms` would never be found. The shared encoder writes
+    /// it unchanged, since snake_case conversion leaves a key without capitals as it is.
+    struct CaptionEnvelope: Codable {
+        var type: String
+        var caption: Caption
+    }
+
+    /// For the types that spell their own keys (`CaptionEnvelope`).
+    private static let ownKeysDecoder = JSONDecoder()
+
+    static func encode(_ envelope: some Encodable) -> String {
         guard let data = try? encoder.encode(envelope) else { return #"{"type":"invalid"}"# }
         return String(decoding: data, as: UTF8.self)
     }

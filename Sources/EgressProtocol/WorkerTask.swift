@@ -2,6 +2,8 @@
 // the task as the first line of the worker's standard input, then commands, one JSON object per
 // line; events back on its standard output, one per line (docs/egress.md, "Workers").
 
+import SRTCProtocol
+
 /// A worker's task: where to join and what to make.
 public struct WorkerTask: Codable, Sendable, Equatable {
     /// The server's id of the task (`CP_…` composite, `RC_…` recording, `IN_…` ingress, `CC_…` captions).
@@ -85,7 +87,7 @@ public enum WorkerEvent: Sendable, Equatable {
     /// worker listens again (RTMP, SRT) or ends (URL).
     case inputEnded(reason: String)
     /// A caption worker recognised speech: a partial or a turn's final.
-    case caption(CaptionLine)
+    case caption(Caption)
 }
 
 /// What an ingress's input carries, as the worker found it.

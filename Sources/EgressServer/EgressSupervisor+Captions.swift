@@ -139,7 +139,7 @@ extension EgressSupervisor {
                 run.stored += 1
             }
             // Awaited here, on the one message stream: each speaker's captions reach users in order.
-            await channels.caption(run.key, Caption(uid: line.uid, text: line.text, final: line.final, startMs: line.startMs, endMs: line.endMs))
+            await channels.caption(run.key, line)
         case .failed(let code, let message):
             run.failure = (code, message)
             run.info.error = message

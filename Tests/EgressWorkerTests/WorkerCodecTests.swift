@@ -1,5 +1,6 @@
 import EgressProtocol
 import Foundation
+import SRTCProtocol
 import TestRandom
 import Testing
 
@@ -29,14 +30,14 @@ import Testing
         for event in [WorkerEvent.started, .liveStarted, .liveEnded(error: nil), .liveEnded(error: "rtmp refused"), .finished(result),
                       .failed(code: "storage_failed", message: "disk full"), .ended(reason: "idle"),
                       .inputStarted(IngressInput(videoCodec: "h264", audioCodec: nil, width: 1280, height: 720)), .inputEnded(reason: "eof"),
-                      .caption(CaptionLine(uid: "alice", text: "a cup of coffee", final: true, startMs: 1_765_000_000_000, endMs: 1_765_000_001_500))] {
+                      .caption(Caption(uid: "alice", text: "a cup of coffee", final: true, startMs: 1_765_000_000_000, endMs: 1_765_000_001_500))] {
             #expect(try WorkerCodec.event(from: WorkerCodec.line(event)) == event)
         }
     }
 
     /// `caption` as docs/egress.md ("Workers") spells it.
     @Test func aCaptionLineIsAsDocumented() throws {
-        let line = WorkerCodec.line(.caption(CaptionLine(uid: "bob", text: "hello", final: false, startMs: 10, endMs: 20)))
+        let line = WorkerCodec.line(.caption(Caption(uid: "bob", text: "hello", final: false, startMs: 10, endMs: 20)))
         #expect(line == #"{"caption":{"end_ms":20,"final":false,"start_ms":10,"text":"hello","uid":"bob"},"type":"caption"}"#)
         #expect(throws: WorkerCodec.DecodeError.invalidData("caption")) { try WorkerCodec.event(from: #"{"type":"caption"}"#) }
         let task = WorkerTask(taskId: "CC_1", serverURL: "http://127.0.0.1:1", channel: "room", token: "t",

@@ -55,8 +55,8 @@ public final class CaptionTask: EgressTask, Sendable {
             $0 = Task {
                 for await event in agent.events {
                     guard case .transcript(let uid, let t) = event, !t.text.isEmpty else { continue }
-                    events.emit(.caption(CaptionLine(uid: uid, text: t.text, final: t.final,
-                                                     startMs: zero + Int64(t.startMs), endMs: zero + Int64(t.endMs))))
+                    events.emit(.caption(Caption(uid: uid, text: t.text, final: t.final,
+                                                 startMs: zero + Int64(t.startMs), endMs: zero + Int64(t.endMs))))
                 }
             }
         }
