@@ -67,6 +67,39 @@ import Testing
         #expect(decodedBase == [0, 4, 8, 12])
     }
 
+    /// Dynacast inside SVC from the first unit on, as a publisher whose only subscriber takes the
+    /// small layer starts: the upper layer is off for the first units, then on and off every six.
+    /// libaom 3.6 corrupted its heap when the upper layer first came back (it had never encoded
+    /// it: a note in `AV1Encoder+Scalability.swift`); the process aborted in glibc or valgrind
+    /// reported the writes. Every unit holds the active layers only, each raise is a key picture,
+    /// and both a decoder of S0 alone and one of whole units decode every unit they get.
+    @Test func theUpperLayerOffFromTheFirstUnitComesBackAndGoesAgain() throws {
+        let pattern = try TestPatternGenerator(width: 320, height: 240)
+        let encoder = try encoder(.l2t3Key)
+        let small = try AV1Decoder(), whole = try AV1Decoder()
+        var layers: [[Int]] = [], keys: [Int] = [], smallSizes: Set<String> = [], bigNumbers: [Int] = [], smallDecoded = 0
+        for number in 0 ..< 48 {
+            let upper = number / 6 % 2 == 1
+            try encoder.setActiveSpatialLayers(upper ? 2 : 1)
+            let unit = try #require(try encoder.encode(pattern.videoFrame(number: number)), "unit \(number)")
+            layers.append(unit.layerFrames.map(\.spatialID))
+            if unit.isKeyFrame { keys.append(number) }
+            if let low = try small.decode(Array(unit.data[unit.layerFrames[0].range]), timestampUs: 0) {
+                smallDecoded += 1
+                smallSizes.insert("\(low.width)x\(low.height)")
+            }
+            // A subscriber to the big layer gets whole units: S0 alone while S1 is off.
+            let top = try #require(try whole.decode(unit.data, timestampUs: 0), "whole unit \(number)")
+            #expect(top.width == (upper ? 320 : 160), "unit \(number) decoded \(top.width)x\(top.height)")
+            if upper, let n = TestPatternReader.frameNumber(in: top) { bigNumbers.append(n) }
+        }
+        print("AV1ScalableEncoderTests dynacast: layers \(layers), keys \(keys)")
+        #expect(layers == (0 ..< 48).map { $0 / 6 % 2 == 1 ? [0, 1] : [0] })
+        #expect(keys == [0, 6, 18, 30, 42])
+        #expect(smallDecoded == 48 && smallSizes == ["160x120"])
+        #expect(bigNumbers == (0 ..< 48).filter { $0 / 6 % 2 == 1 })
+    }
+
     /// Key pictures only on request (interval 0, as the load generator's loops ask): libaom's SVC
     /// path crashed with a key-frame distance of 0; the first unit is the only key picture.
     @Test func keyPicturesOnlyOnRequest() throws {

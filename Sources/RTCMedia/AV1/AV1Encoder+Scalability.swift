@@ -12,6 +12,16 @@
 //   T2 after T1 → slot 2s + 1
 // A key frame refreshes all eight, so S1 of the key picture predicts from it (the only spatial
 // prediction of a `_KEY` mode); later S1 frames refer to S1 slots alone.
+//
+// Dynacast leaves the upper layer's encode calls out, but never before libaom has encoded that
+// layer once: libaom 3.6 (up to 3.13) sizes its per-64×64 source SAD map for scene detection from
+// the top layer's size, which it learns only when it encodes the top layer (svc
+// mi_cols/rows_full_resoln, 0 until then). An encoder that starts with the lower layer alone
+// allocates the map for 0 blocks, and once the upper layer comes back, scene detection on the
+// full-size source writes past it (heap corruption: glibc's "double free or corruption",
+// "corrupted double-linked list"). Fixed upstream in libaom 3.14 (commit 703b9a7, "Fix to OOB heap
+// reads in rc_scene_detection", aomedia bug 499606109). So the first temporal unit after `open`
+// encodes every spatial layer, and the frames of inactive ones are not handed out.
 import CAOM
 import RTCWire
 
@@ -74,7 +84,9 @@ extension AV1Encoder {
 
         var data: [UInt8] = []
         var layers: [EncodedLayerFrame] = []
-        for spatial in 0 ..< min(activeSpatialLayers, mode.spatialLayers) {
+        let active = min(activeSpatialLayers, mode.spatialLayers)
+        // libaom must have encoded the top layer once (the note at the top of this file).
+        for spatial in 0 ..< (topLayerEncoded ? active : mode.spatialLayers) {
             var layer = aom_svc_layer_id_t(spatial_layer_id: Int32(spatial), temporal_layer_id: Int32(temporal))
             var status = srtc_aom_set_svc_layer_id(context, &layer)
             guard status == AOM_CODEC_OK else { throw AV1CodecError.encodeFailed(AV1CodecError.message(status, context)) }
@@ -89,6 +101,8 @@ extension AV1Encoder {
             guard status == AOM_CODEC_OK else { throw AV1CodecError.encodeFailed(AV1CodecError.message(status, context)) }
             let start = data.count
             let isKey = takeOutput(appendingTo: &data)
+            if spatial == mode.spatialLayers - 1 { topLayerEncoded = true }
+            if spatial >= active { data.removeSubrange(start...) }
             guard data.count > start else { continue }
             layers.append(EncodedLayerFrame(range: start ..< data.count, spatialID: spatial, temporalID: temporal,
                                             templateID: mode.templateID(spatialID: spatial, position: position, keyPicture: keyPicture),

@@ -40,6 +40,9 @@ public final class AV1Encoder {
     var unitsSinceKey: Int?
     /// Scalable modes: the spatial layers encoded now (dynacast may leave the upper one out).
     public internal(set) var activeSpatialLayers = 1
+    /// Scalable modes: libaom has encoded the top spatial layer since `open` (until then every
+    /// layer is encoded, `AV1Encoder+Scalability.swift`).
+    var topLayerEncoded = false
 
     // MARK: - Public API
 
@@ -120,6 +123,7 @@ public final class AV1Encoder {
         status = srtc_aom_control_int(context, Int32(AOME_SET_CPUUSED.rawValue), Int32(c.cpuUsed))
         guard status == AOM_CODEC_OK else { throw AV1CodecError.initializationFailed(AV1CodecError.message(status, context)) }
         unitsSinceKey = nil
+        topLayerEncoded = false
         if c.scalabilityMode != .l1t1 { try configureLayers() }
     }
 
