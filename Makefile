@@ -46,7 +46,7 @@ test-passes:
 	$(SWIFT) build --build-tests -j $(JOBS)
 	@$(MAKE) --no-print-directory test-swift-light
 	@rm -f .build/interop/queue-*
-	@env -u MAKEFLAGS -u MFLAGS $(MAKE) --no-print-directory -j 2 test-lane-media test-lane-interop
+	@$(MAKE) --no-print-directory -j 2 test-lane-media test-lane-interop
 	@$(MAKE) --no-print-directory test-lab
 
 # At most TEST_WIDTH tests run at once. Unbounded, Swift Testing starts every suite together and
