@@ -36,6 +36,7 @@ struct RelayedDownstreamLossTests {
                                    preferredLayer: nil, paused: false, now: h.now)
             let relay = try h.core.createTransport("~relay", router: "room", participant: "~relay", sink: relaySink, now: h.now)
             relay.state = .connected
+            relay.dataRelay = true   // as the workers mark a pipe's or uplink's transports
             _ = try h.core.consume("~relay/mic", transport: "~relay", producer: "mic", parameters: parameters,
                                    preferredLayer: nil, paused: false, now: h.now)
 
@@ -43,6 +44,7 @@ struct RelayedDownstreamLossTests {
             try far.createRouter("room", now: h.now)
             let farEnd = try far.createTransport("~owner", router: "room", participant: "~owner", sink: farSink, now: h.now)
             farEnd.state = .connected
+            farEnd.dataRelay = true
             try far.produce("mic", transport: "~owner", kind: .audio, parameters: parameters, muted: false)
             let farSubscriber = try far.createTransport("carol/sub", router: "room", participant: "carol", sink: RecordingSink(), now: h.now)
             farSubscriber.state = .connected
@@ -100,6 +102,9 @@ struct RelayedDownstreamLossTests {
             for _ in 0 ..< 3 { publishSecond() }
             #expect(aliceHears() == 77)
             #expect(relay.consumers.first?.report.loss == 77)
+            // The leg itself loses nothing: its consumer adds no RED for carol's loss.
+            #expect(relay.consumers.first?.addsRED == false)
+            #expect(relay.consumers.first?.counters.redWrapped == 0)
             // Carol stops reporting: 10 s on, her loss is forgotten on the far router, then here.
             for _ in 0 ..< 12 {
                 report(h.subscriber, ssrc: 0xAAAA, fractionLost: 26)
@@ -144,5 +149,29 @@ struct RelayedDownstreamLossTests {
             up.clear()
         }
         call.check()
+    }
+
+    /// A relay leg that loses packets itself still gets RED from its consumer: the uplink drops
+    /// every eighth packet (12 %), carol reports none. The leg's loss reaches the consumer as the
+    /// far end's cumulative count or as its NACKs, whichever repaired it.
+    @Test func aLossyRelayLegGetsRED() throws {
+        let down = RecordingSink()
+        let up = RecordingSink()
+        let call = try RelayedCall(relaySink: down, farSink: up)
+        var carried = 0
+        call.carry = { [unowned call] in
+            for packet in down.rtp {
+                carried += 1
+                if carried % 8 != 0 { packet.withUnsafeBytes { call.farEnd.receiveRTP($0, now: call.h.now) } }
+            }
+            for packet in down.rtcp { packet.withUnsafeBytes { call.farEnd.receiveRTCP($0, now: call.h.now) } }
+            for packet in up.rtcp { packet.withUnsafeBytes { call.relay.receiveRTCP($0, now: call.h.now) } }
+            down.clear()
+            up.clear()
+        }
+        for _ in 0 ..< 4 { call.publishSecond() }
+        let consumer = try #require(call.relay.consumers.first)
+        #expect(consumer.addsRED)
+        #expect(consumer.counters.redWrapped > 0)
     }
 }

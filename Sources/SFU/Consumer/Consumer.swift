@@ -28,6 +28,8 @@ struct SubscriberReport: Sendable {
     /// (`Consumer.receivedReport`). What RED is added on and what the publisher hears of.
     var loss: UInt8 = 0
     var cumulativeLost: Int32 = 0
+    /// The extended highest sequence number received (RFC 3550 §6.4.1).
+    var highestSequence: UInt32 = 0
     /// In timestamp units.
     var jitter: UInt32 = 0
     /// Round-trip time from LSR/DLSR, µs.
@@ -94,6 +96,9 @@ class Consumer {
     /// asked for is its link's loss.
     private var nackedSinceReport = 0
     private var sentAtReport = 0
+    /// A relay leg's previous report's cumulative lost and extended highest sequence number, for
+    /// the leg's own loss between two reports (`relayLegFractionLost`); nil before the first.
+    private var legBaseline: (lost: Int32, highest: UInt32)?
     /// The source sequence number and timestamp of the last packet sent (for the redundant block:
     /// the packet itself is in the producer's audio cache); nil after a pause.
     private var lastForwarded: (sequence: UInt16, timestamp: UInt32)?
@@ -206,7 +211,8 @@ class Consumer {
     /// report at `redOnFractionLost` or above, and no longer once the reports have stayed below
     /// `redOffFractionLost` for `redOffHold`. Only for audio toward a subscriber with RED. The
     /// loss of a report is its fraction lost or the share of the packets sent since the last one
-    /// that the subscriber NACKed, the larger (`nackedSinceReport`).
+    /// that the subscriber NACKed, the larger (`nackedSinceReport`); toward a relay leg, RED reads
+    /// the leg's own loss instead of the fraction lost (`relayLegFractionLost`).
     final func receivedReport(now: Int64) {
         let sent = counters.packetsSent - sentAtReport
         let asked = sent > 0 ? UInt8(min(255, nackedSinceReport * 256 / sent)) : 0
@@ -216,11 +222,16 @@ class Consumer {
         let lost = max(report.fractionLost, asked)
         report.loss = lost
         guard redPayloadType >= 0, producer.kind == .audio else { return }
-        if lost >= Self.redOnFractionLost {
+        // A relay leg (worker pipe, node-to-node uplink) adds RED on its own loss alone: the far
+        // router's fraction lost carries its subscribers' worst loss (`Producer.reportBlock`), and
+        // it adds RED toward a lossy subscriber of its own, so RED on a clean leg doubles its
+        // audio for nothing (docs/network.md, "Subscribers on another worker or node").
+        let redLoss = transport.dataRelay ? max(relayLegFractionLost(), asked) : lost
+        if redLoss >= Self.redOnFractionLost {
             addsRED = true
             lowLossSince = .min
         } else if addsRED {
-            if lost >= Self.redOffFractionLost {
+            if redLoss >= Self.redOffFractionLost {
                 lowLossSince = .min
             } else if lowLossSince == .min {
                 lowLossSince = now
@@ -229,6 +240,19 @@ class Consumer {
                 lowLossSince = .min
             }
         }
+    }
+
+    /// A relay leg's own loss since its previous report, in 256ths: the change in cumulative lost
+    /// over the change in extended highest sequence number, as a receiver computes the fraction
+    /// (RFC 3550 §A.3); the far router leaves those two the leg's own. 0 at the first report
+    /// (nothing to compare with) and when no packet was expected since.
+    private func relayLegFractionLost() -> UInt8 {
+        defer { legBaseline = (report.cumulativeLost, report.highestSequence) }
+        guard let base = legBaseline else { return 0 }
+        let expected = Int64(Int32(bitPattern: report.highestSequence &- base.highest))
+        let lost = Int64(report.cumulativeLost) - Int64(base.lost)
+        guard expected > 0, lost > 0 else { return 0 }
+        return UInt8(min(255, lost * 256 / expected))
     }
 
     /// How a plain packet goes out while `addsRED`: in RED, with the packet sent just before it

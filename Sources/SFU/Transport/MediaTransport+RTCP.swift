@@ -52,6 +52,7 @@ extension MediaTransport {
         guard let consumer = consumer(ssrc: block.ssrc) else { return }
         consumer.report.fractionLost = block.fractionLost
         consumer.report.cumulativeLost = block.totalLost
+        consumer.report.highestSequence = block.lastSequenceNumber
         consumer.report.jitter = block.jitter
         consumer.report.receivedAt = now
         consumer.receivedReport(now: now)

@@ -75,7 +75,8 @@ final class MediaTransport: PeerTransportDelegate {
     /// Whether its participant may publish user data (the token's `publish_data`).
     var dataPublisher = false
     /// Whether it links this router to another node's for the same channel: user data crosses
-    /// it as relayed packets (kind 3, `DataPacket.Relayed`), never as deliveries.
+    /// it as relayed packets (kind 3, `DataPacket.Relayed`), never as deliveries. Set for worker
+    /// pipes too; its consumers add RED on the leg's own loss (`Consumer.receivedReport`).
     var dataRelay = false
     private(set) var closed = false
     /// When the participant joined (Unix ms), until the first packet forwarded to them is counted.
