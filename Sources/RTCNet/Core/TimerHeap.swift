@@ -40,8 +40,9 @@ public struct TimerID: Hashable, Sendable {
 ///
 /// Cancelling removes the timer's action (and what it captures) at once; its heap entry is skipped
 /// when it surfaces, and the heap is rebuilt from the live entries once cancelled ones outnumber
-/// them, so long timers that are mostly cancelled (session expiry) do not pile up.
-struct TimerHeap<Action> {
+/// them, so long timers that are mostly cancelled (session expiry) do not pile up. Package-wide:
+/// the load generator's pacer keeps its publishers' next frame times in one.
+package struct TimerHeap<Action> {
     private struct Entry {
         var deadline: UInt64
         var id: UInt64
@@ -51,13 +52,15 @@ struct TimerHeap<Action> {
     private var actions: [UInt64: Action] = [:]
     private var nextID: UInt64 = 1
 
-    var isEmpty: Bool { actions.isEmpty }
+    package init() {}
+
+    package var isEmpty: Bool { actions.isEmpty }
     /// Live (scheduled, not cancelled, not yet due) timers.
-    var count: Int { actions.count }
+    package var count: Int { actions.count }
     /// Heap entries, cancelled ones included (for tests of the compaction).
     var storedEntries: Int { heap.count }
 
-    mutating func schedule(at deadline: UInt64, _ action: Action) -> TimerID {
+    package mutating func schedule(at deadline: UInt64, _ action: Action) -> TimerID {
         let id = nextID
         nextID += 1
         actions[id] = action
@@ -66,7 +69,7 @@ struct TimerHeap<Action> {
         return TimerID(value: id)
     }
 
-    mutating func cancel(_ timer: TimerID) {
+    package mutating func cancel(_ timer: TimerID) {
         guard actions.removeValue(forKey: timer.value) != nil else { return }
         if actions.isEmpty {
             heap.removeAll(keepingCapacity: heap.count <= 1024)
@@ -86,7 +89,7 @@ struct TimerHeap<Action> {
     }
 
     /// The earliest deadline of a live timer, dropping cancelled entries on the way.
-    mutating func nextDeadline() -> UInt64? {
+    package mutating func nextDeadline() -> UInt64? {
         while let top = heap.first {
             if actions[top.id] != nil { return top.deadline }
             popTop()
@@ -95,13 +98,21 @@ struct TimerHeap<Action> {
     }
 
     /// Removes and returns the actions of every timer due at `now`, earliest first.
-    mutating func popDue(now: UInt64) -> [Action] {
+    package mutating func popDue(now: UInt64) -> [Action] {
         var due: [Action] = []
+        while let action = popFirstDue(now: now) { due.append(action) }
+        return due
+    }
+
+    /// Removes and returns the action of the earliest timer due at `now`, nil when none is: the
+    /// form of `popDue` for a caller that must not allocate per wake-up (it may schedule again
+    /// between calls, at a later deadline).
+    package mutating func popFirstDue(now: UInt64) -> Action? {
         while let top = heap.first, top.deadline <= now {
             popTop()
-            if let action = actions.removeValue(forKey: top.id) { due.append(action) }
+            if let action = actions.removeValue(forKey: top.id) { return action }
         }
-        return due
+        return nil
     }
 
     // MARK: - Heap internals

@@ -4,18 +4,17 @@ import Synchronization
 /// The clock of a load test, on one thread of its own: it hands each publisher its frames when
 /// they are due (work posted to the publisher's I/O thread, which sends them), and once a second
 /// has every publisher send its sender reports and every subscriber its receiver reports and
-/// PLIs. Schedules are absolute, so a late wake-up sends what is due at once.
+/// PLIs. Schedules are absolute, so a late wake-up sends what is due at once; who is due when is
+/// `LoadPacerSchedule`'s rule.
 final class LoadPacer: Sendable {
-    private struct Scheduled {
-        let publisher: LoadPublisher
-        /// Frame intervals of its streams, µs.
-        let intervals: [Int64]
-        var nextPost: Int64 = 0
+    private struct State {
+        var schedule = LoadPacerSchedule<LoadPublisher>()
+        var publishers: [LoadPublisher] = []
     }
 
     /// False for an idle run: reports only, no media.
     private let sendsMedia: Bool
-    private let publishers = Mutex<[Scheduled]>([])
+    private let state = Mutex(State())
     private let subscribers = Mutex<[LoadSubscriber]>([])
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -26,7 +25,10 @@ final class LoadPacer: Sendable {
 
     func add(_ publisher: LoadPublisher) {
         let intervals = publisher.streams.map(\.loop.frameInterval)
-        publishers.withLock { $0.append(Scheduled(publisher: publisher, intervals: intervals)) }
+        state.withLock { state in
+            state.publishers.append(publisher)
+            if sendsMedia { _ = state.schedule.add(publisher, intervals: intervals) }
+        }
     }
 
     func add(_ subscriber: LoadSubscriber) {
@@ -52,22 +54,18 @@ final class LoadPacer: Sendable {
         while running.load(ordering: .acquiring) {
             let now = LoadClock.now()
             var wake = min(nextSecond, now + 20_000)
-            publishers.withLock { list in
-                for index in list.indices where sendsMedia {
-                    guard let start = list[index].publisher.startTime else { continue }
-                    if list[index].nextPost <= now {
-                        list[index].publisher.execute { publisher, transport in
-                            publisher.sendDue(now: LoadClock.now(), on: transport)
-                        }
-                        list[index].nextPost = Self.nextFrame(after: now, start: start, intervals: list[index].intervals)
+            state.withLock { state in
+                state.schedule.popDue(now: now, startTime: { $0.startTime }) { publisher in
+                    publisher.execute { publisher, transport in
+                        publisher.sendDue(now: LoadClock.now(), on: transport)
                     }
-                    wake = min(wake, list[index].nextPost)
                 }
+                if let due = state.schedule.nextDue() { wake = min(wake, due) }
             }
             if now >= nextSecond {
                 nextSecond += 1_000_000
-                for scheduled in publishers.withLock({ $0 }) {
-                    scheduled.publisher.execute { publisher, transport in publisher.sendReports(on: transport) }
+                for publisher in state.withLock({ $0.publishers }) {
+                    publisher.execute { publisher, transport in publisher.sendReports(on: transport) }
                 }
                 for subscriber in subscribers.withLock({ $0 }) {
                     _ = subscriber.execute { subscriber, transport in subscriber.sendFeedback(on: transport) }
@@ -76,15 +74,5 @@ final class LoadPacer: Sendable {
             let sleep = wake - LoadClock.now()
             if sleep > 0 { usleep(UInt32(min(sleep, 20_000))) }
         }
-    }
-
-    /// The first frame time of any stream strictly after `now`.
-    static func nextFrame(after now: Int64, start: Int64, intervals: [Int64]) -> Int64 {
-        var next = Int64.max
-        for interval in intervals where interval > 0 {
-            let elapsed = max(0, now - start)
-            next = min(next, start + (elapsed / interval + 1) * interval)
-        }
-        return next == .max ? now + 20_000 : next
     }
 }
