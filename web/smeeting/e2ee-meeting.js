@@ -169,12 +169,16 @@ export class MeetingE2EE {
     return { messages, status };
   }
 
-  /** Handles a key-exchange message from `from`: `{announced: uid}` or `{status}`; throws MeetingKeyError. */
+  /**
+   * Handles a key-exchange message from `from`: `{announced: uid, isNew}` (isNew: a key this page
+   * did not hold for uid) or `{status}`; throws MeetingKeyError.
+   */
   async receive(bytes, from, myUid, hostUid) {
     const message = parseKeyMessage(bytes);
     if (message.type === 'announce') {
+      const known = this.publicKeys.get(from);
       this.publicKeys.set(from, message.publicKey);
-      return { announced: from };
+      return { announced: from, isNew: !known || !equalBytes(known, message.publicKey) };
     }
     if (from !== hostUid) throw new MeetingKeyError(`notFromHost(${from})`);
     const key = await this.#wrapKey(message.senderPublicKey, message.senderPublicKey, this.publicKey);

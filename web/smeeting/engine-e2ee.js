@@ -38,7 +38,9 @@ export const E2EEMethods = {
       if (result.status) { this.emit('e2eeKeyDidChange', { status: result.status }); return; }
       const member = result.announced;
       if (this._amHost) {
-        if (this._users.has(member)) this._rotateMeetingKey();
+        // A key already held changes nothing; rotating for it would carry out a pending leave
+        // before the others leaving with it are seen (E2EE_LEAVE_SETTLE_MS), one epoch more.
+        if (result.isNew && this._users.has(member)) this._rotateMeetingKey();
       } else if (member === this._room?.hostUid) {
         this._sendKeyMessage(channel, e2ee.announcement, [member]);
       }

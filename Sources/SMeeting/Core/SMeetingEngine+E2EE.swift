@@ -36,12 +36,14 @@ extension SMeetingEngine {
         guard let e2ee, let me, let host else { return }
         do {
             switch try e2ee.receive(bytes, from: uid, myUid: me, hostUid: host) {
-            case .announced(let member):
+            case .announced(let member, let isNew):
                 if me == host {
                     // A member entered (or answers my announcement): a new key that includes it.
                     // (Its announcement may come before the meeting says it entered: then
-                    // `e2eeMemberEntered` rotates.)
-                    if state.withLock({ $0.users[member] != nil }) { rotateMeetingKey() }
+                    // `e2eeMemberEntered` rotates.) A key I already hold changes nothing; rotating
+                    // for it would carry out a pending leave now, before the others leaving with
+                    // it are seen (`e2eeMemberLeft`'s settle time), and cost one epoch more.
+                    if isNew, state.withLock({ $0.users[member] != nil }) { rotateMeetingKey() }
                 } else if member == host {
                     // A host that entered after me learns my key.
                     sendKeyMessage(e2ee.announcement, to: [host], on: channel)

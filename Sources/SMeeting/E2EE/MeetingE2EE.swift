@@ -31,8 +31,10 @@ final class MeetingE2EE: Sendable {
 
     /// What a received message changed.
     enum Received: Equatable {
-        /// `uid` announced its public key.
-        case announced(String)
+        /// `uid` announced its public key; `isNew` when it is one this client did not hold for
+        /// `uid` (a member repeating the key it announced changes no roster, and must not make
+        /// the host rotate early, ahead of a leave's settle time).
+        case announced(String, isNew: Bool)
         /// A new meeting key is in use.
         case keyChanged(SMeetingE2EEStatus)
     }
@@ -103,8 +105,11 @@ final class MeetingE2EE: Sendable {
         switch message {
         case .announce(let publicKey):
             guard publicKey.count == X25519KeyPair.keyLength else { throw .badPublicKey }
-            state.withLock { $0.publicKeys[from] = publicKey }
-            return .announced(from)
+            let isNew = state.withLock { s in
+                defer { s.publicKeys[from] = publicKey }
+                return s.publicKeys[from] != publicKey
+            }
+            return .announced(from, isNew: isNew)
         case .sealedKey(let sealed):
             guard from == hostUid else { throw .notFromHost(from) }
             let grant = try MeetingKeySeal.open(sealed, from: from, to: myUid, keyPair: keyPair)
