@@ -45,15 +45,7 @@ import Testing
         defer { dir.cleanUp() }
         let (info, units) = try await offPool { () -> (MediaDemuxer.StreamInfo?, [H264AnnexBFilter.AccessUnit]) in
             try Self.flv(dir.file("baseline.flv"), preset: "ultrafast", count: 45)
-            let demuxer = try MediaDemuxer(url: dir.file("baseline.flv"))
-            let info = demuxer.firstStream(video: true)
-            let filter = try demuxer.makeAnnexBFilter(for: info?.index ?? 0)
-            var units: [H264AnnexBFilter.AccessUnit] = []
-            let packet = MediaPacket()
-            while try demuxer.read(into: packet) {
-                if packet.streamIndex == info?.index { units += try filter.filter(packet) }
-            }
-            return (info, units)
+            return try Self.annexB(dir.file("baseline.flv"))
         }
         let stream = try #require(info)
         print("annexb: \(stream.codecName) profile \(stream.profile), \(units.count) access units, \(units.filter(\.isKeyFrame).count) IDR")

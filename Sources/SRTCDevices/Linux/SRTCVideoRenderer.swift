@@ -65,8 +65,8 @@ public final class SRTCVideoRenderer: MirrorableRenderer, SizedVideoRenderer, Se
         guard pipe(&fds) == 0 else { throw .systemError("no pipe for the video window") }
         wake = (fds[0], fds[1])
         _ = fcntl(wake.read, F_SETFL, O_NONBLOCK)
-        shared = Shared(width: max(1, width), height: max(1, height))
-        let window = X11Window(connection, x: x, y: y, width: max(1, width), height: max(1, height), title: title)
+        shared = Shared(width: X11Window.clamped(width), height: X11Window.clamped(height))
+        let window = X11Window(connection, x: x, y: y, width: width, height: height, title: title)
         windowId = UInt32(truncatingIfNeeded: window.window)
         let box = UncheckedBox(window)
         let drawing = DeviceThread(name: "srtc.x11.view") { [shared, wake] thread in
@@ -123,7 +123,7 @@ public final class SRTCVideoRenderer: MirrorableRenderer, SizedVideoRenderer, Se
     /// Resizes the window (a tile layout changing); `size` and `shownSize` follow once the X server
     /// did it.
     public func resize(width: Int, height: Int) {
-        shared.pending.withLock { $0.requestedSize = (max(1, width), max(1, height)) }
+        shared.pending.withLock { $0.requestedSize = (X11Window.clamped(width), X11Window.clamped(height)) }
         wakeUp()
     }
 

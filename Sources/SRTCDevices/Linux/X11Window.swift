@@ -20,13 +20,21 @@ final class X11Window {
     /// Mapped (shown) and not iconified: MapNotify / UnmapNotify (a window manager unmaps a minimized window).
     private(set) var isMapped = false
 
+    /// The largest side a window may have: the X protocol carries sizes as 16-bit values.
+    static let maxSide = 32_767
+
+    /// `side` as the X server can take it (1 ... `maxSide`).
+    static func clamped(_ side: Int) -> Int { min(max(1, side), maxSide) }
+
     init(_ connection: X11Connection, x: Int, y: Int, width: Int, height: Int, title: String) {
+        let (width, height) = (Self.clamped(width), Self.clamped(height))
         self.connection = connection
         self.width = width
         self.height = height
         let display = connection.display
         let black = XBlackPixel(display, connection.screen)
-        window = XCreateSimpleWindow(display, connection.root, Int32(x), Int32(y), UInt32(width), UInt32(height), 0, black, black)
+        let (left, top) = (Int32(min(max(x, -32_768), 32_767)), Int32(min(max(y, -32_768), 32_767)))
+        window = XCreateSimpleWindow(display, connection.root, left, top, UInt32(width), UInt32(height), 0, black, black)
         XStoreName(display, window, title)
         X11Properties.markOwned(window, connection)
         XSelectInput(display, window, Int(ExposureMask | StructureNotifyMask))
@@ -81,7 +89,7 @@ final class X11Window {
 
     /// Asks the X server for a new size; `width` and `height` follow its ConfigureNotify.
     func resize(width: Int, height: Int) {
-        XResizeWindow(connection.display, window, UInt32(max(1, width)), UInt32(max(1, height)))
+        XResizeWindow(connection.display, window, UInt32(Self.clamped(width)), UInt32(Self.clamped(height)))
         XFlush(connection.display)
     }
 
