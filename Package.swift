@@ -113,6 +113,10 @@ let package = Package(
         .target(name: "SRTCTestSupport", dependencies: ["SRTCServer", "Processes", "SRTCProtocol", "RTCNet", "RTCTransport", "RTCWire", "RTCMedia", "RTCCrypto", "TestRandom",
                                                        "MeetingServer", "SMeetingProtocol", "TestWait"]),
 
+        // The network lab's calls and scenarios (issue 26): an SDK publisher and subscriber through a
+        // kernel-shaped link to a real server, for the lab tests and `srtc-bench lab` alike.
+        .target(name: "SRTCLab", dependencies: ["SRTCCore", "SRTCProtocol", "SRTCTestSupport", "RTCMedia", "TestWait"]),
+
         // MARK: - Executables
         .executableTarget(name: "srtc-server", dependencies: ["SRTCServer", "MeetingServer", "IMServer", "EgressServer", "RTCNet", "SRTCProtocol"]),
         .executableTarget(name: "srtc-egress", dependencies: ["EgressWorker"]),
@@ -120,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "srtc-bench",
             dependencies: ["RTCCrypto", "RTCWire", "RTCNet", "RTCTransport", "RTCMedia", "SRTCProtocol", "SFU", "SRTCServer", "SRTC", "CSRTP", "SRTCTestSupport", "SRTCLoad",
-                           "EgressWorker", "EgressProtocol", "EgressServer", "MediaTestSupport", "Processes", "SRTCAgents"],
+                           "EgressWorker", "EgressProtocol", "EgressServer", "MediaTestSupport", "Processes", "SRTCAgents", "SRTCLab"],
             path: "Benchmarks/srtc-bench"
         ),
         // `make soak`: participants through lossy relays against a real srtc-server process (SoakRunner).
@@ -145,7 +149,7 @@ let package = Package(
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer", "RTCCrypto", "Processes"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "Processes", "SRTCServer", "IMServer", "SRTC", "SRTCCore", "SRTCSpeedTest", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
-                                                          "EgressServer", "MediaTestSupport", "SRTCAgents"]),
+                                                          "EgressServer", "MediaTestSupport", "SRTCAgents", "SRTCLab"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
         .testTarget(name: "EgressServerTests", dependencies: ["EgressServer", "EgressProtocol", "SRTCServer", "SRTCTestSupport"]),
         .testTarget(name: "SRTCAgentsTests", dependencies: ["SRTCAgents", "RTCMedia", "TestRandom"]),

@@ -22,3 +22,4 @@ if wants("ingress") { runIngressBenchmarks() }
 if wants("cluster") { runClusterBenchmarks() }
 if wants("agents") { runAgentBenchmarks() }
 if wants("captions") { runCaptionBenchmarks() }
+if wants("lab") { runLabBenchmarks() }

@@ -5,6 +5,7 @@ import Foundation
 import RTCMedia
 import RTCNet
 @testable import SRTCCore
+import SRTCLab
 @testable import SRTCServer
 import SRTCTestSupport
 import Synchronization

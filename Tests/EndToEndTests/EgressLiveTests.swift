@@ -4,6 +4,7 @@ import MediaTestSupport
 import RTCMedia
 import RTCNet
 import SRTC
+import SRTCLab
 import SRTCTestSupport
 import TestWait
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Processes
 import RTCMedia
 @testable import SRTCCore
+import SRTCLab
 import SRTCProtocol
 import SRTCTestSupport
 import Synchronization

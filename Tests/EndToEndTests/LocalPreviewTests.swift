@@ -2,6 +2,7 @@
 import Foundation
 import RTCMedia
 import SRTC
+import SRTCLab
 import SRTCTestSupport
 import TestWait
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SRTCCore
+import SRTCLab
 import SRTCProtocol
 import SRTCTestSupport
 import TestWait

@@ -1,6 +1,7 @@
 import Foundation
 @testable import SRTCCore
 import SRTCAgents
+import SRTCLab
 import SRTCTestSupport
 import TestWait
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
-@testable import SRTCCore
 import SRTCProtocol
+import SRTCLab
 import SRTCTestSupport
 import TestWait
 import Testing
@@ -15,40 +15,14 @@ struct NetworkLabLayerTests {
     static let limitedSeconds = 10.0
 
     @Test func aSubscriberKeepsTheBigLayerGoesDownUnder250kbitAndComesBack() async throws {
-        try await withLabCall { try await run($0) }
-    }
-
-    private func run(_ call: LabCall) async throws {
-        let observer = call.observer
-        // Unlimited: the big layer throughout, no switch for bandwidth.
-        try await call.waitForBigFrames()
-        let unlimitedStart = observer.elapsed
-        try await Task.sleep(for: .seconds(Self.unlimitedSeconds))
-        let firstPhase = observer.switches.filter { $0.cause == "bandwidth" }
-        #expect(firstPhase.isEmpty, "switched for bandwidth on an unlimited link: \(firstPhase)")
-        let bigFrames = observer.frameCount(from: unlimitedStart, to: observer.elapsed, width: 640)
-        #expect(bigFrames >= Int(Self.unlimitedSeconds) * 15, "\(bigFrames) big frames in \(Self.unlimitedSeconds) s")
-
-        // 250 kbit/s toward the subscriber: down to the small layer.
-        let limitedAt = observer.elapsed
-        try call.limitDownlink(250_000)
-        let (down, _) = try await observer.switched(since: limitedAt, to: TrackDescName.cameraSmall, width: 160, timeout: 10)
-        let remaining = Self.limitedSeconds - (observer.elapsed - limitedAt)
-        if remaining > 0 { try await Task.sleep(for: .seconds(remaining)) }
-        let queue = call.downlinkQueue
-
-        // Unlimited again: back to the big layer.
-        let restoredAt = observer.elapsed
-        try call.limitDownlink(nil)
-        let (up, bigAgain) = try await observer.switched(since: restoredAt, to: TrackDescName.cameraBig, width: 640, timeout: 25)
-
-        print("""
-            network lab: unlimited \(Self.unlimitedSeconds) s: \(bigFrames) frames of 640×360, \(firstPhase.count) bandwidth switches
-              250 kbit/s: layer_switched camera_small \(fmt(down.time - limitedAt)) s after the limit
-              unlimited again: layer_switched camera_big \(fmt(up.time - restoredAt)) s after, first 640×360 frame \(fmt(bigAgain - restoredAt)) s after
-              switches: \(observer.switches.map(\.description).joined(separator: ", "))
-              tbf: \(queue)
-            """)
+        try await withLabCall { call in
+            let figures = try await LabScenario.adaptation(call, unlimitedSeconds: Self.unlimitedSeconds, limitedSeconds: Self.limitedSeconds)
+            print(figures)
+            // Unlimited: the big layer throughout, no switch for bandwidth.
+            #expect(figures.unlimitedSwitches.isEmpty, "switched for bandwidth on an unlimited link: \(figures.unlimitedSwitches)")
+            #expect(figures.bigFrames >= Int(Self.unlimitedSeconds) * 15, "\(figures.bigFrames) big frames in \(Self.unlimitedSeconds) s")
+            // Down under the limit and back up after it were waited for (the scenario throws otherwise).
+        }
     }
 
     @Test func theLabRemovesWhatItMade() throws {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import SRTCCore
+import SRTCLab
 import SRTCProtocol
 import SRTCTestSupport
 import TestWait
@@ -16,27 +16,8 @@ struct NetworkLabREDTests {
     static let lossSeconds = 15.0
     static let loss = NetworkLab.Loss.random(perMille: 200)
 
-    struct Run: CustomStringConvertible {
-        var red: Bool
-        var nack: Bool
-        var lost: Int
-        var played: Int
-        var concealed: Int
-        var recoveredByNACK: Int
-        var recoveredByRED: Int
-        var packets: Int
-        var bytes: Int
-
-        var concealment: Double { Double(concealed) / Double(max(1, played + concealed)) }
-        var description: String {
-            "\(red ? "RED" : "no RED"), \(nack ? "NACK" : "no NACK"): \(lost) datagrams dropped; audio \(played) played, "
-                + "\(concealed) concealed (\(fmt(concealment * 100)) %), \(recoveredByRED) recovered by RED, \(recoveredByNACK) by NACK; "
-                + "\(packets) packets, \(fmt(Double(bytes) / Double(max(1, packets)))) bytes each"
-        }
-    }
-
     @Test func aSubscriberWithREDConcealsFewerTicksUnder20PercentRandomLoss() async throws {
-        var runs: [Run] = []
+        var runs: [LabScenario.AudioLoss] = []
         for (red, nack) in [(true, false), (false, false), (true, true), (false, true)] {
             let call = try await LabCall(subscriberRedundantAudio: red, subscriberAudioNACK: nack)
             do {
@@ -62,7 +43,7 @@ struct NetworkLabREDTests {
     /// receiver reports show the loss. Two calls, neither subscriber with NACK for audio; the
     /// first 3 s of loss (the reports' interval, then RED turning on) are left out of both.
     @Test func aPlainOpusPublishersLossySubscriberGetsREDFromTheSFU() async throws {
-        var runs: [Run] = []
+        var runs: [LabScenario.AudioLoss] = []
         for red in [true, false] {
             let call = try await LabCall(subscriberRedundantAudio: red, publisherRedundantAudio: false, subscriberAudioNACK: false)
             do {
@@ -83,20 +64,8 @@ struct NetworkLabREDTests {
         #expect(with.concealed * 3 < without.concealed * 2, "\(with) / \(without)")
     }
 
-    /// - Parameter settle: seconds of loss before the measurement starts.
-    private func measure(_ call: LabCall, red: Bool, nack: Bool, settle: Double = 0) async throws -> Run {
-        let observer = call.observer
-        try await eventually(timeout: 20, "audio playing") { observer.audioPlayout(from: 0, to: observer.elapsed).played > 100 }
-        try call.loseDownlink(Self.loss)
-        if settle > 0 { try await Task.sleep(for: .seconds(settle)) }
-        let start = observer.elapsed
-        try await Task.sleep(for: .seconds(Self.lossSeconds))
-        let end = observer.elapsed
-        let lost = call.lab.lostDatagrams(call.link)
-        try call.loseDownlink(nil)
-        let playout = observer.audioPlayout(from: start, to: end)
-        return Run(red: red, nack: nack, lost: lost, played: playout.played, concealed: playout.concealed,
-                   recoveredByNACK: playout.recovered, recoveredByRED: playout.recoveredByRED,
-                   packets: observer.audioPackets(from: start, to: end), bytes: observer.audioBytes(from: start, to: end))
+    /// `LabScenario.audioLoss` with this suite's loss and length.
+    private func measure(_ call: LabCall, red: Bool, nack: Bool, settle: Double = 0) async throws -> LabScenario.AudioLoss {
+        try await LabScenario.audioLoss(call, loss: Self.loss, seconds: Self.lossSeconds, settle: settle, red: red, nack: nack)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import RTCMedia
 import SRTC
+import SRTCLab
 import SRTCTestSupport
 import TestWait
 import Testing

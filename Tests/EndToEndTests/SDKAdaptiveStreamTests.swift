@@ -3,6 +3,7 @@ import Foundation
 import RTCMedia
 import SRTC
 @testable import SRTCCore
+import SRTCLab
 import SRTCTestSupport
 import TestWait
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import RTCMedia
 import RTCNet
 import SRTC
+import SRTCLab
 import SRTCTestSupport
 import Synchronization
 import TestWait

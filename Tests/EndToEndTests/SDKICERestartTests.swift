@@ -1,6 +1,7 @@
 import Foundation
 import RTCMedia
 @testable import SRTCCore
+import SRTCLab
 import TestWait
 import SRTCTestSupport
 import Testing

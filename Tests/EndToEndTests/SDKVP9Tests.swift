@@ -1,6 +1,7 @@
 import Foundation
 import RTCMedia
 @testable import SRTCCore
+import SRTCLab
 import SRTCTestSupport
 import TestWait
 import Testing

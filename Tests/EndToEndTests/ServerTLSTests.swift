@@ -1,6 +1,7 @@
 import Foundation
 import RTCNet
 import SRTC
+import SRTCLab
 import SRTCProtocol
 import SRTCTestSupport
 import TestWait

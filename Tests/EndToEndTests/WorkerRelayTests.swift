@@ -3,6 +3,7 @@ import RTCMedia
 import RTCNet
 import RTCWire
 @testable import SRTCCore
+import SRTCLab
 import SRTCProtocol
 @testable import SRTCServer
 import SRTCTestSupport
