@@ -14,7 +14,7 @@ func runLabBenchmarks() {
         return
     }
     do {
-        let adaptation = try blocking { try await ending(try await LabCall(), { try await LabScenario.adaptation($0) }) }
+        let adaptation = try blocking { try await ending(try await LabCall(), { try await LabScenario.adaptation($0, unlimitedSeconds: 60) }) }
         let step = try blocking { try await ending(try await LabCall(), { try await LabScenario.stepDown($0) }) }
         let pause = try blocking { try await ending(try await LabCall(), { try await LabScenario.pause($0) }) }
         let loss = NetworkLab.Loss.random(perMille: 200)
@@ -26,12 +26,14 @@ func runLabBenchmarks() {
             }
         }
         let row = { (name: String, value: String) in print("  " + name.padding(toLength: 58, withPad: " ", startingAt: 0) + value) }
-        row("unlimited 12 s: bandwidth switches", "\(adaptation.unlimitedSwitches.count) (\(adaptation.bigFrames) frames of 640×360)")
+        row("unlimited 60 s: bandwidth switches", "\(adaptation.unlimitedSwitches.count) (\(adaptation.bigFrames) frames of 640×360)")
         row("unlimited → 250 kbit/s: down to camera_small", "\(fmt(adaptation.down)) s")
         row("250 kbit/s → unlimited: up to camera_big (first frame)", "\(fmt(adaptation.up)) s (\(fmt(adaptation.firstBigFrame)) s)")
+        row("video delay, push to decode: unlimited / worst at 250 kbit/s / its last 3 s", "\(fmt(adaptation.delayUnlimited)) / \(fmt(adaptation.delayLimitedWorst)) / \(fmt(adaptation.delayLimitedEnd)) ms")
         row("2 Mbit/s: bandwidth switches", "\(step.wideSwitches.count)")
         row("2 Mbit/s → 300 kbit/s: down (first 160×90 frame)", "\(fmt(step.down)) s (\(fmt(step.firstSmallFrame)) s)")
         row("300 kbit/s → 2 Mbit/s: up (first 640×360 frame)", "\(fmt(step.up)) s (\(fmt(step.firstBigFrame)) s)")
+        row("video delay: 2 Mbit/s / worst at 300 kbit/s / its last 3 s", "\(fmt(step.delayWide)) / \(fmt(step.delayNarrowWorst)) / \(fmt(step.delayNarrowEnd)) ms")
         row("step: worst freeze (on the small layer)", "\(fmt(step.worstGap)) s (\(fmt(step.gapOnSmallLayer)) s)")
         row("step: audio, lowest 1 s window / windows under 48", "\(fmt(step.audioRates.min() ?? 0)) packets/s / \(step.audioRates.filter { $0 < LabScenario.minimumAudioRate }.count) of \(step.audioRates.count)")
         row("150 kbit/s: video paused", "\(fmt(pause.paused)) s (\(pause.framesWhilePaused) frames while paused)")

@@ -78,6 +78,19 @@ public final class LabCall: @unchecked Sendable {
     /// Frames the publisher pushed so far; a frame's test-pattern number is its index.
     public var framesPushed: Int { pusher?.framesPushed ?? 0 }
 
+    /// How long each video frame decoded between `from` and `to` (observer seconds) took from the
+    /// publisher's push to the subscriber's decoder, in ms, in decoding order: encoding, pacing,
+    /// the link's queue, the jitter buffer and decoding (both ends in this process, one clock).
+    public func videoDelays(from: Double, to: Double) -> [Double] {
+        var seen = Set<Int>()
+        return observer.numbers.compactMap { decoded in
+            guard decoded.time >= from, decoded.time <= to, seen.insert(decoded.number).inserted,
+                  let pushed = pusher?.pushUptime(ofFrame: decoded.number) else { return nil }
+            let decodedAt = Double(observer.start) + decoded.time * 1e9
+            return (decodedAt - Double(pushed)) / 1e6
+        }
+    }
+
     /// Ends the call and removes the lab (call it in a `defer`-like path: also after a failure).
     public func end() async {
         sampler?.cancel()

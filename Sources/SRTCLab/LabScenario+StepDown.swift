@@ -22,6 +22,11 @@ extension LabScenario {
         public var steadyAudioRates: [Double]
         public var transitionAudioRates: [Double]
         public var switches: [LabObserver.Switch]
+        /// Video delay, push to decode, ms (`LabScenario.Adaptation`'s): median at 2 Mbit/s; the
+        /// worst at 300 kbit/s; the median over the 300 kbit/s phase's last 3 s.
+        public var delayWide: Double
+        public var delayNarrowWorst: Double
+        public var delayNarrowEnd: Double
 
         public var description: String {
             let mean = audioRates.isEmpty ? 0 : audioRates.reduce(0, +) / Double(audioRates.count)
@@ -32,6 +37,7 @@ extension LabScenario {
                   2 Mbit/s again: layer_switched camera_big \(fmt(up)) s after, first 640×360 frame \(fmt(firstBigFrame)) s after
                   worst video gap: \(fmt(worstGap)) s over the call, \(fmt(gapOnSmallLayer)) s on the small layer
                   audio: lowest 1 s window \(fmt(audioRates.min() ?? 0)) packets/s (\(fmt(transitionAudioRates.min() ?? 0)) in the 3 s after the drop, \(fmt(steadyAudioRates.min() ?? 0)) elsewhere), mean \(fmt(mean))/s, \(short) of \(audioRates.count) windows under \(Int(LabScenario.minimumAudioRate))
+                  video delay (push to decode): median \(fmt(delayWide)) ms at 2 Mbit/s, worst \(fmt(delayNarrowWorst)) ms at 300 kbit/s, median \(fmt(delayNarrowEnd)) ms over its last 3 s
                   switches: \(switches.map(\.description).joined(separator: ", "))
                 """
         }
@@ -50,6 +56,8 @@ extension LabScenario {
         try await Task.sleep(for: .seconds(max(0, 10 - (observer.elapsed - narrowAt))))
 
         let wideAgainAt = observer.elapsed
+        let narrowDelays = call.videoDelays(from: narrowAt, to: wideAgainAt)
+        let narrowEndDelays = call.videoDelays(from: wideAgainAt - 3, to: wideAgainAt)
         try call.limitDownlink(2_000_000)
         let (up, firstBig) = try await observer.switched(since: wideAgainAt, to: TrackDescName.cameraBig, width: 640, timeout: 25)
         try await Task.sleep(for: .seconds(3))
@@ -63,6 +71,8 @@ extension LabScenario {
                         worstGap: observer.worstVideoGap(from: wideAt, to: end),
                         gapOnSmallLayer: observer.worstVideoGap(from: firstSmall, to: wideAgainAt),
                         audioRates: observer.audioRates(from: wideAt, to: end), steadyAudioRates: steady,
-                        transitionAudioRates: observer.audioRates(from: narrowAt, to: narrowAt + 3), switches: observer.switches)
+                        transitionAudioRates: observer.audioRates(from: narrowAt, to: narrowAt + 3), switches: observer.switches,
+                        delayWide: median(call.videoDelays(from: wideAt, to: narrowAt)), delayNarrowWorst: narrowDelays.max() ?? 0,
+                        delayNarrowEnd: median(narrowEndDelays))
     }
 }

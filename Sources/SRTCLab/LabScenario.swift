@@ -25,6 +25,12 @@ public enum LabScenario {
         public var switches: [LabObserver.Switch]
         /// The tbf's counters at the end of the limited phase.
         public var queue: String
+        /// Video delay, push to decode (`LabCall.videoDelays`), ms: median over the unlimited
+        /// phase; the worst while limited; the median over the limited phase's last 3 s (after
+        /// the switch down the link's queue should have drained: no growing delay).
+        public var delayUnlimited: Double
+        public var delayLimitedWorst: Double
+        public var delayLimitedEnd: Double
 
         public var description: String {
             """
@@ -32,9 +38,16 @@ public enum LabScenario {
               \(limitedRate / 1000) kbit/s: layer_switched camera_small \(fmt(down)) s after the limit
               unlimited again: layer_switched camera_big \(fmt(up)) s after, first 640×360 frame \(fmt(firstBigFrame)) s after
               switches: \(switches.map(\.description).joined(separator: ", "))
+              video delay (push to decode): median \(fmt(delayUnlimited)) ms unlimited, worst \(fmt(delayLimitedWorst)) ms limited, median \(fmt(delayLimitedEnd)) ms over the limit's last 3 s
               tbf: \(queue)
             """
         }
+    }
+
+    /// The median of `values` (0 when empty).
+    public static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        return values.sorted()[values.count / 2]
     }
 
     /// Runs `Adaptation` on `call` (its big layer must not be up yet: this waits for it).
@@ -53,12 +66,17 @@ public enum LabScenario {
         let remaining = limitedSeconds - (observer.elapsed - limitedAt)
         if remaining > 0 { try await Task.sleep(for: .seconds(remaining)) }
         let queue = call.downlinkQueue
+        let limitedEnd = observer.elapsed
+        let delayUnlimited = median(call.videoDelays(from: unlimitedStart, to: limitedAt))
+        let delayLimitedWorst = call.videoDelays(from: limitedAt, to: limitedEnd).max() ?? 0
+        let delayLimitedEnd = median(call.videoDelays(from: limitedEnd - 3, to: limitedEnd))
 
         let restoredAt = observer.elapsed
         try call.limitDownlink(nil)
         let (up, bigAgain) = try await observer.switched(since: restoredAt, to: TrackDescName.cameraBig, width: 640, timeout: 25)
         return Adaptation(unlimitedSeconds: unlimitedSeconds, limitedRate: limitedRate, bigFrames: bigFrames, unlimitedSwitches: firstPhase,
                           down: down.time - limitedAt, up: up.time - restoredAt, firstBigFrame: bigAgain - restoredAt,
-                          switches: observer.switches, queue: queue)
+                          switches: observer.switches, queue: queue, delayUnlimited: delayUnlimited,
+                          delayLimitedWorst: delayLimitedWorst, delayLimitedEnd: delayLimitedEnd)
     }
 }

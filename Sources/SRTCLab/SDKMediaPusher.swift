@@ -18,6 +18,8 @@ public final class SDKMediaPusher: @unchecked Sendable {
     /// Mono PCM pushed in a loop instead of the tone (speech, for instance), 20 ms at a time.
     private let clip: (samples: [Int16], sampleRate: Int)?
     private var clipPosition = 0
+    /// When each frame was pushed (uptime ns), by frame number: for the lab's delay figures.
+    private let pushTimes = Mutex<[Int: UInt64]>([:])
 
     /// - Parameter firstNumber: the number of the first frame (publishers told apart by their numbers).
     /// - Parameter clip: mono PCM to push in a loop instead of the tone (its rate a multiple of 50 Hz).
@@ -38,6 +40,9 @@ public final class SDKMediaPusher: @unchecked Sendable {
 
     /// Frames pushed so far (the next frame's number).
     public var framesPushed: Int { state.withLock { $0.frames } }
+
+    /// When frame `number` was pushed into the track (uptime ns), nil if it was not.
+    public func pushUptime(ofFrame number: Int) -> UInt64? { pushTimes.withLock { $0[number] } }
 
     public func pause() { state.withLock { $0.paused = true } }
     public func resume() { state.withLock { $0.paused = false } }
@@ -70,7 +75,9 @@ public final class SDKMediaPusher: @unchecked Sendable {
             if !paused {
                 if let video, elapsed >= nextVideo {
                     let n = state.withLock { s -> Int in defer { s.frames += 1 }; return s.frames }
-                    video.pushFrame(generator.videoFrame(number: n))
+                    let frame = generator.videoFrame(number: n)
+                    pushTimes.withLock { $0[n] = DispatchTime.now().uptimeNanoseconds }
+                    video.pushFrame(frame)
                 }
                 if let audio, tick % 2 == 0 {
                     audio.pushAudioBuffer(silent ? silence.next(frameCount: 960) : clip == nil ? tone.next(frameCount: 960) : nextClipFrame())
