@@ -4,8 +4,8 @@
 // video sequence). Every other packet is the three mandatory bytes, unless spatial layers are
 // off (dynacast): then every packet carries active_decode_targets_bitmask with the decode
 // targets of the layers still encoded, and the first temporal unit with all of them back carries
-// the full mask (§A.4: the mask holds until changed, and a receiver that missed the unit's key
-// frame must still learn of the change). An SFU that reads descriptors (ours, mediasoup,
+// the full mask (§A.4: the last mask holds until another one or a new structure comes, and a
+// layer need not come back at a key frame that carries one). An SFU that reads descriptors (ours, mediasoup,
 // LiveKit) then forwards the stream as it does a browser's, and stops waiting for frames of a
 // layer that does not come.
 
