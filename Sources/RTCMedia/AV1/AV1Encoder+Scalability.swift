@@ -114,6 +114,7 @@ extension AV1Encoder {
                                       width: pixels.width, height: pixels.height)
         frame.layerFrames = layers
         frame.scalabilityMode = mode
+        frame.activeSpatialLayers = active
         return frame
     }
 

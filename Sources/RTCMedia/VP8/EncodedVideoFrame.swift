@@ -20,6 +20,10 @@ public struct EncodedVideoFrame: Sendable, Equatable {
     public var layerFrames: [EncodedLayerFrame] = []
     /// The mode `layerFrames` follow (nil for one frame).
     public var scalabilityMode: ScalabilityMode?
+    /// The spatial layers the encoder writes now (`0 ..< n`; the others paused by dynacast), nil
+    /// when all of the mode's. Not the layers of this unit: an encoder may drop a frame of a layer
+    /// that stays on. The RTP sender tells receivers which decode targets are off (av1-rtp-spec §A.4).
+    public var activeSpatialLayers: Int?
 
     /// Creates an encoded frame.
     public init(data: [UInt8], isKeyFrame: Bool, timestampUs: Int64, width: Int = 0, height: Int = 0) {

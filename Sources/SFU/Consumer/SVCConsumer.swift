@@ -14,7 +14,10 @@ import RTCWire
 /// transport's allocation (`LayerAllocator`, as for simulcast), and never above the layers the
 /// stream carries (`SpatialLayerMeter.count`). While the selector waits for a frame where it can
 /// switch (a key picture with `L3T3_KEY`), the publisher is asked for a key frame, and again every
-/// second. Each change of the layer being forwarded is a `layerSwitched` event. I/O thread only.
+/// second; also at once when the decode target being forwarded goes off at the publisher (its
+/// descriptors' active decode targets mask: dynacast paused that spatial layer) and the one it
+/// falls to starts at a key frame. Each change of the layer being forwarded is a `layerSwitched`
+/// event. I/O thread only.
 final class SVCConsumer: Consumer {
     private(set) var preferredLayer: Int
     private(set) var targetLayer: Int?
@@ -99,7 +102,18 @@ final class SVCConsumer: Consumer {
         }
         // Key frames only: the structure is copied out once for the selector.
         if descriptor.carriesStructure, let structure = stream.dependencyDescriptors?.structure { av1.learn(structure) }
+        let waited = av1.needsKeyFrame
         let verdict = av1.select(descriptor, active: producer.activeDecodeTargets, timestamp: view.timestamp, marker: view.marker)
+        if !waited, av1.needsKeyFrame, now - lastKeyFrameAsk >= Self.keyFrameRetryInterval {
+            // The decode target forwarded went off (the publisher's active_decode_targets_bitmask,
+            // §A.4: dynacast paused its layer) and the one left needs a key frame (`L3T3_KEY`'s
+            // lower layer is not among the frames sent so far): ask now, not at the next tick (a
+            // subscribing transport's next timer may be its next allocation or report). A switch
+            // asked for by `setTarget` has just asked.
+            lastKeyFrameAsk = now
+            producer.requestKeyFrame(layer: 0, now: now)
+            transport.wakeTimers()
+        }
         guard verdict.forward else {
             sequenceNumbers.drop(view.sequenceNumber)
             return

@@ -140,6 +140,8 @@ final class RTPStreamSender: Sendable {
                 case .av1:
                     // libaom's temporal units always parse; a unit that does not is not sent whole.
                     if descriptorIndex != nil, let mode = frame.scalabilityMode, !frame.layerFrames.isEmpty {
+                        // Decode targets of paused spatial layers are said to be off (§A.4).
+                        s.descriptors.beginTemporalUnit(mode: mode, activeSpatialLayers: frame.activeSpatialLayers ?? mode.spatialLayers)
                         for (index, layer) in frame.layerFrames.enumerated() {
                             s.descriptors.beginFrame(mode: mode, templateID: layer.templateID, startsSequence: layer.isKeyFrame)
                             frameStart = count

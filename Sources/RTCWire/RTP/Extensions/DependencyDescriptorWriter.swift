@@ -1,13 +1,19 @@
 // The Dependency Descriptors of one stream, as a sender writes them (av1-rtp-spec Appendix A):
 // every packet names its frame's template and frame number; the structure of the stream's
 // `ScalabilityMode` travels in the first packet of every key frame (§A.8.2: it starts a coded
-// video sequence). Every other packet is the three mandatory bytes. An SFU that reads
-// descriptors (ours, mediasoup, LiveKit) then forwards the stream as it does a browser's.
+// video sequence). Every other packet is the three mandatory bytes, unless spatial layers are
+// off (dynacast): then every packet carries active_decode_targets_bitmask with the decode
+// targets of the layers still encoded, and the first temporal unit with all of them back carries
+// the full mask (§A.4: the last mask holds until another one or a new structure comes, and a
+// layer need not come back at a key frame that carries one). An SFU that reads descriptors (ours, mediasoup,
+// LiveKit) then forwards the stream as it does a browser's, and stops waiting for frames of a
+// layer that does not come.
 
 /// Writes one stream's Dependency Descriptors, numbering its frames. Not thread-safe: one per RTP
 /// stream, under the stream's lock.
 public struct DependencyDescriptorWriter: Sendable {
-    /// The longest value written (the L2T3_KEY structure with a key frame's first packet is 38 bytes).
+    /// The longest value written (the L2T3_KEY structure with a key frame's first packet is 41 bytes,
+    /// 42 with an active decode targets mask).
     public static let maxLength = 64
 
     /// frame_number of the frame being packetized (wraps at 16 bits, §A.8.3).
@@ -15,6 +21,10 @@ public struct DependencyDescriptorWriter: Sendable {
     private var templateID: UInt8 = 0
     private var startsSequence = false
     private var mode = ScalabilityMode.l1t1
+    /// The active_decode_targets_bitmask every packet of the current temporal unit carries (nil: none).
+    public private(set) var activeDecodeTargets: UInt32?
+    /// Some decode target was off in the last temporal unit.
+    private var targetsWereOff = false
 
     /// - Parameter firstFrameNumber: the first frame's number (random for a new stream is fine).
     public init(firstFrameNumber: UInt16 = 0) {
@@ -23,7 +33,18 @@ public struct DependencyDescriptorWriter: Sendable {
 
     /// Starts the next single-layer (L1T1) frame: its packets take the next frame number.
     public mutating func beginFrame(isKeyFrame: Bool) {
+        activeDecodeTargets = nil
+        targetsWereOff = false
         beginFrame(mode: .l1t1, templateID: isKeyFrame ? 0 : 1, startsSequence: isKeyFrame)
+    }
+
+    /// Starts a temporal unit of a stream in `mode` whose encoder writes spatial layers
+    /// `0 ..< activeSpatialLayers` (the others paused by dynacast): sets the mask its packets carry.
+    public mutating func beginTemporalUnit(mode: ScalabilityMode, activeSpatialLayers: Int) {
+        let all = mode.decodeTargets(spatialLayers: mode.spatialLayers)
+        let active = mode.decodeTargets(spatialLayers: activeSpatialLayers)
+        activeDecodeTargets = active != all || targetsWereOff ? active : nil
+        targetsWereOff = active != all
     }
 
     /// Starts the next frame of a stream in `mode`.
@@ -57,6 +78,8 @@ public struct DependencyDescriptorWriter: Sendable {
         descriptor.templateID = templateID
         descriptor.frameNumber = frameNumber
         descriptor.carriesStructure = startsSequence && first
+        descriptor.activeDecodeTargets = activeDecodeTargets
+        descriptor.decodeTargetCount = mode.decodeTargetCount   // the mask's width
         return descriptor.write(into: buffer, structure: mode.structure)
     }
 }

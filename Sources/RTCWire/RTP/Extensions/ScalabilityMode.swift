@@ -20,6 +20,17 @@ public enum ScalabilityMode: String, Sendable, CaseIterable {
     /// prediction only in key pictures.
     case l2t3Key = "L2T3_KEY"
 
+    /// DtCnt of the mode's structure: one decode target per spatial and temporal layer.
+    public var decodeTargetCount: Int { spatialLayers * temporalLayers }
+
+    /// The decode targets of spatial layers `0 ..< spatialLayers` (bit i: decode target i; they
+    /// are numbered spatial-major): the active_decode_targets_bitmask (av1-rtp-spec §A.4) of a
+    /// sender whose upper spatial layers are off.
+    public func decodeTargets(spatialLayers count: Int) -> UInt32 {
+        let layers = min(max(count, 0), spatialLayers)
+        return UInt32((1 << (layers * temporalLayers)) - 1)
+    }
+
     /// The temporal id at each position of the four-frame pattern.
     public static let temporalPattern = [0, 2, 1, 2]
 
