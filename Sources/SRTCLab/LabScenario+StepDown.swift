@@ -23,10 +23,11 @@ extension LabScenario {
         public var transitionAudioRates: [Double]
         public var switches: [LabObserver.Switch]
         /// Video delay, push to decode, ms (`LabScenario.Adaptation`'s): median at 2 Mbit/s; the
-        /// worst at 300 kbit/s; the median over the 300 kbit/s phase's last 3 s.
+        /// worst at 300 kbit/s; the median and the lowest over the 300 kbit/s phase's last 3 s.
         public var delayWide: Double
         public var delayNarrowWorst: Double
         public var delayNarrowEnd: Double
+        public var delayNarrowEndLowest: Double
 
         public var description: String {
             let mean = audioRates.isEmpty ? 0 : audioRates.reduce(0, +) / Double(audioRates.count)
@@ -37,7 +38,7 @@ extension LabScenario {
                   2 Mbit/s again: layer_switched camera_big \(fmt(up)) s after, first 640×360 frame \(fmt(firstBigFrame)) s after
                   worst video gap: \(fmt(worstGap)) s over the call, \(fmt(gapOnSmallLayer)) s on the small layer
                   audio: lowest 1 s window \(fmt(audioRates.min() ?? 0)) packets/s (\(fmt(transitionAudioRates.min() ?? 0)) in the 3 s after the drop, \(fmt(steadyAudioRates.min() ?? 0)) elsewhere), mean \(fmt(mean))/s, \(short) of \(audioRates.count) windows under \(Int(LabScenario.minimumAudioRate))
-                  video delay (push to decode): median \(fmt(delayWide)) ms at 2 Mbit/s, worst \(fmt(delayNarrowWorst)) ms at 300 kbit/s, median \(fmt(delayNarrowEnd)) ms over its last 3 s
+                  video delay (push to decode): median \(fmt(delayWide)) ms at 2 Mbit/s, worst \(fmt(delayNarrowWorst)) ms at 300 kbit/s, median \(fmt(delayNarrowEnd)) ms and lowest \(fmt(delayNarrowEndLowest)) ms over its last 3 s
                   switches: \(switches.map(\.description).joined(separator: ", "))
                 """
         }
@@ -73,6 +74,6 @@ extension LabScenario {
                         audioRates: observer.audioRates(from: wideAt, to: end), steadyAudioRates: steady,
                         transitionAudioRates: observer.audioRates(from: narrowAt, to: narrowAt + 3), switches: observer.switches,
                         delayWide: median(call.videoDelays(from: wideAt, to: narrowAt)), delayNarrowWorst: narrowDelays.max() ?? 0,
-                        delayNarrowEnd: median(narrowEndDelays))
+                        delayNarrowEnd: median(narrowEndDelays), delayNarrowEndLowest: narrowEndDelays.min() ?? 0)
     }
 }

@@ -26,11 +26,14 @@ public enum LabScenario {
         /// The tbf's counters at the end of the limited phase.
         public var queue: String
         /// Video delay, push to decode (`LabCall.videoDelays`), ms: median over the unlimited
-        /// phase; the worst while limited; the median over the limited phase's last 3 s (after
-        /// the switch down the link's queue should have drained: no growing delay).
+        /// phase; the worst while limited; the median and the lowest over the limited phase's
+        /// last 3 s. After the switch down the link's queue should have drained (no growing
+        /// delay): a standing queue keeps even the lowest delay high (CoDel's test, RFC 8289
+        /// §3.2), where a probe's burst only raises some frames' delay for a moment.
         public var delayUnlimited: Double
         public var delayLimitedWorst: Double
         public var delayLimitedEnd: Double
+        public var delayLimitedEndLowest: Double
 
         public var description: String {
             """
@@ -38,7 +41,7 @@ public enum LabScenario {
               \(limitedRate / 1000) kbit/s: layer_switched camera_small \(fmt(down)) s after the limit
               unlimited again: layer_switched camera_big \(fmt(up)) s after, first 640×360 frame \(fmt(firstBigFrame)) s after
               switches: \(switches.map(\.description).joined(separator: ", "))
-              video delay (push to decode): median \(fmt(delayUnlimited)) ms unlimited, worst \(fmt(delayLimitedWorst)) ms limited, median \(fmt(delayLimitedEnd)) ms over the limit's last 3 s
+              video delay (push to decode): median \(fmt(delayUnlimited)) ms unlimited, worst \(fmt(delayLimitedWorst)) ms limited, median \(fmt(delayLimitedEnd)) ms and lowest \(fmt(delayLimitedEndLowest)) ms over the limit's last 3 s
               tbf: \(queue)
             """
         }
@@ -69,7 +72,7 @@ public enum LabScenario {
         let limitedEnd = observer.elapsed
         let delayUnlimited = median(call.videoDelays(from: unlimitedStart, to: limitedAt))
         let delayLimitedWorst = call.videoDelays(from: limitedAt, to: limitedEnd).max() ?? 0
-        let delayLimitedEnd = median(call.videoDelays(from: limitedEnd - 3, to: limitedEnd))
+        let endDelays = call.videoDelays(from: limitedEnd - 3, to: limitedEnd)
 
         let restoredAt = observer.elapsed
         try call.limitDownlink(nil)
@@ -77,6 +80,7 @@ public enum LabScenario {
         return Adaptation(unlimitedSeconds: unlimitedSeconds, limitedRate: limitedRate, bigFrames: bigFrames, unlimitedSwitches: firstPhase,
                           down: down.time - limitedAt, up: up.time - restoredAt, firstBigFrame: bigAgain - restoredAt,
                           switches: observer.switches, queue: queue, delayUnlimited: delayUnlimited,
-                          delayLimitedWorst: delayLimitedWorst, delayLimitedEnd: delayLimitedEnd)
+                          delayLimitedWorst: delayLimitedWorst, delayLimitedEnd: median(endDelays),
+                          delayLimitedEndLowest: endDelays.min() ?? 0)
     }
 }

@@ -34,7 +34,7 @@ extension NetworkLabLayerTests {
             let figures = try await LabScenario.stepDown(call)
             print(figures)
             #expect(figures.wideSwitches.isEmpty, "switched for bandwidth at 2 Mbit/s: \(figures.wideSwitches)")
-            #expect(figures.delayNarrowEnd < Self.drainedDelayMs, "video \(fmt(figures.delayNarrowEnd)) ms late at 300 kbit/s's end")
+            #expect(figures.delayNarrowEndLowest < Self.drainedDelayMs, "video at least \(fmt(figures.delayNarrowEndLowest)) ms late at 300 kbit/s's end")
             // How fast it switches is a printed figure (above): it moves with the machine's load
             // (camera_big 5.6–8.2 s after the link's return across runs). Checked: the order.
             #expect(figures.down > 0 && figures.up > 0, "camera_small after the drop, camera_big after the return")

@@ -13,9 +13,10 @@ import Testing
 struct NetworkLabLayerTests {
     static let unlimitedSeconds = 12.0
     static let limitedSeconds = 10.0
-    /// The most a frame may take from push to decode, median over the limited phase's last 3 s,
-    /// once the layer fits the link (the issue: "no growing delay after adaptation").
-    static let drainedDelayMs = 150.0
+    /// The most the quickest frame of the limited phase's last 3 s may take from push to decode,
+    /// once the layer fits the link (the issue: "no growing delay after adaptation"); below the
+    /// 200 ms a full tbf queue adds to every frame.
+    static let drainedDelayMs = 100.0
 
     @Test func aSubscriberKeepsTheBigLayerGoesDownUnder250kbitAndComesBack() async throws {
         try await withLabCall { call in
@@ -25,10 +26,10 @@ struct NetworkLabLayerTests {
             #expect(figures.unlimitedSwitches.isEmpty, "switched for bandwidth on an unlimited link: \(figures.unlimitedSwitches)")
             #expect(figures.bigFrames >= Int(Self.unlimitedSeconds) * 15, "\(figures.bigFrames) big frames in \(Self.unlimitedSeconds) s")
             // Down under the limit and back up after it were waited for (the scenario throws otherwise).
-            // No standing queue after the switch down: the tbf holds up to 200 ms, so a layer still
-            // too large for the link would keep frames ≥ 200 ms late (seen: 7–9 ms over the last 3 s;
-            // up to 1.5 s for a frame around the switch itself, printed).
-            #expect(figures.delayLimitedEnd < Self.drainedDelayMs, "video \(fmt(figures.delayLimitedEnd)) ms late at the limit's end")
+            // No standing queue after the switch down: the tbf holds up to 200 ms, and a layer still
+            // too large for the link would keep every frame that late; a probe's burst delays a few
+            // (medians over the last 3 s seen 7–100 ms, lowest 3–8 ms, printed).
+            #expect(figures.delayLimitedEndLowest < Self.drainedDelayMs, "video at least \(fmt(figures.delayLimitedEndLowest)) ms late at the limit's end")
         }
     }
 
