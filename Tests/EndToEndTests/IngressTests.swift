@@ -34,6 +34,8 @@ import Glibc
     /// Main profile (CABAC) with B-frames, transcoded, and without, passed through as Main.
     static let mainWithBFrames = ["-preset", "veryfast", "-profile:v", "main", "-bf", "2"]
     static let mainWithoutBFrames = ["-preset", "veryfast", "-profile:v", "main", "-bf", "0", "-tune", "zerolatency"]
+    /// High (the 8×8 transform) without B-frames: transcoded unless the ingress had `"transcode": false`.
+    static let highWithoutBFrames = ["-preset", "veryfast", "-profile:v", "high", "-bf", "0", "-tune", "zerolatency"]
 
     /// ffmpeg arguments encoding the pattern as H.264 (`x264` settings) and the tone as AAC, in real time.
     static func encode(_ pattern: String, x264: [String] = baseline) -> [String] {
@@ -200,7 +202,8 @@ import Glibc
 
     /// docs/ingress.md, "H.264 passthrough": an RTMP push of H.264 with B-frames (Main) is
     /// transcoded to VP8; Main without B-frames goes out as it came, as H.264 Main (the viewer's
-    /// track says `profile_level_id` `4d001f`, the ingress `passthrough`), and so does Baseline.
+    /// track says `profile_level_id` `4d001f`, the ingress `passthrough`), and so does Baseline;
+    /// High without B-frames is transcoded (browsers without a High decoder could not play it).
     /// The viewer (OpenH264 for H.264) decodes the frame numbers in order from each push. The
     /// worker's CPU for each is printed.
     @Test func rtmpH264WithoutBFramesIsPassedThroughAndWithBFramesIsTranscoded() async throws {
@@ -258,8 +261,14 @@ import Glibc
         #expect(baselineMedia["width"] as? Int == 320 && baselineMedia["height"] as? Int == 240)
         #expect(baselineTrack?.codec?.lowercased() == "h264" && baselineTrack?.profileLevelID == nil)
         try await eventually("the tone") { subscriber.collector.toneFrequency.map { abs($0 - 440) < 15 } ?? false }
+        try await end(third)
 
-        await third.stop()
+        let (high, highMedia, highTrack, fourth) = try await measure(4, x264: Self.highWithoutBFrames, "High without B-frames")
+        #expect(frameGaps(high).ordered, "\(high)")
+        #expect(highMedia["video_codec"] as? String == "h264" && highMedia["video_mode"] as? String == "transcode", "\(highMedia)")
+        #expect(highTrack?.codec?.lowercased() == "vp8")
+
+        await fourth.stop()
         _ = try await server.call("/server/v1/ingress/delete", ["ingress_id": id])
         await viewer.channel.leave()
         await viewer.engine.destroy()
