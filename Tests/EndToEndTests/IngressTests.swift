@@ -276,6 +276,36 @@ import Glibc
         await hooks.shutdown()
     }
 
+    /// docs/ingress.md, `"transcode": false`: an RTMP push of H.264 High without B-frames is
+    /// passed through as High (`64001f`), and the SDK, whose join's `video_codecs` names High
+    /// (docs/protocol.md), is offered it and decodes the frame numbers in order with OpenH264.
+    @Test func withTranscodeFalseHighIsPassedThroughAndTheSDKDecodesIt() async throws {
+        let hooks = try TestWebhookReceiver()
+        let server = try EgressTestServer(webhookURL: hooks.url)
+        let pattern = try Self.pattern(server.directory, frames: 300)
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "enc", "kind": "rtmp", "transcode": false])
+        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        let id = try #require(created["ingress_id"] as? String)
+        let (viewer, subscriber) = try await Self.viewer(server, channel: "show")
+        let pusher = try await Self.pushUntilTaken(pattern, to: try #require(created["url"] as? String), format: "flv", x264: Self.highWithoutBFrames,
+                                                   hooks: hooks, count: 1, log: server.directory.file("high.log"))
+        let numbers = try await Self.decoded(subscriber.collector, after: 0, atLeast: 45, "High passed through")
+        let media = try #require(try await Self.ingress(server, id)?["media"] as? [String: Any])
+        let track = viewer.channel.remoteTracks(uid: "enc").first { $0.kind == .video }?.info
+        print("ingress: High with transcode false: \(numbers.count) frames decoded, \(numbers.first!)…\(numbers.last!), "
+              + "video_mode \(media["video_mode"] ?? "?"), track \(track?.codec ?? "?") \(track?.profileLevelID ?? "")")
+        #expect(frameGaps(numbers).ordered, "\(numbers)")
+        #expect(media["video_mode"] as? String == "passthrough", "\(media)")
+        #expect(track?.codec?.lowercased() == "h264" && track?.profileLevelID == "64001f", "\(String(describing: track))")
+
+        await pusher.stop()
+        _ = try await server.call("/server/v1/ingress/delete", ["ingress_id": id])
+        await viewer.channel.leave()
+        await viewer.engine.destroy()
+        await server.stop()
+        await hooks.shutdown()
+    }
+
     /// docs/ingress.md, "A server restart": an RTMP ingress outlives `kill -9` of its server (the
     /// worker dies with it, PR_SET_PDEATHSIG): after the restart on the same data it is listed
     /// with its key and URL, and a push to that URL is published again (frame numbers in order).
