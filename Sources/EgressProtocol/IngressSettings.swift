@@ -22,9 +22,12 @@ public struct IngressSettings: Codable, Sendable, Equatable {
     /// Whether video is always decoded and re-encoded (the create request had `transcode`); else
     /// H.264 Baseline passes through as it came (docs/ingress.md, "H.264 passthrough").
     public var transcode: Bool
+    /// Whether H.264 High passes through too (the create request had `"transcode": false`); else
+    /// High is transcoded, as browsers without a High decoder could not play it (docs/ingress.md).
+    public var passesHigh: Bool
 
     public init(kind: Kind, uid: String, input: String, streamKey: String?, videoBitrate: Int = 2_000_000, simulcast: Bool = false,
-                transcode: Bool = false) {
+                transcode: Bool = false, passesHigh: Bool = false) {
         self.kind = kind
         self.uid = uid
         self.input = input
@@ -32,13 +35,15 @@ public struct IngressSettings: Codable, Sendable, Equatable {
         self.videoBitrate = videoBitrate
         self.simulcast = simulcast
         self.transcode = transcode
+        self.passesHigh = passesHigh
     }
 
     private enum CodingKeys: String, CodingKey {
-        case kind, uid, input, streamKey, videoBitrate, simulcast, transcode
+        case kind, uid, input, streamKey, videoBitrate, simulcast, transcode, passesHigh
     }
 
-    /// Settings stored before passthrough existed have no `transcode`: they pass H.264 through.
+    /// Settings stored before passthrough existed have no `transcode`: they pass H.264 through;
+    /// those stored before `passesHigh` transcode High.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         kind = try c.decode(Kind.self, forKey: .kind)
@@ -48,5 +53,6 @@ public struct IngressSettings: Codable, Sendable, Equatable {
         videoBitrate = try c.decode(Int.self, forKey: .videoBitrate)
         simulcast = try c.decode(Bool.self, forKey: .simulcast)
         transcode = try c.decodeIfPresent(Bool.self, forKey: .transcode) ?? false
+        passesHigh = try c.decodeIfPresent(Bool.self, forKey: .passesHigh) ?? false
     }
 }

@@ -40,6 +40,8 @@ extension EgressSupervisor {
         var simulcast: Bool
         /// The request had `transcode`: video is always re-encoded.
         var transcode: Bool = false
+        /// The request had `"transcode": false`: H.264 High passes through too.
+        var passesHigh: Bool = false
     }
 
     // MARK: - API
@@ -56,7 +58,7 @@ extension EgressSupervisor {
         let (input, url, port) = try ingressAddresses(request, streamKey: streamKey)
         let ingressSettings = IngressSettings(kind: request.kind, uid: request.uid, input: input, streamKey: streamKey,
                                               videoBitrate: request.videoBitrate, simulcast: request.simulcast,
-                                              transcode: request.transcode)
+                                              transcode: request.transcode, passesHigh: request.passesHigh)
         let info = IngressInfo(ingressId: id, channel: key.name, uid: request.uid, kind: request.kind, url: url, streamKey: streamKey,
                                status: .waiting, sessions: 0, restarts: 0, createdAt: Self.now())
         let i = Ingress(info: info, appId: appId, key: key, settings: ingressSettings)

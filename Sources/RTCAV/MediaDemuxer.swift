@@ -58,6 +58,10 @@ public final class MediaDemuxer {
         /// WebRTC receiver decodes (RFC 6184's `profile-level-id=42e01f` family).
         public var isH264Baseline: Bool { codecName == "h264" && profile >= 0 && profile & 0xFF == 66 && !reordersFrames }
 
+        /// H.264 High (`profile_idc` 100; not High 10, 4:2:2 or 4:4:4): a browser's decoder may
+        /// lack it (Debian's Chromium decodes Constrained Baseline and Main only).
+        public var isH264High: Bool { codecName == "h264" && profile >= 0 && profile & 0xFF == 100 }
+
         /// H.264 that WebRTC can carry as it is: Baseline, Main or High (`profile_idc` 66, 77,
         /// 100) without reordering (RTP has no decoding order, so no B-frames).
         public var isH264WithoutReordering: Bool { h264ProfileLevelID != nil && !reordersFrames }

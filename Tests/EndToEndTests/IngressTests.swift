@@ -34,6 +34,8 @@ import Glibc
     /// Main profile (CABAC) with B-frames, transcoded, and without, passed through as Main.
     static let mainWithBFrames = ["-preset", "veryfast", "-profile:v", "main", "-bf", "2"]
     static let mainWithoutBFrames = ["-preset", "veryfast", "-profile:v", "main", "-bf", "0", "-tune", "zerolatency"]
+    /// High (the 8×8 transform) without B-frames: transcoded unless the ingress had `"transcode": false`.
+    static let highWithoutBFrames = ["-preset", "veryfast", "-profile:v", "high", "-bf", "0", "-tune", "zerolatency"]
 
     /// ffmpeg arguments encoding the pattern as H.264 (`x264` settings) and the tone as AAC, in real time.
     static func encode(_ pattern: String, x264: [String] = baseline) -> [String] {
@@ -200,7 +202,9 @@ import Glibc
 
     /// docs/ingress.md, "H.264 passthrough": an RTMP push of H.264 with B-frames (Main) is
     /// transcoded to VP8; Main without B-frames goes out as it came, as H.264 Main (the viewer's
-    /// track says `profile_level_id` `4d001f`, the ingress `passthrough`), and so does Baseline.
+    /// track says `profile_level_id` `4d001f`, the ingress `passthrough`), and so does Baseline;
+    /// High without B-frames is transcoded (browsers without a High decoder could not play it),
+    /// unless the ingress has `"transcode": false`: then it is passed through as High (`64001f`).
     /// The viewer (OpenH264 for H.264) decodes the frame numbers in order from each push. The
     /// worker's CPU for each is printed.
     @Test func rtmpH264WithoutBFramesIsPassedThroughAndWithBFramesIsTranscoded() async throws {
@@ -214,9 +218,11 @@ import Glibc
         let (viewer, subscriber) = try await Self.viewer(server, channel: "show")
 
         /// Decodes 45 frames of push `count`; returns the numbers, the ingress's media, the viewer's track and the pusher.
-        func measure(_ count: Int, x264: [String], _ what: String) async throws -> ([Int], [String: Any], TrackInfo?, ChildProcess) {
+        /// `ingress`: another ingress of uid `enc` than the first (id, url).
+        func measure(_ count: Int, x264: [String], _ what: String, ingress: (id: String, url: String)? = nil)
+            async throws -> ([Int], [String: Any], TrackInfo?, ChildProcess) {
             let before = subscriber.collector.numbers.count
-            let pusher = try await Self.pushUntilTaken(pattern, to: url, format: "flv", x264: x264, hooks: hooks, count: count,
+            let pusher = try await Self.pushUntilTaken(pattern, to: ingress?.url ?? url, format: "flv", x264: x264, hooks: hooks, count: count,
                                                        log: server.directory.file("\(count).log"))
             try await viewer.events.wait("enc joined \(count) times") { $0.filter { $0 == "user+ enc" }.count >= count }
             let worker = EgressWorkers.pids().first
@@ -226,7 +232,7 @@ import Glibc
             if let worker, let cpuBefore, let cpuAfter = ProcessStats(pid: worker)?.cpuSeconds {
                 cpu = (cpuAfter - cpuBefore) / Date().timeIntervalSince(wallBefore)
             }
-            let media = try #require(try await Self.ingress(server, id)?["media"] as? [String: Any])
+            let media = try #require(try await Self.ingress(server, ingress?.id ?? id)?["media"] as? [String: Any])
             let track = viewer.channel.remoteTracks(uid: "enc").first { $0.kind == .video }?.info
             print("ingress: \(what): \(numbers.count) frames decoded, \(numbers.first!)…\(numbers.last!), \(frameGaps(numbers).missing) missing, "
                   + "video_mode \(media["video_mode"] ?? "?"), track \(track?.codec ?? "?") \(track?.profileLevelID ?? ""), "
@@ -258,9 +264,28 @@ import Glibc
         #expect(baselineMedia["width"] as? Int == 320 && baselineMedia["height"] as? Int == 240)
         #expect(baselineTrack?.codec?.lowercased() == "h264" && baselineTrack?.profileLevelID == nil)
         try await eventually("the tone") { subscriber.collector.toneFrequency.map { abs($0 - 440) < 15 } ?? false }
+        try await end(third)
 
-        await third.stop()
+        let (high, highMedia, highTrack, fourth) = try await measure(4, x264: Self.highWithoutBFrames, "High without B-frames")
+        #expect(frameGaps(high).ordered, "\(high)")
+        #expect(highMedia["video_codec"] as? String == "h264" && highMedia["video_mode"] as? String == "transcode", "\(highMedia)")
+        #expect(highTrack?.codec?.lowercased() == "vp8")
+        try await end(fourth)
+
+        // `"transcode": false` (a new ingress under the same uid): High passes through as
+        // `64001f`, which the SDK is offered (its join's video_codecs name High) and decodes.
         _ = try await server.call("/server/v1/ingress/delete", ["ingress_id": id])
+        let (passStatus, passJSON) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "enc", "kind": "rtmp", "transcode": false])
+        let passing = try #require(passJSON["ingress"] as? [String: Any], "\(passStatus) \(passJSON)")
+        let passId = try #require(passing["ingress_id"] as? String)
+        let (passed, passedMedia, passedTrack, fifth) = try await measure(5, x264: Self.highWithoutBFrames, "High with \"transcode\": false",
+                                                                          ingress: (passId, try #require(passing["url"] as? String)))
+        #expect(frameGaps(passed).ordered, "\(passed)")
+        #expect(passedMedia["video_mode"] as? String == "passthrough", "\(passedMedia)")
+        #expect(passedTrack?.codec?.lowercased() == "h264" && passedTrack?.profileLevelID == "64001f", "\(String(describing: passedTrack))")
+
+        await fifth.stop()
+        _ = try await server.call("/server/v1/ingress/delete", ["ingress_id": passId])
         await viewer.channel.leave()
         await viewer.engine.destroy()
         await server.stop()

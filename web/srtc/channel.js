@@ -19,6 +19,7 @@ import { PATH_POLL_MS, PathMonitor } from './path-monitor.js';
 import { ReceiveMonitor } from './receive-monitor.js';
 import { rememberSealKey } from './seal-keyring.js';
 import { AdaptiveStream } from './adaptive-stream.js';
+import { joinVideoCodecs } from './video-codecs.js';
 
 /** SDK name and version sent in `join` (`sdk`). */
 export const SDK_VERSION = '0.1.0';
@@ -49,7 +50,8 @@ const DEFAULT_OPTIONS = {
   /** `true` (or `{debounceMs}`): each remote video's attached elements pick its layer by their rendered size, and a video none of
    *  whose elements is visible (hidden, scrolled out, detached, page in the background) is paused at the server (docs/sdk-web.md, "Adaptive stream"). */
   adaptiveStream: false,
-  /** `null` (every codec the server forwards) or the video codecs this client decodes, preferred first (`['vp8', 'vp9', 'av1', 'h264']`): sent as the join's `video_codecs`. */
+  /** `null` (every codec this browser decodes, `RTCRtpReceiver.getCapabilities('video')`, H.264 profile by profile) or the video codecs this client decodes,
+   *  preferred first (`['vp8', 'vp9', 'av1', 'h264']`, `'h264'` standing for the browser's H.264 profiles): sent as the join's `video_codecs`. */
   videoCodecs: null,
   /** `debug`, `info`, `warn`, `error` or `off`. */
   logLevel: 'warn',
@@ -418,7 +420,8 @@ export class SRTCChannel extends Emitter {
     if (custom != null) data.custom = String(custom);
     if (sessionId) data.session_id = sessionId;
     if (this.options.useDataChannel) data.data_channel = true;
-    if (Array.isArray(this.options.videoCodecs)) data.video_codecs = this.options.videoCodecs.map(String);
+    const videoCodecs = joinVideoCodecs(this.options.videoCodecs);
+    if (videoCodecs) data.video_codecs = videoCodecs;
     return signal.request('join', data, { timeoutMs: this.options.joinTimeoutMs }).then((response) => {
       // The user's seal key (docs/protocol.md, `join`), on every join and resume, for `SRTCEngine.decrypt`.
       rememberSealKey(response.sealKey, response.me?.uid, token);

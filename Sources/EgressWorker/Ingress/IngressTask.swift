@@ -133,10 +133,12 @@ public final class IngressTask: EgressTask, Sendable {
     private func publish(_ demuxer: MediaDemuxer, interrupt: AVInterrupt) -> String {
         let videoInfo = demuxer.firstStream(video: true)
         let audioInfo = demuxer.firstStream(video: false)
-        // H.264 Baseline, Main or High without B-frames goes out as it came unless the ingress
-        // asked for transcoding; a filter that does not start (bad extradata) falls back to transcoding.
+        // H.264 Baseline or Main without B-frames goes out as it came unless the ingress asked for
+        // transcoding; High only when asked to (`"transcode": false`), as browsers without a High
+        // decoder answer its offer without the codec. A filter that does not start (bad
+        // extradata) falls back to transcoding.
         let filter = videoInfo.flatMap { info -> H264AnnexBFilter? in
-            guard !settings.transcode, info.isH264WithoutReordering else { return nil }
+            guard !settings.transcode, info.isH264WithoutReordering, settings.passesHigh || !info.isH264High else { return nil }
             return try? demuxer.makeAnnexBFilter(for: info.index)
         }
         let video = videoInfo.flatMap { try? demuxer.makeDecoder(for: $0.index) }

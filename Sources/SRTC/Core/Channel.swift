@@ -233,8 +233,10 @@ public final class Channel: @unchecked Sendable {
 
     /// The video codecs this SDK decodes (libvpx VP8 and VP9, OpenH264, dav1d AV1), sent as the
     /// join's `video_codecs`: a track in another codec is refused with `subscription_ended`
-    /// (`codec_unsupported`) rather than sent undecodable.
-    static let decodedVideoCodecs = ["vp8", "vp9", "h264", "av1"]
+    /// (`codec_unsupported`) rather than sent undecodable. OpenH264 decodes Main and High too (each
+    /// picture at once: no B-frames), which the server offers only to a client that names them
+    /// (a plain `h264` is Constrained Baseline, docs/protocol.md).
+    static let decodedVideoCodecs = ["vp8", "vp9", "h264", "h264;profile-level-id=4d001f", "h264;profile-level-id=64001f", "av1"]
 
     func requestJoin(on signal: SignalClient, parameters: JoinParameters, sessionId: String?) async throws(SRTCError) -> JoinResponse {
         let request = JoinRequest(token: parameters.token, sessionId: sessionId, nickname: parameters.nickname,

@@ -44,8 +44,10 @@ public struct JoinRequest: Codable, Sendable, Equatable {
     /// channels"): the server offers the transport at once, with an application section.
     public var dataChannel: Bool?
     /// The video codecs the client decodes, preferred first (`vp8`, `vp9`, `h264`, compared
-    /// case-insensitively); nil: every codec the server forwards. A subscription to a track in
-    /// another codec gets no media and a `subscription_ended` with `codec_unsupported`.
+    /// case-insensitively; H.264 with a profile as `h264;profile-level-id=64001f`, a plain `h264`
+    /// being Constrained Baseline); nil: every codec the server forwards. A subscription to a
+    /// track in another codec or H.264 profile gets no media and a `subscription_ended` with
+    /// `codec_unsupported`.
     public var videoCodecs: [String]?
 
     public init(token: String, protocolVersion: Int = signalingProtocolVersion, sessionId: String? = nil, nickname: String? = nil,

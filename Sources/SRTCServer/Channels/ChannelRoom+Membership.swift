@@ -11,7 +11,7 @@ extension ChannelRoom {
         let uid = claims.sub
         if let sessionId = request.sessionId, let existing = participants[uid], existing.sessionId == sessionId {
             if request.dataChannel == true { existing.wantsDataChannel = true }
-            if let codecs = request.videoCodecs { existing.videoCodecs = codecs.map { $0.lowercased() } }
+            if let codecs = request.videoCodecs { existing.videoCodecs = DecodedVideoCodecs(codecs) }
             return .success(await resume(existing, connection: connection, grant: grant, claims: claims))
         }
         if let custom = request.custom, custom.utf8.count > limits.maxCustomDataBytes {
@@ -41,7 +41,7 @@ extension ChannelRoom {
         let participant = Participant(uid: uid, sessionId: "SE_" + SecureRandom.string(count: 20), grant: grant,
                                       nickname: request.nickname, custom: request.custom, joinedAt: clock.now(),
                                       connection: connection)
-        participant.videoCodecs = request.videoCodecs?.map { $0.lowercased() }
+        participant.videoCodecs = request.videoCodecs.map(DecodedVideoCodecs.init)
         participants[uid] = participant
         scheduleExpiry(participant, exp: claims.exp)
         let response = JoinResponse(sessionId: participant.sessionId, resumed: false, channel: info, me: userInfo(participant),

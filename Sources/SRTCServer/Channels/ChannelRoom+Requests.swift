@@ -169,8 +169,9 @@ extension ChannelRoom {
         guard let publisher = participants[track.uid], let publisherMedia = publisher.media else {
             return .failure(SignalError(.notFound, "track \(r.trackId) has no media"))
         }
-        if track.kind == .video, let codecs = p.videoCodecs, let codec = track.codec, !codecs.contains(codec.lowercased()) {
-            // It could not decode the packets: none are sent. Said after the response (posted).
+        if track.kind == .video, let codecs = p.videoCodecs, let codec = track.codec, !codecs.decodes(codec: codec, profileLevelID: track.profileLevelID) {
+            // It could not decode the packets (or would answer the offer without the codec, an
+            // H.264 profile it lacks): none are sent. Said after the response (posted).
             let uid = p.uid
             let trackId = r.trackId
             _ = inbox.post(job: { room in

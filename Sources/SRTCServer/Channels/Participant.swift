@@ -38,8 +38,8 @@ final class Participant {
     var dataChannel: SignalConnection?
     /// The client asked for data channels; kept across a move, whose new transport offers them again.
     var wantsDataChannel = false
-    /// The video codecs the client said it decodes (`JoinRequest.videoCodecs`), lowercased; nil: all.
-    var videoCodecs: [String]?
+    /// The video codecs (and H.264 profiles) the client said it decodes (`JoinRequest.videoCodecs`); nil: all.
+    var videoCodecs: DecodedVideoCodecs?
 
     init(uid: String, sessionId: String, grant: ChannelGrant, nickname: String?, custom: String?, joinedAt: Int64, connection: SignalConnection?) {
         self.uid = uid

@@ -103,6 +103,39 @@ struct ChannelRoomTests {
         await h.room.close(reason: .serverShutdown)
     }
 
+    /// An H.264 High track (what an RTMP ingress passes through with `"transcode": false`) is sent
+    /// only to a subscriber whose `video_codecs` names High: Chromium's list (no `6400…`) is told
+    /// `codec_unsupported` rather than offered an m-section it would reject; a plain `h264` is
+    /// Constrained Baseline; a client that sends no list gets it as before.
+    @Test func anH264HighTrackIsRefusedToASubscriberWithoutTheProfile() async throws {
+        let h = RoomHarness()
+        let enc = try await h.join("enc")
+        let chromium = try await h.join("chromium", videoCodecs: DecodedVideoCodecsTests.chromium)
+        let plain = try await h.join("plain", videoCodecs: ["vp8", "h264"])
+        let swift = try await h.join("swift", videoCodecs: DecodedVideoCodecsTests.swiftSDK)
+        let any = try await h.join("any")
+        let sdp = ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0", "m=video 9 UDP/TLS/RTP/SAVPF 106", "c=IN IP4 0.0.0.0",
+                   "a=mid:v1", "a=sendonly", "a=rtpmap:106 H264/90000",
+                   "a=fmtp:106 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=64001f", ""].joined(separator: "\r\n")
+        let video = try #require(try await enc.publish(["v1"], sdp: sdp)["v1"])
+        await h.settled()
+        let info = try #require(chromium.connection.events.compactMap { event -> TrackInfo? in
+            if case .trackAdded(let t) = event { t.track } else { nil }
+        }.first)
+        #expect(info.codec == "H264" && info.profileLevelID == "64001f", "\(info)")
+        for refused in [chromium, plain] {
+            #expect(try await refused.request(.subscribe(SubscribeRequest(trackId: video))).get() == .empty)
+            await h.settled()
+            #expect(refused.connection.events.last == .subscriptionEnded(SubscriptionEnded(trackId: video, reason: "codec_unsupported")), "\(refused.uid)")
+            #expect(h.media.participant(refused.uid)?.calls ?? [] == [], "\(refused.uid) is offered nothing")
+        }
+        for sent in [swift, any] {
+            #expect(try await sent.request(.subscribe(SubscribeRequest(trackId: video))).get() == .empty)
+            #expect(h.media.participant(sent.uid)?.calls == ["subscribe \(video)"], "\(sent.uid)")
+        }
+        await h.room.close(reason: .serverShutdown)
+    }
+
     @Test func unpublishingEndsEverySubscriptionToTheTrack() async throws {
         let h = RoomHarness()
         let alice = try await h.join("alice")

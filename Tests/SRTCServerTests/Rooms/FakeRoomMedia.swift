@@ -60,7 +60,8 @@ final class FakeParticipantMedia: ParticipantMedia {
     func publish(offer: String, tracks: [PublishTrack], trackIds: [String: String]) async throws(SignalError) -> String {
         guard offer != "bad" else { throw SignalError(.invalidParameter, "offer is not valid SDP") }
         record("publish " + tracks.map(\.mid).joined(separator: ","))
-        return "answer to " + offer
+        // A real SDP offer is its own answer: the room reads each track's codec from it.
+        return offer.hasPrefix("v=0") ? offer : "answer to " + offer
     }
 
     func unpublish(trackId: String, offer: String?) async throws(SignalError) -> String? {

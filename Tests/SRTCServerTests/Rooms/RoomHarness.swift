@@ -61,9 +61,11 @@ struct RoomHarness {
         }
 
         /// Publishes tracks (`a` audio, `v` video mids) and returns their server ids, by mid.
-        func publish(_ mids: [String]) async throws -> [String: String] {
+        /// Publishes a track per mid (`a…` audio, else video) with `sdp` (a real one is answered as
+        /// it is, so its codecs become the tracks').
+        func publish(_ mids: [String], sdp: String = "offer") async throws -> [String: String] {
             let tracks = mids.map { PublishTrack(mid: $0, kind: $0.hasPrefix("a") ? .audio : .video, desc: $0.hasPrefix("a") ? "mic" : "camera") }
-            guard case .answer(let answer) = try await request(.publish(PublishRequest(sdp: "offer", tracks: tracks))).get() else {
+            guard case .answer(let answer) = try await request(.publish(PublishRequest(sdp: sdp, tracks: tracks))).get() else {
                 throw SignalError(.internalError, "publish answered no SDP")
             }
             return Dictionary(uniqueKeysWithValues: zip(mids, answer.tracks.map(\.id)))
