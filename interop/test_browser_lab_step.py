@@ -124,15 +124,18 @@ class Recording:
     def between(self, start, end):
         return [s for s in self.samples if start <= s["t"] <= end]
 
-    def audio_rates(self, start, end):
-        """Audio packets a second in every sliding 1 s window of samples between `start` and `end`."""
-        samples, rates = self.between(start, end), []
+    def audio_windows(self, start, end):
+        """(start time, audio packets a second) of every sliding 1 s window of samples between `start` and `end`."""
+        samples, windows = self.between(start, end), []
         for index, first in enumerate(samples):
             last = next((s for s in samples[index:] if s["t"] - first["t"] >= 1.0), None)
             if last is None:
                 break
-            rates.append((last["audio"] - first["audio"]) / (last["t"] - first["t"]))
-        return rates
+            windows.append((first["t"], (last["audio"] - first["audio"]) / (last["t"] - first["t"])))
+        return windows
+
+    def audio_rates(self, start, end):
+        return [rate for _, rate in self.audio_windows(start, end)]
 
     def worst_freeze(self, start, end):
         """Chromium's freezes that ended between `start` and `end`: (count, total s, longest s)."""
@@ -215,9 +218,11 @@ def step(lab, page):
           % (up["t"] - wide_again_at, big - wide_again_at))
     print("  on the small layer: %d freezes, %.3f s frozen, longest %.3f s (issue: 500 ms); worst gap between samples with new frames %.2f s"
           % (count, total, longest, r.worst_gap(small, wide_again_at)))
-    print("  audio: lowest 1 s window %.1f packets/s (%.1f in the 3 s after the drop, %.1f in the 3 s after the return), mean %.1f/s,"
-          " %d of %d windows under %d; %d of %d samples concealed (%.2f %%)"
-          % (min(rates, default=0), min(transition, default=0), min(return_transition, default=0), sum(rates) / max(1, len(rates)),
+    lowest_at = min(r.audio_windows(wide_at, end), key=lambda w: w[1], default=(narrow_at, 0))[0]
+    print("  audio: lowest 1 s window %.1f packets/s (starting %+.2f s from the drop; %.1f in the 3 s after the drop, %.1f in the 3 s"
+          " after the return), mean %.1f/s, %d of %d windows under %d; %d of %d samples concealed (%.2f %%)"
+          % (min(rates, default=0), lowest_at - narrow_at, min(transition, default=0), min(return_transition, default=0),
+             sum(rates) / max(1, len(rates)),
              sum(1 for x in rates if x < ISSUE_AUDIO_RATE), len(rates), ISSUE_AUDIO_RATE, concealed, samples,
              100.0 * concealed / max(1, samples)))
     print("  switches: " + ", ".join("%s→%s (%s) at %+.2f s" % (s.get("previous"), s.get("layer"), s.get("cause"), s["t"] - narrow_at)
