@@ -242,7 +242,8 @@ class ClientServerLab:
     id. The server has `server_address` (/32) on its end; the client one /32 address
     (`client_address`) and a route to the server through its end; the server a host route back.
     `move_client()` gives the client a new address (added, made the route's source, the old one
-    removed, as a phone leaving Wi-Fi). Needs root; `remove()` deletes both namespaces (their veth
+    removed, as a phone leaving Wi-Fi); `limit(rate_bps)` / `unlimit()` shape what the server sends
+    the client (tbf). Needs root; `remove()` deletes both namespaces (their veth
     goes with them), also those of a test process that died (`srtcpy-<pid>-…` of a gone pid)."""
 
     PREFIX = "srtcpy-"
@@ -305,6 +306,28 @@ class ClientServerLab:
         self._ip("-n", self.server_ns, "link", "set", self._server_dev, "up" if up else "down")
         if up:
             self._ip("-n", self.server_ns, "route", "replace", self.client_address + "/32", "dev", self._server_dev)
+
+    def limit(self, rate_bps, burst_bytes=8192, latency_ms=200):
+        """Limits what the server sends the client with a token bucket on the server's veth end
+        (its egress, in the server's namespace): `rate_bps` bits per second, a bucket of
+        `burst_bytes`, a queue of at most `latency_ms` (tc-tbf(8); the parameters of the Swift
+        lab's `NetworkLab.limit(_:side: .inside, ...)`). Replaces the limit there was."""
+        self._tc("qdisc", "replace", "dev", self._server_dev, "root", "tbf", "rate", f"{rate_bps}bit", "burst", str(burst_bytes),
+                 "latency", f"{latency_ms}ms")
+
+    def unlimit(self):
+        """Removes the limit `limit` set."""
+        self._tc("qdisc", "del", "dev", self._server_dev, "root")
+
+    def queue_statistics(self):
+        """What `tc -s qdisc` says about the server's veth end (sent bytes, drops, backlog)."""
+        return subprocess.run(["ip", "netns", "exec", self.server_ns, "tc", "-s", "qdisc", "show", "dev", self._server_dev],
+                              capture_output=True, text=True).stdout
+
+    def _tc(self, *args):
+        result = subprocess.run(["ip", "netns", "exec", self.server_ns, "tc", *args], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"tc {' '.join(args)} failed: {result.stderr.strip()}")
 
     def remove(self):
         for ns in (self.server_ns, self.client_ns):
@@ -508,6 +531,53 @@ def run_browser_test(title, run, server_args=(), driver_flags=(), wait_seconds=2
         finally:
             if driver:
                 driver.quit()
+
+
+def run_browser_lab_test(title, run, channel, bot_uid, bot_args, wait_seconds=30, dump=None):
+    """The frame of a browser test in the network lab (`ClientServerLab`): this process, and with
+    it headless Chromium, in the client namespace; srtc-server (serving `web/`) and `srtc join`
+    as `bot_uid` of `channel` with `bot_args` in the server's; then `run(lab, server, driver, bot)`.
+    On a failure `dump(driver)` (when given) or the page's console, the participant's log and the
+    server log's tail are printed. Skipped (0) without root; returns the exit status; the
+    namespaces and everything started are removed."""
+    if not ClientServerLab.available():
+        print("skipped: needs root and ip netns")
+        return 0
+    os.environ.setdefault("SRTC_BIN_DIR", subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip())
+    lab = ClientServerLab()
+    server = bot = driver = None
+    try:
+        lab.enter_client()
+        server = Server(host=lab.server_address, netns=lab.server_ns, extra_args=("--web-dir", os.path.join(ROOT, "web")))
+        bot = JoinBot(server, channel, bot_uid, *bot_args, netns=lab.server_ns)
+        driver = make_driver(wait_seconds + 10, extra_flags=(f"--unsafely-treat-insecure-origin-as-secure={server.base}",))
+        started = time.time()
+        run(lab, server, driver, bot)
+        print(f"{title}: all checks passed in {time.time() - started:.1f} s")
+        return 0
+    except Exception as error:
+        print(f"FAIL: {type(error).__name__}: {error}")
+        if driver:
+            try:
+                if dump:
+                    dump(driver)
+                for line in Tab(driver, driver.current_window_handle, "browser").console()[-50:]:
+                    print(line)
+            except Exception as e:  # the window may be gone
+                print(f"(no page state: {e})")
+        if bot:
+            print("--- srtc join ---\n" + bot.read_log()[-3000:])
+        if server:
+            print("--- server log ---\n" + server.read_log()[-4000:])
+        return 1
+    finally:
+        if driver:
+            driver.quit()
+        if bot:
+            bot.stop()
+        if server:
+            server.close()
+        lab.remove()
 
 
 def run_browser_bot_test(title, run, channel, bot_uid, bot_args, prepare=None, server_args=(), wait_seconds=20):

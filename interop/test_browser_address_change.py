@@ -10,13 +10,11 @@ stays the same session. Printed: how long after the change each direction had fr
 what the browser's connections did (ICE states, restarts, a resume).
 """
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import (ROOT, SUMMARIZE_JS, ClientServerLab, JoinBot, Server, Tab, expect, make_driver,  # noqa: E402
-                               ok, wait_until)
+from srtc_test_support import SUMMARIZE_JS, Tab, expect, ok, run_browser_lab_test, wait_until  # noqa: E402
 
 CHANNEL = "mobile"
 WAIT_SECONDS = 30
@@ -124,40 +122,9 @@ def measure(page, bot, what, change):
 
 
 def main():
-    if not ClientServerLab.available():
-        print("skipped: needs root and ip netns")
-        return 0
-    os.environ.setdefault("SRTC_BIN_DIR", subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip())
-    lab = ClientServerLab()
-    server = bot = driver = None
-    try:
-        lab.enter_client()
-        server = Server(host=lab.server_address, netns=lab.server_ns, extra_args=("--web-dir", os.path.join(ROOT, "web")))
-        bot = JoinBot(server, CHANNEL, "bot", "--size", "320x180", "--fps", "15", "--stats-interval", "0.2", "--layer", "camera_big",
-                      netns=lab.server_ns)
-        driver = make_driver(WAIT_SECONDS + 10, extra_flags=(f"--unsafely-treat-insecure-origin-as-secure={server.base}",))
-        started = time.time()
-        run(lab, server, driver, bot)
-        print(f"browser address change and link down: all checks passed in {time.time() - started:.1f} s")
-        return 0
-    except Exception as error:
-        print(f"FAIL: {type(error).__name__}: {error}")
-        if driver:
-            for line in Tab(driver, driver.current_window_handle, "browser").console()[-50:]:
-                print(line)
-        if bot:
-            print("--- srtc join ---\n" + bot.read_log()[-3000:])
-        if server:
-            print("--- server log ---\n" + server.read_log()[-4000:])
-        return 1
-    finally:
-        if driver:
-            driver.quit()
-        if bot:
-            bot.stop()
-        if server:
-            server.close()
-        lab.remove()
+    return run_browser_lab_test("browser address change and link down", run, CHANNEL, "bot",
+                                ("--size", "320x180", "--fps", "15", "--stats-interval", "0.2", "--layer", "camera_big"),
+                                wait_seconds=WAIT_SECONDS)
 
 
 if __name__ == "__main__":

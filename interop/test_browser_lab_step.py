@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Chromium as a simulcast subscriber on a shaped link (issue 26, docs/network.md "The lab"): the
+browser (web SDK) runs in a client namespace joined straight to the server's (`ClientServerLab`)
+and subscribes with `layer: 'camera_big'` to a Swift publisher beside the server (`srtc join
+--desc camera_big`: 640×360 + 160×90 VP8 simulcast and a 440 Hz tone). A kernel tbf on the
+server's veth end (burst 8 kB, queue 200 ms, as the Swift lab's tests) shapes what the browser
+receives, in one session and in sequence:
+
+1. 2 Mbit/s for 8 s (no switch for bandwidth), 300 kbit/s for 10 s (down to `camera_small`),
+   2 Mbit/s until `camera_big` is back, 2 s more;
+2. 150 kbit/s, below the small layer plus audio, until the video pauses (`layer_switched` to
+   `none`) and 6 s more; then unlimited until the video resumes.
+
+The page records the SDK's `didSwitchLayer` events and samples the subscribe connection's
+`inbound-rtp` every 250 ms (video `frameWidth`, `framesDecoded`, `freezeCount`,
+`totalFreezesDuration`; audio `packetsReceived`, `concealedSamples`, `totalSamplesReceived`), all
+on the wall clock the link changes are timed with. Asserted (robust on a loaded 2-core machine,
+as the Swift lab tests): no switch for bandwidth at 2 Mbit/s, `camera_small` within 10 s of the
+drop and `camera_big` within 25 s of the return, each followed by frames of that width, audio at
+half the issue's 48 packets/s or more in every sliding 1 s window of the step, the pause within
+20 s, audio on while paused, the video back within 25 s of the link's return. Printed: the times
+against the issue's (2 s down, 8 s up), the worst freeze on the small layer, the audio's lowest
+windows and how many fell under 48, concealment.
+"""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srtc_test_support import SUMMARIZE_JS, Tab, expect, ok, run_browser_lab_test, wait_until  # noqa: E402
+
+CHANNEL = "lab"
+WAIT_SECONDS = 30
+ISSUE_AUDIO_RATE = 48  # the issue's floor (the bot sends 50 Opus packets a second), printed against
+AUDIO_FLOOR = ISSUE_AUDIO_RATE / 2  # asserted: audio never stops (the Swift lab tests' bound)
+
+# Joins, subscribes to every track of the bot (video at camera_big) and samples the subscribe
+# connection's inbound-rtp every 250 ms into window.samples; events go to window.events. Times
+# are Date.now() seconds, the clock the script's link changes are read from.
+SETUP_JS = SUMMARIZE_JS + r"""
+const [token, done] = arguments;
+window.events = [];
+window.samples = [];
+window.tracks = {};
+import('/sdk/srtc.js').then(async (srtc) => {
+  const ch = new srtc.SRTCChannel({logLevel: 'info'});
+  window.ch = ch;
+  ch.onAny((name, ...args) => window.events.push({name, t: Date.now() / 1000, args: args.map(window.summarize)}));
+  ch.on('didAddTrack', (user, track) => {
+    window.tracks[track.kind] = track.id;
+    ch.subscribe(track.id, track.kind === 'video' ? {layer: 'camera_big'} : {}).catch((e) => console.log('subscribe: ' + e.message));
+  });
+  await ch.join(location.origin, token);
+  const sample = async () => {
+    try {
+      const {subscribe} = await ch.getStats();
+      const s = {t: Date.now() / 1000, width: 0, frames: 0, freezes: 0, frozen: 0, audio: 0, concealed: 0, samples: 0};
+      let video = null;
+      subscribe?.forEach((r) => {
+        if (r.type !== 'inbound-rtp') return;
+        if (r.kind === 'video' && (!video || (r.framesDecoded || 0) > (video.framesDecoded || 0))) video = r;
+        if (r.kind === 'audio') {
+          s.audio += r.packetsReceived || 0; s.concealed += r.concealedSamples || 0; s.samples += r.totalSamplesReceived || 0;
+          // The report's own time when it is on the same clock (Chromium: ms since the epoch).
+          if (Math.abs(r.timestamp - Date.now()) < 5000) s.t = r.timestamp / 1000;
+        }
+      });
+      if (video) {
+        s.width = video.frameWidth || 0; s.frames = video.framesDecoded || 0;
+        s.freezes = video.freezeCount || 0; s.frozen = video.totalFreezesDuration || 0;
+      }
+      window.samples.push(s);
+    } catch (e) { console.log('getStats: ' + e); }
+    setTimeout(sample, 250);  // after the previous one: no pile-up when the machine is slow
+  };
+  sample();
+  done({ok: true});
+}).catch((e) => done({ok: false, error: String(e)}));
+"""
+
+
+# Plays both received tracks once they flow (Chromium counts received audio samples, and video
+# freezes, for what plays; headless has no audio device, so Web Audio pulls the samples).
+PLAY_JS = """
+for (const [kind, id] of Object.entries(window.tracks)) {
+  const element = document.createElement(kind);
+  element.muted = kind === 'video';
+  element.srcObject = new MediaStream([window.ch.remoteTrack(id).mediaStreamTrack]);
+  document.body.appendChild(element);
+  element.play();
+  if (kind === 'audio') {
+    window.audioContext = new AudioContext();
+    window.audioContext.createMediaStreamSource(element.srcObject).connect(window.audioContext.createAnalyser());
+  }
+}
+return Object.keys(window.tracks).sort();
+"""
+
+
+class Recording:
+    """The page's events and samples, fetched as a whole (the list grows; fetch again for more)."""
+
+    def __init__(self, page):
+        self.page = page
+        self.refresh()
+
+    def refresh(self):
+        self.samples = self.page.run("return window.samples")
+        self.switches = [dict(e["args"][0], t=e["t"]) for e in self.page.run("return window.events.filter((e) => e.name === 'didSwitchLayer')")
+                         if e["args"] and isinstance(e["args"][0], dict)]
+        return self
+
+    def last(self):
+        return self.samples[-1] if self.samples else {}
+
+    def switch(self, since, layer, previous=None):
+        """The first `layer_switched` to `layer` (cause bandwidth) at or after `since`, or None."""
+        return next((s for s in self.switches if s["t"] >= since and s.get("layer") == layer and s.get("cause") == "bandwidth"
+                     and (previous is None or s.get("previous") == previous)), None)
+
+    def first_width(self, since, width):
+        return next((s["t"] for s in self.samples if s["t"] >= since and s["width"] == width and s["frames"] > 0), None)
+
+    def between(self, start, end):
+        return [s for s in self.samples if start <= s["t"] <= end]
+
+    def audio_windows(self, start, end):
+        """(start time, audio packets a second) of every sliding 1 s window of samples between `start` and `end`."""
+        samples, windows = self.between(start, end), []
+        for index, first in enumerate(samples):
+            last = next((s for s in samples[index:] if s["t"] - first["t"] >= 1.0), None)
+            if last is None:
+                break
+            windows.append((first["t"], (last["audio"] - first["audio"]) / (last["t"] - first["t"])))
+        return windows
+
+    def audio_rates(self, start, end):
+        return [rate for _, rate in self.audio_windows(start, end)]
+
+    def worst_freeze(self, start, end):
+        """Chromium's freezes that ended between `start` and `end`: (count, total s, longest s)."""
+        samples = self.between(start, end)
+        longest = 0.0
+        for before, after in zip(samples, samples[1:]):
+            count = after["freezes"] - before["freezes"]
+            if count > 0:
+                longest = max(longest, (after["frozen"] - before["frozen"]) / count)
+        if len(samples) < 2:
+            return 0, 0.0, 0.0
+        return samples[-1]["freezes"] - samples[0]["freezes"], samples[-1]["frozen"] - samples[0]["frozen"], longest
+
+    def worst_gap(self, start, end):
+        """The longest time between two samples that saw new frames decoded (0.25 s resolution)."""
+        times = [after["t"] for before, after in zip(self.samples, self.samples[1:])
+                 if start <= after["t"] <= end and after["frames"] > before["frames"]]
+        return max((b - a for a, b in zip(times, times[1:])), default=0.0)
+
+    def concealment(self, start, end):
+        samples = self.between(start, end)
+        if len(samples) < 2:
+            return 0, 0
+        return samples[-1]["concealed"] - samples[0]["concealed"], samples[-1]["samples"] - samples[0]["samples"]
+
+
+def tbf_counts(lab):
+    """The tbf's counters ("Sent B bytes P pkt (dropped D, ..."), shortened."""
+    import re
+    found = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", lab.queue_statistics())
+    return "%s bytes (%s packets) sent, %s dropped" % found.groups() if found else "no tbf"
+
+
+def wait_for(page, what, found, timeout):
+    """Polls the page's recording every 0.25 s until `found(recording)` returns something; returns it."""
+    result = [None]
+
+    def check():
+        result[0] = found(Recording(page))
+        return result[0] is not None
+    wait_until(check, what, timeout=timeout, interval=0.25)
+    return result[0]
+
+
+def step(lab, page):
+    """2 Mbit/s → 300 kbit/s → 2 Mbit/s; returns when the big layer has been back 2 s."""
+    lab.limit(2_000_000)
+    wide_at = time.time()
+    wait_for(page, "640-wide frames at 2 Mbit/s", lambda r: r.first_width(wide_at, 640), WAIT_SECONDS)
+    wide_at = time.time()
+    time.sleep(8)
+
+    narrow_at = time.time()
+    lab.limit(300_000)
+    down = wait_for(page, "layer_switched camera_small within 10 s of the drop to 300 kbit/s",
+                    lambda r: r.switch(narrow_at, "camera_small"), 10)
+    small = wait_for(page, "a 160-wide frame after the switch down", lambda r: r.first_width(down["t"], 160), 10)
+    time.sleep(max(0.0, 10 - (time.time() - narrow_at)))
+
+    wide_again_at = time.time()
+    lab.limit(2_000_000)
+    up = wait_for(page, "layer_switched camera_big within 25 s of the return to 2 Mbit/s",
+                  lambda r: r.switch(wide_again_at, "camera_big"), 25)
+    big = wait_for(page, "a 640-wide frame after the switch up", lambda r: r.first_width(up["t"], 640), 10)
+    time.sleep(2)
+    end = time.time()
+
+    queue = tbf_counts(lab)
+    r = Recording(page)
+    wide_switches = [s for s in r.switches if wide_at <= s["t"] < narrow_at and s.get("cause") == "bandwidth"]
+    rates = r.audio_rates(wide_at, end)
+    transition = r.audio_rates(narrow_at, narrow_at + 3)
+    return_transition = r.audio_rates(wide_again_at, wide_again_at + 3)
+    count, total, longest = r.worst_freeze(small, wide_again_at)
+    concealed, samples = r.concealment(wide_at, end)
+    print("network lab (Chromium), 2 Mbit/s → 300 kbit/s → 2 Mbit/s: %d bandwidth switches at 2 Mbit/s" % len(wide_switches))
+    print("  300 kbit/s: layer_switched camera_small %.2f s after (issue: 2 s), first 160-wide frame %.2f s after"
+          % (down["t"] - narrow_at, small - narrow_at))
+    print("  2 Mbit/s again: layer_switched camera_big %.2f s after (issue: 8 s), first 640-wide frame %.2f s after"
+          % (up["t"] - wide_again_at, big - wide_again_at))
+    print("  on the small layer: %d freezes, %.3f s frozen, longest %.3f s (issue: 500 ms); worst gap between samples with new frames %.2f s"
+          % (count, total, longest, r.worst_gap(small, wide_again_at)))
+    lowest_at = min(r.audio_windows(wide_at, end), key=lambda w: w[1], default=(narrow_at, 0))[0]
+    print("  audio: lowest 1 s window %.1f packets/s (starting %+.2f s from the drop; %.1f in the 3 s after the drop, %.1f in the 3 s"
+          " after the return), mean %.1f/s, %d of %d windows under %d; %d of %d samples concealed (%.2f %%)"
+          % (min(rates, default=0), lowest_at - narrow_at, min(transition, default=0), min(return_transition, default=0),
+             sum(rates) / max(1, len(rates)),
+             sum(1 for x in rates if x < ISSUE_AUDIO_RATE), len(rates), ISSUE_AUDIO_RATE, concealed, samples,
+             100.0 * concealed / max(1, samples)))
+    print("  switches: " + ", ".join("%s→%s (%s) at %+.2f s" % (s.get("previous"), s.get("layer"), s.get("cause"), s["t"] - narrow_at)
+                                     for s in r.switches if s["t"] >= wide_at))
+    print("  the tbf (the three phases): " + queue)
+    expect(not wide_switches, f"no switch for bandwidth in 8 s at 2 Mbit/s ({wide_switches})")
+    ok("camera_small after the drop, camera_big after the return, each with frames of its width")
+    # The issue asks for 48 packets/s throughout; the Swift lab's windows dip to 30-47 around the
+    # changes (docs/network.md, "Left to do"). Asserted: audio never stops (half its rate).
+    expect(min(rates, default=0) >= AUDIO_FLOOR, f"audio at {AUDIO_FLOOR:.0f} packets/s or more in every 1 s window "
+           f"(lowest {min(rates, default=0):.1f})")
+
+
+def pause(lab, page):
+    """150 kbit/s until the video pauses and 6 s more, then unlimited until it resumes."""
+    narrow_at = time.time()
+    lab.limit(150_000)
+    paused = wait_for(page, "layer_switched none (the video paused) within 20 s of the drop to 150 kbit/s",
+                      lambda r: r.switch(narrow_at, "none"), 20)
+    time.sleep(6)
+    queue = tbf_counts(lab)
+    back_at = time.time()
+    lab.unlimit()
+    resumed = wait_for(page, "the video resumed (layer_switched from none) within 25 s of the link's return",
+                       lambda r: r.switch(back_at, "camera_small", "none") or r.switch(back_at, "camera_big", "none"), 25)
+    frames_at_resume = Recording(page).last()["frames"]
+    wait_for(page, "frames decoded after the resume", lambda r: r.last()["frames"] >= frames_at_resume + 15 or None, 15)
+
+    r = Recording(page)
+    held = r.between(paused["t"] + 1, back_at)
+    frames_while_paused = held[-1]["frames"] - held[0]["frames"] if len(held) > 1 else 0
+    audio_paused = (held[-1]["audio"] - held[0]["audio"]) / max(0.001, held[-1]["t"] - held[0]["t"]) if len(held) > 1 else 0.0
+    rates = r.audio_rates(paused["t"] + 1, back_at)
+    concealed, samples = r.concealment(paused["t"] + 1, back_at)
+    frames_at_return = max((s["frames"] for s in r.samples if s["t"] < back_at), default=0)
+    first_frame = next(s["t"] for s in r.samples if s["t"] >= back_at and s["frames"] > frames_at_return)
+    print("network lab (Chromium), 150 kbit/s: paused (layer_switched none) %.2f s after the limit; while paused %.1f s: %d frames,"
+          " %.1f audio packets/s, lowest 1 s window %.1f, %.2f %% of samples concealed"
+          % (paused["t"] - narrow_at, back_at - paused["t"], frames_while_paused, audio_paused, min(rates, default=0),
+             100.0 * concealed / max(1, samples)))
+    print("  unlimited again: resumed on %s %.2f s after the link's return, new frames seen %.2f s after"
+          % (resumed.get("layer"), resumed["t"] - back_at, first_frame - back_at))
+    print("  the tbf (the step above and this phase): " + queue)
+    expect(audio_paused >= AUDIO_FLOOR, f"audio continued while the video was paused ({audio_paused:.1f} packets/s)")
+    ok("the video paused under 150 kbit/s with an event and resumed after the link's return")
+
+
+def run(lab, server, driver, bot):
+    page = Tab.joined(driver, server, "the browser (in its namespace)", CHANNEL, "web", SETUP_JS)
+    wait_for(page, "the browser decodes the bot's camera_big", lambda r: r.first_width(0, 640), WAIT_SECONDS)
+    playing = page.run(PLAY_JS)
+    expect(playing == ["audio", "video"], f"the browser plays the bot's audio and video ({playing})")
+    wait_for(page, "the browser counts received audio samples", lambda r: r.last().get("samples") or None, WAIT_SECONDS)
+    ok("the browser decodes 640-wide frames of the bot's camera on an unlimited link")
+    step(lab, page)
+    pause(lab, page)
+
+
+def dump(driver):
+    r = Recording(Tab(driver, driver.current_window_handle, "browser"))
+    print("switches: %s" % r.switches)
+    print("last samples: %s" % r.samples[-8:])
+
+
+def main():
+    return run_browser_lab_test("browser lab step down and pause", run, CHANNEL, "cam",
+                                ("--desc", "camera_big", "--no-subscribe", "--stats-interval", "5"), wait_seconds=WAIT_SECONDS, dump=dump)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
