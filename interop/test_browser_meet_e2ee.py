@@ -8,10 +8,12 @@ headless Chromium windows run `/meet/` (the helpers of test_browser_meet.py).
 - All three show the lock with the same verification code, for a key held by the three, and every
   remote camera tile decodes (the frames are encrypted: nothing decodes without the key).
 - The host removes Carol: the host's and Bob's pages move to a new key without her (a higher
-  epoch, another code, the same on both) and go on decoding each other under it.
+  epoch, another code, the same on both) and go on decoding each other under it; Carol's page
+  never holds that key and decodes no frame from then on.
 """
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import dump_browsers, expect, ok, reexec_in_loopback_namespace, run_browser_test  # noqa: E402
@@ -61,6 +63,17 @@ def run(server, driver):
     for p in (host, bob):
         remote_tiles_decode(p, 1, f"{p.name}, after Carol's removal")
     ok(f"after Carol's removal: epoch {after[0]['epoch']}, code {after[0]['verificationCode']}, host and Bob decode each other")
+
+    # Carol, removed: never the new key, and no frame decoded from then on.
+    def carol_decoded():
+        return sum(t["frames"] for t in carol.tiles()["tiles"] if not t["local"])
+    carol_status = carol.run(STATUS_JS)
+    expect(carol_status is None or carol_status["epoch"] < after[0]["epoch"], f"Carol does not hold the new key ({carol_status})")
+    before = carol_decoded()
+    time.sleep(3)
+    later = carol_decoded()
+    expect(later <= before, f"Carol decodes nothing after her removal ({before} frames, then {later})")
+    ok(f"Carol, removed: {'no key' if carol_status is None else 'epoch ' + str(carol_status['epoch'])}, no frame decoded in 3 s ({later} in all)")
 
 
 def main():

@@ -37,8 +37,9 @@ enum JoinCommand {
     four are received (AV1 decoded by dav1d).
     --ca-file CA.pem trusts the CA certificates in that file instead of the system's for an https:// server.
     --e2ee-key PASSPHRASE encrypts what it publishes end to end and decrypts what it receives with the
-      channel's shared passphrase (docs/e2ee.md; VP8, VP9, H.264 and Opus). Media it cannot decrypt is not recorded,
-      and a line says whose and why.
+      channel's shared passphrase (docs/e2ee.md; VP8, VP9, H.264, AV1 and Opus). Media it cannot decrypt is not recorded,
+      and a line says whose and why. Without --e2ee-key, a track marked end-to-end encrypted is subscribed (its
+      packets counted) but neither decoded nor recorded.
     --red off offers no redundant audio (RED, RFC 2198) when publishing or subscribing: the tone goes
       out, and audio comes in, as plain Opus (default on: docs/network.md, "RED").
     """
@@ -69,7 +70,7 @@ enum JoinCommand {
         let channel = try CLIError.sdk { () throws(SRTCError) in try engine.createChannel() }
         let recorder = JoinRecorder(channel: channel, recordDirectory: settings.recordDirectory,
                                     subscribe: !o.flags.contains("no-subscribe"), layer: settings.layer,
-                                    echoData: o.flags.contains("echo-data"))
+                                    echoData: o.flags.contains("echo-data"), decrypts: configuration.e2ee != nil)
         channel.delegates.add(delegate: recorder)
         do {
             let info = try await channel.join(url: url, token: token, nickname: o["nickname"])

@@ -13,10 +13,14 @@ final class JoinRecorder: ChannelDelegate, Sendable {
     private let sinks = Mutex<[String: TrackSink]>([:])
     /// Sends every data message back to its sender (`--echo-data`).
     private let echoData: Bool
+    /// Whether this bot has a key (`--e2ee-key`): without one, an end-to-end encrypted track is
+    /// neither decoded nor recorded (its decoder would read garbage from the ciphertext).
+    private let decrypts: Bool
 
-    init(channel: Channel, recordDirectory: String?, subscribe: Bool, layer: VideoLayer?, echoData: Bool = false) {
+    init(channel: Channel, recordDirectory: String?, subscribe: Bool, layer: VideoLayer?, echoData: Bool = false, decrypts: Bool = false) {
         self.channel = channel
         self.echoData = echoData
+        self.decrypts = decrypts
         self.directory = recordDirectory
         self.subscribe = subscribe
         self.layer = layer
@@ -56,10 +60,14 @@ final class JoinRecorder: ChannelDelegate, Sendable {
     func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
         say("\(user.uid) published \(track.kind.rawValue) '\(track.desc)' (\(track.id))")
         guard subscribe, let remote = channel.remoteTrack(trackId: track.id) else { return }
-        let sink = TrackSink(track: remote, directory: directory)
+        // Without a key, an encrypted track is still subscribed (its packets are counted) but
+        // nothing is decoded or written: a bot without the key records nothing it cannot decrypt.
+        let readable = decrypts || track.e2ee != true
+        if !readable { say("e2ee: \(user.uid)'s '\(track.desc)' is end-to-end encrypted and this bot has no --e2ee-key: not decoded, not recorded") }
+        let sink = TrackSink(track: remote, directory: readable ? directory : nil)
         sinks.withLock { $0[track.id] = sink }
-        if let video = remote as? RemoteVideoTrack { video.add(videoRenderer: sink) }
-        if let audio = remote as? RemoteAudioTrack { audio.add(audioRenderer: sink) }
+        if readable, let video = remote as? RemoteVideoTrack { video.add(videoRenderer: sink) }
+        if readable, let audio = remote as? RemoteAudioTrack { audio.add(audioRenderer: sink) }
         let layer = track.kind == .video ? self.layer : nil
         Task {
             do {

@@ -94,10 +94,14 @@ import Testing
         #expect(finished["status"] as? String == "finished", "\(finished)")
 
         let file = server.recordings + "/" + (finished["file"] as? String ?? "")
+        let probe = try await offPool { try MediaProbe(file) }
         let decoded = try await offPool { try DecodedMediaFile(url: file) }
         let numbers = decoded.frameNumbers
         let after = numbers.filter { $0 > ratchetedAt + 15 }
-        print("trusted recorder: \(numbers.count) frames decoded from the file, \(after.count) after the ratchet at \(ratchetedAt)")
+        print("trusted recorder: ffprobe \(probe.codecs), \(probe.videoFrames ?? -1) frames; \(numbers.count) frames decoded from the file, "
+              + "\(after.count) after the ratchet at \(ratchetedAt)")
+        // ffprobe reads the file as VP8 and counts every frame that decodes.
+        #expect(probe.codecs == ["vp8"] && probe.videoFrames == decoded.videoTimesUs.count, "\(file): \(probe)")
         #expect(frameGaps(numbers).ordered && numbers.count > 60, "\(numbers.count) frames: \(numbers.prefix(10))…")
         #expect(after.count > 20, "the recorder kept decoding after the ratchet: \(after.count) frames")
 
@@ -105,26 +109,38 @@ import Testing
         await server.stop()
     }
 
-    /// A composite handed the channel's passphrase shows the encrypted camera, and publishes its
-    /// mix in the clear (a recording of it needs no keys).
-    @Test func aCompositeWithThePassphraseShowsTheEncryptedCamera() async throws {
+    /// A composite handed the channel's passphrase shows everyone: the encrypted camera (decrypted)
+    /// and a plain one beside it (read as it is), each in its tile with its frame numbers; and it
+    /// publishes its mix in the clear (a recording of it needs no keys).
+    @Test func aCompositeWithThePassphraseShowsEveryone() async throws {
         let server = try EgressTestServer()
+        // Join order is tile order: the encrypted camera (numbers from 0) first, then the plain one.
         let (encrypted, pusher) = try await Self.encryptedCamera(server, channel: "mcu-e2ee", keys: .sharedKey(passphrase: "p4ss"))
         defer { pusher.stop() }
+        let (plain, plainPusher) = try await EgressRecordingTests.publisher(server, uid: "open", channel: "mcu-e2ee", firstNumber: 100_000)
+        defer { plainPusher.stop() }
         let (status, json) = try await server.call("/server/v1/channel/composite/start",
-                                                   ["channel": "mcu-e2ee", "uid": "mcu", "width": 320, "height": 180, "frame_rate": 15,
+                                                   ["channel": "mcu-e2ee", "uid": "mcu", "width": 640, "height": 360, "frame_rate": 15,
                                                     "audio": false, "e2ee": ["passphrase": "p4ss"]])
         #expect(status == 200, "\(json)")
-        let viewer = SDKPeer(), watching = SDKAutoSubscriber()
-        viewer.channel.delegates.add(delegate: watching)
+        let viewer = SDKPeer()
+        let tiles = TileReader(tiles: [(x: 0, y: 90, width: 320, height: 180), (x: 320, y: 90, width: 320, height: 180)])
+        let composite = CompositeViewer(uid: "mcu", tiles: tiles)  // the delegates are held weakly
+        viewer.channel.delegates.add(delegate: composite)
         try await viewer.channel.join(url: server.url, token: server.token(uid: "viewer", channel: "mcu-e2ee"))
         try await eventually("the composite is announced") { viewer.channel.remoteTrack(uid: "mcu", desc: "camera_big") != nil }
         #expect(viewer.channel.remoteTrack(uid: "mcu", desc: "camera_big")?.info?.e2ee == nil, "the mix is sent in the clear")
-        try await eventually(timeout: 20, "a viewer without keys reads the encrypted camera's frames in the composite") {
-            Set(watching.collector.numbers).count >= 15
+        try await eventually(timeout: 20, "a viewer without keys reads both cameras in the composite (read \((0..<2).map { tiles.numbers(tile: $0).count }))") {
+            (0..<2).allSatisfy { Set(tiles.numbers(tile: $0)).count >= 15 }
         }
-        #expect(nonDecreasing(watching.collector.numbers))
+        for (tile, who) in [(0, "the encrypted camera"), (1, "the plain camera")] {
+            let numbers = tiles.numbers(tile: tile)
+            print("composite with the passphrase, tile \(tile) (\(who)): \(numbers.count) numbered frames, \(numbers.first ?? -1)…\(numbers.last ?? -1)")
+            #expect(numbers.allSatisfy { $0 / 100_000 == tile }, "tile \(tile) shows \(who): \(numbers.prefix(5))")
+            #expect(nonDecreasing(numbers) && numbers.last! > numbers.first!, "\(who) advances: \(numbers.prefix(5))…")
+        }
         await viewer.channel.leave()
+        await plain.channel.leave()
         await encrypted.channel.leave()
         await server.stop()
     }

@@ -193,6 +193,10 @@ public final class ServerApp: Sendable {
     /// Every media worker's bound UDP port, by worker index.
     public var udpPorts: [UInt16] { mediaServer.current?.workers.map(\.udpPort) ?? [] }
 
+    /// Test support: the media workers, for a test that looks at what an SFU holds
+    /// (`SDKE2EEServerTapTests`: no plaintext of an end-to-end encrypted track).
+    var mediaWorkers: [MediaWorker] { mediaServer.current?.workers ?? [] }
+
     /// Test support: every channel made from now on goes to media worker `index` (nil: the
     /// least loaded, as in production), so a suite with one channel can run on another worker
     /// than the first.
