@@ -247,10 +247,11 @@ async function repairSilentPath(ch, transport, pc) {
   else if (ch.peerConnections[transport] === pc) renewTransport(ch, transport);
 }
 
-/** A media path broke with the signaling connection: the device most likely has a new address.
- * An ICE restart would bring media back only when Chromium gives up its old candidate pair
- * (~2.5 s without packets on it), so the connection is replaced by a new one (docs/network.md,
- * "Addresses that change"); where that cannot be done, ICE is restarted. */
+/** A media path broke with the signaling connection and stayed silent: the device has a new
+ * address. An ICE restart keeps Chromium's old candidate pair, left only for a new pair that wins
+ * Chromium's own comparison; a new connection has no old pair and is up as soon as a check
+ * passes, so it replaces the old one (docs/network.md, "Addresses that change"). Where that
+ * cannot be done, ICE is restarted. */
 function renewTransport(ch, transport) {
   const side = transport === 'publish' ? ch._publisher : ch._subscriber;
   if (!side) return;

@@ -173,9 +173,8 @@ export class Publisher {
 
   /**
    * Moves everything published to a new connection, offered as the publish transport's ICE
-   * restart: after the device's address changed, Chromium keeps an ICE restart's old candidate
-   * pair until it has received nothing on it for ~2.5 s, and a new connection has no old pair
-   * (docs/network.md, "Addresses that change"). The new connection has one transceiver per m-section
+   * restart: after the device's address changed, an ICE restart keeps Chromium's old candidate
+   * pair, and a new connection has none (docs/network.md, "Addresses that change"). The new connection has one transceiver per m-section
    * of the old one, in the same order (so the same mids: the server keeps its producers and
    * learns the new SSRCs by mid and rid), sending the same tracks with the same encodings; the
    * server takes the new DTLS association (same certificate). Resolves `false` when it cannot

@@ -130,7 +130,8 @@ export class Subscriber {
 
   /**
    * Replaces the connection by a new one (the device's address changed, docs/network.md
-   * "Addresses that change"): the old one is closed, its tracks unbound, and the ICE restart asked
+   * "Addresses that change"): the old one is set aside (closed once the new one is connected,
+   * `retireConnection`), its tracks unbound, and the ICE restart asked
    * for here brings a `subscriber_offer` with every m-section and fresh credentials, which a new
    * connection (same certificate, new data channels) answers; the server takes its new DTLS
    * association. Remote tracks get new `MediaStreamTrack`s (`trackDidBindRtcTrack` again).
