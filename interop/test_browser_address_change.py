@@ -6,8 +6,12 @@ the server. Both publish and subscribe to each other. The client's address is th
 old one removed, as a phone leaving Wi-Fi for cellular); later its link goes down for 10 s and
 comes back. Checked after each: the browser decodes the bot's
 video again and the bot decodes the browser's, neither sees the other leave, the browser's channel
-stays the same session. Printed: how long after the change each direction had frames again, and
-what the browser's connections did (ICE states, restarts, a resume).
+stays the same session, and after the address change the web SDK replaced both peer connections
+by new ones (`transportDidRenew`; after the link down it restarts ICE on the old ones, which
+receive again). Printed: how long after the change each direction had frames again, and what the
+browser's connections did (ICE states, new connections, a resume). Not asserted: the issue's 2 s,
+which Chromium on Linux cannot meet (it learns a new address 2 s after it came; docs/network.md,
+"Where the time goes in Chromium on Linux"): 2.1-2.3 s here.
 """
 import os
 import sys
@@ -32,10 +36,19 @@ import('/sdk/srtc.js').then(async (srtc) => {
   await ch.join(location.origin, token);
   const {audio, video} = await srtc.createLocalMediaTracks({audio: true, video: {width: 320, height: 180}});
   await ch.publishLocalTracks([{track: audio, desc: 'mic'}, {track: video, desc: 'camera_big'}]);
-  for (const [name, pc] of Object.entries(ch.peerConnections)) {
-    if (!pc) continue;
-    pc.addEventListener('iceconnectionstatechange', () => window.ice.push({pc: name, t: (performance.now() - start) / 1000, state: pc.iceConnectionState}));
-  }
+  const watch = (name, pc) => pc?.addEventListener('iceconnectionstatechange', () => window.ice.push({pc: name, t: (performance.now() - start) / 1000, state: pc.iceConnectionState}));
+  for (const [name, pc] of Object.entries(ch.peerConnections)) watch(name, pc);
+  // A broken path gets a new connection (docs/network.md, "Addresses that change"): watched too.
+  ch.on('transportDidRenew', (name) => {
+    window.ice.push({pc: name, t: (performance.now() - start) / 1000, state: 'new connection'});
+    watch(name, ch.peerConnections[name]);
+    const pc = ch.peerConnections[name];
+    const t = () => ((performance.now() - start) / 1000).toFixed(2);
+    pc.addEventListener('icecandidate', (e) => console.log(t() + ' ' + name + ' candidate ' + (e.candidate?.candidate ?? 'end')));
+    pc.addEventListener('icegatheringstatechange', () => console.log(t() + ' ' + name + ' gathering ' + pc.iceGatheringState));
+    pc.addEventListener('connectionstatechange', () => console.log(t() + ' ' + name + ' connection ' + pc.connectionState));
+    pc.addEventListener('signalingstatechange', () => console.log(t() + ' ' + name + ' signaling ' + pc.signalingState));
+  });
   window.sessionAtJoin = ch.sessionId;
   window.startedAt = start;
   done({ok: true});
@@ -80,6 +93,8 @@ def run(lab, server, driver, bot):
     time.sleep(2)
 
     measure(page, bot, "Chromium's address changed", lambda: print("the browser's address: %s → %s" % (lab.client_address, lab.move_client())))
+    renewed = page.run("return window.events.filter((e) => e.name === 'transportDidRenew').map((e) => e.args[0])")
+    expect(sorted(renewed) == ["publish", "subscribe"], f"both connections were replaced by new ones after the address change ({renewed})")
     time.sleep(2)
     measure(page, bot, "Chromium's link down 10 s, then up", lambda: (lab.set_client_link(False), time.sleep(10), lab.set_client_link(True)))
     events = page.run("return window.events.map((e) => e.name + ' ' + e.t.toFixed(2))")
@@ -124,7 +139,21 @@ def measure(page, bot, what, change):
 def main():
     return run_browser_lab_test("browser address change and link down", run, CHANNEL, "bot",
                                 ("--size", "320x180", "--fps", "15", "--stats-interval", "0.2", "--layer", "camera_big"),
-                                wait_seconds=WAIT_SECONDS)
+                                wait_seconds=WAIT_SECONDS, dump=dump)
+
+
+def dump(driver):
+    """On a failure: the browser's ICE states, events and transports (DTLS state, bytes)."""
+    page = Tab(driver, driver.current_window_handle, "browser")
+    print("the browser's ICE states:", page.run("return window.ice.map((e) => e.pc + ' ' + e.state + ' ' + e.t.toFixed(2))"))
+    print("the browser's events:", page.run("return window.events.map((e) => e.name + ' ' + e.t.toFixed(2))"))
+    print("the browser's transports:", page.run_async("""const done = arguments[0];
+Promise.all(Object.entries(window.ch.peerConnections).map(async ([name, pc]) => {
+  if (!pc) return name + ' none';
+  const rows = [];
+  (await pc.getStats()).forEach((r) => { if (r.type === 'transport') rows.push(r.dtlsState + ' ' + r.bytesReceived + '/' + r.bytesSent); });
+  return name + ' ' + pc.connectionState + ' ' + rows.join(',');
+})).then(done, (e) => done(String(e)));"""))
 
 
 if __name__ == "__main__":

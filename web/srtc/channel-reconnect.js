@@ -20,6 +20,8 @@ const ICE_DISCONNECTED_RESTART_MS = 3000;
  * "Addresses that change"): a device that changed address has no answer coming at all. */
 const SIGNAL_CHECK_MIN_TIMEOUT_MS = 400;
 const SIGNAL_CHECK_MAX_TIMEOUT_MS = 1000;
+/** A silent path still silent after a resume is looked at once more this much later. */
+const SILENT_PATH_RECHECK_MS = 150;
 
 /** How long a check of `signal` waits for the ping's answer. */
 export function signalCheckTimeout(signal) {
@@ -219,12 +221,48 @@ function catchUp(ch, response) {
   }
 }
 
-/** After a resume, a media connection that broke meanwhile (or went silent) gets an ICE restart. */
+/** After a resume, a media connection that broke meanwhile (or went silent) gets an ICE restart,
+ * or a new connection when it is still silent (`renewTransport`). */
 function restartBrokenTransports(ch) {
   for (const [transport, pc] of Object.entries(ch.peerConnections)) {
     const broken = pc?.iceConnectionState === 'failed' || pc?.iceConnectionState === 'disconnected';
-    if (pc && (broken || ch._silentPaths?.has(transport))) restartIce(ch, transport);
+    if (pc && broken) restartIce(ch, transport);
+    else if (pc && ch._silentPaths?.has(transport)) repairSilentPath(ch, transport, pc);
   }
+  // A renewal whose ask for the new offer went into the connection that dropped.
+  if (ch._subscriber?.renewing && !ch._subscriber.pc) {
+    ch._subscriber.requestRenewedOffer().catch((e) => ch._log('warn', `could not ask for a new subscribe connection: ${e.message}`));
+  }
+}
+
+/** A connection that went silent with the signaling connection: still silent now that the
+ * session is resumed on a new WebSocket, it lost its address (the device has a new one) and gets
+ * a new connection; receiving again, its link was down and came back with the same address, and
+ * an ICE restart (the server asks for key frames on its first path) is all it needs. */
+async function repairSilentPath(ch, transport, pc) {
+  // A link that just came back may not have carried a packet yet: audio comes every 20 ms.
+  const again = async () => await ch._pathMonitor.receivingAgain(transport, pc)
+    || (await new Promise((resolve) => setTimeout(resolve, SILENT_PATH_RECHECK_MS)), await ch._pathMonitor.receivingAgain(transport, pc));
+  if (await again()) restartIce(ch, transport);
+  else if (ch.peerConnections[transport] === pc) renewTransport(ch, transport);
+}
+
+/** A media path broke with the signaling connection and stayed silent: the device has a new
+ * address. An ICE restart keeps Chromium's old candidate pair, left only for a new pair that wins
+ * Chromium's own comparison; a new connection has no old pair and is up as soon as a check
+ * passes, so it replaces the old one (docs/network.md, "Addresses that change"). Where that
+ * cannot be done, ICE is restarted. */
+function renewTransport(ch, transport) {
+  const side = transport === 'publish' ? ch._publisher : ch._subscriber;
+  if (!side) return;
+  ch._log('info', `a new ${transport} connection in place of the broken one`);
+  side.renew().then((renewed) => {
+    if (!renewed) return restartIce(ch, transport);
+    ch._log('info', `the ${transport} transport has a new connection`);
+    ch._silentPaths?.delete(transport);
+    // The subscribe side's new connection comes with the server's offer (`Subscriber` says so).
+    if (transport === 'publish') ch.emit('transportDidRenew', transport);
+  }, (e) => ch._log('warn', `new ${transport} connection failed: ${e.message}`));
 }
 
 /** A connected transport stopped receiving (`PathMonitor`). The device may have a new address:

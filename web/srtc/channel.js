@@ -154,10 +154,14 @@ export class SRTCChannel extends Emitter {
     const signal = this._makeSignal(wsURL);
     this._signal = signal;
     this._heldEvents = [];
+    // One certificate for every peer connection of the session: a connection made anew after an
+    // address change keeps the fingerprint the server has (docs/network.md, "Addresses that change").
+    const certificate = this._certificate ? Promise.resolve(this._certificate) : makeCertificate();
     let response;
     try {
       await signal.connect(this.options.joinTimeoutMs);
       response = await this._joinRequest(signal, null);
+      this._certificate = await certificate;
     } catch (error) {
       // The socket may already be closed (a refused token closes it), which cleared `_signal`.
       if (this._state === ConnectionState.connecting && (this._signal === signal || this._signal === null)) {
@@ -451,6 +455,7 @@ export class SRTCChannel extends Emitter {
   _rtcConfiguration() {
     const configuration = { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceTransportPolicy: this.options.iceTransportPolicy,
                             iceServers: [...this.options.iceServers, ...(this._turnServers ?? [])] };
+    if (this._certificate) configuration.certificates = [this._certificate];
     // Without RTCRtpScriptTransform, E2EE needs the connections' encoded streams (Chromium's older API).
     if (this._e2ee && !hasScriptTransform) configuration.encodedInsertableStreams = true;
     return configuration;
@@ -552,4 +557,13 @@ export class SRTCChannel extends Emitter {
     this._log('info', `disconnected: ${reason}`);
     this.emit('didDisconnect', reason, error ?? null);
   }
+}
+
+/** An ECDSA P-256 certificate for the session's peer connections (Chromium's default kind); null
+ * where the browser cannot make one: each connection then has its own, and a path that broke is
+ * ICE-restarted instead of moved to a new connection. */
+function makeCertificate() {
+  const pc = globalThis.RTCPeerConnection;
+  if (!pc?.generateCertificate) return Promise.resolve(null);
+  return pc.generateCertificate({ name: 'ECDSA', namedCurve: 'P-256' }).catch(() => null);
 }

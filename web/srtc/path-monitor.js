@@ -39,9 +39,20 @@ export class PathMonitor {
       .catch(() => {}).finally(() => { this.#polling = false; });
   }
 
+  /** Whether `pc`, the `transport`'s connection, received anything since its silence was seen:
+   * its path came back (a link that was down), or it never was silent. */
+  async receivingAgain(transport, pc) {
+    const path = this.#paths.get(transport);
+    if (!path) return true;
+    try {
+      return bytesReceived(await pc.getStats()) !== path.bytes;
+    } catch {
+      return true;
+    }
+  }
+
   #evaluate(transport, report) {
-    let bytes = 0;
-    report.forEach((s) => { if (s.type === 'transport') bytes += s.bytesReceived ?? 0; });
+    const bytes = bytesReceived(report);
     const now = performance.now();
     const path = this.#paths.get(transport);
     if (!path || bytes > path.bytes || bytes < path.bytes) {
@@ -54,4 +65,38 @@ export class PathMonitor {
     this.#channel._log('info', `the ${transport} transport received nothing for ${PATH_SILENCE_MS} ms; checking the paths`);
     this.#channel._mediaPathSilent(transport);
   }
+}
+
+/** What a connection's transports received, in bytes (`getStats()` report). */
+function bytesReceived(report) {
+  let bytes = 0;
+  report.forEach((s) => { if (s.type === 'transport') bytes += s.bytesReceived ?? 0; });
+  return bytes;
+}
+
+/** How long a replaced connection stays open after its successor connected, and at most. */
+const RETIRE_AFTER_CONNECTED_MS = 1000;
+const RETIRE_AT_MOST_MS = 10_000;
+
+/**
+ * Closes `old`, replaced by `successor` (a path that broke, docs/network.md "Addresses that
+ * change"), a second after `successor` connected, or after RETIRE_AT_MOST_MS: closing sends a
+ * DTLS close_notify, which the server takes for the end of the transport as long as the old
+ * connection's address is the one its ICE selected, that is until the successor's checks have
+ * moved it (on a link that came back, both connections send from the same address).
+ */
+export function retireConnection(old, successor) {
+  let closed = false;
+  const close = (delay) => setTimeout(() => {
+    if (closed) return;
+    closed = true;
+    old.close();
+  }, delay);
+  const connected = () => {
+    if (successor.iceConnectionState !== 'connected' && successor.iceConnectionState !== 'completed') return;
+    successor.removeEventListener('iceconnectionstatechange', connected);
+    close(RETIRE_AFTER_CONNECTED_MS);
+  };
+  successor.addEventListener('iceconnectionstatechange', connected);
+  close(RETIRE_AT_MOST_MS);
 }

@@ -4,6 +4,7 @@
 
 import { asSRTCError } from './errors.js';
 import { SIMULCAST_RIDS } from './models.js';
+import { retireConnection } from './path-monitor.js';
 
 /** Bitrates of the simulcast layers, bits per second (`h` full size, `l` a quarter of each side). */
 const LAYER_BITRATES = { h: 1_500_000, l: 200_000 };
@@ -34,10 +35,15 @@ export class Publisher {
   }
 
   #ensurePc() {
-    if (this.pc) return this.pc;
+    if (!this.pc) this.pc = this.#makePc();
+    return this.pc;
+  }
+
+  #makePc() {
     const pc = new RTCPeerConnection(this.rtcConfiguration);
-    pc.addEventListener('iceconnectionstatechange', () => this.#channel._transportStateChanged('publish', pc.iceConnectionState));
-    this.pc = pc;
+    pc.addEventListener('iceconnectionstatechange', () => {
+      if (this.pc === pc) this.#channel._transportStateChanged('publish', pc.iceConnectionState);
+    });
     return pc;
   }
 
@@ -165,6 +171,67 @@ export class Publisher {
     });
   }
 
+  /**
+   * Moves everything published to a new connection, offered as the publish transport's ICE
+   * restart: after the device's address changed, an ICE restart keeps Chromium's old candidate
+   * pair, and a new connection has none (docs/network.md, "Addresses that change"). The new connection has one transceiver per m-section
+   * of the old one, in the same order (so the same mids: the server keeps its producers and
+   * learns the new SSRCs by mid and rid), sending the same tracks with the same encodings; the
+   * server takes the new DTLS association (same certificate). Resolves `false` when it cannot
+   * (nothing negotiated yet, or the mids would differ): then the caller restarts ICE instead.
+   */
+  renew() {
+    return this.#serial(async () => {
+      const old = this.pc;
+      if (!old || old.signalingState !== 'stable' || !this.rtcConfiguration.certificates) return false;
+      const previous = old.getTransceivers().filter((t) => t.mid != null).sort((a, b) => Number(a.mid) - Number(b.mid));
+      if (previous.some((t, i) => t.mid !== String(i))) return false;
+      const locals = new Map([...this.#channel._localTracks].filter((t) => t.transceiver).map((t) => [t.transceiver, t]));
+      const pc = this.#makePc();
+      const moved = [];  // [LocalTrack | null, old transceiver, new transceiver]
+      try {
+        for (const transceiver of previous) {
+          const local = locals.get(transceiver);
+          const encodings = transceiver.sender.getParameters().encodings ?? [];
+          const sendEncodings = encodings.length > 1 || encodings[0]?.scalabilityMode ? encodings.map(encodingInit) : undefined;
+          let next;
+          if (local) {
+            next = pc.addTransceiver(local.mediaStreamTrack, { direction: 'sendonly', streams: [new MediaStream([local.mediaStreamTrack])], sendEncodings });
+            if (local.kind === 'video') preferCodec(next, this.#channel.options.preferredVideoCodec);
+            this.#channel._e2ee?.attachSender(next.sender, local.kind);
+          } else {
+            // Unpublished or set aside: kept inactive so the mids after it stay the same.
+            next = pc.addTransceiver(transceiver.receiver.track.kind, { direction: 'inactive', sendEncodings });
+          }
+          moved.push([local ?? null, transceiver, next]);
+        }
+        await pc.setLocalDescription(await pc.createOffer());
+        if (moved.some(([, before, after]) => before.mid !== after.mid)) throw new Error('the new connection numbered its m-sections differently');
+      } catch (e) {
+        pc.close();
+        this.#channel._log('warn', `cannot make a new publish connection: ${e.message}`);
+        return false;
+      }
+      let response;
+      try {
+        response = await this.#channel._request('restart_ice', { transport: 'publish', sdp: pc.localDescription.sdp });
+        await pc.setRemoteDescription({ type: 'answer', sdp: response.sdp });
+      } catch (e) {
+        pc.close();
+        throw e;
+      }
+      const spares = new Set(this.#spares);
+      this.#spares = [];
+      for (const [local, before, after] of moved) {
+        if (local) local.transceiver = after;
+        else if (spares.has(before)) this.#spares.push(after);
+      }
+      this.pc = pc;
+      retireConnection(old, pc);
+      return true;
+    });
+  }
+
   /** Closes the connection; the local tracks keep capturing (the app owns them). */
   close() {
     this.pc?.close();
@@ -204,6 +271,15 @@ export class Publisher {
       try { await this.pc.setLocalDescription({ type: 'rollback' }); } catch (e) { /* nothing to undo */ }
     }
   }
+}
+
+/** What `addTransceiver` takes of a sender's current encoding (its layer on or off included). */
+function encodingInit(e) {
+  const init = {};
+  for (const key of ['rid', 'active', 'maxBitrate', 'maxFramerate', 'scaleResolutionDownBy', 'scalabilityMode']) {
+    if (e[key] !== undefined) init[key] = e[key];
+  }
+  return init;
 }
 
 /** The `layers` of a simulcast camera: `h` = camera_big at the capture size, `l` = camera_small at a quarter. */

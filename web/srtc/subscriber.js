@@ -5,6 +5,7 @@
 import { decodeDelivery } from './data-packet.js';
 import { ServerErrorCode } from './errors.js';
 import { camelize } from './models.js';
+import { retireConnection } from './path-monitor.js';
 import { parseMediaSections, sends, trackIdOf } from './sdp.js';
 
 /** The events the server sends on the data channel once it is open (docs/protocol.md, "Data channels"). */
@@ -17,6 +18,8 @@ export class Subscriber {
   #bound = new Map();
   /** The m-sections of the offer being applied / last applied. */
   #lastSections = [];
+  /** The connection `renew` replaced, open until the new one has connected (`retireConnection`). */
+  #retired = null;
 
   /**
    * @param {boolean} useDataChannel create the negotiated channels (the client asked for them in `join`).
@@ -35,17 +38,29 @@ export class Subscriber {
     this.latestRevision = 0;
     /** The revision last answered. */
     this.answeredRevision = 0;
+    /** The connection was closed for a new one (`renew`), which the server's next offer makes. */
+    this.renewing = false;
   }
 
   #ensurePc() {
     if (this.pc) return this.pc;
     const pc = new RTCPeerConnection(this.rtcConfiguration);
-    pc.addEventListener('iceconnectionstatechange', () => this.#channel._transportStateChanged('subscribe', pc.iceConnectionState));
+    pc.addEventListener('iceconnectionstatechange', () => {
+      if (this.pc === pc) this.#channel._transportStateChanged('subscribe', pc.iceConnectionState);
+    });
     // Binding happens after each offer is applied; `track` covers a browser that reports a
     // receiver's track only through this event.
     pc.addEventListener('track', (e) => this.#bindTransceiver(e.transceiver, this.#lastSections));
     if (this.useDataChannel) this.#openDataChannels(pc);
     this.pc = pc;
+    if (this.#retired) {
+      retireConnection(this.#retired, pc);
+      this.#retired = null;
+    }
+    if (this.renewing) {
+      this.renewing = false;
+      this.#channel.emit('transportDidRenew', 'subscribe');
+    }
     return pc;
   }
 
@@ -113,6 +128,38 @@ export class Subscriber {
     await this.#channel._request('restart_ice', { transport: 'subscribe' });
   }
 
+  /**
+   * Replaces the connection by a new one (the device's address changed, docs/network.md
+   * "Addresses that change"): the old one is set aside (closed once the new one is connected,
+   * `retireConnection`), its tracks unbound, and the ICE restart asked
+   * for here brings a `subscriber_offer` with every m-section and fresh credentials, which a new
+   * connection (same certificate, new data channels) answers; the server takes its new DTLS
+   * association. Remote tracks get new `MediaStreamTrack`s (`trackDidBindRtcTrack` again).
+   * Resolves `false` when it cannot (no connection yet, no shared certificate).
+   */
+  renew() {
+    const task = async () => {
+      const old = this.pc;
+      if (!old || !this.rtcConfiguration.certificates) return false;
+      this.pc = null;
+      this.#retired = old;
+      this.dataChannels = null;
+      for (const [mid, trackId] of [...this.#bound]) this.#channel._remoteTrackUnbound(trackId, mid);
+      this.#bound.clear();
+      this.renewing = true;
+      await this.requestRenewedOffer();
+      return true;
+    };
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  /** Asks for the offer a renewal waits for (again after a resume, when the first ask was lost). */
+  requestRenewedOffer() {
+    return this.#channel._request('restart_ice', { transport: 'subscribe' });
+  }
+
   /** Binds each transceiver's received track to its remote track, and unbinds m-sections no longer sending. */
   #bindAll() {
     const known = new Set(this.#channel.remoteTracks.map((t) => t.id));
@@ -148,6 +195,9 @@ export class Subscriber {
   close() {
     this.pc?.close();
     this.pc = null;
+    this.#retired?.close();
+    this.#retired = null;
+    this.renewing = false;
     this.#bound.clear();
     this.latestRevision = 0;
     this.answeredRevision = 0;

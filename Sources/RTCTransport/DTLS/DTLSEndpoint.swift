@@ -140,13 +140,26 @@ public final class DTLSEndpoint {
     /// or closed: an established association is kept across ICE restarts.
     @discardableResult
     public func restart() -> Bool {
-        guard state != .connected, state != .closed, replaceConnection() else { return false }
-        state = .new
-        hasSent = false
-        ignoredDatagrams = 0
-        lastIgnored = nil
-        verifier.mismatched = false
-        return true
+        guard state != .connected, state != .closed else { return false }
+        return startOver()
+    }
+
+    /// A new association on an established one (RFC 6347 §4.2.8): the peer made a new connection
+    /// (a browser's new `RTCPeerConnection` after an ICE restart, with the same certificate) and
+    /// sends a ClientHello at epoch 0. A server takes it with a fresh connection object; the keys
+    /// already exported stay with the SRTP context made from them until the new handshake
+    /// completes and brings new ones. Refused (`false`) by a client or before connected.
+    @discardableResult
+    public func beginNewAssociation() -> Bool {
+        guard role == .server, state == .connected else { return false }
+        return startOver()
+    }
+
+    /// Whether `datagram` starts a handshake: a ClientHello in a record of epoch 0 (RFC 6347 §4.1:
+    /// content type 22, the epoch in bytes 3–4, the handshake type after the 13-byte header). An
+    /// established association's own records are all of epoch 1 or later.
+    public static func isInitialClientHello(_ datagram: UnsafeRawBufferPointer) -> Bool {
+        datagram.count > 13 && datagram[0] == 22 && datagram[3] == 0 && datagram[4] == 0 && datagram[13] == 1
     }
 
     /// Handles one received DTLS datagram; one that is malformed or unauthenticated is ignored.
@@ -273,6 +286,18 @@ public final class DTLSEndpoint {
     private func restartHandshake() -> Bool {
         guard replaceConnection() else { return false }
         discardedHandshakes += 1
+        return true
+    }
+
+    /// A fresh connection object in state `.new`, the counters of ignored datagrams reset; the
+    /// expected fingerprint stays.
+    private func startOver() -> Bool {
+        guard replaceConnection() else { return false }
+        state = .new
+        hasSent = false
+        ignoredDatagrams = 0
+        lastIgnored = nil
+        verifier.mismatched = false
         return true
     }
 

@@ -87,9 +87,11 @@ public final class DataChannelEndpoint {
     }
 
     /// Takes over the opens `previous` had waiting for its association, which will never come up
-    /// (the DTLS handshake under it started over): they start when this one's association does.
+    /// (the DTLS handshake under it started over), and the negotiated channels it had open (the
+    /// peer started a new association, RFC 6347 §4.2.8: both sides agreed on them, RFC 8831 §6.5,
+    /// and its new connection opens them again): they start when this one's association does.
     func takeWaitingOpens(from previous: DataChannelEndpoint) {
-        pending += previous.pending
+        pending += previous.pending + previous.channels.values.filter(\.negotiated).sorted { $0.id < $1.id }
         previous.pending = []
         nextID = previous.nextID
     }

@@ -38,15 +38,16 @@ extension PeerTransport {
         dataChannels = endpoint
     }
 
-    /// After DTLS started over: the old association never came up, or `finish` closed it. A new
-    /// one takes over the channels still waiting to open (the negotiated ones the owner opened at
-    /// setup, RFC 8831 §6.5), so the revived transport has the same channels.
+    /// After DTLS started over: the old association never came up, `finish` closed it, or the peer
+    /// began a new one (`DTLSEndpoint.beginNewAssociation`). A new one takes over the channels
+    /// still waiting to open and the negotiated ones that were open (RFC 8831 §6.5), so the
+    /// revived transport has the same channels. Taken before the old association closes.
     func renewDataChannels() {
         guard let old = dataChannels else { return }
-        old.association.close()
         dataChannels = nil
         setUpDataChannels()
         dataChannels?.takeWaitingOpens(from: old)
+        old.association.close()
     }
 
     func connectDataChannels() {

@@ -50,6 +50,15 @@ extension PeerTransport {
                 if heldDTLS.count < 8 { heldDTLS.append(Array(datagram)) }
                 return
             }
+            if associationRenewable, dtls.state == .connected, DTLSEndpoint.isInitialClientHello(UnsafeRawBufferPointer(datagram)),
+               dtls.beginNewAssociation() {
+                // The peer made a new connection after the ICE restart (a browser's new peer
+                // connection with the same certificate): a new association, new keys once it is
+                // up, and its data channels start over with it.
+                associationRenewable = false
+                renewingAssociation = true
+                renewDataChannels()
+            }
             handleDTLS(dtls.handle(UnsafeRawBufferPointer(datagram)))
         case .rtp, .rtcp:
             guard let srtp, source == remoteAddress, stream === selectedStream, inboundRelayed == (relayChannel != nil) else { return }
@@ -229,6 +238,11 @@ extension PeerTransport {
                 srtpProfile = profile
                 setState(.connected)
                 connectDataChannels()
+                if renewingAssociation, let address = remoteAddress {
+                    // What was sent before went under the old keys: a key frame under the new ones.
+                    renewingAssociation = false
+                    delegate?.peerTransport(self, didMoveTo: address, from: address)
+                }
             } catch {
                 fail()
             }

@@ -79,6 +79,13 @@ public final class PeerTransport: @unchecked Sendable {
     /// reported as a move even at the same address (`didMoveTo`), since a peer restarts ICE after
     /// losing its path, and what was sent meanwhile was lost (I/O thread).
     var awaitingRestartedPath = false
+    /// An ICE restart kept an established association (server role): a ClientHello at epoch 0
+    /// from the restarted path may begin a new one (the peer made a new connection, RFC 6347
+    /// §4.2.8). Cleared when one begins (I/O thread).
+    var associationRenewable = false
+    /// A new association is handshaking in place of the established one; media keeps the old
+    /// keys until it completes (I/O thread).
+    var renewingAssociation = false
     /// `true` for a client transport: closing also stops its I/O thread.
     var ownsLoop = false
     /// Made before the peer's SDP: DTLS waits here until `completeNegotiation` (bounded).
@@ -215,6 +222,7 @@ public final class PeerTransport: @unchecked Sendable {
             restarting = true
             deadline = now + parameters.connectTimeout
         }
+        if !redoDTLS, dtls.role == .server, dtls.state == .connected { associationRenewable = true }
         // A failed transport is no longer routed (`peerTransportDidFinish`): route it again. Its
         // address comes back when ICE selects one.
         if previous != local.ufrag { awaitingRestartedPath = true }

@@ -125,6 +125,10 @@ class Consumer {
     var sequenceNumbers: SeqManager
     /// `out = in − timestampOffset`.
     var timestampOffset: UInt32 = 0
+    /// The SSRC of the producer stream being forwarded (0 before the first packet). Another SSRC
+    /// on the same stream is its publisher's new peer connection: a new encoder, with its own
+    /// sequence numbers and timestamps (docs/network.md, "Addresses that change").
+    var sourceSSRC: UInt32 = 0
     private(set) var lastTimestamp: UInt32 = 0
     /// When the last packet went out, µs (`Int64.min` before any).
     private(set) var lastSendTime: Int64 = .min
@@ -200,6 +204,22 @@ class Consumer {
     /// Periodic work on the I/O thread, from the transport's timers: asking again for a key frame
     /// still waited for, once `nextKeyFrameAsk` has come.
     func tick(now: Int64) {}
+
+    /// The last timestamp sent moved on by the wall time since it was sent (at least one tick):
+    /// where a new source's first timestamp goes when nothing better maps one onto the other.
+    final func timestampAfterLastSent(now: Int64) -> UInt32 {
+        let elapsed = max(0, now - lastSendTime)
+        return lastTimestamp &+ UInt32(truncatingIfNeeded: max(1, elapsed * Int64(clockRate) / 1_000_000))
+    }
+
+    /// The stream being forwarded came back under a new SSRC (`sourceSSRC`): the packet with
+    /// `firstTimestamp` starts new runs that follow what was sent, so the subscriber sees one
+    /// stream with no jump in sequence numbers or time.
+    final func continueAfterRestartedSource(firstTimestamp: UInt32, now: Int64) {
+        sequenceNumbers.requestSync()
+        lastForwarded = nil
+        if lastSendTime != .min { timestampOffset = firstTimestamp &- timestampAfterLastSent(now: now) }
+    }
 
     /// Resumed: the next packet starts a new run of sequence numbers.
     func didResume(now: Int64) {

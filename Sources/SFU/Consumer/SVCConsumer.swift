@@ -68,6 +68,12 @@ final class SVCConsumer: Consumer {
 
     override func forward(_ view: RTPPacketView, from stream: ProducerStream, isKeyFrame: Bool, now: Int64) {
         guard !paused else { return }
+        if view.ssrc != sourceSSRC {
+            // The publisher's new peer connection (docs/network.md, "Addresses that change"): its
+            // encoder starts over with a key picture; numbering and timing go on after ours.
+            if sourceSSRC != 0 { continueAfterRestartedSource(firstTimestamp: view.timestamp, now: now) }
+            sourceSSRC = view.ssrc
+        }
         let before = currentSpatialLayer
         setSelectorTarget(effectiveTarget)
         if isAV1 {

@@ -21,6 +21,18 @@ final class SimpleConsumer: Consumer {
 
     override func forward(_ view: RTPPacketView, from stream: ProducerStream, isKeyFrame: Bool, now: Int64) {
         guard !paused else { return }
+        if view.ssrc != sourceSSRC {
+            // The publisher's new peer connection (docs/network.md, "Addresses that change"): its
+            // video starts with a key frame, which is waited for.
+            if sourceSSRC != 0 {
+                continueAfterRestartedSource(firstTimestamp: view.timestamp, now: now)
+                if producer.detectsKeyFrames, !isKeyFrame {
+                    waitingForKeyFrame = true
+                    requestKeyFrame(now: now)
+                }
+            }
+            sourceSSRC = view.ssrc
+        }
         if waitingForKeyFrame {
             guard isKeyFrame else { return }
             waitingForKeyFrame = false

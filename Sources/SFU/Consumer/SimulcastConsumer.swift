@@ -42,9 +42,25 @@ final class SimulcastConsumer: Consumer {
     override func forward(_ view: RTPPacketView, from stream: ProducerStream, isKeyFrame: Bool, now: Int64) {
         guard !paused else { return }
         let layer = stream.index
+        if layer == current, view.ssrc != sourceSSRC {
+            // The layer came back under a new SSRC (the publisher's new peer connection,
+            // docs/network.md "Addresses that change"): taken again from its key frame, numbered
+            // and timed after what was sent.
+            guard isKeyFrame else {
+                if now - lastKeyFrameAsk >= Self.keyFrameRetryInterval {
+                    lastKeyFrameAsk = now
+                    requestKeyFrame(now: now)
+                }
+                return
+            }
+            continueAfterRestartedSource(firstTimestamp: view.timestamp, now: now)
+            pictureIDs?.resync()
+            sourceSSRC = view.ssrc
+        }
         if layer != current {
             guard let target = targetLayer, layer == target, isKeyFrame else { return }
             switchLayer(to: stream, firstTimestamp: view.timestamp, firstSequence: view.sequenceNumber, now: now)
+            sourceSSRC = view.ssrc
         } else if holding {
             finishFrame(view, layer: layer, now: now)
             return
@@ -94,8 +110,7 @@ final class SimulcastConsumer: Consumer {
             let oldDomain = old.rtp &+ UInt32(truncatingIfNeeded: Int64(ticks))
             target = oldDomain &- timestampOffset
         } else {
-            let elapsed = max(0, now - lastSendTime)
-            target = lastTimestamp &+ UInt32(truncatingIfNeeded: max(1, elapsed * Int64(clockRate) / 1_000_000))
+            target = timestampAfterLastSent(now: now)
         }
         if !RTPTimestamp.isNewer(target, than: lastTimestamp) { target = lastTimestamp &+ 1 }
         timestampOffset = firstTimestamp &- target

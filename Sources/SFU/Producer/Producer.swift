@@ -194,12 +194,15 @@ final class Producer {
 
     /// The stream a packet without a known SSRC belongs to, from its rid (RFC 8852) or, for a
     /// single-stream producer, from the mid alone.
-    func stream(for view: RTPPacketView) -> ProducerStream? {
+    /// `midMatched`: the packet's mid extension names this producer's m-section, so a single
+    /// stream that has an SSRC takes the new one (the publisher's new peer connection after an
+    /// address change sends the same m-section under a new SSRC, docs/network.md).
+    func stream(for view: RTPPacketView, midMatched: Bool = false) -> ProducerStream? {
         if extensionIDs.repairedRid != 0, view.extensionValue(id: extensionIDs.repairedRid) != nil { return nil }
         if extensionIDs.rid != 0, let rid = view.extensionValue(id: extensionIDs.rid) {
             return streams.first { $0.rid.map { StreamIdentifierExtension.matches(rid, $0) } ?? false }
         }
-        if streams.count == 1, streams[0].ssrc == nil { return streams[0] }
+        if streams.count == 1, streams[0].ssrc == nil || (midMatched && streams[0].rid == nil) { return streams[0] }
         return nil
     }
 

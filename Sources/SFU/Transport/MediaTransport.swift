@@ -186,8 +186,9 @@ final class MediaTransport: PeerTransportDelegate {
     /// Finds the stream of a packet with a new SSRC by its mid and rid, and remembers the SSRC.
     private func learnStream(_ view: RTPPacketView) -> ProducerStream? {
         for producer in producers where !producer.closed {
-            if producer.matchesMid(view) == false { continue }
-            guard let stream = producer.stream(for: view) else { continue }
+            let midMatch = producer.matchesMid(view)
+            if midMatch == false { continue }
+            guard let stream = producer.stream(for: view, midMatched: midMatch == true) else { continue }
             if let old = stream.ssrc, old != view.ssrc {
                 if streamsBySSRC[old] === stream { streamsBySSRC[old] = nil }
                 stream.restart(ssrc: view.ssrc)
