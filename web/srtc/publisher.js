@@ -59,10 +59,10 @@ export class Publisher {
                 { rid: 'h', maxBitrate: LAYER_BITRATES.h },
                 { rid: 'l', maxBitrate: LAYER_BITRATES.l, scaleResolutionDownBy: 4 },
               ];
-              // VP9 encodings without a scalabilityMode are not simulcast in Chromium: it sent one
-              // two-layer SVC stream on rid h and nothing on l, so a camera_small subscriber got
-              // 1280-wide video (interop/test_browser_svc_codec_simulcast.py). A one-spatial-layer
-              // mode on each makes them independent streams; AV1 gets the same for one rule.
+              // VP9 and AV1 encodings without a scalabilityMode are not simulcast in Chromium 156:
+              // a camera_small subscriber got 1280-wide video of either codec (VP9: one two-layer
+              // SVC stream on rid h; interop/test_browser_svc_codec_simulcast.py). A one-spatial-layer
+              // mode on each makes them independent streams.
               if (SIMULCAST_NEEDS_MODE.has((this.#channel.options.preferredVideoCodec ?? '').toLowerCase())) {
                 for (const encoding of init.sendEncodings) encoding.scalabilityMode = 'L1T3';
               }
