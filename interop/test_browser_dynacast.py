@@ -6,8 +6,9 @@ simulcast camera (rids h = camera_big, l = camera_small). One Chromium subscribe
 camera_big (the publisher is told `["camera_big"]`, `h` sends, frames decode 1280 wide), then
 camera_small only: the publisher is told `["camera_small"]` and the `h` encoding's `outbound-rtp`
 bytes stop growing while `l`'s grow and the subscriber decodes 320 wide (frame numbers read from
-the pixels, in order); then camera_big again: `h` sends again and frames decode 1280 wide. The
-seconds from that `set_layer` to `h`'s bytes growing are printed (not checked).
+the pixels, in order); then camera_big again: `h` sends again within a second of that `set_layer`
+(issue 30: a layer comes back within one second of a subscriber needing it; the seconds to `h`'s
+bytes growing are printed) and frames decode 1280 wide.
 
 The browsers and the server run in a loopback-only network namespace when `unshare -n` is allowed.
 """
@@ -93,6 +94,7 @@ def run(server, driver):
     expect(switched["ok"], f"the subscriber asked for camera_big again ({switched.get('error', 'ok')})")
     wait_until(lambda: publisher.run_async(OUTBOUND_JS).get("h", 0) > before, "rid h sending again", timeout=WAIT, interval=0.05)
     back = time.time() - asked
+    expect(back <= 1.0, f"rid h sends again within a second of the subscriber asking ({back:.2f} s)")
     frames_before = len(frames(viewer))
     viewer.wait_value(lambda: [f for f in frames(viewer)[frames_before:] if f["w"] == 1280 and f["n"] is not None],
                       lambda f: len(f) >= 20, "20 frames at 1280 again", timeout=WAIT)

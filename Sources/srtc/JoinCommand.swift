@@ -33,8 +33,9 @@ enum JoinCommand {
     Runs for --duration seconds, or until interrupted (Ctrl-C), then leaves.
     --ice-transport-policy relay sends all media through the TURN server the join response names.
     --video-codec h264 publishes video in H.264 (OpenH264), vp9 in VP9 (libvpx, profile 0), av1 in AV1
-    (libaom real-time, Main profile, one layer with the Dependency Descriptor) instead of VP8; all
-    four are received (AV1 decoded by dav1d).
+    (libaom real-time, Main profile, with the Dependency Descriptor) instead of VP8; a camera_big in
+    VP9 or AV1 is one L2T3_KEY stream (two spatial layers), another desc one layer; all four are
+    received (AV1 decoded by dav1d).
     --ca-file CA.pem trusts the CA certificates in that file instead of the system's for an https:// server.
     --e2ee-key PASSPHRASE encrypts what it publishes end to end and decrypts what it receives with the
       channel's shared passphrase (docs/e2ee.md; VP8, VP9, H.264, AV1 and Opus). Media it cannot decrypt is not recorded,

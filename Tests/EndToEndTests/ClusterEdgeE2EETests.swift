@@ -1,5 +1,6 @@
 import Foundation
 @testable import SRTCCore
+import SRTCLab
 @testable import SRTCServer
 import SRTCTestSupport
 import TestWait

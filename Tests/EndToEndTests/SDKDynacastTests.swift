@@ -35,8 +35,12 @@ import Testing
 
         // The subscriber asks for the big layer: encoded again, decoded at 640×360.
         let remote = try #require(b.channel.remoteTrack(uid: "a", desc: "camera_big") as? RemoteVideoTrack)
+        let bigBefore = video.sendPipeline.stats.framesEncoded[0]
         let asked = ContinuousClock.now
         try await b.channel.switchLayer(remote, to: .cameraBig)
+        let back = try await resumeDelay(since: asked) { video.sendPipeline.stats.framesEncoded[0] > bigBefore }
+        print("dynacast: camera_big encoded again \(back) after the subscriber asked for it")
+        #expect(back <= .seconds(1), "camera_big encoded again \(back) after the subscriber asked for it")
         try await eventually("big frames decoded after the switch") { subscriber.collector.sizes.suffix(5).allSatisfy { $0 == (640, 360) } }
         print("dynacast: camera_big decoded again \(ContinuousClock.now - asked) after the subscriber asked for it")
         #expect(video.sendPipeline.stats.pausedLayers.isEmpty || video.sendPipeline.stats.pausedLayers == [1])
@@ -124,6 +128,9 @@ import Testing
         let remote = try #require(b.channel.remoteTrack(uid: "a", desc: "camera_big") as? RemoteVideoTrack)
         let asked = ContinuousClock.now
         try await b.channel.switchLayer(remote, to: .cameraBig)
+        let back = try await resumeDelay(since: asked) { video.sendPipeline.stats.spatialFramesEncoded[1] > later[1] }
+        print("SDKDynacastTests SVC \(codec.rawValue): spatial layer 1 encoded again \(back) after the subscriber asked for it")
+        #expect(back <= .seconds(1), "spatial layer 1 encoded again \(back) after the subscriber asked for it")
         try await eventually("big frames decoded after the switch") { subscriber.collector.sizes.suffix(5).allSatisfy { $0 == (640, 360) } }
         print("SDKDynacastTests SVC \(codec.rawValue): 640x360 decoded again \(ContinuousClock.now - asked) after the subscriber asked for it")
         #expect(video.sendPipeline.stats.spatialFramesEncoded[1] > later[1])
@@ -133,5 +140,15 @@ import Testing
         await a.channel.leave()
         await b.channel.leave()
         await server.stop()
+    }
+
+    /// How long after `since` the publisher's encoder wrote the layer again (`resumed` polled every
+    /// 10 ms, for up to 5 s): issue 30 wants a layer back within one second of a subscriber needing it.
+    private func resumeDelay(since: ContinuousClock.Instant, _ resumed: () -> Bool) async throws -> Duration {
+        while !resumed() {
+            guard ContinuousClock.now - since < .seconds(5) else { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return ContinuousClock.now - since
     }
 }

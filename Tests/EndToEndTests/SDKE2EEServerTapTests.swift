@@ -3,6 +3,7 @@ import RTCMedia
 import RTCWire
 @testable import SFU
 @testable import SRTCCore
+import SRTCLab
 @testable import SRTCServer
 import SRTCTestSupport
 import TestWait

@@ -65,6 +65,13 @@ export class Publisher {
                 { rid: 'h', maxBitrate: LAYER_BITRATES.h },
                 { rid: 'l', maxBitrate: LAYER_BITRATES.l, scaleResolutionDownBy: 4 },
               ];
+              // VP9 and AV1 encodings without a scalabilityMode are not simulcast in Chromium 156:
+              // a camera_small subscriber got 1280-wide video of either codec (VP9: one two-layer
+              // SVC stream on rid h; interop/test_browser_svc_codec_simulcast.py). A one-spatial-layer
+              // mode on each makes them independent streams.
+              if (SIMULCAST_NEEDS_MODE.has((this.#channel.options.preferredVideoCodec ?? '').toLowerCase())) {
+                for (const encoding of init.sendEncodings) encoding.scalabilityMode = 'L1T3';
+              }
             } else if (t.scalabilityMode) {
               init.sendEncodings = [{ scalabilityMode: t.scalabilityMode }];
             }
@@ -316,6 +323,9 @@ export function spatialLayers(mediaStreamTrack, scalabilityMode) {
  * packetization-mode 1 entries go first (the only H.264 the server forwards, RFC 6184 §8.1); for VP9
  * profile 0 (`profile-id=0`, the only VP9 profile it forwards); for AV1 profile 0 (`profile=0`, Main).
  */
+/** Codecs whose simulcast encodings each need a `scalabilityMode` (one spatial layer). */
+const SIMULCAST_NEEDS_MODE = new Set(['vp9', 'av1']);
+
 function preferCodec(transceiver, codec) {
   if (!codec || !transceiver.setCodecPreferences || !globalThis.RTCRtpReceiver?.getCapabilities) return;
   const codecs = RTCRtpReceiver.getCapabilities('video')?.codecs ?? [];
