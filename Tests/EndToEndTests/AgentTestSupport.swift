@@ -89,3 +89,19 @@ final class LevelRecorder: AudioRenderer, @unchecked Sendable {
     /// Arrival times of frames louder than `db`.
     func loud(above db: Float = -40) -> [Int] { all.filter { $0.db > db }.map(\.at) }
 }
+
+/// Every data message a participant receives, whatever its topic: `(from, topic, text)`.
+final class TextCollector: ChannelDelegate, Sendable {
+    struct Text: Equatable, Sendable {
+        let from: String?
+        let topic: String?
+        let text: String
+    }
+    private let texts = Mutex<[Text]>([])
+
+    func channel(_ channel: Channel, didReceiveData message: DataMessage) {
+        texts.withLock { $0.append(Text(from: message.from, topic: message.topic, text: String(decoding: message.data, as: UTF8.self))) }
+    }
+
+    var all: [Text] { texts.withLock { $0 } }
+}

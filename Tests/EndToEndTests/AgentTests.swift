@@ -90,7 +90,7 @@ import Testing
 
     @Test func twoSpeakersOneAfterTheOtherAreCaptionedEachUnderTheirOwnUid() async throws {
         let call = try Call(channel: "captions2")
-        let (_, log) = try await call.agent("captioner")
+        let (agent, log) = try await call.agent("captioner")
         let first = try call.bot("alice", wav: SpeechWAV.write(Self.sentence, in: call.directory, name: "alice.wav", silenceMs: 20_000))
         try await eventually(timeout: 90, "alice's caption") { !log.finals("alice").isEmpty }
         await first.stop()
@@ -102,6 +102,13 @@ import Testing
         #expect(WordAlignment.fractionInOrder(expected: Self.second, heard: bob) >= 0.7, "bob: \(bob)")
         #expect(WordAlignment.fractionInOrder(expected: Self.second, heard: alice) < 0.3, "alice has bob's words: \(alice)")
         #expect(log.transcripts.allSatisfy { ["alice", "bob"].contains($0.uid) })
+        // The active speaker follows who talks (nil between them), and is nobody once bob's turn ended.
+        // (A turn counts as speaking until it ends: the change to nobody follows bob's final.)
+        let speakers = { log.all.compactMap { if case .activeSpeakerChanged(let uid) = $0.event { return uid ?? "-" }; return nil } }
+        try await eventually(timeout: 5, "nobody speaks after bob's turn (\(speakers()))") { speakers().last == "-" && agent.activeSpeaker == nil }
+        let named = speakers().filter { $0 != "-" }.reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        print("captions: active speaker changes \(speakers())")
+        #expect(named == ["alice", "bob"], "\(speakers())")
         await call.stop()
     }
 
@@ -115,7 +122,8 @@ import Testing
         }
         // A listener hears the agent's microphone.
         let listener = SDKPeer()
-        let levels = LevelRecorder()
+        // Arrival times on the agent's clock (`clockMs`), to compare with its turn's end.
+        let levels = LevelRecorder(start: DispatchTime.now().uptimeNanoseconds - UInt64(echo.clockMs) * 1_000_000)
         let subscriber = AudioSubscriber(uid: "echo", renderer: levels)
         listener.channel.delegates.add(delegate: subscriber)
         try await listener.channel.join(url: call.url, token: call.server.token(uid: "listener", channel: call.channel))
@@ -131,6 +139,9 @@ import Testing
         let loud = levels.loud(above: -40)
         print("echo: \(loud.count) loud 20 ms frames on the agent's track, \(levels.samples.count / 48) ms received")
         #expect(loud.count * 20 > outcome.playedMs / 3, "\(loud.count) loud frames for \(outcome.playedMs) ms of speech")
+        // The energy comes after the speaker's turn ended (the agent answers turns; it does not echo sound).
+        let turnEndedAt = try #require(turnEnd?.at, "no turnEnded for the speaker")
+        #expect((loud.first ?? -1) > turnEndedAt, "the agent's first loud frame at \(loud.first ?? -1) ms, the turn ended at \(turnEndedAt) ms")
         let pcm = try EngineTestSupport.resample48kTo16k(levels.samples)
         let heardBack = try EngineTestSupport.transcribe(pcm)
         let fraction = WordAlignment.fractionInOrder(expected: outcome.text, heard: heardBack)
@@ -149,8 +160,13 @@ import Testing
         let listener = SDKPeer()
         let agentLevels = LevelRecorder(), speakerLevels = LevelRecorder()
         let subscriber = AudioSubscriber(renderers: ["agent": agentLevels, "speaker": speakerLevels])
+        let listenerText = TextCollector(), otherText = TextCollector()
         listener.channel.delegates.add(delegate: subscriber)
+        listener.channel.delegates.add(delegate: listenerText)
         try await listener.channel.join(url: call.url, token: call.server.token(uid: "listener", channel: call.channel))
+        let other = SDKPeer()
+        other.channel.delegates.add(delegate: otherText)
+        try await other.channel.join(url: call.url, token: call.server.token(uid: "other", channel: call.channel))
         let long = Array(repeating: Self.sentence, count: 6).joined(separator: ". ")
         let saying = Task { try await agent.say(long) }
         try await eventually(timeout: 60, "the agent's speech reaches the listener") { agentLevels.loud().count >= 10 }
@@ -167,7 +183,25 @@ import Testing
         #expect(!outcome.spokenText.isEmpty && outcome.spokenText.count < long.count, "\(outcome.spokenText)")
         #expect(WordAlignment.words(long).starts(with: WordAlignment.words(outcome.spokenText)), "\(outcome.spokenText)")
         #expect(outcome.playedMs < 30_000)
-        withExtendedLifetime((subscriber, agentLevels, speakerLevels)) {}
+        // The bound, measured on the agent's published audio as a listener receives it.
+        #expect(agentLast - speakerStart <= 300, "the agent's last sound came \(agentLast - speakerStart) ms after the speaker's first")
+
+        // Text (docs/agents.md, "Text"): to one participant, to everyone, and to the agent.
+        try await eventually(timeout: 10, "the agent's data channel takes a message") { (try? agent.send("for the listener", to: "listener")) != nil }
+        try agent.send("for everyone")
+        try await eventually(timeout: 10, "the listener's two texts (\(listenerText.all))") { listenerText.all.count >= 2 }
+        try await eventually(timeout: 10, "the other's text (\(otherText.all))") { !otherText.all.isEmpty }
+        try await Task.sleep(for: .milliseconds(500))  // a misrouted message would arrive
+        #expect(listenerText.all == [.init(from: "agent", topic: Agent.textTopic, text: "for the listener"),
+                                     .init(from: "agent", topic: Agent.textTopic, text: "for everyone")], "\(listenerText.all)")
+        #expect(otherText.all == [.init(from: "agent", topic: Agent.textTopic, text: "for everyone")], "\(otherText.all)")
+        try listener.channel.publishData(Data("hello agent".utf8), to: ["agent"], topic: Agent.textTopic)
+        try await eventually(timeout: 10, "the agent's message event") {
+            log.first { if case .message(let from, let topic, let data) = $0 { return from == "listener" && topic == Agent.textTopic && data == Data("hello agent".utf8) }; return false } != nil
+        }
+        withExtendedLifetime((subscriber, agentLevels, speakerLevels, listenerText, otherText)) {}
+        await other.channel.leave()
+        await other.engine.destroy()
         await listener.channel.leave()
         await listener.engine.destroy()
         await call.stop()

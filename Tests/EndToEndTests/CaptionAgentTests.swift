@@ -101,7 +101,8 @@ import Testing
         print("captions: \(viaData.all.count) captions at the listener (\(viaData.all.filter { !$0.final }.count) partials), finals \(received.map(\.text)); \(Int(fraction * 100)) % of the words in order; first caption text \"\(first?.text ?? "")\"; final \(received.first.map { "\($0.startMs)–\($0.endMs)" } ?? "-") Unix ms; stored \(stored.map(\.text)); ended reason \(ended.json["data.reason"] ?? "-"); final caption latency (last sound → arrival) \(viaData.finalLatenciesMs) ms")
         #expect(fraction >= 0.7, "heard \"\(heard)\"")
         #expect(viaData.all.allSatisfy { $0.uid == "speaker" }, "\(viaData.all)")
-        // In order: partials before their final, finals in time order, each with a real span.
+        // Streaming: partials while the speaker talks, before their final; finals in time order, each with a real span.
+        #expect(viaData.all.contains { !$0.final && $0.uid == "speaker" && !$0.text.isEmpty }, "no partial caption: \(viaData.all)")
         if let finalIndex = viaData.all.firstIndex(where: \.final), let partialIndex = viaData.all.firstIndex(where: { !$0.final }) {
             #expect(partialIndex < finalIndex)
         }
