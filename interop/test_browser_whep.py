@@ -74,15 +74,21 @@ def open_player(driver, server, endpoint, token):
     return tab
 
 
-def read_numbers(tab, what, count=30):
+def read_numbers(tab, what, count=30, repeats=False):
+    """The frames the page showed once `count` were readable; checks their numbers rise. A composite
+    (`repeats`) keeps its own frame rate and shows a participant's last picture again when its next
+    frame is late (a loaded machine), so there a number may repeat; it must still rise, and most
+    frames be new."""
     tab.run_async(READER_JS)
     wait_until(lambda: len([f for f in tab.run("return window.readFrames") if f["n"] is not None]) >= count,
                f"{count} readable frames of {what}", WAIT)
     frames = tab.run("return window.readFrames")
     numbers = [f["n"] for f in frames if f["n"] is not None]
-    expect(numbers == sorted(numbers) and len(set(numbers)) == len(numbers),
-           f"the page shows {what}: {len(numbers)} frames numbered in order ({numbers[:3]}…{numbers[-3:]}), "
-           f"{frames[-1]['w']}×{frames[-1]['h']}")
+    distinct = len(set(numbers))
+    in_order = numbers == sorted(numbers) and (distinct * 2 > len(numbers) if repeats else distinct == len(numbers))
+    expect(in_order, f"the page shows {what}: {len(numbers)} frames numbered in order ({numbers[:3]}…{numbers[-3:]}"
+           f"{f', {len(numbers) - distinct} shown again' if repeats else ''}), {frames[-1]['w']}×{frames[-1]['h']}"
+           + ("" if in_order else f"; numbers: {numbers}"))
     return frames
 
 
@@ -122,7 +128,7 @@ def run(server, driver, bot):
         time.sleep(0.5)
         tab = open_player(driver, server, f"/whep/v1/{CHANNEL}/composite/mix", viewer)
     expect(tab.run("return window.playerState") == "playing", f"the page plays the composite ({tab.run('return window.playerError')})")
-    frames = read_numbers(tab, "the composite (the Swift participant's picture in it)")
+    frames = read_numbers(tab, "the composite (the Swift participant's picture in it)", repeats=True)
     expect(frames[-1]["w"] == 320 and frames[-1]["h"] == 180, f"the composite's size: {frames[-1]['w']}×{frames[-1]['h']}")
     server.call("POST", "/server/v1/channel/composite/stop", {"channel": CHANNEL, "uid": "mix"})
 
