@@ -319,7 +319,7 @@ export function spatialLayers(mediaStreamTrack, scalabilityMode) {
 
 /**
  * Puts `codec` (`'vp8'`, `'vp9'`, `'av1'` or `'h264'`) first in the transceiver's offer; the server forwards the first
- * codec of the offer it takes (docs/protocol.md, "publish"). For H.264 the Constrained Baseline
+ * codec of the offer it takes, or of its `--video-codecs` list when it has one (docs/protocol.md, "publish"). For H.264 the Constrained Baseline
  * packetization-mode 1 entries go first (the only H.264 the server forwards, RFC 6184 §8.1); for VP9
  * profile 0 (`profile-id=0`, the only VP9 profile it forwards); for AV1 profile 0 (`profile=0`, Main).
  */
