@@ -157,10 +157,11 @@ def subscribe_and_read(tab, track_id, what, layer=None, width=None, codec="h264"
     return read
 
 
-def run(server, driver, bot, codec="h264"):
-    """The checks of this file's docstring, for `codec` (`h264` or `vp9`)."""
+def run(server, driver, bot, codec="h264", prefer=True):
+    """The checks of this file's docstring, for `codec` (`h264` or `vp9`); without `prefer` the
+    browser keeps Chromium's own codec order (VP8 first) and the server's `--video-codecs` picks."""
     name = NAMES[codec]
-    tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS, {"preferredVideoCodec": codec})
+    tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS, {"preferredVideoCodec": codec} if prefer else {})
     tab.run(PATTERN_JS)
     published = tab.call("""
       const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera_big'}]);
@@ -168,6 +169,13 @@ def run(server, driver, bot, codec="h264"):
     """)
     expect(published["ok"], f"the browser published its numbered camera ({published.get('error', 'ok')})")
     expect((published["value"]["codec"] or "").lower() == codec, f"the browser's camera is published as {name} ({published['value']})")
+    if not prefer:
+        # The server chose: the browser's offer put another codec first.
+        offer = tab.run("return window.ch.peerConnections.publish.localDescription.sdp;")
+        video = offer[offer.index("m=video"):]
+        first = video.split("\r\n")[0].split()[3]
+        first_name = next(line.split()[1].split("/")[0] for line in video.split("\r\n") if line.startswith(f"a=rtpmap:{first} "))
+        expect(first_name.lower() != codec, f"the browser offered {first_name} first and the server's list picked {name}")
 
     # Another browser (a second window: a participant with peer connections of its own) decodes it.
     viewer = Tab.joined(driver, server, "the second browser", CHANNEL, "viewer", JOIN_JS, new_window=True)

@@ -120,9 +120,27 @@ export class Publisher {
         for (const info of infos) this.#channel._request('unpublish', { track_id: info.id }).catch(() => {});
         throw asSRTCError(e, 'mediaFailed', 'the server\'s publish answer was refused');
       }
+      for (const [i, t] of added.entries()) await this.#simulcastModeFor(t, infos[i]?.codec);
       added.forEach((t, i) => t._published(infos[i]));
       return added;
     });
+  }
+
+  /**
+   * A server with `--video-codecs` may answer a simulcast camera in VP9 or AV1 although another
+   * codec was preferred (docs/protocol.md, "Which video codec"): its encodings then get the
+   * one-spatial-layer mode they would have had from `preferredVideoCodec`, now that the codec is known.
+   */
+  async #simulcastModeFor(t, codec) {
+    if (!t.simulcast || !SIMULCAST_NEEDS_MODE.has((codec ?? '').toLowerCase())) return;
+    const params = t.transceiver.sender.getParameters();
+    if (params.encodings.length < 2 || params.encodings.every((e) => e.scalabilityMode)) return;
+    for (const encoding of params.encodings) encoding.scalabilityMode = 'L1T3';
+    try {
+      await t.transceiver.sender.setParameters(params);
+    } catch (e) {
+      this.#channel._log('warn', `cannot send the ${codec} simulcast encodings as L1T3: ${e.message}`);
+    }
   }
 
   /** Stops sending `localTrack` and renegotiates (the m-section becomes inactive), then `unpublish`. */
@@ -319,7 +337,7 @@ export function spatialLayers(mediaStreamTrack, scalabilityMode) {
 
 /**
  * Puts `codec` (`'vp8'`, `'vp9'`, `'av1'` or `'h264'`) first in the transceiver's offer; the server forwards the first
- * codec of the offer it takes (docs/protocol.md, "publish"). For H.264 the Constrained Baseline
+ * codec of the offer it takes, or of its `--video-codecs` list when it has one (docs/protocol.md, "publish"). For H.264 the Constrained Baseline
  * packetization-mode 1 entries go first (the only H.264 the server forwards, RFC 6184 §8.1); for VP9
  * profile 0 (`profile-id=0`, the only VP9 profile it forwards); for AV1 profile 0 (`profile=0`, Main).
  */

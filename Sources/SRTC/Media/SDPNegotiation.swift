@@ -114,7 +114,7 @@ package enum SDPNegotiation {
     static let audioFeedback = [RTCPFeedback(type: "nack")]
 
     /// The codecs offered for `kind`; for video VP8 and H.264, `preferred` first (the server forwards
-    /// the first of the offer it takes, docs/protocol.md), and VP9 or AV1 only when preferred: a
+    /// the first of the offer it takes, or of its `--video-codecs` list, docs/protocol.md), and VP9 or AV1 only when preferred: a
     /// publisher sends them when asked to, while a receiver always accepts them (`receiveCapabilities`).
     /// For audio Opus, then RED around it (`a=fmtp:63 111/111`, RFC 2198) unless `redundantAudio` is off.
     /// With `opusDTX` the Opus fmtp says `usedtx=1`, and without `opusInbandFEC` it leaves out

@@ -137,7 +137,8 @@ public final class ServerApp: Sendable {
         let media = try MediaServer(bind: config.bind, port: config.media.udpPort, tcpPort: config.media.iceTCPPort,
                                     workers: config.media.effectiveWorkers, publicIP: config.publicIP,
                                     qualityIntervalSeconds: config.media.qualityIntervalSeconds, speedTest: speedTest,
-                                    threadPriority: config.media.threadPriority, subscriberBudget: config.media.workerSubscriberBudget)
+                                    threadPriority: config.media.threadPriority, subscriberBudget: config.media.workerSubscriberBudget,
+                                    publishVideoCodecs: config.media.videoCodecs)
         mediaServer.current = media
         let configuration = HTTPServerConfiguration(
             host: config.bind, port: config.httpPort,

@@ -40,8 +40,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var configFile: String?
     /// The HTTP port's TLS and limits (`--tls-cert`, `--max-connections`, `--http-threads`, ...).
     public var http = HTTPSettings()
-    /// The media plane: UDP and ICE-TCP ports, workers, thread priority, quality reports
-    /// (`--udp-port`, `--media-workers`, `--quality-interval-seconds`, ...).
+    /// The media plane: UDP and ICE-TCP ports, workers, thread priority, quality reports, publishers'
+    /// video codecs (`--udp-port`, `--media-workers`, `--quality-interval-seconds`, `--video-codecs`, ...).
     public var media = MediaSettings()
     /// Shared state and the cluster (`--database-url`, `--redis-url`, `--node-id`, `--drain-seconds`, ...).
     public var cluster = ClusterSettings()
@@ -156,6 +156,10 @@ public struct ServerConfig: Sendable, Equatable {
         },
         Setting("reconnect-grace-seconds", "SRTC_RECONNECT_GRACE_SECONDS", "reconnect_grace_seconds", "how long a dropped session may resume (default 20)") { c, v in
             c.limits.reconnectGraceSeconds = try positive(v, "reconnect-grace-seconds")
+        },
+        Setting("video-codecs", "SRTC_VIDEO_CODECS", "video_codecs", "video codecs taken from publishers, preferred first, of vp8, vp9, av1, h264 (e.g. vp9,vp8; default: any, in the publisher's offer order)") { c, v in
+            guard let preference = VideoCodecPreference(parsing: v) else { throw ConfigError.invalidValue("video-codecs", v) }
+            c.media.videoCodecs = preference
         },
         Setting("quality-interval-seconds", "SRTC_QUALITY_INTERVAL_SECONDS", "quality_interval_seconds", "seconds between quality reports (default 5)") { c, v in
             guard let n = Double(v), n >= 0.2, n <= 600 else { throw BadValue() }

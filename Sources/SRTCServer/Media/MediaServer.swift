@@ -19,6 +19,8 @@ final class MediaServer: SFUListener, Sendable {
     /// Participants of one channel its worker serves before others go to another worker
     /// (`--worker-subscriber-budget`; 0: no limit).
     let subscriberBudget: Int
+    /// Which video codec publishers' offers are answered with (`--video-codecs`).
+    let publishVideoCodecs: VideoCodecPreference
 
     /// Where SFU events go: rooms' inboxes by router, subscribers by consumer.
     private struct Routes {
@@ -40,10 +42,12 @@ final class MediaServer: SFUListener, Sendable {
     ///     when the kernel allowed less.
     ///   - subscriberBudget: participants of one channel its worker serves before the next ones
     ///     are served by another worker (`--worker-subscriber-budget`; 0: no limit).
+    ///   - publishVideoCodecs: the order in which a publisher's video codec is picked (`--video-codecs`).
     init(bind: String, port: UInt16, tcpPort: UInt16? = nil, workers count: Int = 1, publicIP: String?,
          qualityIntervalSeconds: Double, speedTest: SpeedTestResponder? = nil, threadPriority: IOThreadPriority = .normal,
-         subscriberBudget: Int = 0) throws {
+         subscriberBudget: Int = 0, publishVideoCodecs: VideoCodecPreference = .offerOrder) throws {
         self.subscriberBudget = subscriberBudget
+        self.publishVideoCodecs = publishVideoCodecs
         guard let address = SocketAddress(ip: bind, port: port) else { throw ConfigError.invalidValue("bind", bind) }
         let count = max(1, count)
         for base in [port, tcpPort ?? 0] where base != 0 && Int(base) + count - 1 > Int(UInt16.max) {

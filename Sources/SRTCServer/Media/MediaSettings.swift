@@ -24,6 +24,9 @@ public struct MediaSettings: Sendable, Equatable {
     public var workerSubscriberBudget: Int = 200
     /// Seconds between quality reports (`--quality-interval-seconds`, `SRTC_QUALITY_INTERVAL_SECONDS`).
     public var qualityIntervalSeconds: Double = 5
+    /// The order in which a publisher's video codec is picked among those its offer has, codecs
+    /// not listed refused (`--video-codecs`, `SRTC_VIDEO_CODECS`); default: the offer's order.
+    public var videoCodecs: VideoCodecPreference = .offerOrder
 
     public init() {}
 

@@ -44,7 +44,8 @@ actor SFUParticipantMedia: ParticipantMedia {
         self.events = events
         negotiation = ServerNegotiation(
             fingerprint: Fingerprint(algorithm: "sha-256", bytes: server.certificate.fingerprint.bytes), candidates: worker.candidates,
-            sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), publishICE: .random(), subscribeICE: .random())
+            sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), publishICE: .random(), subscribeICE: .random(),
+            videoCodecs: server.publishVideoCodecs)
     }
 
     private var participant: ParticipantID { ParticipantID(uid) }

@@ -19,10 +19,14 @@ enum ClientSDP {
         /// AV1 profile 1, AV1 profile 0 (Chromium's fmtp) and VP8, with the Dependency Descriptor
         /// (a browser that prefers AV1).
         case av1First(mid: String)
+        /// VP8, VP9 profile 0, VP9 profile 2, AV1, H.264 Constrained Baseline, each with RTX, in
+        /// Chromium 156's order when nothing is preferred.
+        case chromiumDefault(mid: String)
 
         var mid: String {
             switch self {
-            case .audio(let mid, _, _), .simulcast(let mid, _), .video(let mid, _, _, _), .h264Only(let mid), .vp9First(let mid), .av1First(let mid): return mid
+            case .audio(let mid, _, _), .simulcast(let mid, _), .video(let mid, _, _, _), .h264Only(let mid), .vp9First(let mid), .av1First(let mid),
+                 .chromiumDefault(let mid): return mid
             }
         }
     }
@@ -79,6 +83,20 @@ enum ClientSDP {
                     "a=rtpmap:45 AV1/90000", "a=fmtp:45 level-idx=5;profile=0;tier=0", "a=rtcp-fb:45 nack", "a=rtcp-fb:45 nack pli",
                     "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack",
                     "a=ssrc:5555 cname:client",
+                ]
+            case .chromiumDefault(let mid):
+                lines += ["m=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99 100 101 45 46 102 103"] + transport + ["a=mid:" + mid]
+                    + videoLines(direction: "sendonly", mid: mid) + [
+                    "a=rtpmap:98 VP9/90000", "a=rtcp-fb:98 nack", "a=rtcp-fb:98 nack pli", "a=fmtp:98 profile-id=0",
+                    "a=rtpmap:99 rtx/90000", "a=fmtp:99 apt=98",
+                    "a=rtpmap:100 VP9/90000", "a=rtcp-fb:100 nack", "a=fmtp:100 profile-id=2",
+                    "a=rtpmap:101 rtx/90000", "a=fmtp:101 apt=100",
+                    "a=rtpmap:45 AV1/90000", "a=rtcp-fb:45 nack", "a=rtcp-fb:45 nack pli", "a=fmtp:45 level-idx=5;profile=0;tier=0",
+                    "a=rtpmap:46 rtx/90000", "a=fmtp:46 apt=45",
+                    "a=rtpmap:102 H264/90000", "a=rtcp-fb:102 nack", "a=rtcp-fb:102 nack pli",
+                    "a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
+                    "a=rtpmap:103 rtx/90000", "a=fmtp:103 apt=102",
+                    "a=ssrc-group:FID 6666 7777", "a=ssrc:6666 cname:client", "a=ssrc:7777 cname:client",
                 ]
             }
         }

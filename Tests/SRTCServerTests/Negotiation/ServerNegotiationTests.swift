@@ -14,11 +14,12 @@ struct ServerNegotiationTests {
     static let layers = [SimulcastLayer(rid: "f", desc: "camera_big", maxBitrate: 1_200_000),
                          SimulcastLayer(rid: "q", desc: "camera_small", maxBitrate: 150_000)]
 
-    static func negotiation() -> ServerNegotiation {
+    static func negotiation(videoCodecs: VideoCodecPreference = .offerOrder) -> ServerNegotiation {
         let candidate = Candidate(foundation: "1", component: 1, transport: "udp", priority: 2_130_706_431,
                                   address: "127.0.0.1", port: 7881, kind: .host)
         return ServerNegotiation(fingerprint: Fingerprint(bytes: Array(repeating: 0xAB, count: 32)), candidates: [candidate],
-                                 sessionID: "424242", publishICE: serverICE, subscribeICE: subscribeICE)
+                                 sessionID: "424242", publishICE: serverICE, subscribeICE: subscribeICE,
+                                 videoCodecs: videoCodecs)
     }
 
     static func parse(_ text: String) throws -> SessionDescription { try SessionDescription(parsing: text) }

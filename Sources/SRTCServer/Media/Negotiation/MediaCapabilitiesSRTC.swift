@@ -58,13 +58,13 @@ enum ServerMedia {
         }
     }
 
-    /// A publisher gets one video codec in the answer (the first of its offer the SFU forwards),
-    /// so it cannot switch codecs under its subscribers.
-    static func keepFirstVideoCodec(_ answer: inout SessionDescription) {
+    /// A publisher gets one video codec in the answer, the one `preference` picks (by default the
+    /// first of its offer the SFU forwards), so it cannot switch codecs under its subscribers.
+    static func keepOneVideoCodec(_ answer: inout SessionDescription, preference: VideoCodecPreference) {
         for i in answer.media.indices where answer.media[i].kind == .video && !answer.media[i].isRejected {
-            guard let first = answer.media[i].codecs.first(where: { !$0.isRTX }) else { continue }
-            answer.media[i].codecs = [first]
-            answer.media[i].formats = [String(first.payloadType)]
+            guard let chosen = preference.choose(from: answer.media[i].codecs) else { continue }
+            answer.media[i].codecs = [chosen]
+            answer.media[i].formats = [String(chosen.payloadType)]
         }
     }
 

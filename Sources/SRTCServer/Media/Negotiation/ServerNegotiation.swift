@@ -45,6 +45,8 @@ struct ServerNegotiation: Sendable {
     /// The `o=` session id of every description this participant gets; the version counts the
     /// descriptions of each transport (RFC 3264 §5, §8).
     let sessionID: String
+    /// Which video codec a published section is answered with (`--video-codecs`).
+    let videoCodecs: VideoCodecPreference
     private(set) var publishICE: ICECredentials
     /// The client's credentials on the publish transport, once it exists.
     private(set) var publishRemoteICE: ICECredentials?
@@ -67,10 +69,12 @@ struct ServerNegotiation: Sendable {
     var dataChannels = false
     static let dataChannelMid = "data"
 
-    init(fingerprint: Fingerprint, candidates: [Candidate], sessionID: String, publishICE: ICECredentials, subscribeICE: ICECredentials) {
+    init(fingerprint: Fingerprint, candidates: [Candidate], sessionID: String, publishICE: ICECredentials, subscribeICE: ICECredentials,
+         videoCodecs: VideoCodecPreference = .offerOrder) {
         self.fingerprint = fingerprint
         self.candidates = candidates
         self.sessionID = sessionID
+        self.videoCodecs = videoCodecs
         self.publishICE = publishICE
         self.subscribeICE = subscribeICE
     }
@@ -111,6 +115,9 @@ struct ServerNegotiation: Sendable {
         for t in tracks {
             guard let trackId = trackIds[t.mid], let offered = offer.media(mid: t.mid), let answered = answer.media(mid: t.mid),
                   !answered.isRejected else {
+                if t.kind == .video, !videoCodecs.isOfferOrder {
+                    throw SignalError(.invalidParameter, "m-section \(t.mid) offers none of the video codecs the server takes from publishers: \(videoCodecs.names.joined(separator: ", "))")
+                }
                 throw SignalError(.invalidParameter, "m-section \(t.mid) offers no codec the server forwards (Opus, VP8, VP9 profile 0, AV1 profile 0, H.264 packetization-mode 1 Constrained Baseline)")
             }
             producers.append(ProducerPlan(trackId: trackId, kind: answered.kind,
@@ -141,15 +148,16 @@ struct ServerNegotiation: Sendable {
         return (publishAnswer(to: offer, setup: setup).serialize(), remoteICE)
     }
 
-    /// The answer on the publish transport: the server receives what the client sends; RFC 3264
+    /// The answer on the publish transport: the server receives what the client sends, video in
+    /// the one codec `videoCodecs` picks (a section with none of its codecs is rejected); RFC 3264
     /// §6.1: a section the client no longer sends on (unpublished) is answered inactive.
     private func publishAnswer(to offer: SessionDescription, setup: SetupRole?) -> SessionDescription {
         let role: SetupRole = Self.answererRole(offered: setup) == .server ? .passive : .active
         var answer = offer.answer(AnswerOptions(
-            transport: transportParameters(publishICE, setup: role), capabilities: ServerMedia.capabilities, iceLite: true,
+            transport: transportParameters(publishICE, setup: role), capabilities: videoCodecs.narrowing(ServerMedia.capabilities), iceLite: true,
             sessionID: sessionID, acceptDataChannel: false, direction: { $0.effectiveDirection.sends ? .recvonly : .inactive }))
         answer.origin.sessionVersion = publishVersion
-        ServerMedia.keepFirstVideoCodec(&answer)
+        ServerMedia.keepOneVideoCodec(&answer, preference: videoCodecs)
         ServerMedia.preferRED(&answer)
         for i in answer.media.indices where answer.media[i].mid.map(encryptedAudioMids.contains) == true {
             answer.media[i].codecs.removeAll(where: \.isRED)
