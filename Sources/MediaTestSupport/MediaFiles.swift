@@ -33,9 +33,16 @@ public struct DecodedMediaFile: Sendable {
     public var audio: [Float] = []
     public var sampleRate = 0
     public var streams: [MediaDemuxer.StreamInfo] = []
+    /// The parts of each picture read apart (a composite's tiles, `init(url:tiles:)`).
+    public let tiles: [(x: Int, y: Int, width: Int, height: Int)]
+    /// For each of `tiles`, the numbers read in it, in decode order.
+    public var tileNumbers: [[Int]]
 
-    /// Decodes every packet of `url`.
-    public init(url: String) throws {
+    /// Decodes every packet of `url`, reading the frame numbers of the whole picture and, apart,
+    /// of each of `tiles` (a composite shows one source per tile).
+    public init(url: String, tiles: [(x: Int, y: Int, width: Int, height: Int)] = []) throws {
+        self.tiles = tiles
+        tileNumbers = tiles.map { _ in [] }
         let demuxer = try MediaDemuxer(url: url)
         streams = demuxer.streams
         var decoders: [Int: MediaDecoder] = [:]
@@ -58,9 +65,19 @@ public struct DecodedMediaFile: Sendable {
                     frameNumbers.append(n)
                     numberedTimesUs.append(frame.timestampUs)
                 }
+                if !tiles.isEmpty { readTiles(frame) }
             case .audio(let pcm):
                 sampleRate = pcm.sampleRate
                 audio += pcm.channel(0)
+            }
+        }
+    }
+
+    private mutating func readTiles(_ frame: VideoFrame) {
+        let picture = frame.buffer.toI420()
+        for (index, r) in tiles.enumerated() {
+            if let n = (try? picture.cropped(x: r.x, y: r.y, width: r.width, height: r.height)).flatMap(TestPatternReader.frameNumber(in:)) {
+                tileNumbers[index].append(n)
             }
         }
     }

@@ -107,20 +107,25 @@ import Glibc
         await hooks.shutdown()
     }
 
-    @Test func rtmpPushReachesALocalReceiver() async throws {
-        let server = try EgressTestServer()
-        let (publisher, pusher) = try await Self.compositeOfOne(server, channel: "push")
-        // Debian's ffmpeg as the CDN's ingest: it listens, then copies what arrives into a file.
+    /// Debian's ffmpeg as the CDN's ingest (it listens, then copies what arrives into the file it
+    /// returns), and the composite `uid` of `channel` pushing to it (RTMP only, no HLS).
+    static func pushToFFmpeg(_ server: EgressTestServer, channel: String, uid: String) async throws -> (ChildProcess, String) {
         let port = try freeTCPPort()
         let received = server.directory.file("received.flv")
         let receiver = try ChildProcess("/usr/bin/ffmpeg", ["-loglevel", "error", "-listen", "1", "-i", "rtmp://127.0.0.1:\(port)/live/stream",
                                                             "-c", "copy", "-y", received])
         try await eventually("ffmpeg listening") { isListening(port: port) }
-
         let (status, json) = try await server.call("/server/v1/channel/live/start",
-                                                   ["channel": "push", "uid": "mcu", "hls": false, "rtmp_url": "rtmp://127.0.0.1:\(port)/live/stream"])
+                                                   ["channel": channel, "uid": uid, "hls": false, "rtmp_url": "rtmp://127.0.0.1:\(port)/live/stream"])
         let live = (json["composite"] as? [String: Any])?["live"] as? [String: Any]
         #expect(status == 200 && live?["status"] as? String == "live" && live?["hls_url"] == nil, "\(json)")
+        return (receiver, received)
+    }
+
+    @Test func rtmpPushReachesALocalReceiver() async throws {
+        let server = try EgressTestServer()
+        let (publisher, pusher) = try await Self.compositeOfOne(server, channel: "push")
+        let (receiver, received) = try await Self.pushToFFmpeg(server, channel: "push", uid: "mcu")
         // Until the receiver has what the checks below need (a fixed 4 s was not enough when the
         // machine was busy: the worker took longer to start its encoder and the push).
         try await eventually("20 numbered frames at the receiver", poll: .milliseconds(500)) {
