@@ -18,8 +18,11 @@ public final class SDKMediaPusher: @unchecked Sendable {
     /// Mono PCM pushed in a loop instead of the tone (speech, for instance), 20 ms at a time.
     private let clip: (samples: [Int16], sampleRate: Int)?
     private var clipPosition = 0
-    /// When each frame was pushed (uptime ns), by frame number: for the lab's delay figures.
-    private let pushTimes = Mutex<[Int: UInt64]>([:])
+    /// When the latest frames were pushed (uptime ns), for the lab's delay figures: a ring of
+    /// `pushTimeSlots` (number, time) pairs, slot `number % pushTimeSlots`, so a long run (a soak,
+    /// a 60 s bench phase) keeps a fixed amount, not one entry per frame ever pushed.
+    private static let pushTimeSlots = 4096  // over 2 minutes at 30 frames/s
+    private let pushTimes = Mutex([(number: Int, uptime: UInt64)](repeating: (-1, 0), count: pushTimeSlots))
 
     /// - Parameter firstNumber: the number of the first frame (publishers told apart by their numbers).
     /// - Parameter clip: mono PCM to push in a loop instead of the tone (its rate a multiple of 50 Hz).
@@ -41,8 +44,15 @@ public final class SDKMediaPusher: @unchecked Sendable {
     /// Frames pushed so far (the next frame's number).
     public var framesPushed: Int { state.withLock { $0.frames } }
 
-    /// When frame `number` was pushed into the track (uptime ns), nil if it was not.
-    public func pushUptime(ofFrame number: Int) -> UInt64? { pushTimes.withLock { $0[number] } }
+    /// When frame `number` was pushed into the track (uptime ns); nil if it was not, or was pushed
+    /// more than `pushTimeSlots` frames ago.
+    public func pushUptime(ofFrame number: Int) -> UInt64? {
+        guard number >= 0 else { return nil }
+        return pushTimes.withLock { times in
+            let slot = times[number % Self.pushTimeSlots]
+            return slot.number == number ? slot.uptime : nil
+        }
+    }
 
     public func pause() { state.withLock { $0.paused = true } }
     public func resume() { state.withLock { $0.paused = false } }
@@ -76,7 +86,8 @@ public final class SDKMediaPusher: @unchecked Sendable {
                 if let video, elapsed >= nextVideo {
                     let n = state.withLock { s -> Int in defer { s.frames += 1 }; return s.frames }
                     let frame = generator.videoFrame(number: n)
-                    pushTimes.withLock { $0[n] = DispatchTime.now().uptimeNanoseconds }
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    if n >= 0 { pushTimes.withLock { $0[n % Self.pushTimeSlots] = (n, now) } }
                     video.pushFrame(frame)
                 }
                 if let audio, tick % 2 == 0 {
