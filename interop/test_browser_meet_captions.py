@@ -119,7 +119,18 @@ def run(server, driver):
             seen.append(shown)
         return shown if shown and not shown["partial"] and words_in_order(SENTENCE, shown["text"]) >= 0.7 else None
 
-    final = wait_until(final_under_bobs_tile, f"a final caption of Bob's sentence under his tile at the host (seen {seen})", 120, 0.1)
+    try:
+        final = wait_until(final_under_bobs_tile, f"a final caption of Bob's sentence under his tile at the host (seen {seen})", 120, 0.1)
+    except Exception:
+        # What the server stored and whether the task still runs tell a caption that never came
+        # from one the page did not show (this check failed once under make test's load).
+        print("--- captions/list ---")
+        print(server.call("POST", "/server/v1/channel/captions/list", {"channel": channel}))
+        print("--- host: Bob's tile and the users the page knows ---")
+        print(host.run("const t = document.querySelector(`#stage .tile[data-key=\"${arguments[0]}\"]`);"
+                       " return {tile: t ? t.outerHTML.slice(0, 600) : null,"
+                       " users: (window.meetApp.meeting.channel?.users ?? []).map((u) => [u.uid, (u.tracks ?? []).map((t) => t.kind)])};", bob_uid))
+        raise
     partials = [s["text"] for s in seen if s["partial"]]
     ok(f"the host sees Bob's words under his tile: {final['text']!r} "
        f"({int(words_in_order(SENTENCE, final['text']) * 100)} % of the sentence), after {len(partials)} partials {partials[:3]}")

@@ -7,8 +7,10 @@ import Testing
 
 /// Layer adaptation through a real kernel bottleneck (docs/network.md): a `LabCall` (server in a
 /// namespace, SDK publisher and subscriber in this one) whose server side a `tc` tbf limits.
-/// The scenarios are in `NetworkLabLayerTests+Scenarios.swift`, in this suite so that no two lab
-/// calls run at once. Each prints its figures (docs/network.md keeps a table of them).
+/// The scenarios are in `NetworkLabLayerTests+Scenarios.swift`, in this serialized suite so that
+/// no two layer calls run at once (`make test` runs this suite beside one other lab suite: two at
+/// once, the layer tests' delay bound failed once). Each prints its figures (docs/network.md keeps
+/// a table of them).
 @Suite(.serialized, .enabled(if: NetworkLab.isAvailable, "needs root for ip netns"))
 struct NetworkLabLayerTests {
     /// The false switch down: an unlimited link keeps the big layer for a 60 s call.
