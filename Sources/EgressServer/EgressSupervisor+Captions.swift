@@ -1,6 +1,7 @@
 import EgressProtocol
 import Foundation
 import RTCCrypto
+import RTCNet
 import SRTCProtocol
 import SRTCServer
 
@@ -86,7 +87,7 @@ extension EgressSupervisor {
     /// its users come back, counted as a restart, its transcript going on under the same id. A
     /// channel nobody comes back to ends them as `idle` (the worker's idle timeout).
     func resumeCaptions() async {
-        while endpoint.httpURL == nil && !isShuttingDown { try? await Task.sleep(for: .milliseconds(50)) }
+        while endpoint.httpURL == nil && !isShuttingDown { try? await TimerQueue.shared.sleep(for: .milliseconds(50)) }
         for (appId, var info, captionSettings) in store.captionRuns(nodeId: settings.nodeId) where captionRuns[info.captionsId] == nil {
             guard !isShuttingDown else { return }
             info.status = .restarting

@@ -95,7 +95,7 @@ extension EgressSupervisor {
     /// server killed or restarted listens on the same ports for the same keys, so encoders that
     /// push again resume them. Runs once the server listens (the workers join through it).
     func resumeIngresses() async {
-        while endpoint.httpURL == nil && !isShuttingDown { try? await Task.sleep(for: .milliseconds(50)) }
+        while endpoint.httpURL == nil && !isShuttingDown { try? await TimerQueue.shared.sleep(for: .milliseconds(50)) }
         for (appId, var info, ingressSettings, port) in store.ingresses(nodeId: settings.nodeId) where ingresses[info.ingressId] == nil {
             guard !isShuttingDown else { return }
             info.status = .waiting

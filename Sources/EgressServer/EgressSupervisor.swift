@@ -1,6 +1,7 @@
 import EgressProtocol
 import Foundation
 import RTCCrypto
+import RTCNet
 import SRTCProtocol
 import SRTCServer
 
@@ -171,7 +172,7 @@ actor EgressSupervisor {
     /// Runs `body` on the actor after `delay` seconds: a dead worker's restart, with backoff.
     func afterDelay(_ delay: Double, _ body: @escaping @Sendable (isolated EgressSupervisor) -> Void) {
         Task { [weak self] in
-            try? await Task.sleep(for: .seconds(delay))
+            try? await TimerQueue.shared.sleep(for: .seconds(delay))
             await self?.run(body)
         }
     }
@@ -183,7 +184,7 @@ actor EgressSupervisor {
     /// Waits until `wake(name)` or `timeout` seconds pass.
     func wait(_ name: String, timeout: Double) async {
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(timeout))
+            try? await TimerQueue.shared.sleep(for: .seconds(timeout))
             await self?.wake(name)
         }
         await withCheckedContinuation { waiters[name, default: []].append($0) }

@@ -29,7 +29,7 @@ public final class IMModule: ServerModule, UserNotificationDeliverer {
         // Call timeouts and purging, once a second.
         timer = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
+                try? await TimerQueue.shared.sleep(for: .seconds(1))
                 await service.tick()
             }
         }

@@ -116,7 +116,7 @@ final class IMLink: Sendable {
         let task = Task { [weak self] in
             var attempt = 0
             while let self, !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(Int(Self.backoff.delay(attempt: attempt) * 1000)))
+                try? await TimerQueue.shared.sleep(for: .milliseconds(Int(Self.backoff.delay(attempt: attempt) * 1000)))
                 attempt += 1
                 guard !Task.isCancelled else { return }
                 do throws(SRTCError) {

@@ -162,14 +162,14 @@ public final class HTTPServer: Sendable {
         }
         let deadline = ContinuousClock.now + gracePeriod
         while connectionCount > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await TimerQueue.shared.sleep(for: .milliseconds(10))
         }
         for connection in state.withLock({ $0.connections.connections }) {
             connection.streamLoop.execute { connection.forceClose() }
         }
         let hardDeadline = ContinuousClock.now + .seconds(1)
         while connectionCount > 0, ContinuousClock.now < hardDeadline {
-            try? await Task.sleep(for: .milliseconds(5))
+            try? await TimerQueue.shared.sleep(for: .milliseconds(5))
         }
         if providedGroup == nil { group.shutdown() }
     }

@@ -76,7 +76,7 @@ package final class WebSocketRequestClient<Response: Sendable, Event: Sendable>:
     package func keepAlive(every interval: Duration, ping: @escaping @Sendable () async throws(Failure) -> Void) {
         let task = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await TimerQueue.shared.sleep(for: interval)
                 guard let self, !Task.isCancelled else { return }
                 let idle = self.state.withLock { $0.closed ? nil : ContinuousClock.now - $0.lastSent }
                 guard let idle else { return }
@@ -113,7 +113,7 @@ package final class WebSocketRequestClient<Response: Sendable, Event: Sendable>:
                 s.nextId += 1
                 s.lastSent = .now
                 let timer = Task { [weak self] in
-                    try? await Task.sleep(for: timeout)
+                    try? await TimerQueue.shared.sleep(for: timeout)
                     guard !Task.isCancelled else { return }
                     self?.finish(id, .failure(.timeout))
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import SMeetingProtocol
 import SRTC
 
@@ -79,7 +80,7 @@ extension SMeetingEngine {
         }
         guard first else { return }
         Task { [weak self] in
-            try? await Task.sleep(nanoseconds: settle)
+            try? await TimerQueue.shared.sleep(for: .nanoseconds(settle))
             guard let self else { return }
             self.state.withLock { $0.e2eeRotationScheduled = false }
             if self.amHost { self.rotateMeetingKey() }
@@ -117,7 +118,7 @@ extension SMeetingEngine {
                     try channel.publishData(Data(bytes), to: uids, topic: MeetingKeyMessage.topic)
                     return
                 } catch SRTCError.wrongState(_) {
-                    try? await Task.sleep(nanoseconds: 100_000_000)
+                    try? await TimerQueue.shared.sleep(for: .milliseconds(100))
                 } catch {
                     return
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import RTCNet
 import SMeetingProtocol
 import SRTC
 
@@ -21,7 +22,7 @@ extension SMeetingEngine {
         let deadline = Date().addingTimeInterval(getRoomInfo()?.mode == .mix ? 5 : 0)
         var found = channel.remoteTrack(uid: uid, desc: TrackDesc.cameraBig.rawValue) as? RemoteVideoTrack
         while found == nil, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+            try await TimerQueue.shared.sleep(for: .milliseconds(50))
             found = channel.remoteTrack(uid: uid, desc: TrackDesc.cameraBig.rawValue) as? RemoteVideoTrack
         }
         // A member's camera is not a composite: the composite's publisher is no member.

@@ -47,7 +47,7 @@ extension SMeetingEngine {
                 }
             }
             guard let delay, let attempt = state.withLock({ $0.reconnect.currentAttempt }) else { return }  // resumed, or logged out
-            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+            if delay > 0 { try? await TimerQueue.shared.sleep(for: .seconds(delay)) }
             guard state.withLock({ $0.reconnect.wantsAttempt(attempt) }) else { return }  // logged out meanwhile
             actions = await attemptResume(token: token, sessionId: sessionId, attempt: attempt)
         }

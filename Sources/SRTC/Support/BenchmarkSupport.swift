@@ -1,5 +1,6 @@
 import Foundation
 import RTCMedia
+import RTCNet
 import RTCWire
 
 /// Entry points for `srtc-bench` into the receive path, which has no public API of its own
@@ -40,7 +41,7 @@ public enum SDKBenchmarkSupport {
         }
         let expected = Set(packets.compactMap { try? RTPPacket(parsing: $0).timestamp }).count
         while track.framesDecoded < expected, DispatchTime.now().uptimeNanoseconds - start < 60_000_000_000 {
-            try? await Task.sleep(for: .milliseconds(1))
+            try? await TimerQueue.shared.sleep(for: .milliseconds(1))
         }
         return (track.framesDecoded, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }

@@ -237,7 +237,7 @@ public final class ServerApp: Sendable {
         await cluster.startDraining()
         let end = ContinuousClock.now + deadline
         while channels.count > 0, ContinuousClock.now < end {
-            try? await Task.sleep(for: .milliseconds(100))
+            try? await TimerQueue.shared.sleep(for: .milliseconds(100))
         }
         let directory = cluster.directory
         await channels.handOffAll { await directory.release($0) }

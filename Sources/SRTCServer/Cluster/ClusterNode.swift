@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import RTCCrypto
+import RTCNet
 import Synchronization
 
 /// This process as one node of a cluster (`--redis-url`): its entry in the node registry with
@@ -48,7 +49,7 @@ public final class ClusterNode: Sendable {
         let registry = self.registry, queue = heartbeat
         let task = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: registry.interval)
+                try? await TimerQueue.shared.sleep(for: registry.interval)
                 guard !Task.isCancelled else { return }
                 let packets = await forwarded()
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

@@ -33,7 +33,7 @@ final class SpeedTestSocket: Sendable {
         let messages = socket.messages
         Task { [self] in
             let helloTimeout = Task { [self] in
-                try? await Task.sleep(for: .seconds(10))
+                try? await TimerQueue.shared.sleep(for: .seconds(10))
                 guard !Task.isCancelled, session.withLock({ $0 == nil }) else { return }
                 socket.close(code: .policyViolation, reason: "no hello within 10 s")
             }

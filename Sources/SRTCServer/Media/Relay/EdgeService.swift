@@ -115,7 +115,7 @@ final class EdgeService: Sendable {
         guard registry != nil else { return }
         let task = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await TimerQueue.shared.sleep(for: interval)
                 guard !Task.isCancelled, let self else { return }
                 await self.closeOrphans()
             }
