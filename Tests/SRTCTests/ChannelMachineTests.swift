@@ -236,6 +236,15 @@ import Testing
         #expect(run.send(.linkClosed(1)) == [])
     }
 
+    /// The local address toward the server changed (Wi-Fi ↔ cellular): the WebSocket bound to the
+    /// old address is dropped and the session resumed at once; while already reconnecting, only
+    /// the media paths are renewed.
+    @Test func aMovedSignalingPathResumesOnANewConnectionAtOnce() {
+        var (run, _) = MachineRun.joined()
+        #expect(run.send(.signalingPathMoved) == [.close(1), .notify(.reconnecting), .scheduleAttempt(0, after: 0)])
+        #expect(run.send(.signalingPathMoved) == [.restartBrokenPaths])
+    }
+
     /// A resume on another node (`moved`): the old node's media goes before anything else, the
     /// local tracks are published again, and that is retried after every resume until it succeeds.
     @Test func aMovedSessionPublishesAgainUntilItSucceeds() {

@@ -37,11 +37,8 @@ extension Channel {
         context.logger.info("the local address toward the server changed (now \(now)): renewing \(moved)")
         if moved.contains(.publish) { media?.pathMoved(.publish) }
         if moved.contains(.subscribe) { media?.pathMoved(.subscribe) }
-        if moved.contains(.signaling), connection == .connected, let signal {
-            // Its TCP connection is bound to the old address: resume on a new one now (the resume
-            // restarts ICE on the moved transports).
-            signalClosed(signal, reason: "the local address changed")
-            signal.close()
+        if moved.contains(.signaling) {
+            step(.signalingPathMoved)
         } else {
             mediaAfterResume()
         }

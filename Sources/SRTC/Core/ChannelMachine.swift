@@ -25,8 +25,11 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
         /// A server event over the data channel (docs/protocol.md, "Data messages"): not tied to a
         /// WebSocket, so never held or dropped as stale.
         case dataEvent(ServerEvent)
-        /// The WebSocket `link` closed, or the local address under it changed.
+        /// The WebSocket `link` closed.
         case linkClosed(Link)
+        /// The local address toward the server changed under the signaling connection
+        /// (`Channel+NetworkChange`): its TCP connection is bound to the old address.
+        case signalingPathMoved
         /// The timer of reconnection attempt `attempt` fired.
         case attemptDue(Int)
         /// Reconnection attempt `attempt` failed on `link` (nil: before a WebSocket opened).
@@ -198,6 +201,12 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
             guard link == closed else { return [] }
             link = nil
             return follow(reconnect.connectionLost(now: now), error: nil)
+        case .signalingPathMoved:
+            // Resume on a new connection now (the resume restarts ICE on moved transports);
+            // without a live connection, only the media paths are renewed.
+            guard connection == .connected, let current = link else { return [.restartBrokenPaths] }
+            link = nil
+            return [.close(current)] + follow(reconnect.connectionLost(now: now), error: nil)
         case .attemptDue(let attempt):
             return reconnect.wantsAttempt(attempt) ? [.connect(attempt: attempt)] : []
         case .attemptFailed(let attempt, let failed, let error):
