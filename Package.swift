@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(name: "SRTCProtocolTests", dependencies: ["TestRandom", "SRTCProtocol", "RTCCrypto"], exclude: ["Fixtures"]),
         .testTarget(name: "SFUTests", dependencies: ["TestRandom", "TestWait", "SFU", "RTCWire", "RTCTransport", "RTCMedia", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SRTCServerTests", dependencies: ["TestRandom", "TestWait", "SRTCServer", "SRTCProtocol", "RTCCrypto", "RTCNet", "RTCWire", "RTCTransport", "SFU", "SRTCTestSupport"]),
-        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTCCore", "SRTCDevices", "SRTCRender", "RTCCrypto", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
+        .testTarget(name: "SRTCTests", dependencies: ["TestRandom", "TestWait", "SRTCCore", "SRTCProtocol", "SRTCDevices", "SRTCRender", "RTCCrypto", "RTCMedia", "RTCWire", "RTCTransport", "RTCNet"], exclude: ["Fixtures"]),
         .testTarget(name: "MeetingServerTests", dependencies: ["TestRandom", "TestWait", "MeetingServer", "IMServer", "EgressServer", "SMeetingProtocol", "SRTCServer", "SRTCProtocol", "RTCNet", "SRTCTestSupport"]),
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer", "RTCCrypto", "Processes"]),

@@ -152,7 +152,7 @@ import Testing
         let cluster = try await Cluster(dataChannels: true)
         let received = SDKDataMessageTests.DataRecorder()
         cluster.subscriber.channel.delegates.add(delegate: received)
-        func subscribeSession(_ peer: SDKPeer) -> SubscribeSession? { peer.channel.state.withLock { $0.media }?.subscribe }
+        func subscribeSession(_ peer: SDKPeer) -> SubscribeSession? { peer.channel.media?.subscribe }
         try await eventually("data channels open on a") {
             subscribeSession(cluster.publisher)?.dataChannelOpen == true && subscribeSession(cluster.subscriber)?.dataChannelOpen == true
         }

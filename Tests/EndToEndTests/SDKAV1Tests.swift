@@ -32,14 +32,14 @@ import Testing
         defer { pusher.stop() }
         let decoded = await (try? eventually("AV1 frames decoded") { subscriber.collector.sizes.filter { $0 == (640, 360) }.count >= 45 }) != nil
         let numbers = subscriber.collector.numbers
-        let stats = b.channel.state.withLock { $0.media }?.subscribe
+        let stats = b.channel.media?.subscribe
         print("SDKAV1Tests: decoded \(decoded), sizes \(subscriber.collector.sizes.count) \(subscriber.collector.sizes.suffix(3)), codecs \(stats?.videoCodecs ?? [])")
         #expect(decoded)
         print("SDKAV1Tests: \(numbers.count) frames decoded, \(numbers.first ?? -1)...\(numbers.last ?? -1), missing \(frameGaps(numbers).missing)")
         #expect(frameGaps(numbers).ordered, "numbers \(numbers)")
         #expect(frameGaps(numbers).missing <= 3, "missing \(frameGaps(numbers).missing) in \(numbers.first ?? -1)...\(numbers.last ?? -1)")
         // The subscribe transport carries AV1: the receiver decoded with dav1d.
-        let receiving = b.channel.state.withLock { $0.media }?.subscribe.videoCodecs ?? []
+        let receiving = b.channel.media?.subscribe.videoCodecs ?? []
         #expect(receiving == [.av1])
         pusher.stop()
         await a.channel.leave()
@@ -68,7 +68,7 @@ import Testing
         try await big.events.wait(for: "track+ a camera_big")
         try await small.events.wait(for: "track+ a camera_big")
         // One stream (no simulcast layers in the offer): one sender.
-        let senders = a.channel.state.withLock { $0.media }.map { media in media.publish.senders(mid: media.publish.mid(of: video) ?? "") } ?? []
+        let senders = a.channel.media.map { media in media.publish.senders(mid: media.publish.mid(of: video) ?? "") } ?? []
         #expect(senders.count == 1)
 
         let pusher = try SDKMediaPusher(video: video, audio: nil, width: 640, height: 360)

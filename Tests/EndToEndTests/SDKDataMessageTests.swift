@@ -31,7 +31,7 @@ import Testing
             channel.delegates.add(delegate: data)
         }
 
-        var dataChannelOpen: Bool { channel.state.withLock { $0.media }?.subscribe.dataChannelOpen ?? false }
+        var dataChannelOpen: Bool { channel.media?.subscribe.dataChannelOpen ?? false }
     }
 
     @Test func reliableMessagesArriveInOrderAndLossyOnlyAtTheirRecipients() async throws {

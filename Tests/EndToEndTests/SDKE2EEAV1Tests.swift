@@ -31,7 +31,7 @@ import Testing
         try await eventually("AV1 frames decrypted and decoded") { subscriber.collector.sizes.filter { $0 == (640, 360) }.count >= 30 }
         let numbers = subscriber.collector.numbers
         #expect(frameGaps(numbers).ordered && numbers.count >= 30, "\(numbers)")
-        let receiving = keyed.channel.state.withLock { $0.media }?.subscribe.videoCodecs ?? []
+        let receiving = keyed.channel.media?.subscribe.videoCodecs ?? []
         #expect(receiving == [.av1])
         #expect(recorders[0].states(of: "pub") == [.ok])
 

@@ -31,7 +31,7 @@ import Testing
             try await peer.channel.join(url: server.url, token: server.token(uid: uid, channel: "e2ee-data"))
         }
         try await eventually("every data channel open") {
-            peers.allSatisfy { $0.0.channel.state.withLock { $0.media }?.subscribe.dataChannelOpen ?? false }
+            peers.allSatisfy { $0.0.channel.media?.subscribe.dataChannelOpen ?? false }
         }
 
         // Without E2EE there is nothing to encrypt with; a plain payload may not look encrypted.

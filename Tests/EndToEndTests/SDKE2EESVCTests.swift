@@ -31,7 +31,7 @@ import Testing
         let layers = video.info?.layers ?? []
         #expect(layers.map(\.desc) == ["camera_big", "camera_small"] && layers.last?.width == 320 && layers.last?.height == 180,
                 "announced with the lower spatial layer half the size: \(layers)")
-        let senders = publisher.channel.state.withLock { $0.media }.map { media in media.publish.senders(mid: media.publish.mid(of: video) ?? "") } ?? []
+        let senders = publisher.channel.media.map { media in media.publish.senders(mid: media.publish.mid(of: video) ?? "") } ?? []
         #expect(senders.count == 1, "one L2T3_KEY stream, not simulcast")
         let pusher = try SDKMediaPusher(video: video, audio: nil, width: 640, height: 360)
         defer { pusher.stop() }

@@ -109,7 +109,7 @@ import Testing
         }
 
         // The publisher leaving takes its decryption state with it.
-        let remembered = { keyed.channel.state.withLock { $0.media?.e2ee?.rememberedCount } }
+        let remembered = { keyed.channel.media?.e2ee?.rememberedCount }
         #expect(remembered() == 1, "the keyed viewer decrypts one participant")
         await publisher.channel.leave()
         try await eventually("the keyed viewer forgets the publisher that left; \(String(describing: remembered()))") { remembered() == 0 }
@@ -197,7 +197,7 @@ import Testing
         try await eventually("big H.264 frames decrypted and decoded") { subscriber.collector.sizes.filter { $0 == (640, 360) }.count >= 30 }
         let big = subscriber.collector.numbers
         #expect(frameGaps(big).ordered && big.count >= 30, "\(big)")
-        let receiving = keyed.channel.state.withLock { $0.media }?.subscribe.videoCodecs ?? []
+        let receiving = keyed.channel.media?.subscribe.videoCodecs ?? []
         #expect(receiving == [.h264])
         #expect(keyedStates.states(of: "pub") == [.ok])
 

@@ -39,7 +39,7 @@ import Testing
         #expect(frameGaps(big).ordered, "numbers \(big)")
         #expect(frameGaps(big).missing <= 3, "missing \(frameGaps(big).missing) in \(big.first ?? -1)...\(big.last ?? -1)")
         // The subscribe transport carries H.264: the receiver decoded with OpenH264.
-        let receiving = b.state.withLock { $0.media }?.subscribe.videoCodecs ?? []
+        let receiving = b.media?.subscribe.videoCodecs ?? []
         #expect(receiving == [.h264])
 
         try await b.switchLayer(remote, to: .cameraSmall)
@@ -103,7 +103,7 @@ import Testing
               + "\(numbers.first ?? -1)…\(numbers.last ?? -1), \(frameGaps(numbers).missing) missing")
         #expect(frameGaps(numbers).ordered, "numbers \(numbers)")
         #expect(track.framesSent > 0 && track.framesSent <= pushed)
-        let receiving = b.state.withLock { $0.media }?.subscribe.videoCodecs ?? []
+        let receiving = b.media?.subscribe.videoCodecs ?? []
         #expect(receiving == [.h264])
         await a.leave()
         await b.leave()

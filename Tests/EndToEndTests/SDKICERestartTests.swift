@@ -21,7 +21,7 @@ import Testing
         let pusher = try SDKMediaPusher(video: video, audio: nil, width: 320, height: 180)
         defer { pusher.stop() }
         try await eventually("frames") { subscriber.collector.frameCount > 10 }
-        let media = try #require(a.channel.state.withLock { $0.media })
+        let media = try #require(a.channel.media)
         let transport = try #require(media.publish.currentTransport)
         let credentialsBefore = transport.localICE
 

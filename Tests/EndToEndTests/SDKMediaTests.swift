@@ -80,7 +80,7 @@ import Testing
         pusher.stop()
         try await b.events.wait(for: "speakers ") // silence: an empty snapshot
         // Each of those events came by one path: the data channel when the SDK takes it.
-        let overDataChannel = b.channel.state.withLock { $0.media }?.subscribe.dataEventsReceived ?? 0
+        let overDataChannel = b.channel.media?.subscribe.dataEventsReceived ?? 0
         if useDataChannel {
             #expect(overDataChannel >= 3)
         } else {

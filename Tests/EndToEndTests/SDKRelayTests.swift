@@ -41,8 +41,8 @@ import Testing
 
         // Every media packet went through coturn: both transports selected a relay channel, and
         // the RTP counted on each end came as ChannelData.
-        let publish = try #require(a.state.withLock { $0.media }?.publish.currentTransport)
-        let subscribe = try #require(b.state.withLock { $0.media }?.subscribe.currentTransport)
+        let publish = try #require(a.media?.publish.currentTransport)
+        let subscribe = try #require(b.media?.subscribe.currentTransport)
         #expect(publish.relayChannel != nil && subscribe.relayChannel != nil)
         let sent = publish.stats, received = subscribe.stats
         #expect(sent.rtpSent > 30 && sent.relayedSent >= sent.rtpSent, "publisher \(sent)")

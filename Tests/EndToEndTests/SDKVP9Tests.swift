@@ -34,7 +34,7 @@ import Testing
         #expect(frameGaps(numbers).ordered, "numbers \(numbers)")
         #expect(frameGaps(numbers).missing <= 3, "missing \(frameGaps(numbers).missing) in \(numbers.first ?? -1)...\(numbers.last ?? -1)")
         // The subscribe transport carries VP9: the receiver decoded with libvpx's VP9 decoder.
-        let receiving = b.channel.state.withLock { $0.media }?.subscribe.videoCodecs ?? []
+        let receiving = b.channel.media?.subscribe.videoCodecs ?? []
         #expect(receiving == [.vp9])
 
         // SVC: the lower spatial layer (half the size) after a switch, from the next picture.
@@ -69,7 +69,7 @@ import Testing
         #expect(video.info?.codec?.lowercased() == "vp9")
         try await big.events.wait(for: "track+ a camera_big")
         try await small.events.wait(for: "track+ a camera_big")
-        let senders = a.channel.state.withLock { $0.media }.map { media in media.publish.senders(mid: media.publish.mid(of: video) ?? "") } ?? []
+        let senders = a.channel.media.map { media in media.publish.senders(mid: media.publish.mid(of: video) ?? "") } ?? []
         #expect(senders.count == 1)
         #expect(small.channel.remoteTrack(uid: "a", desc: "camera_big")?.info?.layers.map(\.desc) == ["camera_big", "camera_small"])
 

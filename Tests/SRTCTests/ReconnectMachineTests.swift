@@ -101,10 +101,10 @@ import Testing
     }
 
     @Test func fatalErrorsAreThoseNoRetryFixes() {
-        #expect(Channel.fatalReason(of: .server(code: 40107, message: "")) == .tokenExpired)
-        #expect(Channel.fatalReason(of: .server(code: 40106, message: "")) == .error)
-        #expect(Channel.fatalReason(of: .server(code: 42902, message: "")) == nil) // rate limited: retry
-        #expect(Channel.fatalReason(of: .connectionFailed("refused")) == nil)
-        #expect(Channel.fatalReason(of: .timeout("join")) == nil)
+        #expect(ChannelMachine<Int>.fatalReason(of: .server(code: 40107, message: "")) == .tokenExpired)
+        #expect(ChannelMachine<Int>.fatalReason(of: .server(code: 40106, message: "")) == .error)
+        #expect(ChannelMachine<Int>.fatalReason(of: .server(code: 42902, message: "")) == nil) // rate limited: retry
+        #expect(ChannelMachine<Int>.fatalReason(of: .connectionFailed("refused")) == nil)
+        #expect(ChannelMachine<Int>.fatalReason(of: .timeout("join")) == nil)
     }
 }

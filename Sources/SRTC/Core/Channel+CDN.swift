@@ -20,43 +20,27 @@ extension Channel {
         guard engineType == .cdn else { throw .wrongState("play(url:) is the CDN engine's join; this channel joins with join(url:token:)") }
         guard !context.isDestroyed else { throw .engineDestroyed }
         guard !url.isEmpty, !url.contains(where: { $0.isNewline }) else { throw .invalidURL(url) }
-        try state.withLock { (s) throws(SRTCError) in
-            guard !s.destroyed else { throw .engineDestroyed }
-            guard s.connection == .disconnected else { throw .wrongState("play while \(s.connection)") }
-            s.connection = .connecting
+        try state.sync { (s) throws(SRTCError) in
+            try s.machine.begin(nil)
             s.streamURL = url
             s.cdn = LiveStreamPlayback(player: player)
-            s.reconnect = ReconnectMachine()
         }
         let source: any LiveStream
         do throws(SRTCError) {
             source = try await Self.openStream(url: url, timeout: 10, player: player)
         } catch {
-            state.withLock { $0.connection = .disconnected }
+            await onQueue { [self] in step(.joinFailed) }
             throw error
         }
         let info = ChannelInfo(channel: Self.streamName(url), createdAt: Int64(Date().timeIntervalSince1970 * 1000), userCount: 1)
-        let started = await onQueue { [self] () -> Bool in
-            let ok = state.withLock { s -> Bool in
-                guard s.connection == .connecting else { return false }
-                s.info = info
-                s.users = []
-                s.remoteTracks = [:]
-                s.connection = .connected
-                s.reconnect.joined(graceSeconds: 20)
-                return true
-            }
-            guard ok else { return false }
-            startTicker()
-            delegates.notify { [self] in $0.channel(self, didJoinSucceed: info) }
-            userJoined(UserInfo(uid: Self.streamUid, joinedAt: info.createdAt, tracks: source.trackInfos(uid: Self.streamUid)))
-            startStream(source)
-            return true
+        let stream = UserInfo(uid: Self.streamUid, joinedAt: info.createdAt, tracks: source.trackInfos(uid: Self.streamUid))
+        // The machine starts the stream (`startStream`) once the stream user's tracks exist, or
+        // stops it (`discardStream`) when the channel left meanwhile.
+        let started = await onQueue { [self] in
+            state.sync { $0.openedStream = source }
+            return step(.streamOpened(info, stream: stream)).contains(.startStream)
         }
-        guard started else {
-            source.stop()
-            throw .wrongState("left while starting to play")
-        }
+        guard started else { throw .wrongState("left while starting to play") }
         context.logger.info("playing \(url)")
         return info
     }
@@ -81,35 +65,26 @@ extension Channel {
     }
 
     func stopStream() {
-        let stream = state.withLock { s -> (any LiveStream)? in
+        let stream = state.sync { s -> (any LiveStream)? in
             defer { s.cdn = nil }
-            return (s.cdn as? LiveStreamPlayback)?.stream
+            return s.cdn?.stream
         }
         stream?.stop()
     }
 
     /// One reconnection attempt of the CDN engine: reopen the stream and go on with the same tracks.
     func reopenStream(attempt: Int) async {
-        let (wanted, url, player) = state.withLock { ($0.reconnect.wantsAttempt(attempt), $0.streamURL, ($0.cdn as? LiveStreamPlayback)?.player) }
-        guard wanted, let url, let player else { return }
+        let (url, player) = state.sync { ($0.streamURL, $0.cdn?.player) }
+        guard let url, let player else { return }
         do throws(SRTCError) {
             let source = try await Self.openStream(url: url, timeout: 5, player: player)
             await onQueue { [self] in
-                let actions = state.withLock { s -> [ReconnectMachine.Action] in
-                    s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptSucceeded(resumed: true) : []
-                }
-                guard !actions.isEmpty else { source.stop(); return }
-                startStream(source)
-                perform(actions, error: nil)
+                state.sync { $0.openedStream = source }
+                step(.streamReopened(attempt: attempt))
             }
         } catch {
-            await onQueue { [self] in
-                let actions = state.withLock { s -> [ReconnectMachine.Action] in
-                    s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: Monotonic.seconds()) : []
-                }
-                context.logger.debug("reopening the stream failed: \(error)")
-                perform(actions, error: error)
-            }
+            context.logger.debug("reopening the stream failed: \(error)")
+            await onQueue { [self] in step(.attemptFailed(attempt: attempt, link: nil, error: error)) }
         }
     }
 
@@ -130,9 +105,9 @@ extension Channel {
     }
 
     /// Starts reading `stream` into the stream user's tracks (on `queue`).
-    private func startStream(_ stream: any LiveStream) {
-        let (tracks, old, playing) = state.withLock { s -> ([String: RemoteTrack], (any LiveStream)?, Bool) in
-            guard var playback = s.cdn as? LiveStreamPlayback else { return (s.remoteTracks, nil, false) }
+    func startStream(_ stream: any LiveStream) {
+        let (tracks, old, playing) = state.sync { s -> ([String: RemoteTrack], (any LiveStream)?, Bool) in
+            guard var playback = s.cdn else { return (s.remoteTracks, nil, false) }
             let old = playback.stream
             playback.stream = stream
             s.cdn = playback
@@ -150,12 +125,9 @@ extension Channel {
     private func streamEnded(_ outcome: LiveStreamOutcome) {
         switch outcome {
         case .lost(let why):
-            let actions = state.withLock { $0.reconnect.connectionLost(now: Monotonic.seconds()) }
-            if !actions.isEmpty { context.logger.info("stream lost (\(why)); reconnecting") }
-            perform(actions, error: nil)
+            if step(.streamLost).contains(.notify(.reconnecting)) { context.logger.info("stream lost (\(why)); reconnecting") }
         case .ended:
-            let actions = state.withLock { $0.reconnect.serverEnded(.channelClosed) }
-            perform(actions, error: nil)
+            step(.streamFinished)
         }
     }
 }

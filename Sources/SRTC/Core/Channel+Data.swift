@@ -24,7 +24,7 @@ extension Channel {
                             encrypted: Bool = false) throws(SRTCError) {
         var payload = Array(data)
         if encrypted {
-            guard let e2ee = state.withLock({ $0.media?.e2ee }) else {
+            guard let e2ee = state.sync({ $0.media?.e2ee }) else {
                 throw .wrongState("end-to-end encryption is not configured (Configuration.e2ee)")
             }
             let topicBytes = Array((topic ?? "").utf8)
@@ -48,7 +48,7 @@ extension Channel {
                 throw .server(code: APIErrorCode.invalidParameter.rawValue, message: "data packet: \(error)")
             }
         }
-        guard let media = state.withLock({ $0.media }), media.subscribe.dataChannelOpen else {
+        guard let media = state.sync({ $0.media }), media.subscribe.dataChannelOpen else {
             throw .wrongState("the data channel is not open")
         }
         media.subscribe.sendData(packet, on: reliable ? SignalDataChannel.reliableID : SignalDataChannel.lossyID)

@@ -5,7 +5,7 @@ extension Channel {
     /// process's shared engine. Set it before `join`.
     /// - Throws: `wrongState` once the channel's media exists (after joining).
     public func setE2EE(_ configuration: E2EEConfiguration?) throws(SRTCError) {
-        try state.withLock { (s) throws(SRTCError) in
+        try state.sync { (s) throws(SRTCError) in
             guard s.media == nil else { throw .wrongState("end-to-end encryption is set before joining") }
             s.e2ee = configuration
         }

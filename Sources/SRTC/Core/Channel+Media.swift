@@ -31,7 +31,7 @@ extension Channel {
                     refused = (info.id, media.publish.videoCodec(mid: section.mid))
                 } else {
                     media.publish.attach(mid: section.mid)
-                    state.withLock { $0.localTracks[info.id] = track }
+                    state.sync { $0.localTracks[info.id] = track }
                     track.didPublish(in: self, info: info)
                     context.logger.info("published \(track.desc) as \(info.id)")
                 }
@@ -64,7 +64,7 @@ extension Channel {
             }
             let data = try await signal.request(.unpublish(UnpublishRequest(trackId: trackId, sdp: offer)))
             if case .answer(let answer) = data { try? media.publish.applyAnswer(answer.sdp) }
-            state.withLock { $0.localTracks[trackId] = nil }
+            state.sync { $0.localTracks[trackId] = nil }
             track.didUnpublish(from: self)
         }
     }
@@ -81,11 +81,11 @@ extension Channel {
         }
         do {
             let result = try media.subscribe.apply(offer: offer.sdp, revision: offer.revision) { [self] id in
-                state.withLock { $0.remoteTracks[id] }
+                state.sync { $0.remoteTracks[id] }
             }
             for track in result.unbound { track.unbind() }
             for track in result.bound { track.bind() }
-            let signal = state.withLock { $0.signal }
+            let signal = state.sync { $0.signal }
             let logger = context.logger
             // Connect once the server has the answer: it creates its side of the transport
             // then, so the first ICE check is not lost to a not-yet-known ufrag.
@@ -110,15 +110,14 @@ extension Channel {
 
     /// The channel's media side, made on first use.
     func ensureMedia() throws(SRTCError) -> ChannelMedia {
-        if let media = state.withLock({ $0.media }) { return media }
-        let made = try ChannelMedia(context: context, e2ee: state.withLock { $0.e2ee })
-        let (media, won) = state.withLock { s -> (ChannelMedia, Bool) in
-            if let existing = s.media { return (existing, false) }
-            made.relay.update(s.iceServers)
-            s.media = made
-            return (made, true)
+        let (media, made) = try state.sync { (s) throws(SRTCError) -> (ChannelMedia, Bool) in
+            if let media = s.media { return (media, false) }
+            let media = try ChannelMedia(context: context, e2ee: s.e2ee)
+            media.relay.update(s.machine.iceServers)
+            s.media = media
+            return (media, true)
         }
-        if won {
+        if made {
             if let e2ee = media.e2ee {
                 // Media is made after the join answered, so the uid frames are sent as is known.
                 if let uid { e2ee.setLocalUid(uid) }
@@ -137,7 +136,7 @@ extension Channel {
             }
             media.subscribe.dataEvents.set { [weak self] event in
                 guard let self else { return }
-                queue.async { self.handle(event) }
+                queue.async { self.step(.dataEvent(event)) }
             }
             media.subscribe.dataMessages.set { [weak self] message in
                 guard let self else { return }
@@ -147,8 +146,6 @@ extension Channel {
                 guard let self else { return }
                 queue.async { self.delegates.notify { [self] in $0.channel(self, didFailToDecryptData: failure) } }
             }
-        } else {
-            made.close()
         }
         return media
     }
@@ -156,7 +153,7 @@ extension Channel {
     /// After a resume (or a path that moved), restart ICE on any transport whose path broke or
     /// moved meanwhile.
     func mediaAfterResume() {
-        guard let media = state.withLock({ $0.media }) else { return }
+        guard let media = state.sync({ $0.media }) else { return }
         let broken = media.needsICERestart
         if broken.publish { mediaPathFailed(.publish) }
         if broken.subscribe { mediaPathFailed(.subscribe) }
@@ -165,7 +162,7 @@ extension Channel {
     /// A transport failed (ICE consent lost or DTLS failed): ICE restart over signaling when the
     /// signaling connection is up; otherwise the resume will do it.
     func mediaPathFailed(_ role: TransportRole) {
-        guard connectionState == .connected, let media = state.withLock({ $0.media }) else { return }
+        guard connectionState == .connected, let media = state.sync({ $0.media }) else { return }
         context.logger.info("\(role.rawValue) media path failed or moved; restarting ICE")
         media.restarting(role)
         Task { [self] in

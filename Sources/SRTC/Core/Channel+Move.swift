@@ -5,21 +5,14 @@ import SRTCProtocol
 // server's `reconnect` event, and a resume answered with `moved`, after which the media is
 // negotiated afresh with the new node while users, tracks and subscriptions stay as they were.
 extension Channel {
-    /// `reconnect`: the server's node is draining. Reconnect now, as after a dropped connection.
-    func serverAskedToReconnect(_ notice: ReconnectNotice) {
-        context.logger.info("server asked to reconnect (\(notice.reason))")
-        guard let signal = state.withLock({ $0.signal }) else { return }
-        signal.close()
-        signalClosed(signal, reason: notice.reason)
-    }
+    // The server's `reconnect` event (its node is draining) closes the link and resumes as
+    // after a dropped connection: `ChannelMachine.apply`.
 
-    /// Drops the transports of the previous node (before any event of the new one is handled).
+    /// Drops the transports of the previous node (before any event of the new one is handled);
+    /// the machine keeps `republishPending` until `republishAfterMove` succeeds.
     func dropMovedMedia() {
-        let old = state.withLock { s -> ChannelMedia? in
-            defer {
-                s.media = nil
-                s.republishPending = true
-            }
+        let old = state.sync { s -> ChannelMedia? in
+            defer { s.media = nil }
             return s.media
         }
         old?.close()
@@ -30,9 +23,9 @@ extension Channel {
     /// subscriptions again and sends a new subscriber offer by itself. Until it succeeds,
     /// `republishPending` stays set and each later resume calls this again.
     func republishAfterMove() {
-        let published = state.withLock { s in s.localTracks.sorted { $0.key < $1.key } }
+        let published = state.sync { s in s.localTracks.sorted { $0.key < $1.key } }
         guard !published.isEmpty else {
-            state.withLock { $0.republishPending = false }
+            step(.republished)
             return
         }
         Task { [self] in
@@ -55,11 +48,11 @@ extension Channel {
                         guard let old = published.first(where: { $0.value.desc == info.desc && $0.value.kind == info.kind }),
                               old.key != info.id else { continue }
                         // The server did not keep the id (the track was gone there): rebind.
-                        state.withLock { $0.localTracks[old.key] = nil; $0.localTracks[info.id] = old.value }
+                        state.sync { $0.localTracks[old.key] = nil; $0.localTracks[info.id] = old.value }
                         old.value.didPublish(in: self, info: info)
                     }
                 }
-                state.withLock { $0.republishPending = false }
+                await onQueue { [self] in step(.republished) }
                 context.logger.info("published \(published.count) track(s) again on the channel's new node")
             } catch {
                 // The connection dropped again meanwhile: the next resume tries again.

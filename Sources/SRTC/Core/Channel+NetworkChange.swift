@@ -12,14 +12,14 @@ import SRTCProtocol
 extension Channel {
     /// One look at the paths (on `queue`, from the ticker).
     func watchNetworkPaths() {
-        let (signal, media, connection) = state.withLock { ($0.signal, $0.media, $0.connection) }
+        let (signal, media, connection) = state.sync { ($0.signal, $0.media, $0.machine.connection) }
         guard connection == .connected || connection == .reconnecting else { return }
         let targets: [(NetworkPathWatcher.Path, SocketAddress?)] = [
             (.signaling, signal?.remoteAddress),
             (.publish, media?.publish.currentTransport?.movableServerAddress),
             (.subscribe, media?.subscribe.currentTransport?.movableServerAddress),
         ]
-        // The kernel's route lookups, outside the lock: one per server address (the paths
+        // The kernel's route lookups: one per server address (the paths
         // usually lead to one host, the signaling port and the media port).
         var answers: [SocketAddress: SocketAddress?] = [:]
         let looked = targets.map { path, target -> (NetworkPathWatcher.Path, SocketAddress?, SocketAddress?) in
@@ -29,7 +29,7 @@ extension Channel {
             answers[remote] = local
             return (path, remote, local)
         }
-        let moved = state.withLock { s in
+        let moved = state.sync { s in
             looked.filter { s.paths.observe($0.0, remote: $0.1, local: $0.2) }.map(\.0)
         }
         guard !moved.isEmpty else { return }
@@ -37,11 +37,8 @@ extension Channel {
         context.logger.info("the local address toward the server changed (now \(now)): renewing \(moved)")
         if moved.contains(.publish) { media?.pathMoved(.publish) }
         if moved.contains(.subscribe) { media?.pathMoved(.subscribe) }
-        if moved.contains(.signaling), connection == .connected, let signal {
-            // Its TCP connection is bound to the old address: resume on a new one now (the resume
-            // restarts ICE on the moved transports).
-            signalClosed(signal, reason: "the local address changed")
-            signal.close()
+        if moved.contains(.signaling) {
+            step(.signalingPathMoved)
         } else {
             mediaAfterResume()
         }

@@ -7,12 +7,12 @@ extension Channel {
     /// - Throws: the publish or unpublish error when a preview runs and the channel is joined
     ///   (the switch is kept either way).
     public func publishLocalVideo(_ publish: Bool) async throws(SRTCError) {
-        state.withLock { $0.publishesLocalVideo = publish }
+        state.sync { $0.publishesLocalVideo = publish }
         try await syncPreview()
     }
 
     /// This channel's `publishLocalVideo` switch.
-    public var publishesLocalVideo: Bool { state.withLock { $0.publishesLocalVideo } }
+    public var publishesLocalVideo: Bool { state.sync { $0.publishesLocalVideo } }
 
     /// Publishes or unpublishes the engine's preview as `PreviewPublishing` says; one run at a
     /// time, so a preview change and a join that cross do not publish twice.
@@ -20,18 +20,18 @@ extension Channel {
         guard engineType == .sfu else { return }
         try await previewLock.run { () async throws(SRTCError) in
             let preview = engine?.localPreviewTrack
-            let (joined, wanted, sent) = state.withLock { ($0.connection == .connected, $0.publishesLocalVideo, $0.previewSent) }
+            let (joined, wanted, sent) = state.sync { ($0.machine.connection == .connected, $0.publishesLocalVideo, $0.previewSent) }
             let steps = PreviewPublishing.steps(preview: preview, joined: joined, wanted: wanted, sent: sent,
                                                 previewPublished: preview.map { $0.trackId(in: self) != nil } ?? false)
             for step in steps {
                 switch step {
                 case .unpublish(let track):
-                    state.withLock { $0.previewSent = nil }
+                    state.sync { $0.previewSent = nil }
                     // Gone already when the channel left (teardown unpublishes everything).
                     if track.trackId(in: self) != nil { try await unpublishLocalTrack(track) }
                 case .publish(let track):
                     try await publishLocalTrack(track)
-                    state.withLock { $0.previewSent = track }
+                    state.sync { $0.previewSent = track }
                 }
             }
         }

@@ -7,8 +7,14 @@ import Synchronization
 ///
 /// Create with `SRTCEngine.createChannel()`; observe with `delegates.add(delegate:)`.
 /// Every method may be called from any thread; events arrive on the engine's delegate queue.
-// @unchecked Sendable: `engine` (weak, Sendable) is set in init and never reassigned; all mutable state is in `state` (Mutex), the rest is `let`s of Sendable types.
-public final class Channel: @unchecked Sendable {
+///
+/// The channel is a driver around `ChannelMachine`, which holds its rules: signaling events,
+/// answers, timer fires and public calls are fed to the machine on the channel's one serial
+/// queue, and the channel carries out the actions it returns (docs/architecture.md, "The SDK
+/// engine").
+// Sendable, checked: every stored property is a `let` of a Sendable type; the mutable state is
+// in `state`, which only the channel's serial queue touches (`QueueOwned`).
+public final class Channel: Sendable {
     // MARK: - Types
 
     /// Where the channel's connection stands.
@@ -24,38 +30,23 @@ public final class Channel: @unchecked Sendable {
     }
 
     /// What `join` sends besides the token.
-    struct JoinParameters: Sendable {
+    struct JoinParameters: Sendable, Equatable {
         var webSocketURL: String
         var token: String
         var nickname: String?
         var custom: String?
     }
 
-    // @unchecked Sendable: a State lives only inside `Channel.state` (Mutex); its non-Sendable fields are DispatchSource timers (thread-safe) and waiters' continuations, taken out only to be cancelled or resumed once.
-    struct State: @unchecked Sendable {
-        var connection: ConnectionState = .disconnected
-        /// TURN servers of the last join response, for the media transports.
-        var iceServers: [ICEServer] = []
-        var destroyed = false
-        var parameters: JoinParameters?
-        var sessionId: String?
-        var info: ChannelInfo?
-        var me: UserInfo?
-        /// Remote users in join order.
-        var users: [UserInfo] = []
-        /// Publishers that are not users (a server composite), with their tracks (`hidden_tracks`).
-        var hiddenPublishers: [String: UserInfo] = [:]
+    /// The channel's machine, with a live signaling connection as its link.
+    typealias Machine = ChannelMachine<SignalLink>
+
+    /// What the channel's queue owns: the machine, and the objects its actions act on.
+    struct State {
+        var machine = Machine()
+        /// Remote track objects by track id (the machine's `remoteTrackIds`).
         var remoteTracks: [String: RemoteTrack] = [:]
         /// My published tracks by server id.
         var localTracks: [String: LocalTrack] = [:]
-        /// The live signaling connection (or the one a join / resume is using).
-        var signal: SignalClient?
-        /// Events that arrived while a join response is being applied; replayed after it.
-        var heldEvents: [ServerEvent]?
-        /// The session moved to another node and the local tracks are not published there yet
-        /// (`Channel+Move`); retried after each resume until it succeeds.
-        var republishPending = false
-        var reconnect: ReconnectMachine
         var ticker: DispatchSourceTimer?
         /// The local address toward the server on each path, to notice a move to another network.
         var paths = NetworkPathWatcher()
@@ -66,12 +57,17 @@ public final class Channel: @unchecked Sendable {
         /// Callers of `remoteTrack(uid:desc:waitingUpTo:)` waiting for their track.
         var trackWaiters: [Int: TrackWaiter] = [:]
         var nextTrackWaiter = 0
-        /// The CDN engine's stream reader and its URL, while playing.
-        var cdn: (any Sendable)?
+        /// The CDN engine's stream reader and its URL, while playing; a stream opened and not yet
+        /// started (the machine's `startStream` / `discardStream` decide).
+        var cdn: LiveStreamPlayback?
         var streamURL: String?
+        var openedStream: (any LiveStream)?
         /// The `publishLocalVideo` switch, and the preview track the engine published here.
         var publishesLocalVideo = true
         var previewSent: LocalVideoTrack?
+
+        /// The live signaling connection.
+        var signal: SignalClient? { machine.link?.client }
     }
 
     // MARK: - Properties
@@ -79,59 +75,63 @@ public final class Channel: @unchecked Sendable {
     /// Channel events; observers are held weakly.
     public let delegates: MulticastDelegate<ChannelDelegate>
     let context: EngineContext
-    weak var engine: SRTCEngine?
+    weak let engine: SRTCEngine?
     /// The engine this channel runs on: the SFU (join, publish, subscribe) or the receive-only CDN engine.
     public let engineType: ChannelEngine
-    /// Serializes event handling and state changes.
-    let queue = DispatchQueue(label: "srtc.channel")
+    /// Serializes event handling, timers and state changes: the one executor of the channel.
+    let queue: DispatchQueue
     /// Serializes the preview's publishing (`syncPreview()`).
     let previewLock = AsyncLock()
-    let state: Mutex<State>
+    let state: QueueOwned<State>
 
     init(context: EngineContext, engine: SRTCEngine?, engineType: ChannelEngine = .sfu) {
         self.context = context
         self.engine = engine
         self.engineType = engineType
         self.delegates = MulticastDelegate(queue: context.delegateQueue)
-        var initial = State(reconnect: ReconnectMachine())
+        var initial = State()
         initial.e2ee = context.configuration.e2ee
-        self.state = Mutex(initial)
+        let queue = DispatchQueue(label: "srtc.channel")
+        self.queue = queue
+        self.state = QueueOwned(initial, queue: queue)
     }
 
     // MARK: - Public API: state
 
     /// The connection state.
-    public var connectionState: ConnectionState { state.withLock { $0.connection } }
+    public var connectionState: ConnectionState { state.sync { $0.machine.connection } }
     /// Whether the channel is joined (connected or reconnecting).
-    public var isJoined: Bool { state.withLock { $0.connection == .connected || $0.connection == .reconnecting } }
+    public var isJoined: Bool { state.sync { $0.machine.connection == .connected || $0.machine.connection == .reconnecting } }
     /// The channel's info, once joined.
-    public var info: ChannelInfo? { state.withLock { $0.info } }
+    public var info: ChannelInfo? { state.sync { $0.machine.info } }
     /// The channel name, once joined.
     public var channelId: String? { info?.channel }
     /// My user info (uid from the token), once joined.
-    public var me: UserInfo? { state.withLock { $0.me } }
+    public var me: UserInfo? { state.sync { $0.machine.me } }
     /// My uid, once joined.
     public var uid: String? { me?.uid }
     /// The session id the server gave (used to resume after a reconnect).
-    public var sessionId: String? { state.withLock { $0.sessionId } }
+    public var sessionId: String? { state.sync { $0.machine.sessionId } }
     /// The other users in the channel, in join order.
-    public var users: [UserInfo] { state.withLock { $0.users } }
+    public var users: [UserInfo] { state.sync { $0.machine.users } }
     /// One remote user.
-    public func user(uid: String) -> UserInfo? { state.withLock { s in s.users.first { $0.uid == uid } } }
+    public func user(uid: String) -> UserInfo? { state.sync { s in s.machine.users.first { $0.uid == uid } } }
     /// Every remote track.
     public var remoteTracks: [RemoteTrack] {
-        state.withLock { Array($0.remoteTracks.values) }.sorted { ($0.uid, $0.id) < ($1.uid, $1.id) }
+        state.sync { Array($0.remoteTracks.values) }.sorted { ($0.uid, $0.id) < ($1.uid, $1.id) }
     }
     /// The remote tracks of one user.
     public func remoteTracks(uid: String) -> [RemoteTrack] { remoteTracks.filter { $0.uid == uid } }
     /// A remote track by id.
-    public func remoteTrack(trackId: String) -> RemoteTrack? { state.withLock { $0.remoteTracks[trackId] } }
+    public func remoteTrack(trackId: String) -> RemoteTrack? { state.sync { $0.remoteTracks[trackId] } }
     /// The remote track of `uid` with description `desc`.
     public func remoteTrack(uid: String, desc: String) -> RemoteTrack? {
         remoteTracks.first { $0.uid == uid && $0.desc == desc }
     }
     /// My published tracks.
-    public var localTracks: [LocalTrack] { state.withLock { Array($0.localTracks.values) } }
+    public var localTracks: [LocalTrack] { state.sync { Array($0.localTracks.values) } }
+    /// The media transports, once made (tests look at their counters).
+    var media: ChannelMedia? { state.sync { $0.media } }
 
     // MARK: - Public API: join and leave
 
@@ -152,33 +152,22 @@ public final class Channel: @unchecked Sendable {
         let webSocketURL = try SignalURL.webSocketURL(for: url)
         guard !context.isDestroyed else { throw .engineDestroyed }
         let parameters = JoinParameters(webSocketURL: webSocketURL, token: token, nickname: nickname, custom: custom)
-        try state.withLock { (s) throws(SRTCError) in
-            guard !s.destroyed else { throw .engineDestroyed }
-            guard s.connection == .disconnected else { throw .wrongState("join while \(s.connection)") }
-            s.connection = .connecting
-            s.parameters = parameters
-            s.heldEvents = []
-            s.reconnect = ReconnectMachine()
-        }
-        let signal: SignalClient
-        let response: JoinResponse
+        try state.sync { (s) throws(SRTCError) in try s.machine.begin(parameters) }
+        var answer: (SignalLink, JoinResponse)?
         do throws(SRTCError) {
-            signal = try await SignalClient.connect(url: webSocketURL, tls: context.configuration.tls)
-            state.withLock { $0.signal = signal }
-            startListening(to: signal)
-            response = try await requestJoin(on: signal, parameters: parameters, sessionId: nil)
-        } catch {
-            await onQueue { [self] in
-                let current = state.withLock { s -> SignalClient? in
-                    defer { s.signal = nil; s.connection = .disconnected; s.heldEvents = nil }
-                    return s.signal
-                }
-                current?.close()
+            let client = try await SignalClient.connect(url: webSocketURL, tls: context.configuration.tls)
+            let link = SignalLink(client: client)
+            // Without `sendJoin` the channel left meanwhile (the step closed the link).
+            if case .sendJoin? = await onQueue({ [self] in step(.linkOpened(link, attempt: nil)) }).first {
+                startListening(to: link.client)
+                answer = (link, try await requestJoin(on: link.client, parameters: parameters, sessionId: nil))
             }
+        } catch {
+            await onQueue { [self] in step(.joinFailed) }
             throw error
         }
-        guard await onQueue({ [self] in applyFirstJoin(response, signal: signal) }) else {
-            signal.close()
+        guard case let (link, response)? = answer,
+              await onQueue({ [self] in step(.joinAnswered(response, on: link)).contains(.notify(.joined(response.channel))) }) else {
             throw .wrongState("left while joining")
         }
         context.logger.info("joined \(response.channel.channel) as \(response.me.uid)")
@@ -191,28 +180,22 @@ public final class Channel: @unchecked Sendable {
     /// Returns once left; `channel(_:didDisconnect:error:)` follows with `.clientLeave`.
     /// Calling it when not joined does nothing.
     public func leave() async {
-        let signal: SignalClient? = state.withLock { s in
-            guard s.connection != .disconnected else { return nil }
-            s.reconnect.left()
-            return s.signal
-        }
-        guard isJoinedOrJoining else { return }
-        if let signal { _ = try? await signal.request(.leave, timeout: .seconds(3)) }
-        await onQueue { [self] in teardown(reason: .clientLeave, error: nil) }
+        guard case .sendLeave(let link)? = await onQueue({ [self] in step(.leave) }).first else { return }
+        if let link { _ = try? await link.client.request(.leave, timeout: .seconds(3)) }
+        await onQueue { [self] in step(.left) }
     }
 
     /// Leaves (if joined) and releases the channel; it cannot join again.
     public func destroy() async {
         await leave()
-        state.withLock { $0.destroyed = true }
+        state.sync { $0.machine.destroy() }
         engine?.remove(self)
     }
-
-    private var isJoinedOrJoining: Bool { state.withLock { $0.connection != .disconnected } }
 
     // MARK: - Internals
 
     /// Runs `body` on the channel's queue and waits for it.
+    @discardableResult
     func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: body()) }
@@ -252,7 +235,7 @@ public final class Channel: @unchecked Sendable {
     /// The signaling connection in use, or `.notJoined`.
     func liveSignal() throws(SRTCError) -> SignalClient {
         guard engineType == .sfu else { throw .wrongState("the CDN engine is receive-only") }
-        let (signal, connection) = state.withLock { ($0.signal, $0.connection) }
+        let (signal, connection) = state.sync { ($0.signal, $0.machine.connection) }
         guard connection == .connected || connection == .reconnecting else { throw .notJoined }
         guard let signal, connection == .connected else { throw .connectionFailed("reconnecting") }
         return signal
