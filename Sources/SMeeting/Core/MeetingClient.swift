@@ -88,3 +88,8 @@ final class MeetingClient: Sendable {
         session.close(reason: "logout", notify: false)
     }
 }
+
+/// A connection is itself (`SMeetingMachine` tells the live one from older ones by identity).
+extension MeetingClient: Equatable {
+    static func == (a: MeetingClient, b: MeetingClient) -> Bool { a === b }
+}

@@ -10,7 +10,7 @@ extension SMeetingEngine {
     /// reminder sent while you were away) arrive first. Calling it again while on does nothing.
     /// - Throws: `.notLoggedIn`; `.internalError` when the IM service cannot be reached.
     public func enableIm() async throws {
-        guard let token = state.withLock({ $0.token }), isLoggedIn else { throw SMeetingError.notLoggedIn }
+        guard let token = state.withLock({ $0.session.token }), isLoggedIn else { throw SMeetingError.notLoggedIn }
         guard state.withLock({ $0.imBridge == nil }) else { return }
         let bridge = IMBridge(meeting: self)
         state.withLock { $0.imBridge = bridge }

@@ -13,20 +13,17 @@ extension SMeetingEngine {
     /// yet); a refusal that retrying cannot change (the meeting ended, I may no longer enter) takes
     /// me out of the meeting (`didExitRoom(.disconnected)`) and keeps the login.
     func rejoinMeeting(on client: MeetingClient) async -> Bool {
-        let (meetingId, known, lastSeq, waited) = state.withLock { s in ((s.room ?? s.waitingRoom)?.meetingId, s.users, s.lastSeq, s.room == nil) }
+        // The new session numbers its events from 1 (`SMeetingMachine` counts from 0 again, and
+        // back if this is retried).
+        let (meetingId, known, waited) = state.withLock { s in ((s.room ?? s.waitingRoom)?.meetingId, s.users, s.room == nil) }
         guard let meetingId else { return true }
-        // The new session numbers its events from 1.
-        state.withLock { $0.lastSeq = 0 }
         let resp: EnterRoomResp
         do {
             resp = try await client.call(.enterRoom, MeetingEnterReq(meetingId: meetingId), EnterRoomResp.self) { [weak self] resp in
                 self?.applyRejoinSnapshot(resp, known: known)
             }
         } catch {
-            if Self.worthRetrying(error) {
-                state.withLock { $0.lastSeq = lastSeq }
-                return false
-            }
+            if Self.worthRetrying(error) { return false }
             tearDown(.disconnected)
             return true
         }

@@ -2,6 +2,7 @@ import Foundation
 import RTCNet
 import SMeetingProtocol
 import SRTC
+import Synchronization
 
 /// A dropped meeting WebSocket is not the end of the meeting: the server keeps the session for
 /// its grace period (`reconnect_grace_seconds`, SRTC's), and the SDK reconnects and logs in with
@@ -20,82 +21,69 @@ extension SMeetingEngine {
     /// Whether the meeting connection is being resumed after a drop.
     public var isReconnecting: Bool { state.withLock { $0.resuming } }
 
-    /// The WebSocket `client` closed on its own (not by `logout`).
-    func connectionDropped(_ client: MeetingClient) {
-        let resume = state.withLock { s -> (token: String, sessionId: String, actions: [ReconnectMachine.Action])? in
-            guard s.client === client else { return nil }
-            s.client = nil
-            guard let token = s.token, let sessionId = s.sessionId else { return nil }
-            return (token, sessionId, s.reconnect.connectionLost(now: Monotonic.seconds()))
-        }
-        guard let resume else { return }
-        Task { await self.resumeSession(token: resume.token, sessionId: resume.sessionId, resume.actions) }
+    /// Feeds one event to the session's rules and carries out what they say.
+    func sessionEvent(_ event: SMeetingMachine<MeetingClient>.Event) {
+        perform(state.withLock { $0.session.handle(event, now: Monotonic.seconds()) })
     }
 
-    /// Carries out the machine's actions: attempts until one resumes, the grace period ends or
+    /// The WebSocket `client` closed on its own (not by `logout`).
+    func connectionDropped(_ client: MeetingClient) {
+        sessionEvent(.linkClosed(client))
+    }
+
+    /// Carries out the session's actions: attempts until one resumes, the grace period ends or
     /// the server starts a new session instead (then the session is lost), or a logout.
-    private func resumeSession(token: String, sessionId: String, _ first: [ReconnectMachine.Action]) async {
-        var actions = first
-        while true {
-            var delay: Double?
-            for action in actions {
-                switch action {
-                case .attempt(let after): delay = after
-                case .disconnect: return connectionLost()
-                case .notifyReconnecting: notify { d, engine in d.meetingIsReconnecting(engine) }
-                case .notifyReconnected: notify { d, engine in d.meetingDidReconnect(engine) }
+    private func perform(_ actions: [SMeetingMachine<MeetingClient>.Action]) {
+        for action in actions {
+            switch action {
+            case .deliver: break  // `receiveEvent` hands the event on
+            case .notifyReconnecting: notify { d, engine in d.meetingIsReconnecting(engine) }
+            case .notifyReconnected: notify { d, engine in d.meetingDidReconnect(engine) }
+            case .scheduleAttempt(let attempt, let after):
+                Task {
+                    if after > 0 { try? await TimerQueue.shared.sleep(for: .seconds(after)) }
+                    self.sessionEvent(.attemptDue(attempt))
                 }
+            case .connect(let attempt, let token, let sessionId, let lastSeq):
+                Task { await self.attemptResume(attempt: attempt, LoginReq(token: token, sessionId: sessionId, lastSeq: lastSeq)) }
+            case .rejoin(let client, let attempt):
+                Task {
+                    // The session was lost with the server node that ran it: the new one enters the meeting again.
+                    let entered = await self.rejoinMeeting(on: client)
+                    self.sessionEvent(entered ? .rejoined(client, attempt: attempt) : .attemptFailed(attempt: attempt, link: client))
+                }
+            case .close(let client): client.close()
+            case .sessionLost: connectionLost()
             }
-            guard let delay, let attempt = state.withLock({ $0.reconnect.currentAttempt }) else { return }  // resumed, or logged out
-            if delay > 0 { try? await TimerQueue.shared.sleep(for: .seconds(delay)) }
-            guard state.withLock({ $0.reconnect.wantsAttempt(attempt) }) else { return }  // logged out meanwhile
-            actions = await attemptResume(token: token, sessionId: sessionId, attempt: attempt)
         }
     }
 
     /// One attempt: a new WebSocket and `login` with the session and the last event handled.
-    private func attemptResume(token: String, sessionId: String, attempt: Int) async -> [ReconnectMachine.Action] {
-        let lastSeq = state.withLock { $0.lastSeq }
-        // A resume is told before the events missed, which the reader handles after the answer.
-        let told: @Sendable (LoginResp) -> Void = { [weak self] resp in
-            guard resp.resumed, let self, self.state.withLock({ $0.reconnect.wantsAttempt(attempt) }) else { return }
-            self.notify { d, engine in d.meetingDidReconnect(engine) }
+    private func attemptResume(attempt: Int, _ req: LoginReq) async {
+        // The answer is handled on the reader: a resume is told before the events missed, which
+        // the reader handles after it. What closes or enters the meeting again runs after.
+        let later = Mutex<[SMeetingMachine<MeetingClient>.Action]>([])
+        let told: @Sendable (MeetingClient, LoginResp) -> Void = { [weak self] client, resp in
+            guard let self else { return }
+            let answer: SMeetingMachine<MeetingClient>.Answer =
+                resp.resumed ? .resumed : resp.rejoin == true ? .rejoin(sessionId: resp.sessionId) : .newSession
+            let actions = self.state.withLock { $0.session.handle(.resumeAnswered(client, attempt: attempt, answer), now: Monotonic.seconds()) }
+            self.perform(actions.filter { $0 == .notifyReconnected })
+            later.withLock { $0 = actions.filter { $0 != .notifyReconnected } }
         }
-        guard let (client, resp) = try? await connect(LoginReq(token: token, sessionId: sessionId, lastSeq: lastSeq), onResponse: told) else {
-            return state.withLock { s in s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: Monotonic.seconds()) : [] }
-        }
-        // The session was lost with the server node that ran it: the new one enters the meeting again.
-        let rejoin = !resp.resumed && resp.rejoin == true
-        if rejoin, state.withLock({ $0.reconnect.wantsAttempt(attempt) }), await !rejoinMeeting(on: client) {
-            client.close()
-            return state.withLock { s in s.reconnect.wantsAttempt(attempt) ? s.reconnect.attemptFailed(now: Monotonic.seconds()) : [] }
-        }
-        let (kept, actions) = state.withLock { s -> (Bool, [ReconnectMachine.Action]) in
-            guard s.reconnect.wantsAttempt(attempt) else { return (false, []) }  // logged out meanwhile
-            if resp.resumed || rejoin { s.client = client }
-            if rejoin { s.sessionId = resp.sessionId }
-            return (resp.resumed || rejoin, s.reconnect.attemptSucceeded(resumed: resp.resumed || rejoin))
-        }
-        if !kept { client.close() }
-        // A resume was told from the answer already; a rejoin is told now.
-        return resp.resumed ? actions.filter { $0 != .notifyReconnected } : actions
+        guard (try? await connect(req, onAnswer: told)) != nil else { return sessionEvent(.attemptFailed(attempt: attempt, link: nil)) }
+        perform(later.withLock { $0 })
     }
 
     /// The session is gone for good: out of the meeting and logged out.
     func connectionLost() {
-        guard state.withLock({ $0.uid != nil && $0.client == nil }) else { return }  // logged out meanwhile
         if isInRoom || isInWaitingRoom { tearDown(.disconnected) }
-        state.withLock { $0.dropLogin() }
+        _ = state.withLock { $0.dropLogin() }
         notify { d, engine in d.meetingConnectionDidLose(engine) }
     }
 
     /// Whether an event numbered `seq` is new (a resumed session may send again what was handled).
     func acceptSequence(_ seq: Int?) -> Bool {
-        guard let seq else { return true }
-        return state.withLock { s in
-            guard seq > s.lastSeq else { return false }
-            s.lastSeq = seq
-            return true
-        }
+        state.withLock { $0.session.handle(.eventArrived(seq: seq), now: 0) } == [.deliver]
     }
 }

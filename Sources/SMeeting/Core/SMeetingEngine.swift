@@ -19,20 +19,17 @@ public final class SMeetingEngine: Sendable {
     // MARK: - Types
 
     struct State {
-        var client: MeetingClient?
+        /// The session's rules: its live connection, what a resume needs, the resume itself and
+        /// which events are new (`SMeetingMachine`, fed by `+Resume`).
+        var session = SMeetingMachine<MeetingClient>(policy: SMeetingEngine.resumePolicy)
+        /// The live meeting connection.
+        var client: MeetingClient? { session.link }
         var uid: String?
         var nickname: String?
         /// Forwards IM events while `enableIm()` is on.
         var imBridge: IMBridge?
-        /// What a resume needs: the member token (`enableIm()` logs in to IM with it too), the
-        /// session and the last event handled.
-        var token: String?
-        var sessionId: String?
-        var lastSeq = 0
-        /// Resuming a dropped meeting connection within the grace period (SRTC's machine).
-        var reconnect = ReconnectMachine(policy: SMeetingEngine.resumePolicy)
         /// The meeting connection dropped; the SDK is resuming the session.
-        var resuming: Bool { reconnect.currentAttempt != nil }
+        var resuming: Bool { session.resuming }
         /// An `enter_room` is in flight: events wait for its snapshot.
         var entering = false
         var buffered: [(MeetingEventType, String)] = []
@@ -90,14 +87,12 @@ public final class SMeetingEngine: Sendable {
             mcuViews = [:]
         }
 
-        /// Forgets the login (logout, or a session that could not be resumed).
-        mutating func dropLogin() {
-            client = nil
+        /// Forgets the login (logout, or a session that could not be resumed); returns the
+        /// connection to close.
+        mutating func dropLogin() -> MeetingClient? {
             uid = nil
             nickname = nil
-            token = nil
-            sessionId = nil
-            reconnect.left()
+            return session.logOut()
         }
     }
 
@@ -148,22 +143,19 @@ public final class SMeetingEngine: Sendable {
     public var currentUserId: String? { state.withLock { $0.uid } }
 
     /// Whether `login(token:)` succeeded and the session lives (its connection may be resuming).
-    public var isLoggedIn: Bool { state.withLock { ($0.client != nil || $0.resuming) && $0.uid != nil } }
+    public var isLoggedIn: Bool { state.withLock { $0.session.isLive && $0.uid != nil } }
 
     /// Logs in with a member token issued by your backend (`POST /stm/srvapi/v1/member/grant`).
     public func login(token: String) async throws {
-        guard state.withLock({ $0.client == nil && !$0.resuming }) else {
+        guard state.withLock({ !$0.session.isLive }) else {
             throw SMeetingError.apiError(code: MeetingErrorCode.wrongState.rawValue, message: "already logged in")
         }
         let (client, resp) = try await connect(LoginReq(token: token))
         state.withLock {
-            $0.client = client
             $0.uid = resp.uid
             $0.nickname = resp.nickname
-            $0.token = token
-            $0.sessionId = resp.sessionId
-            $0.reconnect.joined(graceSeconds: resp.reconnectGraceSeconds)
-            $0.lastSeq = 0
+            _ = $0.session.handle(.loggedIn(client, token: token, sessionId: resp.sessionId, graceSeconds: resp.reconnectGraceSeconds),
+                                  now: Monotonic.seconds())
         }
     }
 
@@ -171,25 +163,25 @@ public final class SMeetingEngine: Sendable {
     public func logout() async {
         if isInRoom || isInWaitingRoom { await exitRoom() }
         disableIm()
-        let client = state.withLock { s -> MeetingClient? in
-            defer { s.dropLogin() }
-            return s.client
-        }
+        let client = state.withLock { $0.dropLogin() }
         guard let client else { return }
         _ = try? await client.call(.logout, EmptyPayload(), EmptyPayload.self, timeout: .seconds(3))
         client.close()
     }
 
     /// Opens a meeting WebSocket and logs in on it (a resume when `req` names a session).
-    /// - Parameter onResponse: runs on the reader with the login's answer, before any event sent after it.
-    func connect(_ req: LoginReq, onResponse: (@Sendable (LoginResp) -> Void)? = nil) async throws -> (MeetingClient, LoginResp) {
+    /// - Parameter onAnswer: runs on the reader with the connection and the login's answer, before
+    ///   any event sent after it.
+    func connect(_ req: LoginReq, onAnswer: (@Sendable (MeetingClient, LoginResp) -> Void)? = nil) async throws -> (MeetingClient, LoginResp) {
         // The SRTC engine's `trustedCAFile` verifies a wss:// meeting server as it does signaling.
         let tls = srtc.configuration.trustedCAFile.map(TLSConfiguration.trusting(caFile:)) ?? .clientDefault
         let client = try await MeetingClient.connect(url: MeetingClient.webSocketURL(for: url), tls: tls)
         client.start(onEvent: { [weak self] type, text in self?.receiveEvent(type, text) },
                      onClose: { [weak self, weak client] in if let self, let client { self.connectionDropped(client) } })
         do {
-            return (client, try await client.call(.login, req, LoginResp.self, onResponse: onResponse))
+            var hook: (@Sendable (LoginResp) -> Void)?
+            if let onAnswer { hook = { resp in onAnswer(client, resp) } }
+            return (client, try await client.call(.login, req, LoginResp.self, onResponse: hook))
         } catch {
             client.close()
             throw error
