@@ -62,7 +62,7 @@ extension SMeetingEngine {
     private func attemptResume(attempt: Int, _ req: LoginReq) async {
         // The answer is handled on the reader: a resume is told before the events missed, which
         // the reader handles after it. What closes or enters the meeting again runs after.
-        let later = Mutex<[SMeetingMachine<MeetingClient>.Action]>([])
+        let later = Mutex<[SMeetingMachine<MeetingClient>.Action]?>(nil)
         let told: @Sendable (MeetingClient, LoginResp) -> Void = { [weak self] client, resp in
             guard let self else { return }
             let answer: SMeetingMachine<MeetingClient>.Answer =
@@ -71,8 +71,10 @@ extension SMeetingEngine {
             self.perform(actions.filter { $0 == .notifyReconnected })
             later.withLock { $0 = actions.filter { $0 != .notifyReconnected } }
         }
-        guard (try? await connect(req, onAnswer: told)) != nil else { return sessionEvent(.attemptFailed(attempt: attempt, link: nil)) }
-        perform(later.withLock { $0 })
+        _ = try? await connect(req, onAnswer: told)
+        // Once answered, the answer decides (a connection that fails after it is a drop of its own).
+        guard let actions = later.withLock({ $0 }) else { return sessionEvent(.attemptFailed(attempt: attempt, link: nil)) }
+        perform(actions)
     }
 
     /// The session is gone for good: out of the meeting and logged out.
