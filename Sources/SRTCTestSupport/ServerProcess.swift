@@ -30,6 +30,8 @@ public final class ServerProcess: @unchecked Sendable {
     /// What the process printed; a class so the pipe's handler can hold it.
     private final class Output: Sendable {
         let text = Mutex("")
+        /// Ends of output seen (the pipe's handler gets empty data at its end), one per start.
+        let ends = Mutex(0)
     }
     private let printed = Output()
     /// The HTTP and UDP ports of the running process.
@@ -100,11 +102,17 @@ public final class ServerProcess: @unchecked Sendable {
             args = ["-c", "ulimit -S -n \(limit.soft) && ulimit -H -n \(limit.hard) && exec \"$0\" \"$@\"", binary] + args
         }
         let mark = printed.text.withLock { $0.utf8.count }
+        let endsBefore = printed.ends.withLock { $0 }
         let process = try ChildProcess(executable, args, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
                                        pipeOutput: true, standardError: .output)
         process.output?.readabilityHandler = { [printed] handle in
             let data = handle.availableData
-            if !data.isEmpty { printed.text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                printed.ends.withLock { $0 += 1 }
+            } else {
+                printed.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
         }
         self.process = process
         // Started when it prints its ports; a server that exits first fails at once.
@@ -113,7 +121,16 @@ public final class ServerProcess: @unchecked Sendable {
             started = try await waitFor(timeout: timeout, "srtc-server's ports", poll: .milliseconds(20)) {
                 let text = String(log.utf8.dropFirst(mark)) ?? ""
                 if let (http, udp) = Self.ports(in: text) { return (http, udp, text) }
-                if !process.isRunning { throw Failure(description: "srtc-server exited (\(process.waitUntilExit())):\n\(text)") }
+                if !process.isRunning {
+                    // The exit can overtake the pipe's last bytes (its handler runs on a queue of
+                    // its own): the reason a server gives for refusing to start comes last, so wait
+                    // for the output's end before reading it.
+                    let status = process.waitUntilExit()
+                    _ = try? await waitFor(timeout: 2, "srtc-server's output to end", poll: .milliseconds(10)) {
+                        printed.ends.withLock { $0 } > endsBefore ? true : nil
+                    }
+                    throw Failure(description: "srtc-server exited (\(status)):\n\(String(log.utf8.dropFirst(mark)) ?? "")")
+                }
                 return nil
             }
         } catch is WaitTimeout {
