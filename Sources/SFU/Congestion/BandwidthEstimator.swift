@@ -9,10 +9,10 @@ import Foundation
 /// to the loss; heavy loss with a flat delay (a lossy radio link or relay) only holds its growth;
 /// lasting queueing delay (one-way delay above its recent minimum for `overuseTime`), or queueing
 /// delay that grows fast while the link delivers more slowly than the server sends (`rampDelay`),
-/// caps it below the delivered rate; low loss with a steady delay lets it grow multiplicatively, but not above 1.5 times the
-/// rate delivered (what was not sent was not tested: the way above is a probe, whose delivered
-/// rate `acceptProbe` takes). When both sources exist the lower wins. With no source the
-/// estimate is nil (no limit).
+/// caps it below the delivered rate; low loss with a steady delay lets it grow multiplicatively,
+/// but not above 1.5 times the rate delivered (what was not sent was not tested: the way above is
+/// a probe, whose delivered rate `acceptProbe` takes). When both sources exist the lower wins.
+/// With no source the estimate is nil (no limit).
 struct BandwidthEstimator: Sendable {
     struct Configuration: Sendable {
         var initial: Double = 1_000_000
