@@ -39,7 +39,7 @@ extension NetworkLabLayerTests {
             #expect(figures.delayNarrowEndLowest < Self.drainedDelayMs, "video at least \(fmt(figures.delayNarrowEndLowest)) ms late at 300 kbit/s's end")
             #expect(figures.down > 0 && figures.up > 0, "camera_small after the drop, camera_big after the return")
             // The issue's 8 s back up: a probe at most 3.5 s after the link's return (the longest
-            // backoff plus a round), then two steps without a pause (seen 2.5–5.0 s).
+            // backoff plus a round), then two steps without a pause (seen 3.4–3.8 s).
             #expect(figures.up <= Self.issueUpSeconds, "camera_big \(fmt(figures.up)) s after the link's return")
             // The issue's 48 audio packets/s throughout, as the listener gets them: frames decoded
             // from a packet (arrived, or rebuilt from RED or resent after a NACK in time) per second
