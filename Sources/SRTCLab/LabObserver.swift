@@ -28,6 +28,9 @@ public final class LabObserver: ChannelDelegate, VideoRenderer, EncodedFrameRend
     /// Opus packets played, and of those the ones that carried LBRR (in-band FEC for the packet
     /// before, RFC 6716 §2.1.7), as the audio track's encoded renderer saw them.
     private let opusStore = Mutex((packets: 0, withLBRR: 0))
+    /// Each Opus packet the playout decoded (one that arrived, or one a NACK or RED brought back;
+    /// not a tick concealed), with when (s) and its RTP timestamp, unwrapped (48 kHz).
+    private let audioFramesStore = Mutex<[(time: Double, timestamp: Int64)]>([])
     private let membershipStore = Mutex<[(time: Double, event: String)]>([])
     private let audioTrack = Mutex<RemoteAudioTrack?>(nil)
 
@@ -55,6 +58,13 @@ public final class LabObserver: ChannelDelegate, VideoRenderer, EncodedFrameRend
         guard encodedFrame.kind == .audio else { return }
         let lbrr = encodedFrame.data.withUnsafeBytes { OpusPacketInfo.hasLBRR($0) }
         opusStore.withLock { $0.packets += 1; if lbrr { $0.withLBRR += 1 } }
+        let now = elapsed
+        audioFramesStore.withLock { frames in
+            // Unwrapped: the step from the frame before, read as a signed 32-bit difference.
+            let timestamp = frames.last.map { $0.timestamp + Int64(Int32(bitPattern: encodedFrame.rtpTimestamp &- UInt32(truncatingIfNeeded: $0.timestamp))) }
+                ?? Int64(encodedFrame.rtpTimestamp)
+            frames.append((now, timestamp))
+        }
     }
 
     public func channel(_ channel: Channel, didSwitchLayer info: LayerSwitchedInfo) {
@@ -112,6 +122,10 @@ public final class LabObserver: ChannelDelegate, VideoRenderer, EncodedFrameRend
                 last.recoveredByRED - first.recoveredByRED, last.recoveredByFEC - first.recoveredByFEC)
     }
 
+    /// Each Opus packet the playout decoded from a packet (arrived, or brought back by NACK or RED):
+    /// when (s) and its RTP timestamp, unwrapped (48 kHz).
+    public var audioFrames: [(time: Double, timestamp: Int64)] { audioFramesStore.withLock { $0 } }
+
     /// Opus packets played so far, and how many of them carried LBRR.
     public var opusPackets: (packets: Int, withLBRR: Int) { opusStore.withLock { $0 } }
 
@@ -154,6 +168,43 @@ public final class LabObserver: ChannelDelegate, VideoRenderer, EncodedFrameRend
             rates.append(Double(last.packets - first.packets) / (last.time - first.time))
         }
         return rates
+    }
+
+    /// Opus frames decoded from a packet (one that arrived, or one a NACK or a RED block brought
+    /// back in time; not a tick concealed, by PLC or rebuilt from FEC) per second of the sender's
+    /// audio, in 1 s windows sliding by 250 ms between `from` and `to`. A window is a second of
+    /// the sender's clock (RTP time) laid onto this clock by the least delayed frame of the call:
+    /// a packet held up in a queue still counts in its own second, one lost and not recovered
+    /// does not (`audioDelays` tells the delay apart). 50 a second when nothing is lost.
+    public func audioFramesDecodedRates(from: Double, to: Double) -> [Double] {
+        let frames = audioFrames
+        guard let base = Self.mediaBase(frames) else { return [] }
+        let times = frames.map { base + Double($0.timestamp) / 48_000 }
+        var rates: [Double] = []
+        var start = from
+        while start + 1 <= to {
+            let window = start ..< start + 1
+            rates.append(Double(times.lazy.filter { window.contains($0) }.count))
+            start += 0.25
+        }
+        return rates
+    }
+
+    /// How late each decoded audio frame whose sender time falls between `from` and `to` came,
+    /// beyond the least delayed frame of the call, ms: the queueing a listener's jitter buffer
+    /// must absorb.
+    public func audioDelays(from: Double, to: Double) -> [Double] {
+        let frames = audioFrames
+        guard let base = Self.mediaBase(frames) else { return [] }
+        return frames.compactMap { frame in
+            let sent = base + Double(frame.timestamp) / 48_000
+            return sent >= from && sent <= to ? (frame.time - sent) * 1000 : nil
+        }
+    }
+
+    /// The offset that lays RTP time (s) onto this clock at the least delayed frame.
+    private static func mediaBase(_ frames: [(time: Double, timestamp: Int64)]) -> Double? {
+        frames.map { $0.time - Double($0.timestamp) / 48_000 }.min()
     }
 
     /// Audio packets a second in each whole second from `from` (not sliding: one figure a second).

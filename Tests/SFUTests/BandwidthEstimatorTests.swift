@@ -23,6 +23,49 @@ struct BandwidthEstimatorTests {
         #expect(estimator.estimate == 1_000_000)
     }
 
+    /// 5 packets of 1200 bytes sent 2 ms apart from `start`, the first arriving `delay` ms after it
+    /// was sent and the others `spacing` apart.
+    static func burst(start: Int64, delay: Int64, spacing: Int64) -> [BandwidthEstimator.PacketFeedback] {
+        (0 ..< 5).map { i in
+            .init(sendTime: start + Int64(i) * 2_000, size: 1200, arrivalTime: start + delay + Int64(i) * spacing)
+        }
+    }
+
+    /// Three feedbacks 60 ms apart whose queueing delay climbs 0, then about 90 and 140 ms, the
+    /// packets of the last two arriving `spacing` apart (sent 2 ms apart); returns the estimator
+    /// and the time of the last feedback.
+    static func risingDelay(spacing: Int64) -> (BandwidthEstimator, now: Int64) {
+        var estimator = BandwidthEstimator()
+        estimator.onTransportFeedback(burst(start: 0, delay: 10_000, spacing: 2_000), now: 50_000)
+        var now: Int64 = 50_000
+        for delay: Int64 in [38_000, 91_000] {
+            now += 60_000
+            estimator.onTransportFeedback(burst(start: now - 60_000, delay: delay, spacing: spacing), now: now)
+        }
+        return (estimator, now)
+    }
+
+    /// A link that narrows under the big layer (the lab's 2 Mbit/s → 300 kbit/s): the queueing
+    /// delay grows from feedback to feedback, the packets arriving 32 ms apart (the link's pace)
+    /// although sent 2 ms apart: congestion at the third, not 150 ms after the delay passed 60 ms.
+    @Test func queueingDelayThatGrowsFastIsCongestionAtOnce() {
+        var (estimator, now) = Self.risingDelay(spacing: 32_000)
+        #expect(estimator.lastQueueDelay >= estimator.configuration.rampDelay)
+        #expect(estimator.overusing)
+        // It stays congestion while the delay stays above the threshold.
+        now += 60_000
+        estimator.onTransportFeedback(Self.burst(start: now - 60_000, delay: 91_000, spacing: 32_000), now: now)
+        #expect(estimator.overusing)
+    }
+
+    /// A receiver whose thread stalled stamps a late batch closer together than it was sent: the
+    /// same rising delays are no ramp (the level rule still needs its 150 ms).
+    @Test func aLateBatchFromAStalledReceiverIsNoRamp() {
+        let (estimator, _) = Self.risingDelay(spacing: 100)
+        #expect(estimator.lastQueueDelay >= estimator.configuration.rampDelay)
+        #expect(!estimator.overusing)
+    }
+
     @Test func cleanFeedbackGrowsTheEstimate() {
         var estimator = BandwidthEstimator()
         var now: Int64 = 100_000

@@ -31,6 +31,8 @@ struct LayerAllocatorTimeTests {
                 target = new
             }
             if let outcome = lastDecision.probeOutcome { outcomes.append((now, outcome)) }
+            // The next step started in the same round as the step before succeeded.
+            if let goal = lastDecision.probeContinued { outcomes.append((now, .started(goal: goal))) }
             now += 500_000
         }
     }
@@ -150,6 +152,9 @@ struct LayerAllocatorTimeTests {
         #expect(goals == [300_000, second])
         #expect(rates == goals.map { LayerAllocator.probeRate(goal: $0, configuration: c) })
         #expect(call.outcomes.filter { if case .succeeded = $0.outcome { true } else { false } }.count == 2)
+        // The second step goes on in the round the first succeeded, without a pause.
+        let firstSuccess = try #require(call.outcomes.first { if case .succeeded = $0.outcome { true } else { false } })
+        #expect(call.outcomes.contains { $0.time == firstSuccess.time && $0.outcome == .started(goal: second) })
         let started = try #require(call.outcomes.first { if case .started = $0.outcome { true } else { false } })
         let accepted = try #require(call.outcomes.last)
         // Not before the hold after the downgrade.
@@ -217,10 +222,11 @@ struct LayerAllocatorTimeTests {
         }
         #expect(call.target == 0)
         #expect(call.outcomes.contains { $0.outcome == .failed(goal: call.outcomesGoal, reason: "loss") })
-        // Waits of 1.5, 3, 6, 6 … s between a failure and the next start (to the 500 ms round).
+        // Waits of 1.5, 3, 3 … s between a failure and the next start (to the 500 ms round): a link
+        // that came back is found within 3.5 s.
         let gaps = zip(starts, starts.dropFirst()).map { $1 - $0 }
         #expect(gaps.count >= 3)
-        #expect(Array(gaps.prefix(3)) == [2_000_000, 3_500_000, 6_500_000])
+        #expect(Array(gaps.prefix(3)) == [2_000_000, 3_500_000, 3_500_000])
     }
 }
 

@@ -7,11 +7,12 @@ import Foundation
 /// (draft-ietf-rmcat-gcc-02): heavy loss (> 10 % over a window of 500 ms) that comes with queueing
 /// delay in the same window (a queue that filled, then overflowed) cuts the estimate in proportion
 /// to the loss; heavy loss with a flat delay (a lossy radio link or relay) only holds its growth;
-/// lasting queueing delay (one-way delay above its recent minimum for `overuseTime`) caps it below the delivered
-/// rate; low loss with a steady delay lets it grow multiplicatively, but not above 1.5 times the
-/// rate delivered (what was not sent was not tested: the way above is a probe, whose delivered
-/// rate `acceptProbe` takes). When both sources exist the lower wins. With no source the
-/// estimate is nil (no limit).
+/// lasting queueing delay (one-way delay above its recent minimum for `overuseTime`), or queueing
+/// delay that grows fast while the link delivers more slowly than the server sends (`rampDelay`),
+/// caps it below the delivered rate; low loss with a steady delay lets it grow multiplicatively,
+/// but not above 1.5 times the rate delivered (what was not sent was not tested: the way above is
+/// a probe, whose delivered rate `acceptProbe` takes). When both sources exist the lower wins.
+/// With no source the estimate is nil (no limit).
 struct BandwidthEstimator: Sendable {
     struct Configuration: Sendable {
         var initial: Double = 1_000_000
@@ -47,6 +48,17 @@ struct BandwidthEstimator: Sendable {
         /// a receiver whose thread stalled for a moment (a busy machine) reports one late batch,
         /// a bottleneck's queue stays.
         var overuseTime: Int64 = 150_000
+        /// Queueing delay that grows fast counts at once, without `overuseTime`: three feedbacks
+        /// in a row whose queueing delay rose each time, by `rampRise` in all, to `rampDelay` or
+        /// more, the last one's packets arriving spread over at least `rampSpread` times the time
+        /// they were sent in (the link delivers more slowly than the server sends: a queue that
+        /// fills). A link that narrowed under the big layer shows 28, 81, 123 ms 60 ms apart and
+        /// overflows a 200 ms tbf queue before the level rule acts; a receiver whose thread
+        /// stalled stamps a late batch *closer* together than it was sent, and is not taken
+        /// for a queue.
+        var rampDelay: Int64 = 40_000
+        var rampRise: Int64 = 40_000
+        var rampSpread = 1.25
     }
 
     /// One packet as transport-cc feedback reported it.
@@ -64,8 +76,11 @@ struct BandwidthEstimator: Sendable {
     private(set) var lastQueueDelay: Int64 = 0
     /// Since when every feedback showed queueing delay above the threshold.
     private var overuseSince: Int64?
-    /// Whether queueing delay has stayed above the threshold for `overuseTime`.
+    /// Whether queueing delay has stayed above the threshold for `overuseTime`, or grew fast
+    /// (`rampDelay`).
     private(set) var overusing = false
+    /// The queueing delay of the two feedbacks before the last one, oldest first.
+    private var earlierDelays: (Int64?, Int64?) = (nil, nil)
     private var lastUpdate: Int64?
     private var holdUntil: Int64 = .min
     private var baseDelay: Int64?
@@ -142,13 +157,17 @@ struct BandwidthEstimator: Sendable {
         var received = 0
         var firstArrival: Int64?
         var lastArrival: Int64?
+        var firstSend: Int64 = 0
+        var lastSend: Int64 = 0
         for packet in packets {
             guard let arrival = packet.arrivalTime else { lost += 1; continue }
             received += 1
             deliveredBytes += packet.size
             measureRecent(size: packet.size, arrival: arrival)
+            if firstArrival == nil { firstSend = packet.sendTime }
             firstArrival = firstArrival ?? arrival
             lastArrival = arrival
+            lastSend = packet.sendTime
             let oneWay = arrival - packet.sendTime
             trackBaseDelay(oneWay, now: now)
             delaySum += oneWay - (baseDelay ?? oneWay)
@@ -160,8 +179,13 @@ struct BandwidthEstimator: Sendable {
         lastLossRate = lossRate
         lastQueueDelay = queueDelay
         let windowLoss = countLoss(lost: lost, packets: packets.count, queueDelay: queueDelay, now: now)
-        if queueDelay > configuration.delayThreshold {
-            let since = overuseSince ?? now
+        let spread = received >= 2 && lastSend > firstSend
+            && Double((lastArrival ?? 0) - (firstArrival ?? 0)) >= Double(lastSend - firstSend) * configuration.rampSpread
+        let ramp = received > 0 && spread && isRamp(queueDelay)
+        earlierDelays = (earlierDelays.1, received > 0 ? queueDelay : nil)
+        if queueDelay > configuration.delayThreshold || ramp {
+            // A ramp counts as if the delay had lasted: it stays congestion while above the threshold.
+            let since = ramp ? min(overuseSince ?? now, now - configuration.overuseTime) : overuseSince ?? now
             overuseSince = since
             overusing = now - since >= configuration.overuseTime
         } else {
@@ -169,6 +193,14 @@ struct BandwidthEstimator: Sendable {
             overusing = false
         }
         adjust(lossRate: lossRate, windowLoss: windowLoss, queueDelay: queueDelay, now: now)
+    }
+
+    /// Whether `queueDelay` ends three feedbacks whose queueing delay rose each time, by
+    /// `rampRise` in all, to `rampDelay` or more.
+    private func isRamp(_ queueDelay: Int64) -> Bool {
+        guard let oldest = earlierDelays.0, let middle = earlierDelays.1 else { return false }
+        return oldest < middle && middle < queueDelay && queueDelay >= configuration.rampDelay
+            && queueDelay - oldest >= configuration.rampRise
     }
 
     /// Adds one feedback's packets to the loss window; returns the window's loss when this

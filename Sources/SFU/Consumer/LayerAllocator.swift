@@ -72,16 +72,20 @@ struct LayerAllocator: Sendable {
         /// second), up to this long in all, µs.
         var maxRembProbe: Int64 = 20_000_000
         var rembProbeProgress = 1.05
-        /// Wait after a failed probe: doubles from the first value up to the second, µs.
+        /// Wait after a failed probe: doubles from the first value up to the second, µs. The
+        /// longest wait bounds how long a link that came back goes unnoticed (nothing else shows
+        /// it: what is not sent is not measured); a failed probe costs the audio no loss, some
+        /// delay in the link's queue (80–160 ms in the network lab at 300 kbit/s).
         var probeBackoff: Int64 = 1_500_000
-        var maxProbeBackoff: Int64 = 6_000_000
+        var maxProbeBackoff: Int64 = 3_000_000
         /// A transport-cc probe's goal is at most this multiple of the estimate: a probe that fails
         /// on a narrow link overfills its queue by what it sends above the link's rate until its
         /// delay comes back (a feedback interval and a round trip), and that overflow drops audio
         /// with the video. A goal further up is reached in steps, each one a probe.
         var probeStep = 1.5
-        /// After a step that succeeded short of the goal the next starts this soon (at the next
-        /// round at the earliest), not after `probeBackoff`, µs.
+        /// After a step that succeeded short of the goal the next starts this soon, not after
+        /// `probeBackoff`, µs. At 0 the next step goes on in the same round, the padding without
+        /// a pause (`Decision.probeContinued`).
         var probeStepWait: Int64 = 0
         /// A probe starts only on a link without a standing queue: the last transport-cc feedback
         /// showed less queueing delay than this and no loss, nor did the receiver's reports.
@@ -144,6 +148,9 @@ struct LayerAllocator: Sendable {
         var probeOutcome: ProbeOutcome?
         /// The transport saw congestion this round: a lower target should take effect at once.
         var congested = false
+        /// A step succeeded this round and the next step started at once: its goal. The probe
+        /// goes on without a pause; the transport measures its delivered rate afresh.
+        var probeContinued: Int?
     }
 
     struct Probe: Sendable, Equatable {
@@ -200,6 +207,7 @@ struct LayerAllocator: Sendable {
         let congested = c.isCongestion(lossRate: signals.lossRate, queueDelay: signals.queueDelay, overusing: signals.overusing)
 
         // A probe running: stop it, or count its success.
+        var stepSucceeded = false
         if let running = probe {
             if signals.lossRate >= c.probeStopLoss || signals.queueDelay >= c.probeStopDelay || signals.reportedLoss >= c.probeStopLoss {
                 let reason = signals.queueDelay >= c.probeStopDelay ? "delay" : "loss"
@@ -207,11 +215,13 @@ struct LayerAllocator: Sendable {
                 decision.probeOutcome = .failed(goal: running.goal, reason: reason)
             } else if let delivered = signals.probeDelivered, delivered >= running.goal, now - running.start >= c.probeMinimumDuration {
                 endProbe(now: now, succeeded: true, step: running.step)
+                stepSucceeded = running.step
                 estimate = max(estimate, delivered)
                 decision.acceptedEstimate = delivered
                 decision.probeOutcome = .succeeded(goal: running.goal, delivered: delivered)
             } else if estimate >= running.goal {
                 endProbe(now: now, succeeded: true, step: running.step)
+                stepSucceeded = running.step
                 decision.probeOutcome = .succeeded(goal: running.goal, delivered: estimate)
             } else if now >= running.until {
                 let rising = Double(estimate) >= Double(running.estimateAtStretch) * c.rembProbeProgress
@@ -283,7 +293,9 @@ struct LayerAllocator: Sendable {
 
         let quiet = signals.reportedLoss < c.probeStartLoss
             && (!signals.transportCC || (signals.queueDelay < c.probeStartDelay && signals.lossRate < c.probeStartLoss))
-        if probe == nil, decision.probeOutcome == nil, !congested, quiet, now >= nextProbe,
+        // After a step that succeeded the next one starts in the same round (`probeStepWait` 0):
+        // its padding goes on without the pause to the next 500 ms round.
+        if probe == nil, decision.probeOutcome == nil || stepSucceeded, !congested, quiet, now >= nextProbe,
            let wanted = probeGoal(now: now, signals: signals, demands: demands, targets: targets, paused: paused), estimate < wanted {
             let duration = signals.transportCC ? c.probeDuration : c.rembProbeDuration
             // With transport-cc, in steps of at most `probeStep` times the estimate.
@@ -291,7 +303,11 @@ struct LayerAllocator: Sendable {
             let goal = min(wanted, cap)
             probe = Probe(goal: goal, start: now, until: now + duration, estimateAtStretch: estimate,
                           transportCC: signals.transportCC, step: goal < wanted)
-            decision.probeOutcome = .started(goal: goal)
+            if stepSucceeded {
+                decision.probeContinued = goal
+            } else {
+                decision.probeOutcome = .started(goal: goal)
+            }
         }
         decision.probeRate = probe.map { Self.probeRate(goal: $0.goal, configuration: c) }
         return decision

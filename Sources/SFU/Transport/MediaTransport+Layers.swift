@@ -70,8 +70,9 @@ extension MediaTransport {
         case .failed?: counters.probesFailed += 1
         case nil: break
         }
+        if decision.probeContinued != nil { counters.probesStarted += 1 }
         if let rate = decision.probeRate {
-            startProbe(rate: rate, now: now)
+            startProbe(rate: rate, now: now, measuringAfresh: decision.probeContinued != nil)
         } else {
             stopProbe()
         }

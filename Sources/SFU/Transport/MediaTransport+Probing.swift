@@ -28,12 +28,16 @@ struct ProbePacer: Sendable, Equatable {
 extension MediaTransport {
     var isProbing: Bool { probePacer != nil }
 
-    func startProbe(rate: Int, now: Int64) {
+    /// Starts the probe, or sets the running one's rate.
+    /// - Parameter measuringAfresh: the next step of a probe that goes on (`Decision.probeContinued`):
+    ///   its delivered rate is measured from now, not with the step before.
+    func startProbe(rate: Int, now: Int64, measuringAfresh: Bool = false) {
         if probePacer == nil {
             bandwidth.startProbe(at: now)
             probePacer = ProbePacer(rate: rate, lastTime: now, sentMark: counters.bytesSent)
             wakeTimers()
         } else {
+            if measuringAfresh { bandwidth.startProbe(at: now) }
             probePacer!.rate = rate
         }
     }
