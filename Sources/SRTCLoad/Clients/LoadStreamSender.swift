@@ -107,7 +107,9 @@ package final class LoadStreamSender: @unchecked Sendable {
         let frame = loop.frames[loopIndex]
         let timestamp = timestampBase &+ UInt32(truncatingIfNeeded: framesSent) &* loop.ticksPerFrame
         let now = SendTimeStamp.now()
-        for (index, payload) in frame.payloads.enumerated() {
+        // By index: `enumerated()` over the frames' arrays ran unspecialized (6 % of a counting-only run's generator).
+        for index in frame.payloads.indices {
+            let payload = frame.payloads[index]
             if dropsLeft > 0 {
                 untilDrop -= 1
                 if untilDrop == 0 {
@@ -147,8 +149,14 @@ package final class LoadStreamSender: @unchecked Sendable {
             element.setByte(2, UInt8(number & 0xFF))
             elements[descriptorIndex] = element
         }
-        if let stampIndex, let element = withUnsafeBytes(of: record.sendTime.bigEndian, { RTPHeaderWriter.Element(id: elements[stampIndex].id, bytes: $0) }) {
-            elements[stampIndex] = element
+        if let stampIndex {
+            // The send time's 8 bytes set in place, big-endian: a new element per packet went
+            // through the generic initializer (9 % of a counting-only run's generator).
+            var time = record.sendTime
+            for byte in stride(from: 7, through: 0, by: -1) {
+                elements[stampIndex].setByte(byte, UInt8(truncatingIfNeeded: time))
+                time >>= 8
+            }
         }
         let padding = stamp == .padding ? SendTimeStamp.paddingLength : 0
         var length = 0

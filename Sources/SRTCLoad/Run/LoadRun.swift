@@ -83,7 +83,8 @@ package final class LoadRun: @unchecked Sendable {
         self.countingOnly = countingOnly && !capture
         self.decryptionInterval = decryptionInterval
         sendsMedia = sendMedia
-        pacer = LoadPacer(sendsMedia: sendMedia)
+        // Counting-only runs: frames handed over once a millisecond (`LoadPacer.granularity`).
+        pacer = LoadPacer(sendsMedia: sendMedia, granularity: self.countingOnly ? 1_000 : 0)
         self.scenario = scenario
         self.target = target
         media = try await LoadMedia.shared()
