@@ -8,6 +8,10 @@ import Foundation
 import SRTCLoad
 
 extension SFULoadBench {
+    /// One configuration the search runs: a fresh target per search (a Janus HTTP session left
+    /// idle through the other configurations' searches expires: `458 No such session`).
+    typealias CapacityConfiguration = (label: String, makeTarget: () -> any LoadTarget, pid: Int32, metricsURL: String?)
+
     /// The room counts the search steps through (`SRTC_SFU_LOAD_CAPACITY_ROOMS`, ascending).
     static let capacitySteps: [Int] = {
         let text = ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_CAPACITY_ROOMS"]
@@ -80,13 +84,13 @@ extension SFULoadBench {
     }
 
     /// Every configuration's search, `capacityRuns` times, interleaved; then the table.
-    func runCapacitySearch(_ configurations: [(label: String, target: any LoadTarget, pid: Int32, metricsURL: String?)]) async {
+    func runCapacitySearch(_ configurations: [CapacityConfiguration]) async {
         print("== capacity search: rooms of 5 at \(Self.capacitySteps.map(String.init).joined(separator: ", ")) rooms, "
               + "\(Self.capacityWindow) s windows after \(warmUp) s warm-up, counting-only subscribers, \(Self.capacityRuns) run(s) interleaved")
         var results: [CapacityResult] = []
         for index in 1...max(1, Self.capacityRuns) {
             for configuration in configurations {
-                results.append(await capacitySearch(label: configuration.label, target: configuration.target, pid: configuration.pid,
+                results.append(await capacitySearch(label: configuration.label, target: configuration.makeTarget(), pid: configuration.pid,
                                                     metricsURL: configuration.metricsURL, run: index))
             }
         }

@@ -146,12 +146,15 @@ struct SFULoadBench {
         }
         if !rows.isEmpty { print(Self.table(rows)) }
         if only?.contains("capacity") == true {
-            var configurations: [(label: String, target: any LoadTarget, pid: Int32, metricsURL: String?)] = []
+            var configurations: [CapacityConfiguration] = []
             for (label, server) in ours {
-                configurations.append((label, SRTCLoadTarget(baseURL: "http://127.0.0.1:\(server.port)", appId: Self.appId, appKey: Self.appKey),
+                configurations.append((label, { SRTCLoadTarget(baseURL: "http://127.0.0.1:\(server.port)", appId: Self.appId, appKey: Self.appKey) },
                                        server.process.pid, "http://127.0.0.1:\(server.port)/metrics"))
             }
-            if let janus { configurations.append(("janus", JanusLoadTarget(baseURL: janus.apiURL), janus.process.pid, nil)) }
+            if let janus {
+                let url = janus.apiURL
+                configurations.append(("janus", { JanusLoadTarget(baseURL: url) }, janus.process.pid, nil))
+            }
             await runCapacitySearch(configurations)
         }
     }
