@@ -113,7 +113,8 @@ extension SFULoadBench {
                     + pad(String(format: "%.2f", best.cpu / 1e6 / report.seconds), 13)
                     + pad(String(format: "%.2f", best.generatorCPUPerPacket), 11)
                     + pad(String(format: "%.2f", best.generatorCPU / 1e6 / report.seconds), 10)
-                    + pad(String(format: "%.2f", report.latency.p99), 8)
+                    // No samples: the delay rode in the encrypted RTP padding (a server without abs-capture-time, Janus).
+                    + pad(report.latency.samples == 0 ? "–" : String(format: "%.2f", report.latency.p99), 8)
                     + pad(String(format: "%.2f%%", 100 * (1 - min(1, report.delivery))), 8)
             } else {
                 line += pad("none", 10) + left("", 16) + String(repeating: " ", count: 50)
@@ -139,7 +140,8 @@ extension SFULoadBench {
         if !janus.isEmpty { lines.append("2 workers / Janus (event_loops = 2): " + janus.joined(separator: ", ")) }
         lines.append("capacity: delivered pkt/s of the last step within both limits; server cores: its whole-process CPU over that")
         lines.append("step's window; gen: the load generator's own CPU (this process: publishers, counting subscribers, pacer) per")
-        lines.append("delivered packet and in cores; stopped by: the first step past a limit.")
+        lines.append("delivered packet and in cores; stopped by: the first step past a limit; p99 –: no delay measured (the send")
+        lines.append("time rides in the encrypted RTP padding when the server does not forward abs-capture-time: loss alone bounds it).")
         return lines.joined(separator: "\n")
     }
 }
