@@ -31,7 +31,8 @@ struct SFULoadBench {
     static let workerCounts = (ProcessInfo.processInfo.environment["SRTC_SFU_LOAD_WORKERS"] ?? "1,2")
         .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
 
-    /// The scenarios of the issue; `SRTC_SFU_LOAD_ONLY="1→50,idle"` picks some by name.
+    /// The scenarios of the issue; `SRTC_SFU_LOAD_ONLY="1→50,idle"` picks some by name, and
+    /// `capacity` there runs the capacity search (`SFUCapacitySearch.swift`) after them.
     static let scenarios: [(name: String, scenario: LoadScenario, media: Bool)] = [
         ("1→8", LoadScenario(publishers: 1, subscribers: 8, joinRate: 100), true),
         ("1→50", LoadScenario(publishers: 1, subscribers: 50, joinRate: 100), true),
@@ -74,6 +75,8 @@ struct SFULoadBench {
         var decryptionInterval = 1
         /// The participants' transports shared this many I/O threads (0: a thread each).
         var sharedThreads = 0
+        /// Counting-only subscribers (the capacity search).
+        var countingOnly = false
         var floor = 0.0
         var participants = 0
         /// Our server's forwarding p99 over the window (a packet's arrival in the SFU to the return of
@@ -141,7 +144,19 @@ struct SFULoadBench {
                 rows.append(row)
             }
         }
-        print(Self.table(rows))
+        if !rows.isEmpty { print(Self.table(rows)) }
+        if only?.contains("capacity") == true {
+            var configurations: [CapacityConfiguration] = []
+            for (label, server) in ours {
+                configurations.append((label, { SRTCLoadTarget(baseURL: "http://127.0.0.1:\(server.port)", appId: Self.appId, appKey: Self.appKey) },
+                                       server.process.pid, "http://127.0.0.1:\(server.port)/metrics"))
+            }
+            if let janus {
+                let url = janus.apiURL
+                configurations.append(("janus", { JanusLoadTarget(baseURL: url) }, janus.process.pid, nil))
+            }
+            await runCapacitySearch(configurations)
+        }
     }
 
     private func measure(_ name: String, _ scenario: LoadScenario, target: any LoadTarget, pid: Int32, metricsURL: String?,
@@ -160,32 +175,7 @@ struct SFULoadBench {
                 throw error
             }
             try? await Task.sleep(for: .seconds(warmUp))
-            // The server publishes its media metrics every second: read a second after each edge.
-            var latencyBefore: ForwardingLatencyProbe?
-            if let metricsURL { latencyBefore = await ForwardingLatencyProbe.read(metricsURL) }
-            // The clocks are read at the window's edges, as its packets are counted (`LoadRun.measure`).
-            var before = 0.0, generatorBefore = 0.0, machineBefore = MachineLoad()
-            let report = await run.measure(seconds: window, atEdge: { end in
-                if end {
-                    row.cpu = (CPUTime.process(pid: pid) ?? 0) - before
-                    row.generatorCPU = CPUTime.process() - generatorBefore
-                    let machine = MachineLoad.now()
-                    row.machineBusyCores = machine.busyCores(since: machineBefore, cores: ProcessInfo.processInfo.activeProcessorCount)
-                    row.receiveBufferDrops = machine.receiveBufferDrops - machineBefore.receiveBufferDrops
-                    row.closedPortDrops = machine.closedPortDrops - machineBefore.closedPortDrops
-                } else {
-                    (before, generatorBefore, machineBefore) = (CPUTime.process(pid: pid) ?? 0, CPUTime.process(), MachineLoad.now())
-                }
-            })
-            if let metricsURL, let latencyBefore {
-                try? await Task.sleep(for: .milliseconds(1100))
-                let after = await ForwardingLatencyProbe.read(metricsURL)
-                row.forwardingP99 = after.quantile(0.99, since: latencyBefore)
-                if let forwarded = after.forwarded, let earlier = latencyBefore.forwarded {
-                    row.forwardedRate = (forwarded - earlier) / report.seconds
-                }
-            }
-            row.report = report
+            let report = await measureWindow(run, seconds: window, into: &row, pid: pid, metricsURL: metricsURL)
             if sendsMedia {
                 run.stopSending()
                 try? await Task.sleep(for: .milliseconds(300))
@@ -201,6 +191,41 @@ struct SFULoadBench {
             row.error = "\(error)"
         }
         return row
+    }
+
+    /// One window of a set-up run: the report, and into `row` the server's and the generator's
+    /// CPU and the machine's figures read at the window's edges, and our server's forwarding p99
+    /// and forwarded rate from its /metrics around it.
+    func measureWindow(_ run: LoadRun, seconds: Double, into row: inout Row, pid: Int32, metricsURL: String?) async -> LoadReport {
+        // The server publishes its media metrics every second: read a second after each edge.
+        var latencyBefore: ForwardingLatencyProbe?
+        if let metricsURL { latencyBefore = await ForwardingLatencyProbe.read(metricsURL) }
+        // The clocks are read at the window's edges, as its packets are counted (`LoadRun.measure`).
+        var before = 0.0, generatorBefore = 0.0, machineBefore = MachineLoad()
+        var edges = row
+        let report = await run.measure(seconds: seconds, atEdge: { end in
+            if end {
+                edges.cpu = (CPUTime.process(pid: pid) ?? 0) - before
+                edges.generatorCPU = CPUTime.process() - generatorBefore
+                let machine = MachineLoad.now()
+                edges.machineBusyCores = machine.busyCores(since: machineBefore, cores: ProcessInfo.processInfo.activeProcessorCount)
+                edges.receiveBufferDrops = machine.receiveBufferDrops - machineBefore.receiveBufferDrops
+                edges.closedPortDrops = machine.closedPortDrops - machineBefore.closedPortDrops
+            } else {
+                (before, generatorBefore, machineBefore) = (CPUTime.process(pid: pid) ?? 0, CPUTime.process(), MachineLoad.now())
+            }
+        })
+        row = edges
+        if let metricsURL, let latencyBefore {
+            try? await Task.sleep(for: .milliseconds(1100))
+            let after = await ForwardingLatencyProbe.read(metricsURL)
+            row.forwardingP99 = after.quantile(0.99, since: latencyBefore)
+            if let forwarded = after.forwarded, let earlier = latencyBefore.forwarded {
+                row.forwardedRate = (forwarded - earlier) / report.seconds
+            }
+        }
+        row.report = report
+        return report
     }
 
     // MARK: - Our server
@@ -235,6 +260,7 @@ struct SFULoadBench {
             + String(format: "server CPU %.1f%% of a core, load generator %.1f%% (%.2f µs/pkt", 100 * row.cpu / 1e6 / report.seconds,
                      100 * row.generatorCPU / 1e6 / report.seconds, row.generatorCPUPerPacket)
             + (row.decryptionInterval > 1 ? ", subscribers decrypt 1 packet in \(row.decryptionInterval)" : "")
+            + (row.countingOnly ? ", counting-only subscribers" : "")
             + (row.sharedThreads > 0 ? ", transports on \(row.sharedThreads) shared I/O threads)" : ")")
             + String(format: ", machine %.2f cores busy", row.machineBusyCores) + failures
             + (overloadNote(row).map { "\n     " + $0 } ?? "")

@@ -1,5 +1,6 @@
 import Foundation
 import RTCNet
+import SRTCProtocol
 import SRTCTestSupport
 import Testing
 @testable import SRTCLoad
@@ -120,6 +121,57 @@ struct LoadTestAgainstServerTests {
         // Four subscribers of one publisher's audio and video: at most four copies of each
         // packet sent in the window (the publisher's count is read as the window ends).
         #expect(report.packetsReceived <= 4 * report.packetsSent, "\(report.packetsReceived) received, \(report.packetsSent) sent")
+    }
+
+    /// Counting-only subscribers (the capacity search of `make bench-sfu`): their sockets are
+    /// swept once connected, they decrypt nothing past the first packet, and they count from the
+    /// clear RTP headers. The publisher's video skips exactly 12 packets (every 4th of 48, as if
+    /// lost before the server, never resent): each subscriber's video counts exactly 12 lost from
+    /// the sequence numbers, every other packet of the span received, audio none lost; NACKs
+    /// ask for exactly those 12; and every packet the publisher sent after a subscriber's first
+    /// counted packet is counted (a few more at most: those sent while the first waited for its sweep).
+    @Test func countingOnlySubscribersCountEveryPacketAndTheLossFromSequenceNumbers() async throws {
+        let server = try TestServer()
+        let target = SRTCLoadTarget(baseURL: server.httpBase, appId: TestServer.appId, appKey: TestServer.appKey)
+        let run = try await LoadRun(scenario: LoadScenario(publishers: 1, subscribers: 4, duration: 3), target: target,
+                                    sharedReceiveThreads: 2, countingOnly: true)
+        try await run.setUp()
+        #expect(run.sharedLoops?.sweptSocketsPerThread.reduce(0, +) == 4)   // the subscribers', not the publisher's
+        let streams = try #require(run.publishers.first?.streams)
+        let video = try #require(streams.first { $0.loop.isVideo }), audio = try #require(streams.first { !$0.loop.isVideo })
+        run.publishers[0].execute { _, _ in video.drop(12, every: 4) }
+        let report = await run.measure(seconds: 2)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while video.dropped.load(ordering: .relaxed) < 12, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(video.dropped.load(ordering: .relaxed) == 12)
+        try await Task.sleep(for: .milliseconds(500))       // packets after the last gap show it
+        run.stopSending()
+        try await Task.sleep(for: .milliseconds(300))       // what is in flight is swept
+        let sentVideo = video.packetsSent.load(ordering: .relaxed), sentAudio = audio.packetsSent.load(ordering: .relaxed)
+        var snapshots: [LoadSubscriberSnapshot] = []
+        for subscriber in run.subscribers { snapshots.append(await subscriber.snapshot(resetLatency: false)) }
+        let counted = run.subscribers.map { $0.packetsReceived.load(ordering: .relaxed) }
+        await run.tearDown()
+        await server.stop()
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(report.packetsReceived > 0 && report.latency.samples > 0)
+        #expect(snapshots.count == 4)
+        for (index, snapshot) in snapshots.enumerated() {
+            let v = try #require(snapshot.streams.first { $0.kind == .video }), a = try #require(snapshot.streams.first { $0.kind == .audio })
+            #expect(v.lost == 12 && v.received == v.expected - 12, "subscriber \(index) video: \(v)")
+            #expect(v.nackedPackets == 12, "subscriber \(index) video: \(v)")
+            #expect(a.lost == 0 && a.received == a.expected, "subscriber \(index) audio: \(a)")
+            // Its atomic count is the sum of its streams'.
+            #expect(counted[index] == v.received + a.received)
+            // `sourceSent`: the publisher's sends from when the first packet here was counted on;
+            // the first, and what was sent while it waited in the socket for its sweep, come on top.
+            for stream in [v, a] {
+                let extra = stream.received - (stream.sourceSent ?? .min)
+                #expect(extra >= 1 && extra <= 8, "subscriber \(index): \(stream)")
+            }
+        }
+        #expect(sentVideo > 100 && sentAudio > 100)
     }
 
     /// The value of the sample `name` (with its labels) in Prometheus text; -1 when absent.

@@ -55,7 +55,10 @@ final class PollTable<Target> {
 
     /// Waits up to `timeoutMilliseconds` (-1: until something happens), clears a wake-up, and
     /// hands every other ready descriptor that still has a target to `ready`.
-    func wait(timeoutMilliseconds: Int32, _ ready: (Target, PollEvent) -> Void) {
+    /// - Returns: how many descriptors the poller reported (a full answer, `Poller`'s capacity,
+    ///   may leave more ready).
+    @discardableResult
+    func wait(timeoutMilliseconds: Int32, _ ready: (Target, PollEvent) -> Void) -> Int {
         poller.wait(timeoutMilliseconds: timeoutMilliseconds, into: &events)
         for event in events {
             if event.fd == wakeup.readFD {
@@ -66,6 +69,7 @@ final class PollTable<Target> {
             guard let target = target(event.fd) else { continue }
             ready(target, event)
         }
+        return events.count
     }
 
     /// Forgets every target without touching the poller (the thread ends and lets them go).

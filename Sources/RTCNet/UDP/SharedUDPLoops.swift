@@ -20,14 +20,17 @@ public final class SharedUDPLoops: Sendable {
     /// - Parameters:
     ///   - tickInterval: how often each thread looks at its sockets' timers (each socket's own
     ///     `tickInterval` is honoured to this granularity).
+    ///   - sweepInterval: how often each thread drains the sockets of its loops that sweep
+    ///     (`UDPReceiveLoop.sweep()`): a datagram waits up to this long in its socket.
     ///   - name: the threads' name prefix (`top -H`, `perf`), followed by the index.
     public init(threadCount: Int = ProcessInfo.processInfo.activeProcessorCount, tickInterval: Duration = .milliseconds(10),
-                name: String = "srtc-udp-shared", priority: IOThreadPriority = .normal) throws(NetError) {
+                sweepInterval: Duration = .milliseconds(5), name: String = "srtc-udp-shared",
+                priority: IOThreadPriority = .normal) throws(NetError) {
         var threads: [SharedUDPThread] = []
         for i in 0..<max(1, threadCount) {
             do {
-                threads.append(try SharedUDPThread(index: i, tickInterval: tickInterval, name: "\(name.prefix(12))-\(i)",
-                                                   priority: priority))
+                threads.append(try SharedUDPThread(index: i, tickInterval: tickInterval, sweepInterval: sweepInterval,
+                                                   name: "\(name.prefix(12))-\(i)", priority: priority))
             } catch {
                 for thread in threads { thread.stop() }
                 throw error
@@ -40,6 +43,9 @@ public final class SharedUDPLoops: Sendable {
 
     /// Sockets each thread serves now (for tests and reports; a snapshot).
     public var socketsPerThread: [Int] { threads.map(\.socketCount) }
+
+    /// Sockets each thread sweeps now (`UDPReceiveLoop.sweep()`; a snapshot, for tests and reports).
+    public var sweptSocketsPerThread: [Int] { threads.map(\.sweptSocketCount) }
 
     /// The next thread in round-robin order.
     func next() -> SharedUDPThread {

@@ -10,7 +10,11 @@ import Synchronization
 /// One thread of a `SharedUDPLoops` group: an epoll set (poll off Linux) over the sockets of the
 /// `UDPReceiveLoop`s it serves and the descriptors they watch, one receive buffer set for all of
 /// them, one timer that ticks every loop whose `tickInterval` has come, and a queue of closures
-/// from other threads. Everything a served loop's handlers touch stays on this one thread, so the
+/// from other threads. A socket can be swept instead (`UDPReceiveLoop.sweep()`): it moves to a
+/// second epoll set that is never waited on, so its datagrams wake nobody, and every
+/// `sweepInterval` the thread asks that set which sockets hold data (a zero-timeout wait) and
+/// drains each with `recvmmsg`: many datagrams per system call instead of a wake-up, a wait and
+/// a read of one or two. Everything a served loop's handlers touch stays on this one thread, so the
 /// loops' threading contract is unchanged.
 // @unchecked Sendable: the poll table, `attached` and the receiver are touched only on this thread; other threads use `inbox`, the atomics and the table's wake-up.
 final class SharedUDPThread: @unchecked Sendable {
@@ -23,10 +27,17 @@ final class SharedUDPThread: @unchecked Sendable {
 
     let index: Int
     let tickInterval: Duration
+    /// How often swept sockets are drained.
+    let sweepInterval: Duration
     /// Every served socket is read into these buffers (this thread only).
     let receiver = UDPBatchReceiver(batchSize: 32, slotSize: 2048)
     /// The poller, the wake-up and the served descriptors' targets (the poll step shared with `EventLoop`).
     private let table: PollTable<Target>
+    /// The swept sockets: polled only with a zero timeout, every `sweepInterval` (this thread).
+    private let swept: PollTable<Target>
+    private var sweptCount = 0
+    /// `sweptCount` for other threads.
+    private let sweptShared = Atomic<Int>(0)
     /// Work from other threads; `closed` once the thread ended (nothing posted runs after).
     private let inbox = TaskInbox()
     private let threadToken = Atomic<UInt>(0)
@@ -37,10 +48,12 @@ final class SharedUDPThread: @unchecked Sendable {
     // This thread only: the attached loops (ticked).
     private var attached: [UDPReceiveLoop] = []
 
-    init(index: Int, tickInterval: Duration, name: String, priority: IOThreadPriority) throws(NetError) {
+    init(index: Int, tickInterval: Duration, sweepInterval: Duration, name: String, priority: IOThreadPriority) throws(NetError) {
         self.index = index
         self.tickInterval = tickInterval
+        self.sweepInterval = sweepInterval
         table = try PollTable()
+        swept = try PollTable()
         IOThread.start(name: name, priority: priority) { [self] applied in
             priorityInForce.store(IOThreadPriority.allCases.firstIndex(of: applied)!, ordering: .releasing)
             run()
@@ -56,6 +69,9 @@ final class SharedUDPThread: @unchecked Sendable {
 
     /// Sockets served now.
     var socketCount: Int { attachedCount.load(ordering: .relaxed) }
+
+    /// Of those, sockets swept now.
+    var sweptSocketCount: Int { sweptShared.load(ordering: .relaxed) }
 
     // MARK: - From any thread
 
@@ -109,6 +125,18 @@ final class SharedUDPThread: @unchecked Sendable {
         table.remove(fd)
     }
 
+    /// Moves `loop`'s socket from the readiness set to the swept set (see the type's comment).
+    /// - Returns: false when the socket is not served here (or already swept).
+    func sweep(_ loop: UDPReceiveLoop) -> Bool {
+        let fd = loop.socket.descriptor
+        guard fd >= 0, let target = table.target(fd), target.loop === loop, target.isSocket else { return false }
+        do { try swept.add(fd, target, read: true, write: false) } catch { return false }
+        table.remove(fd)
+        sweptCount += 1
+        sweptShared.add(1, ordering: .relaxed)
+        return true
+    }
+
     // MARK: - Internals
 
     /// `false` when the thread has ended (the work will not run).
@@ -125,6 +153,11 @@ final class SharedUDPThread: @unchecked Sendable {
         for fd in loop.extraHandlers.keys { unwatch(fd) }
         let fd = loop.socket.descriptor
         if fd >= 0, table.target(fd)?.loop === loop { unwatch(fd) }
+        if fd >= 0, swept.target(fd)?.loop === loop {
+            swept.remove(fd)
+            sweptCount -= 1
+            sweptShared.subtract(1, ordering: .relaxed)
+        }
         if let i = attached.firstIndex(where: { $0 === loop }) {
             attached.swapAt(i, attached.count - 1)
             attached.removeLast()
@@ -136,8 +169,10 @@ final class SharedUDPThread: @unchecked Sendable {
         threadToken.store(ThreadToken.current(), ordering: .releasing)
         let clock = ContinuousClock()
         var nextTick = clock.now + tickInterval
+        var nextSweep = clock.now + sweepInterval
         while !stopping.load(ordering: .acquiring) {
-            let timeout = inbox.isEmpty ? UDPReceiveLoop.pollTimeout(until: nextTick, now: clock.now) : 0
+            let wakeAt = sweptCount > 0 ? min(nextTick, nextSweep) : nextTick
+            let timeout = inbox.isEmpty ? UDPReceiveLoop.pollTimeout(until: wakeAt, now: clock.now) : 0
             table.wait(timeoutMilliseconds: timeout) { target, event in
                 if target.isSocket {
                     target.loop.serviceSocket(with: receiver)
@@ -148,6 +183,14 @@ final class SharedUDPThread: @unchecked Sendable {
             }
             inbox.run()
             let now = clock.now
+            if sweptCount > 0, now >= nextSweep {
+                // A full answer (the poller's capacity) may leave sockets ready: ask again.
+                for _ in 0..<8 {
+                    let reported = swept.wait(timeoutMilliseconds: 0) { target, _ in target.loop.serviceSocket(with: receiver) }
+                    if reported < 256 { break }
+                }
+                nextSweep = now + sweepInterval
+            }
             if now >= nextTick {
                 // By index: a tick may detach its own loop (a transport failing closes itself).
                 var i = 0
@@ -164,6 +207,8 @@ final class SharedUDPThread: @unchecked Sendable {
         attached.removeAll()
         table.removeAllTargets()
         table.close()
+        swept.removeAllTargets()
+        swept.close()
         finished.signal()
     }
 }

@@ -174,6 +174,18 @@ public final class UDPReceiveLoop: @unchecked Sendable {
         if !isOnLoopThread { finished.wait() }
     }
 
+    /// From now on the socket is read on its shared thread's sweep timer (`SharedUDPLoops`'s
+    /// `sweepInterval`) instead of when it becomes readable: for a load generator's counting
+    /// subscribers, whose hundreds of sockets each receive a few hundred datagrams a second; each
+    /// would otherwise cost a wake-up, an epoll wait and a `recvmmsg` of one or two datagrams.
+    /// Datagrams then wait up to the interval before `onDatagram` sees them. Loop thread only.
+    /// - Returns: false for a loop with a thread of its own (it keeps reading on readiness).
+    @discardableResult
+    public func sweep() -> Bool {
+        guard let host else { return false }
+        return host.sweep(self)
+    }
+
     /// Polls `fd` on this thread beside the socket (ICE-TCP streams on the media port's thread);
     /// `onReady` runs on the loop thread when it is readable or (with `write`) writable. Loop
     /// thread only; `unwatch` before closing the descriptor.

@@ -293,6 +293,7 @@ extension PeerTransport {
         if new == .connected && currentState == .new { setState(.checking) }
         currentState = new
         sharedState.withLock { $0 = new }
+        if new == .connected, parameters.sweepWhenConnected { io.sweep() }
         delegate?.peerTransport(self, didChangeState: new)
     }
 }

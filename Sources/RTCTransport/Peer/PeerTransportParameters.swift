@@ -49,6 +49,11 @@ public struct PeerTransportParameters: Sendable {
     /// its own (`PeerTransport.client`): for a load generator's hundreds of transports, where a
     /// thread each meant hundreds of threads and wake-ups. `nil` (the SDK): a thread of its own.
     public var sharedLoops: SharedUDPLoops?
+    /// Once connected (ICE and DTLS done), read the socket on its shared thread's sweep timer
+    /// instead of when readable (`UDPReceiveLoop.sweep()`; needs `sharedLoops`): a load
+    /// generator's counting subscriber, whose datagrams then cost no wake-up each and are read
+    /// many per `recvmmsg`. Media waits up to `SharedUDPLoops`'s `sweepInterval` in the socket.
+    public var sweepWhenConnected = false
 
     public init(iceRole: ICERole, localICE: ICECredentials, remoteICE: ICECredentials?,
                 remoteCandidates: [ICECandidate] = [], certificate: DTLSCertificate,

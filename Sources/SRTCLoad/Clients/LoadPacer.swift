@@ -14,13 +14,21 @@ final class LoadPacer: Sendable {
 
     /// False for an idle run: reports only, no media.
     private let sendsMedia: Bool
+    /// The pacer wakes at most this often, µs (0: at every publisher's due time). Each frame it
+    /// hands a publisher is work posted to that publisher's I/O thread, and a post to a sleeping
+    /// thread is a wake-up: with hundreds of publishers on two shared threads (`LoadRun`'s
+    /// counting-only runs) a wake per frame was most of what the generator's threads still cost.
+    /// Frames due within one interval go out together, up to the interval late (their send-time
+    /// stamps are taken as they go).
+    private let granularity: Int64
     private let state = Mutex(State())
     private let subscribers = Mutex<[LoadSubscriber]>([])
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(sendsMedia: Bool = true) {
+    init(sendsMedia: Bool = true, granularity: Int64 = 0) {
         self.sendsMedia = sendsMedia
+        self.granularity = max(0, granularity)
     }
 
     func add(_ publisher: LoadPublisher) {
@@ -71,6 +79,7 @@ final class LoadPacer: Sendable {
                     _ = subscriber.execute { subscriber, transport in subscriber.sendFeedback(on: transport) }
                 }
             }
+            if granularity > 0 { wake = max(wake, now + granularity) }
             let sleep = wake - LoadClock.now()
             if sleep > 0 { usleep(UInt32(min(sleep, 20_000))) }
         }

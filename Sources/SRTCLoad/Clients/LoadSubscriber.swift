@@ -12,6 +12,14 @@ import Synchronization
 /// missing for a second, sends receiver reports every second, and records each packet's
 /// end-to-end delay from the send time its publisher stamped (`SendTimeStamp`).
 ///
+/// A counting-only subscriber (`countingOnly`, the capacity search of `make bench-sfu`) costs the
+/// load generator as little per packet as it can: once ICE and DTLS are done its socket is
+/// drained every few ms by its shared I/O thread, many datagrams per `recvmmsg`
+/// (`PeerTransportParameters.sweepWhenConnected`), and after the first RTP packet (decrypted: the
+/// keys work) none is decrypted; each is counted from its clear header (RFC 3711 §3.1) as above.
+/// The RTCP it sends stays what any subscriber sends: receiver reports once a second (the
+/// pacer's), NACKs for gaps and PLIs.
+///
 /// Packets and feedback run on the transport's I/O thread; offers are applied from the
 /// signaling task before the transport exists, and on the I/O thread after.
 // @unchecked Sendable: `remote` and the streams are set by the signaling task before the transport exists, then used only on its I/O thread; the transport is in a Mutex, the flags Atomic.
@@ -56,18 +64,23 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
     private let decryptionInterval: Int
     /// The threads serving the transport's socket; nil: a thread of its own.
     private let sharedLoops: SharedUDPLoops?
+    /// Counting-only (see the type's comment).
+    package let countingOnly: Bool
 
     /// - Parameters:
     ///   - decryptionInterval: SRTP-decrypt one RTP packet in this many, count the others
     ///     undecrypted (a load generator cheaper than the server it loads; ignored with `capture`).
     ///   - sharedLoops: serve the transport on these threads (`PeerTransportParameters.sharedLoops`).
+    ///   - countingOnly: decrypt no RTP packet after the first and, once connected, drain the
+    ///     socket on `sharedLoops`' sweep timer (needs them; ignored with `capture`).
     package init(certificate: DTLSCertificate, bindAddress: String, capture: Bool = false, decryptionInterval: Int = 1,
-                 sharedLoops: SharedUDPLoops? = nil) {
+                 sharedLoops: SharedUDPLoops? = nil, countingOnly: Bool = false) {
         self.sharedLoops = sharedLoops
         self.certificate = certificate
         self.bindAddress = bindAddress
         self.capture = capture
-        self.decryptionInterval = capture ? 1 : max(1, decryptionInterval)
+        self.countingOnly = countingOnly && !capture && sharedLoops != nil
+        self.decryptionInterval = capture ? 1 : self.countingOnly ? .max : max(1, decryptionInterval)
     }
 
     /// The local address of the media socket, once the transport exists.
@@ -121,6 +134,7 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
             dtlsRole: SDPNegotiation.localDTLSRole(remoteSetup: remote.setup), connectTimeout: .seconds(20))
         parameters.rtpDecryptionInterval = decryptionInterval
         parameters.sharedLoops = sharedLoops
+        parameters.sweepWhenConnected = countingOnly
         // A counting subscriber is one of hundreds of transports: its timers every 50 ms, not 10.
         if decryptionInterval > 1 { parameters.clientTickInterval = .milliseconds(50) }
         guard let bind = SocketAddress(ip: bindAddress, port: 0) else { throw LoadError.setup("bad bind address \(bindAddress)") }

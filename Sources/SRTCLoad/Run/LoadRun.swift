@@ -33,7 +33,8 @@ package final class LoadRun: @unchecked Sendable {
         }
     }
 
-    package let scenario: LoadScenario
+    /// The scenario as set up so far (`addRooms` raises its room count).
+    package private(set) var scenario: LoadScenario
     package let target: any LoadTarget
     private let media: LoadMedia
     private let certificate: DTLSCertificate
@@ -41,6 +42,7 @@ package final class LoadRun: @unchecked Sendable {
     private let failures = Mutex<[String]>([])
     private var participants: [Participant] = []
     private var rooms: [String] = []
+    private let runID = String(UInt32.random(in: 0 ... .max), radix: 36)
     package private(set) var setupSeconds = 0.0
     /// What each subscriber socket received in the last measured window (the same datagrams a
     /// bare `sendmmsg` loop can send for comparison).
@@ -51,6 +53,8 @@ package final class LoadRun: @unchecked Sendable {
     /// Subscribers SRTP-decrypt one RTP packet in this many and count the rest from their clear
     /// headers (`LoadSubscriber`), so the generator costs less than the server it loads.
     private let decryptionInterval: Int
+    /// Subscribers are counting-only (`LoadSubscriber(countingOnly:)`).
+    package let countingOnly: Bool
     /// The threads that serve every client transport's socket (`sharedReceiveThreads`); nil: a
     /// thread per transport.
     package let sharedLoops: SharedUDPLoops?
@@ -66,15 +70,21 @@ package final class LoadRun: @unchecked Sendable {
     ///   - sharedReceiveThreads: when above 0, every publisher's and subscriber's transport is
     ///     served by this many shared I/O threads (`SharedUDPLoops`) instead of a thread each, so
     ///     hundreds of participants cost a few threads (the capacity rows of `make bench-sfu`).
+    ///   - countingOnly: subscribers only count (`LoadSubscriber(countingOnly:)`, the capacity
+    ///     search of `make bench-sfu`); their sockets need shared threads, one per core unless
+    ///     `sharedReceiveThreads` says how many.
     /// - Throws: `LoadError.invalidScenario` when the scenario is out of bounds.
     package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true,
-                 decryptionInterval: Int = 1, sharedReceiveThreads: Int = 0) async throws {
+                 decryptionInterval: Int = 1, sharedReceiveThreads: Int = 0, countingOnly: Bool = false) async throws {
         try scenario.validate()
-        sharedLoops = try sharedReceiveThreads > 0 ? SharedUDPLoops(threadCount: sharedReceiveThreads, name: "srtc-load-io") : nil
+        let threads = countingOnly && sharedReceiveThreads <= 0 ? ProcessInfo.processInfo.activeProcessorCount : sharedReceiveThreads
+        sharedLoops = try threads > 0 ? SharedUDPLoops(threadCount: threads, name: "srtc-load-io") : nil
         self.capture = capture
+        self.countingOnly = countingOnly && !capture
         self.decryptionInterval = decryptionInterval
         sendsMedia = sendMedia
-        pacer = LoadPacer(sendsMedia: sendMedia)
+        // Counting-only runs: frames handed over once a millisecond (`LoadPacer.granularity`).
+        pacer = LoadPacer(sendsMedia: sendMedia, granularity: self.countingOnly ? 1_000 : 0)
         self.scenario = scenario
         self.target = target
         media = try await LoadMedia.shared()
@@ -92,15 +102,38 @@ package final class LoadRun: @unchecked Sendable {
     /// - Throws: when nobody could publish.
     package func setUp(timeout: Duration = .seconds(30), log: @escaping @Sendable (String) -> Void = { _ in }) async throws {
         let started = Date()
-        let runID = String(UInt32.random(in: 0 ... .max), radix: 36)
-        rooms = (0..<scenario.rooms).map { "load-\(runID)-\($0)" }
-        try await target.prepare(rooms: rooms, publishersPerRoom: scenario.publishers)
-        for room in rooms {
-            for index in 0..<scenario.publishers { participants.append(Participant(room: room, uid: "\(room)-p\(index)", publishes: true)) }
-            for index in 0..<scenario.subscribers { participants.append(Participant(room: room, uid: "\(room)-s\(index)", publishes: false)) }
+        try await add(rooms: scenario.rooms, timeout: timeout, log: log)
+        setupSeconds = Date().timeIntervalSince(started)
+        log("set up in \(String(format: "%.1f", setupSeconds)) s")
+    }
+
+    /// Sets up `count` more rooms of the scenario's shape beside those already running, as
+    /// `setUp` did its rooms (the capacity search of `make bench-sfu` raises the load this way,
+    /// without tearing down what runs). `setupSeconds` becomes this step's set-up time.
+    /// - Throws: `LoadError.invalidScenario` past the scenario's bounds; when nobody could publish.
+    package func addRooms(_ count: Int, timeout: Duration = .seconds(30), log: @escaping @Sendable (String) -> Void = { _ in }) async throws {
+        var grown = scenario
+        grown.rooms += count
+        try grown.validate()
+        let started = Date()
+        scenario = grown
+        try await add(rooms: count, timeout: timeout, log: log)
+        setupSeconds = Date().timeIntervalSince(started)
+        log("\(count) room(s) added in \(String(format: "%.1f", setupSeconds)) s")
+    }
+
+    private func add(rooms count: Int, timeout: Duration, log: @escaping @Sendable (String) -> Void) async throws {
+        let added = (rooms.count ..< rooms.count + count).map { "load-\(runID)-\($0)" }
+        try await target.prepare(rooms: added, publishersPerRoom: scenario.publishers)
+        rooms += added
+        let (publishing, watching) = (scenario.publishers, scenario.subscribers)
+        let joining = added.flatMap { room in
+            (0..<publishing).map { Participant(room: room, uid: "\(room)-p\($0)", publishes: true) }
+                + (0..<watching).map { Participant(room: room, uid: "\(room)-s\($0)", publishes: false) }
         }
-        let publishers = participants.filter(\.publishes)
-        log("publishing: \(publishers.count) participant(s) in \(rooms.count) room(s)")
+        participants += joining
+        let publishers = joining.filter(\.publishes)
+        log("publishing: \(publishers.count) participant(s) in \(added.count) room(s)")
         await paced(publishers) { [self] participant in try await publish(participant) }
         guard publishers.contains(where: { $0.publisher != nil }) else {
             throw LoadError.setup("no publisher could publish: \(failures.withLock { $0.first ?? "" })")
@@ -110,24 +143,22 @@ package final class LoadRun: @unchecked Sendable {
             fail("\(participant.uid): publish transport did not connect")
         }
         pacer.start()
-        let subscribing = participants.filter { !$0.publishes || scenario.publishers > 1 }
+        let subscribing = joining.filter { !$0.publishes || scenario.publishers > 1 }
         log("subscribing: \(subscribing.count) participant(s)")
         await paced(subscribing) { [self] participant in try await subscribe(participant) }
         if sendsMedia {
-            await waitUntil(timeout: timeout) { [self] in await allStreamsStarted() }
-            for (participant, snapshot) in await subscriberSnapshots(resetLatency: true) {
+            await waitUntil(timeout: timeout) { [self] in await allStreamsStarted(joining) }
+            for (participant, snapshot) in await subscriberSnapshots(of: joining, resetLatency: true) {
                 let missing = expectedStreams(of: participant) - snapshot.streams.filter { $0.firstPacketDelay != nil }.count
                 if missing > 0 { fail("\(participant.uid): \(missing) stream(s) never started") }
             }
         } else {
-            let subscribers = participants.compactMap(\.subscriber)
+            let subscribers = joining.compactMap(\.subscriber)
             await waitUntil(timeout: timeout) { subscribers.allSatisfy { $0.connected.load(ordering: .acquiring) } }
-            for participant in participants where participant.subscriber?.connected.load(ordering: .acquiring) == false {
+            for participant in joining where participant.subscriber?.connected.load(ordering: .acquiring) == false {
                 fail("\(participant.uid): subscribe transport did not connect")
             }
         }
-        setupSeconds = Date().timeIntervalSince(started)
-        log("set up in \(String(format: "%.1f", setupSeconds)) s")
     }
 
     private func publish(_ participant: Participant) async throws {
@@ -154,7 +185,7 @@ package final class LoadRun: @unchecked Sendable {
         }
         let sources = participants.filter { $0.room == participant.room && $0 !== participant && $0.publication != nil }
         let subscriber = LoadSubscriber(certificate: certificate, bindAddress: target.bindAddress, capture: capture,
-                                        decryptionInterval: decryptionInterval, sharedLoops: sharedLoops)
+                                        decryptionInterval: decryptionInterval, sharedLoops: sharedLoops, countingOnly: countingOnly)
         participant.subscriber = subscriber
         let layer = scenario.simulcast ? scenario.layer : nil
         let small = layer == TrackDescName.cameraSmall
@@ -248,23 +279,23 @@ package final class LoadRun: @unchecked Sendable {
                 }
             }
         }
-        for (participant, snapshot) in await subscriberSnapshots(resetLatency: resetLatency) {
+        for (participant, snapshot) in await subscriberSnapshots(of: participants, resetLatency: resetLatency) {
             counters.subscribers[participant.uid] = snapshot
         }
         return counters
     }
 
-    private func subscriberSnapshots(resetLatency: Bool) async -> [(Participant, LoadSubscriberSnapshot)] {
+    private func subscriberSnapshots(of list: [Participant], resetLatency: Bool) async -> [(Participant, LoadSubscriberSnapshot)] {
         var result: [(Participant, LoadSubscriberSnapshot)] = []
-        for participant in participants {
+        for participant in list {
             guard let subscriber = participant.subscriber else { continue }
             result.append((participant, await subscriber.snapshot(resetLatency: resetLatency)))
         }
         return result
     }
 
-    private func allStreamsStarted() async -> Bool {
-        for (participant, snapshot) in await subscriberSnapshots(resetLatency: false) {
+    private func allStreamsStarted(_ list: [Participant]) async -> Bool {
+        for (participant, snapshot) in await subscriberSnapshots(of: list, resetLatency: false) {
             if snapshot.streams.filter({ $0.firstPacketDelay != nil }).count < expectedStreams(of: participant) { return false }
         }
         return true
@@ -278,6 +309,8 @@ package final class LoadRun: @unchecked Sendable {
 
     /// Every subscribing participant's media client.
     package var subscribers: [LoadSubscriber] { participants.compactMap(\.subscriber) }
+    /// Every publishing participant's media client.
+    var publishers: [LoadPublisher] { participants.compactMap(\.publisher) }
 
     var publisherCount: Int { participants.filter { $0.publisher != nil }.count }
     var subscriberCount: Int { participants.filter { $0.subscriber != nil }.count }

@@ -8,7 +8,8 @@ package protocol LoadTarget: Sendable {
     var name: String { get }
     /// The local address client sockets bind to (loopback for a server announcing loopback).
     var bindAddress: String { get }
-    /// Called once before anyone joins (Janus creates the rooms).
+    /// Called before anyone joins `rooms` (Janus creates them); again for rooms a run adds later
+    /// (`LoadRun.addRooms`).
     func prepare(rooms: [String], publishersPerRoom: Int) async throws
     /// Joins `room` as `uid`.
     func join(room: String, uid: String) async throws -> any LoadSession
