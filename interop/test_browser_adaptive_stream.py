@@ -2,10 +2,11 @@
 """Adaptive stream (the web SDK's `adaptiveStream` channel option, docs/sdk-web.md): a remote
 video's attached element picks the layer by its rendered size and is paused at the server while
 nothing shows it. A Chromium publisher sends its numbered test pattern (1280×720) as a VP8
-simulcast camera (camera_big 1280 wide, camera_small 320). A Chromium subscriber with
-`adaptiveStream: true` subscribes and attaches the track to a `<video>` 640 px wide: it decodes
-camera_big (inbound-rtp `frameWidth` 1280, frame numbers read from the pixels in order). The
-element shrinks to 160 px: camera_small arrives (320 wide). The element is hidden (`display:
+simulcast camera (camera_big 1280 wide, camera_medium 640, camera_small 320). A Chromium subscriber
+with `adaptiveStream: true` subscribes and attaches the track to a `<video>` 640 px wide: it
+decodes camera_medium (inbound-rtp `frameWidth` 640, frame numbers read from the pixels in order).
+The element grows to 1000 px: camera_big arrives (1280 wide); it shrinks to 160 px: camera_small
+(320 wide). The element is hidden (`display:
 none`): the SDK pauses the subscription (`set_layer` `none`), the subscriber's `framesReceived`
 stops growing and the server forwards no RTP packet (`srtc_sfu_worker_forwarded_packets_total`
 on /metrics: the subscriber is the only one). Shown again: frames come again, numbered in order,
@@ -141,8 +142,12 @@ def run(server, driver):
     expect(subscribed["ok"], f"the subscriber subscribed ({subscribed.get('error', 'ok')})")
     attached = viewer.run_async(ATTACH_JS, camera["id"], 640)
     expect(attached["ok"], f"the subscriber attached the track ({attached.get('error', 'ok')})")
-    wait_width(viewer, 1280, "a 640 px element")
-    ok(f"layers {camera['layers']}: a 640 px element gets camera_big (1280 wide), frame numbers in order")
+    wait_width(viewer, 640, "a 640 px element")
+    ok(f"layers {camera['layers']}: a 640 px element gets camera_medium (640 wide), frame numbers in order")
+
+    viewer.run("window.adaptiveVideo.style.width = '1000px';")
+    seconds = wait_width(viewer, 1280, "a 1000 px element")
+    ok(f"the element grew to 1000 px: camera_big (1280 wide) {seconds:.2f} s later, frame numbers in order")
 
     viewer.run("window.adaptiveVideo.style.width = '160px';")
     seconds = wait_width(viewer, 320, "a 160 px element")

@@ -50,6 +50,36 @@ def needed(tab):
     return events[-1]["args"][0]["layers"] if events else None
 
 
+def watched_only(publisher, viewer, layer, width, mime="video/vp8"):
+    """`viewer` decodes `layer` `width` wide, frame numbers in order, and the publisher is told that
+    only `layer` is needed; returns what it was told and the bytes each rid sent over 3 s after a
+    second more (what was on its way has left)."""
+    _, read = wait_size(viewer, width, layer, mime)
+    expect(read == sorted(read), f"{layer}: frame numbers in order ({read[:3]}…{read[-3:]})")
+    layers = publisher.wait_value(lambda: needed(publisher), lambda l: l == [layer], f"layers_needed [{layer}]", timeout=WAIT)
+    time.sleep(1)
+    sent = growth(publisher, 3)
+    print(f"  bytes sent in 3 s with only {layer} watched: {sent}")
+    return layers, sent
+
+
+def layer_back(publisher, viewer, camera, layer, rid, width):
+    """Asks for `layer`: rid `rid` must send again within a second (issue 30), and the viewer decode
+    `width` wide with the frame numbers in order."""
+    before = publisher.run_async(OUTBOUND_JS).get(rid, 0)
+    asked = time.time()
+    switched = viewer.call(f"await ch.setLayer('{camera['id']}', '{layer}');")
+    expect(switched["ok"], f"the subscriber asked for {layer} ({switched.get('error', 'ok')})")
+    wait_until(lambda: publisher.run_async(OUTBOUND_JS).get(rid, 0) > before, f"rid {rid} sending again", timeout=WAIT, interval=0.05)
+    back = time.time() - asked
+    expect(back <= 1.0, f"rid {rid} sends again within a second of the subscriber asking for {layer} ({back:.2f} s)")
+    count = len(frames(viewer))
+    read = viewer.wait_value(lambda: [f["n"] for f in frames(viewer)[count:] if f["w"] == width and f["n"] is not None],
+                             lambda n: len(n) >= 20, f"20 frames at {width}", timeout=WAIT)
+    expect(read == sorted(read), f"{layer}: frame numbers in order ({read[:3]}…{read[-3:]})")
+    ok(f"rid {rid} is back {back:.2f} s after set_layer {layer}; the subscriber decodes {width} wide, numbers in order")
+
+
 def run(server, driver):
     # No option: dynacast is on by default (docs/sdk-web.md).
     publisher = Tab.joined(driver, server, "the publisher", CHANNEL, "alice", JOIN_JS)
@@ -78,27 +108,12 @@ def run(server, driver):
     # Only the small layer: h stops.
     switched = viewer.call(f"await ch.setLayer('{camera['id']}', 'camera_small');")
     expect(switched["ok"], f"the subscriber asked for camera_small ({switched.get('error', 'ok')})")
-    _, read = wait_size(viewer, 320, "camera_small", "video/vp8")
-    expect(read == sorted(read), f"camera_small: frame numbers in order ({read[:3]}…{read[-3:]})")
-    layers = publisher.wait_value(lambda: needed(publisher), lambda l: l == ["camera_small"], "layers_needed [camera_small]", timeout=WAIT)
-    time.sleep(1)
-    sent = growth(publisher, 3)
-    print(f"  bytes sent in 3 s with only camera_small watched: {sent}")
+    layers, sent = watched_only(publisher, viewer, "camera_small", 320)
     expect(sent.get("h", 1) == 0 and sent.get("l", 0) > 0, f"the big encoding sends nothing, the small one sends ({sent})")
     ok(f"told {layers}: rid h's outbound-rtp bytes did not grow in 3 s while rid l's did")
 
     # The big layer again: h is back.
-    asked = time.time()
-    before = publisher.run_async(OUTBOUND_JS).get("h", 0)
-    switched = viewer.call(f"await ch.setLayer('{camera['id']}', 'camera_big');")
-    expect(switched["ok"], f"the subscriber asked for camera_big again ({switched.get('error', 'ok')})")
-    wait_until(lambda: publisher.run_async(OUTBOUND_JS).get("h", 0) > before, "rid h sending again", timeout=WAIT, interval=0.05)
-    back = time.time() - asked
-    expect(back <= 1.0, f"rid h sends again within a second of the subscriber asking ({back:.2f} s)")
-    frames_before = len(frames(viewer))
-    viewer.wait_value(lambda: [f for f in frames(viewer)[frames_before:] if f["w"] == 1280 and f["n"] is not None],
-                      lambda f: len(f) >= 20, "20 frames at 1280 again", timeout=WAIT)
-    ok(f"rid h is back {back:.2f} s after set_layer; the subscriber decodes 1280 wide again")
+    layer_back(publisher, viewer, camera, "camera_big", "h", 1280)
 
 
 def main():

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Web SDK media through the SFU: browser A publishes its fake camera as a simulcast track
-(rids h = camera_big, l = camera_small) and its fake microphone with `web/srtc.js`; browser B
+(Chromium's fake camera is 1280×720: rids h = camera_big, m = camera_medium, l = camera_small) and its fake microphone with `web/srtc.js`; browser B
 subscribes to both through a real srtc-server and must decode the video (`getStats()` inbound-rtp
 `framesDecoded > 0`) and receive the audio (`packetsReceived > 0`); then B switches
 `camera_small` → `camera_big` and must get `didSwitchLayer` (the server's `layer_switched`) and
@@ -10,7 +10,7 @@ with its button. Quality reports (one per second here) reach both browsers. Fina
 unsubscribe, unpublish (renegotiated), publishing again and leave are seen on the other side.
 
 It also checks the server's side of the SDP: the publish answer is ICE-lite and BUNDLE, receives
-simulcast `h;l`, and answers an unpublished (inactive) m-section inactive (RFC 3264 §6.1).
+simulcast `h;m;l`, and answers an unpublished (inactive) m-section inactive (RFC 3264 §6.1).
 
 The browser and the server run in a fresh network namespace with only loopback when
 `unshare -n` is allowed (as test_browser_echo.py does), so all media stays on 127.0.0.1.
@@ -109,15 +109,15 @@ def run(server, driver):
     expect(published["ok"], f"A published mic + simulcast camera ({published.get('error') or published.get('value')})")
     audio_id, video_id = published["value"][0]["id"], published["value"][1]["id"]
     sdp = tab_a.run("const pc = window.ch.peerConnections.publish; return {offer: pc.localDescription.sdp, answer: pc.remoteDescription.sdp};")
-    expect("a=simulcast:send h;l" in sdp["offer"] and "a=rid:h send" in sdp["offer"] and "a=rid:l send" in sdp["offer"],
-           "A's offer sends simulcast rids h;l (RFC 8853)")
-    expect("a=ice-lite" in sdp["answer"] and "a=simulcast:recv h;l" in sdp["answer"] and "a=group:BUNDLE" in sdp["answer"],
-           "the server's answer is ICE-lite, BUNDLE, and receives simulcast h;l")
+    expect("a=simulcast:send h;m;l" in sdp["offer"] and all(f"a=rid:{rid} send" in sdp["offer"] for rid in "hml"),
+           "A's offer sends simulcast rids h;m;l (RFC 8853)")
+    expect("a=ice-lite" in sdp["answer"] and "a=simulcast:recv h;m;l" in sdp["answer"] and "a=group:BUNDLE" in sdp["answer"],
+           "the server's answer is ICE-lite, BUNDLE, and receives simulcast h;m;l")
 
     # B sees both tracks and subscribes: camera at camera_small, mic.
     video = tab_b.wait_event("didAddTrack", lambda a: a[1]["track"] == video_id)[1]
-    expect(video["desc"] == "camera_big" and [l["desc"] for l in video["layers"]] == ["camera_big", "camera_small"],
-           "B got didAddTrack for alice's camera with layers camera_big, camera_small")
+    expect(video["desc"] == "camera_big" and [l["desc"] for l in video["layers"]] == ["camera_big", "camera_medium", "camera_small"],
+           "B got didAddTrack for alice's camera with layers camera_big, camera_medium, camera_small")
     tab_b.wait_event("didAddTrack", lambda a: a[1]["track"] == audio_id and a[1]["kind"] == "audio")
     ok("B got didAddTrack for alice's mic")
     for body in (f"await ch.subscribe('{video_id}', {{layer: 'camera_small'}});", f"await ch.subscribe('{audio_id}');"):

@@ -5,8 +5,9 @@ signaling request its sockets send (a wrapper around `WebSocket.prototype.send`)
 the exact requests the SDK makes as well as what the server answers. Beside
 test_browser_media.py (decoding through the SFU across windows, layers, the demo page), it checks:
 
-the publish request (mids, kinds, descs, simulcast layers h = camera_big / l = camera_small with
-sizes) and offer (sendonly, BUNDLE, rtcp-mux, `a=simulcast:send h;l`); track ids from the answer;
+the publish request (mids, kinds, descs, simulcast layers h = camera_big / m = camera_medium /
+l = camera_small with sizes, the fake camera being 1280×720) and offer (sendonly, BUNDLE,
+rtcp-mux, `a=simulcast:send h;m;l`); track ids from the answer;
 subscriber offers answered recvonly and their tracks bound by msid (`trackDidBindRtcTrack`); decoded
 video and received audio in `getStats()`; the receive status; the newest revision answered;
 `didSwitchLayer`; mute seen as `didUpdateTrack`; an unsubscribed m-section turns inactive and is
@@ -119,17 +120,18 @@ def run(server, driver):
     expect([(t["mid"], t["kind"], t["desc"], t["muted"]) for t in tracks] == [("0", "audio", "mic", False), ("1", "video", "camera_big", False)],
            "publish request: tracks by mid 0 (audio, mic) and 1 (video, camera_big)")
     layers = tracks[1]["layers"]
-    expect([(l["rid"], l["desc"]) for l in layers] == [("h", "camera_big"), ("l", "camera_small")]
-           and layers[0]["width"] == 4 * layers[1]["width"] and layers[0]["height"] == 4 * layers[1]["height"] and layers[1]["width"] > 0,
-           f"publish request: layers h = camera_big {layers[0]['width']}x{layers[0]['height']}, l = camera_small {layers[1]['width']}x{layers[1]['height']}")
-    expect("a=simulcast:send h;l" in offer and "a=rid:h send" in offer and "a=rid:l send" in offer,
-           "publish offer: a=simulcast:send h;l with a=rid lines (RFC 8853)")
+    expect([(l["rid"], l["desc"]) for l in layers] == [("h", "camera_big"), ("m", "camera_medium"), ("l", "camera_small")]
+           and layers[0]["width"] == 2 * layers[1]["width"] == 4 * layers[2]["width"] and layers[0]["height"] == 4 * layers[2]["height"]
+           and layers[2]["width"] > 0,
+           f"publish request: layers h, m, l at {[(l['width'], l['height']) for l in layers]}")
+    expect("a=simulcast:send h;m;l" in offer and all(f"a=rid:{rid} send" in offer for rid in "hml"),
+           "publish offer: a=simulcast:send h;m;l with a=rid lines (RFC 8853)")
     expect("a=group:BUNDLE 0 1" in offer and offer.count("a=rtcp-mux") == 2 and offer.count("a=sendonly") == 2,
            "publish offer: BUNDLE 0 1, rtcp-mux, both m-sections sendonly")
 
     # Subscribe to both in a burst.
     video = page.wait_for("bob", "didAddTrack", lambda a: a[1]["track"] == video_id)[1]
-    expect([l["desc"] for l in video["layers"]] == ["camera_big", "camera_small"], "bob got didAddTrack for the simulcast camera")
+    expect([l["desc"] for l in video["layers"]] == ["camera_big", "camera_medium", "camera_small"], "bob got didAddTrack for the simulcast camera")
     page.wait_for("bob", "didAddTrack", lambda a: a[1]["track"] == audio_id)
     result = page.call(f"await Promise.all([bob.subscribe('{video_id}', {{layer: 'camera_small'}}), bob.subscribe('{audio_id}')]);")
     expect(result["ok"], f"bob subscribed to camera (camera_small) and mic ({result.get('error', 'ok')})")

@@ -2,8 +2,8 @@
 """VP9 and AV1 sent as simulcast (issue 30: "simulcast of VP9/AV1 works too"), not as one scalable
 stream. For each codec, a Chromium publisher joined with `preferredVideoCodec` set to it sends its
 numbered test pattern (a 1280×720 canvas) as a simulcast camera (`simulcast: true`: rid h =
-camera_big 1280×720, rid l = camera_small 320×180, each encoding in that codec: `outbound-rtp`
-codec per rid). Two Chromium subscribers, each in a window of its own, ask for camera_big and
+camera_big 1280×720, rid m = camera_medium 640×360, rid l = camera_small 320×180, each encoding in
+that codec: `outbound-rtp` codec per rid). Two Chromium subscribers, each in a window of its own, ask for camera_big and
 camera_small: each decodes the codec (`inbound-rtp` codec) at its own size (`frameWidth` 1280 and
 320) with the frame numbers read from the pixels in order, and the small one receives fewer bytes
 over the same seconds. Then the small subscriber switches up to camera_big and back down
@@ -55,8 +55,8 @@ def run_simulcast(server, driver, codec, prefer=True):
     """)
     expect(published["ok"], f"the publisher published a simulcast camera ({published.get('error', 'ok')})")
     camera = published["value"]
-    expect((camera["codec"] or "").lower() == codec and camera["layers"] == ["camera_big", "camera_small"],
-           f"the camera is published as {name} simulcast, layers camera_big and camera_small ({camera})")
+    expect((camera["codec"] or "").lower() == codec and camera["layers"] == ["camera_big", "camera_medium", "camera_small"],
+           f"the camera is published as {name} simulcast, layers camera_big, camera_medium and camera_small ({camera})")
 
     big, small = watch_big_and_small(driver, server, channel, camera["id"], mime, name)
 

@@ -151,13 +151,9 @@ def switch_up_and_down(small, track_id, mime, codec_name):
        f"freezes {after['freezes'] - before_switches['freezes']} ({frozen:.2f} s), key frames {after['keyFrames']}, PLIs {after['plis']}, NACKs {after['nacks']}")
 
 
-def run_svc(server, driver, codec, channel, record_dir=None):
-    """The SVC checks for `codec` ('vp9' or 'av1', published with `L3T3_KEY`) in `channel`; with
-    `record_dir`, also the Swift participant's recording of camera_big there (libvpx for VP9,
-    dav1d for AV1)."""
-    codec_name = codec.upper()
-    mime = "video/" + codec
-    publisher = Tab.joined(driver, server, "the publisher", channel, "alice", JOIN_JS, {"preferredVideoCodec": codec})
+def publish_scalable(publisher, codec):
+    """Publishes `publisher`'s numbered 1280×720 pattern as one `L3T3_KEY` stream of `codec`: the
+    track (id, codec, layers), checked to be that codec with three spatial layers."""
     publisher.run(BIG_PATTERN_JS)
     published = publisher.call("""
       const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera_big', scalabilityMode: 'L3T3_KEY'}]);
@@ -166,7 +162,18 @@ def run_svc(server, driver, codec, channel, record_dir=None):
     expect(published["ok"], f"the publisher published its numbered camera ({published.get('error', 'ok')})")
     camera = published["value"]
     expect((camera["codec"] or "").lower() == codec and camera["layers"] == ["camera_big", "camera_medium", "camera_small"],
-           f"the camera is published as {codec_name} with three spatial layers ({camera})")
+           f"the camera is published as {codec.upper()} with three spatial layers ({camera})")
+    return camera
+
+
+def run_svc(server, driver, codec, channel, record_dir=None):
+    """The SVC checks for `codec` ('vp9' or 'av1', published with `L3T3_KEY`) in `channel`; with
+    `record_dir`, also the Swift participant's recording of camera_big there (libvpx for VP9,
+    dav1d for AV1)."""
+    codec_name = codec.upper()
+    mime = "video/" + codec
+    publisher = Tab.joined(driver, server, "the publisher", channel, "alice", JOIN_JS, {"preferredVideoCodec": codec})
+    camera = publish_scalable(publisher, codec)
 
     big, small = watch_big_and_small(driver, server, channel, camera["id"], mime, codec_name)
     sent = publisher.run_async(OUTBOUND_JS)

@@ -137,14 +137,16 @@ actor EgressSupervisor {
         return worker
     }
 
-    /// A hidden channel token for a worker, signed with the app's key.
+    /// A hidden channel token for a worker, signed with the app's key. A worker that publishes
+    /// (composite, ingress) is a server publisher: `--video-codecs` does not apply to it.
     /// - Parameter hidden: false for an ingress, whose user the channel must see.
     func workerToken(appId: String, key: ChannelKey, uid: String, publish: Bool, hidden: Bool = true) throws(EgressError) -> String {
         guard let app = apps.app(id: appId) else { throw EgressError(.internalError, "unknown app \(appId)") }
         let now = Int64(Date().timeIntervalSince1970)
         // A day: a longer task is restarted with a fresh token when this one expires.
         let claims = TokenClaims(iss: appId, sub: uid, iat: now, nbf: now - 5, exp: now + 86_400, jti: SecureRandom.string(count: 16),
-                                 grant: ChannelGrant(channel: key.name, publish: publish, subscribe: true, publishData: false, hidden: hidden))
+                                 grant: ChannelGrant(channel: key.name, publish: publish, subscribe: true, publishData: false, hidden: hidden,
+                                                     serverPublisher: publish))
         return AccessToken.sign(claims, key: app.appKey)
     }
 

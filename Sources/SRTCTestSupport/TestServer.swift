@@ -55,11 +55,14 @@ public final class TestServer: Sendable {
 
     /// A token signed with the test app's key; `hidden`: a participant that is no user, as the
     /// server's egress workers are (meeting channels do not gate it).
+    /// `serverPublisher`: as the tokens the server mints for its publishing workers (composite,
+    /// ingress), which `--video-codecs` does not narrow.
     public func token(uid: String, channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true,
-               lifetime: Int64 = 3600, nbfOffset: Int64 = 0, hidden: Bool = false) -> String {
+               lifetime: Int64 = 3600, nbfOffset: Int64 = 0, hidden: Bool = false, serverPublisher: Bool = false) -> String {
         let now = Int64(Date().timeIntervalSince1970)
         return AccessToken.sign(TokenClaims(iss: Self.appId, sub: uid, iat: now, nbf: now + nbfOffset, exp: now + lifetime, jti: UUID().uuidString,
-                                            grant: ChannelGrant(channel: channel, publish: publish, subscribe: subscribe, publishData: publishData, hidden: hidden)),
+                                            grant: ChannelGrant(channel: channel, publish: publish, subscribe: subscribe, publishData: publishData, hidden: hidden,
+                                                                serverPublisher: serverPublisher)),
                                 key: Self.appKey)
     }
 

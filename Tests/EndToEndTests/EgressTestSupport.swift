@@ -23,7 +23,8 @@ final class EgressTestServer: Sendable {
 
     /// - Parameter tls: a certificate and key to serve HTTPS/WSS with.
     init(maxTasks: Int = 8, recordingDir: String? = nil, webhookURL: String? = nil, modules: [ServerModuleFactory] = [],
-         tls: (certificate: String, key: String)? = nil, ingressPorts: ClosedRange<UInt16>? = nil) throws {
+         tls: (certificate: String, key: String)? = nil, ingressPorts: ClosedRange<UInt16>? = nil,
+         videoCodecs: VideoCodecPreference = .offerOrder) throws {
         let directory = try TemporaryDirectory(prefix: "srtc-egress")
         self.directory = directory
         server = try TestServer(webhookURL: webhookURL, modules: modules + [EgressModule.factory]) { config in
@@ -32,6 +33,7 @@ final class EgressTestServer: Sendable {
             config.http.tlsCert = tls?.certificate
             config.http.tlsKey = tls?.key
             config.egress.ingressPorts = ingressPorts
+            config.media.videoCodecs = videoCodecs
         }
     }
 

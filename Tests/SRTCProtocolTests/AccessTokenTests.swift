@@ -125,6 +125,7 @@ import TestRandom
     @Test(arguments: [
         TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c", publish: false)),
         TokenClaims(iss: "a", sub: "mcu", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c", publishData: false, hidden: true)),
+        TokenClaims(iss: "a", sub: "mcu", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c", hidden: true, serverPublisher: true)),
         TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", member: MemberGrant(nickname: "Li \"Lei\"\n\\ 李雷 \u{1}")),
         TokenClaims(iss: "a", sub: "u", iat: -1, nbf: 0, exp: Int64.max, jti: "", member: MemberGrant(nickname: nil)),
         TokenClaims(iss: "a", sub: "u", iat: 1, nbf: 2, exp: 3, jti: "j", im: IMGrant(nickname: "Bob \"B\"")),
@@ -151,5 +152,14 @@ import TestRandom
         let old = #"{"channel":"c","publish":true,"publish_data":false,"subscribe":true}"#
         #expect(try JSONDecoder().decode(ChannelGrant.self, from: Data(old.utf8)) == ChannelGrant(channel: "c", publishData: false))
         #expect(try String(decoding: JSONEncoder().encode(ChannelGrant(channel: "c")), as: UTF8.self).contains("hidden") == false)
+    }
+
+    @Test func aServerPublisherGrantIsWrittenOnlyWhenSetAndReadAsFalseWhenAbsent() throws {
+        let worker = TokenClaims(iss: "a", sub: "mcu", iat: 1, nbf: 2, exp: 3, jti: "j", grant: ChannelGrant(channel: "c", serverPublisher: true))
+        #expect(String(decoding: worker.jsonBytes, as: UTF8.self)
+            == #"{"exp":3,"grant":{"channel":"c","publish":true,"publish_data":true,"server_publisher":true,"subscribe":true},"iat":1,"iss":"a","jti":"j","nbf":2,"sub":"mcu"}"#)
+        let old = #"{"channel":"c","publish":true,"publish_data":true,"subscribe":true}"#
+        #expect(try JSONDecoder().decode(ChannelGrant.self, from: Data(old.utf8)).serverPublisher == false)
+        #expect(try String(decoding: JSONEncoder().encode(ChannelGrant(channel: "c")), as: UTF8.self).contains("server_publisher") == false)
     }
 }

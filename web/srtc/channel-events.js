@@ -176,7 +176,10 @@ export function trackRemoved(ch, trackId, uid) {
 /**
  * Dynacast: the encodings of `local` (a simulcast camera) whose layer nobody needs go inactive
  * (`RTCRtpSender.setParameters`, the encoder stops), the others active. A scalable (SVC) camera's
- * one encoding goes inactive only when no layer is needed. Changes run one at a time per track.
+ * one encoding sends the spatial layers up to the best one needed and no more: its
+ * `scalabilityMode` gets that many spatial layers (`L3T3_KEY` → `L2T3_KEY` → `L1T3`) and
+ * `scaleResolutionDownBy` makes the top one the needed layer's size (so spatial layer 0 stays
+ * camera_small); it goes inactive when no layer is needed. Changes run one at a time per track.
  */
 function applyNeededLayers(ch, local, layers) {
   const sender = local.sender;
@@ -185,13 +188,50 @@ function applyNeededLayers(ch, local, layers) {
     const parameters = sender.getParameters();
     if (!parameters.encodings?.length) return;
     let changed = false;
+    const scalable = local.scalabilityMode && parameters.encodings.length === 1 && local.layers.length > 1;
     for (const encoding of parameters.encodings) {
       const desc = encoding.rid ? local.layers.find((l) => l.rid === encoding.rid)?.desc : null;
       const active = desc ? layers.includes(desc) : layers.length > 0;
       if (encoding.active !== active) { encoding.active = active; changed = true; }
     }
+    const shape = scalable ? spatialShape(local, layers) : null;
+    if (shape) {
+      const [encoding] = parameters.encodings;
+      if (encoding.scalabilityMode !== shape.scalabilityMode || (encoding.scaleResolutionDownBy ?? 1) !== shape.scale) {
+        encoding.scalabilityMode = shape.scalabilityMode;
+        encoding.scaleResolutionDownBy = shape.scale;
+        try {
+          await sender.setParameters(parameters);
+        } catch (e) {
+          // A browser that cannot change the mode while sending keeps its spatial layers as they are.
+          ch._log('warn', `dynacast cannot send ${shape.scalabilityMode}: ${e.message}`);
+          if (changed) {
+            const again = sender.getParameters();
+            for (const e of again.encodings) e.active = true;
+            await sender.setParameters(again);
+          }
+        }
+        changed = false;
+      }
+    }
     if (changed) await sender.setParameters(parameters);
     ch._log('debug', `dynacast ${local.id}: ${layers.join(',') || 'none'} needed`);
   };
   local._dynacast = (local._dynacast ?? Promise.resolve()).then(run, run).catch((e) => ch._log('warn', `dynacast failed: ${e.message}`));
+}
+
+/**
+ * The shape of a scalable camera's one encoding when `layers` are needed: the spatial layers up to
+ * the best needed one (`local.layers` best first: index 0 is the top spatial layer). Null when
+ * none is needed (the encoding goes inactive instead).
+ */
+function spatialShape(local, layers) {
+  const count = local.layers.length;
+  const best = local.layers.findIndex((l) => layers.includes(l.desc));
+  if (best < 0) return null;
+  const spatial = count - best;
+  const match = /^L(\d)T(\d)(.*)$/.exec(local.scalabilityMode);
+  if (!match) return null;
+  const scalabilityMode = spatial === Number(match[1]) ? local.scalabilityMode : `L${spatial}T${match[2]}${spatial > 1 ? match[3] : ''}`;
+  return { scalabilityMode, scale: 2 ** best };
 }

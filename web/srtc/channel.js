@@ -202,8 +202,8 @@ export class SRTCChannel extends Emitter {
    * Publishes a browser track. Others get `didAddTrack`.
    * @param {MediaStreamTrack} mediaStreamTrack from `getUserMedia`, `getDisplayMedia` or a canvas.
    * @param {{desc?: string, simulcast?: boolean, scalabilityMode?: string, muted?: boolean}} options `desc` defaults to
-   *   `mic` (audio) or `camera_big` (video); `simulcast` sends the camera as layers `camera_big` (rid h)
-   *   and `camera_small` (rid l); `scalabilityMode` (`'L3T3_KEY'`, `'L2T3'`…, with VP9 or AV1) sends one
+   *   `mic` (audio) or `camera_big` (video); `simulcast` sends the camera as layers `camera_big` (rid h),
+   *   `camera_medium` (rid m, a capture of 960 pixels or more) and `camera_small` (rid l); `scalabilityMode` (`'L3T3_KEY'`, `'L2T3'`…, with VP9 or AV1) sends one
    *   scalable stream whose spatial layers are the track's layers (`camera_big`, `camera_medium`, `camera_small`).
    * @returns {Promise<LocalTrack>}
    */
@@ -249,7 +249,7 @@ export class SRTCChannel extends Emitter {
    * Subscribes to a remote track; its `MediaStreamTrack` arrives with `trackDidBindRtcTrack`
    * (and the track's own `didBindRtcTrack`).
    * @param {string|RemoteTrack} track the track or its id.
-   * @param {{layer?: string}} options `layer`: `camera_big` or `camera_small` for a simulcast camera.
+   * @param {{layer?: string}} options `layer`: `camera_big`, `camera_medium` or `camera_small` for a simulcast camera.
    * @returns {Promise<RemoteTrack>}
    */
   async subscribe(track, { layer } = {}) {

@@ -46,7 +46,7 @@ export const ConnectionState = Object.freeze({
 });
 
 /** Simulcast rids and the layer each one is (docs/protocol.md, `publish`). */
-export const SIMULCAST_RIDS = Object.freeze({ h: TrackDesc.cameraBig, l: TrackDesc.cameraSmall });
+export const SIMULCAST_RIDS = Object.freeze({ h: TrackDesc.cameraBig, m: 'camera_medium', l: TrackDesc.cameraSmall });
 
 /**
  * Deep copy of server JSON with snake_case keys turned camelCase (`joined_at` → `joinedAt`).

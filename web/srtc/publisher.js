@@ -6,8 +6,15 @@ import { asSRTCError } from './errors.js';
 import { SIMULCAST_RIDS } from './models.js';
 import { retireConnection } from './path-monitor.js';
 
-/** Bitrates of the simulcast layers, bits per second (`h` full size, `l` a quarter of each side). */
-const LAYER_BITRATES = { h: 1_500_000, l: 200_000 };
+/** Bitrates of the simulcast layers, bits per second (`h` full size, `m` half, `l` a quarter of each side). */
+const LAYER_BITRATES = { h: 1_500_000, m: 500_000, l: 200_000 };
+/** How much smaller each simulcast layer is than the capture, per side. */
+const LAYER_SCALES = { h: 1, m: 2, l: 4 };
+/**
+ * A capture whose longer side has at least this many pixels is sent as three simulcast layers
+ * (1280×720: 1280×720, 640×360, 320×180, as LiveKit sends it), a smaller one as two (`h`, `l`).
+ */
+const THREE_LAYERS_FROM = 960;
 
 export class Publisher {
   #channel;
@@ -61,10 +68,8 @@ export class Publisher {
           if (!t.transceiver) {
             const init = { direction: 'sendonly', streams: [new MediaStream([t.mediaStreamTrack])] };
             if (t.simulcast) {
-              init.sendEncodings = [
-                { rid: 'h', maxBitrate: LAYER_BITRATES.h },
-                { rid: 'l', maxBitrate: LAYER_BITRATES.l, scaleResolutionDownBy: 4 },
-              ];
+              init.sendEncodings = simulcastLayers(t.mediaStreamTrack).map(({ rid, maxBitrate }) =>
+                (LAYER_SCALES[rid] > 1 ? { rid, maxBitrate, scaleResolutionDownBy: LAYER_SCALES[rid] } : { rid, maxBitrate }));
               // VP9 and AV1 encodings without a scalabilityMode are not simulcast in Chromium 156:
               // a camera_small subscriber got 1280-wide video of either codec (VP9: one two-layer
               // SVC stream on rid h; interop/test_browser_svc_codec_simulcast.py). A one-spatial-layer
@@ -282,7 +287,12 @@ export class Publisher {
   /** A spare transceiver of `t`'s kind and encodings (simulcast or not), now sending `t`; or null. */
   async #reuseSpare(t) {
     const simulcast = Boolean(t.simulcast);
-    const index = this.#spares.findIndex((s) => s.receiver.track.kind === t.kind && (s.sender.getParameters().encodings.length > 1) === simulcast);
+    // A simulcast camera takes a spare with as many encodings as its capture size calls for.
+    const count = simulcast ? simulcastLayers(t.mediaStreamTrack).length : 1;
+    const index = this.#spares.findIndex((s) => {
+      const encodings = s.sender.getParameters().encodings.length;
+      return s.receiver.track.kind === t.kind && (encodings > 1) === simulcast && (!simulcast || encodings === count);
+    });
     if (index < 0) return null;
     const [transceiver] = this.#spares.splice(index, 1);
     await transceiver.sender.replaceTrack(t.mediaStreamTrack);
@@ -307,15 +317,20 @@ function encodingInit(e) {
   return init;
 }
 
-/** The `layers` of a simulcast camera: `h` = camera_big at the capture size, `l` = camera_small at a quarter. */
+/**
+ * The `layers` of a simulcast camera, best first: `h` = camera_big at the capture size,
+ * `m` = camera_medium at half each side (a capture of at least 960 pixels on its longer side),
+ * `l` = camera_small at a quarter.
+ */
 export function simulcastLayers(mediaStreamTrack) {
   const settings = mediaStreamTrack.getSettings?.() ?? {};
   const width = settings.width ?? 1280;
   const height = settings.height ?? 720;
-  return [
-    { rid: 'h', desc: SIMULCAST_RIDS.h, width, height, maxBitrate: LAYER_BITRATES.h },
-    { rid: 'l', desc: SIMULCAST_RIDS.l, width: Math.round(width / 4), height: Math.round(height / 4), maxBitrate: LAYER_BITRATES.l },
-  ];
+  const rids = Math.max(width, height) >= THREE_LAYERS_FROM ? ['h', 'm', 'l'] : ['h', 'l'];
+  return rids.map((rid) => ({
+    rid, desc: SIMULCAST_RIDS[rid], width: Math.round(width / LAYER_SCALES[rid]), height: Math.round(height / LAYER_SCALES[rid]),
+    maxBitrate: LAYER_BITRATES[rid],
+  }));
 }
 
 /**

@@ -15,7 +15,7 @@ export class LocalTrack extends Emitter {
     this.kind = mediaStreamTrack.kind;
     /** `mic`, `camera_big`, `screen` or a custom description. */
     this.desc = desc;
-    /** Whether the camera is sent as two simulcast layers (`h` = camera_big, `l` = camera_small). */
+    /** Whether the camera is sent as simulcast layers (`h` = camera_big, `m` = camera_medium from 960 pixels up, `l` = camera_small). */
     this.simulcast = simulcast;
     /** The SVC mode of a scalable camera (`'L3T3_KEY'`): one stream whose spatial layers are `layers`; or null. */
     this.scalabilityMode = scalabilityMode;

@@ -109,7 +109,10 @@ struct AV1LayerSelector: Sendable {
     /// (with `L3T3_KEY`, a key frame): the consumer asks the publisher for one.
     var needsKeyFrame: Bool {
         guard targetSpatial != nil else { return false }
-        return currentTarget == nil || pendingTarget != nil
+        guard let pending = pendingTarget else { return currentTarget == nil }
+        // A change of temporal layer alone waits for a switch indication (a TL0 frame), which
+        // comes within the temporal pattern without a key frame.
+        return currentTarget == nil || Int(targets.spatial[pending]) != currentSpatial
     }
 
     /// Whether the decode target the targets call for is of a higher spatial layer than the one
@@ -126,8 +129,9 @@ struct AV1LayerSelector: Sendable {
     /// (beyond key pictures): the decode target chosen for `layer` contains the one for `lower`.
     /// False with `L3T3_KEY`, true with `L3T3`; true before any structure (the safe estimate).
     func spatialLayer(_ layer: Int, includes lower: Int, active: UInt32) -> Bool {
-        guard targets.count > 0, let upper = targets.best(spatial: layer, temporal: targetTemporal, active: active),
-              let below = targets.best(spatial: lower, temporal: targetTemporal, active: active) else { return true }
+        // Judged at the top temporal layer: the spatial layers' relation does not depend on it.
+        guard targets.count > 0, let upper = targets.best(spatial: layer, temporal: 7, active: active),
+              let below = targets.best(spatial: lower, temporal: 7, active: active) else { return true }
         return targets.contained[upper] >> UInt32(below) & 1 == 1
     }
 

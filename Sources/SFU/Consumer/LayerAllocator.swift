@@ -29,7 +29,14 @@
 ///   transport-cc probe asks for at most `probeStep` times the estimate (a higher goal is reached
 ///   in steps), so a probe that fails overfills the bottleneck's queue by little.
 ///
-/// Layers are spatial indices, 0 the lowest.
+/// - Temporal layers go before spatial ones: a consumer that can drop temporal layers (VP9, AV1
+///   SVC) is allocated on its ladder of (spatial, temporal) steps, `spatial * temporalLayers +
+///   temporal`, each costing what that subscriber receives there. A budget short of the held step
+///   takes the highest step that fits: the same spatial layer at 15 fps, then 7.5 fps (L?T3),
+///   before the next spatial layer down; raising may pass over steps that do not fit to a higher spatial layer's lower frame rate
+///   that does (it can cost less than the top frame rate of the layer below).
+///
+/// Layers are spatial indices, 0 the lowest (ladder steps for a demand with `temporalLayers` > 1).
 struct LayerAllocator: Sendable {
     // MARK: - Types
 
@@ -105,6 +112,9 @@ struct LayerAllocator: Sendable {
         var layerBitrates: [Int]
         /// Whether the consumer is paused for bandwidth now (`Decision.paused`).
         var paused = false
+        /// Temporal layers per spatial layer: above 1, the layers are the consumer's ladder of
+        /// (spatial, temporal) steps, `spatial * temporalLayers + temporal`.
+        var temporalLayers = 1
     }
 
     /// What the transport knows this round.
@@ -341,15 +351,23 @@ struct LayerAllocator: Sendable {
         while changed {
             changed = false
             for (index, demand) in demands.enumerated() where !paused[index] {
-                guard let layer = targets[index], let cap = Self.ceiling(demand),
-                      let next = Self.nextActive(demand, above: layer), next <= cap else { continue }
-                let extra = cost(demand, next) - cost(demand, layer)
-                let keeping = (demand.current ?? -1) >= next
-                let need = keeping ? extra : Int((Double(extra) * configuration.upgradeHeadroom).rounded(.up))
-                guard remaining >= need else { continue }
-                targets[index] = next
-                remaining -= extra
-                changed = true
+                guard let layer = targets[index], let cap = Self.ceiling(demand) else { continue }
+                var candidate = Self.nextActive(demand, above: layer)
+                while let next = candidate, next <= cap {
+                    let extra = cost(demand, next) - cost(demand, layer)
+                    let keeping = (demand.current ?? -1) >= next
+                    let need = keeping ? extra : Int((Double(extra) * configuration.upgradeHeadroom).rounded(.up))
+                    if remaining >= need {
+                        targets[index] = next
+                        remaining -= extra
+                        changed = true
+                        break
+                    }
+                    // On a ladder the next spatial layer at its lowest frame rate may cost less than
+                    // the top frame rate of this one: it is tried too (LiveKit's order). Simulcast
+                    // layers cost more the higher they are: the first that does not fit ends it.
+                    candidate = demand.temporalLayers > 1 ? Self.nextActive(demand, above: next) : nil
+                }
             }
         }
         return (targets, paused)

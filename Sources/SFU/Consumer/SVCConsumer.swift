@@ -12,7 +12,8 @@ import RTCWire
 ///
 /// The target spatial layer is the subscriber's preferred one, lowered and raised by the
 /// transport's allocation (`LayerAllocator`, as for simulcast), and never above the layers the
-/// stream carries (`SpatialLayerMeter.count`). While the selector waits for a frame where it can
+/// stream carries (`SpatialLayerMeter.count`); the allocation also lowers the temporal layer
+/// (frame rate) when the budget is short, before it lowers the spatial one. While the selector waits for a frame where it can
 /// switch (a key picture with `L3T3_KEY`), the publisher is asked for a key frame, and again every
 /// second; also at once when the decode target being forwarded goes off at the publisher (its
 /// descriptors' active decode targets mask: dynacast paused that spatial layer) and the one it
@@ -22,6 +23,8 @@ final class SVCConsumer: Consumer {
     private(set) var preferredLayer: Int
     private(set) var targetLayer: Int?
     private(set) var isPausedForBandwidth = false
+    /// The highest temporal layer to forward, set by the allocation; nil: all.
+    private(set) var targetTemporalLayer: Int?
     /// AV1 with the Dependency Descriptor; else VP9.
     private let isAV1: Bool
     private var vp9: VP9LayerSelector
@@ -175,6 +178,17 @@ final class SVCConsumer: Consumer {
 
     func setPreferred(_ layer: Int) { preferredLayer = layer }
 
+    /// Sets the highest temporal layer to forward: lower from the next picture (VP9) or frame
+    /// that leaves the dropped layers out (AV1); higher from the next frame that allows it (a TL0
+    /// picture or switching-up point; a switch indication), no key frame needed.
+    func setTemporalTarget(_ temporal: Int, now: Int64) {
+        let wanted: Int? = temporal >= producer.spatialLayers.temporalCount - 1 ? nil : max(temporal, 0)
+        guard wanted != targetTemporalLayer else { return }
+        targetTemporalLayer = wanted
+        vp9.targetTemporal = wanted ?? 7
+        av1.targetTemporal = wanted ?? 7
+    }
+
     /// Stops sending from the next picture; says so at once with a switch to `LayerSwitch.pausedLayer`.
     func pauseForBandwidth(now: Int64) {
         guard !isPausedForBandwidth else { return }
@@ -210,6 +224,8 @@ final class SVCConsumer: Consumer {
 extension SVCConsumer: LayeredConsumer {
     var heldLayer: Int? { targetLayer ?? currentSpatialLayer }
     var forwardedLayer: Int? { currentSpatialLayer }
+    var temporalLayers: Int { producer.spatialLayers.temporalCount }
+    var heldTemporalLayer: Int { targetTemporalLayer ?? temporalLayers - 1 }
 
     /// Each spatial layer's cost to this subscriber: with the layers below it for VP9 (they are
     /// forwarded too), and for AV1 only those its decode target holds.
@@ -217,5 +233,13 @@ extension SVCConsumer: LayeredConsumer {
         guard isAV1 else { return producer.spatialLayers.cumulativeBitrates(now: now) }
         let active = producer.activeDecodeTargets
         return producer.spatialLayers.bitrates(now: now) { layer, lower in av1.spatialLayer(layer, includes: lower, active: active) }
+    }
+
+    /// Each (spatial, temporal) step's cost to this subscriber, as `layerBitrates` with only the
+    /// temporal layers up to the step's.
+    func ladderBitrates(now: Int64) -> [Int] {
+        guard isAV1 else { return producer.spatialLayers.ladderBitrates(now: now) { layer, lower in lower <= layer } }
+        let active = producer.activeDecodeTargets
+        return producer.spatialLayers.ladderBitrates(now: now) { layer, lower in av1.spatialLayer(layer, includes: lower, active: active) }
     }
 }

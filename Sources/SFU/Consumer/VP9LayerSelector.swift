@@ -11,7 +11,9 @@ import RTCMedia
 ///   the next layer that needs no earlier picture (P = 0): its inter-layer reference, the layer
 ///   below in the same picture, has just been forwarded. With `L3T3_KEY` that is a key picture; a
 ///   start (no layer yet) waits for a key picture's base layer.
-/// - The temporal layer goes up at a switching-up point (U) of a higher layer, or at a key picture.
+/// - The temporal layer goes up at a switching-up point (U) of a higher layer, at a TL0 picture
+///   (the allocation raises it there: TL1 and TL2 frames after it refer only to it and to each
+///   other in L?T3), or at a key picture.
 /// - Both go **down** at a picture boundary (a new RTP timestamp): the picture being sent is finished.
 /// - The last kept packet of each picture carries the RTP marker: the end (E) of the highest
 ///   spatial layer kept (in a key picture that raises the layer, the new one), or the publisher's
@@ -87,6 +89,10 @@ struct VP9LayerSelector: Sendable, Equatable {
             if let current = currentSpatial, spatial <= current, temporal > currentTemporal, temporal <= targetTemporal,
                descriptor.switchingUpPoint {
                 currentTemporal = temporal
+            } else if temporal == 0, spatial == 0, currentTemporal < targetTemporal, !keyPicture {
+                // A TL0 picture: the frames of every higher temporal layer after it refer to it or
+                // to each other, not to the frames before it that were dropped.
+                currentTemporal = targetTemporal
             }
         }
         guard let current = currentSpatial, spatial <= current, temporal <= currentTemporal else { return .drop }

@@ -131,7 +131,7 @@ final class Producer {
             if let descriptor = vp9Descriptor {
                 // N_S + 1 from a scalability structure (RFC 9628 §4.2.1).
                 let declared = descriptor.scalabilityStructureRange.map { Int(payload[$0.lowerBound] >> 5) + 1 }
-                spatialLayers.received(layer: Int(descriptor.spatialLayer), declaredCount: declared, size: view.bytes.count, now: now)
+                spatialLayers.received(layer: Int(descriptor.spatialLayer), temporal: Int(descriptor.temporalLayer), declaredCount: declared, size: view.bytes.count, now: now)
             }
         } else if isAV1 {
             isKeyFrame = AV1.isKeyFrame(payload: payload)
@@ -167,7 +167,7 @@ final class Producer {
         dependencyDescriptor = descriptor
         activeDecodeTargets = stream.dependencyDescriptors!.activeDecodeTargets
         let declared = descriptor.carriesStructure ? stream.dependencyDescriptors!.structure?.spatialLayerCount : nil
-        spatialLayers.received(layer: Int(descriptor.spatialID), declaredCount: declared, size: view.bytes.count, now: now)
+        spatialLayers.received(layer: Int(descriptor.spatialID), temporal: Int(descriptor.temporalID), declaredCount: declared, size: view.bytes.count, now: now)
     }
 
     // MARK: - Control

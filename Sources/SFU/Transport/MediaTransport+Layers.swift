@@ -17,7 +17,8 @@ extension MediaTransport {
         return bandwidth.estimate
     }
 
-    /// Re-chooses the target layer of every layered consumer (simulcast, VP9 SVC), and starts or stops a probe.
+    /// Re-chooses the target layer of every layered consumer (simulcast; VP9 and AV1 SVC, spatial and
+    /// temporal), and starts or stops a probe.
     /// - Parameter cause: reported if a consumer's target changes.
     func allocateLayers(now: Int64, cause: LayerSwitchCause) {
         var simulcast: [any LayeredConsumer] = []
@@ -47,11 +48,19 @@ extension MediaTransport {
             overusing: transportCC && bandwidth.overusing,
             probeDelivered: bandwidth.probeDelivered,
             reportedLoss: reportedLoss, transportCC: transportCC)
-        let demands = simulcast.map { consumer in
-            LayerAllocator.Demand(
-                id: ObjectIdentifier(consumer).hashValue, preferred: consumer.preferredLayer,
-                current: consumer.isPausedForBandwidth ? nil : consumer.heldLayer,
-                layerBitrates: consumer.layerBitrates(now: now), paused: consumer.isPausedForBandwidth)
+        // Consumers that can drop temporal layers (VP9, AV1 SVC) are allocated on their ladder of
+        // (spatial, temporal) steps: a lower frame rate of a spatial layer comes before a lower
+        // spatial layer. Their preference is the top temporal layer of the preferred spatial one.
+        let temporal = simulcast.map { max(1, $0.temporalLayers) }
+        let demands = simulcast.enumerated().map { index, consumer in
+            let t = temporal[index]
+            let held = consumer.isPausedForBandwidth ? nil : consumer.heldLayer
+            return LayerAllocator.Demand(
+                id: ObjectIdentifier(consumer).hashValue,
+                preferred: consumer.preferredLayer.multipliedReportingOverflow(by: t).partialValue + t - 1,
+                current: held.map { $0 * t + min(max(consumer.heldTemporalLayer, 0), t - 1) },
+                layerBitrates: consumer.ladderBitrates(now: now), paused: consumer.isPausedForBandwidth,
+                temporalLayers: t)
         }
         let decision = allocator.update(now: now, signals: signals, demands: demands)
         if let accepted = decision.acceptedEstimate { bandwidth.acceptProbe(accepted) }
@@ -62,7 +71,9 @@ extension MediaTransport {
             }
             // No layer measured yet (the subscription just started): keep the requested one.
             guard let target = decision.targets[index] else { continue }
-            consumer.setTarget(target, cause: cause, now: now, dropCurrent: decision.congested)
+            let t = temporal[index]
+            if t > 1 { consumer.setTemporalTarget(target % t, now: now) }
+            consumer.setTarget(target / t, cause: cause, now: now, dropCurrent: decision.congested)
         }
         switch decision.probeOutcome {
         case .started?: counters.probesStarted += 1

@@ -88,6 +88,7 @@ extension TokenClaims {
             if grant.hidden { json.field("hidden", true) }
             json.field("publish", grant.publish)
             json.field("publish_data", grant.publishData)
+            if grant.serverPublisher { json.field("server_publisher", true) }
             json.field("subscribe", grant.subscribe)
             json.endObject()
         }

@@ -13,18 +13,26 @@ public struct ChannelGrant: Codable, Sendable, Equatable {
     /// its tracks are announced like any other. Only tokens the server mints with the app's key
     /// carry it; `/server/v1/channel/grant` never does. Absent means `false`.
     public var hidden: Bool
+    /// One of the server's own publishers (a composite, an ingress): its video is answered in the
+    /// codec its offer prefers, whatever the server's `--video-codecs` list says (that list is for
+    /// clients; the server's workers encode or pass through what they can). Only tokens the server
+    /// mints for its workers carry it; `/server/v1/channel/grant` never does. Absent means `false`.
+    public var serverPublisher: Bool
 
-    public init(channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true, hidden: Bool = false) {
+    public init(channel: String, publish: Bool = true, subscribe: Bool = true, publishData: Bool = true, hidden: Bool = false,
+                serverPublisher: Bool = false) {
         self.channel = channel
         self.publish = publish
         self.subscribe = subscribe
         self.publishData = publishData
         self.hidden = hidden
+        self.serverPublisher = serverPublisher
     }
 
     enum CodingKeys: String, CodingKey {
         case channel, publish, subscribe, hidden
         case publishData = "publish_data"
+        case serverPublisher = "server_publisher"
     }
 
     public init(from decoder: Decoder) throws {
@@ -34,6 +42,7 @@ public struct ChannelGrant: Codable, Sendable, Equatable {
         subscribe = try c.decode(Bool.self, forKey: .subscribe)
         publishData = try c.decode(Bool.self, forKey: .publishData)
         hidden = try c.decodeIfPresent(Bool.self, forKey: .hidden) ?? false
+        serverPublisher = try c.decodeIfPresent(Bool.self, forKey: .serverPublisher) ?? false
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -43,6 +52,7 @@ public struct ChannelGrant: Codable, Sendable, Equatable {
         try c.encode(subscribe, forKey: .subscribe)
         try c.encode(publishData, forKey: .publishData)
         if hidden { try c.encode(true, forKey: .hidden) }
+        if serverPublisher { try c.encode(true, forKey: .serverPublisher) }
     }
 }
 

@@ -73,7 +73,8 @@ extension ChannelRoom {
             mediaPrepared = true
         }
         if let m = p.media { return m }  // another request created it while we awaited
-        let m = await media.makeParticipant(uid: p.uid, joinedAt: p.joinedAt, events: inbox, relayedBy: p.connection?.relayingNode)
+        let m = await media.makeParticipant(uid: p.uid, joinedAt: p.joinedAt, events: inbox, relayedBy: p.connection?.relayingNode,
+                                            anyVideoCodec: p.grant.serverPublisher)
         p.media = m
         return m
     }

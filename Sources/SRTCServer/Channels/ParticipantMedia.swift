@@ -41,7 +41,9 @@ protocol RoomMedia: AnyObject, Sendable {
     /// The media side of a new participant; it posts its offers to `events` (the room's inbox).
     /// `joinedAt` (Unix ms) starts the join-to-first-packet metric. `relayedBy`: the cluster node
     /// that relays the session's signaling, which may serve its subscriptions (`EdgeRelay`).
-    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?) async -> ParticipantMedia
+    /// `anyVideoCodec`: the server's own publisher (`ChannelGrant.serverPublisher`), whose video
+    /// the `--video-codecs` list does not narrow.
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?, anyVideoCodec: Bool) async -> ParticipantMedia
     /// Delivers a user data packet from the backend on the data channels of `uids` (empty:
     /// everyone), reliable or lossy; returns how many took it.
     func publishData(_ payload: [UInt8], topic: String?, reliable: Bool, to uids: Set<String>) async throws(SignalError) -> Int

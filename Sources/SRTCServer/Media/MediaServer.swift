@@ -270,19 +270,21 @@ final class SFURoomMedia: RoomMedia {
         server.register(room: room, router: router)
     }
 
-    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?) async -> ParticipantMedia {
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?, anyVideoCodec: Bool) async -> ParticipantMedia {
         if let relayedBy, let relay = await relay(for: relayedBy) {
-            return EdgeParticipantMedia(local: SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events),
+            return EdgeParticipantMedia(local: SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events,
+                                                                  anyVideoCodec: anyVideoCodec),
                                         relay: relay, uid: uid, events: events)
         }
         if let (far, relay) = workerRelay(events: events) {
             let remote = SFUParticipantMedia(server: server, worker: far, router: relay.farRouter, uid: uid, joinedAt: joinedAt, events: events,
                                              onClose: { [weak self] in self?.state.withLock { $0.piped -= 1 } })
-            return PipedParticipantMedia(local: SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events),
+            return PipedParticipantMedia(local: SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events,
+                                                                   anyVideoCodec: anyVideoCodec),
                                          remote: remote, relay: relay)
         }
         return SFUParticipantMedia(server: server, worker: worker, router: router, uid: uid, joinedAt: joinedAt, events: events,
-                                   onClose: { [weak self] in self?.state.withLock { $0.local -= 1 } })
+                                   anyVideoCodec: anyVideoCodec, onClose: { [weak self] in self?.state.withLock { $0.local -= 1 } })
     }
 
     /// The relay to another worker when the channel's worker already serves

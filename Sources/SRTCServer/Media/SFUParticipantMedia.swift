@@ -33,8 +33,10 @@ actor SFUParticipantMedia: ParticipantMedia {
     /// Called once when closed (the room's count of the participants this node serves).
     private let onClose: @Sendable () -> Void
 
+    /// - Parameter anyVideoCodec: the server's own publisher (composite, ingress): its publish
+    ///   offers are answered in their own order, not by `--video-codecs`.
     init(server: MediaServer, worker: MediaWorker, router: RouterID, uid: String, joinedAt: Int64, events: any MediaEventSink,
-         onClose: @escaping @Sendable () -> Void = {}) {
+         anyVideoCodec: Bool = false, onClose: @escaping @Sendable () -> Void = {}) {
         self.onClose = onClose
         self.server = server
         self.worker = worker
@@ -45,7 +47,7 @@ actor SFUParticipantMedia: ParticipantMedia {
         negotiation = ServerNegotiation(
             fingerprint: Fingerprint(algorithm: "sha-256", bytes: server.certificate.fingerprint.bytes), candidates: worker.candidates,
             sessionID: String(SecureRandom.uint32() & 0x7fff_ffff), publishICE: .random(), subscribeICE: .random(),
-            videoCodecs: server.publishVideoCodecs)
+            videoCodecs: anyVideoCodec ? .offerOrder : server.publishVideoCodecs)
     }
 
     private var participant: ParticipantID { ParticipantID(uid) }

@@ -12,7 +12,7 @@ final class FakeRoomMedia: RoomMedia {
         state.withLock { $0.prepared += 1 }
     }
 
-    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?) async -> ParticipantMedia {
+    func makeParticipant(uid: String, joinedAt: Int64, events: RoomInbox, relayedBy: String?, anyVideoCodec: Bool) async -> ParticipantMedia {
         let media = FakeParticipantMedia(uid: uid, events: events)
         state.withLock { $0.participants[uid] = media }
         return media
