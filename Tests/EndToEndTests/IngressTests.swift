@@ -106,9 +106,11 @@ import Glibc
         let hooks = try TestWebhookReceiver()
         let server = try EgressTestServer(webhookURL: hooks.url)
         let pattern = try Self.pattern(server.directory, frames: 300)
-        // `transcode` asks for VP8 even though the push is H.264 Baseline (passthrough: the next test).
+        // `transcode` asks for VP8 even though the push is H.264 Baseline (passthrough: the next
+        // test), with a `camera_small` simulcast layer.
         let (status, json) = try await server.call("/server/v1/ingress/create",
-                                                   ["channel": "show", "uid": "obs", "kind": "rtmp", "transcode": ["video_bitrate": 1_500_000]])
+                                                   ["channel": "show", "uid": "obs", "kind": "rtmp",
+                                                    "transcode": ["video_bitrate": 1_500_000, "simulcast": true]])
         let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
         let id = try #require(created["ingress_id"] as? String)
         let url = try #require(created["url"] as? String)
@@ -148,7 +150,12 @@ import Glibc
         #expect(media["video_codec"] as? String == "h264" && media["audio_codec"] as? String == "aac", "\(media)")
         #expect(media["width"] as? Int == 320 && media["height"] as? Int == 240)
         #expect(media["video_mode"] as? String == "transcode", "\(media)")
-        #expect(viewer.channel.remoteTracks(uid: "obs").first { $0.kind == .video }?.info?.codec?.lowercased() == "vp8")
+        let camera = viewer.channel.remoteTracks(uid: "obs").first { $0.kind == .video }?.info
+        #expect(camera?.codec?.lowercased() == "vp8")
+        // `"simulcast": true`: the transcoded camera carries two layers, the small one a quarter of each side.
+        let layers = camera?.layers ?? []
+        print("ingress: transcoded simulcast layers \(layers.map { "\($0.rid) \($0.width ?? 0)×\($0.height ?? 0)" })")
+        #expect(layers.count == 2 && layers.contains { $0.width == 80 && $0.height == 60 }, "\(layers)")
 
         // Killing the encoder mid-stream ends the push: the webhook, and the user leaves.
         first.signal(SIGKILL)
