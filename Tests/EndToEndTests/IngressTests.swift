@@ -421,26 +421,32 @@ import Glibc
                                                        ["channel": "show", "uid": "clip", "kind": "url", "url": "file://" + clip])
         #expect(refused == 400 && refusal["code"] as? Int == 40002, "\(refusal)")
 
-        let source = "http://127.0.0.1:\(files.port)/clip.flv"
-        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "clip", "kind": "url", "url": source])
-        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
-        #expect(created["url"] as? String == source && created["stream_key"] == nil)
-        try await viewer.events.wait(for: "user+ clip")
-        // The whole clip plays, paced by its timestamps, then the user leaves and the ingress ends.
-        let ended = try await hooks.waitFor("ingress_ended", timeout: 90)
-        #expect(ended.data["reason"] as? String == "eof", "\(ended.data)")
-        try await viewer.events.wait(for: "user- clip client_leave")
-        let numbers = subscriber.collector.numbers
-        print("ingress: URL pull, \(numbers.count) of 90 frames decoded, \(numbers.first ?? -1)…\(numbers.last ?? -1)")
-        #expect(frameGaps(numbers).ordered && numbers.count >= 30 && (numbers.last ?? 0) >= 75, "\(numbers)")
-        let hz = try #require(subscriber.collector.toneFrequency)
-        #expect(abs(hz - 440) < 15, "tone at \(hz) Hz")
-        try await eventually("the ingress gone from the list") { try await Self.ingress(server, created["ingress_id"] as! String) == nil }
+        try await Self.pull("http://127.0.0.1:\(files.port)/clip.flv", as: "clip", server: server, hooks: hooks, viewer: viewer, subscriber: subscriber)
         await viewer.channel.leave()
         await viewer.engine.destroy()
         await files.shutdown()
         await server.stop()
         await hooks.shutdown()
+    }
+
+    /// Makes a `url` ingress of `source` (90 frames of the pattern and the tone) under `uid`: the
+    /// whole clip plays, paced by its timestamps (the viewer decodes the numbers in order and hears
+    /// the tone), then the user leaves and the ingress ends (`eof`) and is gone from the list.
+    static func pull(_ source: String, as uid: String, server: EgressTestServer, hooks: TestWebhookReceiver, viewer: SDKPeer,
+                     subscriber: SDKAutoSubscriber) async throws {
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": uid, "kind": "url", "url": source])
+        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        #expect(created["url"] as? String == source && created["stream_key"] == nil)
+        try await viewer.events.wait(for: "user+ \(uid)")
+        let ended = try await hooks.waitFor("ingress_ended", timeout: 90)
+        #expect(ended.data["reason"] as? String == "eof", "\(ended.data)")
+        try await viewer.events.wait(for: "user- \(uid) client_leave")
+        let numbers = subscriber.collector.numbers
+        print("ingress: URL pull of \(source), \(numbers.count) of 90 frames decoded, \(numbers.first ?? -1)…\(numbers.last ?? -1)")
+        #expect(frameGaps(numbers).ordered && numbers.count >= 30 && (numbers.last ?? 0) >= 75, "\(numbers)")
+        let hz = try #require(subscriber.collector.toneFrequency)
+        #expect(abs(hz - 440) < 15, "tone at \(hz) Hz")
+        try await eventually("the ingress gone from the list") { try await Self.ingress(server, created["ingress_id"] as! String) == nil }
     }
 
     /// Glass to glass: the test hands ffmpeg each numbered picture at a known time (Y4M on its
