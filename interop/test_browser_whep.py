@@ -6,7 +6,9 @@ plays its camera and microphone, then a composite of the channel (the egress wor
 the frame numbers out of the pixels it shows. Checked too: the player is a user of the channel while
 it plays and leaves on stop; a bad token and an unknown uid are refused with the documented statuses;
 with `&wait=1` the page waits for a user that is not there yet and plays it once it publishes; a
-camera an aiortc user adds after the page's POST plays without a new offer.
+camera an aiortc user adds after the page's POST plays without a new offer; an aiortc WHIP publisher
+(RFC 9725, HTTP only) is decoded by Chromium in the channel (the page reads its frame numbers in
+order) and leaves the channel on its `DELETE`.
 """
 import os
 import sys
@@ -146,6 +148,37 @@ def run(server, driver, bot):
     finally:
         late.stop()
     run_late_camera(server, driver, viewer)
+    run_whip_publisher(server, driver, viewer)
+
+
+def run_whip_publisher(server, driver, viewer):
+    """Issue 32: aiortc as a WHIP client publishes (numbered pattern and tone, no SRTC signaling);
+    Chromium in the channel (the WHEP page, a participant) decodes its frames in order; its
+    `DELETE` removes the user from the channel."""
+    import asyncio
+    import threading
+    from test_whip_whep import http, whip_publish
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    def run(coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, loop).result(WAIT)
+
+    pc, location, _, _ = run(whip_publish(server, server.channel_token(CHANNEL, "whipaio"), channel=CHANNEL))
+    try:
+        wait_until(lambda: "whipaio" in users(server), "the aiortc WHIP publisher in the channel", WAIT)
+        tab = open_player(driver, server, f"/whep/v1/{CHANNEL}/whipaio", viewer)
+        expect(tab.run("return window.playerState") == "playing", f"the page plays the WHIP publisher ({tab.run('return window.playerError')})")
+        read_numbers(tab, "the aiortc WHIP publisher's camera")
+        wait_until(lambda: tab.run_async(AUDIO_JS).get("packets", 0) > 50, "the WHIP publisher's audio packets in Chromium", WAIT)
+        ok("Chromium decodes the aiortc WHIP publisher's camera in order and receives its audio")
+        status, _, _ = http("DELETE", location)
+        expect(status == 200, f"the WHIP DELETE answers 200 ({status})")
+        wait_until(lambda: "whipaio" not in users(server), "the WHIP publisher gone after its DELETE", WAIT)
+        ok("the WHIP publisher left the channel on its DELETE")
+    finally:
+        run(pc.close())
+        loop.call_soon_threadsafe(loop.stop)
 
 
 def run_late_camera(server, driver, viewer):

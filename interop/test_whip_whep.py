@@ -109,8 +109,8 @@ def wav_frequency(path):
     return crossings * rate / max(len(samples), 1)
 
 
-async def whip_publish(server, token):
-    """An aiortc WHIP publisher: (peer connection, Location URL, ETag, its offer)."""
+async def whip_publish(server, token, channel=CHANNEL):
+    """An aiortc WHIP publisher to `channel`: (peer connection, Location URL, ETag, its offer)."""
     from aiortc import RTCPeerConnection, RTCSessionDescription
     pc = RTCPeerConnection()
     pc.addTransceiver(pattern_track(), direction="sendonly")
@@ -119,11 +119,11 @@ async def whip_publish(server, token):
     offer = pc.localDescription.sdp
     started = time.monotonic()
     status, headers, body = await asyncio.to_thread(
-        http, "POST", f"{server.base}/whip/v1/{CHANNEL}", offer.encode(),
+        http, "POST", f"{server.base}/whip/v1/{channel}", offer.encode(),
         {"Content-Type": "application/sdp", "Authorization": f"Bearer {token}"})
     print(f"figure: WHIP POST answered {status} in {(time.monotonic() - started) * 1000:.1f} ms (join, publish, answer)")
     expect(status == 201, f"WHIP POST answers 201 Created ({status} {body[:300]!r})")
-    expect(headers["Content-Type"] == "application/sdp" and headers["Location"].startswith(f"/whip/v1/{CHANNEL}/")
+    expect(headers["Content-Type"] == "application/sdp" and headers["Location"].startswith(f"/whip/v1/{channel}/")
            and headers["ETag"], f"with the answer, a Location and an ETag ({headers['Location']}, {headers['ETag']})")
     await pc.setRemoteDescription(RTCSessionDescription(body.decode(), "answer"))
     return pc, server.base + headers["Location"], headers["ETag"], offer

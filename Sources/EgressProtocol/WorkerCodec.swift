@@ -88,6 +88,7 @@ public enum WorkerCodec {
         case .failed(let code, let message): encode(Envelope(type: "failed", code: code, message: message))
         case .ended(let reason): encode(Envelope(type: "ended", reason: reason))
         case .inputStarted(let input): encode(Envelope(type: "input_started", input: input))
+        case .inputChanged(let input): encode(Envelope(type: "input_changed", input: input))
         case .inputEnded(let reason): encode(Envelope(type: "input_ended", reason: reason))
         case .caption(let caption): encode(CaptionEnvelope(type: "caption", caption: caption))
         }
@@ -109,6 +110,9 @@ public enum WorkerCodec {
         case "input_started":
             guard let input = e.input else { throw .invalidData("input") }
             return .inputStarted(input)
+        case "input_changed":
+            guard let input = e.input else { throw .invalidData("input") }
+            return .inputChanged(input)
         case "input_ended": return .inputEnded(reason: e.reason ?? "")
         case "caption":
             guard let caption = try? ownKeysDecoder.decode(CaptionEnvelope.self, from: Data(line.utf8)).caption else {

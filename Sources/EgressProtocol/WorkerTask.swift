@@ -83,6 +83,9 @@ public enum WorkerEvent: Sendable, Equatable {
     case ended(reason: String)
     /// An ingress's encoder connected (or its pulled URL opened) and its user is publishing.
     case inputStarted(IngressInput)
+    /// The current push's media changed how it is published (H.264 passed through that started
+    /// B-frames is re-encoded from then on: `videoMode` `reencode`). No new push, no webhook.
+    case inputChanged(IngressInput)
     /// An ingress's input ended (the encoder disconnected, the URL ended or failed); the
     /// worker listens again (RTMP, SRT) or ends (URL).
     case inputEnded(reason: String)
@@ -97,8 +100,9 @@ public struct IngressInput: Codable, Sendable, Equatable {
     public var audioCodec: String?
     public var width: Int
     public var height: Int
-    /// How the video is published: `passthrough` (H.264 as it came) or `transcode` (decoded and
-    /// encoded as VP8); nil without video.
+    /// How the video is published: `passthrough` (H.264 as it came), `transcode` (decoded and
+    /// encoded as VP8) or `reencode` (H.264 that started B-frames mid-push, decoded and encoded
+    /// again as H.264 without them into the same track); nil without video.
     public var videoMode: String?
 
     public init(videoCodec: String?, audioCodec: String?, width: Int, height: Int, videoMode: String? = nil) {

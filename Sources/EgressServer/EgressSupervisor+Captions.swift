@@ -146,7 +146,7 @@ extension EgressSupervisor {
             run.info.error = message
         case .ended(let reason):
             run.endReason = reason
-        case .finished, .liveStarted, .liveEnded, .inputStarted, .inputEnded:
+        case .finished, .liveStarted, .liveEnded, .inputStarted, .inputChanged, .inputEnded:
             break
         }
     }

@@ -168,7 +168,7 @@ extension EgressSupervisor {
             c.info.error = message
         case .ended(let reason):
             c.endReason = reason
-        case .finished, .inputStarted, .inputEnded, .caption:
+        case .finished, .inputStarted, .inputChanged, .inputEnded, .caption:
             break
         }
     }

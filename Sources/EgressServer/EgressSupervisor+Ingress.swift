@@ -188,6 +188,11 @@ extension EgressSupervisor {
                                  videoMode: input.videoMode)
             persist(i)
             webhooks.send(i.key, event: "ingress_started", data: IngressEvent(ingress: i.info))
+        case .inputChanged(let input):
+            guard i.info.status == .publishing else { return }
+            i.info.media = .init(videoCodec: input.videoCodec, audioCodec: input.audioCodec, width: input.width, height: input.height,
+                                 videoMode: input.videoMode)
+            persist(i)
         case .inputEnded(let reason):
             guard i.info.status == .publishing else { return }
             i.info.status = .waiting

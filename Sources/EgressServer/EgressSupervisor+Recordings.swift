@@ -125,7 +125,7 @@ extension EgressSupervisor {
             wake("start:" + r.info.recordingId)
         case .finished(let result):
             r.result = result
-        case .ended, .liveStarted, .liveEnded, .inputStarted, .inputEnded, .caption:
+        case .ended, .liveStarted, .liveEnded, .inputStarted, .inputChanged, .inputEnded, .caption:
             break
         }
     }

@@ -19,6 +19,9 @@ public final class AVH264Encoder {
         public var preset: String = "veryfast"
         /// Codec headers out of band (MP4, FLV and HLS muxers ask for it: `MediaMuxer.wantsGlobalHeader`).
         public var globalHeader: Bool = false
+        /// The `level_idc` the SPS states (31 for 3.1), when it must match one signalled already;
+        /// nil lets the encoder pick it from the size, rate and bitrate.
+        public var level: Int?
 
         public init(width: Int, height: Int) {
             settings = VideoEncoderSettings(width: width, height: height)
@@ -54,6 +57,7 @@ public final class AVH264Encoder {
             ctx.pointee.keyint_min = Int32(c.keyFrameInterval)
             ctx.pointee.max_b_frames = 0
             ctx.pointee.thread_count = Int32(c.threads)
+            if let level = c.level { ctx.pointee.level = Int32(level) }
             if c.globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         }
         frame = av_frame_alloc()

@@ -26,8 +26,22 @@ public final class MediaPacket {
         let pts = pointer.pointee.pts
         return pts == srtc_av_nopts_value ? nil : av_rescale_q(pts, timeBase, AVRational(num: 1, den: 1_000_000))
     }
+    /// Decoding time in microseconds, when the container gives one (below `ptsUs` when pictures
+    /// are reordered: B-frames).
+    public var dtsUs: Int64? {
+        let dts = pointer.pointee.dts
+        return dts == srtc_av_nopts_value ? nil : av_rescale_q(dts, timeBase, AVRational(num: 1, den: 1_000_000))
+    }
     /// Whether a decoder can start here.
     public var isKeyFrame: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    /// Another reference to the same packet (the bytes are reference-counted, not copied): kept
+    /// while this one is read into again or handed to a filter, which empties it.
+    public func copy() -> MediaPacket {
+        let other = MediaPacket()
+        if av_packet_ref(other.pointer, pointer) < 0 { av_packet_unref(other.pointer) }
+        other.timeBase = timeBase
+        return other
+    }
     /// The compressed bytes.
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size))) }
 }
@@ -140,10 +154,20 @@ public final class MediaDemuxer {
     }
 
     /// A decoder for stream `index`.
-    public func makeDecoder(for index: Int) throws(AVMediaError) -> MediaDecoder {
+    /// - Parameter reorderDepth: when set, the decoder holds that many pictures back to put them
+    ///   in display order (`has_b_frames`) from the start, whatever the stream's parameters say:
+    ///   for H.264 whose SPS announced no reordering but whose packets reorder.
+    public func makeDecoder(for index: Int, reorderDepth: Int? = nil) throws(AVMediaError) -> MediaDecoder {
         guard let context, index >= 0, index < Int(context.pointee.nb_streams), let st = context.pointee.streams[index],
               let par = st.pointee.codecpar else { throw .noStream("#\(index)") }
-        return try MediaDecoder(parameters: par, timeBase: st.pointee.time_base)
+        guard let reorderDepth else { return try MediaDecoder(parameters: par, timeBase: st.pointee.time_base) }
+        guard let copy = avcodec_parameters_alloc() else { throw .failed(call: "avcodec_parameters_alloc", code: -1, message: "out of memory") }
+        var owned: UnsafeMutablePointer<AVCodecParameters>? = copy
+        defer { avcodec_parameters_free(&owned) }
+        try AVMediaError.check(avcodec_parameters_copy(copy, par), "avcodec_parameters_copy")
+        // `video_delay` becomes the context's `has_b_frames`, the H.264 decoder's output delay.
+        copy.pointee.video_delay = max(copy.pointee.video_delay, Int32(reorderDepth))
+        return try MediaDecoder(parameters: copy, timeBase: st.pointee.time_base)
     }
 
     /// The Annex B filter of H.264 stream `index` (its packets as RTP takes them).

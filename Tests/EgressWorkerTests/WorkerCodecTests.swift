@@ -30,6 +30,7 @@ import Testing
         for event in [WorkerEvent.started, .liveStarted, .liveEnded(error: nil), .liveEnded(error: "rtmp refused"), .finished(result),
                       .failed(code: "storage_failed", message: "disk full"), .ended(reason: "idle"),
                       .inputStarted(IngressInput(videoCodec: "h264", audioCodec: nil, width: 1280, height: 720)), .inputEnded(reason: "eof"),
+                      .inputChanged(IngressInput(videoCodec: "h264", audioCodec: "aac", width: 1280, height: 720, videoMode: "reencode")),
                       .caption(Caption(uid: "alice", text: "a cup of coffee", final: true, startMs: 1_765_000_000_000, endMs: 1_765_000_001_500))] {
             #expect(try WorkerCodec.event(from: WorkerCodec.line(event)) == event)
         }

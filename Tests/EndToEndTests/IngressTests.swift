@@ -106,9 +106,11 @@ import Glibc
         let hooks = try TestWebhookReceiver()
         let server = try EgressTestServer(webhookURL: hooks.url)
         let pattern = try Self.pattern(server.directory, frames: 300)
-        // `transcode` asks for VP8 even though the push is H.264 Baseline (passthrough: the next test).
+        // `transcode` asks for VP8 even though the push is H.264 Baseline (passthrough: the next
+        // test), with a `camera_small` simulcast layer.
         let (status, json) = try await server.call("/server/v1/ingress/create",
-                                                   ["channel": "show", "uid": "obs", "kind": "rtmp", "transcode": ["video_bitrate": 1_500_000]])
+                                                   ["channel": "show", "uid": "obs", "kind": "rtmp",
+                                                    "transcode": ["video_bitrate": 1_500_000, "simulcast": true]])
         let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
         let id = try #require(created["ingress_id"] as? String)
         let url = try #require(created["url"] as? String)
@@ -148,7 +150,12 @@ import Glibc
         #expect(media["video_codec"] as? String == "h264" && media["audio_codec"] as? String == "aac", "\(media)")
         #expect(media["width"] as? Int == 320 && media["height"] as? Int == 240)
         #expect(media["video_mode"] as? String == "transcode", "\(media)")
-        #expect(viewer.channel.remoteTracks(uid: "obs").first { $0.kind == .video }?.info?.codec?.lowercased() == "vp8")
+        let camera = viewer.channel.remoteTracks(uid: "obs").first { $0.kind == .video }?.info
+        #expect(camera?.codec?.lowercased() == "vp8")
+        // `"simulcast": true`: the transcoded camera carries two layers, the small one a quarter of each side.
+        let layers = camera?.layers ?? []
+        print("ingress: transcoded simulcast layers \(layers.map { "\($0.rid) \($0.width ?? 0)×\($0.height ?? 0)" })")
+        #expect(layers.count == 2 && layers.contains { $0.width == 80 && $0.height == 60 }, "\(layers)")
 
         // Killing the encoder mid-stream ends the push: the webhook, and the user leaves.
         first.signal(SIGKILL)
@@ -414,26 +421,32 @@ import Glibc
                                                        ["channel": "show", "uid": "clip", "kind": "url", "url": "file://" + clip])
         #expect(refused == 400 && refusal["code"] as? Int == 40002, "\(refusal)")
 
-        let source = "http://127.0.0.1:\(files.port)/clip.flv"
-        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "clip", "kind": "url", "url": source])
-        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
-        #expect(created["url"] as? String == source && created["stream_key"] == nil)
-        try await viewer.events.wait(for: "user+ clip")
-        // The whole clip plays, paced by its timestamps, then the user leaves and the ingress ends.
-        let ended = try await hooks.waitFor("ingress_ended", timeout: 90)
-        #expect(ended.data["reason"] as? String == "eof", "\(ended.data)")
-        try await viewer.events.wait(for: "user- clip client_leave")
-        let numbers = subscriber.collector.numbers
-        print("ingress: URL pull, \(numbers.count) of 90 frames decoded, \(numbers.first ?? -1)…\(numbers.last ?? -1)")
-        #expect(frameGaps(numbers).ordered && numbers.count >= 30 && (numbers.last ?? 0) >= 75, "\(numbers)")
-        let hz = try #require(subscriber.collector.toneFrequency)
-        #expect(abs(hz - 440) < 15, "tone at \(hz) Hz")
-        try await eventually("the ingress gone from the list") { try await Self.ingress(server, created["ingress_id"] as! String) == nil }
+        try await Self.pull("http://127.0.0.1:\(files.port)/clip.flv", as: "clip", server: server, hooks: hooks, viewer: viewer, subscriber: subscriber)
         await viewer.channel.leave()
         await viewer.engine.destroy()
         await files.shutdown()
         await server.stop()
         await hooks.shutdown()
+    }
+
+    /// Makes a `url` ingress of `source` (90 frames of the pattern and the tone) under `uid`: the
+    /// whole clip plays, paced by its timestamps (the viewer decodes the numbers in order and hears
+    /// the tone), then the user leaves and the ingress ends (`eof`) and is gone from the list.
+    static func pull(_ source: String, as uid: String, server: EgressTestServer, hooks: TestWebhookReceiver, viewer: SDKPeer,
+                     subscriber: SDKAutoSubscriber) async throws {
+        let (status, json) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": uid, "kind": "url", "url": source])
+        let created = try #require(json["ingress"] as? [String: Any], "\(status) \(json)")
+        #expect(created["url"] as? String == source && created["stream_key"] == nil)
+        try await viewer.events.wait(for: "user+ \(uid)")
+        let ended = try await hooks.waitFor("ingress_ended", timeout: 90)
+        #expect(ended.data["reason"] as? String == "eof", "\(ended.data)")
+        try await viewer.events.wait(for: "user- \(uid) client_leave")
+        let numbers = subscriber.collector.numbers
+        print("ingress: URL pull of \(source), \(numbers.count) of 90 frames decoded, \(numbers.first ?? -1)…\(numbers.last ?? -1)")
+        #expect(frameGaps(numbers).ordered && numbers.count >= 30 && (numbers.last ?? 0) >= 75, "\(numbers)")
+        let hz = try #require(subscriber.collector.toneFrequency)
+        #expect(abs(hz - 440) < 15, "tone at \(hz) Hz")
+        try await eventually("the ingress gone from the list") { try await Self.ingress(server, created["ingress_id"] as! String) == nil }
     }
 
     /// Glass to glass: the test hands ffmpeg each numbered picture at a known time (Y4M on its

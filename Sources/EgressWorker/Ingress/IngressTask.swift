@@ -15,7 +15,8 @@ import Synchronization
 ///
 /// H.264 Baseline, Main or High without B-frames is forwarded as it came, rewritten to Annex B
 /// with the SPS and PPS before each IDR (`H264AnnexBFilter`) and published through
-/// `LocalEncodedVideoTrack` under its own profile: no decode, no encode. Anything else, or any
+/// `LocalEncodedVideoTrack` under its own profile: no decode, no encode; if it starts B-frames
+/// later, it is re-encoded into the same track from then on (`H264PassthroughVideo`). Anything else, or any
 /// input when the ingress asked for `transcode`, is decoded and re-encoded as VP8: an RTMP
 /// encoder's H.264 often has B-frames, which WebRTC cannot carry (RTP has no decoding order).
 public final class IngressTask: EgressTask, Sendable {
@@ -184,9 +185,18 @@ public final class IngressTask: EgressTask, Sendable {
         }
         defer { blocking { await channel.leave() } }
         let mode: String? = passthrough ? "passthrough" : video != nil ? "transcode" : nil
-        events.emit(.inputStarted(IngressInput(videoCodec: videoInfo?.codecName, audioCodec: audioInfo?.codecName, width: width, height: height,
-                                               videoMode: mode)))
+        let input = IngressInput(videoCodec: videoInfo?.codecName, audioCodec: audioInfo?.codecName, width: width, height: height, videoMode: mode)
+        events.emit(.inputStarted(input))
         Self.log("publishing \(videoInfo?.codecName ?? "no video") \(width)×\(height) by \(mode ?? "none"), \(audioInfo?.codecName ?? "no audio")")
+        let passedThroughVideo: H264PassthroughVideo? = passthrough ? filter.flatMap { filter in
+            encodedTrack.map { track in
+                H264PassthroughVideo(filter: filter, track: track, bitrate: settings.videoBitrate,
+                                     level: videoInfo.flatMap { $0.level > 0 ? $0.level : nil }) {
+                    // Two pictures held back: x264's B-pyramid with 2 B-frames; the decoder deepens it if the stream needs more.
+                    videoInfo.flatMap { try? demuxer.makeDecoder(for: $0.index, reorderDepth: 2) }
+                }
+            }
+        } : nil
 
         // A pushed stream comes at its own pace: forwarding it as it arrives adds no delay (pacing
         // it would keep the probe's lag for the whole push). A pulled URL may be a file, read far
@@ -201,13 +211,12 @@ public final class IngressTask: EgressTask, Sendable {
                 return isStopped ? "stopped" : "error: \(error)"
             }
             if !more { return "eof" }
-            if passthrough, packet.streamIndex == videoInfo?.index, let filter, let encodedTrack {
-                // Passthrough: no decode, no encode. A key-frame request from a subscriber is
-                // answered by the encoder's next IDR (its GOP), which cannot be asked for.
-                guard let units = try? filter.filter(packet) else { continue }
-                for unit in units {
-                    pacer?.wait(until: unit.ptsUs, stopped: { self.isStopped })
-                    encodedTrack.pushEncodedFrame(unit.bytes, isKeyFrame: unit.isKeyFrame, timestampUs: unit.ptsUs ?? IngressPacer.nowUs())
+            if let passedThroughVideo, packet.streamIndex == videoInfo?.index {
+                let switched = passedThroughVideo.push(packet) { pts in pacer?.wait(until: pts, stopped: { self.isStopped }) }
+                if switched {
+                    var changed = input
+                    changed.videoMode = "reencode"
+                    events.emit(.inputChanged(changed))
                 }
                 continue
             }
