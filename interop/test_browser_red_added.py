@@ -162,8 +162,12 @@ def run(server, driver):
           f"concealed ({concealment * 100:.2f} %); Chromium counts {reported} packets lost and sent {nacked} NACKs")
     expect(lost > 0, f"the rule dropped datagrams from the server's port {port}")
     expect(packets > MEASURE_SECONDS * 25 and samples > 0, f"bob goes on receiving and playing under loss ({packets} packets)")
-    # The redundant block (the previous packet) and 5 bytes of headers: about twice the payload.
-    expect(size > plain_size * 1.5, f"bob's packets carry a redundant block: {size:.1f} bytes each against {plain_size:.1f}")
+    # The redundant block (the previous packet) and 5 bytes of headers: about twice the payload on
+    # the packets that carry one. The average over everything Chromium received (NACK resends go
+    # plain, and not every live packet carries a block: 128-137 bytes here on an idle machine,
+    # 121 twice under make test's load, against 150 once; docs/network.md) stays well above the
+    # plain size whenever the SFU adds RED: 1.3x.
+    expect(size > plain_size * 1.3, f"bob's packets carry a redundant block: {size:.1f} bytes each against {plain_size:.1f}")
     # The direction, with a margin: under half the link's loss concealed.
     expect(concealment < LOSS_PER_MILLE / 1000 / 2, f"bob conceals {concealment * 100:.2f} % of samples at {LOSS_PER_MILLE / 10:.0f} % loss")
     expect(abs(hz - 440) < 10, f"bob hears ~440 Hz ({hz:.1f})")
