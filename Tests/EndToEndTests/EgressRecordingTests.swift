@@ -52,6 +52,19 @@ import Testing
         return try #require(json["recording"] as? [String: Any])
     }
 
+    /// Stops `recordings` one after the other and reads each finished file (checked `finished`).
+    static func stopAndRead(_ server: EgressTestServer, _ recordings: [[String: Any]]) async throws
+        -> [(record: [String: Any], probe: MediaProbe, decoded: DecodedMediaFile)] {
+        var read: [(record: [String: Any], probe: MediaProbe, decoded: DecodedMediaFile)] = []
+        for recording in recordings {
+            let record = try await stop(server, recording)
+            #expect(record["status"] as? String == "finished", "\(record)")
+            let file = server.recordings + "/" + (record["file"] as? String ?? "")
+            read.append((record, try await offPool { try MediaProbe(file) }, try await offPool { try DecodedMediaFile(url: file) }))
+        }
+        return read
+    }
+
     @Test func tenSecondsOfATrackAndOfAComposite() async throws {
         let hooks = try TestWebhookReceiver()
         let server = try EgressTestServer(webhookURL: hooks.url)

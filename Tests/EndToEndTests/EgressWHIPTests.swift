@@ -39,15 +39,10 @@ import Testing
         let audio = try await EgressRecordingTests.start(server, ["channel": "whiprec", "uid": "obs", "desc": audioDesc, "format": "mp4"])
         let mix = try await EgressRecordingTests.start(server, ["channel": "whiprec", "kind": "composite", "uid": "mcu"])
         try await Task.sleep(for: .seconds(6))
-        var finished: [[String: Any]] = []
-        for recording in [video, audio, mix] { finished.append(try await EgressRecordingTests.stop(server, recording)) }
+        let finished = try await EgressRecordingTests.stopAndRead(server, [video, audio, mix])
         pusher.stop()
 
-        for record in finished {
-            #expect(record["status"] as? String == "finished", "\(record)")
-            let file = server.recordings + "/" + (record["file"] as? String ?? "")
-            let probe = try await offPool { try MediaProbe(file) }
-            let decoded = try await offPool { try DecodedMediaFile(url: file) }
+        for (record, probe, decoded) in finished {
             let numbers = decoded.frameNumbers
             switch record["recording_id"] as? String {
             case video["recording_id"] as? String:
