@@ -120,8 +120,9 @@ def run(server, driver):
         return shown if shown and not shown["partial"] and words_in_order(SENTENCE, shown["text"]) >= 0.7 else None
 
     try:
-        final = wait_until(final_under_bobs_tile, f"a final caption of Bob's sentence under his tile at the host (seen {seen})", 120, 0.1)
+        final = wait_until(final_under_bobs_tile, "a final caption of Bob's sentence under his tile at the host", 120, 0.1)
     except Exception:
+        print(f"--- the host's caption line under Bob's tile, each change seen ---\n{seen}")
         # What the server stored and whether the task still runs tell a caption that never came
         # from one the page did not show (this check failed once under make test's load).
         print("--- captions/list ---")

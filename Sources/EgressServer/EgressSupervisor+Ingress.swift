@@ -130,8 +130,10 @@ extension EgressSupervisor {
             let port = try freePort(datagram: true)
             let key = streamKey ?? ""
             // The key is SRT's passphrase: a caller with another one fails the handshake
-            // (libsrt's enforced encryption), which is where a wrong key must be refused.
-            return ("srt://\(bind):\(port)?mode=listener&passphrase=\(key)", "srt://\(host):\(port)?passphrase=\(key)", port)
+            // (libsrt's enforced encryption), which is where a wrong key must be refused. The
+            // encoder's URL carries it as the stream id too (`streamid=`, the SRT Access Control
+            // convention encoders expose), which libavformat's listener does not see.
+            return ("srt://\(bind):\(port)?mode=listener&passphrase=\(key)", "srt://\(host):\(port)?streamid=\(key)&passphrase=\(key)", port)
         }
     }
 

@@ -362,7 +362,7 @@ import Glibc
         let id = try #require(created["ingress_id"] as? String)
         let url = try #require(created["url"] as? String)
         let key = try #require(created["stream_key"] as? String)
-        #expect(url.hasPrefix("srt://127.0.0.1:") && url.hasSuffix("?passphrase=" + key), "\(url)")
+        #expect(url.hasPrefix("srt://127.0.0.1:") && url.hasSuffix("?streamid=\(key)&passphrase=\(key)"), "\(url)")
         let (viewer, subscriber) = try await Self.viewer(server, channel: "show")
 
         // Another passphrase fails SRT's handshake (BADSECRET): the caller gives up, nobody appears.
@@ -505,7 +505,7 @@ import Glibc
         #expect(deleted == 200)
         let (again, json2) = try await server.call("/server/v1/ingress/create", ["channel": "show", "uid": "b", "kind": "srt"])
         let second = try #require(json2["ingress"] as? [String: Any], "\(again) \(json2)")
-        #expect((second["url"] as? String)?.hasPrefix("srt://127.0.0.1:\(port)?passphrase=") == true, "\(second)")
+        #expect((second["url"] as? String)?.hasPrefix("srt://127.0.0.1:\(port)?streamid=") == true, "\(second)")
         // Bad bodies get their named errors.
         let bad: [([String: Any], Int)] = [(["channel": "show", "uid": "c", "kind": "rtmps"], 40002),
                                            (["channel": "show", "uid": "c", "kind": "url"], 40002),
