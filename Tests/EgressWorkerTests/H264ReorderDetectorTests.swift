@@ -33,4 +33,13 @@ import Testing
         let reset: [(Int64, Int64?)] = (0..<60).map { (Int64($0) * 33, Int64($0) * 33) } + (0..<60).map { (Int64($0) * 33, Int64($0) * 33) }
         #expect(Self.firstReordering(reset) == nil)
     }
+
+    /// Times a pushed stream chose at the ends of `Int64` do not stop the worker: the detector's
+    /// arithmetic saturates, and such jumps read as discontinuities, not reordering.
+    @Test func extremeTimesDoNotTrapAndAreNotReordering() {
+        var detector = H264ReorderDetector()
+        let times: [(Int64?, Int64?)] = [(0, 0), (.max, .min), (.min, .max), (.max, .max), (.min, .min), (0, .min), (.max, nil), (.min, nil)]
+        let found = times.map { detector.reorders(ptsUs: $0.0, dtsUs: $0.1) }
+        #expect(found.filter { $0 }.isEmpty, "\(found)")
+    }
 }

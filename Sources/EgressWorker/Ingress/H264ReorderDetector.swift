@@ -1,3 +1,5 @@
+import RTCCrypto
+
 /// Notices that an H.264 stream passed through starts reordering its pictures (B-frames) after
 /// the probe said it did not: an encoder whose SPS announces no reordering (or whose first
 /// pictures had none) and which later sends B-frames. Packetization mode 1 sends NAL units in
@@ -28,17 +30,18 @@ public struct H264ReorderDetector: Sendable {
     public mutating func reorders(ptsUs: Int64?, dtsUs: Int64?) -> Bool {
         guard let pts = ptsUs else { return false }
         if let dts = dtsUs {
-            let delay = pts - dts
+            // Saturating: the times come from the pushed stream (any encoder, any bytes).
+            let delay = pts.subtractingSaturating(dts)
             if let first = firstDelayUs {
                 // A jump of a second or more is a broken timestamp, not a few pictures' reordering.
-                if delay > first + Self.toleranceUs && delay - first < Self.discontinuityUs { return true }
+                if delay > first.addingSaturating(Self.toleranceUs) && delay.subtractingSaturating(first) < Self.discontinuityUs { return true }
             } else {
                 firstDelayUs = delay
             }
         }
         defer { latestPtsUs = max(latestPtsUs ?? pts, pts) }
-        if let latest = latestPtsUs, pts < latest - Self.toleranceUs {
-            guard latest - pts < Self.discontinuityUs else {
+        if let latest = latestPtsUs, pts < latest.subtractingSaturating(Self.toleranceUs) {
+            guard latest.subtractingSaturating(pts) < Self.discontinuityUs else {
                 latestPtsUs = nil
                 return false
             }
