@@ -25,7 +25,7 @@ func runLabBenchmarks() {
                 })
             }
         }
-        let row = { (name: String, value: String) in print("  " + name.padding(toLength: 58, withPad: " ", startingAt: 0) + value) }
+        let row = { (name: String, value: String) in print("  " + name.padding(toLength: 66, withPad: " ", startingAt: 0) + value) }
         row("unlimited 60 s: bandwidth switches", "\(adaptation.unlimitedSwitches.count) (\(adaptation.bigFrames) frames of 640×360)")
         row("unlimited → 250 kbit/s: down to camera_small", "\(fmt(adaptation.down)) s")
         row("250 kbit/s → unlimited: up to camera_big (first frame)", "\(fmt(adaptation.up)) s (\(fmt(adaptation.firstBigFrame)) s)")
