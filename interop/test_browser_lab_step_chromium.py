@@ -99,6 +99,7 @@ def run(lab, server, driver, bot):
     wait_for(page, "the subscriber counts received audio samples", lambda r: r.last().get("samples") or None, WAIT_SECONDS)
     reading = page.run_async(READER_JS, page.run("return window.tracks.video"))
     expect(reading["ok"], f"the subscriber reads frame numbers from a second video element ({reading.get('error', 'ok')})")
+    publisher.console()  # what the publisher logged so far (read and dropped)
     before, _ = numbered_frames(page, "before the step", 0)
     ok(f"the subscriber decodes Chromium's 640-wide frames, numbers {before[0]}…{before[-1]} in order")
     step(lab, page)
@@ -107,6 +108,10 @@ def run(lab, server, driver, bot):
     expect(after[0] > before[-1] and all(b > a for a, b in zip(every, every[1:])),
            f"the numbers went on after the step, every 640-wide frame in order ({before[-1]} → {after[0]}, {len(every)} read)")
     ok(f"after the step the subscriber decodes Chromium's 640-wide frames again, numbers {after[0]}…{after[-1]} in order")
+    # The publisher's subscribe connection carries nothing but answers to its consent checks: no
+    # path to watch (path-monitor.js), so no "received nothing" check every few seconds.
+    idle = [line for line in publisher.console() if "[srtc info] the subscribe transport received nothing" in line]
+    expect(not idle, f"the publisher's idle subscribe connection was never taken for a silent path ({len(idle)} times)")
     pause(lab, page)
 
 

@@ -2,8 +2,8 @@
 // browser gives a page no signal when the device's address changes: it reports the ICE
 // connection `disconnected` only after its own checks have gone unanswered for several seconds
 // (6.5 s in the lab). Media stops at once, though: the server keeps sending to the old address.
-// A connected transport that was receiving and then receives nothing for PATH_SILENCE_MS has the
-// signaling connection checked at once (`mediaPathSilent`): dead too, it is resumed and the
+// A connected transport that was receiving (bytes in two polls in a row) and then receives
+// nothing for PATH_SILENCE_MS has the signaling connection checked at once (`mediaPathSilent`): dead too, it is resumed and the
 // silent transport ICE-restarted. Once per silence: judged again only after packets came back.
 // A receiving transport gets packets many times a second (audio every 20 ms, the server's RTCP
 // feedback every 100 ms on a publishing one), so half a second of nothing is not jitter; the
@@ -16,7 +16,7 @@ export const PATH_POLL_MS = 250;
 
 export class PathMonitor {
   #channel;
-  /** transport ('publish' | 'subscribe') → {bytes, lastProgress (ms), reported} */
+  /** transport ('publish' | 'subscribe') → {bytes, lastProgress (ms), reported, streak (polls in a row with bytes)} */
   #paths = new Map();
   #polling = false;
 
@@ -56,10 +56,15 @@ export class PathMonitor {
     const now = performance.now();
     const path = this.#paths.get(transport);
     if (!path || bytes > path.bytes || bytes < path.bytes) {
-      // Packets came (or a new connection restarted the count): armed again.
-      this.#paths.set(transport, { bytes, lastProgress: now, reported: !path });
+      // Packets came (or a new connection restarted the count). Armed again only by a flow:
+      // bytes in two polls in a row (media, or the server's RTCP every 100 ms). A transport with
+      // nothing to carry (a publisher's subscribe connection) still gets the answers to its
+      // consent checks (RFC 7675) every few seconds, and each lone answer is no path to watch.
+      const streak = path && bytes > path.bytes ? path.streak + 1 : 0;
+      this.#paths.set(transport, { bytes, lastProgress: now, reported: !path || streak < 2, streak });
       return;
     }
+    path.streak = 0;
     if (path.reported || now - path.lastProgress < PATH_SILENCE_MS) return;
     path.reported = true;
     this.#channel._log('info', `the ${transport} transport received nothing for ${PATH_SILENCE_MS} ms; checking the paths`);
