@@ -197,7 +197,8 @@ def wait_for(page, what, found, timeout):
 
 
 def step(lab, page):
-    """2 Mbit/s → 300 kbit/s → 2 Mbit/s; returns when the big layer has been back 2 s."""
+    """2 Mbit/s → 300 kbit/s → 2 Mbit/s; returns when the big layer has been back 2 s, with the
+    phases' times (wall clock, s): {"narrow_at", "wide_again_at", "end"}."""
     lab.limit(2_000_000)
     wide_at = time.time()
     wait_for(page, "640-wide frames at 2 Mbit/s", lambda r: r.first_width(wide_at, 640), WAIT_SECONDS)
@@ -260,6 +261,7 @@ def step(lab, page):
     # changes (docs/network.md, "Left to do"). Asserted: audio never stops (half its rate).
     expect(min(rates, default=0) >= AUDIO_FLOOR, f"audio at {AUDIO_FLOOR:.0f} packets/s or more in every 1 s window "
            f"(lowest {min(rates, default=0):.1f})")
+    return {"narrow_at": narrow_at, "wide_again_at": wide_again_at, "end": end}
 
 
 def pause(lab, page):

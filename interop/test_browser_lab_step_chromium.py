@@ -12,11 +12,16 @@ those of a steady 50 packets a second. The kernel tbf on the server's veth end s
 client namespace receives: the subscriber's media and the publisher's RTCP feedback; the
 publisher's uplink is not limited.
 
-The same phases and bounds as test_browser_lab_step.py (the issue's 2 s down, 8 s up, no freeze
-over 500 ms on the small layer, the pause and resume under 150 kbit/s); on the way up the layer
-comes back through dynacast (the server asks Chromium to send rid h again, then for a key frame).
-Also checked: the subscriber reads the publisher's frame numbers from the pixels, in order, at
-640 wide before the step and again after it.
+First 60 s unlimited (the issue's unlimited call: no switch for bandwidth, every sample 640
+wide). Then the phases and bounds of test_browser_lab_step.py (the issue's 2 s down, 8 s up, no
+freeze over 500 ms on the small layer, the pause and resume under 150 kbit/s); on the way up the
+layer comes back through dynacast (the server asks Chromium to send rid h again, then for a key
+frame). Also checked: the subscriber reads the publisher's frame numbers from the pixels, every
+640-wide one in order, before and after the step; the publisher's idle subscribe connection is
+never taken for a silent path; and, both windows sharing one clock, each frame's delay from
+capture to display: over the 300 kbit/s phase's last 3 s the lowest is within 100 ms of the
+unlimited link's lowest (no standing queue in the tbf, which holds 200 ms: the delay-based side
+of the estimate reacted). About 105 s.
 """
 import os
 import sys
@@ -25,7 +30,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from srtc_test_support import expect, ok, run_browser_lab_test  # noqa: E402
 from test_browser_h264 import PATTERN_JS, READER_JS, numbers  # noqa: E402
-from test_browser_lab_step import CHANNEL, PLAY_JS, SETUP_JS, WAIT_SECONDS, dump, pause, step, wait_for  # noqa: E402
+from test_browser_lab_step import CHANNEL, PLAY_JS, SETUP_JS, WAIT_SECONDS, Recording, dump, pause, step, wait_for  # noqa: E402
 from test_browser_media import JOIN_JS  # noqa: E402
 from srtc_test_support import Tab  # noqa: E402
 
@@ -47,7 +52,15 @@ for (let k = 0; k < 6; k++) {
   c.putImageData(image, 0, 0);
   noise.push(tile);
 }
-const paintNoisy = () => { paint(); g.drawImage(noise[n % noise.length], 0, canvas.height / 2); };
+// When each number was painted (Date.now(), ms): both windows run on one clock, so the subscriber's
+// read time less this is the frame's delay, capture to display.
+window.paintTimes = [];
+const paintNoisy = () => {
+  const number = n;
+  paint();
+  g.drawImage(noise[number % noise.length], 0, canvas.height / 2);
+  window.paintTimes[number] = Date.now();
+};
 paintNoisy();
 setInterval(paintNoisy, 33);
 """)
@@ -55,6 +68,41 @@ assert NOISY_PATTERN_JS != PATTERN_JS
 # Chromium's encoder otherwise shrinks a layer under CPU or bandwidth pressure (degradation
 # preference "balanced"); the test reads the layers' sizes.
 NOISY_PATTERN_JS += "\nwindow.patternTrack.contentHint = 'detail';\n"
+
+
+# READER_JS with each frame's display time: window.readFrames = [{n, w, h, t (Date.now(), ms)}].
+TIMED_READER_JS = READER_JS.replace("window.readFrames.push({n, w: video.videoWidth, h: video.videoHeight})",
+                                    "window.readFrames.push({n, w: video.videoWidth, h: video.videoHeight, t: Date.now()})")
+assert TIMED_READER_JS != READER_JS
+UNLIMITED_SECONDS = 60  # the issue's unlimited call
+# A frame later than this over the lowest of the 2 Mbit/s phase, for all of the 300 kbit/s phase's
+# last 3 s, waits in a standing queue (the tbf holds 200 ms); CoDel's judgement of a queue (RFC 8289
+# §3.2), as the Swift lab's `drainedDelayMs`.
+STANDING_QUEUE_MS = 100
+
+
+def delays(publisher, page, start, end):
+    """(width, delay ms) of every frame the subscriber showed between `start` and `end` (s)."""
+    painted = publisher.run("return window.paintTimes")
+    shown = page.run("return window.readFrames") or []
+    return [(f["w"], f["t"] - painted[f["n"]]) for f in shown
+            if f["n"] is not None and f["n"] < len(painted) and painted[f["n"]] and start * 1000 <= f["t"] <= end * 1000]
+
+
+def unlimited_call(page, seconds):
+    """`seconds` on an unlimited link: no switch for bandwidth, every sample 640 wide."""
+    start = time.time()
+    time.sleep(seconds)
+    r = Recording(page)
+    switches = [s for s in r.switches if s["t"] >= start and s.get("cause") == "bandwidth"]
+    samples = r.between(start, time.time())
+    widths = sorted({s["width"] for s in samples})
+    frames = samples[-1]["frames"] - samples[0]["frames"] if len(samples) > 1 else 0
+    print(f"network lab (Chromium publishing), unlimited {seconds} s: {len(switches)} bandwidth switches, {frames} frames decoded, "
+          f"widths {widths}, longest gap between samples with new frames {r.worst_gap(start, time.time()):.2f} s")
+    expect(not switches and widths == [640] and frames >= seconds * 15,
+           f"the big layer kept for {seconds} s unlimited ({switches}, widths {widths}, {frames} frames)")
+    return start
 
 
 def numbered_frames(page, what, since):
@@ -97,12 +145,13 @@ def run(lab, server, driver, bot):
     playing = page.run(PLAY_JS)
     expect(playing == ["audio", "video"], f"the subscriber plays the bot's audio and Chromium's video ({playing})")
     wait_for(page, "the subscriber counts received audio samples", lambda r: r.last().get("samples") or None, WAIT_SECONDS)
-    reading = page.run_async(READER_JS, page.run("return window.tracks.video"))
+    reading = page.run_async(TIMED_READER_JS, page.run("return window.tracks.video"))
     expect(reading["ok"], f"the subscriber reads frame numbers from a second video element ({reading.get('error', 'ok')})")
     publisher.console()  # what the publisher logged so far (read and dropped)
     before, _ = numbered_frames(page, "before the step", 0)
     ok(f"the subscriber decodes Chromium's 640-wide frames, numbers {before[0]}…{before[-1]} in order")
-    step(lab, page)
+    unlimited_at = unlimited_call(page, UNLIMITED_SECONDS)
+    times = step(lab, page)
     after, _ = numbered_frames(page, "after the step", len(numbers(page, 640)))
     every = numbers(page, 640)
     expect(after[0] > before[-1] and all(b > a for a, b in zip(every, every[1:])),
@@ -112,6 +161,17 @@ def run(lab, server, driver, bot):
     # path to watch (path-monitor.js), so no "received nothing" check every few seconds.
     idle = [line for line in publisher.console() if "[srtc info] the subscribe transport received nothing" in line]
     expect(not idle, f"the publisher's idle subscribe connection was never taken for a silent path ({len(idle)} times)")
+    # The delay-based side of the estimate: no standing queue once the small layer fits.
+    wide = [d for w, d in delays(publisher, page, unlimited_at, times["narrow_at"]) if w == 640]
+    narrow = delays(publisher, page, times["narrow_at"], times["wide_again_at"])
+    late = [d for _, d in delays(publisher, page, times["wide_again_at"] - 3, times["wide_again_at"])]
+    expect(wide and late, f"frames read with their delays (unlimited and 2 Mbit/s: {len(wide)}, the last 3 s at 300 kbit/s: {len(late)})")
+    base = min(wide)
+    print(f"  frame delay, capture to display (one browser's clock): unlimited and 2 Mbit/s median {sorted(wide)[len(wide) // 2]:.0f} ms, "
+          f"lowest {base:.0f}; 300 kbit/s worst {max(d for _, d in narrow):.0f} ms; its last 3 s median {sorted(late)[len(late) // 2]:.0f}, "
+          f"lowest {min(late):.0f} ms ({len(late)} frames, widths {sorted({w for w, _ in narrow})})")
+    expect(min(late) - base < STANDING_QUEUE_MS, f"no standing queue at 300 kbit/s's end: its lowest delay {min(late):.0f} ms "
+           f"within {STANDING_QUEUE_MS} ms of the unlimited link's lowest {base:.0f} ms")
     pause(lab, page)
 
 
