@@ -114,7 +114,7 @@ extension SMeetingEngine {
     /// Ends the meeting for everyone (host only); returns once I am out of it.
     public func adminEndRoom() async throws {
         _ = try await send(.adminEndRoom, EmptyPayload(), EmptyPayload.self)
-        if isInRoom { tearDown(.ended) }
+        meetingEvent(.endedByMe)
         await state.withLock { $0.leaving }?.value
     }
 

@@ -18,7 +18,7 @@ extension SMeetingEngine {
 
     /// Turns E2EE on for `channel` (before it is joined) when the meeting is end-to-end encrypted.
     func prepareE2EE(for channel: Channel) throws -> MeetingE2EE? {
-        guard state.withLock({ $0.room?.e2ee == true }) else { return nil }
+        guard state.withLock({ $0.meeting.room?.e2ee == true }) else { return nil }
         let e2ee = MeetingE2EE()
         try channel.setE2EE(E2EEConfiguration(keyProvider: e2ee.provider))
         return e2ee
@@ -33,7 +33,7 @@ extension SMeetingEngine {
 
     /// A key-exchange message arrived on the channel.
     func receiveKeyMessage(_ bytes: [UInt8], from uid: String, on channel: Channel) {
-        let (e2ee, me, host) = state.withLock { ($0.e2ee, $0.uid, $0.room?.hostUid) }
+        let (e2ee, me, host) = state.withLock { ($0.e2ee, $0.meeting.me?.uid, $0.meeting.room?.hostUid) }
         guard let e2ee, let me, let host else { return }
         do {
             switch try e2ee.receive(bytes, from: uid, myUid: me, hostUid: host) {
@@ -44,7 +44,7 @@ extension SMeetingEngine {
                     // `e2eeMemberEntered` rotates.) A key I already hold changes nothing; rotating
                     // for it would carry out a pending leave now, before the others leaving with
                     // it are seen (`e2eeMemberLeft`'s settle time), and cost one epoch more.
-                    if isNew, state.withLock({ $0.users[member] != nil }) { rotateMeetingKey() }
+                    if isNew, state.withLock({ $0.meeting.users[member] != nil }) { rotateMeetingKey() }
                 } else if member == host {
                     // A host that entered after me learns my key.
                     sendKeyMessage(e2ee.announcement, to: [host], on: channel)
@@ -94,12 +94,12 @@ extension SMeetingEngine {
         rotateMeetingKey(evenIfRosterUnchanged: true)
     }
 
-    private var amHost: Bool { state.withLock { $0.uid != nil && $0.uid == $0.room?.hostUid } }
+    private var amHost: Bool { state.withLock { $0.meeting.me != nil && $0.meeting.me?.uid == $0.meeting.room?.hostUid } }
 
     /// Host: a new meeting key for everyone in the meeting whose public key is known, sealed to each;
     /// none when that is the roster of the key in use (unless `evenIfRosterUnchanged`: a new host).
     private func rotateMeetingKey(evenIfRosterUnchanged: Bool = false) {
-        let (e2ee, me, members, channel) = state.withLock { ($0.e2ee, $0.uid, Array($0.users.keys), $0.channel) }
+        let (e2ee, me, members, channel) = state.withLock { ($0.e2ee, $0.meeting.me?.uid, Array($0.meeting.users.keys), $0.channel) }
         guard let e2ee, let me, let channel else { return }
         guard evenIfRosterUnchanged || e2ee.rotationChangesRoster(myUid: me, members: members) else { return }
         guard let rotated = e2ee.rotate(myUid: me, members: members) else {

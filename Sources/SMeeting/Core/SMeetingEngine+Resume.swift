@@ -79,7 +79,7 @@ extension SMeetingEngine {
 
     /// The session is gone for good: out of the meeting and logged out.
     func connectionLost() {
-        if isInRoom || isInWaitingRoom { tearDown(.disconnected) }
+        meetingEvent(.sessionLost)
         _ = state.withLock { $0.dropLogin() }
         notify { d, engine in d.meetingConnectionDidLose(engine) }
     }

@@ -5,10 +5,10 @@ import SMeetingProtocol
 /// by the server: `getSignInResults(meetingId:)` reads them, after the meeting too.
 extension SMeetingEngine {
     /// The sign-in running now, if any.
-    public var currentSignIn: SignInInfo? { state.withLock { $0.signIn } }
+    public var currentSignIn: SignInInfo? { state.withLock { $0.meeting.signIn } }
 
     /// Roll calls running now that I was told about (mine, or all of them for hosts).
-    public var currentRollCalls: [SignInInfo] { state.withLock { Array($0.rollCalls.values) }.sorted { $0.startedAt < $1.startedAt } }
+    public var currentRollCalls: [SignInInfo] { state.withLock { Array($0.meeting.rollCalls.values) }.sorted { $0.startedAt < $1.startedAt } }
 
     /// Starts a sign-in of everyone present, open for `duration` seconds (5 to 3600).
     @discardableResult
@@ -47,31 +47,5 @@ extension SMeetingEngine {
     public func answerRollCall(rollCallId: String) async throws -> SignInRecord {
         let (client, _) = try inMeeting()
         return try await client.call(.answerRollCall, SignInReq(signInId: rollCallId), SignInRecord.self)
-    }
-
-    // MARK: - Events
-
-    func signInEvent(_ type: MeetingEventType, _ text: String) throws {
-        switch type {
-        case .signInStarted:
-            let e = try MeetingCodec.payload(SignInStartedEvent.self, from: text)
-            state.withLock { $0.signIn = e.signIn }
-            notify { $0.meeting($1, signInDidStart: e.signIn) }
-        case .signInProgress:
-            let e = try MeetingCodec.payload(SignInProgressEvent.self, from: text)
-            notify { $0.meeting($1, signInDidProgress: e.signInId, uid: e.uid, signed: e.signed, total: e.total) }
-        case .signInEnded:
-            let e = try MeetingCodec.payload(SignInEndedEvent.self, from: text)
-            state.withLock { if $0.signIn?.signInId == e.result.signIn.signInId { $0.signIn = nil } }
-            notify { $0.meeting($1, signInDidEnd: e.result) }
-        case .rollCall:
-            let e = try MeetingCodec.payload(SignInStartedEvent.self, from: text)
-            state.withLock { $0.rollCalls[e.signIn.signInId] = e.signIn }
-            notify { $0.meeting($1, rollCallDidStart: e.signIn) }
-        default:
-            let e = try MeetingCodec.payload(SignInEndedEvent.self, from: text)
-            state.withLock { $0.rollCalls[e.result.signIn.signInId] = nil }
-            notify { $0.meeting($1, rollCallDidEnd: e.result) }
-        }
     }
 }

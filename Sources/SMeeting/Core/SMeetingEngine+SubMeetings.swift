@@ -5,13 +5,14 @@ import SRTC
 /// them, broadcasts to them, visits them and closes them with a countdown. A member who moves
 /// leaves the meeting's SRTC channel for the sub-meeting's (its mic, camera and sharing close),
 /// still in the meeting; `meeting(_:didMoveToSubMeeting:)` fires once the new channel is joined.
+/// Its events and moves are `SMeetingRoomMachine`'s.
 extension SMeetingEngine {
     /// The meeting's sub-meetings.
-    public func getSubMeetings() -> [SubMeetingInfo] { state.withLock { $0.subMeetings } }
+    public func getSubMeetings() -> [SubMeetingInfo] { state.withLock { $0.meeting.subMeetings } }
 
     /// The sub-meeting I am in; `nil` in the main meeting.
     public var currentSubMeetingId: String? {
-        state.withLock { s in s.uid.flatMap { s.users[$0]?.subMeetingId } }
+        state.withLock { $0.meeting.currentSubMeetingId }
     }
 
     private func subMeetingCall<T: Encodable & Sendable>(_ type: MeetingRequestType, _ data: T) async throws -> [SubMeetingInfo] {
@@ -55,7 +56,7 @@ extension SMeetingEngine {
     public func adminVisitSubMeeting(subMeetingId: String?) async throws {
         let (client, _) = try inMeeting()
         let moved = try await client.call(.adminVisitSubMeeting, VisitSubMeetingReq(subMeetingId: subMeetingId), SubMeetingMovedEvent.self)
-        try await moveChannel(moved).value
+        try await carryOutAwaiting(meetingStep(.visitAnswered(moved)))
     }
 
     /// Asks the hosts for help from my sub-meeting.
@@ -68,47 +69,5 @@ extension SMeetingEngine {
     @discardableResult
     public func adminCloseSubMeetings(countdown: Int = 10) async throws -> [SubMeetingInfo] {
         try await subMeetingCall(.adminCloseSubMeetings, CloseSubMeetingsReq(countdown: countdown))
-    }
-
-    // MARK: - Events
-
-    func subMeetingEvent(_ type: MeetingEventType, _ text: String) throws {
-        switch type {
-        case .subMeetingsChanged:
-            let e = try MeetingCodec.payload(SubMeetingsEvent.self, from: text)
-            state.withLock { $0.subMeetings = e.subMeetings }
-            notify { $0.meeting($1, subMeetingsDidChange: e.subMeetings) }
-        case .subMeetingMoved:
-            let e = try MeetingCodec.payload(SubMeetingMovedEvent.self, from: text)
-            moveChannel(e).onFailure { [weak self] in self?.tearDown(.disconnected) }
-        case .subMeetingBroadcast:
-            let e = try MeetingCodec.payload(ChatEvent.self, from: text)
-            notify { $0.meeting($1, didReceiveSubMeetingBroadcast: e.message) }
-        case .subMeetingHelp:
-            let e = try MeetingCodec.payload(SubMeetingHelpEvent.self, from: text)
-            notify { $0.meeting($1, subMeetingHelpRequestedBy: e.uid, subMeetingId: e.subMeetingId) }
-        case .subMeetingsClosing:
-            let e = try MeetingCodec.payload(SubMeetingsClosingEvent.self, from: text)
-            notify { $0.meeting($1, subMeetingsWillClose: e.countdown) }
-        default:
-            notify { $0.meetingSubMeetingsDidClose($1) }
-        }
-    }
-
-    /// Moves my media to the channel of `moved` after earlier switches, then tells the observers.
-    private func moveChannel(_ moved: SubMeetingMovedEvent) -> Task<Void, any Error> {
-        let nickname = state.withLock { s in s.uid.flatMap { s.users[$0]?.nickname } ?? s.nickname ?? "" }
-        return switchChannel { [weak self] in
-            guard let self else { return }
-            try await self.joinChannel(moved.rtc, nickname: nickname)
-            self.notify { $0.meeting($1, didMoveToSubMeeting: moved.subMeeting) }
-        }
-    }
-}
-
-extension Task where Success == Void, Failure == any Error {
-    /// Runs `body` if the task fails (an event-driven switch has nobody to throw to).
-    func onFailure(_ body: @escaping @Sendable () -> Void) {
-        Task<Void, Never> { if case .failure = await self.result { body() } }
     }
 }

@@ -24,25 +24,13 @@ public final class SMeetingEngine: Sendable {
         var session = SMeetingMachine<MeetingClient>(policy: SMeetingEngine.resumePolicy)
         /// The live meeting connection.
         var client: MeetingClient? { session.link }
-        var uid: String?
-        var nickname: String?
+        /// The meeting's rules: where I am (entering, waiting, in), its snapshot, its moves and
+        /// ways out (`SMeetingRoomMachine`, fed by `+Events`).
+        var meeting = SMeetingRoomMachine()
         /// Forwards IM events while `enableIm()` is on.
         var imBridge: IMBridge?
         /// The meeting connection dropped; the SDK is resuming the session.
         var resuming: Bool { session.resuming }
-        /// An `enter_room` is in flight: events wait for its snapshot.
-        var entering = false
-        var buffered: [(MeetingEventType, String)] = []
-        var room: RoomInfo?
-        /// I wait in this room's waiting room.
-        var waitingRoom: RoomInfo?
-        var users: [String: MeetingUserInfo] = [:]
-        /// The waiting room as hosts and co-hosts see it.
-        var waitingUsers: [String: WaitingUserInfo] = [:]
-        var subMeetings: [SubMeetingInfo] = []
-        /// The running sign-in and roll calls I was told about.
-        var signIn: SignInInfo?
-        var rollCalls: [String: SignInInfo] = [:]
         var channel: Channel?
         var bridge: ChannelBridge?
         /// The key exchange of an end-to-end encrypted meeting's channel (docs/e2ee.md).
@@ -90,8 +78,7 @@ public final class SMeetingEngine: Sendable {
         /// Forgets the login (logout, or a session that could not be resumed); returns the
         /// connection to close.
         mutating func dropLogin() -> MeetingClient? {
-            uid = nil
-            nickname = nil
+            _ = meeting.handle(.loggedOut)
             return session.logOut()
         }
     }
@@ -140,10 +127,10 @@ public final class SMeetingEngine: Sendable {
     // MARK: - Login
 
     /// My uid once logged in.
-    public var currentUserId: String? { state.withLock { $0.uid } }
+    public var currentUserId: String? { state.withLock { $0.meeting.me?.uid } }
 
     /// Whether `login(token:)` succeeded and the session lives (its connection may be resuming).
-    public var isLoggedIn: Bool { state.withLock { $0.session.isLive && $0.uid != nil } }
+    public var isLoggedIn: Bool { state.withLock { $0.session.isLive && $0.meeting.me != nil } }
 
     /// Logs in with a member token issued by your backend (`POST /stm/srvapi/v1/member/grant`).
     public func login(token: String) async throws {
@@ -152,8 +139,7 @@ public final class SMeetingEngine: Sendable {
         }
         let (client, resp) = try await connect(LoginReq(token: token))
         state.withLock {
-            $0.uid = resp.uid
-            $0.nickname = resp.nickname
+            _ = $0.meeting.handle(.loggedIn(uid: resp.uid, nickname: resp.nickname))
             _ = $0.session.handle(.loggedIn(client, token: token, sessionId: resp.sessionId, graceSeconds: resp.reconnectGraceSeconds),
                                   now: Monotonic.seconds())
         }
