@@ -10,13 +10,15 @@ aiortc gathers no 127.0.0.1 candidate: on a loopback-only host give `lo` another
 """
 import asyncio
 import json
+import time
 
 from srtc_test_support import paint_code_band
 
 
 class AiortcParticipant:
     """One participant. `tracks` holds every remote TrackInfo seen (join, user_joined,
-    track_added) by id; `offers` every `subscriber_offer`'s SDP in order; `subscriber` is the
+    track_added) by id; `offers` every `subscriber_offer`'s SDP in order; `events` every event
+    with its arrival time (`layer_switched`…); `subscriber` is the
     subscribe RTCPeerConnection (its "track" event gives the received tracks)."""
 
     def __init__(self, url, token, sdk="aiortc"):
@@ -26,6 +28,7 @@ class AiortcParticipant:
         self.subscriber = RTCPeerConnection()
         self.publisher = None
         self.tracks, self.offers = {}, []
+        self.events = []  # every event the server sent: (time.time(), type, data)
         self._next_id, self._pending = 1, {}
         self._tracks_changed = asyncio.Event()
         self.ws = self._reader = None
@@ -67,6 +70,7 @@ class AiortcParticipant:
 
     async def _event(self, kind, data):
         from aiortc import RTCSessionDescription
+        self.events.append((time.time(), kind, data))
         if kind == "user_joined":
             self._add_tracks(data.get("tracks", []))
         elif kind == "track_added":

@@ -533,13 +533,14 @@ def run_browser_test(title, run, server_args=(), driver_flags=(), wait_seconds=2
                 driver.quit()
 
 
-def run_browser_lab_test(title, run, channel, bot_uid, bot_args, wait_seconds=30, dump=None):
-    """The frame of a browser test in the network lab (`ClientServerLab`): this process, and with
-    it headless Chromium, in the client namespace; srtc-server (serving `web/`) and `srtc join`
-    as `bot_uid` of `channel` with `bot_args` in the server's; then `run(lab, server, driver, bot)`.
-    On a failure `dump(driver)` (when given) or the page's console, the participant's log and the
-    server log's tail are printed. Skipped (0) without root; returns the exit status; the
-    namespaces and everything started are removed."""
+def run_browser_lab_test(title, run, channel, bot_uid, bot_args, wait_seconds=30, dump=None, browser=True):
+    """The frame of a test in the network lab (`ClientServerLab`): this process, and with it
+    headless Chromium (unless `browser` is false: then `driver` is None, for a client such as
+    aiortc running in this process), in the client namespace; srtc-server (serving `web/`) and
+    `srtc join` as `bot_uid` of `channel` with `bot_args` in the server's; then
+    `run(lab, server, driver, bot)`. On a failure `dump(driver)` (when given) or the page's
+    console, the participant's log and the server log's tail are printed. Skipped (0) without
+    root; returns the exit status; the namespaces and everything started are removed."""
     if not ClientServerLab.available():
         print("skipped: needs root and ip netns")
         return 0
@@ -550,13 +551,16 @@ def run_browser_lab_test(title, run, channel, bot_uid, bot_args, wait_seconds=30
         lab.enter_client()
         server = Server(host=lab.server_address, netns=lab.server_ns, extra_args=("--web-dir", os.path.join(ROOT, "web")))
         bot = JoinBot(server, channel, bot_uid, *bot_args, netns=lab.server_ns)
-        driver = make_driver(wait_seconds + 10, extra_flags=(f"--unsafely-treat-insecure-origin-as-secure={server.base}",))
+        if browser:
+            driver = make_driver(wait_seconds + 10, extra_flags=(f"--unsafely-treat-insecure-origin-as-secure={server.base}",))
         started = time.time()
         run(lab, server, driver, bot)
         print(f"{title}: all checks passed in {time.time() - started:.1f} s")
         return 0
     except Exception as error:
         print(f"FAIL: {type(error).__name__}: {error}")
+        if dump and not driver:
+            dump(None)
         if driver:
             try:
                 if dump:

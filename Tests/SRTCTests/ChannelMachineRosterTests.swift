@@ -57,8 +57,8 @@ import Testing
         let withA2 = UserInfo(uid: "alice", joinedAt: 2, tracks: [Self.a2])
         let withNone = UserInfo(uid: "alice", joinedAt: 2)
         #expect(run.send(.received(.userLeft(UserLeft(uid: "alice", reason: .kicked)), on: 1)) == [
-            .removeRemoteTrack(trackId: "a1"), .notify(.trackRemoved(Self.a1, by: withA2)),
-            .removeRemoteTrack(trackId: "a2"), .notify(.trackRemoved(Self.a2, by: withNone)),
+            .track(.removeRemoteTrack(trackId: "a1")), .notify(.trackRemoved(Self.a1, by: withA2)),
+            .track(.removeRemoteTrack(trackId: "a2")), .notify(.trackRemoved(Self.a2, by: withNone)),
             .forgetE2EE(uid: "alice"), .notify(.userLeft(uid: "alice", reason: .kicked)),
         ])
         #expect(run.machine.users.isEmpty)
@@ -79,7 +79,7 @@ import Testing
         let muted = MachineRun.track("a1", of: "alice", muted: true)
         let alice = UserInfo(uid: "alice", joinedAt: 2, tracks: [muted, Self.a2])
         #expect(run.send(.received(.trackUpdated(TrackEvent(uid: "alice", track: muted)), on: 1))
-                == [.updateRemoteTrack(muted), .notify(.trackUpdated(muted, by: alice))])
+                == [.track(.updateRemoteTrack(muted)), .notify(.trackUpdated(muted, by: alice))])
     }
 
     @Test func aHiddenPublisherIsKeptWhileItHasTracks() {
@@ -87,10 +87,10 @@ import Testing
         let h1 = MachineRun.track("h1", of: "composite")
         let composite = UserInfo(uid: "composite", joinedAt: 0, tracks: [h1])
         #expect(run.send(.received(.trackAdded(TrackEvent(uid: "composite", track: h1)), on: 1))
-                == [.addRemoteTrack(h1), .notify(.trackAdded(h1, by: composite))])
+                == [.track(.addRemoteTrack(h1)), .notify(.trackAdded(h1, by: composite))])
         #expect(run.machine.users.map(\.uid) == ["alice"])
         #expect(run.send(.received(.trackRemoved(TrackEvent(uid: "composite", track: h1)), on: 1))
-                == [.removeRemoteTrack(trackId: "h1"), .notify(.trackRemoved(h1, by: UserInfo(uid: "composite", joinedAt: 0)))])
+                == [.track(.removeRemoteTrack(trackId: "h1")), .notify(.trackRemoved(h1, by: UserInfo(uid: "composite", joinedAt: 0)))])
         #expect(run.machine.hiddenPublishers.isEmpty)
     }
 
@@ -98,13 +98,13 @@ import Testing
         var run = joinedWithAlice()
         let switched = LayerSwitchedInfo(uid: "alice", trackId: "a1", layer: "camera_small", previous: "camera_big", cause: "bandwidth")
         #expect(run.send(.received(.layerSwitched(switched), on: 1))
-                == [.setCurrentLayer(trackId: "a1", layer: "camera_small"), .notify(.layerSwitched(switched))])
+                == [.track(.setCurrentLayer(trackId: "a1", layer: "camera_small")), .notify(.layerSwitched(switched))])
     }
 
     @Test func aSubscriptionEndedByTheServerEndsItOnTheTrack() {
         var run = joinedWithAlice()
         #expect(run.send(.received(.subscriptionEnded(SubscriptionEnded(trackId: "a1", reason: "codec_unsupported")), on: 1))
-                == [.endSubscription(trackId: "a1")])
+                == [.track(.endSubscription(trackId: "a1"))])
         // Data-channel events are not tied to a WebSocket.
         let message = CustomMessage(from: "alice", to: nil, data: "hi", timestamp: 5)
         #expect(run.send(.dataEvent(.message(message))) == [.notify(.message(message))])
@@ -136,12 +136,12 @@ import Testing
                                          resumed: true, info: newInfo)
         #expect(run.send(.resumeAnswered(answer, on: 2, attempt: attempt)) == [
             .updateRelay([]), .notify(.reconnected(MachineRun.info)), .notify(.infoUpdated(newInfo)),
-            .removeRemoteTrack(trackId: "b1"), .notify(.trackRemoved(b1, by: UserInfo(uid: "bob", joinedAt: 3))),
+            .track(.removeRemoteTrack(trackId: "b1")), .notify(.trackRemoved(b1, by: UserInfo(uid: "bob", joinedAt: 3))),
             .forgetE2EE(uid: "bob"), .notify(.userLeft(uid: "bob", reason: .clientLeave)),
             .forgetE2EE(uid: "dave"), .notify(.userLeft(uid: "dave", reason: .clientLeave)),
-            .removeRemoteTrack(trackId: "a2"), .notify(.trackRemoved(Self.a2, by: UserInfo(uid: "alice", joinedAt: 2, tracks: [Self.a1]))),
-            .updateRemoteTrack(a1Muted), .notify(.trackUpdated(a1Muted, by: UserInfo(uid: "alice", joinedAt: 2, tracks: [a1Muted]))),
-            .addRemoteTrack(a3), .notify(.trackAdded(a3, by: UserInfo(uid: "alice", joinedAt: 2, tracks: [a1Muted, a3]))),
+            .track(.removeRemoteTrack(trackId: "a2")), .notify(.trackRemoved(Self.a2, by: UserInfo(uid: "alice", joinedAt: 2, tracks: [Self.a1]))),
+            .track(.updateRemoteTrack(a1Muted)), .notify(.trackUpdated(a1Muted, by: UserInfo(uid: "alice", joinedAt: 2, tracks: [a1Muted]))),
+            .track(.addRemoteTrack(a3)), .notify(.trackAdded(a3, by: UserInfo(uid: "alice", joinedAt: 2, tracks: [a1Muted, a3]))),
             .notify(.userJoined(daveAgain)),
             .notify(.userJoined(carol)),
             .notify(.message(message)),

@@ -133,9 +133,9 @@ import Testing
         let bobWithTrack = UserInfo(uid: "bob", joinedAt: 3, tracks: [b1])
         #expect(run.send(.joinAnswered(answer, on: 1)) == [
             .updateRelay([]), .startTicker, .notify(.joined(info)),
-            .notify(.userJoined(alice)), .addRemoteTrack(a1), .notify(.trackAdded(a1, by: alice)),
-            .addRemoteTrack(h1), .notify(.trackAdded(h1, by: composite)),
-            .notify(.userJoined(bob)), .addRemoteTrack(b1), .notify(.trackAdded(b1, by: bobWithTrack)),
+            .notify(.userJoined(alice)), .track(.addRemoteTrack(a1)), .notify(.trackAdded(a1, by: alice)),
+            .track(.addRemoteTrack(h1)), .notify(.trackAdded(h1, by: composite)),
+            .notify(.userJoined(bob)), .track(.addRemoteTrack(b1)), .notify(.trackAdded(b1, by: bobWithTrack)),
         ])
         #expect(run.machine.connection == .connected)
         #expect(run.machine.sessionId == "S1")
@@ -249,6 +249,8 @@ import Testing
     /// local tracks are published again, and that is retried after every resume until it succeeds.
     @Test func aMovedSessionPublishesAgainUntilItSucceeds() {
         var (run, _) = MachineRun.joined()
+        let camera = TrackInfo(id: "m1", uid: "me", kind: .video, desc: "camera")
+        run.send(.track(.published(camera, local: ObjectIdentifier(Int.self))))
         var moved = MachineRun.response(resumed: true)
         moved.moved = true
         for expected in [[Machine.Action.updateRelay([]), .dropMovedMedia, .notify(.reconnected(info)), .republish],
@@ -260,7 +262,7 @@ import Testing
             #expect(run.send(.resumeAnswered(moved, on: link, attempt: attempt)) == expected)
             moved.moved = nil
         }
-        #expect(run.send(.republished) == [])
+        #expect(run.send(.track(.republished([camera]))) == [])
         run.send(.linkClosed(run.machine.link ?? 1))
         let attempt = run.fireNextTimer()?.attempt ?? -1
         let link = run.newLink()
@@ -271,13 +273,26 @@ import Testing
 
     // MARK: - The CDN engine
 
+    /// With nothing published there is nothing to publish again after a move.
+    @Test func aMovedSessionWithNothingPublishedOnlyDropsTheOldMedia() {
+        var (run, _) = MachineRun.joined()
+        var moved = MachineRun.response(resumed: true)
+        moved.moved = true
+        run.send(.linkClosed(1))
+        let attempt = run.fireNextTimer()?.attempt ?? -1
+        run.send(.linkOpened(2, attempt: attempt))
+        #expect(run.send(.resumeAnswered(moved, on: 2, attempt: attempt))
+                == [.updateRelay([]), .dropMovedMedia, .notify(.reconnected(info)), .restartBrokenPaths])
+        #expect(!run.machine.republishPending)
+    }
+
     @Test func aStreamPlaysReconnectsAndEnds() throws {
         var run = MachineRun()
         try run.machine.begin(nil)
         let video = MachineRun.track("CDN_video", of: Channel.streamUid)
         let stream = UserInfo(uid: Channel.streamUid, joinedAt: 1, tracks: [video])
         #expect(run.send(.streamOpened(info, stream: stream)) == [
-            .startTicker, .notify(.joined(info)), .notify(.userJoined(stream)), .addRemoteTrack(video),
+            .startTicker, .notify(.joined(info)), .notify(.userJoined(stream)), .track(.addRemoteTrack(video)),
             .notify(.trackAdded(video, by: stream)), .startStream,
         ])
         #expect(run.send(.streamLost) == [.notify(.reconnecting), .scheduleAttempt(0, after: 0)])

@@ -63,32 +63,10 @@ extension Channel {
                 Task { _ = try? await link.client.request(.leave, timeout: .seconds(2)); link.client.close() }
             case .startTicker:
                 startTicker()
-            case .addRemoteTrack(let info):
-                let track = makeRemoteTrack(info)
-                state.sync { $0.remoteTracks[info.id] = track }
-                resumeTrackWaiters(for: track)
-            case .updateRemoteTrack(let info):
-                state.sync { $0.remoteTracks[info.id] }?.update(info: info)
-            case .removeRemoteTrack(let trackId):
-                guard let track = state.sync({ $0.remoteTracks.removeValue(forKey: trackId) }) else { continue }
-                if track.isSubscribed {
-                    track.setSubscribed(false, layer: nil)
-                    mediaSubscriptionEnded(track)
-                }
-                track.end()
-            case .endSubscription(let trackId):
-                guard let track = state.sync({ $0.remoteTracks[trackId] }) else { continue }
-                track.setSubscribed(false, layer: nil)
-                mediaSubscriptionEnded(track)
-            case .setCurrentLayer(let trackId, let layer):
-                (state.sync { $0.remoteTracks[trackId] } as? RemoteVideoTrack)?.setCurrentLayer(layer)
+            case .track(let action):
+                execute(action)
             case .answerSubscriberOffer(let offer):
                 handleSubscriberOffer(offer)
-            case .setNeededLayers(let needed):
-                // Dynacast: layers nobody receives stop being encoded, and come back with a key frame.
-                guard context.configuration.dynacast else { continue }
-                let (media, track) = state.sync { ($0.media, $0.localTracks[needed.trackId]) }
-                if let media, let track { media.publish.setNeededLayers(of: track, layers: needed.layers) }
             case .forgetE2EE(let uid):
                 // What this client kept to decrypt the user (its keys' state, a reused buffer) goes.
                 state.sync { $0.media?.e2ee }?.forget(uid: uid)

@@ -48,10 +48,10 @@ extension Channel {
     // MARK: - Internals
 
     /// Subscribing to a stream's track only switches its delivery on or off.
-    func setStreamSubscription(_ track: RemoteTrack, _ on: Bool) throws(SRTCError) {
+    func setStreamSubscription(_ track: RemoteTrack, _ on: Bool) async throws(SRTCError) {
         guard isJoined else { throw .notJoined }
         guard remoteTrack(trackId: track.id) === track else { throw .server(code: APIErrorCode.notFound.rawValue, message: "no track \(track.id)") }
-        track.setSubscribed(on, layer: nil)
+        await answered(on ? .subscribed(trackId: track.id, layer: nil) : .unsubscribed(trackId: track.id))
         if on { track.bind() }
     }
 

@@ -12,7 +12,7 @@ extension Channel {
     /// Needs the token's `publish` permission.
     public func publishLocalTrack(_ track: LocalTrack) async throws(SRTCError) {
         let signal = try liveSignal()
-        guard track.trackId(in: self) == nil else { throw .wrongState("the track is already published in this channel") }
+        try state.sync { (s) throws(SRTCError) in try s.machine.tracks.checkPublish(ObjectIdentifier(track)) }
         let media = try ensureMedia()
         try await media.publishLock.run { () async throws(SRTCError) in
             let section = media.publish.add(track)
@@ -31,8 +31,7 @@ extension Channel {
                     refused = (info.id, media.publish.videoCodec(mid: section.mid))
                 } else {
                     media.publish.attach(mid: section.mid)
-                    state.sync { $0.localTracks[info.id] = track }
-                    track.didPublish(in: self, info: info)
+                    await bind(track, as: info)
                     context.logger.info("published \(track.desc) as \(info.id)")
                 }
             } catch {
@@ -54,7 +53,7 @@ extension Channel {
     /// itself stays usable (publish it again, or in another channel).
     public func unpublishLocalTrack(_ track: LocalTrack) async throws(SRTCError) {
         let signal = try liveSignal()
-        guard let trackId = track.trackId(in: self) else { throw .wrongState("the track is not published in this channel") }
+        let trackId = try state.sync { (s) throws(SRTCError) in try s.machine.tracks.publication(of: ObjectIdentifier(track)) }
         let media = try ensureMedia()
         try await media.publishLock.run { () async throws(SRTCError) in
             var offer: String?
@@ -64,8 +63,7 @@ extension Channel {
             }
             let data = try await signal.request(.unpublish(UnpublishRequest(trackId: trackId, sdp: offer)))
             if case .answer(let answer) = data { try? media.publish.applyAnswer(answer.sdp) }
-            state.sync { $0.localTracks[trackId] = nil }
-            track.didUnpublish(from: self)
+            await answered(.unpublished(trackId: trackId))
         }
     }
 

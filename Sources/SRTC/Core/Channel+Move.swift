@@ -25,7 +25,7 @@ extension Channel {
     func republishAfterMove() {
         let published = state.sync { s in s.localTracks.sorted { $0.key < $1.key } }
         guard !published.isEmpty else {
-            step(.republished)
+            step(.track(.republished([])))
             return
         }
         Task { [self] in
@@ -43,16 +43,10 @@ extension Channel {
                     let data = try await signal.request(.publish(PublishRequest(sdp: media.publish.makeOffer(), tracks: announced)))
                     guard case .answer(let answer) = data else { throw .mediaFailed("publish was answered without an SDP answer") }
                     try media.publish.applyAnswer(answer.sdp)
-                    for (sent, info) in zip(announced, answer.tracks) {
-                        media.publish.attach(mid: sent.mid)
-                        guard let old = published.first(where: { $0.value.desc == info.desc && $0.value.kind == info.kind }),
-                              old.key != info.id else { continue }
-                        // The server did not keep the id (the track was gone there): rebind.
-                        state.sync { $0.localTracks[old.key] = nil; $0.localTracks[info.id] = old.value }
-                        old.value.didPublish(in: self, info: info)
-                    }
+                    for sent in announced.prefix(answer.tracks.count) { media.publish.attach(mid: sent.mid) }
+                    // A track the server gave another id (it was gone there) is bound to it.
+                    await answered(.republished(answer.tracks))
                 }
-                await onQueue { [self] in step(.republished) }
                 context.logger.info("published \(published.count) track(s) again on the channel's new node")
             } catch {
                 // The connection dropped again meanwhile: the next resume tries again.

@@ -12,7 +12,7 @@ extension Channel {
     }
 
     /// This channel's `publishLocalVideo` switch.
-    public var publishesLocalVideo: Bool { state.sync { $0.publishesLocalVideo } }
+    public var publishesLocalVideo: Bool { published.read().publishesLocalVideo }
 
     /// Publishes or unpublishes the engine's preview as `PreviewPublishing` says; one run at a
     /// time, so a preview change and a join that cross do not publish twice.

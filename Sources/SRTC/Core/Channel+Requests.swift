@@ -26,11 +26,11 @@ extension Channel {
     ///   - track: a track from `didAddTrack` / `remoteTracks`.
     ///   - layer: for a simulcast camera track, `.cameraSmall` or `.cameraBig`; nil picks the best.
     public func subscribe(_ track: RemoteTrack, layer: VideoLayer? = nil) async throws(SRTCError) {
-        if engineType == .cdn { return try setStreamSubscription(track, true) }
+        if engineType == .cdn { return try await setStreamSubscription(track, true) }
         let signal = try liveSignal()
         prepareMediaForSubscription(track)
         try await signal.request(.subscribe(SubscribeRequest(trackId: track.id, layer: layer?.rawValue)))
-        track.setSubscribed(true, layer: layer)
+        await answered(.subscribed(trackId: track.id, layer: layer))
     }
 
     /// Subscribes by track id.
@@ -41,20 +41,19 @@ extension Channel {
 
     /// Stops receiving a remote track.
     public func unsubscribe(_ track: RemoteTrack) async throws(SRTCError) {
-        if engineType == .cdn { return try setStreamSubscription(track, false) }
+        if engineType == .cdn { return try await setStreamSubscription(track, false) }
         let signal = try liveSignal()
         try await signal.request(.unsubscribe(TrackRef(trackId: track.id)))
-        track.setSubscribed(false, layer: nil)
-        mediaSubscriptionEnded(track)
+        await answered(.unsubscribed(trackId: track.id))
     }
 
     /// Switches the simulcast layer of a subscribed video track without renegotiation;
     /// `channel(_:didSwitchLayer:)` follows once the switch took effect on a key frame.
     public func switchLayer(_ track: RemoteVideoTrack, to layer: VideoLayer) async throws(SRTCError) {
         let signal = try liveSignal()
-        guard track.isSubscribed else { throw .wrongState("track \(track.id) is not subscribed") }
+        try state.sync { (s) throws(SRTCError) in try s.machine.tracks.checkLayerSwitch(track.id) }
         try await signal.request(.setLayer(SubscribeRequest(trackId: track.id, layer: layer.rawValue)))
-        track.setRequestedLayer(layer)
+        await answered(.layerRequested(trackId: track.id, layer: layer))
     }
 
     // MARK: - Mute

@@ -34,8 +34,8 @@ extension Channel {
                 try await signal.request(.setLayer(SubscribeRequest(trackId: track.id, layer: choice.requestValue)))
                 switch choice {
                 case .paused: break
-                case .best: track.setRequestedLayer(nil)
-                case .layer(let desc): track.setRequestedLayer(VideoLayer(rawValue: desc))
+                case .best: await answered(.layerRequested(trackId: track.id, layer: nil))
+                case .layer(let desc): await answered(.layerRequested(trackId: track.id, layer: VideoLayer(rawValue: desc)))
                 }
                 context.logger.debug("adaptive stream: \(track.id) → \(choice.requestValue ?? "best")")
             } catch {
@@ -52,7 +52,8 @@ extension Channel {
             guard let self else { return }
             let now = Monotonic.seconds()
             let adaptive = context.configuration.adaptiveStream && engineType == .sfu
-            for case let track as RemoteVideoTrack in state.sync({ Array($0.remoteTracks.values) }) where track.isSubscribed {
+            let subscribed = state.sync { s in s.machine.tracks.subscribedIds.compactMap { s.remoteTracks[$0] as? RemoteVideoTrack } }
+            for track in subscribed {
                 if adaptive, let choice = track.adaptiveTick() { requestAdaptiveLayer(track, choice) }
                 track.tick(now: now)
             }

@@ -11,9 +11,11 @@ import Synchronization
 /// The channel is a driver around `ChannelMachine`, which holds its rules: signaling events,
 /// answers, timer fires and public calls are fed to the machine on the channel's one serial
 /// queue, and the channel carries out the actions it returns (docs/architecture.md, "The SDK
-/// engine").
+/// engine"). The public getters read a copy of the public state (`PublicState`) that the queue
+/// publishes after each change, so a getter never waits for the queue.
 // Sendable, checked: every stored property is a `let` of a Sendable type; the mutable state is
-// in `state`, which only the channel's serial queue touches (`QueueOwned`).
+// in `state`, which only the channel's serial queue touches (`QueueOwned`), and its public copy
+// in `published`, behind a lock (`Snapshot`).
 public final class Channel: Sendable {
     // MARK: - Types
 
@@ -43,9 +45,9 @@ public final class Channel: Sendable {
     /// What the channel's queue owns: the machine, and the objects its actions act on.
     struct State {
         var machine = Machine()
-        /// Remote track objects by track id (the machine's `remoteTrackIds`).
+        /// Remote track objects by track id (the machine's `tracks.remote`).
         var remoteTracks: [String: RemoteTrack] = [:]
-        /// My published tracks by server id.
+        /// My published track objects by server id (the machine's `tracks.publications`).
         var localTracks: [String: LocalTrack] = [:]
         var ticker: DispatchSourceTimer?
         /// The local address toward the server on each path, to notice a move to another network.
@@ -68,6 +70,26 @@ public final class Channel: Sendable {
 
         /// The live signaling connection.
         var signal: SignalClient? { machine.link?.client }
+
+        /// What the public getters show.
+        var publicState: PublicState {
+            PublicState(connection: machine.connection, info: machine.info, me: machine.me, sessionId: machine.sessionId,
+                        users: machine.users, remoteTracks: remoteTracks, localTracks: localTracks,
+                        publishesLocalVideo: publishesLocalVideo, media: media)
+        }
+    }
+
+    /// A copy of what the public getters show, published after every change of `State`.
+    struct PublicState: Sendable {
+        var connection: ConnectionState
+        var info: ChannelInfo?
+        var me: UserInfo?
+        var sessionId: String?
+        var users: [UserInfo]
+        var remoteTracks: [String: RemoteTrack]
+        var localTracks: [String: LocalTrack]
+        var publishesLocalVideo: Bool
+        var media: ChannelMedia?
     }
 
     // MARK: - Properties
@@ -83,6 +105,8 @@ public final class Channel: Sendable {
     /// Serializes the preview's publishing (`syncPreview()`).
     let previewLock = AsyncLock()
     let state: QueueOwned<State>
+    /// What the getters read: the queue's last published copy of the public state.
+    let published: Snapshot<PublicState>
 
     init(context: EngineContext, engine: SRTCEngine?, engineType: ChannelEngine = .sfu) {
         self.context = context
@@ -90,48 +114,57 @@ public final class Channel: Sendable {
         self.engineType = engineType
         self.delegates = MulticastDelegate(queue: context.delegateQueue)
         var initial = State()
+        initial.machine = Machine(dynacast: context.configuration.dynacast)
         initial.e2ee = context.configuration.e2ee
         let queue = DispatchQueue(label: "srtc.channel")
         self.queue = queue
-        self.state = QueueOwned(initial, queue: queue)
+        let published = Snapshot(initial.publicState)
+        self.published = published
+        self.state = QueueOwned(initial, queue: queue) { published.publish($0.publicState) }
     }
 
     // MARK: - Public API: state
 
+    // Each getter reads the last published copy (`published`), never waiting for the queue: an
+    // app may call them from any thread, a delegate callback included (docs/sdk-srtc.md, "Threads").
+
     /// The connection state.
-    public var connectionState: ConnectionState { state.sync { $0.machine.connection } }
+    public var connectionState: ConnectionState { published.read().connection }
     /// Whether the channel is joined (connected or reconnecting).
-    public var isJoined: Bool { state.sync { $0.machine.connection == .connected || $0.machine.connection == .reconnecting } }
+    public var isJoined: Bool {
+        let connection = connectionState
+        return connection == .connected || connection == .reconnecting
+    }
     /// The channel's info, once joined.
-    public var info: ChannelInfo? { state.sync { $0.machine.info } }
+    public var info: ChannelInfo? { published.read().info }
     /// The channel name, once joined.
     public var channelId: String? { info?.channel }
     /// My user info (uid from the token), once joined.
-    public var me: UserInfo? { state.sync { $0.machine.me } }
+    public var me: UserInfo? { published.read().me }
     /// My uid, once joined.
     public var uid: String? { me?.uid }
     /// The session id the server gave (used to resume after a reconnect).
-    public var sessionId: String? { state.sync { $0.machine.sessionId } }
+    public var sessionId: String? { published.read().sessionId }
     /// The other users in the channel, in join order.
-    public var users: [UserInfo] { state.sync { $0.machine.users } }
+    public var users: [UserInfo] { published.read().users }
     /// One remote user.
-    public func user(uid: String) -> UserInfo? { state.sync { s in s.machine.users.first { $0.uid == uid } } }
+    public func user(uid: String) -> UserInfo? { users.first { $0.uid == uid } }
     /// Every remote track.
     public var remoteTracks: [RemoteTrack] {
-        state.sync { Array($0.remoteTracks.values) }.sorted { ($0.uid, $0.id) < ($1.uid, $1.id) }
+        published.read().remoteTracks.values.sorted { ($0.uid, $0.id) < ($1.uid, $1.id) }
     }
     /// The remote tracks of one user.
     public func remoteTracks(uid: String) -> [RemoteTrack] { remoteTracks.filter { $0.uid == uid } }
     /// A remote track by id.
-    public func remoteTrack(trackId: String) -> RemoteTrack? { state.sync { $0.remoteTracks[trackId] } }
+    public func remoteTrack(trackId: String) -> RemoteTrack? { published.read().remoteTracks[trackId] }
     /// The remote track of `uid` with description `desc`.
     public func remoteTrack(uid: String, desc: String) -> RemoteTrack? {
         remoteTracks.first { $0.uid == uid && $0.desc == desc }
     }
     /// My published tracks.
-    public var localTracks: [LocalTrack] { state.sync { Array($0.localTracks.values) } }
+    public var localTracks: [LocalTrack] { Array(published.read().localTracks.values) }
     /// The media transports, once made (tests look at their counters).
-    var media: ChannelMedia? { state.sync { $0.media } }
+    var media: ChannelMedia? { published.read().media }
 
     // MARK: - Public API: join and leave
 

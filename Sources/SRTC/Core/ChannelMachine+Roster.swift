@@ -42,12 +42,11 @@ extension ChannelMachine {
     /// A track of a user, or of a hidden publisher (a server composite): a uid that is in no user
     /// list gets a `UserInfo` of its own, kept in `hiddenPublishers` and never in `users`.
     mutating func trackAdded(_ info: TrackInfo, uid: String) -> [Action] {
-        guard !remoteTrackIds.contains(info.id), uid != me?.uid else { return [] }
+        guard !tracks.knows(info.id), uid != me?.uid else { return [] }
         let user = editPublisher(uid) { user in
             if !user.tracks.contains(where: { $0.id == info.id }) { user.tracks.append(info) }
         }
-        remoteTrackIds.insert(info.id)
-        return [.addRemoteTrack(info), .notify(.trackAdded(info, by: user))]
+        return tracks.remoteAdded(info).map(Action.track) + [.notify(.trackAdded(info, by: user))]
     }
 
     mutating func trackUpdated(_ info: TrackInfo, uid: String) -> [Action] {
@@ -55,7 +54,7 @@ extension ChannelMachine {
         let user = editPublisher(uid) { user in
             if let t = user.tracks.firstIndex(where: { $0.id == info.id }) { user.tracks[t] = info } else { user.tracks.append(info) }
         }
-        return [.updateRemoteTrack(info), .notify(.trackUpdated(info, by: user))]
+        return [.track(.updateRemoteTrack(info)), .notify(.trackUpdated(info, by: user))]
     }
 
     mutating func trackRemoved(_ trackId: String, uid: String) -> [Action] {
@@ -64,10 +63,8 @@ extension ChannelMachine {
         var removed: TrackInfo?
         let user = editPublisher(uid) { removed = $0.tracks.remove(at: t) }
         guard let removed else { return [] }
-        var actions: [Action] = []
-        if remoteTrackIds.remove(trackId) != nil { actions.append(.removeRemoteTrack(trackId: trackId)) }
-        actions.append(.notify(.trackRemoved(removed, by: user)))
-        return actions
+        // A subscribed track's subscription ends before the track does.
+        return tracks.remoteRemoved(trackId).map(Action.track) + [.notify(.trackRemoved(removed, by: user))]
     }
 
     /// Applies `change` to the user `uid`, or to the hidden publisher `uid` (made when absent, and

@@ -2,7 +2,8 @@ import SRTCProtocol
 
 /// The rules of one channel, without I/O: where its connection stands, the join, leave and
 /// resume lifecycle, which signaling connection is the live one, the users and tracks it knows,
-/// and what observers are told, in which order. `Channel` feeds it what happened (an answer, a
+/// and what observers are told, in which order; its publications and subscriptions are
+/// `TrackMachine`'s (`tracks`), which it owns and feeds. `Channel` feeds it what happened (an answer, a
 /// server event, a closed WebSocket, a timer) and carries out the actions it returns: sockets,
 /// media, track objects, timers and delegate calls stay in `Channel`.
 ///
@@ -36,8 +37,9 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
         case attemptFailed(attempt: Int, link: Link?, error: SRTCError)
         /// The resume `join` of attempt `attempt` answered on `link`.
         case resumeAnswered(JoinResponse, on: Link, attempt: Int)
-        /// The session's tracks are published on the new node (`Channel+Move`).
-        case republished
+        /// The server answered one of the app's track requests (`TrackMachine.Event`), for
+        /// example the publish of the session's tracks on a new node (`Channel+Move`).
+        case track(TrackMachine.Event)
         /// `leave()` was called.
         case leave
         /// `leave` was sent (or could not be): end the session.
@@ -69,27 +71,17 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
         case abandonSession(Link)
         /// Start the 250 ms ticker (receive timeouts, adaptive stream, network paths).
         case startTicker
-        /// Make the remote track object of `info` (and wake whoever waits for it).
-        case addRemoteTrack(TrackInfo)
-        /// Give the remote track object its new info.
-        case updateRemoteTrack(TrackInfo)
-        /// End the remote track object (its subscription first).
-        case removeRemoteTrack(trackId: String)
-        /// The server ended a subscription: the track is no longer received.
-        case endSubscription(trackId: String)
-        /// The layer the server now sends of a subscribed video track.
-        case setCurrentLayer(trackId: String, layer: String)
+        /// Act on the track objects (`TrackMachine`'s rules).
+        case track(TrackMachine.Action)
         /// Answer the subscribe transport's offer.
         case answerSubscriberOffer(SessionDescriptionMessage)
-        /// Dynacast: encode only these layers of my track.
-        case setNeededLayers(LayersNeeded)
         /// Forget what was kept to decrypt this user (E2EE).
         case forgetE2EE(uid: String)
         /// The TURN servers of this session changed.
         case updateRelay([ICEServer])
         /// The session moved to another node: close the old node's transports.
         case dropMovedMedia
-        /// Publish the local tracks again on the new node (`republished` when done).
+        /// Publish the local tracks again on the new node (`.track(.republished)` when done).
         case republish
         /// Restart ICE on any transport whose path broke or moved meanwhile.
         case restartBrokenPaths
@@ -137,8 +129,11 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
     var users: [UserInfo] = []
     /// Publishers that are not users (a server composite), with their tracks (`hidden_tracks`).
     var hiddenPublishers: [String: UserInfo] = [:]
+    /// My publications, the remote tracks and my subscriptions to them (changed by
+    /// `ChannelMachine+Roster` too).
+    var tracks: TrackMachine
     /// The tracks that have a remote track object in `Channel` (made by `addRemoteTrack`).
-    var remoteTrackIds: Set<String> = []
+    var remoteTrackIds: Set<String> { tracks.remote }
     /// TURN servers of the last join response, for the media transports.
     private(set) var iceServers: [ICEServer] = []
     /// Events that arrived while a join or resume was unanswered; replayed after its answer.
@@ -149,9 +144,13 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
     private(set) var reconnect: ReconnectMachine
     let policy: ReconnectMachine.Policy
 
-    init(policy: ReconnectMachine.Policy = .init()) {
+    /// - Parameters:
+    ///   - policy: when to try reconnecting, and for how long.
+    ///   - dynacast: whether the server's `layers_needed` is followed (`Configuration.dynacast`).
+    init(policy: ReconnectMachine.Policy = .init(), dynacast: Bool = true) {
         self.policy = policy
         self.reconnect = ReconnectMachine(policy: policy)
+        self.tracks = TrackMachine(dynacast: dynacast)
     }
 
     // MARK: - Commands
@@ -218,9 +217,11 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
             return closing + follow(steps, error: error)
         case .resumeAnswered(let response, let answered, let attempt):
             return resumeAnswered(response, on: answered, attempt: attempt, now: now)
-        case .republished:
-            republishPending = false
-            return []
+        case .track(let answered):
+            // Answers that arrive after the session ended change nothing (teardown unbound all).
+            guard connection != .disconnected else { return [] }
+            if case .republished = answered { republishPending = false }
+            return tracks.handle(answered).map(Action.track)
         case .leave:
             guard connection != .disconnected else { return [] }
             reconnect.left()
@@ -231,7 +232,7 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
             guard connection == .connecting else { return [.discardStream] }
             self.info = info
             users = []
-            remoteTrackIds = []
+            tracks.reset()
             connection = .connected
             reconnect.joined(graceSeconds: 20)
             var actions: [Action] = [.startTicker, .notify(.joined(info))]
@@ -289,7 +290,7 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
         iceServers = response.iceServers
         users = []
         hiddenPublishers = [:]
-        remoteTrackIds = []
+        tracks.reset()
         connection = .connected
         reconnect.joined(graceSeconds: response.reconnectGraceSeconds)
         let held = heldEvents ?? []
@@ -317,7 +318,8 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
         var actions: [Action] = [.updateRelay(response.iceServers)]
         if response.moved == true {
             actions.append(.dropMovedMedia)
-            republishPending = true
+            // Nothing published: nothing to publish again.
+            republishPending = !tracks.publications.isEmpty
         }
         actions += follow(steps, error: nil)
         actions += catchUp(with: response)
@@ -342,7 +344,7 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
         case .trackRemoved(let e): return trackRemoved(e.track.id, uid: e.uid)
         case .subscriberOffer(let offer): return [.answerSubscriberOffer(offer)]
         case .subscriptionEnded(let ended):
-            return remoteTrackIds.contains(ended.trackId) ? [.endSubscription(trackId: ended.trackId)] : []
+            return tracks.subscriptionEnded(ended.trackId).map(Action.track)
         case .message(let message): return [.notify(.message(message))]
         case .channelUpdated(let info):
             self.info = info
@@ -351,9 +353,9 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
         case .connectionQuality(let change): return [.notify(.connectionQuality(change))]
         case .activeSpeakers(let snapshot): return [.notify(.activeSpeakers(snapshot))]
         case .layerSwitched(let info):
-            return [.setCurrentLayer(trackId: info.trackId, layer: info.layer), .notify(.layerSwitched(info))]
+            return [.track(.setCurrentLayer(trackId: info.trackId, layer: info.layer)), .notify(.layerSwitched(info))]
         case .caption(let caption): return [.notify(.caption(caption))]
-        case .layersNeeded(let needed): return [.setNeededLayers(needed)]
+        case .layersNeeded(let needed): return tracks.layersNeeded(needed).map(Action.track)
         case .disconnected(let disconnected):
             return follow(reconnect.serverEnded(disconnected.reason), error: nil)
         case .reconnect:
@@ -396,7 +398,7 @@ struct ChannelMachine<Link: Equatable & Sendable>: Sendable, Equatable {
         link = nil
         users = []
         hiddenPublishers = [:]
-        remoteTrackIds = []
+        tracks.reset()
         heldEvents = nil
         return [.tearDown(reason, error: error, closing: closing)]
     }

@@ -8,7 +8,10 @@ import Dispatch
 /// its events, timers and public calls all meet on one queue, so there is no lock beside it.
 /// A `sync` body must not call `sync` on the same value again (Swift's exclusive access to
 /// `value` would trap): read what it needs first, act after.
-// @unchecked Sendable: `value` is only read or written inside `sync`, which runs on `queue` (a serial queue), so no two threads ever touch it at once.
+///
+/// `didChange` sees the value after every `sync`, on the queue: the channel publishes from it
+/// the copy its public getters read (`Snapshot`), so that no getter waits for the queue.
+// @unchecked Sendable: `value` is only read or written inside `sync`, which runs on `queue` (a serial queue), so no two threads ever touch it at once; `didChange` is only called there too.
 final class QueueOwned<Value>: @unchecked Sendable {
     // MARK: - Properties
 
@@ -17,13 +20,16 @@ final class QueueOwned<Value>: @unchecked Sendable {
     /// Marks `queue`, so `sync` knows when it is already running there.
     private let key = DispatchSpecificKey<Bool>()
     private var value: Value
+    private let didChange: ((Value) -> Void)?
 
     /// - Parameters:
     ///   - value: the initial value.
     ///   - queue: a serial queue; it is marked (`setSpecific`) to recognise its own threads.
-    init(_ value: Value, queue: DispatchQueue) {
+    ///   - didChange: called with the value after each `sync`, on the queue.
+    init(_ value: Value, queue: DispatchQueue, didChange: ((Value) -> Void)? = nil) {
         self.value = value
         self.queue = queue
+        self.didChange = didChange
         queue.setSpecific(key: key, value: true)
     }
 
@@ -34,8 +40,14 @@ final class QueueOwned<Value>: @unchecked Sendable {
 
     /// Runs `body` on the value, on `queue`, and returns what it returns.
     func sync<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
-        if isOwnerRunning { return try body(&value) }
-        let result: Result<T, E> = queue.sync { Result { () throws(E) -> T in try body(&self.value) } }
+        if isOwnerRunning { return try run(body) }
+        let result: Result<T, E> = queue.sync { Result { () throws(E) -> T in try run(body) } }
         return try result.get()
+    }
+
+    /// Runs `body` on the value (on `queue`), then `didChange`.
+    private func run<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        defer { didChange?(value) }
+        return try body(&value)
     }
 }
