@@ -135,6 +135,6 @@ import Testing
             guard let head = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], head["ok"] == nil else { return nil }
             return head["type"] as? String
         })
-        #expect(types == Set(ClientRequestType.allCases.map(\.rawValue) + ServerEventType.allCases.map(\.rawValue)))
+        #expect(types == Set(SignalCodec.requestTypes + SignalCodec.eventTypes))
     }
 }
