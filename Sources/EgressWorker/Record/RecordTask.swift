@@ -66,7 +66,7 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
 
     public func stop(reason: String) async {
         guard done.withLock({ s in defer { s = true }; return !s }) else { return }
-        await onQueue { self.idleTimer.map(WorkerTimers.cancel) }
+        await onQueue { if let timer = self.idleTimer { WorkerTimers.cancel(timer) } }
         let result = writer.finish()
         await channel.leave()
         await engine.destroy()
@@ -78,7 +78,7 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
     public func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
         guard matches(track), let remote = channel.remoteTrack(trackId: track.id) else { return }
         attach(remote)
-        idleTimer.map(WorkerTimers.cancel)
+        if let idleTimer { WorkerTimers.cancel(idleTimer) }
         idleTimer = nil
     }
 
