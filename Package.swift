@@ -97,7 +97,7 @@ let package = Package(
         .target(name: "EgressProtocol", dependencies: ["SRTCProtocol"]),
         // Starting and reaping programs (posix_spawn/waitpid): egress workers, benchmark servers, test daemons.
         .target(name: "Processes", dependencies: ["CSystem"]),
-        .target(name: "EgressWorker", dependencies: ["EgressProtocol", "SRTC", "SRTCProtocol", "RTCAV", "RTCMedia", "RTCCrypto", "CSystem", "SRTCAgents"]),
+        .target(name: "EgressWorker", dependencies: ["EgressProtocol", "SRTC", "SRTCProtocol", "RTCAV", "RTCMedia", "RTCCrypto", "RTCNet", "CSystem", "SRTCAgents"]),
         .target(name: "EgressServer", dependencies: ["EgressProtocol", "Processes", "SRTCServer", "SRTCProtocol", "RTCNet", "RTCCrypto"]),
 
         // Seeded randomness shared by every test target (random-input tests replay from their seed).

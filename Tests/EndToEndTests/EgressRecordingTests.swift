@@ -139,6 +139,32 @@ import Testing
         await hooks.shutdown()
     }
 
+    /// The worker's idle timer (a one-shot on `TimerQueue`): a recording whose source stays away
+    /// for its `idle_timeout` ends by itself, not before, with the file of what arrived.
+    @Test func aRecordingWhoseSourceStaysAwayEndsAfterItsIdleTimeout() async throws {
+        let server = try EgressTestServer()
+        let (publisher, pusher) = try await Self.publisher(server, uid: "alice", channel: "idle")
+        let recording = try await Self.start(server, ["channel": "idle", "uid": "alice", "desc": "camera_big", "idle_timeout": 5])
+        try await Task.sleep(for: .seconds(2))
+        pusher.stop()
+        let left = Date()
+        await publisher.channel.leave()
+        func current() async throws -> [String: Any]? {
+            let (_, json) = try await server.call("/server/v1/channel/record/list", ["channel": "idle"])
+            return (json["recordings"] as? [[String: Any]])?.first { $0["recording_id"] as? String == recording["recording_id"] as? String }
+        }
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await current()?["status"] as? String == "recording", "ended before its idle timeout")
+        let ended = try await waitFor(timeout: 30, "the recording to end") { () async throws -> [String: Any]? in
+            guard let r = try await current(), r["status"] as? String != "recording" else { return nil }
+            return r
+        }
+        let after = Date().timeIntervalSince(left)
+        #expect(ended["status"] as? String == "finished", "\(ended)")
+        #expect(after >= 5 && after < 12, "ended \(after) s after the source left, for an idle timeout of 5 s")
+        await server.stop()
+    }
+
     @Test func aPublisherWhoComesBackLeavesNoGapBeyondItsAbsence() async throws {
         let server = try EgressTestServer()
         var (publisher, pusher) = try await Self.publisher(server, uid: "alice", channel: "gap")

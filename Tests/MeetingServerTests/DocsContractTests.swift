@@ -85,8 +85,8 @@ import Testing
     // MARK: - Message types
 
     @Test func signalingTypesAreDocumentedAndBack() throws {
-        // The codec's names, written once (`ClientRequestType`, `ServerEventType`).
-        let parsed = Set(ClientRequestType.allCases.map(\.rawValue) + ServerEventType.allCases.map(\.rawValue))
+        // The codec's names, written once (its tables, `ClientRequest.Body.table` and `ServerEvent.table`).
+        let parsed = Set(SignalCodec.requestTypes + SignalCodec.eventTypes)
         let protocolDoc = DocText.read("docs/protocol.md")
         let requestSection = DocText.section(protocolDoc, "## Requests")
         let requests = requestSection.matches(of: /^### (.+)$/.anchorsMatchLineEndings()).flatMap { DocText.backticked(String($0.output.1)) }

@@ -97,9 +97,9 @@ import TestRandom
     /// The samples above cover every type the wire names (DocsContractTests checks docs/protocol.md
     /// names the same ones).
     @Test func everyWireTypeIsSampled() {
-        #expect(Set(Self.requests.map(\.body.typeName)) == Set(ClientRequestType.allCases.map(\.rawValue)))
+        #expect(Set(Self.requests.map(\.body.typeName)) == Set(SignalCodec.requestTypes))
         let sampled = Set(Self.events.compactMap { if case .event(let e) = $0 { e.typeName } else { nil } })
-        #expect(sampled == Set(ServerEventType.allCases.map(\.rawValue)))
+        #expect(sampled == Set(SignalCodec.eventTypes))
     }
 
     @Test(arguments: events)

@@ -80,12 +80,10 @@ public final class CaptionTask: EgressTask, Sendable {
     /// Ends the task when the channel stayed without users for the idle timeout, or dropped us:
     /// a check a second.
     private func watchIdle() {
-        let watcher = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                guard let self, !Task.isCancelled else { return }
-                self.checkIdle()
-            }
+        let watcher = WorkerTimers.everySecond { [weak self] in
+            guard let self else { return false }
+            checkIdle()
+            return true
         }
         watch.withLock { $0 = watcher }
     }

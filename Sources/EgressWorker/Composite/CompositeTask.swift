@@ -36,7 +36,7 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
     /// The layer asked for each video track ("" for a track without layers); present once subscribed.
     private var requestedLayers: [String: String] = [:]
     private var idleSeconds = 0
-    private var ticker: DispatchSourceTimer?
+    private var ticker: Task<Void, Never>?
     /// The trusted recorder's keys (`WorkerTask.e2ee`), or nil.
     private let keyProvider: E2EEKeyProvider?
 
@@ -279,15 +279,14 @@ public final class CompositeTask: EgressTask, ChannelDelegate, @unchecked Sendab
 
     /// Once a second: end after the idle timeout with no user in the channel.
     private func startTicker() {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + 1, repeating: 1)
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            idleSeconds = channel.users.isEmpty ? idleSeconds + 1 : 0
-            if idleSeconds >= settings.idleTimeoutSeconds { endRequest("idle") }
+        ticker = WorkerTimers.everySecond { [weak self] in
+            guard let self else { return false }
+            queue.async { [self] in
+                idleSeconds = channel.users.isEmpty ? idleSeconds + 1 : 0
+                if idleSeconds >= settings.idleTimeoutSeconds { endRequest("idle") }
+            }
+            return true
         }
-        ticker = timer
-        timer.resume()
     }
 
     private func onQueue(_ body: @escaping @Sendable () -> Void) async {

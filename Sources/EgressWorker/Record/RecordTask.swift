@@ -1,6 +1,7 @@
 import EgressProtocol
 import Foundation
 import RTCMedia
+import RTCNet
 import SRTC
 import SRTCProtocol
 import Synchronization
@@ -20,7 +21,7 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
     private let writer: RecordingWriter
     /// Renderers by track id (held here: tracks keep them weakly).
     private var sinks: [String: AnyObject] = [:]
-    private var idleTimer: DispatchSourceTimer?
+    private var idleTimer: TimerQueue.Handle?
     private let done = Mutex(false)
     private let endRequest: @Sendable (String) -> Void
     /// The trusted recorder's keys (`WorkerTask.e2ee`), or nil.
@@ -65,7 +66,7 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
 
     public func stop(reason: String) async {
         guard done.withLock({ s in defer { s = true }; return !s }) else { return }
-        await onQueue { self.idleTimer?.cancel() }
+        await onQueue { if let timer = self.idleTimer { WorkerTimers.cancel(timer) } }
         let result = writer.finish()
         await channel.leave()
         await engine.destroy()
@@ -77,7 +78,7 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
     public func channel(_ channel: Channel, user: UserInfo, didAddTrack track: TrackInfo) {
         guard matches(track), let remote = channel.remoteTrack(trackId: track.id) else { return }
         attach(remote)
-        idleTimer?.cancel()
+        if let idleTimer { WorkerTimers.cancel(idleTimer) }
         idleTimer = nil
     }
 
@@ -130,14 +131,12 @@ public final class RecordTask: EgressTask, ChannelDelegate, @unchecked Sendable 
     /// Ends the recording if no source is back within the idle timeout.
     private func scheduleIdleCheck() {
         guard sinks.isEmpty, idleTimer == nil else { return }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .seconds(settings.idleTimeoutSeconds))
-        timer.setEventHandler { [weak self] in
-            guard let self, sinks.isEmpty else { return }
-            endRequest("source_gone")
+        idleTimer = WorkerTimers.after(.seconds(settings.idleTimeoutSeconds)) { [weak self] in
+            self?.queue.async { [weak self] in
+                guard let self, sinks.isEmpty else { return }
+                endRequest("source_gone")
+            }
         }
-        idleTimer = timer
-        timer.resume()
     }
 
     private func onQueue(_ body: @escaping @Sendable () -> Void) async {

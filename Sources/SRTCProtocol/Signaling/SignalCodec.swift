@@ -36,12 +36,19 @@ public enum SignalDecodeError: Error, Sendable, Equatable, CustomStringConvertib
     }
 }
 
-/// JSON encoding and decoding of signaling messages (docs/protocol.md).
+/// JSON encoding and decoding of signaling messages (docs/protocol.md), both directions read
+/// from one table per side (`ClientRequest.Body.table`, `ServerEvent.table`).
 public enum SignalCodec {
     /// Default largest message accepted, in bytes (SDP offers with simulcast are a few KiB).
     public static let defaultMaxMessageBytes = 64 * 1024
 
     enum Key: String, CodingKey { case id, type, ok, data, error }
+
+    /// Every request `type` of the wire, from the codec's table (docs/protocol.md names the same).
+    public static var requestTypes: [String] { ClientRequest.Body.table.types }
+
+    /// Every event `type` of the wire, from the codec's table.
+    public static var eventTypes: [String] { ServerEvent.table.types }
 
     // MARK: - Client requests
 
@@ -100,42 +107,6 @@ func decodeData<T: Decodable>(_ type: T.Type, _ c: KeyedDecodingContainer<Signal
     }
 }
 
-/// The `type` of every client request, as the wire spells it (docs/protocol.md): the one place
-/// the names are written; the codec below and `typeName` read them from here.
-public enum ClientRequestType: String, Sendable, CaseIterable {
-    case join, leave, publish, unpublish, subscribe, unsubscribe
-    case setLayer = "set_layer"
-    case subscriberAnswer = "subscriber_answer"
-    case mute
-    case sendMessage = "send_message"
-    case updateProfile = "update_profile"
-    case restartICE = "restart_ice"
-    case ping
-}
-
-/// The `type` of every server event, as the wire spells it (docs/protocol.md, "Events").
-public enum ServerEventType: String, Sendable, CaseIterable {
-    case userJoined = "user_joined"
-    case userUpdated = "user_updated"
-    case userLeft = "user_left"
-    case meUpdated = "me_updated"
-    case trackAdded = "track_added"
-    case trackUpdated = "track_updated"
-    case trackRemoved = "track_removed"
-    case subscriberOffer = "subscriber_offer"
-    case message
-    case channelUpdated = "channel_updated"
-    case qualityReport = "quality_report"
-    case connectionQuality = "connection_quality"
-    case activeSpeakers = "active_speakers"
-    case layerSwitched = "layer_switched"
-    case caption
-    case layersNeeded = "layers_needed"
-    case subscriptionEnded = "subscription_ended"
-    case disconnected
-    case reconnect
-}
-
 /// Reads `data` as the type a message's `type` names; failures become `invalidData`.
 struct PayloadReader {
     let container: KeyedDecodingContainer<SignalCodec.Key>
@@ -143,103 +114,60 @@ struct PayloadReader {
     let id: Int?
 
     func callAsFunction<T: Decodable>(_ t: T.Type) throws -> T { try decodeData(t, container, type, id: id) }
+
+    /// The message has a `data` that is not null.
+    var isPresent: Bool { container.contains(.data) && (try? container.decodeNil(forKey: .data)) == false }
 }
 
 extension ClientRequest.Body {
-    /// The request's type and its `data` (nil: none): with `init(_:data:)`, the only place a
-    /// request meets its wire form, one switch each way that the compiler checks is complete.
-    var wire: (type: ClientRequestType, data: (any Encodable)?) {
-        switch self {
-        case .join(let d): (.join, d)
-        case .leave: (.leave, nil)
-        case .publish(let d): (.publish, d)
-        case .unpublish(let d): (.unpublish, d)
-        case .subscribe(let d): (.subscribe, d)
-        case .unsubscribe(let d): (.unsubscribe, d)
-        case .setLayer(let d): (.setLayer, d)
-        case .subscriberAnswer(let d): (.subscriberAnswer, d)
-        case .mute(let d): (.mute, d)
-        case .sendMessage(let d): (.sendMessage, d)
-        case .updateProfile(let d): (.updateProfile, d)
-        case .restartICE(let d): (.restartICE, d)
-        case .ping: (.ping, nil)
-        }
-    }
-
-    init(_ type: ClientRequestType, data: PayloadReader) throws {
-        switch type {
-        case .join: self = .join(try data(JoinRequest.self))
-        case .leave: self = .leave
-        case .publish: self = .publish(try data(PublishRequest.self))
-        case .unpublish: self = .unpublish(try data(UnpublishRequest.self))
-        case .subscribe: self = .subscribe(try data(SubscribeRequest.self))
-        case .unsubscribe: self = .unsubscribe(try data(TrackRef.self))
-        case .setLayer: self = .setLayer(try data(SubscribeRequest.self))
-        case .subscriberAnswer: self = .subscriberAnswer(try data(SessionDescriptionMessage.self))
-        case .mute: self = .mute(try data(MuteRequest.self))
-        case .sendMessage: self = .sendMessage(try data(SendMessageRequest.self))
-        case .updateProfile: self = .updateProfile(try data(ProfileUpdate.self))
-        case .restartICE: self = .restartICE(try data(RestartICERequest.self))
-        case .ping: self = .ping
-        }
-    }
+    /// The requests of the wire (docs/protocol.md, "Requests"): the one place each `type` is
+    /// written, with its case and what a successful response carries.
+    static let table = SignalTable<Self>([
+        SignalRow("join", Self.join, answer: .always(ResponseData.joined)),
+        SignalRow("leave", Self.leave),
+        SignalRow("publish", Self.publish, answer: .ifPresent(ResponseData.answer)),
+        SignalRow("unpublish", Self.unpublish, answer: .ifPresent(ResponseData.answer)),
+        SignalRow("subscribe", Self.subscribe),
+        SignalRow("unsubscribe", Self.unsubscribe),
+        SignalRow("set_layer", Self.setLayer),
+        SignalRow("subscriber_answer", Self.subscriberAnswer),
+        SignalRow("mute", Self.mute),
+        SignalRow("send_message", Self.sendMessage),
+        SignalRow("update_profile", Self.updateProfile),
+        SignalRow("restart_ice", Self.restartICE, answer: .ifPresent(ResponseData.answer)),
+        SignalRow("ping", Self.ping, answer: .always(ResponseData.pong)),
+    ])
 
     /// The `type` string on the wire.
-    public var typeName: String { wire.type.rawValue }
+    public var typeName: String { Self.table.wire(self).type }
 }
 
 extension ServerEvent {
-    /// The event's type and its `data`, as `ClientRequest.Body.wire`.
-    var wire: (type: ServerEventType, data: any Encodable) {
-        switch self {
-        case .userJoined(let d): (.userJoined, d)
-        case .userUpdated(let d): (.userUpdated, d)
-        case .userLeft(let d): (.userLeft, d)
-        case .meUpdated(let d): (.meUpdated, d)
-        case .trackAdded(let d): (.trackAdded, d)
-        case .trackUpdated(let d): (.trackUpdated, d)
-        case .trackRemoved(let d): (.trackRemoved, d)
-        case .subscriberOffer(let d): (.subscriberOffer, d)
-        case .message(let d): (.message, d)
-        case .channelUpdated(let d): (.channelUpdated, d)
-        case .qualityReport(let d): (.qualityReport, d)
-        case .connectionQuality(let d): (.connectionQuality, d)
-        case .activeSpeakers(let d): (.activeSpeakers, d)
-        case .layerSwitched(let d): (.layerSwitched, d)
-        case .caption(let d): (.caption, d)
-        case .layersNeeded(let d): (.layersNeeded, d)
-        case .subscriptionEnded(let d): (.subscriptionEnded, d)
-        case .disconnected(let d): (.disconnected, d)
-        case .reconnect(let d): (.reconnect, d)
-        }
-    }
-
-    init(_ type: ServerEventType, data: PayloadReader) throws {
-        switch type {
-        case .userJoined: self = .userJoined(try data(UserInfo.self))
-        case .userUpdated: self = .userUpdated(try data(UserInfo.self))
-        case .userLeft: self = .userLeft(try data(UserLeft.self))
-        case .meUpdated: self = .meUpdated(try data(UserInfo.self))
-        case .trackAdded: self = .trackAdded(try data(TrackEvent.self))
-        case .trackUpdated: self = .trackUpdated(try data(TrackEvent.self))
-        case .trackRemoved: self = .trackRemoved(try data(TrackEvent.self))
-        case .subscriberOffer: self = .subscriberOffer(try data(SessionDescriptionMessage.self))
-        case .message: self = .message(try data(CustomMessage.self))
-        case .channelUpdated: self = .channelUpdated(try data(ChannelInfo.self))
-        case .qualityReport: self = .qualityReport(try data(QualityReport.self))
-        case .connectionQuality: self = .connectionQuality(try data(ConnectionQualityChange.self))
-        case .activeSpeakers: self = .activeSpeakers(try data(ActiveSpeakersSnapshot.self))
-        case .layerSwitched: self = .layerSwitched(try data(LayerSwitchedInfo.self))
-        case .caption: self = .caption(try data(Caption.self))
-        case .layersNeeded: self = .layersNeeded(try data(LayersNeeded.self))
-        case .subscriptionEnded: self = .subscriptionEnded(try data(SubscriptionEnded.self))
-        case .disconnected: self = .disconnected(try data(Disconnected.self))
-        case .reconnect: self = .reconnect(try data(ReconnectNotice.self))
-        }
-    }
+    /// The events of the wire (docs/protocol.md, "Events"), as `ClientRequest.Body.table`.
+    static let table = SignalTable<Self>([
+        SignalRow("user_joined", Self.userJoined),
+        SignalRow("user_updated", Self.userUpdated),
+        SignalRow("user_left", Self.userLeft),
+        SignalRow("me_updated", Self.meUpdated),
+        SignalRow("track_added", Self.trackAdded),
+        SignalRow("track_updated", Self.trackUpdated),
+        SignalRow("track_removed", Self.trackRemoved),
+        SignalRow("subscriber_offer", Self.subscriberOffer),
+        SignalRow("message", Self.message),
+        SignalRow("channel_updated", Self.channelUpdated),
+        SignalRow("quality_report", Self.qualityReport),
+        SignalRow("connection_quality", Self.connectionQuality),
+        SignalRow("active_speakers", Self.activeSpeakers),
+        SignalRow("layer_switched", Self.layerSwitched),
+        SignalRow("caption", Self.caption),
+        SignalRow("layers_needed", Self.layersNeeded),
+        SignalRow("subscription_ended", Self.subscriptionEnded),
+        SignalRow("disconnected", Self.disconnected),
+        SignalRow("reconnect", Self.reconnect),
+    ])
 
     /// The `type` string on the wire.
-    public var typeName: String { wire.type.rawValue }
+    public var typeName: String { Self.table.wire(self).type }
 }
 
 struct ClientRequestWire: Codable {
@@ -251,17 +179,17 @@ struct ClientRequestWire: Codable {
         let c = try decoder.container(keyedBy: SignalCodec.Key.self)
         guard let type = try? c.decode(String.self, forKey: .type) else { throw SignalDecodeError.missingType }
         let id = try? c.decode(Int.self, forKey: .id)
-        guard let known = ClientRequestType(rawValue: type) else { throw SignalDecodeError.unknownType(type, id: id) }
-        let body = try ClientRequest.Body(known, data: PayloadReader(container: c, type: type, id: id))
+        guard let row = ClientRequest.Body.table.row(type) else { throw SignalDecodeError.unknownType(type, id: id) }
+        let body = try row.decode(PayloadReader(container: c, type: type, id: id))
         guard let id else { throw SignalDecodeError.missingId(type) }
         request = ClientRequest(id: id, body)
     }
 
     func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: SignalCodec.Key.self)
-        let (type, data) = request.body.wire
+        let (type, data) = ClientRequest.Body.table.wire(request.body)
         try c.encode(request.id, forKey: .id)
-        try c.encode(type.rawValue, forKey: .type)
+        try c.encode(type, forKey: .type)
         if let data { try c.encode(data, forKey: .data) }
     }
 }
@@ -281,20 +209,14 @@ struct ServerMessageWire: Codable {
                 message = .response(id: id, Response(type: type, result: .failure(error)))
                 return
             }
-            let data = PayloadReader(container: c, type: type, id: id)
-            let result: ResponseData
-            switch ClientRequestType(rawValue: type) {
-            case .join: result = .joined(try data(JoinResponse.self))
-            case .ping: result = .pong(try data(PongResponse.self))
-            case .publish, .unpublish, .restartICE:
-                result = c.contains(.data) && (try? c.decodeNil(forKey: .data)) == false ? .answer(try data(PublishResponse.self)) : .empty
-            default: result = .empty
-            }
+            // A response to a type this version does not know carries nothing it can read.
+            let answer = ClientRequest.Body.table.row(type)?.answer ?? .nothing
+            let result = try answer.read(PayloadReader(container: c, type: type, id: id))
             message = .response(id: id, Response(type: type, result: .success(result)))
             return
         }
-        guard let known = ServerEventType(rawValue: type) else { throw SignalDecodeError.unknownType(type, id: nil) }
-        message = .event(try ServerEvent(known, data: PayloadReader(container: c, type: type, id: nil)))
+        guard let row = ServerEvent.table.row(type) else { throw SignalDecodeError.unknownType(type, id: nil) }
+        message = .event(try row.decode(PayloadReader(container: c, type: type, id: nil)))
     }
 
     func encode(to encoder: Encoder) throws {
@@ -317,9 +239,9 @@ struct ServerMessageWire: Codable {
                 try c.encode(error, forKey: .error)
             }
         case .event(let event):
-            let (type, data) = event.wire
-            try c.encode(type.rawValue, forKey: .type)
-            try c.encode(data, forKey: .data)
+            let (type, data) = ServerEvent.table.wire(event)
+            try c.encode(type, forKey: .type)
+            if let data { try c.encode(data, forKey: .data) }
         }
     }
 }
