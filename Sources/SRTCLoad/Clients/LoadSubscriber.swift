@@ -18,7 +18,9 @@ import Synchronization
 /// (`PeerTransportParameters.sweepWhenConnected`), and after the first RTP packet (decrypted: the
 /// keys work) none is decrypted; each is counted from its clear header (RFC 3711 §3.1) as above.
 /// The RTCP it sends stays what any subscriber sends: receiver reports once a second (the
-/// pacer's), NACKs for gaps and PLIs.
+/// pacer's), NACKs for gaps and PLIs. A run that counts in the kernel (`LoadRun(kernelCounting:)`)
+/// then drops this subscriber's RTP before its socket: it sees only STUN and DTLS, keeps its
+/// transport alive and its reports going, and counts nothing more itself.
 ///
 /// Packets and feedback run on the transport's I/O thread; offers are applied from the
 /// signaling task before the transport exists, and on the I/O thread after.
@@ -185,6 +187,14 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
         await withCheckedContinuation { continuation in
             let posted = execute { subscriber, _ in continuation.resume(returning: subscriber.snapshot(resetLatency: resetLatency)) }
             if !posted { continuation.resume(returning: LoadSubscriberSnapshot(streams: [], latency: LogHistogram(), connected: false)) }
+        }
+    }
+
+    /// The publisher streams behind the bound sections (taken on the I/O thread).
+    package func sources() async -> [LoadStreamSender] {
+        await withCheckedContinuation { continuation in
+            let posted = execute { subscriber, _ in continuation.resume(returning: subscriber.streams.compactMap(\.source)) }
+            if !posted { continuation.resume(returning: []) }
         }
     }
 

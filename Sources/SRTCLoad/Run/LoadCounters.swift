@@ -9,6 +9,20 @@ struct LoadCounters: Sendable {
     var retransmissions = 0
     /// By subscribing participant.
     var subscribers: [String: LoadSubscriberSnapshot] = [:]
+    /// The kernel-counted subscribers (`LoadRun(kernelCounting:)`), by participant.
+    var kernel: [String: KernelCount] = [:]
+
+    /// A kernel-counted subscriber at one moment: the RTP the kernel counted for its port, and
+    /// what the publishers it receives had sent, read together.
+    struct KernelCount: Sendable {
+        var packets: Int
+        /// IP datagram lengths.
+        var bytes: Int
+        var sourceSent: Int
+
+        /// What IP, UDP and the SRTP tag (AES-GCM, 16 bytes) add to an RTP packet's bytes.
+        static let overhead = 20 + 8 + 16
+    }
 
     /// Per-stream counters of one subscriber, minus those of an earlier snapshot.
     private struct Delta {
@@ -28,15 +42,32 @@ struct LoadCounters: Sendable {
         }
     }
 
+    /// One subscriber's counters since `earlier`: from the kernel's counter when both moments
+    /// have it (the subscriber itself counts nothing then: its loss is what its publishers sent
+    /// and the kernel did not count), else from its own streams.
+    private func delta(of uid: String, since earlier: LoadCounters) -> Delta {
+        var own = Delta()
+        let snapshot = subscribers[uid]
+        if let now = kernel[uid], let before = earlier.kernel[uid] {
+            own.received = now.packets - before.packets
+            own.bytes = now.bytes - before.bytes - own.received * KernelCount.overhead
+            own.expected = now.sourceSent - before.sourceSent
+            own.lost = max(0, own.expected - own.received)
+            own.streams = snapshot?.streams.count ?? 0
+            return own
+        }
+        let before = earlier.subscribers[uid]?.streams ?? []
+        for stream in snapshot?.streams ?? [] {
+            own.add(stream, minus: before.first { $0.mid == stream.mid && $0.kind == stream.kind })
+        }
+        return own
+    }
+
     private func delta(since earlier: LoadCounters) -> (total: Delta, worst: Double) {
         var total = Delta()
         var worst = 1.0
-        for (uid, snapshot) in subscribers {
-            var own = Delta()
-            let before = earlier.subscribers[uid]?.streams ?? []
-            for stream in snapshot.streams {
-                own.add(stream, minus: before.first { $0.mid == stream.mid && $0.kind == stream.kind })
-            }
+        for uid in subscribers.keys {
+            let own = delta(of: uid, since: earlier)
             if own.expected > 0 { worst = min(worst, Double(own.received) / Double(own.expected)) }
             total.received += own.received; total.bytes += own.bytes; total.expected += own.expected
             total.lost += own.lost; total.nacks += own.nacks; total.nacked += own.nacked
@@ -48,10 +79,8 @@ struct LoadCounters: Sendable {
     /// Packets and bytes each subscribing participant received since `earlier`.
     func received(since earlier: LoadCounters) -> [String: (packets: Int, bytes: Int)] {
         var result: [String: (packets: Int, bytes: Int)] = [:]
-        for (uid, snapshot) in subscribers {
-            var own = Delta()
-            let before = earlier.subscribers[uid]?.streams ?? []
-            for stream in snapshot.streams { own.add(stream, minus: before.first { $0.mid == stream.mid && $0.kind == stream.kind }) }
+        for uid in subscribers.keys {
+            let own = delta(of: uid, since: earlier)
             result[uid] = (own.received, own.bytes)
         }
         return result

@@ -58,6 +58,15 @@ package final class LoadRun: @unchecked Sendable {
     /// The threads that serve every client transport's socket (`sharedReceiveThreads`); nil: a
     /// thread per transport.
     package let sharedLoops: SharedUDPLoops?
+    /// Counts and drops in the kernel the RTP of every counting-only subscriber but the probes,
+    /// once its streams started (`kernelCounting`); nil: every subscriber reads its socket.
+    package let kernelCounter: KernelPacketCounter?
+    /// One counting-only subscriber in this many keeps reading its socket (a probe: its packets'
+    /// end-to-end delays are the run's e2e figures) when the others are kernel-counted.
+    package let probeEvery: Int
+    /// The kernel-counted subscribers, by participant: their port and the publisher streams they
+    /// receive (whose sent counters are what they expect). Written by the caller's task in setUp.
+    private var kernelCounted: [String: (port: UInt16, sources: [LoadStreamSender])] = [:]
 
     /// Publishers send media (otherwise everyone joins, publishes and subscribes, and only the
     /// transports' timers, consent checks and reports run: a joined participant's idle cost).
@@ -73,10 +82,17 @@ package final class LoadRun: @unchecked Sendable {
     ///   - countingOnly: subscribers only count (`LoadSubscriber(countingOnly:)`, the capacity
     ///     search of `make bench-sfu`); their sockets need shared threads, one per core unless
     ///     `sharedReceiveThreads` says how many.
-    /// - Throws: `LoadError.invalidScenario` when the scenario is out of bounds.
+    ///   - kernelCounting: with `countingOnly` and media, once a subscriber's streams started its
+    ///     RTP is counted and dropped by nftables at this hook (`KernelPacketCounter`) instead of
+    ///     read, except one subscriber in `probeEvery`, which keeps reading for the e2e delays.
+    /// - Throws: `LoadError.invalidScenario` when the scenario is out of bounds; `LoadError.setup`
+    ///   when the kernel counter cannot be made.
     package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true,
-                 decryptionInterval: Int = 1, sharedReceiveThreads: Int = 0, countingOnly: Bool = false) async throws {
+                 decryptionInterval: Int = 1, sharedReceiveThreads: Int = 0, countingOnly: Bool = false,
+                 kernelCounting: KernelPacketCounter.Hook? = nil, probeEvery: Int = 25) async throws {
         try scenario.validate()
+        kernelCounter = try kernelCounting.flatMap { countingOnly && !capture && sendMedia ? try KernelPacketCounter(hook: $0) : nil }
+        self.probeEvery = max(1, probeEvery)
         let threads = countingOnly && sharedReceiveThreads <= 0 ? ProcessInfo.processInfo.activeProcessorCount : sharedReceiveThreads
         sharedLoops = try threads > 0 ? SharedUDPLoops(threadCount: threads, name: "srtc-load-io") : nil
         self.capture = capture
@@ -152,6 +168,7 @@ package final class LoadRun: @unchecked Sendable {
                 let missing = expectedStreams(of: participant) - snapshot.streams.filter { $0.firstPacketDelay != nil }.count
                 if missing > 0 { fail("\(participant.uid): \(missing) stream(s) never started") }
             }
+            await countInKernel(joining)
         } else {
             let subscribers = joining.compactMap(\.subscriber)
             await waitUntil(timeout: timeout) { subscribers.allSatisfy { $0.connected.load(ordering: .acquiring) } }
@@ -159,6 +176,21 @@ package final class LoadRun: @unchecked Sendable {
                 fail("\(participant.uid): subscribe transport did not connect")
             }
         }
+    }
+
+    /// Hands the RTP of `list`'s subscribers to the kernel counter, all but the probes (one
+    /// subscriber in `probeEvery`, counted over the whole run so each step of a search keeps some).
+    private func countInKernel(_ list: [Participant]) async {
+        guard let kernelCounter else { return }
+        let ordinals = Dictionary(uniqueKeysWithValues: participants.filter { $0.subscriber != nil }.enumerated().map { ($1.uid, $0) })
+        var ports: [UInt16] = []
+        for participant in list {
+            guard let subscriber = participant.subscriber, let port = subscriber.localAddress?.port,
+                  let ordinal = ordinals[participant.uid], ordinal % probeEvery != 0 else { continue }
+            kernelCounted[participant.uid] = (port, await subscriber.sources())
+            ports.append(port)
+        }
+        do { try kernelCounter.add(ports: ports) } catch { fail("kernel counting: \(error)") }
     }
 
     private func publish(_ participant: Participant) async throws {
@@ -262,13 +294,35 @@ package final class LoadRun: @unchecked Sendable {
         return report
     }
 
-    /// RTP packets every subscriber counted so far (their atomics: no hop to their threads).
+    /// RTP packets every subscriber counted so far (their atomics: no hop to their threads), and
+    /// those the kernel counted for them.
     private func packetsCounted() -> Int {
         participants.reduce(0) { $0 + ($1.subscriber?.packetsReceived.load(ordering: .relaxed) ?? 0) }
+            + kernelReading().values.reduce(0) { $0 + $1.packets }
+    }
+
+    /// The kernel-counted subscribers' counters now, each with what its publishers have sent on
+    /// the streams it receives, read together (empty without kernel counting). Blocks for one
+    /// `nft` command.
+    private func kernelReading() -> [String: LoadCounters.KernelCount] {
+        guard let kernelCounter, !kernelCounted.isEmpty else { return [:] }
+        let counts: [UInt16: KernelPacketCounter.Counts]
+        do { counts = try kernelCounter.read() } catch {
+            fail("kernel counting: \(error)")
+            return [:]
+        }
+        var result: [String: LoadCounters.KernelCount] = [:]
+        for (uid, subscriber) in kernelCounted {
+            let sent = subscriber.sources.reduce(0) { $0 + $1.packetsSent.load(ordering: .relaxed) }
+            let count = counts[subscriber.port] ?? KernelPacketCounter.Counts(packets: 0, bytes: 0)
+            result[uid] = LoadCounters.KernelCount(packets: count.packets, bytes: count.bytes, sourceSent: sent)
+        }
+        return result
     }
 
     private func counters(resetLatency: Bool) async -> LoadCounters {
         var counters = LoadCounters()
+        counters.kernel = kernelReading()
         for participant in participants {
             if let streams = participant.publisher?.streams {
                 for stream in streams {
@@ -338,6 +392,8 @@ package final class LoadRun: @unchecked Sendable {
     /// Stops sending, leaves, closes every transport, and lets the target clean up.
     package func tearDown() async {
         pacer.stop()
+        // Before the sockets close: their ports may be someone else's next.
+        kernelCounter?.remove()
         await withTaskGroup(of: Void.self) { group in
             for participant in participants {
                 group.addTask { await participant.session?.leave() }
