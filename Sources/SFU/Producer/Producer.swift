@@ -38,6 +38,9 @@ final class Producer {
     private let isH264: Bool
     /// The payload descriptor of the VP9 packet being forwarded now (parsed once for every consumer).
     private(set) var vp9Descriptor: VP9PayloadDescriptor?
+    /// The payload descriptor of the VP8 packet being forwarded now (parsed once for every
+    /// consumer): its TID and Y let a simulcast consumer drop upper temporal layers.
+    private(set) var vp8Descriptor: VP8PayloadDescriptor?
     /// The Dependency Descriptor of the AV1 packet being forwarded now, resolved against its
     /// stream's structure (parsed once for every consumer); nil when it has none or it did not parse.
     private(set) var dependencyDescriptor: DependencyDescriptor?
@@ -87,7 +90,8 @@ final class Producer {
         streams = parameters.encodings.reversed().enumerated().map { index, encoding in
             ProducerStream(producer: self, index: index, encoding: encoding, clockRate: codec.clockRate,
                            nack: feedback.nack, cacheCapacity: cacheCapacity,
-                           readsDependencyDescriptors: kind == .video && extensionIDs.dependencyDescriptor != 0)
+                           readsDependencyDescriptors: kind == .video && extensionIDs.dependencyDescriptor != 0,
+                           metersTemporalLayers: kind == .video && codec.isVP8 && count > 1)
         }
         precondition(streams.count == count)
     }
@@ -136,9 +140,27 @@ final class Producer {
         } else if isAV1 {
             isKeyFrame = AV1.isKeyFrame(payload: payload)
             readDependencyDescriptor(view, stream: stream, now: now)
+        } else if isVP8 {
+            vp8Descriptor = payload.isEmpty ? nil : try? VP8PayloadDescriptor.parse(payload).descriptor
+            isKeyFrame = !payload.isEmpty && VP8.isKeyFrame(payload: payload)
+            if vp8Descriptor != nil, vp8Descriptor!.temporalLayerID == nil, stream.readsDependencyDescriptors {
+                // Chromium leaves TID, Y and the picture id out of its VP8 descriptors when the
+                // Dependency Descriptor is negotiated: the frame's temporal id and its "switch"
+                // indication for that temporal layer's decode target (av1-rtp-spec §A.3, any
+                // codec; decode targets of one spatial layer are its temporal layers) stand in.
+                readDependencyDescriptor(view, stream: stream, now: now)
+                if let descriptor = dependencyDescriptor {
+                    let temporal = Int(descriptor.temporalID)
+                    vp8Descriptor!.temporalLayerID = descriptor.temporalID
+                    vp8Descriptor!.layerSync = temporal > 0 && temporal < descriptor.decodeTargetCount
+                        && descriptor.indication(for: temporal) == .switch
+                }
+            }
+            if let temporal = vp8Descriptor?.temporalLayerID {
+                stream.temporalLayers?.received(layer: 0, temporal: Int(temporal), declaredCount: nil, size: view.bytes.count, now: now)
+            }
         } else {
-            isKeyFrame = !payload.isEmpty
-                && (isVP8 ? VP8.isKeyFrame(payload: payload) : isH264 && H264.isKeyFrame(payload: payload))
+            isKeyFrame = !payload.isEmpty && isH264 && H264.isKeyFrame(payload: payload)
         }
         if stream.received(view, now: now, isKeyFrame: isKeyFrame) {
             requestKeyFrame(layer: stream.index, now: now)
