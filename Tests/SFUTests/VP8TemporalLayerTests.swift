@@ -63,6 +63,20 @@ struct VP8TemporalLayerSelectorTests {
     }
 }
 
+extension VP8TemporalLayerSelectorTests {
+    /// With the Dependency Descriptor standing in for TID and Y (Chromium's VP8 when the extension
+    /// is negotiated): a frame that is a switch point of a higher decode target raises to it at once.
+    @Test func aSwitchIndicationRaisesSeveralLayersAtOnce() {
+        var selector = VP8TemporalLayerSelector(target: 0)
+        #expect(selector.select(frame(0), isKeyFrame: true, timestamp: 0) == true)
+        selector.target = 2
+        #expect(selector.select(frame(3), isKeyFrame: false, timestamp: 3000, switchUpTo: -1) == false)
+        #expect(selector.select(frame(2), isKeyFrame: false, timestamp: 6000, switchUpTo: 2) == true)
+        #expect(selector.current == 2)
+        #expect(selector.select(frame(3), isKeyFrame: false, timestamp: 9000) == true)
+    }
+}
+
 struct VP8PictureIDRewriterDropTests {
     @Test func droppedFramesLeaveNoGapAndLatePacketsKeepTheirFramesID() {
         var rewriter = VP8PictureIDRewriter()

@@ -69,7 +69,8 @@ final class SimulcastConsumer: Consumer {
             return
         }
         if let descriptor = producer.vp8Descriptor, descriptor.temporalLayerID != nil,
-           !temporal.select(descriptor, isKeyFrame: isKeyFrame, timestamp: view.timestamp), !sendsAnyway(descriptor) {
+           !temporal.select(descriptor, isKeyFrame: isKeyFrame, timestamp: view.timestamp, switchUpTo: producer.vp8SwitchUpTo),
+           !sendsAnyway(descriptor) {
             sequenceNumbers.drop(view.sequenceNumber)  // a dropped temporal layer leaves no hole to NACK
             return
         }

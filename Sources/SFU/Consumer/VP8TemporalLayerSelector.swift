@@ -36,7 +36,10 @@ struct VP8TemporalLayerSelector: Sendable, Equatable {
     ///   - descriptor: the packet's VP8 payload descriptor.
     ///   - isKeyFrame: the packet starts a key frame.
     ///   - timestamp: its RTP timestamp (one per frame).
-    mutating func select(_ descriptor: VP8PayloadDescriptor, isKeyFrame: Bool, timestamp: UInt32) -> Bool {
+    /// - Parameter switchUpTo: from the Dependency Descriptor (when it stands in for TID and Y):
+    ///   the highest temporal layer the frame is a switch point of (-1: none); the layer goes up to
+    ///   it at the frame's start, several layers at once.
+    mutating func select(_ descriptor: VP8PayloadDescriptor, isKeyFrame: Bool, timestamp: UInt32, switchUpTo: Int = -1) -> Bool {
         let boundary = !inFrame || timestamp != frameTimestamp
         if boundary {
             inFrame = true
@@ -46,6 +49,8 @@ struct VP8TemporalLayerSelector: Sendable, Equatable {
         guard let tid = descriptor.temporalLayerID.map({ Int($0) }) else { return true }
         if isKeyFrame {
             current = target
+        } else if boundary, descriptor.isFrameStart, switchUpTo > current {
+            current = min(target, switchUpTo)
         } else if boundary, descriptor.isFrameStart, descriptor.layerSync, tid == current + 1, tid <= target {
             current = tid
         }

@@ -41,6 +41,11 @@ final class Producer {
     /// The payload descriptor of the VP8 packet being forwarded now (parsed once for every
     /// consumer): its TID and Y let a simulcast consumer drop upper temporal layers.
     private(set) var vp8Descriptor: VP8PayloadDescriptor?
+    /// For a VP8 packet whose temporal layers come from the Dependency Descriptor: the highest
+    /// decode target (temporal layer) its frame is a switch point of (§A.7: every frame of that
+    /// target decodes from it on; Chromium marks its TL2 frames discardable, so TL2 is reached at
+    /// a TL0 or TL1 frame); -1 for none.
+    private(set) var vp8SwitchUpTo = -1
     /// The Dependency Descriptor of the AV1 packet being forwarded now, resolved against its
     /// stream's structure (parsed once for every consumer); nil when it has none or it did not parse.
     private(set) var dependencyDescriptor: DependencyDescriptor?
@@ -142,6 +147,7 @@ final class Producer {
             readDependencyDescriptor(view, stream: stream, now: now)
         } else if isVP8 {
             vp8Descriptor = payload.isEmpty ? nil : try? VP8PayloadDescriptor.parse(payload).descriptor
+            vp8SwitchUpTo = -1
             isKeyFrame = !payload.isEmpty && VP8.isKeyFrame(payload: payload)
             if vp8Descriptor != nil, vp8Descriptor!.temporalLayerID == nil, stream.readsDependencyDescriptors {
                 // Chromium leaves TID, Y and the picture id out of its VP8 descriptors when the
@@ -149,11 +155,14 @@ final class Producer {
                 // indication for that temporal layer's decode target (av1-rtp-spec §A.3, any
                 // codec; decode targets of one spatial layer are its temporal layers) stand in.
                 readDependencyDescriptor(view, stream: stream, now: now)
+                vp8SwitchUpTo = -1
                 if let descriptor = dependencyDescriptor {
-                    let temporal = Int(descriptor.temporalID)
                     vp8Descriptor!.temporalLayerID = descriptor.temporalID
-                    vp8Descriptor!.layerSync = temporal > 0 && temporal < descriptor.decodeTargetCount
-                        && descriptor.indication(for: temporal) == .switch
+                    for target in stride(from: descriptor.decodeTargetCount - 1, through: 0, by: -1)
+                    where descriptor.indication(for: target) == .switch {
+                        vp8SwitchUpTo = target
+                        break
+                    }
                 }
             }
             if let temporal = vp8Descriptor?.temporalLayerID {
