@@ -48,7 +48,7 @@ PAGE_JS = SETUP_JS.replace(
     "s.freezes = video.freezeCount || 0;",
     "s.freezes = video.freezeCount || 0; s.nacks = video.nackCount || 0; s.plis = video.pliCount || 0; "
     "s.videoLost = video.packetsLost || 0;")
-assert PAGE_JS.count("audioBytes") == 1 and PAGE_JS.count("s.nacks") == 1
+assert PAGE_JS.count("s.audioLost =") == 1 and PAGE_JS.count("s.nacks =") == 1
 # Without RED: the subscribe answer loses it (the offer still lists it; the SFU then strips RED).
 PLAIN_PAGE_JS = STRIP_RED_JS.replace("createOffer", "createAnswer") + PAGE_JS
 
