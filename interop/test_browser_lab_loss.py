@@ -119,7 +119,7 @@ def run(lab, server, driver, bot):
         expect(red["bytes"] > plain["bytes"] * 1.3, f"{title}: the RED window's audio packets carry a redundant block "
                f"({red['bytes']:.1f} payload bytes against {plain['bytes']:.1f})")
         # The issue asks for under 3 % with RED and less than without. Not met by Chromium here
-        # (docs/network.md, "Left to do"): in two runs the RED window concealed more than the
+        # (docs/network.md, "Left to do"): in five of six phases of three runs the RED window concealed more than the
         # plain one in both phases (random: 0.21-0.32 % against 0.00-0.05 %; bursts: 2.1-6.0 %
         # against 0.85-4.7 %): with a 40 ms round trip NACK repairs the plain window in time.
         # Printed against the issue; asserted: the playout goes on, concealment bounded by the loss.
