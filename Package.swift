@@ -129,6 +129,8 @@ let package = Package(
         ),
         // `make soak`: participants through lossy relays against a real srtc-server process (SoakRunner).
         .executableTarget(name: "srtc-soak", dependencies: ["SRTCTestSupport"]),
+        // The network lab's userspace link (loss, bursts, delay, reordering) in the server's namespace (`LabRelay`).
+        .executableTarget(name: "srtc-lab-relay", dependencies: ["SRTCTestSupport"]),
         // The Swift end of interop/test_browser_echo.py (echoes a browser's media over RTCTransport).
         .executableTarget(name: "interop-echo", dependencies: ["RTCTransport", "RTCNet", "RTCWire"], path: "interop/echo"),
 

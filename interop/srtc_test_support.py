@@ -231,6 +231,20 @@ class JoinBot:
         stop_gently(self.proc)
 
 
+def red_added(server):
+    """The server's counts of RED it added toward lossy subscribers (/metrics,
+    `srtc_media_red_added_total` by `block` and `srtc_media_red_switches_total` by `to`), as
+    {"with": n, "not_previous": n, "not_cached": n, "unfit": n, "on": n, "off": n}. The SFU
+    publishes its counters once a second."""
+    import re
+    with urllib.request.urlopen(server.base + "/metrics", timeout=5, context=server.ssl_context) as r:
+        text = r.read().decode()
+    found = {}
+    for key, value in re.findall(r'^srtc_media_red_(?:added_total\{block|switches_total\{to)="(\w+)"\} (\S+)$', text, re.M):
+        found[key] = int(float(value))
+    return found
+
+
 def netns_prefix(netns):
     """The command prefix that runs a program in network namespace `netns` (none for None)."""
     return ["ip", "netns", "exec", netns] if netns else []
@@ -256,6 +270,7 @@ class ClientServerLab:
         self.server_address, self.client_address = f"{base}.1", f"{base}.2"
         self._next_host = 3
         self._base = base
+        self._relays = []
         self._server_dev, self._client_dev = f"cs{pid % 100000:05x}", f"ci{pid % 100000:05x}"
         try:
             for ns in (self.server_ns, self.client_ns):
@@ -324,12 +339,32 @@ class ClientServerLab:
         return subprocess.run(["ip", "netns", "exec", self.server_ns, "tc", "-s", "qdisc", "show", "dev", self._server_dev],
                               capture_output=True, text=True).stdout
 
+    def start_relay(self, server):
+        """Puts the lab's userspace link (`srtc-lab-relay`, Swift `LabRelay`: loss, loss in bursts,
+        delay, reordering, which this kernel has no netem for) in the path of the client's media:
+        the relay runs in the server's namespace, and an nftables `redirect` there sends it the UDP
+        the client sends to `server`'s media ports (read from its banner). Conntrack gives the
+        relay's answers the server's address and port back, so the client keeps the server's ICE
+        candidate; the server sees the client's flows from the relay's ports, as behind a NAT.
+        Returns the `LabRelay`; `remove()` stops it."""
+        import re
+        found = wait_until(lambda: re.search(r"UDP ports ([\d, ]+)", server.read_log()), "the server's media ports", timeout=10)
+        ports = [int(p) for p in found.group(1).replace(" ", "").split(",") if p]
+        relay = LabRelay(self.server_ns, self.server_address, ports)
+        self._relays.append(relay)
+        rules = "\n".join(f'    iifname "{self._server_dev}" udp dport {port} redirect to :{relay.ports[port]}' for port in ports)
+        subprocess.run(["ip", "netns", "exec", self.server_ns, "nft", "-f", "-"], check=True, text=True,
+                       input=f"table ip srtclab_relay {{\n  chain prerouting {{\n    type nat hook prerouting priority -100;\n{rules}\n  }}\n}}\n")
+        return relay
+
     def _tc(self, *args):
         result = subprocess.run(["ip", "netns", "exec", self.server_ns, "tc", *args], capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"tc {' '.join(args)} failed: {result.stderr.strip()}")
 
     def remove(self):
+        for relay in self._relays:
+            relay.stop()
         for ns in (self.server_ns, self.client_ns):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
@@ -346,6 +381,56 @@ class ClientServerLab:
         result = subprocess.run(["ip", *args], capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"ip {' '.join(args)} failed: {result.stderr.strip()}")
+
+
+class LabRelay:
+    """A running `srtc-lab-relay` (`ClientServerLab.start_relay`). `shape(down=..., up=...)` sets
+    what each direction does from now on: None (passed as it comes) or a dict of `loss` (share
+    lost at random), `burst` ((length, period): runs of `length` lost in every `period`
+    datagrams), `delay` and `jitter` (ms; jitter reorders), `rate` (bit/s) and `queue` (ms); the
+    relay's flows all get the same shape and seed, so two clients lose the same positions of
+    their own streams. `stats()`: the counters since the last `shape` (`downlink` / `uplink`:
+    `offered`, `randomlyLost`, `burstLost`, `queueDropped`; `flows`)."""
+
+    def __init__(self, netns, server_address, ports):
+        self.proc = subprocess.Popen(["ip", "netns", "exec", netns, bin_path("srtc-lab-relay"), "--server", server_address,
+                                      "--ports", ",".join(map(str, ports))],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        banner = self.proc.stdout.readline().split()
+        if not banner or banner[0] != "relay":
+            raise RuntimeError(f"srtc-lab-relay did not start: {banner}")
+        self.ports = {int(a): int(b) for a, b in (pair.split("=") for pair in banner[1:])}
+
+    def _command(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline().strip()
+
+    @staticmethod
+    def _words(shape):
+        if not shape:
+            return "none"
+        words = [f"{key}={value}" for key, value in shape.items() if key != "burst"]
+        if "burst" in shape:
+            words.append("burst=%d/%d" % shape["burst"])
+        return " ".join(words)
+
+    def shape(self, down=None, up=None):
+        for direction, shape in (("down", down), ("up", up)):
+            answer = self._command(f"{direction} {self._words(shape)}")
+            if answer != "ok":
+                raise RuntimeError(f"srtc-lab-relay {direction}: {answer}")
+
+    def stats(self):
+        return json.loads(self._command("stats"))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
 
 
 def stop_gently(proc):

@@ -310,14 +310,19 @@ def run(lab, server, driver, bot):
 
 
 def dump(driver):
-    r = Recording(Tab(driver, driver.current_window_handle, "browser"))
-    print("switches: %s" % r.switches)
-    print("last samples: %s" % r.samples[-8:])
+    """Each window's switches and last samples (test_browser_lab_loss.py has two)."""
+    for handle in driver.window_handles:
+        r = Recording(Tab(driver, handle, "browser"))
+        print("switches: %s" % r.switches)
+        print("last samples: %s" % r.samples[-8:])
+
+
+# The publisher beside the server: simulcast camera_big and a tone, subscribing to nothing.
+BOT_ARGS = ("--desc", "camera_big", "--no-subscribe", "--stats-interval", "5")
 
 
 def main():
-    return run_browser_lab_test("browser lab step down and pause", run, CHANNEL, "cam",
-                                ("--desc", "camera_big", "--no-subscribe", "--stats-interval", "5"), wait_seconds=WAIT_SECONDS, dump=dump)
+    return run_browser_lab_test("browser lab step down and pause", run, CHANNEL, "cam", BOT_ARGS, wait_seconds=WAIT_SECONDS, dump=dump)
 
 
 if __name__ == "__main__":

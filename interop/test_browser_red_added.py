@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srtc_test_support import expect, ok, reexec_in_loopback_namespace, run_browser_test  # noqa: E402
+from srtc_test_support import expect, ok, red_added, reexec_in_loopback_namespace, run_browser_test  # noqa: E402
 from test_browser_media import JOIN_JS, Tab  # noqa: E402
 from test_browser_red import INBOUND_AUDIO_JS, audio_section, publish_tone  # noqa: E402
 
@@ -134,8 +134,10 @@ def run(server, driver):
     try:
         time.sleep(SETTLE_SECONDS)
         start = bob.run_async(INBOUND_JS)
+        red_start = red_added(server)
         time.sleep(MEASURE_SECONDS)
         end = bob.run_async(INBOUND_JS)
+        red_end = red_added(server)
         hz = bob.run(TONE_JS_BOB)
         lost = dropped()
     finally:
@@ -160,6 +162,13 @@ def run(server, driver):
     print(f"    {LOSS_PER_MILLE / 10:.0f} % loss from the server ({lost} datagrams dropped), {MEASURE_SECONDS} s measured after "
           f"{SETTLE_SECONDS} s: {packets} packets, {size:.1f} payload bytes each; {concealed} of {samples} samples "
           f"concealed ({concealment * 100:.2f} %); Chromium counts {reported} packets lost and sent {nacked} NACKs")
+    # What the SFU sent bob (only bob's consumer adds RED here), over the window (/metrics lags up to 1 s).
+    red = {key: red_end.get(key, 0) - red_start.get(key, 0) for key in red_end}
+    wrapped = sum(red.get(key, 0) for key in ("with", "not_previous", "not_cached", "unfit"))
+    print(f"    the SFU: {wrapped} packets sent in RED, {red.get('with', 0)} with the redundant block; without: "
+          f"{red.get('not_previous', 0)} after a packet that was not the previous number, {red.get('not_cached', 0)} not cached, "
+          f"{red.get('unfit', 0)} unfit; RED turned on {red.get('on', 0)} and off {red.get('off', 0)} times "
+          f"(in all: {red_end})")
     expect(lost > 0, f"the rule dropped datagrams from the server's port {port}")
     expect(packets > MEASURE_SECONDS * 25 and samples > 0, f"bob goes on receiving and playing under loss ({packets} packets)")
     # The redundant block (the previous packet) and 5 bytes of headers: about twice the payload on

@@ -28,6 +28,8 @@ public final class LabCall: @unchecked Sendable {
     public private(set) var publishedAudio: LocalCustomAudioTrack?
     private var pusher: SDKMediaPusher?
     private var sampler: Task<Void, Never>?
+    /// The relay the subscriber's media passes (`subscriberThroughRelay`), shaped with `relay.shape`.
+    public private(set) var relay: NetworkLab.Relay?
 
     /// - Parameter subscriberRedundantAudio: whether the subscriber offers RED (RFC 2198) for
     ///   audio (`SRTCEngine.Configuration.redundantAudio`).
@@ -37,8 +39,12 @@ public final class LabCall: @unchecked Sendable {
     ///   (`SRTCEngine.Configuration.opusInbandFEC`).
     /// - Parameter video: whether the publisher publishes its camera too (off: audio alone).
     /// - Parameter audioClip: mono PCM the publisher sends in a loop instead of its tone.
+    /// - Parameter subscriberThroughRelay: the subscriber's media passes the lab's userspace link
+    ///   in the server's namespace (`relay`, `NetworkLab.addRelay`), for loss in bursts, delay
+    ///   and reordering.
     public init(subscriberRedundantAudio: Bool = true, publisherRedundantAudio: Bool = true, subscriberAudioNACK: Bool = true,
-         publisherInbandFEC: Bool = true, video publishesVideo: Bool = true, audioClip: (samples: [Int16], sampleRate: Int)? = nil) async throws {
+         publisherInbandFEC: Bool = true, video publishesVideo: Bool = true, audioClip: (samples: [Int16], sampleRate: Int)? = nil,
+         subscriberThroughRelay: Bool = false) async throws {
         link = try lab.addNamespace()
         subscriberAddress = try lab.addOutsideAddress(link)
         server = ServerProcess(arguments: ["--app-id", TestServer.appId, "--app-key", TestServer.appKey],
@@ -52,6 +58,9 @@ public final class LabCall: @unchecked Sendable {
         publisher.delegates.add(delegate: publisherEvents)
         do {
             try await server.start()
+            if subscriberThroughRelay {
+                relay = try lab.addRelay(on: link, serverPorts: [server.udpPort], source: subscriberAddress)
+            }
             try await publisher.join(url: server.httpBase, token: Self.token(uid: "a", channel: "lab"))
             try await subscriber.join(url: server.httpBase, token: Self.token(uid: "b", channel: "lab"))
             let video = publishesVideo

@@ -1,10 +1,11 @@
 import TestRandom
 
-/// One direction of a shaped test path: random loss (seeded, so a run replays), then a
-/// bottleneck of `bitrate` bits per second with a tail-drop queue of `queueMilliseconds`, as a
-/// real access link behaves, then a random delay of up to `jitterMilliseconds` (which reorders
-/// datagrams, as a real path sometimes does). Counts what it drops for each cause. Not
-/// thread-safe: the relay's I/O thread owns it.
+/// One direction of a shaped test path: random loss (seeded, so a run replays) and loss in bursts
+/// (`burstLength` datagrams in a row in every `burstPeriod`, a radio fade), then a bottleneck of
+/// `bitrate` bits per second with a tail-drop queue of `queueMilliseconds`, as a real access link
+/// behaves, then a fixed delay of `delayMilliseconds` (the path's length) and a random one of up
+/// to `jitterMilliseconds` (which reorders datagrams, as a real path sometimes does). Counts what
+/// it drops for each cause. Not thread-safe: the relay's I/O thread owns it.
 public struct LinkShaper: Sendable {
     /// How a direction behaves.
     public struct Shape: Sendable, Equatable {
@@ -16,12 +17,22 @@ public struct LinkShaper: Sendable {
         public var queueMilliseconds: Double
         /// Each datagram leaving the bottleneck is held a further uniformly random 0…jitter ms.
         public var jitterMilliseconds: Double
+        /// Each datagram leaving the bottleneck is held this long first (a path's propagation delay).
+        public var delayMilliseconds: Double
+        /// Datagrams lost in a row at the start of every `burstPeriod` offered (0: no bursts):
+        /// `burstLength: 10, burstPeriod: 100` loses 10 % in runs of 10, deterministically.
+        public var burstLength: Int
+        public var burstPeriod: Int
 
-        public init(bitrate: Int? = nil, lossRate: Double = 0, queueMilliseconds: Double = 50, jitterMilliseconds: Double = 0) {
+        public init(bitrate: Int? = nil, lossRate: Double = 0, queueMilliseconds: Double = 50, jitterMilliseconds: Double = 0,
+                    delayMilliseconds: Double = 0, burstLength: Int = 0, burstPeriod: Int = 100) {
             self.bitrate = bitrate
             self.lossRate = lossRate
             self.queueMilliseconds = queueMilliseconds
             self.jitterMilliseconds = jitterMilliseconds
+            self.delayMilliseconds = delayMilliseconds
+            self.burstLength = burstLength
+            self.burstPeriod = max(1, burstPeriod)
         }
     }
 
@@ -34,6 +45,7 @@ public struct LinkShaper: Sendable {
     private var busyUntil: UInt64 = 0
     public private(set) var offered = 0
     public private(set) var randomlyLost = 0
+    public private(set) var burstLost = 0
     public private(set) var queueDropped = 0
 
     public init(_ shape: Shape, seed: UInt64) {
@@ -45,6 +57,10 @@ public struct LinkShaper: Sendable {
     /// else queues it (or drops it).
     public mutating func offer(_ bytes: UnsafeRawBufferPointer, now: UInt64) -> [UInt8]? {
         offered += 1
+        if shape.burstLength > 0, (offered - 1) % shape.burstPeriod < shape.burstLength {
+            burstLost += 1
+            return nil
+        }
         if shape.lossRate > 0, Double(random.next() >> 11) / Double(1 << 53) < shape.lossRate {
             randomlyLost += 1
             return nil
@@ -58,9 +74,10 @@ public struct LinkShaper: Sendable {
             }
             busyUntil = start + UInt64(Double(bytes.count * 8) * 1e6 / Double(bitrate))
             departure = busyUntil
-        } else if shape.jitterMilliseconds <= 0 {
+        } else if shape.jitterMilliseconds <= 0, shape.delayMilliseconds <= 0 {
             return Array(bytes)
         }
+        departure += UInt64(shape.delayMilliseconds * 1000)
         if shape.jitterMilliseconds > 0 {
             departure += random.next() % (UInt64(shape.jitterMilliseconds * 1000) + 1)
         }

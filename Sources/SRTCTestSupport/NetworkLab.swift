@@ -8,7 +8,8 @@ import Glibc
 /// A network lab for tests: network namespaces, each joined to this one by a veth pair with 10.x
 /// addresses the lab chooses, and kernel rate limits on them (`tc` tbf: a real bottleneck with a
 /// queue). netem is not available here (docs/network.md): loss, reordering and fixed delay come
-/// from a userspace relay (`LossyRelay`) in the path.
+/// from a userspace relay in the server's namespace (`addRelay`, `LabRelay`), or loss alone from
+/// nftables (`setLoss`).
 ///
 /// Everything the lab makes is removed by `remove()` (call it in a `defer`, so a failed test
 /// cleans up too), by `deinit`, and — for a lab whose process died — by the next lab made, which
@@ -48,6 +49,8 @@ public final class NetworkLab: Sendable {
     private let extraAddresses = Atomic<Int>(0)
     /// Each client namespace's current address (`moveClient` changes it).
     let clientAddresses = Mutex<[String: String]>([:])
+    /// The relays started (`addRelay`), stopped by `remove()`.
+    let relays = Mutex<[Relay]>([])
 
     /// Whether this machine lets the test make namespaces (root, `ip` present).
     public static var isAvailable: Bool {
@@ -110,6 +113,7 @@ public final class NetworkLab: Sendable {
 
     /// Deletes every namespace and veth the lab made (a veth goes with its namespace).
     public func remove() {
+        for relay in relays.withLock({ r in defer { r = [] }; return r }) { relay.stop() }
         let links = state.withLock { links in defer { links = [] }; return links }
         for link in links {
             _ = try? Self.run(["ip", "link", "del", link.outsideDevice])

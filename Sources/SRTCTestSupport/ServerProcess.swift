@@ -63,19 +63,22 @@ public final class ServerProcess: @unchecked Sendable {
         process?.signal(SIGKILL)
     }
 
-    /// The built `srtc-server`: `$SRTC_BIN_DIR`, else next to the running test binary, else the
-    /// package's `.build/debug`.
-    public static var binaryPath: String {
+    /// The built `srtc-server`.
+    public static var binaryPath: String { builtBinary("srtc-server") }
+
+    /// A built product of this package: `$SRTC_BIN_DIR/<name>`, else next to the running test
+    /// binary, else the package's `.build/debug`.
+    public static func builtBinary(_ name: String) -> String {
         var candidates: [String] = []
-        if let dir = ProcessInfo.processInfo.environment["SRTC_BIN_DIR"] { candidates.append(dir + "/srtc-server") }
+        if let dir = ProcessInfo.processInfo.environment["SRTC_BIN_DIR"] { candidates.append(dir + "/" + name) }
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         // Inside an .xctest bundle the binary sits a few levels down.
         for _ in 0..<4 {
-            candidates.append(dir.appendingPathComponent("srtc-server").path)
+            candidates.append(dir.appendingPathComponent(name).path)
             dir = dir.deletingLastPathComponent()
         }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/srtc-server").path)
+        candidates.append(root.appendingPathComponent(".build/debug/" + name).path)
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
     }
 

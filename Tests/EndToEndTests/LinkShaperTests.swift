@@ -36,6 +36,26 @@ import Testing
         #expect(shaper.due(now: 1_000_000).isEmpty)
     }
 
+    /// The lab relay's burst loss and fixed delay: 10 lost in a row at the start of every 100,
+    /// the rest held exactly 20 ms, in order.
+    @Test func burstLossDropsRunsAndDelayHoldsTheRestInOrder() {
+        var shaper = LinkShaper(.init(delayMilliseconds: 20, burstLength: 10, burstPeriod: 100), seed: 3)
+        var lost: [UInt64] = []
+        var released: [(number: UInt64, departure: UInt64)] = []
+        for number in UInt64(0)..<300 {
+            let now = number * 1000
+            let passed = withUnsafeBytes(of: number) { shaper.offer($0, now: now) }
+            #expect(passed == nil)
+            if shaper.burstLost > lost.count { lost.append(number) }
+            for d in shaper.due(now: now) { released.append((d.bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }, d.departure)) }
+        }
+        for d in shaper.due(now: 400_000) { released.append((d.bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }, d.departure)) }
+        #expect(lost == Array(0..<10) + Array(100..<110) + Array(200..<210))
+        #expect(shaper.burstLost == 30 && shaper.randomlyLost == 0)
+        #expect(released.map(\.number) == (0..<300).filter { $0 % 100 >= 10 })
+        #expect(released.allSatisfy { $0.departure == $0.number * 1000 + 20_000 })
+    }
+
     private static func entry(_ d: (bytes: [UInt8], departure: UInt64), sent: [UInt64: UInt64]) -> (number: UInt64, sent: UInt64, departure: UInt64) {
         let number = d.bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
         return (number, sent[number] ?? .max, d.departure)

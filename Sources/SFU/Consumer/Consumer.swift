@@ -248,6 +248,7 @@ class Consumer {
         // audio for nothing (docs/network.md, "Subscribers on another worker or node").
         let redLoss = transport.dataRelay ? max(relayLegFractionLost(), asked) : lost
         if redLoss >= Self.redOnFractionLost {
+            if !addsRED { transport.counters.red.turnedOn += 1 }
             addsRED = true
             lowLossSince = .min
         } else if addsRED {
@@ -256,6 +257,7 @@ class Consumer {
             } else if lowLossSince == .min {
                 lowLossSince = now
             } else if now - lowLossSince >= Self.redOffHold {
+                transport.counters.red.turnedOff += 1
                 addsRED = false
                 lowLossSince = .min
             }
@@ -279,20 +281,31 @@ class Consumer {
     /// (read back from the producer's audio cache, its primary block if it came as RED) as the
     /// redundant block when it is the source's previous number and fits a block header (RFC 2198
     /// §3: 14-bit offset, 10-bit length); else the primary block alone.
+    /// Counts, in the transport's counters, which condition left the block out.
     @inline(__always)
     private func redWrap(_ view: RTPPacketView) -> RTPForwardWriter.REDWrap {
         var wrap = RTPForwardWriter.REDWrap(redundant: nil, timestampOffset: 0, blockPayloadType: payloadType)
-        guard let last = lastForwarded, last.sequence &+ 1 == view.sequenceNumber,
-              let cached = producer.streams[0].cache?.packet(sequenceNumber: last.sequence),
-              let previous = try? RTPPacketView(cached) else { return wrap }
-        let offset = view.timestamp &- last.timestamp
-        guard offset > 0, offset <= REDPayloadWriter.maxTimestampOffset else { return wrap }
-        var data = previous.payload
-        if producer.isRED(previous) {
-            guard let red = try? REDPayloadView(data) else { return wrap }
-            data = red.data(red.primary)
+        guard let last = lastForwarded, last.sequence &+ 1 == view.sequenceNumber else {
+            transportRef._withUnsafeGuaranteedRef { $0.counters.red.notPrevious += 1 }
+            return wrap
         }
-        guard !data.isEmpty, data.count <= REDPayloadWriter.maxBlockLength else { return wrap }
+        guard let cached = producer.streams[0].cache?.packet(sequenceNumber: last.sequence),
+              let previous = try? RTPPacketView(cached) else {
+            transportRef._withUnsafeGuaranteedRef { $0.counters.red.notCached += 1 }
+            return wrap
+        }
+        let offset = view.timestamp &- last.timestamp
+        var data = previous.payload
+        var parsed = true
+        if producer.isRED(previous) {
+            if let red = try? REDPayloadView(data) { data = red.data(red.primary) } else { parsed = false }
+        }
+        guard parsed, offset > 0, offset <= REDPayloadWriter.maxTimestampOffset, !data.isEmpty,
+              data.count <= REDPayloadWriter.maxBlockLength else {
+            transportRef._withUnsafeGuaranteedRef { $0.counters.red.unfit += 1 }
+            return wrap
+        }
+        transportRef._withUnsafeGuaranteedRef { $0.counters.red.withBlock += 1 }
         wrap.redundant = data
         wrap.timestampOffset = offset
         return wrap

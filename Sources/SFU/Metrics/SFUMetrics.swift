@@ -4,6 +4,31 @@ import RTCNet
 /// copy once a second (`SFUWorker.metrics`); counters only grow, gauges are the current values.
 /// Label sets stay bounded: nothing here is per participant.
 public struct SFUMetrics: Sendable, Equatable {
+    /// Plain Opus packets the SFU sent wrapped in RED toward lossy subscribers
+    /// (`Consumer.addsRED`), by whether the previous packet went along as the redundant block,
+    /// and the times adding RED was turned on and off (docs/network.md, "RED added by the SFU").
+    public struct REDAdded: Sendable, Equatable {
+        /// With the previous packet as the redundant block.
+        public var withBlock = 0
+        /// Without: the packet sent just before to this subscriber was not the source's previous
+        /// number (a loss upstream, the first after a pause or a restarted source).
+        public var notPrevious = 0
+        /// Without: the previous packet was no longer in the producer's cache.
+        public var notCached = 0
+        /// Without: the previous packet did not fit a block (timestamp offset not in 1…16383,
+        /// empty, more than 1023 bytes, a RED primary that did not parse).
+        public var unfit = 0
+        public var turnedOn = 0
+        public var turnedOff = 0
+
+        public init() {}
+
+        mutating func add(_ other: REDAdded) {
+            withBlock += other.withBlock; notPrevious += other.notPrevious; notCached += other.notCached; unfit += other.unfit
+            turnedOn += other.turnedOn; turnedOff += other.turnedOff
+        }
+    }
+
     /// Packet counters, summed over every transport that ever existed.
     public struct Counters: Sendable, Equatable {
         public var rtpPacketsIn = 0
@@ -25,6 +50,7 @@ public struct SFUMetrics: Sendable, Equatable {
         /// RTP from no known producer, and RTP or RTCP that did not parse.
         public var unknownSSRC = 0
         public var malformed = 0
+        public var red = REDAdded()
 
         public init() {}
 
@@ -35,6 +61,7 @@ public struct SFUMetrics: Sendable, Equatable {
             plisReceived += other.plisReceived; firsReceived += other.firsReceived
             plisSent += other.plisSent; firsSent += other.firsSent
             unknownSSRC += other.unknownSSRC; malformed += other.malformed
+            red.add(other.red)
         }
     }
 

@@ -100,6 +100,7 @@ extension TransportCounters {
         c.nacksReceived = nacksReceived; c.retransmissions = retransmissions; c.nacksSent = nacksSent
         c.plisReceived = plisReceived; c.firsReceived = firsReceived; c.plisSent = plisSent; c.firsSent = firsSent
         c.unknownSSRC = unknownSSRC; c.malformed = malformed
+        c.red = red
         return c
     }
 }

@@ -19,6 +19,8 @@ struct TransportCounters: Sendable {
     var firsReceived = 0
     var plisSent = 0
     var firsSent = 0
+    /// RED added by the SFU toward this subscriber (`Consumer.addsRED`).
+    var red = SFUMetrics.REDAdded()
     /// RTP that matched no producer stream.
     var unknownSSRC = 0
     /// RTP or RTCP that did not parse.

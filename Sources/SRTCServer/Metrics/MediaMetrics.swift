@@ -57,6 +57,15 @@ final class MediaMetrics: MetricsSource {
         text.family("srtc_media_dropped_packets_total", "counter", "Packets the SFU could not use, by reason.")
         text.sample("srtc_media_dropped_packets_total", ["reason": "unknown_ssrc"], c.unknownSSRC)
         text.sample("srtc_media_dropped_packets_total", ["reason": "malformed"], c.malformed)
+        text.family("srtc_media_red_added_total", "counter",
+                    "Plain Opus packets sent in RED toward lossy subscribers, by whether the previous packet went along and why not.")
+        text.sample("srtc_media_red_added_total", ["block": "with"], c.red.withBlock)
+        text.sample("srtc_media_red_added_total", ["block": "not_previous"], c.red.notPrevious)
+        text.sample("srtc_media_red_added_total", ["block": "not_cached"], c.red.notCached)
+        text.sample("srtc_media_red_added_total", ["block": "unfit"], c.red.unfit)
+        text.family("srtc_media_red_switches_total", "counter", "Times adding RED toward a subscriber was turned on and off.")
+        text.sample("srtc_media_red_switches_total", ["to": "on"], c.red.turnedOn)
+        text.sample("srtc_media_red_switches_total", ["to": "off"], c.red.turnedOff)
 
         text.histogram("srtc_media_subscriber_loss_ratio", "Fraction lost in each subscriber receiver report.",
                        m.subscriberLoss, bounds: Self.lossBounds, unitsPerBound: 1000)
