@@ -32,6 +32,7 @@ from srtc_test_support import expect, ok, run_browser_lab_test  # noqa: E402
 from test_browser_h264 import PATTERN_JS, READER_JS, numbers  # noqa: E402
 from test_browser_lab_step import CHANNEL, PLAY_JS, SETUP_JS, WAIT_SECONDS, Recording, dump, pause, step, wait_for  # noqa: E402
 from test_browser_media import JOIN_JS  # noqa: E402
+from test_browser_simulcast_layers import publish_simulcast_pattern  # noqa: E402
 from srtc_test_support import Tab  # noqa: E402
 
 # The pattern with its lower half grey noise of ±12 levels (as a camera's sensor adds), a different one each frame (six made once, each drawn
@@ -119,12 +120,7 @@ def numbered_frames(page, what, since):
 def run(lab, server, driver, bot):
     publisher = Tab.joined(driver, server, "the Chromium publisher (in the client namespace)", CHANNEL, "cam", JOIN_JS)
     publisher.run(NOISY_PATTERN_JS)
-    published = publisher.call("""
-      const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera_big', simulcast: true}]);
-      return {id: track.id, layers: track.info?.layers?.map((l) => [l.rid, l.desc, l.width, l.height]) ?? []};
-    """)
-    expect(published["ok"], f"Chromium published a simulcast camera ({published.get('error', 'ok')})")
-    layers = published["value"]["layers"]
+    layers = publish_simulcast_pattern(publisher, "Chromium")["layers"]
     # The Swift bot's camera_big sends about 600 and 100 kbit/s; the web SDK's default caps (1.5 Mbit/s
     # and 200 kbit/s) would leave the big layer no room on the 2 Mbit/s link. Dynacast's own
     # setParameters keeps these (it changes `active` only).

@@ -38,16 +38,22 @@ return track.sender.getParameters().encodings.map((e) => ({rid: e.rid ?? null, s
 """
 
 
-def run_simulcast(server, driver):
-    channel = "threelayers"
-    publisher = Tab.joined(driver, server, "the publisher", channel, "alice", JOIN_JS)
-    publisher.run(BIG_PATTERN_JS)
+def publish_simulcast_pattern(publisher, name):
+    """Publishes the page's `window.patternTrack` as a simulcast camera_big (the web SDK picks the
+    encodings); returns {id, layers: [[rid, desc, width, height], …]}."""
     published = publisher.call("""
       const [track] = await ch.publishLocalTracks([{track: window.patternTrack, desc: 'camera_big', simulcast: true}]);
       return {id: track.id, layers: track.info?.layers?.map((l) => [l.rid, l.desc, l.width, l.height]) ?? []};
     """)
-    expect(published["ok"], f"the publisher published a simulcast camera ({published.get('error', 'ok')})")
-    camera = published["value"]
+    expect(published["ok"], f"{name} published a simulcast camera ({published.get('error', 'ok')})")
+    return published["value"]
+
+
+def run_simulcast(server, driver):
+    channel = "threelayers"
+    publisher = Tab.joined(driver, server, "the publisher", channel, "alice", JOIN_JS)
+    publisher.run(BIG_PATTERN_JS)
+    camera = publish_simulcast_pattern(publisher, "the publisher")
     expect(camera["layers"] == [["h", "camera_big", 1280, 720], ["m", "camera_medium", 640, 360], ["l", "camera_small", 320, 180]],
            f"three layers announced: h 1280×720, m 640×360, l 320×180 ({camera['layers']})")
     encodings = publisher.run(ENCODINGS_JS)
