@@ -264,11 +264,12 @@ def step(lab, page):
     return {"narrow_at": narrow_at, "wide_again_at": wide_again_at, "end": end}
 
 
-def pause(lab, page):
-    """150 kbit/s until the video pauses and 6 s more, then unlimited until it resumes."""
+def pause(lab, page, rate=150_000):
+    """`rate` (150 kbit/s: below the bot's small layer plus audio) until the video pauses and 6 s
+    more, then unlimited until it resumes."""
     narrow_at = time.time()
-    lab.limit(150_000)
-    paused = wait_for(page, "layer_switched none (the video paused) within 20 s of the drop to 150 kbit/s",
+    lab.limit(rate)
+    paused = wait_for(page, f"layer_switched none (the video paused) within 20 s of the drop to {rate // 1000} kbit/s",
                       lambda r: r.switch(narrow_at, "none"), 20)
     time.sleep(6)
     queue = tbf_counts(lab)
@@ -287,7 +288,7 @@ def pause(lab, page):
     concealed, samples = r.concealment(paused["t"] + 1, back_at)
     frames_at_return = max((s["frames"] for s in r.samples if s["t"] < back_at), default=0)
     first_frame = next(s["t"] for s in r.samples if s["t"] >= back_at and s["frames"] > frames_at_return)
-    print("network lab (Chromium), 150 kbit/s: paused (layer_switched none) %.2f s after the limit; while paused %.1f s: %d frames,"
+    print(f"network lab (Chromium), {rate // 1000} kbit/s: " + "paused (layer_switched none) %.2f s after the limit; while paused %.1f s: %d frames,"
           " %.1f audio packets/s, lowest 1 s window %.1f, %.2f %% of samples concealed"
           % (paused["t"] - narrow_at, back_at - paused["t"], frames_while_paused, audio_paused, min(rates, default=0),
              100.0 * concealed / max(1, samples)))
@@ -295,7 +296,7 @@ def pause(lab, page):
           % (resumed.get("layer"), resumed["t"] - back_at, first_frame - back_at))
     print("  the tbf (the step above and this phase): " + queue)
     expect(audio_paused >= AUDIO_FLOOR, f"audio continued while the video was paused ({audio_paused:.1f} packets/s)")
-    ok("the video paused under 150 kbit/s with an event and resumed after the link's return")
+    ok(f"the video paused under {rate // 1000} kbit/s with an event and resumed after the link's return")
 
 
 def run(lab, server, driver, bot):

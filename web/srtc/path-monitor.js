@@ -2,7 +2,7 @@
 // browser gives a page no signal when the device's address changes: it reports the ICE
 // connection `disconnected` only after its own checks have gone unanswered for several seconds
 // (6.5 s in the lab). Media stops at once, though: the server keeps sending to the old address.
-// A connected transport that was receiving (bytes in two polls in a row) and then receives
+// A connected transport that was receiving (2 packets or more in each of two polls in a row) and then receives
 // nothing for PATH_SILENCE_MS has the signaling connection checked at once (`mediaPathSilent`): dead too, it is resumed and the
 // silent transport ICE-restarted. Once per silence: judged again only after packets came back.
 // A receiving transport gets packets many times a second (audio every 20 ms, the server's RTCP
@@ -13,10 +13,12 @@
 const PATH_SILENCE_MS = 500;
 /** How often the channel reads its transports' byte counts. */
 export const PATH_POLL_MS = 250;
+/** Packets in one poll that make a flow (the consent checks' answers come one at a time). */
+const FLOW_PACKETS = 2;
 
 export class PathMonitor {
   #channel;
-  /** transport ('publish' | 'subscribe') → {bytes, lastProgress (ms), reported, streak (polls in a row with bytes)} */
+  /** transport ('publish' | 'subscribe') → {bytes, packets, lastProgress (ms), reported, streak (polls in a row with a flow)} */
   #paths = new Map();
   #polling = false;
 
@@ -53,15 +55,19 @@ export class PathMonitor {
 
   #evaluate(transport, report) {
     const bytes = bytesReceived(report);
+    const packets = packetsReceived(report);
     const now = performance.now();
     const path = this.#paths.get(transport);
     if (!path || bytes > path.bytes || bytes < path.bytes) {
-      // Packets came (or a new connection restarted the count). Armed again only by a flow:
-      // bytes in two polls in a row (media, or the server's RTCP every 100 ms). A transport with
-      // nothing to carry (a publisher's subscribe connection) still gets the answers to its
-      // consent checks (RFC 7675) every few seconds, and each lone answer is no path to watch.
-      const streak = path && bytes > path.bytes ? path.streak + 1 : 0;
-      this.#paths.set(transport, { bytes, lastProgress: now, reported: !path || streak < 2, streak });
+      // Packets came (or a new connection restarted the count). Armed again only by a flow: at
+      // least FLOW_PACKETS in each of two polls in a row (media, or the server's RTCP every
+      // 100 ms). A transport with nothing to carry (a publisher's subscribe connection) still
+      // gets the answers to its consent checks (RFC 7675), one at a time: every 2.5 s, or every
+      // 480 ms while Chromium deems the pair unstable (a loaded machine), and no such answer is
+      // a path to watch.
+      const flowing = path && bytes > path.bytes && packets - path.packets >= FLOW_PACKETS;
+      const streak = flowing ? path.streak + 1 : 0;
+      this.#paths.set(transport, { bytes, packets, lastProgress: now, reported: !path || streak < 2, streak });
       return;
     }
     path.streak = 0;
@@ -70,6 +76,13 @@ export class PathMonitor {
     this.#channel._log('info', `the ${transport} transport received nothing for ${PATH_SILENCE_MS} ms; checking the paths`);
     this.#channel._mediaPathSilent(transport);
   }
+}
+
+/** What a connection's transports received, in packets (`getStats()` report). */
+function packetsReceived(report) {
+  let packets = 0;
+  report.forEach((s) => { if (s.type === 'transport') packets += s.packetsReceived ?? 0; });
+  return packets;
 }
 
 /** What a connection's transports received, in bytes (`getStats()` report). */
