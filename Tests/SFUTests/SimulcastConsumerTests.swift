@@ -1,14 +1,9 @@
-import RTCMedia
 import RTCWire
 import Testing
 @testable import SFU
 
 /// One simulcast layer of a publisher: rid, SSRC and its own sequence, timestamp and picture-id
-/// counters, as libwebrtc sends them (each layer starts from its own random values). With
-/// `temporal`, sent as L1T3 the way libwebrtc sends VP8 simulcast (RFC 7741 §4.2): temporal
-/// pattern 0 2 1 2 (`temporalID`), TL0PICIDX counting TL0 frames, the layer sync bit Y on every
-/// TL1 frame and on the TL2 frame after each TL0 (those refer only to TL0); a key frame starts
-/// the pattern again.
+/// counters, as libwebrtc sends them (each layer starts from its own random values).
 struct LayerSource {
     let rid: String
     let ssrc: UInt32
@@ -16,33 +11,19 @@ struct LayerSource {
     var ts: UInt32
     var picture: UInt16
     var packetSize = 100
-    var temporal = false
-    var tl0: UInt8 = 0
-    /// Frames since the last key frame (the position in the temporal pattern).
-    var count = 0
-
-    static func temporalID(_ index: Int) -> UInt8 { [0, 2, 1, 2][index % 4] }
 
     /// One frame of `packets` packets; returns them and advances the counters (33 ms of 90 kHz).
     mutating func frame(key: Bool = false, packets: Int = 1) -> [[UInt8]] {
-        if key { count = 0 }
-        let tid = Self.temporalID(count)
-        if temporal, tid == 0 { tl0 &+= 1 }
         var out: [[UInt8]] = []
         for index in 0 ..< packets {
             out.append(PacketFactory.rtp(
                 pt: 96, seq: seq, ts: ts, ssrc: ssrc, marker: index == packets - 1,
                 extensions: [(SFUHarness.pubMid, Array("1".utf8)), (SFUHarness.pubRid, Array(rid.utf8))],
-                payload: temporal
-                    ? PacketFactory.vp8(VP8PayloadDescriptor(startOfPartition: index == 0, pictureID: picture, tl0PicIndex: tl0,
-                                                             temporalLayerID: tid, layerSync: tid == 1 || count % 4 == 1),
-                                        keyFrame: key, size: packetSize)
-                    : PacketFactory.vp8(pictureID: picture, start: index == 0, keyFrame: key, size: packetSize)))
+                payload: PacketFactory.vp8(pictureID: picture, start: index == 0, keyFrame: key, size: packetSize)))
             seq &+= 1
         }
         ts &+= 2970
         picture = (picture &+ 1) & 0x7FFF
-        count += 1
         return out
     }
 }

@@ -30,7 +30,7 @@
 ///   in steps), so a probe that fails overfills the bottleneck's queue by little.
 ///
 /// - Temporal layers go before spatial ones: a consumer that can drop temporal layers (VP9, AV1
-///   SVC; VP8 simulcast with temporal layers, its encodings as the spatial layers) is allocated on its ladder of (spatial, temporal) steps, `spatial * temporalLayers +
+///   SVC) is allocated on its ladder of (spatial, temporal) steps, `spatial * temporalLayers +
 ///   temporal`, each costing what that subscriber receives there. A budget short of the held step
 ///   takes the highest step that fits: the same spatial layer at 15 fps, then 7.5 fps (L?T3),
 ///   before the next spatial layer down; raising may pass over steps that do not fit to a higher spatial layer's lower frame rate

@@ -1,6 +1,6 @@
 /// A consumer whose layer the transport's allocation chooses (`MediaTransport.allocateLayers`):
-/// `SimulcastConsumer` (one of several streams, and a VP8 stream's temporal layers) and
-/// `SVCConsumer` (spatial and temporal layers of one stream). Layers are spatial indices, 0 the lowest; a consumer that can also drop temporal
+/// `SimulcastConsumer` (one of several streams) and `SVCConsumer` (spatial and temporal layers of
+/// one stream). Layers are spatial indices, 0 the lowest; a consumer that can also drop temporal
 /// layers says how many there are (`temporalLayers`), and the allocation then works on the ladder
 /// of (spatial, temporal) pairs, `spatial * temporalLayers + temporal`.
 protocol LayeredConsumer: Consumer {
@@ -41,36 +41,4 @@ extension SimulcastConsumer: LayeredConsumer {
     var forwardedLayer: Int? { currentLayer }
 
     func layerBitrates(now: Int64) -> [Int] { MediaTransport.layerBitrates(self, now: now) }
-
-    /// A VP8 producer's temporal layers: the most any of its streams sends (TIDs seen), else 1.
-    var temporalLayers: Int {
-        guard producer.isVP8 else { return 1 }
-        return producer.streams.reduce(1) { max($0, $1.temporalLayers?.temporalCount ?? 1) }
-    }
-
-    var heldTemporalLayer: Int { min(temporal.target, temporalLayers - 1) }
-
-    /// Each (stream, temporal layer) step's cost: the stream's rate for the allocator
-    /// (`layerBitrates`) times the share of it its temporal layers up to the step's carry
-    /// (measured from the TIDs, `ProducerStream.temporalShares`: the last measured ones while
-    /// the stream sends nothing, paused by dynacast); 0 for a temporal layer the stream has not
-    /// sent in 1.5 s. A stream never measured costs its rate at every step.
-    func ladderBitrates(now: Int64) -> [Int] {
-        let rates = layerBitrates(now: now)
-        let steps = temporalLayers
-        guard steps > 1 else { return rates }
-        var ladder = [Int](repeating: 0, count: rates.count * steps)
-        for (index, rate) in rates.enumerated() {
-            let stream = producer.streams[index]
-            let cumulative = stream.temporalLayers?.ladderBitrates(now: now) { _, _ in false } ?? []
-            if let top = cumulative.max(), top > 0 { stream.temporalShares = cumulative.map { Double($0) / Double(top) } }
-            guard rate > 0 else { continue }
-            let shares = stream.temporalShares
-            for step in 0 ..< steps {
-                let share = shares.isEmpty ? 1 : shares[min(step, shares.count - 1)]
-                ladder[index * steps + step] = share == 0 ? 0 : max(1, Int(Double(rate) * share))
-            }
-        }
-        return ladder
-    }
 }

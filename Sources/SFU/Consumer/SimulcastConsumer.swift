@@ -1,4 +1,3 @@
-import RTCMedia
 import RTCWire
 
 /// Forwards one layer of a simulcast producer and switches layers without renegotiation.
@@ -27,8 +26,6 @@ final class SimulcastConsumer: Consumer {
     private var holding = false
     /// The next switch ends a pause for bandwidth (its event names `none` as the previous layer).
     private var resuming = false
-    /// A VP8 layer's temporal layers forwarded (every layer until the allocation lowers them).
-    private(set) var temporal = VP8TemporalLayerSelector()
 
     init(id: ConsumerID, participant: ParticipantID, transport: MediaTransport, producer: Producer,
          parameters: RTPParameters, ssrc: UInt32, paused: Bool, preferredLayer: Int) throws(SFUError) {
@@ -68,22 +65,8 @@ final class SimulcastConsumer: Consumer {
             finishFrame(view, layer: layer, now: now)
             return
         }
-        if let descriptor = producer.vp8Descriptor, descriptor.temporalLayerID != nil,
-           !temporal.select(descriptor, isKeyFrame: isKeyFrame, timestamp: view.timestamp, switchUpTo: producer.vp8SwitchUpTo),
-           !sendsAnyway(descriptor) {
-            sequenceNumbers.drop(view.sequenceNumber)  // a dropped temporal layer leaves no hole to NACK
-            return
-        }
         guard let outSequence = sequenceNumbers.input(view.sequenceNumber) else { return }
         send(view, layer: layer, outSequence: outSequence, outTimestamp: view.timestamp &- timestampOffset, now: now)
-    }
-
-    /// Whether a packet the temporal layer choice drops goes out anyway: its frame's picture id
-    /// was already left room for (`VP8PictureIDRewriter.drop`), so the subscriber waits for it.
-    @inline(__always)
-    private func sendsAnyway(_ descriptor: VP8PayloadDescriptor) -> Bool {
-        guard let pictureID = descriptor.pictureID, pictureIDs != nil else { return false }
-        return pictureIDs!.drop(pictureID: pictureID, long: descriptor.longPictureID)
     }
 
     /// While `holding`: forwards the rest of the frame being sent, and nothing after it.
@@ -165,12 +148,6 @@ final class SimulcastConsumer: Consumer {
     }
 
     func setPreferred(_ layer: Int) { preferredLayer = layer }
-
-    /// Sets the highest VP8 temporal layer to forward (`temporalLayers - 1` or more: all): lower
-    /// from the next frame, higher from the next layer sync frame or key frame.
-    func setTemporalTarget(_ temporal: Int, now: Int64) {
-        self.temporal.target = temporal >= temporalLayers - 1 ? VP8TemporalLayerSelector.all : max(temporal, 0)
-    }
 
     /// Stops sending (after the frame being sent) because the subscriber's bandwidth cannot carry
     /// the lowest layer; says so at once with a switch to `LayerSwitch.pausedLayer`.

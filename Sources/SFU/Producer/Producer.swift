@@ -38,14 +38,6 @@ final class Producer {
     private let isH264: Bool
     /// The payload descriptor of the VP9 packet being forwarded now (parsed once for every consumer).
     private(set) var vp9Descriptor: VP9PayloadDescriptor?
-    /// The payload descriptor of the VP8 packet being forwarded now (parsed once for every
-    /// consumer): its TID and Y let a simulcast consumer drop upper temporal layers.
-    private(set) var vp8Descriptor: VP8PayloadDescriptor?
-    /// For a VP8 packet whose temporal layers come from the Dependency Descriptor: the highest
-    /// decode target (temporal layer) its frame is a switch point of (§A.7: every frame of that
-    /// target decodes from it on; Chromium marks its TL2 frames discardable, so TL2 is reached at
-    /// a TL0 or TL1 frame); -1 for none.
-    private(set) var vp8SwitchUpTo = -1
     /// The Dependency Descriptor of the AV1 packet being forwarded now, resolved against its
     /// stream's structure (parsed once for every consumer); nil when it has none or it did not parse.
     private(set) var dependencyDescriptor: DependencyDescriptor?
@@ -95,8 +87,7 @@ final class Producer {
         streams = parameters.encodings.reversed().enumerated().map { index, encoding in
             ProducerStream(producer: self, index: index, encoding: encoding, clockRate: codec.clockRate,
                            nack: feedback.nack, cacheCapacity: cacheCapacity,
-                           readsDependencyDescriptors: kind == .video && extensionIDs.dependencyDescriptor != 0,
-                           metersTemporalLayers: kind == .video && codec.isVP8 && count > 1)
+                           readsDependencyDescriptors: kind == .video && extensionIDs.dependencyDescriptor != 0)
         }
         precondition(streams.count == count)
     }
@@ -145,31 +136,9 @@ final class Producer {
         } else if isAV1 {
             isKeyFrame = AV1.isKeyFrame(payload: payload)
             readDependencyDescriptor(view, stream: stream, now: now)
-        } else if isVP8 {
-            vp8Descriptor = payload.isEmpty ? nil : try? VP8PayloadDescriptor.parse(payload).descriptor
-            vp8SwitchUpTo = -1
-            isKeyFrame = !payload.isEmpty && VP8.isKeyFrame(payload: payload)
-            if vp8Descriptor != nil, vp8Descriptor!.temporalLayerID == nil, stream.readsDependencyDescriptors {
-                // Chromium leaves TID, Y and the picture id out of its VP8 descriptors when the
-                // Dependency Descriptor is negotiated: the frame's temporal id and its "switch"
-                // indication for that temporal layer's decode target (av1-rtp-spec §A.3, any
-                // codec; decode targets of one spatial layer are its temporal layers) stand in.
-                readDependencyDescriptor(view, stream: stream, now: now)
-                vp8SwitchUpTo = -1
-                if let descriptor = dependencyDescriptor {
-                    vp8Descriptor!.temporalLayerID = descriptor.temporalID
-                    for target in stride(from: descriptor.decodeTargetCount - 1, through: 0, by: -1)
-                    where descriptor.indication(for: target) == .switch {
-                        vp8SwitchUpTo = target
-                        break
-                    }
-                }
-            }
-            if let temporal = vp8Descriptor?.temporalLayerID {
-                stream.temporalLayers?.received(layer: 0, temporal: Int(temporal), declaredCount: nil, size: view.bytes.count, now: now)
-            }
         } else {
-            isKeyFrame = !payload.isEmpty && isH264 && H264.isKeyFrame(payload: payload)
+            isKeyFrame = !payload.isEmpty
+                && (isVP8 ? VP8.isKeyFrame(payload: payload) : isH264 && H264.isKeyFrame(payload: payload))
         }
         if stream.received(view, now: now, isKeyFrame: isKeyFrame) {
             requestKeyFrame(layer: stream.index, now: now)

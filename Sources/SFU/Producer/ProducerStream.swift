@@ -27,14 +27,6 @@ final class ProducerStream {
     var dependencyDescriptors: DependencyDescriptorReader?
     /// Whether `dependencyDescriptors` is there (checked per packet without touching the reader).
     let readsDependencyDescriptors: Bool
-    /// A VP8 simulcast layer's temporal layers (its packets' TIDs, RFC 7741 §4.2) and each one's
-    /// rate, as spatial layer 0 of a meter: what a subscriber dropping upper temporal layers
-    /// receives (`SimulcastConsumer.ladderBitrates`). Nil for other streams.
-    var temporalLayers: SpatialLayerMeter?
-    /// The share of the stream's rate each of its temporal layers with those below it carried
-    /// when last measured (lowest first; empty before): a layer dynacast paused at the publisher
-    /// keeps them, as it keeps `lastSendingBitrate`, so its lower frame rates still have a cost.
-    var temporalShares: [Double] = []
 
     /// Last packet arrival, µs (`Int64.min` before any).
     private(set) var lastPacketTime: Int64 = .min
@@ -67,7 +59,7 @@ final class ProducerStream {
     private(set) var senderReport: (ntp: UInt64, rtp: UInt32, arrival: Int64)?
 
     init(producer: Producer, index: Int, encoding: RTPEncodingParameters, clockRate: UInt32,
-         nack: Bool, cacheCapacity: Int, readsDependencyDescriptors: Bool = false, metersTemporalLayers: Bool = false) {
+         nack: Bool, cacheCapacity: Int, readsDependencyDescriptors: Bool = false) {
         self.producer = producer
         self.index = index
         rid = encoding.rid
@@ -78,7 +70,6 @@ final class ProducerStream {
         cache = cacheCapacity > 0 ? RTPPacketCache(capacity: cacheCapacity) : nil
         self.readsDependencyDescriptors = readsDependencyDescriptors
         dependencyDescriptors = readsDependencyDescriptors ? DependencyDescriptorReader() : nil
-        temporalLayers = metersTemporalLayers ? SpatialLayerMeter() : nil
     }
 
     /// The name events use for this stream: its description, else its rid, else its index.

@@ -48,8 +48,7 @@ extension MediaTransport {
             overusing: transportCC && bandwidth.overusing,
             probeDelivered: bandwidth.probeDelivered,
             reportedLoss: reportedLoss, transportCC: transportCC)
-        // Consumers that can drop temporal layers (VP9, AV1 SVC, VP8 simulcast sent with temporal
-        // layers) are allocated on their ladder of
+        // Consumers that can drop temporal layers (VP9, AV1 SVC) are allocated on their ladder of
         // (spatial, temporal) steps: a lower frame rate of a spatial layer comes before a lower
         // spatial layer. Their preference is the top temporal layer of the preferred spatial one.
         let temporal = simulcast.map { max(1, $0.temporalLayers) }

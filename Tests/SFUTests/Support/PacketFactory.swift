@@ -1,4 +1,3 @@
-import RTCMedia
 import RTCWire
 
 /// Builds RTP packets as a publisher would send them.
@@ -22,15 +21,6 @@ enum PacketFactory {
         } else {
             bytes += [0x01, 0x00, 0x00]
         }
-        while bytes.count < size { bytes.append(UInt8(truncatingIfNeeded: bytes.count)) }
-        return bytes
-    }
-
-    /// A VP8 payload with `descriptor` (RFC 7741 §4.2), then a key frame's or an inter frame's
-    /// first bytes (a key frame only where the descriptor starts a frame), padded to `size`.
-    static func vp8(_ descriptor: VP8PayloadDescriptor, keyFrame: Bool, size: Int) -> [UInt8] {
-        var bytes = descriptor.bytes
-        bytes += descriptor.isFrameStart && keyFrame ? [0x00, 0x00, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xB4, 0x00] : [0x01, 0x00, 0x00]
         while bytes.count < size { bytes.append(UInt8(truncatingIfNeeded: bytes.count)) }
         return bytes
     }
