@@ -93,6 +93,7 @@ test-media:
 
 test-lab:
 	@TEST_WIDTH=$(LAB_WIDTH) scripts/swift-test-pass .build/test-output-lab.txt --filter '$(LAB_SUITES)'
+	@SRTC_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/interop-pass .build/interop --lab-alone
 
 # Each script's output in .build/interop/<script>.log; its time printed ("== interop/test_x.py: 12 s");
 # a script that fails runs once more and is named FLAKY if it passes then (scripts/interop-pass).
