@@ -17,17 +17,19 @@ public final class UDPSendQueue {
     public let capacity: Int
     public let slotSize: Int
     /// Datagrams waiting.
-    public private(set) var count = 0
+    // `count`, `droppedCount` and `stampedCount` change for every datagram, on the I/O thread
+    // only: declared without the dynamic exclusivity check (a runtime call per access).
+    @exclusivity(unchecked) public private(set) var count = 0
     /// Datagrams the kernel refused (buffer full, unreachable); dropped, as UDP allows.
-    public private(set) var droppedCount = 0
+    @exclusivity(unchecked) public private(set) var droppedCount = 0
     /// For each stamped datagram the kernel took: µs from its stamp to the return of the
     /// `sendmmsg` that sent it.
-    public private(set) var sendLatency = LogHistogram()
+    @exclusivity(unchecked) public private(set) var sendLatency = LogHistogram()
 
     private let slots: DatagramSlots
     /// Each slot's stamp (0: none), and how many queued slots have one.
     private let stamps: UnsafeMutablePointer<Int64>
-    private var stampedCount = 0
+    @exclusivity(unchecked) private var stampedCount = 0
 
     public init(capacity: Int = 64, slotSize: Int = 2048) {
         self.capacity = capacity

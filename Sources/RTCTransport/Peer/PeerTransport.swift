@@ -29,11 +29,15 @@ public final class PeerTransport: @unchecked Sendable {
     public var state: State { sharedState.withLock { $0 } }
 
     /// Where media goes: the ICE-selected remote address.
-    public internal(set) var remoteAddress: SocketAddress?
+    // This and the other state `sendRTP` reads for every forwarded copy (`srtp`, `currentState`,
+    // `selectedStream`, `relayChannel`, `stats`) are I/O-thread only and never passed `inout`
+    // across a call that could reach them again: declared without the dynamic exclusivity check,
+    // a runtime call per access (four per copy; docs/benchmarks.md, "fifth profile").
+    @exclusivity(unchecked) public internal(set) var remoteAddress: SocketAddress?
     /// The negotiated SRTP profile, once connected.
     public internal(set) var srtpProfile: SRTPProfile?
     /// Counters, for stats and tests (I/O thread).
-    public internal(set) var stats = Stats()
+    @exclusivity(unchecked) public internal(set) var stats = Stats()
     /// The local ICE credentials in force; an ICE restart replaces them (I/O thread).
     public private(set) var localICE: ICECredentials
 
@@ -51,9 +55,9 @@ public final class PeerTransport: @unchecked Sendable {
     weak var host: PeerTransportHost?
     var ice: ICEMachine
     let dtls: DTLSEndpoint
-    var srtp: SRTPContext?
+    @exclusivity(unchecked) var srtp: SRTPContext?
     let sharedState = Mutex<State>(.new)
-    var currentState: State = .new
+    @exclusivity(unchecked) var currentState: State = .new
     var deadline: ContinuousClock.Instant?
     /// When an ICE-lite machine's timer next needs a look (see `tick`).
     var nextLiteTick: ContinuousClock.Instant?
@@ -94,7 +98,7 @@ public final class PeerTransport: @unchecked Sendable {
     /// The data channels, when the parameters ask for SCTP (I/O thread).
     public internal(set) var dataChannels: DataChannelEndpoint?
     /// The ICE-TCP connection media uses, when ICE selected one (RFC 6544); `nil` for UDP.
-    public internal(set) var selectedStream: ICETCPConnection?
+    @exclusivity(unchecked) public internal(set) var selectedStream: ICETCPConnection?
     /// The ICE-TCP connection the packet being handled came on (I/O thread, during `receive`).
     var inboundStream: ICETCPConnection?
     /// A client's active ICE-TCP connections, by the passive candidate they go to.
@@ -102,7 +106,7 @@ public final class PeerTransport: @unchecked Sendable {
     /// A client's TURN allocation (RFC 8656), when `parameters.turnServer` is set.
     var turn: TURNClient?
     /// The TURN channel media uses, when ICE selected the relayed pair.
-    public internal(set) var relayChannel: UInt16?
+    @exclusivity(unchecked) public internal(set) var relayChannel: UInt16?
     /// The packet being handled came through the relay (I/O thread, during `receive`).
     var inboundRelayed = false
     /// Checks waiting for their peer's channel to be bound (bounded).

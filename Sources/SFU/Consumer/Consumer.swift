@@ -86,7 +86,7 @@ class Consumer {
     /// packet with the previous one it was sent as a redundant block (RFC 2198 §3): on while its
     /// receiver reports show loss (docs/network.md, "RED added by the SFU"). Set by
     /// `receivedReport(now:)`; only for an audio subscriber that negotiated RED.
-    private(set) var addsRED = false
+    @exclusivity(unchecked) private(set) var addsRED = false
     /// Since when the reports have shown loss below `redOffFractionLost` while `addsRED` (µs).
     private var lowLossSince: Int64 = .min
     /// Packets the subscriber asked for again (first requests, and those no longer cached) since
@@ -101,7 +101,7 @@ class Consumer {
     private var legBaseline: (lost: Int32, highest: UInt32)?
     /// The source sequence number and timestamp of the last packet sent (for the redundant block:
     /// the packet itself is in the producer's audio cache); nil after a pause.
-    private var lastForwarded: (sequence: UInt16, timestamp: UInt32)?
+    @exclusivity(unchecked) private var lastForwarded: (sequence: UInt16, timestamp: UInt32)?
     /// A receiver report's fraction lost (in 256ths) at or above which RED is added: 5 %, where
     /// Opus concealment becomes audible and the 1 s report interval has seen several losses (at
     /// 50 packets/s, 2.5 a second); one late or lost packet in a report (2 %) does not turn it on.
@@ -119,30 +119,38 @@ class Consumer {
     /// The subscriber's mid for this m-section, as bytes: allocated once with the consumer, so
     /// each forwarded packet's `OutgoingExtensions` points at it without a retain and release.
     let mid: UnsafeRawBufferPointer
-    private(set) var paused: Bool
+    /// The extension block of a packet that carries nothing but the mid, abs-send-time and the
+    /// transport-wide number, written once (`FixedExtensionBlock`); nil when none is negotiated.
+    let fixedBlock: FixedExtensionBlock?
+    // The state below is read and written for every forwarded copy, on the I/O thread only, and
+    // never passed `inout` across a call that could reach it again: it is declared without the
+    // dynamic exclusivity check, a runtime call (~76 instructions) per access that the optimizer
+    // could not remove on class properties (about ten per copy on this path with those of
+    // `MediaTransport`, `PeerTransport` and `UDPSendQueue`; docs/benchmarks.md, "fifth profile").
+    @exclusivity(unchecked) private(set) var paused: Bool
     var closed = false
 
-    var sequenceNumbers: SeqManager
+    @exclusivity(unchecked) var sequenceNumbers: SeqManager
     /// `out = in − timestampOffset`.
-    var timestampOffset: UInt32 = 0
+    @exclusivity(unchecked) var timestampOffset: UInt32 = 0
     /// The SSRC of the producer stream being forwarded (0 before the first packet). Another SSRC
     /// on the same stream is its publisher's new peer connection: a new encoder, with its own
     /// sequence numbers and timestamps (docs/network.md, "Addresses that change").
-    var sourceSSRC: UInt32 = 0
-    private(set) var lastTimestamp: UInt32 = 0
+    @exclusivity(unchecked) var sourceSSRC: UInt32 = 0
+    @exclusivity(unchecked) private(set) var lastTimestamp: UInt32 = 0
     /// When the last packet went out, µs (`Int64.min` before any).
-    private(set) var lastSendTime: Int64 = .min
+    @exclusivity(unchecked) private(set) var lastSendTime: Int64 = .min
     /// The outgoing sequence number of the newest packet sent.
-    private(set) var lastOutSequence: UInt16 = 0
+    @exclusivity(unchecked) private(set) var lastOutSequence: UInt16 = 0
     /// Whether the newest packet sent ended a frame (RTP marker bit).
-    private(set) var lastMarker = false
+    @exclusivity(unchecked) private(set) var lastMarker = false
     let history = ConsumerSendHistory()
     /// Set for VP8 simulcast consumers: PictureID/TL0PICIDX continuity across switches. (A VP9 SVC
     /// consumer forwards one stream's picture ids unchanged: a receiver places a picture in the
     /// group of pictures by its id, so the gaps left by dropped temporal layers must stay.)
-    var pictureIDs: VP8PictureIDRewriter?
+    @exclusivity(unchecked) var pictureIDs: VP8PictureIDRewriter?
 
-    var counters = ConsumerCounters()
+    @exclusivity(unchecked) var counters = ConsumerCounters()
     /// Counters at the start of the current quality interval.
     var qualityPrior: (packets: Int, bytes: Int) = (0, 0)
     var report = SubscriberReport()
@@ -172,12 +180,16 @@ class Consumer {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: midBytes.count, alignment: 1)
         storage.copyBytes(from: midBytes)
         mid = UnsafeRawBufferPointer(storage)
+        fixedBlock = FixedExtensionBlock.make(ids: extensionIDs, mid: mid)
         self.paused = paused
         sequenceNumbers = SeqManager()
         sentReports.reserveCapacity(2)
     }
 
-    deinit { mid.deallocate() }
+    deinit {
+        mid.deallocate()
+        fixedBlock?.deallocate()
+    }
 
     var kind: MediaKind { producer.kind }
 
@@ -241,7 +253,7 @@ class Consumer {
         // The loss the reports show, or the share asked for again by NACK, the larger.
         let lost = max(report.fractionLost, asked)
         report.loss = lost
-        guard redPayloadType >= 0, producer.kind == .audio else { return }
+        guard redPayloadType >= 0, producer.isAudio else { return }
         // A relay leg (worker pipe, node-to-node uplink) adds RED on its own loss alone: the far
         // router's fraction lost carries its subscribers' worst loss (`Producer.reportBlock`), and
         // it adds RED toward a lossy subscriber of its own, so RED on a clean leg doubles its
@@ -372,7 +384,7 @@ class Consumer {
         let twcc = transport.transportSequence
         var extensions = OutgoingExtensions(
             ids: extensionIDs, mid: mid, audioLevel: nil,
-            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
+            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc, fixed: fixedBlock)
         copyOriginExtensions(of: view, into: &extensions)
         if extensions.dependencyDescriptor != nil { extensions.descriptorRewrite = descriptorRewrite }
         var deltas: (UInt16, UInt8) = (0, 0)
@@ -385,7 +397,7 @@ class Consumer {
             outPayloadType = UInt8(truncatingIfNeeded: redPayloadType)
         }
         // Video may wait in the pacer; audio leaves at once (`MediaTransport+Pacing.swift`).
-        let result = transport.sendMedia(paced: producer.kind == .video, stampedAt: now, extensionIDs: extensionIDs, now: now) { slot in
+        let result = transport.sendMedia(paced: producer.isVideo, stampedAt: now, extensionIDs: extensionIDs, now: now) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: outSequence,
                                                        timestamp: outTimestamp, payloadType: outPayloadType,
                                                        extensions: extensions, payload: replacement, red: red) else { return nil }
@@ -413,7 +425,7 @@ class Consumer {
         } else {
             counters.payloadBytesSent += replacement?.count ?? view.payload.count
         }
-        if producer.kind == .audio { lastForwarded = (view.sequenceNumber, view.timestamp) }
+        if producer.isAudio { lastForwarded = (view.sequenceNumber, view.timestamp) }
         if lastSendTime == .min || RTPTimestamp.isNewer(outTimestamp, than: lastTimestamp) { lastTimestamp = outTimestamp }
         if lastSendTime == .min || SequenceNumber.isNewer(outSequence, than: lastOutSequence) {
             lastOutSequence = outSequence
@@ -455,7 +467,8 @@ class Consumer {
         guard lastSendTime != .min, lastMarker, transport.pacer.isEmpty, let outSequence = sequenceNumbers.insert() else { return false }
         let twcc = transport.transportSequence
         let extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
-                                            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
+                                            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc,
+                                            fixed: fixedBlock)
         let result = transport.sendMedia(paced: false, stampedAt: now, extensionIDs: extensionIDs, now: now) { slot in
             RTPForwardWriter.writePadding(into: slot, ssrc: ssrc, sequenceNumber: outSequence, timestamp: lastTimestamp,
                                           payloadType: payloadType, extensions: extensions, paddingLength: paddingLength)
@@ -474,14 +487,15 @@ class Consumer {
         let transport = self.transport
         let twcc = transport.transportSequence
         var extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
-                                            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc)
+                                            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc,
+                                            fixed: fixedBlock)
         copyOriginExtensions(of: view, into: &extensions)
         if record.rewritesDescriptor, let value = extensions.dependencyDescriptor, let layout = descriptorLayout(value, layer: Int(record.layer)) {
             extensions.descriptorRewrite = .init(layout: layout, activeDecodeTargets: record.descriptorMask)
         }
         let rewriteVP8 = pictureIDs != nil
         guard let (outPayloadType, replacement) = outgoing(view) else { return }
-        let result = transport.sendMedia(paced: producer.kind == .video, stampedAt: 0, extensionIDs: extensionIDs, now: now) { slot in
+        let result = transport.sendMedia(paced: producer.isVideo, stampedAt: 0, extensionIDs: extensionIDs, now: now) { slot in
             guard let written = RTPForwardWriter.write(view, into: slot, ssrc: ssrc, sequenceNumber: record.outSequence,
                                                        timestamp: record.outTimestamp, payloadType: outPayloadType,
                                                        extensions: extensions, payload: replacement) else { return nil }

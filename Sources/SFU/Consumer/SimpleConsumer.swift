@@ -6,7 +6,8 @@ import RTCWire
 /// decoded and would only make the subscriber NACK and PLI; it asks for one again each
 /// `keyFrameRetryInterval` until one comes. Audio starts at once.
 final class SimpleConsumer: Consumer {
-    private var waitingForKeyFrame: Bool
+    /// Per-packet state, I/O thread only (see `Consumer.paused`).
+    @exclusivity(unchecked) private var waitingForKeyFrame: Bool
     /// When a key frame was last asked for (µs).
     private var lastKeyFrameAsk: Int64 = 0
 

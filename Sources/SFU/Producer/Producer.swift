@@ -10,6 +10,10 @@ final class Producer {
     let id: ProducerID
     let participant: ParticipantID
     let kind: MediaKind
+    /// `kind == .video` / `.audio`, decided once: `MediaKind` wraps a string, and comparing it
+    /// for every forwarded copy cost a string comparison and a retain and release of its storage.
+    let isVideo: Bool
+    let isAudio: Bool
     /// Unchecked (read for every packet): SFUCore closes a transport's producers before the
     /// transport (the invariant is written where `Consumer` declares its back references).
     unowned(unsafe) let transport: MediaTransport
@@ -23,7 +27,9 @@ final class Producer {
     /// Streams by spatial index, lowest first (the parameters list them best first).
     private(set) var streams: [ProducerStream] = []
     var muted: Bool
-    private(set) var consumers: ContiguousArray<Consumer> = []
+    // Read for every packet on the I/O thread only, never while it is being changed: no dynamic
+    // exclusivity check (a runtime call each).
+    @exclusivity(unchecked) private(set) var consumers: ContiguousArray<Consumer> = []
     var audioLevels = AudioLevelAccumulator()
     private(set) var closed = false
     let isVP8: Bool
@@ -67,6 +73,8 @@ final class Producer {
         self.id = id
         self.participant = participant
         self.kind = kind
+        isVideo = kind == .video
+        isAudio = kind == .audio
         self.transport = transport
         self.parameters = parameters
         self.codec = codec
@@ -143,7 +151,7 @@ final class Producer {
         if stream.received(view, now: now, isKeyFrame: isKeyFrame) {
             requestKeyFrame(layer: stream.index, now: now)
         }
-        if kind == .audio, extensionIDs.audioLevel != 0, !muted,
+        if isAudio, extensionIDs.audioLevel != 0, !muted,
            let value = view.extensionValue(id: extensionIDs.audioLevel), let byte = value.first {
             audioLevels.add(dBov: byte & 0x7F)
         }
@@ -180,7 +188,7 @@ final class Producer {
 
     /// Asks the publisher for a key frame on the stream at `layer` (throttled per stream).
     func requestKeyFrame(layer: Int, now: Int64) {
-        guard kind == .video, streams.indices.contains(layer) else { return }
+        guard isVideo, streams.indices.contains(layer) else { return }
         let stream = streams[layer]
         if stream.keyFrameRequests.request(now: now), !transport.sendKeyFrameRequest(for: stream) {
             stream.keyFrameRequests.postpone()

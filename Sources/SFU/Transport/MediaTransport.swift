@@ -64,7 +64,9 @@ final class MediaTransport: PeerTransportDelegate {
     private var streamsBySSRC: [UInt32: ProducerStream] = [:]
     private(set) var consumers: [Consumer] = []
     private var consumersBySSRC: [UInt32: Consumer] = [:]
-    var counters = TransportCounters()
+    // Per-copy state (counters, transport-wide numbering, pacer budget), I/O thread only: no
+    // dynamic exclusivity check (see `Consumer.paused`).
+    @exclusivity(unchecked) var counters = TransportCounters()
     /// Mirrors the `PeerTransport` state (set directly by tests that use another sink). The
     /// timers run only while connected: a change wakes them.
     var state: PeerTransport.State = .new { didSet { wakeTimers() } }
@@ -80,7 +82,7 @@ final class MediaTransport: PeerTransportDelegate {
     /// it as relayed packets (kind 3, `DataPacket.Relayed`), never as deliveries. Set for worker
     /// pipes too; its consumers add RED on the leg's own loss (`Consumer.receivedReport`).
     var dataRelay = false
-    private(set) var closed = false
+    @exclusivity(unchecked) private(set) var closed = false
     /// When the participant joined (Unix ms), until the first packet forwarded to them is counted.
     var joinedAt: Int64?
 
@@ -92,7 +94,7 @@ final class MediaTransport: PeerTransportDelegate {
     var lastFeedbackTime: Int64 = 0
 
     // Outgoing: transport-wide numbering, send history, bandwidth.
-    private(set) var transportSequence: UInt16 = .random(in: 0 ... .max)
+    @exclusivity(unchecked) private(set) var transportSequence: UInt16 = .random(in: 0 ... .max)
     let sendHistory = TransportSendHistory()
     var bandwidth: BandwidthEstimator
     var firstFeedbackTime: Int64 = .min
@@ -103,7 +105,7 @@ final class MediaTransport: PeerTransportDelegate {
     /// Set while a probe runs.
     var probePacer: ProbePacer?
     /// Paces what the transport sends at its estimate, audio first (`MediaTransport+Pacing.swift`).
-    var pacer = TransportPacer()
+    @exclusivity(unchecked) var pacer = TransportPacer()
     /// Whether the router's drain list holds the transport (packets wait in `pacer`).
     var isBacklogged = false
     /// When `tick` next has work, µs (see `MediaTransport+Reports.swift`); `Router.tick` skips
