@@ -9,9 +9,14 @@ video again and the bot decodes the browser's, neither sees the other leave, the
 stays the same session, and after the address change the web SDK replaced both peer connections
 by new ones (`transportDidRenew`; after the link down it restarts ICE on the old ones, which
 receive again). Printed: how long after the change each direction had frames again, and what the
-browser's connections did (ICE states, new connections, a resume). Not asserted: the issue's 2 s,
-which Chromium on Linux cannot meet (it learns a new address 2 s after it came; docs/network.md,
-"Where the time goes in Chromium on Linux"): 2.1-2.3 s here.
+browser's connections did (ICE states, new connections, a resume).
+
+The issue's bound, media back within 2 s of the new address being usable, is asserted from the
+moment the address is usable to the page: Chromium's first local ICE candidate on it (every
+connection's candidates are recorded, whichever connection gathers it). Chromium on Linux hands a
+new address to WebRTC only 2 s after the kernel has it (its network change notifier's debounce;
+docs/network.md, "Where the time goes in Chromium on Linux"), which no page or server can shorten;
+the time from the kernel's change is printed beside it (2.1-2.3 s here).
 """
 import os
 import sys
@@ -27,7 +32,22 @@ SETUP_JS = SUMMARIZE_JS + r"""
 const [token, done] = arguments;
 window.events = [];
 window.ice = [];
+window.candidates = [];
 const start = performance.now();
+// Every local candidate of every connection the SDK makes, with when it came: the first on a new
+// address is when Chromium made that address usable to the page.
+if (!window.RTCPeerConnection.recorded) {
+  const Base = window.RTCPeerConnection;
+  window.RTCPeerConnection = class extends Base {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('icecandidate', (e) => {
+        if (e.candidate?.address) window.candidates.push({t: (performance.now() - start) / 1000, address: e.candidate.address, type: e.candidate.type});
+      });
+    }
+  };
+  window.RTCPeerConnection.recorded = true;
+}
 import('/sdk/srtc.js').then(async (srtc) => {
   const ch = new srtc.SRTCChannel({logLevel: 'debug', logger: (level, m) => console.log(((performance.now() - start) / 1000).toFixed(2) + ' [srtc ' + level + '] ' + m)});
   window.ch = ch;
@@ -81,6 +101,15 @@ def frames_again(samples):
     return max(zip(times, times[1:]), key=lambda pair: pair[1] - pair[0], default=(0.0, 0.0))[1]
 
 
+def usable_to_page(page, address, moved_page_time):
+    """Seconds from the kernel's change to the first local candidate any connection of the page
+    gathered on `address` (the page's clock; `moved_page_time` is the change on it)."""
+    candidates = page.run("return window.candidates")
+    times = [c["t"] for c in candidates if c["address"] == address]
+    expect(times, f"Chromium gathered a candidate on its new address {address} ({candidates[-6:]})")
+    return min(times) - moved_page_time
+
+
 def run(lab, server, driver, bot):
     driver.get(server.base + "/")
     page = Tab(driver, driver.current_window_handle, "browser")
@@ -92,7 +121,15 @@ def run(lab, server, driver, bot):
     ok("media flows both ways before the change")
     time.sleep(2)
 
-    measure(page, bot, "Chromium's address changed", lambda: print("the browser's address: %s → %s" % (lab.client_address, lab.move_client())))
+    moved = {}
+    to_browser, to_bot, moved_page_time = measure(page, bot, "Chromium's address changed", lambda: moved.update(
+        address=lab.move_client()) or print("the browser's address: → %s" % moved["address"]))
+    usable_after = usable_to_page(page, moved["address"], moved_page_time)
+    print(f"network lab, Chromium's address changed: the new address usable to the page (its first candidate) {usable_after:.2f} s"
+          f" after the kernel's change; frames again at the browser {to_browser - usable_after:.2f} s after that,"
+          f" at the bot {to_bot - usable_after:.2f} s (issue: 2 s)")
+    expect(to_browser - usable_after <= 2.0 and to_bot - usable_after <= 2.0,
+           "media back both ways within 2 s of the new address being usable to the page")
     renewed = page.run("return window.events.filter((e) => e.name === 'transportDidRenew').map((e) => e.args[0])")
     expect(sorted(renewed) == ["publish", "subscribe"], f"both connections were replaced by new ones after the address change ({renewed})")
     time.sleep(2)
@@ -134,6 +171,7 @@ def measure(page, bot, what, change):
           f".{int(moved_at * 1000) % 1000:03d} UTC): frames again at the browser"
           f" {to_browser:.2f} s after, at the bot {to_bot:.2f} s after (polled every 0.1 s, the bot's counts every 0.2 s)")
     ok(f"both sides decode each other's video again after: {what}")
+    return to_browser, to_bot, move_page_time
 
 
 def main():

@@ -3,8 +3,8 @@
 // connection `disconnected` only after its own checks have gone unanswered for several seconds
 // (6.5 s in the lab). Media stops at once, though: the server keeps sending to the old address.
 // A connected transport that was receiving (2 packets or more in each of two polls in a row) and then receives
-// nothing for PATH_SILENCE_MS has the signaling connection checked at once (`mediaPathSilent`): dead too, it is resumed and the
-// silent transport ICE-restarted. Once per silence: judged again only after packets came back.
+// no flow for PATH_SILENCE_MS (nothing, or one packet at most per poll) has the signaling connection checked at once (`mediaPathSilent`): dead too, it is resumed and the
+// silent transport ICE-restarted. Once per silence: judged again only after a flow came back.
 // A receiving transport gets packets many times a second (audio every 20 ms, the server's RTCP
 // feedback every 100 ms on a publishing one), so half a second of nothing is not jitter; the
 // stats are read every PATH_POLL_MS so that the silence is seen soon after it reaches that.
@@ -58,16 +58,29 @@ export class PathMonitor {
     const packets = packetsReceived(report);
     const now = performance.now();
     const path = this.#paths.get(transport);
-    if (!path || bytes > path.bytes || bytes < path.bytes) {
-      // Packets came (or a new connection restarted the count). Armed again only by a flow: at
-      // least FLOW_PACKETS in each of two polls in a row (media, or the server's RTCP every
-      // 100 ms). A transport with nothing to carry (a publisher's subscribe connection) still
-      // gets the answers to its consent checks (RFC 7675), one at a time: every 2.5 s, or every
-      // 480 ms while Chromium deems the pair unstable (a loaded machine), and no such answer is
-      // a path to watch.
-      const flowing = path && bytes > path.bytes && packets - path.packets >= FLOW_PACKETS;
-      const streak = flowing ? path.streak + 1 : 0;
-      this.#paths.set(transport, { bytes, packets, lastProgress: now, reported: !path || streak < 2, streak });
+    if (!path || bytes < path.bytes) {
+      // A new connection (its count restarted): watched once it carries a flow.
+      this.#paths.set(transport, { bytes, packets, lastProgress: now, reported: true, streak: 0 });
+      return;
+    }
+    if (bytes > path.bytes) {
+      // A flow is at least FLOW_PACKETS in a poll; two polls in a row of it arm the watch (media,
+      // or the server's RTCP every 100 ms). Fewer is a trickle: a transport with nothing to carry
+      // (a publisher's subscribe connection) still gets the answers to its consent checks (RFC
+      // 7675), one at a time, every 2.5 s or every 480 ms while Chromium deems the pair unstable
+      // (a loaded machine), which is no path to watch; and a path that just broke brings the last
+      // packet that came before it. A trickle neither arms nor disarms the watch, and the
+      // silence counts from the last flow (a trickle that disarmed it hid an address change).
+      const flowing = packets - path.packets >= FLOW_PACKETS;
+      path.bytes = bytes;
+      path.packets = packets;
+      path.streak = flowing ? path.streak + 1 : 0;
+      if (!flowing) return;
+      path.lastProgress = now;
+      if (path.reported && path.streak >= 2) {
+        path.reported = false;
+        this.#channel._log('debug', `the ${transport} transport receives a flow; watched for silence`);
+      }
       return;
     }
     path.streak = 0;
