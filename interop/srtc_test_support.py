@@ -387,7 +387,8 @@ class LabRelay:
     """A running `srtc-lab-relay` (`ClientServerLab.start_relay`). `shape(down=..., up=...)` sets
     what each direction does from now on: None (passed as it comes) or a dict of `loss` (share
     lost at random), `burst` ((length, period): runs of `length` lost in every `period`
-    datagrams), `delay` and `jitter` (ms; jitter reorders), `rate` (bit/s) and `queue` (ms); the
+    datagrams), `fade` ((ms, period ms): everything lost for `ms` in every `period`, the same
+    moments for every flow), `delay` and `jitter` (ms; jitter reorders), `rate` (bit/s) and `queue` (ms); the
     relay's flows all get the same shape and seed, so two clients lose the same positions of
     their own streams. `stats()`: the counters since the last `shape` (`downlink` / `uplink`:
     `offered`, `randomlyLost`, `burstLost`, `queueDropped`; `flows`)."""
@@ -410,9 +411,11 @@ class LabRelay:
     def _words(shape):
         if not shape:
             return "none"
-        words = [f"{key}={value}" for key, value in shape.items() if key != "burst"]
+        words = [f"{key}={value}" for key, value in shape.items() if key not in ("burst", "fade")]
         if "burst" in shape:
             words.append("burst=%d/%d" % shape["burst"])
+        if "fade" in shape:
+            words.append("fade=%d/%d" % shape["fade"])
         return " ".join(words)
 
     def shape(self, down=None, up=None):
@@ -423,6 +426,13 @@ class LabRelay:
 
     def stats(self):
         return json.loads(self._command("stats"))
+
+    def trace(self, path):
+        """From now on a line per datagram toward the clients, kept or dropped, with its RTP
+        header's fields, into `path` (None: stop); `read_relay_trace` reads it."""
+        answer = self._command(f"trace {path or 'off'}")
+        if answer != "ok":
+            raise RuntimeError(f"srtc-lab-relay trace: {answer}")
 
     def stop(self):
         if self.proc.poll() is None:

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import RTCNet
 import RTCWire
 import Synchronization
@@ -46,6 +49,8 @@ public final class LabRelay: Sendable {
         var down: LinkShaper.Shape?
         var up: LinkShaper.Shape?
         var seed: UInt64 = 26
+        /// When the shapes were set: every flow's fades count from it.
+        var epoch: UInt64 = 0
     }
 
     /// Server port → the relay's listening port for it.
@@ -55,6 +60,8 @@ public final class LabRelay: Sendable {
     private let flows = Mutex<[SocketAddress: [UInt16: Flow]]>([:])
     private let shapes = Mutex(Shapes())
     private let clock = SpeedTestClock()
+    /// Where `traceDownlink` writes, nil: no trace.
+    private let trace = Mutex<UnsafeMutablePointer<FILE>?>(nil)
 
     /// Listens on an ephemeral port of `bind` for each of `serverPorts` of `server` (an address of
     /// this namespace's).
@@ -88,7 +95,7 @@ public final class LabRelay: Sendable {
     /// shapers still held goes out at once, and the counters start again.
     public func shape(downlink: LinkShaper.Shape?, uplink: LinkShaper.Shape?, seed: UInt64 = 26) {
         let all = shapes.withLock { s in
-            s = Shapes(down: downlink, up: uplink, seed: seed)
+            s = Shapes(down: downlink, up: uplink, seed: seed, epoch: clock.now)
             return flows.withLock { $0.values.flatMap(\.values) }
         }
         for flow in all {
@@ -115,7 +122,41 @@ public final class LabRelay: Sendable {
         return (down, up, all.count)
     }
 
+    /// Writes one line per datagram the server sends a client from now on (nil: stops), so a test
+    /// can tell which packets of which stream the link lost: SRTP leaves the RTP header in clear
+    /// (RFC 3711 §3.1), so without decrypting anything a line is
+    /// `MS PORT K|D rtp PT SSRC SEQ TIMESTAMP BYTES`, `MS PORT K|D rtcp PT BYTES` or
+    /// `MS PORT K|D other BYTES`: ms since the relay started, the client's port (one per browser
+    /// window), kept or dropped by the shaper, and for RTP the header's fields (RFC 3550 §5.1).
+    public func traceDownlink(to path: String?) {
+        trace.withLock { t in
+            if let old = t { fclose(old) }
+            t = path.flatMap { fopen($0, "w") }
+        }
+    }
+
     // MARK: - Internals
+
+    private func traceLine(_ bytes: UnsafeRawBufferPointer, port: UInt16, dropped: Bool, now: UInt64) {
+        trace.withLock { t in
+            guard let t else { return }
+            var line = "\(now / 1000) \(port) \(dropped ? "D" : "K") "
+            // RFC 7983 §7: 128…191 is RTP or RTCP; RFC 5761 §4: a second byte of 192…223 is RTCP.
+            if bytes.count >= 12, bytes[0] >= 128, bytes[0] <= 191 {
+                if bytes[1] >= 192, bytes[1] <= 223 {
+                    line += "rtcp \(bytes[1]) \(bytes.count)"
+                } else {
+                    let seq = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+                    let ts = UInt32(bytes[4]) << 24 | UInt32(bytes[5]) << 16 | UInt32(bytes[6]) << 8 | UInt32(bytes[7])
+                    let ssrc = UInt32(bytes[8]) << 24 | UInt32(bytes[9]) << 16 | UInt32(bytes[10]) << 8 | UInt32(bytes[11])
+                    line += "rtp \(bytes[1] & 0x7F) \(ssrc) \(seq) \(ts) \(bytes.count)"
+                }
+            } else {
+                line += "other \(bytes.count)"
+            }
+            fputs(line + "\n", t)
+        }
+    }
 
     private static func add(_ shaper: LinkShaper, to counters: inout Counters) {
         counters.offered += shaper.offered
@@ -126,7 +167,8 @@ public final class LabRelay: Sendable {
 
     private func makeShapers() -> (down: LinkShaper?, up: LinkShaper?) {
         let s = shapes.withLock { $0 }
-        return (s.down.map { LinkShaper($0, seed: s.seed) }, s.up.map { LinkShaper($0, seed: s.seed ^ 0x5DEE_CE66_D1CE_4E5B) })
+        return (s.down.map { LinkShaper($0, seed: s.seed, epoch: s.epoch) },
+                s.up.map { LinkShaper($0, seed: s.seed ^ 0x5DEE_CE66_D1CE_4E5B, epoch: s.epoch) })
     }
 
     private func upstreamTarget(_ flow: Flow) -> SocketAddress {
@@ -147,9 +189,13 @@ public final class LabRelay: Sendable {
     /// The server's datagram on a flow's upstream socket: through the downlink shaper to the client.
     private func fromServer(_ bytes: UnsafeRawBufferPointer, _ flow: Flow) {
         let now = clock.now
-        let passed: (shaped: Bool, bytes: [UInt8]?) = flow.shapers.withLock { s in
-            s.down == nil ? (false, nil) : (true, s.down!.offer(bytes, now: now))
+        let passed: (shaped: Bool, bytes: [UInt8]?, dropped: Bool) = flow.shapers.withLock { s in
+            guard s.down != nil else { return (false, nil, false) }
+            let lost = s.down!.randomlyLost + s.down!.burstLost + s.down!.queueDropped
+            let out = s.down!.offer(bytes, now: now)
+            return (true, out, s.down!.randomlyLost + s.down!.burstLost + s.down!.queueDropped > lost)
         }
+        traceLine(bytes, port: flow.client.port, dropped: passed.dropped, now: now)
         if !passed.shaped { _ = flow.listener.send(bytes, to: flow.client) } else if let b = passed.bytes { _ = flow.listener.send(b, to: flow.client) }
     }
 

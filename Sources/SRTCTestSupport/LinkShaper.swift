@@ -23,9 +23,17 @@ public struct LinkShaper: Sendable {
         /// `burstLength: 10, burstPeriod: 100` loses 10 % in runs of 10, deterministically.
         public var burstLength: Int
         public var burstPeriod: Int
+        /// Everything offered is lost for `fadeMilliseconds` at the start of every
+        /// `fadePeriodMilliseconds` counted from the shaper's `epoch` (0: no fades): a fade in time,
+        /// as a radio's. Unlike `burstLength`, which counts datagrams, it loses the same moments
+        /// of every flow shaped from one epoch, so two clients that receive the same audio at
+        /// different video rates lose the same audio packets (`interop/test_browser_lab_loss.py`).
+        public var fadeMilliseconds: Double
+        public var fadePeriodMilliseconds: Double
 
         public init(bitrate: Int? = nil, lossRate: Double = 0, queueMilliseconds: Double = 50, jitterMilliseconds: Double = 0,
-                    delayMilliseconds: Double = 0, burstLength: Int = 0, burstPeriod: Int = 100) {
+                    delayMilliseconds: Double = 0, burstLength: Int = 0, burstPeriod: Int = 100,
+                    fadeMilliseconds: Double = 0, fadePeriodMilliseconds: Double = 1000) {
             self.bitrate = bitrate
             self.lossRate = lossRate
             self.queueMilliseconds = queueMilliseconds
@@ -33,10 +41,14 @@ public struct LinkShaper: Sendable {
             self.delayMilliseconds = delayMilliseconds
             self.burstLength = burstLength
             self.burstPeriod = max(1, burstPeriod)
+            self.fadeMilliseconds = fadeMilliseconds
+            self.fadePeriodMilliseconds = max(1, fadePeriodMilliseconds)
         }
     }
 
     public let shape: Shape
+    /// Where the fades' periods start (µs on the `offer` clock).
+    public let epoch: UInt64
     private var random: SeededRandom
     /// Datagrams waiting, by departure time (µs), earliest first.
     private var queue: [(bytes: [UInt8], departure: UInt64)] = []
@@ -48,8 +60,9 @@ public struct LinkShaper: Sendable {
     public private(set) var burstLost = 0
     public private(set) var queueDropped = 0
 
-    public init(_ shape: Shape, seed: UInt64) {
+    public init(_ shape: Shape, seed: UInt64, epoch: UInt64 = 0) {
         self.shape = shape
+        self.epoch = epoch
         random = SeededRandom(seed: seed)
     }
 
@@ -58,6 +71,11 @@ public struct LinkShaper: Sendable {
     public mutating func offer(_ bytes: UnsafeRawBufferPointer, now: UInt64) -> [UInt8]? {
         offered += 1
         if shape.burstLength > 0, (offered - 1) % shape.burstPeriod < shape.burstLength {
+            burstLost += 1
+            return nil
+        }
+        if shape.fadeMilliseconds > 0, now >= epoch,
+           Double((now - epoch) % UInt64(shape.fadePeriodMilliseconds * 1000)) < shape.fadeMilliseconds * 1000 {
             burstLost += 1
             return nil
         }

@@ -8,9 +8,12 @@ import SRTCTestSupport
 /// relay listens on for it), then reads commands, one a line, and answers each with one line:
 ///
 /// - `down SHAPE` / `up SHAPE`: shapes what the server sends the clients / what they send it;
-///   `SHAPE` is `none` or any of `loss=0.05 burst=10/100 delay=50 jitter=10 rate=300000 queue=200`
-///   (random loss share; runs of 10 lost in every 100 datagrams; ms of fixed delay; ms of random
+///   `SHAPE` is `none` or any of `loss=0.05 burst=10/100 fade=80/800 delay=50 jitter=10 rate=300000 queue=200`
+///   (random loss share; runs of 10 lost in every 100 datagrams; all lost for 80 ms in every
+///   800 ms, the same moments for every flow; ms of fixed delay; ms of random
 ///   delay, which reorders; bits per second; ms of queue before the bottleneck). Answer: `ok`.
+/// - `trace FILE` / `trace off`: writes a line per datagram sent toward the clients, kept or
+///   dropped, with its RTP header's fields (`LabRelay.traceDownlink`). Answer: `ok`.
 /// - `stats`: the counters since the last shape, as JSON
 ///   `{"downlink":{"offered":…,"randomlyLost":…,"burstLost":…,"queueDropped":…},"uplink":{…},"flows":N}`.
 ///
@@ -40,6 +43,11 @@ func parseShape(_ words: ArraySlice<Substring>) throws -> LinkShaper.Shape? {
         case ("jitter", let n?): shape.jitterMilliseconds = n
         case ("rate", let n?): shape.bitrate = n > 0 ? Int(n) : nil
         case ("queue", let n?): shape.queueMilliseconds = n
+        case ("fade", _):
+            let run = parts[1].split(separator: "/").compactMap { Double($0) }
+            guard run.count == 2, run[1] > 0 else { throw RelayCommandError(text: "fade=MS/PERIOD_MS: \(word)") }
+            shape.fadeMilliseconds = run[0]
+            shape.fadePeriodMilliseconds = run[1]
         case ("burst", _):
             let run = parts[1].split(separator: "/").compactMap { Int($0) }
             guard run.count == 2, run[1] > 0 else { throw RelayCommandError(text: "burst=LENGTH/PERIOD: \(word)") }
@@ -75,6 +83,10 @@ while let line = readLine() {
             let shape = try parseShape(words.dropFirst())
             if command == "down" { downlink = shape } else { uplink = shape }
             relay.shape(downlink: downlink, uplink: uplink, seed: seed)
+            say("ok")
+        case "trace":
+            guard words.count == 2 else { throw RelayCommandError(text: "trace FILE|off") }
+            relay.traceDownlink(to: words[1] == "off" ? nil : String(words[1]))
             say("ok")
         case "stats":
             let (down, up, flows) = relay.counters()

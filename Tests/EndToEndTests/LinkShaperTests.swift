@@ -56,6 +56,22 @@ import Testing
         #expect(released.allSatisfy { $0.departure == $0.number * 1000 + 20_000 })
     }
 
+    /// A fade loses by time from the shaper's epoch, whatever the datagram rate: two shapers with
+    /// one epoch, one offered every 1 ms and one every 5 ms, lose exactly the same moments.
+    @Test func fadesLoseTheSameMomentsAtAnyRate() {
+        let shape = LinkShaper.Shape(fadeMilliseconds: 80, fadePeriodMilliseconds: 800)
+        var dense = LinkShaper(shape, seed: 1, epoch: 10_000), sparse = LinkShaper(shape, seed: 2, epoch: 10_000)
+        var denseLost: [UInt64] = [], sparseLost: [UInt64] = []
+        for ms in UInt64(10)..<1610 {
+            let now = ms * 1000
+            if withUnsafeBytes(of: ms, { dense.offer($0, now: now) }) == nil { denseLost.append(ms) }
+            if ms % 5 == 0, withUnsafeBytes(of: ms, { sparse.offer($0, now: now) }) == nil { sparseLost.append(ms) }
+        }
+        #expect(denseLost == Array(10..<90) + Array(810..<890))
+        #expect(sparseLost == denseLost.filter { $0 % 5 == 0 })
+        #expect(dense.burstLost == 160 && sparse.burstLost == 32 && dense.randomlyLost == 0)
+    }
+
     private static func entry(_ d: (bytes: [UInt8], departure: UInt64), sent: [UInt64: UInt64]) -> (number: UInt64, sent: UInt64, departure: UInt64) {
         let number = d.bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
         return (number, sent[number] ?? .max, d.departure)

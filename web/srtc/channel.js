@@ -17,6 +17,7 @@ import { handleEvent } from './channel-dispatch.js';
 import { connectionLost, mediaPathSilent, stopReconnecting, transportStateChanged } from './channel-reconnect.js';
 import { PATH_POLL_MS, PathMonitor } from './path-monitor.js';
 import { ReceiveMonitor } from './receive-monitor.js';
+import { AudioNackHeadroom } from './audio-nack-headroom.js';
 import { rememberSealKey } from './seal-keyring.js';
 import { AdaptiveStream } from './adaptive-stream.js';
 import { joinVideoCodecs } from './video-codecs.js';
@@ -98,6 +99,7 @@ export class SRTCChannel extends Emitter {
     this._ticker = 0;
     this._reconnect = null;
     this._receiveMonitor = new ReceiveMonitor(this);
+    this._audioNackHeadroom = new AudioNackHeadroom(this);
     this._pathMonitor = new PathMonitor(this);
     const adaptive = this.options.adaptiveStream;
     this._adaptive = adaptive ? new AdaptiveStream(this, typeof adaptive === 'object' ? adaptive : {}) : null;
@@ -525,6 +527,7 @@ export class SRTCChannel extends Emitter {
       });
     }
     this._receiveMonitor.tick();
+    this._audioNackHeadroom.tick();
   }
 
   /** Ends the session for good: remote tracks end, media closes, `didDisconnect`. Idempotent. */
@@ -544,6 +547,7 @@ export class SRTCChannel extends Emitter {
     this._publisher = null;
     this._subscriber = null;
     this._receiveMonitor.reset();
+    this._audioNackHeadroom.reset();
     this._pathMonitor.reset();
     const remotes = [...this._remoteTracks.values()];
     const locals = [...this._localTracks];
