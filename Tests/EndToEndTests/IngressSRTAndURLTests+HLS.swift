@@ -7,18 +7,19 @@ import SRTCTestSupport
 import TestWait
 import Testing
 
-extension IngressTests {
+extension IngressSRTAndURLTests {
     /// docs/ingress.md, "URL": an HLS playlist over HTTP is pulled like a file (issue 32 names HLS,
-    /// MP4 and RTMP URLs; the FLV test above pulls a file). ffmpeg cuts the pattern and the tone into
-    /// 1 s MPEG-TS segments with an `#EXT-X-ENDLIST` playlist, served by a small HTTP server; the
-    /// viewer decodes the numbers in order, hears the tone, and the ingress ends with the playlist.
+    /// MP4 and RTMP URLs; `aURLIsPulledPublishedInRealTimeAndTheIngressEndsWithIt` pulls a file).
+    /// ffmpeg cuts the pattern and the tone into 1 s MPEG-TS segments with an `#EXT-X-ENDLIST`
+    /// playlist, served by a small HTTP server; the viewer decodes the numbers in order, hears the
+    /// tone, and the ingress ends with the playlist.
     @Test func anHLSPlaylistIsPulledPublishedAndTheIngressEndsWithIt() async throws {
         let hooks = try TestWebhookReceiver()
         let server = try EgressTestServer(webhookURL: hooks.url)
-        let pattern = try Self.pattern(server.directory, frames: 90)
+        let pattern = try IngressTests.pattern(server.directory, frames: 90)
         let hls = server.directory.file("hls")
         try FileManager.default.createDirectory(atPath: hls, withIntermediateDirectories: true)
-        let encoder = try ChildProcess("/usr/bin/ffmpeg", Self.encode(pattern).filter { $0 != "-re" }
+        let encoder = try ChildProcess("/usr/bin/ffmpeg", IngressTests.encode(pattern).filter { $0 != "-re" }
                                        + ["-f", "hls", "-hls_time", "1", "-hls_list_size", "0", "-hls_playlist_type", "vod", hls + "/index.m3u8"],
                                        log: server.directory.file("encode.log"))
         #expect(await encoder.waitForExit(timeout: 120) == 0)
@@ -30,9 +31,9 @@ extension IngressTests {
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", type)]), body: [UInt8](bytes))
         }
         try files.start()
-        let (viewer, subscriber) = try await Self.viewer(server, channel: "show")
+        let (viewer, subscriber) = try await IngressTests.viewer(server, channel: "show")
 
-        try await Self.pull("http://127.0.0.1:\(files.port)/hls/index.m3u8", as: "hls", server: server, hooks: hooks, viewer: viewer,
+        try await IngressTests.pull("http://127.0.0.1:\(files.port)/hls/index.m3u8", as: "hls", server: server, hooks: hooks, viewer: viewer,
                             subscriber: subscriber)
         await viewer.channel.leave()
         await viewer.engine.destroy()
