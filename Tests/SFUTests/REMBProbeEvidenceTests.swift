@@ -7,7 +7,7 @@ import Testing
 /// and the estimate stands there until they show one (docs/network.md, "Probing").
 struct REMBProbeEvidenceTests {
     @Test func aProbeProvesWhatItSentOnceAReportWithinItShowsNoLossOrQueue() {
-        var evidence = REMBProbeEvidence(start: 0, bytesSent: 1_000, baseRoundTrip: 10_000)
+        var evidence = REMBProbeEvidence(start: 0, bytesSent: 1_000, remb: 290_000, baseRoundTrip: 10_000)
         evidence.onREMB(300_000)
         // The first report since the start counts loss from before it: no evidence yet.
         evidence.onReport(ssrc: 1, fractionLost: 0, roundTrip: 12_000, now: 400_000)
@@ -23,11 +23,12 @@ struct REMBProbeEvidenceTests {
 
     @Test(arguments: ["loss", "remb", "delay"])
     func lossAFallingREMBOrARisingRoundTripShowNoCapacity(sign: String) {
-        var evidence = REMBProbeEvidence(start: 0, bytesSent: 0, baseRoundTrip: 10_000)
-        evidence.onREMB(300_000)
+        // The REMB at the start counts: a probe into a full queue brings the next one down.
+        var evidence = REMBProbeEvidence(start: 0, bytesSent: 0, remb: sign == "remb" ? 383_000 : 300_000, baseRoundTrip: 10_000)
+        evidence.onREMB(sign == "remb" ? 144_000 : 300_000)
         evidence.onReport(ssrc: 1, fractionLost: 0, roundTrip: 12_000, now: 300_000)
-        #expect(evidence.failure == nil)
-        if sign == "remb" { evidence.onREMB(255_000) }  // aiortc's decrease: 0.85 × what it receives
+        #expect(evidence.failure == (sign == "remb" ? "remb" : nil))
+        if sign == "remb" { evidence.onREMB(170_000) }  // its own padding raises it again
         evidence.onReport(ssrc: 1, fractionLost: sign == "loss" ? 0.04 : 0,
                           roundTrip: sign == "delay" ? 90_000 : 12_000, now: 1_200_000)
         #expect(evidence.proven(now: 2_000_000, bytesSent: 200_000) == nil)

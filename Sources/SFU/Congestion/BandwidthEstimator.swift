@@ -206,7 +206,7 @@ struct BandwidthEstimator: Sendable {
         probeStart = now
         probeWindow = DeliveryWindow(span: Self.probeMeasureSpan)
         probeDelivered = nil
-        rembProbe = REMBProbeEvidence(start: now, bytesSent: bytesSent, baseRoundTrip: roundTripFloor?.least)
+        rembProbe = REMBProbeEvidence(start: now, bytesSent: bytesSent, remb: rembBitrate, baseRoundTrip: roundTripFloor?.least)
     }
 
     mutating func endProbe() {

@@ -11,7 +11,7 @@
 /// probe that ran `holdTime` at its rate with none of those proves the rate it sent, as a
 /// transport-cc probe proves its delivered rate:
 ///
-/// - no REMB lower than `rembFall` times the highest since the probe started;
+/// - no REMB lower than `rembFall` times the highest since (and at) the probe's start;
 /// - a receiver report whose interval lies within the probe (the second one from a stream since
 ///   the start), every such report under `maxLoss`;
 /// - no report's round trip more than `maxRoundTripRise` above the transport's least recent one.
@@ -42,8 +42,11 @@ struct REMBProbeEvidence: Sendable, Equatable {
     /// Why the probe shows no capacity: "remb", "loss" or "delay"; nil while it may.
     private(set) var failure: String?
 
-    init(start: Int64, bytesSent: Int, baseRoundTrip: Int64?, configuration: Configuration = Configuration()) {
+    /// - Parameter remb: the receiver's REMB when the probe starts: a fall from it counts (a
+    ///   probe into a full queue brings the next REMB down, after which its own padding raises it).
+    init(start: Int64, bytesSent: Int, remb: Double?, baseRoundTrip: Int64?, configuration: Configuration = Configuration()) {
         self.start = start
+        highestREMB = remb
         self.bytesSentAtStart = bytesSent
         self.baseRoundTrip = baseRoundTrip
         self.configuration = configuration
