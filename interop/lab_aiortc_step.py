@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""A diagnostic script, not in `make test` (its first small frame after the switch down came 8.5 s
-and once over 10 s late, not investigated): aiortc (PyPI: a WebRTC stack nobody here wrote) as a
-subscriber on a shaped link in the network
+"""Not in `make test` (one run in three broke the 500 ms bound: a probe's loss on the narrow link
+held aiortc's jitter buffer for 7 s; docs/network.md, "Left to do").
+
+aiortc (PyPI: a WebRTC stack nobody here wrote) as a subscriber on a shaped link in the network
 lab (issue 26, docs/network.md "The lab"): the issue's first report came from such a client, which
 sends REMB (its receive-side estimate, from abs-send-time) and no transport-cc feedback, so the
-server's own transport-cc estimate is not there and the REMB is all it has.
+server's own transport-cc estimate is not there and the REMB and receiver reports are all it has.
 
 aiortc runs in this process, in the lab's client namespace (`ClientServerLab`, joined straight to
 the server's), speaks docs/protocol.md itself (aiortc_participant.py) and subscribes with
@@ -13,13 +14,16 @@ the server's), speaks docs/protocol.md itself (aiortc_participant.py) and subscr
 as the other lab tests) shapes what aiortc receives:
 
 1. 15 s unlimited: no `layer_switched` for bandwidth (the false switch down of the report);
-2. 300 kbit/s for 10 s: `camera_small` within 5 s of the drop, then 160-wide frames;
-3. 2 Mbit/s until `camera_big` is back: within 30 s of the return, then 640-wide frames.
+2. 300 kbit/s for 10 s: `camera_small` within 2 s of the drop (the issue's bound), then 160-wide
+   frames with no gap over 500 ms until the link returns;
+3. 2 Mbit/s: `camera_big` within 8 s of the return (the issue's bound), then 640-wide frames.
 
-The issue's 2 s and 8 s are printed against, not asserted: they are for transport-cc receivers
-(the Swift SDK and Chromium tests assert them). With REMB only the server follows aiortc's own
-estimate, which falls about 2.4 s after the drop and climbs back at its own pace while probed
-(about 20 s here): it recovers, later.
+aiortc's REMB falls at once when its estimator sees the queue (the server takes a fast fall as
+congestion) but climbs back far more slowly than the link returns (its AIMD adds a few kbit/s a
+second near the rate it fell from): the way up is a probe the server judges on aiortc's REMB and
+receiver reports (docs/network.md, "Probing"). `--trace` prints, per second from the drop and from
+the return, what aiortc received (media and probe padding), the REMB values it sent and its NACKs
+and PLIs (also printed when a check fails).
 
 Every third decoded frame's number is read from its pixels: in order on each layer throughout.
 """
@@ -35,11 +39,72 @@ from aiortc_participant import AiortcParticipant  # noqa: E402
 CHANNEL = "lab"
 WAIT = 30
 UNLIMITED_SECONDS = 15
-ISSUE_DOWN_SECONDS, ISSUE_UP_SECONDS = 2.0, 8.0  # printed against: the issue's bounds, for transport-cc receivers
-# Asserted for a REMB-only receiver: the server acts on aiortc's REMB, which falls when aiortc's
-# own estimator sees the queue (2.4 s after the drop) and rises at its own pace while the server
-# probes (seen 20 s from 300 kbit/s to the big layer's rate); docs/network.md, "Probing".
-REMB_DOWN_SECONDS, REMB_UP_SECONDS = 5.0, 60.0
+# The issue's bounds: the small layer within 2 s of the drop, no freeze over 500 ms on it, the big
+# layer within 8 s of the link's return.
+DOWN_SECONDS, SMALL_GAP_SECONDS, UP_SECONDS = 2.0, 0.5, 8.0
+TRACE = "--trace" in sys.argv
+
+
+class EstimateTrace:
+    """What aiortc's own receive-side estimator (aiortc/rate.py, `RemoteBitrateEstimator`) saw and
+    sent: every video packet it counted (arrival, payload plus padding bytes, whether it was a
+    padding-only probe packet) and every REMB value it returned, with its AIMD state (`near_max`:
+    additive increase, about 20 kbit/s a second at these rates; else 8 % a second). The server's
+    probe clusters show as the padding-only packets. Printed per second with `--trace`."""
+
+    def __init__(self):
+        from aiortc import rate, rtcrtpreceiver
+        self.packets, self.rembs = [], []
+        padding = [False]
+        handle, add = rtcrtpreceiver.RTCRtpReceiver._handle_rtp_packet, rate.RemoteBitrateEstimator.add
+        trace = self
+
+        async def handle_rtp_packet(receiver, packet, arrival_time_ms):
+            # The estimator is fed before the handler's first await: the flag is this packet's.
+            padding[0] = not packet.payload and packet.padding_size > 0
+            return await handle(receiver, packet, arrival_time_ms)
+
+        def estimator_add(estimator, arrival_time_ms, abs_send_time, payload_size, ssrc):
+            result = add(estimator, arrival_time_ms=arrival_time_ms, abs_send_time=abs_send_time,
+                         payload_size=payload_size, ssrc=ssrc)
+            now = time.time()
+            trace.packets.append((now, payload_size, padding[0]))
+            if result is not None:
+                control = estimator.rate_control
+                trace.rembs.append((now, result[0], control.near_max, control.state.name, estimator.detector.state().name))
+            return result
+
+        rtcrtpreceiver.RTCRtpReceiver._handle_rtp_packet = handle_rtp_packet
+        rate.RemoteBitrateEstimator.add = estimator_add
+        # NACKs and PLIs aiortc sends: a packet lost for good holds its jitter buffer (512 packets).
+        self.requests = []
+        for kind in ("nack", "pli"):
+            self._wrap(rtcrtpreceiver.RTCRtpReceiver, f"_send_rtcp_{kind}", kind)
+
+    def _wrap(self, cls, name, kind):
+        send, requests = getattr(cls, name), self.requests
+
+        async def wrapped(receiver, *args):
+            requests.append((time.time(), kind))
+            return await send(receiver, *args)
+        setattr(cls, name, wrapped)
+
+    def print(self, since, until, origin, label):
+        """Per second from `since` to `until` (times relative to `origin`): kbit/s of media and of
+        probe padding aiortc received (payload bytes, as its estimator counts them), the REMB
+        values it sent (`*`: additive increase, `!`: overuse seen)."""
+        second = since
+        print(f"  trace, {label} (s from it: media kbit/s + padding kbit/s received; REMB kbit/s sent)")
+        while second < until:
+            end = min(until, second + 1)
+            media = sum(size for t, size, pad in self.packets if second <= t < end and not pad) * 8 / 1000 / (end - second)
+            probe = sum(size for t, size, pad in self.packets if second <= t < end and pad) * 8 / 1000 / (end - second)
+            rembs = " ".join(f"{value / 1000:.0f}{'*' if near else ''}{'!' if usage == 'OVERUSING' else ''}"
+                             for t, value, near, _, usage in self.rembs if second <= t < end)
+            asked = [kind for t, kind in self.requests if second <= t < end]
+            requests = f"  ({asked.count('nack')} NACK, {asked.count('pli')} PLI)" if asked else ""
+            print(f"    {second - origin:+6.1f} {media:5.0f} + {probe:4.0f}{requests}  REMB {rembs}")
+            second = end
 
 
 async def watch(track, frames):
@@ -79,6 +144,20 @@ def first_frame(frames, since, width):
 
 
 async def call(lab, server, bot):
+    trace = EstimateTrace()
+    marks = {}
+    try:
+        await steps(lab, server, trace, marks)
+    except BaseException:
+        if "narrow" in marks:
+            trace.print(marks["narrow"] - 2, time.time(), marks["narrow"], "from the drop to 300 kbit/s")
+        raise
+    if TRACE:
+        trace.print(marks["narrow"] - 2, marks["wide"], marks["narrow"], "from the drop to 300 kbit/s")
+        trace.print(marks["wide"], marks["end"], marks["wide"], "from the return to 2 Mbit/s")
+
+
+async def steps(lab, server, trace, marks):
     participant = AiortcParticipant(server.base, server.channel_token(CHANNEL, "aiortc"), sdk="aiortc-lab")
     received = asyncio.get_running_loop().create_future()
     participant.subscriber.on("track", lambda track: received.done() or received.set_result(track))
@@ -100,29 +179,33 @@ async def call(lab, server, bot):
               f"{sum(1 for t, _, _ in frames if t >= start)} frames, widths {widths}")
         expect(not unlimited and widths == [640], f"no switch for bandwidth on an unlimited link ({unlimited}, widths {widths})")
 
-        narrow_at = time.time()
+        narrow_at = marks["narrow"] = time.time()
         lab.limit(300_000)
         down = await until("layer_switched camera_small after the drop to 300 kbit/s", lambda: switch_to(participant, narrow_at, "camera_small"), 10)
         small = await until("a 160-wide frame after the switch down", lambda: first_frame(frames, down, 160), 10)
         await asyncio.sleep(max(0.0, 10 - (time.time() - narrow_at)))
 
-        wide_again_at = time.time()
+        wide_again_at = marks["wide"] = time.time()
         lab.limit(2_000_000)
         up = await until("layer_switched camera_big after the return to 2 Mbit/s", lambda: switch_to(participant, wide_again_at, "camera_big"),
-                         REMB_UP_SECONDS)
+                         UP_SECONDS + 10)
         big = await until("a 640-wide frame after the switch up", lambda: first_frame(frames, up, 640), 10)
         await asyncio.sleep(2)
-        end = time.time()
+        end = marks["end"] = time.time()
 
-        gaps = [b - a for (a, _, _), (b, _, _) in zip(frames, frames[1:]) if small <= a and b <= wide_again_at]
+        # Up to the return: a pause that lasts past it counts from its last frame to the return.
+        shown = [t for t, _, _ in frames if small <= t <= wide_again_at]
+        gaps = [b - a for a, b in zip(shown, shown[1:] + [wide_again_at])]
         print(f"  300 kbit/s: layer_switched camera_small {down - narrow_at:.2f} s after (issue: 2 s), first 160-wide frame "
               f"{small - narrow_at:.2f} s after; worst gap between frames on the small layer {max(gaps, default=0):.2f} s")
         print(f"  2 Mbit/s again: layer_switched camera_big {up - wide_again_at:.2f} s after (issue: 8 s), first 640-wide frame "
               f"{big - wide_again_at:.2f} s after")
         print("  switches: " + ", ".join(f"{d.get('previous')}→{d.get('layer')} ({d.get('cause')}) at {t - narrow_at:+.2f} s"
                                           for t, kind, d in participant.events if kind == "layer_switched" and t >= start))
-        expect(down - narrow_at <= REMB_DOWN_SECONDS, f"camera_small within {REMB_DOWN_SECONDS:.0f} s of the drop ({down - narrow_at:.2f} s)")
-        expect(up - wide_again_at <= REMB_UP_SECONDS, f"camera_big within {REMB_UP_SECONDS:.0f} s of the return ({up - wide_again_at:.2f} s)")
+        expect(down - narrow_at <= DOWN_SECONDS, f"camera_small within {DOWN_SECONDS:.0f} s of the drop ({down - narrow_at:.2f} s)")
+        expect(max(gaps, default=0) <= SMALL_GAP_SECONDS,
+               f"no gap over {SMALL_GAP_SECONDS} s between frames on the small layer ({max(gaps, default=0):.2f} s)")
+        expect(up - wide_again_at <= UP_SECONDS, f"camera_big within {UP_SECONDS:.0f} s of the return ({up - wide_again_at:.2f} s)")
         for width in (640, 160):
             numbers = [n for t, w, n in frames if w == width and n is not None and start <= t <= end]
             backwards = [(a, b) for a, b in zip(numbers, numbers[1:]) if b <= a]

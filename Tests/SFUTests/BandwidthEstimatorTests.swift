@@ -15,11 +15,11 @@ struct BandwidthEstimatorTests {
     @Test func rembAloneIsTheEstimateAndTheLowerSourceWins() {
         var estimator = BandwidthEstimator()
         #expect(estimator.estimate == nil)
-        estimator.onREMB(bitrate: 800_000)
+        estimator.onREMB(bitrate: 800_000, now: 0)
         #expect(estimator.estimate == 800_000)
         estimator.onTransportFeedback(Self.feedback(start: 0), now: 100_000)
         #expect(estimator.estimate == 800_000)
-        estimator.onREMB(bitrate: 5_000_000)
+        estimator.onREMB(bitrate: 5_000_000, now: 0)
         #expect(estimator.estimate == 1_000_000)
     }
 

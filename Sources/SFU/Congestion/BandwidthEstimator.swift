@@ -59,6 +59,21 @@ struct BandwidthEstimator: Sendable {
         var rampDelay: Int64 = 40_000
         var rampRise: Int64 = 40_000
         var rampSpread = 1.25
+        /// A REMB-only receiver's probed rate (`acceptREMBProbe`) stands until its REMB falls
+        /// (by more than `rembFall`: its delay-based detector saw a queue), its reports show this
+        /// much loss or the round trip this far above its least, or its REMB reaches it.
+        var probedLoss = 0.05
+        var probedRoundTripRise: Int64 = 60_000
+        var rembFall = 0.97
+        /// How long the least round trip from receiver reports is remembered, µs.
+        var baseRoundTripWindow: Int64 = 10_000_000
+        /// A REMB below `rembDrop` times the one before it (or the highest of the `rembDropWindow`
+        /// before it) is the receiver's delay-based detector seeing a queue build (a GCC receiver
+        /// sends a lower REMB at once, aiortc one with every packet while it sees it): congestion
+        /// for `rembDropTime` after it (`rembDropping`), where transport-cc is not there to show it.
+        var rembDrop = 0.85
+        var rembDropWindow: Int64 = 1_000_000
+        var rembDropTime: Int64 = 600_000
     }
 
     /// One packet as transport-cc feedback reported it.
@@ -71,6 +86,17 @@ struct BandwidthEstimator: Sendable {
 
     let configuration: Configuration
     private(set) var rembBitrate: Double?
+    /// What a probe proved to a receiver that sends REMB and no transport-cc (`acceptREMBProbe`):
+    /// the estimate does not go below it while it stands, however slowly the REMB climbs.
+    private(set) var probedREMBFloor: Double?
+    /// The running probe's evidence toward a REMB-only receiver.
+    private(set) var rembProbe: REMBProbeEvidence?
+    /// The highest REMB of the last `rembDropWindow` and when it came; when a REMB last fell
+    /// below `rembDrop` times it.
+    private var rembPeak: (value: Double, at: Int64)?
+    private var rembDropAt: Int64?
+    /// The least round trip of the receiver's reports over `baseRoundTripWindow` (as `baseDelay`).
+    private var roundTripFloor: (least: Int64, windowLeast: Int64?, windowStart: Int64)?
     private(set) var feedbackEstimate: Double?
     private(set) var lastLossRate: Double = 0
     private(set) var lastQueueDelay: Int64 = 0
@@ -118,29 +144,82 @@ struct BandwidthEstimator: Sendable {
 
     /// The current estimate, bits per second; nil when nothing was learned yet.
     var estimate: Int? {
-        switch (rembBitrate, feedbackEstimate) {
+        switch (rembEstimate, feedbackEstimate) {
         case (nil, nil): return nil
-        case (let remb?, nil): return Int(remb)
+        case (let remb?, nil): return remb
         case (nil, let own?): return Int(own)
-        case (let remb?, let own?): return Int(min(remb, own))
+        case (let remb?, let own?): return Int(min(Double(remb), own))
         }
     }
 
-    /// A REMB from the subscriber.
-    mutating func onREMB(bitrate: UInt64) {
-        rembBitrate = Double(min(bitrate, UInt64(configuration.maximum * 4)))
+    /// The REMB, or the rate a probe proved while that stands (`probedREMBFloor`).
+    var rembEstimate: Int? {
+        rembBitrate.map { Int(max($0, probedREMBFloor ?? 0)) }
     }
 
-    /// A probe starts at `now`: packets sent from now on are measured (`probeDelivered`).
-    mutating func startProbe(at now: Int64) {
+    /// Whether a REMB fell fast within the last `rembDropTime` (`Configuration.rembDrop`).
+    func rembDropping(now: Int64) -> Bool {
+        rembDropAt.map { now - $0 < configuration.rembDropTime } ?? false
+    }
+
+    /// A REMB from the subscriber at `now`.
+    mutating func onREMB(bitrate: UInt64, now: Int64) {
+        let value = Double(min(bitrate, UInt64(configuration.maximum * 4)))
+        // Against the REMB before it (however old: it stood until now) and the highest of the window.
+        let recent = rembPeak.flatMap { now - $0.at <= configuration.rembDropWindow ? $0.value : nil }
+        if value < max(recent ?? 0, rembBitrate ?? 0) * configuration.rembDrop { rembDropAt = now }
+        if recent.map({ value >= $0 }) ?? true { rembPeak = (value, now) }
+        if let floor = probedREMBFloor, value >= floor || value < (rembBitrate ?? 0) * configuration.rembFall {
+            // Caught up with what the probe proved, or the receiver saw a queue and lowered it.
+            probedREMBFloor = nil
+        }
+        rembBitrate = value
+        rembProbe?.onREMB(value)
+    }
+
+    /// A receiver report block on one of the subscriber's streams (RFC 3550 §6.4.2): its fraction
+    /// lost (0–1) and, when its LSR matched one of our sender reports, the round trip, µs.
+    mutating func onReceiverReport(ssrc: UInt32, fractionLost: Double, roundTrip: Int64?, now: Int64) {
+        rembProbe?.onReport(ssrc: ssrc, fractionLost: fractionLost, roundTrip: roundTrip, now: now)
+        let rise = roundTrip.flatMap { trip in roundTripFloor.map { trip - $0.least } } ?? 0
+        if fractionLost >= configuration.probedLoss || rise >= configuration.probedRoundTripRise {
+            probedREMBFloor = nil
+        }
+        guard let roundTrip else { return }
+        guard var floor = roundTripFloor else {
+            roundTripFloor = (roundTrip, roundTrip, now)
+            return
+        }
+        if now - floor.windowStart > configuration.baseRoundTripWindow {
+            floor.least = floor.windowLeast ?? roundTrip
+            floor.windowLeast = nil
+            floor.windowStart = now
+        }
+        floor.windowLeast = min(floor.windowLeast ?? roundTrip, roundTrip)
+        floor.least = min(floor.least, roundTrip)
+        roundTripFloor = floor
+    }
+
+    /// A probe starts at `now`: packets sent from now on are measured (`probeDelivered`), and
+    /// toward a REMB-only receiver its reports are judged (`rembProbe`) from `bytesSent`.
+    mutating func startProbe(at now: Int64, bytesSent: Int = 0) {
         probeStart = now
         probeWindow = DeliveryWindow(span: Self.probeMeasureSpan)
         probeDelivered = nil
+        rembProbe = REMBProbeEvidence(start: now, bytesSent: bytesSent, remb: rembBitrate, baseRoundTrip: roundTripFloor?.least)
     }
 
     mutating func endProbe() {
         probeStart = nil
         probeDelivered = nil
+        rembProbe = nil
+    }
+
+    /// A probe toward a REMB-only receiver proved `rate` bits per second (`REMBProbeEvidence`):
+    /// the estimate stays at least there until the receiver shows a queue or its REMB catches up.
+    mutating func acceptREMBProbe(_ rate: Int) {
+        guard Double(rate) > (rembBitrate ?? 0) else { return }
+        probedREMBFloor = min(configuration.maximum, max(probedREMBFloor ?? 0, Double(rate)))
     }
 
     /// A probe proved `rate` bits per second: the transport-cc estimate takes it.

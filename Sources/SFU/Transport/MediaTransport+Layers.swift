@@ -9,11 +9,12 @@ extension MediaTransport {
     /// layer to start rather than take a higher one that happened to start first, µs.
     static let layerStartupGrace: Int64 = 2_000_000
 
-    /// The bandwidth estimate layer choice uses: REMB at once, transport-cc after its warm-up.
+    /// The bandwidth estimate layer choice uses: REMB at once (or what a probe proved to a
+    /// REMB-only receiver, `BandwidthEstimator.rembEstimate`), transport-cc after its warm-up.
     func usableEstimate(now: Int64) -> Int? {
         let warm = firstFeedbackTime != .min && now - firstFeedbackTime >= Self.estimatorWarmUp
         if bandwidth.rembBitrate == nil && !warm { return nil }
-        if !warm, let remb = bandwidth.rembBitrate { return Int(remb) }
+        if !warm, let remb = bandwidth.rembEstimate { return remb }
         return bandwidth.estimate
     }
 
@@ -40,13 +41,20 @@ extension MediaTransport {
             return
         }
         let transportCC = firstFeedbackTime != .min
+        // Without transport-cc a probe is judged on the receiver's REMB and reports
+        // (`REMBProbeEvidence`): the rate it sent once they showed no queue for long enough, and
+        // the round trip's rise during it as its queueing delay (it stops the probe). Loss or a
+        // falling REMB during it stops it too, as reported loss: its own padding keeps a REMB
+        // receiver's estimate rising on a link it overfills, and would keep it going.
+        let rembProbe = transportCC ? nil : bandwidth.rembProbe
+        if let failure = rembProbe?.failure, failure != "delay" { reportedLoss = 1 }
         let signals = LayerAllocator.Signals(
             estimate: usableEstimate(now: now),
             fixed: Int(Double(fixed) * (1 + allocator.configuration.overhead)),
             lossRate: transportCC ? bandwidth.lastLossRate : 0,
-            queueDelay: transportCC ? bandwidth.lastQueueDelay : 0,
-            overusing: transportCC && bandwidth.overusing,
-            probeDelivered: bandwidth.probeDelivered,
+            queueDelay: transportCC ? bandwidth.lastQueueDelay : rembProbe?.roundTripRise ?? 0,
+            overusing: transportCC ? bandwidth.overusing : bandwidth.rembDropping(now: now),
+            probeDelivered: transportCC ? bandwidth.probeDelivered : rembProbe?.proven(now: now, bytesSent: counters.bytesSent),
             reportedLoss: reportedLoss, transportCC: transportCC)
         // Consumers that can drop temporal layers (VP9, AV1 SVC) are allocated on their ladder of
         // (spatial, temporal) steps: a lower frame rate of a spatial layer comes before a lower
@@ -63,7 +71,9 @@ extension MediaTransport {
                 temporalLayers: t)
         }
         let decision = allocator.update(now: now, signals: signals, demands: demands)
-        if let accepted = decision.acceptedEstimate { bandwidth.acceptProbe(accepted) }
+        if let accepted = decision.acceptedEstimate {
+            if transportCC { bandwidth.acceptProbe(accepted) } else { bandwidth.acceptREMBProbe(accepted) }
+        }
         for (index, consumer) in simulcast.enumerated() {
             if decision.paused[index] {
                 consumer.pauseForBandwidth(now: now)

@@ -6,7 +6,9 @@
 // sees no gap to NACK, with the last frame's timestamp, only between frames. Copies of sent
 // packets would not do: SRTP's replay protection drops a second packet with the same number
 // before anything counts it. Each padding packet carries a transport-wide number, so
-// transport-cc measures the probe; a REMB receiver counts it in its incoming rate.
+// transport-cc measures the probe; a REMB receiver counts it in its incoming rate, and its
+// REMB and receiver reports while the probe runs say whether the link carried it
+// (`REMBProbeEvidence`).
 
 /// Paces a probe: a credit of bytes that grows at the probe's rate and shrinks with everything
 /// the transport sends, capped at two ticks' worth so nothing bursts.
@@ -33,11 +35,11 @@ extension MediaTransport {
     ///   its delivered rate is measured from now, not with the step before.
     func startProbe(rate: Int, now: Int64, measuringAfresh: Bool = false) {
         if probePacer == nil {
-            bandwidth.startProbe(at: now)
+            bandwidth.startProbe(at: now, bytesSent: counters.bytesSent)
             probePacer = ProbePacer(rate: rate, lastTime: now, sentMark: counters.bytesSent)
             wakeTimers()
         } else {
-            if measuringAfresh { bandwidth.startProbe(at: now) }
+            if measuringAfresh { bandwidth.startProbe(at: now, bytesSent: counters.bytesSent) }
             probePacer!.rate = rate
         }
     }

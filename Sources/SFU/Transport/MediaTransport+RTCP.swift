@@ -38,7 +38,13 @@ extension MediaTransport {
             case (RTCPPacketType.payloadFeedback, ReceiverEstimatedMaxBitrate.format):
                 // Other application-layer feedback is ignored.
                 guard let remb = try? ReceiverEstimatedMaxBitrate(parsing: slice.bytes) else { continue }
-                bandwidth.onREMB(bitrate: remb.bitrate)
+                let dropping = bandwidth.rembDropping(now: now)
+                bandwidth.onREMB(bitrate: remb.bitrate, now: now)
+                // Without transport-cc a REMB that falls fast is the congestion signal: acted on
+                // at once, as a transport-cc feedback showing a queue is.
+                if firstFeedbackTime == .min, !dropping, bandwidth.rembDropping(now: now), !isProbing {
+                    allocateLayers(now: now, cause: .bandwidth)
+                }
             default:
                 continue
             }
@@ -59,11 +65,17 @@ extension MediaTransport {
         let metrics = router.metrics
         metrics.subscriberLoss.record(Int64(block.fractionLost) * 1000 / 256)
         metrics.subscriberJitter.record(Int64(block.jitter) * 1_000_000 / Int64(max(1, consumer.clockRate)))
+        var roundTrip: Int64?
+        defer {
+            // Judges a probe toward a REMB-only receiver and the rate one proved.
+            bandwidth.onReceiverReport(ssrc: block.ssrc, fractionLost: Double(block.fractionLost) / 256, roundTrip: roundTrip, now: now)
+        }
         guard block.lastSenderReport != 0,
               let sent = consumer.sentReports.first(where: { $0.lsr == block.lastSenderReport }) else { return }
         let delay = Int64(block.delay) * 1_000_000 / 65_536
         let rtt = now - sent.at - delay
         if rtt >= 0 {
+            roundTrip = max(1, rtt)
             consumer.report.roundTripTime = max(1, rtt)
             metrics.subscriberRTT.record(rtt)
         }
