@@ -88,7 +88,9 @@ import Testing
             let decoded = try await offPool { try DecodedMediaFile(url: file) }
             let seconds = Double(record["duration_ms"] as? Int ?? 0) / 1_000
             let duration = try #require(probe.duration, "a finished file states its duration")
-            #expect(seconds > 8 && abs(duration - seconds) < 0.5, "file \(duration) s, reported \(seconds) s")
+            // Which of the three fell short, and when its first media came (a late start under load).
+            #expect(seconds > 8 && abs(duration - seconds) < 0.5,
+                    "\(record["kind"] ?? "?") \(record["format"] ?? "?"): file \(duration) s, reported \(seconds) s, started_at \(record["started_at"] ?? "?")")
             if let frames = probe.videoFrames {
                 #expect(frames == decoded.videoTimesUs.count)
                 #expect(abs(Double(frames) / duration - Double(Self.fps)) < 2, "\(frames) frames in \(duration) s")
