@@ -157,9 +157,11 @@ def subscribe_and_read(tab, track_id, what, layer=None, width=None, codec="h264"
     return read
 
 
-def run(server, driver, bot, codec="h264", prefer=True):
+def run(server, driver, bot, codec="h264", prefer=True, small_width=None):
     """The checks of this file's docstring, for `codec` (`h264` or `vp9`); without `prefer` the
-    browser keeps Chromium's own codec order (VP8 first) and the server's `--video-codecs` picks."""
+    browser keeps Chromium's own codec order (VP8 first) and the server's `--video-codecs` picks.
+    `small_width`: the width camera_small is decoded at (default: 320 for a VP9 bot, whose camera
+    is one L2T3_KEY stream, else 160, a simulcast layer's quarter of 640)."""
     name = NAMES[codec]
     tab = Tab.joined(driver, server, "the browser", CHANNEL, "browser", JOIN_JS, {"preferredVideoCodec": codec} if prefer else {})
     tab.run(PATTERN_JS)
@@ -193,7 +195,7 @@ def run(server, driver, bot, codec="h264", prefer=True):
     expect(switched["ok"], f"switched to camera_small ({switched.get('error', 'ok')})")
     # The Swift SDK sends a two-layer VP9 track as one SVC stream (L2T3_KEY): its lower spatial
     # layer is half the size, where a simulcast small layer is a quarter.
-    small_width = 320 if codec == "vp9" else 160
+    small_width = small_width or (320 if codec == "vp9" else 160)
     tab.wait_value(lambda: numbers(tab, small_width), lambda n: len(n) >= 15, "15 frame numbers read on camera_small", timeout=WAIT)
     small = numbers(tab, small_width)
     expect(small == sorted(small) and small[0] >= big[-1], f"camera_small numbers continue ({small[:5]}…{small[-5:]})")

@@ -13,7 +13,7 @@ enum JoinCommand {
                      [--size 640x360] [--fps 30] [--pattern-start 0] [--tone-hz 440] [--record DIR] [--layer camera_big|camera_small]
                      [--no-subscribe] [--echo-data] [--duration SECONDS] [--stats-interval SECONDS] [--nickname NAME] [--verbose]
                      [--ice-transport-policy all|relay] [--video-codec vp8|vp9|h264|av1] [--ca-file CA.pem] [--e2ee-key PASSPHRASE]
-                     [--red on|off]
+                     [--video-scalability svc|simulcast] [--red on|off]
 
     Joins the channel on the server at --url (http(s)://host:7880; the signaling WebSocket is
     ws(s)://host:7880/rtc/v1/ws) with --token, or with a token granted on the spot with the app's
@@ -36,6 +36,8 @@ enum JoinCommand {
     (libaom real-time, Main profile, with the Dependency Descriptor) instead of VP8; a camera_big in
     VP9 or AV1 is one L2T3_KEY stream (two spatial layers), another desc one layer; all four are
     received (AV1 decoded by dav1d).
+    --video-scalability simulcast sends a camera_big in VP9 or AV1 as two simulcast encodings (rids h
+      and l, each one layer) as VP8 does, instead of one L2T3_KEY stream (svc, the default).
     --ca-file CA.pem trusts the CA certificates in that file instead of the system's for an https:// server.
     --e2ee-key PASSPHRASE encrypts what it publishes end to end and decrypts what it receives with the
       channel's shared passphrase (docs/e2ee.md; VP8, VP9, H.264, AV1 and Opus). Media it cannot decrypt is not recorded,
@@ -50,7 +52,8 @@ enum JoinCommand {
         if o.wantsHelp { print(help); return }
         try o.rejectUnknown(allowed: ["url", "token", "channel", "uid", "app-id", "app-key", "video", "audio", "desc", "size", "fps",
                                       "tone-hz", "record", "layer", "no-subscribe", "echo-data", "duration", "stats-interval", "nickname", "verbose",
-                                      "pattern-start", "ice-transport-policy", "video-codec", "ca-file", "e2ee-key", "red"])
+                                      "pattern-start", "ice-transport-policy", "video-codec", "ca-file", "e2ee-key", "red",
+                                      "video-scalability"])
         let url = o["url"] ?? environment["SRTC_URL"] ?? "http://127.0.0.1:7880"
         let token = try await obtainToken(o, url: url, environment: environment)
         let settings = try JoinSettings(o)
@@ -60,12 +63,16 @@ enum JoinCommand {
         guard let videoCodec = VideoCodec(encodingName: o["video-codec"] ?? "vp8") else {
             throw .usage("--video-codec is vp8, vp9, h264 or av1")
         }
+        guard let scalability = VideoScalability(rawValue: o["video-scalability"] ?? "svc") else {
+            throw .usage("--video-scalability is svc or simulcast")
+        }
         guard let red = ["on": true, "off": false][o["red"] ?? "on"] else { throw .usage("--red is on or off") }
 
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "srtc.join.events"),
                                                      logLevel: o.flags.contains("verbose") ? .debug : .warning,
                                                      iceTransportPolicy: policy, preferredVideoCodec: videoCodec, trustedCAFile: o["ca-file"])
         configuration.redundantAudio = red
+        configuration.videoScalability = scalability
         configuration.e2ee = o["e2ee-key"].map { E2EEConfiguration(keyProvider: .sharedKey(passphrase: $0)) }
         let engine = try CLIError.sdk { () throws(SRTCError) in try SRTCEngine(configuration: configuration) }
         let channel = try CLIError.sdk { () throws(SRTCError) in try engine.createChannel() }

@@ -65,7 +65,7 @@ struct SDKPeer {
 
     init(receiveTimeout: Double = 3, useDataChannel: Bool = true, iceTransportPolicy: ICETransportPolicy = .all,
          preferredVideoCodec: VideoCodec = .vp8, trustedCAFile: String? = nil, e2ee: E2EEConfiguration? = nil, dynacast: Bool = true,
-         opusDTX: Bool = false, redundantAudio: Bool = true, adaptiveStream: Bool = false) {
+         opusDTX: Bool = false, redundantAudio: Bool = true, adaptiveStream: Bool = false, videoScalability: VideoScalability = .svc) {
         var configuration = SRTCEngine.Configuration(delegateQueue: DispatchQueue(label: "sdk-peer-events"), logLevel: .off,
                                                      receiveTimeout: receiveTimeout, mediaBindAddress: "127.0.0.1",
                                                      useDataChannel: useDataChannel, iceTransportPolicy: iceTransportPolicy,
@@ -75,6 +75,7 @@ struct SDKPeer {
         configuration.opusDTX = opusDTX
         configuration.redundantAudio = redundantAudio
         configuration.adaptiveStream = adaptiveStream
+        configuration.videoScalability = videoScalability
         engine = SRTCEngine(independent: configuration)
         channel = try! engine.createChannel()  // a live engine: this cannot throw
         channel.delegates.add(delegate: events)

@@ -53,6 +53,10 @@ public final class SRTCEngine: Sendable {
         /// The video codec offered first when publishing (`.vp8`, `.h264`, `.vp9` or `.av1`; the server keeps
         /// the first it forwards). Subscribing decodes each (docs/sdk-srtc.md).
         public var preferredVideoCodec: VideoCodec
+        /// How a two-layer camera goes out when published in VP9 or AV1: `.svc` (the default) one
+        /// `L2T3_KEY` stream, `.simulcast` two one-layer encodings with rids as VP8 sends them
+        /// (docs/sdk-srtc.md). VP8 and H.264 cameras are simulcast either way.
+        public var videoScalability: VideoScalability = .svc
         /// Seconds between performance samples (`SRTCEngineDelegate.engine(_:performanceDidUpdate:)`);
         /// 0 turns the sampling off.
         public var performanceInterval: Double

@@ -36,6 +36,7 @@ final class ChannelMedia: @unchecked Sendable {
         encryptsOutgoing = e2ee != nil && configuration?.encryptsOutgoing == true
         publish = PublishSession(certificate: certificate, bindAddress: context.configuration.mediaBindAddress, relay: relay,
                                  videoCodec: context.configuration.preferredVideoCodec,
+                                 videoScalability: context.configuration.videoScalability,
                                  redundantAudio: context.configuration.redundantAudio,
                                  opusDTX: context.configuration.opusDTX,
                                  opusInbandFEC: context.configuration.opusInbandFEC,

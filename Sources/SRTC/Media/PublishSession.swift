@@ -38,6 +38,9 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     private let relay: MediaRelay
     /// Offered first for video (both are offered; the server keeps the first it forwards).
     private let videoCodec: VideoCodec
+    /// A two-layer camera in `videoCodec` is one scalable stream (VP9 or AV1 with `.svc`), not
+    /// simulcast (`SRTCEngine.Configuration.videoScalability`).
+    private let sendsSVC: Bool
     private let logger: Logger
     private let e2ee: E2EEChannelCrypto?
     /// Offer RED (RFC 2198) around Opus (`SRTCEngine.Configuration.redundantAudio`).
@@ -50,7 +53,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     private let slot = ClientTransportSlot()
 
     init(certificate: DTLSCertificate, bindAddress: String, relay: MediaRelay = MediaRelay(policy: .all),
-         videoCodec: VideoCodec = .vp8, redundantAudio: Bool = true, opusDTX: Bool = false, opusInbandFEC: Bool = true,
+         videoCodec: VideoCodec = .vp8, videoScalability: VideoScalability = .svc, redundantAudio: Bool = true, opusDTX: Bool = false, opusInbandFEC: Bool = true,
          e2ee: E2EEChannelCrypto? = nil, logger: Logger) {
         self.redundantAudio = redundantAudio
         self.opusDTX = opusDTX
@@ -60,6 +63,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
         self.bindAddress = bindAddress
         self.relay = relay
         self.videoCodec = videoCodec
+        sendsSVC = videoCodec.isScalableHere && videoScalability == .svc
         self.logger = logger
     }
 
@@ -77,14 +81,14 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
         state.withLock { s in
             let mid = String(s.nextMid)
             s.nextMid += 1
-            // A two-layer AV1 or VP9 track is one stream with two spatial layers (L2T3_KEY,
-            // docs/sdk-srtc.md): one sender without rids, the layers told apart by its Dependency
+            // A two-layer AV1 or VP9 track is, unless `videoScalability` asks for simulcast, one
+            // stream with two spatial layers (L2T3_KEY, docs/sdk-srtc.md): one sender without rids, the layers told apart by its Dependency
             // Descriptors (AV1) or VP9 payload descriptors. Under E2EE too: each spatial layer's
             // frame is encrypted apart, as browsers' encoded transforms hand them out (docs/e2ee.md,
             // "AV1 with spatial layers", "VP9"), and what the SFU reads stays clear: the Dependency
             // Descriptor is a header extension, the VP9 payload descriptor is outside the ciphertext.
             let twoLayers = (track as? LocalVideoTrack)?.simulcast == true
-            let scalable = twoLayers && videoCodec.isScalableHere
+            let scalable = twoLayers && sendsSVC
             let layers: [String] = twoLayers && !scalable ? [VideoLayer.cameraBig.rid, VideoLayer.cameraSmall.rid] : []
             let ssrcs = (0..<max(1, layers.count)).map { _ in UInt32.random(in: 1...UInt32.max) }
             var section = SDPNegotiation.PublishSection(mid: mid, kind: track.kind, streamLabel: cname,
@@ -126,7 +130,7 @@ final class PublishSession: ClientTransportHandler, PacketRoute, Sendable {
     func announcedLayers(of track: LocalTrack) -> [SimulcastLayer] {
         guard let video = track as? LocalVideoTrack else { return [] }
         var layers = video.layers
-        guard layers.count == 2, videoCodec.isScalableHere else { return layers }
+        guard layers.count == 2, sendsSVC else { return layers }
         layers[1].width = max(2, (video.preset.width / 2) & ~1)
         layers[1].height = max(2, (video.preset.height / 2) & ~1)
         layers[1].maxBitrate = nil
@@ -368,7 +372,7 @@ enum UUIDString {
 }
 
 extension VideoCodec {
-    /// The SDK sends a two-layer track of this codec as one stream of two spatial layers
-    /// (`L2T3_KEY`) rather than as simulcast (without end-to-end encryption).
+    /// The SDK can send a two-layer track of this codec as one stream of two spatial layers
+    /// (`L2T3_KEY`) rather than as simulcast (`VideoScalability.svc`, the default).
     var isScalableHere: Bool { self == .av1 || self == .vp9 }
 }
