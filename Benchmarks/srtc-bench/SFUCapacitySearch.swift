@@ -94,6 +94,11 @@ extension SFULoadBench {
             row.sharedThreads = run.sharedLoops?.threadCount ?? 0
             _ = await measureWindow(run, seconds: Self.capacityWindow, into: &row, pid: pid, metricsURL: metricsURL)
             print("   capacity run \(index): " + Self.progressLine(row))
+            if let accounting = row.accounting {
+                // The server's own forwarding p99 beside the e2e one: a p99 past the limit with the server's
+                // small was spent outside it (the generator's threads waiting for a core).
+                print("     " + accounting.line + (row.forwardingP99.map { $0.isFinite ? "; server fwd p99 ≤\($0) ms" : "; server fwd p99 >10 ms" } ?? ""))
+            }
             result.steps.append(row)
             if let failure = Self.capacityFailure(row) {
                 result.stop = "\(row.scenario): \(failure)"
@@ -156,6 +161,16 @@ extension SFULoadBench {
                 line += pad("none", 10) + left("", 20) + String(repeating: " ", count: 50)
             }
             lines.append(line + "  " + (result.stop ?? "ran out of steps (a floor)"))
+        }
+        // Where the cores went at each search's capacity step and at the step that stopped it.
+        lines.append("where the cores went (server threads one by one, generator threads by name, other processes, /proc/stat's ticks):")
+        for result in results {
+            if let best = result.best, let accounting = best.accounting {
+                lines.append("  \(result.server) run \(result.run), \(best.scenario) (capacity): " + accounting.line)
+            }
+            if result.stop != nil, let last = result.steps.last, last.scenario != result.best?.scenario, let accounting = last.accounting {
+                lines.append("  \(result.server) run \(result.run), \(last.scenario) (stopped): " + accounting.line)
+            }
         }
         // The 2-worker gain, run by run, and against Janus.
         func best(_ server: String, _ run: Int) -> Double? {

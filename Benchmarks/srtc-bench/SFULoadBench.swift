@@ -93,6 +93,8 @@ struct SFULoadBench {
         /// Packets per second our server forwarded (its /metrics, published every second, read
         /// about a second around the window); nil for Janus.
         var forwardedRate: Double?
+        /// Where the cores went over the window, thread by thread (`CPUAccounting`).
+        var accounting: CPUAccounting.Window?
 
         var cpuPerPacket: Double { cpu / Double(max(1, report?.packetsReceived ?? 0)) }
         var generatorCPUPerPacket: Double { generatorCPU / Double(max(1, report?.packetsReceived ?? 0)) }
@@ -201,7 +203,7 @@ struct SFULoadBench {
         var latencyBefore: ForwardingLatencyProbe?
         if let metricsURL { latencyBefore = await ForwardingLatencyProbe.read(metricsURL) }
         // The clocks are read at the window's edges, as its packets are counted (`LoadRun.measure`).
-        var before = 0.0, generatorBefore = 0.0, machineBefore = MachineLoad()
+        var before = 0.0, generatorBefore = 0.0, machineBefore = MachineLoad(), accountingBefore = CPUAccounting()
         var edges = row
         let report = await run.measure(seconds: seconds, atEdge: { end in
             if end {
@@ -211,8 +213,10 @@ struct SFULoadBench {
                 edges.machineBusyCores = machine.busyCores(since: machineBefore, cores: ProcessInfo.processInfo.activeProcessorCount)
                 edges.receiveBufferDrops = machine.receiveBufferDrops - machineBefore.receiveBufferDrops
                 edges.closedPortDrops = machine.closedPortDrops - machineBefore.closedPortDrops
+                edges.accounting = CPUAccounting.now(server: pid).window(since: accountingBefore)
             } else {
                 (before, generatorBefore, machineBefore) = (CPUTime.process(pid: pid) ?? 0, CPUTime.process(), MachineLoad.now())
+                accountingBefore = CPUAccounting.now(server: pid)
             }
         })
         row = edges

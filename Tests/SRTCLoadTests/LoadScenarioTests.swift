@@ -7,7 +7,7 @@ struct LoadScenarioTests {
         (LoadScenario(rooms: 0), "rooms"),
         (LoadScenario(publishers: 0), "publishers"),
         (LoadScenario(subscribers: 501), "subscribers"),
-        (LoadScenario(rooms: 200, publishers: 2, subscribers: 2), "participants"),
+        (LoadScenario(rooms: 200, publishers: 4, subscribers: 4), "participants"),
         (LoadScenario(duration: 0.5), "duration"),
         (LoadScenario(audio: false, video: false), "audio"),
         (LoadScenario(publishers: 1, subscribers: 0), "nobody"),
