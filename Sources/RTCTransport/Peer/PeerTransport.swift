@@ -55,7 +55,13 @@ public final class PeerTransport: @unchecked Sendable {
     weak var host: PeerTransportHost?
     var ice: ICEMachine
     let dtls: DTLSEndpoint
-    @exclusivity(unchecked) var srtp: SRTPContext?
+    @exclusivity(unchecked) var srtp: SRTPContext? {
+        didSet { srtpRef = srtp.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `srtp` without a reference count, for the send path: a strong local of it was a retain
+    /// and a release per packet sent. `srtp` holds the context; both change together, on the I/O
+    /// thread only, and never while a packet is being written or protected.
+    @exclusivity(unchecked) private var srtpRef: Unmanaged<SRTPContext>?
     let sharedState = Mutex<State>(.new)
     @exclusivity(unchecked) var currentState: State = .new
     var deadline: ContinuousClock.Instant?
@@ -278,7 +284,13 @@ public final class PeerTransport: @unchecked Sendable {
 
     @inline(__always)
     private func send(rtcp: Bool, stamp: Int64, _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
-        guard let srtp, let to = remoteAddress, currentState == .connected else { return false }
+        guard let srtpRef, let to = remoteAddress, currentState == .connected else { return false }
+        return srtpRef._withUnsafeGuaranteedRef { srtp in send(rtcp: rtcp, stamp: stamp, to: to, srtp: srtp, write) }
+    }
+
+    @inline(__always)
+    private func send(rtcp: Bool, stamp: Int64, to: SocketAddress, srtp: SRTPContext,
+                      _ write: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
         let overhead = rtcp ? srtp.profile.rtcpOverhead : srtp.profile.rtpOverhead
         func protect(_ slot: UnsafeMutableRawBufferPointer) -> Int? {
             let room = UnsafeMutableRawBufferPointer(rebasing: slot[0..<(slot.count - overhead)])

@@ -162,7 +162,17 @@ final class Producer {
             for consumer in consumers { consumer.skip(view.sequenceNumber, from: stream) }
             return
         }
-        for consumer in consumers { consumer.forward(view, from: stream, isKeyFrame: isKeyFrame, now: now) }
+        // Each consumer at +0: `current` (one retain per packet, of the buffer) holds every
+        // consumer through the loop, and a consumer removed during it leaves `consumers` for a new
+        // buffer, so a retain and release per copy bought nothing.
+        let current = consumers
+        current.withUnsafeBufferPointer { all in
+            for index in all.indices {
+                Unmanaged.passUnretained(all[index])._withUnsafeGuaranteedRef {
+                    $0.forward(view, from: stream, isKeyFrame: isKeyFrame, now: now)
+                }
+            }
+        }
     }
 
     /// Reads the packet's Dependency Descriptor with its stream's kept structure (av1-rtp-spec
