@@ -76,14 +76,11 @@ enum LabServerComparison {
     /// Runs the scenarios on `server`.
     static func measure(_ server: LabServerCall.Server) async throws -> Figures {
         let call = try await LabServerCall.start(server)
-        do {
-            let figures = try await measure(call)
-            await call.end()
-            return figures
-        } catch {
-            await call.end()
-            throw error
-        }
+        // Ended whether the scenarios ran through or threw: the lab's namespaces go with it.
+        let result: Result<Figures, any Error>
+        do { result = .success(try await measure(call)) } catch { result = .failure(error) }
+        await call.end()
+        return try result.get()
     }
 
     private static func measure(_ call: LabServerCall) async throws -> Figures {
