@@ -147,7 +147,7 @@ enum LabServerComparison {
 
     /// Prints ours beside Janus (nil: not run, with `janusNote` saying why), one row per figure.
     static func printTable(ours: Figures, janus: Figures?, janusNote: String) {
-        let width = 62, column = 30
+        let width = 66, column = 30
         func row(_ name: String, _ value: (Figures) -> String) {
             let line = "  " + name.padding(toLength: width, withPad: " ", startingAt: 0)
                 + value(ours).padding(toLength: column, withPad: " ", startingAt: 0) + (janus.map(value) ?? "–")
