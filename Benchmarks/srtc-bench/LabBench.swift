@@ -1,18 +1,28 @@
 import Foundation
 import SRTCLab
+import SRTCLoad
 import SRTCTestSupport
 
 /// `srtc-bench lab`: the network lab's scenarios (issue 26; docs/network.md, "The lab") on the
 /// release build, as a table: how fast the subscriber's layer follows the link down and back up,
 /// the worst freeze, audio kept, audio concealed under loss with and without RED. The same
-/// `LabScenario`s the lab tests assert on; here only printed. Needs root (network namespaces,
-/// `tc`); about four minutes.
+/// `LabScenario`s the lab tests assert on; here only printed. Then the scenarios that apply to
+/// Janus VideoRoom too, ours beside Janus with the same clients (`LabServerComparison`). Needs
+/// root (network namespaces, `tc`); about six minutes. `SRTC_LAB_ONLY=sdk` runs the first table
+/// alone, `SRTC_LAB_ONLY=servers` the second.
 func runLabBenchmarks() {
+    let only = ProcessInfo.processInfo.environment["SRTC_LAB_ONLY"]
     print("== network lab (the srtc-server beside srtc-bench in a namespace of its own, SDK publisher and subscriber through a veth pair; seconds after the link changed)")
     guard NetworkLab.isAvailable else {
         print("  skipped: needs root, ip and tc (network namespaces)")
         return
     }
+    if only != "servers" { runSDKLabRows() }
+    if only != "sdk" { runServerLabRows() }
+}
+
+/// The lab's scenarios on our server with the Swift SDK's clients.
+private func runSDKLabRows() {
     do {
         let adaptation = try blocking { try await ending(try await LabCall(), { try await LabScenario.adaptation($0, unlimitedSeconds: 60) }) }
         let step = try blocking { try await ending(try await LabCall(), { try await LabScenario.stepDown($0) }) }
@@ -43,7 +53,27 @@ func runLabBenchmarks() {
         for run in lossy {
             row("20 % loss, \(run.red ? "RED" : "no RED"), no NACK: audio concealed", "\(fmt(run.concealment * 100)) % (\(run.recoveredByRED) rebuilt by RED, \(run.lost) datagrams dropped)")
         }
-        print("  Janus: no row: its VideoRoom does not adapt a subscriber's layer to its bandwidth (the subscriber or the app picks the substream)")
+        print("  Janus: no adaptation row: its VideoRoom does not adapt a subscriber's layer to its bandwidth (the subscriber or the app picks the substream)")
+    } catch {
+        print("  failed: \(error)")
+    }
+}
+
+/// Ours beside Janus on the scenarios that apply to both (`LabServerComparison`).
+private func runServerLabRows() {
+    print("== network lab, ours beside Janus VideoRoom (each server in a namespace of its own; the load generator's publisher, simulcast VP8 640×360 + 160×90 and Opus, and subscriber asking for camera_big, the same clients for both; the subscriber's path through the relay, 20 ms each way; \(Int(LabServerComparison.phaseSeconds)) s per phase)")
+    do {
+        let ours = try blocking { try await LabServerComparison.measure(.ours) }
+        var janus: LabServerComparison.Figures?
+        var note = "skipped: janus is not installed (scripts/install-deps)"
+        if JanusServer.isInstalled {
+            do {
+                janus = try blocking { try await LabServerComparison.measure(.janus) }
+            } catch {
+                note = "failed: \(error)"
+            }
+        }
+        LabServerComparison.printTable(ours: ours, janus: janus, janusNote: note)
     } catch {
         print("  failed: \(error)")
     }

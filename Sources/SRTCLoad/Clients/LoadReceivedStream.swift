@@ -38,6 +38,8 @@ package final class LoadReceivedStream: @unchecked Sendable {
         package var timestamp: UInt32
         package var marker: Bool
         package var payload: [UInt8]
+        /// When it arrived (monotonic µs, `LoadClock`).
+        package var arrival: Int64 = 0
     }
 
     let mid: String
@@ -86,7 +88,7 @@ package final class LoadReceivedStream: @unchecked Sendable {
         }
         statistics.update(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrivalMicros: now, size: view.bytes.count)
         captured?.append(CapturedPacket(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
-                                        payload: Array(view.payload)))
+                                        payload: Array(view.payload), arrival: now))
         if losses.wasRequested(view.sequenceNumber) { recovered += 1 }
         if losses.received(view.sequenceNumber, now: now) { gaveUp = true }
         guard !losses.entries.isEmpty else { return [] }

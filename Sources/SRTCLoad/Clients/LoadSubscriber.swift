@@ -43,10 +43,10 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
     /// Monotonic µs when this subscriber asked for media (first-packet delays count from here).
     private var requestTime: Int64 = LoadClock.now()
 
-    let connected = Atomic<Bool>(false)
-    let failed = Atomic<Bool>(false)
+    package let connected = Atomic<Bool>(false)
+    package let failed = Atomic<Bool>(false)
     /// RTP packets received (all streams), readable from any thread.
-    let packetsReceived = Atomic<Int>(0)
+    package let packetsReceived = Atomic<Int>(0)
 
     /// What a subscriber accepts: the SDK's codecs and extensions, plus abs-capture-time and the
     /// AV1 Dependency Descriptor (a browser takes it, so the server rewrites it per subscriber as
@@ -153,24 +153,28 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
         return true
     }
 
-    /// Receiver reports, and PLIs for video packets missing for a second (I/O thread).
+    /// Receiver reports, and PLIs for video packets missing for a second (I/O thread): one
+    /// compound per stream, its report (of that stream alone) leading, as browsers send them. A
+    /// server may take a compound's first report block to say which stream the compound is about:
+    /// Janus does, and with every block in one report it saw none for video, so never measured
+    /// the video's round trip and kept no packets to answer video NACKs with.
     func sendFeedback(on transport: PeerTransport) {
         let now = LoadClock.now()
-        var packets: [RTCPPacket] = []
-        var blocks: [ReceptionReport] = []
         let seconds = Date().timeIntervalSince1970
+        var sent = false
         for stream in streams {
-            if stream.expireMissing(now: now) {
-                packets.append(.pictureLossIndication(PictureLossIndication(senderSSRC: feedbackSSRC, mediaSSRC: stream.ssrc)))
-            }
-            if let block = stream.receptionReport(now: seconds) { blocks.append(block) }
+            let block = stream.receptionReport(now: seconds)
+            let pli = stream.expireMissing(now: now)
+            guard block != nil || pli else { continue }
+            var packets: [RTCPPacket] = [.receiverReport(ReceiverReport(ssrc: feedbackSSRC, reports: block.map { [$0] } ?? []))]
+            if pli { packets.append(.pictureLossIndication(PictureLossIndication(senderSSRC: feedbackSSRC, mediaSSRC: stream.ssrc))) }
+            RTCPCompound.serialize(packets).withUnsafeBytes { _ = transport.sendRTCP($0) }
+            sent = true
         }
-        // At most 31 blocks per report (RFC 3550 §6.4.2); the report leads the compound.
-        for start in stride(from: 0, to: max(1, blocks.count), by: 31) {
-            let slice = Array(blocks[start ..< min(blocks.count, start + 31)])
-            packets.insert(.receiverReport(ReceiverReport(ssrc: feedbackSSRC, reports: slice)), at: 0)
+        // Nothing received yet: an empty report still says this receiver is there (RFC 3550 §6.4.2).
+        if !sent {
+            RTCPCompound.serialize([.receiverReport(ReceiverReport(ssrc: feedbackSSRC, reports: []))]).withUnsafeBytes { _ = transport.sendRTCP($0) }
         }
-        RTCPCompound.serialize(packets).withUnsafeBytes { _ = transport.sendRTCP($0) }
     }
 
     /// The counters now; `resetLatency` starts a new delay distribution (I/O thread).

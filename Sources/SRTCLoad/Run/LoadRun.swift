@@ -68,6 +68,10 @@ package final class LoadRun: @unchecked Sendable {
     /// receive (whose sent counters are what they expect). Written by the caller's task in setUp.
     private var kernelCounted: [String: (port: UInt16, sources: [LoadStreamSender])] = [:]
 
+    /// The address subscribers' sockets bind (nil: the target's `bindAddress`, as publishers'):
+    /// the network lab tells the subscriber apart by it, to shape its path alone.
+    private let subscriberBindAddress: String?
+
     /// Publishers send media (otherwise everyone joins, publishes and subscribes, and only the
     /// transports' timers, consent checks and reports run: a joined participant's idle cost).
     package let sendsMedia: Bool
@@ -85,12 +89,15 @@ package final class LoadRun: @unchecked Sendable {
     ///   - kernelCounting: with `countingOnly` and media, once a subscriber's streams started its
     ///     RTP is counted and dropped by nftables at this hook (`KernelPacketCounter`) instead of
     ///     read, except one subscriber in `probeEvery`, which keeps reading for the e2e delays.
+    ///   - subscriberBindAddress: subscribers bind this address instead of the target's.
     /// - Throws: `LoadError.invalidScenario` when the scenario is out of bounds; `LoadError.setup`
     ///   when the kernel counter cannot be made.
     package init(scenario: LoadScenario, target: any LoadTarget, capture: Bool = false, sendMedia: Bool = true,
                  decryptionInterval: Int = 1, sharedReceiveThreads: Int = 0, countingOnly: Bool = false,
-                 kernelCounting: KernelPacketCounter.Hook? = nil, probeEvery: Int = 25) async throws {
+                 kernelCounting: KernelPacketCounter.Hook? = nil, probeEvery: Int = 25,
+                 subscriberBindAddress: String? = nil) async throws {
         try scenario.validate()
+        self.subscriberBindAddress = subscriberBindAddress
         kernelCounter = try kernelCounting.flatMap { countingOnly && !capture && sendMedia ? try KernelPacketCounter(hook: $0) : nil }
         self.probeEvery = max(1, probeEvery)
         let threads = countingOnly && sharedReceiveThreads <= 0 ? ProcessInfo.processInfo.activeProcessorCount : sharedReceiveThreads
@@ -216,7 +223,7 @@ package final class LoadRun: @unchecked Sendable {
             participant.session = session
         }
         let sources = participants.filter { $0.room == participant.room && $0 !== participant && $0.publication != nil }
-        let subscriber = LoadSubscriber(certificate: certificate, bindAddress: target.bindAddress, capture: capture,
+        let subscriber = LoadSubscriber(certificate: certificate, bindAddress: subscriberBindAddress ?? target.bindAddress, capture: capture,
                                         decryptionInterval: decryptionInterval, sharedLoops: sharedLoops, countingOnly: countingOnly)
         participant.subscriber = subscriber
         let layer = scenario.simulcast ? scenario.layer : nil

@@ -2,7 +2,7 @@ import RTCNet
 
 /// The load generator's monotonic clock, in microseconds (schedules and intervals; send times
 /// that cross to subscribers use the wall clock, `SendTimeStamp`).
-enum LoadClock {
+package enum LoadClock {
     @inline(__always)
-    static func now() -> Int64 { Int64(Monotonic.now() / 1_000) }
+    package static func now() -> Int64 { Int64(Monotonic.now() / 1_000) }
 }

@@ -11,14 +11,16 @@ package final class JanusLoadTarget: LoadTarget, Sendable {
     package let name = "janus"
     /// `http://127.0.0.1:8088/janus`.
     package let baseURL: String
-    /// Janus announces its interfaces' addresses (never loopback): clients bind the wildcard.
-    package let bindAddress = "0.0.0.0"
+    /// Janus announces its interfaces' addresses (never loopback): clients bind the wildcard, or
+    /// in the network lab the address of their side of the link.
+    package let bindAddress: String
 
     private let session = Mutex<JanusSession?>(nil)
     private let roomIDs = Mutex<[String: UInt64]>([:])
     private let controlHandle = Mutex<UInt64?>(nil)
 
-    package init(baseURL: String) {
+    package init(baseURL: String, bindAddress: String = "0.0.0.0") {
+        self.bindAddress = bindAddress
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
     }
 

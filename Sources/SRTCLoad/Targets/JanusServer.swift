@@ -10,9 +10,11 @@ package final class JanusServer: Sendable {
     package let process: ServerProcess
     package let httpPort: UInt16
     package let directory: String
+    /// The address its HTTP API and media listen on (loopback's, or a lab namespace's).
+    package let host: String
 
-    /// `http://127.0.0.1:<port>/janus`.
-    package var apiURL: String { "http://127.0.0.1:\(httpPort)/janus" }
+    /// `http://<host>:<port>/janus`.
+    package var apiURL: String { "http://\(host):\(httpPort)/janus" }
 
     /// Whether Janus is installed (`scripts/install-deps` installs it).
     package static var isInstalled: Bool { executable != nil && pluginRoot != nil }
@@ -28,18 +30,40 @@ package final class JanusServer: Sendable {
         return candidates.first { FileManager.default.fileExists(atPath: "\($0)/plugins/libjanus_videoroom.so") }
     }
 
+    /// Where one Janus runs: loopback in this namespace, or a network lab's namespace (`ip netns
+    /// exec`) on its address there, with its media on a fixed port range (for the lab's relay).
+    package struct Placement: Sendable {
+        /// The namespace, nil for this one.
+        package var namespace: String?
+        /// The address Janus binds its HTTP API to and announces as its only ICE candidate
+        /// (`ice_enforce_list`) in a namespace.
+        package var host: String
+        /// Media ports (`rtp_port_range`), nil for any.
+        package var mediaPorts: ClosedRange<UInt16>?
+
+        package init(namespace: String? = nil, host: String = "127.0.0.1", mediaPorts: ClosedRange<UInt16>? = nil) {
+            self.namespace = namespace
+            self.host = host
+            self.mediaPorts = mediaPorts
+        }
+    }
+
     /// Writes the configuration and starts Janus; returns once its HTTP API answers.
     /// - Parameter eventLoops: media threads (`event_loops`).
-    package static func start(eventLoops: Int = 2, logLevel: Int = 2) async throws -> JanusServer {
+    /// - Parameter placement: where it runs (loopback by default).
+    package static func start(eventLoops: Int = 2, logLevel: Int = 2, placement: Placement = Placement()) async throws -> JanusServer {
         guard let executable, let root = pluginRoot else { throw LoadError.janus("not installed (run scripts/install-deps)") }
         let directory = NSTemporaryDirectory() + "srtc-janus-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // A fresh namespace has every port free; loopback's free port is free there too.
         let port = try ServerProcess.freePort()
-        try writeConfiguration(to: directory, root: root, port: port, eventLoops: eventLoops, logLevel: logLevel)
-        let process = try ServerProcess(name: "janus", executable: executable,
-                                        arguments: ["-C", "\(directory)/janus.jcfg", "-F", directory, "-o"],
+        try writeConfiguration(to: directory, root: root, port: port, eventLoops: eventLoops, logLevel: logLevel, placement: placement)
+        let janus = [executable, "-C", "\(directory)/janus.jcfg", "-F", directory, "-o"]
+        // `ip netns exec` enters the namespace and execs Janus: the pid is Janus's own.
+        let command = placement.namespace.map { ["/usr/sbin/ip", "netns", "exec", $0] + janus } ?? janus
+        let process = try ServerProcess(name: "janus", executable: command[0], arguments: Array(command.dropFirst()),
                                         logPath: "\(directory)/janus.log")
-        let server = JanusServer(process: process, httpPort: port, directory: directory)
+        let server = JanusServer(process: process, httpPort: port, directory: directory, host: placement.host)
         do {
             try await process.waitUntilReady(url: "\(server.apiURL)/info")
         } catch {
@@ -49,7 +73,8 @@ package final class JanusServer: Sendable {
         return server
     }
 
-    private init(process: ServerProcess, httpPort: UInt16, directory: String) {
+    private init(process: ServerProcess, httpPort: UInt16, directory: String, host: String) {
+        self.host = host
         self.process = process
         self.httpPort = httpPort
         self.directory = directory
@@ -68,7 +93,8 @@ package final class JanusServer: Sendable {
 
     // MARK: - Configuration
 
-    private static func writeConfiguration(to directory: String, root: String, port: UInt16, eventLoops: Int, logLevel: Int) throws {
+    private static func writeConfiguration(to directory: String, root: String, port: UInt16, eventLoops: Int, logLevel: Int,
+                                           placement: Placement) throws {
         /// Every library of `folder` but `keep`, for Janus's `disable` lists.
         func others(_ folder: String, keep: String) -> String {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\(folder)")) ?? []
@@ -88,11 +114,13 @@ package final class JanusServer: Sendable {
         certificates: {
         }
         media: {
+        \(placement.mediaPorts.map { "    rtp_port_range = \"\($0.lowerBound)-\($0.upperBound)\"" } ?? "")
         }
         nat: {
             nice_debug = false
             ice_lite = true
             ice_ignore_list = "vmnet"
+        \(placement.namespace == nil ? "" : "    ice_enforce_list = \"\(placement.host)\"")
         }
         plugins: {
             disable = "\(others("plugins", keep: "libjanus_videoroom.so"))"
@@ -114,7 +142,7 @@ package final class JanusServer: Sendable {
             base_path = "/janus"
             http = true
             port = \(port)
-            ip = "127.0.0.1"
+            ip = "\(placement.host)"
             https = false
         }
         admin: {
