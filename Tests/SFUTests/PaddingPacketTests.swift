@@ -57,9 +57,10 @@ struct PaddingPacketTests {
         h.subscriberRTCP([.nack(TransportLayerNack(senderSSRC: 0xB0B, mediaSSRC: 0xAAAA, lost: [sent[1].sequenceNumber, sent[3].sequenceNumber]))])
         let resent = h.subscriberSink.packets
         try #require(resent.count == 2)
-        // The padding again: its number, timestamp and length, with a fresh transport-wide number.
+        // Padding again: its number and timestamp, one octet (the count alone), a fresh
+        // transport-wide number.
         let padding = try #require(resent.first { $0.sequenceNumber == sent[1].sequenceNumber })
-        #expect(padding.payload.isEmpty && padding.paddingLength == 255 && padding.timestamp == sent[1].timestamp && padding.ssrc == 0xAAAA)
+        #expect(padding.payload.isEmpty && padding.paddingLength == 1 && padding.timestamp == sent[1].timestamp && padding.ssrc == 0xAAAA)
         #expect(padding.extensionValue(id: SFUHarness.subTWCC) != sent[1].extensionValue(id: SFUHarness.subTWCC))
         // The media packet after it as before.
         #expect(resent.contains { $0.sequenceNumber == sent[3].sequenceNumber && $0.payload == sent[3].payload })

@@ -453,7 +453,7 @@ class Consumer {
             }
             if record.resendCount == 0 { nackedSinceReport += 1 }
             if record.resendCount > 0, now - record.lastSent < minInterval { continue }
-            if record.paddingLength != 0 {
+            if record.isPadding {
                 resendPadding(record, now: now)
                 continue
             }
@@ -489,8 +489,7 @@ class Consumer {
         transport.countSent(bytes: length)
         // Recorded, so that a NACK for it is answered (`resendPadding`).
         history.record(.init(outSequence: outSequence, inSequence: 0, layer: 0, valid: true, outTimestamp: lastTimestamp,
-                             pictureIDDelta: 0, tl0Delta: 0, lastSent: now,
-                             paddingLength: UInt8(truncatingIfNeeded: min(255, max(1, paddingLength)))))
+                             pictureIDDelta: 0, tl0Delta: 0, lastSent: now, isPadding: true))
         lastOutSequence = outSequence
         counters.packetsSent += 1
         counters.bytesSent += length
@@ -499,22 +498,24 @@ class Consumer {
     }
 
     /// Answers a NACK for a probe's padding-only packet with a padding-only packet of the same
-    /// number, timestamp and length. The receiver lost that number, so it counts the gap as loss
+    /// number and timestamp. The receiver lost that number, so it counts the gap as loss
     /// (RFC 3550 §A.3) and NACKs it (RFC 4585 §6.2.1); a receiver whose jitter buffer hands on
     /// frames only in unbroken sequence order (aiortc's) would otherwise hold every later frame
     /// until its buffer overflows. Its SRTP index never reached the receiver, so it is not a
-    /// replay there (RFC 3711 §3.3.2), and its plaintext is the first one's (RFC 3550 §5.1
-    /// padding), as with a resent media packet.
+    /// replay there (RFC 3711 §3.3.2). One octet of padding (RFC 3550 §5.1: the count octet
+    /// alone) fills the number: the loss it answers says the link's queue is full, and a probe's
+    /// lost tail is tens of packets whose full 255 octets would queue again (45 of them: 340 ms
+    /// at 300 kbit/s) before the frames waiting on them.
     private func resendPadding(_ record: ConsumerSendHistory.Record, now: Int64) {
         let transport = self.transport
         let twcc = transport.transportSequence
         let extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
                                             absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc,
                                             fixed: fixedBlock)
-        // Paced, as a resent media packet: the loss it answers says the link is full.
+        // Paced, as a resent media packet.
         let result = transport.sendMedia(paced: true, stampedAt: 0, extensionIDs: extensionIDs, now: now) { slot in
             RTPForwardWriter.writePadding(into: slot, ssrc: ssrc, sequenceNumber: record.outSequence, timestamp: record.outTimestamp,
-                                          payloadType: payloadType, extensions: extensions, paddingLength: Int(record.paddingLength))
+                                          payloadType: payloadType, extensions: extensions, paddingLength: 1)
         }
         guard let length = transport.record(result, transportSequence: twcc, numbered: extensionIDs.transportWideCC != 0, now: now) else { return }
         transport.countSent(bytes: length)

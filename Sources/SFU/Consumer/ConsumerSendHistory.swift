@@ -22,9 +22,9 @@ struct ConsumerSendHistory {
         /// Its Dependency Descriptor was written with these active decode targets (AV1 SVC).
         var descriptorMask: UInt32 = 0
         var rewritesDescriptor = false
-        /// Nonzero for a padding-only packet of a probe (`Consumer.sendPadding`): its padding
-        /// length. Nothing of it is cached; a NACK for it is answered with padding again.
-        var paddingLength: UInt8 = 0
+        /// A probe's padding-only packet (`Consumer.sendPadding`): nothing of it is cached; a NACK
+        /// for it is answered with padding again (`Consumer.resendPadding`).
+        var isPadding = false
     }
 
     private let records: SequenceRing<Record>

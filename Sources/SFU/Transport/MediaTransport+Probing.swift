@@ -14,10 +14,10 @@
 // gap in that sequence: the receiver NACKs it (RFC 4585 §6.2.1) and a receiver whose jitter
 // buffer hands on frames only in unbroken sequence order (aiortc's: up to 512 packets) holds every
 // later frame until the number comes. So the consumer records which numbers were padding
-// (`ConsumerSendHistory.Record.paddingLength`) and answers a NACK for one with a padding-only
-// packet of that number, timestamp and length (`Consumer.resendPadding`): the receiver never got
-// that SRTP index (no replay, RFC 3711 §3.3.2) and the padding is the same plaintext (RFC 3550
-// §5.1). In the lab (300 kbit/s tbf, aiortc) a lost probe tail held aiortc's video 1.5–7 s before;
+// (`ConsumerSendHistory.Record.isPadding`) and answers a NACK for one with a padding-only
+// packet of that number and timestamp with one octet of padding (`Consumer.resendPadding`): the
+// receiver never got that SRTP index (no replay, RFC 3711 §3.3.2), and a short one queues least
+// on the link whose overflow lost it. In the lab (300 kbit/s tbf, aiortc) a lost probe tail held aiortc's video 1.5–7 s before;
 // every NACKed number then came. And since that NACK is the first sign of the loss (a receiver
 // report comes 0.5–1.5 s later), a NACK for 2 % of what was sent since a REMB-only probe started
 // stops the probe at the next tick (`REMBProbeEvidence.onNACK`), as the report's loss would.
