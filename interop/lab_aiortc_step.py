@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Not in `make test` (one run in three broke the 500 ms bound: a probe's loss on the narrow link
-held aiortc's jitter buffer for 7 s; docs/network.md, "Left to do").
+"""Run by `make test-lab` after the lab's Swift suites, alone (scripts/interop-pass --lab-alone:
+its pure-Python decoding and REMB estimator are a core's worth; named without `test_` so that
+only that pass picks it).
 
 aiortc (PyPI: a WebRTC stack nobody here wrote) as a subscriber on a shaped link in the network
 lab (issue 26, docs/network.md "The lab"): the issue's first report came from such a client, which
@@ -23,7 +24,11 @@ congestion) but climbs back far more slowly than the link returns (its AIMD adds
 second near the rate it fell from): the way up is a probe the server judges on aiortc's REMB and
 receiver reports (docs/network.md, "Probing"). `--trace` prints, per second from the drop and from
 the return, what aiortc received (media and probe padding), the REMB values it sent and its NACKs
-and PLIs (also printed when a check fails).
+and PLIs; then the numbers it NACKed that never came and what surrounded them, each probe's first
+overuse REMB and NACK, its jitter buffer's forced skips and the tbf's drops (also printed when a
+check fails). A probe that overfills the tbf's queue loses padding, each lost one a gap aiortc's
+jitter buffer waits for (it hands on frames only in unbroken sequence order, up to 512 packets):
+the server answers such a NACK with padding of that number (docs/network.md, "Probing").
 
 Every third decoded frame's number is read from its pixels: in order on each layer throughout.
 """
