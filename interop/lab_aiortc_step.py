@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Not in `make test` (one run in three broke the 500 ms bound: a probe's loss on the narrow link
-held aiortc's jitter buffer for 7 s; docs/network.md, "Left to do").
+"""Run by `make test-lab` after the lab's Swift suites, alone (scripts/interop-pass --lab-alone:
+its pure-Python decoding and REMB estimator are a core's worth; named without `test_` so that
+only that pass picks it).
 
 aiortc (PyPI: a WebRTC stack nobody here wrote) as a subscriber on a shaped link in the network
 lab (issue 26, docs/network.md "The lab"): the issue's first report came from such a client, which
@@ -23,7 +24,11 @@ congestion) but climbs back far more slowly than the link returns (its AIMD adds
 second near the rate it fell from): the way up is a probe the server judges on aiortc's REMB and
 receiver reports (docs/network.md, "Probing"). `--trace` prints, per second from the drop and from
 the return, what aiortc received (media and probe padding), the REMB values it sent and its NACKs
-and PLIs (also printed when a check fails).
+and PLIs; then the numbers it NACKed that never came and what surrounded them, each probe's first
+overuse REMB and NACK, its jitter buffer's forced skips and the tbf's drops (also printed when a
+check fails). A probe that overfills the tbf's queue loses padding, each lost one a gap aiortc's
+jitter buffer waits for (it hands on frames only in unbroken sequence order, up to 512 packets):
+the server answers such a NACK with padding of that number (docs/network.md, "Probing").
 
 Every third decoded frame's number is read from its pixels: in order on each layer throughout.
 """
@@ -53,7 +58,7 @@ class EstimateTrace:
     probe clusters show as the padding-only packets. Printed per second with `--trace`."""
 
     def __init__(self):
-        from aiortc import rate, rtcrtpreceiver
+        from aiortc import jitterbuffer, rate, rtcrtpreceiver
         self.packets, self.rembs = [], []
         padding = [False]
         handle, add = rtcrtpreceiver.RTCRtpReceiver._handle_rtp_packet, rate.RemoteBitrateEstimator.add
@@ -62,6 +67,9 @@ class EstimateTrace:
         async def handle_rtp_packet(receiver, packet, arrival_time_ms):
             # The estimator is fed before the handler's first await: the flag is this packet's.
             padding[0] = not packet.payload and packet.padding_size > 0
+            if receiver._RTCRtpReceiver__kind == "video":
+                start = bool(packet.payload) and packet.payload[0] & 0x1F == 0x10
+                trace.sequence.append((time.time(), packet.sequence_number, padding[0], packet.timestamp, start))
             return await handle(receiver, packet, arrival_time_ms)
 
         def estimator_add(estimator, arrival_time_ms, abs_send_time, payload_size, ssrc):
@@ -80,6 +88,23 @@ class EstimateTrace:
         self.requests = []
         for kind in ("nack", "pli"):
             self._wrap(rtcrtpreceiver.RTCRtpReceiver, f"_send_rtcp_{kind}", kind)
+        # Every video packet's number (time, sequence number, padding-only, timestamp), the numbers
+        # each NACK asked for, and the video jitter buffer's forced skips (time, the number it
+        # waited for): it hands on a frame only when every number from its origin has come, so a
+        # number that never comes holds it until 512 newer ones did (aiortc/jitterbuffer.py).
+        self.sequence, self.nacked, self.skips = [], [], []
+        send_nack, smart_remove = rtcrtpreceiver.RTCRtpReceiver._send_rtcp_nack, jitterbuffer.JitterBuffer.smart_remove
+
+        async def nack(receiver, media_ssrc, lost):
+            trace.nacked.append((time.time(), list(lost)))
+            return await send_nack(receiver, media_ssrc, lost)
+
+        def skip(buffer, count):
+            if buffer.capacity == 512:
+                trace.skips.append((time.time(), buffer._origin))
+            return smart_remove(buffer, count)
+        rtcrtpreceiver.RTCRtpReceiver._send_rtcp_nack = nack
+        jitterbuffer.JitterBuffer.smart_remove = skip
 
     def _wrap(self, cls, name, kind):
         send, requests = getattr(cls, name), self.requests
@@ -88,6 +113,51 @@ class EstimateTrace:
             requests.append((time.time(), kind))
             return await send(receiver, *args)
         setattr(cls, name, wrapped)
+
+    def losses(self, since, until, origin):
+        """The numbers aiortc NACKed between `since` and `until`, and each run of them that never
+        came: between what (a padding-only packet of the probe, or media: `start` when it begins
+        a VP8 frame, RFC 7741 §4.2 S=1 and PID 0) and after how many frame intervals (90 kHz
+        timestamps: 0 or one frame's means no whole frame fell in between, so a run after padding
+        and before a frame's start was padding too). Then the jitter buffer's forced skips."""
+        seen, order = {}, []
+        for t, number, pad, stamp, start in self.sequence:
+            if number not in seen:
+                seen[number] = (t, pad, stamp, start)
+        asked = sorted({n for t, lost in self.nacked if since <= t < until for n in lost})
+        print(f"  trace: {len(asked)} numbers NACKed, {sum(1 for n in asked if n in seen)} of them came later")
+        missing = [n for n in asked if n not in seen]
+        runs = []
+        for number in missing:
+            if runs and runs[-1][-1] == (number - 1) % 65536:
+                runs[-1].append(number)
+            else:
+                runs.append([number])
+        for run in runs:
+            before, after = seen.get((run[0] - 1) % 65536), seen.get((run[-1] + 1) % 65536)
+            describe = lambda p: "?" if p is None else ("padding" if p[1] else "media" + (" (start)" if p[3] else ""))
+            gap = f", timestamps {((after[2] - before[2]) % 2**32) / 90:.0f} ms apart" if before and after else ""
+            first = next(t for t, lost in self.nacked if run[0] in lost)
+            print(f"    never came: {run[0]}–{run[-1]} ({len(run)}; NACKed first at {first - origin:+.2f} s), "
+                  f"between {describe(before)} and {describe(after)}{gap}")
+        # Each probe (padding-only packets with no pause of 300 ms): when it began and ended at
+        # aiortc, and its first overuse REMB and first NACK.
+        probes = []
+        for t, number, pad, stamp, start in self.sequence:
+            if pad and since <= t < until:
+                if probes and t - probes[-1][1] < 0.3:
+                    probes[-1][1], probes[-1][2] = t, probes[-1][2] + 1
+                else:
+                    probes.append([t, t, 1])
+        for begin, end, count in probes:
+            overuse = next((t for t, _, _, _, usage in self.rembs if begin <= t <= end + 0.5 and usage == "OVERUSING"), None)
+            nack = next((t for t, _ in self.nacked if begin <= t <= end + 0.5), None)
+            mark = lambda t: "none" if t is None else f"{t - begin:+.2f} s"
+            print(f"    probe at {begin - origin:+.2f} s: {count} padding packets over {end - begin:.2f} s; first overuse REMB {mark(overuse)}, "
+                  f"first NACK {mark(nack)}")
+        for t, number in self.skips:
+            if since <= t < until:
+                print(f"    jitter buffer skipped at {t - origin:+.2f} s, its oldest packet {number}")
 
     def print(self, since, until, origin, label):
         """Per second from `since` to `until` (times relative to `origin`): kbit/s of media and of
@@ -151,10 +221,12 @@ async def call(lab, server, bot):
     except BaseException:
         if "narrow" in marks:
             trace.print(marks["narrow"] - 2, time.time(), marks["narrow"], "from the drop to 300 kbit/s")
+            trace.losses(marks["narrow"] - 2, time.time(), marks["narrow"])
         raise
     if TRACE:
         trace.print(marks["narrow"] - 2, marks["wide"], marks["narrow"], "from the drop to 300 kbit/s")
         trace.print(marks["wide"], marks["end"], marks["wide"], "from the return to 2 Mbit/s")
+        trace.losses(marks["narrow"] - 2, marks["end"], marks["narrow"])
 
 
 async def steps(lab, server, trace, marks):
@@ -185,6 +257,8 @@ async def steps(lab, server, trace, marks):
         small = await until("a 160-wide frame after the switch down", lambda: first_frame(frames, down, 160), 10)
         await asyncio.sleep(max(0.0, 10 - (time.time() - narrow_at)))
 
+        if TRACE:
+            print("  tbf at 300 kbit/s: " + " ".join(lab.queue_statistics().split("\n")[1].split()))
         wide_again_at = marks["wide"] = time.time()
         lab.limit(2_000_000)
         up = await until("layer_switched camera_big after the return to 2 Mbit/s", lambda: switch_to(participant, wide_again_at, "camera_big"),
@@ -196,8 +270,10 @@ async def steps(lab, server, trace, marks):
         # Up to the return: a pause that lasts past it counts from its last frame to the return.
         shown = [t for t, _, _ in frames if small <= t <= wide_again_at]
         gaps = [b - a for a, b in zip(shown, shown[1:] + [wide_again_at])]
+        worst_at = shown[gaps.index(max(gaps))] - narrow_at if gaps else 0
         print(f"  300 kbit/s: layer_switched camera_small {down - narrow_at:.2f} s after (issue: 2 s), first 160-wide frame "
-              f"{small - narrow_at:.2f} s after; worst gap between frames on the small layer {max(gaps, default=0):.2f} s")
+              f"{small - narrow_at:.2f} s after; worst gap between frames on the small layer {max(gaps, default=0):.2f} s "
+              f"(from {worst_at:+.2f} s)")
         print(f"  2 Mbit/s again: layer_switched camera_big {up - wide_again_at:.2f} s after (issue: 8 s), first 640-wide frame "
               f"{big - wide_again_at:.2f} s after")
         print("  switches: " + ", ".join(f"{d.get('previous')}→{d.get('layer')} ({d.get('cause')}) at {t - narrow_at:+.2f} s"

@@ -35,6 +35,22 @@ struct REMBProbeEvidenceTests {
         #expect(evidence.failure == sign)
     }
 
+    /// NACKs show the loss a report would show up to a second later: a probe that overfills a
+    /// tail-drop queue loses its padding in runs, each a gap the receiver NACKs at once.
+    @Test func nacksForAShareOfWhatWasSentShowNoCapacity() {
+        var evidence = REMBProbeEvidence(start: 0, bytesSent: 0, packetsSent: 1_000, remb: 300_000, baseRoundTrip: 10_000)
+        // One number in 100 sent since the start: under the 2 % a report may show.
+        evidence.onNACK(asked: 1, packetsSent: 1_100)
+        #expect(evidence.failure == nil)
+        evidence.onReport(ssrc: 1, fractionLost: 0, roundTrip: 12_000, now: 300_000)
+        evidence.onReport(ssrc: 1, fractionLost: 0, roundTrip: 12_000, now: 1_200_000)
+        #expect(evidence.proven(now: 1_600_000, bytesSent: 160_000) == 800_000)
+        // Three more of 150: 4 of 150.
+        evidence.onNACK(asked: 3, packetsSent: 1_150)
+        #expect(evidence.failure == "loss")
+        #expect(evidence.proven(now: 1_700_000, bytesSent: 170_000) == nil)
+    }
+
     @Test func aProvedRateHoldsTheREMBEstimateUntilTheReceiverShowsAQueue() {
         var estimator = BandwidthEstimator()
         estimator.onREMB(bitrate: 300_000, now: 0)
@@ -90,7 +106,10 @@ extension SimulcastConsumerTests {
     /// AIMD near its last maximum, slower than aiortc's 20 kbit/s a second), and whose receiver
     /// reports every 700 ms show `fractionLost` (of 256). Returns how long after the switch to the
     /// small layer the big one was the target again, nil if not within 10 s.
-    func secondsBackUp(reportedLoss fractionLost: UInt8) throws -> Double? {
+    /// With `nackingProbes`, whenever a probe runs the subscriber NACKs the 20 newest numbers sent
+    /// (a probe that overfilled a tail-drop queue, about 4 % of what it sent since its start), and
+    /// `probeStops` gets whether it stopped by the next tick.
+    func secondsBackUp(reportedLoss fractionLost: UInt8, nackingProbes: Bool = false, probeStops: inout [Bool]) throws -> Double? {
         let h = try harness(preferred: "camera_big")
         var feed = TwoLayerFeed(h)
         func report() {
@@ -117,9 +136,21 @@ extension SimulcastConsumerTests {
                 feed.remb(UInt64(remb))
             }
             if step % 7 == 0 { report() }
+            if nackingProbes, h.subscriber.isProbing,
+               let newest = h.subscriberSink.rtp.reversed().lazy.compactMap({ try? RTPPacket(parsing: $0) }).first(where: { $0.ssrc == 0xAAAA }) {
+                let lost = (0 ..< UInt16(20)).map { newest.sequenceNumber &- $0 }
+                h.subscriberRTCP([.nack(TransportLayerNack(senderSSRC: 0xB0B, mediaSSRC: 0xAAAA, lost: lost))])
+                feed.run(ms: 20)
+                probeStops.append(!h.subscriber.isProbing)
+            }
             if consumer.targetLayer == 1 { return Double(step) / 10 }
         }
         return nil
+    }
+
+    func secondsBackUp(reportedLoss fractionLost: UInt8) throws -> Double? {
+        var stops: [Bool] = []
+        return try secondsBackUp(reportedLoss: fractionLost, probeStops: &stops)
     }
 
     @Test func aREMBReceiverWhoseEstimateClimbsSlowlyIsRaisedOnAProbeWithoutLossOrQueue() throws {
@@ -132,5 +163,13 @@ extension SimulcastConsumerTests {
 
     @Test func aREMBReceiverReportingLossStaysDown() throws {
         #expect(try secondsBackUp(reportedLoss: 26) == nil)  // 10 %
+    }
+
+    /// A NACK during a probe is its loss, shown a report's interval sooner: the probe stops by the
+    /// next tick, and the receiver, whose reports show no loss, stays down.
+    @Test func aREMBReceiverNACKingAProbeStopsItAtOnceAndStaysDown() throws {
+        var stops: [Bool] = []
+        #expect(try secondsBackUp(reportedLoss: 0, nackingProbes: true, probeStops: &stops) == nil)
+        #expect(!stops.isEmpty && stops.allSatisfy { $0 }, "probes stopped at the next tick: \(stops)")
     }
 }

@@ -202,11 +202,18 @@ struct BandwidthEstimator: Sendable {
 
     /// A probe starts at `now`: packets sent from now on are measured (`probeDelivered`), and
     /// toward a REMB-only receiver its reports are judged (`rembProbe`) from `bytesSent`.
-    mutating func startProbe(at now: Int64, bytesSent: Int = 0) {
+    mutating func startProbe(at now: Int64, bytesSent: Int = 0, packetsSent: Int = 0) {
         probeStart = now
         probeWindow = DeliveryWindow(span: Self.probeMeasureSpan)
         probeDelivered = nil
-        rembProbe = REMBProbeEvidence(start: now, bytesSent: bytesSent, remb: rembBitrate, baseRoundTrip: roundTripFloor?.least)
+        rembProbe = REMBProbeEvidence(start: now, bytesSent: bytesSent, packetsSent: packetsSent, remb: rembBitrate,
+                                      baseRoundTrip: roundTripFloor?.least)
+    }
+
+    /// A NACK from the subscriber while a probe toward a REMB-only receiver runs
+    /// (`REMBProbeEvidence.onNACK`).
+    mutating func onProbeNACK(asked: Int, packetsSent: Int) {
+        rembProbe?.onNACK(asked: asked, packetsSent: packetsSent)
     }
 
     mutating func endProbe() {

@@ -14,6 +14,9 @@
 /// - no REMB lower than `rembFall` times the highest since (and at) the probe's start;
 /// - a receiver report whose interval lies within the probe (the second one from a stream since
 ///   the start), every such report under `maxLoss`;
+/// - NACKs (RFC 4585 §6.2.1) for under `maxLoss` of the packets sent since the start: a receiver
+///   NACKs a gap as soon as the next packet shows it, a report comes 0.5–1.5 s later, and each
+///   padding packet lost meanwhile is a gap in the consumer's sequence (`Consumer.resendPadding`);
 /// - no report's round trip more than `maxRoundTripRise` above the transport's least recent one.
 struct REMBProbeEvidence: Sendable, Equatable {
     struct Configuration: Sendable, Equatable {
@@ -30,6 +33,10 @@ struct REMBProbeEvidence: Sendable, Equatable {
     let start: Int64
     /// `TransportCounters.bytesSent` at the start: what the probe sent is measured from it.
     let bytesSentAtStart: Int
+    /// `TransportCounters.rtpSent` at the start: NACKed numbers are a share of the packets since.
+    let packetsSentAtStart: Int
+    /// Numbers NACKed for the first time since the start.
+    private(set) var nacked = 0
     /// The least round trip the transport saw before the probe, µs; nil if none yet.
     let baseRoundTrip: Int64?
     private var highestREMB: Double?
@@ -44,10 +51,12 @@ struct REMBProbeEvidence: Sendable, Equatable {
 
     /// - Parameter remb: the receiver's REMB when the probe starts: a fall from it counts (a
     ///   probe into a full queue brings the next REMB down, after which its own padding raises it).
-    init(start: Int64, bytesSent: Int, remb: Double?, baseRoundTrip: Int64?, configuration: Configuration = Configuration()) {
+    init(start: Int64, bytesSent: Int, packetsSent: Int = 0, remb: Double?, baseRoundTrip: Int64?,
+         configuration: Configuration = Configuration()) {
         self.start = start
         highestREMB = remb
         self.bytesSentAtStart = bytesSent
+        self.packetsSentAtStart = packetsSent
         self.baseRoundTrip = baseRoundTrip
         self.configuration = configuration
     }
@@ -70,6 +79,16 @@ struct REMBProbeEvidence: Sendable, Equatable {
         // loss); only a report whose interval lies within it (not the first) shows none.
         if fractionLost >= configuration.maxLoss { failure = failure ?? "loss" }
         if reportTimes[ssrc] != nil { coveredReports += 1 }
+    }
+
+    /// A NACK during the probe: `asked` numbers asked for the first time; `packetsSent` the
+    /// transport's `rtpSent` now. Loss of `maxLoss` of what was sent since the start stops it, as
+    /// a report's would, but a report's interval sooner: a probe that overfills a tail-drop queue
+    /// loses its padding in runs, and the sooner it stops the fewer.
+    mutating func onNACK(asked: Int, packetsSent: Int) {
+        nacked += asked
+        let sent = max(1, packetsSent - packetsSentAtStart)
+        if Double(nacked) >= configuration.maxLoss * Double(sent) { failure = failure ?? "loss" }
     }
 
     /// The rate the probe proved, bits per second: what the transport sent since the start

@@ -14,6 +14,8 @@ struct ConsumerCounters: Sendable {
     var retransmissionMisses = 0
     /// Padding-only packets sent to probe for bandwidth (`sendPadding`).
     var paddingPackets = 0
+    /// Of the retransmissions, padding-only packets sent again on a NACK (`resendPadding`).
+    var paddingResent = 0
     /// Plain Opus packets sent wrapped in RED by the SFU (`Consumer.addsRED`).
     var redWrapped = 0
     /// Of those, the ones that carried the previous packet as a redundant block.
@@ -435,9 +437,13 @@ class Consumer {
     }
 
     /// Answers a NACK: resends each packet still cached, rewritten exactly as first sent (with a
-    /// new transport-wide number). A packet already resent is resent again only after one RTT.
-    final func retransmit(_ sequenceNumbers: [UInt16], now: Int64) {
+    /// new transport-wide number), and a probe's padding-only packet as padding again. A packet
+    /// already resent is resent again only after one RTT.
+    /// - Returns: how many of the numbers were asked for the first time.
+    @discardableResult
+    final func retransmit(_ sequenceNumbers: [UInt16], now: Int64) -> Int {
         counters.nacksReceived += 1
+        let askedBefore = nackedSinceReport
         let minInterval = max(report.roundTripTime ?? 0, 10_000)
         for outSequence in sequenceNumbers {
             guard let record = history.lookup(outSequence) else {
@@ -447,12 +453,17 @@ class Consumer {
             }
             if record.resendCount == 0 { nackedSinceReport += 1 }
             if record.resendCount > 0, now - record.lastSent < minInterval { continue }
+            if record.isPadding {
+                resendPadding(record, now: now)
+                continue
+            }
             let layer = Int(record.layer)
             guard producer.streams.indices.contains(layer),
                   let cached = producer.streams[layer].cache?.packet(sequenceNumber: record.inSequence, now: now, maxAge: Self.retransmitMaxAge),
                   let view = try? RTPPacketView(cached) else { counters.retransmissionMisses += 1; continue }
             resend(view, record: record, now: now)
         }
+        return nackedSinceReport - askedBefore
     }
 
     /// Sends one padding-only packet (RFC 3550 §5.1) of `paddingLength` octets to probe for
@@ -476,11 +487,43 @@ class Consumer {
         guard case .sent(let length) = result else { return false }
         if extensionIDs.transportWideCC != 0 { transport.didSend(transportSequence: twcc, size: length, now: now) }
         transport.countSent(bytes: length)
+        // Recorded, so that a NACK for it is answered (`resendPadding`).
+        history.record(.init(outSequence: outSequence, inSequence: 0, layer: 0, valid: true, outTimestamp: lastTimestamp,
+                             pictureIDDelta: 0, tl0Delta: 0, lastSent: now, isPadding: true))
         lastOutSequence = outSequence
         counters.packetsSent += 1
         counters.bytesSent += length
         counters.paddingPackets += 1
         return true
+    }
+
+    /// Answers a NACK for a probe's padding-only packet with a padding-only packet of the same
+    /// number and timestamp. The receiver lost that number, so it counts the gap as loss
+    /// (RFC 3550 §A.3) and NACKs it (RFC 4585 §6.2.1); a receiver whose jitter buffer hands on
+    /// frames only in unbroken sequence order (aiortc's) would otherwise hold every later frame
+    /// until its buffer overflows. Its SRTP index never reached the receiver, so it is not a
+    /// replay there (RFC 3711 §3.3.2). One octet of padding (RFC 3550 §5.1: the count octet
+    /// alone) fills the number: the loss it answers says the link's queue is full, and a probe's
+    /// lost tail is tens of packets whose full 255 octets would queue again (45 of them: 340 ms
+    /// at 300 kbit/s) before the frames waiting on them.
+    private func resendPadding(_ record: ConsumerSendHistory.Record, now: Int64) {
+        let transport = self.transport
+        let twcc = transport.transportSequence
+        let extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
+                                            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc,
+                                            fixed: fixedBlock)
+        // Paced, as a resent media packet.
+        let result = transport.sendMedia(paced: true, stampedAt: 0, extensionIDs: extensionIDs, now: now) { slot in
+            RTPForwardWriter.writePadding(into: slot, ssrc: ssrc, sequenceNumber: record.outSequence, timestamp: record.outTimestamp,
+                                          payloadType: payloadType, extensions: extensions, paddingLength: 1)
+        }
+        guard let length = transport.record(result, transportSequence: twcc, numbered: extensionIDs.transportWideCC != 0, now: now) else { return }
+        transport.countSent(bytes: length)
+        history.markResent(record.outSequence, at: now)
+        counters.retransmissions += 1
+        counters.paddingResent += 1
+        transport.counters.retransmissions += 1
+        counters.bytesSent += length
     }
 
     private func resend(_ view: RTPPacketView, record: ConsumerSendHistory.Record, now: Int64) {

@@ -1,7 +1,8 @@
 /// What a consumer sent under each of its sequence numbers, so a subscriber's NACK can be
 /// answered by rewriting the original packet (still in the producer stream's `RTPPacketCache`) the
-/// same way again, rather than by keeping a second copy per subscriber. A fixed ring indexed by
-/// the outgoing sequence number (`SequenceRing`: its owner keeps it in a `let`).
+/// same way again, rather than by keeping a second copy per subscriber; and which numbers were
+/// the probe's padding-only packets, so a NACK for one of those is answered too. A fixed ring
+/// indexed by the outgoing sequence number (`SequenceRing`: its owner keeps it in a `let`).
 struct ConsumerSendHistory {
     struct Record: Sendable, Equatable {
         var outSequence: UInt16
@@ -21,6 +22,9 @@ struct ConsumerSendHistory {
         /// Its Dependency Descriptor was written with these active decode targets (AV1 SVC).
         var descriptorMask: UInt32 = 0
         var rewritesDescriptor = false
+        /// A probe's padding-only packet (`Consumer.sendPadding`): nothing of it is cached; a NACK
+        /// for it is answered with padding again (`Consumer.resendPadding`).
+        var isPadding = false
     }
 
     private let records: SequenceRing<Record>

@@ -9,6 +9,25 @@
 // transport-cc measures the probe; a REMB receiver counts it in its incoming rate, and its
 // REMB and receiver reports while the probe runs say whether the link carried it
 // (`REMBProbeEvidence`).
+//
+// A probe that overfills the link's queue loses padding too, and each lost padding packet is a
+// gap in that sequence: the receiver NACKs it (RFC 4585 §6.2.1) and a receiver whose jitter
+// buffer hands on frames only in unbroken sequence order (aiortc's: up to 512 packets) holds every
+// later frame until the number comes. So the consumer records which numbers were padding
+// (`ConsumerSendHistory.Record.isPadding`) and answers a NACK for one with a padding-only
+// packet of that number and timestamp with one octet of padding (`Consumer.resendPadding`): the
+// receiver never got that SRTP index (no replay, RFC 3711 §3.3.2), and a short one queues least
+// on the link whose overflow lost it. In the lab (300 kbit/s tbf, aiortc) a lost probe tail held aiortc's video 1.5–7 s before;
+// every NACKed number then came. And since that NACK is the first sign of the loss (a receiver
+// report comes 0.5–1.5 s later), a NACK for 2 % of what was sent since a REMB-only probe started
+// stops the probe at the next tick (`REMBProbeEvidence.onNACK`), as the report's loss would.
+//
+// Not RTX (RFC 4588): probing on an RTX stream leaves no gap in the primary sequence, but it needs
+// a payload type per codec in both SDPs (§8, `apt`), an SSRC and a sequence per consumer
+// (`ssrc-group:FID`), where the server's negotiation leaves RTX out everywhere
+// (`MediaCapabilitiesSRTC`); and it would spare only the padding: a tail-drop queue that a probe
+// overfilled drops media with it, and that gap holds such a receiver the same way until a resend
+// comes through the queue (about twice its delay).
 
 /// Paces a probe: a credit of bytes that grows at the probe's rate and shrinks with everything
 /// the transport sends, capped at two ticks' worth so nothing bursts.
@@ -35,11 +54,11 @@ extension MediaTransport {
     ///   its delivered rate is measured from now, not with the step before.
     func startProbe(rate: Int, now: Int64, measuringAfresh: Bool = false) {
         if probePacer == nil {
-            bandwidth.startProbe(at: now, bytesSent: counters.bytesSent)
+            bandwidth.startProbe(at: now, bytesSent: counters.bytesSent, packetsSent: counters.rtpSent)
             probePacer = ProbePacer(rate: rate, lastTime: now, sentMark: counters.bytesSent)
             wakeTimers()
         } else {
-            if measuringAfresh { bandwidth.startProbe(at: now, bytesSent: counters.bytesSent) }
+            if measuringAfresh { bandwidth.startProbe(at: now, bytesSent: counters.bytesSent, packetsSent: counters.rtpSent) }
             probePacer!.rate = rate
         }
     }

@@ -23,7 +23,12 @@ extension MediaTransport {
             case (RTCPPacketType.transportFeedback, TransportLayerNack.format):
                 guard let nack = try? TransportLayerNack(parsing: slice.bytes) else { counters.malformed += 1; continue }
                 counters.nacksReceived += 1
-                consumer(ssrc: nack.mediaSSRC)?.retransmit(nack.lostSequenceNumbers, now: now)
+                let asked = consumer(ssrc: nack.mediaSSRC)?.retransmit(nack.lostSequenceNumbers, now: now) ?? 0
+                // Loss during a probe toward a REMB-only receiver stops it (`REMBProbeEvidence`),
+                // at the next tick rather than at the next receiver report.
+                if asked > 0, isProbing, firstFeedbackTime == .min {
+                    bandwidth.onProbeNACK(asked: asked, packetsSent: counters.rtpSent)
+                }
             case (RTCPPacketType.transportFeedback, TransportLayerCC.format):
                 guard let feedback = try? TransportLayerCC(parsing: slice.bytes) else { counters.malformed += 1; continue }
                 receivedTransportFeedback(feedback, now: now)
