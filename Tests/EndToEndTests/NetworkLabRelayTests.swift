@@ -7,7 +7,9 @@ import Testing
 /// `srtc-lab-relay` in the server's namespace, which delays each direction by 20 ms with up to 5 ms
 /// of jitter (datagrams reordered) and loses, toward the subscriber, 5 % at random, then 10 % in
 /// bursts of 10. The call goes on: lost audio comes back by RED and NACK, video by NACK and key
-/// frames, and the relay counted what it lost. The layer switches are printed, not asserted.
+/// frames, and the relay counted what it lost. Loss through the relay is not congestion (its delay
+/// stays flat): no `layer_switched` for bandwidth from the first loss phase on (docs/network.md,
+/// "Loss is not congestion").
 @Suite(.serialized, .enabled(if: NetworkLab.isAvailable, "needs root for ip netns and nft"))
 struct NetworkLabRelayTests {
     static let phaseSeconds = 10.0
@@ -22,6 +24,7 @@ struct NetworkLabRelayTests {
             let flows = try relay.counters().flows
             #expect(flows >= 1, "the subscriber's media passes the relay (\(flows) flows)")
             try await Task.sleep(for: .seconds(4))  // past the allocator's startup grace
+            let lossStart = observer.elapsed
             var lines: [String] = []
             for (name, lossy) in [("5 % random", LinkShaper.Shape(lossRate: 0.05, jitterMilliseconds: 5, delayMilliseconds: 20)),
                                   ("10 % in bursts of 10", LinkShaper.Shape(jitterMilliseconds: 5, delayMilliseconds: 20,
@@ -55,6 +58,8 @@ struct NetworkLabRelayTests {
             }
             print("network lab, through the relay (20 ms each way, 5 ms jitter), loss toward the subscriber, \(fmt(Self.phaseSeconds)) s each:\n  "
                 + lines.joined(separator: "\n  ") + "\n  switches: \(observer.switches.map(\.description).joined(separator: ", "))")
+            let down = observer.switches.filter { $0.time >= lossStart && $0.cause == "bandwidth" }
+            #expect(down.isEmpty, "switched for bandwidth under loss alone: \(down.map(\.description).joined(separator: ", "))")
         }
     }
 }

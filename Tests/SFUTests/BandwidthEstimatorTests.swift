@@ -12,6 +12,16 @@ struct BandwidthEstimatorTests {
         }
     }
 
+    /// `rounds` clean feedbacks (`feedback`) 100 ms apart from time 0; returns the last one's time.
+    static func feedClean(_ estimator: inout BandwidthEstimator, rounds: Int) -> Int64 {
+        var now: Int64 = 0
+        for round in 0 ..< rounds {
+            now += 100_000
+            estimator.onTransportFeedback(feedback(start: Int64(round) * 100_000), now: now)
+        }
+        return now
+    }
+
     @Test func rembAloneIsTheEstimateAndTheLowerSourceWins() {
         var estimator = BandwidthEstimator()
         #expect(estimator.estimate == nil)
@@ -82,26 +92,56 @@ struct BandwidthEstimatorTests {
 
     @Test func heavyLossWithQueueingDelayOverAWindowCutsInProportion() {
         var estimator = BandwidthEstimator()
-        let before = estimator.configuration.initial
+        // A clean path (20 ms, no loss) for a complete loss window first: the queue forms on it.
+        for round in 0 ..< 6 {
+            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000), now: 100_000 + Int64(round) * 100_000)
+        }
+        let before = Double(estimator.estimate ?? 0)
         // Every 5th packet lost, a report every 100 ms, the one-way delay climbing 0.5 ms a packet
         // within each (a queue filling, then overflowing: about 25 ms of queueing delay on
-        // average): no cut (and no growth) before the 500 ms window closes…
+        // average, risen from the clean path's): no cut (and no growth) before the 500 ms window closes…
         let queue: (Int) -> Int64 = { 20_000 + Int64($0) * 500 }
-        for round in 0 ..< 5 {
+        for round in 6 ..< 10 {
             estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000, lostEvery: 5, delay: queue),
                                           now: 100_000 + Int64(round) * 100_000)
         }
         #expect(estimator.lastLossRate == 0.2)
         #expect(estimator.lastQueueDelay >= estimator.configuration.lossDelay)
-        #expect(estimator.estimate == Int(before))
+        #expect(estimator.lastLossQueueDelay >= estimator.configuration.lossDelay)
+        #expect(Double(estimator.estimate ?? 0) == before)
         // …then one cut for the window's 20 %: × 0.9.
-        estimator.onTransportFeedback(Self.feedback(start: 500_000, lostEvery: 5, delay: queue), now: 600_000)
+        estimator.onTransportFeedback(Self.feedback(start: 1_000_000, lostEvery: 5, delay: queue), now: 1_100_000)
         #expect(estimator.windowLossRate == 0.2 && estimator.windowLossCongested)
         #expect(abs(Double(estimator.estimate ?? 0) - before * 0.9) < 1)
         // Growth is held right after a decrease.
         let cut = estimator.estimate
-        estimator.onTransportFeedback(Self.feedback(start: 600_000), now: 700_000)
+        estimator.onTransportFeedback(Self.feedback(start: 1_100_000), now: 1_200_000)
         #expect(estimator.estimate == cut)
+    }
+
+    /// A path that was shorter for a moment (the lab relay sends what it held at once when it is
+    /// reshaped: a few datagrams 20 ms early) leaves the 10 s base delay low, and a flat 20 ms
+    /// path reads as 20 ms of queueing delay for seconds after. Loss in bursts on that flat path
+    /// is still not congestion: the delay did not rise (NetworkLabRelayTests switched down).
+    @Test func aMomentOfAShorterPathDoesNotMakeLaterLossCongestion() {
+        var estimator = BandwidthEstimator()
+        var now = Self.feedClean(&estimator, rounds: 10)
+        // Three datagrams come 20 ms early, then 10 in a row of every 100 are lost for 5 s.
+        now += 100_000
+        estimator.onTransportFeedback(Self.feedback(start: 1_000_000, delay: { $0 < 3 ? 0 : 20_000 }), now: now)
+        let before = estimator.estimate
+        for round in 11 ..< 61 {
+            now += 100_000
+            let packets = Self.feedback(start: Int64(round) * 100_000).enumerated().map { i, packet in
+                i < 10 ? BandwidthEstimator.PacketFeedback(sendTime: packet.sendTime, size: packet.size, arrivalTime: nil) : packet
+            }
+            estimator.onTransportFeedback(packets, now: now)
+            #expect(estimator.lastLossQueueDelay < estimator.configuration.lossDelay, "round \(round)")
+        }
+        // The old measure (from the 10 s base) reads the flat path as a queue; the rise does not.
+        #expect(estimator.lastQueueDelay >= estimator.configuration.lossDelay)
+        #expect(abs(estimator.windowLossRate - 0.1) < 0.001 && !estimator.windowLossCongested)
+        #expect(estimator.estimate == before)
     }
 
     /// Loss on a flat delay (a lossy radio link or relay, no queue) is not congestion: 20 % and
@@ -171,12 +211,8 @@ struct BandwidthEstimatorTests {
 
     @Test func growingQueueDelayCapsBelowTheDeliveredRate() {
         var estimator = BandwidthEstimator()
-        var now: Int64 = 0
         // 8 Mbit/s delivered (1000 B per ms) with a steady delay, long enough to measure it.
-        for round in 0 ..< 10 {
-            now += 100_000
-            estimator.onTransportFeedback(Self.feedback(start: Int64(round) * 100_000), now: now)
-        }
+        var now = Self.feedClean(&estimator, rounds: 10)
         #expect(estimator.deliveredRate.map { abs($0 - 8_000_000) < 200_000 } == true)
         let before = estimator.estimate ?? 0
         // One late batch (a receiver thread that stalled): no cut.

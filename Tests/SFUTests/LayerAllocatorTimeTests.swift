@@ -107,8 +107,12 @@ struct LayerAllocatorTimeTests {
             #expect(!call.lastDecision.congested)
         }
         #expect(call.switches.isEmpty, "switched: \(call.switches)")
+        // The same loss on a flat delay read from a base delay that is too low (a moment of a
+        // shorter path): no rise, no congestion.
+        call.round(Signals(estimate: 700_000, lossRate: 0.25, queueDelay: 25_000, lossQueueDelay: 1_000, transportCC: true))
+        #expect(!call.lastDecision.congested)
         // The same loss with a queue behind it (a bottleneck's queue overflowing): congestion.
-        call.round(Signals(estimate: 700_000, lossRate: 0.25, queueDelay: 40_000, transportCC: true))
+        call.round(Signals(estimate: 700_000, lossRate: 0.25, queueDelay: 40_000, lossQueueDelay: 40_000, transportCC: true))
         #expect(call.lastDecision.congested)
     }
 

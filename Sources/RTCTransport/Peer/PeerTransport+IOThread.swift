@@ -90,6 +90,9 @@ extension PeerTransport {
             }
         } catch {
             stats.unprotectFailures += 1
+            if !rtcp, error == .replayed {
+                delegate?.peerTransport(self, didReceiveReplayedRTP: UnsafeRawBufferPointer(datagram))
+            }
         }
     }
 

@@ -16,6 +16,11 @@ public protocol PeerTransportDelegate: AnyObject {
     func peerTransport(_ transport: PeerTransport, didReceiveProtectedRTP packet: UnsafeMutableRawBufferPointer)
     /// A decrypted RTCP compound packet arrived.
     func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer)
+    /// An RTP packet SRTP refused as a replay (RFC 3711 §3.3.2): a resent copy of a packet that
+    /// did arrive (the sender resends with the same SSRC and sequence number: no RTX). Its header
+    /// as sent, not authenticated (libsrtp checks the replay list first), the payload encrypted:
+    /// for transport-wide feedback only, whose number the copy has anew.
+    func peerTransport(_ transport: PeerTransport, didReceiveReplayedRTP packet: UnsafeRawBufferPointer)
     /// Something happened on the transport's data channels (only with `parameters.sctp`).
     func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event)
     /// ICE moved media to another peer address (`previous` was in use): the peer changed
@@ -26,6 +31,8 @@ public protocol PeerTransportDelegate: AnyObject {
 }
 
 extension PeerTransportDelegate {
+    /// Only receivers that send transport-wide feedback need replayed packets.
+    public func peerTransport(_ transport: PeerTransport, didReceiveReplayedRTP packet: UnsafeRawBufferPointer) {}
     /// Only transports that sample decryption see undecrypted packets.
     public func peerTransport(_ transport: PeerTransport, didReceiveProtectedRTP packet: UnsafeMutableRawBufferPointer) {}
     /// Transports without data channels need not implement it.

@@ -40,6 +40,17 @@ struct BandwidthEstimator: Sendable {
         /// would lose as large a share: NACK, RED and key frames repair it, not a lower layer).
         /// As GCC's loss-based controller lowers only on loss that appears with the sending rate.
         var lossDelay: Int64 = 20_000
+        /// The queueing delay loss is judged with (`lossDelay`, and the allocator's
+        /// `congestionLossDelay`) is a *rise*: a feedback's mean one-way delay above the least
+        /// mean of the feedbacks of the last one to two of these windows, not above `baseDelay`
+        /// (the least single packet of 10–20 s), and the lesser of two feedbacks in a row
+        /// (`lastLossQueueDelay`), µs. A path that was shorter for a moment (datagrams a relay
+        /// held, sent at once when it was reshaped; a route that came back) leaves `baseDelay`
+        /// low for up to 20 s, and a flat 20 ms path then read as 20 ms of queue: 10 % loss in
+        /// bursts through the lab's relay cut the estimate below the big layer and switched the
+        /// subscriber down (NetworkLabRelayTests). A queue that overflows rose within the last
+        /// second and stays; one late batch of a stalled receiver does not stay.
+        var lossDelayWindow: Int64 = 1_000_000
         /// A window's loss above this cuts even without queueing delay: a policer that drops
         /// without queueing, or a link that loses most of what it gets, where the big layer
         /// cannot be repaired anyway.
@@ -100,6 +111,14 @@ struct BandwidthEstimator: Sendable {
     private(set) var feedbackEstimate: Double?
     private(set) var lastLossRate: Double = 0
     private(set) var lastQueueDelay: Int64 = 0
+    /// The queueing delay loss is judged with (`Configuration.lossDelayWindow`): of this feedback
+    /// and the one before, the lesser rise of the mean one-way delay over the last 1–2 s, µs.
+    private(set) var lastLossQueueDelay: Int64 = 0
+    /// This feedback's rise, before `lastLossQueueDelay` takes the lesser with the one before.
+    private var lastRise: Int64 = 0
+    /// The least mean one-way delay of a feedback in the current and the previous
+    /// `lossDelayWindow`, and when the current one started.
+    private var recentLevel: (current: Int64?, previous: Int64?, start: Int64?) = (nil, nil, nil)
     /// Since when every feedback showed queueing delay above the threshold.
     private var overuseSince: Int64?
     /// Whether queueing delay has stayed above the threshold for `overuseTime`, or grew fast
@@ -245,6 +264,7 @@ struct BandwidthEstimator: Sendable {
         var lastArrival: Int64?
         var firstSend: Int64 = 0
         var lastSend: Int64 = 0
+        var oneWaySum: Int64 = 0
         for packet in packets {
             guard let arrival = packet.arrivalTime else { lost += 1; continue }
             received += 1
@@ -256,6 +276,7 @@ struct BandwidthEstimator: Sendable {
             lastSend = packet.sendTime
             let oneWay = arrival - packet.sendTime
             trackBaseDelay(oneWay, now: now)
+            oneWaySum += oneWay
             delaySum += oneWay - (baseDelay ?? oneWay)
             if let start = probeStart, packet.sendTime >= start { measureProbe(size: packet.size, arrival: arrival) }
         }
@@ -264,7 +285,12 @@ struct BandwidthEstimator: Sendable {
         let queueDelay = received > 0 ? delaySum / Int64(received) : 0
         lastLossRate = lossRate
         lastQueueDelay = queueDelay
-        let windowLoss = countLoss(lost: lost, packets: packets.count, queueDelay: queueDelay, now: now)
+        if received > 0 {
+            let rise = riseOfLevel(oneWaySum / Int64(received), now: now)
+            lastLossQueueDelay = min(rise, lastRise)
+            lastRise = rise
+        }
+        let windowLoss = countLoss(lost: lost, packets: packets.count, queueDelay: lastLossQueueDelay, now: now)
         let spread = received >= 2 && lastSend > firstSend
             && Double((lastArrival ?? 0) - (firstArrival ?? 0)) >= Double(lastSend - firstSend) * configuration.rampSpread
         let ramp = received > 0 && spread && isRamp(queueDelay)
@@ -289,9 +315,9 @@ struct BandwidthEstimator: Sendable {
             && queueDelay - oldest >= configuration.rampRise
     }
 
-    /// Adds one feedback's packets to the loss window; returns the window's loss when this
-    /// feedback completed it and that loss counts as congestion (`lossDelay`, `severeLoss`), nil
-    /// otherwise.
+    /// Adds one feedback's packets to the loss window (`queueDelay`: its `lastLossQueueDelay`);
+    /// returns the window's loss when this feedback completed it and that loss counts as
+    /// congestion (`lossDelay`, `severeLoss`), nil otherwise.
     private mutating func countLoss(lost: Int, packets: Int, queueDelay: Int64, now: Int64) -> Double? {
         let start = lossWindowStart ?? now
         lossWindowStart = start
@@ -352,6 +378,17 @@ struct BandwidthEstimator: Sendable {
         }
         windowMinimum = min(windowMinimum ?? oneWay, oneWay)
         baseDelay = min(baseDelay ?? oneWay, oneWay)
+    }
+
+    /// How far `level` (a feedback's mean one-way delay) lies above the least of the last one to
+    /// two `lossDelayWindow`s (two alternating windows, this feedback's included), µs.
+    private mutating func riseOfLevel(_ level: Int64, now: Int64) -> Int64 {
+        if let start = recentLevel.start, now - start < configuration.lossDelayWindow {
+            recentLevel.current = min(recentLevel.current ?? level, level)
+        } else {
+            recentLevel = (level, recentLevel.current, now)
+        }
+        return level - min(recentLevel.current ?? level, recentLevel.previous ?? level)
     }
 
     private mutating func measureRecent(size: Int, arrival: Int64) {

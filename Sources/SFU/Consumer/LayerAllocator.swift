@@ -53,9 +53,10 @@ struct LayerAllocator: Sendable {
         /// No raise (nor probe) this long after a bandwidth downgrade, µs.
         var upgradeHoldAfterDowngrade: Int64 = 2_000_000
         /// Loss (transport-cc, per feedback) that counts as congestion, with at least
-        /// `congestionLossDelay` of queueing delay in the same feedback: a bottleneck's queue
-        /// that overflows. Loss without delay growth (random loss on a radio link, a lossy relay)
-        /// is not congestion: a lower layer would lose as much.
+        /// `congestionLossDelay` of queueing delay that rose within the last 1–2 s and stayed
+        /// two feedbacks (`Signals.lossQueueDelay`): a bottleneck's queue that overflows. Loss
+        /// without delay growth (random loss on a radio link, a lossy relay) is not congestion:
+        /// a lower layer would lose as much.
         var congestionLoss = 0.10
         var congestionLossDelay: Int64 = 20_000
         /// Loss or queueing delay that stops a probe at once.
@@ -126,6 +127,9 @@ struct LayerAllocator: Sendable {
         /// Transport-cc loss and queueing delay of the last feedback (0 without transport-cc).
         var lossRate = 0.0
         var queueDelay: Int64 = 0
+        /// The queueing delay loss is judged with: how far the delay rose over the last 1–2 s
+        /// (`BandwidthEstimator.lastLossQueueDelay`); nil: `queueDelay`.
+        var lossQueueDelay: Int64?
         /// Whether queueing delay has lasted (`BandwidthEstimator.overusing`): congestion.
         var overusing = false
         /// Rate delivered to the subscriber of what was sent during the current probe, from
@@ -214,7 +218,8 @@ struct LayerAllocator: Sendable {
         }
         if firstEstimate == nil { firstEstimate = now }
         var decision = Decision(targets: [])
-        let congested = c.isCongestion(lossRate: signals.lossRate, queueDelay: signals.queueDelay, overusing: signals.overusing)
+        let congested = c.isCongestion(lossRate: signals.lossRate, queueDelay: signals.lossQueueDelay ?? signals.queueDelay,
+                                       overusing: signals.overusing)
 
         // A probe running: stop it, or count its success.
         var stepSucceeded = false
@@ -444,7 +449,8 @@ struct LayerAllocator: Sendable {
 
 extension LayerAllocator.Configuration {
     /// Whether a transport-cc feedback shows congestion: queueing delay that has lasted, or
-    /// loss from a queue that overflows (loss with delay growth). Random loss is not.
+    /// loss from a queue that overflows (loss with delay growth: `queueDelay` is the rise the
+    /// loss is judged with, `BandwidthEstimator.lastLossQueueDelay`). Random loss is not.
     func isCongestion(lossRate: Double, queueDelay: Int64, overusing: Bool) -> Bool {
         overusing || (lossRate >= congestionLoss && queueDelay >= congestionLossDelay)
     }

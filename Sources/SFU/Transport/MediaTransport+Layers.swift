@@ -53,6 +53,7 @@ extension MediaTransport {
             fixed: Int(Double(fixed) * (1 + allocator.configuration.overhead)),
             lossRate: transportCC ? bandwidth.lastLossRate : 0,
             queueDelay: transportCC ? bandwidth.lastQueueDelay : rembProbe?.roundTripRise ?? 0,
+            lossQueueDelay: transportCC ? bandwidth.lastLossQueueDelay : nil,
             overusing: transportCC ? bandwidth.overusing : bandwidth.rembDropping(now: now),
             probeDelivered: transportCC ? bandwidth.probeDelivered : rembProbe?.proven(now: now, bytesSent: counters.bytesSent),
             reportedLoss: reportedLoss, transportCC: transportCC)

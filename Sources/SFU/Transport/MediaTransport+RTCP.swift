@@ -95,12 +95,12 @@ extension MediaTransport {
             packets.append(.init(sendTime: sent.sendTime, size: Int(sent.size), arrivalTime: result.arrivalTime))
         }
         if firstFeedbackTime == .min { firstFeedbackTime = now }
-        let wasCongested = allocator.configuration.isCongestion(lossRate: bandwidth.lastLossRate, queueDelay: bandwidth.lastQueueDelay,
+        let wasCongested = allocator.configuration.isCongestion(lossRate: bandwidth.lastLossRate, queueDelay: bandwidth.lastLossQueueDelay,
                                                                 overusing: bandwidth.overusing)
         bandwidth.onTransportFeedback(packets, now: now)
         // Congestion starting is acted on at once, not at the next allocation round (up to 500 ms
         // later): a tail-drop queue full of video drops the audio with it.
-        let congested = allocator.configuration.isCongestion(lossRate: bandwidth.lastLossRate, queueDelay: bandwidth.lastQueueDelay,
+        let congested = allocator.configuration.isCongestion(lossRate: bandwidth.lastLossRate, queueDelay: bandwidth.lastLossQueueDelay,
                                                              overusing: bandwidth.overusing)
         if congested, !wasCongested, !isProbing {
             allocateLayers(now: now, cause: .bandwidth)

@@ -101,6 +101,8 @@ extension MediaTransport {
     func sendTransportFeedback(now: Int64) {
         defer { arrivals.removeAll(keepingCapacity: true) }
         lastFeedbackTime = now
+        feedbackWindow.dropCovered(&arrivals)
+        guard !arrivals.isEmpty else { return }
         guard let feedback = try? TransportLayerCC(senderSSRC: rtcpSSRC, mediaSSRC: feedbackMediaSSRC,
                                                    feedbackPacketCount: feedbackCount, arrivals: arrivals) else { return }
         feedbackCount &+= 1

@@ -92,6 +92,8 @@ final class MediaTransport: PeerTransportDelegate {
     var feedbackMediaSSRC: UInt32 = 0
     var feedbackCount: UInt8 = 0
     var lastFeedbackTime: Int64 = 0
+    /// Where the last feedback ended: a late arrival does not take the next one back over it.
+    var feedbackWindow = TransportCCWindow()
 
     // Outgoing: transport-wide numbering, send history, bandwidth.
     @exclusivity(unchecked) private(set) var transportSequence: UInt16 = .random(in: 0 ... .max)

@@ -10,9 +10,14 @@ protocol ClientTransportHandler: AnyObject, Sendable {
     func transport(_ transport: ClientTransport, didReceiveRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport)
     func transport(_ transport: ClientTransport, didReceiveRTCP packet: UnsafeRawBufferPointer, on peer: PeerTransport)
     func transport(_ transport: ClientTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event)
+    /// A resent copy of a packet that arrived, refused by SRTP's replay check
+    /// (`PeerTransportDelegate.peerTransport(_:didReceiveReplayedRTP:)`): its clear header.
+    func transport(_ transport: ClientTransport, didReceiveReplayedRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport)
 }
 
 extension ClientTransportHandler {
+    /// Sessions that send no transport-wide feedback need not implement it.
+    func transport(_ transport: ClientTransport, didReceiveReplayedRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport) {}
     /// Sessions without data channels need not implement it.
     func transport(_ transport: ClientTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {}
 }
@@ -133,6 +138,10 @@ final class ClientTransport: PeerTransportDelegate, @unchecked Sendable {
 
     func peerTransport(_ transport: PeerTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         handler?.transport(self, didReceiveRTCP: UnsafeRawBufferPointer(packet), on: transport)
+    }
+
+    func peerTransport(_ transport: PeerTransport, didReceiveReplayedRTP packet: UnsafeRawBufferPointer) {
+        handler?.transport(self, didReceiveReplayedRTP: packet, on: transport)
     }
 
     func peerTransport(_ transport: PeerTransport, didReceiveDataChannelEvent event: DataChannelEndpoint.Event) {

@@ -13,6 +13,8 @@ struct TransportFeedbackCollector {
     private var arrivals: [TransportCCArrival] = []
     private var lastSent: Int64 = .min
     private var count: UInt8 = 0
+    /// Where the last feedback ended: a late arrival does not take the next one back over it.
+    private var window = TransportCCWindow()
 
     init() { arrivals.reserveCapacity(Self.capacity) }
 
@@ -25,6 +27,8 @@ struct TransportFeedbackCollector {
         guard !arrivals.isEmpty, lastSent == .min || now - lastSent >= Self.interval || arrivals.count >= Self.capacity / 2 else { return nil }
         lastSent = now
         defer { arrivals.removeAll(keepingCapacity: true) }
+        window.dropCovered(&arrivals)
+        guard !arrivals.isEmpty else { return nil }
         guard let feedback = try? TransportLayerCC(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, feedbackPacketCount: count,
                                                    arrivals: arrivals) else { return nil }
         count &+= 1
