@@ -24,7 +24,7 @@ relay lost datagrams, the RED window's audio packets carry a redundant block, th
 without, or none at all with RED), under 12 % without RED, video decoded and no freeze
 (`freezeCount` / `totalFreezesDuration`) of 1 s or more in either window: each loss repaired by
 NACK or a key frame within 1 s (the server negotiates no RTX: resends go on the stream's own
-SSRC). Printed: the relay's drops and trace, each window's concealment, payload bytes per audio
+SSRC), and no layer switch for bandwidth in either window (loss is not congestion). Printed: the relay's drops and trace, each window's concealment, payload bytes per audio
 packet, audio NACKs, discarded packets, jitter buffer delay and target, video NACKs, PLIs,
 freezes, frames and layer switches. Why the RED window concealed more before the web SDK left
 room for resends in its jitter buffer: docs/network.md, "RED and Chromium's jitter buffer".
@@ -192,10 +192,10 @@ def run(lab, server, driver, bot):
                   f"{f['decel']} samples inserted, {f['accel']} removed; video {f['frames']} frames ({f['width']} wide), "
                   f"{f['nacks']} NACKs, {f['plis']} PLIs, {f['freezes']} freezes ({f['frozen']:.2f} s, longest {f['longest']:.2f} s), "
                   f"worst gap between samples with new frames {f['gap']:.2f} s; switches {switches[name]}")
-        results.append((title, lost, seen))
+        results.append((title, lost, seen, switches))
         time.sleep(3)  # clean between the phases
 
-    for title, lost, seen in results:
+    for title, lost, seen, switches in results:
         red, plain = seen["RED"], seen["no RED"]
         expect(lost > 0, f"{title}: the relay lost datagrams toward the browser ({lost})")
         expect(red["bytes"] > plain["bytes"] * 1.3, f"{title}: the RED window's audio packets carry a redundant block "
@@ -211,10 +211,15 @@ def run(lab, server, driver, bot):
         expect(plain["concealment"] < CONCEALMENT_BOUND, f"{title}: the no RED window conceals {plain['concealment'] * 100:.2f} % "
                f"of samples (under {CONCEALMENT_BOUND * 100:.0f} %)")
         for name, f in seen.items():
+            # Loss through the relay is not congestion (its delay stays flat): no layer goes down
+            # for bandwidth (docs/network.md, "Loss is not congestion").
+            down = [s for s in switches[name] if s.get("cause") == "bandwidth"]
+            expect(not down, f"{title}: the {name} window keeps its layer under loss alone (switches for bandwidth: {down})")
             expect(f["frames"] > PHASE_SECONDS * 10, f"{title}: the {name} window decodes video ({f['frames']} frames)")
             expect(f["longest"] < LONGEST_FREEZE, f"{title}: the {name} window's longest freeze {f['longest']:.2f} s "
                    f"(under {LONGEST_FREEZE:.0f} s)")
-    ok("Chromium through random loss and fades: with RED under 3 % concealed and less than without; video repaired within 1 s")
+    ok("Chromium through random loss and fades: with RED under 3 % concealed and less than without; video repaired within 1 s; "
+       "no switch for bandwidth")
 
 
 def main():
