@@ -84,9 +84,14 @@ window.readPatternNumber = (video) => {
   return (word & 0xFF) === check(value) ? value : null;
 };
 // Plays remote track `trackId` and calls `onFrame(number, video)` for every frame shown; the
-// promise of `play()`.
-window.playRemoteVideo = (trackId, onFrame) => {
+// promise of `play()`. `subscribe()` resolves on the server's answer and the MediaStreamTrack
+// comes with `trackDidBindRtcTrack` (docs/sdk-web.md), which may be later: wait for it (10 s).
+window.playRemoteVideo = async (trackId, onFrame) => {
   const track = window.ch.remoteTrack(trackId);
+  for (let waited = 0; !track.mediaStreamTrack && waited < 10000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  if (!track.mediaStreamTrack) throw new Error(`no MediaStreamTrack bound to ${trackId} within 10 s`);
   const video = document.createElement('video');
   video.muted = true;
   video.autoplay = true;
