@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(name: "SMeetingTests", dependencies: ["TestRandom", "TestWait", "SMeeting", "SRTC", "MeetingServer", "IMServer", "SRTCServer", "SRTCProtocol", "SMeetingProtocol", "RTCMedia", "SRTCTestSupport",
                                                           "EgressServer", "RTCCrypto", "Processes"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TestWait", "Processes", "SRTCServer", "SFU", "IMServer", "SRTC", "SRTCCore", "SRTCSpeedTest", "SRTCProtocol", "RTCNet", "RTCMedia", "RTCWire", "RTCTransport", "SRTCTestSupport",
-                                                          "EgressServer", "MediaTestSupport", "SRTCAgents", "SRTCLab"]),
+                                                          "EgressServer", "EgressProtocol", "MediaTestSupport", "SRTCAgents", "SRTCLab"]),
         .testTarget(name: "IMServerTests", dependencies: ["TestRandom", "IMServer", "SRTCServer", "SRTCProtocol", "SRTCTestSupport"]),
         .testTarget(name: "EgressServerTests", dependencies: ["EgressServer", "EgressProtocol", "SRTCServer", "SRTCTestSupport"]),
         .testTarget(name: "SRTCAgentsTests", dependencies: ["SRTCAgents", "RTCMedia", "TestRandom"]),

@@ -9,7 +9,7 @@ import Glibc
 /// The `srtc-egress` process: reads its task from the first line of standard input, runs it,
 /// takes commands from the following lines, reports events on standard output, and finishes
 /// cleanly on `stop`, SIGTERM / SIGINT, the end of standard input, or the death of the server
-/// (PR_SET_PDEATHSIG sends SIGTERM). Finishing writes every file's trailer.
+/// (`watchParent`). Finishing writes every file's trailer.
 public enum WorkerRuntime {
     /// Runs the worker; returns the process exit status (0 done, 2 a bad task line, 1 a failed start).
     public static func run() async -> Int32 {
@@ -28,8 +28,8 @@ public enum WorkerRuntime {
             output.emit(.failed(code: "malformed_body", message: "bad task line: \(error)"))
             return 2
         }
-        watchParent()
         let stops = StopRequests()
+        watchParent(stops)
         let egress: EgressTask
         do {
             egress = try makeTask(task, events: output) { reason in stops.request(reason) }
@@ -96,13 +96,24 @@ public enum WorkerRuntime {
         thread.start()
     }
 
-    /// Asks the kernel for SIGTERM when the server (the parent) dies, so files are finalized.
-    private static func watchParent() {
+    /// Stops the task when the server (the parent) dies, so files are finalized. The kernel's
+    /// parent-death signal (prctl(2) PR_SET_PDEATHSIG) comes when the *thread* that spawned this
+    /// process ends, not only when the server does: a server thread that the dispatch pool retires
+    /// after a few idle seconds took its composites with it (a 10 s recording of a composite held
+    /// 5 s under load). So the signal is SIGUSR2, not SIGTERM, and only a parent that is gone
+    /// (this process reparented: `getppid()` changed) stops the task. The end of standard input
+    /// says the same; this covers a server whose pipe outlives it.
+    private static func watchParent(_ stops: StopRequests) {
         #if os(Linux)
         let parent = getppid()
-        _ = srtc_set_parent_death_signal(SIGTERM)
+        signal(SIGUSR2, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGUSR2, queue: .global())
+        source.setEventHandler { if getppid() != parent { stops.request("stopped") } }
+        source.resume()
+        stops.keep(source)
+        _ = srtc_set_parent_death_signal(SIGUSR2)
         // The parent may have died before the request: then nobody will send it.
-        if getppid() != parent { kill(getpid(), SIGTERM) }
+        if getppid() != parent { stops.request("stopped") }
         #endif
     }
 }
