@@ -293,6 +293,12 @@ class ClientServerLab:
         import shutil
         return os.geteuid() == 0 and shutil.which("ip") is not None
 
+    @property
+    def client_device(self):
+        """The client's end of the veth, in the client namespace: where `rtp_capture.RTPCapture`
+        (started after `enter_client()`) sees what reaches the client."""
+        return self._client_dev
+
     def enter_client(self):
         """Moves this (single-threaded) process into the client namespace: what it starts from now
         on (a browser and its driver) runs there; `Server` and `JoinBot` with `netns=lab.server_ns`
