@@ -73,7 +73,7 @@ final class AudioReceiver: @unchecked Sendable {
                 let timestamp = UInt32(truncatingIfNeeded: Int(newestTimestamp(for: missing)))
                 guard playout.insert(payload: block.payload, sequenceNumber: missing, timestamp: timestamp) else { continue }
                 recoveredByRED += 1
-                if nacks { _ = nack.received(missing, now: nowUs) }
+                if nacks { _ = nack.recovered(missing, now: nowUs) }  // rebuilt, not reordered
             }
         }
 
