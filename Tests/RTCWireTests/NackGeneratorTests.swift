@@ -262,4 +262,13 @@ struct NackGeneratorTests {
         _ = nack.received(4, now: 41_000)
         #expect(nack.reordering.samples == 1)
     }
+
+    @Test func withoutAnAllowanceEveryGapIsRequestedAtOnce() {
+        // The SDK's audio (`maxReorderingDelay: 0`): each late packet was asked for when its gap was seen.
+        var nack = NackGenerator(maxEntries: 32, maxRetries: 3, maxReorderingDelay: 0)
+        let nacked = Self.reorderingStream(&nack, through: 100)
+        #expect(nacked.map(\.seq) == [5, 15, 25, 35, 45, 55, 65, 75, 85, 95])
+        #expect(nacked.map(\.at) == [6_000, 16_000, 26_000, 36_000, 46_000, 56_000, 66_000, 76_000, 86_000, 96_000])
+        #expect(nack.reordering.cap == 0 && nack.reordering.samples == 0)
+    }
 }

@@ -19,7 +19,8 @@
 ///   itself drops them with `forget(before:)`.
 ///
 /// Users: the SFU, one per incoming stream that negotiated NACK (paced by the publisher's RTT);
-/// the SDK, one per received audio stream and one inside each video jitter buffer
+/// the SDK, one per received audio stream (with no reordering allowance, `maxReorderingDelay: 0`)
+/// and one inside each video jitter buffer
 /// (`VideoJitterBuffer`, so also the egress worker and the soak receiver, which receive through it).
 ///
 /// Storage is reserved up front and the list stays sorted: per-packet updates do not allocate,
@@ -47,7 +48,8 @@ public struct NackGenerator: Sendable {
 
     /// - Parameters:
     ///   - maxReorderingDelay: the most a first request waits for reordering, µs; kept to at most
-    ///     half `minRetryInterval` (and the floor, 2 ms, to at most this).
+    ///     half `minRetryInterval` (and the floor, 2 ms, to at most this). 0: every gap is
+    ///     requested at once.
     public init(maxEntries: Int = 256, maxRetries: Int = 10, minRetryInterval: Int64 = 20_000, maxAge: Int64? = nil,
                 maxReorderingDelay: Int64 = 10_000) {
         precondition(maxEntries > 0 && maxEntries <= 0x8000, "maxEntries out of range")
