@@ -1,4 +1,5 @@
 import Foundation
+import SRTC
 import SRTCLab
 import SRTCTestSupport
 import Testing
@@ -31,8 +32,10 @@ struct NetworkLabRelayTests {
                                                                             burstLength: 10, burstPeriod: 100))] {
                 try relay.shape(downlink: lossy, uplink: path)
                 let from = observer.elapsed
+                let repairBefore = call.subscriber.receiveRepair ?? ReceiveRepairCounts()
                 try await Task.sleep(for: .seconds(Self.phaseSeconds))
                 let to = observer.elapsed
+                let repairAfter = call.subscriber.receiveRepair ?? ReceiveRepairCounts()
                 let counters = try relay.counters()
                 try relay.shape(downlink: path, uplink: path)
                 let down = counters.downlink
@@ -43,7 +46,9 @@ struct NetworkLabRelayTests {
                 lines.append("\(name): the relay lost \(down.randomlyLost + down.burstLost) of \(down.offered) datagrams; audio "
                     + "\(playout.played) played, \(playout.concealed) concealed (\(fmt(concealment * 100)) %), \(playout.recovered) "
                     + "recovered by NACK, \(playout.recoveredByRED) by RED; video \(frames) frames (\(fmt(Double(frames) / (to - from)))/s), "
-                    + "worst gap \(fmt(gap)) s")
+                    + "worst gap \(fmt(gap)) s; NACKed audio \(repairAfter.nackedAudio - repairBefore.nackedAudio), video "
+                    + "\(repairAfter.nackedVideo - repairBefore.nackedVideo); resent copies of packets that had arrived (replays) audio "
+                    + "\(repairAfter.replayedAudio - repairBefore.replayedAudio), video \(repairAfter.replayedVideo - repairBefore.replayedVideo)")
                 #expect(down.randomlyLost + down.burstLost > 0, "\(name): the relay lost nothing")
                 #expect(playout.recovered + playout.recoveredByRED > 0, "\(name): no lost audio came back")
                 // Single losses come back (RED, NACK within the 60 ms playout buffer); a burst of 10

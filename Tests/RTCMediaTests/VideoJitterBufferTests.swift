@@ -278,4 +278,24 @@ extension VideoJitterBufferTests {
         #expect(buffer.missingSequenceNumbers(nowUs: 1_000_000).isEmpty)
         #expect(buffer.statistics.lostPackets == 3)
     }
+
+    @Test func packetsReorderedWithinTheLearntAllowanceAreNotNACKedButALossIs() throws {
+        let packets = Self.stream(frames: 20, per: 3)   // 0 … 59, three a frame
+        var buffer = VideoJitterBuffer()
+        // Packet i leaves at i ms; each frame's middle one comes 1.5 ms late (after the frame's
+        // last), and 49 never comes. Each arrival polls, as the SDK's video receiver does.
+        var arrivals = packets.enumerated().map { index, packet in (packet, Int64(index) * 1_000 + (index % 3 == 1 ? 1_500 : 0)) }
+        arrivals.removeAll { $0.0.sequence == 49 }
+        arrivals.sort { $0.1 < $1.1 }
+        var nacked: [UInt16] = []
+        for (packet, at) in arrivals {
+            try buffer.insert(payload: packet.payload, sequenceNumber: packet.sequence, timestamp: packet.timestamp,
+                              marker: packet.marker, arrivalUs: at)
+            _ = buffer.popFrames(nowUs: at)
+            nacked += buffer.missingSequenceNumbers(nowUs: at)
+        }
+        // 1 is asked for (no reordering seen yet); it came one newer number late, so later gaps
+        // wait for a second newer number (or 2 ms): the late middles are not asked for, 49 is.
+        #expect(nacked == [1, 49])
+    }
 }

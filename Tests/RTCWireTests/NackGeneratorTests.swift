@@ -144,4 +144,131 @@ struct NackGeneratorTests {
         nack.forget(before: 10)
         #expect(nack.missing.isEmpty)
     }
+
+    // MARK: - Reordering allowance (issue 26)
+
+    /// Packets 1 ms apart; every tenth (5, 15, …) arrives 3.5 ms late, after three newer ones.
+    /// Each arrival polls, as the SDK's receivers do. Returns every number NACKed, with when.
+    private static func reorderingStream(_ nack: inout NackGenerator, through last: UInt16, dropping lost: Set<UInt16> = [],
+                                         late: (UInt16) -> Bool = { $0 % 10 == 5 }) -> [(seq: UInt16, at: Int64)] {
+        var arrivals: [(seq: UInt16, at: Int64)] = []
+        for seq in 1 ... last where !lost.contains(seq) {
+            arrivals.append((seq, Int64(seq) * 1_000 + (late(seq) ? 3_500 : 0)))
+        }
+        arrivals.sort { $0.at < $1.at }
+        var nacked: [(seq: UInt16, at: Int64)] = []
+        for arrival in arrivals {
+            _ = nack.received(arrival.seq, now: arrival.at)
+            var due: [UInt16] = []
+            _ = nack.poll(now: arrival.at, rtt: 0, into: &due)
+            nacked += due.map { ($0, arrival.at) }
+        }
+        return nacked
+    }
+
+    @Test func reorderedArrivalsWithinTheAllowanceAreNotNACKed() {
+        var nack = NackGenerator(minRetryInterval: 40_000)
+        let nacked = Self.reorderingStream(&nack, through: 300)
+        // Only the first late packet was asked for: nothing had been seen reordered before it.
+        // It came 2.5 ms after its gap was seen, three newer numbers after it: from then on a gap
+        // waits 3 ms or four newer numbers, and the 29 late packets after it come in time.
+        #expect(nacked.map(\.seq) == [5])
+        #expect(nack.reordering.time == 3_000)
+        #expect(nack.reordering.packets == 3)
+        #expect(nack.reordering.samples == 30)
+        #expect(nack.missing.isEmpty)
+    }
+
+    @Test func aRealLossIsNACKedWithinTheAllowance() {
+        var nack = NackGenerator(minRetryInterval: 40_000)
+        _ = Self.reorderingStream(&nack, through: 100)
+        // 203 never arrives: its gap is seen when 204 arrives (204 ms); it is asked for when a
+        // fourth newer number arrives (207 ms), which is also when the 3 ms allowance runs out.
+        var later = nack
+        var due: [UInt16] = []
+        for seq: UInt16 in 101 ... 210 where seq != 203 {
+            let now = Int64(seq) * 1_000
+            _ = later.received(seq, now: now)
+            _ = later.poll(now: now, rtt: 0, into: &due)
+            if due == [203] {
+                #expect(now - 204_000 <= later.reordering.time)
+                #expect(seq == 207)
+                break
+            }
+            #expect(due.isEmpty, "\(due) asked for at \(now)")
+        }
+        #expect(due == [203])
+        // A sparse stream (nothing after the gap): the time allowance alone, polled every 0.5 ms.
+        _ = nack.received(101, now: 101_000)
+        _ = nack.received(103, now: 103_000)
+        due.removeAll()
+        var requestedAt: Int64?
+        for now in stride(from: Int64(103_000), through: 120_000, by: 500) {
+            _ = nack.poll(now: now, rtt: 0, into: &due)
+            if !due.isEmpty { requestedAt = now; break }
+        }
+        #expect(due == [102])
+        #expect(requestedAt == 103_000 + nack.reordering.time)
+        // Retries keep the retry interval (40 ms), not the allowance.
+        due.removeAll()
+        _ = nack.poll(now: requestedAt! + 39_999, rtt: 0, into: &due)
+        #expect(due.isEmpty)
+        _ = nack.poll(now: requestedAt! + 40_000, rtt: 0, into: &due)
+        #expect(due == [102])
+    }
+
+    @Test func theAllowanceAdaptsToObservedReorderingWithinItsFloorAndCap() {
+        var allowance = ReorderingAllowance(floor: 2_000, cap: 10_000)
+        // No reordering seen: a gap is overdue as soon as one newer number arrived.
+        #expect(allowance.time == 2_000 && allowance.packets == 0)
+        #expect(allowance.isOverdue(since: 0, newer: 1, now: 0))
+        // Barely late: the floor.
+        let barely = allowance.observe(lateness: 100, newer: 1)
+        #expect(barely)
+        #expect(allowance.time == 2_000 && allowance.packets == 1)
+        #expect(!allowance.isOverdue(since: 0, newer: 1, now: 1_999))
+        #expect(allowance.isOverdue(since: 0, newer: 1, now: 2_000))
+        #expect(allowance.isOverdue(since: 0, newer: 2, now: 0))
+        // Later reordering raises it to the 95th percentile, rounded up to the 0.5 ms bucket.
+        for _ in 0 ..< 63 { allowance.observe(lateness: 6_200, newer: 5) }
+        #expect(allowance.time == 6_500 && allowance.packets == 5)
+        // Beyond the cap (a resend, or too late to wait for): not a sample.
+        let beyond = allowance.observe(lateness: 10_001, newer: 40)
+        #expect(!beyond)
+        #expect(allowance.time == 6_500 && allowance.samples == 64)
+        // At the cap: never above it.
+        for _ in 0 ..< 64 { allowance.observe(lateness: 9_900, newer: 200) }
+        #expect(allowance.time == 10_000 && allowance.packets == ReorderingAllowance.maxPackets)
+        // Only the last 64 samples count: when reordering shrinks, so does the allowance.
+        for _ in 0 ..< 64 { allowance.observe(lateness: 700, newer: 2) }
+        #expect(allowance.time == 2_000 && allowance.packets == 2)
+        // A few outliers stay under the percentile.
+        for _ in 0 ..< 3 { allowance.observe(lateness: 9_000, newer: 9) }
+        #expect(allowance.time == 2_000 && allowance.packets == 2)
+        // The cap is at most half the generator's retry interval.
+        #expect(NackGenerator(minRetryInterval: 40_000).reordering.cap == 10_000)
+        #expect(NackGenerator(minRetryInterval: 8_000).reordering.cap == 4_000)
+        #expect(NackGenerator(minRetryInterval: 2_000).reordering.floor == 1_000)
+    }
+
+    @Test func aPacketRebuiltFromRedundancyLeavesTheListWithoutTeachingReordering() {
+        var nack = NackGenerator()
+        _ = nack.received(1, now: 0)
+        _ = nack.received(3, now: 20_000)
+        _ = nack.recovered(2, now: 21_000)
+        #expect(nack.missing.isEmpty)
+        #expect(nack.reordering.samples == 0)
+        _ = nack.received(5, now: 40_000)
+        _ = nack.received(4, now: 41_000)
+        #expect(nack.reordering.samples == 1)
+    }
+
+    @Test func withoutAnAllowanceEveryGapIsRequestedAtOnce() {
+        // The SDK's audio (`maxReorderingDelay: 0`): each late packet was asked for when its gap was seen.
+        var nack = NackGenerator(maxEntries: 32, maxRetries: 3, maxReorderingDelay: 0)
+        let nacked = Self.reorderingStream(&nack, through: 100)
+        #expect(nacked.map(\.seq) == [5, 15, 25, 35, 45, 55, 65, 75, 85, 95])
+        #expect(nacked.map(\.at) == [6_000, 16_000, 26_000, 36_000, 46_000, 56_000, 66_000, 76_000, 86_000, 96_000])
+        #expect(nack.reordering.cap == 0 && nack.reordering.samples == 0)
+    }
 }

@@ -121,11 +121,13 @@ public struct VideoJitterBuffer: Sendable {
     ///   - sequenceNumber: RTP sequence number.
     ///   - timestamp: RTP timestamp (90 kHz).
     ///   - marker: RTP marker bit (last packet of a frame).
+    ///   - arrivalUs: when it arrived, on the clock of `popFrame(nowUs:)`: a gap it reveals waits
+    ///     for reordering from then (`NackGenerator`). 0 for a caller that does not time arrivals.
     /// - Throws: `RTPPayloadError` for a malformed VP8 or VP9 descriptor or an empty H.264 or AV1
     ///   payload (the packet is not stored).
     @discardableResult
     public mutating func insert(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32,
-                                marker: Bool) throws(RTPPayloadError) -> InsertResult {
+                                marker: Bool, arrivalUs: Int64 = 0) throws(RTPPayloadError) -> InsertResult {
         let packet: Packet
         switch configuration.codec {
         case .vp8:
@@ -161,18 +163,18 @@ public struct VideoJitterBuffer: Sendable {
             packet = Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, isFrameStart: start,
                             isKeyFrame: key, pictureID: nil, payload: payload, dataOffset: 0)
         }
-        return store(packet)
+        return store(packet, arrivalUs: arrivalUs)
     }
 
     /// Records a padding-only packet (RFC 3550 §5.1, a sender probing for bandwidth): its number
-    /// is not missing (no NACK), and the buffer steps over it between frames.
+    /// is not missing (no NACK), and the buffer steps over it between frames. `arrivalUs` as for `insert`.
     @discardableResult
-    public mutating func insertPadding(sequenceNumber: UInt16, timestamp: UInt32) -> InsertResult {
+    public mutating func insertPadding(sequenceNumber: UInt16, timestamp: UInt32, arrivalUs: Int64 = 0) -> InsertResult {
         store(Packet(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: false, isFrameStart: false, isKeyFrame: false,
-                     pictureID: nil, payload: [], dataOffset: 0, isPadding: true))
+                     pictureID: nil, payload: [], dataOffset: 0, isPadding: true), arrivalUs: arrivalUs)
     }
 
-    private mutating func store(_ packet: Packet) -> InsertResult {
+    private mutating func store(_ packet: Packet, arrivalUs: Int64) -> InsertResult {
         let sequenceNumber = packet.sequenceNumber
         var result = InsertResult.accepted
         if let head {
@@ -186,7 +188,7 @@ public struct VideoJitterBuffer: Sendable {
                     statistics.latePackets += 1
                     return .late
                 }
-                losses.markMissing(after: sequenceNumber, before: head, now: 0)
+                losses.markMissing(after: sequenceNumber, before: head, now: arrivalUs)
                 self.head = sequenceNumber
             }
         } else {
@@ -202,8 +204,9 @@ public struct VideoJitterBuffer: Sendable {
         packetCount += 1
         statistics.packetsAccepted += 1
         // Every number skipped over is now missing; this one no longer is. The window is smaller
-        // than the list (`capacity`), so it never overflows; arrival times are not used (no `maxAge`).
-        _ = losses.received(sequenceNumber, now: 0)
+        // than the list (`capacity`), so it never overflows; arrival times time the reordering
+        // allowance only (no `maxAge`).
+        _ = losses.received(sequenceNumber, now: arrivalUs)
         if SequenceNumber.isNewer(sequenceNumber, than: highest) { highest = sequenceNumber }
         if packet.isKeyFrame, newestKeyFrameStart.map({ SequenceNumber.isNewer(sequenceNumber, than: $0) }) ?? true {
             newestKeyFrameStart = sequenceNumber
@@ -262,8 +265,9 @@ public struct VideoJitterBuffer: Sendable {
         return frames
     }
 
-    /// Sequence numbers to NACK now: missing packets not asked for within `nackIntervalUs` and not yet
-    /// asked for `maxNackRetries` times. Each call counts as sending those NACKs.
+    /// Sequence numbers to NACK now: missing packets overdue for reordering (`NackGenerator`), not
+    /// asked for within `nackIntervalUs` and not yet asked for `maxNackRetries` times. Each call
+    /// counts as sending those NACKs.
     public mutating func missingSequenceNumbers(nowUs: Int64) -> [UInt16] {
         var result: [UInt16] = []
         missingSequenceNumbers(nowUs: nowUs, into: &result)

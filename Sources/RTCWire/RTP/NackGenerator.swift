@@ -3,9 +3,15 @@
 /// key frame instead. Its rules:
 ///
 /// - A gap in sequence numbers (wrap-aware, RFC 3550 §A.1) adds its numbers to a list, oldest
-///   first; a packet that arrives late or retransmitted leaves it (reordering costs nothing).
-/// - Each number is requested on the next `poll`, then again once the round-trip time has passed
-///   (at least `minRetryInterval`), at most `maxRetries` times; after that it is given up.
+///   first; a packet that arrives late or retransmitted leaves it.
+/// - A number is first requested by the first `poll` once it is overdue for reordering
+///   (`reordering`, issue 26): its gap was seen `reordering.time` ago, or more than
+///   `reordering.packets` newer numbers have arrived. Both are learnt from how late this stream's
+///   out-of-order packets come, within a floor and a cap of at most half `minRetryInterval`; a
+///   stream that has shown no reordering has its gaps requested at once. A packet rebuilt from
+///   redundancy instead (`recovered`) leaves the list without teaching anything.
+/// - It is requested again once the round-trip time has passed (at least `minRetryInterval`), at
+///   most `maxRetries` times; after that it is given up.
 /// - The decoder cannot recover what is given up, so the tracker asks for a key frame (RFC 4585
 ///   §6.3.1) when a number runs out of retries, when one has been missing longer than `maxAge`
 ///   (a gap too old to repair in time), or when a gap would not fit in the list.
@@ -13,7 +19,8 @@
 ///   itself drops them with `forget(before:)`.
 ///
 /// Users: the SFU, one per incoming stream that negotiated NACK (paced by the publisher's RTT);
-/// the SDK, one per received audio stream and one inside each video jitter buffer
+/// the SDK, one per received audio stream (with no reordering allowance, `maxReorderingDelay: 0`)
+/// and one inside each video jitter buffer
 /// (`VideoJitterBuffer`, so also the egress worker and the soak receiver, which receive through it).
 ///
 /// Storage is reserved up front and the list stays sorted: per-packet updates do not allocate,
@@ -34,15 +41,24 @@ public struct NackGenerator: Sendable {
     public let maxAge: Int64?
     /// Missing numbers, oldest first (wrap-aware; they span less than half the number space).
     public private(set) var entries: [Entry] = []
+    /// How long a missing number waits for a late packet before its first request.
+    public private(set) var reordering: ReorderingAllowance
     private var started = false
     private var highest: UInt16 = 0
 
-    public init(maxEntries: Int = 256, maxRetries: Int = 10, minRetryInterval: Int64 = 20_000, maxAge: Int64? = nil) {
+    /// - Parameters:
+    ///   - maxReorderingDelay: the most a first request waits for reordering, µs; kept to at most
+    ///     half `minRetryInterval` (and the floor, 2 ms, to at most this). 0: every gap is
+    ///     requested at once.
+    public init(maxEntries: Int = 256, maxRetries: Int = 10, minRetryInterval: Int64 = 20_000, maxAge: Int64? = nil,
+                maxReorderingDelay: Int64 = 10_000) {
         precondition(maxEntries > 0 && maxEntries <= 0x8000, "maxEntries out of range")
         self.maxEntries = maxEntries
         self.maxRetries = maxRetries
         self.minRetryInterval = minRetryInterval
         self.maxAge = maxAge
+        let cap = max(0, min(maxReorderingDelay, minRetryInterval / 2))
+        reordering = ReorderingAllowance(floor: min(2_000, cap), cap: cap)
         entries.reserveCapacity(maxEntries)
     }
 
@@ -58,14 +74,31 @@ public struct NackGenerator: Sendable {
     /// Records a received packet.
     /// - Returns: true when the gap was too large to NACK and a key frame should be requested.
     public mutating func received(_ seq: UInt16, now: Int64) -> Bool {
+        arrived(seq, now: now, reordered: true)
+    }
+
+    /// Records a packet rebuilt from redundancy (RED, RFC 2198) rather than received: it is no
+    /// longer missing, but how late it came says nothing about reordering.
+    /// - Returns: true when the gap was too large to NACK and a key frame should be requested.
+    public mutating func recovered(_ seq: UInt16, now: Int64) -> Bool {
+        arrived(seq, now: now, reordered: false)
+    }
+
+    private mutating func arrived(_ seq: UInt16, now: Int64, reordered: Bool) -> Bool {
         guard started else {
             started = true
             highest = seq
             return false
         }
         guard SequenceNumber.isNewer(seq, than: highest) else {
-            // Late or retransmitted: no longer missing.
-            if let index = index(of: seq) { entries.remove(at: index) }
+            // Late or retransmitted: no longer missing. Within the cap it was reordering (a resend
+            // takes a round trip): how late it came, and after how many newer numbers, is a sample.
+            if let index = index(of: seq) {
+                if reordered {
+                    reordering.observe(lateness: now - entries[index].firstMissed, newer: SequenceNumber.distance(from: seq, to: highest))
+                }
+                entries.remove(at: index)
+            }
             return false
         }
         let gap = SequenceNumber.distance(from: highest, to: seq) - 1
@@ -103,7 +136,8 @@ public struct NackGenerator: Sendable {
         for offset in 0 ..< room { entries[offset].sequenceNumber = end &- UInt16(room - offset) }
     }
 
-    /// Appends to `due` the numbers to NACK now and marks them requested.
+    /// Appends to `due` the numbers to NACK now (overdue for reordering, or due for a retry) and
+    /// marks them requested.
     /// - Parameter rtt: the current round-trip estimate in µs (0 when unknown).
     /// - Returns: true when some number was given up (out of retries, or missing longer than
     ///   `maxAge`): ask for a key frame.
@@ -120,6 +154,11 @@ public struct NackGenerator: Sendable {
             }
             if let last = entry.lastRequested, now - last < interval {
                 index += 1
+                continue
+            }
+            if entry.lastRequested == nil, !reordering.isOverdue(since: entry.firstMissed,
+                                                                 newer: SequenceNumber.distance(from: entry.sequenceNumber, to: highest), now: now) {
+                index += 1  // it may still come, late
                 continue
             }
             entries[index].lastRequested = now

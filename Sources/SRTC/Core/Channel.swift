@@ -165,6 +165,8 @@ public final class Channel: Sendable {
     public var localTracks: [LocalTrack] { Array(published.read().localTracks.values) }
     /// The media transports, once made (tests look at their counters).
     var media: ChannelMedia? { published.read().media }
+    /// What the subscribe transport NACKed and got twice so far (tests and the lab; nil before media).
+    package var receiveRepair: ReceiveRepairCounts? { media?.subscribe.repairCounts }
 
     // MARK: - Public API: join and leave
 

@@ -23,7 +23,11 @@ final class AudioReceiver: @unchecked Sendable {
     private struct State {
         var playout = AudioPlayoutBuffer()
         /// Packets missing, to NACK while they can still be played (the sender negotiated it).
-        var nack = NackGenerator(maxEntries: 32, maxRetries: 3)
+        /// Without a reordering allowance: it is polled only as packets arrive, 20 ms apart, so any
+        /// wait would be a whole packet; audio that far apart rarely reorders, and without RTX a
+        /// resend on a short round trip looks like reordering (docs/network.md, "NACK waits for
+        /// reordering").
+        var nack = NackGenerator(maxEntries: 32, maxRetries: 3, maxReorderingDelay: 0)
         /// Packets that arrived after a NACK asked for them: each would have been concealed.
         var recovered = 0
         /// Lost packets put in the playout buffer from a later packet's redundant block (RFC 2198).
@@ -73,7 +77,7 @@ final class AudioReceiver: @unchecked Sendable {
                 let timestamp = UInt32(truncatingIfNeeded: Int(newestTimestamp(for: missing)))
                 guard playout.insert(payload: block.payload, sequenceNumber: missing, timestamp: timestamp) else { continue }
                 recoveredByRED += 1
-                if nacks { _ = nack.received(missing, now: nowUs) }
+                if nacks { _ = nack.recovered(missing, now: nowUs) }  // rebuilt, not reordered
             }
         }
 

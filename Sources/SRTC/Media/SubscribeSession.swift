@@ -77,6 +77,9 @@ final class SubscribeSession: ClientTransportHandler, Sendable {
     /// Events that arrived on the data channel (for stats and tests).
     var dataEventsReceived: Int { receivedDataEvents.load(ordering: .relaxed) }
     private let receivedDataEvents = Atomic<Int>(0)
+    /// Numbers NACKed and resent copies refused as replays (tests and the lab).
+    var repairCounts: ReceiveRepairCounts { repair.counts }
+    private let repair = ReceiveRepairCounters()
 
     let relay: MediaRelay
 
@@ -262,7 +265,12 @@ final class SubscribeSession: ClientTransportHandler, Sendable {
     func transport(_ transport: ClientTransport, didReceiveReplayedRTP packet: UnsafeRawBufferPointer, on peer: PeerTransport) {
         guard let view = try? RTPPacketView(packet) else { return }
         let nowUs = Int64(DispatchTime.now().uptimeNanoseconds / 1_000)
-        let id = state.withLock { $0.transportCCID }
+        let (id, receiver) = state.withLock { s in (s.transportCCID, s.bySSRC[view.ssrc].flatMap { s.receivers[$0] }) }
+        switch receiver {
+        case .video?: repair.replayed(video: true)
+        case .audio?: repair.replayed(video: false)
+        case nil: break
+        }
         guard let due = recordTransportCC(view, id: id, nowUs: nowUs) else { return }
         let bytes = RTCPCompound.serialize([.transportCC(due)])
         bytes.withUnsafeBytes { _ = peer.sendRTCP($0) }
@@ -300,12 +308,16 @@ final class SubscribeSession: ClientTransportHandler, Sendable {
         case .video(let r)?:
             let feedback = r.receive(view, nowUs: nowUs)
             if !feedback.nack.isEmpty {
+                repair.nacked(feedback.nack.count, video: true)
                 rtcp.append(.nack(TransportLayerNack(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc, lost: feedback.nack)))
             }
             if feedback.pli { rtcp.append(.pictureLossIndication(PictureLossIndication(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc))) }
         case .audio(let r)?:
             let lost = r.receive(view, nowUs: nowUs)
-            if !lost.isEmpty { rtcp.append(.nack(TransportLayerNack(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc, lost: lost))) }
+            if !lost.isEmpty {
+                repair.nacked(lost.count, video: false)
+                rtcp.append(.nack(TransportLayerNack(senderSSRC: feedbackSSRC, mediaSSRC: view.ssrc, lost: lost)))
+            }
         case nil:
             return
         }

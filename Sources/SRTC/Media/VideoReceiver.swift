@@ -58,10 +58,10 @@ final class VideoReceiver: @unchecked Sendable {
             do {
                 if payload.isEmpty && packet.paddingLength > 0 {
                     // Padding only (the server probing for bandwidth): a number, no media.
-                    s.jitter.insertPadding(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp)
+                    s.jitter.insertPadding(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, arrivalUs: nowUs)
                 } else {
                     try s.jitter.insert(payload: payload, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
-                                        marker: packet.marker)
+                                        marker: packet.marker, arrivalUs: nowUs)
                 }
             } catch {
                 // A malformed VP8 descriptor or empty payload: the packet is dropped (and will be NACKed as missing).

@@ -101,11 +101,19 @@ package final class LoadReceivedStream: @unchecked Sendable {
         return lost
     }
 
+    /// Numbers the last `expireMissing` found overdue (a gap that waited for reordering and no
+    /// packet came since to send its NACK): the caller NACKs them with its feedback.
+    private(set) var overdueNACKs: [UInt16] = []
+
     /// Gives up sequence numbers missing for over a second; true when a video stream should ask
     /// for a key frame (something was given up; at most once a second).
     func expireMissing(now: Int64) -> Bool {
-        var none: [UInt16] = []
-        if losses.poll(now: now, rtt: 0, into: &none) { gaveUp = true }
+        overdueNACKs.removeAll(keepingCapacity: true)
+        if losses.poll(now: now, rtt: 0, into: &overdueNACKs) { gaveUp = true }
+        if !overdueNACKs.isEmpty {
+            nacksSent += 1
+            nackedPackets += overdueNACKs.count
+        }
         let due = gaveUp
         gaveUp = false
         guard kind == .video, due, lastPLI == .min || now - lastPLI >= 1_000_000 else { return false }

@@ -165,8 +165,10 @@ package final class LoadSubscriber: PeerTransportDelegate, @unchecked Sendable {
         for stream in streams {
             let block = stream.receptionReport(now: seconds)
             let pli = stream.expireMissing(now: now)
-            guard block != nil || pli else { continue }
+            let overdue = stream.overdueNACKs
+            guard block != nil || pli || !overdue.isEmpty else { continue }
             var packets: [RTCPPacket] = [.receiverReport(ReceiverReport(ssrc: feedbackSSRC, reports: block.map { [$0] } ?? []))]
+            if !overdue.isEmpty { packets.append(.nack(TransportLayerNack(senderSSRC: feedbackSSRC, mediaSSRC: stream.ssrc, lost: overdue))) }
             if pli { packets.append(.pictureLossIndication(PictureLossIndication(senderSSRC: feedbackSSRC, mediaSSRC: stream.ssrc))) }
             RTCPCompound.serialize(packets).withUnsafeBytes { _ = transport.sendRTCP($0) }
             sent = true

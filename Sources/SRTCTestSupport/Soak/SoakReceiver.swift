@@ -58,7 +58,7 @@ final class SoakReceiver: @unchecked Sendable {
         if stream.seen.count > 8192 { stream.seen = stream.seen.filter { $0 > stream.highest - 4096 } }
         stream.lastPacketUs = nowUs
         if stream.video { _ = try? stream.jitter?.insert(payload: packet.payload, sequenceNumber: packet.sequenceNumber,
-                                                          timestamp: packet.timestamp, marker: packet.marker) }
+                                                          timestamp: packet.timestamp, marker: packet.marker, arrivalUs: nowUs) }
         streams[packet.ssrc] = stream
         if stream.video, decodedSSRC == nil { startDecoding(packet.ssrc) }
     }
