@@ -19,14 +19,14 @@ extension MediaTransport {
     }
 
     /// Re-chooses the target layer of every layered consumer (simulcast; VP9 and AV1 SVC, spatial and
-    /// temporal), and starts or stops a probe.
+    /// temporal; single-stream video, one layer that is sent or paused), and starts or stops a probe.
     /// - Parameter cause: reported if a consumer's target changes.
     func allocateLayers(now: Int64, cause: LayerSwitchCause) {
         var simulcast: [any LayeredConsumer] = []
         var fixed = 0
         var reportedLoss = 0.0
         for consumer in consumers where !consumer.closed && !consumer.paused {
-            if let consumer = consumer as? any LayeredConsumer {
+            if let consumer = consumer as? any LayeredConsumer, consumer.isAllocated {
                 simulcast.append(consumer)
             } else if !consumer.producer.muted {
                 fixed += consumer.producer.streams.first?.bitrate ?? 0
