@@ -87,7 +87,7 @@ struct SingleLayerPauseTests {
             if video.isPausedForBandwidth { pausedAt = h.now }
         }
         #expect(pausedAt != nil, "not paused at 300 kbit/s")
-        #expect(h.log.layerSwitches == [LayerSwitch(layer: "none", previous: "0", cause: .bandwidth)])
+        #expect(h.log.layerSwitches == [LayerSwitch(layer: "none", previous: "", cause: .bandwidth)])
         #expect(!audio.isPausedForBandwidth)
         // What the pacer held back before the pause leaves (at the 300 kbit/s estimate).
         for _ in 0 ..< 40 where !h.subscriber.pacer.isEmpty {
@@ -119,7 +119,7 @@ struct SingleLayerPauseTests {
         #expect(media == mediaPaused, "video before the key frame")
         feed.key = true
         feed.run(ms: 200)
-        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "0", previous: "none", cause: .bandwidth))
+        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "", previous: "none", cause: .bandwidth))
         #expect(media > mediaPaused)
         // One stream without a gap: media, the probe's padding, media again.
         let seqs = h.subscriberSink.packets.filter { $0.ssrc == 0xAAAA }.map(\.sequenceNumber)
@@ -128,27 +128,36 @@ struct SingleLayerPauseTests {
 
     /// Paused while its frame's marker packet was lost upstream: once the source sends a newer
     /// frame, the unfinished one is given up (a late resend of it is not forwarded) and padding
-    /// may follow it; before, none may (padding only between frames).
-    @Test func aConsumerPausedMidFrameTakesPaddingOnceItsSourceMovedOn() throws {
-        let h = try harness()
+    /// may follow it; before, none may (padding only between frames). The same for a single
+    /// stream and a simulcast layer (`Consumer.finishFrame`).
+    @Test(arguments: [false, true]) func aConsumerPausedMidFrameTakesPaddingOnceItsSourceMovedOn(simulcast: Bool) throws {
+        let h = try simulcast ? SFUHarness() : harness()
+        if simulcast {
+            try h.core.produce("cam", transport: "alice/pub", kind: .video, parameters: H.simulcastProducer(), muted: false)
+            _ = try h.core.consume("bob/cam", transport: "bob/sub", producer: "cam", parameters: H.subscriberParameters(kind: .video),
+                                   preferredLayer: "camera_big", paused: false, now: h.now)
+        }
         var feed = Feed(h: h)
-        for p in feed.frame(packets: 2) { h.publish(p) }
+        var big = LayerSource(rid: "h", ssrc: 0x10, seq: 1, ts: 0, picture: 1)
+        func frame(packets: Int) -> [[UInt8]] {
+            simulcast ? big.frame(key: big.seq == 1, packets: packets) : feed.frame(packets: packets)
+        }
+        for p in frame(packets: 2) { h.publish(p) }
         h.advance(ms: 33)
         h.tick()
-        let frame = feed.frame(packets: 3)
-        h.publish(frame[0])
-        let video = try #require(h.core.consumers["bob/cam"] as? SimpleConsumer)
+        let unfinished = frame(packets: 3)
+        h.publish(unfinished[0])
+        let video = try #require(h.core.consumers["bob/cam"] as? any LayeredConsumer)
         video.pauseForBandwidth(now: h.now)
-        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "none", previous: "0", cause: .bandwidth))
-        h.publish(frame[1])  // the frame goes on (its marker packet, frame[2], is lost)
+        #expect(h.log.layerSwitches.last == LayerSwitch(layer: "none", previous: simulcast ? "camera_big" : "", cause: .bandwidth))
+        h.publish(unfinished[1])  // the frame goes on (its marker packet is lost)
         #expect(!video.atFrameBoundary)
         #expect(!video.sendPadding(255, now: h.now))
         h.advance(ms: 33)
-        for p in feed.frame() { h.publish(p) }  // the source's next frame: not forwarded
+        for p in frame(packets: 4) { h.publish(p) }  // the source's next frame: not forwarded
         #expect(video.atFrameBoundary)
-        h.publish(frame[2])  // the lost packet resent upstream, late
-        let sentMedia = h.subscriberSink.packets.count
-        #expect(sentMedia == 4)
+        h.publish(unfinished[2])  // the lost packet resent upstream, late: not forwarded
+        #expect(h.subscriberSink.packets.count == 4)
         #expect(video.sendPadding(255, now: h.now))
         let out = h.subscriberSink.packets
         #expect(out.count == 5 && out[4].payload.isEmpty && out[4].sequenceNumber == out[3].sequenceNumber &+ 1)
@@ -158,26 +167,5 @@ struct SingleLayerPauseTests {
         h.subscriber.sendProbePackets(now: h.now)
         #expect(h.subscriberSink.packets.count > 5)
         h.subscriber.stopProbe()
-    }
-
-    /// A simulcast consumer paused mid-frame gives it up the same way (`Consumer.finishFrame`).
-    @Test func aSimulcastConsumerPausedMidFrameGivesItUpWhenTheLayerMovesOn() throws {
-        let h = try SFUHarness()
-        try h.core.produce("cam", transport: "alice/pub", kind: .video, parameters: H.simulcastProducer(), muted: false)
-        _ = try h.core.consume("bob/cam", transport: "bob/sub", producer: "cam", parameters: H.subscriberParameters(kind: .video),
-                               preferredLayer: "camera_big", paused: false, now: h.now)
-        var big = LayerSource(rid: "h", ssrc: 0x10, seq: 1, ts: 0, picture: 1)
-        for p in big.frame(key: true, packets: 2) { h.publish(p) }
-        h.advance(ms: 20)
-        h.tick()
-        let frame = big.frame(packets: 3)
-        h.publish(frame[0])
-        let consumer = try #require(h.core.consumers["bob/cam"] as? SimulcastConsumer)
-        consumer.pauseForBandwidth(now: h.now)
-        #expect(!consumer.sendPadding(255, now: h.now))
-        for p in big.frame() { h.publish(p) }
-        h.publish(frame[2])
-        #expect(h.subscriberSink.packets.count == 3)
-        #expect(consumer.sendPadding(255, now: h.now))
     }
 }

@@ -70,7 +70,7 @@ final class SimpleConsumer: Consumer {
         resuming = false
         sequenceNumbers.sync(sequenceNumber)
         transport.router.emit(.layerSwitched(consumer: id, LayerSwitch(
-            layer: producer.streams[0].layerName, previous: LayerSwitch.pausedLayer, cause: .bandwidth)))
+            layer: LayerSwitch.oneLayer, previous: LayerSwitch.pausedLayer, cause: .bandwidth)))
     }
 
     override func skip(_ sequenceNumber: UInt16, from stream: ProducerStream) {
@@ -115,7 +115,7 @@ final class SimpleConsumer: Consumer {
         isPausedForBandwidth = true
         resuming = false
         transport.router.emit(.layerSwitched(consumer: id, LayerSwitch(
-            layer: LayerSwitch.pausedLayer, previous: producer.streams[0].layerName, cause: .bandwidth)))
+            layer: LayerSwitch.pausedLayer, previous: LayerSwitch.oneLayer, cause: .bandwidth)))
     }
 
     /// The allocation's target: a layer (0) after a pause for bandwidth resumes on the next key
@@ -142,4 +142,11 @@ extension SimpleConsumer: LayeredConsumer {
     func layerBitrates(now: Int64) -> [Int] {
         [producer.muted ? 0 : producer.streams.first?.bitrate ?? 0]
     }
+}
+
+extension LayerSwitch {
+    /// The layer of a single stream in its events (paused and resumed for bandwidth): no name.
+    /// The server names it by the track's `desc` (docs/protocol.md, `layer_switched`), which only
+    /// the room knows.
+    public static let oneLayer = ""
 }

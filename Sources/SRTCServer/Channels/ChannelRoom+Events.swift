@@ -34,10 +34,10 @@ extension ChannelRoom {
         case .layerSwitched(let subscriber, let trackId, let layer, let previous, let cause):
             // The track may be gone already (unpublished): nothing to announce then.
             guard let track = tracks[trackId] else { return }
-            // A track without `layers` (one stream: video paused and resumed for bandwidth) has one
-            // layer, named by the track's `desc` as a simulcast track's best layer is
-            // (docs/protocol.md, `layer_switched`); the SFU knows only its stream's index.
-            let name = { (name: String) in track.layers.isEmpty && name != LayerSwitchedInfo.pausedLayer ? track.desc : name }
+            // A single stream's one layer (video paused and resumed for bandwidth) has no name in
+            // the SFU's event (`LayerSwitch.oneLayer`): it is named by the track's `desc`, as a
+            // simulcast track's best layer is (docs/protocol.md, `layer_switched`).
+            let name = { (name: String) in name.isEmpty ? track.desc : name }
             let info = LayerSwitchedInfo(uid: track.uid, trackId: trackId, layer: name(layer), previous: previous.map(name), cause: cause)
             if subscriber.hasPrefix(EdgeRelay.subscriberPrefix) {
                 // A relay to another node switched: every session that node serves the track to sees it.
