@@ -1,6 +1,7 @@
-// Simulcast layer choice for the consumers of one subscriber transport, from the transport's
-// bandwidth estimate (REMB and/or transport-cc) and each layer's measured bitrate: the transport
-// gathers the signals, `LayerAllocator` decides, the transport applies targets and runs probes.
+// Layer choice (simulcast, SVC, a single stream's one layer) for the consumers of one subscriber
+// transport, from the transport's bandwidth estimate (REMB and/or transport-cc) and each layer's
+// measured bitrate: the transport gathers the signals, `LayerAllocator` decides, the transport
+// applies targets and runs probes.
 
 extension MediaTransport {
     /// Transport-cc estimates are trusted only after this long of feedback, µs.
