@@ -7,7 +7,7 @@ import TestWait
 
 /// One call through the network lab (docs/network.md): `srtc-server` in a namespace of its own,
 /// an SDK publisher (simulcast 640×360 + 160×90 at up to 691 kbit/s, as `srtc join --desc
-/// camera_big` announces, and Opus) and an SDK subscriber asking for `camera_big`, both in this
+/// camera_big` announces, or the 640×360 stream alone, and Opus) and an SDK subscriber asking for `camera_big`, both in this
 /// namespace, everything they exchange crossing the link's veth pair. The observer records what
 /// the subscriber decodes and is told, with when, for the scenario tests to check and print.
 // @unchecked Sendable: every stored property is set in init and not changed after (`sampler`, `pusher`, `publishedAudio` included: set in init before the call is handed out).
@@ -38,12 +38,14 @@ public final class LabCall: @unchecked Sendable {
     /// - Parameter publisherInbandFEC: whether the publisher offers Opus in-band FEC
     ///   (`SRTCEngine.Configuration.opusInbandFEC`).
     /// - Parameter video: whether the publisher publishes its camera too (off: audio alone).
+    /// - Parameter simulcast: whether the camera goes as simulcast (off: one 640×360 stream, a
+    ///   track without `layers`).
     /// - Parameter audioClip: mono PCM the publisher sends in a loop instead of its tone.
     /// - Parameter subscriberThroughRelay: the subscriber's media passes the lab's userspace link
     ///   in the server's namespace (`relay`, `NetworkLab.addRelay`), for loss in bursts, delay
     ///   and reordering.
     public init(subscriberRedundantAudio: Bool = true, publisherRedundantAudio: Bool = true, subscriberAudioNACK: Bool = true,
-         publisherInbandFEC: Bool = true, video publishesVideo: Bool = true, audioClip: (samples: [Int16], sampleRate: Int)? = nil,
+         publisherInbandFEC: Bool = true, video publishesVideo: Bool = true, simulcast: Bool = true, audioClip: (samples: [Int16], sampleRate: Int)? = nil,
          subscriberThroughRelay: Bool = false) async throws {
         link = try lab.addNamespace()
         subscriberAddress = try lab.addOutsideAddress(link)
@@ -64,7 +66,8 @@ public final class LabCall: @unchecked Sendable {
             try await publisher.join(url: server.httpBase, token: Self.token(uid: "a", channel: "lab"))
             try await subscriber.join(url: server.httpBase, token: Self.token(uid: "b", channel: "lab"))
             let video = publishesVideo
-                ? a.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 691_200))
+                ? a.createLocalCustomVideoTrack(desc: "camera_big", preset: VideoPreset(width: 640, height: 360, frameRate: 30, maxBitrate: 691_200),
+                                                simulcast: simulcast)
                 : nil
             let audio = a.createLocalCustomAudioTrack(desc: "mic")
             if let video { try await publisher.publishLocalTrack(video) }

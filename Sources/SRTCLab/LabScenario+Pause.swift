@@ -18,6 +18,14 @@ extension LabScenario {
         public var madeAfterPause: [Int]
         public var audioWhilePaused: Int
         public var audioRatesWhilePaused: [Double]
+        /// Opus frames decoded from a packet per second of sent audio in the quiet window, 1 s
+        /// windows (`LabObserver.audioFramesDecodedRates`): 50 when nothing is lost.
+        public var audioDecodedWhilePaused: [Double]
+        /// Frames decoded from the pause's event on: the tail of what was under way (the frame
+        /// being sent, what the pacer and the tbf's queue held).
+        public var framesAfterEvent: Int
+        /// Seconds from the event to the last frame decoded before the link's return.
+        public var tailSeconds: Double
         /// Seconds from the link's return to the `layer_switched` that left none, and its layer;
         /// to the first frame decoded.
         public var resumed: Double
@@ -33,7 +41,8 @@ extension LabScenario {
         public var description: String {
             """
             network lab, 150 kbit/s: paused (layer_switched none, previous \(pausedFrom ?? "-")) \(fmt(paused)) s after the limit
-              while paused \(fmt(quietSeconds)) s: \(framesWhilePaused) frames, \(audioWhilePaused) audio packets (\(fmt(audioRateWhilePaused))/s, lowest 1 s window \(fmt(audioRatesWhilePaused.min() ?? 0))/s)
+              after the event: \(framesAfterEvent) frames until the link's return, the last \(fmt(tailSeconds)) s after it
+              while paused \(fmt(quietSeconds)) s: \(framesWhilePaused) frames, \(audioWhilePaused) audio packets (\(fmt(audioRateWhilePaused))/s, lowest 1 s window \(fmt(audioRatesWhilePaused.min() ?? 0))/s); audio decoded from a packet per second of sent audio: lowest \(fmt(audioDecodedWhilePaused.min() ?? 0)), mean \(fmt(audioDecodedWhilePaused.isEmpty ? 0 : audioDecodedWhilePaused.reduce(0, +) / Double(audioDecodedWhilePaused.count)))
               link back: resumed on \(resumedOn) \(fmt(resumed)) s after, first frame \(fmt(firstFrame)) s after
               switches: \(switches.map(\.description).joined(separator: ", "))
               tbf: \(queue)
@@ -75,6 +84,9 @@ extension LabScenario {
                      madeAfterPause: observer.numbers.filter { $0.time >= quietFrom && $0.time <= quietTo && $0.number >= pushedAtPause }.map(\.number),
                      audioWhilePaused: observer.audioPackets(from: quietFrom, to: quietTo),
                      audioRatesWhilePaused: observer.audioRates(from: quietFrom, to: quietTo),
+                     audioDecodedWhilePaused: observer.audioFramesDecodedRates(from: quietFrom, to: quietTo),
+                     framesAfterEvent: observer.frameCount(from: paused.time, to: restoredAt),
+                     tailSeconds: (observer.frames.last { $0.time >= paused.time && $0.time < restoredAt }?.time).map { $0 - paused.time } ?? 0,
                      resumed: resumed.time - restoredAt, resumedOn: resumed.layer, firstFrame: firstFrame.time - restoredAt,
                      trackStillPausedAfter: track.isPausedForBandwidth, switches: observer.switches, queue: queue)
     }

@@ -146,6 +146,10 @@ class Consumer {
     @exclusivity(unchecked) private(set) var lastOutSequence: UInt16 = 0
     /// Whether the newest packet sent ended a frame (RTP marker bit).
     @exclusivity(unchecked) private(set) var lastMarker = false
+    /// The frame being sent when the consumer stopped (`finishFrame`) was given up unfinished: its
+    /// source went on to a newer frame before the packet with its marker came (lost upstream), and
+    /// no packet of it will be sent any more. Probe padding may then follow it (`atFrameBoundary`).
+    @exclusivity(unchecked) private(set) var frameGivenUp = false
     let history = ConsumerSendHistory()
     /// Set for VP8 simulcast consumers: PictureID/TL0PICIDX continuity across switches. (A VP9 SVC
     /// consumer forwards one stream's picture ids unchanged: a receiver places a picture in the
@@ -433,8 +437,29 @@ class Consumer {
             lastOutSequence = outSequence
             lastMarker = view.marker || setMarker
         }
+        frameGivenUp = false
         lastSendTime = now
     }
+
+    /// While the consumer stops after the frame being sent (paused for bandwidth, or a lower layer
+    /// taken at once under congestion): forwards the rest of that frame, and nothing after it. A
+    /// packet of a newer frame from the source means the rest of this one is not coming (its
+    /// marker packet was lost upstream): the frame is given up, and a late resend of its missing
+    /// packets is not forwarded either, so that probe padding may go after it (`frameGivenUp`).
+    final func finishFrame(_ view: RTPPacketView, layer: Int, now: Int64) {
+        guard !lastMarker, !frameGivenUp, lastSendTime != .min else { return }
+        let timestamp = view.timestamp &- timestampOffset
+        guard timestamp == lastTimestamp else {
+            if RTPTimestamp.isNewer(timestamp, than: lastTimestamp) { frameGivenUp = true }
+            return
+        }
+        guard let outSequence = sequenceNumbers.input(view.sequenceNumber) else { return }
+        send(view, layer: layer, outSequence: outSequence, outTimestamp: timestamp, now: now)
+    }
+
+    /// Whether probe padding may go on this stream now: something was sent and no frame is
+    /// unfinished (the last packet sent had the marker, or its frame was given up: `frameGivenUp`).
+    final var atFrameBoundary: Bool { lastSendTime != .min && (lastMarker || frameGivenUp) }
 
     /// Answers a NACK: resends each packet still cached, rewritten exactly as first sent (with a
     /// new transport-wide number), and a probe's padding-only packet as padding again. A packet
@@ -471,11 +496,20 @@ class Consumer {
     /// (`SeqManager.insert`), so the receiver sees no gap, and the timestamp of the last frame
     /// sent. Only between frames (after a packet with the marker bit), as senders do: a receiver
     /// then never finds one inside a frame.
+    ///
+    /// Or after a frame given up unfinished (`frameGivenUp`: a consumer paused for bandwidth whose
+    /// last frame lost its marker packet upstream), which would otherwise keep the stream from
+    /// carrying any probe while it is paused. Padding-only packets are allowed anywhere in the
+    /// sequence (RFC 3550 §5.1); the receiver counts their numbers as received and so sees no gap
+    /// after the unfinished frame, which stays incomplete in its jitter buffer (libwebrtc's packet
+    /// buffer takes padding as a received number, `PacketBuffer::InsertPadding`, and finds no
+    /// frame end in it) and is dropped there when the resume's key frame comes: the video resumes
+    /// only on a key frame, which references nothing before it.
     /// - Returns: false when none could be sent now.
     final func sendPadding(_ paddingLength: Int, now: Int64) -> Bool {
         let transport = self.transport
         // Padding only tops up a link with nothing waiting in the pacer.
-        guard lastSendTime != .min, lastMarker, transport.pacer.isEmpty, let outSequence = sequenceNumbers.insert() else { return false }
+        guard atFrameBoundary, transport.pacer.isEmpty, let outSequence = sequenceNumbers.insert() else { return false }
         let twcc = transport.transportSequence
         let extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
                                             absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc,

@@ -4,7 +4,8 @@
 ///
 /// Rules (docs/network.md):
 /// - A layer costs its *measured* bitrate (`ProducerStream.bitrate`, key-frame peaks trimmed)
-///   times `1 + overhead`. Audio and other fixed streams are taken off the estimate first.
+///   times `1 + overhead`. Audio is taken off the estimate first; single-stream video is a
+///   demand with one layer (paused below it like any lowest layer).
 /// - Every consumer first gets its lowest active layer, then consumers are raised one layer at a
 ///   time, round robin, toward their preferred layer while the budget covers the extra cost.
 ///   Keeping the layer held needs only its cost; raising needs `upgradeHeadroom` times the extra:
@@ -122,7 +123,7 @@ struct LayerAllocator: Sendable {
     struct Signals: Sendable, Equatable {
         /// Bits per second the subscriber can receive; nil when unknown.
         var estimate: Int?
-        /// Bits per second of streams not allocated here (audio, single-stream video).
+        /// Bits per second of streams not allocated here (audio).
         var fixed = 0
         /// Transport-cc loss and queueing delay of the last feedback (0 without transport-cc).
         var lossRate = 0.0

@@ -1,9 +1,11 @@
 /// A consumer whose layer the transport's allocation chooses (`MediaTransport.allocateLayers`):
-/// `SimulcastConsumer` (one of several streams) and `SVCConsumer` (spatial and temporal layers of
-/// one stream). Layers are spatial indices, 0 the lowest; a consumer that can also drop temporal
+/// `SimulcastConsumer` (one of several streams), `SVCConsumer` (spatial and temporal layers of
+/// one stream) and a video `SimpleConsumer` (one layer: sent or paused for bandwidth). Layers are spatial indices, 0 the lowest; a consumer that can also drop temporal
 /// layers says how many there are (`temporalLayers`), and the allocation then works on the ladder
 /// of (spatial, temporal) pairs, `spatial * temporalLayers + temporal`.
 protocol LayeredConsumer: Consumer {
+    /// Whether the allocation chooses for it (false: an audio `SimpleConsumer`, a fixed cost).
+    var isAllocated: Bool { get }
     /// The subscriber's choice (`subscribe` / `set_layer`).
     var preferredLayer: Int { get }
     /// Paused by the allocation: the budget cannot carry the lowest layer.
@@ -30,6 +32,7 @@ protocol LayeredConsumer: Consumer {
 }
 
 extension LayeredConsumer {
+    var isAllocated: Bool { true }
     var temporalLayers: Int { 1 }
     var heldTemporalLayer: Int { 0 }
     func setTemporalTarget(_ temporal: Int, now: Int64) {}

@@ -69,13 +69,6 @@ final class SimulcastConsumer: Consumer {
         send(view, layer: layer, outSequence: outSequence, outTimestamp: view.timestamp &- timestampOffset, now: now)
     }
 
-    /// While `holding`: forwards the rest of the frame being sent, and nothing after it.
-    private func finishFrame(_ view: RTPPacketView, layer: Int, now: Int64) {
-        guard !lastMarker, view.timestamp &- timestampOffset == lastTimestamp,
-              let outSequence = sequenceNumbers.input(view.sequenceNumber) else { return }
-        send(view, layer: layer, outSequence: outSequence, outTimestamp: view.timestamp &- timestampOffset, now: now)
-    }
-
     override func skip(_ sequenceNumber: UInt16, from stream: ProducerStream) {
         guard !paused, stream.index == current else { return }
         sequenceNumbers.drop(sequenceNumber)

@@ -1,6 +1,7 @@
-// Simulcast layer choice for the consumers of one subscriber transport, from the transport's
-// bandwidth estimate (REMB and/or transport-cc) and each layer's measured bitrate: the transport
-// gathers the signals, `LayerAllocator` decides, the transport applies targets and runs probes.
+// Layer choice (simulcast, SVC, a single stream's one layer) for the consumers of one subscriber
+// transport, from the transport's bandwidth estimate (REMB and/or transport-cc) and each layer's
+// measured bitrate: the transport gathers the signals, `LayerAllocator` decides, the transport
+// applies targets and runs probes.
 
 extension MediaTransport {
     /// Transport-cc estimates are trusted only after this long of feedback, µs.
@@ -19,14 +20,14 @@ extension MediaTransport {
     }
 
     /// Re-chooses the target layer of every layered consumer (simulcast; VP9 and AV1 SVC, spatial and
-    /// temporal), and starts or stops a probe.
+    /// temporal; single-stream video, one layer that is sent or paused), and starts or stops a probe.
     /// - Parameter cause: reported if a consumer's target changes.
     func allocateLayers(now: Int64, cause: LayerSwitchCause) {
         var simulcast: [any LayeredConsumer] = []
         var fixed = 0
         var reportedLoss = 0.0
         for consumer in consumers where !consumer.closed && !consumer.paused {
-            if let consumer = consumer as? any LayeredConsumer {
+            if let consumer = consumer as? any LayeredConsumer, consumer.isAllocated {
                 simulcast.append(consumer)
             } else if !consumer.producer.muted {
                 fixed += consumer.producer.streams.first?.bitrate ?? 0

@@ -91,8 +91,10 @@ extension MediaTransport {
         probePacer = pacer
     }
 
-    /// The video consumer whose stream carries the probe: one that has sent.
+    /// The video consumer whose stream carries the probe: one that has sent and is between frames
+    /// (`Consumer.atFrameBoundary`; one that stopped mid-frame would refuse every padding packet,
+    /// and the next one may take it).
     private func probeSource() -> Consumer? {
-        consumers.first { !$0.closed && !$0.paused && $0.kind == .video && $0.lastSendTime != .min }
+        consumers.first { !$0.closed && !$0.paused && $0.kind == .video && $0.atFrameBoundary }
     }
 }

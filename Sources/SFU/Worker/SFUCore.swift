@@ -179,7 +179,8 @@ final class SFUCore: @unchecked Sendable {
     /// Sets a simulcast consumer's preferred layer by description (nil: the best layer).
     func setPreferredLayer(_ id: ConsumerID, layer: String?, now: Int64) throws(SFUError) {
         guard let consumer = consumers[id] else { throw .consumerNotFound(id) }
-        guard let layered = consumer as? any LayeredConsumer else { return }
+        // A single stream takes any layer as its best (docs/protocol.md): nothing to choose.
+        guard let layered = consumer as? any LayeredConsumer, !(consumer is SimpleConsumer) else { return }
         let producer = consumer.producer
         let svc = producer.isScalable
         var index = svc ? SpatialLayerMeter.maxLayers - 1 : producer.streams.count - 1

@@ -33,8 +33,12 @@ extension ChannelRoom {
             participants[uid]?.send(.subscriberOffer(SessionDescriptionMessage(sdp: sdp, revision: revision)))
         case .layerSwitched(let subscriber, let trackId, let layer, let previous, let cause):
             // The track may be gone already (unpublished): nothing to announce then.
-            guard let publisher = tracks[trackId]?.uid else { return }
-            let info = LayerSwitchedInfo(uid: publisher, trackId: trackId, layer: layer, previous: previous, cause: cause)
+            guard let track = tracks[trackId] else { return }
+            // A single stream's one layer (video paused and resumed for bandwidth) has no name in
+            // the SFU's event (`LayerSwitch.oneLayer`): it is named by the track's `desc`, as a
+            // simulcast track's best layer is (docs/protocol.md, `layer_switched`).
+            let name = { (name: String) in name.isEmpty ? track.desc : name }
+            let info = LayerSwitchedInfo(uid: track.uid, trackId: trackId, layer: name(layer), previous: previous.map(name), cause: cause)
             if subscriber.hasPrefix(EdgeRelay.subscriberPrefix) {
                 // A relay to another node switched: every session that node serves the track to sees it.
                 let node = String(subscriber.dropFirst(EdgeRelay.subscriberPrefix.count))

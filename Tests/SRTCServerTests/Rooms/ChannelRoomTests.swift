@@ -192,6 +192,14 @@ struct ChannelRoomTests {
         await h.settled()
         #expect(bob.connection.events.last == .layerSwitched(LayerSwitchedInfo(uid: "alice", trackId: video, layer: "camera_small",
                                                                                 previous: nil, cause: "requested")))
+        // A single stream's one layer has no name in the SFU's event: the track's desc names it.
+        let desc = try #require(await h.room.tracks[video]?.desc)
+        h.room.post(.layerSwitched(subscriber: "bob", trackId: video, layer: "none", previous: "", cause: "bandwidth"))
+        h.room.post(.layerSwitched(subscriber: "bob", trackId: video, layer: "", previous: "none", cause: "bandwidth"))
+        await h.settled()
+        #expect(Array(bob.connection.events.suffix(2)) == [
+            .layerSwitched(LayerSwitchedInfo(uid: "alice", trackId: video, layer: "none", previous: desc, cause: "bandwidth")),
+            .layerSwitched(LayerSwitchedInfo(uid: "alice", trackId: video, layer: desc, previous: "none", cause: "bandwidth"))])
         _ = try await alice.request(.unpublish(UnpublishRequest(trackId: video))).get()
         let count = bob.connection.messages.count
         h.room.post(.layerSwitched(subscriber: "bob", trackId: video, layer: "camera_big", previous: "camera_small", cause: "bandwidth"))
