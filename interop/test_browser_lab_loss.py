@@ -23,8 +23,9 @@ relay lost datagrams, the RED window's audio packets carry a redundant block, th
 (audio concealment, `concealedSamples / totalSamplesReceived`, under 3 % with RED and lower than
 without, or none at all with RED), under 12 % without RED, video decoded and no freeze
 (`freezeCount` / `totalFreezesDuration`) of 1 s or more in either window: each loss repaired by
-NACK or a key frame within 1 s (the server negotiates no RTX: resends go on the stream's own
-SSRC), and no layer switch for bandwidth in either window (loss is not congestion). Printed: the relay's drops and trace, each window's concealment, payload bytes per audio
+NACK or a key frame within 1 s, the resends on RTX (RFC 4588: Chromium's `retransmittedPacketsReceived`
+grows, the relay's trace shows no copy on the media SSRC and an RTX packet after each dropped VP8
+packet), and no layer switch for bandwidth in either window (loss is not congestion). Printed: the relay's drops and trace, each window's concealment, payload bytes per audio
 packet, audio NACKs, discarded packets, jitter buffer delay and target, video NACKs, PLIs,
 freezes, frames and layer switches. Why the RED window concealed more before the web SDK left
 room for resends in its jitter buffer: docs/network.md, "RED and Chromium's jitter buffer".
@@ -65,13 +66,46 @@ PAGE_JS = SETUP_JS.replace(
     "s.decel = r.insertedSamplesForDeceleration || 0; s.accel = r.removedSamplesForAcceleration || 0;").replace(
     "s.freezes = video.freezeCount || 0;",
     "s.freezes = video.freezeCount || 0; s.nacks = video.nackCount || 0; s.plis = video.pliCount || 0; "
-    "s.videoLost = video.packetsLost || 0;")
+    "s.videoLost = video.packetsLost || 0; s.rtx = video.retransmittedPacketsReceived || 0;")
 assert PAGE_JS.count("s.audioLost =") == 1 and PAGE_JS.count("s.nacks =") == 1
 # Without RED: the subscribe answer loses it (the offer still lists it; the SFU then strips RED).
 PLAIN_PAGE_JS = STRIP_RED_JS.replace("createOffer", "createAnswer") + PAGE_JS
 
 
 AUDIO_PAYLOAD_TYPES = (111, 63)  # the server's Opus and RED numbers in its subscribe offers
+VP8_PAYLOAD_TYPE, RTX_PAYLOAD_TYPE = 96, 97  # VP8 and its RTX (apt=96) in the subscribe offers
+REPAIR_WINDOW_MS = 1000
+
+
+def video_repairs(path):
+    """What the relay's trace shows of each window's video resends, per client port: the VP8
+    originals the relay dropped, how many of them an RTX packet (RFC 4588: the RTX SSRC and
+    payload type, the original's timestamp; its OSN is inside SRTP's encrypted payload) with the
+    same timestamp followed within `REPAIR_WINDOW_MS`, the RTX packets, and the copies (a VP8
+    packet whose number was sent before: the resends without RTX). A probe's padding-only RTX
+    packet carries the last frame's timestamp, so it could stand for the resend of a packet of
+    that frame: the count of repaired originals is an upper bound, the RTX and copy counts exact."""
+    streams = {}
+    with open(path) as lines:
+        for line in lines:
+            f = line.split()
+            if len(f) < 9 or f[3] != "rtp" or int(f[4]) not in (VP8_PAYLOAD_TYPE, RTX_PAYLOAD_TYPE):
+                continue
+            ms, port, kept, pt, ssrc, seq, ts = int(f[0]), int(f[1]), f[2] == "K", int(f[4]), int(f[5]), int(f[6]), int(f[7])
+            st = streams.setdefault(port, {"orig": {}, "copies": 0, "rtx": []})
+            if pt == RTX_PAYLOAD_TYPE:
+                st["rtx"].append((ms, ts))
+            elif (ssrc, seq) in st["orig"]:
+                st["copies"] += 1
+            else:
+                st["orig"][(ssrc, seq)] = (ms, kept, ts)
+    repairs = {}
+    for port, st in streams.items():
+        lost = [(ms, ts) for ms, kept, ts in st["orig"].values() if not kept]
+        repaired = [1 for ms, ts in lost if any(ts == rts and ms < rms <= ms + REPAIR_WINDOW_MS for rms, rts in st["rtx"])]
+        repairs[port] = {"originals": len(st["orig"]), "lost": len(lost), "followed by RTX": len(repaired),
+                         "rtx": len(st["rtx"]), "copies": st["copies"]}
+    return repairs
 
 
 def audio_fates(path):
@@ -143,6 +177,7 @@ def figures(recording, start, end):
             "target": delta(samples, "jbTarget") / max(1, delta(samples, "jbEmitted")) * 1000,
             "decel": delta(samples, "decel"), "accel": delta(samples, "accel"),
             "nacks": delta(samples, "nacks"), "plis": delta(samples, "plis"), "gap": recording.worst_gap(start, end),
+            "rtx": delta(samples, "rtx"),
             "width": samples[-1]["width"] if samples else 0}
 
 
@@ -157,6 +192,8 @@ def run(lab, server, driver, bot):
     answers = {name: page.run("return window.ch.peerConnections.subscribe.localDescription.sdp;") for name, page in pages.items()}
     expect("red/48000/2" in answers["RED"] and "red/48000/2" not in answers["no RED"],
            "one subscribe answer keeps RED, the other has none")
+    expect(all(f"a=rtpmap:{RTX_PAYLOAD_TYPE} rtx/90000" in a and f"apt={VP8_PAYLOAD_TYPE}" in a for a in answers.values()),
+           "both subscribe answers keep RTX for VP8")
     for name, page in pages.items():
         wait_for(page, f"the {name} window counts received audio samples", lambda r: r.last().get("samples") or None, WAIT_SECONDS)
     flows = relay.stats()["flows"]
@@ -178,6 +215,9 @@ def run(lab, server, driver, bot):
             late = fate.pop("resend ms")
             fate["resend ms (median, max)"] = (late[len(late) // 2], late[-1]) if late else None
             print(f"  relay trace, audio toward port {port}: {fate}")
+        repairs = video_repairs(trace)
+        for port, repair in repairs.items():
+            print(f"  relay trace, video toward port {port}: {repair}")
         os.unlink(trace)
         seen = {name: figures(Recording(page), started + SETTLE_SECONDS, ended) for name, page in pages.items()}
         switches = {name: [s for s in Recording(page).switches if started <= s["t"] <= ended] for name, page in pages.items()}
@@ -190,14 +230,24 @@ def run(lab, server, driver, bot):
                   f"{f['packets']} packets of {f['bytes']:.1f} payload bytes, {f['audioNacks']} NACKs, {f['discarded']} discarded, "
                   f"{f['events']} concealment events, jitter buffer {f['jb']:.0f} ms (target {f['target']:.0f}), "
                   f"{f['decel']} samples inserted, {f['accel']} removed; video {f['frames']} frames ({f['width']} wide), "
-                  f"{f['nacks']} NACKs, {f['plis']} PLIs, {f['freezes']} freezes ({f['frozen']:.2f} s, longest {f['longest']:.2f} s), "
+                  f"{f['nacks']} NACKs, {f['rtx']} retransmitted packets received, {f['plis']} PLIs, {f['freezes']} freezes ({f['frozen']:.2f} s, longest {f['longest']:.2f} s), "
                   f"worst gap between samples with new frames {f['gap']:.2f} s; switches {switches[name]}")
-        results.append((title, lost, seen, switches))
+        results.append((title, lost, seen, switches, repairs))
         time.sleep(3)  # clean between the phases
 
-    for title, lost, seen, switches in results:
+    for title, lost, seen, switches, repairs in results:
         red, plain = seen["RED"], seen["no RED"]
         expect(lost > 0, f"{title}: the relay lost datagrams toward the browser ({lost})")
+        # Resends go on the RTX stream (docs/network.md, "RTX"): Chromium counts them as
+        # retransmissions, the relay saw no copy on the media SSRC, and every VP8 original it
+        # dropped was followed by an RTX packet of its frame (the NACKs were answered).
+        video = [r for r in repairs.values() if r["originals"] > 0]
+        expect(len(video) == 2, f"{title}: the relay traced both windows' video ({len(video)})")
+        for r in video:
+            expect(r["lost"] > 0 and r["copies"] == 0 and r["rtx"] > 0,
+                   f"{title}: lost video was resent on RTX only ({r['lost']} lost, {r['rtx']} RTX packets, {r['copies']} copies)")
+            expect(r["followed by RTX"] == r["lost"],
+                   f"{title}: each lost VP8 original was followed by an RTX packet of its frame ({r['followed by RTX']} of {r['lost']})")
         expect(red["bytes"] > plain["bytes"] * 1.3, f"{title}: the RED window's audio packets carry a redundant block "
                f"({red['bytes']:.1f} payload bytes against {plain['bytes']:.1f})")
         # The issue's bounds. "Lower" when neither window concealed anything cannot hold: then
@@ -216,6 +266,8 @@ def run(lab, server, driver, bot):
             down = [s for s in switches[name] if s.get("cause") == "bandwidth"]
             expect(not down, f"{title}: the {name} window keeps its layer under loss alone (switches for bandwidth: {down})")
             expect(f["frames"] > PHASE_SECONDS * 10, f"{title}: the {name} window decodes video ({f['frames']} frames)")
+            expect(f["rtx"] > 0, f"{title}: the {name} window received video retransmissions on RTX "
+                   f"(inbound-rtp retransmittedPacketsReceived {f['rtx']})")
             expect(f["longest"] < LONGEST_FREEZE, f"{title}: the {name} window's longest freeze {f['longest']:.2f} s "
                    f"(under {LONGEST_FREEZE:.0f} s)")
     ok("Chromium through random loss and fades: with RED under 3 % concealed and less than without; video repaired within 1 s; "

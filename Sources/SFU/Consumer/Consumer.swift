@@ -16,6 +16,10 @@ struct ConsumerCounters: Sendable {
     var paddingPackets = 0
     /// Of the retransmissions, padding-only packets sent again on a NACK (`resendPadding`).
     var paddingResent = 0
+    /// Of the retransmissions, those sent as RTX packets (RFC 4588) on the consumer's RTX stream.
+    var rtxResent = 0
+    /// Of the padding-only packets, those sent on the RTX stream (`Consumer.probesOnRTX`).
+    var rtxPadding = 0
     /// Plain Opus packets sent wrapped in RED by the SFU (`Consumer.addsRED`).
     var redWrapped = 0
     /// Of those, the ones that carried the previous packet as a redundant block.
@@ -78,6 +82,15 @@ class Consumer {
     private let transportRef: Unmanaged<MediaTransport>
     let ssrc: UInt32
     let payloadType: UInt8
+    /// The retransmission stream (RFC 4588 §4) when the subscriber negotiated `rtx` for the codec
+    /// (`RTPEncodingParameters.rtxSSRC`): resends go on it as RTX packets, each with the next
+    /// number of `rtxSequence`. Nil: resends are copies on `ssrc` with their first numbers.
+    let rtx: (ssrc: UInt32, payloadType: UInt8)?
+    /// The RTX stream's next sequence number (random start, RFC 3550 §5.1).
+    @exclusivity(unchecked) private var rtxSequence: UInt16
+    /// Probe padding goes on the RTX stream (padding-only packets, RFC 4588 §4 allows them there):
+    /// with RTX toward a transport-cc receiver (`MediaTransport+Probing.swift`).
+    let probesOnRTX: Bool
     /// The subscriber's RED payload type (RFC 2198) when it negotiated RED, else -1: RED from the
     /// publisher goes to it as RED, and to a subscriber without it as the primary block alone.
     let redPayloadType: Int16
@@ -175,11 +188,19 @@ class Consumer {
         self.producer = producer
         self.ssrc = ssrc
         payloadType = codec.payloadType
+        if let rtxSSRC = parameters.encodings.first?.rtxSSRC, rtxSSRC != ssrc,
+           let rtxPayloadType = parameters.rtxPayloadType(for: codec.payloadType) {
+            rtx = (rtxSSRC, rtxPayloadType)
+        } else {
+            rtx = nil
+        }
+        rtxSequence = .random(in: 0 ... .max)
         redPayloadType = parameters.redPayloadType.map { Int16($0) } ?? -1
         rewritesREDBlocks = redPayloadType >= 0 && producer.codec.payloadType != codec.payloadType
         clockRate = codec.clockRate
         extensionIDs = HeaderExtensionIDs(parameters.headerExtensions)
         feedback = FeedbackSupport(codec)
+        probesOnRTX = rtx != nil && feedback.transportCC
         forwardsDependencyDescriptor = extensionIDs.dependencyDescriptor != 0 && producer.extensionIDs.dependencyDescriptor != 0
             && producer.streams.count == 1
         let midBytes = Array((parameters.mid ?? "").utf8.prefix(255))
@@ -507,6 +528,7 @@ class Consumer {
     /// only on a key frame, which references nothing before it.
     /// - Returns: false when none could be sent now.
     final func sendPadding(_ paddingLength: Int, now: Int64) -> Bool {
+        if probesOnRTX { return sendRTXPadding(paddingLength, now: now) }
         let transport = self.transport
         // Padding only tops up a link with nothing waiting in the pacer.
         guard atFrameBoundary, transport.pacer.isEmpty, let outSequence = sequenceNumbers.insert() else { return false }
@@ -528,6 +550,33 @@ class Consumer {
         counters.packetsSent += 1
         counters.bytesSent += length
         counters.paddingPackets += 1
+        return true
+    }
+
+    /// A probe's padding-only packet on the RTX stream (RFC 4588 §4: the RTX payload type, no OSN,
+    /// the next RTX number and the last frame's timestamp). Nothing in the media stream moves, so
+    /// it may go inside a frame, while the consumer is paused, and its loss leaves the receiver no
+    /// gap to NACK (nothing is recorded to resend).
+    private func sendRTXPadding(_ paddingLength: Int, now: Int64) -> Bool {
+        let transport = self.transport
+        guard let rtx, lastSendTime != .min, transport.pacer.isEmpty else { return false }
+        let twcc = transport.transportSequence
+        let extensions = OutgoingExtensions(ids: extensionIDs, mid: mid, audioLevel: nil,
+                                            absSendTime: RTPForwardWriter.absSendTime(micros: now), transportSequence: twcc,
+                                            fixed: fixedBlock)
+        let sequence = rtxSequence
+        let result = transport.sendMedia(paced: false, stampedAt: now, extensionIDs: extensionIDs, now: now) { slot in
+            RTPForwardWriter.writePadding(into: slot, ssrc: rtx.ssrc, sequenceNumber: sequence, timestamp: lastTimestamp,
+                                          payloadType: rtx.payloadType, extensions: extensions, paddingLength: paddingLength)
+        }
+        guard case .sent(let length) = result else { return false }
+        if extensionIDs.transportWideCC != 0 { transport.didSend(transportSequence: twcc, size: length, now: now) }
+        transport.countSent(bytes: length)
+        rtxSequence &+= 1
+        // Not in `packetsSent`: that is the media SSRC's count (its SR, RFC 3550 §6.4.1).
+        counters.bytesSent += length
+        counters.paddingPackets += 1
+        counters.rtxPadding += 1
         return true
     }
 
@@ -583,7 +632,9 @@ class Consumer {
                                            pictureIDDelta: record.pictureIDDelta, tl0Delta: record.tl0Delta)
             }
             if record.setMarker { slot[1] |= 0x80 }
-            return written
+            // RFC 4588 §4: the packet as first sent, on the RTX stream, its number after the header.
+            guard let rtx else { return written }
+            return RTXPacket.wrap(slot, length: written, ssrc: rtx.ssrc, sequenceNumber: rtxSequence, payloadType: rtx.payloadType)
         }
         guard let length = transport.record(result, transportSequence: twcc, numbered: extensionIDs.transportWideCC != 0, now: now) else { return }
         transport.countSent(bytes: length)
@@ -591,6 +642,10 @@ class Consumer {
         counters.retransmissions += 1
         transport.counters.retransmissions += 1
         counters.bytesSent += length
+        if rtx != nil {
+            rtxSequence &+= 1
+            counters.rtxResent += 1
+        }
     }
 
     /// The layout of a cached packet's Dependency Descriptor, read again with its stream's

@@ -85,6 +85,18 @@ public struct RTPCodecParameters: Hashable, Sendable {
     /// True for redundant audio data, `audio/red` (RFC 2198): it wraps the section's media codec.
     public var isRED: Bool { name.lowercased() == "red" }
 
+    /// True for a retransmission format, `rtx` (RFC 4588 §8): it repairs the codec whose payload
+    /// type its `apt` names.
+    public var isRTX: Bool { name.lowercased() == "rtx" }
+
+    /// For `rtx`: the payload type it repairs (`apt=`, RFC 4588 §8.6).
+    public var associatedPayloadType: UInt8? { fmtp["apt"].flatMap { UInt8($0) } }
+
+    /// `rtx` (RFC 4588 §8.6) for the codec with `associatedPayloadType`.
+    public static func rtx(payloadType: UInt8, associatedPayloadType: UInt8, clockRate: UInt32 = 90_000) -> RTPCodecParameters {
+        RTPCodecParameters(name: "rtx", payloadType: payloadType, clockRate: clockRate, fmtp: ["apt": String(associatedPayloadType)])
+    }
+
     /// `audio/red` at 48 kHz (RFC 2198), carrying the codec of the same parameters (`codecs`).
     public static func red(payloadType: UInt8 = 63) -> RTPCodecParameters {
         RTPCodecParameters(name: "red", payloadType: payloadType, clockRate: 48_000, channels: 2)
@@ -122,12 +134,17 @@ public struct RTPEncodingParameters: Hashable, Sendable {
     public var layer: String?
     /// The layer's expected maximum bitrate, bits per second, when known.
     public var maxBitrate: Int?
+    /// Consumer: the SSRC of its retransmission stream (RFC 4588 §4, paired with `ssrc` by
+    /// `a=ssrc-group:FID`, RFC 5576 §4.2) when the subscriber negotiated `rtx` for the codec;
+    /// nil: resends go on `ssrc` with their original numbers.
+    public var rtxSSRC: UInt32?
 
-    public init(ssrc: UInt32? = nil, rid: String? = nil, layer: String? = nil, maxBitrate: Int? = nil) {
+    public init(ssrc: UInt32? = nil, rid: String? = nil, layer: String? = nil, maxBitrate: Int? = nil, rtxSSRC: UInt32? = nil) {
         self.ssrc = ssrc
         self.rid = rid
         self.layer = layer
         self.maxBitrate = maxBitrate
+        self.rtxSSRC = rtxSSRC
     }
 }
 
@@ -135,8 +152,10 @@ public struct RTPEncodingParameters: Hashable, Sendable {
 public struct RTPParameters: Hashable, Sendable {
     /// The m-section's `a=mid` (BUNDLE, RFC 8843).
     public var mid: String?
-    /// Media codecs, preferred first; the first that is not RED is the one forwarded. RTX is not
-    /// used; RED (`isRED`) may be listed, in any place, when negotiated around it.
+    /// Media codecs, preferred first; the first that is neither RED nor RTX is the one forwarded.
+    /// RED (`isRED`) may be listed, in any place, when negotiated around it; a consumer's RTX
+    /// (`isRTX`, its `apt` the forwarded codec's payload type) with `encodings[0].rtxSSRC`.
+    /// A producer's RTX is not used.
     public var codecs: [RTPCodecParameters]
     public var headerExtensions: [RTPHeaderExtensionParameters]
     /// Producer: its streams, **best first** (as the protocol's `layers`); one for a plain track.
@@ -160,6 +179,11 @@ public struct RTPParameters: Hashable, Sendable {
 
     /// The payload type of RED (RFC 2198) around the media codec, when negotiated.
     public var redPayloadType: UInt8? { codecs.first(where: \.isRED)?.payloadType }
+
+    /// The payload type of RTX (RFC 4588) for the codec numbered `payloadType`, when negotiated.
+    public func rtxPayloadType(for payloadType: UInt8) -> UInt8? {
+        codecs.first { $0.isRTX && $0.associatedPayloadType == payloadType }?.payloadType
+    }
 
     /// The id negotiated for `uri`, if any.
     public func extensionID(_ uri: String) -> UInt8? {

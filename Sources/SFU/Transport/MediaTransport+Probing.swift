@@ -1,14 +1,25 @@
 // Probing: while `LayerAllocator` asks for it, the transport tops up what it sends to the
 // subscriber to the probe's rate with RTP padding-only packets on a video consumer's stream.
 //
-// The server negotiates no RTX, so padding goes on the primary SSRC (as a browser sends it
-// without RTX): numbered from the consumer's own sequence (`SeqManager.insert`), so the receiver
-// sees no gap to NACK, with the last frame's timestamp, only between frames. Copies of sent
-// packets would not do: SRTP's replay protection drops a second packet with the same number
-// before anything counts it. Each padding packet carries a transport-wide number, so
-// transport-cc measures the probe; a REMB receiver counts it in its incoming rate, and its
-// REMB and receiver reports while the probe runs say whether the link carried it
-// (`REMBProbeEvidence`).
+// Toward a subscriber that negotiated RTX (RFC 4588) and sends transport-cc feedback (Chromium),
+// padding goes on the consumer's RTX stream (`Consumer.sendRTXPadding`): padding-only packets with
+// the RTX payload type and the RTX stream's next numbers. Padding rather than RTX copies of recent
+// packets (Chromium's and LiveKit's choice, RFC 4588 allows either): a copy costs a cache lookup
+// and a rewrite per packet and repairs only what the receiver may already have, while padding is
+// written from nothing, can be any size up to 255 octets, and, the RTX stream being apart from
+// the media's, leaves the media sequence untouched: it may go inside a frame and on a paused
+// consumer, and a lost one leaves the receiver no gap to NACK (a receiver does not NACK an RTX
+// stream). Its transport-wide numbers are what transport-cc measures the probe by.
+//
+// Toward the others (no RTX: the Swift SDK, or REMB only: aiortc), padding goes on the primary
+// SSRC (as a browser sends it without RTX): numbered from the consumer's own sequence
+// (`SeqManager.insert`), so the receiver sees no gap to NACK, with the last frame's timestamp,
+// only between frames. Copies of sent packets would not do: SRTP's replay protection drops a
+// second packet with the same number before anything counts it. Each padding packet carries a
+// transport-wide number, so transport-cc measures the probe; a REMB receiver counts it in its
+// incoming rate, and its REMB and receiver reports while the probe runs say whether the link
+// carried it (`REMBProbeEvidence`). A REMB-only receiver keeps primary padding even with RTX:
+// the NACKs for lost padding are the first sign that the probe overfilled its link.
 //
 // A probe that overfills the link's queue loses padding too, and each lost padding packet is a
 // gap in that sequence: the receiver NACKs it (RFC 4585 §6.2.1) and a receiver whose jitter
@@ -21,13 +32,6 @@
 // every NACKed number then came. And since that NACK is the first sign of the loss (a receiver
 // report comes 0.5–1.5 s later), a NACK for 2 % of what was sent since a REMB-only probe started
 // stops the probe at the next tick (`REMBProbeEvidence.onNACK`), as the report's loss would.
-//
-// Not RTX (RFC 4588): probing on an RTX stream leaves no gap in the primary sequence, but it needs
-// a payload type per codec in both SDPs (§8, `apt`), an SSRC and a sequence per consumer
-// (`ssrc-group:FID`), where the server's negotiation leaves RTX out everywhere
-// (`MediaCapabilitiesSRTC`); and it would spare only the padding: a tail-drop queue that a probe
-// overfilled drops media with it, and that gap holds such a receiver the same way until a resend
-// comes through the queue (about twice its delay).
 
 /// Paces a probe: a credit of bytes that grows at the probe's rate and shrinks with everything
 /// the transport sends, capped at two ticks' worth so nothing bursts.
@@ -91,10 +95,13 @@ extension MediaTransport {
         probePacer = pacer
     }
 
-    /// The video consumer whose stream carries the probe: one that has sent and is between frames
-    /// (`Consumer.atFrameBoundary`; one that stopped mid-frame would refuse every padding packet,
-    /// and the next one may take it).
+    /// The video consumer whose stream carries the probe: one that has sent and, unless its
+    /// padding goes on its RTX stream (which neither a pause nor an unfinished frame touches), is
+    /// not paused and is between frames (`Consumer.atFrameBoundary`; one that stopped mid-frame
+    /// would refuse every padding packet, and the next one may take it).
     private func probeSource() -> Consumer? {
-        consumers.first { !$0.closed && !$0.paused && $0.kind == .video && $0.atFrameBoundary }
+        consumers.first { c in
+            !c.closed && c.kind == .video && (c.probesOnRTX ? c.lastSendTime != .min : !c.paused && c.atFrameBoundary)
+        }
     }
 }

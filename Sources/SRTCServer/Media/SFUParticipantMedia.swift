@@ -130,8 +130,9 @@ actor SFUParticipantMedia: ParticipantMedia {
 
     func subscribe(to track: TrackInfo, of publisher: ParticipantMedia, layer: String?) async throws(SignalError) {
         guard !closed else { throw SignalError(.wrongState, "media closed") }
+        let ssrc = SecureRandom.uint32() | 1
         let offer = negotiation.subscribe(trackId: track.id, publisherUid: track.uid, kind: track.kind == .audio ? .audio : .video,
-                                          layer: layer, ssrc: SecureRandom.uint32() | 1, codec: track.codec,
+                                          layer: layer, ssrc: ssrc, rtxSSRC: ssrc ^ (SecureRandom.uint32() | 2), codec: track.codec,
                                           profileLevelID: track.profileLevelID, e2ee: track.e2ee == true)
         await prepareSubscribeTransport()
         send(offer)

@@ -246,7 +246,7 @@ struct ServerNegotiationTests {
         #expect((first.revision, second.revision) == (1, 2))
         let offer = try Self.parse(second.sdp)
         #expect(offer.media.map(\.mid) == ["0", "1"] && offer.media.map(\.direction) == [.sendonly, .sendonly])
-        #expect(offer.media.map { $0.codecs.map(\.name) } == [["opus", "red"], ["VP8"]])
+        #expect(offer.media.map { $0.codecs.map(\.name) } == [["opus", "red"], ["VP8", "rtx"]])
         #expect(offer.media[1].ssrcs.contains(SSRCAttribute(ssrc: 202, name: "cname", value: "alice")))
         #expect(offer.media.allSatisfy { $0.setup == .actpass && $0.iceUfrag == Self.subscribeICE.ufrag })
         let firstVersion = try Self.parse(first.sdp).origin.sessionVersion
@@ -355,12 +355,50 @@ struct ServerNegotiationTests {
         #expect(parameters.redPayloadType == 63 && parameters.codecs.first { !$0.isRED }?.name == "opus")
     }
 
+    /// RTX (RFC 4588) toward subscribers: offered with every video codec (`apt`, the next payload
+    /// type) and, for a subscription, its RTX SSRC paired by `a=ssrc-group:FID` (RFC 5576 §4.2);
+    /// the consumer gets it when the answer keeps `rtx` for the codec and transport-cc.
+    @Test func videoIsOfferedRTXWithAnFIDGroupAndAnAnswerThatKeepsItGetsAnRTXConsumer() throws {
+        var n = Self.negotiation()
+        let offer = n.subscribe(trackId: "TR_v", publisherUid: "alice", kind: .video, layer: nil, ssrc: 202, rtxSSRC: 203)
+        let section = try #require(try Self.parse(offer.sdp).media.first)
+        #expect(section.codecs.map(\.name) == ["VP8", "rtx"] && section.formats == ["96", "97"])
+        #expect(offer.sdp.contains("a=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n"))
+        #expect(offer.sdp.contains("a=ssrc-group:FID 202 203\r\n"))
+        #expect(section.rtxSSRC(for: 202) == 203 && section.ssrcs.contains(SSRCAttribute(ssrc: 203, name: "cname", value: "alice")))
+
+        // Chromium keeps rtx (with transport-cc): the consumer sends its resends on 203.
+        let plan = try n.applySubscriberAnswer(try Self.clientAnswer(offer.sdp), revision: 1, transportExists: false)
+        let parameters = try #require(plan.consumers.first).parameters
+        #expect(parameters.codecs.map(\.name) == ["VP8", "rtx"] && parameters.rtxPayloadType(for: 96) == 97)
+        #expect(parameters.encodings == [RTPEncodingParameters(ssrc: 202, rtxSSRC: 203)])
+
+        // The Swift SDK (no rtx in its receive capabilities) and a REMB-only receiver (aiortc)
+        // stay on resends with the media SSRC.
+        let noRTX = MediaCapabilities(audioCodecs: [.opus()], videoCodecs: [.vp8()], headerExtensions: [])
+        var rembOnlyVP8 = Codec.vp8()
+        rembOnlyVP8.feedback.removeAll { $0.type == "transport-cc" }
+        let rembOnly = MediaCapabilities(audioCodecs: [.opus()], videoCodecs: [rembOnlyVP8, .rtx()], headerExtensions: [])
+        for capabilities in [noRTX, rembOnly] {
+            var m = Self.negotiation()
+            let other = m.subscribe(trackId: "TR_v", publisherUid: "alice", kind: .video, layer: nil, ssrc: 202, rtxSSRC: 203)
+            let otherPlan = try m.applySubscriberAnswer(try Self.clientAnswer(other.sdp, capabilities: capabilities), revision: 1, transportExists: false)
+            let kept = try #require(otherPlan.consumers.first).parameters
+            #expect(kept.codecs.map(\.name) == ["VP8"] && kept.encodings == [RTPEncodingParameters(ssrc: 202)])
+        }
+
+        // Audio has no RTX, even when given an RTX SSRC.
+        let audio = n.subscribe(trackId: "TR_a", publisherUid: "alice", kind: .audio, layer: nil, ssrc: 301, rtxSSRC: 302)
+        let audioSection = try #require(try Self.parse(audio.sdp).media.first { $0.kind == .audio })
+        #expect(!audioSection.codecs.contains(where: \.isRTX) && audioSection.ssrcGroups.isEmpty)
+    }
+
     @Test func anAV1SubscriptionIsOfferedAV1WithTheDependencyDescriptorAndTwoByteExtensions() throws {
         var n = Self.negotiation()
         let offer = n.subscribe(trackId: "TR_v", publisherUid: "alice", kind: .video, layer: "camera_small", ssrc: 202, codec: "AV1")
         let parsed = try Self.parse(offer.sdp)
         #expect(parsed.extmapAllowMixed)
-        #expect(parsed.media[0].codecs.map(\.name) == ["AV1"])
+        #expect(parsed.media[0].codecs.map(\.name) == ["AV1", "rtx"] && parsed.media[0].codecs[1].associatedPayloadType == 45)
         #expect(parsed.media[0].extensions.contains(ExtMap(id: 6, uri: RTPHeaderExtensionURI.dependencyDescriptor)))
         // Chromium's answer: AV1 and the descriptor.
         let chromium = MediaCapabilities(audioCodecs: [.opus()], videoCodecs: [.vp8(), Codec(payloadType: 45, name: "AV1", clockRate: 90_000)],

@@ -1,7 +1,9 @@
 import RTCWire
 
-/// What the server negotiates: Opus, VP8, VP9 profile 0, AV1 profile 0 and H.264 (packetization-mode 1, Constrained Baseline, Main or High) without RTX (retransmissions
-/// come on the primary SSRC, which the SFU's NACK path handles), and the header extensions the SFU reads.
+/// What the server negotiates: Opus, VP8, VP9 profile 0, AV1 profile 0 and H.264 (packetization-mode 1, Constrained Baseline, Main or High),
+/// and the header extensions the SFU reads. RTX (RFC 4588) only toward subscribers (`rtx(for:)`,
+/// `answeredRTX`): a publisher's answer leaves it out, so publishers resend on the primary SSRC,
+/// which the SFU's NACK path handles.
 enum ServerMedia {
     /// NACK for Opus where the client offers it (the Swift SDK): a lost audio packet resent
     /// within the playout buffer's depth is not concealed (docs/network.md).
@@ -39,6 +41,22 @@ enum ServerMedia {
     /// for audio Opus, then RED around it (a subscriber that does not know RED keeps Opus alone).
     static func subscriberCodecs(kind: MediaKind, trackCodec: String?, profileLevelID: String? = nil) -> [Codec] {
         kind == .audio ? [opus, red] : [subscriberCodec(kind: kind, trackCodec: trackCodec, profileLevelID: profileLevelID)]
+    }
+
+    /// The RTX format (RFC 4588 §8.6) offered with a subscriber's video codec: the payload type
+    /// after the codec's (97, 99, 46, 103, 105, 107: each free in a section of one codec).
+    static func rtx(for codec: Codec) -> Codec {
+        .rtx(payloadType: codec.payloadType &+ 1, associatedPayloadType: codec.payloadType)
+    }
+
+    /// The RTX format a subscriber's answered `section` keeps for `codec`, when the consumer uses
+    /// it: a video section whose subscription has an RTX SSRC, with transport-cc. A REMB-only
+    /// receiver (aiortc) stays on resends and probe padding on the primary SSRC: the NACKs for
+    /// a probe's lost padding there are the first sign that the probe overfilled its link
+    /// (`REMBProbeEvidence`), and it is measured in the lab that way (docs/network.md, "RTX").
+    static func answeredRTX(_ section: MediaDescription, codec: Codec, rtxSSRC: UInt32) -> Codec? {
+        guard section.kind == .video, rtxSSRC != 0, codec.feedback.contains(where: { $0.type.lowercased() == "transport-cc" }) else { return nil }
+        return section.codecs.first { $0.isRTX && $0.associatedPayloadType == codec.payloadType }
     }
 
     /// The media codec offered to a subscriber of a track published with `codec` and, for H.264,

@@ -16,6 +16,8 @@ extension ServerNegotiation {
         var trackId: String?
         var publisherUid: String?
         var ssrc: UInt32 = 0
+        /// The SSRC of its RTX stream (RFC 4588), paired with `ssrc` by `a=ssrc-group:FID`; 0: none (audio).
+        var rtxSSRC: UInt32 = 0
         var layer: String?
         /// The publisher's codec name (TrackInfo.codec): the subscriber is offered the same.
         var codec: String?
@@ -61,8 +63,10 @@ extension ServerNegotiation {
 
     /// Adds a subscription in a free section of its kind (else a new one) and makes the offer.
     /// - Parameter ssrc: the SSRC the server will send it with (random, from the caller).
+    /// - Parameter rtxSSRC: video: the SSRC of its RTX stream (random, another than `ssrc`), used
+    ///   when the subscriber's answer keeps `rtx` (`applySubscriberAnswer`).
     mutating func subscribe(trackId: String, publisherUid: String, kind: MediaKind, layer: String?, ssrc: UInt32,
-                            codec: String? = nil, profileLevelID: String? = nil, e2ee: Bool = false) -> SubscriberOffer {
+                            rtxSSRC: UInt32 = 0, codec: String? = nil, profileLevelID: String? = nil, e2ee: Bool = false) -> SubscriberOffer {
         var slot: Slot
         if let free = slots.firstIndex(where: { $0.trackId == nil && $0.kind == kind }) {
             slot = slots.remove(at: free)
@@ -76,6 +80,7 @@ extension ServerNegotiation {
         slot.profileLevelID = profileLevelID
         slot.e2ee = e2ee
         slot.ssrc = ssrc
+        slot.rtxSSRC = kind == .video && rtxSSRC != ssrc ? rtxSSRC : 0
         slot.consuming = false
         slot.offeredIn = revision + 1
         slots.append(slot)
@@ -145,9 +150,11 @@ extension ServerNegotiation {
                   let codec = section.codecs.first(where: { !$0.isWrapper }) else { continue }
             // RED when the subscriber kept it around that codec: the consumer forwards RED to it.
             let red = section.codecs.first { $0.isRED && $0.redundantPayloadTypes?.allSatisfy { $0 == codec.payloadType } == true }
-            let parameters = RTPParameters(mid: slot.mid, codecs: [SDPConversions.codec(codec)] + (red.map { [SDPConversions.codec($0)] } ?? []),
+            let rtx = ServerMedia.answeredRTX(section, codec: codec, rtxSSRC: slot.rtxSSRC)
+            let parameters = RTPParameters(mid: slot.mid, codecs: [SDPConversions.codec(codec)] + [red, rtx].compactMap { $0.map(SDPConversions.codec) },
                                            headerExtensions: SDPConversions.extensions(section),
-                                           encodings: [RTPEncodingParameters(ssrc: slot.ssrc)], cname: slot.publisherUid)
+                                           encodings: [RTPEncodingParameters(ssrc: slot.ssrc, rtxSSRC: rtx == nil ? nil : slot.rtxSSRC)],
+                                           cname: slot.publisherUid)
             plan.consumers.append(ConsumerPlan(trackId: trackId, parameters: parameters, layer: slot.layer))
         }
         return plan
@@ -171,12 +178,14 @@ extension ServerNegotiation {
             var codecs = ServerMedia.subscriberCodecs(kind: slot.kind, trackCodec: slot.codec, profileLevelID: slot.profileLevelID)
             if slot.e2ee { codecs.removeAll(where: \.isRED) }
             let codec = codecs[0]
+            if slot.kind == .video { codecs.append(ServerMedia.rtx(for: codec)) }
             var section = MediaDescription(kind: slot.kind, mid: slot.mid, direction: slot.trackId == nil ? .inactive : .sendonly,
                                            codecs: codecs, extensions: ServerMedia.subscriberExtensions(for: slot.kind, codec: codec))
             section.rtcpMux = true
             section.rtcpReducedSize = true
             if let trackId = slot.trackId, let publisher = slot.publisherUid {
-                section.addSendStream(ssrc: slot.ssrc, cname: publisher, streamID: publisher, trackID: trackId)
+                section.addSendStream(ssrc: slot.ssrc, rtxSSRC: slot.rtxSSRC == 0 ? nil : slot.rtxSSRC, cname: publisher,
+                                      streamID: publisher, trackID: trackId)
             }
             return section
         }
