@@ -239,6 +239,8 @@ public final class MediaTestClient: @unchecked Sendable {
                                                                          dataChannels: dataChannels ? Self.signalDataChannels : []) {
                     subscribeState.withLock { $0.endpoint = created }
                 }
+                // Resends on RTX streams are logged as the packets they repair (TransportEndpoint).
+                subscribeState.withLock { $0.endpoint }?.setRepairs(offer: offer, answer: answer)
                 subscribeState.withLock { $0.answered = message.revision }
             }
             try? await Task.sleep(for: .milliseconds(10))

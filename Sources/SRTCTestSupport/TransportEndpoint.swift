@@ -23,6 +23,12 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
     public let onRTCP = CallbackSlot<@Sendable ([RTCPPacket]) -> Void>()
     /// `false`: packets go to the callbacks only, not into `log` (a long run would keep them all).
     public let recordsPackets = Atomic(true)
+    /// RTX streams (RFC 4588) the answer kept: RTX SSRC → the media SSRC and payload type it
+    /// repairs (`setRepairs`). A resend on one is logged as the original packet it carries, as a
+    /// receiver's jitter buffer takes it; padding-only RTX packets (probes) are counted, not logged.
+    private let repairs = Mutex<[UInt32: (ssrc: UInt32, payloadType: UInt8)]>([:])
+    /// Packets that arrived on an RTX stream: resends (unwrapped into `log.rtp`) and padding.
+    public let rtxResends = Atomic(0), rtxPadding = Atomic(0)
 
     /// Connects to the server described by `remote` (its SDP answer or offer).
     /// - Parameters:
@@ -59,7 +65,21 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
     }
 
     public func peerTransport(_ transport: PeerTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
-        guard let parsed = try? RTPPacket(parsing: UnsafeRawBufferPointer(packet)) else { return }
+        let raw = UnsafeRawBufferPointer(packet)
+        guard raw.count >= 12 else { return }
+        let ssrc = raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self).bigEndian
+        if let repaired = repairs.withLock({ $0[ssrc] }) {
+            let original = withUnsafeTemporaryAllocation(byteCount: raw.count, alignment: 1) { out -> RTPPacket? in
+                guard let length = RTXPacket.unwrap(raw, into: out, ssrc: repaired.ssrc, payloadType: repaired.payloadType) else { return nil }
+                return try? RTPPacket(parsing: UnsafeRawBufferPointer(rebasing: out[0 ..< length]))
+            }
+            guard let original else { rtxPadding.add(1, ordering: .relaxed); return }
+            rtxResends.add(1, ordering: .relaxed)
+            if recordsPackets.load(ordering: .relaxed) { log.withLock { $0.rtp.append(original) } }
+            onRTP.function?(original)
+            return
+        }
+        guard let parsed = try? RTPPacket(parsing: raw) else { return }
         if recordsPackets.load(ordering: .relaxed) { log.withLock { $0.rtp.append(parsed) } }
         onRTP.function?(parsed)
     }
@@ -75,6 +95,18 @@ public final class TransportEndpoint: PeerTransportDelegate, @unchecked Sendable
     }
 
     // MARK: - Use
+
+    /// Learns the RTX streams `answer` kept for the sections of `offer` (their `FID` groups).
+    public func setRepairs(offer: SessionDescription, answer: SessionDescription) {
+        var map: [UInt32: (ssrc: UInt32, payloadType: UInt8)] = [:]
+        for (offered, answered) in zip(offer.media, answer.media) where !answered.isRejected {
+            guard let rtx = answered.codecs.first(where: \.isRTX), let apt = rtx.associatedPayloadType else { continue }
+            for group in offered.ssrcGroups where group.semantics == "FID" && group.ssrcs.count > 1 {
+                map[group.ssrcs[1]] = (group.ssrcs[0], apt)
+            }
+        }
+        repairs.withLock { $0 = map }
+    }
 
     /// Sends one message on a data channel.
     public func send(data: [UInt8], binary: Bool, on channel: UInt16) {

@@ -151,6 +151,8 @@ import RTCNet
         #expect(!endpoint.packets(ssrc: ssrc).contains { $0.sequenceNumber == lost })
         endpoint.send(rtcp: [.nack(TransportLayerNack(senderSSRC: 0x5EED, mediaSSRC: ssrc, lost: [lost]))])
         #expect(await endpoint.waitFor { log in log.rtp.contains { $0.ssrc == ssrc && $0.sequenceNumber == lost } })
+        // It came on the RTX stream the answer kept (RFC 4588; the endpoint logs what it repairs).
+        #expect(endpoint.rtxResends.load(ordering: .relaxed) >= 1)
         // With the retransmission in place the stream is whole: every frame decodes, in order.
         let packets = endpoint.packets(ssrc: ssrc).sorted { SequenceNumber.distance(from: $1.sequenceNumber, to: $0.sequenceNumber) < 0 }
         #expect(Self.contiguous(packets))
