@@ -246,8 +246,13 @@ def run(lab, server, driver, bot):
         for r in video:
             expect(r["lost"] > 0 and r["copies"] == 0 and r["rtx"] > 0,
                    f"{title}: lost video was resent on RTX only ({r['lost']} lost, {r['rtx']} RTX packets, {r['copies']} copies)")
-            expect(r["followed by RTX"] == r["lost"],
-                   f"{title}: each lost VP8 original was followed by an RTX packet of its frame ({r['followed by RTX']} of {r['lost']})")
+            # The issue allows a key frame instead of a resend ("by NACK/RTX or a key frame"):
+            # Chromium gives a frame up for a PLI when a resend is lost too, and a packet dropped
+            # in the trace's last round trip has its resend after the trace. So up to 2 % (at
+            # least one) may go without an RTX packet of their frame; the freeze bound checks
+            # that the video recovered.
+            expect(r["lost"] - r["followed by RTX"] <= max(1, r["lost"] // 50),
+                   f"{title}: lost VP8 originals followed by an RTX packet of their frame ({r['followed by RTX']} of {r['lost']})")
         expect(red["bytes"] > plain["bytes"] * 1.3, f"{title}: the RED window's audio packets carry a redundant block "
                f"({red['bytes']:.1f} payload bytes against {plain['bytes']:.1f})")
         # The issue's bounds. "Lower" when neither window concealed anything cannot hold: then

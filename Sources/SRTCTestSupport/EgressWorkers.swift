@@ -18,6 +18,27 @@ public enum EgressWorkers {
         }
     }
 
+    /// Of `parent`'s workers, the one with a socket on local `port` (TCP listening or connected, UDP):
+    /// an ingress's worker, told apart from the workers of tests running beside it.
+    public static func pid(boundTo port: UInt16, parent: Int32 = getpid()) -> Int32? {
+        // /proc/net/{tcp,udp}[6]: "sl local_address rem_address st … inode", addresses as HEXIP:HEXPORT.
+        let portHex = String(format: ":%04X", port)
+        var inodes: Set<String> = []
+        for table in ["tcp", "tcp6", "udp", "udp6"] {
+            guard let text = try? String(contentsOfFile: "/proc/net/\(table)", encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let f = line.split(separator: " ")
+                guard f.count > 9, f[1].hasSuffix(portHex) else { continue }
+                inodes.insert("socket:[\(f[9])]")
+            }
+        }
+        guard !inodes.isEmpty else { return nil }
+        return pids(parent: parent).first { pid in
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            return fds.contains { fd in (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")).map(inodes.contains) ?? false }
+        }
+    }
+
     /// A field of `/proc/<pid>/status` in KiB (`VmRSS`: resident now, `VmHWM`: the peak); nil
     /// when the process is gone.
     public static func memoryKiB(pid: Int32, field: String = "VmRSS") -> Int? {

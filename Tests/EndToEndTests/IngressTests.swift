@@ -183,11 +183,12 @@ import Glibc
 
         // The worker dies (kill -9): the push ends with the webhook, the server starts a worker
         // again on the same port and key, and the encoder's next push resumes the ingress.
-        let dead = try #require(EgressWorkers.pids().first)
+        // Its own worker (the one listening on its port), not one of a suite running beside this one.
+        let dead = try #require(EgressWorkers.pid(boundTo: port))
         kill(dead, SIGKILL)
         _ = try await hooks.waitFor(2, of: "ingress_ended")
         await second.stop()
-        try await eventually("a new worker") { EgressWorkers.pids().contains { $0 != dead } }
+        try await eventually("a new worker") { EgressWorkers.pid(boundTo: port).map { $0 != dead } ?? false }
         let beforeThird = subscriber.collector.numbers.count
         let third = try await Self.pushUntilTaken(pattern, to: url, format: "flv", hooks: hooks, count: 3, log: server.directory.file("third.log"))
         let resumed = try await Self.decoded(subscriber.collector, after: beforeThird, atLeast: 30, "push after a worker restart")
