@@ -25,7 +25,10 @@ public enum EgressWorkers {
         let portHex = String(format: ":%04X", port)
         var inodes: Set<String> = []
         for table in ["tcp", "tcp6", "udp", "udp6"] {
-            guard let text = try? String(contentsOfFile: "/proc/net/\(table)", encoding: .utf8) else { continue }
+            // Read to the end: a procfs table states no size, and a single read returns one page
+            // of it (make test's light pass had ours past the first page).
+            guard let data = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/net/\(table)")).readToEnd() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let f = line.split(separator: " ")
                 guard f.count > 9, f[1].hasSuffix(portHex) else { continue }
